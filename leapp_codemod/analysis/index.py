@@ -1,0 +1,198 @@
+"""A per-module index built from one parse: imports, functions, classes, module globals.
+
+Everything here is derived from the AST of a single file, so it can be cached by content.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from leapp_codemod.source.parse import ParsedFile
+
+# Methods that return the module itself: `Net(...).eval()` is still a `Net`.
+SELF_RETURNING_METHODS = frozenset({"eval", "train", "to", "cuda", "cpu", "float", "double", "half",
+                                    "requires_grad_", "share_memory"})
+
+
+@dataclass
+class FunctionInfo:
+    id: str                     # "module:qualname"
+    module: str
+    qualname: str
+    node: ast.FunctionDef | ast.AsyncFunctionDef
+    class_name: str | None
+    path: str                   # display path
+
+    @property
+    def name(self) -> str:
+        return self.node.name
+
+    @property
+    def params(self) -> list[str]:
+        args = self.node.args
+        return [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
+
+    @property
+    def positional_params(self) -> list[str]:
+        args = self.node.args
+        return [a.arg for a in (*args.posonlyargs, *args.args)]
+
+    @property
+    def is_static(self) -> bool:
+        return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in self.node.decorator_list)
+
+    @property
+    def is_method(self) -> bool:
+        return self.class_name is not None and not self.is_static
+
+
+@dataclass
+class ClassInfo:
+    id: str                     # "module:Name"
+    module: str
+    name: str
+    node: ast.ClassDef
+    path: str
+    base_exprs: list[ast.expr]
+    methods: dict[str, FunctionInfo] = field(default_factory=dict)
+    # self.<attr> = <expr> anywhere in the class's methods: (method name, value expression)
+    attr_values: dict[str, list[tuple[str, ast.expr]]] = field(default_factory=dict)
+    buffers: set[str] = field(default_factory=set)       # register_buffer("name", ...)
+    parameters: set[str] = field(default_factory=set)    # register_parameter / nn.Parameter
+    class_attrs: dict[str, ast.expr] = field(default_factory=dict)
+
+
+@dataclass
+class ModuleIndex:
+    name: str
+    path: str
+    is_package: bool
+    tree: ast.Module
+    imports: dict[str, str] = field(default_factory=dict)      # local name -> qualified target
+    functions: dict[str, FunctionInfo] = field(default_factory=dict)  # qualname -> info (methods too)
+    classes: dict[str, ClassInfo] = field(default_factory=dict)
+    globals: dict[str, ast.expr] = field(default_factory=dict)
+    has_main_guard: bool = False
+    line_count: int = 0
+
+
+def _resolve_relative(module: str, is_package: bool, level: int, target: str | None) -> str:
+    package = module if is_package else module.rpartition(".")[0]
+    for _ in range(level - 1):
+        package = package.rpartition(".")[0]
+    if target:
+        return f"{package}.{target}" if package else target
+    return package
+
+
+def _collect_imports(node: ast.Import | ast.ImportFrom, index: ModuleIndex) -> None:
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            if alias.asname:
+                index.imports[alias.asname] = alias.name
+            else:
+                top = alias.name.split(".")[0]
+                index.imports.setdefault(top, top)
+        return
+    base = node.module or ""
+    if node.level:
+        base = _resolve_relative(index.name, index.is_package, node.level, node.module)
+    for alias in node.names:
+        if alias.name == "*":
+            continue
+        index.imports[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
+
+
+def _is_main_guard(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__"
+            and any(isinstance(c, ast.Constant) and c.value == "__main__" for c in test.comparators))
+
+
+def _self_name(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+    args = fn.args.posonlyargs + fn.args.args
+    return args[0].arg if args else None
+
+
+def _collect_class(node: ast.ClassDef, index: ModuleIndex, prefix: str = "") -> None:
+    qual = f"{prefix}{node.name}"
+    info = ClassInfo(f"{index.name}:{qual}", index.name, qual, node, index.path, list(node.bases))
+    index.classes[qual] = info
+    for stmt in node.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            fn = FunctionInfo(f"{index.name}:{qual}.{stmt.name}", index.name, f"{qual}.{stmt.name}",
+                              stmt, qual, index.path)
+            info.methods[stmt.name] = fn
+            index.functions[fn.qualname] = fn
+            _collect_self_attrs(stmt, info)
+        elif isinstance(stmt, ast.Assign):
+            for target in stmt.targets:
+                if isinstance(target, ast.Name):
+                    info.class_attrs[target.id] = stmt.value
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
+            info.class_attrs[stmt.target.id] = stmt.value
+        elif isinstance(stmt, ast.ClassDef):
+            _collect_class(stmt, index, prefix=f"{qual}.")
+
+
+def _collect_self_attrs(fn: ast.FunctionDef | ast.AsyncFunctionDef, info: ClassInfo) -> None:
+    self_name = _self_name(fn)
+    if self_name is None:
+        return
+    for node in ast.walk(fn):
+        targets: list[ast.expr] = []
+        value = None
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and node.value is not None:
+            targets, value = [node.target], node.value
+        for target in targets:
+            for elt, val in _pair_targets(target, value):
+                if (isinstance(elt, ast.Attribute) and isinstance(elt.value, ast.Name)
+                        and elt.value.id == self_name):
+                    info.attr_values.setdefault(elt.attr, []).append((fn.name, val))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args:
+            first = node.args[0]
+            if (node.func.attr in ("register_buffer", "register_parameter") and isinstance(first, ast.Constant)
+                    and isinstance(first.value, str)):
+                (info.buffers if node.func.attr == "register_buffer" else info.parameters).add(first.value)
+                if len(node.args) > 1:
+                    info.attr_values.setdefault(first.value, []).append((fn.name, node.args[1]))
+
+
+def _pair_targets(target: ast.expr, value: ast.expr):
+    """(target, value) pairs for `a, b = x, y`; the whole value for other unpacking."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
+            for t, v in zip(target.elts, value.elts):
+                yield from _pair_targets(t, v)
+        else:
+            for t in target.elts:
+                yield from _pair_targets(t.value if isinstance(t, ast.Starred) else t, value)
+    else:
+        yield target, value
+
+
+def build_index(parsed: ParsedFile) -> ModuleIndex:
+    src = parsed.source
+    index = ModuleIndex(src.module, src.display, src.is_package, parsed.tree,
+                        line_count=parsed.text.count("\n") + 1)
+    for node in ast.walk(parsed.tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            _collect_imports(node, index)
+    for stmt in parsed.tree.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            index.functions[stmt.name] = FunctionInfo(f"{src.module}:{stmt.name}", src.module, stmt.name,
+                                                      stmt, None, src.display)
+        elif isinstance(stmt, ast.ClassDef):
+            _collect_class(stmt, index)
+        elif isinstance(stmt, ast.Assign):
+            for target in stmt.targets:
+                for elt, val in _pair_targets(target, stmt.value):
+                    if isinstance(elt, ast.Name):
+                        index.globals[elt.id] = val
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
+            index.globals[stmt.target.id] = stmt.value
+        elif isinstance(stmt, ast.If) and _is_main_guard(stmt):
+            index.has_main_guard = True
+    return index

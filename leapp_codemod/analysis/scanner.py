@@ -1,0 +1,209 @@
+"""`scan` end to end: files → parse → index → entrypoint → reachability/dataflow → rules → findings."""
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from leapp_codemod.analysis.context import iter_nodes
+from leapp_codemod.analysis.dataflow import Analysis, compute_env, entry_data_params, lint_data_params
+from leapp_codemod.analysis.entrypoints import rank_entrypoints
+from leapp_codemod.analysis.index import FunctionInfo, build_index
+from leapp_codemod.analysis.leapp_support import LeappSupport, load_support
+from leapp_codemod.analysis.project import Project
+from leapp_codemod.analysis.suppressions import is_suppressed, parse_suppressions
+from leapp_codemod.model import FileError, Finding, PatchTarget, ScanResult, StateAttr
+from leapp_codemod.rules import Rule, select_rules
+from leapp_codemod.source.files import discover
+from leapp_codemod.source.parse import parse_file
+
+PATCHABLE_CATEGORIES = frozenset({"unmapped-numpy", "foreign-library", "scalar-extraction", "tensor-branch",
+                                  "numpy-negative-stride", "numpy-astype"})
+STATE_CODES = frozenset({"LCM701", "LCM702"})
+
+
+class ScanError(Exception):
+    """A usage-level problem (unknown entry, nothing to analyze): exit code 2."""
+
+
+@dataclass(frozen=True)
+class ScanOptions:
+    entry: str | None = None
+    all_functions: bool = False
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    only_paths: frozenset[str] | None = None   # report findings only in these display paths (lint)
+
+
+@dataclass
+class LoadedProject:
+    project: Project
+    suppressions: dict[str, dict[int, frozenset[str]]] = field(default_factory=dict)
+    errors: list[FileError] = field(default_factory=list)
+
+
+def load_project(paths: list[str], exclude: tuple[str, ...] = ()) -> LoadedProject:
+    found = discover(paths, exclude)
+    loaded = LoadedProject(Project({}), errors=list(found.errors))
+    for src in found.files:
+        parsed = parse_file(src)
+        if isinstance(parsed, FileError):
+            loaded.errors.append(parsed)
+            continue
+        index = build_index(parsed)
+        if index.name in loaded.project.modules:
+            # two files map to one module name (e.g. two scripts called main.py): keep both, distinctly
+            index.name = f"{index.name}@{src.display}"
+            index.functions = {q: _rename(f, index.name) for q, f in index.functions.items()}
+        loaded.project.modules[index.name] = index
+        loaded.suppressions[src.display] = parse_suppressions(parsed.text)
+    return loaded
+
+
+def _rename(fn: FunctionInfo, module: str) -> FunctionInfo:
+    return FunctionInfo(f"{module}:{fn.qualname}", module, fn.qualname, fn.node, fn.class_name, fn.path)
+
+
+def find_function(project: Project, entry: str) -> FunctionInfo:
+    module_name, sep, qualname = entry.partition(":")
+    if not sep or not module_name or not qualname:
+        raise ScanError(f"--entry '{entry}' must look like MODULE:QUALNAME (e.g. app.policy:Policy.act)")
+    candidates = [m for name, m in project.modules.items()
+                  if name == module_name or name.endswith("." + module_name)]
+    if not candidates:
+        raise ScanError(f"--entry '{entry}': module '{module_name}' is not among the scanned files")
+    for module in candidates:
+        if qualname in module.functions:
+            return module.functions[qualname]
+    raise ScanError(f"--entry '{entry}': no function '{qualname}' in {candidates[0].path}")
+
+
+def _finding(rule: Rule, hit, fn: FunctionInfo) -> Finding:
+    node = hit.node
+    return Finding(
+        path=fn.path, line=node.lineno, column=node.col_offset + 1,
+        end_line=getattr(node, "end_lineno", None) or node.lineno,
+        end_column=(getattr(node, "end_col_offset", None) or node.col_offset) + 1,
+        code=rule.code, category=rule.category, severity=rule.severity,
+        message=hit.message, fix=hit.fix, function=fn.id)
+
+
+def _rules_by_type(rules: tuple[Rule, ...]) -> dict[type, list[Rule]]:
+    by_type: dict[type, list[Rule]] = defaultdict(list)
+    for rule in rules:
+        for node_type in rule.node_types:
+            by_type[node_type].append(rule)
+    return by_type
+
+
+def run_rules(analysis: Analysis, functions, rules: tuple[Rule, ...], only_paths: frozenset[str] | None):
+    """Findings, state writes and internal errors for the given functions."""
+    by_type = _rules_by_type(rules)
+    findings: list[Finding] = []
+    state: dict[tuple[str, str], StateAttr] = {}
+    errors: list[FileError] = []
+    for fn in functions:
+        if only_paths is not None and fn.path not in only_paths:
+            continue
+        ctx = analysis.context(fn)
+        compute_env(ctx)
+        for node in iter_nodes(fn):
+            for rule in by_type.get(type(node), ()):
+                try:
+                    hits = list(rule.check(node, ctx))
+                except Exception as exc:  # noqa: BLE001 - one odd construct must not stop the scan
+                    errors.append(FileError(fn.path, f"line {getattr(node, 'lineno', '?')}: rule {rule.code} "
+                                                     f"could not analyze this code ({exc.__class__.__name__}: {exc})"))
+                    continue
+                for hit in hits:
+                    findings.append(_finding(rule, hit, fn))
+                    if rule.code in STATE_CODES and ctx.cls is not None:
+                        write = ctx.state_write(node)
+                        if write:
+                            key = (ctx.cls.id, write[0])
+                            state.setdefault(key, StateAttr(ctx.cls.id, write[0], write[1], fn.path, node.lineno,
+                                                            write[0] in ctx.cls.buffers))
+    return findings, list(state.values()), errors
+
+
+def dedupe(findings: list[Finding]) -> list[Finding]:
+    """One finding per (path, line, category): the first by column, the rest say the same thing."""
+    seen: set[tuple[str, int, str]] = set()
+    out = []
+    for finding in sorted(findings, key=lambda f: (f.path, f.line, f.column, f.code)):
+        key = (finding.path, finding.line, finding.category)
+        if key not in seen:
+            seen.add(key)
+            out.append(finding)
+    return out
+
+
+def patch_targets(analysis: Analysis, findings: list[Finding]) -> list[PatchTarget]:
+    flagged = {f.function for f in findings if f.category in PATCHABLE_CATEGORIES}
+    out = set()
+    for fid in flagged:
+        fn = analysis.reachable.get(fid)
+        if fn is None or fn.class_name is not None:
+            continue
+        for module, name in analysis.facts.call_bindings.get(fid, ()):
+            out.add(PatchTarget(module, name, fid))
+    return sorted(out, key=lambda t: (t.function, t.module, t.name))
+
+
+def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport | None = None) -> ScanResult:
+    support = support or load_support()
+    project = loaded.project
+    result = ScanResult(errors=list(loaded.errors), files_analyzed=len(project.modules),
+                        leapp_support=support.origin)
+    if not project.modules:
+        return result
+    analysis = Analysis(project, support)
+    entry_fn = None
+    if options.entry:
+        entry_fn = find_function(project, options.entry)
+    elif not options.all_functions:
+        result.entrypoints = rank_entrypoints(project, support)
+        if result.entrypoints:
+            best = result.entrypoints[0]
+            entry_fn = project.modules[best.module].functions[best.qualname]
+    if entry_fn is not None and not options.all_functions:
+        result.entry = next((e for e in result.entrypoints if e.module == entry_fn.module
+                             and e.qualname == entry_fn.qualname), None) or _as_entrypoint(entry_fn)
+        analysis.run([entry_fn], {entry_fn.id: entry_data_params(entry_fn) & lint_data_params(entry_fn)
+                                  | _annotated_data(entry_fn)})
+        functions = list(analysis.reachable.values())
+    else:
+        functions = list(project.functions())
+        analysis.run(functions, {fn.id: lint_data_params(fn) for fn in functions}, rounds=2)
+    rules = select_rules(options.select, options.ignore)
+    findings, state, rule_errors = run_rules(analysis, functions, rules, options.only_paths)
+    findings = [f for f in findings
+                if not is_suppressed(loaded.suppressions.get(f.path, {}), f.line, f.end_line, f.code)]
+    result.findings = dedupe(findings)
+    result.state = sorted(state, key=lambda s: (s.owner, s.attr))
+    result.reachable = list(analysis.reachable) if entry_fn is not None else []
+    result.patch_targets = patch_targets(analysis, result.findings)
+    result.errors += rule_errors
+    return result
+
+
+def _annotated_data(fn: FunctionInfo) -> set[str]:
+    """Entry parameters annotated as tensors/arrays are data even when named like a config."""
+    out = set()
+    for arg in (*fn.node.args.posonlyargs, *fn.node.args.args, *fn.node.args.kwonlyargs):
+        if arg.annotation is not None and any(t in ast.unparse(arg.annotation) for t in ("Tensor", "ndarray")):
+            out.add(arg.arg)
+    return out
+
+
+def _as_entrypoint(fn: FunctionInfo):
+    from leapp_codemod.model import Entrypoint
+    return Entrypoint(fn.module, fn.qualname, fn.path, fn.node.lineno, 0, ("given with --entry",))
+
+
+def scan_project(paths: list[str], entry: str | None = None, all_functions: bool = False,
+                 select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), exclude: tuple[str, ...] = ()) -> ScanResult:
+    """Scan files/directories; the public API used by `generate` and tests."""
+    loaded = load_project(paths, exclude)
+    return analyze(loaded, ScanOptions(entry, all_functions, select, ignore, exclude))

@@ -1,0 +1,115 @@
+"""The shared vocabulary of every stage: plain, immutable data."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class Category(str, Enum):
+    SCALAR_EXTRACTION = "scalar-extraction"
+    TENSOR_BRANCH = "tensor-branch"
+    UNMAPPED_NUMPY = "unmapped-numpy"
+    FOREIGN_LIBRARY = "foreign-library"
+    NUMPY_NEGATIVE_STRIDE = "numpy-negative-stride"
+    NUMPY_ASTYPE = "numpy-astype"
+    INPLACE_STATE = "inplace-state"
+    RANDOM_IN_PIPELINE = "random-in-pipeline"
+    IO_IN_PIPELINE = "io-in-pipeline"
+    SHAPE_SPECIALIZATION = "shape-specialization"
+
+
+class Severity(str, Enum):
+    ERROR = "error"      # the export is silently wrong or fails
+    WARNING = "warning"  # the export is restricted (e.g. to one shape) or loses a side effect
+
+
+@dataclass(frozen=True, order=True)
+class Finding:
+    """One hazard at one place. `path` is as the user named it (POSIX separators)."""
+
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    code: str
+    category: str
+    severity: str
+    message: str
+    fix: str
+    function: str = ""  # "module:qualname" of the enclosing function, "" at module level
+
+    def to_json(self) -> dict:
+        return {
+            "path": self.path, "line": self.line, "column": self.column,
+            "end_line": self.end_line, "end_column": self.end_column,
+            "code": self.code, "category": self.category, "severity": self.severity,
+            "message": self.message, "fix": self.fix, "function": self.function,
+        }
+
+
+@dataclass(frozen=True)
+class Entrypoint:
+    """A candidate pipeline entrypoint: `module:qualname` plus why it was ranked."""
+
+    module: str
+    qualname: str
+    path: str
+    line: int
+    score: int
+    reasons: tuple[str, ...]
+
+    @property
+    def id(self) -> str:
+        return f"{self.module}:{self.qualname}"
+
+    def to_json(self) -> dict:
+        return {"entry": self.id, "path": self.path, "line": self.line, "score": self.score,
+                "reasons": list(self.reasons)}
+
+
+@dataclass(frozen=True)
+class PatchTarget:
+    """A binding through which the pipeline calls a module-level function.
+
+    `leapp.FunctionPatch(import_module(module), name, replacement)` replaces the call;
+    `function` is the defining "module:qualname".
+    """
+
+    module: str
+    name: str
+    function: str
+
+
+@dataclass(frozen=True)
+class StateAttr:
+    """Persistent tensor state that the pipeline writes: `owner` is "module:Class"."""
+
+    owner: str
+    attr: str
+    kind: str  # "reassigned" (self.x = ...) or "inplace" (self.x.copy_(...), self.x += ..., self.x[i] = ...)
+    path: str
+    line: int
+    is_module_buffer: bool = False  # registered with register_buffer on an nn.Module
+
+
+@dataclass(frozen=True)
+class FileError:
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
+
+
+@dataclass
+class ScanResult:
+    findings: list[Finding] = field(default_factory=list)
+    entrypoints: list[Entrypoint] = field(default_factory=list)
+    entry: Entrypoint | None = None
+    reachable: list[str] = field(default_factory=list)          # "module:qualname", call order
+    patch_targets: list[PatchTarget] = field(default_factory=list)
+    state: list[StateAttr] = field(default_factory=list)
+    errors: list[FileError] = field(default_factory=list)
+    files_analyzed: int = 0
+    leapp_support: str = ""  # where the LEAPP mapping came from, e.g. "installed leapp 0.7.2"

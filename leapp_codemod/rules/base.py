@@ -1,0 +1,38 @@
+"""What every rule declares. One rule per module; the registry lives in `rules/__init__.py`."""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable, Iterable
+
+if TYPE_CHECKING:  # pragma: no cover
+    from leapp_codemod.analysis.context import FunctionContext
+
+
+@dataclass(frozen=True)
+class Hit:
+    """What a rule reports about one node; the engine turns it into a `Finding`."""
+
+    node: ast.AST
+    message: str
+    fix: str
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str                 # kebab-case rule name, e.g. "item-call"
+    category: str             # one of model.Category values
+    severity: str             # "error" | "warning"
+    summary: str              # one line, for `rules`
+    what: str                 # what it does
+    why: str                  # what it does to a LEAPP trace (from the LEAPP guide)
+    fix: str                  # how to fix it
+    example: str              # a flagged snippet
+    fixed_example: str        # the same snippet, fixed
+    node_types: tuple[type[ast.AST], ...]
+    check: Callable[[ast.AST, "FunctionContext"], Iterable[Hit]]
+    # Self-tests run by the test-suite: each snippet is a tiny module whose function
+    # `step` is the pipeline entrypoint. `invalid` snippets mark flagged lines with `# error`.
+    valid: tuple[str, ...] = field(default=())
+    invalid: tuple[str, ...] = field(default=())

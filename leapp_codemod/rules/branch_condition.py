@@ -1,0 +1,40 @@
+import ast
+
+from leapp_codemod.rules._helpers import show
+from leapp_codemod.rules.base import Hit, Rule
+
+KEYWORD = {ast.If: "if", ast.While: "while", ast.Assert: "assert"}
+
+
+def check(node, ctx):
+    if ctx.is_data(node.test):
+        keyword = KEYWORD[type(node)]
+        yield Hit(node.test, f"`{keyword} {show(node.test)}` decides Python control flow on pipeline data; "
+                             f"only the path taken while tracing is exported",
+                  "express both outcomes as tensors and select with `torch.where(cond, a, b)` "
+                  "(or `np.where`), or FunctionPatch the helper with such a version")
+
+
+RULE = Rule(
+    code="LCM201", name="tensor-condition", category="tensor-branch", severity="error",
+    summary="`if` / `while` / `assert` on pipeline data",
+    what="Flags `if`, `while` and `assert` statements whose condition is computed from pipeline data.",
+    why="A traced graph has no Python control flow. LEAPP logs an ERROR ('Attempted to use TracedTensor ... in a "
+        "boolean context') but keeps tracing: only the branch (or the number of loop iterations) taken on the traced "
+        "inputs is recorded. If every traced sample takes the same path, `compile_graph(validate=True)` passes and "
+        "the exported model is still wrong on other inputs. NumPy 0-d comparisons are not even logged.",
+    fix="Compute both branches and select with `torch.where(cond, a, b)`; replace value-dependent loops with a "
+        "closed form (e.g. a clamp or a scale factor computed in tensor ops).",
+    example="if tilt.abs().max() > cfg.max_tilt:\n    return torch.zeros_like(cmd)\nreturn cmd",
+    fixed_example="unsafe = tilt.abs().amax() > cfg.max_tilt\nreturn torch.where(unsafe, torch.zeros_like(cmd), cmd)",
+    node_types=(ast.If, ast.While, ast.Assert), check=check,
+    valid=(
+        "def step(obs, cfg):\n    if cfg.use_filter:\n        obs = obs * 0.5\n    return obs\n",
+        "def step(obs):\n    if obs is None:\n        return obs\n    return obs + 1\n",
+        "class P:\n    def __init__(self):\n        self.training = False\n    def step(self, obs):\n        if self.training:\n            pass\n        return obs\n",
+    ),
+    invalid=(
+        "def step(obs, limit):\n    if obs.abs().max() > limit:  # error\n        return obs * 0\n    return obs\n",
+        "def step(cmd, limit):\n    while cmd.abs().max() > limit:  # error\n        cmd = cmd * 0.9\n    return cmd\n",
+    ),
+)

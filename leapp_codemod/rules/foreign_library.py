@@ -1,0 +1,60 @@
+import ast
+
+from leapp_codemod.rules._helpers import show
+from leapp_codemod.rules.base import Hit, Rule
+
+FOREIGN_ROOTS = frozenset({"scipy", "sklearn", "cv2", "skimage", "numba", "pandas", "PIL", "open3d",
+                           "transforms3d", "quaternion", "numexpr", "jax", "tensorflow", "pinocchio", "mujoco"})
+# Traced correctly by LEAPP 0.7.2 (guide: StandardScaler.transform records clone/sub/div).
+TRACEABLE = frozenset({"sklearn.preprocessing.StandardScaler.transform"})
+
+
+def _root(name: str) -> str:
+    return name.split(".", 1)[0]
+
+
+def foreign_target(node: ast.Call, ctx) -> str | None:
+    """Dotted name of the foreign callable, through module aliases and typed receivers."""
+    name = ctx.call_name(node)
+    if name and _root(name) in FOREIGN_ROOTS:
+        return name
+    func = node.func
+    if isinstance(func, ast.Attribute):
+        for type_name in ctx.types_of(func.value):
+            if _root(type_name) in FOREIGN_ROOTS:
+                return f"{type_name}.{func.attr}"
+    return None
+
+
+def check(node: ast.Call, ctx):
+    target = foreign_target(node, ctx)
+    if target is None or target in TRACEABLE or not ctx.args_data(node):
+        return
+    yield Hit(node, f"`{show(node)}` calls native `{target}` on pipeline data; LEAPP cannot trace it",
+              f"FunctionPatch `{ctx.fn.qualname}` with a torch implementation (`generate` writes the patch), "
+              f"or move this step outside the exported pipeline")
+
+
+RULE = Rule(
+    code="LCM401", name="foreign-library-call", category="foreign-library", severity="error",
+    summary="SciPy / OpenCV / scikit-learn / other native call on pipeline data",
+    what="Flags calls into SciPy, OpenCV, scikit-image, pandas, Numba and similar native libraries, through any "
+         "import alias (`import cv2 as cv`, `from scipy.special import expit as sigmoid`), when they receive "
+         "pipeline data.",
+    why="Native code does not see LEAPP's traced values: OpenCV is completely silent, SciPy ufuncs log 'numpy "
+        "ufunc ...', `Rotation` only warns about internals. The result is a plain array: the output either raises "
+        "'received non-traced tensors' or is frozen to the traced value, and an input is often pruned as "
+        "'not used in the computation'.",
+    fix="Replace the call with torch ops during tracing: `leapp.FunctionPatch(<module that looks the helper up>, "
+        "'<helper>', torch_version)`. `generate` writes the patch and a parity check against the original.",
+    example="from scipy.special import expit\ncontact = expit(logits.numpy())",
+    fixed_example="contact = torch.sigmoid(logits)",
+    node_types=(ast.Call,), check=check,
+    valid=(
+        "from scipy.special import expit\ndef step(obs, cfg):\n    gain = float(expit(cfg.logit))\n    return obs * gain\n",
+    ),
+    invalid=(
+        "import cv2 as cv\ndef step(frame):\n    return cv.resize(frame, (64, 64))  # error\n",
+        "from scipy.special import expit as sigmoid\ndef step(logits):\n    return sigmoid(logits)  # error\n",
+    ),
+)

@@ -1,0 +1,45 @@
+import ast
+
+from leapp_codemod.rules._helpers import show
+from leapp_codemod.rules.base import Hit, Rule
+
+
+def check(node, ctx):
+    write = ctx.state_write(node)
+    if write is None or write[1] != "inplace":
+        return
+    attr = write[0]
+    owner = ctx.fn.qualname.rsplit(".", 1)[0]
+    yield Hit(node, f"`{show(node)}` mutates persistent state `self.{attr}` in place; the export freezes or drops it",
+              f"declare it as state around the pipeline call: `state_tensors(node, {{'{attr}': obj.{attr}}})` before "
+              f"and `update_state(node, {{'{attr}': obj.{attr}}})` after (`generate` writes this for `{owner}.{attr}`)")
+
+
+RULE = Rule(
+    code="LCM701", name="inplace-state-write", category="inplace-state", severity="error",
+    summary="in-place write to tensor state that persists across calls",
+    what="Flags in-place updates of tensors stored on `self` by the step: `self.buf.copy_(...)`, "
+         "`self.state.mul_(a).add_(b)`, `self.h += x`, `self.hist[:, -1] = obs`.",
+    why="LEAPP sees a persistent tensor as a constant. In-place updates are never detected as state: `mul_`/`add_`/"
+        "`lerp_`/`+=` freeze the pre-trace state silently, and `copy_` of a traced value into it makes torch.export "
+        "fail with 'Expected meta != nullptr'. The exported model forgets its memory.",
+    fix="Declare the tensor as explicit LEAPP state from the integration layer: before the call "
+        "`obj.buf = annotate.state_tensors(node, {'buf': obj.buf})`, after it "
+        "`annotate.update_state(node, {'buf': obj.buf})`. `generate` writes both, with reset handling.",
+    example="class Smoother:\n    def __call__(self, a):\n        self.state.mul_(0.7).add_(0.3 * a)\n        return self.state.clone()",
+    fixed_example="# integration module (the application stays unchanged)\n"
+                  "smoother.state = annotate.state_tensors(NODE, {'state': smoother.state})\n"
+                  "out = policy.act(obs)\n"
+                  "annotate.update_state(NODE, {'state': smoother.state})",
+    node_types=(ast.Call, ast.AugAssign, ast.Assign), check=check,
+    valid=(
+        "import torch\nclass P:\n    def __init__(self):\n        self.count = 0\n"
+        "    def step(self, obs):\n        self.count += 1\n        out = obs * 2\n        out.clamp_(-1, 1)\n        return out\n",
+    ),
+    invalid=(
+        "import torch\nclass P:\n    def __init__(self):\n        self.buf = torch.zeros(1, 4)\n"
+        "    def step(self, obs):\n        self.buf.copy_(obs)  # error\n        return self.buf * 2\n",
+        "import torch\nclass P:\n    def __init__(self):\n        self.acc = torch.zeros(1, 4)\n"
+        "    def step(self, err):\n        self.acc += 0.1 * err  # error\n        return self.acc\n",
+    ),
+)

@@ -1,0 +1,84 @@
+import ast
+
+from leapp_codemod.rules._helpers import show
+from leapp_codemod.rules.base import Hit, Rule
+
+TORCH_RANDOM = frozenset({
+    "torch.rand", "torch.randn", "torch.randint", "torch.randperm", "torch.rand_like", "torch.randn_like",
+    "torch.randint_like", "torch.normal", "torch.bernoulli", "torch.multinomial", "torch.poisson",
+    "torch.nn.functional.dropout", "torch.nn.functional.gumbel_softmax", "torch.nn.init.normal_",
+    "torch.nn.init.uniform_",
+})
+RANDOM_INPLACE_METHODS = frozenset({"normal_", "uniform_", "bernoulli_", "exponential_", "random_", "geometric_",
+                                    "cauchy_", "log_normal_"})
+GENERATOR_DRAWS = frozenset({"normal", "uniform", "integers", "random", "choice", "standard_normal", "randn",
+                             "rand", "randint", "permutation", "shuffle", "binomial", "poisson", "exponential",
+                             "gamma", "beta", "multivariate_normal", "laplace", "logistic", "lognormal",
+                             "random_sample", "sample"})
+NOT_DRAWS = frozenset({"numpy.random.default_rng", "numpy.random.seed", "numpy.random.Generator",
+                       "numpy.random.RandomState", "numpy.random.SeedSequence", "numpy.random.PCG64",
+                       "numpy.random.get_state", "numpy.random.set_state"})
+STDLIB_DRAWS = frozenset({"random.random", "random.uniform", "random.gauss", "random.normalvariate", "random.choice",
+                          "random.randint", "random.randrange", "random.shuffle", "random.sample", "random.choices"})
+RNG_NAMES = ("rng", "generator", "np_random", "random_state", "noise_gen")
+
+
+def _is_generator_type(type_name: str) -> bool:
+    return type_name in ("numpy.random.default_rng", "numpy.random.Generator", "numpy.random.RandomState",
+                         "random.Random", "torch.Generator")
+
+
+def draw_kind(node: ast.Call, ctx) -> str | None:
+    name = ctx.call_name(node)
+    if name in TORCH_RANDOM or name in STDLIB_DRAWS:
+        return name
+    if name and name.startswith("numpy.random.") and name not in NOT_DRAWS:
+        return name
+    func = node.func
+    if not isinstance(func, ast.Attribute):
+        return None
+    receiver_types = ctx.types_of(func.value)
+    if func.attr in ("sample", "rsample", "sample_n") and any(t.startswith("torch.distributions.") for t in receiver_types):
+        return f"torch.distributions sampling `.{func.attr}()`"
+    if func.attr in GENERATOR_DRAWS:
+        if any(_is_generator_type(t) for t in receiver_types):
+            return f"random generator draw `.{func.attr}()`"
+        receiver = func.value.attr if isinstance(func.value, ast.Attribute) else getattr(func.value, "id", "")
+        if receiver and receiver.lower().endswith(RNG_NAMES):
+            return f"random generator draw `.{func.attr}()`"
+    if func.attr in RANDOM_INPLACE_METHODS and ctx.is_data(func.value):
+        return f"in-place random fill `.{func.attr}()`"
+    return None
+
+
+def check(node: ast.Call, ctx):
+    kind = draw_kind(node, ctx)
+    if kind is None:
+        return
+    yield Hit(node, f"`{show(node)}` draws random numbers inside the pipeline ({kind})",
+              "export the deterministic part (e.g. the distribution mean) and draw noise on the host after inference, "
+              "or feed the noise in as an extra input")
+
+
+RULE = Rule(
+    code="LCM801", name="random-draw", category="random-in-pipeline", severity="error",
+    summary="random number generation inside the exported step",
+    what="Flags torch RNG calls (`torch.randn`, `randn_like`, in-place `normal_`), `torch.distributions` "
+         "sampling, NumPy `np.random.*` and Generator draws (`rng.normal(...)`) and the stdlib `random` module "
+         "inside the pipeline.",
+    why="A draw without traced arguments (`torch.randn(shape)`, any NumPy draw) becomes a constant: the export "
+        "repeats the noise sampled while tracing. Draws on traced tensors (`randn_like`, `Normal(...).sample()`) "
+        "are exported as ONNX random ops, so the model is nondeterministic and no validation can match it.",
+    fix="Export the deterministic policy (the mean action) and sample on the host, or pass the noise as an input "
+        "of the pipeline. The run report marks such a pipeline `partial`.",
+    example="action = torch.distributions.Normal(mean, std).sample()",
+    fixed_example="action = mean  # exported; sample Normal(mean, std) in the host runtime",
+    node_types=(ast.Call,), check=check,
+    valid=(
+        "import torch\ndef step(obs):\n    return torch.tanh(obs)\n\ndef build(seed):\n    torch.manual_seed(seed)\n",
+    ),
+    invalid=(
+        "import torch\ndef step(obs):\n    return obs + 0.01 * torch.randn_like(obs)  # error\n",
+        "import numpy as np\ndef step(obs):\n    return obs + np.random.normal(0.0, 0.1, size=3)  # error\n",
+    ),
+)

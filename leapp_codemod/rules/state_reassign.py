@@ -1,0 +1,39 @@
+import ast
+
+from leapp_codemod.rules._helpers import show
+from leapp_codemod.rules.base import Hit, Rule
+
+
+def check(node, ctx):
+    write = ctx.state_write(node)
+    if write is None or write[1] != "reassigned":
+        return
+    attr = write[0]
+    yield Hit(node, f"`{show(node)}` stores pipeline data in `self.{attr}`, which the next call reads (recurrent state)",
+              f"declare `{attr}` as LEAPP state (`state_tensors`/`update_state` around the call, or "
+              f"`annotate.module(node, model, buffer_names=['{attr}'])`); `generate` writes it")
+
+
+RULE = Rule(
+    code="LCM702", name="state-reassignment", category="inplace-state", severity="error",
+    summary="pipeline data stored on `self` and read back on the next call",
+    what="Flags `self.x = <pipeline data>` in the step when the pipeline also reads `self.x`: a recurrent hidden "
+         "state, a last action, a filter memory.",
+    why="Without a state declaration the exported graph reads `self.x` as the constant it held while tracing, and "
+        "the new value is dropped: the model forgets between calls. `annotate.module` can turn reassigned buffers "
+        "into state, but its compile-time validation reports false failures with several traced calls.",
+    fix="Declare the attribute as explicit state around the pipeline call (`state_tensors` before, `update_state` "
+        "after); `generate` writes it for every attribute found.",
+    example="def forward(self, obs):\n    out, h = self.gru(obs, self.hidden)\n    self.hidden = h\n    return out",
+    fixed_example="model.hidden = annotate.state_tensors(NODE, {'hidden': model.hidden})\n"
+                  "out = model(obs)\nannotate.update_state(NODE, {'hidden': model.hidden})",
+    node_types=(ast.Assign, ast.AnnAssign), check=check,
+    valid=(
+        "import torch\nclass P:\n    def __init__(self):\n        self.last = torch.zeros(1)\n"
+        "    def step(self, obs):\n        self.debug_copy = obs\n        return obs * 2\n",
+    ),
+    invalid=(
+        "import torch\nclass P:\n    def __init__(self):\n        self.h = torch.zeros(1, 8)\n"
+        "    def step(self, obs):\n        h = torch.tanh(obs + self.h)\n        self.h = h  # error\n        return h\n",
+    ),
+)

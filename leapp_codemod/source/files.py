@@ -1,0 +1,117 @@
+"""Find the Python files to scan and give each one its module name."""
+from __future__ import annotations
+
+import fnmatch
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from leapp_codemod.model import FileError
+
+DEFAULT_EXCLUDES = (
+    ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "__pycache__", "node_modules",
+    "build", "dist", ".eggs", "*.egg-info", ".mypy_cache", ".pytest_cache", ".ruff_cache",
+    ".leapp-codemod-cache", "site-packages",
+)
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    path: Path          # absolute, resolved
+    display: str        # as the user named it (POSIX separators)
+    module: str         # dotted module name, e.g. "app.policy"
+    is_package: bool    # the file is an __init__.py
+
+
+@dataclass(frozen=True)
+class Discovery:
+    files: tuple[SourceFile, ...]
+    errors: tuple[FileError, ...]
+
+
+def _display(path: str) -> str:
+    return Path(os.path.normpath(path)).as_posix()
+
+
+def _excluded(rel_posix: str, name: str, patterns: tuple[str, ...]) -> bool:
+    return any(fnmatch.fnmatch(name, pat) or fnmatch.fnmatch(rel_posix, pat) for pat in patterns)
+
+
+def module_name(path: Path) -> tuple[str, bool]:
+    """Dotted name from the nearest ancestor that is not a package (has no __init__.py)."""
+    is_package = path.name == "__init__.py"
+    parts = [] if is_package else [path.stem]
+    folder = path.parent
+    while (folder / "__init__.py").is_file() and folder.parent != folder:
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    return ".".join(parts) or path.stem, is_package
+
+
+def _source_file(real: Path, display: str) -> SourceFile:
+    module, is_package = module_name(real)
+    return SourceFile(real, display, module, is_package)
+
+
+def _walk(root: str, excludes: tuple[str, ...], seen_dirs: set, out: list, errors: list) -> None:
+    real_root = Path(root).resolve()
+    for current, dirnames, filenames in os.walk(root, followlinks=True):
+        real_current = Path(current).resolve()
+        key = real_current
+        if key in seen_dirs:
+            errors.append(FileError(_display(current), "directory visited twice (symlink loop?); skipped"))
+            dirnames[:] = []
+            continue
+        seen_dirs.add(key)
+        rel_dir = os.path.relpath(current, root)
+        kept = []
+        for d in sorted(dirnames):
+            rel = Path(rel_dir, d).as_posix() if rel_dir != "." else d
+            if not _excluded(rel, d, excludes):
+                kept.append(d)
+        dirnames[:] = kept
+        for name in sorted(filenames):
+            if not name.endswith(".py"):
+                continue
+            full = os.path.join(current, name)
+            rel = os.path.relpath(full, root)
+            if _excluded(Path(rel).as_posix(), name, excludes):
+                continue
+            try:
+                real = Path(full).resolve(strict=True)
+            except (OSError, RuntimeError) as exc:
+                errors.append(FileError(_display(full), f"cannot resolve path ({exc.__class__.__name__})"))
+                continue
+            out.append(_source_file(real, _display(full)))
+    del real_root
+
+
+def discover(paths: list[str], excludes: tuple[str, ...] = ()) -> Discovery:
+    """All .py files under `paths`, each once, in a stable order; problems become FileErrors."""
+    patterns = DEFAULT_EXCLUDES + tuple(excludes)
+    found: list[SourceFile] = []
+    errors: list[FileError] = []
+    seen_dirs: set = set()
+    for raw in paths:
+        if not os.path.lexists(raw):
+            errors.append(FileError(_display(raw), "no such file or directory"))
+            continue
+        if os.path.isdir(raw):
+            before = len(found)
+            _walk(raw, patterns, seen_dirs, found, errors)
+            if len(found) == before:
+                errors.append(FileError(_display(raw), "no Python files found"))
+            continue
+        try:
+            real = Path(raw).resolve(strict=True)
+        except (OSError, RuntimeError) as exc:
+            errors.append(FileError(_display(raw), f"cannot resolve path ({exc.__class__.__name__}: symlink loop?)"))
+            continue
+        if not real.is_file():
+            errors.append(FileError(_display(raw), "not a regular file"))
+            continue
+        found.append(_source_file(real, _display(raw)))
+    unique: dict[Path, SourceFile] = {}
+    for src in found:
+        unique.setdefault(src.path, src)
+    return Discovery(tuple(unique.values()), tuple(errors))
