@@ -76,6 +76,9 @@ def _common_scan_options(command):
         click.option("--ignore", multiple=True, help="Skip these rule codes/prefixes or categories (comma-separated)."),
         click.option("--exit-zero", is_flag=True, help="Exit 0 even when hazards are found."),
         click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write the report to FILE atomically."),
+        click.option("--no-cache", is_flag=True, help="Neither read nor write .leapp-codemod-cache/."),
+        click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+                     help="Worker processes for cold scans of large trees (default: all cores)."),
     ]
     for option in reversed(options):
         command = option(command)
@@ -93,56 +96,73 @@ def main() -> None:
 @click.option("--entry", help="Pipeline entrypoint MODULE:QUALNAME (default: discovered, or [tool.leapp-codemod] entry).")
 @click.option("--all", "all_functions", is_flag=True, help="Analyze every function (lint mode), not only the pipeline.")
 @_common_scan_options
-def scan(paths, entry, all_functions, fmt, select, ignore, exit_zero, output):
+def scan(paths, entry, all_functions, fmt, select, ignore, exit_zero, output, no_cache, jobs):
     """Scan PATHS for trace hazards reachable from the pipeline entrypoint."""
-    from leapp_codemod.analysis.scanner import ScanError, ScanOptions, analyze, load_project
+    from leapp_codemod.analysis.scanner import ScanError, ScanOptions, scan as run_scan
     paths = paths or (".",)
     config = _config_for(paths)
     options = ScanOptions(entry=entry or config.entry, all_functions=all_functions,
                           select=_selectors(select, config.select), ignore=_selectors(ignore, config.ignore),
                           exclude=config.exclude)
-    loaded = load_project(list(paths), options.exclude)
     try:
-        result = analyze(loaded, options)
+        result = run_scan(list(paths), options, _cache(config, no_cache), jobs or os.cpu_count() or 1, _progress())
     except ScanError as exc:
-        _report_errors(loaded, "text")
         _fail(str(exc))
     _finish(result, fmt, output, exit_zero)
+
+
+def _cache(config: Config, disabled: bool):
+    from leapp_codemod.source.cache import Cache
+    root = Path(config.source).parent if config.source else Path.cwd()
+    return Cache.at(root, enabled=not disabled)
+
+
+def _progress():
+    """A one-line progress counter on an interactive terminal only."""
+    if not sys.stderr.isatty():
+        return lambda done, total: None
+
+    def show(done: int, total: int) -> None:
+        end = "\n" if done == total else ""
+        click.echo(f"\rscanning {done}/{total} files", err=True, nl=False)
+        if end:
+            click.echo("", err=True)
+    return show
 
 
 @main.command()
 @click.argument("files", nargs=-1, type=click.Path())
 @click.option("--entry", help="Pipeline entrypoint MODULE:QUALNAME (default: [tool.leapp-codemod] entry).")
 @_common_scan_options
-def lint(files, entry, fmt, select, ignore, exit_zero, output):
-    """Check FILES in the context of their project (pre-commit entry point)."""
-    from leapp_codemod.analysis.scanner import ScanError, ScanOptions, analyze, load_project
+def lint(files, entry, fmt, select, ignore, exit_zero, output, no_cache, jobs):
+    """Check FILES (pre-commit entry point): reports only on FILES, exits 1 on findings.
+
+    With an entrypoint (--entry or [tool.leapp-codemod] entry) the whole project is analyzed from it
+    and findings in FILES are reported; without one, every function in FILES is treated as pipeline code.
+    """
+    from leapp_codemod.analysis.scanner import ScanError, ScanOptions, scan as run_scan
     if not files:
         sys.exit(EXIT_CLEAN)
     config = _config_for(files)
-    root = Path(config.source).parent if config.source else Path(os.path.commonpath(
-        [str(Path(f).resolve().parent) for f in files]))
     entry = entry or config.entry
-    only = frozenset(Path(os.path.normpath(f)).as_posix() for f in files)
-    scan_paths = [str(root)] if entry else list(files)
-    loaded = load_project(scan_paths, config.exclude)
-    if entry:
-        only = frozenset(_display_in(loaded, f) for f in files)
+    root = Path(config.source).parent if config.source else Path.cwd()
+    only = frozenset(_display_from(root if entry else None, f) for f in files)
     options = ScanOptions(entry=entry, all_functions=not entry, select=_selectors(select, config.select),
                           ignore=_selectors(ignore, config.ignore), exclude=config.exclude, only_paths=only)
+    paths = [os.path.relpath(root)] if entry else list(files)
     try:
-        result = analyze(loaded, options)
+        result = run_scan(paths, options, _cache(config, no_cache), jobs or 1, _progress())
     except ScanError as exc:
         _fail(str(exc))
+    result.findings = [f for f in result.findings if f.path in only]
     _finish(result, fmt, output, exit_zero)
 
 
-def _display_in(loaded, file: str) -> str:
-    real = Path(file).resolve()
-    for module in loaded.project.modules.values():
-        if Path(module.path).resolve() == real:
-            return module.path
-    return Path(os.path.normpath(file)).as_posix()
+def _display_from(root: Path | None, file: str) -> str:
+    """The display path a file gets when `root` (or the file itself) is scanned."""
+    if root is None:
+        return Path(os.path.normpath(file)).as_posix()
+    return Path(os.path.normpath(os.path.join(os.path.relpath(root), os.path.relpath(Path(file).resolve(), root.resolve())))).as_posix()
 
 
 @main.command()

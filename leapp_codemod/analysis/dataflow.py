@@ -216,7 +216,10 @@ class Analysis:
         for _ in range(rounds):
             before = (len(self.reachable), self.facts.fingerprint())
             for fn in list(self.reachable.values()):
-                self.propagate(fn)
+                try:
+                    self.propagate(fn)
+                except RecursionError:
+                    continue  # absurdly nested expression: its facts stay as they are
             if (len(self.reachable), self.facts.fingerprint()) == before:
                 break
 

@@ -14,8 +14,14 @@ from leapp_codemod.analysis.project import Project
 from leapp_codemod.analysis.suppressions import is_suppressed, parse_suppressions
 from leapp_codemod.model import FileError, Finding, PatchTarget, ScanResult, StateAttr
 from leapp_codemod.rules import Rule, select_rules
-from leapp_codemod.source.files import discover
+from leapp_codemod.source.cache import (
+    Cache, digest, environment_key, errors_from_json, file_hash, findings_from_json, findings_to_json,
+    result_from_json, result_to_json,
+)
+from leapp_codemod.source.files import SourceFile, discover
 from leapp_codemod.source.parse import parse_file
+
+PARALLEL_MIN_FILES = 64
 
 PATCHABLE_CATEGORIES = frozenset({"unmapped-numpy", "foreign-library", "scalar-extraction", "tensor-branch",
                                   "numpy-negative-stride", "numpy-astype"})
@@ -47,18 +53,22 @@ def load_project(paths: list[str], exclude: tuple[str, ...] = ()) -> LoadedProje
     found = discover(paths, exclude)
     loaded = LoadedProject(Project({}), errors=list(found.errors))
     for src in found.files:
-        parsed = parse_file(src)
-        if isinstance(parsed, FileError):
-            loaded.errors.append(parsed)
-            continue
-        index = build_index(parsed)
-        if index.name in loaded.project.modules:
-            # two files map to one module name (e.g. two scripts called main.py): keep both, distinctly
-            index.name = f"{index.name}@{src.display}"
-            index.functions = {q: _rename(f, index.name) for q, f in index.functions.items()}
-        loaded.project.modules[index.name] = index
-        loaded.suppressions[src.display] = parse_suppressions(parsed.text)
+        _add_parsed(loaded, src)
     return loaded
+
+
+def _add_parsed(loaded: LoadedProject, src: SourceFile) -> None:
+    parsed = parse_file(src)
+    if isinstance(parsed, FileError):
+        loaded.errors.append(parsed)
+        return
+    index = build_index(parsed)
+    if index.name in loaded.project.modules:
+        # two files map to one module name (e.g. two scripts called main.py): keep both, distinctly
+        index.name = f"{index.name}@{src.display}"
+        index.functions = {q: _rename(f, index.name) for q, f in index.functions.items()}
+    loaded.project.modules[index.name] = index
+    loaded.suppressions[src.display] = parse_suppressions(parsed.text)
 
 
 def _rename(fn: FunctionInfo, module: str) -> FunctionInfo:
@@ -107,7 +117,11 @@ def run_rules(analysis: Analysis, functions, rules: tuple[Rule, ...], only_paths
         if only_paths is not None and fn.path not in only_paths:
             continue
         ctx = analysis.context(fn)
-        compute_env(ctx)
+        try:
+            compute_env(ctx)
+        except RecursionError:
+            errors.append(FileError(fn.path, f"line {fn.node.lineno}: {fn.qualname} is too deeply nested to analyze"))
+            continue
         for node in iter_nodes(fn):
             for rule in by_type.get(type(node), ()):
                 try:
@@ -174,8 +188,13 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
                                   | _annotated_data(entry_fn)})
         functions = list(analysis.reachable.values())
     else:
-        functions = list(project.functions())
-        analysis.run(functions, {fn.id: lint_data_params(fn) for fn in functions}, rounds=2)
+        for module in project.modules.values():
+            if options.only_paths is None or module.path in options.only_paths:
+                findings, errors = lint_module(module, loaded.suppressions.get(module.path, {}), options, support)
+                result.findings += findings
+                result.errors += errors
+        result.findings = dedupe(result.findings)
+        return result
     rules = select_rules(options.select, options.ignore)
     findings, state, rule_errors = run_rules(analysis, functions, rules, options.only_paths)
     findings = [f for f in findings
@@ -185,6 +204,122 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
     result.reachable = list(analysis.reachable) if entry_fn is not None else []
     result.patch_targets = patch_targets(analysis, result.findings)
     result.errors += rule_errors
+    return result
+
+
+def lint_module(module, suppressions, options: ScanOptions, support: LeappSupport):
+    """Lint mode for one module on its own: every function is pipeline code, its non-config
+    parameters are pipeline data. Depends on this file only, so results cache per file."""
+    project = Project({module.name: module})
+    analysis = Analysis(project, support)
+    functions = list(project.functions())
+    try:
+        analysis.run(functions, {fn.id: lint_data_params(fn) for fn in functions}, rounds=2)
+    except RecursionError:
+        return [], [FileError(module.path, "code too deeply nested to analyze; skipped")]
+    findings, _, errors = run_rules(analysis, functions, select_rules(options.select, options.ignore), None)
+    findings = [f for f in findings if not is_suppressed(suppressions, f.line, f.end_line, f.code)]
+    return dedupe(findings), errors
+
+
+def lint_source(src: SourceFile, options: ScanOptions, support: LeappSupport):
+    """Parse and lint one file (runs in worker processes)."""
+    parsed = parse_file(src)
+    if isinstance(parsed, FileError):
+        return [], [parsed], False
+    findings, errors = lint_module(build_index(parsed), parse_suppressions(parsed.text), options, support)
+    return findings, errors, True
+
+
+def _options_key(options: ScanOptions, mode: str) -> str:
+    return digest(mode, options.entry or "", ",".join(options.select), ",".join(options.ignore),
+                  ",".join(options.exclude))
+
+
+def _support_key(support: LeappSupport) -> str:
+    return digest(support.version, ",".join(sorted(support.numpy_functions)), ",".join(sorted(support.dtypes)),
+                  ",".join(sorted(support.traced_methods)))
+
+
+def _lint_parallel(pending: list[SourceFile], options: ScanOptions, support: LeappSupport, jobs: int, progress):
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+    results = {}
+    try:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            futures = {src: pool.submit(lint_source, src, options, support) for src in pending}
+            for done, (src, future) in enumerate(futures.items(), 1):
+                results[src] = future.result()
+                progress(done, len(pending))
+    except BrokenProcessPool:
+        for src in pending:  # a worker died (e.g. out of memory): finish the rest here
+            if src not in results:
+                results[src] = lint_source(src, options, support)
+    return results
+
+
+def lint_files(files: tuple[SourceFile, ...], options: ScanOptions, support: LeappSupport, cache: Cache,
+               jobs: int = 1, progress=lambda done, total: None) -> ScanResult:
+    """Lint mode over many files: cached per file, parallel over processes when cold."""
+    env_key = environment_key(_options_key(options, "lint"), _support_key(support))
+    result = ScanResult(leapp_support=support.origin)
+    pending: list[SourceFile] = []
+    keys: dict[SourceFile, str] = {}
+    for src in files:
+        if options.only_paths is not None and src.display not in options.only_paths:
+            continue
+        content = file_hash(src.path)
+        keys[src] = digest(env_key, src.module, src.display, content or "")
+        cached = cache.get(keys[src]) if content else None
+        try:
+            if cached is not None:
+                result.findings += findings_from_json(cached["findings"])
+                result.errors += errors_from_json(cached["errors"])
+                result.files_analyzed += int(cached["analyzed"])
+                continue
+        except (KeyError, TypeError, ValueError):
+            pass
+        pending.append(src)
+    if len(pending) >= PARALLEL_MIN_FILES and jobs > 1:
+        outcomes = _lint_parallel(pending, options, support, jobs, progress)
+    else:
+        outcomes = {}
+        for done, src in enumerate(pending, 1):
+            outcomes[src] = lint_source(src, options, support)
+            progress(done, len(pending))
+    for src in pending:
+        findings, errors, analyzed = outcomes[src]
+        result.findings += findings
+        result.errors += errors
+        result.files_analyzed += int(analyzed)
+        cache.put(keys[src], {"findings": findings_to_json(findings), "errors": [e.__dict__ for e in errors],
+                              "analyzed": analyzed})
+    result.findings = sorted(result.findings)
+    return result
+
+
+def scan(paths: list[str], options: ScanOptions, cache: Cache | None = None, jobs: int = 1,
+         progress=lambda done, total: None, support: LeappSupport | None = None) -> ScanResult:
+    """The whole scan: lint mode per file, or entry mode over the project, both cached."""
+    support = support or load_support()
+    cache = cache or Cache(None)
+    found = discover(paths, options.exclude)
+    if options.all_functions:
+        result = lint_files(found.files, options, support, cache, jobs, progress)
+        result.errors = list(found.errors) + result.errors
+        return result
+    hashes = sorted((src.display, src.module, file_hash(src.path) or "") for src in found.files)
+    key = digest(environment_key(_options_key(options, "entry"), _support_key(support)),
+                 *(f"{d}|{m}|{h}" for d, m, h in hashes))
+    cached = cache.get(key)
+    result = result_from_json(cached) if cached is not None else None
+    if result is None:
+        loaded = LoadedProject(Project({}))
+        for src in found.files:
+            _add_parsed(loaded, src)
+        result = analyze(loaded, options, support)
+        cache.put(key, result_to_json(result))
+    result.errors = list(found.errors) + result.errors
     return result
 
 

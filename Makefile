@@ -1,0 +1,30 @@
+# Every target sets up .venv on first use: torch is pinned to the local CPU build (2.13.0)
+# and installed first, so nothing pulls a multi-GB CUDA wheel.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+TOOL := $(VENV)/bin/leapp-codemod
+STAMP := $(VENV)/.installed-stamp
+TORCH := torch==2.13.0
+
+.PHONY: setup demo test bench clean-demo
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q $(TORCH)
+	$(PY) -m pip install -q -e '.[run,dev]' $(TORCH)
+	@touch $(STAMP)
+
+setup: $(STAMP)
+
+test: $(STAMP)
+	@$(PY) -m pytest -q -p no:cacheprovider; rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing" >&2; exit 1; fi; exit $$rc
+
+bench: $(STAMP)
+	$(PY) benchmarks/scan_speed.py
+	$(PY) benchmarks/lint_latency.py
+	$(PY) benchmarks/run_overhead.py
+
+-include mk/demo.mk
