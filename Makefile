@@ -23,6 +23,7 @@ test: $(STAMP)
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing" >&2; exit 1; fi; exit $$rc
 
 bench: $(STAMP)
+	$(PY) -m pip install -q -e '.[run,dev,bench]' $(TORCH)
 	$(PY) benchmarks/scan_speed.py
 	$(PY) benchmarks/lint_latency.py
 	$(PY) benchmarks/run_overhead.py
