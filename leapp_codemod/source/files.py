@@ -54,20 +54,20 @@ def _source_file(real: Path, display: str) -> SourceFile:
 
 
 def _walk(root: str, excludes: tuple[str, ...], seen_dirs: set, out: list, errors: list) -> None:
-    real_root = Path(root).resolve()
     for current, dirnames, filenames in os.walk(root, followlinks=True):
         real_current = Path(current).resolve()
-        key = real_current
-        if key in seen_dirs:
-            errors.append(FileError(_display(current), "directory visited twice (symlink loop?); skipped"))
-            dirnames[:] = []
-            continue
-        seen_dirs.add(key)
+        seen_dirs.add(real_current)
         rel_dir = os.path.relpath(current, root)
         kept = []
         for d in sorted(dirnames):
             rel = Path(rel_dir, d).as_posix() if rel_dir != "." else d
-            if not _excluded(rel, d, excludes):
+            if _excluded(rel, d, excludes):
+                continue
+            real = Path(current, d).resolve()
+            if real == real_current or real in real_current.parents:
+                errors.append(FileError(_display(os.path.join(current, d)), "symlink loop (points to an enclosing folder); skipped"))
+            elif real not in seen_dirs:  # a folder reached twice through links is read once
+                seen_dirs.add(real)
                 kept.append(d)
         dirnames[:] = kept
         for name in sorted(filenames):
@@ -80,10 +80,9 @@ def _walk(root: str, excludes: tuple[str, ...], seen_dirs: set, out: list, error
             try:
                 real = Path(full).resolve(strict=True)
             except (OSError, RuntimeError) as exc:
-                errors.append(FileError(_display(full), f"cannot resolve path ({exc.__class__.__name__})"))
+                errors.append(FileError(_display(full), f"cannot resolve path ({exc.__class__.__name__}: symlink loop?)"))
                 continue
             out.append(_source_file(real, _display(full)))
-    del real_root
 
 
 def discover(paths: list[str], excludes: tuple[str, ...] = ()) -> Discovery:
@@ -97,6 +96,8 @@ def discover(paths: list[str], excludes: tuple[str, ...] = ()) -> Discovery:
             errors.append(FileError(_display(raw), "no such file or directory"))
             continue
         if os.path.isdir(raw):
+            if Path(raw).resolve() in seen_dirs:
+                continue
             before = len(found)
             _walk(raw, patterns, seen_dirs, found, errors)
             if len(found) == before:
