@@ -74,6 +74,15 @@ class ModuleIndex:
     globals: dict[str, ast.expr] = field(default_factory=dict)
     has_main_guard: bool = False
     line_count: int = 0
+    # ast columns are UTF-8 byte offsets; lines with non-ASCII text are kept to convert them
+    non_ascii_lines: dict[int, str] = field(default_factory=dict)
+
+    def column(self, line: int, byte_offset: int) -> int:
+        """1-based character column of a byte offset on `line`."""
+        text = self.non_ascii_lines.get(line)
+        if text is None:
+            return byte_offset + 1
+        return len(text.encode("utf-8")[:byte_offset].decode("utf-8", errors="replace")) + 1
 
 
 def _resolve_relative(module: str, is_package: bool, level: int, target: str | None) -> str:
@@ -177,6 +186,8 @@ def build_index(parsed: ParsedFile) -> ModuleIndex:
     src = parsed.source
     index = ModuleIndex(src.module, src.display, src.is_package, parsed.tree,
                         line_count=parsed.text.count("\n") + 1)
+    if not parsed.text.isascii():
+        index.non_ascii_lines = {n: line for n, line in enumerate(parsed.text.splitlines(), 1) if not line.isascii()}
     for node in ast.walk(parsed.tree):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             _collect_imports(node, index)

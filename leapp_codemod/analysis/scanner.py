@@ -89,12 +89,14 @@ def find_function(project: Project, entry: str) -> FunctionInfo:
     raise ScanError(f"--entry '{entry}': no function '{qualname}' in {candidates[0].path}")
 
 
-def _finding(rule: Rule, hit, fn: FunctionInfo) -> Finding:
+def _finding(rule: Rule, hit, fn: FunctionInfo, module) -> Finding:
     node = hit.node
+    end_line = getattr(node, "end_lineno", None) or node.lineno
+    end_offset = getattr(node, "end_col_offset", None)
     return Finding(
-        path=fn.path, line=node.lineno, column=node.col_offset + 1,
-        end_line=getattr(node, "end_lineno", None) or node.lineno,
-        end_column=(getattr(node, "end_col_offset", None) or node.col_offset) + 1,
+        path=fn.path, line=node.lineno, column=module.column(node.lineno, node.col_offset),
+        end_line=end_line,
+        end_column=module.column(end_line, end_offset if end_offset is not None else node.col_offset),
         code=rule.code, category=rule.category, severity=rule.severity,
         message=hit.message, fix=hit.fix, function=fn.id)
 
@@ -131,7 +133,7 @@ def run_rules(analysis: Analysis, functions, rules: tuple[Rule, ...], only_paths
                                                      f"could not analyze this code ({exc.__class__.__name__}: {exc})"))
                     continue
                 for hit in hits:
-                    findings.append(_finding(rule, hit, fn))
+                    findings.append(_finding(rule, hit, fn, ctx.module))
                     if rule.code in STATE_CODES and ctx.cls is not None:
                         write = ctx.state_write(node)
                         if write:

@@ -1,0 +1,27 @@
+"""The JSON object of the `scan --format json` contract (see DESIGN.md)."""
+from __future__ import annotations
+
+import json
+
+from leapp_codemod.model import ScanResult
+from leapp_codemod.report.positions import sorted_findings
+
+
+def to_document(result: ScanResult) -> dict:
+    """`{"findings", "entrypoints", "entry", "errors", "files_analyzed", "leapp_support"}`.
+
+    `entry` is the chosen entrypoint's `module:qualname` (the same form as each entrypoint's
+    `"entry"`), or null when none was chosen. Findings are in report order (path, line, column).
+    """
+    return {
+        "findings": [f.to_json() for f in sorted_findings(result.findings)],
+        "entrypoints": [e.to_json() for e in result.entrypoints],
+        "entry": result.entry.id if result.entry is not None else None,
+        "errors": [{"path": e.path, "message": e.message} for e in result.errors],
+        "files_analyzed": result.files_analyzed,
+        "leapp_support": result.leapp_support,
+    }
+
+
+def render_json(result: ScanResult) -> str:
+    return json.dumps(to_document(result), indent=2, ensure_ascii=False) + "\n"
