@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -146,15 +147,16 @@ def lint(files, entry, fmt, select, ignore, exit_zero, output, no_cache, jobs):
     config = _config_for(files)
     entry = entry or config.entry
     root = Path(config.source).parent if config.source else Path.cwd()
-    only = frozenset(_display_from(root if entry else None, f) for f in files)
+    as_named = {_display_from(root if entry else None, f): Path(os.path.normpath(f)).as_posix() for f in files}
     options = ScanOptions(entry=entry, all_functions=not entry, select=_selectors(select, config.select),
-                          ignore=_selectors(ignore, config.ignore), exclude=config.exclude, only_paths=only)
+                          ignore=_selectors(ignore, config.ignore), exclude=config.exclude,
+                          only_paths=frozenset(as_named))
     paths = [os.path.relpath(root)] if entry else list(files)
     try:
         result = run_scan(paths, options, _cache(config, no_cache), jobs or 1, _progress())
     except ScanError as exc:
         _fail(str(exc))
-    result.findings = [f for f in result.findings if f.path in only]
+    result.findings = [replace(f, path=as_named[f.path]) for f in result.findings if f.path in as_named]
     _finish(result, fmt, output, exit_zero)
 
 
@@ -162,7 +164,8 @@ def _display_from(root: Path | None, file: str) -> str:
     """The display path a file gets when `root` (or the file itself) is scanned."""
     if root is None:
         return Path(os.path.normpath(file)).as_posix()
-    return Path(os.path.normpath(os.path.join(os.path.relpath(root), os.path.relpath(Path(file).resolve(), root.resolve())))).as_posix()
+    inside = os.path.relpath(Path(file).resolve(), root.resolve())
+    return Path(os.path.normpath(os.path.join(os.path.relpath(root), inside))).as_posix()
 
 
 @main.command()

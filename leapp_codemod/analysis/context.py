@@ -25,6 +25,12 @@ NON_DATA_BUILTINS = frozenset({"float", "int", "bool", "complex", "str", "repr",
                                "setattr", "super", "iter", "next", "open", "vars", "dir"})
 INPLACE_EXCEPTIONS = frozenset({"requires_grad_", "share_memory_", "retain_grad_"})
 TORCH_NN_NON_DATA = ("torch.nn.",)
+# Type and mode queries that return Python booleans about a tensor, not about its values.
+TYPE_QUERIES = frozenset({"torch.is_tensor", "torch.is_floating_point", "torch.is_complex", "torch.is_storage",
+                          "torch.is_grad_enabled", "torch.is_inference_mode_enabled", "torch.is_autocast_enabled",
+                          "torch.jit.is_scripting", "torch.jit.is_tracing", "torch.onnx.is_in_onnx_export",
+                          "torch.compiler.is_compiling", "torch.numel"})
+CONTAINER_MODULES = ("torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.ModuleDict")
 TENSOR_COPY_METHODS = frozenset({"clone", "detach", "copy", "to", "float", "double", "half", "contiguous",
                                  "cpu", "cuda", "numpy", "astype"})
 
@@ -54,7 +60,9 @@ class Facts:
     returns_data: set[str] = field(default_factory=set)
     returns_numpy: set[str] = field(default_factory=set)
     data_attrs: dict[str, set[str]] = field(default_factory=dict)      # class id -> attrs holding pipeline data
-    attr_reads: dict[str, set[str]] = field(default_factory=dict)      # class id -> attrs read by reachable code
+    # class id -> attr -> {(function id, line)} where reachable code reads self.<attr>
+    attr_reads: dict[str, dict[str, set[tuple[str, int]]]] = field(default_factory=dict)
+    data_globals: dict[str, set[str]] = field(default_factory=dict)    # module -> tensor-valued module globals
     call_bindings: dict[str, set[tuple[str, str]]] = field(default_factory=dict)  # fid -> {(module, name)}
     callers: dict[str, set[str]] = field(default_factory=dict)
 
@@ -151,6 +159,11 @@ class FunctionContext:
                 return name
         return None
 
+    def is_data_global(self, name: str) -> bool:
+        """A tensor-valued module global, not shadowed by a parameter or a local assignment."""
+        return (name in self.facts.data_globals.get(self.module.name, ()) and name not in self.fn.params
+                and name not in self.env.types and name not in self.env.numpy and name not in self.env.shape)
+
     def self_attr_is_data(self, attr: str) -> bool:
         cls = self.cls
         if cls is None:
@@ -162,7 +175,7 @@ class FunctionContext:
         if e is None:
             return False
         if isinstance(e, ast.Name):
-            return e.id in self.env.data
+            return e.id in self.env.data or self.is_data_global(e.id)
         if isinstance(e, ast.Attribute):
             if e.attr in SHAPE_ATTRS or e.attr in META_ATTRS:
                 return False
@@ -205,6 +218,8 @@ class FunctionContext:
     def _call_is_data(self, call: ast.Call) -> bool:
         builtin = self.builtin(call)
         if builtin in NON_DATA_BUILTINS:
+            return False
+        if self.call_name(call) in TYPE_QUERIES:
             return False
         func = call.func
         if isinstance(func, ast.Attribute):
@@ -335,6 +350,30 @@ class FunctionContext:
                 out |= self.call_result_types(klass.class_attrs[attr], module)
         return out
 
+    def element_types(self, e: ast.expr | None) -> set[str]:
+        """Types of the modules inside an nn.ModuleList / nn.Sequential / nn.ModuleDict expression."""
+        values: list[tuple[ast.expr, ModuleIndex]] = []
+        if is_self_attr(e, self.self_name) and self.cls is not None:
+            for klass in self.project.mro(self.cls):
+                module = self.project.modules[klass.module]
+                values += [(v, module) for _, v in klass.attr_values.get(e.attr, ())]
+        elif isinstance(e, ast.Call):
+            values.append((e, self.module))
+        out: set[str] = set()
+        for value, module in values:
+            if not isinstance(value, ast.Call):
+                continue
+            name = self.project.qualify(value.func, module)
+            if not name or self.project.external_name(name) not in CONTAINER_MODULES:
+                continue
+            for arg in value.args:
+                items = arg.elts if isinstance(arg, (ast.List, ast.Tuple)) else [arg.elt] if isinstance(
+                    arg, (ast.ListComp, ast.GeneratorExp)) else [arg]
+                for item in items:
+                    if isinstance(item, ast.Call):
+                        out |= self.call_result_types(item, module)
+        return {t for t in out if ":" in t}
+
     def global_types(self, module: ModuleIndex, name: str) -> set[str]:
         value = module.globals.get(name)
         return self.call_result_types(value, module) if isinstance(value, ast.Call) else set()
@@ -346,6 +385,12 @@ class FunctionContext:
         project = self.project
         if isinstance(func, ast.Attribute):
             receiver = func.value
+            if (isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Name) and receiver.func.id == "super"
+                    and self.cls is not None):
+                for klass in project.mro(self.cls)[1:]:
+                    if func.attr in klass.methods:
+                        return [klass.methods[func.attr]]
+                return []
             if isinstance(receiver, ast.Name) and receiver.id == self.self_name and self.cls is not None:
                 method = project.find_method(self.cls, func.attr)
                 if method is not None:
@@ -370,7 +415,7 @@ class FunctionContext:
                     return [target]
         if isinstance(func, ast.Attribute) and is_self_attr(func, self.self_name) and self.cls is not None:
             out = []
-            for type_name in self.attr_types(self.cls, func.attr):
+            for type_name in self.attr_types(self.cls, func.attr) | self.element_types(func):
                 cls = self._class_for_type(type_name)
                 target = project.call_target(cls) if cls else None
                 if target is not None:
@@ -394,11 +439,22 @@ class FunctionContext:
         return mod.classes.get(qual) if mod else None
 
     # ------------------------------------------------------------------ state writes
+    def _is_state_root(self, root: ast.expr) -> str | None:
+        if is_self_attr(root, self.self_name) and self.self_attr_is_data(root.attr):
+            return root.attr
+        if isinstance(root, ast.Name) and self.is_data_global(root.id):
+            return root.id
+        return None
+
+    def state_owner(self, attr: str) -> str:
+        """'module:Class' for attributes of self, 'module' for module globals."""
+        if self.cls is not None and attr not in self.facts.data_globals.get(self.module.name, ()):
+            return self.cls.id
+        return self.module.name
+
     def state_write(self, node: ast.AST) -> tuple[str, str] | None:
-        """(attr, kind) when `node` writes persistent tensor state of `self`, else None."""
+        """(attr, kind) when `node` writes persistent tensor state (of `self` or a module global)."""
         self_name = self.self_name
-        if self_name is None:
-            return None
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             method = node.func.attr
             if method.endswith("_") and not method.endswith("__") and method not in INPLACE_EXCEPTIONS:
@@ -407,16 +463,16 @@ class FunctionContext:
                     root = root.func.value
                 while isinstance(root, ast.Subscript):
                     root = root.value
-                if is_self_attr(root, self_name) and self.self_attr_is_data(root.attr):
-                    return root.attr, "inplace"
+                attr = self._is_state_root(root)
+                if attr:
+                    return attr, "inplace"
             return None
         if isinstance(node, ast.AugAssign):
             target = node.target
             while isinstance(target, ast.Subscript):
                 target = target.value
-            if is_self_attr(target, self_name) and self.self_attr_is_data(target.attr):
-                return target.attr, "inplace"
-            return None
+            attr = self._is_state_root(target)
+            return (attr, "inplace") if attr else None
         if isinstance(node, (ast.Assign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
@@ -424,12 +480,19 @@ class FunctionContext:
                     root = target
                     while isinstance(root, ast.Subscript):
                         root = root.value
-                    if is_self_attr(root, self_name) and self.self_attr_is_data(root.attr):
-                        return root.attr, "inplace"
+                    attr = self._is_state_root(root)
+                    if attr:
+                        return attr, "inplace"
                 elif (is_self_attr(target, self_name) and self.is_data(node.value)
-                      and self.cls is not None and self._attr_read(target.attr)):
+                      and self.cls is not None and self._read_across_calls(target.attr, node.lineno)):
                     return target.attr, "reassigned"
         return None
 
-    def _attr_read(self, attr: str) -> bool:
-        return any(attr in self.facts.attr_reads.get(c.id, ()) for c in self.project.mro(self.cls))
+    def _read_across_calls(self, attr: str, write_line: int) -> bool:
+        """Is `self.<attr>` read by another reachable function, or earlier in this one (so the
+        value written now is what the next call reads)?"""
+        for klass in self.project.mro(self.cls):
+            for fid, line in self.facts.attr_reads.get(klass.id, {}).get(attr, ()):
+                if fid != self.fn.id or line < write_line:
+                    return True
+        return False

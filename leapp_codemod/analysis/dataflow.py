@@ -45,10 +45,9 @@ def _bind(ctx: FunctionContext, target: ast.expr, value: ast.expr | None, elemen
             env.shape.add(name)
         if ctx.is_numpy(value):
             env.numpy.add(name)
-        if not element:
-            types = ctx.types_of(value)
-            if types:
-                env.types.setdefault(name, set()).update(types)
+        types = ctx.element_types(value) if element else ctx.types_of(value)
+        if types:
+            env.types.setdefault(name, set()).update(types)
         return
     if isinstance(target, ast.Subscript):
         root = target.value
@@ -69,11 +68,35 @@ def _is_extraction(ctx: FunctionContext, value: ast.expr | None) -> bool:
     return ctx.builtin(value) in ("float", "int", "bool") and any(ctx.is_data(a) for a in value.args)
 
 
+def _local_callables(fn: FunctionInfo) -> dict[str, ast.arguments]:
+    """Functions and lambdas defined inside `fn` and bound to a name: name -> their arguments."""
+    out: dict[str, ast.arguments] = {}
+    for node in iter_nodes(fn):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            out[node.name] = node.args
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    out[target.id] = node.value.args
+    return out
+
+
+def _bind_local_call(ctx: FunctionContext, call: ast.Call, args: ast.arguments) -> None:
+    params = [a.arg for a in (*args.posonlyargs, *args.args)]
+    for i, arg in enumerate(call.args):
+        if i < len(params) and ctx.is_data(arg):
+            ctx.env.data.add(params[i])
+    for kw in call.keywords:
+        if kw.arg and ctx.is_data(kw.value):
+            ctx.env.data.add(kw.arg)
+
+
 def compute_env(ctx: FunctionContext) -> Env:
     """Fill `ctx.env` for the function's current parameter facts; returns it."""
     fn = ctx.fn
     facts = ctx.facts
     env = ctx.env
+    local_callables = _local_callables(fn)
     env.data |= facts.data_params.get(fn.id, set())
     env.numpy |= facts.numpy_params.get(fn.id, set())
     for param, types in facts.param_types.get(fn.id, {}).items():
@@ -99,6 +122,8 @@ def compute_env(ctx: FunctionContext) -> Env:
                 _bind(ctx, node.optional_vars, node.context_expr)
             elif isinstance(node, ast.NamedExpr):
                 _bind(ctx, node.target, node.value)
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in local_callables:
+                _bind_local_call(ctx, node, local_callables[node.func.id])
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
                 # `xs.append(data)` / `d.update(data)` make the container pipeline data
                 receiver = node.func.value
@@ -168,6 +193,9 @@ class Analysis:
                 attrs |= {a for a, v in cls.class_attrs.items() if _tensor_like(v, self.project, mod)}
                 if attrs:
                     self.facts.data_attrs.setdefault(cls.id, set()).update(attrs)
+            tensors = {name for name, value in mod.globals.items() if _tensor_like(value, self.project, mod)}
+            if tensors:
+                self.facts.data_globals[mod.name] = tensors
 
     def add_reachable(self, fn: FunctionInfo) -> None:
         self.reachable.setdefault(fn.id, fn)
@@ -185,7 +213,10 @@ class Analysis:
                     facts.returns_numpy.add(fn.id)
             elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and ctx.cls is not None \
                     and is_self_attr(node, self_name):
-                facts.attr_reads.setdefault(ctx.cls.id, set()).add(node.attr)
+                facts.attr_reads.setdefault(ctx.cls.id, {}).setdefault(node.attr, set()).add((fn.id, node.lineno))
+                getter = self.project.find_method(ctx.cls, node.attr)
+                if getter is not None and _is_property(getter):
+                    self.add_reachable(getter)
             elif isinstance(node, ast.Call):
                 self._propagate_call(ctx, node)
 
@@ -222,6 +253,11 @@ class Analysis:
                     continue  # absurdly nested expression: its facts stay as they are
             if (len(self.reachable), self.facts.fingerprint()) == before:
                 break
+
+
+def _is_property(fn: FunctionInfo) -> bool:
+    return any((isinstance(d, ast.Name) and d.id in ("property", "cached_property"))
+               or (isinstance(d, ast.Attribute) and d.attr == "cached_property") for d in fn.node.decorator_list)
 
 
 def _binding(ctx: FunctionContext, call: ast.Call) -> tuple[str, str] | None:

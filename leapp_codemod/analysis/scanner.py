@@ -134,12 +134,12 @@ def run_rules(analysis: Analysis, functions, rules: tuple[Rule, ...], only_paths
                     continue
                 for hit in hits:
                     findings.append(_finding(rule, hit, fn, ctx.module))
-                    if rule.code in STATE_CODES and ctx.cls is not None:
-                        write = ctx.state_write(node)
-                        if write:
-                            key = (ctx.cls.id, write[0])
-                            state.setdefault(key, StateAttr(ctx.cls.id, write[0], write[1], fn.path, node.lineno,
-                                                            write[0] in ctx.cls.buffers))
+                    write = ctx.state_write(node) if rule.code in STATE_CODES else None
+                    if write:
+                        owner = ctx.state_owner(write[0])
+                        is_buffer = ctx.cls is not None and owner == ctx.cls.id and write[0] in ctx.cls.buffers
+                        state.setdefault((owner, write[0]), StateAttr(owner, write[0], write[1], fn.path,
+                                                                      node.lineno, is_buffer))
     return findings, list(state.values()), errors
 
 
@@ -234,8 +234,9 @@ def lint_source(src: SourceFile, options: ScanOptions, support: LeappSupport):
 
 
 def _options_key(options: ScanOptions, mode: str) -> str:
+    only = ",".join(sorted(options.only_paths)) if options.only_paths is not None else "*"
     return digest(mode, options.entry or "", ",".join(options.select), ",".join(options.ignore),
-                  ",".join(options.exclude))
+                  ",".join(options.exclude), only)
 
 
 def _support_key(support: LeappSupport) -> str:

@@ -9,10 +9,12 @@ def check(node, ctx):
     if write is None or write[1] != "inplace":
         return
     attr = write[0]
-    owner = ctx.fn.qualname.rsplit(".", 1)[0]
-    yield Hit(node, f"`{show(node)}` mutates persistent state `self.{attr}` in place; the export freezes or drops it",
+    owner = ctx.state_owner(attr)
+    where = f"self.{attr}" if ":" in owner else attr
+    yield Hit(node, f"`{show(node)}` mutates persistent state `{where}` in place; the export freezes or drops it",
               f"declare it as state around the pipeline call: `state_tensors(node, {{'{attr}': obj.{attr}}})` before "
-              f"and `update_state(node, {{'{attr}': obj.{attr}}})` after (`generate` writes this for `{owner}.{attr}`)")
+              f"and `update_state(node, {{'{attr}': obj.{attr}}})` after (`generate` writes this for "
+              f"`{owner.split(':')[-1]}.{attr}`)")
 
 
 RULE = Rule(

@@ -28,8 +28,18 @@ def _is_generator_type(type_name: str) -> bool:
                          "random.Random", "torch.Generator")
 
 
+def _inactive_dropout(node: ast.Call, ctx) -> bool:
+    """`F.dropout(x, p, training=False)` (or `training=self.training`, False in eval) is the identity."""
+    flag = next((k.value for k in node.keywords if k.arg == "training"), node.args[2] if len(node.args) > 2 else None)
+    if isinstance(flag, ast.Constant):
+        return flag.value is False
+    return isinstance(flag, ast.Attribute) and flag.attr == "training"
+
+
 def draw_kind(node: ast.Call, ctx) -> str | None:
     name = ctx.call_name(node)
+    if name == "torch.nn.functional.dropout" and _inactive_dropout(node, ctx):
+        return None
     if name in TORCH_RANDOM or name in STDLIB_DRAWS:
         return name
     if name and name.startswith("numpy.random.") and name not in NOT_DRAWS:
