@@ -29,3 +29,5 @@ bench: $(STAMP)
 	$(PY) benchmarks/run_overhead.py
 
 -include mk/demo.mk
+
+demo: $(STAMP)

@@ -5,6 +5,7 @@ import json
 import os
 import sys
 from dataclasses import replace
+from typing import NoReturn
 from pathlib import Path
 
 import click
@@ -20,7 +21,7 @@ def _split_codes(values: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(c.strip() for v in values for c in v.split(",") if c.strip())
 
 
-def _fail(message: str) -> None:
+def _fail(message: str) -> NoReturn:
     click.echo(f"leapp-codemod: error: {message}", err=True)
     sys.exit(EXIT_USAGE)
 
@@ -31,7 +32,6 @@ def _config_for(paths: tuple[str, ...]) -> Config:
         return load_config(start if start.exists() else Path.cwd())
     except ConfigError as exc:
         _fail(str(exc))
-        raise AssertionError  # unreachable
 
 
 def _selectors(cli_values: tuple[str, ...], config_values: tuple[str, ...]) -> tuple[str, ...]:

@@ -16,7 +16,7 @@ from leapp_codemod.analysis.project import Project
 
 SHAPE_ATTRS = frozenset({"shape", "ndim"})
 META_ATTRS = frozenset({"dtype", "device", "is_cuda", "requires_grad", "training", "layout", "names",
-                        "is_leaf", "grad_fn", "itemsize", "nbytes", "size" + "_"})
+                        "is_leaf", "grad_fn", "itemsize", "nbytes"})
 SHAPE_METHODS = frozenset({"size", "dim", "numel", "nelement", "ndimension"})
 SCALAR_METHODS = frozenset({"item", "tolist", "__float__", "__int__", "__bool__", "__index__", "element_size",
                             "data_ptr", "is_contiguous", "is_floating_point", "get_device", "keys", "__len__"})
