@@ -493,6 +493,6 @@ class FunctionContext:
         value written now is what the next call reads)?"""
         for klass in self.project.mro(self.cls):
             for fid, line in self.facts.attr_reads.get(klass.id, {}).get(attr, ()):
-                if fid != self.fn.id or line < write_line:
+                if fid != self.fn.id or line <= write_line:
                     return True
         return False

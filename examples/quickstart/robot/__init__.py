@@ -1,0 +1,1 @@
+"""Quickstart robot: NumPy sensor preprocessing -> MLP policy -> NumPy wheel commands."""

@@ -1,0 +1,239 @@
+"""What `generate` reads from the application's source without importing it: the entry's
+parameters and return structure, and the definitions of functions it must patch."""
+from __future__ import annotations
+
+import ast
+import json
+import keyword
+from dataclasses import dataclass
+from pathlib import Path
+
+# Methods that convert a value without changing what it is (`torque.numpy().copy()` is `torque`).
+_CONVERSIONS = frozenset({
+    "numpy", "copy", "clone", "detach", "cpu", "cuda", "float", "double", "half", "contiguous",
+    "to", "astype", "squeeze", "unsqueeze", "reshape", "view", "flatten", "ravel", "item", "tolist",
+})
+# Library calls and conversions: `torch.from_numpy(x)` is `x`; `torch.cat(...)` gets a neutral name
+# (an output named after an op can clash with the exporter's own node names, e.g. "cat" in ONNX).
+_LIBRARIES = frozenset({"torch", "np", "numpy", "F", "nn", "math", "scipy", "cv2", "cv", "ndi", "special"})
+_WRAPPERS = frozenset({"from_numpy", "as_tensor", "tensor", "asarray", "array", "ascontiguousarray"})
+
+
+class SourceError(Exception):
+    """The application source does not contain what the entry names."""
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    static: bool        # has a literal constant default: passed through, not an input boundary
+
+
+@dataclass(frozen=True)
+class OutputLeaf:
+    name: str           # LEAPP output name
+    access: str         # Python expression on `result`, e.g. "result[0]"
+
+
+@dataclass(frozen=True)
+class EntrySource:
+    module: str
+    qualname: str
+    path: Path
+    line: int
+    is_method: bool
+    params: tuple[Param, ...]
+    outputs: tuple[OutputLeaf, ...]
+    outputs_expr: str   # the dict literal mapping output names to parts of `result`
+    note: str           # non-empty when the return structure had to be guessed
+
+
+@dataclass(frozen=True)
+class FunctionSource:
+    path: Path
+    line: int
+    node: ast.FunctionDef
+    text: str           # the module's full source
+
+
+def import_root(app: Path) -> Path:
+    """The directory that has to be on sys.path for the application's modules to import."""
+    app = app.resolve()
+    if app.is_file():
+        app = app.parent
+    root = app
+    while (root / "__init__.py").exists():
+        root = root.parent
+    return root
+
+
+def module_file(root: Path, module: str) -> Path:
+    base = root.joinpath(*module.split("."))
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    raise SourceError(f"module {module} not found under {root}")
+
+
+def find_function(tree: ast.Module, qualname: str) -> ast.FunctionDef | None:
+    scope: list[ast.stmt] = tree.body
+    node = None
+    for part in qualname.split("."):
+        node = next((n for n in scope if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                     and n.name == part), None)
+        if node is None:
+            return None
+        scope = node.body
+    return node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+
+
+def read_function(root: Path, module: str, qualname: str) -> FunctionSource:
+    path = module_file(root, module)
+    text = path.read_text(encoding="utf-8")
+    try:
+        tree = ast.parse(text, filename=str(path))
+    except SyntaxError as exc:
+        raise SourceError(f"{path}:{exc.lineno}: cannot parse: {exc.msg}") from None
+    node = find_function(tree, qualname)
+    if node is None:
+        raise SourceError(f"{path}: no function {qualname} in module {module}")
+    return FunctionSource(path=path, line=node.lineno, node=node, text=text)
+
+
+def _is_literal(node: ast.expr) -> bool:
+    try:
+        ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True
+
+
+def entry_params(fn: ast.FunctionDef, is_method: bool) -> tuple[Param, ...]:
+    args = fn.args
+    positional = [*args.posonlyargs, *args.args]
+    if is_method and positional and not _is_static(fn):
+        positional = positional[1:]
+    defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+    params = [Param(a.arg, d is not None and _is_literal(d)) for a, d in zip(positional, defaults)]
+    params += [Param(a.arg, d is not None and _is_literal(d)) for a, d in zip(args.kwonlyargs, args.kw_defaults)]
+    return tuple(params)
+
+
+def _is_static(fn: ast.FunctionDef) -> bool:
+    return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list)
+
+
+def _returns(fn: ast.FunctionDef) -> list[ast.Return]:
+    """Return statements of `fn` itself (not of nested functions or classes)."""
+    found: list[ast.Return] = []
+    stack: list[ast.AST] = list(fn.body)
+    while stack:
+        node = stack.pop(0)
+        if isinstance(node, ast.Return):
+            found.append(node)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def leaf_name(expr: ast.expr) -> str | None:
+    """A readable name for a returned expression, or None."""
+    if isinstance(expr, ast.Name):
+        return None if expr.id == "self" else expr.id
+    if isinstance(expr, ast.Attribute):
+        return expr.attr
+    if isinstance(expr, ast.Subscript):
+        return leaf_name(expr.value)
+    if isinstance(expr, ast.Call):
+        func = expr.func
+        if isinstance(func, ast.Name):
+            return func.id
+        if isinstance(func, ast.Attribute):
+            if func.attr in _CONVERSIONS:
+                return leaf_name(func.value)
+            if isinstance(func.value, ast.Name) and func.value.id in _LIBRARIES:
+                if func.attr in _WRAPPERS and expr.args:
+                    return leaf_name(expr.args[0])
+                return None
+            return func.attr
+    return None
+
+
+def _identifier(name: str | None) -> str | None:
+    if not name:
+        return None
+    cleaned = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
+    if not cleaned or cleaned[0].isdigit() or keyword.iskeyword(cleaned):
+        return None
+    return cleaned
+
+
+def output_structure(fn: ast.FunctionDef, taken: set[str]) -> tuple[tuple[OutputLeaf, ...], str, str]:
+    """Output leaves, the dict literal that names them, and a note when it had to guess."""
+    returns = [r for r in _returns(fn) if r.value is not None]
+    note = ""
+    if not returns:
+        raise SourceError(f"line {fn.lineno}: {fn.name} returns nothing; an output boundary needs a return value")
+    shapes = {_shape(r.value) for r in returns}
+    if len(shapes) > 1:
+        note = "return statements differ in structure; the last one was used"
+    value = returns[-1].value
+    leaves: list[OutputLeaf] = []
+    used = set(taken)
+    counter = [0]
+
+    def unique(name: str | None) -> str:
+        base = _identifier(name) or ("output" if single else f"output{counter[0]}")
+        counter[0] += 1
+        if base in used:
+            base = f"{base}_out"
+        candidate, i = base, 2
+        while candidate in used:
+            candidate, i = f"{base}{i}", i + 1
+        used.add(candidate)
+        return candidate
+
+    def build(node: ast.expr, access: str) -> str:
+        if isinstance(node, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in node.elts):
+            parts = [build(e, f"{access}[{i}]") for i, e in enumerate(node.elts)]
+            return ", ".join(p for p in parts if p)
+        if isinstance(node, ast.Dict) and all(isinstance(k, ast.Constant) and isinstance(k.value, str)
+                                              for k in node.keys):
+            items = []
+            for k, v in zip(node.keys, node.values):
+                if isinstance(v, (ast.Tuple, ast.List, ast.Dict)):
+                    key = json.dumps(k.value)
+                    inner = build(v, f"{access}[{key}]")
+                    items.append(f"{key}: {{{inner}}}")
+                else:
+                    key = json.dumps(k.value)
+                    name = unique(k.value)
+                    leaves.append(OutputLeaf(name, f"{access}[{key}]"))
+                    items.append(f"{json.dumps(name)}: {access}[{key}]")
+            return ", ".join(items)
+        name = unique(leaf_name(node))
+        leaves.append(OutputLeaf(name, access))
+        return f"{json.dumps(name)}: {access}"
+
+    single = not isinstance(value, (ast.Tuple, ast.List, ast.Dict))
+    body = build(value, "result")
+    return tuple(leaves), "{" + body + "}", note
+
+
+def _shape(node: ast.expr) -> str:
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return "(" + ",".join(_shape(e) for e in node.elts) + ")"
+    if isinstance(node, ast.Dict):
+        return "{" + ",".join(ast.unparse(k) if k else "**" for k in node.keys) + "}"
+    return "x"
+
+
+def read_entry(root: Path, module: str, qualname: str) -> EntrySource:
+    fn_src = read_function(root, module, qualname)
+    fn = fn_src.node
+    is_method = "." in qualname
+    params = entry_params(fn, is_method)
+    leaves, expr, note = output_structure(fn, {p.name for p in params})
+    return EntrySource(module=module, qualname=qualname, path=fn_src.path, line=fn.lineno, is_method=is_method,
+                       params=params, outputs=leaves, outputs_expr=expr, note=note)

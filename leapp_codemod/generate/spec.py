@@ -1,0 +1,411 @@
+"""From a ScanResult and the application's source to an IntegrationSpec: everything the
+template needs, as plain data."""
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+from leapp_codemod.generate.adapters import known_adapter, torch_adapter
+from leapp_codemod.generate.derive import library_targets, rewrite_helper
+from leapp_codemod.generate.source_info import (
+    EntrySource,
+    SourceError,
+    import_root,
+    module_file,
+    read_entry,
+    read_function,
+)
+from leapp_codemod.model import Finding, PatchTarget, ScanResult, StateAttr
+
+EXPORTERS = ("onnx", "onnx-torchscript", "pt2", "jit-script", "jit-trace")
+HOST_CATEGORIES = ("random-in-pipeline", "io-in-pipeline", "shape-specialization")
+_LIBRARY_CATEGORIES = ("unmapped-numpy", "foreign-library")
+
+
+@dataclass(frozen=True)
+class Options:
+    app: Path
+    entry: str
+    output: Path
+    driver: Path | None = None
+    graph: str | None = None
+    export_with: str = "onnx"
+
+
+@dataclass(frozen=True)
+class StateSpec:
+    name: str
+    owner: str
+    attr: str
+    kind: str
+    where: str
+
+
+@dataclass(frozen=True)
+class ReplacementSpec:
+    fn_name: str
+    signature: str
+    doc: str
+    comment_lines: tuple[str, ...]
+    body_lines: tuple[str, ...]
+    is_stub: bool
+    source: str = ""        # a complete definition (rewritten helper) used instead of the parts above
+    imports: tuple[str, ...] = ()
+    casts_unsigned: bool = False
+
+
+@dataclass(frozen=True)
+class PatchSpec:
+    module: str
+    name: str
+    fn_name: str
+    original: str
+    hazards: tuple[str, ...]
+
+    @property
+    def hazards_literal(self) -> str:
+        return _tuple_literal(self.hazards)
+
+
+@dataclass(frozen=True)
+class IntegrationSpec:
+    entry: str
+    entry_short: str
+    is_method: bool
+    file_name: str
+    app_root: str
+    driver: str | None
+    graph: str
+    node: str
+    export_with: str
+    inputs: tuple[str, ...]
+    static_params: tuple[str, ...]
+    params: tuple[str, ...]
+    kwonly: frozenset[str]
+    outputs_expr: str
+    state: tuple[StateSpec, ...]
+    replacements: tuple[ReplacementSpec, ...]
+    patches: tuple[PatchSpec, ...]
+    unresolved: tuple[str, ...]
+    host_runtime: tuple[str, ...]
+    notes: tuple[str, ...]
+    extra_imports: tuple[str, ...]
+    app_imports: tuple[str, ...]
+
+    @property
+    def unresolved_lines(self) -> list[str]:
+        return [line for item in self.unresolved for line in _comment_lines(item)]
+
+    @property
+    def host_runtime_lines(self) -> list[str]:
+        return [line for item in self.host_runtime for line in _comment_lines(item)]
+
+    @property
+    def boundary_casts(self) -> bool:
+        return any(r.casts_unsigned for r in self.replacements)
+
+    @property
+    def driver_literal(self) -> str:
+        return "None" if self.driver is None else pystr(self.driver)
+
+    @property
+    def inputs_literal(self) -> str:
+        return _tuple_literal(self.inputs)
+
+    @property
+    def static_literal(self) -> str:
+        return _tuple_literal(self.static_params)
+
+    @property
+    def inputs_dict(self) -> str:
+        items = [f'"{n}": {n}' for n in self.inputs]
+        flat = "{" + ", ".join(items) + "}"
+        if len(flat) <= 60:
+            return flat
+        return "{\n" + "".join(f"        {i},\n" for i in items) + "    }"
+
+    @property
+    def signature(self) -> str:
+        return "".join(f"{p}, " for p in self.params)
+
+    @property
+    def call_args(self) -> str:
+        return ", ".join(f"{p}={p}" if p in self.kwonly else p for p in self.params)
+
+
+def _comment_lines(item: str) -> list[str]:
+    """One finding as comment text: the first line, then continuation lines indented further."""
+    return textwrap.wrap(item, 92, initial_indent="  ", subsequent_indent="      ", break_on_hyphens=False)
+
+
+class SpecError(Exception):
+    """The integration cannot be generated (message names the file)."""
+
+
+def pystr(text: str) -> str:
+    """A double-quoted Python string literal."""
+    return json.dumps(text)
+
+
+def _tuple_literal(items) -> str:
+    items = [pystr(i) for i in items]
+    if not items:
+        return "()"
+    if len(items) == 1:
+        return f"({items[0]},)"
+    return "(" + ", ".join(items) + ")"
+
+
+def snake(name: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
+
+
+def default_graph_name(qualname: str) -> str:
+    parts = qualname.split(".")
+    base = parts[0] if len(parts) > 1 else parts[-1]
+    return re.sub(r"[^0-9a-zA-Z_]", "_", snake(base))
+
+
+def finding_ref(f: Finding) -> str:
+    return f"{f.path}:{f.line} {f.category}: {f.message}"
+
+
+def _source_line(path: str, line: int, cache: dict[str, list[str]]) -> str:
+    if path not in cache:
+        try:
+            cache[path] = Path(path).read_text(encoding="utf-8").splitlines()
+        except OSError:
+            cache[path] = []
+    lines = cache[path]
+    return lines[line - 1] if 0 < line <= len(lines) else ""
+
+
+def _state_specs(state: list[StateAttr], taken: set[str], entry_owner: str) -> tuple[StateSpec, ...]:
+    seen: dict[tuple[str, str], StateAttr] = {}
+    for s in state:
+        seen.setdefault((s.owner, s.attr), s)
+    specs = []
+    used = set(taken)
+    for (owner, attr), s in sorted(seen.items()):
+        name = attr if owner == entry_owner and attr not in used else f"{snake(owner.split(':')[-1])}_{attr}"
+        while name in used:
+            name += "_state"
+        used.add(name)
+        specs.append(StateSpec(name, owner, attr, s.kind, f"{s.path}:{s.line}"))
+    return tuple(specs)
+
+
+def _finding_resolved_by_state(f: Finding, state: tuple[StateSpec, ...], text: str) -> bool:
+    if f.category != "inplace-state":
+        return False
+    for s in state:
+        if s.where == f"{f.path}:{f.line}" or re.search(rf"\bself\.{re.escape(s.attr)}\b", text):
+            return True
+    return False
+
+
+def _app_function_replacement(root: Path, function: str, fn_name: str, hazards: list[str],
+                              app_path_for: dict[str, str]) -> ReplacementSpec:
+    module, _, qualname = function.partition(":")
+    src = read_function(root, module, qualname)
+    args = src.node.args
+    signature = ast.unparse(_literal_defaults(args))
+    lines = src.text.splitlines()[src.node.lineno - 1: src.node.end_lineno]
+    rel = app_path_for.get(module, src.path.name)
+    comment = [f"Original ({rel}:{src.node.lineno}), not traceable as written:"]
+    comment += ["    " + ln for ln in _dedent(lines)]
+    comment += ["Write the same computation with torch/NumPy operations LEAPP traces (no .item(),",
+                "Python branches on tensor values, or untraced library calls), same dtypes as the original."]
+    return ReplacementSpec(fn_name=fn_name, signature=signature,
+                           doc=f"Traceable replacement for {function}.", comment_lines=tuple(comment),
+                           body_lines=("raise NotImplementedError(STUB)",), is_stub=True)
+
+
+def _literal_defaults(args: ast.arguments) -> ast.arguments:
+    """The same parameters; defaults that are not literals become None (they live in the app module)."""
+    def fix(d):
+        if d is None:
+            return None
+        try:
+            ast.literal_eval(d)
+            return d
+        except (ValueError, TypeError, SyntaxError):
+            return ast.Constant(None)
+    return ast.arguments(posonlyargs=args.posonlyargs, args=args.args, vararg=args.vararg,
+                         kwonlyargs=args.kwonlyargs, kw_defaults=[fix(d) for d in args.kw_defaults],
+                         kwarg=args.kwarg, defaults=[fix(d) for d in args.defaults])
+
+
+def _dedent(lines: list[str]) -> list[str]:
+    indent = min((len(ln) - len(ln.lstrip()) for ln in lines if ln.strip()), default=0)
+    return [ln[indent:].rstrip() for ln in lines]
+
+
+def _library_replacement(function: str, fn_name: str) -> ReplacementSpec:
+    adapter = known_adapter(function)
+    registered = torch_adapter(function)
+    if adapter is None and registered is not None:
+        return ReplacementSpec(
+            fn_name=fn_name, signature="*args, **kwargs",
+            doc=f"{function} as the torch adapter {registered!r} of leapp_codemod.adapters (faithful within "
+                "its documented domain; raises ValueError outside it).",
+            comment_lines=(),
+            body_lines=("from leapp_codemod.adapters import ADAPTERS", "",
+                        f"return ADAPTERS[{pystr(registered)}].function(*args, **kwargs)"),
+            is_stub=False)
+    if adapter is not None:
+        return ReplacementSpec(fn_name=fn_name, signature=adapter.signature,
+                               doc=f"Traceable equivalent of {function}: {adapter.why}.",
+                               comment_lines=(), body_lines=tuple(adapter.body.splitlines()), is_stub=False)
+    return ReplacementSpec(fn_name=fn_name, signature="*args, **kwargs",
+                           doc=f"Traceable replacement for {function} (a library function LEAPP cannot trace).",
+                           comment_lines=("Write the same computation with operations LEAPP traces, same dtypes.",),
+                           body_lines=("raise NotImplementedError(STUB)",), is_stub=True)
+
+
+RESERVED = frozenset({
+    "annotate", "copy", "importlib", "dataclass", "Any", "Callable", "ENTRY", "APP_ROOT", "DRIVER", "GRAPH",
+    "NODE", "EXPORT_WITH", "INPUTS", "STATIC", "STATE", "HOST_RUNTIME", "named_outputs", "read_state", "step",
+    "STUB", "Patch", "PATCHES", "function_patches", "patch_parity", "annotations",
+})
+
+
+def _all_covered(function: str, findings: list[Finding], covered: set[int]) -> bool:
+    inside = [i for i, f in enumerate(findings) if f.function == function]
+    return bool(inside) and all(i in covered for i in inside)
+
+
+def _is_app_function(root: Path, function: str) -> bool:
+    module = function.partition(":")[0]
+    try:
+        module_file(root, module)
+    except SourceError:
+        return False
+    return True
+
+
+def _rel(path: Path, start: Path) -> str:
+    return Path(os.path.relpath(path.resolve(), start.resolve())).as_posix()
+
+
+def build_spec(scan: ScanResult, opts: Options) -> IntegrationSpec:
+    if ":" not in opts.entry:
+        raise SpecError(f"--entry must be MODULE:QUALNAME, got {opts.entry!r}")
+    if opts.export_with not in EXPORTERS:
+        raise SpecError(f"--export-with must be one of {', '.join(EXPORTERS)}")
+    module, _, qualname = opts.entry.partition(":")
+    root = import_root(opts.app)
+    try:
+        entry: EntrySource = read_entry(root, module, qualname)
+    except SourceError as exc:
+        raise SpecError(str(exc)) from None
+    out_dir = opts.output.resolve().parent
+    inputs = tuple(p.name for p in entry.params if not p.static)
+    static = tuple(p.name for p in entry.params if p.static)
+    kwonly = frozenset(a.arg for a in read_function(root, module, qualname).node.args.kwonlyargs)
+    if not inputs:
+        raise SpecError(f"{entry.path}:{entry.line}: {qualname} takes no inputs to export")
+    graph = opts.graph or default_graph_name(qualname)
+    if "/" in graph or not graph:
+        raise SpecError(f"--name must not contain '/': {graph!r}")
+
+    taken = set(inputs) | set(static)
+    entry_owner = f"{module}:{qualname.rpartition('.')[0]}" if entry.is_method else ""
+    state = _state_specs(scan.state, taken, entry_owner)
+    cache: dict[str, list[str]] = {}
+
+    # Library calls with a known equivalent are patched where they are looked up; a helper the
+    # scan would patch as a whole is dropped when every hazard in it is such a call.
+    derived: list[PatchTarget] = []
+    lib_covered: set[int] = set()
+    for i, f in enumerate(scan.findings):
+        if f.category in _LIBRARY_CATEGORIES:
+            found = library_targets(root, f)
+            if found:
+                derived.extend(found)
+                lib_covered.add(i)
+    targets_in = [t for t in scan.patch_targets
+                  if not _all_covered(t.function, scan.findings, lib_covered)] + derived
+
+    # Patches: one replacement per defining function, one Patch per binding the pipeline uses.
+    by_function: dict[str, list[PatchTarget]] = {}
+    for t in sorted(set(targets_in), key=lambda t: (t.function, t.module, t.name)):
+        by_function.setdefault(t.function, []).append(t)
+    app_path_for = {}
+    for f in scan.findings:
+        if f.function:
+            app_path_for.setdefault(f.function.partition(":")[0], f.path)
+    covered: dict[int, str] = {}  # finding index -> replacement name
+    replacements, patches, used_names = [], [], set()
+    for function, targets in by_function.items():
+        name = function.rpartition(":")[2].split(".")[-1]
+        fn_name = f"{name}_traceable"
+        while fn_name in used_names:
+            fn_name += "_"
+        used_names.add(fn_name)
+        hazards, inside_findings = [], []
+        for i, f in enumerate(scan.findings):
+            text = _source_line(f.path, f.line, cache)
+            inside = f.function == function
+            calls = (f.category in _LIBRARY_CATEGORIES
+                     and any(re.search(rf"\b{re.escape(t.name)}\s*\(", text) for t in targets))
+            if calls and i in lib_covered and _is_app_function(root, function):
+                continue
+            if inside or calls:
+                covered[i] = fn_name
+                hazards.append(f"{f.path}:{f.line} {f.category}")
+                if inside:
+                    inside_findings.append(f)
+        if _is_app_function(root, function):
+            rewrite = rewrite_helper(root, function, fn_name, inside_findings, RESERVED | used_names)
+            try:
+                rep = (ReplacementSpec(fn_name, "", "", (), (), False, rewrite.source, rewrite.imports,
+                                       any(f.category == "numpy-astype" for f in inside_findings))
+                       if rewrite else _app_function_replacement(root, function, fn_name, hazards, app_path_for))
+            except SourceError as exc:
+                raise SpecError(str(exc)) from None
+        else:
+            rep = _library_replacement(function, fn_name)
+        replacements.append(rep)
+        for t in targets:
+            patches.append(PatchSpec(t.module, t.name, fn_name, function, tuple(hazards)))
+
+    stubs = {r.fn_name for r in replacements if r.is_stub}
+    unresolved, host = [], []
+    for i, f in enumerate(sorted(scan.findings, key=lambda f: (f.path, f.line, f.column, f.code))):
+        idx = scan.findings.index(f)
+        text = _source_line(f.path, f.line, cache)
+        ref = finding_ref(f)
+        if f.category in HOST_CATEGORIES:
+            host.append(ref)
+            unresolved.append(ref)
+        elif idx in covered:
+            if covered[idx] in stubs:
+                unresolved.append(f"{ref} (write {covered[idx]})")
+        elif not _finding_resolved_by_state(f, state, text):
+            unresolved.append(ref)
+
+    notes = []
+    if entry.note:
+        notes.append(f"{entry.path.name}:{entry.line}: {entry.note}")
+    extra = {"import numpy as np"} if any("np." in ln for r in replacements for ln in r.body_lines) else set()
+    extra |= {line for r in replacements for line in r.imports}
+    top = module.split(".")[0]
+    app_extra = sorted(x for x in extra if x.split()[1].split(".")[0] == top)
+    extra = sorted(x for x in extra if x not in app_extra)
+    app_modules = sorted({module} | {p.module for p in patches if _is_app_function(root, p.original)
+                                     or p.module.split(".")[0] == module.split(".")[0]})
+    driver = _rel(opts.driver, out_dir) if opts.driver else None
+    return IntegrationSpec(
+        entry=opts.entry, entry_short=qualname, is_method=entry.is_method, file_name=opts.output.name,
+        app_root=_rel(root, out_dir), driver=driver, graph=graph, node=graph, export_with=opts.export_with,
+        inputs=inputs, static_params=static, params=tuple(p.name for p in entry.params), kwonly=kwonly,
+        outputs_expr=entry.outputs_expr, state=state, replacements=tuple(replacements), patches=tuple(patches),
+        unresolved=tuple(unresolved), host_runtime=tuple(host), notes=tuple(notes), extra_imports=tuple(extra),
+        app_imports=tuple(dict.fromkeys([f"import {m}" for m in app_modules] + app_extra)),
+    )

@@ -1,0 +1,314 @@
+"""Trace the recorded calls with LEAPP, export with a fallback ladder, validate on fresh calls."""
+from __future__ import annotations
+
+import copy
+import logging
+import re
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from leapp_codemod.runner import values
+from leapp_codemod.runner.intercept import Recorder, find_state
+from leapp_codemod.runner.logcap import Capture
+
+EXPORTERS = ("onnx", "onnx-torchscript", "pt2", "jit-script", "jit-trace")
+FORMAT_OF = {"onnx": "onnx", "onnx-torchscript": "onnx", "pt2": "pt2", "jit-script": "jit", "jit-trace": "jit"}
+RTOL, ATOL = 1e-3, 1e-5
+
+
+def ladder(first: str, require_format: str | None) -> list[str]:
+    order = [first] + [b for b in EXPORTERS if b != first]
+    if require_format:
+        order = [b for b in order if FORMAT_OF.get(b) == require_format]
+    return order
+
+
+@dataclass
+class Attempt:
+    backend: str
+    directory: Path
+    outcome: str = "failed"          # "validated" | "failed"
+    stage: str = ""                  # tracing | lowering | validation | missing dependency
+    reason: str = ""
+    seconds: float = 0.0
+    leapp_validation: dict = field(default_factory=dict)
+    validation: dict = field(default_factory=dict)
+    signals: list = field(default_factory=list)
+    messages: list = field(default_factory=list)
+    yaml: Path | None = None
+
+    def to_json(self, out: Path) -> dict:
+        data = {"backend": self.backend, "format": FORMAT_OF[self.backend], "outcome": self.outcome,
+                "seconds": round(self.seconds, 2), "directory": _rel(self.directory, out),
+                "leapp_validation": self.leapp_validation}
+        if self.outcome != "validated":
+            data["failed_stage"] = self.stage
+            data["reason"] = self.reason
+        return data
+
+
+def _rel(path: Path, base: Path) -> str:
+    try:
+        return path.resolve().relative_to(base.resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def one_line(exc: BaseException, limit: int = 240) -> str:
+    """`Type: first line of the message`, without colour codes."""
+    lines = [ln for ln in re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).strip().splitlines() if ln.strip()]
+    first = " ".join(lines[0].split()) if lines else ""
+    text = f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _missing_dependency(exc: BaseException) -> bool:
+    seen = 0
+    while exc is not None and seen < 10:
+        if isinstance(exc, ImportError) or "No module named" in str(exc):
+            return True
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+    return False
+
+
+def _bound_entry(recorder: Recorder, instance):
+    fn = recorder.entry.function
+    return fn.__get__(instance) if recorder.entry.is_method else fn
+
+
+def fresh_instance(recorder: Recorder):
+    """A copy of the application's instance as it was before its first call."""
+    if not recorder.entry.is_method:
+        return None
+    if recorder.snapshot is None:
+        return recorder.instance
+    return copy.deepcopy(recorder.snapshot)
+
+
+def attempt_export(module, recorder: Recorder, backend: str, directory: Path, state: dict,
+                   app_root: str, cwd: str, progress) -> Attempt:
+    import leapp
+
+    if directory.exists():
+        shutil.rmtree(directory)
+    directory.mkdir(parents=True)
+    att = Attempt(backend, directory)
+    started = time.monotonic()
+    module.EXPORT_WITH = backend
+    instance = fresh_instance(recorder)
+    refs = find_state(instance if instance is not None else recorder.entry.module, state) if state else {}
+    entry = _bound_entry(recorder, instance)
+    capture = Capture(app_root=app_root, cwd=cwd)
+    logger = logging.getLogger("leapp")
+    progress(f"{backend}: tracing {len(recorder.traced)} calls")
+    try:
+        leapp.start(module.GRAPH, save_path=str(directory), max_cached_io=max(2, len(recorder.traced)),
+                    patching=module.function_patches())
+    except Exception as exc:  # noqa: BLE001 - an invalid FunctionPatch raises from start()
+        att.stage, att.reason = "tracing", f"leapp.start failed: {one_line(exc)}"
+        att.seconds = time.monotonic() - started
+        return att
+    logger.addHandler(capture)
+    try:
+        try:
+            for call in recorder.traced:
+                kwargs = values.plain(call.inputs) | dict(recorder.statics)
+                module.step(entry, **kwargs, state_refs=refs or None)
+        finally:
+            leapp.stop()
+    except Exception as exc:  # noqa: BLE001 - application code may raise anything while traced
+        att.stage = "missing dependency" if _missing_dependency(exc) else "tracing"
+        att.reason = one_line(exc)
+        _finish(att, capture, logger, started)
+        return att
+    progress(f"{backend}: compiling and exporting")
+    try:
+        results = leapp.compile_graph(visualize=True, validate=True, strict=False)
+    except Exception as exc:  # noqa: BLE001 - exporter errors come in many types
+        att.stage = "missing dependency" if _missing_dependency(exc) else "lowering"
+        att.reason = one_line(exc)
+        _finish(att, capture, logger, started)
+        return att
+    att.leapp_validation = {k: (v if isinstance(v, bool) else one_line(v)) for k, v in (results or {}).items()}
+    att.yaml = directory / module.GRAPH / f"{module.GRAPH}.yaml"
+    bad = {k: v for k, v in att.leapp_validation.items() if v is not True}
+    if bad:
+        att.stage = "validation"
+        att.reason = "LEAPP validation on the traced calls failed: " + "; ".join(
+            f"{k}: {'mismatch' if v is False else v}" for k, v in bad.items())
+    progress(f"{backend}: validating on {len(recorder.checks)} fresh calls")
+    try:
+        att.validation = validate(module, recorder, att.yaml, state)
+    except Exception as exc:  # noqa: BLE001 - a model that does not load or run is a validation failure
+        att.validation = {"error": one_line(exc)}
+        if not att.stage:
+            att.stage = "missing dependency" if _missing_dependency(exc) else "validation"
+            att.reason = f"the exported model did not run: {one_line(exc)}"
+    if not att.stage and not att.validation.get("ok"):
+        att.stage = "validation"
+        att.reason = att.validation.get("summary", "fresh-input parity failed")
+    if not att.stage:
+        att.outcome = "validated"
+    _finish(att, capture, logger, started)
+    return att
+
+
+def _finish(att: Attempt, capture: Capture, logger, started: float) -> None:
+    logger.removeHandler(capture)
+    att.signals = [s.to_json() for s in capture.signals]
+    att.messages = capture.messages
+    att.seconds = time.monotonic() - started
+
+
+def _im_inputs(im_inputs: list[str], node: str, call_inputs: dict) -> dict:
+    flat = {}
+    for name, value in call_inputs.items():
+        flat.update(values.flatten(value, name) if not values.is_array(value) else {name: value})
+    return {key: values.to_torch(flat[key.split("/", 1)[1]]) for key in im_inputs if key.split("/", 1)[1] in flat}
+
+
+def _run(im, node: str, call_inputs: dict) -> dict:
+    got = im.run_policy(_im_inputs(im.inputs, node, call_inputs))
+    return {k.split("/", 1)[1]: values.plain(v) for k, v in got.items()}
+
+
+def _feedback_key(im, node: str, name: str) -> str | None:
+    for candidate in (f"{node}/{name}", f"{node}/{name}_in"):
+        if candidate in im.feedback_inputs:
+            return candidate.split("/", 1)[1]
+    return None
+
+
+def validate(module, recorder: Recorder, yaml_path: Path, state: dict) -> dict:
+    """The original pipeline's outputs on the untraced check calls against InferenceManager."""
+    from leapp import InferenceManager
+
+    im = InferenceManager(str(yaml_path))
+    node = module.NODE
+    per_output: dict[str, values.Errors] = {}
+    checks, missing = [], set()
+    initial = None
+    fb = {name: _feedback_key(im, node, name) for name in state}
+    if state and (recorder.snapshot is not None or not recorder.entry.is_method):
+        initial = _initial_state(recorder, state)
+    prev_after = None
+    for i, call in enumerate(recorder.checks):
+        how = "stateless"
+        if state:
+            how = _sync_state(im, node, fb, call, prev_after, initial, first=(i == 0))
+            prev_after = call.state_after
+        got = _run(im, node, call.inputs)
+        expected = values.flatten(module.named_outputs(call.outputs))
+        ok = _compare_all(expected, got, per_output, missing)
+        checks.append({"call": call.index, "state": how, "ok": ok})
+    result = {"calls": checks, "outputs": {k: v.to_json() for k, v in sorted(per_output.items())}}
+    if missing:
+        result["missing_outputs"] = sorted(missing)
+    if state:
+        result["state_inputs"] = {k: v for k, v in fb.items()}
+        result["rollout_from_reset"] = _rollout(im, module, recorder, state)
+    ok = bool(checks) and all(c["ok"] for c in checks) and not missing
+    if state:
+        ok = ok and result["rollout_from_reset"].get("ok", False)
+    result["ok"] = ok
+    worst = max(per_output.items(), key=lambda kv: kv[1].max_abs, default=None)
+    if worst is not None:
+        result["summary"] = (f"{'parity ok' if ok else 'parity FAILED'} on {len(checks)} fresh calls; "
+                             f"worst output {worst[0]!r}: max abs error {worst[1].max_abs:.3g}, "
+                             f"max rel error {worst[1].max_rel:.3g}")
+    if missing:
+        result["summary"] = f"the exported model lacks outputs {sorted(missing)}"
+    return result
+
+
+def _initial_state(recorder: Recorder, state: dict) -> dict:
+    from leapp_codemod.runner.intercept import read_state
+
+    inst = recorder.snapshot if recorder.entry.is_method else recorder.entry.module
+    return read_state(find_state(inst, state))
+
+
+def _sync_state(im, node: str, fb: dict, call, prev_after, initial, first: bool) -> str:
+    """Bring InferenceManager's state to the application's state before this call (see report)."""
+    if not first and prev_after is not None and values.same_values(call.state_before, prev_after):
+        return "carried"
+    if initial is not None and values.same_values(call.state_before, initial):
+        im.reset()
+        return "reset"
+    for name, key in fb.items():
+        if key is not None:
+            im.set_input_value(node, key, values.to_torch(call.state_before[name]))
+    return "set"
+
+
+def _compare_all(expected: dict, got: dict, per_output: dict, missing: set) -> bool:
+    ok = True
+    for name, value in expected.items():
+        if name not in got:
+            missing.add(name)
+            ok = False
+            continue
+        errs = per_output.setdefault(name, values.Errors())
+        ok = values.compare(value, got[name], errs, RTOL, ATOL) and ok
+    return ok
+
+
+def _rollout(im, module, recorder: Recorder, state: dict) -> dict:
+    """From the initial state, feed every recorded input in order to a copy of the application's
+    instance and to InferenceManager after reset(); outputs must agree at every step."""
+    if recorder.entry.is_method and recorder.snapshot is None:
+        return {"ok": False, "reason": f"the instance could not be copied ({recorder.snapshot_error})"}
+    instance = copy.deepcopy(recorder.snapshot) if recorder.entry.is_method else None
+    entry = _bound_entry(recorder, instance)
+    im.reset()
+    per_output: dict[str, values.Errors] = {}
+    missing: set = set()
+    steps = 0
+    ok = True
+    for call in [*recorder.traced, *recorder.checks]:
+        expected = values.flatten(module.named_outputs(values.plain(
+            entry(**values.plain(call.inputs), **recorder.statics))))
+        got = _run(im, module.NODE, call.inputs)
+        ok = _compare_all(expected, got, per_output, missing) and ok
+        steps += 1
+    return {"ok": ok and not missing, "steps": steps,
+            "outputs": {k: v.to_json() for k, v in sorted(per_output.items())}}
+
+
+def copy_artifacts(att: Attempt, graph: str, out: Path) -> Path:
+    """Publish the validated attempt's artifacts as OUT/<graph>/."""
+    target = out / graph
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(att.directory / graph, target)
+    return target
+
+
+def check_patch_parity(module, recorder: Recorder) -> list[dict]:
+    rows: dict[str, dict] = {}
+    for pc in recorder.patch_calls:
+        key = f"{pc.patch.module}.{pc.patch.name}"
+        row = rows.setdefault(key, {"patch": key, "replacement": pc.patch.replacement.__name__,
+                                    "hazards": list(pc.patch.hazards), "calls": 0, "max_abs_error": 0.0,
+                                    "ok": True})
+        row["calls"] += 1
+        try:
+            expected, got = module.patch_parity(pc.patch, pc.args, pc.kwargs)
+        except Exception as exc:  # noqa: BLE001 - report the replacement's error, keep going
+            row["ok"] = False
+            row["error"] = one_line(exc)
+            continue
+        errs = values.Errors()
+        e_flat, g_flat = values.leaves(expected), values.leaves(got)
+        if set(e_flat) != set(g_flat):
+            row["ok"] = False
+            row["error"] = "the replacement returns a different structure than the original"
+            continue
+        for k in e_flat:
+            if not values.compare(e_flat[k], g_flat[k], errs, RTOL, ATOL):
+                row["ok"] = False
+        row["max_abs_error"] = max(row["max_abs_error"], errs.max_abs)
+    return list(rows.values())

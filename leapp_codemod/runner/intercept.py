@@ -1,0 +1,302 @@
+"""Intercept the entrypoint while the unmodified driver runs, and record its calls."""
+from __future__ import annotations
+
+import copy
+import importlib
+import inspect
+import sys
+import types
+from collections.abc import Callable
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from leapp_codemod.runner import values
+
+
+class RunnerError(Exception):
+    """A one-line reason the run cannot continue (stage says where)."""
+
+    def __init__(self, message: str, stage: str = "run"):
+        super().__init__(message)
+        self.stage = stage
+
+
+class EnoughCalls(BaseException):
+    """Raised into the driver once every needed call is recorded (a BaseException so that the
+    driver's own `except Exception` handlers do not swallow it)."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    module: types.ModuleType
+    qualname: str
+    owner: Any                # the class for a method, the module for a function
+    attr: str
+    function: Callable        # the plain original function (self first for methods)
+    raw: Any                  # what was stored in owner.__dict__ (staticmethod etc. kept)
+    is_method: bool
+    signature: inspect.Signature
+
+
+def resolve_entry(entry: str) -> Entry:
+    module_name, _, qualname = entry.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as exc:  # noqa: BLE001 - any import failure of the app is reported the same way
+        raise RunnerError(f"cannot import {module_name}: {type(exc).__name__}: {exc}", "import") from None
+    parts = qualname.split(".")
+    owner: Any = module
+    for part in parts[:-1]:
+        owner = getattr(owner, part, None)
+        if owner is None:
+            raise RunnerError(f"{module_name} has no {qualname}", "import")
+    attr = parts[-1]
+    raw = vars(owner).get(attr) if isinstance(owner, type) else getattr(owner, attr, None)
+    if raw is None:
+        raise RunnerError(f"{module_name} has no {qualname}", "import")
+    is_method = isinstance(owner, type) and not isinstance(raw, (staticmethod, classmethod))
+    function = raw.__func__ if isinstance(raw, (staticmethod, classmethod)) else raw
+    if not callable(function):
+        raise RunnerError(f"{entry} is not callable", "import")
+    return Entry(module, qualname, owner, attr, function, raw, is_method, inspect.signature(function))
+
+
+@dataclass
+class Call:
+    index: int
+    inputs: dict                      # parameter name -> plain copy
+    outputs: Any = None               # plain copy of the return value
+    state_before: dict = field(default_factory=dict)
+    state_after: dict = field(default_factory=dict)
+
+
+@dataclass
+class PatchCall:
+    patch: Any
+    args: tuple
+    kwargs: dict
+
+
+@dataclass
+class Recorder:
+    entry: Entry
+    input_names: tuple[str, ...]
+    static_names: tuple[str, ...]
+    n_trace: int
+    n_check: int
+    find_state: Callable[[Any], dict]     # instance -> {name: (owner, attr)}
+    traced: list[Call] = field(default_factory=list)
+    checks: list[Call] = field(default_factory=list)
+    patch_calls: list[PatchCall] = field(default_factory=list)
+    calls_seen: int = 0
+    instance: Any = None
+    snapshot: Any = None
+    snapshot_error: str = ""
+    state_refs: dict = field(default_factory=dict)
+    statics: dict = field(default_factory=dict)
+    error: RunnerError | None = None
+    on_done: Callable[[], None] | None = None     # runs inside the driver's last needed call
+    layout: str = ""                              # input shapes/dtypes of the first call
+    other_layouts: int = 0                        # calls skipped because their shapes differ
+    other_instances: int = 0                      # calls on another instance than the first one
+    _seen: set = field(default_factory=set)
+    _in_check: bool = False
+
+    @property
+    def done(self) -> bool:
+        return len(self.traced) >= self.n_trace and len(self.checks) >= self.n_check
+
+    def _bind(self, args, kwargs) -> dict:
+        bound = self.entry.signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        named = dict(bound.arguments)
+        if self.entry.is_method:
+            named.pop(next(iter(self.entry.signature.parameters)))
+        return named
+
+    def _check_inputs(self, named: dict) -> None:
+        for name in self.input_names:
+            if name not in named:
+                raise RunnerError(f"entry parameter {name!r} from the integration module is not a parameter of "
+                                  f"{self.entry.qualname}; regenerate the module", "inputs")
+            if not values.is_array(named[name]):
+                raise RunnerError(f"input {name!r} of {self.entry.qualname} is a {type(named[name]).__name__}, "
+                                  "not a torch.Tensor or numpy.ndarray", "inputs")
+        for name in self.static_names:
+            if name in self.statics and repr(self.statics[name]) != repr(named.get(name)):
+                raise RunnerError(f"parameter {name!r} of {self.entry.qualname} changes between calls "
+                                  f"({self.statics[name]!r} then {named.get(name)!r}); it cannot be a constant "
+                                  "of the exported model", "inputs")
+            self.statics.setdefault(name, named.get(name))
+
+    def call(self, args: tuple, kwargs: dict):
+        """Run the original entry for the driver, recording what is needed."""
+        if self.done or self.error is not None:
+            raise EnoughCalls()
+        self.calls_seen += 1
+        named = self._bind(args, kwargs)
+        try:
+            self._check_inputs(named)
+        except RunnerError as exc:
+            self.error = exc
+            raise EnoughCalls() from None
+        key = values.digest({n: named[n] for n in self.input_names})
+        instance = args[0] if self.entry.is_method else None
+        if instance is not None and self.instance is not None and instance is not self.instance:
+            self.other_instances += 1      # only the first instance's calls are traced and checked
+            return self.entry.function(*args, **kwargs)
+        if self.instance is None and instance is not None:
+            self.instance = instance
+            try:
+                self.snapshot = copy.deepcopy(instance)
+            except Exception as exc:  # noqa: BLE001 - any object may refuse to be copied
+                self.snapshot_error = f"{type(exc).__name__}: {exc}"
+            self.state_refs = self.find_state(instance)
+        elif self.instance is None:
+            self.instance = self.entry.module
+            self.state_refs = self.find_state(self.entry.module)
+        layout = values.layout({n: named[n] for n in self.input_names})
+        self.layout = self.layout or layout
+        fresh = key not in self._seen
+        self._seen.add(key)
+        if fresh and layout != self.layout:
+            self.other_layouts += 1
+            return self.entry.function(*args, **kwargs)
+        if fresh and len(self.traced) < self.n_trace:
+            record = Call(self.calls_seen, values.plain({n: named[n] for n in self.input_names}))
+            self.traced.append(record)
+            result = self.entry.function(*args, **kwargs)
+            record.outputs = values.plain(result)
+            return result
+        if fresh and len(self.checks) < self.n_check:
+            record = Call(self.calls_seen, values.plain({n: named[n] for n in self.input_names}),
+                          state_before=read_state(self.state_refs))
+            self._in_check = True
+            try:
+                result = self.entry.function(*args, **kwargs)
+            finally:
+                self._in_check = False
+            record.outputs = values.plain(result)
+            record.state_after = read_state(self.state_refs)
+            self.checks.append(record)
+            if self.done:
+                if self.on_done is not None:
+                    self.on_done()
+                raise EnoughCalls()
+            return result
+        return self.entry.function(*args, **kwargs)
+
+    def patch_call(self, patch, original: Callable, args: tuple, kwargs: dict):
+        if self._in_check and sum(1 for c in self.patch_calls if c.patch is patch) < self.n_check:
+            try:
+                self.patch_calls.append(PatchCall(patch, copy.deepcopy(args), copy.deepcopy(kwargs)))
+            except Exception:  # noqa: BLE001 - an argument that cannot be copied is just not checked
+                pass
+        return original(*args, **kwargs)
+
+
+def read_state(refs: dict) -> dict:
+    return {name: values.plain(getattr(owner, attr)) for name, (owner, attr) in refs.items()}
+
+
+@contextmanager
+def intercepted(entry: Entry, recorder: Recorder):
+    """Replace the entry on its class, or in its module and every module that imported it by name."""
+    original = entry.function
+
+    def wrapper(*args, **kwargs):
+        return recorder.call(args, kwargs)
+
+    wrapper.__wrapped__ = original
+    wrapper.__name__ = getattr(original, "__name__", "entry")
+    wrapper.__qualname__ = getattr(original, "__qualname__", wrapper.__name__)
+    replaced: list[tuple[Any, str, Any]] = []
+    try:
+        if isinstance(entry.owner, type):
+            new = type(entry.raw)(wrapper) if isinstance(entry.raw, (staticmethod, classmethod)) else wrapper
+            replaced.append((entry.owner, entry.attr, entry.raw))
+            setattr(entry.owner, entry.attr, new)
+        else:
+            for mod in list(sys.modules.values()):
+                for name, value in list(getattr(mod, "__dict__", {}).items()):
+                    if value is original:
+                        replaced.append((mod, name, value))
+                        setattr(mod, name, wrapper)
+        yield
+    finally:
+        for owner, name, value in reversed(replaced):
+            setattr(owner, name, value)
+
+
+@contextmanager
+def patch_recorders(patches, recorder: Recorder):
+    """Record the arguments the pipeline passes to each patched function during check calls."""
+    replaced = []
+    try:
+        for patch in patches:
+            try:
+                module = importlib.import_module(patch.module)
+            except Exception as exc:  # noqa: BLE001 - any import failure is reported the same way
+                raise RunnerError(f"FunctionPatch module {patch.module} cannot be imported: {exc}", "import") from None
+            if not callable(getattr(module, patch.name, None)):
+                raise RunnerError(f"FunctionPatch target {patch.module}.{patch.name} does not exist or is not "
+                                  "callable; regenerate the integration module", "import")
+            original = getattr(module, patch.name)
+
+            def make(p=patch, orig=original):
+                def record(*args, **kwargs):
+                    return recorder.patch_call(p, orig, args, kwargs)
+                return record
+
+            replaced.append((module, patch.name, original))
+            setattr(module, patch.name, make())
+        yield
+    finally:
+        for module, name, original in reversed(replaced):
+            setattr(module, name, original)
+
+
+def find_state(root: Any, state: dict[str, tuple[str, str]]) -> dict:
+    """name -> (owning object, attribute) for every declared state, searched from `root`."""
+    refs = {}
+    for name, (owner, attr) in state.items():
+        module_name, _, class_name = owner.partition(":")
+        try:
+            cls = importlib.import_module(module_name)
+            for part in class_name.split("."):
+                cls = getattr(cls, part)
+        except (ImportError, AttributeError):
+            raise RunnerError(f"state {name!r}: cannot import its owner {owner}", "state") from None
+        holder = _find_instance(root, cls)
+        if holder is None:
+            raise RunnerError(f"state {name!r}: no {owner} object is reachable from the pipeline's instance", "state")
+        if not hasattr(holder, attr):
+            raise RunnerError(f"state {name!r}: {owner} object has no attribute {attr!r}", "state")
+        refs[name] = (holder, attr)
+    return refs
+
+
+def _find_instance(root: Any, cls: type, limit: int = 20000):
+    seen: set[int] = set()
+    queue = [root]
+    while queue and len(seen) < limit:
+        obj = queue.pop(0)
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, cls):
+            return obj
+        if isinstance(obj, types.ModuleType):
+            children = [v for v in vars(obj).values() if not isinstance(v, (types.ModuleType, type))
+                        and not callable(v)]
+        elif isinstance(obj, dict):
+            children = list(obj.values())
+        elif isinstance(obj, (list, tuple, set, frozenset)):
+            children = list(obj)
+        elif hasattr(obj, "__dict__") and not isinstance(obj, type):
+            children = list(vars(obj).values())
+        else:
+            children = []
+        queue.extend(c for c in children if not isinstance(c, (str, bytes, int, float, bool, type(None))))
+    return None

@@ -1,0 +1,84 @@
+"""Capture LEAPP's log records and point each hazard signal at the application line that caused it."""
+from __future__ import annotations
+
+import logging
+import os
+import re
+import traceback
+from dataclasses import dataclass, field
+
+# substring of a LEAPP record -> (signal, scan categories it confirms)
+PATTERNS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("No torch equivalent for numpy", "unmapped-numpy", ("unmapped-numpy", "foreign-library")),
+    ("in a boolean context", "tensor-branch", ("tensor-branch",)),
+    ("called during tracing", "numpy-item-tolist", ("scalar-extraction",)),
+    ("are not used in the computation", "trimmed-input", ("foreign-library", "unmapped-numpy", "scalar-extraction")),
+    ("is not one of its registered outputs", "foreign-intermediate", ("foreign-library",)),
+    ("has no torch equivalent and cannot be recorded", "astype", ("numpy-astype",)),
+    ("cannot be lowered functionally", "setitem", ("inplace-state",)),
+    ("was inlined as a constant", "frozen-constant",
+     ("scalar-extraction", "tensor-branch", "inplace-state", "random-in-pipeline", "foreign-library",
+      "unmapped-numpy")),
+    ("re-entry samples failed", "frozen-constant",
+     ("scalar-extraction", "tensor-branch", "inplace-state", "random-in-pipeline", "foreign-library",
+      "unmapped-numpy")),
+)
+_DEBUG_SCALAR = re.compile(r"builtin_function_or_method (item|tolist|__float__|__int__|__bool__)\b")
+_NOISE = ("CUDA execution provider not available", "torchvision")
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+@dataclass(frozen=True)
+class Signal:
+    signal: str
+    level: str
+    message: str
+    location: str            # "path:line" of the innermost application frame, or ""
+    categories: tuple[str, ...]
+
+    def to_json(self) -> dict:
+        return {"signal": self.signal, "level": self.level, "message": self.message,
+                "location": self.location, "categories": list(self.categories)}
+
+
+@dataclass
+class Capture(logging.Handler):
+    app_root: str = ""
+    cwd: str = ""
+    signals: list[Signal] = field(default_factory=list)
+    messages: list[str] = field(default_factory=list)
+
+    def __post_init__(self):
+        logging.Handler.__init__(self, level=logging.DEBUG)
+
+    def __hash__(self):
+        return id(self)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            text = _ANSI.sub("", record.getMessage())
+        except Exception:  # noqa: BLE001 - a malformed record must not break the trace
+            return
+        level = _ANSI.sub("", record.levelname)
+        first = text.strip().splitlines()[0] if text.strip() else ""
+        if any(n in first for n in _NOISE):
+            return
+        if record.levelno >= logging.WARNING and len(self.messages) < 200:
+            self.messages.append(f"{level}: {first[:300]}")
+        found = [(sig, cats) for pat, sig, cats in PATTERNS if pat in text]
+        if _DEBUG_SCALAR.search(text):
+            found.append(("scalar-extraction", ("scalar-extraction",)))
+        for sig, cats in found:
+            item = Signal(sig, level, first[:300], self._app_frame(), cats)
+            if item not in self.signals:
+                self.signals.append(item)
+
+    def _app_frame(self) -> str:
+        if not self.app_root:
+            return ""
+        for frame in reversed(traceback.extract_stack()):
+            path = os.path.abspath(frame.filename)
+            if path.startswith(self.app_root + os.sep) and "site-packages" not in path:
+                rel = os.path.relpath(path, self.cwd) if self.cwd else path
+                return f"{rel.replace(os.sep, '/')}:{frame.lineno}"
+        return ""

@@ -1,0 +1,402 @@
+"""`run` in the user's process: read the integration module statically, run the child with a
+timeout, assemble the report. Imports neither torch nor leapp nor the application."""
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+FORMATS = ("onnx", "pt2", "jit")
+
+
+class UsageError(Exception):
+    """Exit 2: the command line or the integration module is not usable."""
+
+
+@dataclass(frozen=True)
+class Stub:
+    function: str
+    line: int
+    patches: tuple[str, ...]
+    hazards: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ModuleInfo:
+    path: Path
+    entry: str
+    app_root: Path
+    driver: Path | None
+    graph: str
+    export_with: str
+    stubs: tuple[Stub, ...]
+    findings: tuple[str, ...]          # "path:line category: message" listed in the module
+    host_runtime: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    file: Path
+    out: Path
+    traces: int = 5
+    checks: int = 3
+    require_format: str | None = None
+    timeout: float = 600.0
+
+
+def _literal(tree: ast.Module, name: str, path: Path, required: bool = True):
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, ast.AnnAssign) and node.value is not None else []
+        for t in targets:
+            if isinstance(t, ast.Name) and t.id == name:
+                try:
+                    return ast.literal_eval(node.value)
+                except ValueError:
+                    raise UsageError(f"{path}:{node.lineno}: {name} must be a literal") from None
+    if required:
+        raise UsageError(f"{path}: not an integration module (no {name}); create one with `leapp-codemod generate`")
+    return None
+
+
+def _is_stub(fn: ast.FunctionDef) -> bool:
+    """Still the generated stub: nothing but (a docstring and) `raise NotImplementedError(STUB)`."""
+    body = fn.body[1:] if fn.body and isinstance(fn.body[0], ast.Expr) and isinstance(
+        fn.body[0].value, ast.Constant) else fn.body
+    if len(body) != 1 or not isinstance(body[0], ast.Raise) or not isinstance(body[0].exc, ast.Call):
+        return False
+    call = body[0].exc
+    return (isinstance(call.func, ast.Name) and call.func.id == "NotImplementedError" and len(call.args) == 1
+            and isinstance(call.args[0], ast.Name) and call.args[0].id == "STUB")
+
+
+def _patches(tree: ast.Module) -> list[tuple[str, str, str, tuple[str, ...]]]:
+    """(module, name, replacement function, hazards) of every Patch(...) in PATCHES."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Patch":
+            args = node.args
+            if len(args) < 3 or not isinstance(args[2], ast.Name):
+                continue
+            try:
+                module, name = ast.literal_eval(args[0]), ast.literal_eval(args[1])
+                hazards = next((ast.literal_eval(k.value) for k in node.keywords if k.arg == "hazards"), ())
+            except ValueError:
+                continue
+            out.append((module, name, args[2].id, tuple(hazards)))
+    return out
+
+
+def _listed_findings(text: str) -> tuple[str, ...]:
+    """The unresolved findings listed in the module's header comment (wrapped lines joined)."""
+    found: list[str] = []
+    inside = False
+    for line in text.splitlines():
+        if line.startswith("# Scan findings this module does not resolve"):
+            inside = True
+            continue
+        if not inside:
+            continue
+        if line.startswith("#       ") and found:
+            found[-1] += " " + line[8:].strip()
+        elif line.startswith("#   "):
+            found.append(line[4:].strip())
+        else:
+            inside = False
+    return tuple(re.sub(r" \(write \w+\)$", "", f) for f in found)
+
+
+def _merge_findings(listed: tuple[str, ...], hazards: tuple[str, ...]) -> tuple[str, ...]:
+    """Listed findings plus patch hazards at locations the list does not already name."""
+    seen = {_loc(f) for f in listed}
+    extra = [h for h in dict.fromkeys(hazards) if _loc(h) not in seen]
+    return tuple(dict.fromkeys(listed)) + tuple(extra)
+
+
+def read_module(path: Path) -> ModuleInfo:
+    if not path.is_file():
+        raise UsageError(f"{path}: no such file")
+    text = path.read_text(encoding="utf-8")
+    try:
+        tree = ast.parse(text, filename=str(path))
+    except SyntaxError as exc:
+        raise UsageError(f"{path}:{exc.lineno}: syntax error: {exc.msg}") from None
+    base = path.resolve().parent
+    entry = _literal(tree, "ENTRY", path)
+    driver = _literal(tree, "DRIVER", path, required=False)
+    functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    patches = _patches(tree)
+    stubs = []
+    for name, fn in sorted(functions.items(), key=lambda kv: kv[1].lineno):
+        used = [p for p in patches if p[2] == name]
+        if used and _is_stub(fn):
+            stubs.append(Stub(name, fn.lineno, tuple(f"{m}.{n}" for m, n, _, _ in used),
+                              tuple(dict.fromkeys(h for *_, hz in used for h in hz))))
+    hazards = tuple(h for *_, hz in patches for h in hz)
+    return ModuleInfo(
+        path=path, entry=entry, app_root=(base / _literal(tree, "APP_ROOT", path)).resolve(),
+        driver=(base / driver).resolve() if driver else None, graph=_literal(tree, "GRAPH", path),
+        export_with=_literal(tree, "EXPORT_WITH", path), stubs=tuple(stubs),
+        findings=_merge_findings(_listed_findings(text), hazards),
+        host_runtime=tuple(_literal(tree, "HOST_RUNTIME", path, required=False) or ()),
+    )
+
+
+@dataclass
+class ChildResult:
+    data: dict = field(default_factory=dict)
+    timed_out: bool = False
+    returncode: int | None = None
+    log: str = ""
+
+
+def run_child(info: ModuleInfo, opts: RunOptions, progress) -> ChildResult:
+    opts.out.mkdir(parents=True, exist_ok=True)
+    log_path = opts.out / "run.log"
+    fd, result_path = tempfile.mkstemp(prefix=".result-", suffix=".json", dir=opts.out)
+    os.close(fd)
+    os.unlink(result_path)
+    read_fd, write_fd = os.pipe()
+    config = {
+        "file": str(info.path.resolve()), "integration_dir": str(info.path.resolve().parent),
+        "import_root": str(info.app_root), "driver": str(info.driver), "cwd": os.getcwd(),
+        "out": str(opts.out.resolve()), "traces": opts.traces, "checks": opts.checks,
+        "require_format": opts.require_format, "result": result_path, "progress_fd": write_fd,
+    }
+    config_path = opts.out / ".run-config.json"
+    config_path.write_text(json.dumps(config))
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", PYTHONUNBUFFERED="1")
+    res = ChildResult()
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "leapp_codemod.runner.child", str(config_path)],
+                                stdin=subprocess.DEVNULL, stdout=log, stderr=log, pass_fds=(write_fd,),
+                                env=env, start_new_session=True)
+        os.close(write_fd)
+        deadline = time.monotonic() + opts.timeout
+        buffer = b""
+        with os.fdopen(read_fd, "rb", buffering=0) as pipe:
+            while True:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    res.timed_out = True
+                    _kill(proc)
+                    break
+                ready, _, _ = select.select([pipe], [], [], min(remaining, 0.5))
+                if ready:
+                    chunk = pipe.read(4096)
+                    if not chunk:
+                        break
+                    buffer += chunk
+                    while b"\n" in buffer:
+                        line, buffer = buffer.split(b"\n", 1)
+                        progress(line.decode(errors="replace"))
+                elif proc.poll() is not None:
+                    break
+        try:
+            res.returncode = proc.wait(timeout=max(1.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            res.timed_out = True
+            _kill(proc)
+    config_path.unlink(missing_ok=True)
+    if Path(result_path).exists():
+        res.data = json.loads(Path(result_path).read_text())
+        Path(result_path).unlink()
+    res.log = log_path.read_text(errors="replace")[-4000:] if log_path.exists() else ""
+    return res
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    proc.wait()
+
+
+# ------------------------------------------------------------------------------------- report
+def _loc(finding: str) -> tuple[str, int] | None:
+    m = re.match(r"(\S+):(\d+)(?: |$)", finding)
+    return (m.group(1), int(m.group(2))) if m else None
+
+
+def _category(finding: str) -> str:
+    m = re.match(r"\S+:\d+ ([a-z-]+)(?::|$)", finding)
+    return m.group(1) if m else ""
+
+
+def confirm_findings(findings: tuple[str, ...], signals: list[dict]) -> list[dict]:
+    """Scan findings that a LEAPP runtime signal confirms, matched by line first, then by category."""
+    confirmed = []
+    for f in findings:
+        loc, cat = _loc(f), _category(f)
+        evidence = []
+        for s in signals:
+            s_loc = _loc(s["location"] + " ") if s.get("location") else None
+            if cat not in s["categories"]:
+                continue
+            at_line = bool(loc and s_loc and s_loc[0] == loc[0] and abs(s_loc[1] - loc[1]) <= 1)
+            if at_line or not s_loc:
+                evidence.append({"signal": s["signal"], "message": s["message"], "at": s.get("location", ""),
+                                 "match": "line" if at_line else "category"})
+        if evidence:
+            confirmed.append({"finding": f, "evidence": evidence[:3]})
+    return confirmed
+
+
+_SILENT = ("scalar-extraction", "tensor-branch", "inplace-state", "random-in-pipeline", "unmapped-numpy",
+           "foreign-library", "numpy-astype", "io-in-pipeline", "shape-specialization")
+
+
+def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: float) -> dict:
+    data = child.data
+    report: dict = {"entry": info.entry, "integration": str(info.path), "out": str(opts.out),
+                    "requested_format": opts.require_format or _format_of(info.export_with),
+                    "graph_yaml": None, "models": [], "attempts": data.get("attempts", []),
+                    "validation": {}, "findings_confirmed": [], "hazard_signals": [],
+                    "host_runtime": list(info.host_runtime), "patch_parity": data.get("patch_parity", []),
+                    "timings": dict(data.get("timings", {}), total=round(wall, 2))}
+    bad = "partial" if info.host_runtime else "failed"
+    if child.timed_out:
+        report.update(status=bad, error=f"timed out after {opts.timeout:g} s (see {opts.out / 'run.log'})")
+        return report
+    if "error" in data or not data:
+        msg = data.get("error") or _child_crash(child)
+        report.update(status=bad, error=msg, failed_stage=data.get("error_stage", "runner"))
+        return report
+    signals = []
+    for att in data["attempts"]:
+        for s in att.get("signals", []):
+            if s not in signals:
+                signals.append(s)
+    report["hazard_signals"] = signals
+    report["findings_confirmed"] = confirm_findings(info.findings, signals)
+    report["calls"] = data.get("calls")
+    report["state"] = data.get("state")
+    chosen = next((a for a in data["attempts"] if a["outcome"] == "validated"), None)
+    last = chosen or (data["attempts"][-1] if data["attempts"] else None)
+    if last:
+        report["validation"] = last.get("validation", {})
+    bad_parity = [p for p in report["patch_parity"] if not p.get("ok")]
+    if chosen:
+        pub = Path(data["published"])
+        report["graph_yaml"] = _display(pub / f"{data['graph']}.yaml")
+        report["models"] = sorted(_display(p) for p in pub.iterdir() if p.suffix in (".onnx", ".pt", ".pt2"))
+        report["backend"] = chosen["backend"]
+        report["format"] = chosen["format"]
+        report["substitute"] = chosen["format"] != report["requested_format"]
+    if chosen and not bad_parity and not info.host_runtime:
+        report["status"] = "validated"
+    elif info.host_runtime:
+        report["status"] = "partial"
+        report["error"] = (f"partial pipeline: {len(info.host_runtime)} part(s) must stay in the host runtime "
+                           "(see host_runtime)")
+    else:
+        report["status"] = "failed"
+        if bad_parity:
+            p = bad_parity[0]
+            report["error"] = (f"FunctionPatch {p['patch']} ({p['replacement']}) differs from the original "
+                               f"(max abs error {p['max_abs_error']:.3g}); hazards: {', '.join(p['hazards']) or '-'}")
+        else:
+            a = data["attempts"][-1] if data["attempts"] else {}
+            report["error"] = f"no exporter validated; last: {a.get('backend')} at {a.get('failed_stage')}: " \
+                              f"{a.get('reason')}"
+        report["explained_by"] = [f for f in info.findings if _category(f) in _SILENT]
+    return report
+
+
+def _display(path: Path) -> str:
+    """Relative to the working directory when inside it (as the user named --out), else absolute."""
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _format_of(backend: str) -> str:
+    return {"onnx": "onnx", "onnx-torchscript": "onnx", "pt2": "pt2", "jit-script": "jit",
+            "jit-trace": "jit"}.get(backend, backend)
+
+
+def _child_crash(child: ChildResult) -> str:
+    tail = [ln for ln in child.log.strip().splitlines() if ln.strip()]
+    last = tail[-1] if tail else "no output"
+    return f"the runner process stopped (exit {child.returncode}): {last[:300]}"
+
+
+def stub_report(info: ModuleInfo, opts: RunOptions) -> dict:
+    return {"status": "failed", "entry": info.entry, "integration": str(info.path), "graph_yaml": None,
+            "models": [], "attempts": [], "validation": {}, "findings_confirmed": [], "timings": {},
+            "error": f"{len(info.stubs)} FunctionPatch replacement(s) in {info.path} are unwritten stubs",
+            "stubs": [{"function": s.function, "at": f"{info.path}:{s.line}", "patches": list(s.patches),
+                       "hazards": list(s.hazards)} for s in info.stubs]}
+
+
+def write_report(report: dict, out: Path) -> Path:
+    out.mkdir(parents=True, exist_ok=True)
+    target = out / "report.json"
+    fd, tmp = tempfile.mkstemp(prefix=".report.", suffix=".tmp", dir=out)
+    with os.fdopen(fd, "w") as handle:
+        json.dump(report, handle, indent=2, default=str)
+        handle.write("\n")
+    os.replace(tmp, target)
+    return target
+
+
+def summary_lines(report: dict) -> list[str]:
+    lines = []
+    status = report["status"]
+    if status == "validated":
+        worst = _worst(report.get("validation", {}))
+        sub = " (substitute format)" if report.get("substitute") else ""
+        lines.append(f"validated: {report['entry']} exported with {report.get('backend')}{sub}; "
+                     f"{worst}")
+        lines.append(f"  graph: {report['graph_yaml']}")
+        for m in report["models"]:
+            lines.append(f"  model: {m}")
+    else:
+        lines.append(f"{status}: {report.get('error', '')}")
+        for s in report.get("stubs", []):
+            lines.append(f"  {s['at']}: stub {s['function']} (patches {', '.join(s['patches'])}) is not written; "
+                         f"hazard(s): {'; '.join(s['hazards']) or 'see the module header'}")
+        for h in report.get("host_runtime", []):
+            lines.append(f"  host runtime: {h}")
+    for a in report.get("attempts", []):
+        if a.get("outcome") != "validated":
+            lines.append(f"  attempt {a['backend']}: failed at {a.get('failed_stage')}: {a.get('reason')}")
+    for c in report.get("findings_confirmed", []) if status != "validated" else []:
+        ev = c["evidence"][0]
+        lines.append(f"  confirmed: {c['finding']} ({ev['signal']}{' at ' + ev['at'] if ev['at'] else ''})")
+    for s in report.get("hazard_signals", []):
+        if s.get("location") and not any(s.get("location") == e.get("at") for c in report.get("findings_confirmed", [])
+                                         for e in c["evidence"]):
+            lines.append(f"  LEAPP {s['signal']} at {s['location']}: {s['message'][:120]}")
+    for p in report.get("patch_parity", []):
+        state = "ok" if p.get("ok") else "MISMATCH"
+        lines.append(f"  patch {p['patch']}: parity {state} on {p['calls']} calls "
+                     f"(max abs error {p['max_abs_error']:.3g}){' ' + p['error'] if p.get('error') else ''}")
+    if status == "failed" and report.get("explained_by"):
+        lines.append("  scan findings that can explain it:")
+        lines.extend(f"    {f}" for f in report["explained_by"][:10])
+    return lines
+
+
+def _worst(validation: dict) -> str:
+    outs = validation.get("outputs", {})
+    if not outs:
+        return "no outputs compared"
+    name, row = max(outs.items(), key=lambda kv: kv[1]["max_abs_error"])
+    n = len(validation.get("calls", []))
+    extra = ""
+    roll = validation.get("rollout_from_reset")
+    if roll:
+        extra = f"; {roll.get('steps', 0)}-step rollout from reset ok"
+    return f"{n} fresh calls, worst output {name!r} max abs error {row['max_abs_error']:.3g}{extra}"

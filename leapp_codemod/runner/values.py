@@ -1,0 +1,164 @@
+"""Tensor/array plumbing for the runner's child process: copies, digests, comparisons."""
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+
+def is_array(value) -> bool:
+    return isinstance(value, (torch.Tensor, np.ndarray))
+
+
+def plain(value):
+    """A detached copy of every tensor/array in a (nested) value, as plain torch.Tensor / ndarray."""
+    if isinstance(value, torch.Tensor):
+        out = value.detach().clone()
+        return out.as_subclass(torch.Tensor) if type(out) is not torch.Tensor else out
+    if isinstance(value, np.ndarray):
+        return np.array(value, copy=True, subok=False)
+    if isinstance(value, Mapping):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return tuple(plain(v) for v in value)
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    return value
+
+
+def digest(values: Mapping) -> str:
+    """Content hash of named inputs: equal values give equal digests."""
+    h = hashlib.sha256()
+    for name in sorted(values):
+        h.update(name.encode())
+        _feed(h, values[name])
+    return h.hexdigest()
+
+
+def _feed(h, value) -> None:
+    if isinstance(value, torch.Tensor):
+        value = value.detach().cpu().as_subclass(torch.Tensor).contiguous()
+        h.update(f"t{value.dtype}{tuple(value.shape)}".encode())
+        h.update(value.reshape(-1).view(torch.uint8).numpy().tobytes() if value.numel() else b"")
+    elif isinstance(value, np.ndarray):
+        a = np.ascontiguousarray(np.asarray(value))
+        h.update(f"a{a.dtype}{a.shape}".encode())
+        h.update(a.tobytes())
+    elif isinstance(value, Mapping):
+        for k in sorted(value, key=str):
+            h.update(str(k).encode())
+            _feed(h, value[k])
+    elif isinstance(value, Sequence) and not isinstance(value, (str, bytes)):
+        for v in value:
+            _feed(h, v)
+    else:
+        h.update(repr(value).encode())
+
+
+def layout(values: Mapping) -> str:
+    """Shapes and dtypes of named inputs (exports are specialised to one layout)."""
+    parts = []
+    for name in sorted(values):
+        v = values[name]
+        parts.append(f"{name}:{tuple(v.shape)}:{v.dtype}" if is_array(v) else f"{name}:{type(v).__name__}")
+    return ";".join(parts)
+
+
+def flatten(value, prefix: str = "") -> dict:
+    """LEAPP's naming of nested outputs: keys and indices joined with '_'."""
+    if isinstance(value, Mapping):
+        out = {}
+        for k, v in value.items():
+            out.update(flatten(v, f"{prefix}_{k}" if prefix else str(k)))
+        return out
+    if isinstance(value, Sequence) and not isinstance(value, (str, bytes)) and not is_array(value):
+        out = {}
+        for i, v in enumerate(value):
+            out.update(flatten(v, f"{prefix}_{i}" if prefix else str(i)))
+        return out
+    return {prefix: value} if is_array(value) else {}
+
+
+def leaves(value, prefix: str = "") -> dict:
+    """Like `flatten`, but Python and NumPy scalars count as values too (helper results)."""
+    if isinstance(value, (bool, int, float, np.generic)):
+        return {prefix: np.asarray(value)}
+    if isinstance(value, Mapping):
+        out = {}
+        for k, v in value.items():
+            out.update(leaves(v, f"{prefix}_{k}" if prefix else str(k)))
+        return out
+    if isinstance(value, Sequence) and not isinstance(value, (str, bytes)) and not is_array(value):
+        out = {}
+        for i, v in enumerate(value):
+            out.update(leaves(v, f"{prefix}_{i}" if prefix else str(i)))
+        return out
+    return {prefix: value} if is_array(value) else {}
+
+
+def to_torch(value) -> torch.Tensor:
+    if isinstance(value, torch.Tensor):
+        return plain(value)
+    return torch.from_numpy(np.ascontiguousarray(np.array(value, copy=True, subok=False)))
+
+
+def to_numpy64(value) -> np.ndarray:
+    if isinstance(value, torch.Tensor):
+        return plain(value).to(torch.float64).numpy() if value.dtype != torch.bool else plain(value).numpy()
+    return np.asarray(value, dtype=np.float64) if np.asarray(value).dtype != np.bool_ else np.asarray(value)
+
+
+@dataclass
+class Errors:
+    """Worst-case difference of one output over all compared calls."""
+
+    max_abs: float = 0.0
+    max_rel: float = 0.0
+    compared: int = 0
+    failures: int = 0
+    shape_mismatch: str = ""
+
+    def to_json(self) -> dict:
+        out = {"max_abs_error": self.max_abs, "max_rel_error": self.max_rel, "calls": self.compared,
+               "mismatched_calls": self.failures, "ok": self.failures == 0 and self.compared > 0}
+        if self.shape_mismatch:
+            out["shape_mismatch"] = self.shape_mismatch
+        return out
+
+
+def compare(expected, got, errors: Errors, rtol: float, atol: float) -> bool:
+    """Update `errors` with one comparison; True when within LEAPP's tolerance."""
+    e, g = to_numpy64(expected), to_numpy64(got)
+    errors.compared += 1
+    if e.shape != g.shape:
+        errors.failures += 1
+        errors.shape_mismatch = f"expected shape {e.shape}, got {g.shape}"
+        errors.max_abs = float("inf")
+        return False
+    if e.size == 0:
+        return True
+    e = e.astype(np.float64)
+    g = g.astype(np.float64)
+    if not (np.all(np.isfinite(g) == np.isfinite(e)) and np.all(g[~np.isfinite(g)] == e[~np.isfinite(e)])):
+        errors.failures += 1
+        errors.max_abs = float("inf")
+        return False
+    finite = np.isfinite(e)
+    diff = np.abs(e[finite] - g[finite])
+    abs_err = float(diff.max()) if diff.size else 0.0
+    rel_err = float((diff / np.maximum(np.abs(e[finite]), 1e-12)).max()) if diff.size else 0.0
+    errors.max_abs = max(errors.max_abs, abs_err)
+    errors.max_rel = max(errors.max_rel, rel_err)
+    ok = bool(np.all(diff <= atol + rtol * np.abs(e[finite])))
+    if not ok:
+        errors.failures += 1
+    return ok
+
+
+def same_values(a: Mapping, b: Mapping) -> bool:
+    if a.keys() != b.keys():
+        return False
+    return all(torch.equal(to_torch(a[k]), to_torch(b[k])) for k in a)

@@ -1,0 +1,300 @@
+"""`generate`: rendering, golden modules, determinism, safe re-runs, adapters and rewrites."""
+from __future__ import annotations
+
+import ast
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from leapp_codemod.generate import GenerateError, Options, generate, render_module
+from leapp_codemod.generate.adapters import KNOWN, known_adapter
+from leapp_codemod.generate.derive import _Rewriter
+from leapp_codemod.generate.source_info import output_structure
+from leapp_codemod.model import Finding, PatchTarget, ScanResult, StateAttr
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "fixtures"
+GOLDEN = FIXTURES / "run_golden"
+
+
+def _finding(path, line, category, function, message="hazard"):
+    return Finding(path, line, 1, line, 10, "T000", category, "error", message, "fix it", function)
+
+
+def _patch_scan() -> ScanResult:
+    return ScanResult(
+        findings=[_finding("reachapp/shaping.py", 3, "scalar-extraction", "reachapp.shaping:speed_scale",
+                           "`delta.norm().item()` leaves the graph")],
+        patch_targets=[PatchTarget("reachapp.policy", "scale_for", "reachapp.shaping:speed_scale")])
+
+
+def _recurrent_scan() -> ScanResult:
+    return ScanResult(
+        findings=[_finding("memapp/model.py", 16, "inplace-state", "memapp.model:Memory.forward"),
+                  _finding("memapp/policy.py", 22, "inplace-state", "memapp.policy:RecurrentPolicy.act")],
+        state=[StateAttr("memapp.model:Memory", "h", "reassigned", "memapp/model.py", 16, True),
+               StateAttr("memapp.policy:RecurrentPolicy", "prev_action", "inplace", "memapp/policy.py", 22)])
+
+
+CASES = {
+    "patch": ("run_patch", "reachapp", "reachapp.policy:ReachPolicy.act", _patch_scan),
+    "recurrent": ("run_recurrent", "memapp", "memapp.policy:RecurrentPolicy.act", _recurrent_scan),
+    "mlp_numpy": ("run_mlp_numpy", "mlpapp", "mlpapp.pipeline:step", ScanResult),
+}
+
+
+def _render(name: str, monkeypatch) -> str:
+    fixture, app, entry, scan = CASES[name]
+    monkeypatch.chdir(FIXTURES / fixture)
+    text, _ = render_module(scan(), Options(app=Path(app), entry=entry, output=Path("integration.py"),
+                                            driver=Path("main.py")))
+    return text
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_generated_module_matches_golden_and_compiles(name, monkeypatch):
+    text = _render(name, monkeypatch)
+    golden = GOLDEN / f"{name}.py"
+    if os.environ.get("UPDATE_GOLDEN"):
+        golden.write_text(text)
+    assert text == golden.read_text()
+    compile(text, f"{name}.py", "exec")
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_rendering_is_deterministic(name, monkeypatch):
+    assert _render(name, monkeypatch).encode() == _render(name, monkeypatch).encode()
+
+
+def test_module_declares_boundaries_state_patch_and_driver(monkeypatch):
+    text = _render("recurrent", monkeypatch)
+    assert 'INPUTS = ("obs",)' in text
+    assert '"memory_h": ("memapp.model:Memory", "h")' in text
+    assert '"prev_action": ("memapp.policy:RecurrentPolicy", "prev_action")' in text
+    assert 'DRIVER = "main.py"' in text and 'EXPORT_WITH = "onnx"' in text
+    patch = _render("patch", monkeypatch)
+    assert '"reachapp.policy", "scale_for", speed_scale_traceable, "reachapp.shaping:speed_scale",' in patch
+    assert "def speed_scale_traceable(delta, radius):" in patch
+    assert "raise NotImplementedError(STUB)" in patch
+    assert "#   reachapp/shaping.py:3 scalar-extraction" in patch   # unresolved until the stub is written
+
+
+def test_rerun_overwrites_only_unedited_files(tmp_path):
+    work = tmp_path / "proj"
+    shutil.copytree(FIXTURES / "run_mlp_numpy", work)
+    out = tmp_path / "integration.py"
+    opts = Options(app=work / "mlpapp", entry="mlpapp.pipeline:step", output=out, driver=work / "main.py")
+    generate(opts, scan=ScanResult())
+    first = out.read_bytes()
+    generate(opts, scan=ScanResult())                       # unedited: regenerated in place
+    assert out.read_bytes() == first
+    out.write_text(out.read_text() + "\n# my note\n")
+    with pytest.raises(GenerateError, match="edited"):
+        generate(opts, scan=ScanResult())
+    assert out.read_text().endswith("# my note\n")
+    generate(opts, force=True, scan=ScanResult())
+    assert out.read_bytes() == first
+    foreign = tmp_path / "mine.py"
+    foreign.write_text("print('hand written')\n")
+    with pytest.raises(GenerateError, match="not generated"):
+        generate(Options(app=work / "mlpapp", entry="mlpapp.pipeline:step", output=foreign), scan=ScanResult())
+
+
+def test_refuses_to_write_inside_the_application(tmp_path):
+    work = tmp_path / "proj"
+    shutil.copytree(FIXTURES / "run_mlp_numpy", work)
+    with pytest.raises(GenerateError, match="inside the application"):
+        generate(Options(app=work / "mlpapp", entry="mlpapp.pipeline:step", output=work / "mlpapp" / "x.py"),
+                 scan=ScanResult())
+    assert not (work / "mlpapp" / "x.py").exists()
+
+
+def test_unknown_entry_is_a_clear_error(tmp_path, monkeypatch):
+    monkeypatch.chdir(FIXTURES / "run_mlp_numpy")
+    with pytest.raises(GenerateError, match="no function nope"):
+        render_module(ScanResult(), Options(app=Path("mlpapp"), entry="mlpapp.pipeline:nope",
+                                            output=tmp_path / "i.py"))
+
+
+def test_generate_command_imports_neither_torch_leapp_nor_the_app(tmp_path):
+    work = tmp_path / "proj"
+    shutil.copytree(FIXTURES / "run_patch", work)
+    code = textwrap.dedent("""
+        import sys
+        from pathlib import Path
+        from leapp_codemod.cli_run import generate
+        try:
+            generate.main(["reachapp", "--entry", "reachapp.policy:ReachPolicy.act", "--driver", "main.py",
+                           "-o", "../integration.py"], standalone_mode=False)
+        finally:
+            print(sorted(m for m in ("torch", "leapp", "reachapp") if m in sys.modules))
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], cwd=work, capture_output=True, text=True, timeout=120,
+                          check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().splitlines()[-1] == "[]"
+    text = (tmp_path / "integration.py").read_text()
+    assert "speed_scale_traceable" in text
+    assert not list(work.rglob("__pycache__"))
+
+
+def test_templates_ship_as_package_data():
+    template = resources.files("leapp_codemod.templates").joinpath("integration.py.j2")
+    assert template.is_file() and "annotate.output_tensors" in template.read_text()
+
+
+@pytest.mark.parametrize(("source", "expected"), [
+    ("return x", '{"x": result}'),
+    ("return a, b", '{"a": result[0], "b": result[1]}'),
+    ("return torque.numpy().copy()", '{"torque": result}'),
+    ("return torch.cat([a, b], dim=-1)", '{"output": result}'),
+    ("return {'act': a, 'info': {'v': v}}", '{"act": result["act"], "info": {"v": result["info"]["v"]}}'),
+    ("return a, (b, c)", '{"a": result[0], "b": result[1][0], "c": result[1][1]}'),
+    ("return obs * 2", '{"output": result}'),
+])
+def test_output_names_follow_the_return_structure(source, expected):
+    fn = ast.parse(f"def f(obs):\n    {source}\n").body[0]
+    _, expr, _ = output_structure(fn, {"obs"})
+    assert expr == expected
+
+
+def test_output_name_never_reuses_an_input_name():
+    fn = ast.parse("def f(x):\n    return x\n").body[0]
+    assert output_structure(fn, {"x"})[1] == '{"x_out": result}'
+
+
+@pytest.mark.parametrize("expr", ["a[..., ::-1]", "a[::-1, ::-1]", "a[::-1]", "a[1:, ::-1]", "a[0, ::-1]",
+                                  "a[:, None, ::-1]"])
+def test_negative_stride_rewrite_is_equivalent(expr):
+    tree = ast.parse(expr, mode="eval")
+    rewriter = _Rewriter()
+    new = ast.fix_missing_locations(ast.Expression(rewriter.visit(tree.body)))
+    assert rewriter.changed == 1 and not rewriter.failed
+    assert "::-1" not in ast.unparse(new) and "np.flip" in ast.unparse(new)
+    a = np.arange(24.0).reshape(2, 3, 4)
+    assert np.array_equal(eval(compile(new, "<rewritten>", "eval"), {"np": np, "a": a}), eval(expr, {"a": a}))
+
+
+def test_unsigned_astype_rewrite_keeps_values_in_range():
+    tree = ast.parse("(d * 100.0).astype(np.uint16)", mode="eval")
+    new = ast.fix_missing_locations(ast.Expression(_Rewriter().visit(tree.body)))
+    d = np.array([0.0, 0.014, 1.2345, 3.999], dtype=np.float32)
+    got = eval(compile(new, "<rewritten>", "eval"), {"np": np, "d": d})
+    assert got.dtype == np.int32 and np.array_equal(got, (d * 100.0).astype(np.uint16))
+
+
+def _adapter(function):
+    adapter = known_adapter(function)
+    namespace = {"np": np}
+    body = textwrap.indent(adapter.body, "    ")
+    exec(f"def replacement({adapter.signature}):\n{body}\n", namespace)
+    return namespace["replacement"]
+
+
+@pytest.mark.parametrize(("function", "call"), [
+    ("numpy:deg2rad", lambda f, x: f(x)), ("numpy:radians", lambda f, x: f(x)),
+    ("numpy:rad2deg", lambda f, x: f(x)), ("numpy:degrees", lambda f, x: f(x)),
+    ("numpy:reciprocal", lambda f, x: f(x + 3.0)), ("numpy:fabs", lambda f, x: f(x)),
+    ("numpy:logaddexp", lambda f, x: f(x, 2 * x)),
+    ("numpy.linalg:norm", lambda f, x: f(x, axis=-1, keepdims=True)),
+    ("numpy:interp", lambda f, x: f(x, [-1.0, 0.0, 2.0], [0.5, 1.0, -1.0])),
+    ("numpy:diff", lambda f, x: f(x, axis=-1)),
+    ("scipy.special:expit", lambda f, x: f(x)), ("scipy.special:logit", lambda f, x: f(1 / (1 + np.exp(x)))),
+    ("scipy.ndimage:gaussian_filter1d", lambda f, x: f(x, 0.8, axis=-1, mode="nearest")),
+    ("scipy.ndimage:gaussian_filter1d", lambda f, x: f(x, 0.6, mode="reflect")),
+    ("scipy.ndimage:gaussian_filter1d", lambda f, x: f(x, 0.6, mode="mirror")),
+    ("scipy.ndimage:gaussian_filter1d", lambda f, x: f(x, 0.7, mode="constant", cval=0.5)),
+])
+def test_known_adapters_match_the_library(function, call):
+    import importlib
+
+    module, _, name = function.partition(":")
+    original = getattr(importlib.import_module(module), name)
+    x = np.random.default_rng(0).normal(size=(4, 5)) * 2
+    np.testing.assert_allclose(call(_adapter(function), x), call(original, x), rtol=1e-6, atol=1e-9)
+
+
+def test_every_known_adapter_is_tested():
+    tested = {"numpy:deg2rad", "numpy:radians", "numpy:rad2deg", "numpy:degrees", "numpy:reciprocal",
+              "numpy:fabs", "numpy:logaddexp", "numpy.linalg:norm", "numpy:interp", "numpy:diff",
+              "scipy.special:expit", "scipy.special:logit", "scipy.ndimage:gaussian_filter1d"}
+    assert set(KNOWN) == tested
+    assert known_adapter("scipy.special._ufuncs:expit") is KNOWN["scipy.special:expit"]
+
+
+def _rewrite(tmp_path, source: str, name: str, findings_lines: dict[int, str]):
+    from leapp_codemod.generate.derive import rewrite_helper
+
+    pkg = tmp_path / "pkg"
+    pkg.mkdir(exist_ok=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "helpers.py").write_text(textwrap.dedent(source))
+    findings = [_finding("pkg/helpers.py", line, cat, f"pkg.helpers:{name}") for line, cat in findings_lines.items()]
+    return rewrite_helper(tmp_path, f"pkg.helpers:{name}", f"{name}_traceable", findings, set())
+
+
+def test_branch_between_returned_values_becomes_where(tmp_path):
+    import torch
+
+    rewrite = _rewrite(tmp_path, """\
+        import torch
+
+
+        def guard(cmd, tilt, limit):
+            scale = 2.0
+            if tilt.abs().max() > limit:
+                return torch.zeros_like(cmd)
+            return cmd * scale if cmd.sum() > 0 else cmd
+        """, "guard", {6: "tensor-branch", 8: "tensor-branch"})
+    assert rewrite is not None and "import torch" in rewrite.imports
+    namespace: dict = {}
+    exec("import torch\n" + rewrite.source, namespace)
+    from importlib import util
+    spec = util.spec_from_file_location("pkg_helpers", tmp_path / "pkg" / "helpers.py")
+    original = util.module_from_spec(spec)
+    spec.loader.exec_module(original)
+    for tilt, cmd in [(0.1, 1.0), (0.1, -1.0), (0.9, 1.0)]:
+        args = (torch.full((1, 2), cmd), torch.full((1, 3), tilt), 0.5)
+        assert torch.equal(namespace["guard_traceable"](*args), original.guard(*args))
+
+
+def test_loops_on_tensor_values_stay_stubs(tmp_path):
+    rewrite = _rewrite(tmp_path, """\
+        def shrink(cmd, limit):
+            while cmd.abs().max() > limit:
+                cmd = cmd * 0.9
+            return cmd
+        """, "shrink", {2: "tensor-branch"})
+    assert rewrite is None
+
+
+def test_library_calls_use_registered_torch_adapters(tmp_path, monkeypatch):
+    import leapp_codemod.generate.adapters as adapters
+
+    pkg = tmp_path / "camapp"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "vision.py").write_text("import cv2 as cv\n\n\ndef prep(frame):\n"
+                                   "    return cv.resize(frame, (4, 4), interpolation=cv.INTER_AREA)\n")
+    (pkg / "policy.py").write_text("from .vision import prep\n\n\ndef step(frame):\n    return prep(frame)\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(adapters, "torch_adapter_names", lambda: frozenset({"cv2.resize"}))
+    scan = ScanResult(findings=[_finding("camapp/vision.py", 5, "foreign-library", "camapp.vision:prep")],
+                      patch_targets=[PatchTarget("camapp.policy", "prep", "camapp.vision:prep")])
+    text, spec = render_module(scan, Options(app=Path("camapp"), entry="camapp.policy:step",
+                                             output=tmp_path / "integration.py"))
+    assert [(p.module, p.name, p.original) for p in spec.patches] == [("cv2", "resize", "cv2:resize")]
+    assert 'return ADAPTERS["cv2.resize"].function(*args, **kwargs)' in text
+    assert not spec.replacements[0].is_stub
+    monkeypatch.setattr(adapters, "torch_adapter_names", lambda: frozenset())
+    _, spec = render_module(scan, Options(app=Path("camapp"), entry="camapp.policy:step",
+                                          output=tmp_path / "integration.py"))
+    assert [(p.module, p.name) for p in spec.patches] == [("camapp.policy", "prep")]   # whole helper, a stub
+    assert spec.replacements[0].is_stub

@@ -1,0 +1,240 @@
+"""`run` end to end on the fixtures: real LEAPP, torch and onnxruntime on CPU."""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "fixtures"
+TOOL = [sys.executable, "-m", "leapp_codemod"]
+
+pytestmark = pytest.mark.e2e
+
+
+def cli(args: list[str], cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run(TOOL + args, cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False)
+
+
+def tree_hash(root: Path) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def verdicts(doc) -> list[bool]:
+    """The verdicts an external scorer reads from the JSON report (keys anywhere in it)."""
+    found = []
+    if isinstance(doc, dict):
+        for key, value in doc.items():
+            k = str(key).lower()
+            if k in ("validated", "validation_passed", "valid", "passed") and isinstance(value, bool):
+                found.append(value)
+            elif k in ("status", "result", "validation") and isinstance(value, str):
+                v = value.lower()
+                if v in ("validated", "passed", "pass", "ok", "success"):
+                    found.append(True)
+                elif v in ("failed", "fail", "error", "not_validated", "mismatch"):
+                    found.append(False)
+            found += verdicts(value)
+    elif isinstance(doc, list):
+        for item in doc:
+            found += verdicts(item)
+    return found
+
+
+def project(tmp_path: Path, fixture: str) -> Path:
+    work = tmp_path / fixture
+    shutil.copytree(FIXTURES / fixture, work, ignore=shutil.ignore_patterns("__pycache__"))
+    return work
+
+
+def generate(work: Path, app: str, entry: str, driver: str = "main.py", out: str = "integration.py") -> Path:
+    proc = cli(["generate", app, "--entry", entry, "--driver", driver, "-o", out], work)
+    assert proc.returncode == 0, proc.stderr
+    return work / out
+
+
+def run_json(work: Path, module: str = "integration.py", *extra: str, timeout: float = 300):
+    proc = cli(["run", module, "--out", "out", "--format", "json", *extra], work, timeout)
+    lines = [ln for ln in proc.stdout.splitlines() if ln.strip()]
+    assert len(lines) == 1, f"stdout must be one JSON object, got: {proc.stdout[:500]}"
+    assert "Traceback" not in proc.stderr and "Traceback" not in proc.stdout
+    return proc, json.loads(lines[0])
+
+
+def assert_validated(proc, report, work: Path) -> None:
+    assert proc.returncode == 0, report.get("error")
+    assert report["status"] == "validated"
+    assert all(verdicts(report)), "a successful report must not carry a failing verdict"
+    assert (work / report["graph_yaml"]).is_file()
+    assert report["models"] and all((work / m).is_file() for m in report["models"])
+    assert json.loads((work / "out" / "report.json").read_text()) == report
+    assert report["validation"]["ok"] is True and report["validation"]["outputs"]
+    for row in report["validation"]["outputs"].values():
+        assert row["calls"] == 3 and row["max_abs_error"] < 1e-4
+
+
+def test_mlp_with_numpy_preprocessing_validates_and_leaves_the_app_untouched(tmp_path):
+    work = project(tmp_path, "run_mlp_numpy")
+    before = tree_hash(work)
+    module = generate(work, "mlpapp", "mlpapp.pipeline:step")
+    proc, report = run_json(work)
+    assert_validated(proc, report, work)
+    assert report["format"] == "onnx" and report["backend"] == "onnx" and report["substitute"] is False
+    assert list(report["validation"]["outputs"]) == ["command"]
+    assert report["calls"]["traced"] == [1, 2, 3, 4, 5] and report["calls"]["checked"] == [6, 7, 8]
+    assert sorted(p.suffix for p in (work / "out" / "step").iterdir()) == [".onnx", ".png", ".txt", ".yaml"]
+    after = tree_hash(work)
+    for rel in before:
+        assert after[rel] == before[rel], f"{rel} changed"
+    assert not [p for p in after if p not in before and not p.startswith("out/") and p != module.name]
+
+
+def test_method_entry_with_two_outputs_and_a_required_format(tmp_path):
+    work = project(tmp_path, "run_method")
+    generate(work, "armapp", "armapp.policy:ArmPolicy.act")
+    proc, report = run_json(work, "integration.py", "--require-format", "jit")
+    assert_validated(proc, report, work)
+    assert report["requested_format"] == "jit" and report["format"] == "jit"
+    assert [a["backend"] for a in report["attempts"]] == ["jit-script"]
+    assert sorted(report["validation"]["outputs"]) == ["grip", "targets"]
+
+
+def _write_replacement(module: Path, body: str) -> None:
+    text = module.read_text()
+    start = text.index("def speed_scale_traceable")
+    stub = text.index("    raise NotImplementedError(STUB)\n", start)
+    module.write_text(text[:stub] + body + text[stub + len("    raise NotImplementedError(STUB)\n"):])
+
+
+def test_patch_stub_refuses_then_written_body_validates_and_wrong_body_fails(tmp_path):
+    work = project(tmp_path, "run_patch")
+    module = generate(work, "reachapp", "reachapp.policy:ReachPolicy.act")
+    proc, report = run_json(work)
+    assert proc.returncode == 1 and report["status"] == "failed"
+    stub = report["stubs"][0]
+    assert stub["function"] == "speed_scale_traceable" and stub["patches"] == ["reachapp.policy.scale_for"]
+    assert re.fullmatch(r"integration\.py:\d+", stub["at"])
+    assert stub["hazards"][0].startswith("reachapp/shaping.py:3 scalar-extraction")
+    assert "speed_scale_traceable" in proc.stderr and "reachapp/shaping.py:3" in proc.stderr
+    assert not (work / "out" / "attempts").exists()           # refused before running anything
+
+    _write_replacement(module, "    import torch\n\n    return torch.clamp(delta.norm() / radius, max=1.0)\n")
+    proc, report = run_json(work)
+    assert_validated(proc, report, work)
+    parity = report["patch_parity"]
+    assert parity[0]["patch"] == "reachapp.policy.scale_for" and parity[0]["ok"] and parity[0]["calls"] == 3
+
+    module.write_text(module.read_text().replace("radius, max=1.0)", "radius, max=0.1)"))  # a wrong body
+    proc, report = run_json(work)
+    assert proc.returncode == 1 and report["status"] == "failed"
+    assert not report["patch_parity"][0]["ok"]
+    assert "scale_for" in report["error"] and "reachapp/shaping.py:3" in report["error"]
+
+
+def test_recurrent_state_validates_over_steps_and_after_reset(tmp_path):
+    work = project(tmp_path, "run_recurrent")
+    module = generate(work, "memapp", "memapp.policy:RecurrentPolicy.act")
+    assert '"memory_h": ("memapp.model:Memory", "h")' in module.read_text()
+    proc, report = run_json(work)
+    assert_validated(proc, report, work)
+    assert report["state"] == {"memory_h": "Memory.h", "prev_action": "RecurrentPolicy.prev_action"}
+    # check calls 6, 7, 8: synced from the app, then the driver's reset before call 7, then carried
+    assert [c["state"] for c in report["validation"]["calls"]] == ["set", "reset", "carried"]
+    rollout = report["validation"]["rollout_from_reset"]
+    assert rollout["ok"] and rollout["steps"] == 8
+
+
+def test_recurrent_without_state_is_reported_failed(tmp_path):
+    work = project(tmp_path, "run_recurrent")
+    module = generate(work, "memapp", "memapp.policy:RecurrentPolicy.act")
+    text = re.sub(r"STATE: dict\[str, tuple\[str, str\]\] = \{.*?\n\}", "STATE = {}", module.read_text(),
+                  flags=re.DOTALL)
+    module.write_text(text)
+    proc, report = run_json(work)
+    assert proc.returncode == 1 and report["status"] == "failed"
+    assert [a["backend"] for a in report["attempts"]] == ["onnx", "onnx-torchscript", "pt2", "jit-script",
+                                                          "jit-trace"]
+    assert all(a["outcome"] == "failed" and a["failed_stage"] for a in report["attempts"])
+
+
+@pytest.mark.parametrize(("driver", "entry", "message"), [
+    ("main_crash.py", "Pipeline.act", r"the driver crashed at main_crash\.py:10: RuntimeError: sensor bus lost"),
+    ("main_few.py", "Pipeline.act", r"called failapp\.pipeline:Pipeline\.act 3 times .* 8 are needed"),
+    ("main_never.py", "Pipeline.act", r"the driver never called failapp\.pipeline:Pipeline\.act"),
+    ("main_list.py", "Pipeline.act", r"input 'obs' of Pipeline\.act is a list, not a torch\.Tensor"),
+    ("main_solve.py", "Pipeline.solve", r"no exporter validated; last: jit-trace at tracing"),
+])
+def test_bad_situations_fail_with_one_clear_line(tmp_path, driver, entry, message):
+    work = project(tmp_path, "run_failures")
+    before = tree_hash(work)
+    generate(work, "failapp", f"failapp.pipeline:{entry}", driver=driver)
+    proc = cli(["run", "integration.py", "--out", "out"], work)
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stdout + proc.stderr
+    first = proc.stdout.splitlines()[0]
+    assert re.search(message, first), first
+    report = json.loads((work / "out" / "report.json").read_text())
+    assert report["status"] == "failed"
+    after = tree_hash(work)
+    assert all(after[rel] == digest for rel, digest in before.items())
+
+
+def test_export_failure_points_at_the_responsible_line(tmp_path):
+    work = project(tmp_path, "run_failures")
+    generate(work, "failapp", "failapp.pipeline:Pipeline.solve", driver="main_solve.py")
+    proc, report = run_json(work)
+    assert proc.returncode == 1
+    assert {a["failed_stage"] for a in report["attempts"]} == {"tracing"}
+    confirmed = report["findings_confirmed"]
+    assert confirmed and confirmed[0]["finding"].startswith("failapp/pipeline.py:16 unmapped-numpy")
+    assert confirmed[0]["evidence"][0]["at"] == "failapp/pipeline.py:16"
+
+
+def test_fresh_input_check_catches_a_branch_leapp_validation_misses(tmp_path):
+    work = project(tmp_path, "run_gain")
+    generate(work, "gainapp", "gainapp.policy:GainPolicy.act")
+    proc, report = run_json(work, "integration.py", "--require-format", "onnx")
+    assert proc.returncode == 1 and report["status"] == "failed"
+    first = report["attempts"][0]
+    assert first["leapp_validation"] == {"gain_policy": True}      # every traced call took the same branch
+    assert first["failed_stage"] == "validation" and first["validation"]["ok"] is False
+    assert report["validation"]["outputs"]["output"]["max_abs_error"] > 0.1
+    confirmed = report["findings_confirmed"][0]
+    assert confirmed["finding"].startswith("gainapp/policy.py:12 tensor-branch")
+    assert confirmed["evidence"][0] == {"signal": "tensor-branch", "at": "gainapp/policy.py:12", "match": "line",
+                                        "message": confirmed["evidence"][0]["message"]}
+    assert report["explained_by"][0].startswith("gainapp/policy.py:12")
+
+
+def test_partial_pipeline_names_what_stays_in_the_host_runtime(tmp_path):
+    work = project(tmp_path, "run_partial")
+    module = generate(work, "noiseapp", "noiseapp.policy:NoisyPolicy.act")
+    assert "random-in-pipeline" in module.read_text()
+    proc, report = run_json(work, "integration.py", "--require-format", "onnx")
+    assert proc.returncode == 1 and report["status"] == "partial"
+    assert report["host_runtime"][0].startswith("noiseapp/policy.py:13 random-in-pipeline")
+    assert [a["backend"] for a in report["attempts"]] == ["onnx", "onnx-torchscript"]
+    assert "format" not in report       # nothing was validated, so no format is claimed
+
+
+def test_timeout_stops_the_run(tmp_path):
+    work = project(tmp_path, "run_failures")
+    generate(work, "failapp", "failapp.pipeline:Pipeline.act", driver="main_slow.py")
+    proc = cli(["run", "integration.py", "--out", "out", "--timeout", "3"], work, timeout=60)
+    assert proc.returncode == 1
+    assert proc.stdout.splitlines()[0].startswith("failed: timed out after 3 s")
+
+
+def test_usage_errors_exit_2(tmp_path):
+    (tmp_path / "plain.py").write_text("print('not an integration module')\n")
+    proc = cli(["run", "plain.py"], tmp_path)
+    assert proc.returncode == 2 and "not an integration module" in proc.stderr
+    proc = cli(["run", "missing.py", "--format", "json"], tmp_path)
+    assert proc.returncode == 2 and json.loads(proc.stdout)["status"] == "failed"
