@@ -82,6 +82,22 @@ class PatchTarget:
 
 
 @dataclass(frozen=True)
+class LibraryCall:
+    """A flagged call of a library function, and the binding the pipeline looks it up through.
+
+    `from numpy import deg2rad` then `deg2rad(x)` in app.frames: module "app.frames", name "deg2rad";
+    `cv.resize(...)` after `import cv2 as cv`: module "cv2", name "resize". `target` is the library
+    callable ("numpy.deg2rad", "cv2.resize").
+    """
+
+    path: str
+    line: int
+    module: str
+    name: str
+    target: str
+
+
+@dataclass(frozen=True)
 class StateAttr:
     """Persistent tensor state that the pipeline writes: `owner` is "module:Class"."""
 
@@ -109,6 +125,7 @@ class ScanResult:
     entry: Entrypoint | None = None
     reachable: list[str] = field(default_factory=list)          # "module:qualname", call order
     patch_targets: list[PatchTarget] = field(default_factory=list)
+    library_calls: list[LibraryCall] = field(default_factory=list)
     state: list[StateAttr] = field(default_factory=list)
     errors: list[FileError] = field(default_factory=list)
     files_analyzed: int = 0

@@ -13,6 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from leapp_codemod.analysis.scanner import scan_project
+
 from leapp_codemod.generate import GenerateError, Options, generate, render_module
 from leapp_codemod.generate.adapters import KNOWN, known_adapter
 from leapp_codemod.generate.derive import _Rewriter
@@ -286,8 +288,8 @@ def test_library_calls_use_registered_torch_adapters(tmp_path, monkeypatch):
     (pkg / "policy.py").write_text("from .vision import prep\n\n\ndef step(frame):\n    return prep(frame)\n")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(adapters, "torch_adapter_names", lambda: frozenset({"cv2.resize"}))
-    scan = ScanResult(findings=[_finding("camapp/vision.py", 5, "foreign-library", "camapp.vision:prep")],
-                      patch_targets=[PatchTarget("camapp.policy", "prep", "camapp.vision:prep")])
+    scan = scan_project(["camapp"], entry="camapp.policy:step")
+    assert [(c.module, c.name, c.target) for c in scan.library_calls] == [("cv2", "resize", "cv2.resize")]
     text, spec = render_module(scan, Options(app=Path("camapp"), entry="camapp.policy:step",
                                              output=tmp_path / "integration.py"))
     assert [(p.module, p.name, p.original) for p in spec.patches] == [("cv2", "resize", "cv2:resize")]

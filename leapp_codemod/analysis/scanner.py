@@ -12,7 +12,7 @@ from leapp_codemod.analysis.index import FunctionInfo, build_index
 from leapp_codemod.analysis.leapp_support import LeappSupport, load_support
 from leapp_codemod.analysis.project import Project
 from leapp_codemod.analysis.suppressions import is_suppressed, parse_suppressions
-from leapp_codemod.model import FileError, Finding, PatchTarget, ScanResult, StateAttr
+from leapp_codemod.model import FileError, Finding, LibraryCall, PatchTarget, ScanResult, StateAttr
 from leapp_codemod.rules import Rule, select_rules
 from leapp_codemod.source.cache import (
     Cache, digest, environment_key, errors_from_json, file_hash, findings_from_json, findings_to_json,
@@ -26,6 +26,7 @@ PARALLEL_MIN_FILES = 64
 PATCHABLE_CATEGORIES = frozenset({"unmapped-numpy", "foreign-library", "scalar-extraction", "tensor-branch",
                                   "numpy-negative-stride", "numpy-astype"})
 STATE_CODES = frozenset({"LCM701", "LCM702"})
+LIBRARY_CATEGORIES = frozenset({"unmapped-numpy", "foreign-library"})
 
 
 class ScanError(Exception):
@@ -114,6 +115,7 @@ def run_rules(analysis: Analysis, functions, rules: tuple[Rule, ...], only_paths
     by_type = _rules_by_type(rules)
     findings: list[Finding] = []
     state: dict[tuple[str, str], StateAttr] = {}
+    library_calls: set[LibraryCall] = set()
     errors: list[FileError] = []
     for fn in functions:
         if only_paths is not None and fn.path not in only_paths:
@@ -134,13 +136,32 @@ def run_rules(analysis: Analysis, functions, rules: tuple[Rule, ...], only_paths
                     continue
                 for hit in hits:
                     findings.append(_finding(rule, hit, fn, ctx.module))
+                    if rule.category in LIBRARY_CATEGORIES and isinstance(node, ast.Call):
+                        call = library_call(ctx, node, fn.path)
+                        if call:
+                            library_calls.add(call)
                     write = ctx.state_write(node) if rule.code in STATE_CODES else None
                     if write:
                         owner = ctx.state_owner(write[0])
                         is_buffer = ctx.cls is not None and owner == ctx.cls.id and write[0] in ctx.cls.buffers
                         state.setdefault((owner, write[0]), StateAttr(owner, write[0], write[1], fn.path,
                                                                       node.lineno, is_buffer))
-    return findings, list(state.values()), errors
+    return findings, list(state.values()), sorted(library_calls, key=lambda c: (c.path, c.line, c.target)), errors
+
+
+def library_call(ctx, call: ast.Call, path: str) -> LibraryCall | None:
+    """The binding a flagged library call is looked up through (what a FunctionPatch must replace)."""
+    target = ctx.call_name(call)
+    if not target or "." not in target:
+        return None
+    func = call.func
+    if isinstance(func, ast.Name):
+        return LibraryCall(path, call.lineno, ctx.module.name, func.id, target)
+    if isinstance(func, ast.Attribute):
+        owner = ctx.qualify(func.value)
+        if owner and owner == target.rpartition(".")[0]:
+            return LibraryCall(path, call.lineno, owner, func.attr, target)
+    return None
 
 
 def dedupe(findings: list[Finding]) -> list[Finding]:
@@ -198,13 +219,15 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
         result.findings = dedupe(result.findings)
         return result
     rules = select_rules(options.select, options.ignore)
-    findings, state, rule_errors = run_rules(analysis, functions, rules, options.only_paths)
+    findings, state, library_calls, rule_errors = run_rules(analysis, functions, rules, options.only_paths)
     findings = [f for f in findings
                 if not is_suppressed(loaded.suppressions.get(f.path, {}), f.line, f.end_line, f.code)]
     result.findings = dedupe(findings)
     result.state = sorted(state, key=lambda s: (s.owner, s.attr))
     result.reachable = list(analysis.reachable) if entry_fn is not None else []
     result.patch_targets = patch_targets(analysis, result.findings)
+    kept = {(f.path, f.line) for f in result.findings}
+    result.library_calls = [c for c in library_calls if (c.path, c.line) in kept]
     result.errors += rule_errors
     return result
 
@@ -219,7 +242,7 @@ def lint_module(module, suppressions, options: ScanOptions, support: LeappSuppor
         analysis.run(functions, {fn.id: lint_data_params(fn) for fn in functions}, rounds=2)
     except RecursionError:
         return [], [FileError(module.path, "code too deeply nested to analyze; skipped")]
-    findings, _, errors = run_rules(analysis, functions, select_rules(options.select, options.ignore), None)
+    findings, _, _, errors = run_rules(analysis, functions, select_rules(options.select, options.ignore), None)
     findings = [f for f in findings if not is_suppressed(suppressions, f.line, f.end_line, f.code)]
     return dedupe(findings), errors
 

@@ -18,7 +18,10 @@ from pathlib import Path
 
 from leapp_codemod.generate.adapters import known_adapter, torch_adapter
 from leapp_codemod.generate.source_info import SourceError, module_file
-from leapp_codemod.model import Finding, PatchTarget
+from leapp_codemod.analysis.index import build_index
+from leapp_codemod.model import FileError, Finding, PatchTarget, ScanResult
+from leapp_codemod.source.files import SourceFile
+from leapp_codemod.source.parse import parse_file
 
 _UNSIGNED = {"uint16": "int32", "uint32": "int64", "uint64": "int64"}
 
@@ -30,77 +33,17 @@ class Rewrite:
     why: str
 
 
-def module_name_for(root: Path, path: Path) -> str | None:
-    try:
-        rel = path.resolve().relative_to(root.resolve())
-    except ValueError:
-        return None
-    parts = list(rel.with_suffix("").parts)
-    if parts and parts[-1] == "__init__":
-        parts = parts[:-1]
-    return ".".join(parts) or None
-
-
-def import_bindings(tree: ast.Module, module: str, is_package: bool) -> dict[str, str]:
-    """Top-level name -> dotted path of what it is bound to by an import statement."""
-    out: dict[str, str] = {}
-    package = module if is_package else module.rpartition(".")[0]
-    for node in tree.body:
-        if isinstance(node, ast.Import):
-            for a in node.names:
-                if a.asname:
-                    out[a.asname] = a.name
-                else:
-                    out[a.name.split(".")[0]] = a.name.split(".")[0]
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                pkg = package.split(".")
-                pkg = pkg[: len(pkg) - (node.level - 1)] if node.level > 1 else pkg
-                base = ".".join([*pkg, base] if base else pkg)
-            for a in node.names:
-                if a.name != "*":
-                    out[a.asname or a.name] = f"{base}.{a.name}"
-    return out
-
-
-def _dotted(node: ast.expr) -> list[str] | None:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        return [node.id, *reversed(parts)]
-    return None
-
-
-def library_targets(root: Path, finding: Finding) -> list[PatchTarget]:
+def library_targets(scan: ScanResult, finding: Finding) -> list[PatchTarget]:
     """Patch targets with a known adapter for the library calls on the finding's line."""
-    path = Path(finding.path)
-    module = module_name_for(root, path)
-    if module is None or not path.is_file():
-        return []
-    try:
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-    except (SyntaxError, OSError):
-        return []
-    bindings = import_bindings(tree, module, path.name == "__init__.py")
     found = []
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and node.lineno <= finding.line <= (node.end_lineno or node.lineno)):
+    for call in scan.library_calls:
+        if call.path != finding.path or call.line != finding.line:
             continue
-        chain = _dotted(node.func)
-        if not chain or chain[0] not in bindings:
-            continue
-        full = ".".join([bindings[chain[0]], *chain[1:]])
-        owner, _, name = full.rpartition(".")
+        owner, _, name = call.target.rpartition(".")
         function = f"{owner}:{name}"
         if known_adapter(function) is None and torch_adapter(function) is None:
             continue
-        if len(chain) == 1:
-            found.append(PatchTarget(module, chain[0], function))      # from-imported: patch the binding
-        else:
-            found.append(PatchTarget(owner, name, function))           # attribute call: patch the library
+        found.append(PatchTarget(call.module, call.name, function))
     return found
 
 
@@ -293,7 +236,10 @@ def rewrite_helper(root: Path, function: str, fn_name: str, findings: list[Findi
         path = module_file(root, module)
     except SourceError:
         return None
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    parsed = parse_file(SourceFile(path.resolve(), path.as_posix(), module, path.name == "__init__.py"))
+    if isinstance(parsed, FileError):
+        return None
+    tree = parsed.tree
     fn = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == qualname), None)
     if fn is None:
         return None
@@ -305,7 +251,7 @@ def rewrite_helper(root: Path, function: str, fn_name: str, findings: list[Findi
     branches = any(f.category == "tensor-branch" for f in findings)
     if rewriter.failed or not (rewriter.changed or branches):
         return None
-    bindings = import_bindings(tree, module, path.name == "__init__.py")
+    bindings = build_index(parsed).imports
     top = _top_level_names(tree)
     free = _free_names(new)
     imports = {"import numpy as np"} if "np" in free else set()

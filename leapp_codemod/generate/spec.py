@@ -325,7 +325,7 @@ def build_spec(scan: ScanResult, opts: Options) -> IntegrationSpec:
     lib_covered: set[int] = set()
     for i, f in enumerate(scan.findings):
         if f.category in _LIBRARY_CATEGORIES:
-            found = library_targets(root, f)
+            found = library_targets(scan, f)
             if found:
                 derived.extend(found)
                 lib_covered.add(i)

@@ -15,7 +15,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from leapp_codemod import __version__
-from leapp_codemod.model import Entrypoint, FileError, Finding, PatchTarget, ScanResult, StateAttr
+from leapp_codemod.model import Entrypoint, FileError, Finding, LibraryCall, PatchTarget, ScanResult, StateAttr
 
 CACHE_DIRNAME = ".leapp-codemod-cache"
 ENV_DIR = "LEAPP_CODEMOD_CACHE_DIR"
@@ -108,6 +108,7 @@ def result_to_json(result: ScanResult) -> dict:
         "entry": asdict(result.entry) if result.entry else None,
         "reachable": list(result.reachable),
         "patch_targets": [asdict(t) for t in result.patch_targets],
+        "library_calls": [asdict(c) for c in result.library_calls],
         "state": [asdict(s) for s in result.state],
         "errors": [asdict(e) for e in result.errors],
         "files_analyzed": result.files_analyzed,
@@ -127,6 +128,7 @@ def result_from_json(data: dict) -> ScanResult | None:
             entry=_entrypoint(data["entry"]) if data["entry"] else None,
             reachable=[str(r) for r in data["reachable"]],
             patch_targets=[PatchTarget(**t) for t in data["patch_targets"]],
+            library_calls=[LibraryCall(**c) for c in data["library_calls"]],
             state=[StateAttr(**s) for s in data["state"]],
             errors=errors_from_json(data["errors"]),
             files_analyzed=int(data["files_analyzed"]),
