@@ -24,7 +24,6 @@ NON_DATA_BUILTINS = frozenset({"float", "int", "bool", "complex", "str", "repr",
                                "type", "id", "hash", "print", "range", "callable", "hasattr", "getattr", "format",
                                "setattr", "super", "iter", "next", "open", "vars", "dir"})
 INPLACE_EXCEPTIONS = frozenset({"requires_grad_", "share_memory_", "retain_grad_"})
-TORCH_NN_NON_DATA = ("torch.nn.",)
 # Type and mode queries that return Python booleans about a tensor, not about its values.
 TYPE_QUERIES = frozenset({"torch.is_tensor", "torch.is_floating_point", "torch.is_complex", "torch.is_storage",
                           "torch.is_grad_enabled", "torch.is_inference_mode_enabled", "torch.is_autocast_enabled",
@@ -43,11 +42,9 @@ class Env:
     shape: set[str] = field(default_factory=set)
     numpy: set[str] = field(default_factory=set)
     types: dict[str, set[str]] = field(default_factory=dict)
-    extracted: set[str] = field(default_factory=set)  # Python scalars pulled out of pipeline data
 
     def size(self) -> int:
-        return (len(self.data) + len(self.shape) + len(self.numpy) + len(self.extracted)
-                + sum(len(v) for v in self.types.values()))
+        return len(self.data) + len(self.shape) + len(self.numpy) + sum(len(v) for v in self.types.values())
 
 
 @dataclass

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from leapp_codemod.analysis.context import (
     TENSOR_COPY_METHODS, Env, Facts, FunctionContext, is_self_attr, iter_nodes, self_name_of,
 )
-from leapp_codemod.analysis.index import ClassInfo, FunctionInfo
+from leapp_codemod.analysis.index import FunctionInfo
 from leapp_codemod.analysis.leapp_support import LeappSupport
 from leapp_codemod.analysis.project import Project
 
@@ -39,8 +39,6 @@ def _bind(ctx: FunctionContext, target: ast.expr, value: ast.expr | None, elemen
         name = target.id
         if ctx.is_data(value):
             env.data.add(name)
-        if _is_extraction(ctx, value):
-            env.extracted.add(name)
         if ctx.is_shape(value):
             env.shape.add(name)
         if ctx.is_numpy(value):
@@ -58,14 +56,6 @@ def _bind(ctx: FunctionContext, target: ast.expr, value: ast.expr | None, elemen
         return
     if is_self_attr(target, ctx.self_name) and ctx.cls is not None and ctx.is_data(value):
         ctx.facts.data_attrs.setdefault(ctx.cls.id, set()).add(target.attr)
-
-
-def _is_extraction(ctx: FunctionContext, value: ast.expr | None) -> bool:
-    if not isinstance(value, ast.Call):
-        return False
-    if isinstance(value.func, ast.Attribute) and value.func.attr in ("item", "tolist"):
-        return ctx.is_data(value.func.value)
-    return ctx.builtin(value) in ("float", "int", "bool") and any(ctx.is_data(a) for a in value.args)
 
 
 def _local_callables(fn: FunctionInfo) -> dict[str, ast.arguments]:
@@ -322,7 +312,3 @@ def entry_data_params(fn: FunctionInfo) -> set[str]:
         params = [*params, fn.node.args.kwarg.arg]
     self_name = self_name_of(fn)
     return {p for p in params if p != self_name}
-
-
-def class_of_function(project: Project, fn: FunctionInfo) -> ClassInfo | None:
-    return project.modules[fn.module].classes.get(fn.class_name) if fn.class_name else None

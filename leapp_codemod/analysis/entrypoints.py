@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from leapp_codemod.analysis.context import FunctionContext
+from leapp_codemod.analysis.context import Facts, FunctionContext
 from leapp_codemod.analysis.dataflow import compute_env
 from leapp_codemod.analysis.index import FunctionInfo
 from leapp_codemod.analysis.leapp_support import LeappSupport
@@ -36,7 +36,6 @@ def _loop_call_nodes(fn: FunctionInfo):
 
 def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
     sites = CallSites()
-    from leapp_codemod.analysis.context import Facts
     facts = Facts()
     for fn in project.functions():
         ctx = FunctionContext(fn, project.modules[fn.module], project, facts, support)

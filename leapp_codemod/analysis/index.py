@@ -73,7 +73,6 @@ class ModuleIndex:
     classes: dict[str, ClassInfo] = field(default_factory=dict)
     globals: dict[str, ast.expr] = field(default_factory=dict)
     has_main_guard: bool = False
-    line_count: int = 0
     # ast columns are UTF-8 byte offsets; lines with non-ASCII text are kept to convert them
     non_ascii_lines: dict[int, str] = field(default_factory=dict)
 
@@ -184,8 +183,7 @@ def _pair_targets(target: ast.expr, value: ast.expr):
 
 def build_index(parsed: ParsedFile) -> ModuleIndex:
     src = parsed.source
-    index = ModuleIndex(src.module, src.display, src.is_package, parsed.tree,
-                        line_count=parsed.text.count("\n") + 1)
+    index = ModuleIndex(src.module, src.display, src.is_package, parsed.tree)
     if not parsed.text.isascii():
         index.non_ascii_lines = {n: line for n, line in enumerate(parsed.text.splitlines(), 1) if not line.isascii()}
     for node in ast.walk(parsed.tree):
