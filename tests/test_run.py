@@ -106,16 +106,20 @@ def test_method_entry_with_two_outputs_and_a_required_format(tmp_path):
     assert sorted(report["validation"]["outputs"]) == ["grip", "targets"]
 
 
-def _write_replacement(module: Path, body: str) -> None:
-    text = module.read_text()
-    start = text.index("def speed_scale_traceable")
-    stub = text.index("    raise NotImplementedError(STUB)\n", start)
-    module.write_text(text[:stub] + body + text[stub + len("    raise NotImplementedError(STUB)\n"):])
-
-
-def test_patch_stub_refuses_then_written_body_validates_and_wrong_body_fails(tmp_path):
+def test_patch_twin_validates_a_stub_refuses_and_a_wrong_body_is_refused_before_tracing(tmp_path):
     work = project(tmp_path, "run_patch")
     module = generate(work, "reachapp", "reachapp.policy:ReachPolicy.act")
+    text = module.read_text()
+    body = "    dist = twin_scalar(delta.norm())\n    return twin_min(1.0, dist / radius)\n"
+    assert "def speed_scale_traceable(delta, radius):" in text and body in text     # a traceable twin
+    proc, report = run_json(work)
+    assert_validated(proc, report, work)
+    parity = report["patch_parity"]
+    assert parity[0]["patch"] == "reachapp.policy.scale_for" and parity[0]["ok"] and parity[0]["calls"] == 3
+    assert report["twin_check"][0]["ok"] and report["twin_check"][0]["samples"] > 0
+
+    shutil.rmtree(work / "out")
+    module.write_text(text.replace(body, "    raise NotImplementedError(STUB)\n"))     # what a refused twin leaves
     proc, report = run_json(work)
     assert proc.returncode == 1 and report["status"] == "failed"
     stub = report["stubs"][0]
@@ -125,16 +129,10 @@ def test_patch_stub_refuses_then_written_body_validates_and_wrong_body_fails(tmp
     assert "speed_scale_traceable" in proc.stderr and "reachapp/shaping.py:3" in proc.stderr
     assert not (work / "out" / "attempts").exists()           # refused before running anything
 
-    _write_replacement(module, "    import torch\n\n    return torch.clamp(delta.norm() / radius, max=1.0)\n")
+    module.write_text(text.replace("twin_min(1.0, dist / radius)", "twin_min(0.1, dist / radius)"))  # a wrong body
     proc, report = run_json(work)
-    assert_validated(proc, report, work)
-    parity = report["patch_parity"]
-    assert parity[0]["patch"] == "reachapp.policy.scale_for" and parity[0]["ok"] and parity[0]["calls"] == 3
-
-    module.write_text(module.read_text().replace("radius, max=1.0)", "radius, max=0.1)"))  # a wrong body
-    proc, report = run_json(work)
-    assert proc.returncode == 1 and report["status"] == "failed"
-    assert not report["patch_parity"][0]["ok"]
+    assert proc.returncode == 1 and report["status"] == "failed" and report["failed_stage"] == "twin-check"
+    assert not report["twin_check"][0]["ok"] and not (work / "out" / "attempts").exists()
     assert "scale_for" in report["error"] and "reachapp/shaping.py:3" in report["error"]
 
 

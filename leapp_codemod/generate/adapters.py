@@ -115,26 +115,54 @@ def known_adapter(function: str) -> Adapter | None:
     return None
 
 
-@lru_cache(maxsize=1)
-def torch_adapter_names() -> frozenset[str]:
-    """Dotted names ("cv2.resize") of the module-function adapters in `leapp_codemod.adapters`,
-    read from its `index.json` without importing the package (it imports torch). Empty when absent.
+# The registry of `leapp_codemod.adapters` (name -> kind), kept here because that package imports
+# torch and `generate` must not; tests/test_twins.py checks that it matches the registry.
+_REGISTRY_FUNCTIONS = (
+    "scipy.special.expit", "scipy.special.logit", "scipy.special.softmax",
+    "numpy.deg2rad", "numpy.radians", "numpy.rad2deg", "numpy.degrees", "numpy.reciprocal", "numpy.fabs",
+    "numpy.logaddexp", "numpy.hypot", "numpy.float_power", "numpy.arctan2", "numpy.atan2", "numpy.arctan",
+    "numpy.atan", "numpy.arcsin", "numpy.asin", "numpy.arccos", "numpy.acos", "numpy.tan", "numpy.round",
+    "numpy.around", "numpy.max", "numpy.amax", "numpy.min", "numpy.amin", "numpy.linalg.norm", "numpy.interp",
+    "numpy.cross", "numpy.outer", "numpy.diff", "numpy.tile", "numpy.repeat", "numpy.pad", "numpy.take",
+    "numpy.atleast_1d", "numpy.atleast_2d", "numpy.atleast_3d", "numpy.broadcast_to", "numpy.column_stack",
+    "numpy.copy", "numpy.ascontiguousarray", "numpy.median", "numpy.percentile", "numpy.quantile",
+    "numpy.average", "numpy.nan_to_num", "cv2.resize", "cv2.cvtColor",
+)
+_ROTATION = "scipy.spatial.transform.Rotation"
+REGISTRY: dict[str, str] = {
+    **{name: "function" for name in _REGISTRY_FUNCTIONS},
+    _ROTATION: "class",
+    **{f"{_ROTATION}.{m}": "constructor" for m in ("from_quat", "from_matrix", "from_rotvec", "from_euler")},
+    **{f"{_ROTATION}.{m}": "method" for m in ("as_quat", "as_matrix", "as_rotvec", "as_euler", "apply", "inv",
+                                              "magnitude", "__mul__")},
+    "sklearn.preprocessing.StandardScaler.transform": "method",
+    "sklearn.preprocessing.MinMaxScaler.transform": "method",
+}
 
-    index.json: {"adapters": {"cv2.resize": {"kind": "function", ...}, ...}}
-    """
+
+@lru_cache(maxsize=1)
+def registry() -> dict[str, str]:
+    """Name -> kind of every adapter in `leapp_codemod.adapters`, from its `index.json` when the
+    package ships one ({"adapters": {"cv2.resize": {"kind": "function"}, ...}}), else REGISTRY.
+    Empty when the package is absent."""
     spec = importlib.util.find_spec("leapp_codemod.adapters")
     if spec is None or not spec.submodule_search_locations:
-        return frozenset()
+        return {}
     for location in spec.submodule_search_locations:
         index = Path(location) / "index.json"
         if index.is_file():
             try:
                 data = json.loads(index.read_text(encoding="utf-8"))
-                return frozenset(name for name, info in data.get("adapters", {}).items()
-                                 if isinstance(info, dict) and info.get("kind") == "function")
+                return {name: info["kind"] for name, info in data.get("adapters", {}).items()
+                        if isinstance(info, dict) and isinstance(info.get("kind"), str)}
             except (OSError, ValueError, AttributeError):
-                return frozenset()
-    return frozenset()
+                return {}
+    return dict(REGISTRY)
+
+
+def torch_adapter_names() -> frozenset[str]:
+    """Dotted names ("cv2.resize") of the module-function adapters in `leapp_codemod.adapters`."""
+    return frozenset(name for name, kind in registry().items() if kind == "function")
 
 
 def torch_adapter(function: str) -> str | None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from leapp_codemod.generate.adapters import known_adapter, torch_adapter
-from leapp_codemod.generate.derive import library_targets, rewrite_helper
+from leapp_codemod.generate.derive import helper_sources, library_targets, make_twin
 from leapp_codemod.generate.source_info import (
     EntrySource,
     SourceError,
@@ -20,6 +20,7 @@ from leapp_codemod.generate.source_info import (
     read_entry,
     read_function,
 )
+from leapp_codemod.generate.twin import Blocked
 from leapp_codemod.model import Finding, PatchTarget, ScanResult, StateAttr
 
 EXPORTERS = ("onnx", "onnx-torchscript", "pt2", "jit-script", "jit-trace")
@@ -57,6 +58,7 @@ class ReplacementSpec:
     source: str = ""        # a complete definition (rewritten helper) used instead of the parts above
     imports: tuple[str, ...] = ()
     casts_unsigned: bool = False
+    helpers: tuple[str, ...] = ()   # twin_* helpers a twin calls
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,7 @@ class IntegrationSpec:
     notes: tuple[str, ...]
     extra_imports: tuple[str, ...]
     app_imports: tuple[str, ...]
+    twin_helpers: str = ""      # source of the twin_* helpers the twins call
 
     @property
     def unresolved_lines(self) -> list[str]:
@@ -210,14 +213,18 @@ def _finding_resolved_by_state(f: Finding, state: tuple[StateSpec, ...], text: s
 
 
 def _app_function_replacement(root: Path, function: str, fn_name: str, hazards: list[str],
-                              app_path_for: dict[str, str]) -> ReplacementSpec:
+                              app_path_for: dict[str, str], blocked: Blocked | None = None) -> ReplacementSpec:
     module, _, qualname = function.partition(":")
     src = read_function(root, module, qualname)
     args = src.node.args
     signature = ast.unparse(_literal_defaults(args))
     lines = src.text.splitlines()[src.node.lineno - 1: src.node.end_lineno]
     rel = app_path_for.get(module, src.path.name)
-    comment = [f"Original ({rel}:{src.node.lineno}), not traceable as written:"]
+    comment = []
+    if blocked is not None:
+        comment += textwrap.wrap(f"No traceable twin was generated: {rel}:{blocked.line or src.node.lineno}: "
+                                 f"{blocked.reason}.", 92, break_on_hyphens=False)
+    comment += [f"Original ({rel}:{src.node.lineno}), not traceable as written:"]
     comment += ["    " + ln for ln in _dedent(lines)]
     comment += ["Write the same computation with torch/NumPy operations LEAPP traces (no .item(),",
                 "Python branches on tensor values, or untraced library calls), same dtypes as the original."]
@@ -271,7 +278,9 @@ def _library_replacement(function: str, fn_name: str) -> ReplacementSpec:
 RESERVED = frozenset({
     "annotate", "copy", "importlib", "dataclass", "Any", "Callable", "ENTRY", "APP_ROOT", "DRIVER", "GRAPH",
     "NODE", "EXPORT_WITH", "INPUTS", "STATIC", "STATE", "HOST_RUNTIME", "named_outputs", "read_state", "step",
-    "STUB", "Patch", "PATCHES", "function_patches", "patch_parity", "annotations",
+    "STUB", "Patch", "PATCHES", "function_patches", "patch_parity", "annotations", "ADAPTERS",
+    "twin_is_tensor", "twin_scalar", "twin_min", "twin_max", "twin_where", "twin_python_dtype", "twin_full",
+    "twin_tensor", "twin_zip", "twin_cond",
 })
 
 
@@ -282,6 +291,14 @@ def _all_covered(function: str, findings: list[Finding], covered: set[int]) -> b
 
 def _is_app_function(root: Path, function: str) -> bool:
     module = function.partition(":")[0]
+    try:
+        module_file(root, module)
+    except SourceError:
+        return False
+    return True
+
+
+def _is_app_module(root: Path, module: str) -> bool:
     try:
         module_file(root, module)
     except SourceError:
@@ -362,11 +379,15 @@ def build_spec(scan: ScanResult, opts: Options) -> IntegrationSpec:
                 if inside:
                     inside_findings.append(f)
         if _is_app_function(root, function):
-            rewrite = rewrite_helper(root, function, fn_name, inside_findings, RESERVED | used_names)
+            handled = {id(f) for i, f in enumerate(scan.findings) if i in lib_covered
+                       and all(not _is_app_module(root, t.module) for t in library_targets(scan, f))}
+            twin = make_twin(root, function, fn_name, [f for f in inside_findings if id(f) not in handled],
+                             RESERVED | used_names)
             try:
-                rep = (ReplacementSpec(fn_name, "", "", (), (), False, rewrite.source, rewrite.imports,
-                                       any(f.category == "numpy-astype" for f in inside_findings))
-                       if rewrite else _app_function_replacement(root, function, fn_name, hazards, app_path_for))
+                rep = (ReplacementSpec(fn_name, "", "", (), (), False, twin.source, twin.imports,
+                                       any(f.category == "numpy-astype" for f in inside_findings), twin.helpers)
+                       if not isinstance(twin, Blocked)
+                       else _app_function_replacement(root, function, fn_name, hazards, app_path_for, twin))
             except SourceError as exc:
                 raise SpecError(str(exc)) from None
         else:
@@ -408,4 +429,5 @@ def build_spec(scan: ScanResult, opts: Options) -> IntegrationSpec:
         outputs_expr=entry.outputs_expr, state=state, replacements=tuple(replacements), patches=tuple(patches),
         unresolved=tuple(unresolved), host_runtime=tuple(host), notes=tuple(notes), extra_imports=tuple(extra),
         app_imports=tuple(dict.fromkeys([f"import {m}" for m in app_modules] + app_extra)),
+        twin_helpers=helper_sources({h for r in replacements for h in r.helpers}),
     )

@@ -96,7 +96,7 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
     progress("importing torch, leapp and the application")
     import leapp  # noqa: F401 - imported here so that its import time is not charged to the driver
 
-    from leapp_codemod.runner import export
+    from leapp_codemod.runner import export, twincheck
     from leapp_codemod.runner.intercept import (
         Recorder,
         RunnerError,
@@ -136,6 +136,14 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
                               "starting state", "driver")
         progress(f"recorded {len(recorder.traced)} calls to trace and {len(recorder.checks)} to check "
                  f"(of {recorder.calls_seen} calls so far)")
+        rows = twincheck.check_replacements(module.PATCHES, recorder)
+        done["twin_check"] = rows
+        if rows:
+            progress(f"checked {len(rows)} FunctionPatch replacement(s) against the originals on "
+                     f"{sum(r['samples'] for r in rows)} recorded and perturbed inputs")
+        bad = [r for r in rows if not r["ok"]]
+        if bad:
+            raise RunnerError(twincheck.refusal(bad[0]), "twin-check")
         t2 = time.monotonic()
         attempts, chosen = [], None
         for i, backend in enumerate(export.ladder(module.EXPORT_WITH, cfg.get("require_format")), 1):
@@ -171,6 +179,9 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
                           f"inputs{shapes}; {need} are needed ({cfg['traces']} traced + {cfg['checks']} checked; "
                           "see --traces/--checks)", "driver")
     if "error" in done:
+        if "twin_check" in done:
+            return {"error": str(done["error"]), "error_stage": getattr(done["error"], "stage", "runner"),
+                    "twin_check": done["twin_check"]}
         raise done["error"]
     attempts, chosen = done["attempts"], done["chosen"]
     parity = done["parity"]
@@ -186,6 +197,7 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         "chosen": chosen.backend if chosen else None,
         "published": str(published) if published else None,
         "patch_parity": parity,
+        "twin_check": done.get("twin_check", []),
     }
 
 

@@ -100,8 +100,12 @@ class Recorder:
     layout: str = ""                              # input shapes/dtypes of the first call
     other_layouts: int = 0                        # calls skipped because their shapes differ
     other_instances: int = 0                      # calls on another instance than the first one
+    twin_calls: list[PatchCall] = field(default_factory=list)   # patched helpers' arguments in traced calls
+    originals: dict = field(default_factory=dict)               # (module, name) -> the original function
+    n_twin: int = 5                                             # recorded calls per patched helper
     _seen: set = field(default_factory=set)
     _in_check: bool = False
+    _in_trace: bool = False
 
     @property
     def done(self) -> bool:
@@ -166,7 +170,11 @@ class Recorder:
         if fresh and len(self.traced) < self.n_trace:
             record = Call(self.calls_seen, values.plain({n: named[n] for n in self.input_names}))
             self.traced.append(record)
-            result = self.entry.function(*args, **kwargs)
+            self._in_trace = True
+            try:
+                result = self.entry.function(*args, **kwargs)
+            finally:
+                self._in_trace = False
             record.outputs = values.plain(result)
             return result
         if fresh and len(self.checks) < self.n_check:
@@ -189,11 +197,17 @@ class Recorder:
 
     def patch_call(self, patch, original: Callable, args: tuple, kwargs: dict):
         if self._in_check and sum(1 for c in self.patch_calls if c.patch is patch) < self.n_check:
-            try:
-                self.patch_calls.append(PatchCall(patch, copy.deepcopy(args), copy.deepcopy(kwargs)))
-            except Exception:  # noqa: BLE001 - an argument that cannot be copied is just not checked
-                pass
+            _append_copy(self.patch_calls, patch, args, kwargs)
+        if self._in_trace and sum(1 for c in self.twin_calls if c.patch is patch) < self.n_twin:
+            _append_copy(self.twin_calls, patch, args, kwargs)
         return original(*args, **kwargs)
+
+
+def _append_copy(calls: list, patch, args: tuple, kwargs: dict) -> None:
+    try:
+        calls.append(PatchCall(patch, copy.deepcopy(args), copy.deepcopy(kwargs)))
+    except Exception:  # noqa: BLE001 - an argument that cannot be copied is just not checked
+        pass
 
 
 def read_state(refs: dict) -> dict:
@@ -250,6 +264,7 @@ def patch_recorders(patches, recorder: Recorder):
                 return record
 
             replaced.append((module, patch.name, original))
+            recorder.originals[(patch.module, patch.name)] = original
             setattr(module, patch.name, make())
         yield
     finally:

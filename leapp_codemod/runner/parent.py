@@ -28,6 +28,7 @@ class Stub:
     line: int
     patches: tuple[str, ...]
     hazards: tuple[str, ...]
+    blocked: str = ""       # why `generate` wrote no traceable twin ("file:line: reason"), from its comment
 
 
 @dataclass(frozen=True)
@@ -122,6 +123,22 @@ def _merge_findings(listed: tuple[str, ...], hazards: tuple[str, ...]) -> tuple[
     return tuple(dict.fromkeys(listed)) + tuple(extra)
 
 
+_BLOCKED = "# No traceable twin was generated: "
+
+
+def _blocked_reason(lines: list[str]) -> str:
+    """The reason comment `generate` writes into a stub it could not turn into a twin."""
+    found: list[str] = []
+    for line in (ln.strip() for ln in lines):
+        if line.startswith(_BLOCKED):
+            found.append(line[len(_BLOCKED):])
+        elif found and line.startswith("# ") and not line.startswith("# Original ("):
+            found.append(line[2:])
+        elif found:
+            break
+    return " ".join(found)
+
+
 def read_module(path: Path) -> ModuleInfo:
     if not path.is_file():
         raise UsageError(f"{path}: no such file")
@@ -140,7 +157,8 @@ def read_module(path: Path) -> ModuleInfo:
         used = [p for p in patches if p[2] == name]
         if used and _is_stub(fn):
             stubs.append(Stub(name, fn.lineno, tuple(f"{m}.{n}" for m, n, _, _ in used),
-                              tuple(dict.fromkeys(h for *_, hz in used for h in hz))))
+                              tuple(dict.fromkeys(h for *_, hz in used for h in hz)),
+                              _blocked_reason(text.splitlines()[fn.lineno - 1:fn.end_lineno])))
     hazards = tuple(h for *_, hz in patches for h in hz)
     return ModuleInfo(
         path=path, entry=entry, app_root=(base / _literal(tree, "APP_ROOT", path)).resolve(),
@@ -263,6 +281,7 @@ def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: f
                     "graph_yaml": None, "models": [], "attempts": data.get("attempts", []),
                     "validation": {}, "findings_confirmed": [], "hazard_signals": [],
                     "host_runtime": list(info.host_runtime), "patch_parity": data.get("patch_parity", []),
+                    "twin_check": data.get("twin_check", []),
                     "timings": dict(data.get("timings", {}), total=round(wall, 2))}
     bad = "partial" if info.host_runtime else "failed"
     if child.timed_out:
@@ -337,7 +356,7 @@ def stub_report(info: ModuleInfo, opts: RunOptions) -> dict:
             "models": [], "attempts": [], "validation": {}, "findings_confirmed": [], "timings": {},
             "error": f"{len(info.stubs)} FunctionPatch replacement(s) in {info.path} are unwritten stubs",
             "stubs": [{"function": s.function, "at": f"{info.path}:{s.line}", "patches": list(s.patches),
-                       "hazards": list(s.hazards)} for s in info.stubs]}
+                       "hazards": list(s.hazards), "blocked": s.blocked} for s in info.stubs]}
 
 
 def write_report(report: dict, out: Path) -> Path:
@@ -367,6 +386,8 @@ def summary_lines(report: dict) -> list[str]:
         for s in report.get("stubs", []):
             lines.append(f"  {s['at']}: stub {s['function']} (patches {', '.join(s['patches'])}) is not written; "
                          f"hazard(s): {'; '.join(s['hazards']) or 'see the module header'}")
+            if s.get("blocked"):
+                lines.append(f"    no twin: {s['blocked']}")
         for h in report.get("host_runtime", []):
             lines.append(f"  host runtime: {h}")
     for a in report.get("attempts", []):
@@ -379,6 +400,10 @@ def summary_lines(report: dict) -> list[str]:
         if s.get("location") and not any(s.get("location") == e.get("at") for c in report.get("findings_confirmed", [])
                                          for e in c["evidence"]):
             lines.append(f"  LEAPP {s['signal']} at {s['location']}: {s['message'][:120]}")
+    checked = report.get("twin_check", [])
+    if checked and all(r.get("ok") for r in checked):
+        lines.append(f"  pre-trace check: {len(checked)} replacement(s) agree with the originals on "
+                     f"{sum(r['samples'] for r in checked)} recorded and perturbed inputs")
     for p in report.get("patch_parity", []):
         state = "ok" if p.get("ok") else "MISMATCH"
         lines.append(f"  patch {p['patch']}: parity {state} on {p['calls']} calls "

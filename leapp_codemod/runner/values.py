@@ -162,3 +162,95 @@ def same_values(a: Mapping, b: Mapping) -> bool:
     if a.keys() != b.keys():
         return False
     return all(torch.equal(to_torch(a[k]), to_torch(b[k])) for k in a)
+
+
+def raw_leaves(value, prefix: str = "") -> dict:
+    """Like `leaves`, but scalars are kept as they are (their type matters to a caller)."""
+    if isinstance(value, (bool, int, float, np.generic)) or is_array(value):
+        return {prefix: value}
+    if isinstance(value, Mapping):
+        out = {}
+        for k, v in value.items():
+            out.update(raw_leaves(v, f"{prefix}_{k}" if prefix else str(k)))
+        return out
+    if isinstance(value, Sequence) and not isinstance(value, (str, bytes)):
+        out = {}
+        for i, v in enumerate(value):
+            out.update(raw_leaves(v, f"{prefix}_{i}" if prefix else str(i)))
+        return out
+    return {}
+
+
+def describe(value) -> str:
+    """A short description of an argument: `float32[1, 3] tensor`, `0.5`, `ReachConfig`."""
+    if isinstance(value, torch.Tensor):
+        return f"{str(value.dtype).replace('torch.', '')}{list(value.shape)} tensor"
+    if isinstance(value, np.ndarray):
+        return f"{value.dtype}{list(value.shape)} array"
+    if isinstance(value, (bool, int, float, np.generic, str)) or value is None:
+        return repr(value)[:40]
+    if isinstance(value, (list, tuple)):
+        return f"{type(value).__name__} of {len(value)}"
+    return type(value).__name__
+
+
+def perturbed(value, rng: np.random.Generator):
+    """A copy of `value` with Gaussian noise (10% of each array's mean magnitude) added to every
+    floating tensor or array in it; (copy, whether anything was perturbed)."""
+    changed = [False]
+
+    def walk(v):
+        if isinstance(v, torch.Tensor) and v.is_floating_point():
+            changed[0] = True
+            base = plain(v)
+            sigma = 0.1 * (float(base.abs().mean()) + 1e-3) if base.numel() else 0.0
+            noise = torch.from_numpy(rng.normal(0.0, sigma, size=tuple(base.shape))).to(base.dtype)
+            return base + noise
+        if isinstance(v, np.ndarray) and v.dtype.kind == "f":
+            changed[0] = True
+            base = np.array(v, copy=True, subok=False)
+            sigma = 0.1 * (float(np.abs(base).mean()) + 1e-3) if base.size else 0.0
+            return (base + rng.normal(0.0, sigma, size=base.shape)).astype(base.dtype)
+        if isinstance(v, Mapping):
+            return {k: walk(x) for k, x in v.items()}
+        if isinstance(v, tuple):
+            return tuple(walk(x) for x in v)
+        if isinstance(v, list):
+            return [walk(x) for x in v]
+        return v
+
+    out = walk(value)
+    return out, changed[0]
+
+
+# Unsigned dtypes LEAPP cannot export, and the signed dtype a twin uses for the same values.
+_SIGNED_FOR = {"uint16": "int32", "uint32": "int64", "uint64": "int64"}
+
+
+def _same_dtype(expected, got) -> bool:
+    return expected == got or _SIGNED_FOR.get(str(expected)) == str(got)
+
+
+def mismatch(expected, got, rtol: float, atol: float) -> tuple[str | None, float]:
+    """Why a replacement's result differs from the original's (None when it matches), and the
+    largest absolute difference seen. Arrays and tensors must keep their kind and dtype (an unsigned
+    dtype LEAPP cannot export may come back as the signed dtype that holds the same values); a Python
+    or NumPy scalar may come back as a 0-d tensor or array of the same value."""
+    e_flat, g_flat = raw_leaves(expected), raw_leaves(got)
+    if set(e_flat) != set(g_flat):
+        return "it returns a different structure than the original", float("inf")
+    worst = 0.0
+    for key, e in e_flat.items():
+        g = g_flat[key]
+        what = f"output {key!r}" if key else "the result"
+        for kind in (np.ndarray, torch.Tensor):
+            if isinstance(e, kind) and not (isinstance(g, kind) and _same_dtype(e.dtype, g.dtype)):
+                return (f"{what} is {describe(g) if is_array(g) else type(g).__name__} where the original returns "
+                        f"{describe(e)}"), float("inf")
+        errors = Errors()
+        ok = compare(e, g, errors, rtol, atol)
+        worst = max(worst, errors.max_abs)
+        if not ok:
+            detail = errors.shape_mismatch or f"max abs error {errors.max_abs:.3g}, max rel error {errors.max_rel:.3g}"
+            return f"{what} differs: {detail}", worst
+    return None, worst

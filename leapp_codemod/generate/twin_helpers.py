@@ -1,0 +1,83 @@
+"""Run-time helpers of traceable twins, copied by `generate` into the integration modules that use
+them (only their source is read there: this module imports torch).
+
+Each helper keeps a Python-level operation of the original helper as a tensor (or array) operation
+with the same values, so that the value stays in the LEAPP trace. Every choice below depends on
+types, shapes or dtypes only, which are fixed while tracing, never on tensor values.
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+
+def twin_is_tensor(*values):
+    return any(isinstance(v, torch.Tensor) for v in values)
+
+
+def twin_scalar(value, cast=None):
+    """`value.item()` (cast None), `float(value)` (cast "float") or `int(value)` (cast "int") as a
+    0-d tensor or array holding the same number; fails as the original does for several elements."""
+    if not isinstance(value, (torch.Tensor, np.ndarray, np.generic)):
+        return {"float": float, "int": int}.get(cast, lambda v: v)(value)
+    value = value.reshape(())
+    if cast is None:
+        return value
+    if isinstance(value, torch.Tensor):
+        return value.to(torch.float64 if cast == "float" else torch.int64)
+    return value.astype(np.float64 if cast == "float" else np.int64)
+
+
+def twin_min(a, b):
+    """Python's `min(a, b)`, elementwise: `b` where `b < a`, else `a` (ties and NaNs as in Python)."""
+    return torch.where(b < a, b, a) if twin_is_tensor(a, b) else np.where(b < a, b, a)
+
+
+def twin_max(a, b):
+    """Python's `max(a, b)`, elementwise: `b` where `b > a`, else `a` (ties and NaNs as in Python)."""
+    return torch.where(b > a, b, a) if twin_is_tensor(a, b) else np.where(b > a, b, a)
+
+
+def twin_where(cond, a, b):
+    """`a if cond else b` for a one-element condition; both sides are evaluated."""
+    if isinstance(cond, torch.Tensor):
+        return torch.where(cond.reshape(()), a, b)
+    return np.where(np.reshape(cond, ()), a, b)
+
+
+def twin_python_dtype(value):
+    """The dtype torch gives a Python number of the kind `value` holds (bool, int or float)."""
+    if value.dtype == torch.bool:
+        return torch.bool
+    return torch.get_default_dtype() if value.is_floating_point() else torch.int64
+
+
+def twin_full(size, fill_value, *, dtype=None):
+    """`torch.full(size, fill_value)` for a 0-d tensor fill value that was a Python number."""
+    fill_value = fill_value.reshape(())
+    dtype = twin_python_dtype(fill_value) if dtype is None else dtype
+    return fill_value.to(dtype).expand(size).clone()
+
+
+def twin_tensor(data, *, dtype=None):
+    """`torch.tensor(data)` where `data` (or the items of its nested list literals) is a tensor that
+    holds what was a list of Python numbers: the items are stacked as the lists were nested."""
+    if isinstance(data, (list, tuple)):
+        data = torch.stack([twin_tensor(item) for item in data])
+    return data.to(twin_python_dtype(data) if dtype is None else dtype)
+
+
+def twin_zip(*sequences):
+    """The sequences of an elementwise `for ... in zip(t.tolist(), ...)` loop as whole 1-D tensors
+    (or arrays), cut to the shortest as `zip` does; plain sequences become constants."""
+    n = min(len(s) for s in sequences)
+    use_torch = twin_is_tensor(*sequences)
+    out = []
+    for s in sequences:
+        if isinstance(s, (torch.Tensor, np.ndarray)):
+            if s.ndim != 1:
+                raise ValueError(f"twin_zip: a tolist() sequence must be 1-D to map elementwise, got {s.ndim}-D")
+            out.append(s[:n])
+        else:
+            out.append(torch.tensor(list(s)[:n]) if use_torch else np.asarray(list(s)[:n]))
+    return out

@@ -1,0 +1,83 @@
+"""Before tracing: every FunctionPatch replacement (traceable twins and adapters alike) against the
+original on the arguments the running application passed to it during the calls about to be
+traced, and on Gaussian-perturbed copies of those arguments. A replacement that disagrees is never
+traced."""
+from __future__ import annotations
+
+import copy
+import inspect
+
+import numpy as np
+
+from leapp_codemod.runner import values
+from leapp_codemod.runner.intercept import Recorder
+
+RTOL, ATOL = 1e-3, 1e-5
+PERTURBATIONS = 3
+
+
+def _run(fn, args: tuple, kwargs: dict):
+    return fn(*copy.deepcopy(args), **copy.deepcopy(kwargs))
+
+
+def _samples(call, rng: np.random.Generator, index: int) -> list[tuple[str, tuple, dict]]:
+    out = [(f"recorded call {index}", call.args, call.kwargs)]
+    for j in range(1, PERTURBATIONS + 1):
+        (args, kwargs), changed = values.perturbed((call.args, call.kwargs), rng)
+        if changed:
+            out.append((f"recorded call {index}, perturbed copy {j}", args, kwargs))
+    return out
+
+
+def _describe_call(fn, args: tuple, kwargs: dict) -> str:
+    """`delta=float32[1, 3] tensor, cfg=ReachConfig`, by parameter name when the signature allows."""
+    try:
+        named = inspect.signature(fn).bind(*args, **kwargs).arguments
+    except (TypeError, ValueError):
+        named = {**{f"arg{i}": a for i, a in enumerate(args)}, **kwargs}
+    return ", ".join(f"{k}={values.describe(v)}" for k, v in named.items())
+
+
+def check_patch(patch, original, calls, seed: int = 0) -> dict:
+    """One row of the report: whether `patch.replacement` agrees with `original` on every sample."""
+    row = {"patch": f"{patch.module}.{patch.name}", "replacement": patch.replacement.__name__,
+           "original": patch.original, "hazards": list(patch.hazards), "recorded_calls": len(calls),
+           "samples": 0, "max_abs_error": 0.0, "ok": True}
+    rng = np.random.default_rng(seed)
+    for index, call in enumerate(calls, 1):
+        for label, args, kwargs in _samples(call, rng, index):
+            try:
+                expected = _run(original, args, kwargs)
+            except Exception:  # noqa: BLE001 - an input the original rejects says nothing about the twin
+                continue
+            row["samples"] += 1
+            try:
+                got = _run(patch.replacement, args, kwargs)
+                problem, worst = values.mismatch(expected, got, RTOL, ATOL)
+            except Exception as exc:  # noqa: BLE001 - any error of the replacement is a disagreement
+                from leapp_codemod.runner.export import one_line
+                problem, worst = f"the replacement raises {one_line(exc)}", float("inf")
+            row["max_abs_error"] = max(row["max_abs_error"], worst)
+            if problem:
+                inputs = _describe_call(original, args, kwargs)
+                row.update(ok=False, input=f"{label} ({inputs})", error=problem)
+                return row
+    return row
+
+
+def check_replacements(patches, recorder: Recorder) -> list[dict]:
+    rows = []
+    for patch in patches:
+        original = recorder.originals.get((patch.module, patch.name))
+        if original is None:
+            continue
+        calls = [c for c in recorder.twin_calls if c.patch is patch]
+        rows.append(check_patch(patch, original, calls))
+    return rows
+
+
+def refusal(row: dict) -> str:
+    """The one-line reason `run` refuses to trace with this replacement."""
+    hazards = f"; hazards: {', '.join(row['hazards'])}" if row["hazards"] else ""
+    return (f"FunctionPatch {row['patch']} ({row['replacement']}) disagrees with the original "
+            f"{row['original']} on {row['input']}: {row['error']}; not traced{hazards}")
