@@ -124,3 +124,11 @@ def test_out_of_domain_inputs_are_refused(call, adapter, argument):
 def test_registry_names():
     assert ADAPTERS["cv2.resize"].function is cv2.resize
     assert ADAPTERS["cv2.cvtColor"].function is cv2.cvt_color
+
+
+@pytest.mark.parametrize("interpolation", [opencv.INTER_NEAREST, opencv.INTER_LINEAR])
+def test_resize_to_the_same_size_through_scale_factors_is_a_copy(interpolation):
+    # 2 * 1.25 rounds (half to even) back to 2 rows: OpenCV copies instead of sampling at scale 0.8.
+    src = np.array([[0.0], [1.0]], dtype=np.float32)
+    check(cv2.resize(src, None, fx=0.7, fy=1.25, interpolation=interpolation),
+          opencv.resize(src, None, fx=0.7, fy=1.25, interpolation=interpolation))

@@ -184,7 +184,9 @@ def resize(src: Any, dsize: Any = None, dst: Any = None, fx: float = 0, fy: floa
     t = to_tensor(src)
     dst_w, dst_h, inv_x, inv_y = _plan(tuple(t.shape), dsize, fx, fy)
     factors = _area_fast(tuple(t.shape), dst_w, dst_h, inv_x, inv_y)
-    if interpolation == INTER_NEAREST:
+    if (dst_w, dst_h) == (t.shape[1], t.shape[0]):
+        out = t.clone()  # cv::resize copies when the size does not change, whatever fx/fy say
+    elif interpolation == INTER_NEAREST:
         out = _rows(_rows(t, _nearest_index(dst_w, t.shape[1], inv_x), 1),
                     _nearest_index(dst_h, t.shape[0], inv_y), 0)
     elif interpolation == INTER_AREA or factors == (2, 2):
