@@ -3,10 +3,8 @@ LEAPP does not map, built only from operations LEAPP does map (NumPy in, NumPy o
 from __future__ import annotations
 
 import importlib.util
-import json
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -142,22 +140,9 @@ REGISTRY: dict[str, str] = {
 
 @lru_cache(maxsize=1)
 def registry() -> dict[str, str]:
-    """Name -> kind of every adapter in `leapp_codemod.adapters`, from its `index.json` when the
-    package ships one ({"adapters": {"cv2.resize": {"kind": "function"}, ...}}), else REGISTRY.
-    Empty when the package is absent."""
-    spec = importlib.util.find_spec("leapp_codemod.adapters")
-    if spec is None or not spec.submodule_search_locations:
-        return {}
-    for location in spec.submodule_search_locations:
-        index = Path(location) / "index.json"
-        if index.is_file():
-            try:
-                data = json.loads(index.read_text(encoding="utf-8"))
-                return {name: info["kind"] for name, info in data.get("adapters", {}).items()
-                        if isinstance(info, dict) and isinstance(info.get("kind"), str)}
-            except (OSError, ValueError, AttributeError):
-                return {}
-    return dict(REGISTRY)
+    """Name -> kind of every adapter in `leapp_codemod.adapters`; empty when the package is absent."""
+    spec = importlib.util.find_spec("leapp_codemod.adapters")  # located, not imported (it imports torch)
+    return dict(REGISTRY) if spec is not None else {}
 
 
 def torch_adapter_names() -> frozenset[str]:
