@@ -311,3 +311,9 @@ def test_registry_covers_only_functions_leapp_cannot_trace_or_export():
 def test_module_docstring_lists_every_numpy_adapter():
     listed = set(re.findall(r"numpy\.[\w.]+\w", nx.__doc__))
     assert listed == {k for k in ADAPTERS if k.startswith("numpy.")}
+
+
+def test_arctan2_of_subnormal_pairs_keeps_their_ratio():
+    y = np.array([5e-324, -1e-320, 3e-310], dtype=np.float64)
+    x = np.array([5e-324, 2e-320, -3e-310], dtype=np.float64)
+    assert mismatch(ADAPTERS["numpy.arctan2"].function(y, x), np.arctan2(y, x), 1e-12, 1e-15) is None

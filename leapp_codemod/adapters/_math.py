@@ -46,6 +46,10 @@ def atan2(y: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
     t = tan(theta / 2) = y / (r + x) for x > 0 and (r - x) / y otherwise (no cancellation either way)."""
     if y.dtype != torch.float64:
         return torch.atan2(y, x)
+    # Subnormal pairs lose their ratio in hypot and r + x: scale them up by an exact power of two.
+    tiny = torch.maximum(torch.abs(x), torch.abs(y)) < const(2.0 ** -900, y)
+    scale = torch.where(tiny, const(2.0 ** 600, y), const(1.0, y))
+    y, x = y * scale, x * scale
     r = hypot(x, y)
     positive = x > 0
     ones = torch.ones_like(r)
