@@ -290,12 +290,7 @@ def _all_covered(function: str, findings: list[Finding], covered: set[int]) -> b
 
 
 def _is_app_function(root: Path, function: str) -> bool:
-    module = function.partition(":")[0]
-    try:
-        module_file(root, module)
-    except SourceError:
-        return False
-    return True
+    return _is_app_module(root, function.partition(":")[0])
 
 
 def _is_app_module(root: Path, module: str) -> bool:
