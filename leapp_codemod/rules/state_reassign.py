@@ -17,8 +17,10 @@ def check(node, ctx):
 RULE = Rule(
     code="LCM702", name="state-reassignment", category="inplace-state", severity="error",
     summary="pipeline data stored on `self` and read back on the next call",
-    what="Flags `self.x = <pipeline data>` in the step when the pipeline also reads `self.x`: a recurrent hidden "
-         "state, a last action, a filter memory.",
+    what="Flags `self.x = <pipeline data>` in the step when the pipeline reads `self.x` before that write (earlier "
+         "in the same function, on the same line, or in another reachable function), so the next call sees the new "
+         "value: a recurrent hidden state, a last action, a filter memory. A scratch attribute written and then "
+         "read within one call is not flagged.",
     why="Without a state declaration the exported graph reads `self.x` as the constant it held while tracing, and "
         "the new value is dropped: the model forgets between calls. `annotate.module` can turn reassigned buffers "
         "into state, but its compile-time validation reports false failures with several traced calls.",
