@@ -21,8 +21,6 @@ from leapp_codemod.model import FileError, Finding, PatchTarget, ScanResult
 from leapp_codemod.source.files import SourceFile
 from leapp_codemod.source.parse import parse_file
 
-_UNSIGNED = {"uint16": "int32", "uint32": "int64", "uint64": "int64"}
-
 
 @dataclass(frozen=True)
 class Rewrite:
