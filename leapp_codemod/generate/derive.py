@@ -14,7 +14,7 @@ from pathlib import Path
 
 from leapp_codemod.analysis.index import build_index
 from leapp_codemod.generate import adapters as adapter_index
-from leapp_codemod.generate.adapters import known_adapter, torch_adapter
+from leapp_codemod.generate.adapters import torch_adapter
 from leapp_codemod.generate.source_info import SourceError, module_file
 from leapp_codemod.generate.twin import Blocked, build_twin, flags_for
 from leapp_codemod.model import FileError, Finding, PatchTarget, ScanResult
@@ -38,7 +38,7 @@ def library_targets(scan: ScanResult, finding: Finding) -> list[PatchTarget]:
             continue
         owner, _, name = call.target.rpartition(".")
         function = f"{owner}:{name}"
-        if known_adapter(function) is None and torch_adapter(function) is None:
+        if torch_adapter(function) is None:
             continue
         found.append(PatchTarget(call.module, call.name, function))
     return found

@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-FORMATS = ("onnx", "pt2", "jit")
+from leapp_codemod.facts import FORMAT_OF
 
 
 class UsageError(Exception):
@@ -341,8 +341,7 @@ def _display(path: Path) -> str:
 
 
 def _format_of(backend: str) -> str:
-    return {"onnx": "onnx", "onnx-torchscript": "onnx", "pt2": "pt2", "jit-script": "jit",
-            "jit-trace": "jit"}.get(backend, backend)
+    return FORMAT_OF.get(backend, backend)
 
 
 def _child_crash(child: ChildResult) -> str:
