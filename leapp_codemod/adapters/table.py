@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from leapp_codemod.adapters import ADAPTERS
+from leapp_codemod.io_util import write_atomic
 
 TABLE = Path(__file__).resolve().parents[1] / "data" / "adapters.json"
 
@@ -18,5 +19,5 @@ def table_text() -> str:
 
 
 if __name__ == "__main__":
-    TABLE.write_text(table_text(), encoding="utf-8")
+    write_atomic(TABLE, table_text())
     print(f"wrote {len(ADAPTERS)} adapters to {TABLE}")
