@@ -27,13 +27,22 @@ def _fail(message: str, code: int) -> None:
 @click.option("--name", "graph", default=None, metavar="GRAPH", help="LEAPP graph and node name.")
 @click.option("--export-with", type=click.Choice(EXPORTERS), default="onnx", show_default=True)
 @click.option("--force", is_flag=True, help="Overwrite an existing module even if it was edited.")
+@click.option("--backend-param", "backend_param", multiple=True, metavar="KEY=VALUE",
+              help="Exporter parameter for output_tensors(backend_params=...), e.g. opset_version=17 (repeatable).")
 def generate(app: Path, entry: str, driver: Path | None, output: Path, graph: str | None, export_with: str,
-             force: bool) -> None:
+             force: bool, backend_param: tuple[str, ...]) -> None:
     """Write one LEAPP integration module for the pipeline that starts at --entry."""
     from leapp_codemod.generate import GenerateError, Options
     from leapp_codemod.generate import generate as do_generate
+    from leapp_codemod.generate.backend_params import BackendParamError, parse_assignments
 
-    opts = Options(app=app, entry=entry, output=output, driver=driver, graph=graph, export_with=export_with)
+    try:
+        params = tuple(parse_assignments(backend_param).items())
+    except BackendParamError as exc:
+        _fail(str(exc), 2)
+        return
+    opts = Options(app=app, entry=entry, output=output, driver=driver, graph=graph, export_with=export_with,
+                   backend_params=params)
     try:
         spec = do_generate(opts, force=force)
     except GenerateError as exc:
