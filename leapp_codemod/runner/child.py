@@ -158,8 +158,18 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         timings["export_and_validate"] = round(time.monotonic() - t2, 2)
 
     recorder.on_done = export_all
+    if cfg.get("record"):
+        from leapp_codemod.runner import record
+        recorder.on_done = record.saver(Path(cfg["record"]), module, recorder, done)
+    if cfg.get("inputs"):
+        from leapp_codemod.runner import replay
+        try:
+            done["replayed"] = replay.preflight(module, cfg["inputs"])
+        except replay.RecordingError as exc:
+            raise RunnerError(str(exc), "inputs") from None
     t1 = time.monotonic()
-    progress(f"running {os.path.relpath(driver)} with {module.ENTRY} intercepted")
+    progress(f"replaying {os.path.relpath(cfg['inputs'])} into {module.ENTRY} (the driver is not run)"
+             if cfg.get("inputs") else f"running {os.path.relpath(driver)} with {module.ENTRY} intercepted")
     os.chdir(cfg["cwd"])
     with intercepted(entry, recorder), patch_recorders(module.PATCHES, recorder):
         crash = run_driver(driver, progress)
@@ -178,6 +188,8 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         raise RunnerError(f"the driver called {module.ENTRY} {recorder.calls_seen} times with {got} distinct "
                           f"inputs{shapes}; {need} are needed ({cfg['traces']} traced + {cfg['checks']} checked; "
                           "see --traces/--checks)", "driver")
+    if cfg.get("record") and "error" not in done:
+        return {"entry": module.ENTRY, "recorded": cfg["record"], "meta": done["recorded"]}
     if "error" in done:
         if "twin_check" in done:
             return {"error": str(done["error"]), "error_stage": getattr(done["error"], "stage", "runner"),
@@ -198,6 +210,7 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         "published": str(published) if published else None,
         "patch_parity": parity,
         "twin_check": done.get("twin_check", []),
+        "replayed": done.get("replayed"),
     }
 
 
