@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from leapp_codemod.generate.backend_params import BackendParamError, accepted_keys, check_keys
+from leapp_codemod.generate.warp import WarpSetupError, warp_spec
 
 
 class ExtrasError(Exception):
@@ -51,6 +52,10 @@ def build_extras(scan, opts, root, entry, inputs) -> Extras:
     params = dict(opts.backend_params)
     keys: dict = {}
     origin = ""
+    try:
+        warp = warp_spec(scan, opts.export_with)
+    except WarpSetupError as exc:
+        raise ExtrasError(str(exc)) from None
     if params:
         try:
             accepted = accepted_keys()
@@ -58,4 +63,4 @@ def build_extras(scan, opts, root, entry, inputs) -> Extras:
         except BackendParamError as exc:
             raise ExtrasError(str(exc)) from None
         keys, origin = dict(accepted.by_backend), accepted.origin
-    return Extras(backend_params=params, backend_keys=keys, leapp_origin=origin)
+    return Extras(backend_params=params, backend_keys=keys, leapp_origin=origin, warp=warp)

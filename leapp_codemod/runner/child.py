@@ -112,6 +112,9 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         raise RunnerError(f"{cfg['file']}: cannot import the integration module: {export.one_line(exc)}",
                           "import") from None
     timings["import"] = round(time.monotonic() - t0, 2)
+    if getattr(module, "WARP", False):
+        from leapp_codemod.runner import warp_check
+        warp_check.require(module, cfg["traces"])
     entry = resolve_entry(module.ENTRY)
     state = dict(getattr(module, "STATE", {}) or {})
     recorder = Recorder(entry=entry, input_names=tuple(module.INPUTS),
@@ -146,7 +149,9 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
             raise RunnerError(twincheck.refusal(bad[0]), "twin-check")
         t2 = time.monotonic()
         attempts, chosen = [], None
-        for i, backend in enumerate(export.ladder(module.EXPORT_WITH, cfg.get("require_format")), 1):
+        ladder = [b for b in export.ladder(module.EXPORT_WITH, cfg.get("require_format"))
+                  if b in getattr(module, "EXPORTERS", export.EXPORTERS)]
+        for i, backend in enumerate(ladder, 1):
             att = export.attempt_export(module, recorder, backend, out / "attempts" / f"{i:02d}-{backend}",
                                         state, app_root, cfg["cwd"], progress)
             attempts.append(att)
