@@ -219,11 +219,12 @@ def explain(code):
 
 def _register_optional_commands() -> None:
     try:
-        from leapp_codemod.cli_run import generate, run
+        from leapp_codemod.cli_run import generate, record, run
     except ImportError:
         return
     main.add_command(generate)
     main.add_command(run)
+    main.add_command(record)
 
 
 _register_optional_commands()

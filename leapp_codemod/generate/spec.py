@@ -8,10 +8,12 @@ import os
 import re
 import textwrap
 from dataclasses import dataclass
+from typing import Any
 from pathlib import Path
 
 from leapp_codemod.facts import EXPORTERS
 from leapp_codemod.generate.adapters import domain, torch_adapter
+from leapp_codemod.generate.extras import ExtrasError, build_extras
 from leapp_codemod.generate.derive import helper_sources, library_targets, make_twin
 from leapp_codemod.generate.source_info import (
     EntrySource,
@@ -36,6 +38,10 @@ class Options:
     driver: Path | None = None
     graph: str | None = None
     export_with: str = "onnx"
+    backend_params: tuple[tuple[str, object], ...] = ()   # --backend-param KEY=VALUE, parsed
+    semantics: bool = False                               # --semantics
+    split: tuple[str, ...] = ()                           # --split NAME=MODULE:FUNCTION
+    split_reason: str | None = None                       # --reason
 
 
 @dataclass(frozen=True)
@@ -99,6 +105,7 @@ class IntegrationSpec:
     extra_imports: tuple[str, ...]
     app_imports: tuple[str, ...]
     twin_helpers: str = ""      # source of the twin_* helpers the twins call
+    extras: Any = None          # backend params, semantics, Warp setup, split (generate/extras.py)
 
     @property
     def unresolved_lines(self) -> list[str]:
@@ -300,6 +307,13 @@ def _rel(path: Path, start: Path) -> str:
     return Path(os.path.relpath(path.resolve(), start.resolve())).as_posix()
 
 
+def _extras(scan: ScanResult, opts: Options, root: Path, entry: EntrySource, inputs: tuple[str, ...]):
+    try:
+        return build_extras(scan, opts, root, entry, inputs)
+    except ExtrasError as exc:
+        raise SpecError(str(exc)) from None
+
+
 def build_spec(scan: ScanResult, opts: Options) -> IntegrationSpec:
     if ":" not in opts.entry:
         raise SpecError(f"--entry must be MODULE:QUALNAME, got {opts.entry!r}")
@@ -420,4 +434,5 @@ def build_spec(scan: ScanResult, opts: Options) -> IntegrationSpec:
         unresolved=tuple(unresolved), host_runtime=tuple(host), notes=tuple(notes), extra_imports=tuple(extra),
         app_imports=tuple(dict.fromkeys([f"import {m}" for m in app_modules] + app_extra)),
         twin_helpers=helper_sources({h for r in replacements for h in r.helpers}),
+        extras=_extras(scan, opts, root, entry, inputs),
     )
