@@ -2,9 +2,13 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from leapp_codemod.analysis.index import ClassInfo, FunctionInfo, ModuleIndex
+
+if TYPE_CHECKING:
+    from leapp_codemod.analysis.libraries import LibraryLoader
 
 _MAX_ALIAS_HOPS = 8
 NN_MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module", "nn.Module"})
@@ -13,6 +17,24 @@ NN_MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"
 @dataclass
 class Project:
     modules: dict[str, ModuleIndex]
+    libraries: LibraryLoader | None = None     # installed packages followed on demand
+    memo: dict = field(default_factory=dict, repr=False, compare=False)   # derived indexes, per scan
+
+    def is_library(self, module: str) -> bool:
+        return self.libraries is not None and self.libraries.is_library(module)
+
+    def _load_library(self, parts: list[str]) -> None:
+        """Index the installed modules a dotted name passes through (`a`, `a.b`, ...), once each."""
+        if self.libraries.package(parts[0]) is None:
+            return
+        for cut in range(1, len(parts) + 1):
+            name = ".".join(parts[:cut])
+            if name in self.modules:
+                continue
+            index = self.libraries.module(name)
+            if index is None:
+                return
+            self.modules[name] = index
 
     # ----------------------------------------------------------------- qualified names
     def qualify(self, expr: ast.expr, module: ModuleIndex) -> str | None:
@@ -39,6 +61,8 @@ class Project:
         if hops > _MAX_ALIAS_HOPS or not qualified:
             return None
         parts = qualified.split(".")
+        if self.libraries is not None:
+            self._load_library(parts)
         for cut in range(len(parts) - 1, 0, -1):
             mod = self.modules.get(".".join(parts[:cut]))
             if mod is None:
