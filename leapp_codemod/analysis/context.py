@@ -79,6 +79,12 @@ class Facts:
         )
 
 
+def _flat_targets(target: ast.expr) -> list[ast.expr]:
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [t for elt in target.elts for t in _flat_targets(elt.value if isinstance(elt, ast.Starred) else elt)]
+    return [target]
+
+
 def is_self_attr(expr: ast.expr, self_name: str | None) -> bool:
     return (self_name is not None and isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name)
             and expr.value.id == self_name)
@@ -237,9 +243,11 @@ class FunctionContext:
                 return False
             if self.is_data(func.value):
                 return True
-        for callee in self.resolve_call(call):
-            if callee.id in self.facts.returns_data:
-                return True
+        callees = self.resolve_call(call)
+        if any(callee.id in self.facts.returns_data for callee in callees):
+            return True
+        if callees and all(callee.name != "__init__" and self.project.is_library(callee.module) for callee in callees):
+            return False   # a followed library function whose returns were analyzed and hold no pipeline data
         return self.args_data(call)
 
     # ------------------------------------------------------------------ shapes
@@ -368,7 +376,10 @@ class FunctionContext:
                 module = self.project.modules[klass.module]
                 for method, value in klass.attr_values.get(attr, ()):
                     if isinstance(value, ast.Call):
-                        out |= self.call_result_types(value, module)
+                        built = self.call_result_types(value, module)
+                        if not any(":" in t for t in built) and method in klass.methods:
+                            built = CallableResolver(self.for_function(klass.methods[method])).classes(value.func)
+                        out |= built
                     elif isinstance(value, ast.Name) and method in klass.methods:
                         out |= self.param_value_types(klass.methods[method], value.id)
                 if attr in klass.class_attrs and isinstance(klass.class_attrs[attr], ast.Call):
@@ -557,6 +568,7 @@ class FunctionContext:
             return (attr, "inplace") if attr else None
         if isinstance(node, (ast.Assign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            targets = [t for target in targets for t in _flat_targets(target)]   # `out, self.h = ...`
             for target in targets:
                 if isinstance(target, ast.Subscript):
                     root = target

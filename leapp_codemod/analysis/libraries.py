@@ -27,10 +27,13 @@ SITE_DIR_NAMES = ("site-packages", "dist-packages")
 MODELED_ROOTS = frozenset({"torch", "numpy", "leapp", "leapp_codemod", "warp", "typing_extensions", "functorch",
                            "triton", "onnx", "onnxruntime", "_pytest", "pytest", "setuptools", "pip", "pkg_resources",
                            "matplotlib", "wandb", "tensorboard", "hydra", "omegaconf", "yaml", "click", "tqdm"})
-# Library hazards that change what the exported graph computes. Shape guards and warnings inside a
-# library are its own business: the export is shape-static and library logging is not pipeline I/O.
-REPORTED_CATEGORIES = frozenset({"scalar-extraction", "tensor-branch", "unmapped-numpy", "foreign-library",
-                                 "numpy-negative-stride", "numpy-astype", "inplace-state", "random-in-pipeline"})
+# Library hazards that change what the exported graph computes. Shape guards, warnings and Python
+# branches inside a library are its own business (read in Stable-Baselines3, sb3-contrib and rsl_rl:
+# they test flags, spaces and shapes, which the export fixes anyway), and its ndarray round trips
+# (`.cpu().numpy()`) are traced by LEAPP.
+REPORTED_CATEGORIES = frozenset({"scalar-extraction", "unmapped-numpy", "foreign-library", "numpy-negative-stride",
+                                 "numpy-astype", "inplace-state", "random-in-pipeline"})
+UNREPORTED_CODES = frozenset({"LCM302"})
 
 
 def site_dirs(path: list[str] | None = None) -> tuple[Path, ...]:
@@ -127,7 +130,7 @@ def call_site_findings(findings: list[Finding], origins: dict[str, set[tuple]], 
         if fn is None or not project.is_library(fn.module):
             out.append(finding)
             continue
-        if finding.category not in REPORTED_CATEGORIES:
+        if finding.category not in REPORTED_CATEGORIES or finding.code in UNREPORTED_CODES:
             continue
         for caller_id, line, col, end_line, end_col in sorted(origins.get(fn.id, ())):
             caller = reachable.get(caller_id)

@@ -80,6 +80,9 @@ class Project:
                 return mod.functions[head]
             if head in mod.imports:
                 return self.lookup(".".join([mod.imports[head], *rest[1:]]), hops + 1)
+            if isinstance(mod.globals.get(head), (ast.Name, ast.Attribute)):   # `MlpPolicy = ActorCriticPolicy`
+                aliased = self.qualify(mod.globals[head], mod)
+                return self.lookup(".".join([aliased, *rest[1:]]), hops + 1) if aliased else None
             if ".".join(parts[:cut + 1]) in self.modules:
                 continue
             return None

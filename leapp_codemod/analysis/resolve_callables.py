@@ -27,6 +27,7 @@ class Where:
 
     module: ModuleIndex
     fn: FunctionInfo | None
+    receivers: tuple[ClassInfo, ...] = ()   # the classes `self` is, when followed from a subclass
 
 
 def assignments(project: Project, fn: FunctionInfo) -> dict[str, list[tuple[ast.expr, str]]]:
@@ -103,11 +104,18 @@ class CallableResolver:
                 or root.id in assignments(self.project, ctx.fn) or isinstance(func, ast.Subscript))
 
     def callees(self, func: ast.expr) -> list[FunctionInfo]:
+        """Functions a call of `func` runs (a class held in a value runs its `__init__`)."""
         out: list[FunctionInfo] = []
-        for fn in self._callables(func, Where(self.ctx.module, self.ctx.fn), 0):
-            if fn not in out:
-                out.append(fn)
+        for target in self._callables(func, Where(self.ctx.module, self.ctx.fn), 0):
+            if isinstance(target, ClassInfo):
+                target = self.project.find_method(target, "__init__")
+            if target is not None and target not in out:
+                out.append(target)
         return out
+
+    def classes(self, func: ast.expr) -> set[str]:
+        """Classes `func` may hold (`self.policy_class`, `ALIASES[name]`): what calling it builds."""
+        return {t.id for t in self._callables(func, Where(self.ctx.module, self.ctx.fn), 0) if isinstance(t, ClassInfo)}
 
     # ------------------------------------------------------------------ values
     def _callables(self, expr: ast.expr, where: Where, depth: int) -> list[FunctionInfo]:
@@ -183,9 +191,7 @@ class CallableResolver:
             return []
         name = self.project.qualify(value, where.module)
         target = self.project.lookup(name) if name else None
-        if isinstance(target, FunctionInfo):
-            return [target]
-        return []
+        return [target] if target is not None else []
 
     def _call_value(self, call: ast.Call, where: Where, depth: int) -> list[FunctionInfo]:
         func = call.func
@@ -198,7 +204,15 @@ class CallableResolver:
             return [run] if run else []
         if isinstance(target, FunctionInfo):       # a factory or getter: what it returns
             return self._returns(target, depth)
-        ctx = self.ctx if where.fn is self.ctx.fn else None
+        if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and where.receivers and where.fn
+                and where.fn.positional_params and func.value.id == where.fn.positional_params[0]):
+            out = []
+            for cls in where.receivers:
+                method = self.project.find_method(cls, func.attr)
+                if method is not None:
+                    out += self._returns(method, depth, where.receivers)
+            return out
+        ctx = self.ctx.for_function(where.fn) if where.fn is not None else None
         if ctx is not None:
             out = []
             for callee in ctx.resolve_call(call):
@@ -212,8 +226,8 @@ class CallableResolver:
             return out
         return []
 
-    def _returns(self, fn: FunctionInfo, depth: int) -> list[FunctionInfo]:
-        where = Where(self.project.modules[fn.module], fn)
+    def _returns(self, fn: FunctionInfo, depth: int, receivers: tuple = ()) -> list[FunctionInfo]:
+        where = Where(self.project.modules[fn.module], fn, receivers)
         out = []
         for node in ast.walk(fn.node):
             if isinstance(node, ast.Return) and node.value is not None:
@@ -258,17 +272,22 @@ class CallableResolver:
         """Values assigned to `self.<attr>` in the receiver's classes, else stored under the field name."""
         if where.fn is not None:
             ctx = self.ctx.for_function(where.fn)
-            if isinstance(value.value, ast.Name) and value.value.id == ctx.self_name and ctx.cls is not None:
+            if isinstance(value.value, ast.Name) and value.value.id == ctx.self_name and ctx.cls is not None \
+                    and self.project.find_method(ctx.cls, value.attr) is None:
                 found = False
-                for cls in ctx.receiver_classes():
+                receivers = where.receivers or tuple(ctx.receiver_classes())
+                for cls in receivers:
                     for klass in self.project.mro(cls):
                         module = self.project.modules[klass.module]
                         for method, stored in klass.attr_values.get(value.attr, ()):
+                            if isinstance(stored, ast.Constant):   # `self.on_step = None` until registered
+                                continue
                             found = True
-                            yield stored, Where(module, klass.methods.get(method))
+                            yield stored, Where(module, klass.methods.get(method), receivers)
                         if value.attr in klass.class_attrs:
                             found = True
                             yield klass.class_attrs[value.attr], Where(module, None)
+                            break
                 if found:
                     return
         for stored, module in field_stores(self.project).get(value.attr, ()):
