@@ -318,7 +318,12 @@ class FunctionContext:
         if isinstance(e, ast.Attribute):
             if is_self_attr(e, self.self_name) and self.cls is not None:
                 return set().union(*(self.attr_types(c, e.attr) for c in self.receiver_classes()))
-            return set()
+            out: set[str] = set()
+            for type_name in self.types_of(e.value):     # `self.alg.policy`: an attribute of a typed object
+                cls = self._class_for_type(type_name)
+                if cls is not None:
+                    out |= self.attr_types(cls, e.attr)
+            return out
         if isinstance(e, ast.Call):
             out = self.call_result_types(e, self.module)
             if not any(":" in t for t in out) and isinstance(e.func, ast.Attribute):
