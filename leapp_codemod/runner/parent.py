@@ -15,6 +15,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from leapp_codemod.io_util import write_atomic
+
 FORMATS = ("onnx", "pt2", "jit")
 
 
@@ -362,11 +364,7 @@ def stub_report(info: ModuleInfo, opts: RunOptions) -> dict:
 def write_report(report: dict, out: Path) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     target = out / "report.json"
-    fd, tmp = tempfile.mkstemp(prefix=".report.", suffix=".tmp", dir=out)
-    with os.fdopen(fd, "w") as handle:
-        json.dump(report, handle, indent=2, default=str)
-        handle.write("\n")
-    os.replace(tmp, target)
+    write_atomic(target, json.dumps(report, indent=2, default=str) + "\n")
     return target
 
 
