@@ -330,8 +330,26 @@ class FunctionContext:
                 for callee in self.resolve_call(e):
                     if callee.name != "__init__":
                         out |= self.return_types(callee)
+                if not any(":" in t for t in out) and not isinstance(e.func.value, ast.Name):
+                    out |= self._built_by_held_class(e.func)
             return out
         return set()
+
+    def _builds_own_class(self, fn: FunctionInfo) -> bool:
+        key = ("builds_own_class", fn.id)
+        if key not in self.project.memo:
+            self.project.memo[key] = builds_own_class(fn, self.project.modules[fn.module])
+        return self.project.memo[key]
+
+    def _built_by_held_class(self, func: ast.Attribute) -> set[str]:
+        """`ALGOS[name].load(path)`: the classes a container holds, when the classmethod builds its class."""
+        out = set()
+        for class_id in CallableResolver(self).classes(func.value):
+            cls = self._class_for_type(class_id)
+            method = self.project.find_method(cls, func.attr) if cls else None
+            if method is not None and self._builds_own_class(method):
+                out.add(class_id)
+        return out
 
     def call_result_types(self, call: ast.Call, module: ModuleIndex) -> set[str]:
         func = call.func
@@ -343,8 +361,7 @@ class FunctionContext:
         target = self.project.lookup(name)
         if isinstance(target, ClassInfo):
             return {target.id}
-        if target is not None and isinstance(func, ast.Attribute) and builds_own_class(
-                target, self.project.modules[target.module]):
+        if target is not None and isinstance(func, ast.Attribute) and self._builds_own_class(target):
             owner = self.project.class_of(self.project.qualify(func.value, module))
             if owner is not None:
                 return {owner.id}

@@ -84,6 +84,7 @@ class LibraryLoader:
     local_roots: frozenset[str]                      # top-level names the scanned project defines itself
     packages: dict[str, InstalledPackage | None] = field(default_factory=dict)
     modules: dict[str, ModuleIndex | None] = field(default_factory=dict)
+    loaded: int = 0                                  # how many modules were indexed
 
     def package(self, top: str) -> InstalledPackage | None:
         if top in self.packages:
@@ -107,6 +108,7 @@ class LibraryLoader:
         if package is not None:
             index = self._parse(package, dotted)
         self.modules[dotted] = index
+        self.loaded += index is not None
         return index
 
     def _parse(self, package: InstalledPackage, dotted: str) -> ModuleIndex | None:

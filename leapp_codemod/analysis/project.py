@@ -20,6 +20,10 @@ class Project:
     libraries: LibraryLoader | None = None     # installed packages followed on demand
     memo: dict = field(default_factory=dict, repr=False, compare=False)   # derived indexes, per scan
 
+    def own_module_count(self) -> int:
+        """How many scanned (not library) modules there are: a key for indexes over project code."""
+        return len(self.modules) - (self.libraries.loaded if self.libraries is not None else 0)
+
     def is_library(self, module: str) -> bool:
         return self.libraries is not None and self.libraries.is_library(module)
 
@@ -115,6 +119,14 @@ class Project:
         return out
 
     def mro(self, cls: ClassInfo, seen: frozenset = frozenset()) -> list[ClassInfo]:
+        if not seen:
+            key = ("mro", cls.id, len(self.modules))
+            if key not in self.memo:
+                self.memo[key] = self._mro(cls, seen)
+            return self.memo[key]
+        return self._mro(cls, seen)
+
+    def _mro(self, cls: ClassInfo, seen: frozenset) -> list[ClassInfo]:
         if cls.id in seen:
             return []
         order = [cls]

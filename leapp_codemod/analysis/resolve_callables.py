@@ -37,6 +37,13 @@ def assignments(project: Project, fn: FunctionInfo) -> dict[str, list[tuple[ast.
     return project.memo[key]
 
 
+def returned_values(project: Project, fn: FunctionInfo) -> list[ast.expr]:
+    key = ("returns", fn.id)
+    if key not in project.memo:
+        project.memo[key] = [n.value for n in ast.walk(fn.node) if isinstance(n, ast.Return) and n.value is not None]
+    return project.memo[key]
+
+
 def _assignments(fn: FunctionInfo) -> dict[str, list[tuple[ast.expr, str]]]:
     """Local name -> (value, how): 'value' for `x = v`, 'element'/'item' for `for x in v` / `for k, x in v.items()`."""
     out: dict[str, list[tuple[ast.expr, str]]] = {}
@@ -103,10 +110,21 @@ class CallableResolver:
         return (root.id == ctx.self_name or root.id in ctx.fn.params
                 or root.id in assignments(self.project, ctx.fn) or isinstance(func, ast.Subscript))
 
+    def _resolve(self, func: ast.expr) -> list:
+        """What `func` may hold; re-entrant questions about the same expression answer nothing."""
+        active = self.project.memo.setdefault(("resolving",), set())
+        if id(func) in active:
+            return []
+        active.add(id(func))
+        try:
+            return self._callables(func, Where(self.ctx.module, self.ctx.fn), 0)
+        finally:
+            active.discard(id(func))
+
     def callees(self, func: ast.expr) -> list[FunctionInfo]:
         """Functions a call of `func` runs (a class held in a value runs its `__init__`)."""
         out: list[FunctionInfo] = []
-        for target in self._callables(func, Where(self.ctx.module, self.ctx.fn), 0):
+        for target in self._resolve(func):
             if isinstance(target, ClassInfo):
                 target = self.project.find_method(target, "__init__")
             if target is not None and target not in out:
@@ -115,7 +133,7 @@ class CallableResolver:
 
     def classes(self, func: ast.expr) -> set[str]:
         """Classes `func` may hold (`self.policy_class`, `ALIASES[name]`): what calling it builds."""
-        return {t.id for t in self._callables(func, Where(self.ctx.module, self.ctx.fn), 0) if isinstance(t, ClassInfo)}
+        return {t.id for t in self._resolve(func) if isinstance(t, ClassInfo)}
 
     # ------------------------------------------------------------------ values
     def _callables(self, expr: ast.expr, where: Where, depth: int) -> list[FunctionInfo]:
@@ -180,6 +198,10 @@ class CallableResolver:
                     yield from self._literals(value, where, depth + 1)
         elif isinstance(expr, ast.Name) and expr.id in where.module.globals:
             yield from self._literals(where.module.globals[expr.id], Where(where.module, None), depth + 1)
+        elif isinstance(expr, ast.Name) and expr.id in where.module.imports:   # `from pkg import ALGOS`
+            found = global_value(self.project, where.module.imports[expr.id])
+            if found is not None:
+                yield from self._literals(found[0], Where(found[1], None), depth + 1)
         elif isinstance(expr, ast.Attribute):
             for value, value_where in self._attribute_values(expr, where):
                 yield from self._literals(value, value_where, depth + 1)
@@ -229,9 +251,8 @@ class CallableResolver:
     def _returns(self, fn: FunctionInfo, depth: int, receivers: tuple = ()) -> list[FunctionInfo]:
         where = Where(self.project.modules[fn.module], fn, receivers)
         out = []
-        for node in ast.walk(fn.node):
-            if isinstance(node, ast.Return) and node.value is not None:
-                out += self._leaf(node.value, where, "value", depth + 1)
+        for value in returned_values(self.project, fn):
+            out += self._leaf(value, where, "value", depth + 1)
         return out
 
     def _getattr(self, call: ast.Call, where: Where, depth: int) -> list[FunctionInfo]:
@@ -294,6 +315,19 @@ class CallableResolver:
             yield stored, Where(module, None)
 
 
+def global_value(project: Project, qualified: str, hops: int = 0) -> tuple[ast.expr, ModuleIndex] | None:
+    """The value a module-level name is assigned, following re-exports (`pkg.ALGOS` -> `pkg.utils.ALGOS`)."""
+    module_name, _, name = qualified.rpartition(".")
+    module = project.modules.get(module_name)
+    if module is None or hops > 8:
+        return None
+    if name in module.globals:
+        return module.globals[name], module
+    if name in module.imports:
+        return global_value(project, module.imports[name], hops + 1)
+    return None
+
+
 def _constant_key(expr: ast.expr) -> str:
     return str(expr.value) if isinstance(expr, ast.Constant) else ""
 
@@ -302,7 +336,7 @@ def field_stores(project: Project) -> dict[str, list[tuple[ast.expr, ModuleIndex
     """Field name -> function references stored under it anywhere in the project: keyword arguments
     (`ObsTerm(func=mdp.joint_pos_rel)`), class-body fields (`func = mdp.clip`) and attribute stores
     (`policy.on_step = smooth`). Only values naming a project function count."""
-    key = ("field_stores", len(project.modules))
+    key = ("field_stores", project.own_module_count())
     if key in project.memo:
         return project.memo[key]
     stores: dict[str, list[tuple[ast.expr, ModuleIndex]]] = {}

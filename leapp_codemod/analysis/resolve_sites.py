@@ -64,7 +64,7 @@ def _index_sites(project: Project) -> dict[str, list[Site]]:
 
 def sites_of(project: Project, cls: ClassInfo) -> list[Site]:
     """Calls that build `cls` or a subclass that inherits its `__init__`."""
-    key = ("sites", len(project.modules))
+    key = ("sites", project.own_module_count())
     if key not in project.memo:
         project.memo[key] = _index_sites(project)
     by_class = project.memo[key]
