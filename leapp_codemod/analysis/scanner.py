@@ -119,6 +119,7 @@ def run_rules(analysis: Analysis, functions, rules: tuple[Rule, ...], only_paths
     state: dict[tuple[str, str], StateAttr] = {}
     library_calls: set[LibraryCall] = set()
     errors: list[FileError] = []
+    crashed: set[tuple[str, str]] = set()       # (rule, file): an internal error is reported once per file
     for fn in functions:
         if only_paths is not None and fn.path not in only_paths:
             continue
@@ -133,8 +134,12 @@ def run_rules(analysis: Analysis, functions, rules: tuple[Rule, ...], only_paths
                 try:
                     hits = list(rule.check(node, ctx))
                 except Exception as exc:  # noqa: BLE001 - one odd construct must not stop the scan
-                    errors.append(FileError(fn.path, f"line {getattr(node, 'lineno', '?')}: rule {rule.code} "
-                                                     f"could not analyze this code ({exc.__class__.__name__}: {exc})"))
+                    if (rule.code, fn.path) in crashed:
+                        continue
+                    crashed.add((rule.code, fn.path))
+                    errors.append(FileError(fn.path, f"line {getattr(node, 'lineno', '?')}: internal error in rule "
+                                                     f"{rule.code} ({exc.__class__.__name__}: {exc}); other rules "
+                                                     "and files were analyzed", internal=True))
                     continue
                 for hit in hits:
                     findings.append(_finding(rule, hit, fn, ctx.module))

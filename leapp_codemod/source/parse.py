@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ast
 import io
+import sys
 import tokenize
 import warnings
 from dataclasses import dataclass
@@ -28,10 +29,30 @@ def decode(raw: bytes) -> str:
     return raw.decode(encoding)
 
 
+# The parser builds trees up to 3 x (recursion limit - current depth) levels deep. Parsing with
+# PARSE_FRAMES frames to spare bounds every tree the tool analyzes to about 3,000 levels; analysis
+# then runs with ANALYSIS_FRAMES, enough for its recursive walks (a few frames per level) over such
+# a tree. Deeper code is a FileError at parse time, never a RecursionError later.
+PARSE_FRAMES = 1000
+ANALYSIS_FRAMES = 20_000
+
+
 def parse_text(text: str, filename: str) -> ast.Module:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # SyntaxWarning for invalid escapes is not ours to report
-        return ast.parse(text, filename=filename, type_comments=False)
+    previous = sys.getrecursionlimit()
+    sys.setrecursionlimit(_depth() + PARSE_FRAMES)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # SyntaxWarning for invalid escapes is not ours to report
+            return ast.parse(text, filename=filename, type_comments=False)
+    finally:
+        sys.setrecursionlimit(max(previous, ANALYSIS_FRAMES))
+
+
+def _depth() -> int:
+    frame, depth = sys._getframe(), 0
+    while frame is not None:
+        frame, depth = frame.f_back, depth + 1
+    return depth
 
 
 def parse_file(src: SourceFile, max_bytes: int = MAX_FILE_BYTES) -> ParsedFile | FileError:
@@ -51,6 +72,8 @@ def parse_file(src: SourceFile, max_bytes: int = MAX_FILE_BYTES) -> ParsedFile |
     except SyntaxError as exc:
         where = f"line {exc.lineno}: " if exc.lineno else ""
         return FileError(src.display, f"syntax error: {where}{exc.msg}")
-    except (ValueError, RecursionError, MemoryError) as exc:
+    except RecursionError:
+        return FileError(src.display, f"nested more than {3 * PARSE_FRAMES} levels deep; skipped")
+    except (ValueError, MemoryError) as exc:
         return FileError(src.display, f"cannot parse file: {exc.__class__.__name__}: {str(exc)[:120]}")
     return ParsedFile(src, text, tree)
