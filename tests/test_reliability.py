@@ -123,3 +123,17 @@ def test_an_unexpected_fault_is_one_line_and_exit_3(tmp_path, monkeypatch):
     assert result.exit_code == 3
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("leapp-codemod: internal error in `rules`: ZeroDivisionError")
+
+
+def test_the_generated_module_says_importing_it_runs_the_application(tmp_path):
+    from leapp_codemod.analysis.scanner import scan_project
+    from leapp_codemod.generate import Options, render_module
+
+    (tmp_path / "tinyapp").mkdir()
+    (tmp_path / "tinyapp" / "__init__.py").write_text("")
+    (tmp_path / "tinyapp" / "policy.py").write_text("def step(obs):\n    return obs * 2.0\n")
+    opts = Options(app=tmp_path / "tinyapp", entry="tinyapp.policy:step", output=tmp_path / "integration.py")
+    text, _ = render_module(scan_project([str(opts.app)], entry=opts.entry), opts)
+    doc = " ".join(text.split('"""')[1].split())
+    assert "Importing this module imports the application" in doc and "trusted code only" in doc
+    assert "safe" not in doc
