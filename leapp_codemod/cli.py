@@ -136,7 +136,8 @@ def scan(paths, entry, all_functions, no_follow_libraries, fmt, select, ignore, 
     config = _config_for(paths)
     options = ScanOptions(entry=entry or config.entry, all_functions=all_functions,
                           select=_selectors(select, config.select), ignore=_selectors(ignore, config.ignore),
-                          exclude=config.exclude, follow_libraries=not no_follow_libraries)
+                          exclude=config.exclude, follow_libraries=not no_follow_libraries,
+                          max_file_bytes=config.max_file_bytes)
     try:
         result = run_scan(list(paths), options, _cache(config, no_cache), jobs or os.cpu_count() or 1, _progress())
     except ScanError as exc:
@@ -182,7 +183,7 @@ def lint(files, entry, fmt, select, ignore, exit_zero, output, no_cache, jobs):
     as_named = {_display_from(root if entry else None, f): Path(os.path.normpath(f)).as_posix() for f in files}
     options = ScanOptions(entry=entry, all_functions=not entry, select=_selectors(select, config.select),
                           ignore=_selectors(ignore, config.ignore), exclude=config.exclude,
-                          only_paths=frozenset(as_named))
+                          only_paths=frozenset(as_named), max_file_bytes=config.max_file_bytes)
     paths = [os.path.relpath(root)] if entry else list(files)
     try:
         result = run_scan(paths, options, _cache(config, no_cache), jobs or 1, _progress())

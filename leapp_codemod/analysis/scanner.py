@@ -20,7 +20,14 @@ from leapp_codemod.source.cache import (
     result_from_json, result_to_json,
 )
 from leapp_codemod.source.files import SourceFile, discover
-from leapp_codemod.source.parse import parse_file
+from leapp_codemod.source.parse import (
+    MAX_FILE_BYTES,
+    WHOLE_FILE_BYTES,
+    parse_file,
+    parse_segments,
+    parse_source,
+    read_source,
+)
 
 PARALLEL_MIN_FILES = 64
 
@@ -43,6 +50,7 @@ class ScanOptions:
     exclude: tuple[str, ...] = ()
     only_paths: frozenset[str] | None = None   # report findings only in these display paths (lint)
     follow_libraries: bool = True              # analyze the installed packages the pipeline calls
+    max_file_bytes: int = MAX_FILE_BYTES       # larger files are skipped with one line
 
 
 @dataclass
@@ -61,6 +69,15 @@ def load_project(paths: list[str], exclude: tuple[str, ...] = ()) -> LoadedProje
 
 
 def _add_parsed(loaded: LoadedProject, src: SourceFile) -> None:
+    try:
+        size = src.path.stat().st_size
+    except OSError:
+        size = 0
+    if size > WHOLE_FILE_BYTES:
+        loaded.errors.append(FileError(src.display, f"file is {size / 2**20:.1f} MiB, above the "
+                                                    f"{WHOLE_FILE_BYTES // 2**20} MiB bound of entry mode; not followed "
+                                                    "from the entry (`scan --all` and `lint` analyze it in segments)"))
+        return
     parsed = parse_file(src)
     if isinstance(parsed, FileError):
         loaded.errors.append(parsed)
@@ -258,11 +275,19 @@ def lint_module(module, suppressions, options: ScanOptions, support: LeappSuppor
 
 
 def lint_source(src: SourceFile, options: ScanOptions, support: LeappSupport):
-    """Parse and lint one file (runs in worker processes)."""
-    parsed = parse_file(src)
-    if isinstance(parsed, FileError):
-        return [], [parsed], False
-    findings, errors = lint_module(build_index(parsed), parse_suppressions(parsed.text), options, support)
+    """Parse and lint one file (runs in worker processes); a big file segment by segment."""
+    text = read_source(src, options.max_file_bytes)
+    if isinstance(text, FileError):
+        return [], [text], False
+    suppressions = parse_suppressions(text)
+    segments = [parse_source(src, text)] if len(text) <= WHOLE_FILE_BYTES else parse_segments(src, text)
+    findings, errors = [], []
+    for parsed in segments:
+        if isinstance(parsed, FileError):
+            return [], [parsed], False
+        more, problems = lint_module(build_index(parsed), suppressions, options, support)
+        findings += more
+        errors += problems
     return findings, errors, True
 
 
@@ -270,7 +295,7 @@ def _options_key(options: ScanOptions, mode: str) -> str:
     only = ",".join(sorted(options.only_paths)) if options.only_paths is not None else "*"
     libraries = installed_key(site_dirs()) if options.follow_libraries and mode == "entry" else "-"
     return digest(mode, options.entry or "", ",".join(options.select), ",".join(options.ignore),
-                  ",".join(options.exclude), only, libraries)
+                  ",".join(options.exclude), only, libraries, str(options.max_file_bytes))
 
 
 def _support_key(support: LeappSupport) -> str:
