@@ -173,6 +173,25 @@ def run_rules(analysis: Analysis, functions, rules: tuple[Rule, ...], only_paths
     return findings, list(state.values()), sorted(library_calls, key=lambda c: (c.path, c.line, c.target)), errors
 
 
+def relocated_calls(findings: list[Finding], library_calls: list[LibraryCall], analysis: Analysis,
+                    project: Project) -> list[LibraryCall]:
+    """Flagged calls inside an installed library, placed at the application call sites their findings
+    move to (`call_site_findings`), still naming the binding the library looks the callee up through:
+    what `generate` patches when the hazard lives in the library."""
+    by_site = {(c.path, c.line): c for c in library_calls}
+    out = []
+    for finding in findings:
+        fn = analysis.reachable.get(finding.function)
+        call = by_site.get((finding.path, finding.line))
+        if call is None or fn is None or not project.is_library(fn.module):
+            continue
+        for caller_id, line, *_ in sorted(analysis.facts.library_origins.get(fn.id, ())):
+            caller = analysis.reachable.get(caller_id)
+            if caller is not None:
+                out.append(LibraryCall(caller.path, line, call.module, call.name, call.target))
+    return out
+
+
 def library_call(ctx, call: ast.Call, path: str) -> LibraryCall | None:
     """The binding a flagged library call is looked up through (what a FunctionPatch must replace)."""
     target = ctx.call_name(call)
@@ -246,6 +265,7 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
         return result
     rules = select_rules(options.select, options.ignore)
     findings, state, library_calls, rule_errors = run_rules(analysis, functions, rules, options.only_paths)
+    library_calls += relocated_calls(findings, library_calls, analysis, project)
     findings = call_site_findings(findings, analysis.facts.library_origins, analysis.reachable, project)
     findings = [f for f in findings
                 if not is_suppressed(loaded.suppressions.get(f.path, {}), f.line, f.end_line, f.code)]
