@@ -13,7 +13,7 @@ import click
 from leapp_codemod import __version__
 from leapp_codemod.config import Config, ConfigError, load_config
 
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 SCAN_FORMATS = ("text", "json", "sarif", "github")
 
 
@@ -68,6 +68,8 @@ def _finish(result, fmt: str, output: str | None, exit_zero: bool) -> None:
     _emit(render(result, fmt), output)
     if result.files_analyzed == 0:
         sys.exit(EXIT_USAGE)
+    if any(e.internal for e in result.errors):
+        sys.exit(EXIT_INTERNAL)
     sys.exit(EXIT_FINDINGS if result.findings and not exit_zero else EXIT_CLEAN)
 
 
@@ -88,7 +90,33 @@ def _common_scan_options(command):
     return command
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _OneLineErrors(click.Group):
+    """Whatever escapes a command is reported in one line, never as a traceback: user-facing
+    problems (a file that vanished, a full disk) exit 2, a fault of the tool exits 3."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit, KeyboardInterrupt):
+            raise
+        except OSError as exc:
+            click.echo(f"leapp-codemod: error: {getattr(exc, 'filename', None) or ctx.invoked_subcommand}: "
+                       f"{exc.strerror or exc}", err=True)
+            sys.exit(EXIT_USAGE)
+        except RecursionError:
+            click.echo("leapp-codemod: error: code nested too deeply to analyze", err=True)
+            sys.exit(EXIT_USAGE)
+        except Exception as exc:  # noqa: BLE001 - the last line of defence
+            where = exc.__traceback__
+            while where is not None and where.tb_next is not None:
+                where = where.tb_next
+            at = f" at {Path(where.tb_frame.f_code.co_filename).name}:{where.tb_lineno}" if where else ""
+            click.echo(f"leapp-codemod: internal error in `{ctx.invoked_subcommand}`: {exc.__class__.__name__}: "
+                       f"{exc}{at} (a fault of leapp-codemod; please report it)", err=True)
+            sys.exit(EXIT_INTERNAL)
+
+
+@click.group(cls=_OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="leapp-codemod")
 def main() -> None:
     """Find LEAPP trace hazards in a PyTorch policy pipeline, generate its integration, export and validate it."""
@@ -108,7 +136,8 @@ def scan(paths, entry, all_functions, no_follow_libraries, fmt, select, ignore, 
     config = _config_for(paths)
     options = ScanOptions(entry=entry or config.entry, all_functions=all_functions,
                           select=_selectors(select, config.select), ignore=_selectors(ignore, config.ignore),
-                          exclude=config.exclude, follow_libraries=not no_follow_libraries)
+                          exclude=config.exclude, follow_libraries=not no_follow_libraries,
+                          max_file_bytes=config.max_file_bytes)
     try:
         result = run_scan(list(paths), options, _cache(config, no_cache), jobs or os.cpu_count() or 1, _progress())
     except ScanError as exc:
@@ -154,7 +183,7 @@ def lint(files, entry, fmt, select, ignore, exit_zero, output, no_cache, jobs):
     as_named = {_display_from(root if entry else None, f): Path(os.path.normpath(f)).as_posix() for f in files}
     options = ScanOptions(entry=entry, all_functions=not entry, select=_selectors(select, config.select),
                           ignore=_selectors(ignore, config.ignore), exclude=config.exclude,
-                          only_paths=frozenset(as_named))
+                          only_paths=frozenset(as_named), max_file_bytes=config.max_file_bytes)
     paths = [os.path.relpath(root)] if entry else list(files)
     try:
         result = run_scan(paths, options, _cache(config, no_cache), jobs or 1, _progress())
@@ -185,6 +214,8 @@ def entrypoints(paths, fmt):
     for error in loaded.errors:
         click.echo(f"leapp-codemod: {error}", err=True)
     if not loaded.project.modules:
+        if loaded.errors:           # each said why in its line
+            sys.exit(EXIT_USAGE)
         _fail("nothing could be analyzed")
     ranked = rank_entrypoints(loaded.project, load_support())
     if fmt == "json":

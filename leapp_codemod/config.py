@@ -10,7 +10,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-KEYS = frozenset({"entry", "select", "ignore", "exclude"})
+KEYS = frozenset({"entry", "select", "ignore", "exclude", "max-file-mb"})
+DEFAULT_MAX_FILE_MB = 64
 
 
 class ConfigError(Exception):
@@ -23,7 +24,12 @@ class Config:
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
+    max_file_mb: float = DEFAULT_MAX_FILE_MB    # larger files are skipped with one line
     source: str | None = None   # the pyproject.toml it came from
+
+    @property
+    def max_file_bytes(self) -> int:
+        return int(self.max_file_mb * 2**20)
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -63,7 +69,10 @@ def load_config(start: Path) -> Config:
     entry = section.get("entry")
     if entry is not None and not isinstance(entry, str):
         raise ConfigError(f"{path}: [tool.leapp-codemod] entry must be a string like 'app.policy:Policy.act'")
-    return Config(entry=entry,
+    max_mb = section.get("max-file-mb", DEFAULT_MAX_FILE_MB)
+    if isinstance(max_mb, bool) or not isinstance(max_mb, (int, float)) or max_mb <= 0:
+        raise ConfigError(f"{path}: [tool.leapp-codemod] max-file-mb must be a positive number of MiB")
+    return Config(entry=entry, max_file_mb=max_mb,
                   select=_strings(section.get("select", []), "select", path),
                   ignore=_strings(section.get("ignore", []), "ignore", path),
                   exclude=_strings(section.get("exclude", []), "exclude", path),

@@ -114,6 +114,7 @@ class StateAttr:
 class FileError:
     path: str
     message: str
+    internal: bool = False      # a fault of the tool (a rule that crashed), not of the file
 
     def __str__(self) -> str:
         return f"{self.path}: {self.message}"

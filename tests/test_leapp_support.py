@@ -79,3 +79,25 @@ def test_scan_without_leapp_says_so_once(tmp_path):
     assert proc.stderr.count("bundled snapshot of leapp 0.7.2") == 1
     assert "a.py:2" in proc.stdout and "b.py:2" in proc.stdout
 
+
+
+@pytest.mark.parametrize(("table", "reason"), [
+    (None, "tables are unreadable: cannot read"),
+    ("NUMPY_FUNC_TO_TORCH = {\n", "tables are unreadable: cannot parse"),
+    ("X = 1\n", "tables are unreadable: "),
+])
+def test_installed_but_unreadable_tables_say_why(tmp_path, monkeypatch, table, reason):
+    pkg = tmp_path / "leapp"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text('__version__ = "9.9"\n')
+    if table is not None:
+        (pkg / leapp_support.TABLE_FILE).parent.mkdir(parents=True, exist_ok=True)
+        (pkg / leapp_support.TABLE_FILE).write_text(table)
+    load_support.cache_clear()
+    monkeypatch.setattr(leapp_support, "_installed_leapp_dir", lambda: pkg)
+    try:
+        origin = load_support().origin
+    finally:
+        load_support.cache_clear()
+    assert origin.startswith(f"bundled snapshot of leapp 0.7.2 (leapp is installed at {pkg} but its {reason}")
+    assert "not installed" not in origin

@@ -2,7 +2,8 @@
 
 Importing leapp costs seconds (it imports torch); `scan` must stay static and fast. The mapping
 tables are dict literals keyed by `np.<name>` in `traced_np_array.py`, so an AST read is exact.
-When leapp is not installed, a bundled snapshot (same extractor, leapp 0.7.2) is used.
+When leapp is not installed, or its tables cannot be read, a bundled snapshot (same extractor, leapp
+0.7.2) is used, and the origin says which and why.
 """
 from __future__ import annotations
 
@@ -100,25 +101,31 @@ def _installed_version(pkg_dir: Path) -> str:
     return match.group(1) if match else "unknown"
 
 
-def load_snapshot() -> LeappSupport:
+def load_snapshot(reason: str = "leapp not installed") -> LeappSupport:
+    """The bundled tables; `reason` says why they are used instead of the installed leapp's."""
     data = json.loads(resources.files("leapp_codemod.data").joinpath(SNAPSHOT).read_text(encoding="utf-8"))
-    return LeappSupport(data["version"], f"bundled snapshot of leapp {data['version']} (leapp not installed)",
+    return LeappSupport(data["version"], f"bundled snapshot of leapp {data['version']} ({reason})",
                         frozenset(data["numpy_functions"]), frozenset(data["traced_methods"]),
                         frozenset(data["dtypes"]))
 
 
 @lru_cache(maxsize=1)
 def load_support() -> LeappSupport:
-    """The installed LEAPP's tables when readable, else the bundled snapshot."""
+    """The installed LEAPP's tables when readable, else the bundled snapshot, saying why."""
     pkg_dir = _installed_leapp_dir()
-    if pkg_dir is not None and (pkg_dir / TABLE_FILE).is_file():
+    if pkg_dir is None:
+        return load_snapshot()
+    table = pkg_dir / TABLE_FILE
+    try:
         version = _installed_version(pkg_dir)
-        try:
-            return extract_from_source((pkg_dir / TABLE_FILE).read_text(encoding="utf-8"), version,
-                                       f"installed leapp {version}")
-        except (OSError, SyntaxError, ValueError):
-            pass
-    return load_snapshot()
+        return extract_from_source(table.read_text(encoding="utf-8"), version, f"installed leapp {version}")
+    except OSError as exc:
+        why = f"cannot read {table}: {exc.strerror or exc}"
+    except (SyntaxError, UnicodeDecodeError) as exc:
+        why = f"cannot parse {table}: {str(exc).splitlines()[0]}"
+    except (ValueError, RecursionError) as exc:
+        why = f"{table}: {exc}"
+    return load_snapshot(f"leapp is installed at {pkg_dir} but its tables are unreadable: {why}")
 
 
 if __name__ == "__main__":  # regenerate the bundled snapshot from the installed leapp

@@ -20,7 +20,14 @@ from leapp_codemod.source.cache import (
     result_from_json, result_to_json,
 )
 from leapp_codemod.source.files import SourceFile, discover
-from leapp_codemod.source.parse import parse_file
+from leapp_codemod.source.parse import (
+    MAX_FILE_BYTES,
+    WHOLE_FILE_BYTES,
+    parse_file,
+    parse_segments,
+    parse_source,
+    read_source,
+)
 
 PARALLEL_MIN_FILES = 64
 
@@ -43,6 +50,7 @@ class ScanOptions:
     exclude: tuple[str, ...] = ()
     only_paths: frozenset[str] | None = None   # report findings only in these display paths (lint)
     follow_libraries: bool = True              # analyze the installed packages the pipeline calls
+    max_file_bytes: int = MAX_FILE_BYTES       # larger files are skipped with one line
 
 
 @dataclass
@@ -61,6 +69,15 @@ def load_project(paths: list[str], exclude: tuple[str, ...] = ()) -> LoadedProje
 
 
 def _add_parsed(loaded: LoadedProject, src: SourceFile) -> None:
+    try:
+        size = src.path.stat().st_size
+    except OSError:
+        size = 0
+    if size > WHOLE_FILE_BYTES:
+        loaded.errors.append(FileError(src.display, f"file is {size / 2**20:.1f} MiB, above the "
+                                                    f"{WHOLE_FILE_BYTES // 2**20} MiB bound of entry mode; not followed "
+                                                    "from the entry (`scan --all` and `lint` analyze it in segments)"))
+        return
     parsed = parse_file(src)
     if isinstance(parsed, FileError):
         loaded.errors.append(parsed)
@@ -119,6 +136,7 @@ def run_rules(analysis: Analysis, functions, rules: tuple[Rule, ...], only_paths
     state: dict[tuple[str, str], StateAttr] = {}
     library_calls: set[LibraryCall] = set()
     errors: list[FileError] = []
+    crashed: set[tuple[str, str]] = set()       # (rule, file): an internal error is reported once per file
     for fn in functions:
         if only_paths is not None and fn.path not in only_paths:
             continue
@@ -133,8 +151,12 @@ def run_rules(analysis: Analysis, functions, rules: tuple[Rule, ...], only_paths
                 try:
                     hits = list(rule.check(node, ctx))
                 except Exception as exc:  # noqa: BLE001 - one odd construct must not stop the scan
-                    errors.append(FileError(fn.path, f"line {getattr(node, 'lineno', '?')}: rule {rule.code} "
-                                                     f"could not analyze this code ({exc.__class__.__name__}: {exc})"))
+                    if (rule.code, fn.path) in crashed:
+                        continue
+                    crashed.add((rule.code, fn.path))
+                    errors.append(FileError(fn.path, f"line {getattr(node, 'lineno', '?')}: internal error in rule "
+                                                     f"{rule.code} ({exc.__class__.__name__}: {exc}); other rules "
+                                                     "and files were analyzed", internal=True))
                     continue
                 for hit in hits:
                     findings.append(_finding(rule, hit, fn, ctx.module))
@@ -149,6 +171,25 @@ def run_rules(analysis: Analysis, functions, rules: tuple[Rule, ...], only_paths
                         state.setdefault((owner, write[0]), StateAttr(owner, write[0], write[1], fn.path,
                                                                       node.lineno, is_buffer))
     return findings, list(state.values()), sorted(library_calls, key=lambda c: (c.path, c.line, c.target)), errors
+
+
+def relocated_calls(findings: list[Finding], library_calls: list[LibraryCall], analysis: Analysis,
+                    project: Project) -> list[LibraryCall]:
+    """Flagged calls inside an installed library, placed at the application call sites their findings
+    move to (`call_site_findings`), still naming the binding the library looks the callee up through:
+    what `generate` patches when the hazard lives in the library."""
+    by_site = {(c.path, c.line): c for c in library_calls}
+    out = []
+    for finding in findings:
+        fn = analysis.reachable.get(finding.function)
+        call = by_site.get((finding.path, finding.line))
+        if call is None or fn is None or not project.is_library(fn.module):
+            continue
+        for caller_id, line, *_ in sorted(analysis.facts.library_origins.get(fn.id, ())):
+            caller = analysis.reachable.get(caller_id)
+            if caller is not None:
+                out.append(LibraryCall(caller.path, line, call.module, call.name, call.target))
+    return out
 
 
 def library_call(ctx, call: ast.Call, path: str) -> LibraryCall | None:
@@ -224,6 +265,7 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
         return result
     rules = select_rules(options.select, options.ignore)
     findings, state, library_calls, rule_errors = run_rules(analysis, functions, rules, options.only_paths)
+    library_calls += relocated_calls(findings, library_calls, analysis, project)
     findings = call_site_findings(findings, analysis.facts.library_origins, analysis.reachable, project)
     findings = [f for f in findings
                 if not is_suppressed(loaded.suppressions.get(f.path, {}), f.line, f.end_line, f.code)]
@@ -253,11 +295,19 @@ def lint_module(module, suppressions, options: ScanOptions, support: LeappSuppor
 
 
 def lint_source(src: SourceFile, options: ScanOptions, support: LeappSupport):
-    """Parse and lint one file (runs in worker processes)."""
-    parsed = parse_file(src)
-    if isinstance(parsed, FileError):
-        return [], [parsed], False
-    findings, errors = lint_module(build_index(parsed), parse_suppressions(parsed.text), options, support)
+    """Parse and lint one file (runs in worker processes); a big file segment by segment."""
+    text = read_source(src, options.max_file_bytes)
+    if isinstance(text, FileError):
+        return [], [text], False
+    suppressions = parse_suppressions(text)
+    segments = [parse_source(src, text)] if len(text) <= WHOLE_FILE_BYTES else parse_segments(src, text)
+    findings, errors = [], []
+    for parsed in segments:
+        if isinstance(parsed, FileError):
+            return [], [parsed], False
+        more, problems = lint_module(build_index(parsed), suppressions, options, support)
+        findings += more
+        errors += problems
     return findings, errors, True
 
 
@@ -265,7 +315,7 @@ def _options_key(options: ScanOptions, mode: str) -> str:
     only = ",".join(sorted(options.only_paths)) if options.only_paths is not None else "*"
     libraries = installed_key(site_dirs()) if options.follow_libraries and mode == "entry" else "-"
     return digest(mode, options.entry or "", ",".join(options.select), ",".join(options.ignore),
-                  ",".join(options.exclude), only, libraries)
+                  ",".join(options.exclude), only, libraries, str(options.max_file_bytes))
 
 
 def _support_key(support: LeappSupport) -> str:

@@ -8,6 +8,8 @@ import keyword
 from dataclasses import dataclass
 from pathlib import Path
 
+from leapp_codemod.source.parse import decode, parse_text
+
 # Methods that convert a value without changing what it is (`torque.numpy().copy()` is `torque`).
 _CONVERSIONS = frozenset({
     "numpy", "copy", "clone", "detach", "cpu", "cuda", "float", "double", "half", "contiguous",
@@ -89,11 +91,17 @@ def find_function(tree: ast.Module, qualname: str) -> ast.FunctionDef | None:
 
 def read_function(root: Path, module: str, qualname: str) -> FunctionSource:
     path = module_file(root, module)
-    text = path.read_text(encoding="utf-8")
     try:
-        tree = ast.parse(text, filename=str(path))
+        text = decode(path.read_bytes())
+        tree = parse_text(text, str(path))
+    except OSError as exc:
+        raise SourceError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except (UnicodeDecodeError, LookupError) as exc:
+        raise SourceError(f"{path}: cannot decode: {str(exc).splitlines()[0]}") from None
     except SyntaxError as exc:
         raise SourceError(f"{path}:{exc.lineno}: cannot parse: {exc.msg}") from None
+    except RecursionError:
+        raise SourceError(f"{path}: nested too deeply to parse") from None
     node = find_function(tree, qualname)
     if node is None:
         raise SourceError(f"{path}: no function {qualname} in module {module}")

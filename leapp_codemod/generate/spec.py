@@ -374,7 +374,8 @@ def build_spec(scan: ScanResult, opts: Options) -> IntegrationSpec:
             text = _source_line(f.path, f.line, cache)
             inside = f.function == function
             calls = (f.category in _LIBRARY_CATEGORIES
-                     and any(re.search(rf"\b{re.escape(t.name)}\s*\(", text) for t in targets))
+                     and (any(re.search(rf"\b{re.escape(t.name)}\s*\(", text) for t in targets)
+                          or i in lib_covered and bool(set(targets) & set(library_targets(scan, f)))))
             if calls and i in lib_covered and _is_app_function(root, function):
                 continue
             if inside or calls:

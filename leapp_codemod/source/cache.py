@@ -12,6 +12,8 @@ import os
 import sys
 import tempfile
 from dataclasses import asdict
+from functools import lru_cache
+from importlib import resources
 from pathlib import Path
 
 from leapp_codemod import __version__
@@ -38,8 +40,38 @@ def file_hash(path: Path) -> str | None:
 
 
 def environment_key(options_key: str, support_key: str) -> str:
-    """Everything besides file contents that changes a result."""
-    return digest(str(SCHEMA), __version__, f"{sys.version_info[0]}.{sys.version_info[1]}", options_key, support_key)
+    """Everything besides file contents that changes a result, the tool's own files included."""
+    return digest(str(SCHEMA), __version__, tool_digest(), f"{sys.version_info[0]}.{sys.version_info[1]}",
+                  options_key, support_key)
+
+
+_TOOL_SUFFIXES = (".py", ".json", ".j2", ".toml")
+
+
+def tool_files() -> list[Path]:
+    """The installed tool's own source and data files (rules, tables, templates), sorted."""
+    package = Path(__file__).resolve().parents[1]
+    roots = {str(package), str(resources.files("leapp_codemod.templates"))}
+    found = set()
+    for root in roots:
+        for folder, dirs, files in os.walk(root):
+            dirs[:] = [d for d in dirs if d != "__pycache__"]
+            found.update(os.path.join(folder, f) for f in files if f.endswith(_TOOL_SUFFIXES))
+    return [Path(p) for p in sorted(found)]
+
+
+@lru_cache(maxsize=1)
+def tool_digest() -> str:
+    """A digest of the contents of `tool_files()`: any edit to a rule, table or template (or a new
+    release installed over the old one) gives new cache keys. About 150 small files, read once per
+    process (a few milliseconds)."""
+    h = hashlib.sha256()
+    for path in tool_files():
+        try:
+            h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+        except OSError:
+            h.update(path.name.encode() + b"\0?\0")
+    return h.hexdigest()
 
 
 class Cache:
