@@ -29,8 +29,10 @@ def _fail(message: str, code: int) -> None:
 @click.option("--force", is_flag=True, help="Overwrite an existing module even if it was edited.")
 @click.option("--backend-param", "backend_param", multiple=True, metavar="KEY=VALUE",
               help="Exporter parameter for output_tensors(backend_params=...), e.g. opset_version=17 (repeatable).")
+@click.option("--semantics", is_flag=True,
+              help="Write LEAPP TensorSemantics (kind, element_names) for inputs/outputs with an unambiguous meaning.")
 def generate(app: Path, entry: str, driver: Path | None, output: Path, graph: str | None, export_with: str,
-             force: bool, backend_param: tuple[str, ...]) -> None:
+             force: bool, backend_param: tuple[str, ...], semantics: bool) -> None:
     """Write one LEAPP integration module for the pipeline that starts at --entry."""
     from leapp_codemod.generate import GenerateError, Options
     from leapp_codemod.generate import generate as do_generate
@@ -42,7 +44,7 @@ def generate(app: Path, entry: str, driver: Path | None, output: Path, graph: st
         _fail(str(exc), 2)
         return
     opts = Options(app=app, entry=entry, output=output, driver=driver, graph=graph, export_with=export_with,
-                   backend_params=params)
+                   backend_params=params, semantics=semantics)
     try:
         spec = do_generate(opts, force=force)
     except GenerateError as exc:
@@ -57,6 +59,12 @@ def generate(app: Path, entry: str, driver: Path | None, output: Path, graph: st
                f"{len(spec.unresolved)} unresolved findings", err=True)
     for name in stubs:
         click.echo(f"  write the body of {name} in {output} before `leapp-codemod run`", err=True)
+    sem = spec.extras.semantics if spec.extras else None
+    if sem is not None:
+        kinds = [f"{m.name}={m.kind}" for m in (*sem.inputs, *sem.outputs)]
+        click.echo(f"  semantics: {', '.join(kinds) or 'none'}", err=True)
+        for name, why in sem.raw:
+            click.echo(f"  left raw: {name}: {why}", err=True)
 
 
 @click.command("run")

@@ -27,6 +27,37 @@ class Extras:
         """Extra keyword arguments of the module's output_tensors call."""
         return ",\n                           backend_params=backend_params(EXPORT_WITH)" if self.backend_params else ""
 
+    def inputs_arg(self, tensors: str) -> str:
+        if not self.semantics:
+            return tensors
+        if tensors.startswith("{\n"):
+            tensors = tensors.replace("\n        ", "\n            ").replace("\n    }", "\n        }")
+            return f"described(\n        {tensors},\n        INPUT_SEMANTICS, InputKindEnum)"
+        return f"described({tensors}, INPUT_SEMANTICS, InputKindEnum)"
+
+    def outputs_arg(self, tensors: str) -> str:
+        return f"described({tensors}, OUTPUT_SEMANTICS, OutputKindEnum)" if self.semantics else tensors
+
+    @property
+    def semantics_lines(self) -> dict[str, list[str]]:
+        """The INPUT_SEMANTICS / OUTPUT_SEMANTICS / RAW_TENSORS entries as source lines."""
+        sem = self.semantics
+
+        def entry(m) -> str:
+            names = "JOINT_ORDER" if m.element_names and m.element_names != ("x", "y", "z") else \
+                "XYZ" if m.element_names else "()"
+            return f"{pystr(m.name)}: ({pystr(m.kind)}, {names}),  # {m.source}"
+        return {"inputs": [entry(m) for m in sem.inputs], "outputs": [entry(m) for m in sem.outputs],
+                "raw": [f"{pystr(name)}: {pystr(why)}," for name, why in sem.raw if not name.startswith("(")],
+                "notes": [why for name, why in sem.raw if name.startswith("(")]}
+
+    @property
+    def joint_order_literal(self) -> str:
+        for m in (*self.semantics.inputs, *self.semantics.outputs):
+            if m.element_names and m.element_names != ("x", "y", "z"):
+                return "(" + ", ".join(pystr(n) for n in m.element_names) + ")"
+        return "()"
+
     @property
     def backend_params_literal(self) -> str:
         return "{" + ", ".join(f"{pystr(k)}: {_literal(v)}" for k, v in self.backend_params.items()) + "}"
@@ -56,6 +87,7 @@ def build_extras(scan, opts, root, entry, inputs) -> Extras:
         warp = warp_spec(scan, opts.export_with)
     except WarpSetupError as exc:
         raise ExtrasError(str(exc)) from None
+    semantics = _semantics(opts, root, entry, inputs) if opts.semantics else None
     if params:
         try:
             accepted = accepted_keys()
@@ -63,4 +95,16 @@ def build_extras(scan, opts, root, entry, inputs) -> Extras:
         except BackendParamError as exc:
             raise ExtrasError(str(exc)) from None
         keys, origin = dict(accepted.by_backend), accepted.origin
-    return Extras(backend_params=params, backend_keys=keys, leapp_origin=origin, warp=warp)
+    return Extras(backend_params=params, backend_keys=keys, leapp_origin=origin, warp=warp, semantics=semantics)
+
+
+def _semantics(opts, root, entry, inputs):
+    from leapp_codemod.generate.semantics import SemanticsError, build_semantics
+    from leapp_codemod.generate.source_info import read_function
+
+    fn = read_function(root, entry.module, entry.qualname).node
+    app_dir = opts.app if opts.app.is_dir() else opts.app.parent
+    try:
+        return build_semantics(root, fn, inputs, tuple(o.name for o in entry.outputs), app_dir)
+    except SemanticsError as exc:
+        raise ExtrasError(str(exc)) from None

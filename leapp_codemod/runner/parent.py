@@ -330,6 +330,10 @@ def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: f
         report["backend"] = chosen["backend"]
         report["format"] = chosen["format"]
         report["substitute"] = chosen["format"] != report["requested_format"]
+    from leapp_codemod.runner.semantics_report import summarize
+    semantics = summarize(info.path, Path(report["graph_yaml"]) if report["graph_yaml"] else None)
+    if semantics is not None:
+        report["semantics"] = semantics
     if chosen and not bad_parity and not info.host_runtime:
         report["status"] = "validated"
     elif info.host_runtime:
