@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-EXPORTERS = ("onnx", "onnx-torchscript", "pt2", "jit-script", "jit-trace")
+from leapp_codemod.facts import EXPORTERS, FORMATS
 
 
 def _fail(message: str, code: int) -> None:
@@ -76,7 +76,7 @@ def generate(app: Path, entry: str, driver: Path | None, output: Path, graph: st
 @click.option("--checks", type=click.IntRange(1, 1000), default=3, show_default=True,
               help="Later untraced calls to validate the exported model on.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option("--require-format", type=click.Choice(["onnx", "pt2", "jit"]), default=None,
+@click.option("--require-format", type=click.Choice(FORMATS), default=None,
               help="Only this model format counts as success.")
 @click.option("--timeout", type=click.FloatRange(1, None), default=600.0, show_default=True,
               help="Seconds before the run is stopped.")

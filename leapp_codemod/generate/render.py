@@ -9,6 +9,7 @@ from pathlib import Path
 
 import jinja2
 
+from leapp_codemod.facts import SIGNED_FOR
 from leapp_codemod.generate.spec import IntegrationSpec, pystr
 from leapp_codemod.io_util import write_atomic
 
@@ -31,6 +32,7 @@ def environment() -> jinja2.Environment:
         loader=jinja2.FunctionLoader(_load_template), trim_blocks=True, lstrip_blocks=True,
         keep_trailing_newline=True, undefined=jinja2.StrictUndefined, autoescape=False)
     env.filters["pystr"] = pystr
+    env.globals["SIGNED_FOR"] = SIGNED_FOR
     env.filters["docwrap"] = lambda text: "\n    ".join(textwrap.wrap(text, 92, break_on_hyphens=False))
     return env
 

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 from pathlib import Path
 
-from leapp_codemod.generate.adapters import known_adapter, torch_adapter
+from leapp_codemod.facts import EXPORTERS
+from leapp_codemod.generate.adapters import domain, torch_adapter
 from leapp_codemod.generate.extras import ExtrasError, build_extras
 from leapp_codemod.generate.derive import helper_sources, library_targets, make_twin
 from leapp_codemod.generate.source_info import (
@@ -25,7 +26,6 @@ from leapp_codemod.generate.source_info import (
 from leapp_codemod.generate.twin import Blocked
 from leapp_codemod.model import Finding, PatchTarget, ScanResult, StateAttr
 
-EXPORTERS = ("onnx", "onnx-torchscript", "pt2", "jit-script", "jit-trace")
 HOST_CATEGORIES = ("random-in-pipeline", "io-in-pipeline", "shape-specialization")
 _LIBRARY_CATEGORIES = ("unmapped-numpy", "foreign-library")
 
@@ -261,21 +261,16 @@ def _dedent(lines: list[str]) -> list[str]:
 
 
 def _library_replacement(function: str, fn_name: str) -> ReplacementSpec:
-    adapter = known_adapter(function)
     registered = torch_adapter(function)
-    if adapter is None and registered is not None:
+    if registered is not None:
         return ReplacementSpec(
             fn_name=fn_name, signature="*args, **kwargs",
-            doc=f"{function} as the torch adapter {registered!r} of leapp_codemod.adapters (faithful within "
-                "its documented domain; raises ValueError outside it).",
+            doc=f"{function} as the torch adapter {registered!r} of leapp_codemod.adapters (faithful on "
+                f"{domain(registered)}; raises ValueError outside it).",
             comment_lines=(),
             body_lines=("from leapp_codemod.adapters import ADAPTERS", "",
                         f"return ADAPTERS[{pystr(registered)}].function(*args, **kwargs)"),
             is_stub=False)
-    if adapter is not None:
-        return ReplacementSpec(fn_name=fn_name, signature=adapter.signature,
-                               doc=f"Traceable equivalent of {function}: {adapter.why}.",
-                               comment_lines=(), body_lines=tuple(adapter.body.splitlines()), is_stub=False)
     return ReplacementSpec(fn_name=fn_name, signature="*args, **kwargs",
                            doc=f"Traceable replacement for {function} (a library function LEAPP cannot trace).",
                            comment_lines=("Write the same computation with operations LEAPP traces, same dtypes.",),

@@ -9,13 +9,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from leapp_codemod.facts import ATOL, EXPORTERS, FORMAT_OF, RTOL
 from leapp_codemod.runner import backend_options, values
 from leapp_codemod.runner.intercept import Recorder, find_state
 from leapp_codemod.runner.logcap import Capture
-
-EXPORTERS = ("onnx", "onnx-torchscript", "pt2", "jit-script", "jit-trace")
-FORMAT_OF = {"onnx": "onnx", "onnx-torchscript": "onnx", "pt2": "pt2", "jit-script": "jit", "jit-trace": "jit"}
-RTOL, ATOL = 1e-3, 1e-5
 
 
 def ladder(first: str, require_format: str | None) -> list[str]:

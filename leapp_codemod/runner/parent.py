@@ -15,9 +15,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from leapp_codemod.facts import FORMAT_OF
 from leapp_codemod.io_util import write_atomic
-
-FORMATS = ("onnx", "pt2", "jit")
 
 
 class UsageError(Exception):
@@ -363,8 +362,7 @@ def _display(path: Path) -> str:
 
 
 def _format_of(backend: str) -> str:
-    return {"onnx": "onnx", "onnx-torchscript": "onnx", "pt2": "pt2", "jit-script": "jit",
-            "jit-trace": "jit"}.get(backend, backend)
+    return FORMAT_OF.get(backend, backend)
 
 
 def child_crash_message(child: ChildResult) -> str:
