@@ -31,8 +31,13 @@ def _fail(message: str, code: int) -> None:
               help="Exporter parameter for output_tensors(backend_params=...), e.g. opset_version=17 (repeatable).")
 @click.option("--semantics", is_flag=True,
               help="Write LEAPP TensorSemantics (kind, element_names) for inputs/outputs with an unambiguous meaning.")
+@click.option("--split", "split", multiple=True, metavar="NAME=MODULE:FUNCTION[,...]",
+              help="End node NAME where helper FUNCTION returns (a multi-node graph); needs --reason.")
+@click.option("--reason", "split_reason", default=None, metavar="TEXT",
+              help="Why the pipeline must be split (written into the module and report.json).")
 def generate(app: Path, entry: str, driver: Path | None, output: Path, graph: str | None, export_with: str,
-             force: bool, backend_param: tuple[str, ...], semantics: bool) -> None:
+             force: bool, backend_param: tuple[str, ...], semantics: bool, split: tuple[str, ...],
+             split_reason: str | None) -> None:
     """Write one LEAPP integration module for the pipeline that starts at --entry."""
     from leapp_codemod.generate import GenerateError, Options
     from leapp_codemod.generate import generate as do_generate
@@ -44,7 +49,7 @@ def generate(app: Path, entry: str, driver: Path | None, output: Path, graph: st
         _fail(str(exc), 2)
         return
     opts = Options(app=app, entry=entry, output=output, driver=driver, graph=graph, export_with=export_with,
-                   backend_params=params, semantics=semantics)
+                   backend_params=params, semantics=semantics, split=split, split_reason=split_reason)
     try:
         spec = do_generate(opts, force=force)
     except GenerateError as exc:

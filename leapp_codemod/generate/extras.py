@@ -39,6 +39,35 @@ class Extras:
         return f"described({tensors}, OUTPUT_SEMANTICS, OutputKindEnum)" if self.semantics else tensors
 
     @property
+    def output_kwargs_flat(self) -> str:
+        return ", backend_params=backend_params(EXPORT_WITH)" if self.backend_params else ""
+
+    @property
+    def split_order_literal(self) -> str:
+        return "(" + ", ".join(pystr(n) for n in self.split.order) + ")"
+
+    @property
+    def split_boundary_lines(self) -> list[str]:
+        def tup(items) -> str:
+            items = list(items)
+            return f"({items[0]},)" if len(items) == 1 else "(" + ", ".join(items) + ")"
+        return [f"({pystr(b.node)}, {pystr(b.function)}, {tup(tup(pystr(x) for x in t) for t in b.targets)}, "
+                f"{tup(pystr(n) for n in b.late_inputs)}),"
+                for b in self.split.boundaries]
+
+    @property
+    def late_inputs(self) -> tuple[str, ...]:
+        return tuple(n for b in self.split.boundaries for n in b.late_inputs)
+
+    @staticmethod
+    def names_dict(names) -> str:
+        return "{" + ", ".join(f"{pystr(n)}: {n}" for n in names) + "}"
+
+    @staticmethod
+    def outputs_dict(boundary) -> str:
+        return "{" + ", ".join(f"{pystr(name)}: {access}" for name, access in boundary.outputs) + "}"
+
+    @property
     def semantics_lines(self) -> dict[str, list[str]]:
         """The INPUT_SEMANTICS / OUTPUT_SEMANTICS / RAW_TENSORS entries as source lines."""
         sem = self.semantics
@@ -88,6 +117,9 @@ def build_extras(scan, opts, root, entry, inputs) -> Extras:
     except WarpSetupError as exc:
         raise ExtrasError(str(exc)) from None
     semantics = _semantics(opts, root, entry, inputs) if opts.semantics else None
+    split = _split(scan, opts, root, entry, inputs) if opts.split else None
+    if opts.split_reason and not opts.split:
+        raise ExtrasError("--reason is only used with --split")
     if params:
         try:
             accepted = accepted_keys()
@@ -95,7 +127,21 @@ def build_extras(scan, opts, root, entry, inputs) -> Extras:
         except BackendParamError as exc:
             raise ExtrasError(str(exc)) from None
         keys, origin = dict(accepted.by_backend), accepted.origin
-    return Extras(backend_params=params, backend_keys=keys, leapp_origin=origin, warp=warp, semantics=semantics)
+    return Extras(backend_params=params, backend_keys=keys, leapp_origin=origin, warp=warp, semantics=semantics,
+                  split=split)
+
+
+def _split(scan, opts, root, entry, inputs):
+    from leapp_codemod.generate.spec import default_graph_name
+    from leapp_codemod.generate.split import SplitError, build_split
+
+    app_dir = opts.app if opts.app.is_dir() else opts.app.parent
+    try:
+        return build_split(root, app_dir, entry.module, entry.qualname, inputs,
+                           opts.graph or default_graph_name(entry.qualname), ",".join(opts.split),
+                           opts.split_reason, bool(scan.state))
+    except SplitError as exc:
+        raise ExtrasError(str(exc)) from None
 
 
 def _semantics(opts, root, entry, inputs):
