@@ -41,7 +41,10 @@ def generate(app: Path, entry: str, driver: Path | None, output: Path, graph: st
     """Write one LEAPP integration module for the pipeline that starts at --entry."""
     from leapp_codemod.generate import GenerateError, Options
     from leapp_codemod.generate import generate as do_generate
-    from leapp_codemod.generate.backend_params import BackendParamError, parse_assignments
+    from leapp_codemod.generate.backend_params import (
+        BackendParamError,
+        parse_assignments,
+    )
 
     try:
         params = tuple(parse_assignments(backend_param).items())
@@ -64,6 +67,11 @@ def generate(app: Path, entry: str, driver: Path | None, output: Path, graph: st
                f"{len(spec.unresolved)} unresolved findings", err=True)
     for name in stubs:
         click.echo(f"  write the body of {name} in {output} before `leapp-codemod run`", err=True)
+    split = spec.extras.split if spec.extras else None
+    if split is not None:
+        click.echo(f"  split into {len(split.order)} nodes: {' -> '.join(split.order)}"
+                   + ("" if split.checked_statically else " (helpers not called directly by the entry: the cuts "
+                      "are checked on the exported graph only)"), err=True)
     sem = spec.extras.semantics if spec.extras else None
     if sem is not None:
         kinds = [f"{m.name}={m.kind}" for m in (*sem.inputs, *sem.outputs)]

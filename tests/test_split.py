@@ -106,8 +106,8 @@ def test_an_input_that_should_have_been_an_edge_is_reported(tmp_path):
                      "      parameters: {model_path: b.onnx}}\n"
                      "pipeline:\n  data_flow: {a/f: [b/f]}\n  inputs: {a: [depth], b: [command, clipped]}\n")
     report = summarize(module, graph)
-    assert report["problems"] == [
-        "node b: input 'clipped' comes from outside the graph but is not an entry input of this node; it should "
-        "have been an edge from a producer (a value crossed a node boundary unannotated)"]
+    expected = ("node b: input 'clipped' comes from outside the graph but is not an entry input of this node; it "
+                "should have been an edge from a producer (a value crossed a node boundary unannotated)")
+    assert report["problems"] == [expected]
     graph.write_text(graph.read_text().replace(", clipped]", "]").replace(", {name: clipped}", ""))
     assert summarize(module, graph)["problems"] == []

@@ -5,7 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from leapp_codemod.generate.backend_params import BackendParamError, accepted_keys, check_keys
+from leapp_codemod.generate.backend_params import (
+    BackendParamError,
+    accepted_keys,
+    check_keys,
+)
 from leapp_codemod.generate.warp import WarpSetupError, warp_spec
 
 
@@ -51,9 +55,17 @@ class Extras:
         def tup(items) -> str:
             items = list(items)
             return f"({items[0]},)" if len(items) == 1 else "(" + ", ".join(items) + ")"
-        return [f"({pystr(b.node)}, {pystr(b.function)}, {tup(tup(pystr(x) for x in t) for t in b.targets)}, "
-                f"{tup(pystr(n) for n in b.late_inputs)}),"
-                for b in self.split.boundaries]
+        lines = []
+        for b in self.split.boundaries:
+            lines += ["    (", f"        {pystr(b.node)}, {pystr(b.function)},",
+                      f"        {tup(tup(pystr(x) for x in t) for t in b.targets)},",
+                      f"        {tup(pystr(n) for n in b.late_inputs)},", "    ),"]
+        return lines
+
+    @property
+    def split_reason_lines(self) -> list[str]:
+        import textwrap
+        return textwrap.wrap(" ".join(self.split.reason.split()), 100, break_on_hyphens=False)
 
     @property
     def late_inputs(self) -> tuple[str, ...]:

@@ -207,6 +207,6 @@ def build_semantics(root: Path, fn: ast.FunctionDef, inputs: tuple[str, ...], ou
     spec_in = decide(inputs, INPUT_KINDS, input_enum, "")
     spec_out = decide(outputs, OUTPUT_KINDS, output_enum, returns)
     if len(lists) > 1:
-        raw.append(("(joint order)", f"{len(lists)} different joint name lists ({', '.join(lists.values())}); "
-                                     "no element_names written"))
+        why = f"{len(lists)} different joint name lists ({', '.join(lists.values())}); no element_names written"
+        raw.append(("(joint order)", why))
     return SemanticsSpec(spec_in, spec_out, tuple(raw), joints_at)

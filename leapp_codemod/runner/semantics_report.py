@@ -6,22 +6,19 @@ import ast
 from pathlib import Path
 
 
-def _module_literal(path: Path, name: str):
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    for node in tree.body:
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
-            node, ast.AnnAssign) and node.value is not None else []
-        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
-            try:
-                return ast.literal_eval(node.value)
-            except ValueError:
-                return None
-    return None
+def module_literal(path: Path, name: str):
+    """A top-level literal of the integration module, or None when it has none."""
+    from leapp_codemod.runner.parent import UsageError, _literal
+
+    try:
+        return _literal(ast.parse(path.read_text(encoding="utf-8")), name, path, required=False)
+    except UsageError:
+        return None
 
 
 def summarize(module_path: Path, graph_yaml: Path | None) -> dict | None:
     """None when the module was generated without --semantics."""
-    raw = _module_literal(module_path, "RAW_TENSORS")
+    raw = module_literal(module_path, "RAW_TENSORS")
     if raw is None:
         return None
     out: dict = {"annotated": {}, "raw": raw, "problems": []}

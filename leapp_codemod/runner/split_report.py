@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from leapp_codemod.runner.semantics_report import _module_literal
+from leapp_codemod.runner.semantics_report import module_literal
 
 
 def expected_external(order: tuple, boundaries: tuple, inputs: tuple) -> dict[str, set[str]]:
@@ -19,11 +19,11 @@ def expected_external(order: tuple, boundaries: tuple, inputs: tuple) -> dict[st
 
 def summarize(module_path: Path, graph_yaml: Path | None) -> dict | None:
     """None when the module was generated without --split."""
-    order = _module_literal(module_path, "SPLIT_ORDER")
+    order = module_literal(module_path, "SPLIT_ORDER")
     if order is None:
         return None
-    boundaries = _module_literal(module_path, "SPLIT_BOUNDARIES") or ()
-    out: dict = {"reason": _module_literal(module_path, "SPLIT_REASON"), "nodes": [], "edges": {}, "problems": []}
+    boundaries = module_literal(module_path, "SPLIT_BOUNDARIES") or ()
+    out: dict = {"reason": module_literal(module_path, "SPLIT_REASON"), "nodes": [], "edges": {}, "problems": []}
     if graph_yaml is None or not graph_yaml.is_file():
         return out
     import yaml
@@ -32,7 +32,7 @@ def summarize(module_path: Path, graph_yaml: Path | None) -> dict | None:
     models = doc.get("models") or {}
     pipeline = doc.get("pipeline") or {}
     external = {node: list(names) for node, names in (pipeline.get("inputs") or {}).items()}
-    allowed = expected_external(tuple(order), tuple(boundaries), tuple(_module_literal(module_path, "INPUTS") or ()))
+    allowed = expected_external(tuple(order), tuple(boundaries), tuple(module_literal(module_path, "INPUTS") or ()))
     for node in order:
         model = models.get(node)
         if model is None:
