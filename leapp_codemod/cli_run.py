@@ -29,12 +29,22 @@ def _fail(message: str, code: int) -> None:
 @click.option("--force", is_flag=True, help="Overwrite an existing module even if it was edited.")
 @click.option("--backend-param", "backend_param", multiple=True, metavar="KEY=VALUE",
               help="Exporter parameter for output_tensors(backend_params=...), e.g. opset_version=17 (repeatable).")
+@click.option("--semantics", is_flag=True,
+              help="Write LEAPP TensorSemantics (kind, element_names) for inputs/outputs with an unambiguous meaning.")
+@click.option("--split", "split", multiple=True, metavar="NAME=MODULE:FUNCTION[,...]",
+              help="End node NAME where helper FUNCTION returns (a multi-node graph); needs --reason.")
+@click.option("--reason", "split_reason", default=None, metavar="TEXT",
+              help="Why the pipeline must be split (written into the module and report.json).")
 def generate(app: Path, entry: str, driver: Path | None, output: Path, graph: str | None, export_with: str,
-             force: bool, backend_param: tuple[str, ...]) -> None:
+             force: bool, backend_param: tuple[str, ...], semantics: bool, split: tuple[str, ...],
+             split_reason: str | None) -> None:
     """Write one LEAPP integration module for the pipeline that starts at --entry."""
     from leapp_codemod.generate import GenerateError, Options
     from leapp_codemod.generate import generate as do_generate
-    from leapp_codemod.generate.backend_params import BackendParamError, parse_assignments
+    from leapp_codemod.generate.backend_params import (
+        BackendParamError,
+        parse_assignments,
+    )
 
     try:
         params = tuple(parse_assignments(backend_param).items())
@@ -42,7 +52,7 @@ def generate(app: Path, entry: str, driver: Path | None, output: Path, graph: st
         _fail(str(exc), 2)
         return
     opts = Options(app=app, entry=entry, output=output, driver=driver, graph=graph, export_with=export_with,
-                   backend_params=params)
+                   backend_params=params, semantics=semantics, split=split, split_reason=split_reason)
     try:
         spec = do_generate(opts, force=force)
     except GenerateError as exc:
@@ -57,6 +67,17 @@ def generate(app: Path, entry: str, driver: Path | None, output: Path, graph: st
                f"{len(spec.unresolved)} unresolved findings", err=True)
     for name in stubs:
         click.echo(f"  write the body of {name} in {output} before `leapp-codemod run`", err=True)
+    split = spec.extras.split if spec.extras else None
+    if split is not None:
+        click.echo(f"  split into {len(split.order)} nodes: {' -> '.join(split.order)}"
+                   + ("" if split.checked_statically else " (helpers not called directly by the entry: the cuts "
+                      "are checked on the exported graph only)"), err=True)
+    sem = spec.extras.semantics if spec.extras else None
+    if sem is not None:
+        kinds = [f"{m.name}={m.kind}" for m in (*sem.inputs, *sem.outputs)]
+        click.echo(f"  semantics: {', '.join(kinds) or 'none'}", err=True)
+        for name, why in sem.raw:
+            click.echo(f"  left raw: {name}: {why}", err=True)
 
 
 @click.command("run")

@@ -1,6 +1,7 @@
 """`record` then `run --inputs`: trace, export and validate from a recording without the driver."""
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -24,6 +25,11 @@ def cli(args, cwd, **env):
                           env=dict(environ, **env))
 
 
+def app_hash(work: Path) -> dict:
+    return {p.relative_to(work).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted((work / "loco").rglob("*")) + [work / "main.py"] if p.is_file()}
+
+
 def one_line_error(proc) -> str:
     lines = [ln for ln in proc.stderr.splitlines() if ln.strip() and not ln.startswith("[record] ")]
     assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
@@ -36,11 +42,13 @@ def recorded(tmp_path_factory):
     shutil.copytree(ROOT / "fixtures" / "run_locomotion", work)
     assert cli(["generate", "loco", "--entry", ENTRY, "--driver", "main.py", "-o", "integration.py"],
                work).returncode == 0
+    before = app_hash(work)
     # The driver needs its simulator: without it, `run` cannot work at all.
     no_sim = cli(["run", "integration.py", "--out", "no_sim", "--format", "json"], work)
     rec = cli(["record", "integration.py", "--out", "calls.npz"], work, LOCO_SIMULATOR="up")
     assert rec.returncode == 0, rec.stderr
     replay = cli(["run", "integration.py", "--inputs", "calls.npz", "--out", "out", "--format", "json"], work)
+    assert app_hash(work) == before, "record and run --inputs must not modify the application"
     return work, no_sim, rec, replay, json.loads(replay.stdout)
 
 

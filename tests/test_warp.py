@@ -70,7 +70,8 @@ def test_generated_setup_runs_on_cpu_warp(app):
         "out = m.step(c.torques, q, qd)\n"
         "assert torch.equal(out, JointController().torques(q, qd)) and out.abs().sum() > 0\n"
         "print('ok', tuple(out.shape))\n")
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, cwd=app)
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, cwd=app,
+                          check=False)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.strip().endswith("ok (1, 6)")
 

@@ -56,11 +56,11 @@ RULE = Rule(
         "import warp as wp\ndef step(obs, cfg):\n    table = wp.from_numpy(cfg.table)\n    return obs * 2.0\n",
     ),
     invalid=(
-        "import warp as wp\n\n@wp.kernel\ndef scale(x: wp.array(dtype=float), y: wp.array(dtype=float)):\n"
-        "    i = wp.tid()\n    y[i] = 2.0 * x[i]\n\ndef step(obs, out):\n"
-        "    x = wp.from_torch(obs)  # error\n    wp.launch(scale, dim=4, inputs=[x, wp.from_torch(out)])  # error\n"
-        "    return wp.to_torch(x)  # error\n",
-        "import warp\ndef step(obs, kernel):\n    warp.launch(kernel=kernel, dim=obs.shape[0], inputs=[obs])  # error\n"
-        "    return obs\n",
+        ("import warp as wp\n\n@wp.kernel\ndef scale(x: wp.array(dtype=float), y: wp.array(dtype=float)):\n"
+         "    i = wp.tid()\n    y[i] = 2.0 * x[i]\n\ndef step(obs, out):\n"
+         "    x = wp.from_torch(obs)  # error\n    wp.launch(scale, dim=4, inputs=[x, wp.from_torch(out)])  # error\n"
+         "    return wp.to_torch(x)  # error\n"),
+        ("import warp\ndef step(obs, kernel):\n    warp.launch(kernel=kernel, dim=obs.shape[0], inputs=[obs])  # error\n"
+         "    return obs\n"),
     ),
 )

@@ -329,7 +329,18 @@ def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: f
         report["backend"] = chosen["backend"]
         report["format"] = chosen["format"]
         report["substitute"] = chosen["format"] != report["requested_format"]
-    if chosen and not bad_parity and not info.host_runtime:
+    from leapp_codemod.runner.semantics_report import summarize
+    semantics = summarize(info.path, Path(report["graph_yaml"]) if report["graph_yaml"] else None)
+    if semantics is not None:
+        report["semantics"] = semantics
+    from leapp_codemod.runner.split_report import summarize as split_summary
+    split = split_summary(info.path, Path(report["graph_yaml"]) if report["graph_yaml"] else None)
+    if split is not None:
+        report["split"] = split
+    if split and split["problems"] and chosen:
+        report["status"] = "failed"
+        report["error"] = f"the exported graph is not the declared split: {split['problems'][0]}"
+    elif chosen and not bad_parity and not info.host_runtime:
         report["status"] = "validated"
     elif info.host_runtime:
         report["status"] = "partial"

@@ -1,0 +1,113 @@
+"""`generate --split ... --reason ...`: a chain of LEAPP nodes cut where named helpers return,
+validated end to end; cuts that a value would cross unannotated are refused."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from leapp_codemod.runner.split_report import summarize
+
+ROOT = Path(__file__).resolve().parents[1]
+TOOL = [sys.executable, "-m", "leapp_codemod"]
+ENTRY = "visionapp.policy:VisionPolicy.act"
+SPLIT = "perception=visionapp.perception:encode_depth,actor=visionapp.actor:Actor.decide"
+REASON = "the encoder runs on the camera computer at 15 Hz, the actor on the robot at 50 Hz"
+
+
+def cli(args, cwd):
+    return subprocess.run(TOOL + args, cwd=cwd, capture_output=True, text=True, timeout=300, check=False)
+
+
+def generate(work, *extra, entry=ENTRY, out="integration.py"):
+    return cli(["generate", "visionapp", "--entry", entry, "--driver", "main.py", "-o", out, *extra], work)
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory):
+    path = tmp_path_factory.mktemp("split") / "vision"
+    shutil.copytree(ROOT / "fixtures" / "run_split", path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def split_run(work):
+    gen = generate(work, "--split", SPLIT, "--reason", REASON)
+    assert gen.returncode == 0, gen.stderr
+    run = cli(["run", "integration.py", "--out", "out", "--format", "json"], work)
+    return run, json.loads(run.stdout)
+
+
+@pytest.mark.e2e
+def test_three_nodes_validated_end_to_end(work, split_run):
+    import onnx
+
+    run, report = split_run
+    assert run.returncode == 0, report.get("error")
+    assert report["status"] == "validated" and report["validation"]["ok"]
+    split = report["split"]
+    assert split["reason"] == REASON and split["problems"] == []
+    assert [n["node"] for n in split["nodes"]] == ["perception", "actor", "vision_policy"]
+    for node in split["nodes"]:
+        onnx.checker.check_model(str(work / node["model"]))
+    assert split["edges"] == {"perception/encoder_out": ["actor/encoder_out"], "actor/raw": ["vision_policy/raw"],
+                              "actor/output1": ["vision_policy/output1"]}
+    by_node = {n["node"]: n for n in split["nodes"]}
+    assert by_node["perception"]["external_inputs"] == ["depth"]
+    assert by_node["actor"]["external_inputs"] == ["command"]        # first read after the first cut
+    assert by_node["vision_policy"]["external_inputs"] == []
+    assert sorted(report["models"]) == sorted(n["model"] for n in split["nodes"])
+    text = (work / "integration.py").read_text()
+    assert f"SPLIT_REASON = {json.dumps(REASON)}" in text
+
+
+def test_a_value_crossing_a_cut_is_refused(work):
+    proc = generate(work, "--split", "perception=visionapp.perception:encode_depth", "--reason", "two devices",
+                    entry="visionapp.policy:VisionPolicy.act_leaky", out="leaky.py")
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == (
+        "error: visionapp/policy.py:25: `clipped` is computed or read before the call at line 23 and used after it, "
+        "so it would cross a node boundary unannotated; pass it through the helper or split elsewhere")
+    assert not (work / "leaky.py").exists()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--split", SPLIT], "--split needs --reason TEXT"),
+    (["--reason", "why"], "--reason is only used with --split"),
+    (["--split", "perception", "--reason", "x"], "--split must be NAME=MODULE:FUNCTION"),
+    (["--split", "a/b=visionapp.perception:encode_depth", "--reason", "x"], "without '/'"),
+    (["--split", "vision_policy=visionapp.perception:encode_depth", "--reason", "x"], "name of the final node"),
+    (["--split", "p=visionapp.perception:missing", "--reason", "x"], "--split p:"),
+])
+def test_usage_errors(work, args, message):
+    proc = generate(work, *args, out="bad.py")
+    assert proc.returncode == 2
+    assert len(proc.stderr.strip().splitlines()) == 1 and message in proc.stderr
+
+
+def test_without_split_the_pipeline_stays_one_node(work):
+    assert generate(work, out="one.py").returncode == 0
+    text = (work / "one.py").read_text()
+    assert "SPLIT_ORDER" not in text and "split_boundaries" not in text
+    assert "annotate.input_tensors(NODE," in text
+
+
+def test_an_input_that_should_have_been_an_edge_is_reported(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text('INPUTS = ("depth", "command")\nSPLIT_REASON = "r"\nSPLIT_ORDER = ("a", "b")\n'
+                      'SPLIT_BOUNDARIES = (("a", "x:f", (("x", "f"),), ("command",)),)\n')
+    graph = tmp_path / "g.yaml"
+    graph.write_text("models:\n  a: {inputs: [{name: depth}], outputs: [{name: f}], parameters: {model_path: a.onnx}}\n"
+                     "  b: {inputs: [{name: f}, {name: command}, {name: clipped}], outputs: [{name: y}],\n"
+                     "      parameters: {model_path: b.onnx}}\n"
+                     "pipeline:\n  data_flow: {a/f: [b/f]}\n  inputs: {a: [depth], b: [command, clipped]}\n")
+    report = summarize(module, graph)
+    expected = ("node b: input 'clipped' comes from outside the graph but is not an entry input of this node; it "
+                "should have been an edge from a producer (a value crossed a node boundary unannotated)")
+    assert report["problems"] == [expected]
+    graph.write_text(graph.read_text().replace(", clipped]", "]").replace(", {name: clipped}", ""))
+    assert summarize(module, graph)["problems"] == []
