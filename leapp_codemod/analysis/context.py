@@ -30,6 +30,8 @@ TYPE_QUERIES = frozenset({"torch.is_tensor", "torch.is_floating_point", "torch.i
                           "torch.jit.is_scripting", "torch.jit.is_tracing", "torch.onnx.is_in_onnx_export",
                           "torch.compiler.is_compiling", "torch.numel"})
 CONTAINER_MODULES = ("torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.ModuleDict")
+NDARRAY_RESULT_METHODS = frozenset({"astype", "reshape", "copy", "transpose", "squeeze", "flatten", "ravel", "clip",
+                                    "swapaxes", "sum", "mean", "round", "cumsum", "min", "max"})
 TENSOR_COPY_METHODS = frozenset({"clone", "detach", "copy", "to", "float", "double", "half", "contiguous",
                                  "cpu", "cuda", "numpy", "astype"})
 
@@ -42,9 +44,22 @@ class Env:
     shape: set[str] = field(default_factory=set)
     numpy: set[str] = field(default_factory=set)
     types: dict[str, set[str]] = field(default_factory=dict)
+    # name -> {line of an assignment: whether it bound a NumPy array}; numpy-ness follows source order
+    numpy_bindings: dict[str, dict[int, bool]] = field(default_factory=dict)
 
     def size(self) -> int:
         return len(self.data) + len(self.shape) + len(self.numpy) + sum(len(v) for v in self.types.values())
+
+    def numpy_at(self, name: str, line: int) -> bool:
+        """Is `name` a NumPy array where it is read at `line`? The latest assignment above decides;
+        with none above (parameters, loop-carried names) any NumPy binding counts."""
+        if name not in self.numpy:
+            return False
+        bindings = self.numpy_bindings.get(name)
+        if not bindings:
+            return True
+        above = [ln for ln in bindings if ln < line]
+        return bindings[max(above)] if above else True
 
 
 @dataclass
@@ -70,6 +85,18 @@ class Facts:
             len(self.returns_data), len(self.returns_numpy),
             sum(len(v) for v in self.data_attrs.values()),
         )
+
+
+def _any_leaf(e: ast.expr | None, step) -> bool:
+    """True when `step` says True for `e` or for any sub-expression it hands back (no recursion)."""
+    stack = [e]
+    while stack:
+        verdict = step(stack.pop())
+        if verdict is True:
+            return True
+        if verdict:
+            stack.extend(verdict)
+    return False
 
 
 def is_self_attr(expr: ast.expr, self_name: str | None) -> bool:
@@ -169,6 +196,11 @@ class FunctionContext:
 
     # ------------------------------------------------------------------ pipeline data
     def is_data(self, e: ast.expr | None) -> bool:
+        """Iterative over the expression (a 2,000-term sum must not exhaust the stack)."""
+        return _any_leaf(e, self._data_step)
+
+    def _data_step(self, e: ast.expr | None) -> bool | list:
+        """True/False when `e` decides on its own, else the sub-expressions any of which makes it data."""
         if e is None:
             return False
         if isinstance(e, ast.Name):
@@ -178,59 +210,60 @@ class FunctionContext:
                 return False
             if is_self_attr(e, self.self_name):
                 return self.self_attr_is_data(e.attr)
-            return self.is_data(e.value)
+            return [e.value]
         if isinstance(e, ast.Subscript):
-            return self.is_data(e.value)
+            return [e.value]
         if isinstance(e, ast.Call):
-            return self._call_is_data(e)
+            return self._call_data_step(e)
         if isinstance(e, ast.BinOp):
-            return self.is_data(e.left) or self.is_data(e.right)
+            return [e.left, e.right]
         if isinstance(e, ast.UnaryOp):
-            return self.is_data(e.operand)
+            return [e.operand]
         if isinstance(e, ast.Compare):
             if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in e.ops):
                 return False
-            return any(self.is_data(x) for x in (e.left, *e.comparators))
+            return [e.left, *e.comparators]
         if isinstance(e, ast.BoolOp):
-            return any(self.is_data(v) for v in e.values)
+            return list(e.values)
         if isinstance(e, ast.IfExp):
-            return self.is_data(e.body) or self.is_data(e.orelse)
+            return [e.body, e.orelse]
         if isinstance(e, (ast.Tuple, ast.List, ast.Set)):
-            return any(self.is_data(x) for x in e.elts)
+            return list(e.elts)
         if isinstance(e, ast.Dict):
-            return any(self.is_data(v) for v in e.values)
-        if isinstance(e, ast.Starred):
-            return self.is_data(e.value)
-        if isinstance(e, ast.NamedExpr):
-            return self.is_data(e.value)
+            return [v for v in e.values if v is not None]
+        if isinstance(e, (ast.Starred, ast.NamedExpr)):
+            return [e.value]
         if isinstance(e, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
-            return self.is_data(e.elt) or any(self.is_data(g.iter) for g in e.generators)
+            return [e.elt, *(g.iter for g in e.generators)]
         if isinstance(e, ast.DictComp):
-            return self.is_data(e.value) or any(self.is_data(g.iter) for g in e.generators)
+            return [e.value, *(g.iter for g in e.generators)]
         return False
 
     def args_data(self, call: ast.Call) -> bool:
         return any(self.is_data(a) for a in call.args) or any(self.is_data(k.value) for k in call.keywords)
 
-    def _call_is_data(self, call: ast.Call) -> bool:
+    def _call_data_step(self, call: ast.Call) -> bool | list:
         builtin = self.builtin(call)
         if builtin in NON_DATA_BUILTINS:
             return False
         if self.call_name(call) in TYPE_QUERIES:
             return False
         func = call.func
+        children: list = []
         if isinstance(func, ast.Attribute):
             if func.attr in SCALAR_METHODS or func.attr in SHAPE_METHODS:
                 return False
-            if self.is_data(func.value):
-                return True
+            children.append(func.value)
         for callee in self.resolve_call(call):
             if callee.id in self.facts.returns_data:
                 return True
-        return self.args_data(call)
+        return children + list(call.args) + [k.value for k in call.keywords]
 
     # ------------------------------------------------------------------ shapes
     def is_shape(self, e: ast.expr | None) -> bool:
+        return _any_leaf(e, self._shape_step)
+
+    def _shape_step(self, e: ast.expr | None) -> bool | list:
         if e is None:
             return False
         if isinstance(e, ast.Name):
@@ -238,7 +271,7 @@ class FunctionContext:
         if isinstance(e, ast.Attribute):
             return e.attr in SHAPE_ATTRS and self.is_data(e.value)
         if isinstance(e, ast.Subscript):
-            return self.is_shape(e.value)
+            return [e.value]
         if isinstance(e, ast.Call):
             if isinstance(e.func, ast.Attribute) and e.func.attr in SHAPE_METHODS:
                 return self.is_data(e.func.value)
@@ -246,41 +279,43 @@ class FunctionContext:
             if builtin == "len":
                 return any(self.is_data(a) for a in e.args)
             if builtin in ("min", "max", "abs", "int", "float", "round", "sum"):
-                return any(self.is_shape(a) for a in e.args)
+                return list(e.args)
             return False
         if isinstance(e, ast.BinOp):
-            return self.is_shape(e.left) or self.is_shape(e.right)
+            return [e.left, e.right]
         if isinstance(e, ast.UnaryOp):
-            return self.is_shape(e.operand)
+            return [e.operand]
         if isinstance(e, (ast.Tuple, ast.List)):
-            return any(self.is_shape(x) for x in e.elts)
+            return list(e.elts)
         return False
 
     # ------------------------------------------------------------------ numpy-ness
     def is_numpy(self, e: ast.expr | None) -> bool:
+        return _any_leaf(e, self._numpy_step)
+
+    def _numpy_step(self, e: ast.expr | None) -> bool | list:
         if e is None:
             return False
         if isinstance(e, ast.Name):
-            return e.id in self.env.numpy
+            return self.env.numpy_at(e.id, getattr(e, 'lineno', 0))
         if isinstance(e, ast.Subscript):
-            return self.is_numpy(e.value)
+            return [e.value]
         if isinstance(e, ast.Attribute):
-            return e.attr == "T" and self.is_numpy(e.value)
+            return [e.value] if e.attr == "T" else False
         if isinstance(e, ast.BinOp):
-            return self.is_numpy(e.left) or self.is_numpy(e.right)
+            return [e.left, e.right]
         if isinstance(e, ast.Call):
             func = e.func
-            if isinstance(func, ast.Attribute):
-                if func.attr == "numpy":
-                    return True
-                if func.attr in ("astype", "reshape", "copy", "transpose", "squeeze", "flatten", "ravel", "clip",
-                                 "swapaxes", "sum", "mean", "round", "cumsum", "min", "max"):
-                    if self.is_numpy(func.value):
-                        return True
+            if isinstance(func, ast.Attribute) and func.attr == "numpy":
+                return True
             name = self.call_name(e)
             if name and name.startswith("numpy.") and not name.startswith(("numpy.random.", "numpy.dtype")):
                 return True
-            return any(c.id in self.facts.returns_numpy for c in self.resolve_call(e))
+            if any(c.id in self.facts.returns_numpy for c in self.resolve_call(e)):
+                return True
+            if isinstance(func, ast.Attribute) and func.attr in NDARRAY_RESULT_METHODS:
+                return [func.value]
+            return False
         return False
 
     # ------------------------------------------------------------------ types
@@ -306,6 +341,8 @@ class FunctionContext:
         func = call.func
         if isinstance(func, ast.Attribute) and func.attr in SELF_RETURNING_METHODS and isinstance(func.value, ast.Call):
             return self.call_result_types(func.value, module)
+        if isinstance(func, ast.Subscript):  # a parametrized generic: `Window[float](8)` builds a Window
+            func = func.value
         name = self.project.qualify(func, module)
         if name is None:
             return set()

@@ -17,7 +17,6 @@ from leapp_codemod.analysis.index import FunctionInfo
 from leapp_codemod.analysis.leapp_support import LeappSupport
 from leapp_codemod.analysis.project import Project
 
-_MAX_ROUNDS = 12
 CONFIG_PARAM_NAMES = frozenset({"cfg", "config", "conf", "settings", "params", "hparams", "opts", "options", "args"})
 NON_DATA_ANNOTATIONS = frozenset({"int", "float", "str", "bool", "bytes", "None", "dict", "list", "tuple"})
 
@@ -41,8 +40,11 @@ def _bind(ctx: FunctionContext, target: ast.expr, value: ast.expr | None, elemen
             env.data.add(name)
         if ctx.is_shape(value):
             env.shape.add(name)
-        if ctx.is_numpy(value):
+        numpy = ctx.is_numpy(value)
+        if numpy:
             env.numpy.add(name)
+        line_bindings = env.numpy_bindings.setdefault(name, {})
+        line_bindings[target.lineno] = line_bindings.get(target.lineno, False) or numpy
         types = ctx.element_types(value) if element else ctx.types_of(value)
         if types:
             env.types.setdefault(name, set()).update(types)
@@ -228,19 +230,28 @@ class Analysis:
                 if types:
                     facts.param_types.setdefault(callee.id, {}).setdefault(param, set()).update(types)
 
-    def run(self, roots: list[FunctionInfo], data_params: dict[str, set[str]], rounds: int = _MAX_ROUNDS) -> None:
+    def run(self, roots: list[FunctionInfo], data_params: dict[str, set[str]], rounds: int | None = None) -> None:
+        """Grow the facts until nothing changes (or for `rounds` passes). Facts only grow and are finite,
+        so the fixpoint is reached whatever the call depth; functions found during a pass are analyzed
+        in that same pass, so a call chain resolves in one."""
         self.seed_class_state()
         for fid, params in data_params.items():
             self.facts.data_params.setdefault(fid, set()).update(params)
         for root in roots:
             self.add_reachable(root)
-        for _ in range(rounds):
+        passes = 0
+        while rounds is None or passes < rounds:
+            passes += 1
             before = (len(self.reachable), self.facts.fingerprint())
-            for fn in list(self.reachable.values()):
-                try:
-                    self.propagate(fn)
-                except RecursionError:
-                    continue  # absurdly nested expression: its facts stay as they are
+            done = 0
+            while done < len(self.reachable):
+                pending = list(self.reachable.values())[done:]
+                done += len(pending)
+                for fn in pending:
+                    try:
+                        self.propagate(fn)
+                    except RecursionError:
+                        continue  # absurdly nested statement: its facts stay as they are
             if (len(self.reachable), self.facts.fingerprint()) == before:
                 break
 

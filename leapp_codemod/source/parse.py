@@ -49,8 +49,22 @@ def parse_file(src: SourceFile, max_bytes: int = MAX_FILE_BYTES) -> ParsedFile |
     try:
         tree = parse_text(text, src.display)
     except SyntaxError as exc:
-        where = f"line {exc.lineno}: " if exc.lineno else ""
-        return FileError(src.display, f"syntax error: {where}{exc.msg}")
+        tree = _parse_newer_grammar(text, src.display)
+        if tree is None:
+            where = f"line {exc.lineno}: " if exc.lineno else ""
+            return FileError(src.display, f"syntax error: {where}{exc.msg}")
     except (ValueError, RecursionError, MemoryError) as exc:
         return FileError(src.display, f"cannot parse file: {exc.__class__.__name__}: {str(exc)[:120]}")
     return ParsedFile(src, text, tree)
+
+
+def _parse_newer_grammar(text: str, filename: str) -> ast.Module | None:
+    """Grammar newer than this interpreter's (PEP 695): read with LibCST, re-emitted line for line."""
+    from leapp_codemod.source.newer_grammar import downlevel  # LibCST costs its import only here
+    rewritten = downlevel(text)
+    if rewritten is None or rewritten == text:
+        return None
+    try:
+        return parse_text(rewritten, filename)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
