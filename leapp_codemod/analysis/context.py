@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from leapp_codemod.analysis.class_state import CONTAINER_MUTATORS
 from leapp_codemod.analysis.index import SELF_RETURNING_METHODS, ClassInfo, FunctionInfo, ModuleIndex
 from leapp_codemod.analysis.leapp_support import LeappSupport
 from leapp_codemod.analysis.project import Project
@@ -77,6 +78,10 @@ class Facts:
     data_globals: dict[str, set[str]] = field(default_factory=dict)    # module -> tensor-valued module globals
     call_bindings: dict[str, set[tuple[str, str]]] = field(default_factory=dict)  # fid -> {(module, name)}
     callers: dict[str, set[str]] = field(default_factory=dict)
+    # class id -> Python scalars the step updates from their own value (`self.count += 1`, a phase clock)
+    counter_attrs: dict[str, set[str]] = field(default_factory=dict)
+    # class id -> lists/deques/dicts on self that the step fills with pipeline data
+    container_attrs: dict[str, set[str]] = field(default_factory=dict)
 
     def fingerprint(self) -> tuple:
         return (
@@ -84,6 +89,8 @@ class Facts:
             sum(len(s) for d in self.param_types.values() for s in d.values()),
             len(self.returns_data), len(self.returns_numpy),
             sum(len(v) for v in self.data_attrs.values()),
+            sum(len(v) for v in self.counter_attrs.values()), sum(len(v) for v in self.container_attrs.values()),
+            sum(len(s) for d in self.attr_reads.values() for s in d.values()),
         )
 
 
@@ -111,13 +118,27 @@ def self_name_of(fn: FunctionInfo) -> str | None:
     return params[0] if params else None
 
 
-def training_only_block(node: ast.If, self_name: str | None) -> str | None:
-    """'body' when `if self.training:` (training-only), 'orelse' when `if not self.training:`."""
+def _is_training(expr: ast.expr, self_name: str | None) -> bool:
+    return is_self_attr(expr, self_name) and expr.attr == "training"
+
+
+def _is_not_training(expr: ast.expr, self_name: str | None) -> bool:
+    return isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not) and _is_training(expr.operand, self_name)
+
+
+def training_only_block(node: ast.If | ast.IfExp, self_name: str | None) -> str | None:
+    """'body' when the body runs only in training (`if self.training:`, `if x > 0 and self.training:`),
+    'orelse' when the else-branch does (`if not self.training:`, `if not self.training or x:`)."""
     test = node.test
-    if is_self_attr(test, self_name) and test.attr == "training":
+    if _is_training(test, self_name):
         return "body"
-    if (isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and is_self_attr(test.operand, self_name)
-            and test.operand.attr == "training"):
+    if _is_not_training(test, self_name):
+        return "orelse"
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) \
+            and any(_is_training(v, self_name) for v in test.values):
+        return "body"
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or) \
+            and any(_is_not_training(v, self_name) for v in test.values):
         return "orelse"
     return None
 
@@ -132,6 +153,9 @@ def iter_nodes(fn: FunctionInfo):
         if isinstance(node, ast.If):
             skipped = training_only_block(node, self_name)
             children = [node.test] + ([] if skipped == "body" else node.body) + ([] if skipped == "orelse" else node.orelse)
+        elif isinstance(node, ast.IfExp):
+            skipped = training_only_block(node, self_name)
+            children = [node.test] + ([] if skipped == "body" else [node.body]) + ([] if skipped == "orelse" else [node.orelse])
         else:
             children = list(ast.iter_child_nodes(node))
         stack.extend(reversed(children))
@@ -188,6 +212,13 @@ class FunctionContext:
         return (name in self.facts.data_globals.get(self.module.name, ()) and name not in self.fn.params
                 and name not in self.env.types and name not in self.env.numpy and name not in self.env.shape)
 
+    def _class_fact(self, table: dict[str, set[str]], attr: str) -> bool:
+        return self.cls is not None and any(attr in table.get(c.id, ()) for c in self.project.mro(self.cls))
+
+    def is_state_container(self, expr: ast.expr) -> bool:
+        """`self.queue` when the step fills it with pipeline data (a history list, a deque of frames)."""
+        return is_self_attr(expr, self.self_name) and self._class_fact(self.facts.container_attrs, expr.attr)
+
     def self_attr_is_data(self, attr: str) -> bool:
         cls = self.cls
         if cls is None:
@@ -212,7 +243,7 @@ class FunctionContext:
                 return self.self_attr_is_data(e.attr)
             return [e.value]
         if isinstance(e, ast.Subscript):
-            return [e.value]
+            return [e.value, e.slice]
         if isinstance(e, ast.Call):
             return self._call_data_step(e)
         if isinstance(e, ast.BinOp):
@@ -222,6 +253,8 @@ class FunctionContext:
         if isinstance(e, ast.Compare):
             if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in e.ops):
                 return False
+            if any(isinstance(x, ast.Constant) and isinstance(x.value, (str, bytes)) for x in (e.left, *e.comparators)):
+                return False  # a mode or a name, never a tensor
             return [e.left, *e.comparators]
         if isinstance(e, ast.BoolOp):
             return list(e.values)
@@ -244,6 +277,8 @@ class FunctionContext:
 
     def _call_data_step(self, call: ast.Call) -> bool | list:
         builtin = self.builtin(call)
+        if builtin == "len" and len(call.args) == 1 and self.is_state_container(call.args[0]):
+            return True  # the length of a queue the step fills changes from call to call
         if builtin in NON_DATA_BUILTINS:
             return False
         if self.call_name(call) in TYPE_QUERIES:
@@ -277,7 +312,7 @@ class FunctionContext:
                 return self.is_data(e.func.value)
             builtin = self.builtin(e)
             if builtin == "len":
-                return any(self.is_data(a) for a in e.args)
+                return any(self.is_data(a) and not self.is_state_container(a) for a in e.args)
             if builtin in ("min", "max", "abs", "int", "float", "round", "sum"):
                 return list(e.args)
             return False
@@ -487,46 +522,119 @@ class FunctionContext:
         return self.module.name
 
     def state_write(self, node: ast.AST) -> tuple[str, str] | None:
-        """(attr, kind) when `node` writes persistent tensor state (of `self` or a module global)."""
-        self_name = self.self_name
+        """(attr, kind) of the first persistent state `node` writes (see `state_writes`)."""
+        writes = self.state_writes(node)
+        return writes[0] if writes else None
+
+    def state_writes(self, node: ast.AST) -> list[tuple[str, str]]:
+        """(attr, kind) for each piece of persistent state (of `self` or a module global) `node` writes:
+        kind 'inplace' (`x.copy_()`, `x += ...`, `x[i] = ...`, `queue.append(...)`) or 'reassigned'."""
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            method = node.func.attr
-            if method.endswith("_") and not method.endswith("__") and method not in INPLACE_EXCEPTIONS:
-                root = node.func.value
-                while isinstance(root, ast.Call) and isinstance(root.func, ast.Attribute) and root.func.attr.endswith("_"):
-                    root = root.func.value
-                while isinstance(root, ast.Subscript):
-                    root = root.value
-                attr = self._is_state_root(root)
-                if attr:
-                    return attr, "inplace"
-            return None
+            return self._call_state_writes(node)
         if isinstance(node, ast.AugAssign):
             target = node.target
             while isinstance(target, ast.Subscript):
                 target = target.value
             attr = self._is_state_root(target)
-            return (attr, "inplace") if attr else None
-        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            if attr and self._is_counter(target) and not self._read_elsewhere(attr, {node.lineno}):
+                return []  # a counter nothing else reads
+            return [(attr, "inplace")] if attr else []
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            out: list[tuple[str, str]] = []
             for target in targets:
-                if isinstance(target, ast.Subscript):
-                    root = target
-                    while isinstance(root, ast.Subscript):
-                        root = root.value
-                    attr = self._is_state_root(root)
-                    if attr:
-                        return attr, "inplace"
-                elif (is_self_attr(target, self_name) and self.is_data(node.value)
-                      and self.cls is not None and self._read_across_calls(target.attr, node.lineno)):
-                    return target.attr, "reassigned"
-        return None
+                for elt, value in _target_pairs(target, node.value):
+                    write = self._assign_state_write(elt, value, node.lineno)
+                    if write and write not in out:
+                        out.append(write)
+            return out
+        return []
 
-    def _read_across_calls(self, attr: str, write_line: int) -> bool:
-        """Is `self.<attr>` read by another reachable function, or earlier in this one (so the
-        value written now is what the next call reads)?"""
+    def _call_state_writes(self, node: ast.Call) -> list[tuple[str, str]]:
+        method = node.func.attr
+        root = node.func.value
+        if method.endswith("_") and not method.endswith("__") and method not in INPLACE_EXCEPTIONS:
+            while isinstance(root, ast.Call) and isinstance(root.func, ast.Attribute) and root.func.attr.endswith("_"):
+                root = root.func.value
+            while isinstance(root, ast.Subscript):
+                root = root.value
+            attr = self._is_state_root(root)
+            return [(attr, "inplace")] if attr else []
+        if method in CONTAINER_MUTATORS and self.is_state_container(root):
+            return [(root.attr, "inplace")]
+        return []
+
+    def _assign_state_write(self, target: ast.expr, value: ast.expr, line: int) -> tuple[str, str] | None:
+        if isinstance(target, ast.Subscript):
+            root = target
+            while isinstance(root, ast.Subscript):
+                root = root.value
+            attr = self._is_state_root(root)
+            return (attr, "inplace") if attr else None
+        if not is_self_attr(target, self.self_name) or self.cls is None or not self.is_data(value):
+            return None
+        if _same_value(value, target.attr, self.self_name):
+            return None  # `self.w = self.w.to(x.device)`: the same tensor, moved
+        if self._is_counter(target):
+            updates = {line}
+            return (target.attr, "reassigned") if self._read_elsewhere(target.attr, updates) else None
+        return (target.attr, "reassigned") if self._read_across_calls(target.attr, line) else None
+
+    def _is_counter(self, target: ast.expr) -> bool:
+        return is_self_attr(target, self.self_name) and self._class_fact(self.facts.counter_attrs, target.attr)
+
+    def _read_elsewhere(self, attr: str, lines: set[int]) -> bool:
+        """Is `self.<attr>` read anywhere in the pipeline other than on these lines of this function?"""
         for klass in self.project.mro(self.cls):
             for fid, line in self.facts.attr_reads.get(klass.id, {}).get(attr, ()):
-                if fid != self.fn.id or line <= write_line:
+                if fid != self.fn.id or line not in lines:
                     return True
         return False
+
+    def _read_across_calls(self, attr: str, write_line: int) -> bool:
+        """Is `self.<attr>` read before this write can have set it: earlier in this function, or in
+        another reachable function that is not only called from here after the write (a scratch
+        attribute written at the top of a step and read by its helpers is no state)?"""
+        unconditional = self._top_level_line(write_line)
+        for klass in self.project.mro(self.cls):
+            for fid, line in self.facts.attr_reads.get(klass.id, {}).get(attr, ()):
+                if fid == self.fn.id:
+                    if line <= write_line:
+                        return True
+                elif not (unconditional and self._only_called_after(fid, write_line)):
+                    return True
+        return False
+
+    def _top_level_line(self, line: int) -> bool:
+        return any(stmt.lineno == line for stmt in self.fn.node.body)
+
+    def _only_called_after(self, fid: str, line: int) -> bool:
+        if self.facts.callers.get(fid, set()) != {self.fn.id}:
+            return False
+        call_lines = [node.lineno for node in ast.walk(self.fn.node) if isinstance(node, ast.Call)
+                      and any(c.id == fid for c in self.resolve_call(node))]
+        return bool(call_lines) and min(call_lines) > line
+
+
+def _target_pairs(target: ast.expr, value: ast.expr):
+    """(target, value) for each name a target binds: `a, self.h = x, y` pairs elementwise;
+    `out, self.h = rnn(x, self.h)` gives each element the whole value."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        paired = isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts) \
+            and not any(isinstance(t, ast.Starred) for t in target.elts)
+        for i, elt in enumerate(target.elts):
+            elt = elt.value if isinstance(elt, ast.Starred) else elt
+            yield from _target_pairs(elt, value.elts[i] if paired else value)
+    else:
+        yield target, value
+
+
+_SAME_VALUE_METHODS = frozenset({"to", "float", "double", "half", "cpu", "cuda", "contiguous", "detach", "type"})
+
+
+def _same_value(value: ast.expr, attr: str, self_name: str | None) -> bool:
+    """`self.x`, `self.x.to(device)`, `self.x.float().contiguous()`: the attribute's own value."""
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+            and value.func.attr in _SAME_VALUE_METHODS:
+        value = value.func.value
+    return is_self_attr(value, self_name) and value.attr == attr

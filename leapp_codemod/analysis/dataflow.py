@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from leapp_codemod.analysis.class_state import CONTAINER_MUTATORS, callback_inputs, mutated_attrs
 from leapp_codemod.analysis.context import (
     TENSOR_COPY_METHODS, Env, Facts, FunctionContext, is_self_attr, iter_nodes, self_name_of,
 )
@@ -60,6 +61,18 @@ def _bind(ctx: FunctionContext, target: ast.expr, value: ast.expr | None, elemen
         ctx.facts.data_attrs.setdefault(ctx.cls.id, set()).add(target.attr)
 
 
+def _bind_loop(ctx: FunctionContext, target: ast.expr, iterable: ast.expr) -> None:
+    """Loop targets take the elements of the iterable; dict keys (`for k, v in d.items()`,
+    `for k in d.keys()`) are names, never pipeline data."""
+    method = iterable.func.attr if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute) else None
+    if method == "keys":
+        return
+    if method == "items" and isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2:
+        _bind(ctx, target.elts[1], iterable, element=True)
+        return
+    _bind(ctx, target, iterable, element=True)
+
+
 def _local_callables(fn: FunctionInfo) -> dict[str, ast.arguments]:
     """Functions and lambdas defined inside `fn` and bound to a name: name -> their arguments."""
     out: dict[str, ast.arguments] = {}
@@ -106,10 +119,8 @@ def compute_env(ctx: FunctionContext) -> Env:
                     env.data.add(node.target.id)
                 elif ctx.is_data(node.value):
                     _bind(ctx, node.target, node.value)
-            elif isinstance(node, (ast.For, ast.AsyncFor)):
-                _bind(ctx, node.target, node.iter, element=True)
-            elif isinstance(node, ast.comprehension):
-                _bind(ctx, node.target, node.iter, element=True)
+            elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+                _bind_loop(ctx, node.target, node.iter)
             elif isinstance(node, ast.withitem) and node.optional_vars is not None:
                 _bind(ctx, node.optional_vars, node.context_expr)
             elif isinstance(node, ast.NamedExpr):
@@ -177,14 +188,18 @@ class Analysis:
         return FunctionContext(fn, self.project.modules[fn.module], self.project, self.facts, self.support)
 
     def seed_class_state(self) -> None:
-        """Tensor-valued attributes of every class start as pipeline state."""
+        """Tensor-valued attributes that something writes after construction start as pipeline state
+        (a tensor set once in `__init__` is a constant); so do attributes a callback writes."""
+        classes = [(cls, mod) for mod in self.project.modules.values() for cls in mod.classes.values()]
+        mutated = set().union(*(mutated_attrs(cls) for cls, _ in classes)) if classes else set()
+        for cls, mod in classes:
+            attrs = {a for a, values in cls.attr_values.items() if any(_tensor_like(v, self.project, mod) for _, v in values)}
+            attrs |= cls.buffers | cls.parameters
+            attrs |= {a for a, v in cls.class_attrs.items() if _tensor_like(v, self.project, mod)}
+            attrs = (attrs & mutated) | callback_inputs(cls)
+            if attrs:
+                self.facts.data_attrs.setdefault(cls.id, set()).update(attrs)
         for mod in self.project.modules.values():
-            for cls in mod.classes.values():
-                attrs = {a for a, values in cls.attr_values.items() if any(_tensor_like(v, self.project, mod) for _, v in values)}
-                attrs |= cls.buffers | cls.parameters
-                attrs |= {a for a, v in cls.class_attrs.items() if _tensor_like(v, self.project, mod)}
-                if attrs:
-                    self.facts.data_attrs.setdefault(cls.id, set()).update(attrs)
             tensors = {name for name, value in mod.globals.items() if _tensor_like(value, self.project, mod)}
             if tensors:
                 self.facts.data_globals[mod.name] = tensors
@@ -211,6 +226,36 @@ class Analysis:
                     self.add_reachable(getter)
             elif isinstance(node, ast.Call):
                 self._propagate_call(ctx, node)
+                if ctx.cls is not None:
+                    self._container_fill(ctx, node)
+            if ctx.cls is not None and isinstance(node, (ast.AugAssign, ast.Assign)):
+                self._counter_update(ctx, node)
+
+    def _container_fill(self, ctx: FunctionContext, call: ast.Call) -> None:
+        """`self.frames.append(obs)`: the list/deque holds pipeline data from call to call."""
+        func = call.func
+        if (isinstance(func, ast.Attribute) and func.attr in CONTAINER_MUTATORS and is_self_attr(func.value, ctx.self_name)
+                and ctx.args_data(call)):
+            self.facts.data_attrs.setdefault(ctx.cls.id, set()).add(func.value.attr)
+            self.facts.container_attrs.setdefault(ctx.cls.id, set()).add(func.value.attr)
+
+    def _counter_update(self, ctx: FunctionContext, node: ast.AugAssign | ast.Assign) -> None:
+        """`self.count += 1`, `self.phase = (self.phase + dt) % 1.0`: a Python value the step carries
+        from call to call. It is pipeline state (the trace would freeze it) unless it already is tensor state."""
+        if isinstance(node, ast.AugAssign):
+            target = node.target
+        elif len(node.targets) == 1 and isinstance(node.value, (ast.BinOp, ast.UnaryOp)):
+            target = node.targets[0]
+            if not (is_self_attr(target, ctx.self_name)
+                    and any(is_self_attr(n, ctx.self_name) and n.attr == target.attr for n in ast.walk(node.value))):
+                return
+        else:
+            return
+        if not is_self_attr(target, ctx.self_name) or ctx.self_attr_is_data(target.attr) \
+                and not ctx._class_fact(self.facts.counter_attrs, target.attr):
+            return
+        self.facts.counter_attrs.setdefault(ctx.cls.id, set()).add(target.attr)
+        self.facts.data_attrs.setdefault(ctx.cls.id, set()).add(target.attr)
 
     def _propagate_call(self, ctx: FunctionContext, call: ast.Call) -> None:
         facts = self.facts
@@ -274,9 +319,18 @@ def _binding(ctx: FunctionContext, call: ast.Call) -> tuple[str, str] | None:
 
 
 def _tensor_like(expr: ast.expr, project: Project, module) -> bool:
-    """Does an attribute's initial value look like a tensor or array (state), not config or a module?"""
+    """Does an attribute's initial value look like a tensor or array (state), not config or a module?
+    A dict or list literal of tensors (`{"base": torch.zeros(3)}`) counts too."""
     if isinstance(expr, ast.BinOp):
         return _tensor_like(expr.left, project, module) or _tensor_like(expr.right, project, module)
+    if isinstance(expr, ast.Dict):
+        return any(v is not None and _tensor_like(v, project, module) for v in expr.values)
+    if isinstance(expr, (ast.List, ast.Tuple)):
+        return any(_tensor_like(v, project, module) for v in expr.elts)
+    if isinstance(expr, ast.DictComp):
+        return _tensor_like(expr.value, project, module)
+    if isinstance(expr, ast.ListComp):
+        return _tensor_like(expr.elt, project, module)
     if not isinstance(expr, ast.Call):
         return False
     func = expr.func
@@ -311,7 +365,40 @@ def lint_data_params(fn: FunctionInfo) -> set[str]:
             continue
         if isinstance(ann, ast.Constant) and isinstance(ann.value, str) and ann.value in NON_DATA_ANNOTATIONS:
             continue
+        if arg.arg in flag_params(fn):
+            continue
         out.add(arg.arg)
+    return out
+
+
+def flag_params(fn: FunctionInfo) -> set[str]:
+    """Parameters whose default is a Python flag or setting (`hard_reset=False`, `mode="eval"`, `k=3`,
+    `hidden=None`): not pipeline data by themselves."""
+    args = fn.node.args
+    positional = [*args.posonlyargs, *args.args]
+    pairs = list(zip(positional[len(positional) - len(args.defaults):], args.defaults))
+    pairs += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+    return {a.arg for a, d in pairs
+            if isinstance(d, ast.Constant) and (d.value is None or isinstance(d.value, (bool, int, float, str)))}
+
+
+def passed_by_callers(project: Project, fn: FunctionInfo) -> set[str]:
+    """Parameters of `fn` that some call in the project (a driver) passes a non-constant value to,
+    matched by the function's name."""
+    out: set[str] = set()
+    params = fn.positional_params[1:] if fn.is_method else fn.positional_params
+    for module in project.modules.values():
+        for node in ast.walk(module.tree):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+            if name != fn.name:
+                continue
+            for i, arg in enumerate(node.args):
+                if i < len(params) and not isinstance(arg, ast.Constant):
+                    out.add(params[i])
+            out |= {k.arg for k in node.keywords if k.arg and not isinstance(k.value, ast.Constant)}
     return out
 
 
