@@ -235,7 +235,8 @@ class Analysis:
         """`self.frames.append(obs)`: the list/deque holds pipeline data from call to call."""
         func = call.func
         if (isinstance(func, ast.Attribute) and func.attr in CONTAINER_MUTATORS and is_self_attr(func.value, ctx.self_name)
-                and ctx.args_data(call)):
+                and ctx.args_data(call) and not ctx.resolve_call(call)
+                and not any(":" in t for t in ctx.types_of(func.value))):  # not a project object
             self.facts.data_attrs.setdefault(ctx.cls.id, set()).add(func.value.attr)
             self.facts.container_attrs.setdefault(ctx.cls.id, set()).add(func.value.attr)
 
