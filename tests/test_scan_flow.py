@@ -11,8 +11,8 @@ from test_rule_examples import expected_marks, scan_snippet
 
 STATE = {
     "external-predict-state-tuple": (
-        "from stable_baselines3 import PPO\nclass Agent:\n    def __init__(self, path):\n"
-        "        self.model = PPO.load(path)\n        self.states = None\n"
+        "from policy_runtime import Runner\nclass Agent:\n    def __init__(self, path):\n"
+        "        self.model = Runner.load(path)\n        self.states = None\n"
         "    def step(self, obs):\n"
         "        action, self.states = self.model.predict(obs, state=self.states)  # error: inplace-state\n"
         "        return action\n"),
@@ -133,3 +133,38 @@ def test_optional_entry_input_filled_by_the_driver(tmp_path):
         "from pol import P\np = P()\nh = None\nfor obs in range(3):\n    out, h = p.step(obs, hidden=h)\n")
     result = scan_project([str(tmp_path)], entry="pol:P.step")
     assert [(f.line, f.category) for f in result.findings] == [(5, "tensor-branch")]
+
+
+def test_recurrent_state_through_an_installed_library(tmp_path):
+    """The same feedback through sb3-contrib's real `RecurrentPPO.predict` (followed into site-packages):
+    the LSTM state the application keeps on `self` is state, whatever the library's own findings."""
+    snippet = ("from sb3_contrib import RecurrentPPO\nclass Agent:\n    def __init__(self, path):\n"
+               "        self.model = RecurrentPPO.load(path)\n        self.states = None\n"
+               "    def step(self, obs, starts):\n"
+               "        action, self.states = self.model.predict(obs, state=self.states, episode_start=starts)\n"
+               "        return action\n")
+    result = scan_snippet(tmp_path, snippet)
+    assert (7, "inplace-state") in {(f.line, f.category) for f in result.findings}
+    assert [(s.attr, s.kind) for s in result.state] == [("states", "reassigned")]
+
+
+def test_names_rebound_to_arrays_later_keep_their_earlier_type(tmp_path):
+    snippet = ("import numpy as np\ndef step(obs):\n    feats = []\n    feats.append(obs * 2)\n"
+               "    table = {'a': obs}\n    for key, value in table.items():\n        feats.append(value)\n"
+               "    feats = np.stack(feats)\n    table = np.asarray(feats)\n"
+               "    return feats.prod(), table.take([0])  # error: unmapped-numpy\n")
+    assert {(f.line, f.category) for f in scan_snippet(tmp_path, snippet).findings} == expected_marks(snippet)
+
+
+def test_constant_flags_prune_the_code_they_rule_out(tmp_path):
+    """`deterministic=True` at every call: the sampling branch and the code after an early return
+    never run, so their draws are not hazards; a flag some caller passes as data keeps both."""
+    snippet = ("import torch\n"
+               "def pick(mean, deterministic=False):\n    if deterministic:\n        return mean\n"
+               "    return mean + torch.randn_like(mean)  # error: random-in-pipeline\n"
+               "def head(mean, deterministic=False):\n    if not deterministic:\n"
+               "        mean = torch.normal(mean, 1.0)\n    return mean\n"
+               "def step(obs, explore=False):\n    a = head(obs, deterministic=True)\n"
+               "    for i, x in enumerate(obs):\n        a = a + obs[i]\n"
+               "    return pick(a, deterministic=True) + pick(a, deterministic=explore)\n")
+    assert {(f.line, f.category) for f in scan_snippet(tmp_path, snippet).findings} == expected_marks(snippet)

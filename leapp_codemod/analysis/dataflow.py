@@ -12,10 +12,12 @@ from dataclasses import dataclass, field
 
 from leapp_codemod.analysis.class_state import CONTAINER_MUTATORS, callback_inputs, mutated_attrs
 from leapp_codemod.analysis.context import (
-    TENSOR_COPY_METHODS, Env, Facts, FunctionContext, is_self_attr, iter_nodes, self_name_of,
+    TENSOR_COPY_METHODS, UNKNOWN, Env, Facts, FunctionContext, is_self_attr, iter_nodes, self_name_of,
 )
 from leapp_codemod.analysis.index import FunctionInfo
 from leapp_codemod.analysis.leapp_support import LeappSupport
+from leapp_codemod.analysis.libraries import call_origin
+from leapp_codemod.analysis.resolve_types import receiver_ids
 from leapp_codemod.analysis.project import Project
 
 CONFIG_PARAM_NAMES = frozenset({"cfg", "config", "conf", "settings", "params", "hparams", "opts", "options", "args"})
@@ -70,13 +72,17 @@ def _bind_loop(ctx: FunctionContext, target: ast.expr, iterable: ast.expr) -> No
     if method == "items" and isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2:
         _bind(ctx, target.elts[1], iterable, element=True)
         return
+    if (isinstance(iterable, ast.Call) and ctx.builtin(iterable) == "enumerate" and iterable.args
+            and isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2):
+        _bind(ctx, target.elts[1], iterable.args[0], element=True)  # the index is a Python int
+        return
     _bind(ctx, target, iterable, element=True)
 
 
 def _local_callables(fn: FunctionInfo) -> dict[str, ast.arguments]:
     """Functions and lambdas defined inside `fn` and bound to a name: name -> their arguments."""
     out: dict[str, ast.arguments] = {}
-    for node in iter_nodes(fn):
+    for node in iter_nodes(fn):  # every nested definition, pruned blocks included
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             out[node.name] = node.args
         elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda):
@@ -108,7 +114,7 @@ def compute_env(ctx: FunctionContext) -> Env:
         env.types.setdefault(param, set()).update(types)
     for _ in range(3):
         before = env.size()
-        for node in iter_nodes(fn):
+        for node in iter_nodes(fn, facts.param_constants.get(fn.id)):
             if isinstance(node, ast.Assign):
                 for target in node.targets:
                     _bind(ctx, target, node.value)
@@ -183,23 +189,29 @@ class Analysis:
     support: LeappSupport
     facts: Facts = field(default_factory=Facts)
     reachable: dict[str, FunctionInfo] = field(default_factory=dict)
+    seeded: set[str] = field(default_factory=set)
+    mutated: set[str] = field(default_factory=set)   # attribute names written after construction somewhere
 
     def context(self, fn: FunctionInfo) -> FunctionContext:
         return FunctionContext(fn, self.project.modules[fn.module], self.project, self.facts, self.support)
 
     def seed_class_state(self) -> None:
         """Tensor-valued attributes that something writes after construction start as pipeline state
-        (a tensor set once in `__init__` is a constant); so do attributes a callback writes."""
-        classes = [(cls, mod) for mod in self.project.modules.values() for cls in mod.classes.values()]
-        mutated = set().union(*(mutated_attrs(cls) for cls, _ in classes)) if classes else set()
+        (a tensor set once in `__init__` is a constant); so do attributes a callback writes. Modules
+        loaded later (followed libraries) are seeded when they arrive."""
+        fresh = [mod for mod in list(self.project.modules.values()) if mod.name not in self.seeded]
+        self.seeded |= {mod.name for mod in fresh}
+        classes = [(cls, mod) for mod in fresh for cls in mod.classes.values()]
+        for cls, _ in classes:
+            self.mutated |= mutated_attrs(cls)
         for cls, mod in classes:
             attrs = {a for a, values in cls.attr_values.items() if any(_tensor_like(v, self.project, mod) for _, v in values)}
             attrs |= cls.buffers | cls.parameters
             attrs |= {a for a, v in cls.class_attrs.items() if _tensor_like(v, self.project, mod)}
-            attrs = (attrs & mutated) | callback_inputs(cls)
+            attrs = (attrs & self.mutated) | callback_inputs(cls)
             if attrs:
                 self.facts.data_attrs.setdefault(cls.id, set()).update(attrs)
-        for mod in self.project.modules.values():
+        for mod in fresh:
             tensors = {name for name, value in mod.globals.items() if _tensor_like(value, self.project, mod)}
             if tensors:
                 self.facts.data_globals[mod.name] = tensors
@@ -212,7 +224,7 @@ class Analysis:
         compute_env(ctx)
         facts = self.facts
         self_name = ctx.self_name
-        for node in iter_nodes(fn):
+        for node in iter_nodes(fn, facts.param_constants.get(fn.id)):
             if isinstance(node, ast.Return) and node.value is not None:
                 if ctx.is_data(node.value):
                     facts.returns_data.add(fn.id)
@@ -263,11 +275,19 @@ class Analysis:
         for callee in ctx.resolve_call(call):
             self.add_reachable(callee)
             facts.callers.setdefault(callee.id, set()).add(ctx.fn.id)
+            if callee.class_name is not None:
+                facts.receivers.setdefault(callee.id, set()).update(receiver_ids(ctx, call, callee))
+            if self.project.is_library(callee.module):
+                origins = (facts.library_origins.get(ctx.fn.id, set()) if self.project.is_library(ctx.fn.module)
+                           else {call_origin(call, ctx.fn.id)})
+                facts.library_origins.setdefault(callee.id, set()).update(origins)
             if callee.class_name is None:
                 binding = _binding(ctx, call)
                 if binding:
                     facts.call_bindings.setdefault(callee.id, set()).add(binding)
-            for param, arg in _param_map(callee, call, _is_bound_call(callee, call, ctx)):
+            pairs = _param_map(callee, call, _is_bound_call(callee, call, ctx))
+            _record_constants(facts, ctx, callee, pairs)
+            for param, arg in pairs:
                 if ctx.is_data(arg):
                     facts.data_params.setdefault(callee.id, set()).add(param)
                 if ctx.is_numpy(arg):
@@ -288,7 +308,8 @@ class Analysis:
         passes = 0
         while rounds is None or passes < rounds:
             passes += 1
-            before = (len(self.reachable), self.facts.fingerprint())
+            self.seed_class_state()
+            before = (len(self.reachable), self.facts.fingerprint(), len(self.project.modules))
             done = 0
             while done < len(self.reachable):
                 pending = list(self.reachable.values())[done:]
@@ -298,8 +319,32 @@ class Analysis:
                         self.propagate(fn)
                     except RecursionError:
                         continue  # absurdly nested statement: its facts stay as they are
-            if (len(self.reachable), self.facts.fingerprint()) == before:
+            if (len(self.reachable), self.facts.fingerprint(), len(self.project.modules)) == before:
                 break
+
+
+def _record_constants(facts: Facts, ctx: FunctionContext, callee: FunctionInfo, pairs) -> None:
+    """What each parameter of `callee` receives at this call: constants (a default when not passed,
+    a caller's own constant parameter passed on), or UNKNOWN."""
+    table = facts.param_constants.setdefault(callee.id, {})
+    mine = facts.param_constants.get(ctx.fn.id, {})
+    passed = set()
+    for param, arg in pairs:
+        passed.add(param)
+        if isinstance(arg, ast.Constant):
+            values = {arg.value}
+        elif isinstance(arg, ast.Name) and arg.id in ctx.fn.params and mine.get(arg.id):
+            values = set(mine[arg.id])
+        else:
+            values = {UNKNOWN}
+        table.setdefault(param, set()).update(values)
+    args = callee.node.args
+    positional = [*args.posonlyargs, *args.args]
+    defaults = list(zip(positional[len(positional) - len(args.defaults):], args.defaults))
+    defaults += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+    for arg, default in defaults:
+        if arg.arg not in passed:
+            table.setdefault(arg.arg, set()).add(default.value if isinstance(default, ast.Constant) else UNKNOWN)
 
 
 def _is_property(fn: FunctionInfo) -> bool:
