@@ -179,6 +179,14 @@ def iter_nodes(fn: FunctionInfo, constants: dict[str, set] | None = None):
     """Every node of the function body except training-only blocks (export runs in eval mode) and
     code that constant flag parameters rule out (`constants`: parameter -> values callers pass):
     the block not taken, and what follows a taken block that always returns."""
+    key = tuple(sorted((name, frozenset(values)) for name, values in constants.items())) if constants else None
+    nodes = fn.walks.get(key)
+    if nodes is None:
+        nodes = fn.walks[key] = tuple(_walk_live(fn, constants))
+    return iter(nodes)
+
+
+def _walk_live(fn: FunctionInfo, constants: dict[str, set] | None):
     self_name = self_name_of(fn)
     stack: list[ast.AST] = list(reversed(_live(fn.node.body, fn, constants)))
     while stack:
