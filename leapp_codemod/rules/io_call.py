@@ -15,7 +15,7 @@ IO_FUNCTIONS = frozenset({
 IO_ROOTS = ("requests.", "urllib.", "http.", "socket.", "subprocess.", "shutil.", "csv.", "sqlite3.", "zmq.",
             "rclpy.", "rospy.", "wandb.", "mlflow.", "tensorboardX.", "torch.utils.tensorboard.",
             # robot middleware and device links: LCM, DDS, Unitree SDK, serial ports, CAN, MQTT, cameras
-            "lcm.", "cyclonedds.", "unitree_sdk2py.", "serial.", "can.", "paho.", "pyrealsense2.", "ecal.")
+            "lcm.", "cyclonedds.", "unitree_sdk2py.core.channel.", "serial.", "can.", "paho.", "pyrealsense2.", "ecal.")
 # Clock reads: the value read while tracing becomes a constant of the exported model.
 CLOCK_FUNCTIONS = frozenset({"time.time", "time.time_ns", "time.perf_counter", "time.perf_counter_ns",
                              "time.monotonic", "time.monotonic_ns", "time.process_time", "datetime.datetime.now",
@@ -119,6 +119,7 @@ RULE = Rule(
         "def build():\n    log.info('ready')\n",
         "import time\ndef step(obs, stamp):\n    return obs * stamp\n\ndef loop(policy, obs):\n"
         "    return policy(obs, time.time())\n",
+        "from unitree_sdk2py.utils.crc import CRC\ndef step(obs, cmd):\n    cmd.crc = CRC().Crc(cmd)\n    return obs\n",
     ),
     invalid=(
         "def step(obs):\n    print(obs)  # error\n    return obs\n",
