@@ -105,3 +105,22 @@ def test_newer_grammar_app_is_analyzed(tmp_path, monkeypatch):
     got = {(f["path"], f["line"], f["category"]) for f in document["findings"]}
     assert got == expected
     assert not {(p, n) for p, n, _ in got} & clean
+
+
+def test_two_thousand_term_expressions_anywhere_with_a_discovered_entry(tmp_path):
+    """Huge expressions outside the pipeline (a module constant, an offline helper, long boolean and
+    comparison chains) neither stop the scan nor hide the pipeline's own finding."""
+    terms = " + ".join(["x"] * 2000)
+    source = (f"import torch\nTABLE = {terms.replace('x', '1')}\n\n"
+              f"def offline(x):\n    return {terms}\n\n"
+              f"def check(x):\n    return ({' and '.join(['x'] * 2000)}) or ({' < '.join(['x'] * 2000)})\n\n"
+              "class P:\n    def act(self, obs):\n        y = offline(obs)\n        if y.max() > 0:  # the hazard\n"
+              "            return obs\n        return obs\n\n"
+              "def main():\n    p = P()\n    for _ in range(3):\n        p.act(torch.zeros(3))\n")
+    write_app(tmp_path, {"mod.py": source})
+    line = next(n for n, text in enumerate(source.splitlines(), 1) if "the hazard" in text)
+    for args in (["scan", str(tmp_path)], ["scan", str(tmp_path), "--all"]):
+        result = CliRunner().invoke(main, [*args, "--format", "json"], catch_exceptions=False)
+        document = json.loads(result.stdout)
+        assert document["errors"] == []
+        assert [(f["line"], f["code"]) for f in document["findings"]] == [(line, "LCM201")]

@@ -366,19 +366,27 @@ def _binding(ctx: FunctionContext, call: ast.Call) -> tuple[str, str] | None:
 
 def _tensor_like(expr: ast.expr, project: Project, module) -> bool:
     """Does an attribute's initial value look like a tensor or array (state), not config or a module?
-    A dict or list literal of tensors (`{"base": torch.zeros(3)}`) counts too."""
-    if isinstance(expr, ast.BinOp):
-        return _tensor_like(expr.left, project, module) or _tensor_like(expr.right, project, module)
-    if isinstance(expr, ast.Dict):
-        return any(v is not None and _tensor_like(v, project, module) for v in expr.values)
-    if isinstance(expr, (ast.List, ast.Tuple)):
-        return any(_tensor_like(v, project, module) for v in expr.elts)
-    if isinstance(expr, ast.DictComp):
-        return _tensor_like(expr.value, project, module)
-    if isinstance(expr, ast.ListComp):
-        return _tensor_like(expr.elt, project, module)
-    if not isinstance(expr, ast.Call):
-        return False
+    A dict or list literal of tensors (`{"base": torch.zeros(3)}`) counts too. Iterative: a
+    2,000-term constant sum must not exhaust the stack."""
+    stack = [expr]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, ast.BinOp):
+            stack += [e.left, e.right]
+        elif isinstance(e, ast.Dict):
+            stack += [v for v in e.values if v is not None]
+        elif isinstance(e, (ast.List, ast.Tuple)):
+            stack += e.elts
+        elif isinstance(e, ast.DictComp):
+            stack.append(e.value)
+        elif isinstance(e, ast.ListComp):
+            stack.append(e.elt)
+        elif isinstance(e, ast.Call) and _tensor_call(e, project, module):
+            return True
+    return False
+
+
+def _tensor_call(expr: ast.Call, project: Project, module) -> bool:
     func = expr.func
     if isinstance(func, ast.Attribute) and func.attr in TENSOR_COPY_METHODS - {"to", "float", "double", "half", "cpu", "cuda"}:
         return True
