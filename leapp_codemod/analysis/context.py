@@ -756,10 +756,24 @@ class FunctionContext:
         return is_self_attr(target, self.self_name) and self._class_fact(self.facts.counter_attrs, target.attr)
 
     def _read_elsewhere(self, attr: str, lines: set[int]) -> bool:
-        """Is `self.<attr>` read anywhere in the pipeline other than on these lines of this function?"""
+        """Is `self.<attr>` read anywhere in the pipeline other than on these lines of this function,
+        and other than for I/O (`print(self.count)`, `if self.count % 50 == 0: print(...)`)?"""
         for klass in self.project.mro(self.cls):
             for fid, line in self.facts.attr_reads.get(klass.id, {}).get(attr, ()):
-                if fid != self.fn.id or line not in lines:
+                if (fid != self.fn.id or line not in lines) and not self._decides_only_io(fid, line):
+                    return True
+        return False
+
+    def _decides_only_io(self, fid: str, line: int) -> bool:
+        from leapp_codemod.rules.io_call import only_io  # the rule owns what counts as I/O
+        module, _, qualname = fid.partition(":")
+        fn = self.project.modules[module].functions.get(qualname) if module in self.project.modules else None
+        if fn is None:
+            return False
+        reader = self.for_function(fn)
+        for node in ast.walk(fn.node):
+            if node.__class__ in (ast.If, ast.Expr) and node.lineno <= line <= (node.end_lineno or line):
+                if only_io([node] if isinstance(node, ast.Expr) else node.body + node.orelse, reader):
                     return True
         return False
 

@@ -86,6 +86,14 @@ def io_kind(node: ast.Call, ctx) -> str | None:
     return None
 
 
+def only_io(statements: list[ast.stmt], ctx) -> bool:
+    """Statements that do nothing but I/O (`print(...)`, `log.info(...)`, `pass`): a branch around
+    them decides what the export drops anyway, so the I/O is the one finding."""
+    return bool(statements) and all(
+        isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)
+                                    and io_kind(s.value, ctx) is not None) for s in statements)
+
+
 def check(node: ast.Call, ctx):
     clock = clock_kind(node, ctx)
     if clock is not None:
