@@ -5,9 +5,9 @@ shape of whole applications."""
 from __future__ import annotations
 
 import pytest
+from test_rule_examples import expected_marks, scan_snippet
 
 from leapp_codemod.analysis.scanner import scan_project
-from test_rule_examples import expected_marks, scan_snippet
 
 STATE = {
     "external-predict-state-tuple": (

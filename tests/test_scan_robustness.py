@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from test_scan_fixtures import markers
 
 from leapp_codemod.analysis.scanner import scan_project
 from leapp_codemod.cli import main
 from leapp_codemod.source.newer_grammar import downlevel
-from test_scan_fixtures import markers
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
