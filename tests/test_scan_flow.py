@@ -178,3 +178,16 @@ def test_constant_flags_prune_the_code_they_rule_out(tmp_path):
                "    for i, x in enumerate(obs):\n        a = a + obs[i]\n"
                "    return pick(a, deterministic=True) + pick(a, deterministic=explore)\n")
     assert {(f.line, f.category) for f in scan_snippet(tmp_path, snippet).findings} == expected_marks(snippet)
+
+
+def test_only_tensor_state_is_handed_to_generate(tmp_path):
+    """A counter, a deque and a dict of tensors are reported, but only tensors are declared as state."""
+    snippet = ("import collections\nimport torch\nclass P:\n    def __init__(self):\n        self.h = None\n"
+               "        self.count = 0\n        self.frames = collections.deque(maxlen=2)\n"
+               "        self.bufs = {'a': torch.zeros(3)}\n"
+               "    def step(self, obs):\n        self.count += 1\n        self.frames.append(obs)\n"
+               "        self.bufs['a'][0] = obs[0]\n        out = torch.tanh(obs + (self.h if self.h is not None else 0))\n"
+               "        self.h = out * self.count\n        return out\n")
+    result = scan_snippet(tmp_path, snippet)
+    assert {f.line for f in result.findings if f.category == "inplace-state"} == {10, 11, 12, 14}
+    assert [(s.attr, s.kind) for s in result.state] == [("h", "reassigned")]

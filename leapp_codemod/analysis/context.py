@@ -277,6 +277,15 @@ class FunctionContext:
     def _class_fact(self, table: dict[str, set[str]], attr: str) -> bool:
         return self.cls is not None and any(attr in table.get(c.id, ()) for c in self.project.mro(self.cls))
 
+    def holds_tensor(self, attr: str) -> bool:
+        """Can `self.<attr>` be declared as LEAPP state tensors? Not a Python counter, a list/deque the step
+        fills, or an attribute built as a dict/list literal (those stay findings for the user to restructure)."""
+        if self._class_fact(self.facts.counter_attrs, attr) or self._class_fact(self.facts.container_attrs, attr):
+            return False
+        literals = (ast.Dict, ast.List, ast.Tuple, ast.DictComp, ast.ListComp)
+        return not any(isinstance(value, literals) for klass in self.project.mro(self.cls)
+                       for _, value in klass.attr_values.get(attr, ()))
+
     def is_state_container(self, expr: ast.expr) -> bool:
         """`self.queue` when the step fills it with pipeline data (a history list, a deque of frames)."""
         return is_self_attr(expr, self.self_name) and self._class_fact(self.facts.container_attrs, expr.attr)

@@ -145,6 +145,8 @@ def run_rules(analysis: Analysis, functions, rules: tuple[Rule, ...], only_paths
                         if call:
                             library_calls.add(call)
                     for write in (ctx.state_writes(node) if rule.code in STATE_CODES else ()):
+                        if ctx.cls is not None and not ctx.holds_tensor(write[0]):
+                            continue  # a counter, a list or a dict: reported, not declarable as tensors
                         owner = ctx.state_owner(write[0])
                         is_buffer = ctx.cls is not None and owner == ctx.cls.id and write[0] in ctx.cls.buffers
                         state.setdefault((owner, write[0]), StateAttr(owner, write[0], write[1], fn.path,
