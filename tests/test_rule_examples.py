@@ -143,7 +143,7 @@ CASES = {
     'module-level-tensor-state': (
         'import torch\nSTATE = torch.zeros(3)\ndef step(x):\n    STATE.copy_(x)  # error: inplace-state\n    return STATE * 2\n'),
     'property-on-state': (
-        'import torch\nclass P:\n    def __init__(self):\n        self.buf = torch.zeros(3)\n    @property\n    def first(self):\n        return self.buf.tolist()  # error: scalar-extraction\n    def step(self, obs):\n        return obs * self.first[0]\n'),
+        'import torch\nclass P:\n    def __init__(self):\n        self.buf = torch.zeros(3)\n    @property\n    def first(self):\n        return self.buf.tolist()  # error: scalar-extraction\n    def step(self, obs):\n        return obs * self.first[0]\n    def load(self, values):\n        self.buf = values\n'),
     'is-tensor-type-check': (
         'import torch\ndef step(x):\n    if torch.is_tensor(x):\n        x = x * 2\n    return x\n'),
     'dropout-in-eval': (

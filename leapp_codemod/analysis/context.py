@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from leapp_codemod.analysis.class_state import CONTAINER_MUTATORS
 from leapp_codemod.analysis.index import SELF_RETURNING_METHODS, ClassInfo, FunctionInfo, ModuleIndex
 from leapp_codemod.analysis.leapp_support import LeappSupport
 from leapp_codemod.analysis.project import Project
@@ -33,6 +34,8 @@ TYPE_QUERIES = frozenset({"torch.is_tensor", "torch.is_floating_point", "torch.i
                           "torch.jit.is_scripting", "torch.jit.is_tracing", "torch.onnx.is_in_onnx_export",
                           "torch.compiler.is_compiling", "torch.numel"})
 CONTAINER_MODULES = ("torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.ModuleDict")
+NDARRAY_RESULT_METHODS = frozenset({"astype", "reshape", "copy", "transpose", "squeeze", "flatten", "ravel", "clip",
+                                    "swapaxes", "sum", "mean", "round", "cumsum", "min", "max"})
 TENSOR_COPY_METHODS = frozenset({"clone", "detach", "copy", "to", "float", "double", "half", "contiguous",
                                  "cpu", "cuda", "numpy", "astype"})
 
@@ -45,9 +48,22 @@ class Env:
     shape: set[str] = field(default_factory=set)
     numpy: set[str] = field(default_factory=set)
     types: dict[str, set[str]] = field(default_factory=dict)
+    # name -> {line of an assignment: whether it bound a NumPy array}; numpy-ness follows source order
+    numpy_bindings: dict[str, dict[int, bool]] = field(default_factory=dict)
 
     def size(self) -> int:
         return len(self.data) + len(self.shape) + len(self.numpy) + sum(len(v) for v in self.types.values())
+
+    def numpy_at(self, name: str, line: int) -> bool:
+        """Is `name` a NumPy array where it is read at `line`? The latest assignment above decides;
+        with none above (parameters, loop-carried names) any NumPy binding counts."""
+        if name not in self.numpy:
+            return False
+        bindings = self.numpy_bindings.get(name)
+        if not bindings:
+            return True
+        above = [ln for ln in bindings if ln < line]
+        return bindings[max(above)] if above else True
 
 
 @dataclass
@@ -65,6 +81,12 @@ class Facts:
     data_globals: dict[str, set[str]] = field(default_factory=dict)    # module -> tensor-valued module globals
     call_bindings: dict[str, set[tuple[str, str]]] = field(default_factory=dict)  # fid -> {(module, name)}
     callers: dict[str, set[str]] = field(default_factory=dict)
+    # class id -> Python scalars the step updates from their own value (`self.count += 1`, a phase clock)
+    counter_attrs: dict[str, set[str]] = field(default_factory=dict)
+    # class id -> lists/deques/dicts on self that the step fills with pipeline data
+    container_attrs: dict[str, set[str]] = field(default_factory=dict)
+    # function id -> parameter -> constant values its callers pass (UNKNOWN when one passes something else)
+    param_constants: dict[str, dict[str, set]] = field(default_factory=dict)
     # library function id -> application call sites that reach it: (caller id, line, col, end line, end col)
     library_origins: dict[str, set[tuple]] = field(default_factory=dict)
     receivers: dict[str, set[str]] = field(default_factory=dict)   # method id -> concrete receiver class ids
@@ -75,14 +97,23 @@ class Facts:
             sum(len(s) for d in self.param_types.values() for s in d.values()),
             len(self.returns_data), len(self.returns_numpy),
             sum(len(v) for v in self.data_attrs.values()),
+            sum(len(v) for v in self.counter_attrs.values()), sum(len(v) for v in self.container_attrs.values()),
+            sum(len(s) for d in self.attr_reads.values() for s in d.values()),
             sum(len(v) for v in self.library_origins.values()), sum(len(v) for v in self.receivers.values()),
+            sum(len(s) for d in self.param_constants.values() for s in d.values()),
         )
 
 
-def _flat_targets(target: ast.expr) -> list[ast.expr]:
-    if isinstance(target, (ast.Tuple, ast.List)):
-        return [t for elt in target.elts for t in _flat_targets(elt.value if isinstance(elt, ast.Starred) else elt)]
-    return [target]
+def _any_leaf(e: ast.expr | None, step) -> bool:
+    """True when `step` says True for `e` or for any sub-expression it hands back (no recursion)."""
+    stack = [e]
+    while stack:
+        verdict = step(stack.pop())
+        if verdict is True:
+            return True
+        if verdict:
+            stack.extend(verdict)
+    return False
 
 
 def is_self_attr(expr: ast.expr, self_name: str | None) -> bool:
@@ -97,30 +128,93 @@ def self_name_of(fn: FunctionInfo) -> str | None:
     return params[0] if params else None
 
 
-def training_only_block(node: ast.If, self_name: str | None) -> str | None:
-    """'body' when `if self.training:` (training-only), 'orelse' when `if not self.training:`."""
+def _is_training(expr: ast.expr, self_name: str | None) -> bool:
+    return is_self_attr(expr, self_name) and expr.attr == "training"
+
+
+def _is_not_training(expr: ast.expr, self_name: str | None) -> bool:
+    return isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not) and _is_training(expr.operand, self_name)
+
+
+def training_only_block(node: ast.If | ast.IfExp, self_name: str | None) -> str | None:
+    """'body' when the body runs only in training (`if self.training:`, `if x > 0 and self.training:`),
+    'orelse' when the else-branch does (`if not self.training:`, `if not self.training or x:`)."""
     test = node.test
-    if is_self_attr(test, self_name) and test.attr == "training":
+    if _is_training(test, self_name):
         return "body"
-    if (isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and is_self_attr(test.operand, self_name)
-            and test.operand.attr == "training"):
+    if _is_not_training(test, self_name):
+        return "orelse"
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) \
+            and any(_is_training(v, self_name) for v in test.values):
+        return "body"
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or) \
+            and any(_is_not_training(v, self_name) for v in test.values):
         return "orelse"
     return None
 
 
-def iter_nodes(fn: FunctionInfo):
-    """Every node of the function body except training-only blocks (export runs in eval mode)."""
+UNKNOWN = ("<not a constant>",)   # a parameter value no call site fixes
+
+
+def constant_flag_block(node: ast.If, fn: FunctionInfo, constants: dict[str, set] | None) -> str | None:
+    """'body'/'orelse' when `if flag:` / `if not flag:` tests a parameter that every call passes as
+    constants of one truth value (`predict(obs, deterministic=True)`): that block never runs."""
+    if not constants:
+        return None
+    test, negate = node.test, False
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test, negate = test.operand, True
+    if not isinstance(test, ast.Name):
+        return None
+    values = constants.get(test.id)
+    if not values or UNKNOWN in values or len({bool(v) for v in values}) != 1:
+        return None
+    if any(isinstance(n, ast.Name) and n.id == test.id and isinstance(n.ctx, ast.Store) for n in ast.walk(fn.node)):
+        return None  # rebound in the body
+    taken = bool(next(iter(values))) != negate
+    return "orelse" if taken else "body"
+
+
+def iter_nodes(fn: FunctionInfo, constants: dict[str, set] | None = None):
+    """Every node of the function body except training-only blocks (export runs in eval mode) and
+    code that constant flag parameters rule out (`constants`: parameter -> values callers pass):
+    the block not taken, and what follows a taken block that always returns."""
+    key = tuple(sorted((name, frozenset(values)) for name, values in constants.items())) if constants else None
+    nodes = fn.walks.get(key)
+    if nodes is None:
+        nodes = fn.walks[key] = tuple(_walk_live(fn, constants))
+    return iter(nodes)
+
+
+def _walk_live(fn: FunctionInfo, constants: dict[str, set] | None):
     self_name = self_name_of(fn)
-    stack: list[ast.AST] = list(reversed(fn.node.body))
+    stack: list[ast.AST] = list(reversed(_live(fn.node.body, fn, constants)))
     while stack:
         node = stack.pop()
         yield node
         if isinstance(node, ast.If):
+            skipped = training_only_block(node, self_name) or constant_flag_block(node, fn, constants)
+            children = [node.test] + ([] if skipped == "body" else _live(node.body, fn, constants)) \
+                + ([] if skipped == "orelse" else _live(node.orelse, fn, constants))
+        elif isinstance(node, ast.IfExp):
             skipped = training_only_block(node, self_name)
-            children = [node.test] + ([] if skipped == "body" else node.body) + ([] if skipped == "orelse" else node.orelse)
+            children = [node.test] + ([] if skipped == "body" else [node.body]) + ([] if skipped == "orelse" else [node.orelse])
         else:
             children = list(ast.iter_child_nodes(node))
         stack.extend(reversed(children))
+
+
+def _live(block: list[ast.stmt], fn: FunctionInfo, constants: dict[str, set] | None) -> list[ast.stmt]:
+    """`block` up to an `if flag: ... return` whose flag is constant and whose taken branch returns."""
+    if not constants:
+        return block
+    for i, stmt in enumerate(block):
+        if isinstance(stmt, ast.If):
+            skipped = constant_flag_block(stmt, fn, constants)
+            taken = stmt.orelse if skipped == "body" else stmt.body if skipped == "orelse" else None
+            if taken and isinstance(taken[-1], (ast.Return, ast.Raise)):
+                return block[: i + 1]
+    return block
 
 
 @dataclass
@@ -180,6 +274,22 @@ class FunctionContext:
         return (name in self.facts.data_globals.get(self.module.name, ()) and name not in self.fn.params
                 and name not in self.env.types and name not in self.env.numpy and name not in self.env.shape)
 
+    def _class_fact(self, table: dict[str, set[str]], attr: str) -> bool:
+        return self.cls is not None and any(attr in table.get(c.id, ()) for c in self.project.mro(self.cls))
+
+    def holds_tensor(self, attr: str) -> bool:
+        """Can `self.<attr>` be declared as LEAPP state tensors? Not a Python counter, a list/deque the step
+        fills, or an attribute built as a dict/list literal (those stay findings for the user to restructure)."""
+        if self._class_fact(self.facts.counter_attrs, attr) or self._class_fact(self.facts.container_attrs, attr):
+            return False
+        literals = (ast.Dict, ast.List, ast.Tuple, ast.DictComp, ast.ListComp)
+        return not any(isinstance(value, literals) for klass in self.project.mro(self.cls)
+                       for _, value in klass.attr_values.get(attr, ()))
+
+    def is_state_container(self, expr: ast.expr) -> bool:
+        """`self.queue` when the step fills it with pipeline data (a history list, a deque of frames)."""
+        return is_self_attr(expr, self.self_name) and self._class_fact(self.facts.container_attrs, expr.attr)
+
     def self_attr_is_data(self, attr: str) -> bool:
         cls = self.cls
         if cls is None:
@@ -188,6 +298,11 @@ class FunctionContext:
 
     # ------------------------------------------------------------------ pipeline data
     def is_data(self, e: ast.expr | None) -> bool:
+        """Iterative over the expression (a 2,000-term sum must not exhaust the stack)."""
+        return _any_leaf(e, self._data_step)
+
+    def _data_step(self, e: ast.expr | None) -> bool | list:
+        """True/False when `e` decides on its own, else the sub-expressions any of which makes it data."""
         if e is None:
             return False
         if isinstance(e, ast.Name):
@@ -197,61 +312,66 @@ class FunctionContext:
                 return False
             if is_self_attr(e, self.self_name):
                 return self.self_attr_is_data(e.attr)
-            return self.is_data(e.value)
+            return [e.value]
         if isinstance(e, ast.Subscript):
-            return self.is_data(e.value)
+            return [e.value, e.slice]
         if isinstance(e, ast.Call):
-            return self._call_is_data(e)
+            return self._call_data_step(e)
         if isinstance(e, ast.BinOp):
-            return self.is_data(e.left) or self.is_data(e.right)
+            return [e.left, e.right]
         if isinstance(e, ast.UnaryOp):
-            return self.is_data(e.operand)
+            return [e.operand]
         if isinstance(e, ast.Compare):
             if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in e.ops):
                 return False
-            return any(self.is_data(x) for x in (e.left, *e.comparators))
+            if any(isinstance(x, ast.Constant) and isinstance(x.value, (str, bytes)) for x in (e.left, *e.comparators)):
+                return False  # a mode or a name, never a tensor
+            return [e.left, *e.comparators]
         if isinstance(e, ast.BoolOp):
-            return any(self.is_data(v) for v in e.values)
+            return list(e.values)
         if isinstance(e, ast.IfExp):
-            return self.is_data(e.body) or self.is_data(e.orelse)
+            return [e.body, e.orelse]
         if isinstance(e, (ast.Tuple, ast.List, ast.Set)):
-            return any(self.is_data(x) for x in e.elts)
+            return list(e.elts)
         if isinstance(e, ast.Dict):
-            return any(self.is_data(v) for v in e.values)
-        if isinstance(e, ast.Starred):
-            return self.is_data(e.value)
-        if isinstance(e, ast.NamedExpr):
-            return self.is_data(e.value)
+            return [v for v in e.values if v is not None]
+        if isinstance(e, (ast.Starred, ast.NamedExpr)):
+            return [e.value]
         if isinstance(e, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
-            return self.is_data(e.elt) or any(self.is_data(g.iter) for g in e.generators)
+            return [e.elt, *(g.iter for g in e.generators)]
         if isinstance(e, ast.DictComp):
-            return self.is_data(e.value) or any(self.is_data(g.iter) for g in e.generators)
+            return [e.value, *(g.iter for g in e.generators)]
         return False
 
     def args_data(self, call: ast.Call) -> bool:
         return any(self.is_data(a) for a in call.args) or any(self.is_data(k.value) for k in call.keywords)
 
-    def _call_is_data(self, call: ast.Call) -> bool:
+    def _call_data_step(self, call: ast.Call) -> bool | list:
         builtin = self.builtin(call)
+        if builtin == "len" and len(call.args) == 1 and self.is_state_container(call.args[0]):
+            return True  # the length of a queue the step fills changes from call to call
         if builtin in NON_DATA_BUILTINS:
             return False
         if self.call_name(call) in TYPE_QUERIES:
             return False
         func = call.func
+        children: list = []
         if isinstance(func, ast.Attribute):
             if func.attr in SCALAR_METHODS or func.attr in SHAPE_METHODS:
                 return False
-            if self.is_data(func.value):
-                return True
+            children.append(func.value)
         callees = self.resolve_call(call)
         if any(callee.id in self.facts.returns_data for callee in callees):
             return True
         if callees and all(callee.name != "__init__" and self.project.is_library(callee.module) for callee in callees):
-            return False   # a followed library function whose returns were analyzed and hold no pipeline data
-        return self.args_data(call)
+            return children  # a followed library function whose returns were analyzed and hold no pipeline data
+        return children + list(call.args) + [k.value for k in call.keywords]
 
     # ------------------------------------------------------------------ shapes
     def is_shape(self, e: ast.expr | None) -> bool:
+        return _any_leaf(e, self._shape_step)
+
+    def _shape_step(self, e: ast.expr | None) -> bool | list:
         if e is None:
             return False
         if isinstance(e, ast.Name):
@@ -259,49 +379,51 @@ class FunctionContext:
         if isinstance(e, ast.Attribute):
             return e.attr in SHAPE_ATTRS and self.is_data(e.value)
         if isinstance(e, ast.Subscript):
-            return self.is_shape(e.value)
+            return [e.value]
         if isinstance(e, ast.Call):
             if isinstance(e.func, ast.Attribute) and e.func.attr in SHAPE_METHODS:
                 return self.is_data(e.func.value)
             builtin = self.builtin(e)
             if builtin == "len":
-                return any(self.is_data(a) for a in e.args)
+                return any(self.is_data(a) and not self.is_state_container(a) for a in e.args)
             if builtin in ("min", "max", "abs", "int", "float", "round", "sum"):
-                return any(self.is_shape(a) for a in e.args)
+                return list(e.args)
             return False
         if isinstance(e, ast.BinOp):
-            return self.is_shape(e.left) or self.is_shape(e.right)
+            return [e.left, e.right]
         if isinstance(e, ast.UnaryOp):
-            return self.is_shape(e.operand)
+            return [e.operand]
         if isinstance(e, (ast.Tuple, ast.List)):
-            return any(self.is_shape(x) for x in e.elts)
+            return list(e.elts)
         return False
 
     # ------------------------------------------------------------------ numpy-ness
     def is_numpy(self, e: ast.expr | None) -> bool:
+        return _any_leaf(e, self._numpy_step)
+
+    def _numpy_step(self, e: ast.expr | None) -> bool | list:
         if e is None:
             return False
         if isinstance(e, ast.Name):
-            return e.id in self.env.numpy
+            return self.env.numpy_at(e.id, getattr(e, 'lineno', 0))
         if isinstance(e, ast.Subscript):
-            return self.is_numpy(e.value)
+            return [e.value]
         if isinstance(e, ast.Attribute):
-            return e.attr == "T" and self.is_numpy(e.value)
+            return [e.value] if e.attr == "T" else False
         if isinstance(e, ast.BinOp):
-            return self.is_numpy(e.left) or self.is_numpy(e.right)
+            return [e.left, e.right]
         if isinstance(e, ast.Call):
             func = e.func
-            if isinstance(func, ast.Attribute):
-                if func.attr == "numpy":
-                    return True
-                if func.attr in ("astype", "reshape", "copy", "transpose", "squeeze", "flatten", "ravel", "clip",
-                                 "swapaxes", "sum", "mean", "round", "cumsum", "min", "max"):
-                    if self.is_numpy(func.value):
-                        return True
+            if isinstance(func, ast.Attribute) and func.attr == "numpy":
+                return True
             name = self.call_name(e)
             if name and name.startswith("numpy.") and not name.startswith(("numpy.random.", "numpy.dtype")):
                 return True
-            return any(c.id in self.facts.returns_numpy for c in self.resolve_call(e))
+            if any(c.id in self.facts.returns_numpy for c in self.resolve_call(e)):
+                return True
+            if isinstance(func, ast.Attribute) and func.attr in NDARRAY_RESULT_METHODS:
+                return [func.value]
+            return False
         return False
 
     # ------------------------------------------------------------------ types
@@ -355,6 +477,8 @@ class FunctionContext:
         func = call.func
         if isinstance(func, ast.Attribute) and func.attr in SELF_RETURNING_METHODS and isinstance(func.value, ast.Call):
             return self.call_result_types(func.value, module)
+        if isinstance(func, ast.Subscript):  # a parametrized generic: `Window[float](8)` builds a Window
+            func = func.value
         name = self.project.qualify(func, module)
         if name is None:
             return set()
@@ -400,7 +524,8 @@ class FunctionContext:
                     if isinstance(value, ast.Call):
                         built = self.call_result_types(value, module)
                         if not any(":" in t for t in built) and method in klass.methods:
-                            built = CallableResolver(self.for_function(klass.methods[method])).classes(value.func)
+                            built = CallableResolver(self.for_function(klass.methods[method])).classes(value.func) \
+                                or built  # keep a library type (`lcm.LCM`) when no project class builds it
                         out |= built
                     elif isinstance(value, ast.Name) and method in klass.methods:
                         out |= self.param_value_types(klass.methods[method], value.id)
@@ -568,47 +693,143 @@ class FunctionContext:
         return self.module.name
 
     def state_write(self, node: ast.AST) -> tuple[str, str] | None:
-        """(attr, kind) when `node` writes persistent tensor state (of `self` or a module global)."""
-        self_name = self.self_name
+        """(attr, kind) of the first persistent state `node` writes (see `state_writes`)."""
+        writes = self.state_writes(node)
+        return writes[0] if writes else None
+
+    def state_writes(self, node: ast.AST) -> list[tuple[str, str]]:
+        """(attr, kind) for each piece of persistent state (of `self` or a module global) `node` writes:
+        kind 'inplace' (`x.copy_()`, `x += ...`, `x[i] = ...`, `queue.append(...)`) or 'reassigned'."""
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            method = node.func.attr
-            if method.endswith("_") and not method.endswith("__") and method not in INPLACE_EXCEPTIONS:
-                root = node.func.value
-                while isinstance(root, ast.Call) and isinstance(root.func, ast.Attribute) and root.func.attr.endswith("_"):
-                    root = root.func.value
-                while isinstance(root, ast.Subscript):
-                    root = root.value
-                attr = self._is_state_root(root)
-                if attr:
-                    return attr, "inplace"
-            return None
+            return self._call_state_writes(node)
         if isinstance(node, ast.AugAssign):
             target = node.target
             while isinstance(target, ast.Subscript):
                 target = target.value
             attr = self._is_state_root(target)
-            return (attr, "inplace") if attr else None
-        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            if attr and self._is_counter(target) and not self._read_elsewhere(attr, {node.lineno}):
+                return []  # a counter nothing else reads
+            return [(attr, "inplace")] if attr else []
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            targets = [t for target in targets for t in _flat_targets(target)]   # `out, self.h = ...`
+            out: list[tuple[str, str]] = []
             for target in targets:
-                if isinstance(target, ast.Subscript):
-                    root = target
-                    while isinstance(root, ast.Subscript):
-                        root = root.value
-                    attr = self._is_state_root(root)
-                    if attr:
-                        return attr, "inplace"
-                elif (is_self_attr(target, self_name) and self.is_data(node.value)
-                      and self.cls is not None and self._read_across_calls(target.attr, node.lineno)):
-                    return target.attr, "reassigned"
-        return None
+                for elt, value in _target_pairs(target, node.value):
+                    write = self._assign_state_write(elt, value, node.lineno)
+                    if write and write not in out:
+                        out.append(write)
+            return out
+        return []
 
-    def _read_across_calls(self, attr: str, write_line: int) -> bool:
-        """Is `self.<attr>` read by another reachable function, or earlier in this one (so the
-        value written now is what the next call reads)?"""
+    def _call_state_writes(self, node: ast.Call) -> list[tuple[str, str]]:
+        method = node.func.attr
+        root = node.func.value
+        if method.endswith("_") and not method.endswith("__") and method not in INPLACE_EXCEPTIONS:
+            while isinstance(root, ast.Call) and isinstance(root.func, ast.Attribute) and root.func.attr.endswith("_"):
+                root = root.func.value
+            while isinstance(root, ast.Subscript):
+                root = root.value
+            attr = self._is_state_root(root)
+            return [(attr, "inplace")] if attr else []
+        if method in CONTAINER_MUTATORS and self.is_state_container(root):
+            return [(root.attr, "inplace")]
+        return []
+
+    def _assign_state_write(self, target: ast.expr, value: ast.expr, line: int) -> tuple[str, str] | None:
+        if isinstance(target, ast.Subscript):
+            root = target
+            while isinstance(root, ast.Subscript):
+                root = root.value
+            attr = self._is_state_root(root)
+            return (attr, "inplace") if attr else None
+        if not is_self_attr(target, self.self_name) or self.cls is None:
+            return None
+        if not self.is_data(value) and not self._fed_back(value, target.attr):
+            return None
+        if _same_value(value, target.attr, self.self_name):
+            return None  # `self.w = self.w.to(x.device)`: the same tensor, moved
+        if self._is_counter(target):
+            updates = {line}
+            return (target.attr, "reassigned") if self._read_elsewhere(target.attr, updates) else None
+        return (target.attr, "reassigned") if self._read_across_calls(target.attr, line) else None
+
+    def _fed_back(self, value: ast.expr, attr: str) -> bool:
+        """`self.states = model.predict(obs, state=self.states)`: a call on pipeline data that takes the
+        attribute's previous value and returns its next one is recurrent state, whatever the callee."""
+        if not isinstance(value, ast.Call) or not self.args_data(value):
+            return False
+        args = (*value.args, *(k.value for k in value.keywords))
+        return any(is_self_attr(a, self.self_name) and a.attr == attr for a in args)
+
+    def _is_counter(self, target: ast.expr) -> bool:
+        return is_self_attr(target, self.self_name) and self._class_fact(self.facts.counter_attrs, target.attr)
+
+    def _read_elsewhere(self, attr: str, lines: set[int]) -> bool:
+        """Is `self.<attr>` read anywhere in the pipeline other than on these lines of this function,
+        and other than for I/O (`print(self.count)`, `if self.count % 50 == 0: print(...)`)?"""
         for klass in self.project.mro(self.cls):
             for fid, line in self.facts.attr_reads.get(klass.id, {}).get(attr, ()):
-                if fid != self.fn.id or line <= write_line:
+                if (fid != self.fn.id or line not in lines) and not self._decides_only_io(fid, line):
                     return True
         return False
+
+    def _decides_only_io(self, fid: str, line: int) -> bool:
+        from leapp_codemod.rules.io_call import only_io  # the rule owns what counts as I/O
+        module, _, qualname = fid.partition(":")
+        fn = self.project.modules[module].functions.get(qualname) if module in self.project.modules else None
+        if fn is None:
+            return False
+        reader = self.for_function(fn)
+        for node in ast.walk(fn.node):
+            if node.__class__ in (ast.If, ast.Expr) and node.lineno <= line <= (node.end_lineno or line):
+                if only_io([node] if isinstance(node, ast.Expr) else node.body + node.orelse, reader):
+                    return True
+        return False
+
+    def _read_across_calls(self, attr: str, write_line: int) -> bool:
+        """Is `self.<attr>` read before this write can have set it: earlier in this function, or in
+        another reachable function that is not only called from here after the write (a scratch
+        attribute written at the top of a step and read by its helpers is no state)?"""
+        unconditional = self._top_level_line(write_line)
+        for klass in self.project.mro(self.cls):
+            for fid, line in self.facts.attr_reads.get(klass.id, {}).get(attr, ()):
+                if fid == self.fn.id:
+                    if line <= write_line:
+                        return True
+                elif not (unconditional and self._only_called_after(fid, write_line)):
+                    return True
+        return False
+
+    def _top_level_line(self, line: int) -> bool:
+        return any(stmt.lineno == line for stmt in self.fn.node.body)
+
+    def _only_called_after(self, fid: str, line: int) -> bool:
+        if self.facts.callers.get(fid, set()) != {self.fn.id}:
+            return False
+        call_lines = [node.lineno for node in ast.walk(self.fn.node) if isinstance(node, ast.Call)
+                      and any(c.id == fid for c in self.resolve_call(node))]
+        return bool(call_lines) and min(call_lines) > line
+
+
+def _target_pairs(target: ast.expr, value: ast.expr):
+    """(target, value) for each name a target binds: `a, self.h = x, y` pairs elementwise;
+    `out, self.h = rnn(x, self.h)` gives each element the whole value."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        paired = isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts) \
+            and not any(isinstance(t, ast.Starred) for t in target.elts)
+        for i, elt in enumerate(target.elts):
+            elt = elt.value if isinstance(elt, ast.Starred) else elt
+            yield from _target_pairs(elt, value.elts[i] if paired else value)
+    else:
+        yield target, value
+
+
+_SAME_VALUE_METHODS = frozenset({"to", "float", "double", "half", "cpu", "cuda", "contiguous", "detach", "type"})
+
+
+def _same_value(value: ast.expr, attr: str, self_name: str | None) -> bool:
+    """`self.x`, `self.x.to(device)`, `self.x.float().contiguous()`: the attribute's own value."""
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+            and value.func.attr in _SAME_VALUE_METHODS:
+        value = value.func.value
+    return is_self_attr(value, self_name) and value.attr == attr

@@ -10,8 +10,9 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from leapp_codemod.analysis.class_state import CONTAINER_MUTATORS, callback_inputs, mutated_attrs
 from leapp_codemod.analysis.context import (
-    TENSOR_COPY_METHODS, Env, Facts, FunctionContext, is_self_attr, iter_nodes, self_name_of,
+    TENSOR_COPY_METHODS, UNKNOWN, Env, Facts, FunctionContext, is_self_attr, iter_nodes, self_name_of,
 )
 from leapp_codemod.analysis.index import FunctionInfo
 from leapp_codemod.analysis.leapp_support import LeappSupport
@@ -19,7 +20,6 @@ from leapp_codemod.analysis.libraries import call_origin
 from leapp_codemod.analysis.resolve_types import receiver_ids
 from leapp_codemod.analysis.project import Project
 
-_MAX_ROUNDS = 12
 CONFIG_PARAM_NAMES = frozenset({"cfg", "config", "conf", "settings", "params", "hparams", "opts", "options", "args"})
 NON_DATA_ANNOTATIONS = frozenset({"int", "float", "str", "bool", "bytes", "None", "dict", "list", "tuple"})
 
@@ -43,8 +43,11 @@ def _bind(ctx: FunctionContext, target: ast.expr, value: ast.expr | None, elemen
             env.data.add(name)
         if ctx.is_shape(value):
             env.shape.add(name)
-        if ctx.is_numpy(value):
+        numpy = ctx.is_numpy(value)
+        if numpy:
             env.numpy.add(name)
+        line_bindings = env.numpy_bindings.setdefault(name, {})
+        line_bindings[target.lineno] = line_bindings.get(target.lineno, False) or numpy
         types = ctx.element_types(value) if element else ctx.types_of(value)
         if types:
             env.types.setdefault(name, set()).update(types)
@@ -60,10 +63,26 @@ def _bind(ctx: FunctionContext, target: ast.expr, value: ast.expr | None, elemen
         ctx.facts.data_attrs.setdefault(ctx.cls.id, set()).add(target.attr)
 
 
+def _bind_loop(ctx: FunctionContext, target: ast.expr, iterable: ast.expr) -> None:
+    """Loop targets take the elements of the iterable; dict keys (`for k, v in d.items()`,
+    `for k in d.keys()`) are names, never pipeline data."""
+    method = iterable.func.attr if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute) else None
+    if method == "keys":
+        return
+    if method == "items" and isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2:
+        _bind(ctx, target.elts[1], iterable, element=True)
+        return
+    if (isinstance(iterable, ast.Call) and ctx.builtin(iterable) == "enumerate" and iterable.args
+            and isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2):
+        _bind(ctx, target.elts[1], iterable.args[0], element=True)  # the index is a Python int
+        return
+    _bind(ctx, target, iterable, element=True)
+
+
 def _local_callables(fn: FunctionInfo) -> dict[str, ast.arguments]:
     """Functions and lambdas defined inside `fn` and bound to a name: name -> their arguments."""
     out: dict[str, ast.arguments] = {}
-    for node in iter_nodes(fn):
+    for node in iter_nodes(fn):  # every nested definition, pruned blocks included
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             out[node.name] = node.args
         elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda):
@@ -95,7 +114,7 @@ def compute_env(ctx: FunctionContext) -> Env:
         env.types.setdefault(param, set()).update(types)
     for _ in range(3):
         before = env.size()
-        for node in iter_nodes(fn):
+        for node in iter_nodes(fn, facts.param_constants.get(fn.id)):
             if isinstance(node, ast.Assign):
                 for target in node.targets:
                     _bind(ctx, target, node.value)
@@ -106,10 +125,8 @@ def compute_env(ctx: FunctionContext) -> Env:
                     env.data.add(node.target.id)
                 elif ctx.is_data(node.value):
                     _bind(ctx, node.target, node.value)
-            elif isinstance(node, (ast.For, ast.AsyncFor)):
-                _bind(ctx, node.target, node.iter, element=True)
-            elif isinstance(node, ast.comprehension):
-                _bind(ctx, node.target, node.iter, element=True)
+            elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+                _bind_loop(ctx, node.target, node.iter)
             elif isinstance(node, ast.withitem) and node.optional_vars is not None:
                 _bind(ctx, node.optional_vars, node.context_expr)
             elif isinstance(node, ast.NamedExpr):
@@ -173,22 +190,28 @@ class Analysis:
     facts: Facts = field(default_factory=Facts)
     reachable: dict[str, FunctionInfo] = field(default_factory=dict)
     seeded: set[str] = field(default_factory=set)
+    mutated: set[str] = field(default_factory=set)   # attribute names written after construction somewhere
 
     def context(self, fn: FunctionInfo) -> FunctionContext:
         return FunctionContext(fn, self.project.modules[fn.module], self.project, self.facts, self.support)
 
     def seed_class_state(self) -> None:
-        """Tensor-valued attributes of every class start as pipeline state (modules loaded later too)."""
-        for mod in list(self.project.modules.values()):
-            if mod.name in self.seeded:
-                continue
-            self.seeded.add(mod.name)
-            for cls in mod.classes.values():
-                attrs = {a for a, values in cls.attr_values.items() if any(_tensor_like(v, self.project, mod) for _, v in values)}
-                attrs |= cls.buffers | cls.parameters
-                attrs |= {a for a, v in cls.class_attrs.items() if _tensor_like(v, self.project, mod)}
-                if attrs:
-                    self.facts.data_attrs.setdefault(cls.id, set()).update(attrs)
+        """Tensor-valued attributes that something writes after construction start as pipeline state
+        (a tensor set once in `__init__` is a constant); so do attributes a callback writes. Modules
+        loaded later (followed libraries) are seeded when they arrive."""
+        fresh = [mod for mod in list(self.project.modules.values()) if mod.name not in self.seeded]
+        self.seeded |= {mod.name for mod in fresh}
+        classes = [(cls, mod) for mod in fresh for cls in mod.classes.values()]
+        for cls, _ in classes:
+            self.mutated |= mutated_attrs(cls)
+        for cls, mod in classes:
+            attrs = {a for a, values in cls.attr_values.items() if any(_tensor_like(v, self.project, mod) for _, v in values)}
+            attrs |= cls.buffers | cls.parameters
+            attrs |= {a for a, v in cls.class_attrs.items() if _tensor_like(v, self.project, mod)}
+            attrs = (attrs & self.mutated) | callback_inputs(cls)
+            if attrs:
+                self.facts.data_attrs.setdefault(cls.id, set()).update(attrs)
+        for mod in fresh:
             tensors = {name for name, value in mod.globals.items() if _tensor_like(value, self.project, mod)}
             if tensors:
                 self.facts.data_globals[mod.name] = tensors
@@ -201,7 +224,7 @@ class Analysis:
         compute_env(ctx)
         facts = self.facts
         self_name = ctx.self_name
-        for node in iter_nodes(fn):
+        for node in iter_nodes(fn, facts.param_constants.get(fn.id)):
             if isinstance(node, ast.Return) and node.value is not None:
                 if ctx.is_data(node.value):
                     facts.returns_data.add(fn.id)
@@ -215,6 +238,37 @@ class Analysis:
                     self.add_reachable(getter)
             elif isinstance(node, ast.Call):
                 self._propagate_call(ctx, node)
+                if ctx.cls is not None:
+                    self._container_fill(ctx, node)
+            if ctx.cls is not None and isinstance(node, (ast.AugAssign, ast.Assign)):
+                self._counter_update(ctx, node)
+
+    def _container_fill(self, ctx: FunctionContext, call: ast.Call) -> None:
+        """`self.frames.append(obs)`: the list/deque holds pipeline data from call to call."""
+        func = call.func
+        if (isinstance(func, ast.Attribute) and func.attr in CONTAINER_MUTATORS and is_self_attr(func.value, ctx.self_name)
+                and ctx.args_data(call) and not ctx.resolve_call(call)
+                and not any(":" in t for t in ctx.types_of(func.value))):  # not a project object
+            self.facts.data_attrs.setdefault(ctx.cls.id, set()).add(func.value.attr)
+            self.facts.container_attrs.setdefault(ctx.cls.id, set()).add(func.value.attr)
+
+    def _counter_update(self, ctx: FunctionContext, node: ast.AugAssign | ast.Assign) -> None:
+        """`self.count += 1`, `self.phase = (self.phase + dt) % 1.0`: a Python value the step carries
+        from call to call. It is pipeline state (the trace would freeze it) unless it already is tensor state."""
+        if isinstance(node, ast.AugAssign):
+            target = node.target
+        elif len(node.targets) == 1 and isinstance(node.value, (ast.BinOp, ast.UnaryOp)):
+            target = node.targets[0]
+            if not (is_self_attr(target, ctx.self_name)
+                    and any(is_self_attr(n, ctx.self_name) and n.attr == target.attr for n in ast.walk(node.value))):
+                return
+        else:
+            return
+        if not is_self_attr(target, ctx.self_name) or ctx.self_attr_is_data(target.attr) \
+                and not ctx._class_fact(self.facts.counter_attrs, target.attr):
+            return
+        self.facts.counter_attrs.setdefault(ctx.cls.id, set()).add(target.attr)
+        self.facts.data_attrs.setdefault(ctx.cls.id, set()).add(target.attr)
 
     def _propagate_call(self, ctx: FunctionContext, call: ast.Call) -> None:
         facts = self.facts
@@ -231,7 +285,9 @@ class Analysis:
                 binding = _binding(ctx, call)
                 if binding:
                     facts.call_bindings.setdefault(callee.id, set()).add(binding)
-            for param, arg in _param_map(callee, call, _is_bound_call(callee, call, ctx)):
+            pairs = _param_map(callee, call, _is_bound_call(callee, call, ctx))
+            _record_constants(facts, ctx, callee, pairs)
+            for param, arg in pairs:
                 if ctx.is_data(arg):
                     facts.data_params.setdefault(callee.id, set()).add(param)
                 if ctx.is_numpy(arg):
@@ -240,22 +296,55 @@ class Analysis:
                 if types:
                     facts.param_types.setdefault(callee.id, {}).setdefault(param, set()).update(types)
 
-    def run(self, roots: list[FunctionInfo], data_params: dict[str, set[str]], rounds: int = _MAX_ROUNDS) -> None:
+    def run(self, roots: list[FunctionInfo], data_params: dict[str, set[str]], rounds: int | None = None) -> None:
+        """Grow the facts until nothing changes (or for `rounds` passes). Facts only grow and are finite,
+        so the fixpoint is reached whatever the call depth; functions found during a pass are analyzed
+        in that same pass, so a call chain resolves in one."""
         self.seed_class_state()
         for fid, params in data_params.items():
             self.facts.data_params.setdefault(fid, set()).update(params)
         for root in roots:
             self.add_reachable(root)
-        for _ in range(rounds):
+        passes = 0
+        while rounds is None or passes < rounds:
+            passes += 1
             self.seed_class_state()
             before = (len(self.reachable), self.facts.fingerprint(), len(self.project.modules))
-            for fn in list(self.reachable.values()):
-                try:
-                    self.propagate(fn)
-                except RecursionError:
-                    continue  # absurdly nested expression: its facts stay as they are
+            done = 0
+            while done < len(self.reachable):
+                pending = list(self.reachable.values())[done:]
+                done += len(pending)
+                for fn in pending:
+                    try:
+                        self.propagate(fn)
+                    except RecursionError:
+                        continue  # absurdly nested statement: its facts stay as they are
             if (len(self.reachable), self.facts.fingerprint(), len(self.project.modules)) == before:
                 break
+
+
+def _record_constants(facts: Facts, ctx: FunctionContext, callee: FunctionInfo, pairs) -> None:
+    """What each parameter of `callee` receives at this call: constants (a default when not passed,
+    a caller's own constant parameter passed on), or UNKNOWN."""
+    table = facts.param_constants.setdefault(callee.id, {})
+    mine = facts.param_constants.get(ctx.fn.id, {})
+    passed = set()
+    for param, arg in pairs:
+        passed.add(param)
+        if isinstance(arg, ast.Constant):
+            values = {arg.value}
+        elif isinstance(arg, ast.Name) and arg.id in ctx.fn.params and mine.get(arg.id):
+            values = set(mine[arg.id])
+        else:
+            values = {UNKNOWN}
+        table.setdefault(param, set()).update(values)
+    args = callee.node.args
+    positional = [*args.posonlyargs, *args.args]
+    defaults = list(zip(positional[len(positional) - len(args.defaults):], args.defaults))
+    defaults += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+    for arg, default in defaults:
+        if arg.arg not in passed:
+            table.setdefault(arg.arg, set()).add(default.value if isinstance(default, ast.Constant) else UNKNOWN)
 
 
 def _is_property(fn: FunctionInfo) -> bool:
@@ -276,11 +365,28 @@ def _binding(ctx: FunctionContext, call: ast.Call) -> tuple[str, str] | None:
 
 
 def _tensor_like(expr: ast.expr, project: Project, module) -> bool:
-    """Does an attribute's initial value look like a tensor or array (state), not config or a module?"""
-    if isinstance(expr, ast.BinOp):
-        return _tensor_like(expr.left, project, module) or _tensor_like(expr.right, project, module)
-    if not isinstance(expr, ast.Call):
-        return False
+    """Does an attribute's initial value look like a tensor or array (state), not config or a module?
+    A dict or list literal of tensors (`{"base": torch.zeros(3)}`) counts too. Iterative: a
+    2,000-term constant sum must not exhaust the stack."""
+    stack = [expr]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, ast.BinOp):
+            stack += [e.left, e.right]
+        elif isinstance(e, ast.Dict):
+            stack += [v for v in e.values if v is not None]
+        elif isinstance(e, (ast.List, ast.Tuple)):
+            stack += e.elts
+        elif isinstance(e, ast.DictComp):
+            stack.append(e.value)
+        elif isinstance(e, ast.ListComp):
+            stack.append(e.elt)
+        elif isinstance(e, ast.Call) and _tensor_call(e, project, module):
+            return True
+    return False
+
+
+def _tensor_call(expr: ast.Call, project: Project, module) -> bool:
     func = expr.func
     if isinstance(func, ast.Attribute) and func.attr in TENSOR_COPY_METHODS - {"to", "float", "double", "half", "cpu", "cuda"}:
         return True
@@ -313,7 +419,40 @@ def lint_data_params(fn: FunctionInfo) -> set[str]:
             continue
         if isinstance(ann, ast.Constant) and isinstance(ann.value, str) and ann.value in NON_DATA_ANNOTATIONS:
             continue
+        if arg.arg in flag_params(fn):
+            continue
         out.add(arg.arg)
+    return out
+
+
+def flag_params(fn: FunctionInfo) -> set[str]:
+    """Parameters whose default is a Python flag or setting (`hard_reset=False`, `mode="eval"`, `k=3`,
+    `hidden=None`): not pipeline data by themselves."""
+    args = fn.node.args
+    positional = [*args.posonlyargs, *args.args]
+    pairs = list(zip(positional[len(positional) - len(args.defaults):], args.defaults))
+    pairs += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+    return {a.arg for a, d in pairs
+            if isinstance(d, ast.Constant) and (d.value is None or isinstance(d.value, (bool, int, float, str)))}
+
+
+def passed_by_callers(project: Project, fn: FunctionInfo) -> set[str]:
+    """Parameters of `fn` that some call in the project (a driver) passes a non-constant value to,
+    matched by the function's name."""
+    out: set[str] = set()
+    params = fn.positional_params[1:] if fn.is_method else fn.positional_params
+    for module in project.modules.values():
+        for node in ast.walk(module.tree):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+            if name != fn.name:
+                continue
+            for i, arg in enumerate(node.args):
+                if i < len(params) and not isinstance(arg, ast.Constant):
+                    out.add(params[i])
+            out |= {k.arg for k in node.keywords if k.arg and not isinstance(k.value, ast.Constant)}
     return out
 
 

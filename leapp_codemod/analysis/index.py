@@ -22,6 +22,8 @@ class FunctionInfo:
     node: ast.FunctionDef | ast.AsyncFunctionDef
     class_name: str | None
     path: str                   # display path
+    # the body's nodes as the analysis walks them, per set of constant parameters (walked once, read often)
+    walks: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def name(self) -> str:

@@ -6,7 +6,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from leapp_codemod.analysis.context import iter_nodes
-from leapp_codemod.analysis.dataflow import Analysis, compute_env, entry_data_params, lint_data_params
+from leapp_codemod.analysis.dataflow import (
+    Analysis, compute_env, entry_data_params, lint_data_params, passed_by_callers,
+)
 from leapp_codemod.analysis.entrypoints import rank_entrypoints
 from leapp_codemod.analysis.index import FunctionInfo, build_index
 from leapp_codemod.analysis.leapp_support import LeappSupport, load_support
@@ -146,7 +148,7 @@ def run_rules(analysis: Analysis, functions, rules: tuple[Rule, ...], only_paths
         except RecursionError:
             errors.append(FileError(fn.path, f"line {fn.node.lineno}: {fn.qualname} is too deeply nested to analyze"))
             continue
-        for node in iter_nodes(fn):
+        for node in iter_nodes(fn, analysis.facts.param_constants.get(fn.id)):
             for rule in by_type.get(type(node), ()):
                 try:
                     hits = list(rule.check(node, ctx))
@@ -164,8 +166,9 @@ def run_rules(analysis: Analysis, functions, rules: tuple[Rule, ...], only_paths
                         call = library_call(ctx, node, fn.path)
                         if call:
                             library_calls.add(call)
-                    write = ctx.state_write(node) if rule.code in STATE_CODES else None
-                    if write:
+                    for write in (ctx.state_writes(node) if rule.code in STATE_CODES else ()):
+                        if ctx.cls is not None and not ctx.holds_tensor(write[0]):
+                            continue  # a counter, a list or a dict: reported, not declarable as tensors
                         owner = ctx.state_owner(write[0])
                         is_buffer = ctx.cls is not None and owner == ctx.cls.id and write[0] in ctx.cls.buffers
                         state.setdefault((owner, write[0]), StateAttr(owner, write[0], write[1], fn.path,
@@ -208,7 +211,14 @@ def library_call(ctx, call: ast.Call, path: str) -> LibraryCall | None:
 
 
 def dedupe(findings: list[Finding]) -> list[Finding]:
-    """One finding per (path, line, category): the first by column, the rest say the same thing."""
+    """One finding per (path, line, category): the first by column, the rest say the same thing.
+    Within an I/O call (`cv2.imshow(img[..., ::-1])`) the I/O is the one root cause: what only
+    feeds it leaves the export with it."""
+    io_spans = [(f.path, f.line, f.column, f.end_line, f.end_column) for f in findings
+                if f.category == "io-in-pipeline"]
+    findings = [f for f in findings if f.category == "io-in-pipeline" or not any(
+        f.path == path and f.line == line and f.end_line == end_line and column <= f.column
+        and f.end_column <= end_column for path, line, column, end_line, end_column in io_spans)]
     seen: set[tuple[str, int, str]] = set()
     out = []
     for finding in sorted(findings, key=lambda f: (f.path, f.line, f.column, f.code)):
@@ -253,7 +263,7 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
         result.entry = next((e for e in result.entrypoints if e.module == entry_fn.module
                              and e.qualname == entry_fn.qualname), None) or _as_entrypoint(entry_fn)
         analysis.run([entry_fn], {entry_fn.id: entry_data_params(entry_fn) & lint_data_params(entry_fn)
-                                  | _annotated_data(entry_fn)})
+                                  | _annotated_data(entry_fn) | _optional_inputs(project, entry_fn)})
         functions = list(analysis.reachable.values())
     else:
         for module in project.modules.values():
@@ -403,6 +413,16 @@ def scan(paths: list[str], options: ScanOptions, cache: Cache | None = None, job
         cache.put(key, result_to_json(result))
     result.errors = list(found.errors) + result.errors
     return result
+
+
+def _optional_inputs(project: Project, fn: FunctionInfo) -> set[str]:
+    """`hidden=None` parameters of the entry that the driver fills with a value: optional inputs."""
+    args = fn.node.args
+    nones = {a.arg for a, d in zip([*args.posonlyargs, *args.args][::-1], args.defaults[::-1])
+             if isinstance(d, ast.Constant) and d.value is None}
+    nones |= {a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults)
+              if isinstance(d, ast.Constant) and d.value is None}
+    return nones & passed_by_callers(project, fn) if nones else set()
 
 
 def _annotated_data(fn: FunctionInfo) -> set[str]:

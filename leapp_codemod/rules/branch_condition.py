@@ -1,12 +1,15 @@
 import ast
 
 from leapp_codemod.rules._helpers import show
+from leapp_codemod.rules.io_call import only_io
 from leapp_codemod.rules.base import Hit, Rule
 
 KEYWORD = {ast.If: "if", ast.While: "while", ast.Assert: "assert"}
 
 
 def check(node, ctx):
+    if isinstance(node, ast.If) and only_io(node.body + node.orelse, ctx):
+        return  # `if step % 50 == 0: print(...)`: the print is the finding
     if ctx.is_data(node.test):
         keyword = KEYWORD[type(node)]
         yield Hit(node.test, f"`{keyword} {show(node.test)}` decides Python control flow on pipeline data; "
@@ -18,7 +21,8 @@ def check(node, ctx):
 RULE = Rule(
     code="LCM201", name="tensor-condition", category="tensor-branch", severity="error",
     summary="`if` / `while` / `assert` on pipeline data",
-    what="Flags `if`, `while` and `assert` statements whose condition is computed from pipeline data.",
+    what="Flags `if`, `while` and `assert` statements whose condition is computed from pipeline data. An `if` "
+         "whose branches only do I/O (`if step % 50 == 0: print(...)`) is left to the I/O finding.",
     why="A traced graph has no Python control flow. LEAPP logs an ERROR ('Attempted to use TracedTensor ... in a "
         "boolean context') but keeps tracing: only the branch (or the number of loop iterations) taken on the traced "
         "inputs is recorded. If every traced sample takes the same path, `compile_graph(validate=True)` passes and "
@@ -31,6 +35,9 @@ RULE = Rule(
     valid=(
         "def step(obs, cfg):\n    if cfg.use_filter:\n        obs = obs * 0.5\n    return obs\n",
         "def step(obs):\n    if obs is None:\n        return obs\n    return obs + 1\n",
+        "class P:\n    def __init__(self):\n        self.calls = 0\n    def step(self, obs):\n        self.calls += 1\n"
+        "        if self.calls % 50 == 0:\n            print('alive')  # the print is reported, not the branch\n"
+        "        return obs * 2\n",
         "class P:\n    def __init__(self):\n        self.training = False\n    def step(self, obs):\n        if self.training:\n            pass\n        return obs\n",
     ),
     invalid=(

@@ -56,7 +56,7 @@ def draw_kind(node: ast.Call, ctx) -> str | None:
         receiver = func.value.attr if isinstance(func.value, ast.Attribute) else getattr(func.value, "id", "")
         if receiver and receiver.lower().endswith(RNG_NAMES):
             return f"random generator draw `.{func.attr}()`"
-    if func.attr in RANDOM_INPLACE_METHODS and ctx.is_data(func.value):
+    if func.attr in RANDOM_INPLACE_METHODS:
         return f"in-place random fill `.{func.attr}()`"
     return None
 
@@ -90,5 +90,6 @@ RULE = Rule(
     invalid=(
         "import torch\ndef step(obs):\n    return obs + 0.01 * torch.randn_like(obs)  # error\n",
         "import numpy as np\ndef step(obs):\n    return obs + np.random.normal(0.0, 0.1, size=3)  # error\n",
+        "import torch\ndef step(obs, gen):\n    noise = torch.empty(3).normal_(generator=gen)  # error\n    return obs + noise\n",
     ),
 )

@@ -1,17 +1,60 @@
 import ast
 
-from leapp_codemod.rules._helpers import show
+from leapp_codemod.rules._helpers import is_number, show
 from leapp_codemod.rules.base import Hit, Rule
+
+
+def _is_literal(node: ast.expr) -> bool:
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return all(_is_literal(e) for e in node.elts)
+    return is_number(node)
+
+
+def _fixed_dimension(node: ast.expr) -> bool:
+    """A dimension that does not vary between calls of one exported model: the rank, a trailing
+    dimension (`R.shape[-1]`, `q.shape[1]`, `m.shape[-2:]`), or the whole shape checked against
+    literals (`R.shape == (3, 3)`). Only a leading (batch/count) dimension can vary."""
+    if isinstance(node, ast.Attribute):
+        return node.attr in ("ndim", "shape")
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return node.func.attr in ("dim", "ndimension") or (node.func.attr == "size" and bool(node.args)
+                                                            and _non_leading(node.args[0]))
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
+        return _non_leading(node.slice)
+    return False
+
+
+def _non_leading(index: ast.expr) -> bool:
+    if isinstance(index, ast.Slice):
+        return index.lower is not None and _non_leading(index.lower)
+    if is_number(index):
+        return not (isinstance(index, ast.Constant) and index.value == 0)
+    return False
+
+
+def _fixed_check(compare: ast.Compare, ctx) -> bool:
+    """Fixed dimensions of pipeline data checked against literals only."""
+    operands = (compare.left, *compare.comparators)
+    return any(_is_literal(x) for x in operands) and all(
+        _is_literal(x) or (_fixed_dimension(x) and ctx.is_shape(x)) for x in operands)
 
 
 def _tests_shape(test: ast.expr, ctx) -> bool:
     for sub in ast.walk(test):
-        if isinstance(sub, ast.Compare) and any(ctx.is_shape(x) for x in (sub.left, *sub.comparators)):
+        if isinstance(sub, ast.Compare) and any(ctx.is_shape(x) for x in (sub.left, *sub.comparators)) \
+                and not _fixed_check(sub, ctx):
             return True
-    return ctx.is_shape(test)
+    return not isinstance(test, ast.Compare) and ctx.is_shape(test)
+
+
+def _only_raises(node) -> bool:
+    """A guard: `if obs.shape[-1] != n: raise ValueError(...)` rejects bad input and exports nothing."""
+    return isinstance(node, ast.If) and not node.orelse and all(isinstance(s, (ast.Raise, ast.Assert)) for s in node.body)
 
 
 def check(node, ctx):
+    if _only_raises(node):
+        return
     if _tests_shape(node.test, ctx):
         yield Hit(node.test, f"`{show(node.test)}` branches on the shape of pipeline data; the export keeps only "
                              f"the branch for the traced shape",
@@ -22,7 +65,9 @@ RULE = Rule(
     code="LCM001", name="shape-branch", category="shape-specialization", severity="warning",
     summary="Python branch on a run-time shape of pipeline data",
     what="Flags `if`/`while`/conditional expressions whose condition reads `.shape`, `.size()` or `len()` of "
-         "pipeline data. `assert` statements that document a fixed layout are not flagged.",
+         "pipeline data. Not flagged: `assert` statements and `if` guards that only raise (they document a fixed "
+         "layout), and checks of dimensions that cannot vary between calls (the rank, a trailing dimension or the "
+         "whole shape against literals, e.g. a 3x3 rotation matrix).",
     why="LEAPP exports static shapes: shape values are baked in and a re-entry with another shape aborts the "
         "session ('Reentering ... with new i/o'). A branch on a shape that varies at run time (number of detected "
         "obstacles, points in a scan) exports one branch for one size; other sizes fail in ONNX Runtime.",
@@ -33,6 +78,8 @@ RULE = Rule(
     node_types=(ast.If, ast.While, ast.IfExp), check=check,
     valid=(
         "def step(obs, cfg):\n    assert obs.shape[-1] == cfg.dim\n    return obs.reshape(obs.shape[0], -1)\n",
+        "def step(obs, cfg):\n    if obs.shape[-1] != cfg.dim:\n        raise ValueError('bad width')\n    return obs\n",
+        "def step(rot):\n    if rot.shape[-2:] == (3, 3):\n        return rot[..., 0]\n    return rot\n",
     ),
     invalid=(
         "def step(points, limit):\n    if points.shape[0] > limit:  # error\n        points = points[:limit]\n    return points\n",

@@ -69,7 +69,11 @@ def parse_file(src: SourceFile, max_bytes: int = MAX_FILE_BYTES) -> ParsedFile |
 def parse_source(src: SourceFile, text: str) -> ParsedFile | FileError:
     try:
         tree = parse_text(text, src.display)
-    except (SyntaxError, RecursionError, ValueError, MemoryError) as exc:
+    except SyntaxError as exc:
+        tree = _parse_newer_grammar(text, src.display)
+        if tree is None:
+            return _parse_error(src, exc)
+    except (RecursionError, ValueError, MemoryError) as exc:
         return _parse_error(src, exc)
     return ParsedFile(src, text, tree)
 
@@ -141,3 +145,15 @@ def _may_start_statement(line: str) -> bool:
         return False
     word = line.split(None, 1)[0].rstrip(":") if line.strip() else ""
     return word not in ("else", "elif", "except", "finally", "case")
+
+
+def _parse_newer_grammar(text: str, filename: str) -> ast.Module | None:
+    """Grammar newer than this interpreter's (PEP 695): read with LibCST, re-emitted line for line."""
+    from leapp_codemod.source.newer_grammar import downlevel  # LibCST costs its import only here
+    rewritten = downlevel(text)
+    if rewritten is None or rewritten == text:
+        return None
+    try:
+        return parse_text(rewritten, filename)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None

@@ -1,0 +1,117 @@
+"""What a class's own code says about its attributes, before any dataflow runs.
+
+* Callback inputs: attributes a callback method (a subscriber handler, a thread target) writes.
+  The step reads them as values that change between calls, so they are pipeline inputs.
+* Constant tensors: tensor attributes set at construction and never written again (a gain, a
+  normalization mean). Their values are the same on every call, so Python logic on them
+  (`.item()`, a branch) is not a hazard.
+"""
+from __future__ import annotations
+
+import ast
+import re
+
+from leapp_codemod.analysis.index import ClassInfo
+
+CONTAINER_MUTATORS = frozenset({"append", "appendleft", "extend", "extendleft", "insert", "pop", "popleft",
+                                "clear", "remove", "rotate", "update", "setdefault", "add", "discard"})
+CONSTRUCTION_METHODS = frozenset({"__init__", "__post_init__", "__setstate__"})
+_CALLBACK_NAME = re.compile(r"^(on_|handle_|_on_|_handle_)|(callback|_cb|handler)$", re.IGNORECASE)
+# Calls that take a tensor and never keep it: passing a constant to them does not write it.
+_LIBRARY_ROOTS = frozenset({"torch", "np", "numpy", "F", "nn", "math"})
+
+
+def _self_name(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+    args = fn.args.posonlyargs + fn.args.args
+    return args[0].arg if args else None
+
+
+def _self_attr(expr: ast.expr, self_name: str | None) -> str | None:
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == self_name:
+        return expr.attr
+    return None
+
+
+def _root_attr(expr: ast.expr, self_name: str | None) -> str | None:
+    """`self.a` under any subscripts and chained in-place calls: `self.a[0]`, `self.a.mul_(2)`."""
+    while True:
+        if isinstance(expr, ast.Subscript):
+            expr = expr.value
+        elif (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute)
+              and expr.func.attr.endswith("_") and not expr.func.attr.endswith("__")):
+            expr = expr.func.value
+        else:
+            return _self_attr(expr, self_name)
+
+
+def _methods(cls: ClassInfo):
+    return [m.node for m in cls.methods.values()]
+
+
+def callback_methods(cls: ClassInfo) -> set[str]:
+    """Methods handed to someone else to call (`subscribe(topic, self.on_msg)`, `Thread(target=self.loop)`)
+    or named like a handler (`on_state`, `lowstate_callback`)."""
+    names = set(cls.methods)
+    out = {n for n in names if n not in CONSTRUCTION_METHODS and _CALLBACK_NAME.search(n)}
+    for fn in _methods(cls):
+        self_name = _self_name(fn)
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Call):
+                for arg in (*node.args, *(k.value for k in node.keywords)):
+                    attr = _self_attr(arg, self_name)
+                    if attr in names:
+                        out.add(attr)
+    return out
+
+
+def callback_inputs(cls: ClassInfo) -> set[str]:
+    """Attributes a callback method writes with something other than a constant."""
+    callbacks = callback_methods(cls)
+    out: set[str] = set()
+    for name in callbacks:
+        fn = cls.methods[name].node
+        self_name = _self_name(fn)
+        for node in ast.walk(fn):
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None \
+                    and not isinstance(node.value, ast.Constant):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    elts = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
+                    out |= {a for a in (_self_attr(t, self_name) for t in elts) if a}
+    return out
+
+
+def mutated_attrs(cls: ClassInfo) -> set[str]:
+    """Attributes written outside construction, mutated in place anywhere, or handed to a helper
+    that may mutate them."""
+    out = {attr for attr, writes in cls.attr_values.items()
+           if any(method not in CONSTRUCTION_METHODS for method, _ in writes)}
+    for fn in _methods(cls):
+        self_name = _self_name(fn)
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                method = node.func.attr
+                if (method.endswith("_") and not method.endswith("__")) or method in CONTAINER_MUTATORS:
+                    attr = _root_attr(node.func.value, self_name)
+                    if attr:
+                        out.add(attr)
+                if fn.name not in CONSTRUCTION_METHODS and not _library_call(node.func):
+                    out |= {a for a in (_self_attr(x, self_name) for x in node.args) if a}
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and fn.name not in CONSTRUCTION_METHODS:
+                out |= {a for a in (_self_attr(x, self_name) for x in node.args) if a}
+            elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    elts = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
+                    for elt in elts:
+                        attr = _root_attr(elt, self_name) if isinstance(elt, ast.Subscript) else None
+                        if attr:
+                            out.add(attr)
+    return out
+
+
+def _library_call(func: ast.Attribute) -> bool:
+    root = func.value
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    return isinstance(root, ast.Name) and root.id in _LIBRARY_ROOTS

@@ -1,0 +1,193 @@
+"""Dataflow and state as real robot code writes them, and the precision rules that keep look-alikes
+silent. Each snippet marks its flagged lines with `# error: CATEGORY`; every other line must stay
+silent. The fixture apps `scan_gait_deploy` and `scan_pick_precision` cover the same ground in the
+shape of whole applications."""
+from __future__ import annotations
+
+import pytest
+from test_rule_examples import expected_marks, scan_snippet
+
+from leapp_codemod.analysis.scanner import scan_project
+
+STATE = {
+    "external-predict-state-tuple": (
+        "from policy_runtime import Runner\nclass Agent:\n    def __init__(self, path):\n"
+        "        self.model = Runner.load(path)\n        self.states = None\n"
+        "    def step(self, obs):\n"
+        "        action, self.states = self.model.predict(obs, state=self.states)  # error: inplace-state\n"
+        "        return action\n"),
+    "starred-target": (
+        "import torch\nclass P:\n    def __init__(self):\n        self.hist = torch.zeros(4, 3)\n"
+        "    def step(self, obs):\n        first, *self.hist = torch.cat([obs, self.hist])  # error: inplace-state\n"
+        "        return first\n"),
+    "clock-from-float-increment": (
+        "import torch\nclass Gait:\n    def __init__(self, dt):\n        self.t = 0.0\n        self.dt = dt\n"
+        "    def step(self, obs):\n        self.t += self.dt  # error: inplace-state\n"
+        "        return obs * torch.sin(torch.tensor(self.t))\n"),
+    "counter-by-reassignment": (
+        "import torch\nclass Gait:\n    def __init__(self):\n        self.tick = 0\n"
+        "    def step(self, obs):\n        self.tick = (self.tick + 1) % 50  # error: inplace-state\n"
+        "        if self.tick == 0:  # error: tensor-branch\n            obs = obs * 0\n        return obs\n"),
+    "counter-nothing-reads": (
+        "class P:\n    def __init__(self):\n        self.calls = 0\n"
+        "    def step(self, obs):\n        self.calls = self.calls + 1\n        return obs * 2\n"),
+    "list-history-extend-pop": (
+        "import torch\nclass P:\n    def __init__(self):\n        self.frames = []\n"
+        "    def step(self, obs):\n        self.frames.extend([obs])  # error: inplace-state\n"
+        "        while len(self.frames) > 4:  # error: tensor-branch\n"
+        "            self.frames.pop(0)  # error: inplace-state\n        return torch.stack(self.frames).mean(0)\n"),
+    "random-generator-local": (
+        "import torch\nimport numpy as np\nclass P:\n    def __init__(self):\n        self.rng = np.random.default_rng(0)\n"
+        "    def step(self, obs):\n        g = torch.Generator()\n        a = torch.rand(3, generator=g)  # error: random-in-pipeline\n"
+        "        b = self.rng.normal(size=3)  # error: random-in-pipeline\n        return obs + a + b\n"),
+    "thread-target-writes-input": (
+        "import threading\nclass Bridge:\n    def __init__(self):\n        self.latest = None\n"
+        "        threading.Thread(target=self._poll, daemon=True).start()\n"
+        "    def _poll(self):\n        while True:\n            self.latest = self.read_sensor()\n"
+        "    def step(self, obs):\n        if self.latest.max() > 1:  # error: tensor-branch\n"
+        "            obs = obs * 0\n        return obs\n"),
+    "handler-named-callback": (
+        "class Bridge:\n    def __init__(self):\n        self.low_state = None\n        self.mode = 'walk'\n"
+        "    def LowStateHandler(self, msg):\n        self.low_state = msg\n"
+        "    def set_mode(self, mode):\n        self.mode = mode\n"
+        "    def step(self, obs):\n        if self.mode == 'walk':\n            obs = obs * 1\n"
+        "        if self.low_state.q.max() > 1:  # error: tensor-branch\n            obs = obs * 0\n        return obs\n"),
+    "socket-serial-datetime": (
+        "import datetime\nimport socket\nimport serial\nclass Link:\n    def __init__(self):\n"
+        "        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n        self.port = serial.Serial('/dev/ttyUSB0')\n"
+        "    def step(self, obs):\n        self.sock.sendto(obs.tobytes(), ('127.0.0.1', 9000))  # error: io-in-pipeline\n"
+        "        self.port.write(obs.tobytes())  # error: io-in-pipeline\n"
+        "        now = datetime.datetime.now()  # error: io-in-pipeline\n        return obs\n"),
+    "structured-results-stay-data": (
+        "import torch\ndef step(logits):\n    best = logits.max(dim=-1)\n"
+        "    if best.indices[0] > 2:  # error: tensor-branch\n        logits = logits * 2\n"
+        "    parts = dict(a=logits, b=logits * 2)\n    lo, hi = parts['a'], parts['b']\n"
+        "    return hi.item() + lo  # error: scalar-extraction\n"),
+}
+
+PRECISION = {
+    "counter-that-only-paces-logging": (
+        "import logging\nlog = logging.getLogger(__name__)\nclass P:\n    def __init__(self):\n        self.calls = 0\n"
+        "    def step(self, obs):\n        self.calls += 1\n        if self.calls % 50 == 0:\n"
+        "            log.info('step %d', self.calls)  # error: io-in-pipeline\n        return obs * 2\n"),
+    "training-ternary-and-or": (
+        "import torch\nclass P:\n    def step(self, obs):\n"
+        "        noisy = obs + torch.randn_like(obs) if self.training else obs\n"
+        "        if not self.training or obs is None:\n            return noisy\n"
+        "        else:\n            return noisy + torch.rand(1)\n"),
+    "flag-parameters-of-helpers": (
+        "def clip(x, enabled=True, how='hard', limit=None):\n    if enabled:\n        x = x * 2\n"
+        "    if how == 'soft':\n        x = x / 2\n    if limit:\n        x = x - 1\n    return x\n"
+        "def step(obs):\n    return clip(obs, enabled=False) + clip(obs)\n"),
+    "flag-parameter-given-data": (
+        "def clip(x, limit=None):\n    if limit is not None and (x > limit).any():  # error: tensor-branch\n"
+        "        x = x * 0\n    return x\n"
+        "def step(obs, bound):\n    return clip(obs, limit=bound)\n"),
+    "scratch-written-then-read-by-helper": (
+        "class P:\n    def __init__(self):\n        self.feat = None\n"
+        "    def _head(self):\n        return self.feat * 2\n"
+        "    def step(self, obs):\n        self.feat = obs + 1\n        self.feat = self.feat\n        return self._head()\n"),
+    "conditional-write-read-by-helper-is-state": (
+        "class P:\n    def __init__(self):\n        self.feat = None\n"
+        "    def _head(self, obs):\n        return obs + self.feat\n"
+        "    def step(self, obs):\n        out = self._head(obs)\n        self.feat = out  # error: inplace-state\n"
+        "        return out\n"),
+    "constant-and-written-buffers": (
+        "import torch\nimport torch.nn as nn\nclass P(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.register_buffer('gain', torch.tensor(2.0))\n        self.register_buffer('bias', torch.zeros(1))\n"
+        "    def step(self, obs):\n        g = self.gain.item()\n        b = self.bias.item()  # error: scalar-extraction\n"
+        "        return obs * g + b\n"
+        "    def calibrate(self, value):\n        self.bias.fill_(value)\n"),
+    "rank-and-trailing-dimension-checks": (
+        "def step(q, cloud, n=16):\n    if q.dim() != 2 or q.shape[1] != 4:\n        q = q.reshape(-1, 4)\n"
+        "    if q.size(-1) == 4:\n        q = q * 1\n"
+        "    if cloud.shape[0] == n:  # error: shape-specialization\n        cloud = cloud[:-1]\n    return q, cloud\n"),
+    "io-root-cause": (
+        "def step(obs):\n    print(obs.item(), obs[::-1])  # error: io-in-pipeline\n    return obs\n"),
+    "dict-keys-and-names": (
+        "def step(batch):\n    out = {}\n    for name in batch.keys():\n        if name.startswith('img'):\n"
+        "            out[name] = batch[name] / 255\n    for k, v in batch.items():\n"
+        "        if k not in out and k != 'mask':\n            out[k] = v\n    return out\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STATE))
+def test_dataflow_and_state(tmp_path, name):
+    snippet = STATE[name]
+    assert {(f.line, f.category) for f in scan_snippet(tmp_path, snippet).findings} == expected_marks(snippet)
+
+
+@pytest.mark.parametrize("name", sorted(PRECISION))
+def test_precision(tmp_path, name):
+    snippet = PRECISION[name]
+    assert {(f.line, f.category) for f in scan_snippet(tmp_path, snippet).findings} == expected_marks(snippet)
+
+
+def test_every_state_piece_is_recorded_for_generate(tmp_path):
+    """`self.x, self.P = ...` writes two pieces of state; `generate` must declare both."""
+    snippet = ("import torch\nclass Kalman:\n    def __init__(self):\n        self.x = torch.zeros(3)\n"
+               "        self.P = torch.eye(3)\n    def step(self, z):\n        x_new = self.x + z\n"
+               "        P_new = self.P * 0.9\n        self.x, self.P = x_new, P_new\n        return self.x\n")
+    result = scan_snippet(tmp_path, snippet)
+    assert {(s.attr, s.kind, s.line) for s in result.state} == {("x", "reassigned", 9), ("P", "reassigned", 9)}
+
+
+def test_optional_entry_input_filled_by_the_driver(tmp_path):
+    """`hidden=None` on the entry is pipeline data when the driver passes a value for it."""
+    (tmp_path / "pol.py").write_text(
+        "class P:\n    def step(self, obs, hidden=None, deterministic=True):\n"
+        "        if deterministic:\n            obs = obs * 1\n"
+        "        if hidden is not None and hidden.abs().max() > 1:\n            hidden = hidden * 0\n"
+        "        return obs, hidden\n")
+    (tmp_path / "drive.py").write_text(
+        "from pol import P\np = P()\nh = None\nfor obs in range(3):\n    out, h = p.step(obs, hidden=h)\n")
+    result = scan_project([str(tmp_path)], entry="pol:P.step")
+    assert [(f.line, f.category) for f in result.findings] == [(5, "tensor-branch")]
+
+
+def test_recurrent_state_through_an_installed_library(tmp_path):
+    """The same feedback through sb3-contrib's real `RecurrentPPO.predict` (followed into site-packages):
+    the LSTM state the application keeps on `self` is state, whatever the library's own findings."""
+    snippet = ("from sb3_contrib import RecurrentPPO\nclass Agent:\n    def __init__(self, path):\n"
+               "        self.model = RecurrentPPO.load(path)\n        self.states = None\n"
+               "    def step(self, obs, starts):\n"
+               "        action, self.states = self.model.predict(obs, state=self.states, episode_start=starts)\n"
+               "        return action\n")
+    result = scan_snippet(tmp_path, snippet)
+    assert (7, "inplace-state") in {(f.line, f.category) for f in result.findings}
+    assert [(s.attr, s.kind) for s in result.state] == [("states", "reassigned")]
+
+
+def test_names_rebound_to_arrays_later_keep_their_earlier_type(tmp_path):
+    snippet = ("import numpy as np\ndef step(obs):\n    feats = []\n    feats.append(obs * 2)\n"
+               "    table = {'a': obs}\n    for key, value in table.items():\n        feats.append(value)\n"
+               "    feats = np.stack(feats)\n    table = np.asarray(feats)\n"
+               "    return feats.prod(), table.take([0])  # error: unmapped-numpy\n")
+    assert {(f.line, f.category) for f in scan_snippet(tmp_path, snippet).findings} == expected_marks(snippet)
+
+
+def test_constant_flags_prune_the_code_they_rule_out(tmp_path):
+    """`deterministic=True` at every call: the sampling branch and the code after an early return
+    never run, so their draws are not hazards; a flag some caller passes as data keeps both."""
+    snippet = ("import torch\n"
+               "def pick(mean, deterministic=False):\n    if deterministic:\n        return mean\n"
+               "    return mean + torch.randn_like(mean)  # error: random-in-pipeline\n"
+               "def head(mean, deterministic=False):\n    if not deterministic:\n"
+               "        mean = torch.normal(mean, 1.0)\n    return mean\n"
+               "def step(obs, explore=False):\n    a = head(obs, deterministic=True)\n"
+               "    for i, x in enumerate(obs):\n        a = a + obs[i]\n"
+               "    return pick(a, deterministic=True) + pick(a, deterministic=explore)\n")
+    assert {(f.line, f.category) for f in scan_snippet(tmp_path, snippet).findings} == expected_marks(snippet)
+
+
+def test_only_tensor_state_is_handed_to_generate(tmp_path):
+    """A counter, a deque and a dict of tensors are reported, but only tensors are declared as state."""
+    snippet = ("import collections\nimport torch\nclass P:\n    def __init__(self):\n        self.h = None\n"
+               "        self.count = 0\n        self.frames = collections.deque(maxlen=2)\n"
+               "        self.bufs = {'a': torch.zeros(3)}\n"
+               "    def step(self, obs):\n        self.count += 1\n        self.frames.append(obs)\n"
+               "        self.bufs['a'][0] = obs[0]\n        out = torch.tanh(obs + (self.h if self.h is not None else 0))\n"
+               "        self.h = out * self.count\n        return out\n")
+    result = scan_snippet(tmp_path, snippet)
+    assert {f.line for f in result.findings if f.category == "inplace-state"} == {10, 11, 12, 14}
+    assert [(s.attr, s.kind) for s in result.state] == [("h", "reassigned")]
