@@ -173,7 +173,9 @@ def _display_from(root: Path | None, file: str) -> str:
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True)
-def entrypoints(paths, fmt):
+@click.option("--limit", type=click.IntRange(min=0), default=10, show_default=True,
+              help="Show at most N candidates (0: all).")
+def entrypoints(paths, fmt, limit):
     """List candidate pipeline entrypoints in PATHS, best first, with the reasons."""
     from leapp_codemod.analysis.entrypoints import rank_entrypoints
     from leapp_codemod.analysis.leapp_support import load_support
@@ -184,14 +186,14 @@ def entrypoints(paths, fmt):
         click.echo(f"leapp-codemod: {error}", err=True)
     if not loaded.project.modules:
         _fail("nothing could be analyzed")
-    ranked = rank_entrypoints(loaded.project, load_support())
+    ranked = rank_entrypoints(loaded.project, load_support(), limit)
     if fmt == "json":
         click.echo(json.dumps({"entrypoints": [e.to_json() for e in ranked]}, indent=2))
     elif not ranked:
         click.echo("No pipeline entrypoint candidates found; pass --entry MODULE:QUALNAME.")
     else:
         for rank, e in enumerate(ranked, 1):
-            click.echo(f"{rank}. {e.id}  ({e.path}:{e.line}, score {e.score})")
+            click.echo(f"{rank}. {e.title}  ({e.path}:{e.line}, score {e.score})")
             for reason in e.reasons:
                 click.echo(f"     - {reason}")
     sys.exit(EXIT_CLEAN)
