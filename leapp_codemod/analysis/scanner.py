@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import ast
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from leapp_codemod.analysis.context import iter_nodes
 from leapp_codemod.analysis.dataflow import Analysis, compute_env, entry_data_params, lint_data_params
@@ -53,22 +53,58 @@ class LoadedProject:
 def load_project(paths: list[str], exclude: tuple[str, ...] = ()) -> LoadedProject:
     found = discover(paths, exclude)
     loaded = LoadedProject(Project({}), errors=list(found.errors))
-    for src in found.files:
-        _add_parsed(loaded, src)
+    _load_files(loaded, found.files)
     return loaded
 
 
-def _add_parsed(loaded: LoadedProject, src: SourceFile) -> None:
-    parsed = parse_file(src)
-    if isinstance(parsed, FileError):
-        loaded.errors.append(parsed)
-        return
-    index = build_index(parsed)
+def _load_files(loaded: LoadedProject, files) -> None:
+    parsed_files = []
+    for src in files:
+        parsed = parse_file(src)
+        if isinstance(parsed, FileError):
+            loaded.errors.append(parsed)
+        else:
+            parsed_files.append((src, parsed, build_index(parsed)))
+    imported = _imported_names([index for _, _, index in parsed_files])
+    real_paths = {}
+    for src, parsed, index in parsed_files:
+        preferred = _preferred_name(src, imported)
+        if preferred != src.module:
+            others = tuple(n for n in (src.module, *src.aliases) if n != preferred)
+            src = SourceFile(src.path, src.display, preferred, src.is_package, others)
+            parsed = replace(parsed, source=src)
+            index = build_index(parsed)
+        _add_index(loaded, src, parsed, index)
+        real_paths[index.name] = src.path
+    loaded.project.link_imports(real_paths)
+
+
+def _imported_names(indexes) -> set[str]:
+    """Every dotted prefix of every absolute import target in the project."""
+    out = set()
+    for index in indexes:
+        for target in index.imports.values():
+            parts = target.split(".")
+            out.update(".".join(parts[:cut]) for cut in range(1, len(parts) + 1))
+    return out
+
+
+def _preferred_name(src: SourceFile, imported: set[str]) -> str:
+    """The package name, unless the project imports the file only by another of its names
+    (a namespace package imported from the project root)."""
+    if src.module in imported:
+        return src.module
+    return next((alias for alias in src.aliases if alias in imported and "." in alias), src.module)
+
+
+def _add_index(loaded: LoadedProject, src: SourceFile, parsed, index) -> None:
     if index.name in loaded.project.modules:
         # two files map to one module name (e.g. two scripts called main.py): keep both, distinctly
         index.name = f"{index.name}@{src.display}"
         index.functions = {q: _rename(f, index.name) for q, f in index.functions.items()}
     loaded.project.modules[index.name] = index
+    for alias in src.aliases:
+        loaded.project.aliases.setdefault(alias, index.name)
     loaded.suppressions[src.display] = parse_suppressions(parsed.text)
 
 
@@ -334,15 +370,15 @@ def scan(paths: list[str], options: ScanOptions, cache: Cache | None = None, job
         result = lint_files(found.files, options, support, cache, jobs, progress)
         result.errors = list(found.errors) + result.errors
         return result
-    hashes = sorted((src.display, src.module, file_hash(src.path) or "") for src in found.files)
+    hashes = sorted((src.display, ",".join((src.module, *src.aliases)), file_hash(src.path) or "")
+                    for src in found.files)
     key = digest(environment_key(_options_key(options, "entry"), _support_key(support)),
                  *(f"{d}|{m}|{h}" for d, m, h in hashes))
     cached = cache.get(key)
     result = result_from_json(cached) if cached is not None else None
     if result is None:
         loaded = LoadedProject(Project({}))
-        for src in found.files:
-            _add_parsed(loaded, src)
+        _load_files(loaded, found.files)
         result = analyze(loaded, options, support)
         cache.put(key, result_to_json(result))
     result.errors = list(found.errors) + result.errors
