@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 
 from leapp_codemod.analysis.context import iter_nodes
 from leapp_codemod.analysis.dataflow import Analysis, compute_env, entry_data_params, lint_data_params
+from leapp_codemod.analysis.entry_lookup import EntryNotFound, choose_entry, find_entry
 from leapp_codemod.analysis.entrypoints import rank_entrypoints
 from leapp_codemod.analysis.index import FunctionInfo, build_index
 from leapp_codemod.analysis.leapp_support import LeappSupport, load_support
@@ -113,17 +114,10 @@ def _rename(fn: FunctionInfo, module: str) -> FunctionInfo:
 
 
 def find_function(project: Project, entry: str) -> FunctionInfo:
-    module_name, sep, qualname = entry.partition(":")
-    if not sep or not module_name or not qualname:
-        raise ScanError(f"--entry '{entry}' must look like MODULE:QUALNAME (e.g. app.policy:Policy.act)")
-    candidates = [m for name, m in project.modules.items()
-                  if name == module_name or name.endswith("." + module_name)]
-    if not candidates:
-        raise ScanError(f"--entry '{entry}': module '{module_name}' is not among the scanned files")
-    for module in candidates:
-        if qualname in module.functions:
-            return module.functions[qualname]
-    raise ScanError(f"--entry '{entry}': no function '{qualname}' in {candidates[0].path}")
+    try:
+        return find_entry(project, entry)
+    except EntryNotFound as exc:
+        raise ScanError(str(exc)) from None
 
 
 def _finding(rule: Rule, hit, fn: FunctionInfo, module) -> Finding:
@@ -235,11 +229,13 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
     entry_fn = None
     if options.entry:
         entry_fn = find_function(project, options.entry)
+        given = f"{options.entry} = {entry_fn.id}" if entry_fn.id != options.entry else entry_fn.id
+        result.entry_note = f"entry: {given} (given with --entry)"
     elif not options.all_functions:
         result.entrypoints = rank_entrypoints(project, support)
-        if result.entrypoints:
-            best = result.entrypoints[0]
-            entry_fn = project.modules[best.module].functions[best.qualname]
+        chosen, result.entry_note = choose_entry(result.entrypoints)
+        if chosen is not None:
+            entry_fn = project.modules[chosen.module].functions[chosen.qualname]
     if entry_fn is not None and not options.all_functions:
         result.entry = next((e for e in result.entrypoints if e.module == entry_fn.module
                              and e.qualname == entry_fn.qualname), None) or _as_entrypoint(entry_fn)
