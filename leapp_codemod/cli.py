@@ -63,7 +63,7 @@ def _report_errors(result, fmt: str) -> None:
 def _finish(result, fmt: str, output: str | None, exit_zero: bool) -> None:
     from leapp_codemod.report import render
     _report_errors(result, fmt)
-    if fmt == "text" and result.entry_note:
+    if fmt == "text" and result.entry_note and not result.entry_note.endswith("(given with --entry)"):
         click.echo(f"leapp-codemod: {result.entry_note}", err=True)
     if fmt == "text" and result.leapp_support.startswith("bundled"):
         click.echo(f"leapp-codemod: note: using the {result.leapp_support}", err=True)
