@@ -227,7 +227,7 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, l
         score += 3
         reasons.append(f"policy-step name `{fn.name}`")
     elif fn.name in GENERIC_STEP_NAMES:
-        score += 2
+        score += 1 if fn.name == "step" else 2  # simulators and environments step too
         reasons.append(f"named `{fn.name}`")
     if fn.id in sites.served:
         score += 4
