@@ -10,7 +10,7 @@ from leapp_codemod.analysis.drivers import (
     MODULE_QUALNAME, driver_ids, is_test_path, is_training_loop, loops_of, module_body_function, name_words,
 )
 from leapp_codemod.analysis.index import FunctionInfo
-from leapp_codemod.analysis.inline_loops import MODEL_WORDS, InlinePipeline, inline_pipelines, loaded_models
+from leapp_codemod.analysis.inline_loops import InlinePipeline, inline_pipelines, loaded_models
 from leapp_codemod.analysis.leapp_support import LeappSupport
 from leapp_codemod.analysis.project import Project
 from leapp_codemod.model import Entrypoint
@@ -28,6 +28,8 @@ TRAINING_NAMES = frozenset({"evaluate", "evaluate_actions", "get_value", "get_va
                             "training_step", "learn", "backward", "compute_returns", "critic"})
 ENV_METHODS = frozenset({"reset"})
 GETTER_WORDS = frozenset({"get", "load", "make", "build", "create", "restore"})
+# ... of the policy the application runs (`get_inference_policy`, `make_policy`), not of a part of it.
+SERVED_WORDS = frozenset({"policy", "inference"})
 # First words of helpers that log, draw or save: called in a driver loop, yet not the pipeline.
 IO_WORDS = frozenset({"log", "plot", "print", "save", "render", "draw", "write", "record", "publish", "send",
                       "display", "show", "visualize", "dump", "export"})
@@ -43,7 +45,7 @@ class CallSites:
     calls_module: set[str] = field(default_factory=set)
     drivers: set[str] = field(default_factory=set)          # driver roots and what they call
     inline: list[tuple[FunctionInfo, InlinePipeline]] = field(default_factory=list)
-    served: dict[str, str] = field(default_factory=dict)   # fid of a model's call target -> its getter
+    served: dict[str, FunctionInfo] = field(default_factory=dict)   # a model's call target -> its getter
 
 
 def _loop_call_nodes(fn: FunctionInfo):
@@ -65,7 +67,7 @@ def _callers_of(project: Project) -> list[tuple[FunctionInfo, bool]]:
 
 
 def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
-    sites = CallSites()
+    sites = CallSites(served=_served_models(project))
     facts = Facts()
     roots, ignored, contexts = [], set(), []
     for fn, is_root in _callers_of(project):
@@ -77,10 +79,13 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
         compute_env(ctx)
         contexts.append(ctx)
         loop_calls = {id(c) for c in _loop_call_nodes(fn)}
+        served_locals = _served_locals(ctx, sites.served) if sites.served else {}
         for node in ast.walk(fn.node):
             if not isinstance(node, ast.Call):
                 continue
             targets = ctx.resolve_call(node)
+            if not targets and isinstance(node.func, ast.Name) and node.func.id in served_locals:
+                targets = [project.lookup(_dotted(t)) for t in served_locals[node.func.id]]
             for target in targets:
                 sites.callers.setdefault(target.id, set()).add(fn.id)
                 sites.callees.setdefault(fn.id, set()).add(target.id)
@@ -92,7 +97,6 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
                     and fn.id not in ignored):
                 sites.by_name_in_loops.setdefault(node.func.attr, []).append((fn, node.lineno))
     sites.drivers = driver_ids(roots, sites.callees) - ignored
-    sites.served = _served_models(project)
     # `policy.predict_action(obs)` on an object of unknown class: the project's methods of that name
     # are the candidates, not the loop.
     project_methods = {fn.name for fn in project.functions() if fn.class_name is not None}
@@ -101,7 +105,9 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
             continue
         models = loaded_models(ctx.fn.node.body) | loaded_models(ctx.module.tree.body)
         for loop in loops_of(ctx.fn):
-            pipelines = [p for p in inline_pipelines(loop, models, lambda call, c=ctx: bool(c.resolve_call(call)))
+            served_locals = _served_locals(ctx, sites.served) if sites.served else {}
+            pipelines = [p for p in inline_pipelines(loop, models, lambda call, c=ctx, names=served_locals:
+                                                     _is_project_call(c, call, names))
                          if p.model.rpartition(".")[2] not in project_methods]
             if pipelines:
                 sites.inline.append((ctx.fn, max(pipelines, key=lambda p: p.statements)))
@@ -114,7 +120,7 @@ def _is_module_method(fn: FunctionInfo, project: Project) -> bool:
     return cls is not None and project.is_nn_module(cls)
 
 
-def _served_models(project: Project) -> dict[str, str]:
+def _served_models(project: Project) -> dict[str, FunctionInfo]:
     """Call targets of classes that a policy getter, loader or factory returns: fid -> the getter.
 
     `def get_inference_policy(self) -> MLPModel:` or `def load_policy(path): return Policy(...)`.
@@ -122,18 +128,54 @@ def _served_models(project: Project) -> dict[str, str]:
     out: dict[str, str] = {}
     for fn in project.functions():
         words = name_words(fn.name)
-        if not (words & GETTER_WORDS and words & MODEL_WORDS):
+        if not (words & GETTER_WORDS and words & SERVED_WORDS):
             continue
         module = project.modules[fn.module]
         returned = [fn.node.returns] if fn.node.returns is not None else []
-        returned += [n.value.func for n in ast.walk(fn.node)
-                     if isinstance(n, ast.Return) and isinstance(n.value, ast.Call)]
+        built: dict[str, list[ast.expr]] = {}
+        for node in ast.walk(fn.node):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        built.setdefault(target.id, []).append(node.value.func)
+        for node in ast.walk(fn.node):
+            if isinstance(node, ast.Return) and isinstance(node.value, ast.Call):
+                returned.append(node.value.func)
+            elif isinstance(node, ast.Return) and isinstance(node.value, ast.Name):
+                returned += built.get(node.value.id, [])
         for expr in returned:
             name = project.qualify(expr, module) if isinstance(expr, (ast.Name, ast.Attribute)) else None
             cls = project.class_of(name)
             target = project.call_target(cls) if cls is not None else None
             if target is not None:
-                out.setdefault(target.id, fn.qualname)
+                out.setdefault(target.id, fn)
+    return out
+
+
+def _dotted(fid: str) -> str:
+    return fid.replace(":", ".")
+
+
+def _is_project_call(ctx: FunctionContext, call: ast.Call, served_locals: dict[str, list[str]]) -> bool:
+    if ctx.resolve_call(call):
+        return True
+    return isinstance(call.func, ast.Name) and bool(served_locals.get(call.func.id))
+
+
+def _served_locals(ctx: FunctionContext, served: dict[str, FunctionInfo]) -> dict[str, list[str]]:
+    """Local names bound to what a policy getter returns: name -> call targets of the served models.
+
+    `policy = make_policy(cfg)` then `policy(obs)` in a loop calls the served model."""
+    by_getter: dict[str, list[str]] = {}
+    for target_id, getter in served.items():
+        by_getter.setdefault(getter.id, []).append(target_id)
+    out: dict[str, list[str]] = {}
+    for node in ast.walk(ctx.fn.node):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            targets = [t.id for t in node.targets if isinstance(t, ast.Name)]
+            for getter in ctx.resolve_call(node.value):
+                for name in targets:
+                    out.setdefault(name, []).extend(by_getter.get(getter.id, []))
     return out
 
 
@@ -195,7 +237,10 @@ def _is_environment_or_optimizer(fn: FunctionInfo, project: Project) -> str | No
 
 
 def _computes_loss(fn: FunctionInfo) -> bool:
-    for node in ast.walk(fn.node):
+    """A loss or `.backward()` on the function's unconditional path (a policy whose training branch
+    computes a loss, `if actions is not None: ...`, still serves inference)."""
+    unconditional = [stmt for stmt in fn.node.body if not isinstance(stmt, (ast.If, ast.Try, ast.Match))]
+    for node in (n for stmt in unconditional for n in ast.walk(stmt)):
         if isinstance(node, ast.Call):
             name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
             if name == "backward" or "loss" in name.lower():
@@ -230,8 +275,10 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, l
         score += 1 if fn.name == "step" else 2  # simulators and environments step too
         reasons.append(f"named `{fn.name}`")
     if fn.id in sites.served:
-        score += 4
-        reasons.append(f"runs the model that {sites.served[fn.id]} returns")
+        getter = sites.served[fn.id]
+        first = next(t for t, g in sites.served.items() if g.id == getter.id)
+        score += 4 if first == fn.id else 3  # a factory's first product is its default
+        reasons.append(f"runs the model that {sites.served[fn.id].qualname} returns")
     if _decorated_no_grad(fn, project):
         score += 2
         reasons.append("runs under torch.no_grad / inference_mode")
