@@ -209,3 +209,67 @@ def test_limit_option(apps, monkeypatch):
     one = json.loads(run(root, monkeypatch, "entrypoints", ".", "--format", "json", "--limit", "1").stdout)
     assert len(every["entrypoints"]) >= 3
     assert one["entrypoints"] == every["entrypoints"][:1]
+
+
+# --------------------------------------------------------------------------- models served by getters
+GETTER_APP = {
+    "agents/__init__.py": "",
+    "agents/models.py": '''
+import torch
+
+
+class GaitPolicy(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = torch.nn.Linear(8, 4)
+
+    def forward(self, obs):
+        return self.body(obs)
+
+
+class GaitCritic(torch.nn.Module):
+    def forward(self, obs):
+        return obs.sum()
+''',
+    "agents/runner.py": '''
+from agents.models import GaitCritic, GaitPolicy
+
+
+class Runner:
+    def __init__(self):
+        self.policy = GaitPolicy()
+        self.critic = GaitCritic()
+
+    def get_inference_policy(self) -> GaitPolicy:
+        return self.policy
+''',
+    "play.py": '''
+import torch
+
+from agents.runner import Runner
+
+
+def play(steps):
+    policy = Runner().get_inference_policy()
+    obs = torch.zeros(8)
+    for _ in range(steps):
+        obs = policy(obs).repeat(2)
+
+
+if __name__ == "__main__":
+    play(100)
+''',
+}
+
+
+def test_the_model_a_getter_returns_is_what_the_driver_loop_runs(tmp_path, monkeypatch):
+    for name, text in GETTER_APP.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    document = json.loads(run(tmp_path, monkeypatch, "entrypoints", ".", "--format", "json", "--limit", "0").stdout)
+    first = document["entrypoints"][0]
+    assert first["entry"] == "agents.models:GaitPolicy.forward"
+    assert any("get_inference_policy" in reason for reason in first["reasons"])
+    assert any("called in a loop by play" in reason for reason in first["reasons"])
+    assert all(e["kind"] == "function" for e in document["entrypoints"])  # the loop calls a project model
+    assert "agents.models:GaitCritic.forward" not in [e["entry"] for e in document["entrypoints"][:1]]
