@@ -10,7 +10,7 @@ from leapp_codemod.analysis.drivers import (
     MODULE_QUALNAME, driver_ids, is_test_path, is_training_loop, loops_of, module_body_function, name_words,
 )
 from leapp_codemod.analysis.index import FunctionInfo
-from leapp_codemod.analysis.inline_loops import InlinePipeline, inline_pipelines, loaded_models
+from leapp_codemod.analysis.inline_loops import InlinePipeline, inline_pipelines, loaded_models, model_call
 from leapp_codemod.analysis.leapp_support import LeappSupport
 from leapp_codemod.analysis.project import Project
 from leapp_codemod.model import Entrypoint
@@ -44,6 +44,7 @@ class CallSites:
     callees: dict[str, set[str]] = field(default_factory=dict)
     calls_module: set[str] = field(default_factory=set)
     drivers: set[str] = field(default_factory=set)          # driver roots and what they call
+    ignored: set[str] = field(default_factory=set)          # tests, training code, nn.Module methods
     inline: list[tuple[FunctionInfo, InlinePipeline]] = field(default_factory=list)
     served: dict[str, FunctionInfo] = field(default_factory=dict)   # a model's call target -> its getter
 
@@ -89,14 +90,20 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
             for target in targets:
                 sites.callers.setdefault(target.id, set()).add(fn.id)
                 sites.callees.setdefault(fn.id, set()).add(target.id)
-                if id(node) in loop_calls and fn.id not in ignored:
+                if id(node) in loop_calls:
                     sites.in_loops.setdefault(target.id, []).append((fn, node.lineno))
-            if _calls_nn_module(ctx, node):
+            if _calls_nn_module(ctx, node) or (not targets and model_call(node, set()) is not None):
                 sites.calls_module.add(fn.id)
-            if (id(node) in loop_calls and not targets and isinstance(node.func, ast.Attribute)
-                    and fn.id not in ignored):
+            if id(node) in loop_calls and not targets and isinstance(node.func, ast.Attribute):
                 sites.by_name_in_loops.setdefault(node.func.attr, []).append((fn, node.lineno))
     sites.drivers = driver_ids(roots, sites.callees) - ignored
+    # what training code calls (rollout collection, updates) is training code too, unless a driver calls it
+    training = {fn.id for fn, _ in _callers_of(project) if is_training_loop(fn)}
+    sites.ignored = ignored | (driver_ids([f for f, _ in _callers_of(project) if f.id in training], sites.callees, 2)
+                               - sites.drivers)
+    for table in (sites.in_loops, sites.by_name_in_loops):
+        for key, found in table.items():
+            table[key] = [(caller, line) for caller, line in found if caller.id not in sites.ignored]
     # `policy.predict_action(obs)` on an object of unknown class: the project's methods of that name
     # are the candidates, not the loop.
     project_methods = {fn.name for fn in project.functions() if fn.class_name is not None}
@@ -255,19 +262,22 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, l
     if loops:
         caller, line = loops[0]
         same_module = caller.module == fn.module
-        score += 3 if same_module else 6
+        driven = caller.id in sites.drivers
+        score += (3 if same_module else 6) if driven or not sites.drivers else (2 if same_module else 3)
         reasons.append(f"called in a loop by {_where(caller)} ({caller.path}:{line})")
-        if caller.id in sites.drivers:
+        if driven:
             score += 2
             reasons.append("the loop is in a driver (a __main__ block or what it calls)")
-    elif fn.name in sites.by_name_in_loops:
+    elif sites.by_name_in_loops.get(fn.name) and fn.name not in GENERIC_STEP_NAMES:
         caller, line = min(sites.by_name_in_loops[fn.name], key=lambda site: site[0].id not in sites.drivers)
         if caller.module != fn.module:
+            loops = [(caller, line)]
             score += 2
             reasons.append(f"`.{fn.name}(...)` called in a loop by {_where(caller)} ({caller.path}:{line})")
             if caller.id in sites.drivers:
                 score += 2
                 reasons.append("the loop is in a driver (a __main__ block or what it calls)")
+    evidence = len(reasons)
     if fn.name in POLICY_STEP_NAMES:
         score += 3
         reasons.append(f"policy-step name `{fn.name}`")
@@ -284,12 +294,15 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, l
         reasons.append("runs under torch.no_grad / inference_mode")
     if fn.id in sites.calls_module:
         score += 2
-        reasons.append("calls an nn.Module")
+        reasons.append("calls an nn.Module or a loaded model")
+    if len(reasons) == evidence:
+        score -= 3
+        reasons.append("no sign of a model (no policy-step name, nn.Module call or no_grad)")
     n_inputs = len(fn.params) - (1 if fn.is_method else 0)
     if n_inputs >= 1 and _returns_value(fn):
         score += 1
         reasons.append(f"takes {n_inputs} input(s) and returns a value")
-    callers = sites.callers.get(fn.id, set()) - {fn.id}
+    callers = sites.callers.get(fn.id, set()) - {fn.id} - sites.ignored
     if callers and not loops:
         score -= 2
         reasons.append("called by other project code (a callee, not the top of the pipeline)")
