@@ -69,22 +69,26 @@ def _callers_of(project: Project) -> list[tuple[FunctionInfo, bool]]:
 
 def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
     sites = CallSites(served=_served_models(project))
+    by_getter: dict[str, list[str]] = {}
+    for target_id, getter in sites.served.items():
+        by_getter.setdefault(getter.id, []).append(target_id)
     facts = Facts()
-    roots, ignored, contexts = [], set(), []
+    roots, ignored, training, contexts = [], set(), [], []
     for fn, is_root in _callers_of(project):
-        if is_test_path(fn.path) or is_training_loop(fn) or _is_module_method(fn, project):
+        trains = is_training_loop(fn)
+        if trains:
+            training.append(fn)
+        if trains or is_test_path(fn.path) or _is_module_method(fn, project):
             ignored.add(fn.id)
         elif is_root:
             roots.append(fn)
         ctx = FunctionContext(fn, project.modules[fn.module], project, facts, support)
         compute_env(ctx)
-        contexts.append(ctx)
+        calls = [(node, ctx.resolve_call(node)) for node in ast.walk(fn.node) if isinstance(node, ast.Call)]
+        served_locals = _served_locals(fn, dict(calls), by_getter) if by_getter else {}
+        contexts.append((ctx, served_locals))
         loop_calls = {id(c) for c in _loop_call_nodes(fn)}
-        served_locals = _served_locals(ctx, sites.served) if sites.served else {}
-        for node in ast.walk(fn.node):
-            if not isinstance(node, ast.Call):
-                continue
-            targets = ctx.resolve_call(node)
+        for node, targets in calls:
             if not targets and isinstance(node.func, ast.Name) and node.func.id in served_locals:
                 targets = [project.lookup(_dotted(t)) for t in served_locals[node.func.id]]
             for target in targets:
@@ -98,21 +102,21 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
                 sites.by_name_in_loops.setdefault(node.func.attr, []).append((fn, node.lineno))
     sites.drivers = driver_ids(roots, sites.callees) - ignored
     # what training code calls (rollout collection, updates) is training code too, unless a driver calls it
-    training = {fn.id for fn, _ in _callers_of(project) if is_training_loop(fn)}
-    sites.ignored = ignored | (driver_ids([f for f, _ in _callers_of(project) if f.id in training], sites.callees, 2)
-                               - sites.drivers)
+    sites.ignored = ignored | (driver_ids(training, sites.callees, 2) - sites.drivers)
     for table in (sites.in_loops, sites.by_name_in_loops):
         for key, found in table.items():
             table[key] = [(caller, line) for caller, line in found if caller.id not in sites.ignored]
     # `policy.predict_action(obs)` on an object of unknown class: the project's methods of that name
     # are the candidates, not the loop.
     project_methods = {fn.name for fn in project.functions() if fn.class_name is not None}
-    for ctx in contexts:
+    module_models: dict[str, set[str]] = {}
+    for ctx, served_locals in contexts:
         if ctx.fn.id not in sites.drivers:
             continue
-        models = loaded_models(ctx.fn.node.body) | loaded_models(ctx.module.tree.body)
+        if ctx.module.name not in module_models:
+            module_models[ctx.module.name] = loaded_models(ctx.module.tree.body)
+        models = loaded_models(ctx.fn.node.body) | module_models[ctx.module.name]
         for loop in loops_of(ctx.fn):
-            served_locals = _served_locals(ctx, sites.served) if sites.served else {}
             pipelines = [p for p in inline_pipelines(loop, models, lambda call, c=ctx, names=served_locals:
                                                      _is_project_call(c, call, names))
                          if p.model.rpartition(".")[2] not in project_methods]
@@ -169,18 +173,16 @@ def _is_project_call(ctx: FunctionContext, call: ast.Call, served_locals: dict[s
     return isinstance(call.func, ast.Name) and bool(served_locals.get(call.func.id))
 
 
-def _served_locals(ctx: FunctionContext, served: dict[str, FunctionInfo]) -> dict[str, list[str]]:
+def _served_locals(fn: FunctionInfo, resolved: dict[ast.Call, list], by_getter: dict[str, list[str]]
+                   ) -> dict[str, list[str]]:
     """Local names bound to what a policy getter returns: name -> call targets of the served models.
 
     `policy = make_policy(cfg)` then `policy(obs)` in a loop calls the served model."""
-    by_getter: dict[str, list[str]] = {}
-    for target_id, getter in served.items():
-        by_getter.setdefault(getter.id, []).append(target_id)
     out: dict[str, list[str]] = {}
-    for node in ast.walk(ctx.fn.node):
+    for node in ast.walk(fn.node):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
             targets = [t.id for t in node.targets if isinstance(t, ast.Name)]
-            for getter in ctx.resolve_call(node.value):
+            for getter in resolved.get(node.value, ()):
                 for name in targets:
                     out.setdefault(name, []).extend(by_getter.get(getter.id, []))
     return out

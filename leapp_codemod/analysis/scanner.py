@@ -9,7 +9,7 @@ from leapp_codemod.analysis.context import iter_nodes
 from leapp_codemod.analysis.dataflow import Analysis, compute_env, entry_data_params, lint_data_params
 from leapp_codemod.analysis.entry_lookup import EntryNotFound, choose_entry, find_entry
 from leapp_codemod.analysis.entrypoints import rank_entrypoints
-from leapp_codemod.analysis.index import FunctionInfo, build_index
+from leapp_codemod.analysis.index import FunctionInfo, build_index, renamed
 from leapp_codemod.analysis.leapp_support import LeappSupport, load_support
 from leapp_codemod.analysis.libraries import LibraryLoader, call_site_findings, installed_key, site_dirs
 from leapp_codemod.analysis.project import Project
@@ -76,7 +76,7 @@ def _load_files(loaded: LoadedProject, files) -> None:
             others = tuple(n for n in (src.module, *src.aliases) if n != preferred)
             src = SourceFile(src.path, src.display, preferred, src.is_package, others)
             parsed = replace(parsed, source=src)
-            index = build_index(parsed)
+            index = build_index(parsed) if index.has_relative_imports else renamed(index, preferred)
         _add_index(loaded, src, parsed, index)
         real_paths[index.name] = src.path
     loaded.project.link_imports(real_paths)
