@@ -273,3 +273,93 @@ def test_the_model_a_getter_returns_is_what_the_driver_loop_runs(tmp_path, monke
     assert any("called in a loop by play" in reason for reason in first["reasons"])
     assert all(e["kind"] == "function" for e in document["entrypoints"])  # the loop calls a project model
     assert "agents.models:GaitCritic.forward" not in [e["entry"] for e in document["entrypoints"][:1]]
+
+
+LIBRARY_APP = {
+    "rlkit/__init__.py": "",
+    "rlkit/policies.py": '''
+import torch
+
+
+class Policy(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = torch.nn.Linear(4, 2)
+
+    def forward(self, obs):
+        return self.net(obs)
+
+    @torch.no_grad()
+    def predict(self, obs):
+        return self.forward(torch.as_tensor(obs)).numpy()
+''',
+    "rlkit/algorithm.py": '''
+from rlkit.buffers import Buffer
+from rlkit.policies import Policy
+
+
+class Algorithm:
+    def __init__(self, env):
+        self.env = env
+        self.policy = Policy()
+        self.buffer = Buffer()
+
+    def gather(self, steps):
+        obs = self.env.reset()
+        for _ in range(steps):
+            action = self.policy(obs)
+            obs = self.env.step(action)
+            self.buffer.add(obs, action)
+
+    def learn(self, iterations):
+        for _ in range(iterations):
+            self.gather(64)
+''',
+    "rlkit/buffers.py": '''
+class Buffer:
+    def __init__(self):
+        self.items = []
+
+    def add(self, obs, action):
+        self.items.append((obs, action))
+        return len(self.items)
+''',
+    "rlkit/evaluation.py": '''
+from rlkit.results import read_results
+
+
+def evaluate_policy(model, env, episodes):
+    rewards = []
+    for _ in range(episodes):
+        obs = env.reset()
+        action = model.predict(obs)
+        rewards.append(env.step(action))
+    return rewards
+
+
+def plot(folders):
+    for folder in folders:
+        read_results(folder)
+''',
+    "rlkit/results.py": '''
+def read_results(folder):
+    with open(folder) as handle:
+        return handle.read()
+''',
+}
+
+
+def test_in_a_library_without_drivers_the_policy_step_outranks_training_and_helpers(tmp_path, monkeypatch):
+    for name, text in LIBRARY_APP.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    document = json.loads(run(tmp_path, monkeypatch, "entrypoints", ".", "--format", "json", "--limit", "0").stdout)
+    ranked = {e["entry"]: e for e in document["entrypoints"]}
+    assert document["entrypoints"][0]["entry"] == "rlkit.policies:Policy.predict"
+    # the rollout loop runs inside `learn` (training): neither it nor the buffer it fills is a driver's step
+    forward = ranked.get("rlkit.policies:Policy.forward", {"reasons": []})
+    assert not any("Algorithm.gather" in reason for reason in forward["reasons"])
+    assert "rlkit.buffers:Buffer.add" not in ranked
+    # a helper called in a loop with no sign of a model ranks below the policy step, if at all
+    helper = ranked.get("rlkit.results:read_results")
+    assert helper is None or helper["score"] < document["entrypoints"][0]["score"] - 3
