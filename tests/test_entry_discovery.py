@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from test_scan_fixtures import markers
 
 from leapp_codemod.analysis.inline_loops import inline_pipelines, loaded_models
 from leapp_codemod.analysis.scanner import scan_project
@@ -21,7 +22,6 @@ from leapp_codemod.cli import main
 from leapp_codemod.generate.source_info import import_root, read_entry
 from leapp_codemod.source.files import discover
 from leapp_codemod.source.roots import package_name
-from test_scan_fixtures import markers
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -7,10 +7,21 @@ from dataclasses import dataclass, field
 from leapp_codemod.analysis.context import Facts, FunctionContext
 from leapp_codemod.analysis.dataflow import compute_env
 from leapp_codemod.analysis.drivers import (
-    MODULE_QUALNAME, driver_ids, is_test_path, is_training_loop, loops_of, module_body_function, name_words,
+    MODULE_QUALNAME,
+    driver_ids,
+    is_test_path,
+    is_training_loop,
+    loops_of,
+    module_body_function,
+    name_words,
 )
 from leapp_codemod.analysis.index import FunctionInfo
-from leapp_codemod.analysis.inline_loops import InlinePipeline, inline_pipelines, loaded_models, model_call
+from leapp_codemod.analysis.inline_loops import (
+    InlinePipeline,
+    inline_pipelines,
+    loaded_models,
+    model_call,
+)
 from leapp_codemod.analysis.leapp_support import LeappSupport
 from leapp_codemod.analysis.project import Project
 from leapp_codemod.model import Entrypoint
@@ -239,8 +250,7 @@ def _is_environment_or_optimizer(fn: FunctionInfo, project: Project) -> str | No
     mro_bases = [b for klass in project.mro(cls) for b in project.bases(klass) if isinstance(b, str)]
     if any(".optim." in f".{b}." or b.endswith("Optimizer") or "lr_scheduler" in b for b in mro_bases):
         return "an optimizer or scheduler step"
-    if fn.name == "step" and any(b.startswith("gym") or b.endswith("Env") or b.endswith("Wrapper")
-                                 for b in mro_bases):
+    if fn.name == "step" and any(b.startswith("gym") or b.endswith(("Env", "Wrapper")) for b in mro_bases):
         return "an environment's step"
     return None
 
@@ -327,12 +337,11 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, l
 
 
 def _inline_candidate(fn: FunctionInfo, pipeline: InlinePipeline, sites: CallSites) -> Entrypoint:
-    score = 7
-    reasons = [f"calls the model `{pipeline.model}` inline in a loop ({fn.path}:{pipeline.loop_line}), "
-               f"not through a project function; statements {pipeline.start}-{pipeline.end} build its "
-               f"input and use its output"]
-    score += 2
-    reasons.append(f"the loop is in a driver ({_where(fn)})")
+    score = 9
+    reasons = [(f"calls the model `{pipeline.model}` inline in a loop ({fn.path}:{pipeline.loop_line}), "
+                f"not through a project function; statements {pipeline.start}-{pipeline.end} build its "
+                f"input and use its output"),
+               f"the loop is in a driver ({_where(fn)})"]
     if pipeline.statements >= 3:
         score += 1
         reasons.append(f"{pipeline.statements} statements of pipeline code")

@@ -6,19 +6,43 @@ from collections import defaultdict
 from dataclasses import dataclass, field, replace
 
 from leapp_codemod.analysis.context import iter_nodes
-from leapp_codemod.analysis.dataflow import Analysis, compute_env, entry_data_params, lint_data_params
+from leapp_codemod.analysis.dataflow import (
+    Analysis,
+    compute_env,
+    entry_data_params,
+    lint_data_params,
+)
 from leapp_codemod.analysis.entry_lookup import EntryNotFound, choose_entry, find_entry
 from leapp_codemod.analysis.entrypoints import rank_entrypoints
 from leapp_codemod.analysis.index import FunctionInfo, build_index, renamed
 from leapp_codemod.analysis.leapp_support import LeappSupport, load_support
-from leapp_codemod.analysis.libraries import LibraryLoader, call_site_findings, installed_key, site_dirs
+from leapp_codemod.analysis.libraries import (
+    LibraryLoader,
+    call_site_findings,
+    installed_key,
+    site_dirs,
+)
 from leapp_codemod.analysis.project import Project
 from leapp_codemod.analysis.suppressions import is_suppressed, parse_suppressions
-from leapp_codemod.model import FileError, Finding, LibraryCall, PatchTarget, ScanResult, StateAttr
+from leapp_codemod.model import (
+    FileError,
+    Finding,
+    LibraryCall,
+    PatchTarget,
+    ScanResult,
+    StateAttr,
+)
 from leapp_codemod.rules import Rule, select_rules
 from leapp_codemod.source.cache import (
-    Cache, digest, environment_key, errors_from_json, file_hash, findings_from_json, findings_to_json,
-    result_from_json, result_to_json,
+    Cache,
+    digest,
+    environment_key,
+    errors_from_json,
+    file_hash,
+    findings_from_json,
+    findings_to_json,
+    result_from_json,
+    result_to_json,
 )
 from leapp_codemod.source.files import SourceFile, discover
 from leapp_codemod.source.parse import parse_file

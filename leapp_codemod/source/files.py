@@ -7,7 +7,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from leapp_codemod.model import FileError
-from leapp_codemod.source.roots import assign_names, import_names, package_name, project_root
+from leapp_codemod.source.roots import (
+    assign_names,
+    import_names,
+    package_name,
+    project_root,
+)
 
 DEFAULT_EXCLUDES = (
     ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "__pycache__", "node_modules",
