@@ -363,3 +363,19 @@ def test_in_a_library_without_drivers_the_policy_step_outranks_training_and_help
     # a helper called in a loop with no sign of a model ranks below the policy step, if at all
     helper = ranked.get("rlkit.results:read_results")
     assert helper is None or helper["score"] < document["entrypoints"][0]["score"] - 3
+
+
+def test_generate_rejects_like_scan_and_writes_the_canonical_entry(apps, tmp_path, monkeypatch):
+    root = apps / "entry_inherited"
+    out = tmp_path / "integration.py"
+    bad = run(apps, monkeypatch, "generate", "entry_inherited", "--entry", "models.recurent:RecurrentModel.forward",
+              "-o", str(out))
+    assert bad.exit_code == 2 and not out.exists()
+    [line] = bad.stderr.splitlines()
+    assert "nearest: models.recurrent:RecurrentModel.forward" in line
+    before = tree_hash(root)
+    good = run(apps, monkeypatch, "generate", "entry_inherited", "--entry", "recurrent:RecurrentModel.forward",
+               "-o", str(out))
+    assert good.exit_code == 0, good.stderr
+    assert 'ENTRY = "models.recurrent:RecurrentModel.forward"' in out.read_text()
+    assert tree_hash(root) == before

@@ -58,9 +58,17 @@ def _in_module(project: Project, module: ModuleIndex, qualname: str) -> Function
 
 
 def known_entries(project: Project) -> list[str]:
-    names = [fn.id for fn in project.functions()]
+    """Every `module:qualname` the tool accepts, inherited methods and alias module names included."""
+    by_module: dict[str, list[str]] = {}
+    for name, module in project.modules.items():
+        qualnames = list(module.functions)
+        for cls in module.classes.values():
+            for klass in project.mro(cls)[1:]:
+                qualnames += [f"{cls.name}.{m}" for m in klass.methods if m not in cls.methods]
+        by_module[name] = qualnames
+    names = [f"{m}:{q}" for m, qualnames in by_module.items() for q in qualnames]
     for alias, target in project.aliases.items():
-        names += [f"{alias}:{q}" for q in project.modules[target].functions]
+        names += [f"{alias}:{q}" for q in by_module.get(target, ())]
     return names
 
 
@@ -70,6 +78,12 @@ def _nearest(entry: str, project: Project) -> str:
 
 
 def find_entry(project: Project, entry: str) -> FunctionInfo:
+    return resolve_entry(project, entry)[0]
+
+
+def resolve_entry(project: Project, entry: str) -> tuple[FunctionInfo, str]:
+    """The function `entry` names and the entry in canonical spelling: the module's own name and the
+    qualname as given (`recurrent:RecurrentModel.forward` -> `models.recurrent:RecurrentModel.forward`)."""
     module_name, sep, qualname = entry.partition(":")
     if not sep or not module_name or not qualname:
         raise EntryNotFound(f"--entry '{entry}' must look like MODULE:QUALNAME (e.g. app.policy:Policy.act)"
@@ -81,7 +95,7 @@ def find_entry(project: Project, entry: str) -> FunctionInfo:
     for module in candidates:
         found = _in_module(project, module, qualname)
         if found is not None:
-            return found
+            return found, f"{module.name}:{qualname}"
     raise EntryNotFound(f"--entry '{entry}': no function '{qualname}' in {candidates[0].path}"
                         f"{_nearest(entry, project)}")
 

@@ -12,7 +12,7 @@ from leapp_codemod.analysis.dataflow import (
     entry_data_params,
     lint_data_params,
 )
-from leapp_codemod.analysis.entry_lookup import EntryNotFound, choose_entry, find_entry
+from leapp_codemod.analysis.entry_lookup import EntryNotFound, choose_entry, resolve_entry
 from leapp_codemod.analysis.entrypoints import rank_entrypoints
 from leapp_codemod.analysis.index import FunctionInfo, build_index, renamed
 from leapp_codemod.analysis.leapp_support import LeappSupport, load_support
@@ -139,9 +139,10 @@ def _rename(fn: FunctionInfo, module: str) -> FunctionInfo:
     return FunctionInfo(f"{module}:{fn.qualname}", module, fn.qualname, fn.node, fn.class_name, fn.path)
 
 
-def find_function(project: Project, entry: str) -> FunctionInfo:
+def find_function(project: Project, entry: str) -> tuple[FunctionInfo, str]:
+    """The entry's function and its canonical `module:qualname`."""
     try:
-        return find_entry(project, entry)
+        return resolve_entry(project, entry)
     except EntryNotFound as exc:
         raise ScanError(str(exc)) from None
 
@@ -253,9 +254,11 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
         return result
     analysis = Analysis(project, support)
     entry_fn = None
+    named = None
     if options.entry:
-        entry_fn = find_function(project, options.entry)
-        given = f"{options.entry} = {entry_fn.id}" if entry_fn.id != options.entry else entry_fn.id
+        entry_fn, canonical = find_function(project, options.entry)
+        named = _as_entrypoint(entry_fn, canonical)
+        given = f"{options.entry} = {canonical}" if canonical != options.entry else canonical
         result.entry_note = f"entry: {given} (given with --entry)"
     elif not options.all_functions:
         result.entrypoints = rank_entrypoints(project, support)
@@ -266,8 +269,8 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
         if options.follow_libraries:
             own_tops = frozenset(m.partition(".")[0] for m in (*project.modules, *project.aliases))
             project.libraries = LibraryLoader(site_dirs(), own_tops)
-        result.entry = next((e for e in result.entrypoints if e.module == entry_fn.module
-                             and e.qualname == entry_fn.qualname), None) or _as_entrypoint(entry_fn)
+        result.entry = named or next((e for e in result.entrypoints if e.module == entry_fn.module
+                                      and e.qualname == entry_fn.qualname), None) or _as_entrypoint(entry_fn)
         analysis.run([entry_fn], {entry_fn.id: entry_data_params(entry_fn) & lint_data_params(entry_fn)
                                   | _annotated_data(entry_fn)})
         functions = list(analysis.reachable.values())
@@ -421,9 +424,10 @@ def _annotated_data(fn: FunctionInfo) -> set[str]:
     return out
 
 
-def _as_entrypoint(fn: FunctionInfo):
+def _as_entrypoint(fn: FunctionInfo, canonical: str | None = None):
     from leapp_codemod.model import Entrypoint
-    return Entrypoint(fn.module, fn.qualname, fn.path, fn.node.lineno, 0, ("given with --entry",))
+    module, _, qualname = (canonical or fn.id).partition(":")
+    return Entrypoint(module, qualname, fn.path, fn.node.lineno, 0, ("given with --entry",))
 
 
 def scan_project(paths: list[str], entry: str | None = None, all_functions: bool = False,
