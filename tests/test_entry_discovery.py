@@ -379,3 +379,43 @@ def test_generate_rejects_like_scan_and_writes_the_canonical_entry(apps, tmp_pat
     assert good.exit_code == 0, good.stderr
     assert 'ENTRY = "models.recurrent:RecurrentModel.forward"' in out.read_text()
     assert tree_hash(root) == before
+
+
+OWN_MAIN = '''
+import numpy as np
+import torch
+
+
+def quat_to_gravity(quat):
+    return np.array([quat[1], quat[2], 1.0 - quat[0]])
+
+
+class Deployer:
+    def __init__(self, path):
+        self.policy = torch.jit.load(path)
+        self.last = np.zeros(12, dtype=np.float32)
+
+    def control_tick(self, state):
+        obs = np.concatenate([quat_to_gravity(state[:4]), state[4:], self.last])
+        self.last = self.policy(torch.from_numpy(obs)).numpy()
+        return self.last
+
+    def shutdown(self):
+        print("bye")
+
+
+if __name__ == "__main__":
+    deployer = Deployer("policy.pt")
+    state = np.zeros(16, dtype=np.float32)
+    while True:
+        command = deployer.control_tick(state)
+    deployer.shutdown()
+'''
+
+
+def test_a_class_driven_from_its_own_main_block_is_the_candidate(tmp_path, monkeypatch):
+    (tmp_path / "deploy.py").write_text(OWN_MAIN)
+    document = json.loads(run(tmp_path, monkeypatch, "entrypoints", "deploy.py", "--format", "json").stdout)
+    first = document["entrypoints"][0]
+    assert first["entry"] == "deploy:Deployer.control_tick", document["entrypoints"]
+    assert "called in a loop by the module's top-level code" in first["reasons"][0]
