@@ -197,7 +197,8 @@ def entrypoints(paths, fmt, limit):
         click.echo("No pipeline entrypoint candidates found; pass --entry MODULE:QUALNAME.")
     else:
         for rank, e in enumerate(ranked, 1):
-            click.echo(f"{rank}. {e.title}  ({e.path}:{e.line}, score {e.score})")
+            where = f"--entry {e.id}" if e.kind == "inline" else f"{e.path}:{e.line}"
+            click.echo(f"{rank}. {e.title}  ({where}, score {e.score})")
             for reason in e.reasons:
                 click.echo(f"     - {reason}")
     sys.exit(EXIT_CLEAN)
