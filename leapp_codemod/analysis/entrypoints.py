@@ -296,6 +296,7 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, l
     elif fn.name in GENERIC_STEP_NAMES:
         score += 1 if fn.name == "step" else 2  # simulators and environments step too
         reasons.append(f"named `{fn.name}`")
+        evidence += fn.name == "step"       # ... so `step` alone is no sign of a model
     if fn.id in sites.served:
         getter = sites.served[fn.id]
         first = next(t for t, g in sites.served.items() if g.id == getter.id)
