@@ -63,6 +63,8 @@ def _report_errors(result, fmt: str) -> None:
 def _finish(result, fmt: str, output: str | None, exit_zero: bool) -> None:
     from leapp_codemod.report import render
     _report_errors(result, fmt)
+    if fmt == "text" and result.entry_note and not result.entry_note.endswith("(given with --entry)"):
+        click.echo(f"leapp-codemod: {result.entry_note}", err=True)
     if fmt == "text" and result.leapp_support.startswith("bundled"):
         click.echo(f"leapp-codemod: note: using the {result.leapp_support}", err=True)
     _emit(render(result, fmt), output)
@@ -204,7 +206,9 @@ def _display_from(root: Path | None, file: str) -> str:
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True)
-def entrypoints(paths, fmt):
+@click.option("--limit", type=click.IntRange(min=0), default=10, show_default=True,
+              help="Show at most N candidates (0: all).")
+def entrypoints(paths, fmt, limit):
     """List candidate pipeline entrypoints in PATHS, best first, with the reasons."""
     from leapp_codemod.analysis.entrypoints import rank_entrypoints
     from leapp_codemod.analysis.leapp_support import load_support
@@ -217,14 +221,15 @@ def entrypoints(paths, fmt):
         if loaded.errors:           # each said why in its line
             sys.exit(EXIT_USAGE)
         _fail("nothing could be analyzed")
-    ranked = rank_entrypoints(loaded.project, load_support())
+    ranked = rank_entrypoints(loaded.project, load_support(), limit)
     if fmt == "json":
         click.echo(json.dumps({"entrypoints": [e.to_json() for e in ranked]}, indent=2))
     elif not ranked:
         click.echo("No pipeline entrypoint candidates found; pass --entry MODULE:QUALNAME.")
     else:
         for rank, e in enumerate(ranked, 1):
-            click.echo(f"{rank}. {e.id}  ({e.path}:{e.line}, score {e.score})")
+            where = f"--entry {e.id}" if e.kind == "inline" else f"{e.path}:{e.line}"
+            click.echo(f"{rank}. {e.title}  ({where}, score {e.score})")
             for reason in e.reasons:
                 click.echo(f"     - {reason}")
     sys.exit(EXIT_CLEAN)

@@ -51,7 +51,11 @@ class Finding:
 
 @dataclass(frozen=True)
 class Entrypoint:
-    """A candidate pipeline entrypoint: `module:qualname` plus why it was ranked."""
+    """A candidate pipeline entrypoint plus why it was ranked.
+
+    kind "function": `module:qualname`. kind "inline": statements `start`-`end` (1-based, inclusive,
+    whole statements) of a driver loop at `path`:`line`, spelled `path:start-end`.
+    """
 
     module: str
     qualname: str
@@ -59,14 +63,29 @@ class Entrypoint:
     line: int
     score: int
     reasons: tuple[str, ...]
+    kind: str = "function"
+    start: int = 0
+    end: int = 0
 
     @property
     def id(self) -> str:
+        if self.kind == "inline":
+            return f"{self.path}:{self.start}-{self.end}"
         return f"{self.module}:{self.qualname}"
 
+    @property
+    def title(self) -> str:
+        """How a listing names the candidate."""
+        if self.kind == "inline":
+            return f"inline loop at {self.path}:{self.line} (statements {self.start}-{self.end})"
+        return self.id
+
     def to_json(self) -> dict:
-        return {"entry": self.id, "path": self.path, "line": self.line, "score": self.score,
-                "reasons": list(self.reasons)}
+        doc = {"entry": self.id, "kind": self.kind, "path": self.path, "line": self.line, "score": self.score,
+               "reasons": list(self.reasons)}
+        if self.kind == "inline":
+            doc.update(start=self.start, end=self.end)
+        return doc
 
 
 @dataclass(frozen=True)
@@ -125,6 +144,7 @@ class ScanResult:
     findings: list[Finding] = field(default_factory=list)
     entrypoints: list[Entrypoint] = field(default_factory=list)
     entry: Entrypoint | None = None
+    entry_note: str = ""  # one line: which entry the scan used and why, or what it did without one
     reachable: list[str] = field(default_factory=list)          # "module:qualname", call order
     patch_targets: list[PatchTarget] = field(default_factory=list)
     library_calls: list[LibraryCall] = field(default_factory=list)

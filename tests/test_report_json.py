@@ -19,9 +19,10 @@ def entrypoint(qualname="Policy.step") -> Entrypoint:
 
 def test_document_has_exactly_the_contract_keys():
     doc = json.loads(render(ScanResult(files_analyzed=2), "json"))
-    assert set(doc) == {"findings", "entrypoints", "entry", "errors", "files_analyzed", "leapp_support"}
-    assert doc == {"findings": [], "entrypoints": [], "entry": None, "errors": [], "files_analyzed": 2,
-                   "leapp_support": ""}
+    assert set(doc) == {"findings", "entrypoints", "entry", "entry_note", "errors", "files_analyzed",
+                        "leapp_support"}
+    assert doc == {"findings": [], "entrypoints": [], "entry": None, "entry_note": "", "errors": [],
+                   "files_analyzed": 2, "leapp_support": ""}
 
 
 def test_findings_entrypoints_entry_errors_round_trip():

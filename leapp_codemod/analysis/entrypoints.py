@@ -6,14 +6,44 @@ from dataclasses import dataclass, field
 
 from leapp_codemod.analysis.context import Facts, FunctionContext
 from leapp_codemod.analysis.dataflow import compute_env
+from leapp_codemod.analysis.drivers import (
+    MODULE_QUALNAME,
+    driver_ids,
+    is_test_path,
+    is_training_loop,
+    loops_of,
+    module_body_function,
+    name_words,
+)
 from leapp_codemod.analysis.index import FunctionInfo
+from leapp_codemod.analysis.inline_loops import (
+    InlinePipeline,
+    inline_pipelines,
+    loaded_models,
+    model_call,
+)
 from leapp_codemod.analysis.leapp_support import LeappSupport
 from leapp_codemod.analysis.project import Project
 from leapp_codemod.model import Entrypoint
 
-ENTRY_NAMES = frozenset({"act", "predict", "policy", "get_action", "get_actions", "infer", "inference", "forward",
-                         "__call__", "step", "compute_action", "compute_actions", "select_action", "control",
-                         "run_policy", "act_inference", "evaluate", "control_step"})
+# Names real code gives the function that runs one policy step.
+POLICY_STEP_NAMES = frozenset({"act", "predict", "policy", "get_action", "get_actions", "infer", "inference",
+                               "compute_action", "compute_actions", "select_action", "select_actions", "control",
+                               "run_policy", "act_inference", "control_step", "predict_action", "policy_step",
+                               "sample_action", "sample_actions", "infer_action", "get_control"})
+# Generic call names: a step only with other evidence.
+GENERIC_STEP_NAMES = frozenset({"forward", "__call__", "step"})
+# Critics, value and loss functions, training updates: never the exported policy step.
+TRAINING_NAMES = frozenset({"evaluate", "evaluate_actions", "get_value", "get_values", "value", "values",
+                            "compute_loss", "compute_losses", "loss", "update", "train", "train_step",
+                            "training_step", "learn", "backward", "compute_returns", "critic"})
+ENV_METHODS = frozenset({"reset"})
+GETTER_WORDS = frozenset({"get", "load", "make", "build", "create", "restore"})
+# ... of the policy the application runs (`get_inference_policy`, `make_policy`), not of a part of it.
+SERVED_WORDS = frozenset({"policy", "inference"})
+# First words of helpers that log, draw or save: called in a driver loop, yet not the pipeline.
+IO_WORDS = frozenset({"log", "plot", "print", "save", "render", "draw", "write", "record", "publish", "send",
+                      "display", "show", "visualize", "dump", "export"})
 NO_GRAD = ("torch.no_grad", "torch.inference_mode", "torch.autograd.grad_mode.no_grad")
 
 
@@ -22,38 +52,151 @@ class CallSites:
     in_loops: dict[str, list[tuple[FunctionInfo, int]]] = field(default_factory=dict)   # fid -> callers in loops
     by_name_in_loops: dict[str, list[tuple[FunctionInfo, int]]] = field(default_factory=dict)
     callers: dict[str, set[str]] = field(default_factory=dict)
+    callees: dict[str, set[str]] = field(default_factory=dict)
     calls_module: set[str] = field(default_factory=set)
+    drivers: set[str] = field(default_factory=set)          # driver roots and what they call
+    ignored: set[str] = field(default_factory=set)          # tests, training code, nn.Module methods
+    inline: list[tuple[FunctionInfo, InlinePipeline]] = field(default_factory=list)
+    served: dict[str, FunctionInfo] = field(default_factory=dict)   # a model's call target -> its getter
 
 
 def _loop_call_nodes(fn: FunctionInfo):
-    for node in ast.walk(fn.node):
-        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
-            for stmt in node.body:
-                for sub in ast.walk(stmt):
-                    if isinstance(sub, ast.Call):
-                        yield sub
+    for loop in loops_of(fn):
+        for stmt in loop.body:
+            for sub in ast.walk(stmt):
+                if isinstance(sub, ast.Call):
+                    yield sub
+
+
+def _callers_of(project: Project) -> list[tuple[FunctionInfo, bool]]:
+    """Every function that can call something, with whether it is a driver root."""
+    out = [(fn, False) for fn in project.functions()]
+    for module in project.modules.values():
+        body = module_body_function(module)
+        if body is not None:
+            out.append((body, module.has_main_guard or any(True for _ in loops_of(body))))
+    return out
 
 
 def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
-    sites = CallSites()
+    sites = CallSites(served=_served_models(project))
+    by_getter: dict[str, list[str]] = {}
+    for target_id, getter in sites.served.items():
+        by_getter.setdefault(getter.id, []).append(target_id)
     facts = Facts()
-    for fn in project.functions():
+    roots, ignored, training, contexts = [], set(), [], []
+    for fn, is_root in _callers_of(project):
+        trains = is_training_loop(fn)
+        if trains:
+            training.append(fn)
+        if trains or is_test_path(fn.path) or _is_module_method(fn, project):
+            ignored.add(fn.id)
+        elif is_root:
+            roots.append(fn)
         ctx = FunctionContext(fn, project.modules[fn.module], project, facts, support)
         compute_env(ctx)
+        calls = [(node, ctx.resolve_call(node)) for node in ast.walk(fn.node) if isinstance(node, ast.Call)]
+        served_locals = _served_locals(fn, dict(calls), by_getter) if by_getter else {}
+        contexts.append((ctx, served_locals))
         loop_calls = {id(c) for c in _loop_call_nodes(fn)}
-        for node in ast.walk(fn.node):
-            if not isinstance(node, ast.Call):
-                continue
-            targets = ctx.resolve_call(node)
+        for node, targets in calls:
+            if not targets and isinstance(node.func, ast.Name) and node.func.id in served_locals:
+                targets = [project.lookup(_dotted(t)) for t in served_locals[node.func.id]]
             for target in targets:
                 sites.callers.setdefault(target.id, set()).add(fn.id)
+                sites.callees.setdefault(fn.id, set()).add(target.id)
                 if id(node) in loop_calls:
                     sites.in_loops.setdefault(target.id, []).append((fn, node.lineno))
-            if _calls_nn_module(ctx, node):
+            if _calls_nn_module(ctx, node) or (not targets and model_call(node, set()) is not None):
                 sites.calls_module.add(fn.id)
             if id(node) in loop_calls and not targets and isinstance(node.func, ast.Attribute):
                 sites.by_name_in_loops.setdefault(node.func.attr, []).append((fn, node.lineno))
+    sites.drivers = driver_ids(roots, sites.callees) - ignored
+    # what training code calls (rollout collection, updates) is training code too, unless a driver calls it
+    sites.ignored = ignored | (driver_ids(training, sites.callees, 2) - sites.drivers)
+    for table in (sites.in_loops, sites.by_name_in_loops):
+        for key, found in table.items():
+            table[key] = [(caller, line) for caller, line in found if caller.id not in sites.ignored]
+    # `policy.predict_action(obs)` on an object of unknown class: the project's methods of that name
+    # are the candidates, not the loop.
+    project_methods = {fn.name for fn in project.functions() if fn.class_name is not None}
+    module_models: dict[str, set[str]] = {}
+    for ctx, served_locals in contexts:
+        if ctx.fn.id not in sites.drivers:
+            continue
+        if ctx.module.name not in module_models:
+            module_models[ctx.module.name] = loaded_models(ctx.module.tree.body)
+        models = loaded_models(ctx.fn.node.body) | module_models[ctx.module.name]
+        for loop in loops_of(ctx.fn):
+            pipelines = [p for p in inline_pipelines(loop, models, lambda call, c=ctx, names=served_locals:
+                                                     _is_project_call(c, call, names))
+                         if p.model.rpartition(".")[2] not in project_methods]
+            if pipelines:
+                sites.inline.append((ctx.fn, max(pipelines, key=lambda p: p.statements)))
     return sites
+
+
+def _is_module_method(fn: FunctionInfo, project: Project) -> bool:
+    """Methods of nn.Modules call their layers, in loops too; they never drive the application."""
+    cls = project.modules[fn.module].classes.get(fn.class_name) if fn.class_name else None
+    return cls is not None and project.is_nn_module(cls)
+
+
+def _served_models(project: Project) -> dict[str, FunctionInfo]:
+    """Call targets of classes that a policy getter, loader or factory returns: fid -> the getter.
+
+    `def get_inference_policy(self) -> MLPModel:` or `def load_policy(path): return Policy(...)`.
+    """
+    out: dict[str, str] = {}
+    for fn in project.functions():
+        words = name_words(fn.name)
+        if not (words & GETTER_WORDS and words & SERVED_WORDS):
+            continue
+        module = project.modules[fn.module]
+        returned = [fn.node.returns] if fn.node.returns is not None else []
+        built: dict[str, list[ast.expr]] = {}
+        for node in ast.walk(fn.node):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        built.setdefault(target.id, []).append(node.value.func)
+        for node in ast.walk(fn.node):
+            if isinstance(node, ast.Return) and isinstance(node.value, ast.Call):
+                returned.append(node.value.func)
+            elif isinstance(node, ast.Return) and isinstance(node.value, ast.Name):
+                returned += built.get(node.value.id, [])
+        for expr in returned:
+            name = project.qualify(expr, module) if isinstance(expr, (ast.Name, ast.Attribute)) else None
+            cls = project.class_of(name)
+            target = project.call_target(cls) if cls is not None else None
+            if target is not None:
+                out.setdefault(target.id, fn)
+    return out
+
+
+def _dotted(fid: str) -> str:
+    return fid.replace(":", ".")
+
+
+def _is_project_call(ctx: FunctionContext, call: ast.Call, served_locals: dict[str, list[str]]) -> bool:
+    if ctx.resolve_call(call):
+        return True
+    return isinstance(call.func, ast.Name) and bool(served_locals.get(call.func.id))
+
+
+def _served_locals(fn: FunctionInfo, resolved: dict[ast.Call, list], by_getter: dict[str, list[str]]
+                   ) -> dict[str, list[str]]:
+    """Local names bound to what a policy getter returns: name -> call targets of the served models.
+
+    `policy = make_policy(cfg)` then `policy(obs)` in a loop calls the served model."""
+    out: dict[str, list[str]] = {}
+    for node in ast.walk(fn.node):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            targets = [t.id for t in node.targets if isinstance(t, ast.Name)]
+            for getter in resolved.get(node.value, ()):
+                for name in targets:
+                    out.setdefault(name, []).extend(by_getter.get(getter.id, []))
+    return out
 
 
 def _calls_nn_module(ctx: FunctionContext, call: ast.Call) -> bool:
@@ -92,49 +235,133 @@ def _returns_value(fn: FunctionInfo) -> bool:
     return any(isinstance(n, ast.Return) and n.value is not None for n in ast.walk(fn.node))
 
 
+def _where(caller: FunctionInfo) -> str:
+    return "the module's top-level code" if caller.qualname == MODULE_QUALNAME else caller.qualname
+
+
+def _is_environment_or_optimizer(fn: FunctionInfo, project: Project) -> str | None:
+    if fn.class_name is None or fn.name not in ("step", "__call__", "forward"):
+        return None
+    cls = project.modules[fn.module].classes.get(fn.class_name)
+    if cls is None:
+        return None
+    if fn.name == "step" and any(project.find_method(cls, m) for m in ENV_METHODS):
+        return "an environment's step (its class also has reset)"
+    mro_bases = [b for klass in project.mro(cls) for b in project.bases(klass) if isinstance(b, str)]
+    if any(".optim." in f".{b}." or b.endswith("Optimizer") or "lr_scheduler" in b for b in mro_bases):
+        return "an optimizer or scheduler step"
+    if fn.name == "step" and any(b.startswith("gym") or b.endswith(("Env", "Wrapper")) for b in mro_bases):
+        return "an environment's step"
+    return None
+
+
+def _computes_loss(fn: FunctionInfo) -> bool:
+    """A loss or `.backward()` on the function's unconditional path (a policy whose training branch
+    computes a loss, `if actions is not None: ...`, still serves inference)."""
+    unconditional = [stmt for stmt in fn.node.body if not isinstance(stmt, (ast.If, ast.Try, ast.Match))]
+    for node in (n for stmt in unconditional for n in ast.walk(stmt)):
+        if isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            if name == "backward" or "loss" in name.lower():
+                return True
+    return False
+
+
 def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, list[str]]:
     score, reasons = 0, []
     loops = [(caller, line) for caller, line in sites.in_loops.get(fn.id, []) if caller.id != fn.id]
+    loops.sort(key=lambda site: site[0].id not in sites.drivers)
     if loops:
         caller, line = loops[0]
         same_module = caller.module == fn.module
-        score += 3 if same_module else 6
-        reasons.append(f"called in a loop by {caller.qualname} ({caller.path}:{line})")
-    elif fn.name in sites.by_name_in_loops:
-        caller, line = sites.by_name_in_loops[fn.name][0]
-        if caller.module != fn.module:
+        driven = caller.id in sites.drivers
+        score += (3 if same_module else 6) if driven or not sites.drivers else (2 if same_module else 3)
+        reasons.append(f"called in a loop by {_where(caller)} ({caller.path}:{line})")
+        if driven:
             score += 2
-            reasons.append(f"`.{fn.name}(...)` called in a loop by {caller.qualname} ({caller.path}:{line})")
-    if fn.name in ENTRY_NAMES:
+            reasons.append("the loop is in a driver (a __main__ block or what it calls)")
+    elif sites.by_name_in_loops.get(fn.name) and fn.name not in GENERIC_STEP_NAMES:
+        caller, line = min(sites.by_name_in_loops[fn.name], key=lambda site: site[0].id not in sites.drivers)
+        if caller.module != fn.module:
+            loops = [(caller, line)]
+            score += 2
+            reasons.append(f"`.{fn.name}(...)` called in a loop by {_where(caller)} ({caller.path}:{line})")
+            if caller.id in sites.drivers:
+                score += 2
+                reasons.append("the loop is in a driver (a __main__ block or what it calls)")
+    evidence = len(reasons)
+    if fn.name in POLICY_STEP_NAMES:
         score += 3
+        reasons.append(f"policy-step name `{fn.name}`")
+    elif fn.name in GENERIC_STEP_NAMES:
+        score += 1 if fn.name == "step" else 2  # simulators and environments step too
         reasons.append(f"named `{fn.name}`")
+        evidence += fn.name == "step"       # ... so `step` alone is no sign of a model
+    if fn.id in sites.served:
+        getter = sites.served[fn.id]
+        first = next(t for t, g in sites.served.items() if g.id == getter.id)
+        score += 4 if first == fn.id else 3  # a factory's first product is its default
+        reasons.append(f"runs the model that {sites.served[fn.id].qualname} returns")
     if _decorated_no_grad(fn, project):
         score += 2
         reasons.append("runs under torch.no_grad / inference_mode")
     if fn.id in sites.calls_module:
         score += 2
-        reasons.append("calls an nn.Module")
+        reasons.append("calls an nn.Module or a loaded model")
+    if len(reasons) == evidence:
+        score -= 3
+        reasons.append("no sign of a model (no policy-step name, nn.Module call or no_grad)")
     n_inputs = len(fn.params) - (1 if fn.is_method else 0)
     if n_inputs >= 1 and _returns_value(fn):
         score += 1
         reasons.append(f"takes {n_inputs} input(s) and returns a value")
-    callers = sites.callers.get(fn.id, set()) - {fn.id}
+    callers = sites.callers.get(fn.id, set()) - {fn.id} - sites.ignored
     if callers and not loops:
         score -= 2
         reasons.append("called by other project code (a callee, not the top of the pipeline)")
     if project.modules[fn.module].has_main_guard and not loops and fn.class_name is not None:
         score -= 1
+    if fn.name in TRAINING_NAMES:
+        score -= 5
+        reasons.append(f"`{fn.name}` is a critic, value, loss or update function (training code)")
+    elif _computes_loss(fn):
+        score -= 4
+        reasons.append("computes a loss or gradients (training code)")
+    if fn.name.lstrip("_").split("_")[0].lower() in IO_WORDS:
+        score -= 4
+        reasons.append(f"`{fn.name}` logs, draws or saves (I/O, not the policy step)")
+    other = _is_environment_or_optimizer(fn, project)
+    if other:
+        score -= 5
+        reasons.append(other)
     return score, reasons
 
 
+def _inline_candidate(fn: FunctionInfo, pipeline: InlinePipeline, sites: CallSites) -> Entrypoint:
+    score = 9
+    reasons = [(f"calls the model `{pipeline.model}` inline in a loop ({fn.path}:{pipeline.loop_line}), "
+                f"not through a project function; statements {pipeline.start}-{pipeline.end} build its "
+                f"input and use its output"),
+               f"the loop is in a driver ({_where(fn)})"]
+    if pipeline.statements >= 3:
+        score += 1
+        reasons.append(f"{pipeline.statements} statements of pipeline code")
+    return Entrypoint(fn.module, f"{_where(fn)}@{pipeline.loop_line}", fn.path, pipeline.loop_line, score,
+                      tuple(reasons), kind="inline", start=pipeline.start, end=pipeline.end)
+
+
 def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -> list[Entrypoint]:
+    """Candidates best first; `limit` 0 keeps them all."""
     sites = _collect_call_sites(project, support)
     ranked: list[Entrypoint] = []
     for fn in project.functions():
         if fn.name.startswith("test_") or (fn.name.startswith("_") and fn.name != "__call__"):
             continue
+        if is_test_path(fn.path):
+            continue
         score, reasons = _score(fn, project, sites)
         if score >= 4:
             ranked.append(Entrypoint(fn.module, fn.qualname, fn.path, fn.node.lineno, score, tuple(reasons)))
+    ranked += [_inline_candidate(fn, pipeline, sites) for fn, pipeline in sites.inline]
     ranked.sort(key=lambda e: (-e.score, e.path, e.line))
-    return ranked[:limit]
+    return ranked[:limit] if limit else ranked

@@ -76,6 +76,7 @@ class ModuleIndex:
     classes: dict[str, ClassInfo] = field(default_factory=dict)
     globals: dict[str, ast.expr] = field(default_factory=dict)
     has_main_guard: bool = False
+    has_relative_imports: bool = False    # resolved against the module's name when indexed
     # ast columns are UTF-8 byte offsets; lines with non-ASCII text are kept to convert them
     non_ascii_lines: dict[int, str] = field(default_factory=dict)
 
@@ -107,6 +108,7 @@ def _collect_imports(node: ast.Import | ast.ImportFrom, index: ModuleIndex) -> N
         return
     base = node.module or ""
     if node.level:
+        index.has_relative_imports = True
         base = _resolve_relative(index.name, index.is_package, node.level, node.module)
     for alias in node.names:
         if alias.name == "*":
@@ -187,6 +189,16 @@ def _pair_targets(target: ast.expr, value: ast.expr):
                 yield from _pair_targets(t.value if isinstance(t, ast.Starred) else t, value)
     else:
         yield target, value
+
+
+def renamed(index: ModuleIndex, name: str) -> ModuleIndex:
+    """The same index under another module name (valid when no import was resolved relative to the old one)."""
+    index.name = name
+    for fn in index.functions.values():
+        fn.module, fn.id = name, f"{name}:{fn.qualname}"
+    for cls in index.classes.values():
+        cls.module, cls.id = name, f"{name}:{cls.name}"
+    return index
 
 
 def build_index(parsed: ParsedFile) -> ModuleIndex:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from leapp_codemod.analysis.index import ClassInfo, FunctionInfo, ModuleIndex
@@ -11,6 +12,18 @@ if TYPE_CHECKING:
     from leapp_codemod.analysis.libraries import LibraryLoader
 
 _MAX_ALIAS_HOPS = 8
+
+
+def _resolve_in(folder: Path, target: str, by_path: dict[Path, str]) -> str | None:
+    """`target` with its longest module prefix found under `folder` replaced by that module's name."""
+    parts = target.split(".")
+    for cut in range(len(parts), 0, -1):
+        base = folder.joinpath(*parts[:cut])
+        for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+            name = by_path.get(candidate)
+            if name is not None:
+                return ".".join([name, *parts[cut:]])
+    return None
 NN_MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module", "nn.Module"})
 
 
@@ -39,6 +52,30 @@ class Project:
             if index is None:
                 return
             self.modules[name] = index
+    aliases: dict[str, str] = field(default_factory=dict)   # other import name -> module name
+
+    def module_named(self, name: str) -> ModuleIndex | None:
+        """The module imported as `name` (its own name or an alias)."""
+        found = self.modules.get(name)
+        if found is None and name in self.aliases:
+            found = self.modules.get(self.aliases[name])
+        return found
+
+    def link_imports(self, files: dict[str, Path]) -> None:
+        """Point absolute imports at the file Python would load: a module next to the importing
+        script (its folder is first on sys.path) wins over a same-named module elsewhere."""
+        by_path = {path: name for name, path in files.items()}
+        for name, module in self.modules.items():
+            path = files.get(name)
+            if path is None or "@" in name:
+                continue
+            top = path.parent
+            for _ in range(name.count(".") + (1 if module.is_package else 0)):
+                top = top.parent
+            for local, target in list(module.imports.items()):
+                resolved = _resolve_in(top, target, by_path)
+                if resolved and resolved != target:
+                    module.imports[local] = resolved
 
     # ----------------------------------------------------------------- qualified names
     def qualify(self, expr: ast.expr, module: ModuleIndex) -> str | None:
@@ -68,7 +105,7 @@ class Project:
         if self.libraries is not None:
             self._load_library(parts)
         for cut in range(len(parts) - 1, 0, -1):
-            mod = self.modules.get(".".join(parts[:cut]))
+            mod = self.module_named(".".join(parts[:cut]))
             if mod is None:
                 continue
             rest = parts[cut:]
@@ -87,7 +124,7 @@ class Project:
             if isinstance(mod.globals.get(head), (ast.Name, ast.Attribute)):   # `MlpPolicy = ActorCriticPolicy`
                 aliased = self.qualify(mod.globals[head], mod)
                 return self.lookup(".".join([aliased, *rest[1:]]), hops + 1) if aliased else None
-            if ".".join(parts[:cut + 1]) in self.modules:
+            if self.module_named(".".join(parts[:cut + 1])) is not None:
                 continue
             return None
         return None
@@ -98,7 +135,7 @@ class Project:
             return qualified
         parts = qualified.split(".")
         for cut in range(len(parts) - 1, 0, -1):
-            mod = self.modules.get(".".join(parts[:cut]))
+            mod = self.module_named(".".join(parts[:cut]))
             if mod is not None and parts[cut] in mod.imports:
                 return self.external_name(".".join([mod.imports[parts[cut]], *parts[cut + 1:]]), hops + 1)
         return qualified

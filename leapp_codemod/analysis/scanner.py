@@ -3,23 +3,47 @@ from __future__ import annotations
 
 import ast
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from leapp_codemod.analysis.context import iter_nodes
 from leapp_codemod.analysis.dataflow import (
-    Analysis, compute_env, entry_data_params, lint_data_params, passed_by_callers,
+    Analysis,
+    compute_env,
+    entry_data_params,
+    lint_data_params,
+    passed_by_callers,
 )
+from leapp_codemod.analysis.entry_lookup import EntryNotFound, choose_entry, resolve_entry
 from leapp_codemod.analysis.entrypoints import rank_entrypoints
-from leapp_codemod.analysis.index import FunctionInfo, build_index
+from leapp_codemod.analysis.index import FunctionInfo, build_index, renamed
 from leapp_codemod.analysis.leapp_support import LeappSupport, load_support
-from leapp_codemod.analysis.libraries import LibraryLoader, call_site_findings, installed_key, site_dirs
+from leapp_codemod.analysis.libraries import (
+    LibraryLoader,
+    call_site_findings,
+    installed_key,
+    site_dirs,
+)
 from leapp_codemod.analysis.project import Project
 from leapp_codemod.analysis.suppressions import is_suppressed, parse_suppressions
-from leapp_codemod.model import FileError, Finding, LibraryCall, PatchTarget, ScanResult, StateAttr
+from leapp_codemod.model import (
+    FileError,
+    Finding,
+    LibraryCall,
+    PatchTarget,
+    ScanResult,
+    StateAttr,
+)
 from leapp_codemod.rules import Rule, select_rules
 from leapp_codemod.source.cache import (
-    Cache, digest, environment_key, errors_from_json, file_hash, findings_from_json, findings_to_json,
-    result_from_json, result_to_json,
+    Cache,
+    digest,
+    environment_key,
+    errors_from_json,
+    file_hash,
+    findings_from_json,
+    findings_to_json,
+    result_from_json,
+    result_to_json,
 )
 from leapp_codemod.source.files import SourceFile, discover
 from leapp_codemod.source.parse import (
@@ -65,31 +89,70 @@ class LoadedProject:
 def load_project(paths: list[str], exclude: tuple[str, ...] = ()) -> LoadedProject:
     found = discover(paths, exclude)
     loaded = LoadedProject(Project({}), errors=list(found.errors))
-    for src in found.files:
-        _add_parsed(loaded, src)
+    _load_files(loaded, found.files)
     return loaded
 
 
-def _add_parsed(loaded: LoadedProject, src: SourceFile) -> None:
+def _parse_for_entry_mode(src: SourceFile):
     try:
         size = src.path.stat().st_size
     except OSError:
         size = 0
     if size > WHOLE_FILE_BYTES:
-        loaded.errors.append(FileError(src.display, f"file is {size / 2**20:.1f} MiB, above the "
-                                                    f"{WHOLE_FILE_BYTES // 2**20} MiB bound of entry mode; not followed "
-                                                    "from the entry (`scan --all` and `lint` analyze it in segments)"))
-        return
-    parsed = parse_file(src)
-    if isinstance(parsed, FileError):
-        loaded.errors.append(parsed)
-        return
-    index = build_index(parsed)
+        return FileError(src.display, f"file is {size / 2**20:.1f} MiB, above the {WHOLE_FILE_BYTES // 2**20} MiB "
+                                      "bound of entry mode; not followed from the entry (`scan --all` and `lint` "
+                                      "analyze it in segments)")
+    return parse_file(src)
+
+
+def _load_files(loaded: LoadedProject, files) -> None:
+    parsed_files = []
+    for src in files:
+        parsed = _parse_for_entry_mode(src)
+        if isinstance(parsed, FileError):
+            loaded.errors.append(parsed)
+        else:
+            parsed_files.append((src, parsed, build_index(parsed)))
+    imported = _imported_names([index for _, _, index in parsed_files])
+    real_paths = {}
+    for src, parsed, index in parsed_files:
+        preferred = _preferred_name(src, imported)
+        if preferred != src.module:
+            others = tuple(n for n in (src.module, *src.aliases) if n != preferred)
+            src = SourceFile(src.path, src.display, preferred, src.is_package, others)
+            parsed = replace(parsed, source=src)
+            index = build_index(parsed) if index.has_relative_imports else renamed(index, preferred)
+        _add_index(loaded, src, parsed, index)
+        real_paths[index.name] = src.path
+    loaded.project.link_imports(real_paths)
+
+
+def _imported_names(indexes) -> set[str]:
+    """Every dotted prefix of every absolute import target in the project."""
+    out = set()
+    for index in indexes:
+        for target in index.imports.values():
+            parts = target.split(".")
+            out.update(".".join(parts[:cut]) for cut in range(1, len(parts) + 1))
+    return out
+
+
+def _preferred_name(src: SourceFile, imported: set[str]) -> str:
+    """The package name, unless the project imports the file only by another of its names
+    (a namespace package imported from the project root)."""
+    if src.module in imported:
+        return src.module
+    return next((alias for alias in src.aliases if alias in imported and "." in alias), src.module)
+
+
+def _add_index(loaded: LoadedProject, src: SourceFile, parsed, index) -> None:
     if index.name in loaded.project.modules:
         # two files map to one module name (e.g. two scripts called main.py): keep both, distinctly
         index.name = f"{index.name}@{src.display}"
         index.functions = {q: _rename(f, index.name) for q, f in index.functions.items()}
     loaded.project.modules[index.name] = index
+    for alias in src.aliases:
+        loaded.project.aliases.setdefault(alias, index.name)
     loaded.suppressions[src.display] = parse_suppressions(parsed.text)
 
 
@@ -97,18 +160,12 @@ def _rename(fn: FunctionInfo, module: str) -> FunctionInfo:
     return FunctionInfo(f"{module}:{fn.qualname}", module, fn.qualname, fn.node, fn.class_name, fn.path)
 
 
-def find_function(project: Project, entry: str) -> FunctionInfo:
-    module_name, sep, qualname = entry.partition(":")
-    if not sep or not module_name or not qualname:
-        raise ScanError(f"--entry '{entry}' must look like MODULE:QUALNAME (e.g. app.policy:Policy.act)")
-    candidates = [m for name, m in project.modules.items()
-                  if name == module_name or name.endswith("." + module_name)]
-    if not candidates:
-        raise ScanError(f"--entry '{entry}': module '{module_name}' is not among the scanned files")
-    for module in candidates:
-        if qualname in module.functions:
-            return module.functions[qualname]
-    raise ScanError(f"--entry '{entry}': no function '{qualname}' in {candidates[0].path}")
+def find_function(project: Project, entry: str) -> tuple[FunctionInfo, str]:
+    """The entry's function and its canonical `module:qualname`."""
+    try:
+        return resolve_entry(project, entry)
+    except EntryNotFound as exc:
+        raise ScanError(str(exc)) from None
 
 
 def _finding(rule: Rule, hit, fn: FunctionInfo, module) -> Finding:
@@ -250,18 +307,23 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
         return result
     analysis = Analysis(project, support)
     entry_fn = None
+    named = None
     if options.entry:
-        entry_fn = find_function(project, options.entry)
+        entry_fn, canonical = find_function(project, options.entry)
+        named = _as_entrypoint(entry_fn, canonical)
+        given = f"{options.entry} = {canonical}" if canonical != options.entry else canonical
+        result.entry_note = f"entry: {given} (given with --entry)"
     elif not options.all_functions:
         result.entrypoints = rank_entrypoints(project, support)
-        if result.entrypoints:
-            best = result.entrypoints[0]
-            entry_fn = project.modules[best.module].functions[best.qualname]
+        chosen, result.entry_note = choose_entry(result.entrypoints)
+        if chosen is not None:
+            entry_fn = project.modules[chosen.module].functions[chosen.qualname]
     if entry_fn is not None and not options.all_functions:
         if options.follow_libraries:
-            project.libraries = LibraryLoader(site_dirs(), frozenset(m.partition(".")[0] for m in project.modules))
-        result.entry = next((e for e in result.entrypoints if e.module == entry_fn.module
-                             and e.qualname == entry_fn.qualname), None) or _as_entrypoint(entry_fn)
+            own_tops = frozenset(m.partition(".")[0] for m in (*project.modules, *project.aliases))
+            project.libraries = LibraryLoader(site_dirs(), own_tops)
+        result.entry = named or next((e for e in result.entrypoints if e.module == entry_fn.module
+                                      and e.qualname == entry_fn.qualname), None) or _as_entrypoint(entry_fn)
         analysis.run([entry_fn], {entry_fn.id: entry_data_params(entry_fn) & lint_data_params(entry_fn)
                                   | _annotated_data(entry_fn) | _optional_inputs(project, entry_fn)})
         functions = list(analysis.reachable.values())
@@ -400,15 +462,15 @@ def scan(paths: list[str], options: ScanOptions, cache: Cache | None = None, job
         result = lint_files(found.files, options, support, cache, jobs, progress)
         result.errors = list(found.errors) + result.errors
         return result
-    hashes = sorted((src.display, src.module, file_hash(src.path) or "") for src in found.files)
+    hashes = sorted((src.display, ",".join((src.module, *src.aliases)), file_hash(src.path) or "")
+                    for src in found.files)
     key = digest(environment_key(_options_key(options, "entry"), _support_key(support)),
                  *(f"{d}|{m}|{h}" for d, m, h in hashes))
     cached = cache.get(key)
     result = result_from_json(cached) if cached is not None else None
     if result is None:
         loaded = LoadedProject(Project({}))
-        for src in found.files:
-            _add_parsed(loaded, src)
+        _load_files(loaded, found.files)
         result = analyze(loaded, options, support)
         cache.put(key, result_to_json(result))
     result.errors = list(found.errors) + result.errors
@@ -434,9 +496,10 @@ def _annotated_data(fn: FunctionInfo) -> set[str]:
     return out
 
 
-def _as_entrypoint(fn: FunctionInfo):
+def _as_entrypoint(fn: FunctionInfo, canonical: str | None = None):
     from leapp_codemod.model import Entrypoint
-    return Entrypoint(fn.module, fn.qualname, fn.path, fn.node.lineno, 0, ("given with --entry",))
+    module, _, qualname = (canonical or fn.id).partition(":")
+    return Entrypoint(module, qualname, fn.path, fn.node.lineno, 0, ("given with --entry",))
 
 
 def scan_project(paths: list[str], entry: str | None = None, all_functions: bool = False,

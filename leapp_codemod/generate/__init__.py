@@ -1,6 +1,7 @@
 """`generate`: from a scan of the application to one separate LEAPP integration module."""
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from leapp_codemod.generate.render import (
@@ -57,6 +58,8 @@ def generate(opts: Options, *, force: bool = False, scan: ScanResult | None = No
     if _inside(opts.output, app_tree):
         raise GenerateError(f"{opts.output}: refusing to write inside the application tree {app_tree}")
     scan = scan if scan is not None else scan_for(opts)
+    if scan.entry is not None and scan.entry.kind == "function" and scan.entry.id != opts.entry:
+        opts = replace(opts, entry=scan.entry.id)   # the module's own name, importable from the app root
     text, spec = render_module(scan, opts)
     if not force:
         try:

@@ -70,10 +70,15 @@ def import_root(app: Path) -> Path:
 
 
 def module_file(root: Path, module: str) -> Path:
+    """The file `module` names under `root`, by the module-root logic `scan` uses (any import name)."""
     base = root.joinpath(*module.split("."))
     for candidate in (base.with_suffix(".py"), base / "__init__.py"):
         if candidate.is_file():
             return candidate
+    from leapp_codemod.source.files import discover
+    for src in discover([str(root)]).files:
+        if module == src.module or module in src.aliases:
+            return src.path
     raise SourceError(f"module {module} not found under {root}")
 
 
@@ -104,8 +109,22 @@ def read_function(root: Path, module: str, qualname: str) -> FunctionSource:
         raise SourceError(f"{path}: nested too deeply to parse") from None
     node = find_function(tree, qualname)
     if node is None:
-        raise SourceError(f"{path}: no function {qualname} in module {module}")
+        return _read_resolved(root, module, qualname, path)
     return FunctionSource(path=path, line=node.lineno, node=node, text=text)
+
+
+def _read_resolved(root: Path, module: str, qualname: str, path: Path) -> FunctionSource:
+    """An inherited method or a closure, found the way `scan --entry` finds it."""
+    from leapp_codemod.analysis.entry_lookup import EntryNotFound, find_entry
+    from leapp_codemod.analysis.scanner import load_project
+    project = load_project([str(root)]).project
+    try:
+        fn = find_entry(project, f"{module}:{qualname}")
+    except EntryNotFound:
+        raise SourceError(f"{path}: no function {qualname} in module {module}") from None
+    defined_in = Path(fn.path).resolve()
+    return FunctionSource(path=defined_in, line=fn.node.lineno, node=fn.node,
+                          text=defined_in.read_text(encoding="utf-8"))
 
 
 def _is_literal(node: ast.expr) -> bool:

@@ -8,15 +8,17 @@ from leapp_codemod.report.positions import sorted_findings
 
 
 def to_document(result: ScanResult) -> dict:
-    """`{"findings", "entrypoints", "entry", "errors", "files_analyzed", "leapp_support"}`.
+    """`{"findings", "entrypoints", "entry", "entry_note", "errors", "files_analyzed", "leapp_support"}`.
 
     `entry` is the chosen entrypoint's `module:qualname` (the same form as each entrypoint's
-    `"entry"`), or null when none was chosen. Findings are in report order (path, line, column).
+    `"entry"`), or null when none was chosen; `entry_note` is the one line that says which entry the
+    scan used and why (or what it did without one). Findings are in report order (path, line, column).
     """
     return {
         "findings": [f.to_json() for f in sorted_findings(result.findings)],
         "entrypoints": [e.to_json() for e in result.entrypoints],
         "entry": result.entry.id if result.entry is not None else None,
+        "entry_note": result.entry_note,
         "errors": [{"path": e.path, "message": e.message} for e in result.errors],
         "files_analyzed": result.files_analyzed,
         "leapp_support": result.leapp_support,

@@ -21,7 +21,7 @@ from leapp_codemod.model import Entrypoint, FileError, Finding, LibraryCall, Pat
 
 CACHE_DIRNAME = ".leapp-codemod-cache"
 ENV_DIR = "LEAPP_CODEMOD_CACHE_DIR"
-SCHEMA = 1
+SCHEMA = 2
 
 
 def digest(*parts: str) -> str:
@@ -138,6 +138,7 @@ def result_to_json(result: ScanResult) -> dict:
         "findings": findings_to_json(result.findings),
         "entrypoints": [asdict(e) for e in result.entrypoints],
         "entry": asdict(result.entry) if result.entry else None,
+        "entry_note": result.entry_note,
         "reachable": list(result.reachable),
         "patch_targets": [asdict(t) for t in result.patch_targets],
         "library_calls": [asdict(c) for c in result.library_calls],
@@ -158,6 +159,7 @@ def result_from_json(data: dict) -> ScanResult | None:
             findings=findings_from_json(data["findings"]),
             entrypoints=[_entrypoint(e) for e in data["entrypoints"]],
             entry=_entrypoint(data["entry"]) if data["entry"] else None,
+            entry_note=str(data["entry_note"]),
             reachable=[str(r) for r in data["reachable"]],
             patch_targets=[PatchTarget(**t) for t in data["patch_targets"]],
             library_calls=[LibraryCall(**c) for c in data["library_calls"]],

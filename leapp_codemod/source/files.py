@@ -7,6 +7,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from leapp_codemod.model import FileError
+from leapp_codemod.source.roots import (
+    assign_names,
+    import_names,
+    package_name,
+    project_root,
+)
 
 DEFAULT_EXCLUDES = (
     ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "__pycache__", "node_modules",
@@ -21,6 +27,7 @@ class SourceFile:
     display: str        # as the user named it (POSIX separators)
     module: str         # dotted module name, e.g. "app.policy"
     is_package: bool    # the file is an __init__.py
+    aliases: tuple[str, ...] = ()   # other names it can be imported as (see roots.py)
 
 
 @dataclass(frozen=True)
@@ -38,22 +45,17 @@ def _excluded(rel_posix: str, name: str, patterns: tuple[str, ...]) -> bool:
 
 
 def module_name(path: Path) -> tuple[str, bool]:
-    """Dotted name from the nearest ancestor that is not a package (has no __init__.py)."""
-    is_package = path.name == "__init__.py"
-    parts = [] if is_package else [path.stem]
-    folder = path.parent
-    while (folder / "__init__.py").is_file() and folder.parent != folder:
-        parts.insert(0, folder.name)
-        folder = folder.parent
-    return ".".join(parts) or path.stem, is_package
+    """The file's package name (see `roots.package_name`)."""
+    return package_name(path)
 
 
-def _source_file(real: Path, display: str) -> SourceFile:
-    module, is_package = module_name(real)
-    return SourceFile(real, display, module, is_package)
+def _source_file(real: Path, display: str, roots: tuple[Path, ...] = ()) -> SourceFile:
+    module, is_package = package_name(real)
+    return SourceFile(real, display, module, is_package, import_names(real, roots)[1:])
 
 
 def _walk(root: str, excludes: tuple[str, ...], seen_dirs: set, out: list, errors: list) -> None:
+    roots = _roots(root)
     for current, dirnames, filenames in os.walk(root, followlinks=True):
         real_current = Path(current).resolve()
         seen_dirs.add(real_current)
@@ -82,7 +84,7 @@ def _walk(root: str, excludes: tuple[str, ...], seen_dirs: set, out: list, error
             except (OSError, RuntimeError) as exc:
                 errors.append(FileError(_display(full), f"cannot resolve path ({exc.__class__.__name__}: symlink loop?)"))
                 continue
-            out.append(_source_file(real, _display(full)))
+            out.append(_source_file(real, _display(full), roots))
 
 
 def discover(paths: list[str], excludes: tuple[str, ...] = ()) -> Discovery:
@@ -111,8 +113,21 @@ def discover(paths: list[str], excludes: tuple[str, ...] = ()) -> Discovery:
         if not real.is_file():
             errors.append(FileError(_display(raw), "not a regular file"))
             continue
-        found.append(_source_file(real, _display(raw)))
+        found.append(_source_file(real, _display(raw), _roots(raw)))
     unique: dict[Path, SourceFile] = {}
     for src in found:
         unique.setdefault(src.path, src)
-    return Discovery(tuple(unique.values()), tuple(errors))
+    return Discovery(tuple(_named(list(unique.values()))), tuple(errors))
+
+
+def _roots(typed: str) -> tuple[Path, ...]:
+    start = Path(typed).resolve()
+    start = start if start.is_dir() else start.parent
+    return tuple(dict.fromkeys((project_root(start), start)))
+
+
+def _named(files: list[SourceFile]) -> list[SourceFile]:
+    """Each file with a module name no other file has, and its other import names as aliases."""
+    names = assign_names([(src.path, (src.module, *src.aliases)) for src in files])
+    return [SourceFile(src.path, src.display, module, src.is_package, aliases)
+            for src, (module, aliases) in zip(files, names)]

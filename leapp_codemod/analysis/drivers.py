@@ -1,0 +1,109 @@
+"""Which code drives the application, and which code only looks like it does.
+
+Drivers are a module's top-level statements (its `if __name__ == "__main__":` block included) when
+they run something, and the functions those statements call. Callers in tests and training loops
+(code that calls `.backward()` or steps an optimizer) are not drivers of the exported pipeline.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import PurePosixPath
+
+from leapp_codemod.analysis.index import FunctionInfo, ModuleIndex
+
+MODULE_QUALNAME = "<module>"
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)
+_GRADIENT_METHODS = frozenset({"backward", "zero_grad"})
+_OPTIMIZER_WORDS = ("optim", "sched", "scaler")
+
+
+def module_body_function(module: ModuleIndex) -> FunctionInfo | None:
+    """The module's executable top-level statements as one pseudo-function, or None when it has none.
+
+    Definitions and imports are left out; the body of a `__main__` block stays in (it is an `if`).
+    """
+    body = [stmt for stmt in module.tree.body
+            if not isinstance(stmt, _DEFINITIONS) and not _is_plain_assignment(stmt)]
+    if not body:
+        return None
+    kept = [stmt for stmt in module.tree.body if not isinstance(stmt, _DEFINITIONS)]
+    node = ast.FunctionDef(name=MODULE_QUALNAME, args=ast.arguments(posonlyargs=[], args=[], vararg=None,
+                                                                      kwonlyargs=[], kw_defaults=[], kwarg=None,
+                                                                      defaults=[]),
+                           body=kept, decorator_list=[], returns=None, lineno=kept[0].lineno, col_offset=0,
+                           end_lineno=kept[-1].end_lineno, end_col_offset=0)
+    return FunctionInfo(f"{module.name}:{MODULE_QUALNAME}", module.name, MODULE_QUALNAME, node, None, module.path)
+
+
+def _is_plain_assignment(stmt: ast.stmt) -> bool:
+    """Constants and docstrings: a module made of them runs nothing."""
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+        return True
+    if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+        return not any(isinstance(n, ast.Call) for n in ast.walk(stmt))
+    return False
+
+
+def is_test_path(path: str) -> bool:
+    """Files under tests/ or test/, and test_*.py, *_test.py, conftest.py."""
+    parts = PurePosixPath(path).parts
+    name = parts[-1] if parts else ""
+    return (any(p in ("tests", "test") for p in parts[:-1]) or name.startswith("test_")
+            or name.endswith("_test.py") or name == "conftest.py")
+
+
+# Words in a function, class or file name that say it trains (`train.py`, `learn`, `_update_learning_rate`).
+TRAINING_WORDS = frozenset({"train", "training", "trainer", "learn", "fit", "update", "optimize", "backward",
+                            "loss", "finetune"})
+
+
+def name_words(name: str) -> set[str]:
+    """Lower-case words of a snake_case, CamelCase or dotted name."""
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
+    return {w.lower() for w in re.split(r"[^A-Za-z0-9]+", spaced) if w}
+
+
+def is_training_loop(fn: FunctionInfo) -> bool:
+    """Training code: named like it (function, class or file), calls `.backward()`/`.zero_grad()`,
+    or steps something named like an optimizer or scheduler."""
+    if name_words(f"{fn.qualname} {PurePosixPath(fn.path).stem}") & TRAINING_WORDS:
+        return True
+    for node in ast.walk(fn.node):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        attr = node.func.attr
+        if attr in _GRADIENT_METHODS:
+            return True
+        if attr == "step":
+            receiver = ast.unparse(node.func.value).lower()
+            if any(word in receiver for word in _OPTIMIZER_WORDS):
+                return True
+    return False
+
+
+def loops_of(fn: FunctionInfo):
+    """Every loop statement in the function's own body (nested functions and classes excluded).
+
+    A constructor's loops build the object; they do not drive anything.
+    """
+    if fn.name == "__init__":
+        return
+    stack: list[ast.AST] = list(fn.node.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            yield node
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def driver_ids(roots: list[FunctionInfo], callees: dict[str, set[str]], depth: int = 3) -> set[str]:
+    """The roots plus what they call, `depth` calls deep."""
+    seen = {fn.id for fn in roots}
+    frontier = set(seen)
+    for _ in range(depth):
+        frontier = {c for fid in frontier for c in callees.get(fid, ())} - seen
+        seen |= frontier
+    return seen

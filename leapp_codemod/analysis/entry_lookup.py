@@ -1,0 +1,124 @@
+"""Resolve a `--entry MODULE:QUALNAME` to a function, and say which entry a scan used and why.
+
+MODULE is any import name of a scanned file (see `source/roots.py`) or a dotted suffix of one.
+QUALNAME may name a method a class inherits (`RecurrentModel.forward` with `forward` defined on
+a project base class) or a closure a function returns (`load_policy.<locals>.policy`).
+"""
+from __future__ import annotations
+
+import ast
+import difflib
+
+from leapp_codemod.analysis.index import FunctionInfo, ModuleIndex
+from leapp_codemod.analysis.project import Project
+from leapp_codemod.model import Entrypoint
+
+LOCALS = ".<locals>."
+_SUGGESTIONS = 3
+
+
+class EntryNotFound(Exception):
+    """One line: why the entry was rejected and the nearest names the tool knows."""
+
+
+def _modules_named(project: Project, name: str) -> list[ModuleIndex]:
+    exact = project.module_named(name)
+    if exact is not None:
+        return [exact]
+    suffix = "." + name
+    found = {m.name: m for key, m in project.modules.items() if key.endswith(suffix)}
+    found.update({project.modules[target].name: project.modules[target]
+                  for alias, target in project.aliases.items() if alias.endswith(suffix)})
+    return list(found.values())
+
+
+def _nested(fn: FunctionInfo, path: list[str], module: ModuleIndex) -> FunctionInfo | None:
+    """The function `path` names inside `fn` (a closure or a local helper)."""
+    node: ast.AST = fn.node
+    qualname = fn.qualname
+    for part in path:
+        node = next((n for n in ast.walk(node) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                     and n is not node and n.name == part), None)
+        if node is None:
+            return None
+        qualname = f"{qualname}{LOCALS}{part}"
+    return FunctionInfo(f"{module.name}:{qualname}", module.name, qualname, node, None, module.path)
+
+
+def _in_module(project: Project, module: ModuleIndex, qualname: str) -> FunctionInfo | None:
+    outer, *inner = qualname.split(LOCALS)
+    fn = module.functions.get(outer)
+    if fn is None and "." in outer:
+        class_name, _, method = outer.rpartition(".")
+        cls = module.classes.get(class_name)
+        fn = project.find_method(cls, method) if cls is not None else None
+    if fn is None or not inner:
+        return fn
+    return _nested(fn, inner, module)
+
+
+def known_entries(project: Project) -> list[str]:
+    """Every `module:qualname` the tool accepts, inherited methods and alias module names included."""
+    by_module: dict[str, list[str]] = {}
+    for name, module in project.modules.items():
+        qualnames = list(module.functions)
+        for cls in module.classes.values():
+            for klass in project.mro(cls)[1:]:
+                qualnames += [f"{cls.name}.{m}" for m in klass.methods if m not in cls.methods]
+        by_module[name] = qualnames
+    names = [f"{m}:{q}" for m, qualnames in by_module.items() for q in qualnames]
+    for alias, target in project.aliases.items():
+        names += [f"{alias}:{q}" for q in by_module.get(target, ())]
+    return names
+
+
+def _nearest(entry: str, project: Project) -> str:
+    close = difflib.get_close_matches(entry, known_entries(project), n=_SUGGESTIONS, cutoff=0.5)
+    return f"; nearest: {', '.join(close)}" if close else ""
+
+
+def find_entry(project: Project, entry: str) -> FunctionInfo:
+    return resolve_entry(project, entry)[0]
+
+
+def resolve_entry(project: Project, entry: str) -> tuple[FunctionInfo, str]:
+    """The function `entry` names and the entry in canonical spelling: the module's own name and the
+    qualname as given (`recurrent:RecurrentModel.forward` -> `models.recurrent:RecurrentModel.forward`)."""
+    module_name, sep, qualname = entry.partition(":")
+    if not sep or not module_name or not qualname:
+        raise EntryNotFound(f"--entry '{entry}' must look like MODULE:QUALNAME (e.g. app.policy:Policy.act)"
+                            f"{_nearest(entry, project)}")
+    candidates = _modules_named(project, module_name)
+    if not candidates:
+        raise EntryNotFound(f"--entry '{entry}': module '{module_name}' is not among the scanned files"
+                            f"{_nearest(entry, project)}")
+    for module in candidates:
+        found = _in_module(project, module, qualname)
+        if found is not None:
+            return found, f"{module.name}:{qualname}"
+    raise EntryNotFound(f"--entry '{entry}': no function '{qualname}' in {candidates[0].path}"
+                        f"{_nearest(entry, project)}")
+
+
+def _why(candidate: Entrypoint) -> str:
+    return "; ".join(candidate.reasons[:2])
+
+
+def choose_entry(ranked: list[Entrypoint]) -> tuple[Entrypoint | None, str]:
+    """The function candidate a scan starts from, and the one line that says which and why.
+
+    An inline-loop candidate ranked above it is named in the line with the `--entry` that scans it.
+    """
+    chosen = next((c for c in ranked if c.kind == "function"), None)
+    if chosen is None:
+        if ranked:
+            best = ranked[0]
+            return None, (f"entry: none chosen; the best candidate is the {best.title} "
+                          f"(scan it with --entry {best.id}); analyzed every function instead")
+        return None, ("entry: no candidate found (no policy step called in a loop); analyzed every "
+                      "function as pipeline code instead; pass --entry MODULE:QUALNAME")
+    line = f"entry: {chosen.id} ({_why(chosen)})"
+    better = next((c for c in ranked if c.kind == "inline" and c.score > chosen.score), None)
+    if better is not None:
+        line += f"; an {better.title} ranks higher: scan it with --entry {better.id}"
+    return chosen, line

@@ -1,0 +1,187 @@
+"""A pipeline written inline in a driver loop: which statements build a model's input and use its output.
+
+In a loop body, a call of a model that is not a project function (a TorchScript or ONNX model, a
+policy passed in as a parameter, one returned by a runner) marks the step. Within the innermost
+block holding that call, the statements it depends on (backward slice over local names) and the
+statements that use its result (forward slice, stopping at actuation, rendering and logging) give
+the range: whole statements, 1-based inclusive lines.
+
+    obs[:3] = omega * scale                    # start: builds the model input
+    action = policy(torch.from_numpy(obs))     # the model call
+    target = action * action_scale + default   # end: uses the model output
+    mujoco.mj_step(m, d)                       # actuation: not part of the pipeline
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+# A callee whose name contains one of these words is a model: `policy(obs)`, `self.actor(x)`, `loaded_net(x)`.
+MODEL_WORDS = frozenset({"policy", "model", "actor", "net", "network", "agent", "pi", "controller", "session"})
+# Methods that run a model held in a variable named like one: `model.predict(obs)`, `session.run(None, feeds)`.
+MODEL_METHODS = frozenset({"predict", "act", "forward", "run", "infer", "inference", "predict_action",
+                           "select_action", "compute_action", "compute_actions", "get_action", "get_actions",
+                           "act_inference", "policy_step", "run_policy", "sample_actions"})
+# Calls whose result is a model: `policy = torch.jit.load(path)`, `runner.get_inference_policy()`.
+MODEL_LOADERS = ("jit.load", "torch.load", "InferenceSession", "get_inference_policy", "load_policy",
+                 "load_model", "load_checkpoint")
+# Calls that end the pipeline's forward slice: actuation, stepping a simulator, rendering, logging.
+SINK_CALLS = frozenset({"step", "mj_step", "publish", "Write", "write", "send", "sendall", "sendto", "print",
+                        "log", "info", "debug", "warning", "add_scalar", "render", "sync", "sleep", "imshow",
+                        "set_data", "append_log"})
+# Methods that change the object they are called on (`hist.append(obs)` redefines `hist`).
+MUTATORS = frozenset({"append", "appendleft", "extend", "extendleft", "insert", "pop", "popleft", "clear",
+                      "update", "copy_", "fill_", "zero_", "add_", "mul_", "sub_", "div_", "clamp_", "roll",
+                      "rotate", "put", "setdefault"})
+
+
+@dataclass(frozen=True)
+class InlinePipeline:
+    loop_line: int
+    model: str          # how the model is called, e.g. "policy" or "session.run"
+    start: int
+    end: int
+    statements: int     # statements in the slice
+
+
+def _final_name(expr: ast.expr) -> str | None:
+    if isinstance(expr, ast.Name):
+        return expr.id
+    if isinstance(expr, ast.Attribute):
+        return expr.attr
+    return None
+
+
+# A name with one of these words acts on a model or a simulator, it is not one: `create_actor`, `load_model`.
+VERB_WORDS = frozenset({"create", "find", "get", "set", "load", "build", "make", "add", "init", "save", "reset",
+                        "update", "compute", "register", "spawn", "remove", "print", "log", "apply", "to"})
+
+
+def is_model_name(name: str) -> bool:
+    words = name.lower().split("_")
+    return any(word in MODEL_WORDS for word in words) and not any(word in VERB_WORDS for word in words)
+
+
+def loaded_models(stmts: list[ast.stmt]) -> set[str]:
+    """Names assigned from a model loader anywhere in `stmts`."""
+    out = set()
+    for node in (n for stmt in stmts for n in ast.walk(stmt)):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            callee = ast.unparse(node.value.func)
+            if any(callee.endswith(loader) for loader in MODEL_LOADERS):
+                out.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return out
+
+
+def model_call(call: ast.Call, models: set[str]) -> str | None:
+    """How `call` names the model it runs, or None when it is not a model call."""
+    func = call.func
+    if isinstance(func, ast.Name):
+        return func.id if func.id in models or is_model_name(func.id) else None
+    if not isinstance(func, ast.Attribute):
+        return None
+    receiver = _final_name(func.value)
+    if func.attr in MODEL_METHODS and receiver and (receiver in models or is_model_name(receiver)):
+        return f"{receiver}.{func.attr}"
+    if func.attr not in MODEL_METHODS and is_model_name(func.attr) and not func.attr[:1].isupper():
+        return ast.unparse(func)
+    return None
+
+
+def _root_name(expr: ast.expr) -> str | None:
+    while isinstance(expr, (ast.Subscript, ast.Attribute, ast.Starred)):
+        expr = expr.value
+    return expr.id if isinstance(expr, ast.Name) else None
+
+
+def defined_names(stmt: ast.stmt) -> set[str]:
+    """Local names a statement (re)binds or mutates."""
+    out: set[str] = set()
+    for node in ast.walk(stmt):
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.comprehension)):
+            targets = [node.target]
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            targets = [node.optional_vars]
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+              and node.func.attr in MUTATORS):
+            targets = [node.func.value]
+        for target in targets:
+            elts = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
+            for elt in elts:
+                name = _root_name(elt)
+                if name:
+                    out.add(name)
+    return out
+
+
+def used_names(stmt: ast.stmt) -> set[str]:
+    return {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _is_sink(stmt: ast.stmt) -> bool:
+    return any(isinstance(n, ast.Call) and _final_name(n.func) in SINK_CALLS for n in ast.walk(stmt))
+
+
+def _blocks(stmts: list[ast.stmt]):
+    """`stmts` and every statement list nested in it, loops and definitions excluded."""
+    yield stmts
+    for stmt in stmts:
+        if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for name in ("body", "orelse", "finalbody"):
+            inner = getattr(stmt, name, None)
+            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                yield from _blocks(inner)
+        for handler in getattr(stmt, "handlers", ()):
+            yield from _blocks(handler.body)
+        for case in getattr(stmt, "cases", ()):
+            yield from _blocks(case.body)
+
+
+_SIMPLE = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Return)
+
+
+def _first_model_call(stmt: ast.stmt, models: set[str], is_project_call) -> str | None:
+    if not isinstance(stmt, _SIMPLE):
+        return None
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.Call) and not is_project_call(node):
+            label = model_call(node, models)
+            if label:
+                return label
+    return None
+
+
+def _slice(block: list[ast.stmt], index: int) -> tuple[int, int, int]:
+    """(first index, last index, statement count) of the slice around block[index]."""
+    needed = used_names(block[index])
+    first, count = index, 1
+    for j in range(index - 1, -1, -1):
+        if defined_names(block[j]) & needed:
+            needed |= used_names(block[j])
+            first, count = j, count + 1
+    produced = defined_names(block[index])
+    last = index
+    for j in range(index + 1, len(block)):
+        if used_names(block[j]) & produced and not _is_sink(block[j]):
+            produced |= defined_names(block[j])
+            last, count = j, count + 1
+    return first, last, count
+
+
+def inline_pipelines(loop: ast.For | ast.AsyncFor | ast.While, models: set[str], is_project_call) -> list[InlinePipeline]:
+    """The model calls written inline in `loop`'s body (not in loops nested in it), one per block."""
+    found = []
+    for block in _blocks(loop.body):
+        for index, stmt in enumerate(block):
+            label = _first_model_call(stmt, models, is_project_call)
+            if label is None:
+                continue
+            first, last, count = _slice(block, index)
+            found.append(InlinePipeline(loop.lineno, label, block[first].lineno,
+                                        block[last].end_lineno or block[last].lineno, count))
+            break
+    return found
