@@ -9,6 +9,8 @@ from leapp_codemod.analysis.context import iter_nodes
 from leapp_codemod.analysis.dataflow import Analysis, compute_env, entry_data_params, lint_data_params
 from leapp_codemod.analysis.entrypoints import rank_entrypoints
 from leapp_codemod.analysis.index import FunctionInfo, build_index
+from leapp_codemod.analysis.inline_range import parse_inline_entry
+from leapp_codemod.analysis.inline_scan import InlineEntryError, inline_function
 from leapp_codemod.analysis.leapp_support import LeappSupport, load_support
 from leapp_codemod.analysis.project import Project
 from leapp_codemod.analysis.suppressions import is_suppressed, parse_suppressions
@@ -197,7 +199,13 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
         return result
     analysis = Analysis(project, support)
     entry_fn = None
-    if options.entry:
+    inline = parse_inline_entry(options.entry)
+    if inline:
+        try:
+            entry_fn, rng = inline_function(project, inline)
+        except InlineEntryError as exc:
+            raise ScanError(str(exc)) from None
+    elif options.entry:
         entry_fn = find_function(project, options.entry)
     elif not options.all_functions:
         result.entrypoints = rank_entrypoints(project, support)
@@ -207,8 +215,9 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
     if entry_fn is not None and not options.all_functions:
         result.entry = next((e for e in result.entrypoints if e.module == entry_fn.module
                              and e.qualname == entry_fn.qualname), None) or _as_entrypoint(entry_fn)
-        analysis.run([entry_fn], {entry_fn.id: entry_data_params(entry_fn) & lint_data_params(entry_fn)
-                                  | _annotated_data(entry_fn)})
+        data = (set(rng.inputs) | set(rng.state) if inline else
+                entry_data_params(entry_fn) & lint_data_params(entry_fn) | _annotated_data(entry_fn))
+        analysis.run([entry_fn], {entry_fn.id: data})
         functions = list(analysis.reachable.values())
     else:
         for module in project.modules.values():
