@@ -424,9 +424,13 @@ def as_function(rng: InlineRange) -> ast.FunctionDef:
         ret = ast.Return(value=ast.Tuple(elts=[ast.Name(id=n, ctx=ast.Load()) for n in rng.outputs],
                                          ctx=ast.Load()))
         body.append(ast.fix_missing_locations(ast.copy_location(ret, last)))
-    fn = ast.FunctionDef(name=rng.label, args=args, body=body, decorator_list=[], returns=None, type_comment=None,
-                         **({"type_params": []} if hasattr(ast.FunctionDef, "_field_types")
-                            and "type_params" in ast.FunctionDef._fields else {}))
+    fn = function_def(rng.label, args, body)
     fn.lineno, fn.col_offset = first.lineno, first.col_offset
     fn.end_lineno, fn.end_col_offset = last.end_lineno, last.end_col_offset
     return fn
+
+
+def function_def(name: str, args: ast.arguments, body: list[ast.stmt]) -> ast.FunctionDef:
+    """A FunctionDef node on any supported Python (3.12 added `type_params`)."""
+    extra = {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}
+    return ast.FunctionDef(name=name, args=args, body=body, decorator_list=[], returns=None, **extra)
