@@ -315,6 +315,30 @@ def _declared_global(scope: ast.AST) -> set[str]:
     return out
 
 
+def _fixed_globals(tree: ast.Module) -> set[str]:
+    """Module names only ever bound to literals or by def/class/import statements."""
+    fixed, other = set(), set()
+    for stmt in ast.walk(tree):
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            fixed.add(stmt.name)
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            fixed |= {a.asname or a.name.split(".")[0] for a in stmt.names}
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.With, ast.NamedExpr)):
+            literal = isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None and _is_literal(stmt.value)
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None) or stmt]
+            names = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+            (fixed if literal else other).update(names)
+    return fixed - other
+
+
+def _is_literal(node: ast.expr) -> bool:
+    try:
+        ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True
+
+
 def _in_range(line: int, start: int, end: int) -> bool:
     return start <= line <= end
 
@@ -338,6 +362,7 @@ def classify(found: _Found, start: int, end: int, scope: ast.AST, loop: ast.AST 
     loop_events = uses([loop]) if loop is not None else []
     bound_in_loop = {n for n, k, line in loop_events if k in "wm" and not _in_range(line, start, end)}
     before_in_loop = {n for n, k, line in loop_events if k in "wm" and line < start}
+    fixed = _fixed_globals(scope) if module_level else set()
     inputs, state, constants = [], [], []
     for name in read_first:
         local = name in scope_bound and name not in declared
@@ -347,6 +372,8 @@ def classify(found: _Found, start: int, end: int, scope: ast.AST, loop: ast.AST 
                 continue
         elif not local:
             continue
+        if module_level and loop is None and name in fixed:
+            continue              # a module constant, import, function or class: looked up as a global
         if loop is not None:
             if name in written_in and name not in before_in_loop:
                 state.append(name)
