@@ -46,3 +46,38 @@ def observed_entrypoints(paths: tuple[str, ...], driver: str, calls: int, timeou
                 click.echo(f"     - {reason}")
             click.echo(f"     - call chain: {' -> '.join(e.chain)}")
     return 0
+
+
+class EntryChoiceError(Exception):
+    """No entry could be chosen (one line)."""
+
+
+def choose_entry(app: Path, driver: Path | None, static: bool) -> tuple[str, str]:
+    """(entry, why it was chosen) for `generate` without --entry: observed from the driver, or static."""
+    if not app.exists():
+        raise EntryChoiceError(f"{app}: no such application path")
+    if static:
+        from leapp_codemod.analysis.scanner import scan_project
+
+        ranked = scan_project([str(app)]).entrypoints
+        if not ranked:
+            raise EntryChoiceError(f"{app}: the static ranking found no entrypoint candidate; pass --entry")
+        best = ranked[0]
+        return best.id, f"first of {len(ranked)} by static ranking: {'; '.join(best.reasons)}"
+    if driver is None:
+        raise EntryChoiceError("pass --entry, or --driver SCRIPT to find the entry by running it "
+                               "(or --static to rank statically)")
+    if not driver.is_file():
+        raise EntryChoiceError(f"{driver}: driver script not found")
+    from leapp_codemod.runner.observe import ObserveError
+
+    try:
+        ranked, error = observe((str(app),), str(driver), 10, 300.0)
+    except (ObserveError, click.UsageError) as exc:
+        raise EntryChoiceError(str(exc)) from None
+    if not ranked:
+        raise EntryChoiceError(f"no entrypoint candidate seen while {driver} ran"
+                               f"{' (' + error + ')' if error else ''}; pass --entry")
+    best = ranked[0]
+    return best.entry, (f"first of {len(ranked)} seen while {driver} ran: {best.reasons[0]}; "
+                        f"call chain {' -> '.join(best.chain)}")

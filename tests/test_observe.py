@@ -135,3 +135,33 @@ def test_the_observed_driver_dies_with_its_parent(tmp_path):
     else:
         os.kill(child, signal.SIGKILL)
         pytest.fail("the observed driver outlived its parent")
+
+
+# --------------------------------------------------------------------------- generate without --entry
+def generate(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(TOOL + ["generate", *args], cwd=cwd, capture_output=True, text=True, timeout=300,
+                          check=False)
+
+
+@pytest.mark.e2e
+def test_generate_asks_the_driver_and_says_which_entry_it_chose(tmp_path):
+    work = tmp_path / "inline_state"
+    shutil.copytree(FIXTURES / "inline_state", work, ignore=shutil.ignore_patterns("__pycache__"))
+    proc = generate(["deploy", "--driver", "deploy/play.py", "-o", "integration.py"], work)
+    assert proc.returncode == 0, proc.stderr
+    assert 'ENTRY = "deploy/play.py:32-36"' in (work / "integration.py").read_text()
+    chosen = [ln for ln in proc.stderr.splitlines() if ln.startswith("entry: ")]
+    assert chosen == [chosen[0]] and "deploy/play.py:32-36" in chosen[0] and "seen while deploy/play.py ran" in chosen[0]
+    assert "written inline" in chosen[0]
+
+
+def test_generate_static_choice_and_no_way_to_choose(tmp_path):
+    work = tmp_path / "quickstart"
+    shutil.copytree(ROOT / "examples" / "quickstart", work, ignore=shutil.ignore_patterns("__pycache__"))
+    proc = generate(["robot", "--static", "-o", str(tmp_path / "a.py")], work)
+    assert proc.returncode == 0, proc.stderr
+    assert "entry: robot.policy:NavigationPolicy.act (first of" in proc.stderr and "static ranking" in proc.stderr
+    assert 'ENTRY = "robot.policy:NavigationPolicy.act"' in (tmp_path / "a.py").read_text()
+    proc = generate(["robot", "-o", str(tmp_path / "b.py")], work)
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1 and "--driver" in proc.stderr
+    assert not (tmp_path / "b.py").exists()
