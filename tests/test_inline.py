@@ -200,3 +200,52 @@ def test_a_range_that_leaves_the_loop_cannot_be_hoisted(tmp_path):
     driver.write_text(RAISING.replace("        z = y[5]", "        if y[0] > 2:\n            break"))
     with pytest.raises(RangeError, match=r"line 10: `break` leaves the range"):
         inline.instrument(driver, parse_inline_entry(f"{driver}:8-10"))
+
+
+# --------------------------------------------------------------------------- generate on inline entries
+OWN_HELPER = '''
+def mirror(joints):
+    return joints[::-1].copy()
+'''
+
+
+def _driver_with_own_helper(tmp_path: Path, body: str) -> Path:
+    shutil.copytree(FIXTURES / "inline_patch" / "deploy", tmp_path / "deploy")
+    driver = tmp_path / "deploy" / "evaluate.py"
+    driver.write_text(driver.read_text().replace("from joint_utils import mirror\n", body))
+    return driver
+
+
+def generate_cli(args, cwd: Path, monkeypatch):
+    monkeypatch.chdir(cwd)
+    return CliRunner().invoke(main, ["generate", *args])
+
+
+def test_a_helper_the_driver_defines_is_patched_in_main_and_never_imported(tmp_path, monkeypatch):
+    driver = _driver_with_own_helper(tmp_path, OWN_HELPER)
+    start = line_of(driver, "mirrored = mirror(")
+    result = generate_cli(["deploy", "--entry", f"deploy/evaluate.py:{start}-{start + 4}", "-o", "integration.py"],
+                          tmp_path, monkeypatch)
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "integration.py").read_text()
+    assert '"__main__", "mirror", mirror_traceable, "evaluate:mirror"' in text
+    assert "import evaluate" not in text and "from evaluate" not in text
+    assert "np.flip(joints" in text
+
+
+def test_a_twin_that_needs_a_driver_global_is_refused(tmp_path, monkeypatch):
+    driver = _driver_with_own_helper(tmp_path, "\nAXIS = 0\n" + OWN_HELPER.replace("joints[::-1].copy()",
+                                                                                   "np.flip(joints, AXIS)[::-1]"))
+    start = line_of(driver, "mirrored = mirror(")
+    result = generate_cli(["deploy", "--entry", f"deploy/evaluate.py:{start}-{start + 4}", "-o", "integration.py"],
+                          tmp_path, monkeypatch)
+    assert result.exit_code == 2
+    assert "needs `from evaluate import AXIS`" in result.output and "cannot import" in result.output
+    assert not (tmp_path / "integration.py").exists()
+
+
+def test_an_inline_entry_of_another_file_than_the_driver_is_refused(tmp_path, monkeypatch):
+    shutil.copytree(FIXTURES / "inline_patch" / "deploy", tmp_path / "deploy")
+    result = generate_cli(["deploy", "--entry", "deploy/evaluate.py:22-26", "--driver", "deploy/joint_utils.py",
+                           "-o", "integration.py"], tmp_path, monkeypatch)
+    assert result.exit_code == 2 and "inline entry is a range of the driver script" in result.output

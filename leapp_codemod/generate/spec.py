@@ -447,6 +447,9 @@ def build_spec(scan: ScanResult, opts: Options) -> IntegrationSpec:
     extra |= {line for r in replacements for line in r.imports}
     top = module.split(".")[0]
     app_extra = sorted(x for x in extra if x.split()[1].split(".")[0] == top)
+    if inline and app_extra:   # importing the driver by name would run it a second time
+        raise SpecError(f"{inline.file}: a traceable twin needs `{app_extra[0]}`, a name of the driver script, "
+                        "which the integration module cannot import; move the helper into a module")
     extra = sorted(x for x in extra if x not in app_extra)
     app_modules = sorted(({module} if not inline else set()) | {
         p.module for p in patches if p.module != DRIVER_MAIN and (

@@ -57,6 +57,7 @@ class Program:
     rng: InlineRange
     step_code: types.CodeType
     main_code: types.CodeType
+    label: str             # the entry as the user wrote it, FILE:START-END
 
 
 def _leaves_range(rng: InlineRange) -> str:
@@ -155,7 +156,7 @@ def instrument(path: Path, entry: InlineEntry) -> Program:
     filename = str(path)
     step_code = compile(ast.Module(body=[fn], type_ignores=[]), filename, "exec", flags=flags, dont_inherit=True)
     main_code = compile(tree, filename, "exec", flags=flags, dont_inherit=True)
-    return Program(path=path, rng=rng, step_code=step_code, main_code=main_code)
+    return Program(path=path, rng=rng, step_code=step_code, main_code=main_code, label=entry.text)
 
 
 def driver_module(program: Program) -> types.ModuleType:
@@ -212,7 +213,7 @@ class Prepared:
                 hooks.pop(0)()
             return fn(*args, **kwargs)
 
-        return Entry(self.module, f"{InlineState.__name__}.{STEP}", holder_class, STEP, step, fn, True,
+        return Entry(self.module, f"the range {self.program.label}", holder_class, STEP, step, fn, True,
                      inspect.signature(fn))
 
     def run(self) -> None:

@@ -85,10 +85,17 @@ class Observer:
         self.enough = enough
         self.functions: dict[str, FunctionRecord] = {}
         self.sites: dict[tuple[str, int], dict] = {}
-        self.stack: list = []            # [(frame, record or None for an nn.Module call)]
-        self.module_depth = 0
+        self._local = threading.local()  # per thread: the call stack and the nn.Module nesting depth
         self._mine: dict = {}            # code -> bool (application code?)
         self.stopped = False
+
+    @property
+    def stack(self) -> list:
+        """[(frame, record, or None for an nn.Module call)] of the current thread."""
+        local = self._local
+        if not hasattr(local, "stack"):
+            local.stack, local.module_depth = [], 0
+        return local.stack
 
     def _is_app(self, code) -> bool:
         mine = self._mine.get(code)
@@ -110,7 +117,7 @@ class Observer:
             if self.stack[-1][0] is frame:
                 _, record = self.stack.pop()
                 if record is None:
-                    self.module_depth -= 1
+                    self._local.module_depth -= 1
                 elif arg is not None and not record.returns_array and _has_array(arg):
                     record.returns_array = True
         return None
@@ -144,8 +151,8 @@ class Observer:
 
     def _module_call(self, frame) -> None:
         self.stack.append((frame, None))
-        self.module_depth += 1
-        if self.module_depth > 1:
+        self._local.module_depth += 1
+        if self._local.module_depth > 1:
             return
         for _, record in self._app_frames():
             record.reaches_module = True
@@ -157,7 +164,7 @@ class Observer:
                 "frame": getattr(caller.f_code, "co_qualname", caller.f_code.co_name),
                 "frame_key": _key(caller.f_code)})
             site["count"] += 1
-            if site["count"] >= self.enough * 2:
+            if site["count"] >= self.enough:
                 self._stop()
 
     def _calling_app_frame(self, frame):
