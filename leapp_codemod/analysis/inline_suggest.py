@@ -40,15 +40,31 @@ def _blocks_with_parents(tree: ast.Module):
             if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
                 yield block, inner_loop
         for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.stmt, ast.excepthandler)) and not isinstance(child, (ast.With, ast.AsyncWith)):
-                stack.append((child, inner_loop))   # a `with` block stays one statement of its block
+            if isinstance(child, (ast.stmt, ast.excepthandler)) and not _atomic_with(child):
+                stack.append((child, inner_loop))
+
+
+def _atomic_with(node: ast.AST) -> bool:
+    """A `with` inside the loop (`with torch.no_grad():`) is one statement of the range; a `with` around
+    the loop (a viewer, a log file) is structure to look through."""
+    return isinstance(node, (ast.With, ast.AsyncWith)) and not any(isinstance(n, _LOOPS) for n in ast.walk(node))
+
+
+def _assignable(target: ast.expr) -> bool:
+    """A name, an unpacking of names, or an element of a local buffer (`obs[3:6] = g`)."""
+    if isinstance(target, ast.Name):
+        return True
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return all(_assignable(e) for e in target.elts)
+    if isinstance(target, ast.Starred):
+        return _assignable(target.value)
+    return isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)
 
 
 def _is_assignment(stmt: ast.stmt) -> bool:
     if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-        return all(isinstance(n, (ast.Name, ast.Tuple, ast.List, ast.Starred)) for t in targets
-                   for n in [t, *ast.walk(t)] if not isinstance(n, (ast.Load, ast.Store)))
+        return all(_assignable(t) for t in targets)
     if isinstance(stmt, ast.With):
         return all(_is_assignment(s) or isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
                    for s in stmt.body)
@@ -66,11 +82,12 @@ def _mutated(loop: ast.AST) -> set[str]:
             func = call.func
             if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
                 out.add(func.value.id)
-        elif isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, ast.Store):
-            base = node
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and isinstance(
+                node.value, ast.Attribute):        # `data.ctrl[:] = tau` writes into `data`
+            base = node.value
             while isinstance(base, (ast.Attribute, ast.Subscript)):
                 base = base.value
-            if isinstance(base, ast.Name) and isinstance(node, ast.Subscript):
+            if isinstance(base, ast.Name):
                 out.add(base.id)
     return out
 
@@ -80,6 +97,11 @@ def _reads(stmt: ast.stmt) -> set[str]:
 
 
 def _writes(stmt: ast.stmt) -> set[str]:
+    """Names the statement rebinds or writes into (`obs[3:6] = g` writes `obs`)."""
+    return {n for n, k, _ in uses([stmt]) if k in "wm"}
+
+
+def _rebinds(stmt: ast.stmt) -> set[str]:
     return {n for n, k, _ in uses([stmt]) if k == "w"}
 
 
@@ -125,7 +147,7 @@ def suggest_range(tree: ast.Module, line: int) -> Suggestion | None:
         writes = _writes(prev)
         if not _is_assignment(prev) or not writes & needed or _reads_mutated(prev, mutated, attr_paths):
             break
-        carried = _reads(prev) & writes
+        carried = _reads(prev) & _rebinds(prev)
         if carried - {n for s in block[:first - 1] for n in _writes(s)}:
             break             # the loop's own update of a value from the previous iteration
         first -= 1
