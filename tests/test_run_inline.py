@@ -78,3 +78,12 @@ def test_what_each_fixture_exercises(ran):
         assert "1 function patches (0 to write)" in gen.stderr
         assert report["patch_parity"][0]["patch"] == "__main__.mirror" and report["patch_parity"][0]["ok"]
         assert report["twin_check"][0]["ok"] and report["twin_check"][0]["samples"] > 0
+
+
+def test_record_refuses_an_inline_entry_in_one_line(tmp_path):
+    shutil.copytree(FIXTURES / "inline_state" / "deploy", tmp_path / "deploy")
+    assert cli(["generate", "deploy", "--entry", ENTRIES["inline_state"], "-o", "integration.py"],
+               tmp_path).returncode == 0
+    proc = cli(["record", "integration.py", "--out", "calls.npz"], tmp_path)
+    assert proc.returncode != 0 and not (tmp_path / "calls.npz").exists()
+    assert "replay function entries only" in proc.stderr

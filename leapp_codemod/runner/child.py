@@ -121,6 +121,9 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
     if getattr(module, "WARP", False):
         from leapp_codemod.runner import warp_check
         warp_check.require(module, cfg["traces"])
+    if (cfg.get("inputs") or cfg.get("record")) and inline_run.is_inline(module.ENTRY):
+        raise RunnerError(f"{module.ENTRY} is a statement range of the driver: `record` and `run --inputs` "
+                          "replay function entries only; run the driver instead", "inputs")
     inline = inline_run.prepare(module.ENTRY, driver)
     entry = inline.entry if inline else resolve_entry(module.ENTRY)
     state = dict(getattr(module, "STATE", {}) or {})

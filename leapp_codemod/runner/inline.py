@@ -220,6 +220,12 @@ class Prepared:
         run_as_main(self.program, self.module)
 
 
+def is_inline(entry_text: str) -> bool:
+    from leapp_codemod.analysis.inline_range import parse_inline_entry
+
+    return parse_inline_entry(entry_text) is not None
+
+
 def prepare(entry_text: str, driver: Path) -> Prepared | None:
     """None for a MODULE:QUALNAME entry; else the instrumented driver (RunnerError when the range is bad)."""
     from leapp_codemod.analysis.inline_range import parse_inline_entry
