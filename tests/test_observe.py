@@ -165,3 +165,12 @@ def test_generate_static_choice_and_no_way_to_choose(tmp_path):
     proc = generate(["robot", "-o", str(tmp_path / "b.py")], work)
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1 and "--driver" in proc.stderr
     assert not (tmp_path / "b.py").exists()
+
+
+def test_a_driver_that_runs_too_long_is_stopped_with_one_line(tmp_path):
+    (tmp_path / "slow.py").write_text("import time\ntime.sleep(60)\n")
+    started = time.monotonic()
+    proc = subprocess.run(TOOL + ["entrypoints", ".", "--driver", "slow.py", "--timeout", "2"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 2 and time.monotonic() - started < 30
+    assert proc.stderr.strip().splitlines() == ["leapp-codemod: error: slow.py: timed out after 2 s"]
