@@ -12,7 +12,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from leapp_codemod.analysis.inline_range import RangeError, parse_inline_entry, read_range
+from leapp_codemod.analysis.inline_range import (
+    RangeError,
+    parse_inline_entry,
+    read_range,
+)
 from leapp_codemod.cli import main
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -122,7 +126,7 @@ def test_scan_of_the_range_reports_exactly_the_marked_findings(case, copies, mon
 @pytest.mark.parametrize("case", CASES[::2], ids=[c[0] for c in CASES[::2]])
 def test_scanning_the_enclosing_function_instead_flags_the_clean_lines(case, copies, monkeypatch):
     """What the range entry avoids: the logging around the loop is pipeline code for a whole-function scan."""
-    fixture, driver, *_ = case
+    fixture = case[0]
     root = copies / fixture
     _, clean = markers(root)
     _, doc = scan_json(["deploy", "--all"], root, monkeypatch)

@@ -47,7 +47,7 @@ def ran(request, tmp_path_factory):
 
 
 def test_inline_pipeline_validates(ran):
-    fixture, work, _, _, proc, report = ran
+    fixture, _, _, _, proc, report = ran
     assert proc.returncode == 0, report.get("error")
     assert report["status"] == "validated" and report["entry"] == ENTRIES[fixture]
     assert report["validation"]["ok"] is True and len(report["validation"]["calls"]) == 3

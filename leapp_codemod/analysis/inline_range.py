@@ -125,9 +125,9 @@ def _why_not(tree: ast.Module, start: int, end: int, n_lines: int) -> str:
         return f"line {end} is outside the file ({n_lines} lines)"
     inner = None
     for node in ast.walk(tree):
-        if isinstance(node, ast.stmt) and _stmt_start(node) < start <= node.end_lineno:
-            if inner is None or _stmt_start(node) > _stmt_start(inner):
-                inner = node
+        if (isinstance(node, ast.stmt) and _stmt_start(node) < start <= node.end_lineno
+                and (inner is None or _stmt_start(node) > _stmt_start(inner))):
+            inner = node
     if inner is not None and end <= inner.end_lineno and not any(
             isinstance(s, ast.stmt) and _stmt_start(s) == start for s in ast.walk(inner)):
         return (f"line {start} is inside the statement at lines {_stmt_start(inner)}-{inner.end_lineno}; "

@@ -10,7 +10,13 @@ import os
 from pathlib import Path
 
 from leapp_codemod.analysis.index import FunctionInfo
-from leapp_codemod.analysis.inline_range import InlineEntry, InlineRange, RangeError, as_function, locate
+from leapp_codemod.analysis.inline_range import (
+    InlineEntry,
+    InlineRange,
+    RangeError,
+    as_function,
+    locate,
+)
 from leapp_codemod.analysis.project import Project
 
 

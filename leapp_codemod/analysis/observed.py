@@ -54,8 +54,8 @@ def _function_candidates(functions: list[dict]) -> list[Observed]:
     for k in candidate:
         r = key[k]
         nested = sorted(a for a in r["ancestors"] if a in candidate and a != k)
-        reasons = [f"called {r['calls']} times while the driver ran, with {r['distinct_inputs']} distinct "
-                   "array/tensor inputs", "an nn.Module runs inside it (its result depends on the module's output)"]
+        reasons = [(f"called {r['calls']} times while the driver ran, with {r['distinct_inputs']} distinct "
+                    "array/tensor inputs"), "an nn.Module runs inside it (its result depends on the module's output)"]
         score = 10 + min(r["distinct_inputs"], 5)
         if r["returns_array"]:
             score += 2
@@ -89,8 +89,8 @@ def _inline_candidates(functions: list[dict], sites: list[dict], candidates: set
         if found is None:
             continue
         path = _display(site["file"])
-        reasons = (f"an nn.Module is called {site['count']} times from line {site['line']} of {site['frame']}, "
-                   "inside its loop: the pipeline is written inline", found.reason,
+        reasons = ((f"an nn.Module is called {site['count']} times from line {site['line']} of {site['frame']}, "
+                    "inside its loop: the pipeline is written inline"), found.reason,
                    f"use --entry {path}:{found.start}-{found.end}")
         chain = tuple(f"{_display(f)}:{line} {q}" for f, line, q in (frame or {}).get("chain", [])) + (
             f"{path}:{site['line']} {site['frame']}",)

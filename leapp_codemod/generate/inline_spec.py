@@ -5,7 +5,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from leapp_codemod.analysis.inline_range import InlineEntry, InlineRange, RangeError, read_range
+from leapp_codemod.analysis.inline_range import (
+    InlineEntry,
+    InlineRange,
+    RangeError,
+    read_range,
+)
 from leapp_codemod.generate.source_info import EntrySource, OutputLeaf, Param
 
 # Names the generated `step` function uses itself: a range value named like one would shadow it.

@@ -24,8 +24,8 @@ the instance of a method entry: copied before the first traced call, traced and 
 that copy, its attributes declared as LEAPP state.
 """
 from __future__ import annotations
-
 import __future__
+
 import ast
 import builtins
 import functools
@@ -35,7 +35,13 @@ import types
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from leapp_codemod.analysis.inline_range import InlineEntry, InlineRange, RangeError, function_def, read_range
+from leapp_codemod.analysis.inline_range import (
+    InlineEntry,
+    InlineRange,
+    RangeError,
+    function_def,
+    read_range,
+)
 
 STEP = "__leapp_codemod_step__"
 HOLDER = "__leapp_codemod_state__"

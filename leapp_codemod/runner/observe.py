@@ -113,14 +113,12 @@ class Observer:
                 self._module_call(frame)
             elif self._is_app(code) and code.co_name != "<module>":
                 self._app_call(frame, code)
-        elif event == "return" and self.stack:
-            if self.stack[-1][0] is frame:
-                _, record = self.stack.pop()
-                if record is None:
-                    self._local.module_depth -= 1
-                elif arg is not None and not record.returns_array and _has_array(arg):
-                    record.returns_array = True
-        return None
+        elif event == "return" and self.stack and self.stack[-1][0] is frame:
+            _, record = self.stack.pop()
+            if record is None:
+                self._local.module_depth -= 1
+            elif arg is not None and not record.returns_array and _has_array(arg):
+                record.returns_array = True
 
     def _app_frames(self):
         return [(f, r) for f, r in self.stack if r is not None]
@@ -197,6 +195,18 @@ def _module_codes() -> set:
 
 
 def _die_with_parent(parent: int) -> None:
+    """Linux kills this process when its parent dies (PR_SET_PDEATHSIG); a watchdog thread covers the
+    moment before that was set and other systems."""
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:
+        os._exit(1)
+
     def watch() -> None:
         while True:
             if os.getppid() != parent:
@@ -250,17 +260,6 @@ class ObserveError(Exception):
     """The driver could not be observed (one line)."""
 
 
-def _child_dies_with_parent() -> None:
-    """In the child, before exec: ask Linux to kill it when the parent dies (a watchdog thread backs this up)."""
-    try:
-        import ctypes
-        import signal
-
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
 def observe_driver(paths: list[Path], driver: Path, import_root: Path, calls: int, timeout: float) -> dict:
     """Run `driver` in a child process under the profiler; the recorded calls (see `Observer`)."""
     import signal
@@ -279,7 +278,7 @@ def observe_driver(paths: list[Path], driver: Path, import_root: Path, calls: in
         with open(Path(work) / "driver.log", "w") as log:
             proc = subprocess.Popen([sys.executable, "-m", "leapp_codemod.runner.observe", str(config)],
                                     stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env,
-                                    start_new_session=True, preexec_fn=_child_dies_with_parent)
+                                    start_new_session=True)
             try:
                 proc.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
