@@ -208,8 +208,17 @@ def _display_from(root: Path | None, file: str) -> str:
 @click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True)
 @click.option("--limit", type=click.IntRange(min=0), default=10, show_default=True,
               help="Show at most N candidates (0: all).")
-def entrypoints(paths, fmt, limit):
+@click.option("--driver", type=click.Path(dir_okay=False), default=None, metavar="SCRIPT",
+              help="Rank by watching SCRIPT run (in a child process, under a profiler) instead of statically.")
+@click.option("--calls", type=click.IntRange(2, 10000), default=10, show_default=True,
+              help="With --driver: stop the driver once a candidate was called this many times.")
+@click.option("--timeout", type=click.FloatRange(1, None), default=300.0, show_default=True,
+              help="With --driver: seconds before the driver is stopped.")
+def entrypoints(paths, fmt, limit, driver, calls, timeout):
     """List candidate pipeline entrypoints in PATHS, best first, with the reasons."""
+    if driver:
+        from leapp_codemod.cli_observe import observed_entrypoints
+        sys.exit(observed_entrypoints(paths or (".",), driver, calls, timeout, fmt))
     from leapp_codemod.analysis.entrypoints import rank_entrypoints
     from leapp_codemod.analysis.leapp_support import load_support
     from leapp_codemod.analysis.scanner import load_project

@@ -18,8 +18,11 @@ def _fail(message: str, code: int) -> None:
 
 @click.command("generate")
 @click.argument("app", type=click.Path(path_type=Path))
-@click.option("--entry", required=True, metavar="MODULE:QUALNAME",
-              help="The pipeline entrypoint, e.g. app.policy:Policy.act.")
+@click.option("--entry", default=None, metavar="MODULE:QUALNAME|FILE:START-END",
+              help="The pipeline entrypoint, e.g. app.policy:Policy.act, or a statement range of the driver "
+                   "(default: the entry the running --driver shows, or with --static the static ranking).")
+@click.option("--static", "static", is_flag=True, help="Without --entry: choose by static ranking, "
+              "without running the driver.")
 @click.option("--driver", type=click.Path(path_type=Path), default=None, metavar="SCRIPT",
               help="Script that runs the application (its __main__ calls the entrypoint).")
 @click.option("-o", "--output", type=click.Path(path_type=Path), default=Path("integration_generated.py"),
@@ -35,10 +38,19 @@ def _fail(message: str, code: int) -> None:
               help="End node NAME where helper FUNCTION returns (a multi-node graph); needs --reason.")
 @click.option("--reason", "split_reason", default=None, metavar="TEXT",
               help="Why the pipeline must be split (written into the module and report.json).")
-def generate(app: Path, entry: str, driver: Path | None, output: Path, graph: str | None, export_with: str,
+def generate(app: Path, entry: str | None, static: bool, driver: Path | None, output: Path, graph: str | None,
+             export_with: str,
              force: bool, backend_param: tuple[str, ...], semantics: bool, split: tuple[str, ...],
              split_reason: str | None) -> None:
     """Write one LEAPP integration module for the pipeline that starts at --entry."""
+    if entry is None:
+        from leapp_codemod.cli_observe import EntryChoiceError, choose_entry
+        try:
+            entry, why = choose_entry(app, driver, static)
+        except EntryChoiceError as exc:
+            _fail(str(exc), 2)
+            return
+        click.echo(f"entry: {entry} ({why})", err=True)
     from leapp_codemod.generate import GenerateError, Options
     from leapp_codemod.generate import generate as do_generate
     from leapp_codemod.generate.backend_params import (

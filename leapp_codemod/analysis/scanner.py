@@ -16,6 +16,8 @@ from leapp_codemod.analysis.dataflow import (
 from leapp_codemod.analysis.entry_lookup import EntryNotFound, choose_entry, resolve_entry
 from leapp_codemod.analysis.entrypoints import rank_entrypoints
 from leapp_codemod.analysis.index import FunctionInfo, build_index, renamed
+from leapp_codemod.analysis.inline_range import parse_inline_entry
+from leapp_codemod.analysis.inline_scan import InlineEntryError, inline_function
 from leapp_codemod.analysis.leapp_support import LeappSupport, load_support
 from leapp_codemod.analysis.libraries import (
     LibraryLoader,
@@ -308,7 +310,14 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
     analysis = Analysis(project, support)
     entry_fn = None
     named = None
-    if options.entry:
+    inline = parse_inline_entry(options.entry)
+    if inline:
+        try:
+            entry_fn, rng = inline_function(project, inline)
+        except InlineEntryError as exc:
+            raise ScanError(str(exc)) from None
+        result.entry_note = f"entry: {options.entry} (inline statement range, given with --entry)"
+    elif options.entry:
         entry_fn, canonical = find_function(project, options.entry)
         named = _as_entrypoint(entry_fn, canonical)
         given = f"{options.entry} = {canonical}" if canonical != options.entry else canonical
@@ -324,8 +333,10 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
             project.libraries = LibraryLoader(site_dirs(), own_tops)
         result.entry = named or next((e for e in result.entrypoints if e.module == entry_fn.module
                                       and e.qualname == entry_fn.qualname), None) or _as_entrypoint(entry_fn)
-        analysis.run([entry_fn], {entry_fn.id: entry_data_params(entry_fn) & lint_data_params(entry_fn)
-                                  | _annotated_data(entry_fn) | _optional_inputs(project, entry_fn)})
+        data = (set(rng.inputs) | set(rng.state) if inline else
+                entry_data_params(entry_fn) & lint_data_params(entry_fn) | _annotated_data(entry_fn)
+                | _optional_inputs(project, entry_fn))
+        analysis.run([entry_fn], {entry_fn.id: data})
         functions = list(analysis.reachable.values())
     else:
         for module in project.modules.values():

@@ -7,11 +7,15 @@ import json
 import os
 import re
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from pathlib import Path
 
 from leapp_codemod.facts import EXPORTERS
+from leapp_codemod.analysis.inline_range import parse_inline_entry
+from leapp_codemod.generate.inline_spec import DRIVER_MAIN
+from leapp_codemod.generate.inline_spec import STATE_OWNER as INLINE_STATE_OWNER
+from leapp_codemod.generate.inline_spec import InlineSpecError, inline_entry_source, inline_graph_name
 from leapp_codemod.generate.adapters import domain, torch_adapter
 from leapp_codemod.generate.extras import ExtrasError, build_extras
 from leapp_codemod.generate.derive import helper_sources, library_targets, make_twin
@@ -105,6 +109,7 @@ class IntegrationSpec:
     extra_imports: tuple[str, ...]
     app_imports: tuple[str, ...]
     twin_helpers: str = ""      # source of the twin_* helpers the twins call
+    inline: bool = False        # the entry is a statement range of the driver (FILE:START-END)
     extras: Any = None          # backend params, semantics, Warp setup, split (generate/extras.py)
 
     @property
@@ -280,6 +285,7 @@ def _library_replacement(function: str, fn_name: str) -> ReplacementSpec:
 RESERVED = frozenset({
     "annotate", "copy", "importlib", "dataclass", "Any", "Callable", "ENTRY", "APP_ROOT", "DRIVER", "GRAPH",
     "NODE", "EXPORT_WITH", "INPUTS", "STATIC", "STATE", "HOST_RUNTIME", "named_outputs", "read_state", "step",
+    "write_state",
     "STUB", "Patch", "PATCHES", "function_patches", "patch_parity", "annotations", "ADAPTERS",
     "twin_is_tensor", "twin_scalar", "twin_min", "twin_max", "twin_where", "twin_python_dtype", "twin_full",
     "twin_tensor", "twin_zip", "twin_cond",
@@ -324,23 +330,40 @@ def build_spec(scan: ScanResult, opts: Options) -> IntegrationSpec:
         raise SpecError(f"--export-with must be one of {', '.join(EXPORTERS)}")
     module, _, qualname = opts.entry.partition(":")
     root = import_root(opts.app)
-    try:
-        entry: EntrySource = read_entry(root, module, qualname)
-    except SourceError as exc:
-        raise SpecError(str(exc)) from None
+    inline = parse_inline_entry(opts.entry)
+    carried: tuple[StateSpec, ...] = ()
+    if inline:
+        module = scan.entry.module if scan.entry else ""
+        try:
+            entry, rng = inline_entry_source(inline, module)
+        except InlineSpecError as exc:
+            raise SpecError(str(exc)) from None
+        qualname = entry.qualname
+        carried = tuple(StateSpec(s, INLINE_STATE_OWNER, s, "carried", f"{inline.file}:{inline.start}")
+                        for s in rng.state)
+        if opts.driver is not None and opts.driver.resolve() != Path(inline.file).resolve():
+            raise SpecError(f"--entry {opts.entry}: an inline entry is a range of the driver script, not of "
+                            f"{opts.driver}")
+        opts = replace(opts, driver=Path(inline.file))
+    else:
+        try:
+            entry = read_entry(root, module, qualname)
+        except SourceError as exc:
+            raise SpecError(str(exc)) from None
     out_dir = opts.output.resolve().parent
     inputs = tuple(p.name for p in entry.params if not p.static)
     static = tuple(p.name for p in entry.params if p.static)
-    kwonly = frozenset(a.arg for a in read_function(root, module, qualname).node.args.kwonlyargs)
+    kwonly = frozenset() if inline else frozenset(
+        a.arg for a in read_function(root, module, qualname).node.args.kwonlyargs)
     if not inputs:
         raise SpecError(f"{entry.path}:{entry.line}: {qualname} takes no inputs to export")
-    graph = opts.graph or default_graph_name(qualname)
+    graph = opts.graph or (inline_graph_name(inline) if inline else default_graph_name(qualname))
     if "/" in graph or not graph:
         raise SpecError(f"--name must not contain '/': {graph!r}")
 
     taken = set(inputs) | set(static)
     entry_owner = f"{module}:{qualname.rpartition('.')[0]}" if entry.is_method else ""
-    state = _state_specs(scan.state, taken, entry_owner)
+    state = _state_specs(scan.state, taken, entry_owner) + carried
     cache: dict[str, list[str]] = {}
 
     # Library calls with a known equivalent are patched where they are looked up; a helper the
@@ -404,6 +427,8 @@ def build_spec(scan: ScanResult, opts: Options) -> IntegrationSpec:
         for t in targets:
             patches.append(PatchSpec(t.module, t.name, fn_name, function, tuple(hazards)))
 
+    if inline:   # the driver runs as __main__: its own bindings are patched there, never imported
+        patches = [replace(p, module=DRIVER_MAIN) if p.module == module else p for p in patches]
     stubs = {r.fn_name for r in replacements if r.is_stub}
     unresolved, host = [], []
     for i, f in enumerate(sorted(scan.findings, key=lambda f: (f.path, f.line, f.column, f.code))):
@@ -426,9 +451,13 @@ def build_spec(scan: ScanResult, opts: Options) -> IntegrationSpec:
     extra |= {line for r in replacements for line in r.imports}
     top = module.split(".")[0]
     app_extra = sorted(x for x in extra if x.split()[1].split(".")[0] == top)
+    if inline and app_extra:   # importing the driver by name would run it a second time
+        raise SpecError(f"{inline.file}: a traceable twin needs `{app_extra[0]}`, a name of the driver script, "
+                        "which the integration module cannot import; move the helper into a module")
     extra = sorted(x for x in extra if x not in app_extra)
-    app_modules = sorted({module} | {p.module for p in patches if _is_app_function(root, p.original)
-                                     or p.module.split(".")[0] == module.split(".")[0]})
+    app_modules = sorted(({module} if not inline else set()) | {
+        p.module for p in patches if p.module != DRIVER_MAIN and (
+            _is_app_function(root, p.original) or p.module.split(".")[0] == module.split(".")[0])})
     driver = _rel(opts.driver, out_dir) if opts.driver else None
     return IntegrationSpec(
         entry=opts.entry, entry_short=qualname, is_method=entry.is_method, file_name=opts.output.name,
@@ -438,5 +467,5 @@ def build_spec(scan: ScanResult, opts: Options) -> IntegrationSpec:
         unresolved=tuple(unresolved), host_runtime=tuple(host), notes=tuple(notes), extra_imports=tuple(extra),
         app_imports=tuple(dict.fromkeys([f"import {m}" for m in app_modules] + app_extra)),
         twin_helpers=helper_sources({h for r in replacements for h in r.helpers}),
-        extras=_extras(scan, opts, root, entry, inputs),
+        extras=_extras(scan, opts, root, entry, inputs), inline=inline is not None,
     )

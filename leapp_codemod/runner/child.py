@@ -2,6 +2,7 @@
 intercepted, then trace, export and validate. Writes one JSON result; never prints to stdout."""
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -41,14 +42,18 @@ def _crash_location(exc: BaseException, roots: list[str]) -> str:
     return ""
 
 
-def run_driver(driver: Path, progress) -> str:
-    """Run the driver as __main__; '' when it ran (or was stopped by the runner), else why it crashed."""
+def run_driver(driver: Path, progress, run=None) -> str:
+    """Run the driver as __main__ (or `run()`, the driver instrumented in memory for an inline entry);
+    '' when it ran (or was stopped by the runner), else why it crashed."""
     from leapp_codemod.runner.intercept import EnoughCalls
 
     argv = sys.argv[:]
     sys.argv = [str(driver)]
     try:
-        runpy.run_path(str(driver), run_name="__main__")
+        if run is not None:
+            run()
+        else:
+            runpy.run_path(str(driver), run_name="__main__")
     except EnoughCalls:
         return ""
     except SystemExit as exc:
@@ -97,6 +102,7 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
     import leapp  # noqa: F401 - imported here so that its import time is not charged to the driver
 
     from leapp_codemod.runner import export, twincheck
+    from leapp_codemod.runner import inline as inline_run
     from leapp_codemod.runner.intercept import (
         Recorder,
         RunnerError,
@@ -115,7 +121,11 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
     if getattr(module, "WARP", False):
         from leapp_codemod.runner import warp_check
         warp_check.require(module, cfg["traces"])
-    entry = resolve_entry(module.ENTRY)
+    if (cfg.get("inputs") or cfg.get("record")) and inline_run.is_inline(module.ENTRY):
+        raise RunnerError(f"{module.ENTRY} is a statement range of the driver: `record` and `run --inputs` "
+                          "replay function entries only; run the driver instead", "inputs")
+    inline = inline_run.prepare(module.ENTRY, driver)
+    entry = inline.entry if inline else resolve_entry(module.ENTRY)
     state = dict(getattr(module, "STATE", {}) or {})
     recorder = Recorder(entry=entry, input_names=tuple(module.INPUTS),
                         static_names=tuple(getattr(module, "STATIC", ())), n_trace=cfg["traces"],
@@ -176,8 +186,13 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
     progress(f"replaying {os.path.relpath(cfg['inputs'])} into {module.ENTRY} (the driver is not run)"
              if cfg.get("inputs") else f"running {os.path.relpath(driver)} with {module.ENTRY} intercepted")
     os.chdir(cfg["cwd"])
-    with intercepted(entry, recorder), patch_recorders(module.PATCHES, recorder):
-        crash = run_driver(driver, progress)
+    now, later = inline_run.split_patches(module.PATCHES) if inline else (module.PATCHES, ())
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(intercepted(entry, recorder))
+        stack.enter_context(patch_recorders(now, recorder))
+        if later:
+            inline.on_first_call.append(lambda: stack.enter_context(patch_recorders(later, recorder)))
+        crash = run_driver(driver, progress, inline.run if inline else None)
     timings["driver"] = round(time.monotonic() - t1 - timings.get("export_and_validate", 0.0), 2)
     if recorder.error is not None:
         raise recorder.error

@@ -1,0 +1,463 @@
+"""An inline entry `FILE:START-END`: a range of whole statements of one block (a driver loop's body,
+a function body or module-level code) that is the pipeline.
+
+Only the standard library's `ast` is used, so that `scan` can share it. Names are classified from
+where the range's code reads and writes them:
+
+* inputs: read by the range before it assigns them, with a value that changes per iteration (or
+  per call): bound in the loop around the range, or in the enclosing function when no loop is;
+* state: read by the range before it assigns them and assigned by the range itself, inside a loop
+  where nothing before the range rebinds them: the value carried from one iteration to the next;
+* constants: locals of the enclosing function bound before the loop and never rebound in it
+  (a policy object, gains); module globals are looked up as globals and need no name here;
+* outputs: assigned by the range and read after it (later in the loop body, on the next
+  iteration, or after the loop).
+"""
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+
+INLINE_ENTRY = re.compile(r"^(?P<file>.+\.pyw?):(?P<start>\d+)-(?P<end>\d+)$")
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+
+
+class RangeError(Exception):
+    """The range does not name whole statements of one block (one line, names the file)."""
+
+
+@dataclass(frozen=True)
+class InlineEntry:
+    file: str
+    start: int
+    end: int
+
+    @property
+    def text(self) -> str:
+        return f"{self.file}:{self.start}-{self.end}"
+
+
+def parse_inline_entry(entry: str | None) -> InlineEntry | None:
+    """`FILE:START-END` (1-based inclusive lines) or None when `entry` is MODULE:QUALNAME."""
+    m = INLINE_ENTRY.match(entry or "")
+    return InlineEntry(m["file"], int(m["start"]), int(m["end"])) if m else None
+
+
+@dataclass(frozen=True)
+class InlineRange:
+    path: str
+    start: int
+    end: int
+    statements: tuple[ast.stmt, ...]
+    block: list            # the statement list holding the range (the same list object as in the tree)
+    first: int             # index of the first statement in `block`
+    scope: ast.AST         # enclosing FunctionDef/AsyncFunctionDef, or the Module
+    scope_qualname: str    # "" at module level, else e.g. "main" or "Runner.loop"
+    class_name: str | None  # the class when the enclosing scope is a method
+    loop: ast.AST | None   # innermost loop of the same scope whose body holds the range
+    inputs: tuple[str, ...]
+    state: tuple[str, ...]
+    constants: tuple[str, ...]
+    outputs: tuple[str, ...]
+
+    @property
+    def label(self) -> str:
+        return f"<lines {self.start}-{self.end}>"
+
+
+# ------------------------------------------------------------------------------------ locating
+def _stmt_start(stmt: ast.stmt) -> int:
+    decorators = getattr(stmt, "decorator_list", None) or []
+    return min([stmt.lineno] + [d.lineno for d in decorators])
+
+
+def _blocks(node: ast.AST):
+    """Every statement list directly under `node`."""
+    for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+        value = getattr(node, name, None)
+        if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+            yield value
+        elif isinstance(value, list):
+            for child in value:
+                if isinstance(child, (ast.excepthandler, getattr(ast, "match_case", ()))):
+                    yield child.body
+
+
+@dataclass
+class _Found:
+    block: list
+    first: int
+    last: int
+    chain: list        # enclosing nodes, outermost first
+
+
+def _find(tree: ast.Module, start: int, end: int) -> _Found | None:
+    stack: list[tuple[ast.AST, list]] = [(tree, [])]
+    while stack:
+        node, chain = stack.pop()
+        for block in _blocks(node):
+            starts = [_stmt_start(s) for s in block]
+            if start in starts:
+                first = starts.index(start)
+                for last in range(first, len(block)):
+                    if block[last].end_lineno == end:
+                        return _Found(block, first, last, chain + [node])
+            for stmt in block:
+                if _stmt_start(stmt) <= start and end <= stmt.end_lineno:
+                    stack.append((stmt, chain + [node]))
+                    if isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+                        for handler in stmt.handlers:
+                            if handler.lineno <= start and end <= handler.end_lineno:
+                                stack.append((handler, chain + [node, stmt]))
+                    if isinstance(stmt, getattr(ast, "Match", ())):
+                        for case in stmt.cases:
+                            stack.append((case, chain + [node, stmt]))
+    return None
+
+
+def _why_not(tree: ast.Module, start: int, end: int, n_lines: int) -> str:
+    if start < 1 or end < start:
+        return f"lines {start}-{end} are not a range (START must be ≥ 1 and ≤ END)"
+    if end > n_lines:
+        return f"line {end} is outside the file ({n_lines} lines)"
+    inner = None
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.stmt) and _stmt_start(node) < start <= node.end_lineno
+                and (inner is None or _stmt_start(node) > _stmt_start(inner))):
+            inner = node
+    if inner is not None and end <= inner.end_lineno and not any(
+            isinstance(s, ast.stmt) and _stmt_start(s) == start for s in ast.walk(inner)):
+        return (f"line {start} is inside the statement at lines {_stmt_start(inner)}-{inner.end_lineno}; "
+                "START must be the first line of a statement")
+    if any(isinstance(s, ast.stmt) and s.end_lineno == end for s in ast.walk(tree)):
+        return (f"lines {start}-{end} cross a block boundary; the range must be consecutive statements of one "
+                "block (one loop body, function body or module level)")
+    return f"line {end} does not end a statement; END must be the last line of a statement"
+
+
+# ------------------------------------------------------------------------------------ names
+class _Uses(ast.NodeVisitor):
+    """Name reads and writes in evaluation order: (name, 'r'|'w', line)."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, str, int]] = []
+        self._hidden: list[set[str]] = []
+
+    def _hidden_name(self, name: str) -> bool:
+        return any(name in h for h in self._hidden)
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if self._hidden_name(node.id):
+            return
+        kind = "r" if isinstance(node.ctx, ast.Load) else "w"
+        self.events.append((node.id, kind, node.lineno))
+
+    def _store_into(self, node) -> None:
+        """`a.b[i] = v`: reads and mutates `a` ('m'), reads what the subscripts read."""
+        if isinstance(node.ctx, ast.Load):
+            self.generic_visit(node)
+            return
+        base = node
+        while isinstance(base, (ast.Attribute, ast.Subscript, ast.Starred)):
+            if isinstance(base, ast.Subscript):
+                self.visit(base.slice)
+            base = base.value
+        if isinstance(base, ast.Name) and not self._hidden_name(base.id):
+            self.events.append((base.id, "r", base.lineno))
+            self.events.append((base.id, "m", base.lineno))
+        elif not isinstance(base, ast.Name):
+            self.visit(base)
+
+    visit_Attribute = visit_Subscript = _store_into
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self.visit(node.value)
+        for t in node.targets:
+            self.visit(t)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:
+            self.visit(node.value)
+            self.visit(node.target)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        if isinstance(node.target, ast.Name):
+            self.events.append((node.target.id, "r", node.lineno))
+        else:
+            self.visit(node.target)
+        self.visit(node.value)
+        if isinstance(node.target, ast.Name):
+            self.events.append((node.target.id, "w", node.lineno))
+
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
+        self.visit(node.value)
+        self.visit(node.target)
+
+    def visit_For(self, node: ast.For) -> None:
+        self.visit(node.iter)
+        self.visit(node.target)
+        for s in (*node.body, *node.orelse):
+            self.visit(s)
+
+    visit_AsyncFor = visit_For
+
+    def _comprehension(self, node) -> None:
+        bound: set[str] = set()
+        for gen in node.generators:
+            bound |= {n.id for n in ast.walk(gen.target) if isinstance(n, ast.Name)}
+        self.visit(node.generators[0].iter)
+        self._hidden.append(bound)
+        for i, gen in enumerate(node.generators):
+            if i:
+                self.visit(gen.iter)
+            for cond in gen.ifs:
+                self.visit(cond)
+        for part in ("elt", "key", "value"):
+            if getattr(node, part, None) is not None:
+                self.visit(getattr(node, part))
+        self._hidden.pop()
+
+    visit_ListComp = visit_SetComp = visit_GeneratorExp = visit_DictComp = _comprehension
+
+    def _definition(self, node) -> None:
+        for d in getattr(node, "decorator_list", []):
+            self.visit(d)
+        if isinstance(node, ast.Lambda) or not isinstance(node, ast.ClassDef):
+            args = node.args
+            for d in (*args.defaults, *[k for k in args.kw_defaults if k is not None]):
+                self.visit(d)
+            params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+            params |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+        else:
+            params = set()
+        inner = _Uses()
+        inner._hidden = [*self._hidden, params | _assigned_in(node)]
+        for child in ([node.body] if isinstance(node, ast.Lambda) else node.body):
+            inner.visit(child)
+        self.events += [(n, "r", line) for n, k, line in inner.events if k == "r"]
+        if not isinstance(node, ast.Lambda):
+            self.events.append((node.name, "w", node.lineno))
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = _definition
+
+    def _import(self, node) -> None:
+        for alias in node.names:
+            name = alias.asname or alias.name.split(".")[0]
+            if name != "*":
+                self.events.append((name, "w", node.lineno))
+
+    visit_Import = visit_ImportFrom = _import
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+        if node.type is not None:
+            self.visit(node.type)
+        if node.name:
+            self.events.append((node.name, "w", node.lineno))
+        for s in node.body:
+            self.visit(s)
+
+
+def _assigned_in(node: ast.AST) -> set[str]:
+    """Names a function/class body binds locally (its own scope only)."""
+    out: set[str] = set()
+    stack = list(node.body) if isinstance(node.body, list) else []
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+            out.add(n.id)
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(n.name)
+            continue
+        if isinstance(n, ast.Lambda):
+            continue
+        stack.extend(ast.iter_child_nodes(n))
+    return out
+
+
+def uses(nodes) -> list[tuple[str, str, int]]:
+    visitor = _Uses()
+    for node in nodes:
+        visitor.visit(node)
+    return visitor.events
+
+
+def _scope_statements(scope: ast.AST) -> list[ast.stmt]:
+    return list(scope.body)
+
+
+def _params(scope: ast.AST) -> set[str]:
+    if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return set()
+    args = scope.args
+    out = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+    return out | {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+
+
+def _self_param(scope: ast.AST) -> str | None:
+    args = scope.args
+    positional = [*args.posonlyargs, *args.args]
+    static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in scope.decorator_list)
+    return positional[0].arg if positional and not static else None
+
+
+def _declared_global(scope: ast.AST) -> set[str]:
+    out: set[str] = set()
+    stack = list(getattr(scope, "body", []))
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.Global, ast.Nonlocal)):
+            out |= set(n.names)
+        if not isinstance(n, _SCOPES):
+            stack.extend(ast.iter_child_nodes(n))
+    return out
+
+
+def _fixed_globals(tree: ast.Module) -> set[str]:
+    """Module names only ever bound to literals or by def/class/import statements."""
+    fixed, other = set(), set()
+    for stmt in ast.walk(tree):
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            fixed.add(stmt.name)
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            fixed |= {a.asname or a.name.split(".")[0] for a in stmt.names}
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.With, ast.NamedExpr)):
+            literal = isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None and _is_literal(stmt.value)
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None) or stmt]
+            names = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+            (fixed if literal else other).update(names)
+    return fixed - other
+
+
+def _is_literal(node: ast.expr) -> bool:
+    try:
+        ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True
+
+
+def _in_range(line: int, start: int, end: int) -> bool:
+    return start <= line <= end
+
+
+def classify(found: _Found, start: int, end: int, scope: ast.AST, loop: ast.AST | None):
+    """(inputs, state, constants, outputs) of the range, each in first-use order."""
+    statements = found.block[found.first:found.last + 1]
+    events = uses(statements)
+    written_in = {n for n, k, _ in events if k in "wm"}
+    read_first: list[str] = []
+    seen_w: set[str] = set()
+    for name, kind, _ in events:
+        if kind == "w":
+            seen_w.add(name)
+        elif kind == "r" and name not in seen_w and name not in read_first:
+            read_first.append(name)
+    module_level = isinstance(scope, ast.Module)
+    scope_events = uses(_scope_statements(scope))
+    scope_bound = {n for n, k, _ in scope_events if k == "w"} | _params(scope)
+    declared = _declared_global(scope)
+    loop_events = uses([loop]) if loop is not None else []
+    bound_in_loop = {n for n, k, line in loop_events if k in "wm" and not _in_range(line, start, end)}
+    before_in_loop = {n for n, k, line in loop_events if k in "wm" and line < start}
+    fixed = _fixed_globals(scope) if module_level else set()
+    inputs, state, constants = [], [], []
+    for name in read_first:
+        local = name in scope_bound and name not in declared
+        if module_level:
+            local = name in scope_bound
+            if not local:
+                continue
+        elif not local:
+            continue
+        if module_level and loop is None and name in fixed:
+            continue              # a module constant, import, function or class: looked up as a global
+        if loop is not None:
+            if name in written_in and name not in before_in_loop:
+                state.append(name)
+            elif name in bound_in_loop:
+                inputs.append(name)
+            elif module_level:
+                continue          # a module global fixed during the loop: looked up as a global
+            else:
+                constants.append(name)
+        else:
+            inputs.append(name)
+    after = [(n, line) for n, k, line in scope_events if k == "r" and line > end]
+    if loop is not None:
+        after += [(n, line) for n, k, line in loop_events if k == "r" and not _in_range(line, start, end)]
+    read_after = {n for n, _ in after}
+    outputs = [n for n in dict.fromkeys(n for n, k, _ in events if k == "w")
+               if n in read_after and n not in state]
+    return tuple(inputs), tuple(state), tuple(constants), tuple(outputs)
+
+
+def locate(tree: ast.Module, path: str, start: int, end: int, n_lines: int) -> InlineRange:
+    found = _find(tree, start, end)
+    if found is None:
+        raise RangeError(f"{path}:{start}-{end}: {_why_not(tree, start, end, n_lines)}")
+    scope: ast.AST = tree
+    scope_names: list[str] = []
+    class_name = None
+    loop = None
+    for node in found.chain:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            class_name = scope_names[-1] if scope_names and isinstance(scope, ast.ClassDef) else None
+            scope, loop = node, None
+            scope_names.append(node.name)
+        elif isinstance(node, ast.ClassDef):
+            scope, loop = node, None
+            scope_names.append(node.name)
+        elif isinstance(node, _LOOPS) and found.block is not node.orelse:
+            loop = node
+    if isinstance(scope, ast.ClassDef):
+        raise RangeError(f"{path}:{start}-{end}: the range is in the body of class {scope.name}; name a range "
+                         "inside a function, a loop or module-level code")
+    inputs, state, constants, outputs = classify(found, start, end, scope, loop)
+    self_name = _self_param(scope) if class_name else None
+    if self_name in inputs:      # the instance is context, never an exported input
+        inputs = tuple(n for n in inputs if n != self_name)
+        constants = (self_name, *constants)
+    return InlineRange(path=path, start=start, end=end,
+                       statements=tuple(found.block[found.first:found.last + 1]), block=found.block,
+                       first=found.first, scope=scope, scope_qualname=".".join(scope_names),
+                       class_name=class_name, loop=loop, inputs=inputs, state=state, constants=constants,
+                       outputs=outputs)
+
+
+def read_range(path: str, text: str, start: int, end: int) -> tuple[ast.Module, InlineRange]:
+    """Parse `text` (the file at `path`) and locate the range in it."""
+    try:
+        tree = ast.parse(text, filename=path)
+    except SyntaxError as exc:
+        raise RangeError(f"{path}:{exc.lineno}: syntax error: {exc.msg}") from None
+    return tree, locate(tree, path, start, end, len(text.splitlines()))
+
+
+def as_function(rng: InlineRange) -> ast.FunctionDef:
+    """The range as a function of its inputs, state and constants (the instance first in a method),
+    returning its outputs; the statements are the original nodes, so every line number is the file's."""
+    first, last = rng.statements[0], rng.statements[-1]
+    self_name = _self_param(rng.scope) if rng.class_name else None
+    names = ([self_name] if self_name in rng.constants else []) + [
+        n for n in (*rng.inputs, *rng.state, *rng.constants) if n != self_name]
+    args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=n, lineno=first.lineno, col_offset=first.col_offset)
+                                               for n in names],
+                         kwonlyargs=[], kw_defaults=[], defaults=[])
+    body = list(rng.statements)
+    if rng.outputs:
+        ret = ast.Return(value=ast.Tuple(elts=[ast.Name(id=n, ctx=ast.Load()) for n in rng.outputs],
+                                         ctx=ast.Load()))
+        body.append(ast.fix_missing_locations(ast.copy_location(ret, last)))
+    fn = function_def(rng.label, args, body)
+    fn.lineno, fn.col_offset = first.lineno, first.col_offset
+    fn.end_lineno, fn.end_col_offset = last.end_lineno, last.end_col_offset
+    return fn
+
+
+def function_def(name: str, args: ast.arguments, body: list[ast.stmt]) -> ast.FunctionDef:
+    """A FunctionDef node on any supported Python (3.12 added `type_params`)."""
+    extra = {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}
+    return ast.FunctionDef(name=name, args=args, body=body, decorator_list=[], returns=None, **extra)

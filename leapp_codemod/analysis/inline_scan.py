@@ -1,0 +1,51 @@
+"""`scan --entry FILE:START-END`: the statement range as the pipeline's entry function.
+
+The range becomes a function of the values it reads from before it (see `inline_range`) whose body
+is the range's own statements, so only that code and what it calls is analyzed; its inputs and
+carried state are the pipeline data, the code around it (setup, logging, teardown) is not scanned.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from leapp_codemod.analysis.index import FunctionInfo
+from leapp_codemod.analysis.inline_range import (
+    InlineEntry,
+    InlineRange,
+    RangeError,
+    as_function,
+    locate,
+)
+from leapp_codemod.analysis.project import Project
+
+
+class InlineEntryError(Exception):
+    """The inline entry names no scanned file or not a valid range (one line)."""
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def inline_function(project: Project, entry: InlineEntry) -> tuple[FunctionInfo, InlineRange]:
+    """The synthetic entry function of the range, registered in its module, and the range."""
+    module = next((m for m in project.modules.values() if _same_file(m.path, entry.file)), None)
+    if module is None:
+        if not Path(entry.file).is_file():
+            raise InlineEntryError(f"{entry.file}: no such file (--entry {entry.text})")
+        raise InlineEntryError(f"{entry.file}: not among the scanned files (--entry {entry.text})")
+    try:
+        n_lines = len(Path(module.path).read_text(encoding="utf-8", errors="replace").splitlines())
+        rng = locate(module.tree, entry.file, entry.start, entry.end, n_lines)
+    except RangeError as exc:
+        raise InlineEntryError(str(exc)) from None
+    node = as_function(rng)
+    qualname = f"{rng.scope_qualname}.{rng.label}" if rng.scope_qualname else rng.label
+    owner = rng.scope_qualname.rpartition(".")[0] if rng.class_name else None
+    fn = FunctionInfo(f"{module.name}:{qualname}", module.name, qualname, node, owner, module.path)
+    module.functions[qualname] = fn
+    return fn, rng
