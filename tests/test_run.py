@@ -142,24 +142,27 @@ def test_recurrent_state_validates_over_steps_and_after_reset(tmp_path):
     assert '"memory_h": ("memapp.model:Memory", "h")' in module.read_text()
     proc, report = run_json(work)
     assert_validated(proc, report, work)
-    assert report["state"] == {"memory_h": "Memory.h", "prev_action": "RecurrentPolicy.prev_action"}
+    assert report["state"] == {"memory_h": "self.memory.h", "prev_action": "self.prev_action"}
+    assert [o["explained_by"].startswith("STATE[") for o in report["state_observed"]] == [True, True]
     # check calls 6, 7, 8: synced from the app, then the driver's reset before call 7, then carried
     assert [c["state"] for c in report["validation"]["calls"]] == ["set", "reset", "carried"]
     rollout = report["validation"]["rollout_from_reset"]
     assert rollout["ok"] and rollout["steps"] == 8
 
 
-def test_recurrent_without_state_is_reported_failed(tmp_path):
+def test_recurrent_state_the_module_does_not_declare_is_found_by_observation(tmp_path):
     work = project(tmp_path, "run_recurrent")
     module = generate(work, "memapp", "memapp.policy:RecurrentPolicy.act")
     text = re.sub(r"STATE: dict\[str, tuple\[str, str\]\] = \{.*?\n\}", "STATE = {}", module.read_text(),
                   flags=re.DOTALL)
     module.write_text(text)
     proc, report = run_json(work)
-    assert proc.returncode == 1 and report["status"] == "failed"
-    assert [a["backend"] for a in report["attempts"]] == ["onnx", "onnx-torchscript", "pt2", "jit-script",
-                                                          "jit-trace"]
-    assert all(a["outcome"] == "failed" and a["failed_stage"] for a in report["attempts"])
+    assert_validated(proc, report, work)
+    assert report["state"] == {"memory_h": "self.memory.h", "prev_action": "self.prev_action"}
+    rows = {o["owner_path"]: o for o in report["state_observed"]}
+    assert rows["self.memory.h"]["shape"] == [1, 16] and rows["self.memory.h"]["dtype"] == "torch.float32"
+    assert all(o["explained_by"] != "" for o in rows.values())
+    assert report["validation"]["rollout_from_reset"]["ok"]
 
 
 @pytest.mark.parametrize(("driver", "entry", "message"), [

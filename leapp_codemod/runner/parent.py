@@ -300,6 +300,14 @@ def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: f
     report["findings_confirmed"] = confirm_findings(info.findings, signals)
     report["calls"] = data.get("calls")
     report["state"] = data.get("state")
+    for key in ("state_observed", "state_notes", "snapshot", "constants", "outputs_left_out"):
+        if data.get(key):
+            report[key] = data[key]
+    for row in report.get("state_observed", []):
+        if row.get("explained_by") == "no static finding":
+            attr = re.split(r"[.\[]", row["owner_path"])[-1].strip("'\"]")
+            row["explained_by"] = next((f for f in info.findings if _category(f) == "inplace-state"
+                                        and re.search(rf"\b{re.escape(attr)}\b", f)), "no static finding")
     chosen = next((a for a in data["attempts"] if a["outcome"] == "validated"), None)
     last = chosen or (data["attempts"][-1] if data["attempts"] else None)
     if last:
