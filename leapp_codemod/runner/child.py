@@ -198,7 +198,7 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         "snapshot": ("a copy of the instance before its first call" if recorder.snapshot is not None
                      else f"state-only (the instance cannot be copied: {recorder.snapshot_error})"
                      if recorder.entry.is_method else "module"),
-        "constants": {name: text for name, (_, text) in recorder.constants.items() if text != "<array>"}
+        "constants": {name: text for name, (_, text, constant) in recorder.constants.items() if constant}
         | {name: repr(v)[:60] for name, v in recorder.statics.items()},
         "outputs_left_out": _left_out(module, recorder),
         "attempts": [_attempt_json(a, out) for a in attempts],

@@ -127,12 +127,12 @@ class Recorder:
                 raise RunnerError(f"entry parameter {name!r} from the integration module is not a parameter of "
                                   f"{self.entry.qualname}; regenerate the module", "inputs")
             key = values.constant_key(named[name])
-            if name in self.constants and self.constants[name][0] != key:
+            if self.constants.get(name, (key,))[0] != key:
                 raise RunnerError(f"argument {name!r} of {self.entry.qualname} holds values that are not tensors "
                                   f"or arrays and change between calls ({self.constants[name][1]} then "
                                   f"{values.constant_text(named[name])}); they cannot be constants of the exported "
                                   "model", "inputs")
-            self.constants.setdefault(name, (key, values.constant_text(named[name])))
+            self.constants.setdefault(name, (key, values.constant_text(named[name]), values.has_constants(named[name])))
         for name in self.static_names:
             if name in self.statics and repr(self.statics[name]) != repr(named.get(name)):
                 raise RunnerError(f"parameter {name!r} of {self.entry.qualname} changes between calls "

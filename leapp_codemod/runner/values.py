@@ -43,6 +43,17 @@ def constant_key(value):
     return ("object", type(value).__qualname__, id(value))
 
 
+def has_constants(value) -> bool:
+    """Whether an argument holds anything besides tensors/arrays and their containers."""
+    if is_array(value):
+        return False
+    if isinstance(value, Mapping):
+        return any(has_constants(v) for v in value.values())
+    if isinstance(value, (list, tuple, collections.deque)):
+        return any(has_constants(v) for v in value)
+    return True
+
+
 def constant_text(value) -> str:
     """The constant parts of an argument, for messages and the report."""
     if is_array(value):
