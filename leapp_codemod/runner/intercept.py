@@ -146,7 +146,7 @@ class Recorder:
             try:
                 self.snapshot = copy.deepcopy(instance)
             except BaseException as exc:  # noqa: BLE001 - any object may refuse to be copied (RecursionError too)
-                self.snapshot_error = _where(exc)
+                self.snapshot_error = where(exc)
             self.roots = {"self": instance, self.entry.module.__name__: self.entry.module}
         else:
             self.instance = self.entry.module
@@ -157,8 +157,8 @@ class Recorder:
         """Run the entry, noting every reachable value the call changed."""
         before = observe.fingerprints(self.roots)
         result = self.entry.function(*args, **kwargs)
-        now = observe.reachable(self.roots)
-        after = {path: observe.fingerprint(v) for path, v in now.items()}
+        now, objects = observe.walk(self.roots)
+        after = ({path: observe.fingerprint(v) for path, v in now.items()}, objects)
         for path in observe.changed(before, after):
             self.changed.setdefault(path, values.plain(now[path]))
         return result
@@ -234,7 +234,7 @@ def _append_copy(calls: list, patch, args: tuple, kwargs: dict) -> None:
         pass
 
 
-def _where(exc: BaseException) -> str:
+def where(exc: BaseException) -> str:
     """`Type: message (at file:line)` of an exception, its innermost frame named."""
     import traceback
 

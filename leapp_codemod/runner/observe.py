@@ -63,9 +63,11 @@ def children(obj) -> list[tuple[tuple[str, object], object]]:
     return []
 
 
-def reachable(roots: dict[str, object], limit: int = LIMIT) -> dict[tuple, object]:
-    """{(root label, *steps): value} for every candidate state value reachable from the roots."""
+def walk(roots: dict[str, object], limit: int = LIMIT) -> tuple[dict[tuple, object], dict[tuple, int]]:
+    """({path: value} of every candidate state value reachable from the roots, {path: id} of every
+    object passed through on the way). A path is (root label, *steps)."""
     found: dict[tuple, object] = {}
+    objects: dict[tuple, int] = {}
     seen: set[int] = set()
     queue: collections.deque = collections.deque()
     for label, root in roots.items():
@@ -75,6 +77,7 @@ def reachable(roots: dict[str, object], limit: int = LIMIT) -> dict[tuple, objec
         if id(obj) in seen:
             continue
         seen.add(id(obj))
+        objects[path] = id(obj)
         for step, child in children(obj):
             child_path = path + (step,)
             if _candidate(child):
@@ -82,7 +85,12 @@ def reachable(roots: dict[str, object], limit: int = LIMIT) -> dict[tuple, objec
             elif not isinstance(child, (str, bytes, bool, complex, types.FunctionType, types.BuiltinFunctionType,
                                         types.MethodType, type)):
                 queue.append((child_path, child))
-    return found
+    return found, objects
+
+
+def reachable(roots: dict[str, object], limit: int = LIMIT) -> dict[tuple, object]:
+    """{(root label, *steps): value} for every candidate state value reachable from the roots."""
+    return walk(roots, limit)[0]
 
 
 def fingerprint(value):
@@ -105,13 +113,23 @@ def fingerprint(value):
     return ("n", repr(value))
 
 
-def fingerprints(roots: dict[str, object]) -> dict[tuple, object]:
-    return {path: fingerprint(v) for path, v in reachable(roots).items()}
+def fingerprints(roots: dict[str, object]) -> tuple[dict[tuple, object], dict[tuple, int]]:
+    found, objects = walk(roots)
+    return {path: fingerprint(v) for path, v in found.items()}, objects
 
 
-def changed(before: dict, after: dict) -> set[tuple]:
-    """Paths whose value the call changed (or created)."""
-    return {p for p, fp in after.items() if before.get(p, ("absent",)) != fp}
+def changed(before: tuple[dict, dict], after: tuple[dict, dict]) -> set[tuple]:
+    """Paths whose value the call changed (or created) in objects that existed before the call. A
+    value inside an object the call replaced (a distribution or cache rebuilt on every call) was
+    not carried over from the previous call, so it is not state."""
+    (fp_before, obj_before), (fp_after, obj_after) = before, after
+    out = set()
+    for path, fp in fp_after.items():
+        if fp_before.get(path, ("absent",)) == fp:
+            continue
+        if all(obj_before.get(path[:k]) == obj_after.get(path[:k]) for k in range(1, len(path))):
+            out.add(path)
+    return out
 
 
 def describe_path(path: tuple) -> str:

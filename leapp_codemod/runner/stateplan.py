@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from leapp_codemod.boundary import StateRef, flatten
 from leapp_codemod.runner import observe, values
-from leapp_codemod.runner.intercept import Recorder, find_instances
+from leapp_codemod.runner.intercept import Recorder, where, find_instances
 
 
 @dataclass
@@ -90,12 +90,13 @@ def fresh_roots(recorder: Recorder) -> tuple[dict, str]:
     module = recorder.entry.module
     if not recorder.entry.is_method:
         return {module.__name__: module}, "module"
+    why = recorder.snapshot_error
     if recorder.snapshot is not None:
         try:
             return {"self": copy.deepcopy(recorder.snapshot), module.__name__: module}, "copy"
-        except BaseException:  # noqa: BLE001 - a copy of a copy can fail too; fall back to state-only
-            pass
-    return {"self": recorder.instance, module.__name__: module}, "state-only snapshot"
+        except BaseException as exc:  # noqa: BLE001 - a copy of a copy can fail too (RecursionError)
+            why = f"copying the snapshot failed: {where(exc)}"
+    return {"self": recorder.instance, module.__name__: module}, f"state-only snapshot ({why})"
 
 
 def start_state(recorder: Recorder, plan: StatePlan, roots: dict) -> tuple[list[StateRef], bool]:
