@@ -148,7 +148,7 @@ def test_generate_command_imports_neither_torch_leapp_nor_the_app(tmp_path):
 
 def test_templates_ship_as_package_data():
     template = resources.files("leapp_codemod.templates").joinpath("integration.py.j2")
-    assert template.is_file() and "annotate.output_tensors" in template.read_text()
+    assert template.is_file() and "boundary.output_tensors" in template.read_text()
 
 
 @pytest.mark.parametrize(("source", "expected"), [

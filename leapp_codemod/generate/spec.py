@@ -24,7 +24,10 @@ from leapp_codemod.generate.twin import Blocked
 from leapp_codemod.model import Finding, PatchTarget, ScanResult, StateAttr
 
 EXPORTERS = ("onnx", "onnx-torchscript", "pt2", "jit-script", "jit-trace")
-HOST_CATEGORIES = ("random-in-pipeline", "io-in-pipeline", "shape-specialization")
+HOST_CATEGORIES = ("random-in-pipeline",)
+# Findings that do not block an export: what they do is left out of it (I/O, shape guards) or
+# baked in at the traced shapes (checked by `run` on those shapes).
+LEFT_OUT_CATEGORIES = ("io-in-pipeline", "shape-specialization")
 _LIBRARY_CATEGORIES = ("unmapped-numpy", "foreign-library")
 
 
@@ -99,6 +102,7 @@ class IntegrationSpec:
     extra_imports: tuple[str, ...]
     app_imports: tuple[str, ...]
     twin_helpers: str = ""      # source of the twin_* helpers the twins call
+    left_out: tuple[str, ...] = ()   # I/O and shape-specialized code left out of / baked into the export
 
     @property
     def unresolved_lines(self) -> list[str]:
@@ -277,7 +281,7 @@ def _library_replacement(function: str, fn_name: str) -> ReplacementSpec:
 
 RESERVED = frozenset({
     "annotate", "boundary", "copy", "importlib", "dataclass", "Any", "Callable", "ENTRY", "APP_ROOT", "DRIVER", "GRAPH",
-    "NODE", "EXPORT_WITH", "INPUTS", "STATIC", "STATE", "HOST_RUNTIME", "named_outputs", "read_state", "step",
+    "NODE", "EXPORT_WITH", "INPUTS", "STATIC", "STATE", "HOST_RUNTIME", "LEFT_OUT", "named_outputs", "read_state", "step",
     "STUB", "Patch", "PATCHES", "function_patches", "patch_parity", "annotations", "ADAPTERS",
     "twin_is_tensor", "twin_scalar", "twin_min", "twin_max", "twin_where", "twin_python_dtype", "twin_full",
     "twin_tensor", "twin_zip", "twin_cond",
@@ -392,7 +396,7 @@ def build_spec(scan: ScanResult, opts: Options) -> IntegrationSpec:
             patches.append(PatchSpec(t.module, t.name, fn_name, function, tuple(hazards)))
 
     stubs = {r.fn_name for r in replacements if r.is_stub}
-    unresolved, host = [], []
+    unresolved, host, left_out = [], [], []
     for i, f in enumerate(sorted(scan.findings, key=lambda f: (f.path, f.line, f.column, f.code))):
         idx = scan.findings.index(f)
         text = _source_line(f.path, f.line, cache)
@@ -400,6 +404,8 @@ def build_spec(scan: ScanResult, opts: Options) -> IntegrationSpec:
         if f.category in HOST_CATEGORIES:
             host.append(ref)
             unresolved.append(ref)
+        elif f.category in LEFT_OUT_CATEGORIES:
+            left_out.append(ref)
         elif idx in covered:
             if covered[idx] in stubs:
                 unresolved.append(f"{ref} (write {covered[idx]})")
@@ -424,5 +430,5 @@ def build_spec(scan: ScanResult, opts: Options) -> IntegrationSpec:
         outputs_expr=entry.outputs_expr, state=state, replacements=tuple(replacements), patches=tuple(patches),
         unresolved=tuple(unresolved), host_runtime=tuple(host), notes=tuple(notes), extra_imports=tuple(extra),
         app_imports=tuple(dict.fromkeys([f"import {m}" for m in app_modules] + app_extra)),
-        twin_helpers=helper_sources({h for r in replacements for h in r.helpers}),
+        twin_helpers=helper_sources({h for r in replacements for h in r.helpers}), left_out=tuple(left_out),
     )

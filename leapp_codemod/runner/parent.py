@@ -42,6 +42,7 @@ class ModuleInfo:
     stubs: tuple[Stub, ...]
     findings: tuple[str, ...]          # "path:line category: message" listed in the module
     host_runtime: tuple[str, ...]
+    left_out: tuple[str, ...] = ()     # I/O and shape-specialized code listed by `generate`
 
 
 @dataclass(frozen=True)
@@ -166,6 +167,7 @@ def read_module(path: Path) -> ModuleInfo:
         export_with=_literal(tree, "EXPORT_WITH", path), stubs=tuple(stubs),
         findings=_merge_findings(_listed_findings(text), hazards),
         host_runtime=tuple(_literal(tree, "HOST_RUNTIME", path, required=False) or ()),
+        left_out=tuple(_literal(tree, "LEFT_OUT", path, required=False) or ()),
     )
 
 
@@ -299,6 +301,7 @@ def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: f
     report["hazard_signals"] = signals
     report["findings_confirmed"] = confirm_findings(info.findings, signals)
     report["calls"] = data.get("calls")
+    report.update(_left_out_sections(info, data.get("calls") or {}))
     report["state"] = data.get("state")
     for key in ("state_observed", "state_notes", "snapshot", "constants", "outputs_left_out"):
         if data.get(key):
@@ -338,6 +341,23 @@ def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: f
                               f"{a.get('reason')}"
         report["explained_by"] = [f for f in info.findings if _category(f) in _SILENT]
     return report
+
+
+def _left_out_sections(info: ModuleInfo, calls: dict) -> dict:
+    """What the export leaves out (I/O), drops (shape guards) or bakes in (shape arithmetic)."""
+    io = [f for f in info.left_out if _category(f) == "io-in-pipeline"]
+    shapes = [f for f in info.left_out if _category(f) == "shape-specialization"]
+    out: dict = {}
+    if io:
+        out["side_effects_left_out"] = io
+    if shapes:
+        out["shape_specialized"] = [
+            {"finding": f, "note": "shape guard: dropped from the export (it held on every traced call)"
+             if re.search(r"\bbranches on the shape\b", f) else
+             "baked in at the traced shapes: validated on those shapes only"} for f in shapes]
+        out["shape_domain"] = {"input_layout": calls.get("input_layout", ""),
+                               "note": "the exported model is validated for these input shapes only"}
+    return out
 
 
 def _display(path: Path) -> str:
