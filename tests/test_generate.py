@@ -124,6 +124,18 @@ def test_unknown_entry_is_a_clear_error(tmp_path, monkeypatch):
                                             output=tmp_path / "i.py"))
 
 
+@pytest.mark.parametrize("entry", ["mlpapp.pipeline:nope", "mlpapp.pipeline:Nope.act", "mlpapp.missing:step"])
+def test_generate_with_an_entry_that_does_not_exist_prints_one_line_and_exits_2(tmp_path, entry):
+    work = tmp_path / "proj"
+    shutil.copytree(FIXTURES / "run_mlp_numpy", work)
+    proc = subprocess.run([sys.executable, "-m", "leapp_codemod", "generate", "mlpapp", "--entry", entry, "-o",
+                           str(tmp_path / "i.py")], cwd=work, capture_output=True, text=True, timeout=120,
+                          check=False)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [proc.stderr.strip()] and entry in proc.stderr
+    assert not (tmp_path / "i.py").exists()
+
+
 def test_generate_command_imports_neither_torch_leapp_nor_the_app(tmp_path):
     work = tmp_path / "proj"
     shutil.copytree(FIXTURES / "run_patch", work)

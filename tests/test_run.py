@@ -3,10 +3,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -239,3 +242,49 @@ def test_usage_errors_exit_2(tmp_path):
     assert proc.returncode == 2 and "not an integration module" in proc.stderr
     proc = cli(["run", "missing.py", "--format", "json"], tmp_path)
     assert proc.returncode == 2 and json.loads(proc.stdout)["status"] == "failed"
+
+
+def _children_of(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads the process table from /proc")
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_to_run_stops_the_drivers_whole_process_group(tmp_path, signum):
+    work = project(tmp_path, "run_failures")
+    generate(work, "failapp", "failapp.pipeline:Pipeline.act", driver="main_spin.py")
+    proc = subprocess.Popen(TOOL + ["run", "integration.py", "--out", "out"], cwd=work, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    log = work / "out" / "run.log"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not (log.is_file() and "driver loop started" in log.read_text()):
+        time.sleep(0.2)
+    assert "driver loop started" in log.read_text()
+    (child,) = _children_of(proc.pid)
+    assert _group_alive(child) and len([p for p in _children_of(child)]) == 1   # the driver's own helper
+    proc.send_signal(signum)
+    stopped = time.monotonic()
+    while _group_alive(child) and time.monotonic() - stopped < 5:
+        time.sleep(0.1)
+    assert not _group_alive(child), "the child's process group survived the signal"
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 128 + signum
+    assert f"interrupted by {signal.Signals(signum).name}" in err and "Traceback" not in err
+    assert json.loads((work / "out" / "report.json").read_text())["failed_stage"] == "interrupted"

@@ -22,10 +22,13 @@ class GenerateError(Exception):
 
 def scan_for(opts: Options) -> ScanResult:
     try:
-        from leapp_codemod.analysis.scanner import scan_project
+        from leapp_codemod.analysis.scanner import ScanError, scan_project
     except ImportError as exc:
         raise GenerateError(f"the scanner is not available ({exc})") from None
-    return scan_project([str(opts.app)], entry=opts.entry)
+    try:
+        return scan_project([str(opts.app)], entry=opts.entry)
+    except ScanError as exc:
+        raise GenerateError(str(exc)) from None
 
 
 def render_module(scan: ScanResult, opts: Options) -> tuple[str, IntegrationSpec]:

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -196,10 +197,11 @@ def run_child(info: ModuleInfo, opts: RunOptions, progress) -> ChildResult:
     config_path.write_text(json.dumps(config))
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", PYTHONUNBUFFERED="1")
     res = ChildResult()
-    with open(log_path, "w") as log:
+    with open(log_path, "w") as log, _child_group_guard() as guard:
         proc = subprocess.Popen([sys.executable, "-m", "leapp_codemod.runner.child", str(config_path)],
                                 stdin=subprocess.DEVNULL, stdout=log, stderr=log, pass_fds=(write_fd,),
                                 env=env, start_new_session=True)
+        guard.append(proc)
         os.close(write_fd)
         deadline = time.monotonic() + opts.timeout
         buffer = b""
@@ -232,6 +234,67 @@ def run_child(info: ModuleInfo, opts: RunOptions, progress) -> ChildResult:
         Path(result_path).unlink()
     res.log = log_path.read_text(errors="replace")[-4000:] if log_path.exists() else ""
     return res
+
+
+class Interrupted(Exception):
+    """`run` received SIGINT or SIGTERM; the child's process group has been terminated."""
+
+    def __init__(self, signum: int):
+        super().__init__(f"interrupted by {signal.Signals(signum).name}; the driver's process group was stopped")
+        self.signum = signum
+
+
+@contextmanager
+def _child_group_guard():
+    """While the child runs, SIGINT/SIGTERM (and any exception) terminate its whole process group:
+    the child runs in its own session so that the terminal's Ctrl-C does not reach the driver
+    half-way, and so that nothing it started survives `run`."""
+    procs: list[subprocess.Popen] = []
+
+    def handler(signum, frame):
+        for proc in procs:
+            _terminate_group(proc)
+        raise Interrupted(signum)
+
+    previous = {}
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        try:
+            previous[signum] = signal.signal(signum, handler)
+        except ValueError:      # not the main thread: nothing to install
+            pass
+    try:
+        yield procs
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                _terminate_group(proc)
+        for signum, old in previous.items():
+            signal.signal(signum, old)
+
+
+def _terminate_group(proc: subprocess.Popen, grace: float = 2.0) -> None:
+    """SIGTERM to the child's process group, SIGKILL after `grace` seconds if anything is left."""
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+    except (ProcessLookupError, PermissionError):
+        return
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(proc.pid, 0)
+        except (ProcessLookupError, PermissionError):
+            break
+        proc.poll()
+        time.sleep(0.05)
+    else:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    try:
+        proc.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        pass
 
 
 def _kill(proc: subprocess.Popen) -> None:
