@@ -96,7 +96,7 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
     progress("importing torch, leapp and the application")
     import leapp  # noqa: F401 - imported here so that its import time is not charged to the driver
 
-    from leapp_codemod.runner import export, observe, twincheck
+    from leapp_codemod.runner import export, names, observe, twincheck
     from leapp_codemod.runner.intercept import (
         Recorder,
         RunnerError,
@@ -112,6 +112,10 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         raise RunnerError(f"{cfg['file']}: cannot import the integration module: {export.one_line(exc)}",
                           "import") from None
     timings["import"] = round(time.monotonic() - t0, 2)
+    bad = names.problems({n: getattr(module, n) for n in ("ENTRY", "GRAPH", "NODE", "EXPORT_WITH", "INPUTS", "STATE")
+                          if hasattr(module, n)})
+    if bad:
+        raise RunnerError(f"{cfg['file']}: {bad[0]}", "import")
     entry = resolve_entry(module.ENTRY)
     state = dict(getattr(module, "STATE", {}) or {})
     recorder = Recorder(entry=entry, input_names=tuple(module.INPUTS),

@@ -16,6 +16,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from leapp_codemod.runner import names
+
 FORMATS = ("onnx", "pt2", "jit")
 
 
@@ -162,6 +164,11 @@ def read_module(path: Path) -> ModuleInfo:
                               tuple(dict.fromkeys(h for *_, hz in used for h in hz)),
                               _blocked_reason(text.splitlines()[fn.lineno - 1:fn.end_lineno])))
     hazards = tuple(h for *_, hz in patches for h in hz)
+    checked = {name: _literal(tree, name, path, required=name in ("ENTRY", "GRAPH", "EXPORT_WITH"))
+               for name in ("ENTRY", "GRAPH", "NODE", "EXPORT_WITH", "INPUTS", "STATE")}
+    bad = names.problems({k: v for k, v in checked.items() if v is not None})
+    if bad:
+        raise UsageError(f"{path}: {bad[0]}")
     return ModuleInfo(
         path=path, entry=entry, app_root=(base / _literal(tree, "APP_ROOT", path)).resolve(),
         driver=(base / driver).resolve() if driver else None, graph=_literal(tree, "GRAPH", path),
