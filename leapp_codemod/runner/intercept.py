@@ -105,6 +105,7 @@ class Recorder:
     twin_calls: list[PatchCall] = field(default_factory=list)   # patched helpers' arguments in traced calls
     originals: dict = field(default_factory=dict)               # (module, name) -> the original function
     n_twin: int = 5                                             # recorded calls per patched helper
+    twin_call_counts: dict = field(default_factory=dict)        # id(patch) -> calls while recording traced calls
     _seen: set = field(default_factory=set)
     _in_check: bool = False
     _in_trace: bool = False
@@ -222,6 +223,8 @@ class Recorder:
     def patch_call(self, patch, original: Callable, args: tuple, kwargs: dict):
         if self._in_check and sum(1 for c in self.patch_calls if c.patch is patch) < self.n_check:
             _append_copy(self.patch_calls, patch, args, kwargs)
+        if self._in_trace:
+            self.twin_call_counts[id(patch)] = self.twin_call_counts.get(id(patch), 0) + 1
         if self._in_trace and sum(1 for c in self.twin_calls if c.patch is patch) < self.n_twin:
             _append_copy(self.twin_calls, patch, args, kwargs)
         return original(*args, **kwargs)

@@ -498,8 +498,8 @@ def summary_lines(report: dict) -> list[str]:
         if s.get("location") and not any(s.get("location") == e.get("at") for c in report.get("findings_confirmed", [])
                                          for e in c["evidence"]):
             lines.append(f"  LEAPP {s['signal']} at {s['location']}: {s['message'][:120]}")
-    checked = report.get("twin_check", [])
-    if checked and all(r.get("ok") for r in checked):
+    checked = [r for r in report.get("twin_check", []) if r.get("samples")]
+    if checked and all(r.get("ok") for r in report.get("twin_check", [])):
         lines.append(f"  pre-trace check: {len(checked)} replacement(s) agree with the originals on "
                      f"{sum(r['samples'] for r in checked)} recorded and perturbed inputs")
     for p in report.get("patch_parity", []):
