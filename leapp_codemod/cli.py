@@ -98,15 +98,17 @@ def main() -> None:
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--entry", help="Pipeline entrypoint MODULE:QUALNAME (default: discovered, or [tool.leapp-codemod] entry).")
 @click.option("--all", "all_functions", is_flag=True, help="Analyze every function (lint mode), not only the pipeline.")
+@click.option("--no-follow-libraries", is_flag=True,
+              help="Do not analyze the installed packages (site-packages) the pipeline calls.")
 @_common_scan_options
-def scan(paths, entry, all_functions, fmt, select, ignore, exit_zero, output, no_cache, jobs):
+def scan(paths, entry, all_functions, no_follow_libraries, fmt, select, ignore, exit_zero, output, no_cache, jobs):
     """Scan PATHS for trace hazards reachable from the pipeline entrypoint."""
     from leapp_codemod.analysis.scanner import ScanError, ScanOptions, scan as run_scan
     paths = paths or (".",)
     config = _config_for(paths)
     options = ScanOptions(entry=entry or config.entry, all_functions=all_functions,
                           select=_selectors(select, config.select), ignore=_selectors(ignore, config.ignore),
-                          exclude=config.exclude)
+                          exclude=config.exclude, follow_libraries=not no_follow_libraries)
     try:
         result = run_scan(list(paths), options, _cache(config, no_cache), jobs or os.cpu_count() or 1, _progress())
     except ScanError as exc:
@@ -219,11 +221,12 @@ def explain(code):
 
 def _register_optional_commands() -> None:
     try:
-        from leapp_codemod.cli_run import generate, run
+        from leapp_codemod.cli_run import generate, record, run
     except ImportError:
         return
     main.add_command(generate)
     main.add_command(run)
+    main.add_command(record)
 
 
 _register_optional_commands()

@@ -8,7 +8,7 @@ from leapp_codemod.generate.render import (
     check_overwrite,
     render_body,
     with_header,
-    write_atomic,
+    write_module,
 )
 from leapp_codemod.generate.spec import IntegrationSpec, Options, SpecError, build_spec
 from leapp_codemod.model import ScanResult
@@ -63,5 +63,5 @@ def generate(opts: Options, *, force: bool = False, scan: ScanResult | None = No
             check_overwrite(opts.output)
         except OverwriteRefused as exc:
             raise GenerateError(str(exc)) from None
-    write_atomic(opts.output, text)
+    write_module(opts.output, text)
     return spec

@@ -116,11 +116,14 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
                           if hasattr(module, n)})
     if bad:
         raise RunnerError(f"{cfg['file']}: {bad[0]}", "import")
+    if getattr(module, "WARP", False):
+        from leapp_codemod.runner import warp_check
+        warp_check.require(module, cfg["traces"])
     entry = resolve_entry(module.ENTRY)
     state = dict(getattr(module, "STATE", {}) or {})
     recorder = Recorder(entry=entry, input_names=tuple(module.INPUTS),
                         static_names=tuple(getattr(module, "STATIC", ())), n_trace=cfg["traces"],
-                        n_check=cfg["checks"])
+                        n_check=cfg["checks"], declared=state)
 
     out = Path(cfg["out"])
     app_root = _app_dir(module, str(Path(cfg["import_root"]).resolve()))
@@ -150,7 +153,9 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
             raise RunnerError(twincheck.refusal(bad[0]), "twin-check")
         t2 = time.monotonic()
         attempts, chosen = [], None
-        for i, backend in enumerate(export.ladder(module.EXPORT_WITH, cfg.get("require_format")), 1):
+        ladder = [b for b in export.ladder(module.EXPORT_WITH, cfg.get("require_format"))
+                  if b in getattr(module, "EXPORTERS", export.EXPORTERS)]
+        for i, backend in enumerate(ladder, 1):
             att = export.attempt_export(module, recorder, backend, out / "attempts" / f"{i:02d}-{backend}",
                                         plan, app_root, cfg["cwd"], progress)
             attempts.append(att)
@@ -162,8 +167,18 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         timings["export_and_validate"] = round(time.monotonic() - t2, 2)
 
     recorder.on_done = export_all
+    if cfg.get("record"):
+        from leapp_codemod.runner import record
+        recorder.on_done = record.saver(Path(cfg["record"]), module, recorder, done)
+    if cfg.get("inputs"):
+        from leapp_codemod.runner import replay
+        try:
+            done["replayed"] = replay.preflight(module, cfg["inputs"])
+        except replay.RecordingError as exc:
+            raise RunnerError(str(exc), "inputs") from None
     t1 = time.monotonic()
-    progress(f"running {os.path.relpath(driver)} with {module.ENTRY} intercepted")
+    progress(f"replaying {os.path.relpath(cfg['inputs'])} into {module.ENTRY} (the driver is not run)"
+             if cfg.get("inputs") else f"running {os.path.relpath(driver)} with {module.ENTRY} intercepted")
     os.chdir(cfg["cwd"])
     with intercepted(entry, recorder), patch_recorders(module.PATCHES, recorder):
         crash = run_driver(driver, progress)
@@ -182,6 +197,8 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         raise RunnerError(f"the driver called {module.ENTRY} {recorder.calls_seen} times with {got} distinct "
                           f"inputs{shapes}; {need} are needed ({cfg['traces']} traced + {cfg['checks']} checked; "
                           "see --traces/--checks)", "driver")
+    if cfg.get("record") and "error" not in done:
+        return {"entry": module.ENTRY, "recorded": cfg["record"], "meta": done["recorded"]}
     if "error" in done:
         if "twin_check" in done:
             return {"error": str(done["error"]), "error_stage": getattr(done["error"], "stage", "runner"),
@@ -210,6 +227,7 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         "published": str(published) if published else None,
         "patch_parity": parity,
         "twin_check": done.get("twin_check", []),
+        "replayed": done.get("replayed"),
     }
 
 

@@ -9,14 +9,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from leapp_codemod.runner import values
-from leapp_codemod.runner.stateplan import StatePlan, fresh_roots, start_state
+from leapp_codemod.facts import ATOL, EXPORTERS, FORMAT_OF, RTOL
+from leapp_codemod.runner import backend_options, values
 from leapp_codemod.runner.intercept import Recorder
+from leapp_codemod.runner.stateplan import StatePlan, fresh_roots, start_state
 from leapp_codemod.runner.logcap import Capture
-
-EXPORTERS = ("onnx", "onnx-torchscript", "pt2", "jit-script", "jit-trace")
-FORMAT_OF = {"onnx": "onnx", "onnx-torchscript": "onnx", "pt2": "pt2", "jit-script": "jit", "jit-trace": "jit"}
-RTOL, ATOL = 1e-3, 1e-5
 
 
 def ladder(first: str, require_format: str | None) -> list[str]:
@@ -41,11 +38,14 @@ class Attempt:
     yaml: Path | None = None
     restored_from: str = ""          # copy | state-only snapshot | module
     warm_up: bool = False            # a warm-up call gave state initialised to None its value
+    backend_params: dict = field(default_factory=dict)   # {"passed": {...}, "not_accepted": [...]}
 
     def to_json(self, out: Path) -> dict:
         data = {"backend": self.backend, "format": FORMAT_OF[self.backend], "outcome": self.outcome,
                 "seconds": round(self.seconds, 2), "directory": _rel(self.directory, out),
                 "leapp_validation": self.leapp_validation}
+        if self.backend_params:
+            data["backend_params"] = self.backend_params
         if self.outcome != "validated":
             data["failed_stage"] = self.stage
             data["reason"] = self.reason
@@ -92,6 +92,7 @@ def attempt_export(module, recorder: Recorder, backend: str, directory: Path, st
     att = Attempt(backend, directory)
     started = time.monotonic()
     module.EXPORT_WITH = backend
+    att.backend_params = backend_options.for_attempt(module, backend)
     roots, att.restored_from = fresh_roots(recorder)
     try:
         refs, att.warm_up = start_state(recorder, state, roots)

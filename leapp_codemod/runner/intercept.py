@@ -67,8 +67,9 @@ class Call:
     index: int
     inputs: dict                      # parameter name -> plain copy
     outputs: Any = None               # plain copy of the return value
-    state_before: dict = field(default_factory=dict)
+    state_before: dict = field(default_factory=dict)    # path -> copy of every reachable value
     state_after: dict = field(default_factory=dict)
+    declared_before: dict = field(default_factory=dict)  # STATE name -> copy (what recordings store)
 
 
 @dataclass
@@ -85,6 +86,7 @@ class Recorder:
     static_names: tuple[str, ...]
     n_trace: int
     n_check: int
+    declared: dict = field(default_factory=dict)    # the module's STATE: name -> (owner class, attribute)
     traced: list[Call] = field(default_factory=list)
     checks: list[Call] = field(default_factory=list)
     patch_calls: list[PatchCall] = field(default_factory=list)
@@ -93,6 +95,7 @@ class Recorder:
     snapshot: Any = None
     snapshot_error: str = ""
     statics: dict = field(default_factory=dict)
+    state_refs: dict = field(default_factory=dict)  # STATE name -> (owning object, attribute) on the instance
     constants: dict = field(default_factory=dict)   # argument -> its non-tensor parts (checked equal)
     roots: dict = field(default_factory=dict)       # label -> object the step can reach (observed)
     initial: dict = field(default_factory=dict)     # path -> copy of the value before the first call
@@ -153,6 +156,10 @@ class Recorder:
             self.instance = self.entry.module
             self.roots = {self.entry.module.__name__: self.entry.module}
         self.initial = {path: values.plain(v) for path, v in observe.reachable(self.roots).items()}
+        try:
+            self.state_refs = find_state(self.instance, self.declared) if self.declared else {}
+        except RunnerError:
+            self.state_refs = {}        # declared state that is not there is reported by the state plan
 
     def _observed_call(self, args, kwargs):
         """Run the entry, noting every reachable value the call changed."""
@@ -201,7 +208,8 @@ class Recorder:
             record.outputs = values.plain(result)
             return result
         if fresh and len(self.checks) < self.n_check:
-            record = Call(self.calls_seen, values.plain(inputs), state_before=self.read_reachable())
+            record = Call(self.calls_seen, values.plain(inputs), state_before=self.read_reachable(),
+                          declared_before=read_state(self.state_refs))
             self._in_check = True
             try:
                 result = self._observed_call(args, kwargs)
@@ -323,3 +331,52 @@ def find_instances(roots: dict, cls: type, limit: int = 20000) -> list[tuple]:
             if not isinstance(child, (str, bytes, int, float, bool, type(None))):
                 queue.append((path + (step,), child))
     return found
+
+
+def read_state(refs: dict) -> dict:
+    return {name: values.plain(getattr(owner, attr)) for name, (owner, attr) in refs.items()}
+
+
+def find_state(root: Any, state: dict[str, tuple[str, str]]) -> dict:
+    """name -> (owning object, attribute) for every declared state, searched from `root`."""
+    refs = {}
+    for name, (owner, attr) in state.items():
+        module_name, _, class_name = owner.partition(":")
+        try:
+            cls = importlib.import_module(module_name)
+            for part in class_name.split("."):
+                cls = getattr(cls, part)
+        except (ImportError, AttributeError):
+            raise RunnerError(f"state {name!r}: cannot import its owner {owner}", "state") from None
+        holder = _find_instance(root, cls)
+        if holder is None:
+            raise RunnerError(f"state {name!r}: no {owner} object is reachable from the pipeline's instance", "state")
+        if not hasattr(holder, attr):
+            raise RunnerError(f"state {name!r}: {owner} object has no attribute {attr!r}", "state")
+        refs[name] = (holder, attr)
+    return refs
+
+
+def _find_instance(root: Any, cls: type, limit: int = 20000):
+    seen: set[int] = set()
+    queue = [root]
+    while queue and len(seen) < limit:
+        obj = queue.pop(0)
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, cls):
+            return obj
+        if isinstance(obj, types.ModuleType):
+            children = [v for v in vars(obj).values() if not isinstance(v, (types.ModuleType, type))
+                        and not callable(v)]
+        elif isinstance(obj, dict):
+            children = list(obj.values())
+        elif isinstance(obj, (list, tuple, set, frozenset)):
+            children = list(obj)
+        elif hasattr(obj, "__dict__") and not isinstance(obj, type):
+            children = list(vars(obj).values())
+        else:
+            children = []
+        queue.extend(c for c in children if not isinstance(c, (str, bytes, int, float, bool, type(None))))
+    return None

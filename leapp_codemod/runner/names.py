@@ -9,9 +9,10 @@ from __future__ import annotations
 import keyword
 import re
 
+from leapp_codemod.facts import EXPORTERS
+
 _SEGMENT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 _DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
-EXPORTERS = ("onnx", "onnx-torchscript", "pt2", "jit-script", "jit-trace")
 
 
 def _identifier(name) -> bool:
