@@ -282,7 +282,7 @@ def _library_replacement(function: str, fn_name: str) -> ReplacementSpec:
 
 
 RESERVED = frozenset({
-    "annotate", "boundary", "copy", "importlib", "dataclass", "Any", "Callable", "ENTRY", "APP_ROOT", "DRIVER", "GRAPH",
+    "annotate", "boundary", "copy", "importlib", "sys", "Path", "_import_root", "dataclass", "Any", "Callable", "ENTRY", "APP_ROOT", "DRIVER", "GRAPH",
     "NODE", "EXPORT_WITH", "INPUTS", "STATIC", "STATE", "HOST_RUNTIME", "LEFT_OUT", "named_outputs", "read_state", "step",
     "STUB", "Patch", "PATCHES", "function_patches", "patch_parity", "annotations", "ADAPTERS",
     "twin_is_tensor", "twin_scalar", "twin_min", "twin_max", "twin_where", "twin_python_dtype", "twin_full",
