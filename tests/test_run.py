@@ -216,6 +216,12 @@ def test_fresh_input_check_catches_a_branch_leapp_validation_misses(tmp_path):
     assert confirmed["evidence"][0] == {"signal": "tensor-branch", "at": "gainapp/policy.py:12", "match": "line",
                                         "message": confirmed["evidence"][0]["message"]}
     assert report["explained_by"][0].startswith("gainapp/policy.py:12")
+    # the branch was baked into the trace: no other exporter can recover it, so none is tried
+    assert len(report["attempts"]) == 1 and report["failed_stage"] == "validation"
+    lost = report["lost_computation"]
+    assert lost["reason"].startswith("LEAPP tensor-branch signal at gainapp/policy.py:12")
+    assert lost["explained_by"][0].startswith("gainapp/policy.py:12")
+    assert report["error"].startswith("computation was lost while tracing")
 
 
 def test_partial_pipeline_names_what_stays_in_the_host_runtime(tmp_path):

@@ -163,6 +163,11 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
             if att.outcome == "validated":
                 chosen = att
                 break
+            att.lost = export.lost_computation(att)
+            if att.lost:
+                progress(f"{backend}: computation was lost while tracing ({att.lost}); the other exporters "
+                         "export the same trace, so they are not tried")
+                break
         done.update(attempts=attempts, chosen=chosen, parity=export.check_patch_parity(module, recorder))
         timings["export_and_validate"] = round(time.monotonic() - t2, 2)
 
@@ -258,6 +263,8 @@ def _attempt_json(att, out: Path) -> dict:
     data["yaml"] = str(att.yaml) if att.yaml else None
     data["restored_from"] = att.restored_from
     data["warm_up_call"] = att.warm_up
+    if att.lost:
+        data["lost_computation"] = att.lost
     return data
 
 

@@ -39,6 +39,7 @@ class Attempt:
     restored_from: str = ""          # copy | state-only snapshot | module
     warm_up: bool = False            # a warm-up call gave state initialised to None its value
     backend_params: dict = field(default_factory=dict)   # {"passed": {...}, "not_accepted": [...]}
+    lost: str = ""                   # why the trace itself lost computation (no exporter can recover it)
 
     def to_json(self, out: Path) -> dict:
         data = {"backend": self.backend, "format": FORMAT_OF[self.backend], "outcome": self.outcome,
@@ -154,6 +155,30 @@ def attempt_export(module, recorder: Recorder, backend: str, directory: Path, st
         att.outcome = "validated"
     _finish(att, capture, logger, started)
     return att
+
+
+# LEAPP signals that a value was baked into the trace (a branch taken once, a scalar pulled out).
+_LOST_SIGNALS = ("frozen-constant", "tensor-branch", "numpy-item-tolist", "scalar-extraction")
+
+
+def lost_computation(att: Attempt) -> str:
+    """Why a validation failure comes from the trace rather than the exporter ('' when it does not):
+    LEAPP's frozen-constant signal (a re-entry sample disagreed with the first trace, or a value was
+    inlined as a constant) or a signal of a value baked into the trace (a tensor branch, a scalar
+    extraction), or calls that each agree while a rollout from reset diverges."""
+    if att.stage != "validation":
+        return ""
+    frozen = sorted((s for s in att.signals if s.get("signal") in _LOST_SIGNALS),
+                    key=lambda s: _LOST_SIGNALS.index(s["signal"]))
+    if frozen:
+        where = f" at {frozen[0]['location']}" if frozen[0].get("location") else ""
+        return f"LEAPP {frozen[0]['signal']} signal{where}: {frozen[0]['message'][:160]}"
+    roll = att.validation.get("rollout_from_reset") or {}
+    calls = att.validation.get("calls") or []
+    if roll and not roll.get("ok") and calls and all(c.get("ok") for c in calls):
+        return (f"each checked call agrees but the {roll.get('steps', 0)}-step rollout from reset diverges: "
+                "state carried between calls is not (all) in the export")
+    return ""
 
 
 def _finish(att: Attempt, capture: Capture, logger, started: float) -> None:

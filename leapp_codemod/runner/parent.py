@@ -426,6 +426,16 @@ def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: f
             report["error"] = f"no exporter validated; last: {a.get('backend')} at {a.get('failed_stage')}: " \
                               f"{a.get('reason')}"
         report["explained_by"] = [f for f in info.findings if _category(f) in _SILENT]
+        last = data["attempts"][-1] if data["attempts"] else {}
+        if last.get("failed_stage"):
+            report["failed_stage"] = last["failed_stage"]
+        if last.get("lost_computation"):
+            report["lost_computation"] = {
+                "reason": last["lost_computation"],
+                "not_retried": "every exporter exports the same trace, so none can recover the lost computation",
+                "explained_by": report["explained_by"] or ["no static finding"],
+                "state_observed": [row["owner_path"] for row in report.get("state_observed", [])]}
+            report["error"] = f"computation was lost while tracing: {last['lost_computation']}"
     return report
 
 
