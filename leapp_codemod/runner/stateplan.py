@@ -56,7 +56,7 @@ def plan_state(declared: dict, recorder: Recorder) -> StatePlan:
         if not paths:
             plan.notes.append(f"state {name!r}: no {owner} object is reachable from the entry; left out")
         for i, path in enumerate(paths):
-            label = name if len(paths) == 1 else f"{name}_{i}"
+            label = name if len(paths) == 1 else observe.state_name(path, taken)
             if path not in recorder.changed:
                 plan.notes.append(f"state {name!r} ({observe.describe_path(path)}) never changed during the "
                                   f"{calls} recorded calls: a constant of the export, not state")
