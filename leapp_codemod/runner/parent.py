@@ -374,6 +374,11 @@ def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: f
     if "error" in data or not data:
         msg = data.get("error") or _child_crash(child)
         report.update(status=bad, error=msg, failed_stage=data.get("error_stage", "runner"))
+        shapes = [f for f in info.left_out if _category(f) == "shape-specialization"]
+        if shapes and "had other input shapes" in msg:
+            report.update(status="partial", host_runtime=list(info.host_runtime) + shapes,
+                          error=f"partial pipeline: the input shapes change between calls, so the shape-specialized "
+                                f"code must stay in the host runtime ({msg})")
         return report
     signals = []
     for att in data["attempts"]:
@@ -411,9 +416,12 @@ def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: f
         report["substitute"] = chosen["format"] != report["requested_format"]
     if chosen and not bad_parity and not info.host_runtime:
         report["status"] = "validated"
-    elif info.host_runtime:
+    elif info.host_runtime or (not chosen and info.left_out):
+        # I/O or shape-specialized code that could be left out of a validated export did not let it
+        # validate: it feeds the outputs, so it stays in the host runtime.
+        report["host_runtime"] = list(info.host_runtime) + ([] if info.host_runtime else list(info.left_out))
         report["status"] = "partial"
-        report["error"] = (f"partial pipeline: {len(info.host_runtime)} part(s) must stay in the host runtime "
+        report["error"] = (f"partial pipeline: {len(report['host_runtime'])} part(s) must stay in the host runtime "
                            "(see host_runtime)")
     else:
         report["status"] = "failed"
