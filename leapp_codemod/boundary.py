@@ -151,16 +151,9 @@ def _set(holder, step, value) -> None:
         holder[key] = value
 
 
-def _exchange(refs, call) -> None:
+def _flat_state(refs) -> tuple[dict, dict]:
     current = {ref.name: ref.get() for ref in refs}
-    flat = {name: leaf for ref in refs for name, leaf in flatten(current[ref.name], ref.name).items()}
-    if not flat:
-        return
-    traced = iter(_as_tuple(call(flat), len(flat)))
-    for ref in refs:
-        new = rebuild(current[ref.name], traced, ref.name)
-        if new is not current[ref.name]:
-            ref.set(new)
+    return current, {name: leaf for ref in refs for name, leaf in flatten(current[ref.name], ref.name).items()}
 
 
 def state_tensors(node: str, refs) -> None:
@@ -168,11 +161,23 @@ def state_tensors(node: str, refs) -> None:
     application keeps them (torch tensors are traced in place, arrays and tuples are replaced)."""
     from leapp import annotate
 
-    _exchange(refs, lambda flat: annotate.state_tensors(node, flat))
+    current, flat = _flat_state(refs)
+    if not flat:
+        return
+    traced = iter(_as_tuple(annotate.state_tensors(node, flat), len(flat)))
+    for ref in refs:
+        new = rebuild(current[ref.name], traced, ref.name)
+        if new is not current[ref.name]:
+            ref.set(new)
 
 
 def update_state(node: str, refs) -> None:
-    """The state values after the step, as LEAPP's state outputs."""
+    """The state values after the step, as LEAPP's state outputs. Each is passed as a copy: a state
+    output that is a state input unchanged (a history shifting by one) must still be its own value
+    in the graph, apart from the input."""
     from leapp import annotate
 
-    _exchange(refs, lambda flat: annotate.update_state(node, flat))
+    _, flat = _flat_state(refs)
+    if flat:
+        annotate.update_state(node, {name: leaf.clone() if hasattr(leaf, "clone") else leaf.copy()
+                                     for name, leaf in flat.items()})
