@@ -42,9 +42,12 @@ def _candidate(value) -> bool:
             or (isinstance(value, _NUMBER) and not isinstance(value, (bool, np.bool_))))
 
 
+_MODULE_INTERNALS = frozenset(vars(torch.nn.Module()))   # torch's own bookkeeping (hooks, dicts)
+
+
 def children(obj) -> list[tuple[tuple[str, object], object]]:
     if isinstance(obj, torch.nn.Module):
-        own = {k: v for k, v in vars(obj).items() if not k.startswith("_")}
+        own = {k: v for k, v in vars(obj).items() if k not in _MODULE_INTERNALS}
         own.update(obj._buffers)
         own.update(obj._modules)
         return [(("attr", k), v) for k, v in own.items()]
