@@ -231,6 +231,7 @@ def test_partial_pipeline_names_what_stays_in_the_host_runtime(tmp_path):
     proc, report = run_json(work, "integration.py", "--require-format", "onnx")
     assert proc.returncode == 1 and report["status"] == "partial"
     assert report["host_runtime"][0].startswith("noiseapp/policy.py:13 random-in-pipeline")
+    assert report["proposed_split"]["host"] == ["noiseapp/policy.py:13"]
     assert [a["backend"] for a in report["attempts"]] == ["onnx", "onnx-torchscript"]
     assert "format" not in report       # nothing was validated, so no format is claimed
 

@@ -379,6 +379,7 @@ def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: f
             report.update(status="partial", host_runtime=list(info.host_runtime) + shapes,
                           error=f"partial pipeline: the input shapes change between calls, so the shape-specialized "
                                 f"code must stay in the host runtime ({msg})")
+            report["proposed_split"] = proposed_split(info.entry, report["host_runtime"])
         return report
     signals = []
     for att in data["attempts"]:
@@ -423,6 +424,7 @@ def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: f
         report["status"] = "partial"
         report["error"] = (f"partial pipeline: {len(report['host_runtime'])} part(s) must stay in the host runtime "
                            "(see host_runtime)")
+        report["proposed_split"] = proposed_split(info.entry, report["host_runtime"])
     else:
         report["status"] = "failed"
         if bad_parity:
@@ -445,6 +447,19 @@ def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: f
                 "state_observed": [row["owner_path"] for row in report.get("state_observed", [])]}
             report["error"] = f"computation was lost while tracing: {last['lost_computation']}"
     return report
+
+
+def proposed_split(entry: str, host: list[str]) -> dict:
+    """Where to cut a partial pipeline: the listed lines run in the host, before the exported model,
+    and what they compute enters the model as inputs."""
+    lines = list(dict.fromkeys(f.split(" ")[0] for f in host))
+    return {"host": lines,
+            "exported": f"the rest of {entry}, as one LEAPP node",
+            "boundary": "each value the host lines compute (a random draw, a value read from a file or device, "
+                        "the fixed-size result of shape-dependent preprocessing) becomes an input of the exported "
+                        "node, computed by the host before each call; the I/O that only reports (logging, print) "
+                        "stays in the host after the call",
+            "lines": {loc: next(f for f in host if f.startswith(loc + " ")) for loc in lines}}
 
 
 def _left_out_sections(info: ModuleInfo, calls: dict) -> dict:
