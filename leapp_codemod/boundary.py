@@ -151,8 +151,29 @@ def _set(holder, step, value) -> None:
         holder[key] = value
 
 
+def as_state(value):
+    """A Python int/float counter as a 0-d tensor (int64/float64, which do not change the dtype of the
+    tensors it meets); other values as they are."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        import torch
+
+        return torch.tensor(value, dtype=torch.int64 if isinstance(value, int) else torch.float64)
+    return value
+
+
+def state_leaves(value, name: str) -> dict:
+    """The LEAPP state ports of one state value."""
+    return flatten(as_state(value), name)
+
+
 def _flat_state(refs) -> tuple[dict, dict]:
-    current = {ref.name: ref.get() for ref in refs}
+    current = {}
+    for ref in refs:
+        value = ref.get()
+        if as_state(value) is not value:
+            value = as_state(value)
+            ref.set(value)
+        current[ref.name] = value
     return current, {name: leaf for ref in refs for name, leaf in flatten(current[ref.name], ref.name).items()}
 
 

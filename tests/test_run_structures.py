@@ -98,9 +98,13 @@ def test_logging_print_and_shape_guards_do_not_block_and_are_listed(tmp_path):
     assert "HOST_RUNTIME: tuple[str, ...] = ()" in module.read_text()
     proc, report = run_json(work)
     assert_validated(proc, report, work)
-    assert [f.split(" ")[0] for f in report["side_effects_left_out"]] == ["logapp/policy.py:23", "logapp/policy.py:24"]
+    assert [f.split(" ")[0] for f in report["side_effects_left_out"]] == ["logapp/policy.py:24", "logapp/policy.py:25"]
     notes = {row["finding"].split(" ")[0]: row["note"] for row in report["shape_specialized"]}
     assert notes["logapp/policy.py:18"].startswith("shape guard: dropped")
-    assert notes["logapp/policy.py:22"].startswith("baked in at the traced shapes")
+    assert notes["logapp/policy.py:23"].startswith("baked in at the traced shapes")
     assert report["shape_domain"]["input_layout"] == "obs:(1, 6):torch.float32"
-    assert report["state"] == {} and "self.steps (int)" in report["state_notes"][0]
+    # the Python step counter drives the output: it is state, carried as a 0-d int64 tensor
+    assert report["state"] == {"steps": "self.steps"}
+    (row,) = report["state_observed"]
+    assert row["kind"] == "counter" and row["dtype"].startswith("python int (a 0-d int64 tensor")
+    assert report["validation"]["rollout_from_reset"]["ok"] and report["validation"]["rollout_from_reset"]["steps"] == 8

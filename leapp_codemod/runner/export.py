@@ -12,6 +12,7 @@ from pathlib import Path
 from leapp_codemod.facts import ATOL, EXPORTERS, FORMAT_OF, RTOL
 from leapp_codemod.runner import backend_options, values
 from leapp_codemod.runner.intercept import Recorder
+from leapp_codemod.boundary import state_leaves
 from leapp_codemod.runner.stateplan import StatePlan, fresh_roots, start_state
 from leapp_codemod.runner.logcap import Capture
 
@@ -254,7 +255,7 @@ def _initial_state(recorder: Recorder, state: StatePlan) -> dict:
     """The state ports' values the exported model starts from (after the warm-up call, if any)."""
     roots, _ = fresh_roots(recorder)
     refs, _ = start_state(recorder, state, roots)
-    return values.plain({port: v for ref in refs for port, v in values.flatten(ref.get(), ref.name).items()})
+    return values.plain({port: v for ref in refs for port, v in state_leaves(ref.get(), ref.name).items()})
 
 
 def _sync_state(im, node: str, fb: dict, call, prev_after, initial, first: bool, state: StatePlan) -> str:

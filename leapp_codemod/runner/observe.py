@@ -169,6 +169,12 @@ class Observed:
     def to_json(self) -> dict:
         v = self.value
         leaves = _leaves(v)
+        if isinstance(v, (int, float)):
+            return {"owner_path": describe_path(self.path), "name": self.name, "shape": [],
+                    "dtype": f"python {type(v).__name__} (a 0-d {'int64' if isinstance(v, int) else 'float64'} "
+                             "tensor in the export)", "kind": "counter",
+                    "initial": "the value before the first recorded call",
+                    "explained_by": self.explained_by or "no static finding"}
         return {"owner_path": describe_path(self.path), "name": self.name,
                 "shape": [list(x.shape) for x in leaves] if not _is_array(v) else list(v.shape),
                 "dtype": [str(x.dtype) for x in leaves] if not _is_array(v) else str(v.dtype),
@@ -200,5 +206,6 @@ def _kind(value) -> str:
 
 
 def exportable_state(value) -> bool:
-    """A changed value LEAPP can carry as state: a tensor/array or a container of them."""
-    return _is_state_value(value)
+    """A changed value LEAPP can carry as state: a tensor/array or a container of them, or a Python
+    number counter (carried as a 0-d tensor)."""
+    return _is_state_value(value) or (isinstance(value, (int, float)) and not isinstance(value, bool))

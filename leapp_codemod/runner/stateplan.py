@@ -6,7 +6,7 @@ import copy
 import importlib
 from dataclasses import dataclass, field
 
-from leapp_codemod.boundary import StateRef, flatten
+from leapp_codemod.boundary import StateRef, state_leaves
 from leapp_codemod.runner import observe, values
 from leapp_codemod.runner.intercept import Recorder, where, find_instances
 
@@ -24,7 +24,7 @@ class StatePlan:
         """{LEAPP state port: value} from a {path: value} snapshot of the reachable values."""
         out = {}
         for name, path in self.entries:
-            out.update(flatten(reachable_values.get(path), name))
+            out.update(state_leaves(reachable_values.get(path), name))
         return out
 
     def to_json(self) -> dict:
@@ -107,7 +107,7 @@ def start_state(recorder: Recorder, plan: StatePlan, roots: dict) -> tuple[list[
     for ref, (_, path) in zip(refs, plan.entries):
         if path in recorder.initial:
             ref.set(values.plain(recorder.initial[path]))
-    warm = any(not flatten(_safe_get(ref)) for ref in refs)
+    warm = any(not state_leaves(_safe_get(ref), ref.name) for ref in refs)
     if warm and recorder.traced:
         entry = recorder.entry.function.__get__(roots["self"]) if recorder.entry.is_method else recorder.entry.function
         entry(**values.plain(recorder.traced[0].inputs), **recorder.statics)
