@@ -68,4 +68,5 @@ def test_state_names_follow_the_path_and_stay_unique():
     taken = {"filters_0_x"}
     path = ("self", ("attr", "filters"), ("key", 0), ("attr", "x"))
     assert observe.state_name(path, taken) == "filters_0_x_state"
-    assert observe.exportable_state((torch.zeros(1), np.zeros(2))) and not observe.exportable_state(3)
+    assert observe.exportable_state((torch.zeros(1), np.zeros(2))) and observe.exportable_state(3)
+    assert not observe.exportable_state(True) and not observe.exportable_state("reach")
