@@ -75,7 +75,7 @@ def plan_state(declared: dict, recorder: Recorder) -> StatePlan:
             plan.entries.append((name, path))
         else:
             plan.notes.append(f"{observe.describe_path(path)} ({type(value).__name__}) changes on every call but "
-                              "is not a tensor or array: it is not exported as state (it stays in the host runtime)")
+                              "is neither a number nor a tensor or array: it is not exported as state (it stays in the host runtime)")
             continue
     for name, path in plan.entries:
         plan.observed.append(observe.Observed(path, name, recorder.changed[path], recorder.initial.get(path),
