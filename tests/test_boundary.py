@@ -6,7 +6,14 @@ import collections
 import numpy as np
 import torch
 
-from leapp_codemod.boundary import StateRef, flatten, input_tensors, left_out, port_name, rebuild
+from leapp_codemod.boundary import (
+    StateRef,
+    flatten,
+    input_tensors,
+    left_out,
+    port_name,
+    rebuild,
+)
 
 
 def test_ports_are_identifiers_named_like_leapp_nested_outputs():

@@ -172,8 +172,8 @@ def test_recurrent_state_the_module_does_not_declare_is_found_by_observation(tmp
     ("main_crash.py", "Pipeline.act", r"the driver crashed at main_crash\.py:10: RuntimeError: sensor bus lost"),
     ("main_few.py", "Pipeline.act", r"called failapp\.pipeline:Pipeline\.act 3 times .* 8 are needed"),
     ("main_never.py", "Pipeline.act", r"the driver never called failapp\.pipeline:Pipeline\.act"),
-    ("main_gain.py", "Pipeline.act_scaled", r"argument 'gain' of Pipeline\.act_scaled holds values that are not "
-                                            r"tensors or arrays and change between calls \(0\.5 then 1\.0\)"),
+    ("main_gain.py", "Pipeline.act_scaled", (r"argument 'gain' of Pipeline\.act_scaled holds values that are not "
+                                             r"tensors or arrays and change between calls \(0\.5 then 1\.0\)")),
     ("main_solve.py", "Pipeline.solve", r"no exporter validated; last: jit-trace at tracing"),
 ])
 def test_bad_situations_fail_with_one_clear_line(tmp_path, driver, entry, message):
@@ -292,7 +292,7 @@ def test_a_signal_to_run_stops_the_drivers_whole_process_group(tmp_path, signum)
     while _group_alive(child) and time.monotonic() - stopped < 5:
         time.sleep(0.1)
     assert not _group_alive(child), "the child's process group survived the signal"
-    out, err = proc.communicate(timeout=30)
+    _, err = proc.communicate(timeout=30)
     assert proc.returncode == 128 + signum
     assert f"interrupted by {signal.Signals(signum).name}" in err and "Traceback" not in err
     assert json.loads((work / "out" / "report.json").read_text())["failed_stage"] == "interrupted"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from test_run import assert_validated, generate, project, run_json, tree_hash
 
 pytestmark = pytest.mark.e2e

@@ -1,7 +1,6 @@
 """Trace the recorded calls with LEAPP, export with a fallback ladder, validate on fresh calls."""
 from __future__ import annotations
 
-import copy
 import logging
 import re
 import shutil
@@ -9,12 +8,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from leapp_codemod.boundary import state_leaves
 from leapp_codemod.facts import ATOL, EXPORTERS, FORMAT_OF, RTOL
 from leapp_codemod.runner import backend_options, values
 from leapp_codemod.runner.intercept import Recorder
-from leapp_codemod.boundary import state_leaves
-from leapp_codemod.runner.stateplan import StatePlan, fresh_roots, start_state
 from leapp_codemod.runner.logcap import Capture
+from leapp_codemod.runner.stateplan import StatePlan, fresh_roots, start_state
 
 
 def ladder(first: str, require_format: str | None) -> list[str]:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from leapp_codemod.boundary import StateRef, state_leaves
 from leapp_codemod.runner import observe, values
-from leapp_codemod.runner.intercept import Recorder, where, find_instances
+from leapp_codemod.runner.intercept import Recorder, find_instances, where
 
 
 @dataclass
