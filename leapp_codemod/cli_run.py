@@ -139,6 +139,17 @@ def run(file: Path, out: Path, traces: int, checks: int, fmt: str, require_forma
             child = parent.run_child(info, opts, progress)
             report = parent.build_report(info, opts, child, time.monotonic() - started)
         path = parent.write_report(report, out)
+    except parent.Interrupted as exc:
+        report = {"status": "failed", "entry": info.entry, "error": str(exc), "failed_stage": "interrupted",
+                  "timings": {"total": round(time.monotonic() - started, 2)}}
+        try:
+            parent.write_report(report, out)
+        except OSError:
+            pass
+        if fmt == "json":
+            click.echo(json.dumps(report))
+        _fail(str(exc), 128 + exc.signum)
+        return
     except OSError as exc:
         if fmt == "json":
             click.echo(json.dumps({"status": "failed", "error": str(exc), "entry": info.entry}))

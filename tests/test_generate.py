@@ -122,6 +122,18 @@ def test_unknown_entry_is_a_clear_error(tmp_path, monkeypatch):
                                             output=tmp_path / "i.py"))
 
 
+@pytest.mark.parametrize("entry", ["mlpapp.pipeline:nope", "mlpapp.pipeline:Nope.act", "mlpapp.missing:step"])
+def test_generate_with_an_entry_that_does_not_exist_prints_one_line_and_exits_2(tmp_path, entry):
+    work = tmp_path / "proj"
+    shutil.copytree(FIXTURES / "run_mlp_numpy", work)
+    proc = subprocess.run([sys.executable, "-m", "leapp_codemod", "generate", "mlpapp", "--entry", entry, "-o",
+                           str(tmp_path / "i.py")], cwd=work, capture_output=True, text=True, timeout=120,
+                          check=False)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [proc.stderr.strip()] and entry in proc.stderr
+    assert not (tmp_path / "i.py").exists()
+
+
 def test_generate_command_imports_neither_torch_leapp_nor_the_app(tmp_path):
     work = tmp_path / "proj"
     shutil.copytree(FIXTURES / "run_patch", work)
@@ -146,7 +158,7 @@ def test_generate_command_imports_neither_torch_leapp_nor_the_app(tmp_path):
 
 def test_templates_ship_as_package_data():
     template = resources.files("leapp_codemod.templates").joinpath("integration.py.j2")
-    assert template.is_file() and "annotate.output_tensors" in template.read_text()
+    assert template.is_file() and "boundary.output_tensors" in template.read_text()
 
 
 @pytest.mark.parametrize(("source", "expected"), [
@@ -204,3 +216,32 @@ def test_library_calls_use_registered_torch_adapters(tmp_path, monkeypatch):
                                           output=tmp_path / "integration.py"))
     assert [(p.module, p.name) for p in spec.patches] == [("camapp.policy", "prep")]   # whole helper, a stub
     assert spec.replacements[0].is_stub
+
+
+@pytest.mark.parametrize(("layout", "app", "cwd"), [
+    ("hyphen", "act-plus-plus", "."),       # a repository folder whose name is not a module name
+    ("dot", ".", "act-plus-plus"),          # generate run from inside the application folder
+    ("src", "src", "."),                    # src layout
+])
+def test_generated_module_imports_from_the_project_and_from_elsewhere(tmp_path, layout, app, cwd):
+    project_dir = tmp_path / "proj"
+    code_dir = project_dir / ("src/walker" if layout == "src" else "act-plus-plus")
+    code_dir.mkdir(parents=True)
+    if layout == "src":
+        (code_dir / "__init__.py").write_text("")
+    (code_dir / "gait.py").write_text("def act(obs):\n    return obs * 2.0\n")
+    entry = "walker.gait:act" if layout == "src" else "gait:act"
+    out = project_dir / "integration.py"
+    proc = subprocess.run([sys.executable, "-m", "leapp_codemod", "generate", app, "--entry", entry, "-o",
+                           str(out)], cwd=project_dir / cwd, capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    text = out.read_text()
+    assert "act-plus-plus" not in text.split("APP_ROOT")[0]     # never imported by a directory name
+    umask = os.umask(0)
+    os.umask(umask)
+    assert out.stat().st_mode & 0o777 == 0o666 & ~umask         # the usual mode of a new file
+    for where in (project_dir, tmp_path):
+        check = subprocess.run([sys.executable, "-c", f"import sys; sys.path.insert(0, {str(project_dir)!r}); "
+                                "import integration; print(integration.ENTRY)"], cwd=where, capture_output=True,
+                               text=True, timeout=120, check=False)
+        assert check.returncode == 0 and check.stdout.strip() == entry, check.stderr

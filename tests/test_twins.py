@@ -413,6 +413,16 @@ def test_pre_trace_check_finds_a_branch_only_perturbations_reach():
     assert not row["ok"] and "perturbed copy" in row["input"]
 
 
+def test_pre_trace_check_fails_when_no_recorded_input_exercised_the_replacement():
+    def original(v):
+        raise ValueError("sensor offline")
+
+    patch = _patch(lambda v: v, "app.gains:gain")
+    row = check_patch(patch, original, [PatchCall(patch, (np.ones(3),), {}) for _ in range(2)])
+    assert not row["ok"] and row["samples"] == 0
+    assert "checked on zero samples" in row["error"] and row["input"] == "2 recorded call(s)"
+
+
 # ------------------------------------------------------------------------------------- e2e
 def _cli(args, cwd, timeout=300):
     return subprocess.run([sys.executable, "-m", "leapp_codemod", *args], cwd=cwd, capture_output=True, text=True,

@@ -30,7 +30,10 @@ from leapp_codemod.generate.source_info import (
 from leapp_codemod.generate.twin import Blocked
 from leapp_codemod.model import Finding, PatchTarget, ScanResult, StateAttr
 
-HOST_CATEGORIES = ("random-in-pipeline", "io-in-pipeline", "shape-specialization")
+HOST_CATEGORIES = ("random-in-pipeline",)
+# Findings that do not block an export: what they do is left out of it (I/O, shape guards) or
+# baked in at the traced shapes (checked by `run` on those shapes).
+LEFT_OUT_CATEGORIES = ("io-in-pipeline", "shape-specialization")
 _LIBRARY_CATEGORIES = ("unmapped-numpy", "foreign-library")
 
 
@@ -111,6 +114,7 @@ class IntegrationSpec:
     twin_helpers: str = ""      # source of the twin_* helpers the twins call
     inline: bool = False        # the entry is a statement range of the driver (FILE:START-END)
     extras: Any = None          # backend params, semantics, Warp setup, split (generate/extras.py)
+    left_out: tuple[str, ...] = ()   # I/O and shape-specialized code left out of / baked into the export
 
     @property
     def unresolved_lines(self) -> list[str]:
@@ -283,9 +287,9 @@ def _library_replacement(function: str, fn_name: str) -> ReplacementSpec:
 
 
 RESERVED = frozenset({
-    "annotate", "copy", "importlib", "dataclass", "Any", "Callable", "ENTRY", "APP_ROOT", "DRIVER", "GRAPH",
-    "NODE", "EXPORT_WITH", "INPUTS", "STATIC", "STATE", "HOST_RUNTIME", "named_outputs", "read_state", "step",
-    "write_state",
+    "annotate", "boundary", "copy", "importlib", "sys", "Path", "_import_root", "dataclass", "Any", "Callable",
+    "ENTRY", "APP_ROOT", "DRIVER", "GRAPH", "NODE", "EXPORT_WITH", "INPUTS", "STATIC", "STATE", "HOST_RUNTIME",
+    "LEFT_OUT", "named_outputs", "read_state", "step", "write_state",
     "STUB", "Patch", "PATCHES", "function_patches", "patch_parity", "annotations", "ADAPTERS",
     "twin_is_tensor", "twin_scalar", "twin_min", "twin_max", "twin_where", "twin_python_dtype", "twin_full",
     "twin_tensor", "twin_zip", "twin_cond",
@@ -430,7 +434,7 @@ def build_spec(scan: ScanResult, opts: Options) -> IntegrationSpec:
     if inline:   # the driver runs as __main__: its own bindings are patched there, never imported
         patches = [replace(p, module=DRIVER_MAIN) if p.module == module else p for p in patches]
     stubs = {r.fn_name for r in replacements if r.is_stub}
-    unresolved, host = [], []
+    unresolved, host, left_out = [], [], []
     for i, f in enumerate(sorted(scan.findings, key=lambda f: (f.path, f.line, f.column, f.code))):
         idx = scan.findings.index(f)
         text = _source_line(f.path, f.line, cache)
@@ -438,6 +442,8 @@ def build_spec(scan: ScanResult, opts: Options) -> IntegrationSpec:
         if f.category in HOST_CATEGORIES:
             host.append(ref)
             unresolved.append(ref)
+        elif f.category in LEFT_OUT_CATEGORIES:
+            left_out.append(ref)
         elif idx in covered:
             if covered[idx] in stubs:
                 unresolved.append(f"{ref} (write {covered[idx]})")
@@ -467,5 +473,5 @@ def build_spec(scan: ScanResult, opts: Options) -> IntegrationSpec:
         unresolved=tuple(unresolved), host_runtime=tuple(host), notes=tuple(notes), extra_imports=tuple(extra),
         app_imports=tuple(dict.fromkeys([f"import {m}" for m in app_modules] + app_extra)),
         twin_helpers=helper_sources({h for r in replacements for h in r.helpers}),
-        extras=_extras(scan, opts, root, entry, inputs), inline=inline is not None,
+        extras=_extras(scan, opts, root, entry, inputs), inline=inline is not None, left_out=tuple(left_out),
     )

@@ -101,16 +101,16 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
     progress("importing torch, leapp and the application")
     import leapp  # noqa: F401 - imported here so that its import time is not charged to the driver
 
-    from leapp_codemod.runner import export, twincheck
+    from leapp_codemod.runner import export, names, state_observe as observe, twincheck
     from leapp_codemod.runner import inline as inline_run
     from leapp_codemod.runner.intercept import (
         Recorder,
         RunnerError,
-        find_state,
         intercepted,
         patch_recorders,
         resolve_entry,
     )
+    from leapp_codemod.runner.stateplan import plan_state
 
     try:
         module = _load_module(Path(cfg["file"]))
@@ -118,6 +118,10 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         raise RunnerError(f"{cfg['file']}: cannot import the integration module: {export.one_line(exc)}",
                           "import") from None
     timings["import"] = round(time.monotonic() - t0, 2)
+    bad = names.problems({n: getattr(module, n) for n in ("ENTRY", "GRAPH", "NODE", "EXPORT_WITH", "INPUTS", "STATE")
+                          if hasattr(module, n)})
+    if bad:
+        raise RunnerError(f"{cfg['file']}: {bad[0]}", "import")
     if getattr(module, "WARP", False):
         from leapp_codemod.runner import warp_check
         warp_check.require(module, cfg["traces"])
@@ -129,7 +133,7 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
     state = dict(getattr(module, "STATE", {}) or {})
     recorder = Recorder(entry=entry, input_names=tuple(module.INPUTS),
                         static_names=tuple(getattr(module, "STATIC", ())), n_trace=cfg["traces"],
-                        n_check=cfg["checks"], find_state=lambda root: find_state(root, state) if state else {})
+                        n_check=cfg["checks"], declared=state)
 
     out = Path(cfg["out"])
     app_root = _app_dir(module, str(Path(cfg["import_root"]).resolve()))
@@ -143,10 +147,10 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
 
     def _export_all() -> None:
         """Trace, export and validate while the driver's own world (files, devices) is still up."""
-        if entry.is_method and recorder.snapshot is None:
-            raise RunnerError(f"the {type(recorder.instance).__name__} instance cannot be copied "
-                              f"({recorder.snapshot_error}); the runner needs a copy to trace from the "
-                              "starting state", "driver")
+        plan = plan_state(state, recorder)
+        done["plan"] = plan
+        if plan.entries:
+            progress(f"state: {', '.join(f'{n} ({observe.describe_path(p)})' for n, p in plan.entries)}")
         progress(f"recorded {len(recorder.traced)} calls to trace and {len(recorder.checks)} to check "
                  f"(of {recorder.calls_seen} calls so far)")
         rows = twincheck.check_replacements(module.PATCHES, recorder)
@@ -163,11 +167,16 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
                   if b in getattr(module, "EXPORTERS", export.EXPORTERS)]
         for i, backend in enumerate(ladder, 1):
             att = export.attempt_export(module, recorder, backend, out / "attempts" / f"{i:02d}-{backend}",
-                                        state, app_root, cfg["cwd"], progress)
+                                        plan, app_root, cfg["cwd"], progress)
             attempts.append(att)
             progress(f"{backend}: {att.outcome}" + (f" at {att.stage}: {att.reason}" if att.stage else ""))
             if att.outcome == "validated":
                 chosen = att
+                break
+            att.lost = export.lost_computation(att)
+            if att.lost:
+                progress(f"{backend}: computation was lost while tracing ({att.lost}); the other exporters "
+                         "export the same trace, so they are not tried")
                 break
         done.update(attempts=attempts, chosen=chosen, parity=export.check_patch_parity(module, recorder))
         timings["export_and_validate"] = round(time.monotonic() - t2, 2)
@@ -224,7 +233,15 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         "calls": {"seen": recorder.calls_seen, "traced": [c.index for c in recorder.traced],
                   "checked": [c.index for c in recorder.checks], "input_layout": recorder.layout,
                   "other_layouts": recorder.other_layouts, "other_instances": recorder.other_instances},
-        "state": {name: f"{type(owner).__name__}.{attr}" for name, (owner, attr) in recorder.state_refs.items()},
+        "state": done["plan"].to_json(),
+        "state_observed": [o.to_json() for o in done["plan"].observed],
+        "state_notes": done["plan"].notes,
+        "snapshot": ("a copy of the instance before its first call" if recorder.snapshot is not None
+                     else f"state-only (the instance cannot be copied: {recorder.snapshot_error})"
+                     if recorder.entry.is_method else "module"),
+        "constants": {name: text for name, (_, text, constant) in recorder.constants.items() if constant}
+        | {name: repr(v)[:60] for name, v in recorder.statics.items()},
+        "outputs_left_out": _left_out(module, recorder),
         "attempts": [_attempt_json(a, out) for a in attempts],
         "chosen": chosen.backend if chosen else None,
         "published": str(published) if published else None,
@@ -232,6 +249,18 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         "twin_check": done.get("twin_check", []),
         "replayed": done.get("replayed"),
     }
+
+
+def _left_out(module, recorder) -> list[str]:
+    """Output parts that are not tensors or arrays (left out of the boundary)."""
+    from leapp_codemod.boundary import left_out
+
+    if not recorder.traced:
+        return []
+    try:
+        return left_out(module.named_outputs(recorder.traced[0].outputs))
+    except Exception:  # noqa: BLE001 - a named_outputs that does not fit the result is reported elsewhere
+        return []
 
 
 def _app_dir(module, import_root: str) -> str:
@@ -247,6 +276,10 @@ def _attempt_json(att, out: Path) -> dict:
     data["signals"] = att.signals
     data["leapp_messages"] = att.messages
     data["yaml"] = str(att.yaml) if att.yaml else None
+    data["restored_from"] = att.restored_from
+    data["warm_up_call"] = att.warm_up
+    if att.lost:
+        data["lost_computation"] = att.lost
     return data
 
 

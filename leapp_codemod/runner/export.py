@@ -1,7 +1,6 @@
 """Trace the recorded calls with LEAPP, export with a fallback ladder, validate on fresh calls."""
 from __future__ import annotations
 
-import copy
 import logging
 import re
 import shutil
@@ -9,10 +8,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from leapp_codemod.boundary import state_leaves
 from leapp_codemod.facts import ATOL, EXPORTERS, FORMAT_OF, RTOL
 from leapp_codemod.runner import backend_options, values
-from leapp_codemod.runner.intercept import Recorder, find_state
+from leapp_codemod.runner.intercept import Recorder
 from leapp_codemod.runner.logcap import Capture
+from leapp_codemod.runner.stateplan import StatePlan, fresh_roots, start_state
 
 
 def ladder(first: str, require_format: str | None) -> list[str]:
@@ -35,7 +36,10 @@ class Attempt:
     signals: list = field(default_factory=list)
     messages: list = field(default_factory=list)
     yaml: Path | None = None
+    restored_from: str = ""          # copy | state-only snapshot | module
+    warm_up: bool = False            # a warm-up call gave state initialised to None its value
     backend_params: dict = field(default_factory=dict)   # {"passed": {...}, "not_accepted": [...]}
+    lost: str = ""                   # why the trace itself lost computation (no exporter can recover it)
 
     def to_json(self, out: Path) -> dict:
         data = {"backend": self.backend, "format": FORMAT_OF[self.backend], "outcome": self.outcome,
@@ -74,21 +78,12 @@ def _missing_dependency(exc: BaseException) -> bool:
     return False
 
 
-def _bound_entry(recorder: Recorder, instance):
+def _bound_entry(recorder: Recorder, roots: dict):
     fn = recorder.entry.function
-    return fn.__get__(instance) if recorder.entry.is_method else fn
+    return fn.__get__(roots["self"]) if recorder.entry.is_method else fn
 
 
-def fresh_instance(recorder: Recorder):
-    """A copy of the application's instance as it was before its first call."""
-    if not recorder.entry.is_method:
-        return None
-    if recorder.snapshot is None:
-        return recorder.instance
-    return copy.deepcopy(recorder.snapshot)
-
-
-def attempt_export(module, recorder: Recorder, backend: str, directory: Path, state: dict,
+def attempt_export(module, recorder: Recorder, backend: str, directory: Path, state: StatePlan,
                    app_root: str, cwd: str, progress) -> Attempt:
     import leapp
 
@@ -99,9 +94,14 @@ def attempt_export(module, recorder: Recorder, backend: str, directory: Path, st
     started = time.monotonic()
     module.EXPORT_WITH = backend
     att.backend_params = backend_options.for_attempt(module, backend)
-    instance = fresh_instance(recorder)
-    refs = find_state(instance if instance is not None else recorder.entry.module, state) if state else {}
-    entry = _bound_entry(recorder, instance)
+    roots, att.restored_from = fresh_roots(recorder)
+    try:
+        refs, att.warm_up = start_state(recorder, state, roots)
+    except Exception as exc:  # noqa: BLE001 - application code may raise anything
+        att.stage, att.reason = "tracing", f"restoring the starting state failed: {one_line(exc)}"
+        att.seconds = time.monotonic() - started
+        return att
+    entry = _bound_entry(recorder, roots)
     capture = Capture(app_root=app_root, cwd=cwd)
     logger = logging.getLogger("leapp")
     progress(f"{backend}: tracing {len(recorder.traced)} calls")
@@ -157,6 +157,30 @@ def attempt_export(module, recorder: Recorder, backend: str, directory: Path, st
     return att
 
 
+# LEAPP signals that a value was baked into the trace (a branch taken once, a scalar pulled out).
+_LOST_SIGNALS = ("frozen-constant", "tensor-branch", "numpy-item-tolist", "scalar-extraction")
+
+
+def lost_computation(att: Attempt) -> str:
+    """Why a validation failure comes from the trace rather than the exporter ('' when it does not):
+    LEAPP's frozen-constant signal (a re-entry sample disagreed with the first trace, or a value was
+    inlined as a constant) or a signal of a value baked into the trace (a tensor branch, a scalar
+    extraction), or calls that each agree while a rollout from reset diverges."""
+    if att.stage != "validation":
+        return ""
+    frozen = sorted((s for s in att.signals if s.get("signal") in _LOST_SIGNALS),
+                    key=lambda s: _LOST_SIGNALS.index(s["signal"]))
+    if frozen:
+        where = f" at {frozen[0]['location']}" if frozen[0].get("location") else ""
+        return f"LEAPP {frozen[0]['signal']} signal{where}: {frozen[0]['message'][:160]}"
+    roll = att.validation.get("rollout_from_reset") or {}
+    calls = att.validation.get("calls") or []
+    if roll and not roll.get("ok") and calls and all(c.get("ok") for c in calls):
+        return (f"each checked call agrees but the {roll.get('steps', 0)}-step rollout from reset diverges: "
+                "state carried between calls is not (all) in the export")
+    return ""
+
+
 def _finish(att: Attempt, capture: Capture, logger, started: float) -> None:
     logger.removeHandler(capture)
     att.signals = [s.to_json() for s in capture.signals]
@@ -183,7 +207,7 @@ def _feedback_key(im, node: str, name: str) -> str | None:
     return None
 
 
-def validate(module, recorder: Recorder, yaml_path: Path, state: dict) -> dict:
+def validate(module, recorder: Recorder, yaml_path: Path, state: StatePlan) -> dict:
     """The original pipeline's outputs on the untraced check calls against InferenceManager."""
     from leapp import InferenceManager
 
@@ -192,14 +216,15 @@ def validate(module, recorder: Recorder, yaml_path: Path, state: dict) -> dict:
     per_output: dict[str, values.Errors] = {}
     checks, missing = [], set()
     initial = None
-    fb = {name: _feedback_key(im, node, name) for name in state}
-    if state and (recorder.snapshot is not None or not recorder.entry.is_method):
+    stateful = bool(state.entries)
+    if stateful:
         initial = _initial_state(recorder, state)
+        fb = {name: _feedback_key(im, node, name) for name in initial}
     prev_after = None
     for i, call in enumerate(recorder.checks):
         how = "stateless"
-        if state:
-            how = _sync_state(im, node, fb, call, prev_after, initial, first=(i == 0))
+        if stateful:
+            how = _sync_state(im, node, fb, call, prev_after, initial, (i == 0), state)
             prev_after = call.state_after
         got = _run(im, node, call.inputs)
         expected = values.flatten(module.named_outputs(call.outputs))
@@ -208,11 +233,11 @@ def validate(module, recorder: Recorder, yaml_path: Path, state: dict) -> dict:
     result = {"calls": checks, "outputs": {k: v.to_json() for k, v in sorted(per_output.items())}}
     if missing:
         result["missing_outputs"] = sorted(missing)
-    if state:
+    if stateful:
         result["state_inputs"] = {k: v for k, v in fb.items()}
         result["rollout_from_reset"] = _rollout(im, module, recorder, state)
     ok = bool(checks) and all(c["ok"] for c in checks) and not missing
-    if state:
+    if stateful:
         ok = ok and result["rollout_from_reset"].get("ok", False)
     result["ok"] = ok
     worst = max(per_output.items(), key=lambda kv: kv[1].max_abs, default=None)
@@ -225,23 +250,27 @@ def validate(module, recorder: Recorder, yaml_path: Path, state: dict) -> dict:
     return result
 
 
-def _initial_state(recorder: Recorder, state: dict) -> dict:
-    from leapp_codemod.runner.intercept import read_state
+def _initial_state(recorder: Recorder, state: StatePlan) -> dict:
+    """The state ports' values the exported model starts from (after the warm-up call, if any)."""
+    roots, _ = fresh_roots(recorder)
+    refs, _ = start_state(recorder, state, roots)
+    return values.plain({port: v for ref in refs for port, v in state_leaves(ref.get(), ref.name).items()})
 
-    inst = recorder.snapshot if recorder.entry.is_method else recorder.entry.module
-    return read_state(find_state(inst, state))
 
-
-def _sync_state(im, node: str, fb: dict, call, prev_after, initial, first: bool) -> str:
+def _sync_state(im, node: str, fb: dict, call, prev_after, initial, first: bool, state: StatePlan) -> str:
     """Bring InferenceManager's state to the application's state before this call (see report)."""
-    if not first and prev_after is not None and values.same_values(call.state_before, prev_after):
+    before = state.ports(call.state_before)
+    if not first and prev_after is not None and values.same_values(before, state.ports(prev_after)):
         return "carried"
-    if initial is not None and values.same_values(call.state_before, initial):
+    if initial is not None and values.same_values(before, initial):
         im.reset()
         return "reset"
+    if set(before) != set(initial or {}):
+        im.reset()
+        return "reset (the state was empty)"
     for name, key in fb.items():
         if key is not None:
-            im.set_input_value(node, key, values.to_torch(call.state_before[name]))
+            im.set_input_value(node, key, values.to_torch(before[name]))
     return "set"
 
 
@@ -257,13 +286,12 @@ def _compare_all(expected: dict, got: dict, per_output: dict, missing: set) -> b
     return ok
 
 
-def _rollout(im, module, recorder: Recorder, state: dict) -> dict:
-    """From the initial state, feed every recorded input in order to a copy of the application's
-    instance and to InferenceManager after reset(); outputs must agree at every step."""
-    if recorder.entry.is_method and recorder.snapshot is None:
-        return {"ok": False, "reason": f"the instance could not be copied ({recorder.snapshot_error})"}
-    instance = copy.deepcopy(recorder.snapshot) if recorder.entry.is_method else None
-    entry = _bound_entry(recorder, instance)
+def _rollout(im, module, recorder: Recorder, state: StatePlan) -> dict:
+    """From the initial state, feed every recorded input in order to a fresh copy of the
+    application's objects and to InferenceManager after reset(); outputs must agree at every step."""
+    roots, _ = fresh_roots(recorder)
+    start_state(recorder, state, roots)
+    entry = _bound_entry(recorder, roots)
     im.reset()
     per_output: dict[str, values.Errors] = {}
     missing: set = set()

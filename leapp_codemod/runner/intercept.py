@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from leapp_codemod.runner import values
+from leapp_codemod.runner import state_observe as observe, values
 
 
 class RunnerError(Exception):
@@ -67,8 +67,9 @@ class Call:
     index: int
     inputs: dict                      # parameter name -> plain copy
     outputs: Any = None               # plain copy of the return value
-    state_before: dict = field(default_factory=dict)
+    state_before: dict = field(default_factory=dict)    # path -> copy of every reachable value
     state_after: dict = field(default_factory=dict)
+    declared_before: dict = field(default_factory=dict)  # STATE name -> copy (what recordings store)
 
 
 @dataclass
@@ -85,7 +86,7 @@ class Recorder:
     static_names: tuple[str, ...]
     n_trace: int
     n_check: int
-    find_state: Callable[[Any], dict]     # instance -> {name: (owner, attr)}
+    declared: dict = field(default_factory=dict)    # the module's STATE: name -> (owner class, attribute)
     traced: list[Call] = field(default_factory=list)
     checks: list[Call] = field(default_factory=list)
     patch_calls: list[PatchCall] = field(default_factory=list)
@@ -93,8 +94,12 @@ class Recorder:
     instance: Any = None
     snapshot: Any = None
     snapshot_error: str = ""
-    state_refs: dict = field(default_factory=dict)
     statics: dict = field(default_factory=dict)
+    state_refs: dict = field(default_factory=dict)  # STATE name -> (owning object, attribute) on the instance
+    constants: dict = field(default_factory=dict)   # argument -> its non-tensor parts (checked equal)
+    roots: dict = field(default_factory=dict)       # label -> object the step can reach (observed)
+    initial: dict = field(default_factory=dict)     # path -> copy of the value before the first call
+    changed: dict = field(default_factory=dict)     # path -> copy of the value after the call that changed it
     error: RunnerError | None = None
     on_done: Callable[[], None] | None = None     # runs inside the driver's last needed call
     layout: str = ""                              # input shapes/dtypes of the first call
@@ -103,6 +108,7 @@ class Recorder:
     twin_calls: list[PatchCall] = field(default_factory=list)   # patched helpers' arguments in traced calls
     originals: dict = field(default_factory=dict)               # (module, name) -> the original function
     n_twin: int = 5                                             # recorded calls per patched helper
+    twin_call_counts: dict = field(default_factory=dict)        # id(patch) -> calls while recording traced calls
     _seen: set = field(default_factory=set)
     _in_check: bool = False
     _in_trace: bool = False
@@ -124,15 +130,46 @@ class Recorder:
             if name not in named:
                 raise RunnerError(f"entry parameter {name!r} from the integration module is not a parameter of "
                                   f"{self.entry.qualname}; regenerate the module", "inputs")
-            if not values.is_array(named[name]):
-                raise RunnerError(f"input {name!r} of {self.entry.qualname} is a {type(named[name]).__name__}, "
-                                  "not a torch.Tensor or numpy.ndarray", "inputs")
+            key = values.constant_key(named[name])
+            if self.constants.get(name, (key,))[0] != key:
+                raise RunnerError(f"argument {name!r} of {self.entry.qualname} holds values that are not tensors "
+                                  f"or arrays and change between calls ({self.constants[name][1]} then "
+                                  f"{values.constant_text(named[name])}); they cannot be constants of the exported "
+                                  "model", "inputs")
+            self.constants.setdefault(name, (key, values.constant_text(named[name]), values.has_constants(named[name])))
         for name in self.static_names:
             if name in self.statics and repr(self.statics[name]) != repr(named.get(name)):
                 raise RunnerError(f"parameter {name!r} of {self.entry.qualname} changes between calls "
                                   f"({self.statics[name]!r} then {named.get(name)!r}); it cannot be a constant "
                                   "of the exported model", "inputs")
             self.statics.setdefault(name, named.get(name))
+
+    def _first_call(self, instance) -> None:
+        if instance is not None:
+            self.instance = instance
+            try:
+                self.snapshot = copy.deepcopy(instance)
+            except BaseException as exc:  # noqa: BLE001 - any object may refuse to be copied (RecursionError too)
+                self.snapshot_error = where(exc)
+            self.roots = {"self": instance, self.entry.module.__name__: self.entry.module}
+        else:
+            self.instance = self.entry.module
+            self.roots = {self.entry.module.__name__: self.entry.module}
+        self.initial = {path: values.plain(v) for path, v in observe.reachable(self.roots).items()}
+        try:
+            self.state_refs = find_state(self.instance, self.declared) if self.declared else {}
+        except RunnerError:
+            self.state_refs = {}        # declared state that is not there is reported by the state plan
+
+    def _observed_call(self, args, kwargs):
+        """Run the entry, noting every reachable value the call changed."""
+        before = observe.fingerprints(self.roots)
+        result = self.entry.function(*args, **kwargs)
+        now, objects = observe.walk(self.roots)
+        after = ({path: observe.fingerprint(v) for path, v in now.items()}, objects)
+        for path in observe.changed(before, after):
+            self.changed.setdefault(path, values.plain(now[path]))
+        return result
 
     def call(self, args: tuple, kwargs: dict):
         """Run the original entry for the driver, recording what is needed."""
@@ -145,22 +182,15 @@ class Recorder:
         except RunnerError as exc:
             self.error = exc
             raise EnoughCalls() from None
-        key = values.digest({n: named[n] for n in self.input_names})
+        inputs = {n: named[n] for n in self.input_names}
+        key = values.digest(values.flatten(inputs))
         instance = args[0] if self.entry.is_method else None
         if instance is not None and self.instance is not None and instance is not self.instance:
             self.other_instances += 1      # only the first instance's calls are traced and checked
             return self.entry.function(*args, **kwargs)
-        if self.instance is None and instance is not None:
-            self.instance = instance
-            try:
-                self.snapshot = copy.deepcopy(instance)
-            except Exception as exc:  # noqa: BLE001 - any object may refuse to be copied
-                self.snapshot_error = f"{type(exc).__name__}: {exc}"
-            self.state_refs = self.find_state(instance)
-        elif self.instance is None:
-            self.instance = self.entry.module
-            self.state_refs = self.find_state(self.entry.module)
-        layout = values.layout({n: named[n] for n in self.input_names})
+        if self.instance is None:
+            self._first_call(instance)
+        layout = values.layout(inputs)
         self.layout = self.layout or layout
         fresh = key not in self._seen
         self._seen.add(key)
@@ -168,25 +198,25 @@ class Recorder:
             self.other_layouts += 1
             return self.entry.function(*args, **kwargs)
         if fresh and len(self.traced) < self.n_trace:
-            record = Call(self.calls_seen, values.plain({n: named[n] for n in self.input_names}))
+            record = Call(self.calls_seen, values.plain(inputs))
             self.traced.append(record)
             self._in_trace = True
             try:
-                result = self.entry.function(*args, **kwargs)
+                result = self._observed_call(args, kwargs)
             finally:
                 self._in_trace = False
             record.outputs = values.plain(result)
             return result
         if fresh and len(self.checks) < self.n_check:
-            record = Call(self.calls_seen, values.plain({n: named[n] for n in self.input_names}),
-                          state_before=read_state(self.state_refs))
+            record = Call(self.calls_seen, values.plain(inputs), state_before=self.read_reachable(),
+                          declared_before=read_state(self.state_refs))
             self._in_check = True
             try:
-                result = self.entry.function(*args, **kwargs)
+                result = self._observed_call(args, kwargs)
             finally:
                 self._in_check = False
             record.outputs = values.plain(result)
-            record.state_after = read_state(self.state_refs)
+            record.state_after = self.read_reachable()
             self.checks.append(record)
             if self.done:
                 if self.on_done is not None:
@@ -195,9 +225,14 @@ class Recorder:
             return result
         return self.entry.function(*args, **kwargs)
 
+    def read_reachable(self) -> dict:
+        return {path: values.plain(v) for path, v in observe.reachable(self.roots).items()}
+
     def patch_call(self, patch, original: Callable, args: tuple, kwargs: dict):
         if self._in_check and sum(1 for c in self.patch_calls if c.patch is patch) < self.n_check:
             _append_copy(self.patch_calls, patch, args, kwargs)
+        if self._in_trace:
+            self.twin_call_counts[id(patch)] = self.twin_call_counts.get(id(patch), 0) + 1
         if self._in_trace and sum(1 for c in self.twin_calls if c.patch is patch) < self.n_twin:
             _append_copy(self.twin_calls, patch, args, kwargs)
         return original(*args, **kwargs)
@@ -210,8 +245,15 @@ def _append_copy(calls: list, patch, args: tuple, kwargs: dict) -> None:
         pass
 
 
-def read_state(refs: dict) -> dict:
-    return {name: values.plain(getattr(owner, attr)) for name, (owner, attr) in refs.items()}
+def where(exc: BaseException) -> str:
+    """`Type: message (at file:line)` of an exception, its innermost frame named."""
+    import traceback
+
+    from leapp_codemod.runner.export import one_line
+
+    frames = traceback.extract_tb(exc.__traceback__)
+    at = f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
+    return one_line(exc, 200) + at
 
 
 @contextmanager
@@ -270,6 +312,29 @@ def patch_recorders(patches, recorder: Recorder):
     finally:
         for module, name, original in reversed(replaced):
             setattr(module, name, original)
+
+
+def find_instances(roots: dict, cls: type, limit: int = 20000) -> list[tuple]:
+    """Paths (root label, *steps) of every `cls` object reachable from the roots, breadth first."""
+    seen: set[int] = set()
+    queue = [((label,), root) for label, root in roots.items()]
+    found = []
+    while queue and len(seen) < limit:
+        path, obj = queue.pop(0)
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, cls):
+            found.append(path)
+            continue
+        for step, child in observe.children(obj):
+            if not isinstance(child, (str, bytes, int, float, bool, type(None))):
+                queue.append((path + (step,), child))
+    return found
+
+
+def read_state(refs: dict) -> dict:
+    return {name: values.plain(getattr(owner, attr)) for name, (owner, attr) in refs.items()}
 
 
 def find_state(root: Any, state: dict[str, tuple[str, str]]) -> dict:

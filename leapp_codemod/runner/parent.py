@@ -12,11 +12,13 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from leapp_codemod.facts import FORMAT_OF
 from leapp_codemod.io_util import write_atomic
+from leapp_codemod.runner import names
 
 
 class UsageError(Exception):
@@ -43,6 +45,7 @@ class ModuleInfo:
     stubs: tuple[Stub, ...]
     findings: tuple[str, ...]          # "path:line category: message" listed in the module
     host_runtime: tuple[str, ...]
+    left_out: tuple[str, ...] = ()     # I/O and shape-specialized code listed by `generate`
 
 
 @dataclass(frozen=True)
@@ -168,12 +171,18 @@ def read_module(path: Path) -> ModuleInfo:
                               tuple(dict.fromkeys(h for *_, hz in used for h in hz)),
                               _blocked_reason(text.splitlines()[fn.lineno - 1:fn.end_lineno])))
     hazards = tuple(h for *_, hz in patches for h in hz)
+    checked = {name: _literal(tree, name, path, required=name in ("ENTRY", "GRAPH", "EXPORT_WITH"))
+               for name in ("ENTRY", "GRAPH", "NODE", "EXPORT_WITH", "INPUTS", "STATE")}
+    bad = names.problems({k: v for k, v in checked.items() if v is not None})
+    if bad:
+        raise UsageError(f"{path}: {bad[0]}")
     return ModuleInfo(
         path=path, entry=entry, app_root=(base / _literal(tree, "APP_ROOT", path)).resolve(),
         driver=(base / driver).resolve() if driver else None, graph=_literal(tree, "GRAPH", path),
         export_with=_literal(tree, "EXPORT_WITH", path), stubs=tuple(stubs),
         findings=_merge_findings(_listed_findings(text), hazards),
         host_runtime=tuple(_literal(tree, "HOST_RUNTIME", path, required=False) or ()),
+        left_out=tuple(_literal(tree, "LEFT_OUT", path, required=False) or ()),
     )
 
 
@@ -207,10 +216,11 @@ def run_child(info: ModuleInfo, opts: RunOptions, progress) -> ChildResult:
     config_path.write_text(json.dumps(config))
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", PYTHONUNBUFFERED="1")
     res = ChildResult()
-    with open(log_path, "w") as log:
+    with open(log_path, "w") as log, _child_group_guard() as guard:
         proc = subprocess.Popen([sys.executable, "-m", "leapp_codemod.runner.child", str(config_path)],
                                 stdin=subprocess.DEVNULL, stdout=log, stderr=log, pass_fds=(write_fd,),
                                 env=env, start_new_session=True)
+        guard.append(proc)
         os.close(write_fd)
         deadline = time.monotonic() + opts.timeout
         buffer = b""
@@ -243,6 +253,67 @@ def run_child(info: ModuleInfo, opts: RunOptions, progress) -> ChildResult:
         Path(result_path).unlink()
     res.log = log_path.read_text(errors="replace")[-4000:] if log_path.exists() else ""
     return res
+
+
+class Interrupted(Exception):
+    """`run` received SIGINT or SIGTERM; the child's process group has been terminated."""
+
+    def __init__(self, signum: int):
+        super().__init__(f"interrupted by {signal.Signals(signum).name}; the driver's process group was stopped")
+        self.signum = signum
+
+
+@contextmanager
+def _child_group_guard():
+    """While the child runs, SIGINT/SIGTERM (and any exception) terminate its whole process group:
+    the child runs in its own session so that the terminal's Ctrl-C does not reach the driver
+    half-way, and so that nothing it started survives `run`."""
+    procs: list[subprocess.Popen] = []
+
+    def handler(signum, frame):
+        for proc in procs:
+            _terminate_group(proc)
+        raise Interrupted(signum)
+
+    previous = {}
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        try:
+            previous[signum] = signal.signal(signum, handler)
+        except ValueError:      # not the main thread: nothing to install
+            pass
+    try:
+        yield procs
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                _terminate_group(proc)
+        for signum, old in previous.items():
+            signal.signal(signum, old)
+
+
+def _terminate_group(proc: subprocess.Popen, grace: float = 2.0) -> None:
+    """SIGTERM to the child's process group, SIGKILL after `grace` seconds if anything is left."""
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+    except (ProcessLookupError, PermissionError):
+        return
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(proc.pid, 0)
+        except (ProcessLookupError, PermissionError):
+            break
+        proc.poll()
+        time.sleep(0.05)
+    else:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    try:
+        proc.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        pass
 
 
 def _kill(proc: subprocess.Popen) -> None:
@@ -303,6 +374,12 @@ def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: f
     if "error" in data or not data:
         msg = data.get("error") or _child_crash(child)
         report.update(status=bad, error=msg, failed_stage=data.get("error_stage", "runner"))
+        shapes = [f for f in info.left_out if _category(f) == "shape-specialization"]
+        if shapes and "had other input shapes" in msg:
+            report.update(status="partial", host_runtime=list(info.host_runtime) + shapes,
+                          error=f"partial pipeline: the input shapes change between calls, so the shape-specialized "
+                                f"code must stay in the host runtime ({msg})")
+            report["proposed_split"] = proposed_split(info.entry, report["host_runtime"])
         return report
     signals = []
     for att in data["attempts"]:
@@ -312,11 +389,20 @@ def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: f
     report["hazard_signals"] = signals
     report["findings_confirmed"] = confirm_findings(info.findings, signals)
     report["calls"] = data.get("calls")
+    report.update(_left_out_sections(info, data.get("calls") or {}))
     if data.get("replayed"):
         meta = data["replayed"]
         report["inputs"] = {"recording": str(opts.inputs), "format_version": meta.get("version"),
                             "recorded_with": meta.get("versions"), "driver_started": False}
     report["state"] = data.get("state")
+    for key in ("state_observed", "state_notes", "snapshot", "constants", "outputs_left_out"):
+        if data.get(key):
+            report[key] = data[key]
+    for row in report.get("state_observed", []):
+        if row.get("explained_by") == "no static finding":
+            attr = re.split(r"[.\[]", row["owner_path"])[-1].strip("'\"]")
+            row["explained_by"] = next((f for f in info.findings if _category(f) == "inplace-state"
+                                        and re.search(rf"\b{re.escape(attr)}\b", f)), "no static finding")
     chosen = next((a for a in data["attempts"] if a["outcome"] == "validated"), None)
     last = chosen or (data["attempts"][-1] if data["attempts"] else None)
     if last:
@@ -342,10 +428,14 @@ def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: f
         report["error"] = f"the exported graph is not the declared split: {split['problems'][0]}"
     elif chosen and not bad_parity and not info.host_runtime:
         report["status"] = "validated"
-    elif info.host_runtime:
+    elif info.host_runtime or (not chosen and info.left_out):
+        # I/O or shape-specialized code that could be left out of a validated export did not let it
+        # validate: it feeds the outputs, so it stays in the host runtime.
+        report["host_runtime"] = list(info.host_runtime) + ([] if info.host_runtime else list(info.left_out))
         report["status"] = "partial"
-        report["error"] = (f"partial pipeline: {len(info.host_runtime)} part(s) must stay in the host runtime "
+        report["error"] = (f"partial pipeline: {len(report['host_runtime'])} part(s) must stay in the host runtime "
                            "(see host_runtime)")
+        report["proposed_split"] = proposed_split(info.entry, report["host_runtime"])
     else:
         report["status"] = "failed"
         if bad_parity:
@@ -357,7 +447,47 @@ def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: f
             report["error"] = f"no exporter validated; last: {a.get('backend')} at {a.get('failed_stage')}: " \
                               f"{a.get('reason')}"
         report["explained_by"] = [f for f in info.findings if _category(f) in _SILENT]
+        last = data["attempts"][-1] if data["attempts"] else {}
+        if last.get("failed_stage"):
+            report["failed_stage"] = last["failed_stage"]
+        if last.get("lost_computation"):
+            report["lost_computation"] = {
+                "reason": last["lost_computation"],
+                "not_retried": "every exporter exports the same trace, so none can recover the lost computation",
+                "explained_by": report["explained_by"] or ["no static finding"],
+                "state_observed": [row["owner_path"] for row in report.get("state_observed", [])]}
+            report["error"] = f"computation was lost while tracing: {last['lost_computation']}"
     return report
+
+
+def proposed_split(entry: str, host: list[str]) -> dict:
+    """Where to cut a partial pipeline: the listed lines run in the host, before the exported model,
+    and what they compute enters the model as inputs."""
+    lines = list(dict.fromkeys(f.split(" ")[0] for f in host))
+    return {"host": lines,
+            "exported": f"the rest of {entry}, as one LEAPP node",
+            "boundary": "each value the host lines compute (a random draw, a value read from a file or device, "
+                        "the fixed-size result of shape-dependent preprocessing) becomes an input of the exported "
+                        "node, computed by the host before each call; the I/O that only reports (logging, print) "
+                        "stays in the host after the call",
+            "lines": {loc: next(f for f in host if f.startswith(loc + " ")) for loc in lines}}
+
+
+def _left_out_sections(info: ModuleInfo, calls: dict) -> dict:
+    """What the export leaves out (I/O), drops (shape guards) or bakes in (shape arithmetic)."""
+    io = [f for f in info.left_out if _category(f) == "io-in-pipeline"]
+    shapes = [f for f in info.left_out if _category(f) == "shape-specialization"]
+    out: dict = {}
+    if io:
+        out["side_effects_left_out"] = io
+    if shapes:
+        out["shape_specialized"] = [
+            {"finding": f, "note": "shape guard: dropped from the export (it held on every traced call)"
+             if re.search(r"\bbranches on the shape\b", f) else
+             "baked in at the traced shapes: validated on those shapes only"} for f in shapes]
+        out["shape_domain"] = {"input_layout": calls.get("input_layout", ""),
+                               "note": "the exported model is validated for these input shapes only"}
+    return out
 
 
 def _display(path: Path) -> str:
@@ -427,8 +557,8 @@ def summary_lines(report: dict) -> list[str]:
         if s.get("location") and not any(s.get("location") == e.get("at") for c in report.get("findings_confirmed", [])
                                          for e in c["evidence"]):
             lines.append(f"  LEAPP {s['signal']} at {s['location']}: {s['message'][:120]}")
-    checked = report.get("twin_check", [])
-    if checked and all(r.get("ok") for r in checked):
+    checked = [r for r in report.get("twin_check", []) if r.get("samples")]
+    if checked and all(r.get("ok") for r in report.get("twin_check", [])):
         lines.append(f"  pre-trace check: {len(checked)} replacement(s) agree with the originals on "
                      f"{sum(r['samples'] for r in checked)} recorded and perturbed inputs")
     for p in report.get("patch_parity", []):

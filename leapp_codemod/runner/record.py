@@ -94,7 +94,7 @@ def save(path: Path, module, recorder) -> dict:
     for i, call in enumerate(recorder.checks):
         for name, value in call.inputs.items():
             put(f"checked/{i}/{name}", value)
-        for name, value in call.state_before.items():
+        for name, value in call.declared_before.items():
             put(f"checked/{i}/state_before/{name}", value)
     buffer = io.BytesIO()
     np.lib.format.write_array(buffer, np.frombuffer(objects, dtype=np.uint8), allow_pickle=False)

@@ -62,6 +62,9 @@ def check_patch(patch, original, calls, seed: int = 0) -> dict:
                 inputs = _describe_call(original, args, kwargs)
                 row.update(ok=False, input=f"{label} ({inputs})", error=problem)
                 return row
+    if calls and row["samples"] == 0:
+        row.update(ok=False, input=f"{len(calls)} recorded call(s)",
+                   error="the original raised on every recorded input, so the replacement was checked on zero samples")
     return row
 
 
@@ -72,7 +75,14 @@ def check_replacements(patches, recorder: Recorder) -> list[dict]:
         if original is None:
             continue
         calls = [c for c in recorder.twin_calls if c.patch is patch]
-        rows.append(check_patch(patch, original, calls))
+        row = check_patch(patch, original, calls)
+        called = recorder.twin_call_counts.get(id(patch), 0)
+        if called and not calls:
+            row.update(ok=False, input=f"{called} call(s) during the traced calls",
+                       error="its arguments could not be copied, so the replacement was checked on zero samples")
+        elif not called:
+            row["note"] = "not called during the traced calls: not checked, and not part of the export"
+        rows.append(row)
     return rows
 
 

@@ -1,6 +1,7 @@
 """Tensor/array plumbing for the runner's child process: copies, digests, comparisons."""
 from __future__ import annotations
 
+import collections
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -8,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from leapp_codemod import boundary
 from leapp_codemod.facts import SIGNED_FOR
 
 
@@ -16,19 +18,54 @@ def is_array(value) -> bool:
 
 
 def plain(value):
-    """A detached copy of every tensor/array in a (nested) value, as plain torch.Tensor / ndarray."""
+    """A detached copy of every tensor/array in a (nested) value, as plain torch.Tensor / ndarray;
+    other leaves are kept as they are."""
     if isinstance(value, torch.Tensor):
         out = value.detach().clone()
         return out.as_subclass(torch.Tensor) if type(out) is not torch.Tensor else out
     if isinstance(value, np.ndarray):
         return np.array(value, copy=True, subok=False)
-    if isinstance(value, Mapping):
-        return {k: plain(v) for k, v in value.items()}
-    if isinstance(value, tuple):
-        return tuple(plain(v) for v in value)
-    if isinstance(value, list):
-        return [plain(v) for v in value]
+    if isinstance(value, (Mapping, list, tuple, collections.deque)):
+        return boundary.rebuild(value, iter([plain(v) for v in boundary.flatten(value).values()]))
     return value
+
+
+def constant_key(value):
+    """What must stay equal between calls in an argument: its non-tensor parts (numbers, strings,
+    None by value; other objects by identity) and its structure."""
+    if is_array(value):
+        return ("array",)
+    if isinstance(value, Mapping):
+        return ("map", tuple((repr(k), constant_key(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple, collections.deque)):
+        return (type(value).__name__, tuple(constant_key(v) for v in value))
+    if value is None or isinstance(value, (bool, int, float, str, bytes, np.generic)):
+        return ("value", type(value).__name__, repr(value))
+    return ("object", type(value).__qualname__, id(value))
+
+
+def has_constants(value) -> bool:
+    """Whether an argument holds anything besides tensors/arrays and their containers."""
+    if is_array(value):
+        return False
+    if isinstance(value, Mapping):
+        return any(has_constants(v) for v in value.values())
+    if isinstance(value, (list, tuple, collections.deque)):
+        return any(has_constants(v) for v in value)
+    return True
+
+
+def constant_text(value) -> str:
+    """The constant parts of an argument, for messages and the report."""
+    if is_array(value):
+        return "<array>"
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{k!r}: {constant_text(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple, collections.deque)):
+        return f"{type(value).__name__}(" + ", ".join(constant_text(v) for v in value) + ")"
+    if value is None or isinstance(value, (bool, int, float, str, bytes, np.generic)):
+        return repr(value)[:60]
+    return f"<{type(value).__qualname__} object>"
 
 
 def digest(values: Mapping) -> str:
@@ -61,27 +98,14 @@ def _feed(h, value) -> None:
 
 
 def layout(values: Mapping) -> str:
-    """Shapes and dtypes of named inputs (exports are specialised to one layout)."""
-    parts = []
-    for name in sorted(values):
-        v = values[name]
-        parts.append(f"{name}:{tuple(v.shape)}:{v.dtype}" if is_array(v) else f"{name}:{type(v).__name__}")
-    return ";".join(parts)
+    """Shapes and dtypes of the tensors/arrays in named inputs (exports are specialised to one layout)."""
+    flat = boundary.flatten(dict(values))
+    return ";".join(f"{name}:{tuple(v.shape)}:{v.dtype}" for name, v in sorted(flat.items()))
 
 
 def flatten(value, prefix: str = "") -> dict:
-    """LEAPP's naming of nested outputs: keys and indices joined with '_'."""
-    if isinstance(value, Mapping):
-        out = {}
-        for k, v in value.items():
-            out.update(flatten(v, f"{prefix}_{k}" if prefix else str(k)))
-        return out
-    if isinstance(value, Sequence) and not isinstance(value, (str, bytes)) and not is_array(value):
-        out = {}
-        for i, v in enumerate(value):
-            out.update(flatten(v, f"{prefix}_{i}" if prefix else str(i)))
-        return out
-    return {prefix: value} if is_array(value) else {}
+    """The boundary's naming of nested values: keys and indices joined with '_', as identifiers."""
+    return boundary.flatten(value, prefix)
 
 
 def leaves(value, prefix: str = "") -> dict:

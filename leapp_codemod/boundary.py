@@ -1,0 +1,204 @@
+"""The LEAPP boundary of a pipeline whose inputs, outputs and state have any structure.
+
+Generated integration modules call these functions instead of `annotate.*` directly. LEAPP takes
+flat dicts of tensors/arrays named by identifiers; the pipeline takes and returns dicts (nested),
+tuples, lists and deques of tensors or arrays mixed with other values. Here every structure is
+flattened into ports named the way LEAPP names nested outputs (keys and indices joined with `_`,
+made identifiers), traced, and rebuilt around the call. Values that are not tensors or arrays
+(numbers, strings, None, objects) are passed through unchanged: they are constants of the export.
+
+Without an active LEAPP session every function passes values through, so the module is safe to
+import and call in production. Imports torch, numpy and leapp lazily.
+"""
+from __future__ import annotations
+
+import collections
+import keyword
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+
+def is_array(value) -> bool:
+    """A torch tensor or a NumPy array (checked by type name so that importing this is cheap)."""
+    for cls in type(value).__mro__:
+        if (cls.__module__, cls.__name__) in (("torch", "Tensor"), ("numpy", "ndarray")):
+            return True
+    return False
+
+
+def port_name(prefix: str, key) -> str:
+    """`prefix_key` as a Python identifier (LEAPP turns port names into FX placeholders)."""
+    part = re.sub(r"\W", "_", str(key))
+    name = f"{prefix}_{part}" if prefix else (part or "value")
+    if name[0].isdigit() or keyword.iskeyword(name):
+        name = f"v_{name}"
+    return name
+
+
+def _children(value):
+    """(key, child) pairs of a container, or None for a leaf."""
+    if isinstance(value, Mapping):
+        return list(value.items())
+    if isinstance(value, (list, tuple, collections.deque)):
+        return list(enumerate(value))
+    return None
+
+
+def flatten(value, prefix: str = "") -> dict:
+    """{port name: tensor/array} for every tensor or array leaf of `value`, in order."""
+    if is_array(value):
+        return {prefix or "value": value}
+    kids = _children(value)
+    out: dict = {}
+    for key, child in kids or ():
+        for name, leaf in flatten(child, port_name(prefix, key)).items():
+            while name in out:
+                name += "_"
+            out[name] = leaf
+    return out
+
+
+def left_out(value, prefix: str = "") -> list[str]:
+    """Port names of the leaves that are neither tensors nor arrays (not part of the boundary)."""
+    if is_array(value):
+        return []
+    kids = _children(value)
+    if kids is None:
+        return [f"{prefix or 'value'} ({type(value).__name__})"]
+    return [name for key, child in kids for name in left_out(child, port_name(prefix, key))]
+
+
+def rebuild(value, replacements, prefix: str = ""):
+    """`value` with each tensor/array leaf replaced by the next item of `replacements` (an
+    iterator over the values of `flatten(value, prefix)`, in the same order)."""
+    if is_array(value):
+        return next(replacements)
+    kids = _children(value)
+    if kids is None:
+        return value
+    rebuilt = [(key, rebuild(child, replacements)) for key, child in kids]
+    if isinstance(value, Mapping):
+        try:
+            return type(value)(rebuilt)
+        except TypeError:
+            return dict(rebuilt)
+    items = [child for _, child in rebuilt]
+    if isinstance(value, collections.deque):
+        return collections.deque(items, maxlen=value.maxlen)
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return type(value)(*items)
+    return type(value)(items)
+
+
+def _as_tuple(result, n: int) -> tuple:
+    return (result,) if n == 1 else tuple(result)
+
+
+def input_tensors(node: str, named: dict):
+    """`annotate.input_tensors` for arguments of any structure: one value for one argument, a
+    tuple for several, each rebuilt with its tensors/arrays traced."""
+    from leapp import annotate
+
+    flat = {name: value for arg, v in named.items() for name, value in flatten(v, arg).items()}
+    traced = iter(_as_tuple(annotate.input_tensors(node, flat), len(flat)) if flat else ())
+    out = tuple(rebuild(v, traced, arg) for arg, v in named.items())
+    return out[0] if len(out) == 1 else out
+
+
+def output_tensors(node: str, named: dict, **kwargs):
+    """`annotate.output_tensors` on the tensor/array leaves of `named`; other leaves (None, numbers,
+    objects) are left out of the boundary."""
+    from leapp import annotate
+
+    annotate.output_tensors(node, flatten(named), **kwargs)
+    return named
+
+
+@dataclass(frozen=True)
+class StateRef:
+    """One persistent value of the pipeline: `path` from `root` (attribute names and container
+    keys), exported as the LEAPP state ports `flatten(value, name)`."""
+
+    name: str
+    root: Any
+    path: tuple
+
+    def get(self):
+        value = self.root
+        for step in self.path:
+            value = _get(value, step)
+        return value
+
+    def set(self, value) -> None:
+        holder = self.root
+        for step in self.path[:-1]:
+            holder = _get(holder, step)
+        _set(holder, self.path[-1], value)
+
+
+def _get(holder, step):
+    kind, key = step
+    return getattr(holder, key) if kind == "attr" else holder[key]
+
+
+def _set(holder, step, value) -> None:
+    kind, key = step
+    if kind == "attr":
+        setattr(holder, key, value)
+    else:
+        holder[key] = value
+
+
+def as_state(value):
+    """A Python int/float counter as a 0-d tensor (int64/float64, which do not change the dtype of the
+    tensors it meets); other values as they are."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        import torch
+
+        return torch.tensor(value, dtype=torch.int64 if isinstance(value, int) else torch.float64)
+    return value
+
+
+def state_leaves(value, name: str) -> dict:
+    """The LEAPP state ports of one state value."""
+    return flatten(as_state(value), name)
+
+
+def _flat_state(refs) -> tuple[dict, dict]:
+    current = {}
+    for ref in refs:
+        value = ref.get()
+        if as_state(value) is not value:
+            value = as_state(value)
+            ref.set(value)
+        current[ref.name] = value
+    return current, {name: leaf for ref in refs for name, leaf in flatten(current[ref.name], ref.name).items()}
+
+
+def state_tensors(node: str, refs) -> None:
+    """Declare every state value as LEAPP state and store the traced values back where the
+    application keeps them (torch tensors are traced in place, arrays and tuples are replaced)."""
+    from leapp import annotate
+
+    current, flat = _flat_state(refs)
+    if not flat:
+        return
+    traced = iter(_as_tuple(annotate.state_tensors(node, flat), len(flat)))
+    for ref in refs:
+        new = rebuild(current[ref.name], traced, ref.name)
+        if new is not current[ref.name]:
+            ref.set(new)
+
+
+def update_state(node: str, refs) -> None:
+    """The state values after the step, as LEAPP's state outputs. Each is passed as a copy: a state
+    output that is a state input unchanged (a history shifting by one) must still be its own value
+    in the graph, apart from the input."""
+    from leapp import annotate
+
+    _, flat = _flat_state(refs)
+    if flat:
+        annotate.update_state(node, {name: leaf.clone() if hasattr(leaf, "clone") else leaf.copy()
+                                     for name, leaf in flat.items()})
