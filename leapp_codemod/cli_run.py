@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -12,8 +13,16 @@ EXPORTERS = ("onnx", "onnx-torchscript", "pt2", "jit-script", "jit-trace")
 
 
 def _fail(message: str, code: int) -> None:
-    click.echo(f"error: {message}", err=True)
+    click.echo(f"leapp-codemod: error: {message}", err=True)
     sys.exit(code)
+
+
+def _shown(path: Path) -> str:
+    """`path` relative to the working directory when it is below it, else as it is."""
+    try:
+        return Path(os.path.relpath(path)).as_posix() if not os.path.relpath(path).startswith("..") else str(path)
+    except ValueError:
+        return str(path)
 
 
 @click.command("generate")
@@ -21,33 +30,76 @@ def _fail(message: str, code: int) -> None:
 @click.option("--entry", required=True, metavar="MODULE:QUALNAME",
               help="The pipeline entrypoint, e.g. app.policy:Policy.act.")
 @click.option("--driver", type=click.Path(path_type=Path), default=None, metavar="SCRIPT",
-              help="Script that runs the application (its __main__ calls the entrypoint).")
+              help="Script that runs the application (its __main__ calls the entrypoint in a loop). "
+                   "Default: the script next to APP whose loop calls the entrypoint.")
 @click.option("-o", "--output", type=click.Path(path_type=Path), default=Path("integration_generated.py"),
               show_default=True, help="Integration module to write.")
 @click.option("--name", "graph", default=None, metavar="GRAPH", help="LEAPP graph and node name.")
 @click.option("--export-with", type=click.Choice(EXPORTERS), default="onnx", show_default=True)
-@click.option("--force", is_flag=True, help="Overwrite an existing module even if it was edited.")
+@click.option("--force", is_flag=True, help="Overwrite an existing module, edits included (nothing is merged).")
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 when regenerating would change the module.")
+@click.option("--diff", is_flag=True, help="Write nothing; print the diff regenerating would make (exit 1 if any).")
 def generate(app: Path, entry: str, driver: Path | None, output: Path, graph: str | None, export_with: str,
-             force: bool) -> None:
-    """Write one LEAPP integration module for the pipeline that starts at --entry."""
-    from leapp_codemod.generate import GenerateError, Options
-    from leapp_codemod.generate import generate as do_generate
+             force: bool, check: bool, diff: bool) -> None:
+    """Write one LEAPP integration module for the pipeline that starts at --entry.
 
+    Running it again keeps the functions you wrote in the module (stubs you filled in, replacements
+    you changed), matched by name; reformatting the module is not an edit.
+    """
+    from leapp_codemod.generate import GenerateError, Options, plan, write_plan
+
+    driver_note = None
+    if driver is None and app.exists():
+        from leapp_codemod.generate.driver import find_driver, search_root
+        found = find_driver(app, entry)
+        if found is None:
+            click.echo(f"leapp-codemod: warning: no script under {_shown(search_root(app))} calls {entry} in a loop; "
+                       f"the module gets no driver and `run` needs one: pass --driver SCRIPT", err=True)
+        else:
+            driver, driver_note = found.path, found.reason
     opts = Options(app=app, entry=entry, output=output, driver=driver, graph=graph, export_with=export_with)
     try:
-        spec = do_generate(opts, force=force)
+        planned = plan(opts, force=force)
     except GenerateError as exc:
         _fail(str(exc), 2)
         return
     except (OSError, UnicodeDecodeError, SyntaxError) as exc:
         _fail(f"{getattr(exc, 'filename', None) or app}: {exc}", 2)
         return
+    name = _shown(output)
+    if check or diff:
+        if diff:
+            click.echo(planned.diff(name), nl=False)
+        if planned.up_to_date:
+            click.echo(f"{name}: up to date", err=True)
+            sys.exit(0)
+        click.echo(f"{name}: would be {'rewritten' if planned.existing is not None else 'created'} by `generate`",
+                   err=True)
+        sys.exit(1)
+    try:
+        write_plan(planned, output)
+    except OSError as exc:
+        _fail(f"{name}: cannot write: {exc.strerror or exc}", 2)
+        return
+    spec = planned.spec
     stubs = [r.fn_name for r in spec.replacements if r.is_stub]
-    click.echo(f"wrote {output}: node {spec.node!r}, {len(spec.inputs)} inputs, {len(spec.state)} state tensors, "
+    if driver is not None:
+        click.echo(f"driver: {_shown(driver)}" + (f" ({driver_note})" if driver_note else ""), err=True)
+    click.echo(f"wrote {name}: node {spec.node!r}, {len(spec.inputs)} inputs, {len(spec.state)} state tensors, "
                f"{len(spec.patches)} function patches ({len(stubs)} to write), "
                f"{len(spec.unresolved)} unresolved findings", err=True)
-    for name in stubs:
-        click.echo(f"  write the body of {name} in {output} before `leapp-codemod run`", err=True)
+    merged = planned.merge
+    for fn_name in merged.kept:
+        click.echo(f"  kept your version of {fn_name}", err=True)
+    for fn_name in merged.orphans:
+        click.echo(f"  kept {fn_name} (no longer generated) at the end of {name}", err=True)
+    for fn_name, text in zip(merged.conflicts, merged.conflict_diffs):
+        click.echo(f"  conflict: {fn_name} was edited and its generated version changed too; yours is kept, "
+                   f"the generated one differs as follows:", err=True)
+        click.echo(text.rstrip("\n"), err=True)
+    for fn_name in stubs:
+        if fn_name not in merged.kept:
+            click.echo(f"  write the body of {fn_name} in {name} before `leapp-codemod run`", err=True)
 
 
 @click.command("run")
@@ -59,8 +111,9 @@ def generate(app: Path, entry: str, driver: Path | None, output: Path, graph: st
 @click.option("--checks", type=click.IntRange(1, 1000), default=3, show_default=True,
               help="Later untraced calls to validate the exported model on.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option("--require-format", type=click.Choice(["onnx", "pt2", "jit"]), default=None,
-              help="Only this model format counts as success.")
+@click.option("--require-format", type=click.Choice(EXPORTERS), default=None, metavar="EXPORTER",
+              help=f"Only a model from this exporter counts as success ({', '.join(EXPORTERS)}; onnx also "
+                   f"accepts onnx-torchscript, which writes ONNX too).")
 @click.option("--timeout", type=click.FloatRange(1, None), default=600.0, show_default=True,
               help="Seconds before the run is stopped.")
 def run(file: Path, out: Path, traces: int, checks: int, fmt: str, require_format: str | None,

@@ -21,7 +21,7 @@ RTOL, ATOL = 1e-3, 1e-5
 def ladder(first: str, require_format: str | None) -> list[str]:
     order = [first] + [b for b in EXPORTERS if b != first]
     if require_format:
-        order = [b for b in order if FORMAT_OF.get(b) == require_format]
+        order = [b for b in order if b == require_format or FORMAT_OF.get(b) == require_format]
     return order
 
 
