@@ -198,14 +198,17 @@ def _scan_stdin(config: Config, options, flags: ReportFlags, header: bool) -> No
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--entry", help="Pipeline entrypoint MODULE:QUALNAME (default: discovered, or [tool.leapp-codemod] entry).")
 @click.option("--all", "all_functions", is_flag=True, help="Analyze every function (lint mode), not only the pipeline.")
+@click.option("--no-follow-libraries", is_flag=True,
+              help="Do not analyze the installed packages (site-packages) the pipeline calls.")
 @_common_scan_options
-def scan(paths, entry, all_functions, no_cache, jobs, **report_options):
+def scan(paths, entry, all_functions, no_follow_libraries, no_cache, jobs, **report_options):
     """Scan PATHS for trace hazards reachable from the pipeline entrypoint (`-` reads standard input)."""
     from leapp_codemod.analysis.scanner import ScanError, scan as run_scan
     paths = paths or (".",)
     flags = _flags(report_options)
     config = _config_for(paths if not flags.stdin_filename else (flags.stdin_filename,))
-    options = _scan_options(config, report_options, entry=entry or config.entry, all_functions=all_functions)
+    options = _scan_options(config, report_options, entry=entry or config.entry, all_functions=all_functions,
+                            follow_libraries=not no_follow_libraries)
     if paths == ("-",):
         _scan_stdin(config, options, flags, header=True)
     try:
@@ -332,11 +335,12 @@ def explain(rule):
 
 def _register_optional_commands() -> None:
     try:
-        from leapp_codemod.cli_run import generate, run
+        from leapp_codemod.cli_run import generate, record, run
     except ImportError:
         return
     main.add_command(generate)
     main.add_command(run)
+    main.add_command(record)
 
 
 _register_optional_commands()

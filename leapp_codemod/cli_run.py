@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-EXPORTERS = ("onnx", "onnx-torchscript", "pt2", "jit-script", "jit-trace")
+from leapp_codemod.facts import EXPORTERS
 
 
 def _fail(message: str, code: int) -> None:
@@ -39,15 +39,23 @@ def _shown(path: Path) -> str:
 @click.option("--force", is_flag=True, help="Overwrite an existing module, edits included (nothing is merged).")
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 when regenerating would change the module.")
 @click.option("--diff", is_flag=True, help="Write nothing; print the diff regenerating would make (exit 1 if any).")
+@click.option("--backend-param", "backend_param", multiple=True, metavar="KEY=VALUE",
+              help="Exporter parameter for output_tensors(backend_params=...), e.g. opset_version=17 (repeatable).")
 def generate(app: Path, entry: str, driver: Path | None, output: Path, graph: str | None, export_with: str,
-             force: bool, check: bool, diff: bool) -> None:
+             force: bool, check: bool, diff: bool, backend_param: tuple[str, ...]) -> None:
     """Write one LEAPP integration module for the pipeline that starts at --entry.
 
     Running it again keeps the functions you wrote in the module (stubs you filled in, replacements
     you changed), matched by name; reformatting the module is not an edit.
     """
     from leapp_codemod.generate import GenerateError, Options, plan, write_plan
+    from leapp_codemod.generate.backend_params import BackendParamError, parse_assignments
 
+    try:
+        params = tuple(parse_assignments(backend_param).items())
+    except BackendParamError as exc:
+        _fail(str(exc), 2)
+        return
     driver_note = None
     if driver is None and app.exists():
         from leapp_codemod.generate.driver import find_driver, search_root
@@ -57,7 +65,8 @@ def generate(app: Path, entry: str, driver: Path | None, output: Path, graph: st
                        f"the module gets no driver and `run` needs one: pass --driver SCRIPT", err=True)
         else:
             driver, driver_note = found.path, found.reason
-    opts = Options(app=app, entry=entry, output=output, driver=driver, graph=graph, export_with=export_with)
+    opts = Options(app=app, entry=entry, output=output, driver=driver, graph=graph, export_with=export_with,
+                   backend_params=params)
     try:
         planned = plan(opts, force=force)
     except GenerateError as exc:
@@ -116,19 +125,23 @@ def generate(app: Path, entry: str, driver: Path | None, output: Path, graph: st
                    f"accepts onnx-torchscript, which writes ONNX too).")
 @click.option("--timeout", type=click.FloatRange(1, None), default=600.0, show_default=True,
               help="Seconds before the run is stopped.")
+@click.option("--inputs", type=click.Path(path_type=Path), default=None, metavar="CALLS.npz",
+              help="Replay a recording (`leapp-codemod record`) instead of running the driver.")
 def run(file: Path, out: Path, traces: int, checks: int, fmt: str, require_format: str | None,
-        timeout: float) -> None:
+        timeout: float, inputs: Path | None) -> None:
     """Run the recorded driver, trace the entrypoint with LEAPP, export and validate the model."""
     from leapp_codemod.runner import parent
 
     started = time.monotonic()
     opts = parent.RunOptions(file=file, out=out, traces=traces, checks=checks, require_format=require_format,
-                             timeout=timeout)
+                             timeout=timeout, inputs=inputs)
     try:
         info = parent.read_module(file)
-        if info.driver is None:
+        if inputs is not None:
+            _check_recording(inputs, file, info.entry, traces, checks)
+        elif info.driver is None:
             raise parent.UsageError(f"{file}: DRIVER is not set; regenerate with --driver SCRIPT")
-        if not info.driver.is_file():
+        elif not info.driver.is_file():
             raise parent.UsageError(f"{file}: driver {info.driver} not found")
     except parent.UsageError as exc:
         if fmt == "json":
@@ -160,3 +173,52 @@ def run(file: Path, out: Path, traces: int, checks: int, fmt: str, require_forma
             click.echo(line)
         click.echo(f"report: {path}")
     sys.exit(0 if report["status"] == "validated" else 1)
+
+
+def _check_recording(path: Path, module: Path, entry: str, traces: int, checks: int) -> None:
+    from leapp_codemod.runner import parent
+    from leapp_codemod.runner.record import RecordingError, check_matches, read_meta
+
+    try:
+        check_matches(read_meta(path), path, entry, parent.module_inputs(module), traces, checks)
+    except RecordingError as exc:
+        raise parent.UsageError(str(exc)) from None
+
+
+@click.command("record")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--out", "target", type=click.Path(path_type=Path, dir_okay=False), default=Path("calls.npz"),
+              show_default=True, help="Recording to write.")
+@click.option("--traces", type=click.IntRange(1, 100), default=5, show_default=True,
+              help="Calls with distinct inputs to record for tracing.")
+@click.option("--checks", type=click.IntRange(1, 1000), default=3, show_default=True,
+              help="Later calls to record for validation.")
+@click.option("--timeout", type=click.FloatRange(1, None), default=600.0, show_default=True,
+              help="Seconds before the driver is stopped.")
+def record(file: Path, target: Path, traces: int, checks: int, timeout: float) -> None:
+    """Run the driver once, as `run` does, and save what the entry received (for `run --inputs`)."""
+    import tempfile
+
+    from leapp_codemod.runner import parent
+
+    try:
+        info = parent.read_module(file)
+        if info.driver is None:
+            raise parent.UsageError(f"{file}: DRIVER is not set; regenerate with --driver SCRIPT")
+        if not info.driver.is_file():
+            raise parent.UsageError(f"{file}: driver {info.driver} not found")
+    except parent.UsageError as exc:
+        _fail(str(exc), 2)
+        return
+    with tempfile.TemporaryDirectory(prefix="leapp-codemod-record-") as work:
+        opts = parent.RunOptions(file=file, out=Path(work), traces=traces, checks=checks, timeout=timeout,
+                                 record=target)
+        child = parent.run_child(info, opts, lambda message: click.echo(f"[record] {message}", err=True))
+    data = child.data
+    if child.timed_out:
+        _fail(f"timed out after {timeout:g} s", 1)
+    if "error" in data or "recorded" not in data:
+        _fail(data.get("error") or parent.child_crash_message(child), 1)
+    meta = data["meta"]
+    click.echo(f"recorded {meta['traced']} traced + {meta['checked']} checked calls of {meta['entry']} "
+               f"({meta['layout']}) to {target}")

@@ -7,14 +7,51 @@ import stat
 
 
 def write_atomic(path: str | os.PathLike[str], text: str) -> None:
-    """Write `text` (UTF-8) to `path` so that readers see the old file or the new one, never a part.
+    """Write `text` (UTF-8) to `path` the way a shell redirection would, without ever replacing a special file.
 
-    The data goes to a temporary file in the same directory, is flushed to disk, and then
-    replaces `path` with `os.replace`. On any error the temporary file is removed and `path`
-    is left as it was. An existing file keeps its permission bits; a new one gets the usual
-    mode for new files (0o666 less the umask).
+    * A regular file (or a new one) is replaced atomically: the data goes to a temporary file in the
+      same directory, is flushed to disk and then renamed over `path`, so readers see the old file or
+      the new one, never a part. On any error the temporary file is removed and `path` is left as it
+      was. An existing file keeps its permission bits; a new one gets the usual mode for new files
+      (0o666 less the umask).
+    * A symbolic link is followed: the atomic replace happens at the file it resolves to, and the link
+      itself stays.
+    * A character or block device, a FIFO or a socket (`/dev/null`, `/dev/stdout`, a named pipe) is
+      opened and written directly, never replaced.
     """
     target = os.fspath(path)
+    if _is_special(target):
+        _write_through(target, text)
+        return
+    _replace_atomically(_resolve_links(target), text)
+
+
+def _is_special(path: str) -> bool:
+    """True for an existing target (after following links) that is neither a regular file nor a folder."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def _resolve_links(path: str) -> str:
+    """The file a chain of symbolic links ends at (it may not exist yet); `path` itself otherwise."""
+    if not os.path.islink(path):
+        return path
+    try:
+        return os.path.realpath(path, strict=True)
+    except FileNotFoundError:
+        return os.path.realpath(path)  # a dangling link: write the file it names
+
+
+def _write_through(path: str, text: str) -> None:
+    flags = os.O_WRONLY | getattr(os, "O_CLOEXEC", 0)
+    with os.fdopen(os.open(path, flags), "w", encoding="utf-8", newline="") as handle:
+        handle.write(text)
+
+
+def _replace_atomically(target: str, text: str) -> None:
     directory = os.path.dirname(os.path.abspath(target))
     mode = _existing_mode(target)
     fd, tmp = _create_temp(directory, os.path.basename(target))

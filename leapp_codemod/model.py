@@ -16,6 +16,7 @@ class Category(str, Enum):
     RANDOM_IN_PIPELINE = "random-in-pipeline"
     IO_IN_PIPELINE = "io-in-pipeline"
     SHAPE_SPECIALIZATION = "shape-specialization"
+    WARP_KERNEL = "warp-kernel"
 
 
 class Severity(str, Enum):

@@ -171,3 +171,27 @@ def test_registry_exposes_class_constructors_and_methods():
         assert ADAPTERS[f"{base}.{name}"].kind == "method"
     with pytest.raises(ValueError, match="Rotation"):
         ADAPTERS[f"{base}.as_matrix"].check_domain(SciPyRotation.identity())
+
+
+@settings(max_examples=200, deadline=None)
+@given(QUATS, QUATS, st.booleans())
+def test_composition_with_a_scipy_rotation_built_elsewhere(q, p, inverse):
+    """A SciPy Rotation the application built outside the patched code (a module constant) composes
+    with this module's Rotation on either side, inverted or not, single or batched."""
+    outside = SciPyRotation.from_quat(p)
+    outside = outside.inv() if inverse else outside
+    try:
+        expected_left, expected_right = outside * SciPyRotation.from_quat(q), SciPyRotation.from_quat(q) * outside
+    except ValueError:
+        assume(False)       # SciPy refuses the batch shapes too
+    got_left, got_right = outside * Rotation.from_quat(q), Rotation.from_quat(q) * outside
+    assert isinstance(got_left, Rotation) and isinstance(got_right, Rotation)
+    check(got_left.as_quat(canonical=True), expected_left.as_quat(canonical=True), 1e-12)
+    check(got_right.as_rotvec(), expected_right.as_rotvec(), 1e-9)
+
+
+def test_composition_refuses_what_is_not_a_rotation():
+    with pytest.raises(TypeError):
+        Rotation.from_quat(np.array([0.0, 0.0, 0.0, 1.0])) * np.eye(3)
+    with pytest.raises(TypeError):
+        2.0 * Rotation.from_quat(np.array([0.0, 0.0, 0.0, 1.0]))

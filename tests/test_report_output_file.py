@@ -1,5 +1,9 @@
+import json
 import os
 import stat
+import subprocess
+import sys
+import threading
 
 import pytest
 
@@ -63,3 +67,105 @@ def test_relative_path_is_written_in_the_current_directory(tmp_path, monkeypatch
     monkeypatch.chdir(tmp_path)
     write_atomic("rel.txt", "ok")
     assert (tmp_path / "rel.txt").read_text() == "ok"
+
+
+# Special targets: a shell redirection writes through them; the helper must never replace them.
+
+def test_symlink_stays_and_its_target_is_replaced(tmp_path):
+    real = tmp_path / "real" / "report.txt"
+    real.parent.mkdir()
+    real.write_text("old")
+    link = tmp_path / "link.txt"
+    link.symlink_to(real)
+    write_atomic(link, "new")
+    assert link.is_symlink() and os.readlink(link) == str(real)
+    assert real.read_text() == "new"
+    assert leftovers(tmp_path) == [] and leftovers(real.parent) == []
+
+
+def test_chain_of_symlinks_and_dangling_link(tmp_path):
+    real = tmp_path / "real.txt"
+    first = tmp_path / "first"
+    second = tmp_path / "second"
+    second.symlink_to(real)          # dangling until written
+    first.symlink_to(second)
+    write_atomic(first, "made")
+    assert first.is_symlink() and second.is_symlink()
+    assert real.read_text() == "made"
+
+
+def test_fifo_with_a_reader_is_written_through(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_text()), daemon=True)
+    reader.start()
+    write_atomic(fifo, "through the pipe\n")
+    reader.join(timeout=5)
+    assert received == ["through the pipe\n"]
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert leftovers(tmp_path) == []
+
+
+def test_character_device_is_written_in_place_not_replaced(tmp_path, monkeypatch):
+    # A regular file that os.stat reports as a character device: the write must go into it in place.
+    target = tmp_path / "tty"
+    target.write_text("")
+    inode = target.stat().st_ino
+    real_stat = os.stat
+
+    def fake_stat(path, *args, **kwargs):
+        result = real_stat(path, *args, **kwargs)
+        if os.fspath(path) == str(target):
+            fields = list(result)
+            fields[stat.ST_MODE] = stat.S_IFCHR | 0o666
+            return os.stat_result(fields)
+        return result
+
+    monkeypatch.setattr(os, "stat", fake_stat)
+    write_atomic(target, "to the device")
+    monkeypatch.undo()
+    assert target.stat().st_ino == inode
+    assert target.read_text() == "to the device"
+    assert leftovers(tmp_path) == []
+
+
+def test_real_null_device_node_survives(tmp_path):
+    node = tmp_path / "null"
+    try:
+        os.mknod(node, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except (PermissionError, OSError) as exc:
+        pytest.skip(f"cannot create a device node here: {exc}")
+    write_atomic(node, "discarded")
+    assert stat.S_ISCHR(os.lstat(node).st_mode)
+    assert node.read_text() == ""
+
+
+def test_cli_output_onto_a_symlink_keeps_the_link(tmp_path):
+    app = tmp_path / "app.py"
+    app.write_text("def act(x):\n    return x.item()\n")
+    real = tmp_path / "out.json"
+    link = tmp_path / "latest.json"
+    link.symlink_to(real)
+    proc = subprocess.run([sys.executable, "-m", "leapp_codemod", "scan", "--all", "--no-cache", "--format", "json",
+                           "-o", str(link), str(app)], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1, proc.stderr
+    assert link.is_symlink()
+    assert json.loads(real.read_text())["findings"]
+
+
+@pytest.mark.parametrize("writer", ["generated module", "run report"])
+def test_generated_files_get_the_usual_mode(tmp_path, writer):
+    from leapp_codemod.generate.render import write_module
+    from leapp_codemod.runner.parent import write_report
+
+    old = os.umask(0o022)
+    try:
+        if writer == "generated module":
+            written = tmp_path / "sub" / "integration.py"
+            write_module(written, "X = 1\n")
+        else:
+            written = write_report({"status": "validated"}, tmp_path / "out")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(written.stat().st_mode) == 0o644

@@ -21,7 +21,6 @@ import torch
 
 from leapp_codemod.analysis.scanner import scan_project
 from leapp_codemod.generate import Options, render_module
-from leapp_codemod.generate.adapters import REGISTRY
 from leapp_codemod.generate.derive import helper_sources, make_twin
 from leapp_codemod.generate.twin import Blocked
 from leapp_codemod.generate.twin_helpers import twin_max, twin_min, twin_scalar
@@ -299,12 +298,6 @@ def test_library_calls_become_torch_adapters(app):
     for _ in range(10):
         q = RNG.normal(size=(3, 4))
         assert_same(original, twin, q, RNG.normal(size=(3, 1)))
-
-
-def test_the_static_adapter_index_matches_the_registry():
-    from leapp_codemod.adapters import ADAPTERS
-
-    assert REGISTRY == {name: adapter.kind for name, adapter in ADAPTERS.items()}
 
 
 # ---------------------------------------------------------------------------------- refusals

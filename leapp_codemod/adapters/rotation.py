@@ -312,8 +312,9 @@ class Rotation:
     def inv(self) -> Rotation:
         return Rotation._raw(torch.cat([-self._quat[..., :3], self._quat[..., 3:]], dim=-1), self._numpy, self._traced)
 
-    def __mul__(self, other: Rotation) -> Rotation:
-        if not isinstance(other, Rotation):
+    def __mul__(self, other: Any) -> Rotation:
+        other = as_twin(other)
+        if other is None:
             return NotImplemented
         p, q = self._quat, other._quat
         if self.single != other.single:  # a single rotation composes with each of a stack
@@ -325,6 +326,11 @@ class Rotation:
             detail = f"cannot compose {tuple(p.shape[:-1])} with {tuple(q.shape[:-1])} rotations"
             raise refuse(f"{NAME}.__mul__", "other", detail) from exc
         return Rotation._raw(_normalize(_compose(p, q)), self._numpy and other._numpy, self._traced or other._traced)
+
+    def __rmul__(self, other: Any) -> Rotation:
+        """`scipy_rotation * twin`: a SciPy Rotation built outside the patched code, as a constant."""
+        other = as_twin(other)
+        return NotImplemented if other is None else other * self
 
     # ----------------------------------------------------------------------- container ----
     @property
@@ -343,6 +349,18 @@ class Rotation:
 
     def __repr__(self) -> str:
         return f"Rotation.from_quat({self._quat.tolist()!r})  # torch twin"
+
+
+def as_twin(value: Any) -> Rotation | None:
+    """`value` as this module's Rotation: itself, or a SciPy `Rotation` (one the application built
+    outside the patched code, e.g. a module-level mounting offset) converted through its quaternions,
+    a constant of the trace. None for anything else."""
+    if isinstance(value, Rotation):
+        return value
+    kind = type(value)
+    if kind.__name__ == "Rotation" and kind.__module__.startswith("scipy.spatial.transform"):
+        return Rotation.from_quat(value.as_quat())
+    return None
 
 
 def _check_matrix(matrix: Any) -> None:

@@ -13,6 +13,9 @@ from dataclasses import dataclass, field
 from leapp_codemod.analysis.index import SELF_RETURNING_METHODS, ClassInfo, FunctionInfo, ModuleIndex
 from leapp_codemod.analysis.leapp_support import LeappSupport
 from leapp_codemod.analysis.project import Project
+from leapp_codemod.analysis.resolve_callables import CallableResolver
+from leapp_codemod.analysis.resolve_sites import argument_for, sites_of
+from leapp_codemod.analysis.resolve_types import annotation_classes, builds_own_class, is_abstract, overrides
 
 SHAPE_ATTRS = frozenset({"shape", "ndim"})
 META_ATTRS = frozenset({"dtype", "device", "is_cuda", "requires_grad", "training", "layout", "names",
@@ -62,6 +65,9 @@ class Facts:
     data_globals: dict[str, set[str]] = field(default_factory=dict)    # module -> tensor-valued module globals
     call_bindings: dict[str, set[tuple[str, str]]] = field(default_factory=dict)  # fid -> {(module, name)}
     callers: dict[str, set[str]] = field(default_factory=dict)
+    # library function id -> application call sites that reach it: (caller id, line, col, end line, end col)
+    library_origins: dict[str, set[tuple]] = field(default_factory=dict)
+    receivers: dict[str, set[str]] = field(default_factory=dict)   # method id -> concrete receiver class ids
 
     def fingerprint(self) -> tuple:
         return (
@@ -69,7 +75,14 @@ class Facts:
             sum(len(s) for d in self.param_types.values() for s in d.values()),
             len(self.returns_data), len(self.returns_numpy),
             sum(len(v) for v in self.data_attrs.values()),
+            sum(len(v) for v in self.library_origins.values()), sum(len(v) for v in self.receivers.values()),
         )
+
+
+def _flat_targets(target: ast.expr) -> list[ast.expr]:
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [t for elt in target.elts for t in _flat_targets(elt.value if isinstance(elt, ast.Starred) else elt)]
+    return [target]
 
 
 def is_self_attr(expr: ast.expr, self_name: str | None) -> bool:
@@ -128,6 +141,12 @@ class FunctionContext:
     @property
     def cls(self) -> ClassInfo | None:
         return self.module.classes.get(self.fn.class_name) if self.fn.class_name else None
+
+    def for_function(self, fn: FunctionInfo) -> FunctionContext:
+        """A context for another function sharing the analysis facts (its local facts left empty)."""
+        if fn is self.fn:
+            return self
+        return FunctionContext(fn, self.project.modules[fn.module], self.project, self.facts, self.support)
 
     def qualify(self, expr: ast.expr) -> str | None:
         name = self.project.qualify(expr, self.module)
@@ -224,9 +243,11 @@ class FunctionContext:
                 return False
             if self.is_data(func.value):
                 return True
-        for callee in self.resolve_call(call):
-            if callee.id in self.facts.returns_data:
-                return True
+        callees = self.resolve_call(call)
+        if any(callee.id in self.facts.returns_data for callee in callees):
+            return True
+        if callees and all(callee.name != "__init__" and self.project.is_library(callee.module) for callee in callees):
+            return False   # a followed library function whose returns were analyzed and hold no pipeline data
         return self.args_data(call)
 
     # ------------------------------------------------------------------ shapes
@@ -296,11 +317,39 @@ class FunctionContext:
             return set()
         if isinstance(e, ast.Attribute):
             if is_self_attr(e, self.self_name) and self.cls is not None:
-                return self.attr_types(self.cls, e.attr)
-            return set()
+                return set().union(*(self.attr_types(c, e.attr) for c in self.receiver_classes()))
+            out: set[str] = set()
+            for type_name in self.types_of(e.value):     # `self.alg.policy`: an attribute of a typed object
+                cls = self._class_for_type(type_name)
+                if cls is not None:
+                    out |= self.attr_types(cls, e.attr)
+            return out
         if isinstance(e, ast.Call):
-            return self.call_result_types(e, self.module)
+            out = self.call_result_types(e, self.module)
+            if not any(":" in t for t in out) and isinstance(e.func, ast.Attribute):
+                for callee in self.resolve_call(e):
+                    if callee.name != "__init__":
+                        out |= self.return_types(callee)
+                if not any(":" in t for t in out) and not isinstance(e.func.value, ast.Name):
+                    out |= self._built_by_held_class(e.func)
+            return out
         return set()
+
+    def _builds_own_class(self, fn: FunctionInfo) -> bool:
+        key = ("builds_own_class", fn.id)
+        if key not in self.project.memo:
+            self.project.memo[key] = builds_own_class(fn, self.project.modules[fn.module])
+        return self.project.memo[key]
+
+    def _built_by_held_class(self, func: ast.Attribute) -> set[str]:
+        """`ALGOS[name].load(path)`: the classes a container holds, when the classmethod builds its class."""
+        out = set()
+        for class_id in CallableResolver(self).classes(func.value):
+            cls = self._class_for_type(class_id)
+            method = self.project.find_method(cls, func.attr) if cls else None
+            if method is not None and self._builds_own_class(method):
+                out.add(class_id)
+        return out
 
     def call_result_types(self, call: ast.Call, module: ModuleIndex) -> set[str]:
         func = call.func
@@ -312,6 +361,10 @@ class FunctionContext:
         target = self.project.lookup(name)
         if isinstance(target, ClassInfo):
             return {target.id}
+        if target is not None and isinstance(func, ast.Attribute) and self._builds_own_class(target):
+            owner = self.project.class_of(self.project.qualify(func.value, module))
+            if owner is not None:
+                return {owner.id}
         if target is not None:
             return self.return_types(target)
         return {self.project.external_name(name)}
@@ -322,12 +375,9 @@ class FunctionContext:
         self._type_guard.add(fn.id)
         try:
             module = self.project.modules[fn.module]
-            if fn.node.returns is not None:
-                name = self.project.qualify(fn.node.returns, module) if not isinstance(fn.node.returns, ast.Constant) \
-                    else fn.node.returns.value
-                cls = self.project.class_of(name) if isinstance(name, str) else None
-                if cls is not None:
-                    return {cls.id}
+            declared = annotation_classes(self.project, fn.node.returns, module)
+            if declared:
+                return declared
             out: set[str] = set()
             for node in ast.walk(fn.node):
                 if isinstance(node, ast.Return) and isinstance(node.value, ast.Call):
@@ -337,15 +387,77 @@ class FunctionContext:
             self._type_guard.discard(fn.id)
 
     def attr_types(self, cls: ClassInfo, attr: str) -> set[str]:
-        out: set[str] = set()
-        for klass in self.project.mro(cls):
-            module = self.project.modules[klass.module]
-            for _, value in klass.attr_values.get(attr, ()):
-                if isinstance(value, ast.Call):
-                    out |= self.call_result_types(value, module)
-            if attr in klass.class_attrs and isinstance(klass.class_attrs[attr], ast.Call):
-                out |= self.call_result_types(klass.class_attrs[attr], module)
+        guard = ("attr", cls.id, attr)
+        if guard in self._type_guard:
+            return set()
+        self._type_guard.add(guard)
+        try:
+            out: set[str] = set()
+            declared: set[str] = set()
+            for klass in self.project.mro(cls):
+                module = self.project.modules[klass.module]
+                for method, value in klass.attr_values.get(attr, ()):
+                    if isinstance(value, ast.Call):
+                        built = self.call_result_types(value, module)
+                        if not any(":" in t for t in built) and method in klass.methods:
+                            built = CallableResolver(self.for_function(klass.methods[method])).classes(value.func)
+                        out |= built
+                    elif isinstance(value, ast.Name) and method in klass.methods:
+                        out |= self.param_value_types(klass.methods[method], value.id)
+                if attr in klass.class_attrs and isinstance(klass.class_attrs[attr], ast.Call):
+                    out |= self.call_result_types(klass.class_attrs[attr], module)
+                if not declared and attr in klass.attr_annotations:
+                    declared = annotation_classes(self.project, klass.attr_annotations[attr], module)
+            return out | declared
+        finally:
+            self._type_guard.discard(guard)
+
+    def param_value_types(self, fn: FunctionInfo, param: str) -> set[str]:
+        """What a method parameter may hold: its annotation, what reachable callers pass and, for
+        `__init__`, what every instantiation site in the project passes."""
+        arg = next((a for a in (*fn.node.args.posonlyargs, *fn.node.args.args, *fn.node.args.kwonlyargs)
+                    if a.arg == param), None)
+        if arg is None:
+            return set()
+        out = annotation_classes(self.project, arg.annotation, self.project.modules[fn.module])
+        out |= self.facts.param_types.get(fn.id, {}).get(param, set())
+        if fn.name == "__init__" and fn.class_name is not None:
+            cls = self.project.modules[fn.module].classes.get(fn.class_name)
+            for site in sites_of(self.project, cls) if cls is not None else ():
+                value = argument_for(fn, site.call, param)
+                if value is not None:
+                    out |= self.expr_types_in_scope(value, site.module, site.scope)
         return out
+
+    def expr_types_in_scope(self, e: ast.expr, module: ModuleIndex, scope: dict, depth: int = 0) -> set[str]:
+        if isinstance(e, ast.Call):
+            return self.call_result_types(e, module)
+        if isinstance(e, ast.Name) and depth < 4:
+            if e.id in scope:
+                return set().union(*(self.expr_types_in_scope(v, module, scope, depth + 1) for v in scope[e.id]))
+            return self.global_types(module, e.id)
+        return set()
+
+    def receiver_classes(self) -> list[ClassInfo]:
+        """The concrete classes this method runs on, when the callers tell; else its own class."""
+        known = self.facts.receivers.get(self.fn.id, set())
+        if not known or "?" in known:
+            return [self.cls] if self.cls is not None else []
+        return [c for c in (self._class_for_type(t) for t in sorted(known)) if c is not None] or [self.cls]
+
+    def dispatch(self, name: str) -> list[FunctionInfo]:
+        """What `self.<name>(...)` runs: the method of each concrete receiver class, plus the overrides
+        of subclasses when the receiver is unknown or its method is abstract."""
+        known = self.facts.receivers.get(self.fn.id, set())
+        exact = bool(known) and "?" not in known
+        found: list[FunctionInfo] = []
+        for klass in self.receiver_classes():
+            method = self.project.find_method(klass, name)
+            if method is not None and method not in found:
+                found.append(method)
+            if not exact or method is None or is_abstract(method):
+                found += [m for m in overrides(self.project, klass, name) if m not in found]
+        return found
 
     def element_types(self, e: ast.expr | None) -> set[str]:
         """Types of the modules inside an nn.ModuleList / nn.Sequential / nn.ModuleDict expression."""
@@ -389,9 +501,9 @@ class FunctionContext:
                         return [klass.methods[func.attr]]
                 return []
             if isinstance(receiver, ast.Name) and receiver.id == self.self_name and self.cls is not None:
-                method = project.find_method(self.cls, func.attr)
-                if method is not None:
-                    return [method]
+                methods = self.dispatch(func.attr)
+                if methods:
+                    return methods
                 if func.attr in self.cls.class_attrs:
                     target = project.lookup(project.qualify(self.cls.class_attrs[func.attr], self.module) or "")
                     if isinstance(target, FunctionInfo):
@@ -412,13 +524,19 @@ class FunctionContext:
                     return [target]
         if isinstance(func, ast.Attribute) and is_self_attr(func, self.self_name) and self.cls is not None:
             out = []
-            for type_name in self.attr_types(self.cls, func.attr) | self.element_types(func):
+            attr_types = set().union(*(self.attr_types(c, func.attr) for c in self.receiver_classes()))
+            for type_name in attr_types | self.element_types(func):
                 cls = self._class_for_type(type_name)
                 target = project.call_target(cls) if cls else None
                 if target is not None:
                     out.append(target)
             if out:
                 return out
+        resolver = CallableResolver(self)
+        if resolver.applies(func):
+            dynamic = resolver.callees(func)
+            if dynamic:
+                return dynamic
         if self._is_local(func):
             return []
         name = project.qualify(func, self.module)
@@ -472,6 +590,7 @@ class FunctionContext:
             return (attr, "inplace") if attr else None
         if isinstance(node, (ast.Assign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            targets = [t for target in targets for t in _flat_targets(target)]   # `out, self.h = ...`
             for target in targets:
                 if isinstance(target, ast.Subscript):
                     root = target

@@ -15,6 +15,8 @@ from leapp_codemod.analysis.context import (
 )
 from leapp_codemod.analysis.index import FunctionInfo
 from leapp_codemod.analysis.leapp_support import LeappSupport
+from leapp_codemod.analysis.libraries import call_origin
+from leapp_codemod.analysis.resolve_types import receiver_ids
 from leapp_codemod.analysis.project import Project
 
 _MAX_ROUNDS = 12
@@ -170,13 +172,17 @@ class Analysis:
     support: LeappSupport
     facts: Facts = field(default_factory=Facts)
     reachable: dict[str, FunctionInfo] = field(default_factory=dict)
+    seeded: set[str] = field(default_factory=set)
 
     def context(self, fn: FunctionInfo) -> FunctionContext:
         return FunctionContext(fn, self.project.modules[fn.module], self.project, self.facts, self.support)
 
     def seed_class_state(self) -> None:
-        """Tensor-valued attributes of every class start as pipeline state."""
-        for mod in self.project.modules.values():
+        """Tensor-valued attributes of every class start as pipeline state (modules loaded later too)."""
+        for mod in list(self.project.modules.values()):
+            if mod.name in self.seeded:
+                continue
+            self.seeded.add(mod.name)
             for cls in mod.classes.values():
                 attrs = {a for a, values in cls.attr_values.items() if any(_tensor_like(v, self.project, mod) for _, v in values)}
                 attrs |= cls.buffers | cls.parameters
@@ -215,6 +221,12 @@ class Analysis:
         for callee in ctx.resolve_call(call):
             self.add_reachable(callee)
             facts.callers.setdefault(callee.id, set()).add(ctx.fn.id)
+            if callee.class_name is not None:
+                facts.receivers.setdefault(callee.id, set()).update(receiver_ids(ctx, call, callee))
+            if self.project.is_library(callee.module):
+                origins = (facts.library_origins.get(ctx.fn.id, set()) if self.project.is_library(ctx.fn.module)
+                           else {call_origin(call, ctx.fn.id)})
+                facts.library_origins.setdefault(callee.id, set()).update(origins)
             if callee.class_name is None:
                 binding = _binding(ctx, call)
                 if binding:
@@ -235,13 +247,14 @@ class Analysis:
         for root in roots:
             self.add_reachable(root)
         for _ in range(rounds):
-            before = (len(self.reachable), self.facts.fingerprint())
+            self.seed_class_state()
+            before = (len(self.reachable), self.facts.fingerprint(), len(self.project.modules))
             for fn in list(self.reachable.values()):
                 try:
                     self.propagate(fn)
                 except RecursionError:
                     continue  # absurdly nested expression: its facts stay as they are
-            if (len(self.reachable), self.facts.fingerprint()) == before:
+            if (len(self.reachable), self.facts.fingerprint(), len(self.project.modules)) == before:
                 break
 
 

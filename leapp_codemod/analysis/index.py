@@ -60,6 +60,7 @@ class ClassInfo:
     buffers: set[str] = field(default_factory=set)       # register_buffer("name", ...)
     parameters: set[str] = field(default_factory=set)    # register_parameter / nn.Parameter
     class_attrs: dict[str, ast.expr] = field(default_factory=dict)
+    attr_annotations: dict[str, ast.expr] = field(default_factory=dict)  # `x: T` in the body, `self.x: T` in methods
 
 
 @dataclass
@@ -137,8 +138,10 @@ def _collect_class(node: ast.ClassDef, index: ModuleIndex, prefix: str = "") -> 
             for target in stmt.targets:
                 if isinstance(target, ast.Name):
                     info.class_attrs[target.id] = stmt.value
-        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
-            info.class_attrs[stmt.target.id] = stmt.value
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            info.attr_annotations[stmt.target.id] = stmt.annotation
+            if stmt.value is not None:
+                info.class_attrs[stmt.target.id] = stmt.value
         elif isinstance(stmt, ast.ClassDef):
             _collect_class(stmt, index, prefix=f"{qual}.")
 
@@ -154,6 +157,9 @@ def _collect_self_attrs(fn: ast.FunctionDef | ast.AsyncFunctionDef, info: ClassI
             targets, value = node.targets, node.value
         elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and node.value is not None:
             targets, value = [node.target], node.value
+        if (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Attribute)
+                and isinstance(node.target.value, ast.Name) and node.target.value.id == self_name):
+            info.attr_annotations.setdefault(node.target.attr, node.annotation)
         for target in targets:
             for elt, val in _pair_targets(target, value):
                 if (isinstance(elt, ast.Attribute) and isinstance(elt.value, ast.Name)

@@ -2,9 +2,13 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from leapp_codemod.analysis.index import ClassInfo, FunctionInfo, ModuleIndex
+
+if TYPE_CHECKING:
+    from leapp_codemod.analysis.libraries import LibraryLoader
 
 _MAX_ALIAS_HOPS = 8
 NN_MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module", "nn.Module"})
@@ -13,6 +17,28 @@ NN_MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"
 @dataclass
 class Project:
     modules: dict[str, ModuleIndex]
+    libraries: LibraryLoader | None = None     # installed packages followed on demand
+    memo: dict = field(default_factory=dict, repr=False, compare=False)   # derived indexes, per scan
+
+    def own_module_count(self) -> int:
+        """How many scanned (not library) modules there are: a key for indexes over project code."""
+        return len(self.modules) - (self.libraries.loaded if self.libraries is not None else 0)
+
+    def is_library(self, module: str) -> bool:
+        return self.libraries is not None and self.libraries.is_library(module)
+
+    def _load_library(self, parts: list[str]) -> None:
+        """Index the installed modules a dotted name passes through (`a`, `a.b`, ...), once each."""
+        if self.libraries.package(parts[0]) is None:
+            return
+        for cut in range(1, len(parts) + 1):
+            name = ".".join(parts[:cut])
+            if name in self.modules:
+                continue
+            index = self.libraries.module(name)
+            if index is None:
+                return
+            self.modules[name] = index
 
     # ----------------------------------------------------------------- qualified names
     def qualify(self, expr: ast.expr, module: ModuleIndex) -> str | None:
@@ -39,6 +65,8 @@ class Project:
         if hops > _MAX_ALIAS_HOPS or not qualified:
             return None
         parts = qualified.split(".")
+        if self.libraries is not None:
+            self._load_library(parts)
         for cut in range(len(parts) - 1, 0, -1):
             mod = self.modules.get(".".join(parts[:cut]))
             if mod is None:
@@ -56,6 +84,9 @@ class Project:
                 return mod.functions[head]
             if head in mod.imports:
                 return self.lookup(".".join([mod.imports[head], *rest[1:]]), hops + 1)
+            if isinstance(mod.globals.get(head), (ast.Name, ast.Attribute)):   # `MlpPolicy = ActorCriticPolicy`
+                aliased = self.qualify(mod.globals[head], mod)
+                return self.lookup(".".join([aliased, *rest[1:]]), hops + 1) if aliased else None
             if ".".join(parts[:cut + 1]) in self.modules:
                 continue
             return None
@@ -88,6 +119,14 @@ class Project:
         return out
 
     def mro(self, cls: ClassInfo, seen: frozenset = frozenset()) -> list[ClassInfo]:
+        if not seen:
+            key = ("mro", cls.id, len(self.modules))
+            if key not in self.memo:
+                self.memo[key] = self._mro(cls, seen)
+            return self.memo[key]
+        return self._mro(cls, seen)
+
+    def _mro(self, cls: ClassInfo, seen: frozenset) -> list[ClassInfo]:
         if cls.id in seen:
             return []
         order = [cls]

@@ -10,6 +10,7 @@ from leapp_codemod.analysis.dataflow import Analysis, compute_env, entry_data_pa
 from leapp_codemod.analysis.entrypoints import rank_entrypoints
 from leapp_codemod.analysis.index import FunctionInfo, build_index
 from leapp_codemod.analysis.leapp_support import LeappSupport, load_support
+from leapp_codemod.analysis.libraries import LibraryLoader, call_site_findings, installed_key, site_dirs
 from leapp_codemod.analysis.project import Project
 from leapp_codemod.analysis.suppressions import is_suppressed, parse_suppressions
 from leapp_codemod.model import FileError, Finding, LibraryCall, PatchTarget, ScanResult, StateAttr
@@ -41,6 +42,7 @@ class ScanOptions:
     ignore: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     only_paths: frozenset[str] | None = None   # report findings only in these display paths (lint)
+    follow_libraries: bool = True              # analyze the installed packages the pipeline calls
 
 
 @dataclass
@@ -181,7 +183,7 @@ def patch_targets(analysis: Analysis, findings: list[Finding]) -> list[PatchTarg
     out = set()
     for fid in flagged:
         fn = analysis.reachable.get(fid)
-        if fn is None or fn.class_name is not None:
+        if fn is None or fn.class_name is not None or analysis.project.is_library(fn.module):
             continue
         for module, name in analysis.facts.call_bindings.get(fid, ()):
             out.add(PatchTarget(module, name, fid))
@@ -205,6 +207,8 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
             best = result.entrypoints[0]
             entry_fn = project.modules[best.module].functions[best.qualname]
     if entry_fn is not None and not options.all_functions:
+        if options.follow_libraries:
+            project.libraries = LibraryLoader(site_dirs(), frozenset(m.partition(".")[0] for m in project.modules))
         result.entry = next((e for e in result.entrypoints if e.module == entry_fn.module
                              and e.qualname == entry_fn.qualname), None) or _as_entrypoint(entry_fn)
         analysis.run([entry_fn], {entry_fn.id: entry_data_params(entry_fn) & lint_data_params(entry_fn)
@@ -220,6 +224,7 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
         return result
     rules = select_rules(options.select, options.ignore)
     findings, state, library_calls, rule_errors = run_rules(analysis, functions, rules, options.only_paths)
+    findings = call_site_findings(findings, analysis.facts.library_origins, analysis.reachable, project)
     findings = [f for f in findings
                 if not is_suppressed(loaded.suppressions.get(f.path, {}), f.line, f.end_line, f.code)]
     result.findings = dedupe(findings)
@@ -258,8 +263,9 @@ def lint_source(src: SourceFile, options: ScanOptions, support: LeappSupport):
 
 def _options_key(options: ScanOptions, mode: str) -> str:
     only = ",".join(sorted(options.only_paths)) if options.only_paths is not None else "*"
+    libraries = installed_key(site_dirs()) if options.follow_libraries and mode == "entry" else "-"
     return digest(mode, options.entry or "", ",".join(options.select), ",".join(options.ignore),
-                  ",".join(options.exclude), only)
+                  ",".join(options.exclude), only, libraries)
 
 
 def _support_key(support: LeappSupport) -> str:
@@ -364,7 +370,9 @@ def _as_entrypoint(fn: FunctionInfo):
 
 
 def scan_project(paths: list[str], entry: str | None = None, all_functions: bool = False,
-                 select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), exclude: tuple[str, ...] = ()) -> ScanResult:
+                 select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), exclude: tuple[str, ...] = (),
+                 follow_libraries: bool = True) -> ScanResult:
     """Scan files/directories; the public API used by `generate` and tests."""
     loaded = load_project(paths, exclude)
-    return analyze(loaded, ScanOptions(entry, all_functions, select, ignore, exclude))
+    return analyze(loaded, ScanOptions(entry, all_functions, select, ignore, exclude,
+                                       follow_libraries=follow_libraries))

@@ -5,7 +5,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from leapp_codemod.generate.guard import Merge, OverwriteRefused, merge, same_content, unified_diff
-from leapp_codemod.generate.render import render_body, with_header, write_atomic
+from leapp_codemod.generate.render import render_body, with_header, write_module
 from leapp_codemod.generate.spec import IntegrationSpec, Options, SpecError, build_spec
 from leapp_codemod.model import ScanResult
 
@@ -83,7 +83,7 @@ def plan(opts: Options, *, force: bool = False, scan: ScanResult | None = None) 
 
 
 def write_plan(planned: Plan, output: Path) -> None:
-    write_atomic(output, planned.text)
+    write_module(output, planned.text)
 
 
 def generate(opts: Options, *, force: bool = False, scan: ScanResult | None = None) -> IntegrationSpec:

@@ -14,14 +14,12 @@ from pathlib import Path
 
 from leapp_codemod.analysis.index import build_index
 from leapp_codemod.generate import adapters as adapter_index
-from leapp_codemod.generate.adapters import known_adapter, torch_adapter
+from leapp_codemod.generate.adapters import torch_adapter
 from leapp_codemod.generate.source_info import SourceError, module_file
 from leapp_codemod.generate.twin import Blocked, build_twin, flags_for
 from leapp_codemod.model import FileError, Finding, PatchTarget, ScanResult
 from leapp_codemod.source.files import SourceFile
 from leapp_codemod.source.parse import parse_file
-
-_UNSIGNED = {"uint16": "int32", "uint32": "int64", "uint64": "int64"}
 
 
 @dataclass(frozen=True)
@@ -40,7 +38,7 @@ def library_targets(scan: ScanResult, finding: Finding) -> list[PatchTarget]:
             continue
         owner, _, name = call.target.rpartition(".")
         function = f"{owner}:{name}"
-        if known_adapter(function) is None and torch_adapter(function) is None:
+        if torch_adapter(function) is None:
             continue
         found.append(PatchTarget(call.module, call.name, function))
     return found
@@ -59,14 +57,21 @@ def _free_names(fn: ast.FunctionDef) -> set[str]:
 
 
 def _top_level_names(tree: ast.Module) -> set[str]:
-    names = set()
-    for node in tree.body:
+    """Names the module binds at its top level, also inside top-level `if`/`try` blocks and by
+    tuple unpacking (`LOW, HIGH = ...`)."""
+    names: set[str] = set()
+    todo = list(tree.body)
+    while todo:
+        node = todo.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.add(node.name)
-        elif isinstance(node, ast.Assign):
-            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-            names.add(node.target.id)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        elif isinstance(node, ast.If):
+            todo += [*node.body, *node.orelse]
+        elif isinstance(node, ast.Try):
+            todo += [*node.body, *node.orelse, *node.finalbody, *(s for h in node.handlers for s in h.body)]
     return names
 
 
@@ -121,7 +126,10 @@ def make_twin(root: Path, function: str, fn_name: str, findings: list[Finding],
         if name in bindings:
             target = bindings[name]
             owner, _, attr = target.rpartition(".")
-            if owner and _is_module_import(tree, name):
+            dotted_imports = _plain_module_imports(tree, name)
+            if dotted_imports:                  # `import a.b` binds `a`; the twin may read `a.b.X`
+                imports.update(f"import {m}" for m in dotted_imports)
+            elif owner and _is_module_import(tree, name):
                 imports.add(f"import {target} as {name}" if name != target else f"import {target}")
             elif owner:
                 imports.add(f"from {owner} import {attr}" + (f" as {name}" if name != attr else ""))
@@ -134,6 +142,12 @@ def make_twin(root: Path, function: str, fn_name: str, findings: list[Finding],
     if "np" in bindings and bindings["np"] != "numpy":
         return Blocked(first, "`np` is not numpy in this module")
     return Rewrite(result.source, tuple(sorted(imports)), "; ".join(result.rules), tuple(sorted(helpers)))
+
+
+def _plain_module_imports(tree: ast.Module, name: str) -> list[str]:
+    """The dotted modules of `import a.b` statements (no `as`) that bind `name`."""
+    return [a.name for node in tree.body if isinstance(node, ast.Import) for a in node.names
+            if a.asname is None and a.name.split(".")[0] == name]
 
 
 def _is_module_import(tree: ast.Module, name: str) -> bool:

@@ -1,18 +1,18 @@
 """Render an IntegrationSpec through the packaged Jinja2 templates and write it safely."""
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 import textwrap
 from importlib import resources
 from pathlib import Path
 
 import jinja2
 
+from leapp_codemod.facts import SIGNED_FOR
 from leapp_codemod.generate.formatting import format_module
 from leapp_codemod.generate.guard import OverwriteRefused, merge, sealed
 from leapp_codemod.generate.spec import IntegrationSpec, pystr
+from leapp_codemod.io_util import write_atomic
 
 TEMPLATE = "integration.py.j2"
 
@@ -27,6 +27,7 @@ def environment() -> jinja2.Environment:
         loader=jinja2.FunctionLoader(_load_template), trim_blocks=True, lstrip_blocks=True,
         keep_trailing_newline=True, undefined=jinja2.StrictUndefined, autoescape=False)
     env.filters["pystr"] = pystr
+    env.globals["SIGNED_FOR"] = SIGNED_FOR
     env.filters["docwrap"] = lambda text: "\n    ".join(textwrap.wrap(text, 92, break_on_hyphens=False))
     return env
 
@@ -52,13 +53,7 @@ def check_overwrite(path: Path, generated: str = "") -> str:
     return merge(str(path), text, generated).text
 
 
-def write_atomic(path: Path, text: str) -> None:
+def write_module(path: Path, text: str) -> None:
+    """Write the generated module (creating its folder), through the one safe write helper."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, text)

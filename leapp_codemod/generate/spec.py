@@ -8,9 +8,12 @@ import os
 import re
 import textwrap
 from dataclasses import dataclass
+from typing import Any
 from pathlib import Path
 
-from leapp_codemod.generate.adapters import known_adapter, torch_adapter
+from leapp_codemod.facts import EXPORTERS
+from leapp_codemod.generate.adapters import domain, torch_adapter
+from leapp_codemod.generate.extras import ExtrasError, build_extras
 from leapp_codemod.generate.derive import helper_sources, library_targets, make_twin
 from leapp_codemod.generate.source_info import (
     EntrySource,
@@ -23,7 +26,6 @@ from leapp_codemod.generate.source_info import (
 from leapp_codemod.generate.twin import Blocked
 from leapp_codemod.model import Finding, PatchTarget, ScanResult, StateAttr
 
-EXPORTERS = ("onnx", "onnx-torchscript", "pt2", "jit-script", "jit-trace")
 HOST_CATEGORIES = ("random-in-pipeline", "io-in-pipeline", "shape-specialization")
 _LIBRARY_CATEGORIES = ("unmapped-numpy", "foreign-library")
 
@@ -36,6 +38,10 @@ class Options:
     driver: Path | None = None
     graph: str | None = None
     export_with: str = "onnx"
+    backend_params: tuple[tuple[str, object], ...] = ()   # --backend-param KEY=VALUE, parsed
+    semantics: bool = False                               # --semantics
+    split: tuple[str, ...] = ()                           # --split NAME=MODULE:FUNCTION
+    split_reason: str | None = None                       # --reason
 
 
 @dataclass(frozen=True)
@@ -99,6 +105,7 @@ class IntegrationSpec:
     extra_imports: tuple[str, ...]
     app_imports: tuple[str, ...]
     twin_helpers: str = ""      # source of the twin_* helpers the twins call
+    extras: Any = None          # backend params, semantics, Warp setup, split (generate/extras.py)
 
     @property
     def unresolved_lines(self) -> list[str]:
@@ -254,21 +261,16 @@ def _dedent(lines: list[str]) -> list[str]:
 
 
 def _library_replacement(function: str, fn_name: str) -> ReplacementSpec:
-    adapter = known_adapter(function)
     registered = torch_adapter(function)
-    if adapter is None and registered is not None:
+    if registered is not None:
         return ReplacementSpec(
             fn_name=fn_name, signature="*args, **kwargs",
-            doc=f"{function} as the torch adapter {registered!r} of leapp_codemod.adapters (faithful within "
-                "its documented domain; raises ValueError outside it).",
+            doc=f"{function} as the torch adapter {registered!r} of leapp_codemod.adapters (faithful on "
+                f"{domain(registered)}; raises ValueError outside it).",
             comment_lines=(),
             body_lines=("from leapp_codemod.adapters import ADAPTERS", "",
                         f"return ADAPTERS[{pystr(registered)}].function(*args, **kwargs)"),
             is_stub=False)
-    if adapter is not None:
-        return ReplacementSpec(fn_name=fn_name, signature=adapter.signature,
-                               doc=f"Traceable equivalent of {function}: {adapter.why}.",
-                               comment_lines=(), body_lines=tuple(adapter.body.splitlines()), is_stub=False)
     return ReplacementSpec(fn_name=fn_name, signature="*args, **kwargs",
                            doc=f"Traceable replacement for {function} (a library function LEAPP cannot trace).",
                            comment_lines=("Write the same computation with operations LEAPP traces, same dtypes.",),
@@ -303,6 +305,13 @@ def _is_app_module(root: Path, module: str) -> bool:
 
 def _rel(path: Path, start: Path) -> str:
     return Path(os.path.relpath(path.resolve(), start.resolve())).as_posix()
+
+
+def _extras(scan: ScanResult, opts: Options, root: Path, entry: EntrySource, inputs: tuple[str, ...]):
+    try:
+        return build_extras(scan, opts, root, entry, inputs)
+    except ExtrasError as exc:
+        raise SpecError(str(exc)) from None
 
 
 def build_spec(scan: ScanResult, opts: Options) -> IntegrationSpec:
@@ -425,4 +434,5 @@ def build_spec(scan: ScanResult, opts: Options) -> IntegrationSpec:
         unresolved=tuple(unresolved), host_runtime=tuple(host), notes=tuple(notes), extra_imports=tuple(extra),
         app_imports=tuple(dict.fromkeys([f"import {m}" for m in app_modules] + app_extra)),
         twin_helpers=helper_sources({h for r in replacements for h in r.helpers}),
+        extras=_extras(scan, opts, root, entry, inputs),
     )

@@ -112,6 +112,9 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         raise RunnerError(f"{cfg['file']}: cannot import the integration module: {export.one_line(exc)}",
                           "import") from None
     timings["import"] = round(time.monotonic() - t0, 2)
+    if getattr(module, "WARP", False):
+        from leapp_codemod.runner import warp_check
+        warp_check.require(module, cfg["traces"])
     entry = resolve_entry(module.ENTRY)
     state = dict(getattr(module, "STATE", {}) or {})
     recorder = Recorder(entry=entry, input_names=tuple(module.INPUTS),
@@ -146,7 +149,9 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
             raise RunnerError(twincheck.refusal(bad[0]), "twin-check")
         t2 = time.monotonic()
         attempts, chosen = [], None
-        for i, backend in enumerate(export.ladder(module.EXPORT_WITH, cfg.get("require_format")), 1):
+        ladder = [b for b in export.ladder(module.EXPORT_WITH, cfg.get("require_format"))
+                  if b in getattr(module, "EXPORTERS", export.EXPORTERS)]
+        for i, backend in enumerate(ladder, 1):
             att = export.attempt_export(module, recorder, backend, out / "attempts" / f"{i:02d}-{backend}",
                                         state, app_root, cfg["cwd"], progress)
             attempts.append(att)
@@ -158,8 +163,18 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         timings["export_and_validate"] = round(time.monotonic() - t2, 2)
 
     recorder.on_done = export_all
+    if cfg.get("record"):
+        from leapp_codemod.runner import record
+        recorder.on_done = record.saver(Path(cfg["record"]), module, recorder, done)
+    if cfg.get("inputs"):
+        from leapp_codemod.runner import replay
+        try:
+            done["replayed"] = replay.preflight(module, cfg["inputs"])
+        except replay.RecordingError as exc:
+            raise RunnerError(str(exc), "inputs") from None
     t1 = time.monotonic()
-    progress(f"running {os.path.relpath(driver)} with {module.ENTRY} intercepted")
+    progress(f"replaying {os.path.relpath(cfg['inputs'])} into {module.ENTRY} (the driver is not run)"
+             if cfg.get("inputs") else f"running {os.path.relpath(driver)} with {module.ENTRY} intercepted")
     os.chdir(cfg["cwd"])
     with intercepted(entry, recorder), patch_recorders(module.PATCHES, recorder):
         crash = run_driver(driver, progress)
@@ -178,6 +193,8 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         raise RunnerError(f"the driver called {module.ENTRY} {recorder.calls_seen} times with {got} distinct "
                           f"inputs{shapes}; {need} are needed ({cfg['traces']} traced + {cfg['checks']} checked; "
                           "see --traces/--checks)", "driver")
+    if cfg.get("record") and "error" not in done:
+        return {"entry": module.ENTRY, "recorded": cfg["record"], "meta": done["recorded"]}
     if "error" in done:
         if "twin_check" in done:
             return {"error": str(done["error"]), "error_stage": getattr(done["error"], "stage", "runner"),
@@ -198,6 +215,7 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         "published": str(published) if published else None,
         "patch_parity": parity,
         "twin_check": done.get("twin_check", []),
+        "replayed": done.get("replayed"),
     }
 
 

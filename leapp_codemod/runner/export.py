@@ -9,13 +9,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from leapp_codemod.runner import values
+from leapp_codemod.facts import ATOL, EXPORTERS, FORMAT_OF, RTOL
+from leapp_codemod.runner import backend_options, values
 from leapp_codemod.runner.intercept import Recorder, find_state
 from leapp_codemod.runner.logcap import Capture
-
-EXPORTERS = ("onnx", "onnx-torchscript", "pt2", "jit-script", "jit-trace")
-FORMAT_OF = {"onnx": "onnx", "onnx-torchscript": "onnx", "pt2": "pt2", "jit-script": "jit", "jit-trace": "jit"}
-RTOL, ATOL = 1e-3, 1e-5
 
 
 def ladder(first: str, require_format: str | None) -> list[str]:
@@ -38,11 +35,14 @@ class Attempt:
     signals: list = field(default_factory=list)
     messages: list = field(default_factory=list)
     yaml: Path | None = None
+    backend_params: dict = field(default_factory=dict)   # {"passed": {...}, "not_accepted": [...]}
 
     def to_json(self, out: Path) -> dict:
         data = {"backend": self.backend, "format": FORMAT_OF[self.backend], "outcome": self.outcome,
                 "seconds": round(self.seconds, 2), "directory": _rel(self.directory, out),
                 "leapp_validation": self.leapp_validation}
+        if self.backend_params:
+            data["backend_params"] = self.backend_params
         if self.outcome != "validated":
             data["failed_stage"] = self.stage
             data["reason"] = self.reason
@@ -98,6 +98,7 @@ def attempt_export(module, recorder: Recorder, backend: str, directory: Path, st
     att = Attempt(backend, directory)
     started = time.monotonic()
     module.EXPORT_WITH = backend
+    att.backend_params = backend_options.for_attempt(module, backend)
     instance = fresh_instance(recorder)
     refs = find_state(instance if instance is not None else recorder.entry.module, state) if state else {}
     entry = _bound_entry(recorder, instance)

@@ -15,7 +15,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-FORMATS = ("onnx", "pt2", "jit")
+from leapp_codemod.facts import FORMAT_OF
+from leapp_codemod.io_util import write_atomic
 
 
 class UsageError(Exception):
@@ -52,6 +53,8 @@ class RunOptions:
     checks: int = 3
     require_format: str | None = None
     timeout: float = 600.0
+    inputs: Path | None = None      # replay this recording instead of running the driver
+    record: Path | None = None      # save the calls to this recording instead of exporting
 
 
 def _literal(tree: ast.Module, name: str, path: Path, required: bool = True):
@@ -139,6 +142,11 @@ def _blocked_reason(lines: list[str]) -> str:
     return " ".join(found)
 
 
+def module_inputs(path: Path) -> tuple[str, ...]:
+    """The INPUTS literal of an integration module (read_module has already checked the file)."""
+    return tuple(_literal(ast.parse(path.read_text(encoding="utf-8")), "INPUTS", path))
+
+
 def read_module(path: Path) -> ModuleInfo:
     if not path.is_file():
         raise UsageError(f"{path}: no such file")
@@ -189,7 +197,12 @@ def run_child(info: ModuleInfo, opts: RunOptions, progress) -> ChildResult:
         "import_root": str(info.app_root), "driver": str(info.driver), "cwd": os.getcwd(),
         "out": str(opts.out.resolve()), "traces": opts.traces, "checks": opts.checks,
         "require_format": opts.require_format, "result": result_path, "progress_fd": write_fd,
+        "inputs": str(opts.inputs.resolve()) if opts.inputs else None,
+        "record": str(opts.record.resolve()) if opts.record else None,
     }
+    if opts.inputs:
+        from leapp_codemod.runner.replay import driver_script
+        config["driver"] = str(driver_script(opts.out.resolve(), opts.inputs))
     config_path = opts.out / ".run-config.json"
     config_path.write_text(json.dumps(config))
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", PYTHONUNBUFFERED="1")
@@ -299,6 +312,10 @@ def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: f
     report["hazard_signals"] = signals
     report["findings_confirmed"] = confirm_findings(info.findings, signals)
     report["calls"] = data.get("calls")
+    if data.get("replayed"):
+        meta = data["replayed"]
+        report["inputs"] = {"recording": str(opts.inputs), "format_version": meta.get("version"),
+                            "recorded_with": meta.get("versions"), "driver_started": False}
     report["state"] = data.get("state")
     chosen = next((a for a in data["attempts"] if a["outcome"] == "validated"), None)
     last = chosen or (data["attempts"][-1] if data["attempts"] else None)
@@ -341,8 +358,11 @@ def _display(path: Path) -> str:
 
 
 def _format_of(backend: str) -> str:
-    return {"onnx": "onnx", "onnx-torchscript": "onnx", "pt2": "pt2", "jit-script": "jit",
-            "jit-trace": "jit"}.get(backend, backend)
+    return FORMAT_OF.get(backend, backend)
+
+
+def child_crash_message(child: ChildResult) -> str:
+    return _child_crash(child)
 
 
 def _child_crash(child: ChildResult) -> str:
@@ -362,11 +382,7 @@ def stub_report(info: ModuleInfo, opts: RunOptions) -> dict:
 def write_report(report: dict, out: Path) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     target = out / "report.json"
-    fd, tmp = tempfile.mkstemp(prefix=".report.", suffix=".tmp", dir=out)
-    with os.fdopen(fd, "w") as handle:
-        json.dump(report, handle, indent=2, default=str)
-        handle.write("\n")
-    os.replace(tmp, target)
+    write_atomic(target, json.dumps(report, indent=2, default=str) + "\n")
     return target
 
 

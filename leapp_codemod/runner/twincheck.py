@@ -9,10 +9,10 @@ import inspect
 
 import numpy as np
 
+from leapp_codemod.facts import ATOL, RTOL
 from leapp_codemod.runner import values
 from leapp_codemod.runner.intercept import Recorder
 
-RTOL, ATOL = 1e-3, 1e-5
 PERTURBATIONS = 3
 
 

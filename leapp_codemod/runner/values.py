@@ -8,6 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from leapp_codemod.facts import SIGNED_FOR
+
 
 def is_array(value) -> bool:
     return isinstance(value, (torch.Tensor, np.ndarray))
@@ -223,12 +225,10 @@ def perturbed(value, rng: np.random.Generator):
     return out, changed[0]
 
 
-# Unsigned dtypes LEAPP cannot export, and the signed dtype a twin uses for the same values.
-_SIGNED_FOR = {"uint16": "int32", "uint32": "int64", "uint64": "int64"}
 
 
 def _same_dtype(expected, got) -> bool:
-    return expected == got or _SIGNED_FOR.get(str(expected)) == str(got)
+    return expected == got or SIGNED_FOR.get(str(expected)) == str(got)
 
 
 def mismatch(expected, got, rtol: float, atol: float) -> tuple[str | None, float]:

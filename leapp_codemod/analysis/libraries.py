@@ -1,0 +1,150 @@
+"""Installed third-party packages the pipeline calls, read from site-packages (never imported).
+
+When the pipeline calls into an installed package (a Stable-Baselines3 policy's `predict`, an rsl_rl
+model, a skrl model, tensordict), the functions it reaches there are analyzed like project code and
+their hazards are reported at the application's call site, naming the library location. Packages
+are located by reading the interpreter's `sys.path` site directories, and their modules are parsed
+lazily, only when a lookup names them, so scans of applications that call no library pay nothing.
+
+Libraries the rules model themselves (torch, NumPy, SciPy, OpenCV, ...) are never followed: their
+calls are what the rules judge.
+"""
+from __future__ import annotations
+
+import ast
+import os
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from leapp_codemod.analysis.index import ModuleIndex, build_index
+from leapp_codemod.model import Finding
+from leapp_codemod.rules.foreign_library import FOREIGN_ROOTS
+from leapp_codemod.source.files import SourceFile
+from leapp_codemod.source.parse import ParsedFile, parse_file
+
+SITE_DIR_NAMES = ("site-packages", "dist-packages")
+MODELED_ROOTS = frozenset({"torch", "numpy", "leapp", "leapp_codemod", "warp", "typing_extensions", "functorch",
+                           "triton", "onnx", "onnxruntime", "_pytest", "pytest", "setuptools", "pip", "pkg_resources",
+                           "matplotlib", "wandb", "tensorboard", "hydra", "omegaconf", "yaml", "click", "tqdm"})
+# Library hazards that change what the exported graph computes. Shape guards, warnings and Python
+# branches inside a library are its own business (read in Stable-Baselines3, sb3-contrib and rsl_rl:
+# they test flags, spaces and shapes, which the export fixes anyway), and its ndarray round trips
+# (`.cpu().numpy()`) are traced by LEAPP.
+REPORTED_CATEGORIES = frozenset({"scalar-extraction", "unmapped-numpy", "foreign-library", "numpy-negative-stride",
+                                 "numpy-astype", "inplace-state", "random-in-pipeline"})
+UNREPORTED_CODES = frozenset({"LCM302"})
+
+
+def site_dirs(path: list[str] | None = None) -> tuple[Path, ...]:
+    """The site-packages folders of the running interpreter's search path, in search order."""
+    out = []
+    for entry in path if path is not None else sys.path:
+        if entry and Path(entry).name in SITE_DIR_NAMES and Path(entry).is_dir():
+            out.append(Path(entry))
+    return tuple(out)
+
+
+def installed_key(dirs: tuple[Path, ...]) -> str:
+    """Names and versions of everything installed (dist-info folder names), for cache keys."""
+    names = []
+    for folder in dirs:
+        try:
+            names += sorted(n for n in os.listdir(folder) if n.endswith((".dist-info", ".egg-info")))
+        except OSError:
+            continue
+    return "|".join(names)
+
+
+@dataclass(frozen=True)
+class InstalledPackage:
+    name: str          # top-level import name
+    site: Path         # the site-packages folder holding it
+    version: str       # from its dist-info, "unknown" without one
+
+
+def _version(site: Path, name: str) -> str:
+    for info in sorted(site.glob("*.dist-info")):
+        top = info / "top_level.txt"
+        try:
+            tops = top.read_text(encoding="utf-8").split() if top.is_file() else []
+        except OSError:
+            tops = []
+        dist, _, version = info.name[: -len(".dist-info")].partition("-")
+        if name in tops or dist.replace("-", "_").lower() == name.lower():
+            return version
+    return "unknown"
+
+
+@dataclass
+class LibraryLoader:
+    """Parses library modules on demand for one scan; what it loads is kept for that scan only."""
+
+    dirs: tuple[Path, ...]
+    local_roots: frozenset[str]                      # top-level names the scanned project defines itself
+    packages: dict[str, InstalledPackage | None] = field(default_factory=dict)
+    modules: dict[str, ModuleIndex | None] = field(default_factory=dict)
+    loaded: int = 0                                  # how many modules were indexed
+
+    def package(self, top: str) -> InstalledPackage | None:
+        if top in self.packages:
+            return self.packages[top]
+        found = None
+        if top not in MODELED_ROOTS and top not in FOREIGN_ROOTS and top not in self.local_roots \
+                and top not in sys.stdlib_module_names and top.isidentifier():
+            for site in self.dirs:
+                if (site / top / "__init__.py").is_file() or (site / f"{top}.py").is_file():
+                    found = InstalledPackage(top, site, _version(site, top))
+                    break
+        self.packages[top] = found
+        return found
+
+    def module(self, dotted: str) -> ModuleIndex | None:
+        """The index of an installed module by its import name, parsed on first use."""
+        if dotted in self.modules:
+            return self.modules[dotted]
+        index = None
+        package = self.package(dotted.partition(".")[0])
+        if package is not None:
+            index = self._parse(package, dotted)
+        self.modules[dotted] = index
+        self.loaded += index is not None
+        return index
+
+    def _parse(self, package: InstalledPackage, dotted: str) -> ModuleIndex | None:
+        base = package.site.joinpath(*dotted.split("."))
+        for path, is_package in ((base / "__init__.py", True), (base.with_suffix(".py"), False)):
+            if path.is_file():
+                display = path.relative_to(package.site).as_posix()
+                parsed = parse_file(SourceFile(path, display, dotted, is_package))
+                return build_index(parsed) if isinstance(parsed, ParsedFile) else None
+        return None
+
+    def is_library(self, module: str) -> bool:
+        return self.modules.get(module) is not None
+
+
+def call_site_findings(findings: list[Finding], origins: dict[str, set[tuple]], reachable, project) -> list[Finding]:
+    """Library findings moved to the application call sites that reach them; project findings kept."""
+    out = []
+    for finding in findings:
+        fn = reachable.get(finding.function)
+        if fn is None or not project.is_library(fn.module):
+            out.append(finding)
+            continue
+        if finding.category not in REPORTED_CATEGORIES or finding.code in UNREPORTED_CODES:
+            continue
+        for caller_id, line, col, end_line, end_col in sorted(origins.get(fn.id, ())):
+            caller = reachable.get(caller_id)
+            if caller is None:
+                continue
+            module = project.modules[caller.module]
+            out.append(replace(finding, path=caller.path, line=line, column=module.column(line, col),
+                               end_line=end_line, end_column=module.column(end_line, end_col),
+                               message=f"{finding.message} (in {finding.path}:{finding.line})"))
+    return out
+
+
+def call_origin(call: ast.Call, caller_id: str) -> tuple:
+    return (caller_id, call.lineno, call.col_offset, call.end_lineno or call.lineno,
+            call.end_col_offset if call.end_col_offset is not None else call.col_offset)

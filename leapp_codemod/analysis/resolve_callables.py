@@ -1,0 +1,367 @@
+"""Callables bound at run time: what a call through a name, a container or a field may run.
+
+Covers functions and models held in containers (`self.nets["actor"](obs)`, `for name, fn in
+self.terms.items(): fn(obs)`), returned by getters (`policy = runner.get_inference_policy()` returning
+`self.alg.policy.act_inference`), looked up by name (`getattr(self, "_act_" + mode)(obs)` with a
+constant or enumerable name), and stored in config objects under a field that is called later
+(`ObsTerm(func=mdp.joint_pos_rel)` ... `term.func(env, **term.params)`).
+
+Values are followed through a bounded number of assignments; anything not provably a project
+callable is left unresolved (a library call or an unknown value is not guessed at).
+"""
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+
+from leapp_codemod.analysis.index import ClassInfo, FunctionInfo, ModuleIndex
+from leapp_codemod.analysis.project import Project
+
+_MAX_DEPTH = 6
+
+
+@dataclass(frozen=True)
+class Where:
+    """An expression and the function (or module) it is evaluated in."""
+
+    module: ModuleIndex
+    fn: FunctionInfo | None
+    receivers: tuple[ClassInfo, ...] = ()   # the classes `self` is, when followed from a subclass
+
+
+def assignments(project: Project, fn: FunctionInfo) -> dict[str, list[tuple[ast.expr, str]]]:
+    key = ("assignments", fn.id)
+    if key not in project.memo:
+        project.memo[key] = _assignments(fn)
+    return project.memo[key]
+
+
+def returned_values(project: Project, fn: FunctionInfo) -> list[ast.expr]:
+    key = ("returns", fn.id)
+    if key not in project.memo:
+        project.memo[key] = [n.value for n in ast.walk(fn.node) if isinstance(n, ast.Return) and n.value is not None]
+    return project.memo[key]
+
+
+def _assignments(fn: FunctionInfo) -> dict[str, list[tuple[ast.expr, str]]]:
+    """Local name -> (value, how): 'value' for `x = v`, 'element'/'item' for `for x in v` / `for k, x in v.items()`."""
+    out: dict[str, list[tuple[ast.expr, str]]] = {}
+    for node in ast.walk(fn.node):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    out.setdefault(target.id, []).append((node.value, "value"))
+        elif isinstance(node, (ast.For, ast.comprehension)):
+            target, iterable = node.target, node.iter
+            if isinstance(target, ast.Name):
+                out.setdefault(target.id, []).append((iterable, "element"))
+            elif isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[1], ast.Name):
+                out.setdefault(target.elts[1].id, []).append((iterable, "item"))
+                if isinstance(target.elts[0], ast.Name):
+                    out.setdefault(target.elts[0].id, []).append((iterable, "key"))
+    return out
+
+
+def _name_pattern(expr: ast.expr, where: Where, ctx, depth: int) -> re.Pattern | None:
+    """A regex of the strings an expression may hold: constants, f-strings, `+` and enumerated loops."""
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+        return re.compile(re.escape(expr.value))
+    if isinstance(expr, ast.JoinedStr):
+        parts = [re.escape(v.value) if isinstance(v, ast.Constant) else r"\w*" for v in expr.values]
+        return re.compile("".join(parts))
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
+        left = _name_pattern(expr.left, where, ctx, depth)
+        right = _name_pattern(expr.right, where, ctx, depth)
+        if left is None and right is None:
+            return None
+        return re.compile((left.pattern if left else r"\w*") + (right.pattern if right else r"\w*"))
+    if isinstance(expr, ast.Name) and where.fn is not None and depth < _MAX_DEPTH:
+        options = []
+        for value, how in assignments(ctx.project, where.fn).get(expr.id, ()):
+            if how == "element" and isinstance(value, (ast.Tuple, ast.List, ast.Set)):
+                options += [e.value for e in value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+            elif how == "value" and isinstance(value, ast.Constant) and isinstance(value.value, str):
+                options.append(value.value)
+            else:
+                return None
+        if options:
+            return re.compile("|".join(re.escape(o) for o in options))
+    return None
+
+
+class CallableResolver:
+    """Resolves the callables an expression may hold, from inside one function."""
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.project: Project = ctx.project
+
+    def applies(self, func: ast.expr) -> bool:
+        """Only calls through locals, parameters, `self`, containers or getattr are resolved here."""
+        root = func
+        while isinstance(root, (ast.Attribute, ast.Subscript)):
+            root = root.value
+        if isinstance(root, ast.Call):
+            return isinstance(root.func, ast.Name) and root.func.id == "getattr" or root is not func
+        if not isinstance(root, ast.Name):
+            return False
+        ctx = self.ctx
+        return (root.id == ctx.self_name or root.id in ctx.fn.params
+                or root.id in assignments(self.project, ctx.fn) or isinstance(func, ast.Subscript))
+
+    def _resolve(self, func: ast.expr) -> list:
+        """What `func` may hold; re-entrant questions about the same expression answer nothing."""
+        active = self.project.memo.setdefault(("resolving",), set())
+        if id(func) in active:
+            return []
+        active.add(id(func))
+        try:
+            return self._callables(func, Where(self.ctx.module, self.ctx.fn), 0)
+        finally:
+            active.discard(id(func))
+
+    def callees(self, func: ast.expr) -> list[FunctionInfo]:
+        """Functions a call of `func` runs (a class held in a value runs its `__init__`)."""
+        out: list[FunctionInfo] = []
+        for target in self._resolve(func):
+            if isinstance(target, ClassInfo):
+                target = self.project.find_method(target, "__init__")
+            if target is not None and target not in out:
+                out.append(target)
+        return out
+
+    def classes(self, func: ast.expr) -> set[str]:
+        """Classes `func` may hold (`self.policy_class`, `ALIASES[name]`): what calling it builds."""
+        return {t.id for t in self._resolve(func) if isinstance(t, ClassInfo)}
+
+    # ------------------------------------------------------------------ values
+    def _callables(self, expr: ast.expr, where: Where, depth: int) -> list[FunctionInfo]:
+        if depth > _MAX_DEPTH:
+            return []
+        out: list[FunctionInfo] = []
+        for value, value_where, how in self._values(expr, where, depth):
+            out += self._leaf(value, value_where, how, depth + 1)
+        return out
+
+    def _values(self, expr: ast.expr, where: Where, depth: int):
+        """(expression, where, how) the callee expression may evaluate to, one step back."""
+        if isinstance(expr, ast.Name) and where.fn is not None:
+            found = assignments(self.project, where.fn).get(expr.id, ())
+            return [(value, where, how) for value, how in found]
+        if isinstance(expr, ast.Subscript):
+            return [(expr.value, where, f"key:{_constant_key(expr.slice)}")]
+        return [(expr, where, "value")]
+
+    def _leaf(self, value: ast.expr, where: Where, how: str, depth: int) -> list[FunctionInfo]:
+        if how != "value":
+            return [fn for item, item_where in self._items(value, where, how, depth)
+                    for fn in self._leaf(item, item_where, "value", depth + 1)]
+        if isinstance(value, (ast.Name, ast.Subscript)) and depth <= _MAX_DEPTH:
+            direct = self._reference(value, where)
+            return direct if direct else self._callables(value, where, depth)
+        if isinstance(value, ast.Call):
+            return self._call_value(value, where, depth)
+        if isinstance(value, ast.Attribute):
+            return self._reference(value, where) or self._attribute(value, where, depth)
+        return []
+
+    def _items(self, container: ast.expr, where: Where, how: str, depth: int):
+        """Elements (`element`), values (`item`, `key:K`) of a container expression."""
+        if isinstance(container, ast.Call) and isinstance(container.func, ast.Attribute) \
+                and container.func.attr in ("items", "values") and not container.args:
+            how = "item" if how in ("element", "item") else how
+            container = container.func.value
+        for literal, literal_where in self._literals(container, where, depth):
+            if isinstance(literal, ast.Dict):
+                key = how.partition(":")[2] if how.startswith("key:") else None
+                for k, v in zip(literal.keys, literal.values):
+                    if key in (None, "") or (isinstance(k, ast.Constant) and str(k.value) == key):
+                        yield v, literal_where
+            elif isinstance(literal, (ast.List, ast.Tuple, ast.Set)):
+                for element in literal.elts:
+                    yield element, literal_where
+
+    def _literals(self, expr: ast.expr, where: Where, depth: int):
+        """Container literals (also inside `nn.ModuleDict({...})`/`dict(...)`) an expression may be."""
+        if depth > _MAX_DEPTH:
+            return
+        if isinstance(expr, (ast.Dict, ast.List, ast.Tuple, ast.Set)):
+            yield expr, where
+        elif isinstance(expr, ast.Call) and expr.args and isinstance(expr.args[0], (ast.Dict, ast.List, ast.Tuple)):
+            yield expr.args[0], where
+        elif isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "dict" and expr.keywords:
+            yield ast.Dict(keys=[ast.Constant(k.arg) for k in expr.keywords], values=[k.value for k in expr.keywords]), where
+        elif isinstance(expr, ast.Name) and where.fn is not None and expr.id in assignments(self.project, where.fn):
+            for value, how in assignments(self.project, where.fn)[expr.id]:
+                if how == "value":
+                    yield from self._literals(value, where, depth + 1)
+        elif isinstance(expr, ast.Name) and expr.id in where.module.globals:
+            yield from self._literals(where.module.globals[expr.id], Where(where.module, None), depth + 1)
+        elif isinstance(expr, ast.Name) and expr.id in where.module.imports:   # `from pkg import ALGOS`
+            found = global_value(self.project, where.module.imports[expr.id])
+            if found is not None:
+                yield from self._literals(found[0], Where(found[1], None), depth + 1)
+        elif isinstance(expr, ast.Attribute):
+            for value, value_where in self._attribute_values(expr, where):
+                yield from self._literals(value, value_where, depth + 1)
+
+    # ------------------------------------------------------------------ leaves
+    def _reference(self, value: ast.expr, where: Where) -> list[FunctionInfo]:
+        """A function or class named directly: `mdp.joint_pos_rel`, `Actor` (its instances' forward)."""
+        if isinstance(value, ast.Name) and where.fn is not None and value.id in where.fn.params:
+            return []
+        name = self.project.qualify(value, where.module)
+        target = self.project.lookup(name) if name else None
+        return [target] if target is not None else []
+
+    def _call_value(self, call: ast.Call, where: Where, depth: int) -> list[FunctionInfo]:
+        func = call.func
+        if isinstance(func, ast.Name) and func.id == "getattr" and len(call.args) >= 2:
+            return self._getattr(call, where, depth)
+        name = self.project.qualify(func, where.module)
+        target = self.project.lookup(name) if name else None
+        if isinstance(target, ClassInfo):          # an instance: calling it runs forward / __call__
+            run = self.project.call_target(target)
+            return [run] if run else []
+        if isinstance(target, FunctionInfo):       # a factory or getter: what it returns
+            return self._returns(target, depth)
+        if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and where.receivers and where.fn
+                and where.fn.positional_params and func.value.id == where.fn.positional_params[0]):
+            out = []
+            for cls in where.receivers:
+                method = self.project.find_method(cls, func.attr)
+                if method is not None:
+                    out += self._returns(method, depth, where.receivers)
+            return out
+        ctx = self.ctx.for_function(where.fn) if where.fn is not None else None
+        if ctx is not None:
+            out = []
+            for callee in ctx.resolve_call(call):
+                if callee.name != "__init__":
+                    out += self._returns(callee, depth)
+            for type_name in ctx.types_of(call):
+                cls = ctx._class_for_type(type_name)
+                run = self.project.call_target(cls) if cls else None
+                if run is not None:
+                    out.append(run)
+            return out
+        return []
+
+    def _returns(self, fn: FunctionInfo, depth: int, receivers: tuple = ()) -> list[FunctionInfo]:
+        where = Where(self.project.modules[fn.module], fn, receivers)
+        out = []
+        for value in returned_values(self.project, fn):
+            out += self._leaf(value, where, "value", depth + 1)
+        return out
+
+    def _getattr(self, call: ast.Call, where: Where, depth: int) -> list[FunctionInfo]:
+        owner = self._owner_classes(call.args[0], where)
+        pattern = _name_pattern(call.args[1], where, self.ctx, depth)
+        if pattern is None:
+            return []
+        out = []
+        for cls in owner:
+            for klass in self.project.mro(cls):
+                out += [m for n, m in klass.methods.items() if pattern.fullmatch(n) and m not in out]
+        return out
+
+    def _owner_classes(self, expr: ast.expr, where: Where) -> list[ClassInfo]:
+        if where.fn is self.ctx.fn:
+            if isinstance(expr, ast.Name) and expr.id == self.ctx.self_name:
+                return self.ctx.receiver_classes()
+            return [c for c in (self.ctx._class_for_type(t) for t in self.ctx.types_of(expr)) if c is not None]
+        return []
+
+    def _attribute(self, value: ast.Attribute, where: Where, depth: int) -> list[FunctionInfo]:
+        """`obj.meth` as a value: a bound method of a typed receiver, or what a field holds."""
+        out = []
+        if where.fn is not None:
+            ctx = self.ctx.for_function(where.fn)
+            for type_name in ctx.types_of(value.value):
+                cls = ctx._class_for_type(type_name)
+                method = self.project.find_method(cls, value.attr) if cls else None
+                if method is not None:
+                    out.append(method)
+        if out:
+            return out
+        for stored, stored_where in self._attribute_values(value, where):
+            out += self._leaf(stored, stored_where, "value", depth + 1)
+        return out
+
+    def _attribute_values(self, value: ast.Attribute, where: Where):
+        """Values assigned to `self.<attr>` in the receiver's classes, else stored under the field name."""
+        if where.fn is not None:
+            ctx = self.ctx.for_function(where.fn)
+            if isinstance(value.value, ast.Name) and value.value.id == ctx.self_name and ctx.cls is not None \
+                    and self.project.find_method(ctx.cls, value.attr) is None:
+                found = False
+                receivers = where.receivers or tuple(ctx.receiver_classes())
+                for cls in receivers:
+                    for klass in self.project.mro(cls):
+                        module = self.project.modules[klass.module]
+                        for method, stored in klass.attr_values.get(value.attr, ()):
+                            if isinstance(stored, ast.Constant):   # `self.on_step = None` until registered
+                                continue
+                            found = True
+                            yield stored, Where(module, klass.methods.get(method), receivers)
+                        if value.attr in klass.class_attrs:
+                            found = True
+                            yield klass.class_attrs[value.attr], Where(module, None)
+                            break
+                if found:
+                    return
+        for stored, module in field_stores(self.project).get(value.attr, ()):
+            yield stored, Where(module, None)
+
+
+def global_value(project: Project, qualified: str, hops: int = 0) -> tuple[ast.expr, ModuleIndex] | None:
+    """The value a module-level name is assigned, following re-exports (`pkg.ALGOS` -> `pkg.utils.ALGOS`)."""
+    module_name, _, name = qualified.rpartition(".")
+    module = project.modules.get(module_name)
+    if module is None or hops > 8:
+        return None
+    if name in module.globals:
+        return module.globals[name], module
+    if name in module.imports:
+        return global_value(project, module.imports[name], hops + 1)
+    return None
+
+
+def _constant_key(expr: ast.expr) -> str:
+    return str(expr.value) if isinstance(expr, ast.Constant) else ""
+
+
+def field_stores(project: Project) -> dict[str, list[tuple[ast.expr, ModuleIndex]]]:
+    """Field name -> function references stored under it anywhere in the project: keyword arguments
+    (`ObsTerm(func=mdp.joint_pos_rel)`), class-body fields (`func = mdp.clip`) and attribute stores
+    (`policy.on_step = smooth`). Only values naming a project function count."""
+    key = ("field_stores", project.own_module_count())
+    if key in project.memo:
+        return project.memo[key]
+    stores: dict[str, list[tuple[ast.expr, ModuleIndex]]] = {}
+
+    def keep(field: str, value: ast.expr, module: ModuleIndex) -> None:
+        if isinstance(value, (ast.Name, ast.Attribute)):
+            name = project.qualify(value, module)
+            if name and isinstance(project.lookup(name), FunctionInfo):
+                stores.setdefault(field, []).append((value, module))
+
+    for module in [m for m in project.modules.values() if not project.is_library(m.name)]:
+        for node in ast.walk(module.tree):
+            if isinstance(node, ast.Call):
+                for kw in node.keywords:
+                    if kw.arg:
+                        keep(kw.arg, kw.value, module)
+            elif isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Attribute):
+                        keep(target.attr, node.value, module)
+            elif isinstance(node, ast.ClassDef):
+                for stmt in node.body:
+                    if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
+                        for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
+                            if isinstance(target, ast.Name):
+                                keep(target.id, stmt.value, module)
+    project.memo[key] = stores
+    return stores

@@ -1,0 +1,93 @@
+"""Instantiation sites: what the project passes to a class's constructor.
+
+`self.env = env` in `HistoryWrapper.__init__` holds whatever the callers of `HistoryWrapper(...)` pass:
+`HistoryWrapper(RobotAgent())` in a `__main__` block, `HistoryWrapper(env=agent)` after
+`agent = RobotAgent()`. Every call of every project class is indexed once per scan (only when an
+attribute assigned from a constructor parameter needs a type), with the names assigned in the
+same scope so that a name passed along can be followed to the call that built it.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from leapp_codemod.analysis.index import ClassInfo, FunctionInfo, ModuleIndex
+from leapp_codemod.analysis.project import Project
+
+
+@dataclass(frozen=True)
+class Site:
+    call: ast.Call
+    module: ModuleIndex
+    scope: dict[str, list[ast.expr]]     # names assigned in the scope of the call -> their values
+
+
+def _scopes(tree: ast.Module):
+    """(scope node, its own nodes) for the module body and every function, nested ones separately."""
+    pending: list[ast.AST] = [tree]
+    while pending:
+        scope = pending.pop()
+        nodes, stack = [], list(ast.iter_child_nodes(scope))
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                pending.append(node)
+                continue
+            nodes.append(node)
+            stack.extend(ast.iter_child_nodes(node))
+        yield nodes
+
+
+def _index_sites(project: Project) -> dict[str, list[Site]]:
+    sites: dict[str, list[Site]] = {}
+    local_roots = {name.partition(".")[0] for name in project.modules if not project.is_library(name)}
+    for module in [m for m in project.modules.values() if not project.is_library(m.name)]:
+        for nodes in _scopes(module.tree):
+            scope: dict[str, list[ast.expr]] = {}
+            calls = []
+            for node in nodes:
+                if isinstance(node, ast.Assign):
+                    for target in node.targets:
+                        if isinstance(target, ast.Name):
+                            scope.setdefault(target.id, []).append(node.value)
+                elif isinstance(node, ast.Call):
+                    calls.append(node)
+            for call in calls:
+                name = project.qualify(call.func, module)
+                if not name or name.partition(".")[0] not in local_roots:
+                    continue
+                cls = project.class_of(name)
+                if cls is not None:
+                    sites.setdefault(cls.id, []).append(Site(call, module, scope))
+    return sites
+
+
+def sites_of(project: Project, cls: ClassInfo) -> list[Site]:
+    """Calls that build `cls` or a subclass that inherits its `__init__`."""
+    key = ("sites", project.own_module_count())
+    if key not in project.memo:
+        project.memo[key] = _index_sites(project)
+    by_class = project.memo[key]
+    init = project.find_method(cls, "__init__")
+    out = list(by_class.get(cls.id, ()))
+    for class_id, found in by_class.items():
+        if class_id == cls.id or not found:
+            continue
+        other = project.class_of(class_id.replace(":", "."))
+        if other is not None and init is not None and project.find_method(other, "__init__") is init:
+            out += found
+    return out
+
+
+def argument_for(init: FunctionInfo, call: ast.Call, param: str) -> ast.expr | None:
+    """The expression a constructor call passes for `param` of `__init__` (self excluded)."""
+    positional = init.positional_params[1:]
+    for i, arg in enumerate(call.args):
+        if isinstance(arg, ast.Starred):
+            return None
+        if i < len(positional) and positional[i] == param:
+            return arg
+    for kw in call.keywords:
+        if kw.arg == param:
+            return kw.value
+    return None

@@ -1,0 +1,148 @@
+"""Types that come from declarations: annotations, alternative constructors, abstract methods.
+
+`self.filter: KalmanFilter`, `policy: ActorCriticPolicy` in a class body, `def __init__(self, env: RobotEnv)`
+and `def build() -> Actor` declare what an attribute, parameter or call holds. A classmethod returning
+`cls(...)` (or annotated with a `TypeVar`/`Self`) builds an instance of the class it is called on.
+"""
+from __future__ import annotations
+
+import ast
+
+from leapp_codemod.analysis.index import ClassInfo, FunctionInfo, ModuleIndex
+from leapp_codemod.analysis.project import Project
+
+_WRAPPERS = frozenset({"Optional", "Union", "Final", "ClassVar", "Annotated", "type"})
+
+
+def annotation_classes(project: Project, annotation: ast.expr | None, module: ModuleIndex) -> set[str]:
+    """Project (or followed library) classes an annotation names: `X`, `"X"`, `X | None`, `Optional[X]`."""
+    if annotation is None:
+        return set()
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            annotation = ast.parse(annotation.value, mode="eval").body
+        except SyntaxError:
+            return set()
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        return annotation_classes(project, annotation.left, module) | annotation_classes(project, annotation.right, module)
+    if isinstance(annotation, ast.Subscript):
+        head = annotation.value.attr if isinstance(annotation.value, ast.Attribute) else getattr(annotation.value, "id", "")
+        if head not in _WRAPPERS:
+            return set()
+        inner = annotation.slice
+        items = inner.elts if isinstance(inner, ast.Tuple) else [inner]
+        out: set[str] = set()
+        for item in items[:1] if head == "Annotated" else items:
+            out |= annotation_classes(project, item, module)
+        return out
+    if isinstance(annotation, (ast.Name, ast.Attribute)):
+        name = project.qualify(annotation, module)
+        cls = project.class_of(name) if name else None
+        return {cls.id} if cls is not None else set()
+    return set()
+
+
+def is_classmethod(fn: FunctionInfo) -> bool:
+    return any(isinstance(d, ast.Name) and d.id == "classmethod" for d in fn.node.decorator_list)
+
+
+def _is_self_type(annotation: ast.expr | None, module: ModuleIndex) -> bool:
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        name = annotation.value
+    elif isinstance(annotation, ast.Name):
+        name = annotation.id
+    else:
+        return False
+    if name == "Self":
+        return True
+    value = module.globals.get(name)
+    return (isinstance(value, ast.Call) and isinstance(value.func, (ast.Name, ast.Attribute))
+            and (getattr(value.func, "id", None) or getattr(value.func, "attr", None)) == "TypeVar")
+
+
+def builds_own_class(fn: FunctionInfo, module: ModuleIndex) -> bool:
+    """A classmethod that returns an instance of the class it is called on."""
+    if not is_classmethod(fn) or not fn.positional_params:
+        return False
+    if _is_self_type(fn.node.returns, module):
+        return True
+    cls_name = fn.positional_params[0]
+    built = set()
+    for node in ast.walk(fn.node):
+        if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name)
+                and node.value.func.id == cls_name):
+            built |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    for node in ast.walk(fn.node):
+        if isinstance(node, ast.Return) and node.value is not None:
+            value = node.value
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == cls_name:
+                return True
+            if isinstance(value, ast.Name) and value.id in built:
+                return True
+    return False
+
+
+def is_abstract(fn: FunctionInfo) -> bool:
+    """`@abstractmethod`, or a body that only documents, passes or raises NotImplementedError."""
+    if any((isinstance(d, ast.Name) and d.id == "abstractmethod") or (isinstance(d, ast.Attribute) and d.attr == "abstractmethod")
+           for d in fn.node.decorator_list):
+        return True
+    for stmt in fn.node.body:
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+            continue
+        if isinstance(stmt, ast.Pass):
+            continue
+        if isinstance(stmt, ast.Raise) and stmt.exc is not None and "NotImplementedError" in ast.unparse(stmt.exc):
+            continue
+        return False
+    return True
+
+
+def subclasses(project: Project, cls: ClassInfo) -> list[ClassInfo]:
+    """Classes among the indexed modules that derive from `cls` (directly or not)."""
+    key = ("subclasses", len(project.modules))
+    if key not in project.memo:
+        table: dict[str, list[ClassInfo]] = {}
+        for mod in list(project.modules.values()):
+            for klass in mod.classes.values():
+                for base in project.mro(klass)[1:]:
+                    table.setdefault(base.id, []).append(klass)
+        project.memo[key] = table
+    return project.memo[key].get(cls.id, [])
+
+
+def receiver_ids(ctx, call: ast.Call, callee: FunctionInfo) -> set[str]:
+    """Concrete classes a method call runs on ({"?"} when unknown), for virtual dispatch in the callee."""
+    project = ctx.project
+    owner = project.modules[callee.module].classes.get(callee.class_name or "")
+    if owner is None:
+        return set()
+    func = call.func
+    if isinstance(func, ast.Attribute) and callee.name == func.attr:
+        value = func.value
+        if (isinstance(value, ast.Name) and value.id == ctx.self_name) or (
+                isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "super"):
+            candidates = set(ctx.facts.receivers.get(ctx.fn.id, set())) or {"?"}
+        else:
+            cls = project.class_of(project.qualify(value, ctx.module) or "")
+            if cls is not None:   # `Cls.build(...)` runs on Cls; `Cls.meth(obj, ...)` on whatever obj is
+                candidates = {cls.id} if is_classmethod(callee) else {"?"}
+            else:
+                candidates = ctx.types_of(value)
+    else:                         # `Cls(...)`, or an instance called: `net(x)`, `self.actor(x)`
+        cls = project.class_of(project.qualify(func, ctx.module) or "")
+        candidates = {cls.id} if cls is not None else ctx.types_of(func) | ctx.element_types(func)
+    kept = {c for c in candidates if c == "?" or _derives(project, c, owner)}
+    return kept or {"?"}
+
+
+def _derives(project: Project, class_id: str, owner: ClassInfo) -> bool:
+    module, _, qual = class_id.partition(":")
+    mod = project.modules.get(module)
+    klass = mod.classes.get(qual) if mod else None
+    return klass is not None and owner in project.mro(klass)
+
+
+def overrides(project: Project, cls: ClassInfo, name: str) -> list[FunctionInfo]:
+    """Methods called `name` defined by subclasses of `cls`."""
+    return [klass.methods[name] for klass in subclasses(project, cls) if name in klass.methods]

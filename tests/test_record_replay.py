@@ -1,0 +1,147 @@
+"""`record` then `run --inputs`: trace, export and validate from a recording without the driver."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+TOOL = [sys.executable, "-m", "leapp_codemod"]
+ENTRY = "loco.policy:LocomotionPolicy.act"
+
+pytestmark = pytest.mark.e2e
+
+
+def cli(args, cwd, **env):
+    environ = {k: v for k, v in os.environ.items() if k != "LOCO_SIMULATOR"}
+    return subprocess.run(TOOL + args, cwd=cwd, capture_output=True, text=True, timeout=300, check=False,
+                          env=dict(environ, **env))
+
+
+def one_line_error(proc) -> str:
+    lines = [ln for ln in proc.stderr.splitlines() if ln.strip() and not ln.startswith("[record] ")]
+    assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory):
+    work = tmp_path_factory.mktemp("rec") / "loco"
+    shutil.copytree(ROOT / "fixtures" / "run_locomotion", work)
+    assert cli(["generate", "loco", "--entry", ENTRY, "--driver", "main.py", "-o", "integration.py"],
+               work).returncode == 0
+    # The driver needs its simulator: without it, `run` cannot work at all.
+    no_sim = cli(["run", "integration.py", "--out", "no_sim", "--format", "json"], work)
+    rec = cli(["record", "integration.py", "--out", "calls.npz"], work, LOCO_SIMULATOR="up")
+    assert rec.returncode == 0, rec.stderr
+    replay = cli(["run", "integration.py", "--inputs", "calls.npz", "--out", "out", "--format", "json"], work)
+    return work, no_sim, rec, replay, json.loads(replay.stdout)
+
+
+def test_the_driver_cannot_run_here(recorded):
+    _, no_sim, _, _, _ = recorded
+    assert no_sim.returncode == 1
+    assert "simulator not available" in json.loads(no_sim.stdout)["error"]
+
+
+def test_replay_validates_without_the_driver(recorded):
+    import onnx
+    import onnxruntime  # noqa: F401 - the validation ran through it
+
+    work, _, rec, replay, report = recorded
+    assert "recorded 5 traced + 3 checked calls of loco.policy:LocomotionPolicy.act" in rec.stdout
+    assert replay.returncode == 0, report.get("error")
+    assert report["status"] == "validated"
+    assert report["inputs"]["driver_started"] is False
+    assert report["inputs"]["recorded_with"]["leapp"] == "0.7.2"
+    onnx.checker.check_model(str(work / report["models"][0]))
+    validation = report["validation"]
+    assert [c["ok"] for c in validation["calls"]] == [True, True, True]
+    assert validation["calls"][0]["state"] == "set"          # stateful: checks start from the recorded state
+    assert validation["rollout_from_reset"]["ok"] and validation["rollout_from_reset"]["steps"] == 8
+    assert validation["outputs"]["joint_pos_target"]["max_abs_error"] < 1e-4
+
+
+def test_recording_format(recorded):
+    work = recorded[0]
+    with zipfile.ZipFile(work / "calls.npz") as archive:
+        names = set(archive.namelist())
+        meta = json.loads(archive.read("meta.json"))
+    assert meta["format"] == "leapp-codemod-calls" and meta["version"] == 1
+    assert meta["entry"] == ENTRY and meta["traced"] == 5 and meta["checked"] == 3
+    assert meta["state"] == ["last_action"]
+    assert {"traced/0/joint_pos.npy", "checked/2/latent.npy", "checked/0/state_before/last_action.npy",
+            "objects.pickle.npy"} <= names
+    assert meta["arrays"]["traced/0/joint_pos"] == "torch"
+
+
+def _rewrite_meta(src: Path, dst: Path, change) -> None:
+    with zipfile.ZipFile(src) as old, zipfile.ZipFile(dst, "w") as new:
+        for item in old.namelist():
+            data = old.read(item)
+            if item == "meta.json":
+                meta = json.loads(data)
+                change(meta)
+                data = json.dumps(meta).encode()
+            new.writestr(item, data)
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda m: m.update(version=99), "recording format version 99 is not supported"),
+    (lambda m: m.update(entry="loco.policy:Other.act"), "recorded for loco.policy:Other.act, not for"),
+    (lambda m: m.update(inputs=["obs"]), "records inputs (obs) but"),
+])
+def test_a_recording_that_does_not_match_is_refused(recorded, change, message):
+    work = recorded[0]
+    _rewrite_meta(work / "calls.npz", work / "bad.npz", change)
+    proc = cli(["run", "integration.py", "--inputs", "bad.npz", "--out", "bad"], work)
+    assert proc.returncode == 2
+    assert message in one_line_error(proc)
+
+
+def test_other_shapes_are_refused(recorded):
+    work = recorded[0]
+    _rewrite_meta(work / "calls.npz", work / "shapes.npz",
+                  lambda m: m.update(layout=m["layout"].replace("latent:(1, 8)", "latent:(1, 16)")))
+    proc = cli(["run", "integration.py", "--inputs", "shapes.npz", "--out", "shapes", "--format", "json"], work)
+    assert proc.returncode == 1
+    report = json.loads(proc.stdout)
+    assert "has input shapes" in report["error"] and "latent:(1, 8)" in report["error"]
+    assert report["failed_stage"] == "inputs"
+
+
+def test_too_few_recorded_calls_and_non_recordings(recorded):
+    work = recorded[0]
+    proc = cli(["run", "integration.py", "--inputs", "calls.npz", "--checks", "9", "--out", "few"], work)
+    assert proc.returncode == 2 and "5 + 9 are needed" in one_line_error(proc)
+    (work / "junk.npz").write_bytes(b"not a zip")
+    proc = cli(["run", "integration.py", "--inputs", "junk.npz", "--out", "junk"], work)
+    assert proc.returncode == 2 and "not a leapp-codemod recording" in one_line_error(proc)
+
+
+def test_record_reports_a_failing_driver_in_one_line(recorded):
+    work = recorded[0]
+    proc = cli(["record", "integration.py", "--out", "never.npz"], work)
+    assert proc.returncode == 1
+    assert "simulator not available" in one_line_error(proc)
+    assert not (work / "never.npz").exists()
+
+
+def test_numpy_function_entry_round_trips(tmp_path):
+    work = tmp_path / "mlp"
+    shutil.copytree(ROOT / "fixtures" / "run_mlp_numpy", work)
+    assert cli(["generate", "mlpapp", "--entry", "mlpapp.pipeline:step", "--driver", "main.py", "-o", "i.py"],
+               work).returncode == 0
+    assert cli(["record", "i.py", "--out", "c.npz"], work).returncode == 0
+    with zipfile.ZipFile(work / "c.npz") as archive:
+        kinds = set(json.loads(archive.read("meta.json"))["arrays"].values())
+    proc = cli(["run", "i.py", "--inputs", "c.npz", "--out", "o", "--format", "json"], work)
+    report = json.loads(proc.stdout)
+    assert proc.returncode == 0, report.get("error")
+    assert report["status"] == "validated" and kinds == {"numpy"}
