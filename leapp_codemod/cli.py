@@ -209,8 +209,9 @@ def scan(paths, entry, all_functions, no_follow_libraries, no_cache, jobs, **rep
     config = _config_for(paths if not flags.stdin_filename else (flags.stdin_filename,))
     options = _scan_options(config, report_options, entry=entry or config.entry, all_functions=all_functions,
                             follow_libraries=not no_follow_libraries)
-    if paths == ("-",):
-        _scan_stdin(config, options, flags, header=True)
+    if paths == ("-",):   # one file: the configured entry is in another; only --entry names one in it
+        _scan_stdin(config, replace(options, entry=entry, all_functions=all_functions or not entry), flags,
+                    header=True)
     try:
         result = run_scan(list(paths), options, _cache(config, no_cache), jobs or os.cpu_count() or 1,
                           _progress(flags.quiet))

@@ -171,7 +171,7 @@ def run(file: Path, out: Path, traces: int, checks: int, fmt: str, require_forma
     else:
         for line in parent.summary_lines(report):
             click.echo(line)
-        click.echo(f"report: {path}")
+        click.echo(f"report: {_shown(path)}")
     sys.exit(0 if report["status"] == "validated" else 1)
 
 

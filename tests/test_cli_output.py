@@ -196,7 +196,8 @@ def test_header_says_when_no_entrypoint_was_found_and_what_was_done(tmp_path):
     assert cli(tmp_path, "scan", ".").stdout.splitlines()[0].startswith(
         "No entrypoint found: every function was checked as pipeline code")
     write(tmp_path, {"pipe.py": PIPE})
-    assert cli(tmp_path, "scan", ".", "--all").stdout.splitlines()[0].startswith("No entrypoint (--all)")
+    assert cli(tmp_path, "scan", ".", "--all").stdout.splitlines()[0] == (
+        "No entrypoint followed: every function was checked as pipeline code.")
 
 
 # --------------------------------------------------------------------------- concise / statistics / quiet
@@ -336,3 +337,10 @@ def test_per_file_ignores_apply_to_the_stdin_filename(tmp_path):
     doc = json.loads(cli(tmp_path, "scan", "-", "--stdin-filename", "legacy/x.py", "--all", "--format", "json",
                          input=PIPE).stdout)
     assert [f["code"] for f in doc["findings"]] == ["LCM101"]
+
+
+def test_stdin_ignores_the_configured_entry_of_another_module(tmp_path):
+    write(tmp_path, {"pyproject.toml": '[tool.leapp-codemod]\nentry = "app.policy:Policy.act"\n'})
+    result = cli(tmp_path, "scan", "-", "--stdin-filename", "tools/x.py", "--format", "concise", input=PIPE)
+    assert result.exit_code == 1
+    assert [line.split(": ")[1].split()[0] for line in result.stdout.splitlines()[:-1]] == ["LCM901", "LCM101"]

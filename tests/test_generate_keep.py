@@ -30,6 +30,8 @@ APPS = [
     ("run_recurrent", "memapp", "memapp.policy:RecurrentPolicy.act", "main.py"),
     ("run_failures", "failapp", "failapp.pipeline:Pipeline.act", "main_few.py"),
     ("twin_arm", "armtwin", "armtwin.policy:ArmPolicy.act", "main.py"),
+    ("run_locomotion", "loco", "loco.policy:LocomotionPolicy.act", "main.py"),
+    ("run_rotation", "attitude", "attitude.policy:AttitudePolicy.act", "main.py"),
     ("generate_keep", "loopapp", ENTRY, "drive.py"),
 ]
 

@@ -78,7 +78,7 @@ def header_line(result: ScanResult, all_functions: bool = False, style: Style = 
         why = "; ".join(entry.reasons) or "highest score"
         return f"{style.paint('Entrypoint', 'bold')} {style.paint(entry.id, 'cyan')} ({entry.path}:{entry.line}): {why}"
     if all_functions:
-        return f"{style.paint('No entrypoint', 'bold')} (--all): every function was checked as pipeline code."
+        return f"{style.paint('No entrypoint followed', 'bold')}: every function was checked as pipeline code."
     return (f"{style.paint('No entrypoint found', 'bold')}: every function was checked as pipeline code; "
             "pass --entry MODULE:QUALNAME to follow one pipeline.")
 
