@@ -83,7 +83,8 @@ def _flags(options: dict) -> ReportFlags:
                        options["quiet"], options["stdin_filename"])
 
 
-def _scan_options(config: Config, options: dict, **fields) -> "ScanOptions":
+def _scan_options(config: Config, options: dict, **fields):
+    """ScanOptions from the configuration and the command line (which wins)."""
     from leapp_codemod.analysis.scanner import ScanOptions
     select = _selectors(options["select"], config.select)
     extend = _checked(_split_codes(options["extend_select"]) or config.extend_select)

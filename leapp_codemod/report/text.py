@@ -20,6 +20,7 @@ from leapp_codemod.report.positions import sorted_findings, span
 from leapp_codemod.report.style import Style
 
 TAB_WIDTH = 4
+PLAIN = Style()
 
 
 @dataclass(frozen=True)
@@ -71,8 +72,14 @@ def render_text(result: ScanResult, options: TextOptions | None = None, sources:
     return text + "\n" if text else ""
 
 
-def header_line(result: ScanResult, all_functions: bool = False, style: Style = Style()) -> str:
-    """Which entrypoint was analyzed and why, or what was done without one."""
+def header_line(result: ScanResult, all_functions: bool = False, style: Style = PLAIN) -> str:
+    """Which entrypoint was analyzed and why, or what was done without one.
+
+    The scan's own line (`ScanResult.entry_note`) when it wrote one, else one from `result.entry`.
+    """
+    note = getattr(result, "entry_note", "")
+    if note:
+        return note
     entry = result.entry
     if entry is not None:
         why = "; ".join(entry.reasons) or "highest score"
@@ -83,7 +90,7 @@ def header_line(result: ScanResult, all_functions: bool = False, style: Style = 
             "pass --entry MODULE:QUALNAME to follow one pipeline.")
 
 
-def finding_line(finding: Finding, style: Style = Style()) -> str:
+def finding_line(finding: Finding, style: Style = PLAIN) -> str:
     """`path:line:col: CODE [category] message`, the column 1-based."""
     where = span(finding)
     message = " ".join(finding.message.split())
@@ -91,7 +98,7 @@ def finding_line(finding: Finding, style: Style = Style()) -> str:
     return f"{location} {style.severity(finding.code, finding.severity)} [{finding.category}] {message}"
 
 
-def finding_block(finding: Finding, source_line: str | None, style: Style = Style()) -> str:
+def finding_block(finding: Finding, source_line: str | None, style: Style = PLAIN) -> str:
     """The finding's line, the source line with a caret under the span, and `= help: <fix>`."""
     where = span(finding)
     lines = [finding_line(finding, style)]
