@@ -344,3 +344,31 @@ def test_stdin_ignores_the_configured_entry_of_another_module(tmp_path):
     result = cli(tmp_path, "scan", "-", "--stdin-filename", "tools/x.py", "--format", "concise", input=PIPE)
     assert result.exit_code == 1
     assert [line.split(": ")[1].split()[0] for line in result.stdout.splitlines()[:-1]] == ["LCM901", "LCM101"]
+
+
+# --------------------------------------------------------------------------- one error prefix
+@pytest.mark.parametrize("args", [
+    ["scan", "pipe.py", "--entry", "nosuch:step"],
+    ["lint", "pipe.py", "--select", "LCM999"],
+    ["explain", "no-such-rule"],
+    ["generate", "missing_app", "--entry", "a:b", "--driver", "pipe.py"],
+    ["generate", "pipe.py", "--entry", "pipe:step", "--driver", "missing.py"],
+    ["run", "pipe.py"],
+])
+def test_every_command_reports_errors_with_one_prefix(tmp_path, args):
+    write(tmp_path, {"pipe.py": PIPE})
+    result = cli(tmp_path, *args)
+    assert result.exit_code == 2
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert lines and lines[-1].startswith("leapp-codemod: error: "), result.stderr
+
+
+def test_require_format_takes_the_export_with_names(tmp_path):
+    from leapp_codemod.facts import EXPORTERS
+    from leapp_codemod.runner.export import ladder
+    for name in EXPORTERS:
+        assert name in ladder("onnx", name)
+    assert ladder("onnx", "jit-script") == ["jit-script"]
+    assert ladder("onnx", "onnx") == ["onnx", "onnx-torchscript"]
+    result = cli(tmp_path, "run", "x.py", "--require-format", "jit")
+    assert result.exit_code == 2 and "jit-script" in result.stderr
