@@ -246,7 +246,7 @@ def _progress(quiet: bool = False):
 @click.option("--entry", help="Pipeline entrypoint MODULE:QUALNAME (default: [tool.leapp-codemod] entry).")
 @_common_scan_options
 def lint(files, entry, no_cache, jobs, **report_options):
-    """Check FILES (pre-commit entry point): reports only on FILES, exits 1 on findings.
+    """Check FILES (pre-commit entry point): reports only on FILES, exits 1 on error findings (--fail-on).
 
     With an entrypoint (--entry or [tool.leapp-codemod] entry) the whole project is analyzed from it
     and findings in FILES are reported; without one, every function in FILES is treated as pipeline code.
