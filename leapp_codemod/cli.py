@@ -114,7 +114,8 @@ def _finish(result, flags: ReportFlags, *, header: bool, all_functions: bool = F
     from leapp_codemod.report.style import Style, color_wanted
     from leapp_codemod.report.text import SourceLines, TextOptions
     _report_errors(result, flags.fmt)
-    if flags.fmt in ("text", "concise") and result.leapp_support.startswith("bundled") and not flags.quiet:
+    # scan says where LEAPP's tables came from; lint (a hook run once per batch of files) does not repeat it
+    if header and flags.fmt in ("text", "concise") and result.leapp_support.startswith("bundled") and not flags.quiet:
         click.echo(f"leapp-codemod: note: using the {result.leapp_support}", err=True)
     color = flags.output is None and color_wanted(sys.stdout.isatty(), os.environ)
     text_options = TextOptions(statistics=flags.statistics, quiet=flags.quiet, header=header,
