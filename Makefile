@@ -10,11 +10,15 @@ TORCH := torch==2.13.0
 .PHONY: setup demo test bench clean-demo
 
 $(STAMP): pyproject.toml
-	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q $(TORCH)
-	$(PY) -m pip install -q -e '.[run,dev]' $(TORCH)
+	@test -x $(PY) || { echo "setup 1/4: creating $(VENV)"; $(PYTHON) -m venv $(VENV); }
+	@echo "setup 2/4: upgrading pip and setuptools"
+	@$(PY) -m pip install -q --upgrade pip "setuptools>=77"
+	@echo "setup 3/4: installing $(TORCH) (CPU build; the largest download)"
+	@$(PY) -m pip install -q $(TORCH)
+	@echo "setup 4/4: installing leapp-codemod with the run and dev extras (editable)"
+	@$(PY) -m pip install -q -e '.[run,dev]' $(TORCH)
 	@touch $(STAMP)
+	@echo "setup done: $(VENV) is ready"
 
 setup: $(STAMP)
 

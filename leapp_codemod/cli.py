@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import NoReturn
 from pathlib import Path
 
@@ -14,7 +14,8 @@ from leapp_codemod import __version__
 from leapp_codemod.config import Config, ConfigError, load_config
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
-SCAN_FORMATS = ("text", "json", "sarif", "github")
+SCAN_FORMATS = ("text", "full", "concise", "json", "sarif", "github")
+SEVERITY_RANK = {"warning": 1, "error": 2}
 
 
 def _split_codes(values: tuple[str, ...]) -> tuple[str, ...]:
@@ -27,20 +28,23 @@ def _fail(message: str) -> NoReturn:
 
 
 def _config_for(paths: tuple[str, ...]) -> Config:
-    start = Path(paths[0]) if paths else Path.cwd()
+    start = Path(paths[0]) if paths and paths[0] != "-" else Path.cwd()
     try:
         return load_config(start if start.exists() else Path.cwd())
     except ConfigError as exc:
         _fail(str(exc))
 
 
-def _selectors(cli_values: tuple[str, ...], config_values: tuple[str, ...]) -> tuple[str, ...]:
+def _checked(selectors: tuple[str, ...]) -> tuple[str, ...]:
     from leapp_codemod.rules import unknown_selectors
-    chosen = _split_codes(cli_values) or config_values
-    unknown = unknown_selectors(chosen)
+    unknown = unknown_selectors(selectors)
     if unknown:
-        _fail(f"unknown rule code or category: {', '.join(unknown)} (see `leapp-codemod rules`)")
-    return chosen
+        _fail(f"unknown rule code, name or category: {', '.join(unknown)} (see `leapp-codemod rules`)")
+    return selectors
+
+
+def _selectors(cli_values: tuple[str, ...], config_values: tuple[str, ...]) -> tuple[str, ...]:
+    return _checked(_split_codes(cli_values) or config_values)
 
 
 def _emit(text: str, output: str | None) -> None:
@@ -55,33 +59,100 @@ def _emit(text: str, output: str | None) -> None:
 
 
 def _report_errors(result, fmt: str) -> None:
-    if fmt in ("text", "github"):
+    if fmt in ("text", "concise", "github"):
         for error in result.errors:
             click.echo(f"leapp-codemod: {error}", err=True)
 
 
-def _finish(result, fmt: str, output: str | None, exit_zero: bool) -> None:
+@dataclass(frozen=True)
+class ReportFlags:
+    """How `scan`/`lint` report: the output options shared by both commands."""
+
+    fmt: str = "text"
+    output: str | None = None
+    exit_zero: bool = False
+    fail_on: str = "error"
+    statistics: bool = False
+    quiet: bool = False
+    stdin_filename: str | None = None
+
+
+def _flags(options: dict) -> ReportFlags:
+    fmt = "text" if options["fmt"] == "full" else options["fmt"]
+    return ReportFlags(fmt, options["output"], options["exit_zero"], options["fail_on"], options["statistics"],
+                       options["quiet"], options["stdin_filename"])
+
+
+def _scan_options(config: Config, options: dict, **fields):
+    """ScanOptions from the configuration and the command line (which wins)."""
+    from leapp_codemod.analysis.scanner import ScanOptions
+    select = _selectors(options["select"], config.select)
+    extend = _checked(_split_codes(options["extend_select"]) or config.extend_select)
+    if select and extend:
+        select = tuple(dict.fromkeys(select + extend))
+    exclude = _split_codes(options["exclude"]) or config.exclude
+    exclude += _split_codes(options["extend_exclude"]) + config.extend_exclude
+    for _, selectors in config.per_file_ignores:
+        _checked(selectors)
+    return ScanOptions(select=select, ignore=_selectors(options["ignore"], config.ignore), exclude=exclude, **fields)
+
+
+def _apply_file_ignores(result, config: Config) -> None:
+    from leapp_codemod.config import file_ignores
+    from leapp_codemod.rules import codes_for
+    if config.per_file_ignores:
+        result.findings = [f for f in result.findings if f.code not in codes_for(file_ignores(config, f.path))]
+
+
+def _fails(result, flags: ReportFlags) -> bool:
+    threshold = SEVERITY_RANK[flags.fail_on]
+    return not flags.exit_zero and any(SEVERITY_RANK.get(f.severity, 2) >= threshold for f in result.findings)
+
+
+def _finish(result, flags: ReportFlags, *, header: bool, all_functions: bool = False, stdin_text: str | None = None) -> None:
     from leapp_codemod.report import render
-    _report_errors(result, fmt)
-    if fmt == "text" and result.entry_note and not result.entry_note.endswith("(given with --entry)"):
-        click.echo(f"leapp-codemod: {result.entry_note}", err=True)
-    if fmt == "text" and result.leapp_support.startswith("bundled"):
+    from leapp_codemod.report.style import Style, color_wanted
+    from leapp_codemod.report.text import SourceLines, TextOptions
+    _report_errors(result, flags.fmt)
+    # scan says where LEAPP's tables came from; lint (a hook run once per batch of files) does not repeat it
+    if header and flags.fmt in ("text", "concise") and result.leapp_support.startswith("bundled") and not flags.quiet:
         click.echo(f"leapp-codemod: note: using the {result.leapp_support}", err=True)
-    _emit(render(result, fmt), output)
+    color = flags.output is None and color_wanted(sys.stdout.isatty(), os.environ)
+    text_options = TextOptions(statistics=flags.statistics, quiet=flags.quiet, header=header,
+                               all_functions=all_functions, style=Style(color))
+    sources = SourceLines({_stdin_name(flags): stdin_text} if stdin_text is not None else None)
+    _emit(render(result, flags.fmt, text_options=text_options, sources=sources), flags.output)
     if result.files_analyzed == 0:
         sys.exit(EXIT_USAGE)
     if any(e.internal for e in result.errors):
         sys.exit(EXIT_INTERNAL)
-    sys.exit(EXIT_FINDINGS if result.findings and not exit_zero else EXIT_CLEAN)
+    sys.exit(EXIT_FINDINGS if _fails(result, flags) else EXIT_CLEAN)
+
+
+def _stdin_name(flags: ReportFlags) -> str:
+    return Path(os.path.normpath(flags.stdin_filename)).as_posix() if flags.stdin_filename else "-"
 
 
 def _common_scan_options(command):
     options = [
-        click.option("--format", "fmt", type=click.Choice(SCAN_FORMATS), default="text", show_default=True,
-                     help="Output format."),
-        click.option("--select", multiple=True, help="Only these rule codes/prefixes or categories (comma-separated)."),
-        click.option("--ignore", multiple=True, help="Skip these rule codes/prefixes or categories (comma-separated)."),
+        click.option("--output-format", "--format", "fmt", type=click.Choice(SCAN_FORMATS), default="text",
+                     show_default=True,
+                     help="text (= full: source line, caret, help), concise (one line per finding), json, sarif, "
+                          "github."),
+        click.option("--select", multiple=True,
+                     help="Only these rule codes/prefixes, rule names or categories (comma-separated)."),
+        click.option("--extend-select", multiple=True, help="Add these to the selection (config or --select)."),
+        click.option("--ignore", multiple=True,
+                     help="Skip these rule codes/prefixes, rule names or categories (comma-separated)."),
+        click.option("--exclude", multiple=True, help="Glob patterns of files/folders to skip (replaces config)."),
+        click.option("--extend-exclude", multiple=True, help="Glob patterns to skip in addition to the config's."),
         click.option("--exit-zero", is_flag=True, help="Exit 0 even when hazards are found."),
+        click.option("--fail-on", type=click.Choice(("error", "warning")), default="error", show_default=True,
+                     help="Lowest severity that makes the exit code 1 (default: warnings alone exit 0)."),
+        click.option("--statistics", is_flag=True, help="Print the number of findings per rule instead of each."),
+        click.option("--quiet", "-q", is_flag=True, help="Print the findings only: no header, summary or notes."),
+        click.option("--stdin-filename", metavar="NAME",
+                     help="The file name standard input stands for (with `-` as PATH)."),
         click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write the report to FILE atomically."),
         click.option("--no-cache", is_flag=True, help="Neither read nor write .leapp-codemod-cache/."),
         click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
@@ -124,6 +195,35 @@ def main() -> None:
     """Find LEAPP trace hazards in a PyTorch policy pipeline, generate its integration, export and validate it."""
 
 
+def _read_stdin() -> str:
+    data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
+    try:
+        return data.decode("utf-8") if isinstance(data, bytes) else data
+    except UnicodeDecodeError:
+        _fail("-: standard input is not UTF-8")
+
+
+def _scan_stdin(config: Config, options, flags: ReportFlags, header: bool) -> NoReturn:
+    """`scan -` / `lint -`: the text on standard input, scanned as the file `--stdin-filename` names."""
+    from leapp_codemod.analysis.scanner import ScanError, scan as run_scan
+    from leapp_codemod.source.cache import Cache
+    from leapp_codemod.source.stdin import stdin_as_file
+    text = _read_stdin()
+    name = _stdin_name(flags)
+    with stdin_as_file(text, flags.stdin_filename) as copy:
+        try:
+            result = run_scan([str(copy)], replace(options, only_paths=None), Cache(None), 1)
+        except ScanError as exc:
+            _fail(str(exc))
+        shown = Path(os.path.normpath(str(copy))).as_posix()
+    result.findings = [replace(f, path=name) if f.path == shown else f for f in result.findings]
+    result.errors = [replace(e, path=name) if e.path == shown else e for e in result.errors]
+    if result.entry is not None:
+        result.entry = replace(result.entry, path=name)
+    _apply_file_ignores(result, config)
+    _finish(result, flags, header=header, all_functions=options.all_functions, stdin_text=text)
+
+
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--entry", help="Pipeline entrypoint MODULE:QUALNAME (default: discovered, or [tool.leapp-codemod] entry).")
@@ -131,20 +231,25 @@ def main() -> None:
 @click.option("--no-follow-libraries", is_flag=True,
               help="Do not analyze the installed packages (site-packages) the pipeline calls.")
 @_common_scan_options
-def scan(paths, entry, all_functions, no_follow_libraries, fmt, select, ignore, exit_zero, output, no_cache, jobs):
-    """Scan PATHS for trace hazards reachable from the pipeline entrypoint."""
-    from leapp_codemod.analysis.scanner import ScanError, ScanOptions, scan as run_scan
+def scan(paths, entry, all_functions, no_follow_libraries, no_cache, jobs, **report_options):
+    """Scan PATHS for trace hazards reachable from the pipeline entrypoint (`-` reads standard input)."""
+    from leapp_codemod.analysis.scanner import ScanError, scan as run_scan
     paths = paths or (".",)
-    config = _config_for(paths)
-    options = ScanOptions(entry=entry or config.entry, all_functions=all_functions,
-                          select=_selectors(select, config.select), ignore=_selectors(ignore, config.ignore),
-                          exclude=config.exclude, follow_libraries=not no_follow_libraries,
-                          max_file_bytes=config.max_file_bytes)
+    flags = _flags(report_options)
+    config = _config_for(paths if not flags.stdin_filename else (flags.stdin_filename,))
+    options = _scan_options(config, report_options, entry=entry or config.entry, all_functions=all_functions,
+                            follow_libraries=not no_follow_libraries,
+                            max_file_bytes=config.max_file_bytes)
+    if paths == ("-",):   # one file: the configured entry is in another; only --entry names one in it
+        _scan_stdin(config, replace(options, entry=entry, all_functions=all_functions or not entry), flags,
+                    header=True)
     try:
-        result = run_scan(list(paths), options, _cache(config, no_cache), jobs or os.cpu_count() or 1, _progress())
+        result = run_scan(list(paths), options, _cache(config, no_cache), jobs or os.cpu_count() or 1,
+                          _progress(flags.quiet))
     except ScanError as exc:
         _fail(str(exc))
-    _finish(result, fmt, output, exit_zero)
+    _apply_file_ignores(result, config)
+    _finish(result, flags, header=True, all_functions=all_functions)
 
 
 def _cache(config: Config, disabled: bool):
@@ -153,9 +258,9 @@ def _cache(config: Config, disabled: bool):
     return Cache.at(root, enabled=not disabled)
 
 
-def _progress():
+def _progress(quiet: bool = False):
     """A one-line progress counter on an interactive terminal only."""
-    if not sys.stderr.isatty():
+    if quiet or not sys.stderr.isatty():
         return lambda done, total: None
 
     def show(done: int, total: int) -> None:
@@ -170,29 +275,33 @@ def _progress():
 @click.argument("files", nargs=-1, type=click.Path())
 @click.option("--entry", help="Pipeline entrypoint MODULE:QUALNAME (default: [tool.leapp-codemod] entry).")
 @_common_scan_options
-def lint(files, entry, fmt, select, ignore, exit_zero, output, no_cache, jobs):
-    """Check FILES (pre-commit entry point): reports only on FILES, exits 1 on findings.
+def lint(files, entry, no_cache, jobs, **report_options):
+    """Check FILES (pre-commit entry point): reports only on FILES, exits 1 on error findings (--fail-on).
 
     With an entrypoint (--entry or [tool.leapp-codemod] entry) the whole project is analyzed from it
     and findings in FILES are reported; without one, every function in FILES is treated as pipeline code.
     """
-    from leapp_codemod.analysis.scanner import ScanError, ScanOptions, scan as run_scan
+    from leapp_codemod.analysis.scanner import ScanError, scan as run_scan
     if not files:
         sys.exit(EXIT_CLEAN)
-    config = _config_for(files)
+    flags = _flags(report_options)
+    config = _config_for(files if not flags.stdin_filename else (flags.stdin_filename,))
     entry = entry or config.entry
+    if files == ("-",):
+        _scan_stdin(config, _scan_options(config, report_options, entry=None, all_functions=True), flags,
+                    header=False)
     root = Path(config.source).parent if config.source else Path.cwd()
     as_named = {_display_from(root if entry else None, f): Path(os.path.normpath(f)).as_posix() for f in files}
-    options = ScanOptions(entry=entry, all_functions=not entry, select=_selectors(select, config.select),
-                          ignore=_selectors(ignore, config.ignore), exclude=config.exclude,
-                          only_paths=frozenset(as_named), max_file_bytes=config.max_file_bytes)
+    options = _scan_options(config, report_options, entry=entry, all_functions=not entry,
+                            only_paths=frozenset(as_named), max_file_bytes=config.max_file_bytes)
     paths = [os.path.relpath(root)] if entry else list(files)
     try:
-        result = run_scan(paths, options, _cache(config, no_cache), jobs or 1, _progress())
+        result = run_scan(paths, options, _cache(config, no_cache), jobs or 1, _progress(flags.quiet))
     except ScanError as exc:
         _fail(str(exc))
     result.findings = [replace(f, path=as_named[f.path]) for f in result.findings if f.path in as_named]
-    _finish(result, fmt, output, exit_zero)
+    _apply_file_ignores(result, config)
+    _finish(result, flags, header=False)
 
 
 def _display_from(root: Path | None, file: str) -> str:
@@ -245,23 +354,29 @@ def entrypoints(paths, fmt, limit, driver, calls, timeout):
 
 
 @main.command()
-def rules():
-    """List every rule: code, category, severity, summary."""
-    from leapp_codemod.report.ruledocs import rules_table
+@click.option("--format", "--output-format", "fmt", type=click.Choice(("text", "json")), default="text",
+              show_default=True)
+def rules(fmt):
+    """List every rule: code, name, category, severity, summary."""
+    from leapp_codemod.report.ruledocs import rules_json, rules_table
     from leapp_codemod.rules import ALL_RULES
-    click.echo(rules_table(ALL_RULES).rstrip("\n"))
+    if fmt == "json":
+        click.echo(json.dumps(rules_json(ALL_RULES), indent=2, ensure_ascii=False))
+    else:
+        click.echo(rules_table(ALL_RULES).rstrip("\n"))
 
 
 @main.command()
-@click.argument("code")
-def explain(code):
-    """Explain rule CODE: what it does, why it breaks a LEAPP export, how to fix it."""
+@click.argument("rule")
+def explain(rule):
+    """Explain RULE (a code like LCM101 or a name like item-tolist): what it does, why it breaks a LEAPP
+    export, how to fix it."""
     from leapp_codemod.report.ruledocs import explain as explain_rule
     from leapp_codemod.rules import get_rule
-    rule = get_rule(code)
-    if rule is None:
-        _fail(f"unknown rule code '{code}' (see `leapp-codemod rules`)")
-    click.echo(explain_rule(rule).rstrip("\n"))
+    found = get_rule(rule)
+    if found is None:
+        _fail(f"unknown rule '{rule}' (see `leapp-codemod rules`)")
+    click.echo(explain_rule(found).rstrip("\n"))
 
 
 def _register_optional_commands() -> None:

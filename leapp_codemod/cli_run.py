@@ -2,18 +2,27 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
 
 import click
 
-from leapp_codemod.facts import EXPORTERS, FORMATS
+from leapp_codemod.facts import EXPORTERS
 
 
 def _fail(message: str, code: int) -> None:
-    click.echo(f"error: {message}", err=True)
+    click.echo(f"leapp-codemod: error: {message}", err=True)
     sys.exit(code)
+
+
+def _shown(path: Path) -> str:
+    """`path` relative to the working directory when it is below it, else as it is."""
+    try:
+        return Path(os.path.relpath(path)).as_posix() if not os.path.relpath(path).startswith("..") else str(path)
+    except ValueError:
+        return str(path)
 
 
 @click.command("generate")
@@ -24,12 +33,15 @@ def _fail(message: str, code: int) -> None:
 @click.option("--static", "static", is_flag=True, help="Without --entry: choose by static ranking, "
               "without running the driver.")
 @click.option("--driver", type=click.Path(path_type=Path), default=None, metavar="SCRIPT",
-              help="Script that runs the application (its __main__ calls the entrypoint).")
+              help="Script that runs the application (its __main__ calls the entrypoint in a loop). "
+                   "Default: the script next to APP whose loop calls the entrypoint.")
 @click.option("-o", "--output", type=click.Path(path_type=Path), default=Path("integration_generated.py"),
               show_default=True, help="Integration module to write.")
 @click.option("--name", "graph", default=None, metavar="GRAPH", help="LEAPP graph and node name.")
 @click.option("--export-with", type=click.Choice(EXPORTERS), default="onnx", show_default=True)
-@click.option("--force", is_flag=True, help="Overwrite an existing module even if it was edited.")
+@click.option("--force", is_flag=True, help="Overwrite an existing module, edits included (nothing is merged).")
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 when regenerating would change the module.")
+@click.option("--diff", is_flag=True, help="Write nothing; print the diff regenerating would make (exit 1 if any).")
 @click.option("--backend-param", "backend_param", multiple=True, metavar="KEY=VALUE",
               help="Exporter parameter for output_tensors(backend_params=...), e.g. opset_version=17 (repeatable).")
 @click.option("--semantics", is_flag=True,
@@ -39,10 +51,13 @@ def _fail(message: str, code: int) -> None:
 @click.option("--reason", "split_reason", default=None, metavar="TEXT",
               help="Why the pipeline must be split (written into the module and report.json).")
 def generate(app: Path, entry: str | None, static: bool, driver: Path | None, output: Path, graph: str | None,
-             export_with: str,
-             force: bool, backend_param: tuple[str, ...], semantics: bool, split: tuple[str, ...],
-             split_reason: str | None) -> None:
-    """Write one LEAPP integration module for the pipeline that starts at --entry."""
+             export_with: str, force: bool, check: bool, diff: bool, backend_param: tuple[str, ...],
+             semantics: bool, split: tuple[str, ...], split_reason: str | None) -> None:
+    """Write one LEAPP integration module for the pipeline that starts at --entry.
+
+    Running it again keeps the functions you wrote in the module (stubs you filled in, replacements
+    you changed), matched by name; reformatting the module is not an edit.
+    """
     if entry is None:
         from leapp_codemod.cli_observe import EntryChoiceError, choose_entry
         try:
@@ -51,45 +66,78 @@ def generate(app: Path, entry: str | None, static: bool, driver: Path | None, ou
             _fail(str(exc), 2)
             return
         click.echo(f"entry: {entry} ({why})", err=True)
-    from leapp_codemod.generate import GenerateError, Options
-    from leapp_codemod.generate import generate as do_generate
-    from leapp_codemod.generate.backend_params import (
-        BackendParamError,
-        parse_assignments,
-    )
+    from leapp_codemod.generate import GenerateError, Options, plan, write_plan
+    from leapp_codemod.generate.backend_params import BackendParamError, parse_assignments
 
     try:
         params = tuple(parse_assignments(backend_param).items())
     except BackendParamError as exc:
         _fail(str(exc), 2)
         return
+    driver_note = None
+    if driver is None and app.exists():
+        from leapp_codemod.generate.driver import find_driver, search_root
+        found = find_driver(app, entry)
+        if found is None:
+            click.echo(f"leapp-codemod: warning: no script under {_shown(search_root(app))} calls {entry} in a loop; "
+                       f"the module gets no driver and `run` needs one: pass --driver SCRIPT", err=True)
+        else:
+            driver, driver_note = found.path, found.reason
     opts = Options(app=app, entry=entry, output=output, driver=driver, graph=graph, export_with=export_with,
                    backend_params=params, semantics=semantics, split=split, split_reason=split_reason)
     try:
-        spec = do_generate(opts, force=force)
+        planned = plan(opts, force=force)
     except GenerateError as exc:
         _fail(str(exc), 2)
         return
     except (OSError, UnicodeDecodeError, SyntaxError) as exc:
         _fail(f"{getattr(exc, 'filename', None) or app}: {exc}", 2)
         return
+    name = _shown(output)
+    if check or diff:
+        if diff:
+            click.echo(planned.diff(name), nl=False)
+        if planned.up_to_date:
+            click.echo(f"{name}: up to date", err=True)
+            sys.exit(0)
+        click.echo(f"{name}: would be {'rewritten' if planned.existing is not None else 'created'} by `generate`",
+                   err=True)
+        sys.exit(1)
+    try:
+        write_plan(planned, output)
+    except OSError as exc:
+        _fail(f"{name}: cannot write: {exc.strerror or exc}", 2)
+        return
+    spec = planned.spec
     stubs = [r.fn_name for r in spec.replacements if r.is_stub]
-    click.echo(f"wrote {output}: node {spec.node!r}, {len(spec.inputs)} inputs, {len(spec.state)} state tensors, "
+    if driver is not None:
+        click.echo(f"driver: {_shown(driver)}" + (f" ({driver_note})" if driver_note else ""), err=True)
+    click.echo(f"wrote {name}: node {spec.node!r}, {len(spec.inputs)} inputs, {len(spec.state)} state tensors, "
                f"{len(spec.patches)} function patches ({len(stubs)} to write), "
                f"{len(spec.unresolved)} unresolved findings", err=True)
-    for name in stubs:
-        click.echo(f"  write the body of {name} in {output} before `leapp-codemod run`", err=True)
-    split = spec.extras.split if spec.extras else None
-    if split is not None:
-        click.echo(f"  split into {len(split.order)} nodes: {' -> '.join(split.order)}"
-                   + ("" if split.checked_statically else " (helpers not called directly by the entry: the cuts "
-                      "are checked on the exported graph only)"), err=True)
+    merged = planned.merge
+    for fn_name in merged.kept:
+        click.echo(f"  kept your version of {fn_name}", err=True)
+    for fn_name in merged.orphans:
+        click.echo(f"  kept {fn_name} (no longer generated) at the end of {name}", err=True)
+    for fn_name, text in zip(merged.conflicts, merged.conflict_diffs):
+        click.echo(f"  conflict: {fn_name} was edited and its generated version changed too; yours is kept, "
+                   f"the generated one differs as follows:", err=True)
+        click.echo(text.rstrip("\n"), err=True)
+    for fn_name in stubs:
+        if fn_name not in merged.kept:
+            click.echo(f"  write the body of {fn_name} in {name} before `leapp-codemod run`", err=True)
+    split_spec = spec.extras.split if spec.extras else None
+    if split_spec is not None:
+        click.echo(f"  split into {len(split_spec.order)} nodes: {' -> '.join(split_spec.order)}"
+                   + ("" if split_spec.checked_statically else " (helpers not called directly by the entry: the "
+                      "cuts are checked on the exported graph only)"), err=True)
     sem = spec.extras.semantics if spec.extras else None
     if sem is not None:
         kinds = [f"{m.name}={m.kind}" for m in (*sem.inputs, *sem.outputs)]
         click.echo(f"  semantics: {', '.join(kinds) or 'none'}", err=True)
-        for name, why in sem.raw:
-            click.echo(f"  left raw: {name}: {why}", err=True)
+        for port, why in sem.raw:
+            click.echo(f"  left raw: {port}: {why}", err=True)
 
 
 @click.command("run")
@@ -101,8 +149,9 @@ def generate(app: Path, entry: str | None, static: bool, driver: Path | None, ou
 @click.option("--checks", type=click.IntRange(1, 1000), default=3, show_default=True,
               help="Later untraced calls to validate the exported model on.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option("--require-format", type=click.Choice(FORMATS), default=None,
-              help="Only this model format counts as success.")
+@click.option("--require-format", type=click.Choice(EXPORTERS), default=None, metavar="EXPORTER",
+              help=f"Only a model from this exporter counts as success ({', '.join(EXPORTERS)}; onnx also "
+                   f"accepts onnx-torchscript, which writes ONNX too).")
 @click.option("--timeout", type=click.FloatRange(1, None), default=600.0, show_default=True,
               help="Seconds before the run is stopped.")
 @click.option("--inputs", type=click.Path(path_type=Path), default=None, metavar="CALLS.npz",
@@ -162,7 +211,7 @@ def run(file: Path, out: Path, traces: int, checks: int, fmt: str, require_forma
     else:
         for line in parent.summary_lines(report):
             click.echo(line)
-        click.echo(f"report: {path}")
+        click.echo(f"report: {_shown(path)}")
     sys.exit(0 if report["status"] == "validated" else 1)
 
 

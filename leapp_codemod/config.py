@@ -1,8 +1,10 @@
 """`[tool.leapp-codemod]` in the nearest pyproject.toml."""
 from __future__ import annotations
 
+import fnmatch
+import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 if sys.version_info >= (3, 11):
@@ -10,7 +12,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-KEYS = frozenset({"entry", "select", "ignore", "exclude", "max-file-mb"})
+KEYS = frozenset({"entry", "select", "extend-select", "ignore", "exclude", "extend-exclude", "per-file-ignores",
+                  "max-file-mb"})
 DEFAULT_MAX_FILE_MB = 64
 
 
@@ -25,11 +28,20 @@ class Config:
     ignore: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     max_file_mb: float = DEFAULT_MAX_FILE_MB    # larger files are skipped with one line
+    extend_select: tuple[str, ...] = ()
+    extend_exclude: tuple[str, ...] = ()
+    # glob (relative to the pyproject.toml's folder, or a file name) -> codes, names or categories
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = field(default=())
     source: str | None = None   # the pyproject.toml it came from
 
     @property
     def max_file_bytes(self) -> int:
         return int(self.max_file_mb * 2**20)
+
+    @property
+    def root(self) -> Path:
+        """The folder relative paths in the configuration are resolved against."""
+        return Path(self.source).parent if self.source else Path.cwd()
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -74,6 +86,33 @@ def load_config(start: Path) -> Config:
         raise ConfigError(f"{path}: [tool.leapp-codemod] max-file-mb must be a positive number of MiB")
     return Config(entry=entry, max_file_mb=max_mb,
                   select=_strings(section.get("select", []), "select", path),
+                  extend_select=_strings(section.get("extend-select", []), "extend-select", path),
                   ignore=_strings(section.get("ignore", []), "ignore", path),
                   exclude=_strings(section.get("exclude", []), "exclude", path),
+                  extend_exclude=_strings(section.get("extend-exclude", []), "extend-exclude", path),
+                  per_file_ignores=_per_file_ignores(section.get("per-file-ignores", {}), path),
                   source=str(path))
+
+
+def _per_file_ignores(value, path: Path) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{path}: [tool.leapp-codemod] per-file-ignores must be a table of "
+                          f"\"glob\" = [\"CODE\", ...]")
+    return tuple((pattern, _strings(codes, f"per-file-ignores.\"{pattern}\"", path))
+                 for pattern, codes in value.items())
+
+
+def file_ignores(config: Config, path: str) -> tuple[str, ...]:
+    """The selectors `per-file-ignores` applies to the file at `path` (as displayed, relative to the cwd)."""
+    if not config.per_file_ignores:
+        return ()
+    absolute = Path(path).resolve()
+    try:
+        relative = absolute.relative_to(config.root.resolve()).as_posix()
+    except ValueError:
+        relative = Path(os.path.normpath(path)).as_posix()
+    out: list[str] = []
+    for pattern, selectors in config.per_file_ignores:
+        if any(fnmatch.fnmatch(candidate, pattern) for candidate in (relative, absolute.name)):
+            out.extend(selectors)
+    return tuple(out)

@@ -78,7 +78,8 @@ def test_module_declares_boundaries_state_patch_and_driver(monkeypatch):
     assert '"prev_action": ("memapp.policy:RecurrentPolicy", "prev_action")' in text
     assert 'DRIVER = "main.py"' in text and 'EXPORT_WITH = "onnx"' in text
     patch = _render("patch", monkeypatch)
-    assert '"reachapp.policy", "scale_for", speed_scale_traceable, "reachapp.shaping:speed_scale",' in patch
+    assert '"reachapp.policy", "scale_for", speed_scale_traceable, "reachapp.shaping:speed_scale",' in " ".join(
+        patch.split())
     assert "def speed_scale_traceable(delta, radius):" in patch          # a traceable twin, not a stub
     assert "    return twin_min(1.0, dist / radius)" in patch
     assert "raise NotImplementedError(STUB)" not in patch
@@ -169,11 +170,25 @@ def test_templates_ship_as_package_data():
     ("return {'act': a, 'info': {'v': v}}", '{"act": result["act"], "info": {"v": result["info"]["v"]}}'),
     ("return a, (b, c)", '{"a": result[0], "b": result[1][0], "c": result[1][1]}'),
     ("return obs * 2", '{"output": result}'),
+    ("return smoother(obs)", '{"output": result}'),                 # a call names what computes, not what it holds
+    ("return self.project_to_limit(obs), g", '{"output0": result[0], "g": result[1]}'),
+    ("return {'cmd': smoother(obs)}", '{"cmd": result["cmd"]}'),
 ])
 def test_output_names_follow_the_return_structure(source, expected):
     fn = ast.parse(f"def f(obs):\n    {source}\n").body[0]
     _, expr, _ = output_structure(fn, {"obs"})
     assert expr == expected
+
+
+@pytest.mark.parametrize(("signature", "expected"), [
+    ("def f(obs) -> JointTargets:", '{"joint_targets": result}'),
+    ("def f(obs) -> 'app.types.WheelCommand':", '{"wheel_command": result}'),
+    ("def f(obs) -> torch.Tensor:", '{"output": result}'),
+    ("def f(obs) -> np.ndarray:", '{"output": result}'),
+])
+def test_a_single_call_result_is_named_after_the_return_annotation(signature, expected):
+    fn = ast.parse(f"{signature}\n    return smoother(obs)\n").body[0]
+    assert output_structure(fn, {"obs"})[1] == expected
 
 
 def test_output_name_never_reuses_an_input_name():

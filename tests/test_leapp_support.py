@@ -78,6 +78,10 @@ def test_scan_without_leapp_says_so_once(tmp_path):
     assert proc.returncode == 1, proc.stderr
     assert proc.stderr.count("bundled snapshot of leapp 0.7.2") == 1
     assert "a.py:2" in proc.stdout and "b.py:2" in proc.stdout
+    hook = subprocess.run([sys.executable, "-c", hide_leapp, "lint", "--no-cache", "a.py", "b.py"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert hook.returncode == 1 and "a.py:2" in hook.stdout
+    assert "bundled snapshot" not in hook.stderr          # a pre-commit batch does not repeat the note
 
 
 

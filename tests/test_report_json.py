@@ -1,5 +1,6 @@
 import json
 
+from leapp_codemod import __version__
 from leapp_codemod.model import Entrypoint, FileError, Finding, ScanResult
 from leapp_codemod.report import render
 from leapp_codemod.report.json_format import to_document
@@ -19,10 +20,10 @@ def entrypoint(qualname="Policy.step") -> Entrypoint:
 
 def test_document_has_exactly_the_contract_keys():
     doc = json.loads(render(ScanResult(files_analyzed=2), "json"))
-    assert set(doc) == {"findings", "entrypoints", "entry", "entry_note", "errors", "files_analyzed",
-                        "leapp_support"}
-    assert doc == {"findings": [], "entrypoints": [], "entry": None, "entry_note": "", "errors": [],
-                   "files_analyzed": 2, "leapp_support": ""}
+    assert set(doc) == {"version", "findings", "entrypoints", "entry", "entry_detail", "entry_note", "errors",
+                        "files_analyzed", "leapp_support"}
+    assert doc == {"version": __version__, "findings": [], "entrypoints": [], "entry": None, "entry_detail": None,
+                   "entry_note": "", "errors": [], "files_analyzed": 2, "leapp_support": ""}
 
 
 def test_findings_entrypoints_entry_errors_round_trip():

@@ -14,7 +14,7 @@ def result() -> ScanResult:
 
 
 def test_formats():
-    assert FORMATS == ("text", "json", "sarif", "github")
+    assert FORMATS == ("text", "concise", "json", "sarif", "github")
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

@@ -1,6 +1,8 @@
 from leapp_codemod.model import FileError, Finding, ScanResult
 from leapp_codemod.report import render
-from leapp_codemod.report.text import finding_line, render_text, summary_line
+from leapp_codemod.report.text import TextOptions, finding_line, render_text, summary_line
+
+CONCISE = TextOptions(concise=True, header=False)
 
 
 def finding(path="pkg/policy.py", line=3, column=4, code="LC101", severity="error",
@@ -27,7 +29,7 @@ def test_findings_are_sorted_by_path_line_column():
         finding(path="a.py", line=2, column=8),
         finding(path="a.py", line=2, column=2),
     ], files_analyzed=2)
-    lines = render_text(result).splitlines()
+    lines = render_text(result, CONCISE).splitlines()
     assert [line.split(": ")[0] for line in lines[:4]] == ["a.py:2:2", "a.py:2:8", "a.py:10:1", "b.py:1:1"]
 
 
@@ -46,7 +48,7 @@ def test_summary_singular_and_omits_zero_counts():
 
 def test_clean_result_says_no_hazards():
     result = ScanResult(files_analyzed=12)
-    assert render_text(result) == "No hazards found; 12 files analyzed.\n"
+    assert render_text(result, CONCISE) == "No hazards found; 12 files analyzed.\n"
 
 
 def test_file_errors_are_counted_in_the_summary_only():
@@ -54,7 +56,7 @@ def test_file_errors_are_counted_in_the_summary_only():
                         errors=[FileError("broken.py", "invalid syntax (line 3)"),
                                 FileError("broken.py", "second problem"),
                                 FileError("other.py", "not UTF-8")], files_analyzed=4)
-    lines = render_text(result).splitlines()
+    lines = render_text(result, CONCISE).splitlines()
     assert len(lines) == 2 and "invalid syntax" not in render_text(result)
     assert lines[-1] == "Found 1 hazard (1 error) in 1 file; 4 files analyzed; 2 files could not be analyzed."
 
@@ -63,4 +65,4 @@ def test_render_dispatches_to_text():
     result = ScanResult(findings=[finding()], files_analyzed=1)
     out = render(result, "text")
     assert out == render_text(result)
-    assert out.endswith("\n") and out.count("\n") == 2
+    assert render(result, "concise", text_options=TextOptions(header=False)).count("\n") == 2

@@ -60,9 +60,9 @@ def test_explain_example_shows_flagged_and_fixed_code_dedented():
 def test_rules_table_aligns_columns():
     table = rules_table([make_rule(), make_rule("LC1001", "shape-branch", "shape-specialization", "warning")])
     lines = table.splitlines()
-    assert lines[0].split() == ["CODE", "CATEGORY", "SEVERITY", "SUMMARY"]
-    assert lines[1].split()[:3] == ["LC101", "scalar-extraction", "error"]
-    assert lines[2].split()[:3] == ["LC1001", "shape-specialization", "warning"]
+    assert lines[0].split() == ["CODE", "NAME", "CATEGORY", "SEVERITY", "SUMMARY"]
+    assert lines[1].split()[:4] == ["LC101", "item-call", "scalar-extraction", "error"]
+    assert lines[2].split()[:4] == ["LC1001", "shape-branch", "shape-specialization", "warning"]
     starts = {line.index(word) for line, word in zip(lines, ["SUMMARY", "`.item()`", "`.item()`"])}
     assert len(starts) == 1  # the summary column lines up
     assert lines[1].endswith("`.item()` on pipeline data freezes a constant")

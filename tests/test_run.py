@@ -102,7 +102,7 @@ def test_mlp_with_numpy_preprocessing_validates_and_leaves_the_app_untouched(tmp
 def test_method_entry_with_two_outputs_and_a_required_format(tmp_path):
     work = project(tmp_path, "run_method")
     generate(work, "armapp", "armapp.policy:ArmPolicy.act")
-    proc, report = run_json(work, "integration.py", "--require-format", "jit")
+    proc, report = run_json(work, "integration.py", "--require-format", "jit-script")
     assert_validated(proc, report, work)
     assert report["requested_format"] == "jit" and report["format"] == "jit"
     assert [a["backend"] for a in report["attempts"]] == ["jit-script"]

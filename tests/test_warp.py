@@ -80,7 +80,7 @@ def test_an_exporter_without_warp_support_is_refused(app):
     proc = cli(["generate", ".", "--entry", ENTRY, "--driver", "main.py", "-o", "../jit.py",
                 "--export-with", "jit-script"], app)
     assert proc.returncode == 2
-    assert proc.stderr.strip() == ("error: --export-with jit-script: the pipeline launches Warp kernels "
+    assert proc.stderr.strip() == ("leapp-codemod: error: --export-with jit-script: the pipeline launches Warp kernels "
                                    "(app/controller.py:21); only onnx and pt2 can export them")
 
 

@@ -33,6 +33,12 @@ def parse_suppressions(text: str) -> dict[int, frozenset[str]]:
 def is_suppressed(suppressions: dict[int, frozenset[str]], line: int, end_line: int, code: str) -> bool:
     for number in {line, end_line}:
         codes = suppressions.get(number)
-        if codes and ("*" in codes or any(code.startswith(c) for c in codes)):
+        if codes and ("*" in codes or any(code.startswith(c) for c in codes) or code in _named(codes)):
             return True
     return False
+
+
+def _named(selectors: frozenset[str]) -> frozenset[str]:
+    """Codes of the rules named in a suppression (`# leapp: ignore[item-tolist]`)."""
+    from leapp_codemod.rules import codes_for
+    return codes_for(s for s in selectors if "-" in s)

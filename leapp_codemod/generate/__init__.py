@@ -1,20 +1,15 @@
 """`generate`: from a scan of the application to one separate LEAPP integration module."""
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from leapp_codemod.generate.render import (
-    OverwriteRefused,
-    check_overwrite,
-    render_body,
-    with_header,
-    write_module,
-)
+from leapp_codemod.generate.guard import Merge, OverwriteRefused, merge, same_content, unified_diff
+from leapp_codemod.generate.render import render_body, with_header, write_module
 from leapp_codemod.generate.spec import IntegrationSpec, Options, SpecError, build_spec
 from leapp_codemod.model import ScanResult
 
-__all__ = ["GenerateError", "Options", "generate", "render_module", "scan_for"]
+__all__ = ["GenerateError", "Options", "Plan", "generate", "plan", "render_module", "scan_for"]
 
 
 class GenerateError(Exception):
@@ -37,7 +32,7 @@ def render_module(scan: ScanResult, opts: Options) -> tuple[str, IntegrationSpec
         spec = build_spec(scan, opts)
     except SpecError as exc:
         raise GenerateError(str(exc)) from None
-    return with_header(render_body(spec)), spec
+    return with_header(render_body(spec), opts.output.name), spec
 
 
 def _inside(path: Path, tree: Path) -> bool:
@@ -48,8 +43,26 @@ def _inside(path: Path, tree: Path) -> bool:
     return True
 
 
-def generate(opts: Options, *, force: bool = False, scan: ScanResult | None = None) -> IntegrationSpec:
-    """Scan (unless given), render and write the integration module; returns what was rendered."""
+@dataclass
+class Plan:
+    """What `generate` would write, and how it relates to the file already there."""
+
+    spec: IntegrationSpec
+    text: str
+    existing: str | None
+    merge: Merge = field(default_factory=lambda: Merge(""))
+
+    @property
+    def up_to_date(self) -> bool:
+        """The file on disk already holds this content (layout aside): `generate --check` passes."""
+        return self.existing is not None and same_content(self.existing, self.text)
+
+    def diff(self, name: str) -> str:
+        return unified_diff(name, self.existing, self.text)
+
+
+def plan(opts: Options, *, force: bool = False, scan: ScanResult | None = None) -> Plan:
+    """Scan (unless given) and render the module, carrying over what the user wrote in the existing one."""
     if not opts.app.exists():
         raise GenerateError(f"{opts.app}: no such application path")
     if opts.driver is not None and not opts.driver.is_file():
@@ -61,10 +74,25 @@ def generate(opts: Options, *, force: bool = False, scan: ScanResult | None = No
     if scan.entry is not None and scan.entry.kind == "function" and scan.entry.id != opts.entry:
         opts = replace(opts, entry=scan.entry.id)   # the module's own name, importable from the app root
     text, spec = render_module(scan, opts)
-    if not force:
-        try:
-            check_overwrite(opts.output)
-        except OverwriteRefused as exc:
-            raise GenerateError(str(exc)) from None
-    write_module(opts.output, text)
-    return spec
+    existing = opts.output.read_text(encoding="utf-8", errors="replace") if opts.output.is_file() else None
+    if existing is None or force:
+        return Plan(spec, text, existing, Merge(text))
+    try:
+        merged = merge(str(opts.output), existing, text)
+    except OverwriteRefused as exc:
+        raise GenerateError(str(exc)) from None
+    if merged.text != text:
+        from leapp_codemod.generate.formatting import format_module
+        merged = replace(merged, text=format_module(merged.text, opts.output.name))
+    return Plan(spec, merged.text, existing, merged)
+
+
+def write_plan(planned: Plan, output: Path) -> None:
+    write_module(output, planned.text)
+
+
+def generate(opts: Options, *, force: bool = False, scan: ScanResult | None = None) -> IntegrationSpec:
+    """Scan (unless given), render and write the integration module; returns what was rendered."""
+    planned = plan(opts, force=force, scan=scan)
+    write_plan(planned, opts.output)
+    return planned.spec

@@ -173,18 +173,36 @@ def leaf_name(expr: ast.expr) -> str | None:
     if isinstance(expr, ast.Subscript):
         return leaf_name(expr.value)
     if isinstance(expr, ast.Call):
+        # a conversion or wrapper keeps the name of what it converts; any other call's name says
+        # what computes the value, not what it holds (`smoother(x)`), so it names nothing
         func = expr.func
-        if isinstance(func, ast.Name):
-            return func.id
         if isinstance(func, ast.Attribute):
             if func.attr in _CONVERSIONS:
                 return leaf_name(func.value)
-            if isinstance(func.value, ast.Name) and func.value.id in _LIBRARIES:
-                if func.attr in _WRAPPERS and expr.args:
-                    return leaf_name(expr.args[0])
-                return None
-            return func.attr
+            if isinstance(func.value, ast.Name) and func.value.id in _LIBRARIES \
+                    and func.attr in _WRAPPERS and expr.args:
+                return leaf_name(expr.args[0])
     return None
+
+
+_GENERIC_TYPES = frozenset({"Tensor", "ndarray", "Any", "object", "dict", "Dict", "tuple", "Tuple", "list", "List",
+                            "Mapping", "Sequence", "float", "int", "bool", "None", "Optional", "Union", "TensorDict",
+                            "NDArray", "ArrayLike", "array"})
+
+
+def annotation_name(fn: ast.FunctionDef) -> str | None:
+    """A name for a single returned value from the return annotation: `-> JointTargets` gives
+    `joint_targets`; generic types (`Tensor`, `np.ndarray`, `dict`, ...) give None."""
+    node = fn.returns
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        try:
+            node = ast.parse(node.value, mode="eval").body
+        except SyntaxError:
+            return None
+    name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
+    if not name or name in _GENERIC_TYPES:
+        return None
+    return "".join(f"_{c.lower()}" if c.isupper() and i else c.lower() for i, c in enumerate(name))
 
 
 def _identifier(name: str | None) -> str | None:
@@ -211,7 +229,7 @@ def output_structure(fn: ast.FunctionDef, taken: set[str]) -> tuple[tuple[Output
     counter = [0]
 
     def unique(name: str | None) -> str:
-        base = _identifier(name) or ("output" if single else f"output{counter[0]}")
+        base = _identifier(name) or (_identifier(annotation_name(fn)) or "output" if single else f"output{counter[0]}")
         counter[0] += 1
         if base in used:
             base = f"{base}_out"

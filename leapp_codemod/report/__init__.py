@@ -10,14 +10,20 @@ from leapp_codemod.model import ScanResult
 from leapp_codemod.rules import ALL_RULES
 from leapp_codemod.rules.base import Rule
 
-FORMATS = ("text", "json", "sarif", "github")
+FORMATS = ("text", "concise", "json", "sarif", "github")
 
 
-def render(result: ScanResult, fmt: str, rules: Iterable[Rule] = ALL_RULES) -> str:
-    """Render `result` in `fmt` (one of `FORMATS`); `rules` documents the SARIF driver."""
-    if fmt == "text":
-        from leapp_codemod.report.text import render_text
-        return render_text(result)
+def render(result: ScanResult, fmt: str, rules: Iterable[Rule] = ALL_RULES, text_options=None, sources=None) -> str:
+    """Render `result` in `fmt` (one of `FORMATS`); `rules` documents the SARIF driver.
+
+    `text_options` (a `text.TextOptions`) and `sources` (a `text.SourceLines`) shape the text forms.
+    """
+    if fmt in ("text", "concise"):
+        from dataclasses import replace
+
+        from leapp_codemod.report.text import TextOptions, render_text
+        options = text_options or TextOptions()
+        return render_text(result, replace(options, concise=options.concise or fmt == "concise"), sources)
     if fmt == "json":
         from leapp_codemod.report.json_format import render_json
         return render_json(result)

@@ -3,22 +3,27 @@ from __future__ import annotations
 
 import json
 
+from leapp_codemod import __version__
 from leapp_codemod.model import ScanResult
 from leapp_codemod.report.positions import sorted_findings
 
 
 def to_document(result: ScanResult) -> dict:
-    """`{"findings", "entrypoints", "entry", "entry_note", "errors", "files_analyzed", "leapp_support"}`.
+    """`{"version", "findings", "entrypoints", "entry", "entry_detail", "entry_note", "errors", "files_analyzed",
+    "leapp_support"}`.
 
-    `entry` is the chosen entrypoint's `module:qualname` (the same form as each entrypoint's
-    `"entry"`), or null when none was chosen; `entry_note` is the one line that says which entry the
-    scan used and why (or what it did without one). Findings are in report order (path, line, column).
+    `version` is leapp-codemod's. `entry` is the chosen entrypoint's `module:qualname` (the same form
+    as each entrypoint's `"entry"`), or null when none was chosen; `entry_detail` is that entrypoint's
+    object (path, line, score and the reasons it was chosen), or null; `entry_note` is the one line that
+    says which entry the scan used and why (or what it did without one). Findings are in report order.
     """
     return {
+        "version": __version__,
         "findings": [f.to_json() for f in sorted_findings(result.findings)],
         "entrypoints": [e.to_json() for e in result.entrypoints],
         "entry": result.entry.id if result.entry is not None else None,
         "entry_note": result.entry_note,
+        "entry_detail": result.entry.to_json() if result.entry is not None else None,
         "errors": [{"path": e.path, "message": e.message} for e in result.errors],
         "files_analyzed": result.files_analyzed,
         "leapp_support": result.leapp_support,

@@ -15,7 +15,7 @@ from typing import Iterable
 from leapp_codemod.rules.base import Rule
 
 REGENERATE = "python -m leapp_codemod.report.ruledocs > docs/rules.md"
-TABLE_HEADER = ("CODE", "CATEGORY", "SEVERITY", "SUMMARY")
+TABLE_HEADER = ("CODE", "NAME", "CATEGORY", "SEVERITY", "SUMMARY")
 
 
 def prose(text: str) -> str:
@@ -29,7 +29,7 @@ def code_block(snippet: str) -> str:
 
 
 def title(rule: Rule) -> str:
-    """`CODE (name) [category, severity]`."""
+    """`CODE (name) [category, severity]`: the code and the name are both accepted by every command."""
     return f"{rule.code} ({rule.name}) [{rule.category}, {rule.severity}]"
 
 
@@ -58,12 +58,19 @@ def explain(rule: Rule) -> str:
 
 def rules_table(rules: Iterable[Rule]) -> str:
     """What `leapp-codemod rules` prints: an aligned table of code, category, severity, summary."""
-    rows = [TABLE_HEADER] + [(r.code, r.category, r.severity, " ".join(r.summary.split())) for r in rules]
+    rows = [TABLE_HEADER] + [(r.code, r.name, r.category, r.severity, " ".join(r.summary.split())) for r in rules]
     if len(rows) == 1:
         return "No rules are registered.\n"
     widths = [max(len(row[i]) for row in rows) for i in range(len(TABLE_HEADER) - 1)]
     lines = ["  ".join([*(cell.ljust(w) for cell, w in zip(row, widths)), row[-1]]).rstrip() for row in rows]
     return "\n".join(lines) + "\n"
+
+
+def rules_json(rules: Iterable[Rule]) -> list[dict]:
+    """What `leapp-codemod rules --format json` prints: one object per rule with its documentation."""
+    return [{"code": r.code, "name": r.name, "category": r.category, "severity": r.severity,
+             "summary": " ".join(r.summary.split()), "what": prose(r.what), "why": prose(r.why),
+             "fix": prose(r.fix)} for r in rules]
 
 
 def anchor(heading: str) -> str:

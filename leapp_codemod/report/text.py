@@ -1,27 +1,161 @@
-"""Ruff-style text: one line per finding, then a one-line summary.
+"""Ruff-style text.
+
+The full form (`text`): a header naming the entrypoint analyzed and why, then per finding
+`path:line:col: CODE [category] message`, the source line with a caret under the span and a
+`help:` line carrying the fix, then a one-line summary. The concise form keeps only the first
+line of each finding and no header; `statistics` replaces the findings by a count per code.
 
 Files that could not be analyzed are counted in the summary; the command prints their messages
 on standard error.
 """
 from __future__ import annotations
 
+import unicodedata
 from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from leapp_codemod.model import Finding, ScanResult
 from leapp_codemod.report.positions import sorted_findings, span
+from leapp_codemod.report.style import Style
+
+TAB_WIDTH = 4
+PLAIN = Style()
 
 
-def render_text(result: ScanResult) -> str:
-    lines = [finding_line(f) for f in sorted_findings(result.findings)]
-    lines.append(summary_line(result))
-    return "\n".join(lines) + "\n"
+@dataclass(frozen=True)
+class TextOptions:
+    concise: bool = False
+    statistics: bool = False
+    quiet: bool = False           # findings only: no header, no summary
+    header: bool = True
+    all_functions: bool = False   # the scan checked every function (no entrypoint was looked for)
+    style: Style = field(default_factory=Style)
 
 
-def finding_line(finding: Finding) -> str:
+class SourceLines:
+    """The lines of the files findings point into, read once each; `texts` overrides the disk (stdin)."""
+
+    def __init__(self, texts: dict[str, str] | None = None) -> None:
+        self._lines: dict[str, list[str] | None] = {
+            path: text.splitlines() for path, text in (texts or {}).items()}
+
+    def line(self, path: str, number: int) -> str | None:
+        if path not in self._lines:
+            try:
+                self._lines[path] = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
+            except OSError:
+                self._lines[path] = None
+        lines = self._lines[path]
+        if lines is None or not 1 <= number <= len(lines):
+            return None
+        return lines[number - 1]
+
+
+def render_text(result: ScanResult, options: TextOptions | None = None, sources: SourceLines | None = None) -> str:
+    options = options or TextOptions()
+    sources = sources or SourceLines()
+    findings = sorted_findings(result.findings)
+    blocks: list[str] = []
+    if options.header and not (options.quiet or options.concise):
+        blocks.append(header_line(result, options.all_functions, options.style))
+    if options.statistics:
+        blocks.extend(statistics_lines(findings))
+    elif options.concise:
+        blocks.extend(finding_line(f, options.style) for f in findings)
+    else:
+        blocks.extend(finding_block(f, sources.line(f.path, span(f).line), options.style) for f in findings)
+    if not options.quiet:
+        blocks.append(summary_line(result))
+    separator = "\n" if options.concise or options.statistics else "\n\n"
+    text = separator.join(b for b in blocks if b)
+    return text + "\n" if text else ""
+
+
+def header_line(result: ScanResult, all_functions: bool = False, style: Style = PLAIN) -> str:
+    """Which entrypoint was analyzed and why, or what was done without one.
+
+    The scan's own line (`ScanResult.entry_note`) when it wrote one, else one from `result.entry`.
+    """
+    note = getattr(result, "entry_note", "")
+    if note:
+        return note
+    entry = result.entry
+    if entry is not None:
+        why = "; ".join(entry.reasons) or "highest score"
+        return f"{style.paint('Entrypoint', 'bold')} {style.paint(entry.id, 'cyan')} ({entry.path}:{entry.line}): {why}"
+    if all_functions:
+        return f"{style.paint('No entrypoint followed', 'bold')}: every function was checked as pipeline code."
+    return (f"{style.paint('No entrypoint found', 'bold')}: every function was checked as pipeline code; "
+            "pass --entry MODULE:QUALNAME to follow one pipeline.")
+
+
+def finding_line(finding: Finding, style: Style = PLAIN) -> str:
     """`path:line:col: CODE [category] message`, the column 1-based."""
     where = span(finding)
     message = " ".join(finding.message.split())
-    return f"{finding.path}:{where.line}:{where.column}: {finding.code} [{finding.category}] {message}"
+    location = style.paint(f"{finding.path}:{where.line}:{where.column}:", "bold")
+    return f"{location} {style.severity(finding.code, finding.severity)} [{finding.category}] {message}"
+
+
+def finding_block(finding: Finding, source_line: str | None, style: Style = PLAIN) -> str:
+    """The finding's line, the source line with a caret under the span, and `= help: <fix>`."""
+    where = span(finding)
+    lines = [finding_line(finding, style)]
+    gutter_width = len(str(where.line))
+    bar = style.paint(" " * (gutter_width + 1) + "|", "blue")
+    if source_line is not None:
+        shown, start, width = caret_span(source_line, where.column,
+                                         where.end_column if where.end_line == where.line else None)
+        number = style.paint(f"{where.line} |", "blue")
+        carets = style.severity("^" * width + f" {finding.code}", finding.severity)
+        lines += [bar, f"{number} {shown}".rstrip(), f"{bar} {' ' * start}{carets}", bar]
+    fix = " ".join(finding.fix.split())
+    if fix:
+        lines.append(f"{' ' * (gutter_width + 1)}= {style.paint('help', 'cyan')}: {fix}")
+    return "\n".join(lines)
+
+
+def caret_span(line: str, column: int, end_column: int | None) -> tuple[str, int, int]:
+    """The line as displayed (tabs expanded) and the display offset and width of the caret.
+
+    Columns are 1-based character columns; `end_column` is just past the span, or None when the
+    span runs on to later lines (the caret then reaches the end of this line).
+    """
+    shown: list[str] = []
+    offsets = [0]
+    for char in line.rstrip("\r\n"):
+        piece = " " * (TAB_WIDTH - offsets[-1] % TAB_WIDTH) if char == "\t" else char
+        shown.append(piece)
+        offsets.append(offsets[-1] + sum(_width(c) for c in piece))
+    last = len(offsets) - 1
+    first = min(max(column - 1, 0), last)
+    stop = last if end_column is None else min(max(end_column - 1, first), last)
+    while stop > first and "".join(shown[stop - 1:stop]).isspace():
+        stop -= 1
+    return "".join(shown), offsets[first], max(1, offsets[stop] - offsets[first])
+
+
+def _width(char: str) -> int:
+    if unicodedata.combining(char):
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+
+
+def statistics_lines(findings: list[Finding]) -> list[str]:
+    """One line per code, most frequent first: `count  CODE  name  severity`."""
+    from leapp_codemod.rules import get_rule
+    counts = Counter(f.code for f in findings)
+    severities = {f.code: f.severity for f in findings}
+    rows = []
+    for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+        rule = get_rule(code)
+        rows.append((str(count), code, rule.name if rule else "", severities[code]))
+    if not rows:
+        return []
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    return [f"{row[0].rjust(widths[0])}\t{row[1].ljust(widths[1])}\t{row[2].ljust(widths[2])}\t{row[3]}"
+            .rstrip() for row in rows]
 
 
 def summary_line(result: ScanResult) -> str:

@@ -16,23 +16,35 @@ ALL_RULES: tuple[Rule, ...] = tuple(sorted((
     )), key=lambda rule: rule.code))
 
 
-def get_rule(code: str) -> Rule | None:
-    wanted = code.strip().upper()
-    return next((rule for rule in ALL_RULES if rule.code == wanted), None)
+def get_rule(code_or_name: str) -> Rule | None:
+    """The rule with this code (`LCM101`, any case) or name (`item-call`)."""
+    wanted = code_or_name.strip()
+    return next((rule for rule in ALL_RULES if rule.code == wanted.upper() or rule.name == wanted.lower()), None)
+
+
+def selects(selector: str, rule: Rule) -> bool:
+    """Whether one selector (code or code prefix, rule name, category, `ALL`) covers `rule`."""
+    wanted = selector.strip()
+    return (rule.code.startswith(wanted.upper()) or wanted.lower() in (rule.category, rule.name)
+            or wanted.upper() == "ALL")
 
 
 def select_rules(select: tuple[str, ...] = (), ignore: tuple[str, ...] = ()) -> tuple[Rule, ...]:
-    """Rules enabled by code prefixes or category names (ruff-style: `LCM1`, `LCM101`, `tensor-branch`)."""
+    """Rules enabled by code prefixes, rule names or categories (`LCM1`, `LCM101`, `item-call`, `tensor-branch`)."""
     def matches(rule: Rule, selectors: tuple[str, ...]) -> bool:
-        return any(rule.code.startswith(s.upper()) or rule.category == s.lower() or s.upper() == "ALL"
-                   for s in selectors)
+        return any(selects(s, rule) for s in selectors)
     chosen = [r for r in ALL_RULES if not select or matches(r, select)]
     return tuple(r for r in chosen if not (ignore and matches(r, ignore)))
 
 
+def codes_for(selectors) -> frozenset[str]:
+    """The rule codes a set of selectors covers (for suppressions and per-file ignores)."""
+    selectors = tuple(selectors)
+    return frozenset(rule.code for rule in ALL_RULES if any(selects(s, rule) for s in selectors))
+
+
 def unknown_selectors(selectors: tuple[str, ...]) -> list[str]:
-    return [s for s in selectors if not any(
-        r.code.startswith(s.upper()) or r.category == s.lower() or s.upper() == "ALL" for r in ALL_RULES)]
+    return [s for s in selectors if not any(selects(s, r) for r in ALL_RULES)]
 
 
-__all__ = ["ALL_RULES", "Hit", "Rule", "get_rule", "select_rules", "unknown_selectors"]
+__all__ = ["ALL_RULES", "Hit", "Rule", "codes_for", "get_rule", "select_rules", "selects", "unknown_selectors"]

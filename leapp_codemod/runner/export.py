@@ -19,7 +19,7 @@ from leapp_codemod.runner.stateplan import StatePlan, fresh_roots, start_state
 def ladder(first: str, require_format: str | None) -> list[str]:
     order = [first] + [b for b in EXPORTERS if b != first]
     if require_format:
-        order = [b for b in order if FORMAT_OF.get(b) == require_format]
+        order = [b for b in order if b == require_format or FORMAT_OF.get(b) == require_format]
     return order
 
 
@@ -308,11 +308,20 @@ def _rollout(im, module, recorder: Recorder, state: StatePlan) -> dict:
 
 
 def copy_artifacts(att: Attempt, graph: str, out: Path) -> Path:
-    """Publish the validated attempt's artifacts as OUT/<graph>/."""
+    """Publish the validated attempt's artifacts as OUT/<graph>/, written once: they are moved there,
+    the attempt's folder keeps only what else it holds (removed when nothing), and its record names
+    OUT/<graph>/ as its directory."""
     target = out / graph
     if target.exists():
         shutil.rmtree(target)
-    shutil.copytree(att.directory / graph, target)
+    shutil.move(str(att.directory / graph), str(target))
+    if att.yaml is not None:
+        att.yaml = target / att.yaml.name
+    if att.directory.is_dir() and not any(att.directory.iterdir()):
+        att.directory.rmdir()
+        if not any(att.directory.parent.iterdir()):
+            att.directory.parent.rmdir()
+    att.directory = target
     return target
 
 

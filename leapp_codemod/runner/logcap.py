@@ -26,6 +26,8 @@ PATTERNS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
 _DEBUG_SCALAR = re.compile(r"builtin_function_or_method (item|tolist|__float__|__int__|__bool__)\b")
 _NOISE = ("CUDA execution provider not available", "torchvision")
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
+# leapp-codemod's own adapters: a record raised inside them belongs to the adapter, not to the app line
+ADAPTERS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "adapters")
 
 
 @dataclass(frozen=True)
@@ -35,10 +37,11 @@ class Signal:
     message: str
     location: str            # "path:line" of the innermost application frame, or ""
     categories: tuple[str, ...]
+    adapter: str = ""        # "leapp_codemod.adapters.<module>.<function>" when raised inside one
 
     def to_json(self) -> dict:
         return {"signal": self.signal, "level": self.level, "message": self.message,
-                "location": self.location, "categories": list(self.categories)}
+                "location": self.location, "categories": list(self.categories), "adapter": self.adapter}
 
 
 @dataclass
@@ -68,17 +71,23 @@ class Capture(logging.Handler):
         found = [(sig, cats) for pat, sig, cats in PATTERNS if pat in text]
         if _DEBUG_SCALAR.search(text):
             found.append(("scalar-extraction", ("scalar-extraction",)))
+        location, adapter = self._origin() if found else ("", "")
         for sig, cats in found:
-            item = Signal(sig, level, first[:300], self._app_frame(), cats)
+            item = Signal(sig, level, first[:300], location, cats, adapter)
             if item not in self.signals:
                 self.signals.append(item)
 
-    def _app_frame(self) -> str:
-        if not self.app_root:
-            return ""
+    def _origin(self) -> tuple[str, str]:
+        """The innermost application frame ("path:line") and, when the record was raised inside one of
+        leapp-codemod's adapters, that adapter: the application line is then the call that used it."""
+        adapter = ""
         for frame in reversed(traceback.extract_stack()):
             path = os.path.abspath(frame.filename)
-            if path.startswith(self.app_root + os.sep) and "site-packages" not in path:
+            if not adapter and path.startswith(ADAPTERS_DIR + os.sep):
+                module = os.path.splitext(os.path.relpath(path, ADAPTERS_DIR))[0].replace(os.sep, ".")
+                adapter = f"leapp_codemod.adapters.{module}.{frame.name}"
+            if self.app_root and path.startswith(self.app_root + os.sep) and "site-packages" not in path \
+                    and not path.startswith(ADAPTERS_DIR + os.sep):
                 rel = os.path.relpath(path, self.cwd) if self.cwd else path
-                return f"{rel.replace(os.sep, '/')}:{frame.lineno}"
-        return ""
+                return f"{rel.replace(os.sep, '/')}:{frame.lineno}", adapter
+        return "", adapter

@@ -343,7 +343,7 @@ def confirm_findings(findings: tuple[str, ...], signals: list[dict]) -> list[dic
         evidence = []
         for s in signals:
             s_loc = _loc(s["location"] + " ") if s.get("location") else None
-            if cat not in s["categories"]:
+            if cat not in s["categories"] or s.get("adapter"):   # an adapter's record says nothing of the app line
                 continue
             at_line = bool(loc and s_loc and s_loc[0] == loc[0] and abs(s_loc[1] - loc[1]) <= 1)
             if at_line or not s_loc:
@@ -361,7 +361,7 @@ _SILENT = ("scalar-extraction", "tensor-branch", "inplace-state", "random-in-pip
 def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: float) -> dict:
     data = child.data
     report: dict = {"entry": info.entry, "integration": str(info.path), "out": str(opts.out),
-                    "requested_format": opts.require_format or _format_of(info.export_with),
+                    "requested_format": _format_of(opts.require_format or info.export_with),
                     "graph_yaml": None, "models": [], "attempts": data.get("attempts", []),
                     "validation": {}, "findings_confirmed": [], "hazard_signals": [],
                     "host_runtime": list(info.host_runtime), "patch_parity": data.get("patch_parity", []),
@@ -556,7 +556,8 @@ def summary_lines(report: dict) -> list[str]:
     for s in report.get("hazard_signals", []):
         if s.get("location") and not any(s.get("location") == e.get("at") for c in report.get("findings_confirmed", [])
                                          for e in c["evidence"]):
-            lines.append(f"  LEAPP {s['signal']} at {s['location']}: {s['message'][:120]}")
+            origin = f"inside {s['adapter']}, called at {s['location']}" if s.get("adapter") else f"at {s['location']}"
+            lines.append(f"  LEAPP {s['signal']} {origin}: {s['message'][:120]}")
     checked = [r for r in report.get("twin_check", []) if r.get("samples")]
     if checked and all(r.get("ok") for r in report.get("twin_check", [])):
         lines.append(f"  pre-trace check: {len(checked)} replacement(s) agree with the originals on "

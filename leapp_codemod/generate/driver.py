@@ -1,0 +1,79 @@
+"""The driver script `generate` defaults to: the script whose loop calls the entrypoint.
+
+The same call-site analysis `entrypoints` ranks with (a call in a loop resolved to the entry, or
+a `.name(...)` call in a loop of an unresolved object), over the folder that holds the
+application. A script (it has `if __name__ == "__main__":` or its loop runs at module level)
+outside the application package is preferred.
+"""
+from __future__ import annotations
+
+import ast
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class FoundDriver:
+    path: Path
+    line: int        # the call of the entrypoint inside the loop
+    reason: str
+
+
+def search_root(app: Path) -> Path:
+    """The folder a driver of `app` is looked for in: the folder holding the application's import root."""
+    folder = app if app.is_dir() else app.parent
+    while (folder / "__init__.py").is_file() and folder.resolve().parent != folder.resolve():
+        folder = folder.parent
+    return folder
+
+
+def find_driver(app: Path, entry: str) -> FoundDriver | None:
+    from leapp_codemod.analysis.entrypoints import _collect_call_sites
+    from leapp_codemod.analysis.leapp_support import load_support
+    from leapp_codemod.analysis.scanner import load_project
+    root = search_root(app)
+    loaded = load_project([os.path.relpath(root)])
+    project = loaded.project
+    module_name, _, qualname = entry.partition(":")
+    sites = _collect_call_sites(project, load_support())
+    calls = [(caller.path, caller.module, line) for caller, line in _entry_loop_calls(sites, project, module_name,
+                                                                                       qualname)]
+    calls += _module_level_loop_calls(project, qualname.rpartition(".")[2], module_name.split(".")[0])
+    app_tree = (app if app.is_dir() else app.parent).resolve()
+    candidates = []
+    for path, module, line in calls:
+        index = project.modules.get(module)
+        is_script = index is not None and index.has_main_guard or module.endswith("<loop>")
+        inside_app = Path(path).resolve().is_relative_to(app_tree) if app.is_dir() else False
+        candidates.append(((not is_script, inside_app, path, line), path, line))
+    if not candidates:
+        return None
+    _, path, line = min(candidates)
+    return FoundDriver(Path(path), line, f"its loop calls {qualname} at {path}:{line}")
+
+
+def _entry_loop_calls(sites, project, module_name: str, qualname: str):
+    for module in project.modules.values():
+        if module.name == module_name or module.name.endswith("." + module_name):
+            fn = module.functions.get(qualname)
+            if fn is not None:
+                yield from sites.in_loops.get(fn.id, [])
+    yield from sites.by_name_in_loops.get(qualname.rpartition(".")[2], [])
+
+
+def _module_level_loop_calls(project, name: str, package: str):
+    """Calls of `name` in loops that run at module level, in scripts that import from `package`."""
+    for module in project.modules.values():
+        if not any(target.split(".")[0] == package for target in module.imports.values()):
+            continue
+        for stmt in module.tree.body:
+            if not isinstance(stmt, (ast.For, ast.While, ast.If)):
+                continue
+            for node in ast.walk(stmt):
+                if isinstance(node, (ast.For, ast.While)):
+                    for sub in ast.walk(node):
+                        func = sub.func if isinstance(sub, ast.Call) else None
+                        called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+                        if called == name:
+                            yield module.path, module.name + "<loop>", sub.lineno
