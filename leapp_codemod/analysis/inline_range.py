@@ -19,6 +19,8 @@ import ast
 import re
 from dataclasses import dataclass
 
+from leapp_codemod.source.parse import is_literal
+
 INLINE_ENTRY = re.compile(r"^(?P<file>.+\.pyw?):(?P<start>\d+)-(?P<end>\d+)$")
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
@@ -324,19 +326,11 @@ def _fixed_globals(tree: ast.Module) -> set[str]:
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
             fixed |= {a.asname or a.name.split(".")[0] for a in stmt.names}
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.With, ast.NamedExpr)):
-            literal = isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None and _is_literal(stmt.value)
+            literal = isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None and is_literal(stmt.value)
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None) or stmt]
             names = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
             (fixed if literal else other).update(names)
     return fixed - other
-
-
-def _is_literal(node: ast.expr) -> bool:
-    try:
-        ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return False
-    return True
 
 
 def _in_range(line: int, start: int, end: int) -> bool:

@@ -10,7 +10,7 @@ import jinja2
 
 from leapp_codemod.facts import SIGNED_FOR
 from leapp_codemod.generate.formatting import format_module
-from leapp_codemod.generate.guard import OverwriteRefused, merge, sealed
+from leapp_codemod.generate.guard import merge, sealed
 from leapp_codemod.generate.spec import IntegrationSpec, pystr
 from leapp_codemod.io_util import write_atomic
 

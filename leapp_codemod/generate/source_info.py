@@ -8,7 +8,7 @@ import keyword
 from dataclasses import dataclass
 from pathlib import Path
 
-from leapp_codemod.source.parse import decode, parse_text
+from leapp_codemod.source.parse import decode, is_literal, parse_text
 
 # Methods that convert a value without changing what it is (`torque.numpy().copy()` is `torque`).
 _CONVERSIONS = frozenset({
@@ -127,22 +127,14 @@ def _read_resolved(root: Path, module: str, qualname: str, path: Path) -> Functi
                           text=defined_in.read_text(encoding="utf-8"))
 
 
-def _is_literal(node: ast.expr) -> bool:
-    try:
-        ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return False
-    return True
-
-
 def entry_params(fn: ast.FunctionDef, is_method: bool) -> tuple[Param, ...]:
     args = fn.args
     positional = [*args.posonlyargs, *args.args]
     if is_method and positional and not _is_static(fn):
         positional = positional[1:]
     defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
-    params = [Param(a.arg, d is not None and _is_literal(d)) for a, d in zip(positional, defaults)]
-    params += [Param(a.arg, d is not None and _is_literal(d)) for a, d in zip(args.kwonlyargs, args.kw_defaults)]
+    params = [Param(a.arg, d is not None and is_literal(d)) for a, d in zip(positional, defaults)]
+    params += [Param(a.arg, d is not None and is_literal(d)) for a, d in zip(args.kwonlyargs, args.kw_defaults)]
     return tuple(params)
 
 

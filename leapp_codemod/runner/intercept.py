@@ -337,17 +337,25 @@ def read_state(refs: dict) -> dict:
     return {name: values.plain(getattr(owner, attr)) for name, (owner, attr) in refs.items()}
 
 
+def owner_class(owner: str) -> type | None:
+    """The class named `module:Class.Nested`, or None when it cannot be imported."""
+    module_name, _, class_name = owner.partition(":")
+    try:
+        cls = importlib.import_module(module_name)
+        for part in class_name.split("."):
+            cls = getattr(cls, part)
+    except (ImportError, AttributeError):
+        return None
+    return cls if isinstance(cls, type) else None
+
+
 def find_state(root: Any, state: dict[str, tuple[str, str]]) -> dict:
     """name -> (owning object, attribute) for every declared state, searched from `root`."""
     refs = {}
     for name, (owner, attr) in state.items():
-        module_name, _, class_name = owner.partition(":")
-        try:
-            cls = importlib.import_module(module_name)
-            for part in class_name.split("."):
-                cls = getattr(cls, part)
-        except (ImportError, AttributeError):
-            raise RunnerError(f"state {name!r}: cannot import its owner {owner}", "state") from None
+        cls = owner_class(owner)
+        if cls is None:
+            raise RunnerError(f"state {name!r}: cannot import its owner {owner}", "state")
         holder = _find_instance(root, cls)
         if holder is None:
             raise RunnerError(f"state {name!r}: no {owner} object is reachable from the pipeline's instance", "state")

@@ -3,12 +3,11 @@ name) checked against what the recorded calls changed, plus what only observatio
 from __future__ import annotations
 
 import copy
-import importlib
 from dataclasses import dataclass, field
 
 from leapp_codemod.boundary import StateRef, state_leaves
 from leapp_codemod.runner import state_observe as observe, values
-from leapp_codemod.runner.intercept import Recorder, find_instances, where
+from leapp_codemod.runner.intercept import Recorder, find_instances, owner_class, where
 
 
 @dataclass
@@ -31,24 +30,13 @@ class StatePlan:
         return {name: observe.describe_path(path) for name, path in self.entries}
 
 
-def _owner_class(owner: str):
-    module_name, _, class_name = owner.partition(":")
-    try:
-        cls = importlib.import_module(module_name)
-        for part in class_name.split("."):
-            cls = getattr(cls, part)
-    except (ImportError, AttributeError):
-        return None
-    return cls if isinstance(cls, type) else None
-
-
 def plan_state(declared: dict, recorder: Recorder) -> StatePlan:
     plan = StatePlan()
     taken: set[str] = set(recorder.input_names)
     explained: dict[tuple, str] = {}
     calls = len(recorder.traced) + len(recorder.checks)
     for name, (owner, attr) in declared.items():
-        cls = _owner_class(owner)
+        cls = owner_class(owner)
         if cls is None:
             plan.notes.append(f"state {name!r}: its owner {owner} cannot be imported; left out")
             continue

@@ -157,3 +157,12 @@ def _parse_newer_grammar(text: str, filename: str) -> ast.Module | None:
         return parse_text(rewritten, filename)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
+
+
+def is_literal(node: ast.expr) -> bool:
+    """True when `node` is a Python literal (`ast.literal_eval` accepts it)."""
+    try:
+        ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True
