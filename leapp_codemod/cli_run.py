@@ -74,13 +74,14 @@ def generate(app: Path, entry: str | None, static: bool, driver: Path | None, ou
     except BackendParamError as exc:
         _fail(str(exc), 2)
         return
-    driver_note = None
-    if driver is None and app.exists():
+    driver_note, driver_warning = None, None
+    from leapp_codemod.analysis.inline_range import parse_inline_entry
+    if driver is None and app.exists() and not parse_inline_entry(entry):   # an inline entry names its driver
         from leapp_codemod.generate.driver import find_driver, search_root
         found = find_driver(app, entry)
         if found is None:
-            click.echo(f"leapp-codemod: warning: no script under {_shown(search_root(app))} calls {entry} in a loop; "
-                       f"the module gets no driver and `run` needs one: pass --driver SCRIPT", err=True)
+            driver_warning = (f"leapp-codemod: warning: no script under {_shown(search_root(app))} calls {entry} in a "
+                              f"loop; the module gets no driver and `run` needs one: pass --driver SCRIPT")
         else:
             driver, driver_note = found.path, found.reason
     opts = Options(app=app, entry=entry, output=output, driver=driver, graph=graph, export_with=export_with,
@@ -93,6 +94,8 @@ def generate(app: Path, entry: str | None, static: bool, driver: Path | None, ou
     except (OSError, UnicodeDecodeError, SyntaxError) as exc:
         _fail(f"{getattr(exc, 'filename', None) or app}: {exc}", 2)
         return
+    if driver_warning:
+        click.echo(driver_warning, err=True)
     name = _shown(output)
     if check or diff:
         if diff:

@@ -69,7 +69,7 @@ def test_what_each_fixture_exercises(ran):
         assert set(report["validation"]["outputs"]) == {"action", "target"}
         assert 'INPUTS = ("qpos", "qvel")' in module and 'STATIC = ("command", "policy")' in module
     if fixture == "inline_state":       # the last action is LEAPP state, checked over a rollout from reset
-        assert report["state"] == {"last_action": "InlineState.last_action"}
+        assert report["state"] == {"last_action": "self.last_action"}   # the owner path from the holder
         assert report["validation"]["state_inputs"] == {"last_action": "last_action_in"}
         assert report["validation"]["rollout_from_reset"]["ok"] is True
         yaml = (work / report["graph_yaml"]).read_text()

@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from leapp_codemod.analysis.inline_range import parse_inline_entry
 from leapp_codemod.generate.guard import Merge, OverwriteRefused, merge, same_content, unified_diff
 from leapp_codemod.generate.render import render_body, with_header, write_module
 from leapp_codemod.generate.spec import IntegrationSpec, Options, SpecError, build_spec
@@ -71,7 +72,8 @@ def plan(opts: Options, *, force: bool = False, scan: ScanResult | None = None) 
     if _inside(opts.output, app_tree):
         raise GenerateError(f"{opts.output}: refusing to write inside the application tree {app_tree}")
     scan = scan if scan is not None else scan_for(opts)
-    if scan.entry is not None and scan.entry.kind == "function" and scan.entry.id != opts.entry:
+    if (scan.entry is not None and scan.entry.kind == "function" and scan.entry.id != opts.entry
+            and not parse_inline_entry(opts.entry)):
         opts = replace(opts, entry=scan.entry.id)   # the module's own name, importable from the app root
     text, spec = render_module(scan, opts)
     existing = opts.output.read_text(encoding="utf-8", errors="replace") if opts.output.is_file() else None

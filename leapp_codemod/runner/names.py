@@ -1,7 +1,7 @@
 """Checks on the names an integration module gives the runner, before any path is built from them.
 
 GRAPH becomes directories under --out (LEAPP allows `sub/graph`), NODE a LEAPP node name (no `/`),
-ENTRY a `module:qualname`, INPUTS and STATE names LEAPP ports (identifiers). A module edited into
+ENTRY a `module:qualname` (or an inline `FILE:START-END`, read only), INPUTS and STATE names LEAPP ports (identifiers). A module edited into
 `GRAPH = "../../home"` must never make `run` write or delete outside --out.
 """
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 import keyword
 import re
 
+from leapp_codemod.analysis.inline_range import parse_inline_entry
 from leapp_codemod.facts import EXPORTERS
 
 _SEGMENT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
@@ -36,8 +37,9 @@ def problems(values: dict) -> list[str]:
     if "ENTRY" in values:
         entry = values["ENTRY"]
         module, sep, qualname = entry.partition(":") if isinstance(entry, str) else ("", "", "")
-        if not sep or not _DOTTED.fullmatch(module) or not _DOTTED.fullmatch(qualname):
-            out.append(f"ENTRY {entry!r} must be MODULE:QUALNAME (dotted Python names)")
+        inline = isinstance(entry, str) and parse_inline_entry(entry) is not None
+        if not inline and (not sep or not _DOTTED.fullmatch(module) or not _DOTTED.fullmatch(qualname)):
+            out.append(f"ENTRY {entry!r} must be MODULE:QUALNAME (dotted Python names) or FILE:START-END")
     if "EXPORT_WITH" in values and values["EXPORT_WITH"] not in EXPORTERS:
         out.append(f"EXPORT_WITH {values['EXPORT_WITH']!r} must be one of {', '.join(EXPORTERS)}")
     if "INPUTS" in values:
