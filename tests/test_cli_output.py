@@ -37,7 +37,7 @@ def step(obs, cfg):
 WARN_ONLY = "def step(obs):\n    print(obs)\n    return obs\n"
 
 SNAPSHOT = """\
-Entrypoint pipe:step (pipe.py:4): given with --entry
+entry: pipe:step (given with --entry)
 
 pipe.py:5:5: LCM901 [io-in-pipeline] `print(...)` in the pipeline
   |
@@ -114,7 +114,7 @@ def test_cli_full_text_matches_the_snapshot_when_piped(tmp_path):
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
     # the rule messages are the real rules'; the layout is the snapshot's
-    assert lines[0] == "Entrypoint pipe:step (pipe.py:4): given with --entry"
+    assert lines[0] == "entry: pipe:step (given with --entry)"
     assert "\x1b[" not in result.stdout
     assert "5 |     print(obs)" in lines and "6 |     scale = obs.norm().item()" in lines
     assert "  |     ^^^^^^^^^^ LCM901" in lines and "  |             ^^^^^^^^^^^^^^^^^ LCM101" in lines
@@ -188,16 +188,16 @@ def test_header_names_the_discovered_entrypoint_and_why(tmp_path):
     first = cli(tmp_path, "scan", ".").stdout.splitlines()[0]
     best = json.loads(cli(tmp_path, "entrypoints", ".", "--format", "json").stdout)["entrypoints"][0]
     assert best["entry"] == "pipe:step" and best["reasons"]
-    assert first == f"Entrypoint pipe:step (pipe.py:4): {'; '.join(best['reasons'])}"
+    assert first == f"entry: pipe:step ({'; '.join(best['reasons'][:2])})"
 
 
 def test_header_says_when_no_entrypoint_was_found_and_what_was_done(tmp_path):
     write(tmp_path, {"util.py": "X = 1\n"})
     assert cli(tmp_path, "scan", ".").stdout.splitlines()[0].startswith(
-        "No entrypoint found: every function was checked as pipeline code")
+        "entry: no candidate found (no policy step called in a loop); analyzed every function as pipeline code")
     write(tmp_path, {"pipe.py": PIPE})
     assert cli(tmp_path, "scan", ".", "--all").stdout.splitlines()[0] == (
-        "No entrypoint followed: every function was checked as pipeline code.")
+        "entry: none followed (--all); analyzed every function as pipeline code")
 
 
 # --------------------------------------------------------------------------- concise / statistics / quiet
@@ -317,7 +317,7 @@ def test_stdin_with_a_filename(tmp_path):
     result = cli(tmp_path, "scan", "-", "--stdin-filename", "pkg/pol.py", "--entry", "pkg.pol:step", input=PIPE)
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
-    assert lines[0] == "Entrypoint pkg.pol:step (pkg/pol.py:4): given with --entry"
+    assert lines[0] == "entry: pkg.pol:step (given with --entry)"
     assert "6 |     scale = obs.norm().item()" in lines      # source context from standard input
     doc = json.loads(cli(tmp_path, "lint", "-", "--stdin-filename", "pkg/pol.py", "--format", "json",
                          input=PIPE).stdout)

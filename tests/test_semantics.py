@@ -133,4 +133,4 @@ def test_without_semantics_nothing_changes(exported):
     work = exported[0]
     text = (work / "plain.py").read_text()
     assert "TensorSemantics" not in text and "described(" not in text and "InputKindEnum" not in text
-    assert "annotate.input_tensors(NODE, {" in text
+    assert "boundary.input_tensors(" in text

@@ -40,7 +40,7 @@ def render_body(spec: IntegrationSpec) -> str:
 
 def with_header(body: str, filename: str = "integration.py") -> str:
     """The module as written: formatted by ruff, with the header and fingerprints of the edit guard."""
-    return format_module(sealed(body), filename)
+    return sealed(format_module(body, filename))
 
 
 def check_overwrite(path: Path, generated: str = "") -> str:

@@ -75,19 +75,21 @@ def render_text(result: ScanResult, options: TextOptions | None = None, sources:
 def header_line(result: ScanResult, all_functions: bool = False, style: Style = PLAIN) -> str:
     """Which entrypoint was analyzed and why, or what was done without one.
 
-    The scan's own line (`ScanResult.entry_note`) when it wrote one, else one from `result.entry`.
+    The scan's own line (`ScanResult.entry_note`, which JSON carries too) when it wrote one, else a line
+    of the same form (`entry: ID (why)`, or `entry: none …` and what was done) from `result.entry`.
     """
     note = getattr(result, "entry_note", "")
     if note:
         return note
     entry = result.entry
     if entry is not None:
-        why = "; ".join(entry.reasons) or "highest score"
-        return f"{style.paint('Entrypoint', 'bold')} {style.paint(entry.id, 'cyan')} ({entry.path}:{entry.line}): {why}"
+        why = "; ".join(entry.reasons[:2]) or "highest score"
+        return f"{style.paint('entry:', 'bold')} {style.paint(entry.id, 'cyan')} ({why})"
     if all_functions:
-        return f"{style.paint('No entrypoint followed', 'bold')}: every function was checked as pipeline code."
-    return (f"{style.paint('No entrypoint found', 'bold')}: every function was checked as pipeline code; "
-            "pass --entry MODULE:QUALNAME to follow one pipeline.")
+        return (f"{style.paint('entry:', 'bold')} none followed (--all); "
+                "analyzed every function as pipeline code")
+    return (f"{style.paint('entry:', 'bold')} no candidate found; analyzed every function as pipeline code "
+            "instead; pass --entry MODULE:QUALNAME")
 
 
 def finding_line(finding: Finding, style: Style = PLAIN) -> str:
