@@ -186,8 +186,47 @@ def test_only_tensor_state_is_handed_to_generate(tmp_path):
                "        self.count = 0\n        self.frames = collections.deque(maxlen=2)\n"
                "        self.bufs = {'a': torch.zeros(3)}\n"
                "    def step(self, obs):\n        self.count += 1\n        self.frames.append(obs)\n"
-               "        self.bufs['a'][0] = obs[0]\n        out = torch.tanh(obs + (self.h if self.h is not None else 0))\n"
+               "        out = torch.tanh(obs + self.bufs['a'] + (self.h if self.h is not None else 0))\n"
+               "        self.bufs['a'][0] = obs[0]\n"
                "        self.h = out * self.count\n        return out\n")
     result = scan_snippet(tmp_path, snippet)
-    assert {f.line for f in result.findings if f.category == "inplace-state"} == {10, 11, 12, 14}
+    assert {f.line for f in result.findings if f.category == "inplace-state"} == {10, 11, 13, 14}
     assert [(s.attr, s.kind) for s in result.state] == [("h", "reassigned")]
+
+
+SCRATCH_NOT_STATE = {
+    # filled element by element before the step reads it: rewritten every call
+    "buffer-filled-then-read": (
+        "import torch\nclass P:\n    def __init__(self):\n        self.buf = torch.zeros(4)\n"
+        "        self.last = torch.zeros(4)\n"
+        "    def step(self, obs):\n        for i in range(4):\n            self.buf[i] = obs[i] * 2\n"
+        "        out = self.buf + self.last\n        self.last = out  # error: inplace-state\n        return out\n"),
+    # built by one method and read by a later one in the same call (a distribution object)
+    "set-by-one-method-read-by-next": (
+        "import torch\nclass Dist:\n    def update(self, mean):\n        self.mean = mean * 2\n        return self\n"
+        "    def mode(self):\n        return self.mean\n"
+        "class P:\n    def __init__(self):\n        self.dist = Dist()\n"
+        "    def step(self, obs):\n        return self.dist.update(obs).mode()\n"),
+    # a write under a condition on data may be skipped: the read can see the previous call's value
+    "conditional-write-is-state": (
+        "import torch\nclass P:\n    def __init__(self):\n        self.held = torch.zeros(4)\n"
+        "    def step(self, obs):\n        if obs.sum() > 0:  # error: tensor-branch\n"
+        "            self.held = obs * 1.0  # error: inplace-state\n        return self.held + 1\n"),
+    # a write under a configuration flag runs on every call or on none: not state
+    "config-flag-write-is-scratch": (
+        "import torch\nclass P:\n    def __init__(self, use_scale):\n        self.use_scale = use_scale\n"
+        "        self.scaled = torch.zeros(4)\n"
+        "    def step(self, obs):\n        if self.use_scale:\n            self.scaled = obs * 2\n"
+        "        return self.scaled + 1\n"),
+    # read before the element writes (a history shift): state
+    "shift-register-is-state": (
+        "import torch\nclass P:\n    def __init__(self):\n        self.hist = torch.zeros(3, 4)\n"
+        "    def step(self, obs):\n        self.hist[:-1] = self.hist[1:].clone()  # error: inplace-state\n"
+        "        self.hist[-1] = obs  # error: inplace-state\n        return self.hist.flatten()\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCRATCH_NOT_STATE))
+def test_state_needs_a_read_before_an_always_running_write(tmp_path, name):
+    snippet = SCRATCH_NOT_STATE[name]
+    assert {(f.line, f.category) for f in scan_snippet(tmp_path, snippet).findings} == expected_marks(snippet)

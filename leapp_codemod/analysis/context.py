@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from leapp_codemod.analysis.class_state import CONTAINER_MUTATORS
 from leapp_codemod.analysis.index import SELF_RETURNING_METHODS, ClassInfo, FunctionInfo, ModuleIndex
@@ -17,6 +18,9 @@ from leapp_codemod.analysis.project import Project
 from leapp_codemod.analysis.resolve_callables import CallableResolver
 from leapp_codemod.analysis.resolve_sites import argument_for, sites_of
 from leapp_codemod.analysis.resolve_types import annotation_classes, builds_own_class, is_abstract, overrides
+
+if TYPE_CHECKING:  # pragma: no cover
+    from leapp_codemod.analysis.access_order import AccessOrder
 
 SHAPE_ATTRS = frozenset({"shape", "ndim"})
 META_ATTRS = frozenset({"dtype", "device", "is_cuda", "requires_grad", "training", "layout", "names",
@@ -90,6 +94,7 @@ class Facts:
     # library function id -> application call sites that reach it: (caller id, line, col, end line, end col)
     library_origins: dict[str, set[tuple]] = field(default_factory=dict)
     receivers: dict[str, set[str]] = field(default_factory=dict)   # method id -> concrete receiver class ids
+    access: AccessOrder | None = None   # entry mode: the order one call reads and writes attributes of self
 
     def fingerprint(self) -> tuple:
         return (
@@ -188,14 +193,14 @@ def iter_nodes(fn: FunctionInfo, constants: dict[str, set] | None = None):
 
 def _walk_live(fn: FunctionInfo, constants: dict[str, set] | None):
     self_name = self_name_of(fn)
-    stack: list[ast.AST] = list(reversed(_live(fn.node.body, fn, constants)))
+    stack: list[ast.AST] = list(reversed(live_statements(fn.node.body, fn, constants)))
     while stack:
         node = stack.pop()
         yield node
         if isinstance(node, ast.If):
             skipped = training_only_block(node, self_name) or constant_flag_block(node, fn, constants)
-            children = [node.test] + ([] if skipped == "body" else _live(node.body, fn, constants)) \
-                + ([] if skipped == "orelse" else _live(node.orelse, fn, constants))
+            children = [node.test] + ([] if skipped == "body" else live_statements(node.body, fn, constants)) \
+                + ([] if skipped == "orelse" else live_statements(node.orelse, fn, constants))
         elif isinstance(node, ast.IfExp):
             skipped = training_only_block(node, self_name)
             children = [node.test] + ([] if skipped == "body" else [node.body]) + ([] if skipped == "orelse" else [node.orelse])
@@ -204,7 +209,7 @@ def _walk_live(fn: FunctionInfo, constants: dict[str, set] | None):
         stack.extend(reversed(children))
 
 
-def _live(block: list[ast.stmt], fn: FunctionInfo, constants: dict[str, set] | None) -> list[ast.stmt]:
+def live_statements(block: list[ast.stmt], fn: FunctionInfo, constants: dict[str, set] | None) -> list[ast.stmt]:
     """`block` up to an `if flag: ... return` whose flag is constant and whose taken branch returns."""
     if not constants:
         return block
@@ -639,6 +644,8 @@ class FunctionContext:
                 method = project.find_method(cls, func.attr) if cls else None
                 if method is not None:
                     found.append(method)
+                if method is not None and is_abstract(method):  # a declared base type: an override runs
+                    found += [m for m in overrides(project, cls, func.attr) if m not in found]
             if found:
                 return found
         else:
@@ -709,7 +716,7 @@ class FunctionContext:
             attr = self._is_state_root(target)
             if attr and self._is_counter(target) and not self._read_elsewhere(attr, {node.lineno}):
                 return []  # a counter nothing else reads
-            return [(attr, "inplace")] if attr else []
+            return [(attr, "inplace")] if attr and self._carried(target) else []
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             out: list[tuple[str, str]] = []
@@ -730,8 +737,8 @@ class FunctionContext:
             while isinstance(root, ast.Subscript):
                 root = root.value
             attr = self._is_state_root(root)
-            return [(attr, "inplace")] if attr else []
-        if method in CONTAINER_MUTATORS and self.is_state_container(root):
+            return [(attr, "inplace")] if attr and self._carried(root) else []
+        if method in CONTAINER_MUTATORS and self.is_state_container(root) and self._carried(root):
             return [(root.attr, "inplace")]
         return []
 
@@ -741,7 +748,7 @@ class FunctionContext:
             while isinstance(root, ast.Subscript):
                 root = root.value
             attr = self._is_state_root(root)
-            return (attr, "inplace") if attr else None
+            return (attr, "inplace") if attr and self._carried(root) else None
         if not is_self_attr(target, self.self_name) or self.cls is None:
             return None
         if not self.is_data(value) and not self._fed_back(value, target.attr):
@@ -760,6 +767,22 @@ class FunctionContext:
             return False
         args = (*value.args, *(k.value for k in value.keywords))
         return any(is_self_attr(a, self.self_name) and a.attr == attr for a in args)
+
+    def _carried(self, root: ast.expr) -> bool:
+        """Can a read of this state root see the value the previous call left? Without a known order
+        (lint mode, module globals) every write counts; with one, only reads no always-running write
+        precedes (see `access_order`)."""
+        order = self.facts.access
+        if order is None or self.cls is None or not is_self_attr(root, self.self_name):
+            return True
+        attr = root.attr
+        for klass in self.project.mro(self.cls):
+            if any(not self._decides_only_io(fid, line) for fid, line in order.uncovered.get((klass.id, attr), ())):
+                return True
+            if any(fid not in order.visited and not self._decides_only_io(fid, line)
+                   for fid, line in self.facts.attr_reads.get(klass.id, {}).get(attr, ())):
+                return True
+        return False
 
     def _is_counter(self, target: ast.expr) -> bool:
         return is_self_attr(target, self.self_name) and self._class_fact(self.facts.counter_attrs, target.attr)
@@ -793,6 +816,11 @@ class FunctionContext:
         unconditional = self._top_level_line(write_line)
         for klass in self.project.mro(self.cls):
             for fid, line in self.facts.attr_reads.get(klass.id, {}).get(attr, ()):
+                order = self.facts.access
+                if order is not None and fid in order.visited:  # the order of this call is known
+                    if (fid, line) in order.uncovered.get((klass.id, attr), ()):
+                        return True
+                    continue
                 if fid == self.fn.id:
                     if line <= write_line:
                         return True

@@ -161,9 +161,11 @@ def _param_map(callee: FunctionInfo, call: ast.Call, bound: bool) -> list[tuple[
         elif vararg:
             pairs.append((vararg, arg))
     kwarg = callee.node.args.kwarg.arg if callee.node.args.kwarg else None
+    named = {kw.arg for kw in call.keywords if kw.arg}
     for kw in call.keywords:
-        if kw.arg is None:
-            pairs += [(p, kw.value) for p in callee.params]
+        if kw.arg is None:  # `**kwargs` fills the parameters nothing else passes
+            taken = {p for p, _ in pairs} | named | ({callee.positional_params[0]} if bound and params else set())
+            pairs += [(p, kw.value) for p in callee.params if p not in taken]
         elif kw.arg in callee.params:
             pairs.append((kw.arg, kw.value))
         elif kwarg:
@@ -194,6 +196,11 @@ class Analysis:
 
     def context(self, fn: FunctionInfo) -> FunctionContext:
         return FunctionContext(fn, self.project.modules[fn.module], self.project, self.facts, self.support)
+
+    def context_with_env(self, fn: FunctionInfo) -> FunctionContext:
+        ctx = self.context(fn)
+        compute_env(ctx)
+        return ctx
 
     def seed_class_state(self) -> None:
         """Tensor-valued attributes that something writes after construction start as pipeline state
@@ -436,10 +443,10 @@ def flag_params(fn: FunctionInfo) -> set[str]:
             if isinstance(d, ast.Constant) and (d.value is None or isinstance(d.value, (bool, int, float, str)))}
 
 
-def passed_by_callers(project: Project, fn: FunctionInfo) -> set[str]:
-    """Parameters of `fn` that some call in the project (a driver) passes a non-constant value to,
-    matched by the function's name."""
-    out: set[str] = set()
+def caller_arguments(project: Project, fn: FunctionInfo) -> dict[str, set]:
+    """What calls in the project (a driver) pass to each parameter of `fn`, matched by the function's
+    name: the constant values, or UNKNOWN for anything else."""
+    out: dict[str, set] = {}
     params = fn.positional_params[1:] if fn.is_method else fn.positional_params
     for module in project.modules.values():
         for node in ast.walk(module.tree):
@@ -449,11 +456,27 @@ def passed_by_callers(project: Project, fn: FunctionInfo) -> set[str]:
             name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
             if name != fn.name:
                 continue
-            for i, arg in enumerate(node.args):
-                if i < len(params) and not isinstance(arg, ast.Constant):
-                    out.add(params[i])
-            out |= {k.arg for k in node.keywords if k.arg and not isinstance(k.value, ast.Constant)}
+            passed = [(params[i], arg) for i, arg in enumerate(node.args) if i < len(params)]
+            passed += [(k.arg, k.value) for k in node.keywords if k.arg]
+            for param, arg in passed:
+                out.setdefault(param, set()).add(arg.value if isinstance(arg, ast.Constant) else UNKNOWN)
     return out
+
+
+def passed_by_callers(project: Project, fn: FunctionInfo) -> set[str]:
+    """Parameters of `fn` that some call in the project passes a non-constant value to."""
+    return {p for p, values in caller_arguments(project, fn).items() if UNKNOWN in values}
+
+
+def entry_flag_constants(project: Project, fn: FunctionInfo, data: set[str]) -> dict[str, set]:
+    """The values the entry's flag parameters (`deterministic=False`, `stochastic_output=False`) take:
+    their default, plus what calls in the project pass. Blocks a flag rules out are not the pipeline."""
+    args = fn.node.args
+    positional = [*args.posonlyargs, *args.args]
+    defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
+    defaults |= {a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None}
+    passed = caller_arguments(project, fn)
+    return {p: {defaults[p].value} | passed.get(p, set()) for p in flag_params(fn) - data}
 
 
 def entry_data_params(fn: FunctionInfo) -> set[str]:

@@ -11,12 +11,14 @@ from leapp_codemod.analysis.dataflow import (
     compute_env,
     entry_data_params,
     lint_data_params,
+    entry_flag_constants,
     passed_by_callers,
 )
 from leapp_codemod.analysis.entry_lookup import EntryNotFound, choose_entry, resolve_entry
 from leapp_codemod.analysis.entrypoints import rank_entrypoints
 from leapp_codemod.analysis.index import FunctionInfo, build_index, renamed
 from leapp_codemod.analysis.inline_range import parse_inline_entry
+from leapp_codemod.analysis.access_order import access_order
 from leapp_codemod.analysis.inline_scan import InlineEntryError, inline_function
 from leapp_codemod.analysis.leapp_support import LeappSupport, load_support
 from leapp_codemod.analysis.libraries import (
@@ -336,7 +338,10 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
         data = (set(rng.inputs) | set(rng.state) if inline else
                 entry_data_params(entry_fn) & lint_data_params(entry_fn) | _annotated_data(entry_fn)
                 | _optional_inputs(project, entry_fn))
+        if not inline:
+            analysis.facts.param_constants[entry_fn.id] = entry_flag_constants(project, entry_fn, data)
         analysis.run([entry_fn], {entry_fn.id: data})
+        analysis.facts.access = access_order(entry_fn, analysis.context_with_env)
         functions = list(analysis.reachable.values())
     else:
         for module in project.modules.values():

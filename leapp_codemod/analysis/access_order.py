@@ -1,0 +1,203 @@
+"""In what order one call of the entry reads and writes the attributes of `self`.
+
+An attribute is recurrent state only when some read can see the value a *previous* call left:
+no write that always runs comes before it in the same call. A buffer the step fills before reading
+it (`self.obs[:3] = ...; self.policy(self.obs)`), a distribution object built by one method and
+sampled by the next, are rewritten every call: temporaries, not state.
+
+The entry's call tree is walked once in execution order (callees inlined where they are called,
+each function the first time it is reached). A write "always runs" unless it sits under a condition
+on pipeline data or a value that changes between calls (a counter, state), in a loop over such a
+value, in an exception handler or `match` case, or in one of several possible callees. Conditions
+on configuration (`isinstance(self.dist, ...)`, `if self.cfg.use_imu:`, flags) take the same branch
+on every call, so a write under them either runs every call or never: neither makes state.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from leapp_codemod.analysis.context import (
+    FunctionContext, constant_flag_block, is_self_attr, live_statements, training_only_block,
+)
+from leapp_codemod.analysis.index import FunctionInfo
+
+MAX_DEPTH = 40
+MAX_STATEMENTS = 200_000
+_OVERWRITING_METHODS = frozenset({"copy_", "zero_", "fill_"})
+
+
+@dataclass
+class AccessOrder:
+    """Reads of `self.<attr>` (function id, line) that no always-running write precedes, per (class of the
+    reading method, attribute), and the functions the walk covered (a read elsewhere has no known order)."""
+
+    uncovered: dict[tuple[str, str], set[tuple[str, int]]] = field(default_factory=dict)  # (class id, attr) ->
+    visited: set[str] = field(default_factory=set)
+
+
+@dataclass
+class _Walk:
+    contexts: object                     # callable: FunctionInfo -> FunctionContext with its env computed
+    order: AccessOrder = field(default_factory=AccessOrder)
+    written: dict[str, set[str]] = field(default_factory=dict)   # attr -> classes with an always-running write
+    family: dict[str, set[str]] = field(default_factory=dict)    # class id -> ids of its MRO
+    statements: int = 0
+
+    def function(self, fn: FunctionInfo, guarded: bool, depth: int) -> None:
+        if fn.id in self.order.visited or depth > MAX_DEPTH:
+            return
+        self.order.visited.add(fn.id)
+        ctx = self.contexts(fn)
+        if ctx.cls is not None and ctx.cls.id not in self.family:
+            self.family[ctx.cls.id] = {k.id for k in ctx.project.mro(ctx.cls)}
+        self.block(fn.node.body, ctx, guarded, depth)
+
+    # ------------------------------------------------------------------ statements
+    def block(self, stmts: list[ast.stmt], ctx: FunctionContext, guarded: bool, depth: int) -> None:
+        for stmt in live_statements(stmts, ctx.fn, ctx.facts.param_constants.get(ctx.fn.id)):
+            self.statements += 1
+            if self.statements > MAX_STATEMENTS:
+                return
+            self.stmt(stmt, ctx, guarded, depth)
+
+    def stmt(self, node: ast.stmt, ctx: FunctionContext, guarded: bool, depth: int) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return
+        if isinstance(node, ast.If):
+            self.expr(node.test, ctx, guarded, depth)
+            inner = guarded or self._varies(node.test, ctx)
+            skipped = training_only_block(node, ctx.self_name) or constant_flag_block(
+                node, ctx.fn, ctx.facts.param_constants.get(ctx.fn.id))
+            if skipped != "body":
+                self.block(node.body, ctx, inner, depth)
+            if skipped != "orelse":
+                self.block(node.orelse, ctx, inner, depth)
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            self.expr(node.iter, ctx, guarded, depth)
+            inner = guarded or self._varies(node.iter, ctx)
+            self.target(node.target, ctx, True, depth)
+            self.block(node.body, ctx, inner, depth)
+            self.block(node.orelse, ctx, inner, depth)
+        elif isinstance(node, ast.While):
+            self.expr(node.test, ctx, guarded, depth)
+            inner = guarded or self._varies(node.test, ctx)
+            self.block(node.body, ctx, inner, depth)
+            self.block(node.orelse, ctx, inner, depth)
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                self.expr(item.context_expr, ctx, guarded, depth)
+            self.block(node.body, ctx, guarded, depth)
+        elif isinstance(node, ast.Try) or node.__class__.__name__ == "TryStar":
+            self.block(node.body, ctx, guarded, depth)
+            for handler in node.handlers:
+                self.block(handler.body, ctx, True, depth)
+            self.block(node.orelse, ctx, guarded, depth)
+            self.block(node.finalbody, ctx, guarded, depth)
+        elif isinstance(node, ast.Match):
+            self.expr(node.subject, ctx, guarded, depth)
+            for case in node.cases:
+                self.block(case.body, ctx, True, depth)
+        elif isinstance(node, ast.Assign):
+            self.expr(node.value, ctx, guarded, depth)
+            for target in node.targets:
+                self.target(target, ctx, guarded, depth)
+        elif isinstance(node, ast.AnnAssign):
+            if node.value is not None:
+                self.expr(node.value, ctx, guarded, depth)
+                self.target(node.target, ctx, guarded, depth)
+        elif isinstance(node, ast.AugAssign):
+            self.expr(_as_load(node.target), ctx, guarded, depth)
+            self.expr(node.value, ctx, guarded, depth)
+        else:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.expr):
+                    self.expr(child, ctx, guarded, depth)
+
+    def target(self, target: ast.expr, ctx: FunctionContext, guarded: bool, depth: int) -> None:
+        if isinstance(target, (ast.Tuple, ast.List)):
+            for elt in target.elts:
+                self.target(elt.value if isinstance(elt, ast.Starred) else elt, ctx, guarded, depth)
+        elif isinstance(target, ast.Starred):
+            self.target(target.value, ctx, guarded, depth)
+        elif is_self_attr(target, ctx.self_name):
+            self.write(target.attr, ctx, guarded)
+        elif isinstance(target, ast.Subscript):
+            self.expr(target.slice, ctx, guarded, depth)
+            root = target.value
+            while isinstance(root, ast.Subscript):
+                self.expr(root.slice, ctx, guarded, depth)
+                root = root.value
+            if is_self_attr(root, ctx.self_name):
+                self.write(root.attr, ctx, guarded)   # the step fills the buffer it then reads
+            else:
+                self.expr(root, ctx, guarded, depth)
+        elif isinstance(target, ast.Attribute):
+            self.expr(target.value, ctx, guarded, depth)
+
+    # ------------------------------------------------------------------ expressions
+    def expr(self, node: ast.expr, ctx: FunctionContext, guarded: bool, depth: int) -> None:
+        stack = [node]
+        calls: list[ast.Call] = []
+        while stack:   # reads in evaluation order are approximated by source order; calls run after their arguments
+            e = stack.pop()
+            if isinstance(e, ast.Attribute) and isinstance(e.ctx, ast.Load) and is_self_attr(e, ctx.self_name):
+                self.read(e.attr, ctx, e.lineno)
+                continue
+            if isinstance(e, ast.Call):
+                calls.append(e)
+            stack.extend(reversed(list(_subexpressions(e))))
+        for call in reversed(calls):   # innermost (arguments) first
+            self.call(call, ctx, guarded, depth)
+
+    def call(self, call: ast.Call, ctx: FunctionContext, guarded: bool, depth: int) -> None:
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr in _OVERWRITING_METHODS and not call.args[1:] \
+                and is_self_attr(func.value, ctx.self_name):
+            self.write(func.value.attr, ctx, guarded)
+        try:
+            callees = ctx.resolve_call(call)
+        except RecursionError:
+            return
+        for callee in callees:
+            self.function(callee, guarded, depth + 1)
+
+    # ------------------------------------------------------------------ events
+    def read(self, attr: str, ctx: FunctionContext, line: int) -> None:
+        writers = self.written.get(attr, set())
+        mine = self.family.get(ctx.cls.id, set()) if ctx.cls is not None else set()
+        if ctx.cls is not None and not any(w in mine or ctx.cls.id in self.family.get(w, ()) for w in writers):
+            self.order.uncovered.setdefault((ctx.cls.id, attr), set()).add((ctx.fn.id, line))
+
+    def write(self, attr: str, ctx: FunctionContext, guarded: bool) -> None:
+        if not guarded and ctx.cls is not None:
+            self.written.setdefault(attr, set()).add(ctx.cls.id)
+
+    @staticmethod
+    def _varies(test: ast.expr, ctx: FunctionContext) -> bool:
+        """Can the condition differ from one call to the next? Pipeline data and state can."""
+        return ctx.is_data(test)
+
+
+def _subexpressions(node: ast.AST):
+    """The expressions directly inside `node`, looking through keywords and comprehension clauses."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.expr):
+            yield child
+        elif isinstance(child, (ast.keyword, ast.comprehension, ast.arguments)):
+            yield from _subexpressions(child)
+
+
+def _as_load(target: ast.expr) -> ast.expr:
+    """The target of `x += v` as the value it reads first."""
+    if isinstance(target, ast.Attribute):
+        return ast.copy_location(ast.Attribute(value=target.value, attr=target.attr, ctx=ast.Load()), target)
+    return target
+
+
+def access_order(entry: FunctionInfo, contexts) -> AccessOrder:
+    """Walk one call of `entry` (see the module docstring). `contexts(fn)` gives a function's context
+    with its local facts computed."""
+    walk = _Walk(contexts)
+    walk.function(entry, False, 0)
+    return walk.order
