@@ -1,0 +1,104 @@
+import ast
+
+from leapp_codemod.analysis.context import is_self_attr
+from leapp_codemod.rules._helpers import enclosing_name, show
+from leapp_codemod.rules.base import Hit, Rule
+
+# Calls that allocate a fresh array or tensor from a shape: its contents are constants, not traced.
+ALLOCATORS = frozenset({f"{lib}.{fn}" for lib in ("numpy", "torch") for fn in ("zeros", "ones", "empty", "full")})
+
+
+def _root(target: ast.expr) -> ast.expr:
+    while isinstance(target, ast.Subscript):
+        target = target.value
+    return target
+
+
+def _allocates(value: ast.expr | None, module, ctx) -> bool:
+    if not isinstance(value, ast.Call) or ctx.args_data(value):
+        return False
+    name = ctx.project.qualify(value.func, module)
+    return bool(name) and ctx.project.external_name(name) in ALLOCATORS
+
+
+def _local_buffer(name: str, line: int, ctx) -> bool:
+    """Was `name` last bound, above `line` in this function, to a freshly allocated array?"""
+    bound = [(node.lineno, node.value) for node in ast.walk(ctx.fn.node)
+             if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.lineno < line and node.value is not None
+             and any(isinstance(t, ast.Name) and t.id == name
+                     for t in (node.targets if isinstance(node, ast.Assign) else [node.target]))]
+    return bool(bound) and _allocates(max(bound, key=lambda b: b[0])[1], ctx.module, ctx)
+
+
+def _attr_buffer(attr: str, ctx) -> bool:
+    """Is `self.<attr>` only ever bound to freshly allocated arrays (a preallocated buffer)?"""
+    if ctx.cls is None:
+        return False
+    values = [(ctx.project.modules[klass.module], value) for klass in ctx.project.mro(ctx.cls)
+              for _, value in klass.attr_values.get(attr, ())]
+    return bool(values) and all(_allocates(value, module, ctx) for module, value in values)
+
+
+def buffer_name(node: ast.Assign, ctx) -> str | None:
+    """The buffer a subscript assignment fills with pipeline data, if it is a preallocated, untraced one."""
+    if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Subscript) or not ctx.is_data(node.value):
+        return None
+    root = _root(node.targets[0])
+    if isinstance(root, ast.Name) and _local_buffer(root.id, node.lineno, ctx):
+        return root.id
+    if is_self_attr(root, ctx.self_name) and _attr_buffer(root.attr, ctx) and not ctx.state_writes(node):
+        return f"{ctx.self_name}.{root.attr}"
+    return None
+
+
+def _writes_of(name: str, ctx) -> list[int]:
+    """Lines of this function that fill the same buffer with pipeline data."""
+    return sorted({n.lineno for n in ast.walk(ctx.fn.node)
+                   if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Subscript)
+                   and ast.unparse(_root(n.targets[0])) == name and ctx.is_data(n.value)})
+
+
+def check(node, ctx):
+    name = buffer_name(node, ctx)
+    if name is None:
+        return
+    lines = _writes_of(name, ctx)
+    if lines and node.lineno != lines[0]:
+        return  # one finding per buffer, at its first write
+    more = f" (and {len(lines) - 1} more write{'s' if len(lines) > 2 else ''} on lines " \
+           f"{', '.join(map(str, lines[1:]))})" if len(lines) > 1 else ""
+    yield Hit(node, f"`{show(node)}` writes pipeline data into the preallocated buffer `{name}`{more}; LEAPP does "
+                    "not trace writes into an untraced array, so the export reads the buffer as a constant",
+              f"build the value from its parts instead (`np.concatenate`/`torch.cat`/`torch.stack`) in a "
+              f"FunctionPatch of `{enclosing_name(ctx.fn.qualname)}` (`generate` writes the patch for you to fill)")
+
+
+RULE = Rule(
+    code="LCM703", name="scratch-buffer-write", category="inplace-state", severity="error",
+    summary="pipeline data written into a preallocated array or tensor",
+    what="Flags element or slice writes of pipeline data into a buffer allocated from a shape (`np.zeros(n)`, "
+         "`torch.empty(...)`), held in a local or on `self`, that the step fills before reading it: "
+         "`obs = np.zeros(47); obs[:3] = omega; policy(torch.from_numpy(obs))`. One finding per buffer, at its "
+         "first write. A buffer read before it is written (a history) is recurrent state instead (LCM701).",
+    why="The buffer is a plain array, not a traced value. Writing a traced value into it copies numbers, not the "
+        "graph: the buffer is captured as a constant (by reference), so the export returns what it held while "
+        "tracing, or `output_tensors` raises 'received non-traced tensors'.",
+    fix="Assemble the value from its parts (`np.concatenate([omega, gravity, cmd])`, `torch.cat`) in a "
+        "`leapp.FunctionPatch` of the function that fills the buffer; the application stays unchanged.",
+    example="def build_obs(omega, q):\n    obs = np.zeros(6, dtype=np.float32)\n    obs[:3] = omega\n    obs[3:] = q\n"
+            "    return obs",
+    fixed_example="# integration module: FunctionPatch('app.build_obs', traced_build_obs)\n"
+                  "def traced_build_obs(omega, q):\n    return np.concatenate([omega, q]).astype(np.float32)",
+    node_types=(ast.Assign,), check=check,
+    valid=(
+        "import numpy as np\ndef step(obs):\n    out = np.concatenate([obs[:3], obs[3:] * 2])\n    return out\n",
+        "import numpy as np\ndef step(obs):\n    buf = obs.copy()\n    buf[:3] = obs[:3] * 2\n    return buf\n",
+    ),
+    invalid=(
+        "import numpy as np\ndef step(obs):\n    buf = np.zeros(6, dtype=np.float32)\n    buf[:3] = obs[:3]  # error\n"
+        "    buf[3:] = obs[3:] * 2\n    return buf\n",
+        "import numpy as np\nimport torch\nclass P:\n    def __init__(self):\n        self.obs = np.zeros(4)\n"
+        "    def step(self, x):\n        self.obs[:2] = x[:2]  # error\n        self.obs[2:] = x[2:]\n"
+        "        return torch.from_numpy(self.obs)\n",
+    ),
+)
