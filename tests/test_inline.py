@@ -123,6 +123,21 @@ def test_scan_of_the_range_reports_exactly_the_marked_findings(case, copies, mon
     assert doc["entry"].endswith(f"<lines {start}-{end}>")
 
 
+def test_a_range_reports_what_its_loop_carries_and_the_buffers_it_fills(tmp_path, monkeypatch):
+    """A deque of frames and a filtered action carried by a `for` loop in `main()`, and an observation
+    assembled in a preallocated buffer: state of the loop, and an untraced buffer."""
+    root = tmp_path / "inline_history"
+    shutil.copytree(FIXTURES / "inline_history", root)
+    expected, clean = markers(root)
+    assert len(expected) == 3 and len(clean) == 2
+    code, doc = scan_json(["deploy", "--entry", "deploy/rollout.py:22-30"], root, monkeypatch)
+    assert {(f["path"], f["line"], f["category"]) for f in doc["findings"]} == expected
+    by_line = {f["line"]: f for f in doc["findings"]}
+    assert by_line[23]["code"] == "LCM703" and "lines 24" in by_line[23]["message"]
+    assert "next iteration" in by_line[25]["message"] and "next iteration" in by_line[29]["message"]
+    assert code == 1
+
+
 @pytest.mark.parametrize("case", CASES[::2], ids=[c[0] for c in CASES[::2]])
 def test_scanning_the_enclosing_function_instead_flags_the_clean_lines(case, copies, monkeypatch):
     """What the range entry avoids: the logging around the loop is pipeline code for a whole-function scan."""

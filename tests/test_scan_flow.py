@@ -195,11 +195,12 @@ def test_only_tensor_state_is_handed_to_generate(tmp_path):
 
 
 SCRATCH_NOT_STATE = {
-    # filled element by element before the step reads it: rewritten every call
+    # filled element by element before the step reads it: rewritten every call, so an untraced
+    # buffer (LCM703), not state
     "buffer-filled-then-read": (
         "import torch\nclass P:\n    def __init__(self):\n        self.buf = torch.zeros(4)\n"
         "        self.last = torch.zeros(4)\n"
-        "    def step(self, obs):\n        for i in range(4):\n            self.buf[i] = obs[i] * 2\n"
+        "    def step(self, obs):\n        for i in range(4):\n            self.buf[i] = obs[i] * 2  # error: inplace-state\n"
         "        out = self.buf + self.last\n        self.last = out  # error: inplace-state\n        return out\n"),
     # built by one method and read by a later one in the same call (a distribution object)
     "set-by-one-method-read-by-next": (
@@ -229,4 +230,76 @@ SCRATCH_NOT_STATE = {
 @pytest.mark.parametrize("name", sorted(SCRATCH_NOT_STATE))
 def test_state_needs_a_read_before_an_always_running_write(tmp_path, name):
     snippet = SCRATCH_NOT_STATE[name]
+    result = scan_snippet(tmp_path, snippet)
+    assert {(f.line, f.category) for f in result.findings} == expected_marks(snippet)
+    buffers = {s.attr for s in result.state} & {"buf", "scaled", "mean"}
+    assert not buffers, f"rewritten every call, declared as state: {buffers}"
+    if name == "buffer-filled-then-read":
+        assert [f.code for f in result.findings if f.line == 8] == ["LCM703"]
+
+
+FIXED_LENGTH = {
+    # a list the code path fills a fixed number of times: its length is configuration
+    "list-filled-by-config": (
+        "import torch\ndef step(x, n_layers=2):\n    feats = []\n    for i in range(n_layers):\n"
+        "        feats.append(x * i)\n    if len(feats) > 1:\n        x = x + feats[1]\n    return x\n"),
+    # a list filled once per row of the data: its length is the batch size
+    "list-filled-per-row": (
+        "import torch\ndef step(x):\n    rows = []\n    for row in x:\n        rows.append(row * 2)\n"
+        "    if len(rows) > 1:  # error: shape-specialization\n        return torch.stack(rows)\n    return x\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FIXED_LENGTH))
+def test_the_length_of_a_python_list_is_a_shape_only_when_the_data_sets_it(tmp_path, name):
+    snippet = FIXED_LENGTH[name]
     assert {(f.line, f.category) for f in scan_snippet(tmp_path, snippet).findings} == expected_marks(snippet)
+
+
+RECEIVERS_AND_FLAGS = {
+    # the entry's flag parameter keeps its default: the stochastic branch is not the exported pipeline
+    "entry-flag-default": (
+        "import torch\nclass Dist:\n    def sample(self, mean):\n        return mean + torch.randn_like(mean)\n"
+        "class P:\n    def __init__(self):\n        self.dist = Dist()\n"
+        "    def step(self, obs, stochastic=False):\n        if stochastic:\n            return self.dist.sample(obs)\n"
+        "        return obs * 2\n"),
+    # ... unless a caller in the project passes another value
+    "entry-flag-passed-by-driver": (
+        "import torch\nclass Dist:\n    def sample(self, mean):\n"
+        "        return mean + torch.randn_like(mean)  # error: random-in-pipeline\n"
+        "class P:\n    def __init__(self):\n        self.dist = Dist()\n"
+        "    def step(self, obs, stochastic=False):\n        if stochastic:\n            return self.dist.sample(obs)\n"
+        "        return obs * 2\n"
+        "def drive(p, obs):\n    return p.step(obs, stochastic=True)\n"),
+    # the named entry's class is the receiver: a subclass's override does not run
+    "entry-class-is-the-receiver": (
+        "import torch\nclass Base:\n    def step(self, x):\n        return self.core(x)\n"
+        "    def core(self, x):\n        return x * 2\n"
+        "class Recurrent(Base):\n    def __init__(self):\n        self.h = torch.zeros(3)\n"
+        "    def core(self, x):\n        self.h = torch.tanh(x + self.h)\n        return self.h\n"),
+    # a method of a declared abstract type runs one of its overrides
+    "abstract-declared-type-reaches-overrides": (
+        "import abc\nimport torch\nclass Dist(abc.ABC):\n    @abc.abstractmethod\n    def draw(self, m):\n"
+        "        ...\nclass Noisy(Dist):\n    def draw(self, m):\n"
+        "        return m + torch.randn(3)  # error: random-in-pipeline\n"
+        "class P:\n    def __init__(self, dist: Dist):\n        self.dist = dist\n"
+        "    def step(self, obs):\n        return self.dist.draw(obs)\n"),
+    # `**kwargs` fills only the parameters nothing else passes
+    "double-star-fills-the-rest": (
+        "import torch\ndef helper(x, noisy=False, **extra):\n    if noisy:\n"
+        "        return x + torch.randn_like(x)\n    return x\n"
+        "def step(obs, **kw):\n    return helper(obs, noisy=False, **kw)\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RECEIVERS_AND_FLAGS))
+def test_receivers_flags_and_keyword_arguments(tmp_path, name):
+    snippet = RECEIVERS_AND_FLAGS[name]
+    assert {(f.line, f.category) for f in scan_snippet(tmp_path, snippet).findings} == expected_marks(snippet)
+
+
+def test_naming_the_subclass_entry_reaches_its_override(tmp_path):
+    path = tmp_path / "snippet.py"
+    path.write_text(RECEIVERS_AND_FLAGS["entry-class-is-the-receiver"], encoding="utf-8")
+    result = scan_project([str(path)], entry="snippet:Recurrent.step")
+    assert [(f.line, f.code) for f in result.findings] == [(11, "LCM702")]

@@ -30,7 +30,8 @@ _OVERWRITING_METHODS = frozenset({"copy_", "zero_", "fill_"})
 @dataclass
 class AccessOrder:
     """Reads of `self.<attr>` (function id, line) that no always-running write precedes, per (class of the
-    reading method, attribute), and the functions the walk covered (a read elsewhere has no known order)."""
+    reading method, attribute), and the functions the walk covered (a read elsewhere has no known order).
+    Loop-carried names of the entry (an inline range) are keyed (entry function id, name)."""
 
     uncovered: dict[tuple[str, str], set[tuple[str, int]]] = field(default_factory=dict)  # (class id, attr) ->
     visited: set[str] = field(default_factory=set)
@@ -41,6 +42,7 @@ class _Walk:
     contexts: object                     # callable: FunctionInfo -> FunctionContext with its env computed
     order: AccessOrder = field(default_factory=AccessOrder)
     written: dict[str, set[str]] = field(default_factory=dict)   # attr -> classes with an always-running write
+    written_names: set[str] = field(default_factory=set)         # loop-carried names with one
     family: dict[str, set[str]] = field(default_factory=dict)    # class id -> ids of its MRO
     statements: int = 0
 
@@ -122,6 +124,8 @@ class _Walk:
             self.target(target.value, ctx, guarded, depth)
         elif is_self_attr(target, ctx.self_name):
             self.write(target.attr, ctx, guarded)
+        elif isinstance(target, ast.Name):
+            self.write_name(target.id, ctx, guarded)
         elif isinstance(target, ast.Subscript):
             self.expr(target.slice, ctx, guarded, depth)
             root = target.value
@@ -130,6 +134,8 @@ class _Walk:
                 root = root.value
             if is_self_attr(root, ctx.self_name):
                 self.write(root.attr, ctx, guarded)   # the step fills the buffer it then reads
+            elif isinstance(root, ast.Name):
+                self.write_name(root.id, ctx, guarded)
             else:
                 self.expr(root, ctx, guarded, depth)
         elif isinstance(target, ast.Attribute):
@@ -144,6 +150,9 @@ class _Walk:
             if isinstance(e, ast.Attribute) and isinstance(e.ctx, ast.Load) and is_self_attr(e, ctx.self_name):
                 self.read(e.attr, ctx, e.lineno)
                 continue
+            if isinstance(e, ast.Name) and isinstance(e.ctx, ast.Load) and e.id in ctx.fn.carried \
+                    and e.id not in self.written_names:
+                self.order.uncovered.setdefault((ctx.fn.id, e.id), set()).add((ctx.fn.id, e.lineno))
             if isinstance(e, ast.Call):
                 calls.append(e)
             stack.extend(reversed(list(_subexpressions(e))))
@@ -172,6 +181,10 @@ class _Walk:
     def write(self, attr: str, ctx: FunctionContext, guarded: bool) -> None:
         if not guarded and ctx.cls is not None:
             self.written.setdefault(attr, set()).add(ctx.cls.id)
+
+    def write_name(self, name: str, ctx: FunctionContext, guarded: bool) -> None:
+        if not guarded and name in ctx.fn.carried:
+            self.written_names.add(name)
 
     @staticmethod
     def _varies(test: ast.expr, ctx: FunctionContext) -> bool:

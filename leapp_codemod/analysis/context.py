@@ -291,8 +291,34 @@ class FunctionContext:
         return not any(isinstance(value, literals) for klass in self.project.mro(self.cls)
                        for _, value in klass.attr_values.get(attr, ()))
 
+    def fixed_length_list(self, e: ast.expr) -> bool:
+        """A local list/dict the function builds from an empty literal, never filled in a loop over pipeline
+        data: its length is set by the code path (configuration), not by the data (`h = []; h.append(x)`)."""
+        if not isinstance(e, ast.Name):
+            return False
+        empty = (ast.List, ast.Dict, ast.Tuple)
+        bindings = [n.value for n in ast.walk(self.fn.node) if isinstance(n, ast.Assign)
+                    and any(isinstance(t, ast.Name) and t.id == e.id for t in n.targets)]
+        if not bindings or not all(
+                (isinstance(v, empty) and not getattr(v, "elts", getattr(v, "keys", None)))
+                or (isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id in ("list", "dict")
+                    and not v.args) for v in bindings):
+            return False
+        for loop in ast.walk(self.fn.node):
+            if isinstance(loop, (ast.For, ast.While)) and self.is_data(loop.iter if isinstance(loop, ast.For) else loop.test):
+                if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in CONTAINER_MUTATORS
+                       and isinstance(n.func.value, ast.Name) and n.func.value.id == e.id for n in ast.walk(loop)):
+                    return False
+        return True
+
+    def is_loop_carried(self, name: str) -> bool:
+        return name in self.fn.carried
+
     def is_state_container(self, expr: ast.expr) -> bool:
-        """`self.queue` when the step fills it with pipeline data (a history list, a deque of frames)."""
+        """`self.queue` when the step fills it with pipeline data (a history list, a deque of frames), or a
+        container the driver loop carries into the next iteration."""
+        if isinstance(expr, ast.Name):
+            return expr.id in self.fn.carried
         return is_self_attr(expr, self.self_name) and self._class_fact(self.facts.container_attrs, expr.attr)
 
     def self_attr_is_data(self, attr: str) -> bool:
@@ -390,7 +416,8 @@ class FunctionContext:
                 return self.is_data(e.func.value)
             builtin = self.builtin(e)
             if builtin == "len":
-                return any(self.is_data(a) and not self.is_state_container(a) for a in e.args)
+                return any(self.is_data(a) and not self.is_state_container(a) and not self.fixed_length_list(a)
+                           for a in e.args)
             if builtin in ("min", "max", "abs", "int", "float", "round", "sum"):
                 return list(e.args)
             return False
@@ -689,13 +716,14 @@ class FunctionContext:
     def _is_state_root(self, root: ast.expr) -> str | None:
         if is_self_attr(root, self.self_name) and self.self_attr_is_data(root.attr):
             return root.attr
-        if isinstance(root, ast.Name) and self.is_data_global(root.id):
+        if isinstance(root, ast.Name) and (self.is_data_global(root.id) or root.id in self.fn.carried):
             return root.id
         return None
 
     def state_owner(self, attr: str) -> str:
-        """'module:Class' for attributes of self, 'module' for module globals."""
-        if self.cls is not None and attr not in self.facts.data_globals.get(self.module.name, ()):
+        """'module:Class' for attributes of self, 'module' for module globals and loop-carried names."""
+        if self.cls is not None and attr not in self.facts.data_globals.get(self.module.name, ()) \
+                and attr not in self.fn.carried:
             return self.cls.id
         return self.module.name
 
@@ -739,7 +767,7 @@ class FunctionContext:
             attr = self._is_state_root(root)
             return [(attr, "inplace")] if attr and self._carried(root) else []
         if method in CONTAINER_MUTATORS and self.is_state_container(root) and self._carried(root):
-            return [(root.attr, "inplace")]
+            return [(root.id if isinstance(root, ast.Name) else root.attr, "inplace")]
         return []
 
     def _assign_state_write(self, target: ast.expr, value: ast.expr, line: int) -> tuple[str, str] | None:
@@ -749,6 +777,8 @@ class FunctionContext:
                 root = root.value
             attr = self._is_state_root(root)
             return (attr, "inplace") if attr and self._carried(root) else None
+        if isinstance(target, ast.Name) and target.id in self.fn.carried:
+            return (target.id, "reassigned") if self.is_data(value) and self._carried(target) else None
         if not is_self_attr(target, self.self_name) or self.cls is None:
             return None
         if not self.is_data(value) and not self._fed_back(value, target.attr):
@@ -773,6 +803,8 @@ class FunctionContext:
         (lint mode, module globals) every write counts; with one, only reads no always-running write
         precedes (see `access_order`)."""
         order = self.facts.access
+        if order is not None and isinstance(root, ast.Name) and root.id in self.fn.carried:
+            return bool(order.uncovered.get((self.fn.id, root.id)))
         if order is None or self.cls is None or not is_self_attr(root, self.self_name):
             return True
         attr = root.attr

@@ -24,6 +24,9 @@ class FunctionInfo:
     path: str                   # display path
     # the body's nodes as the analysis walks them, per set of constant parameters (walked once, read often)
     walks: dict = field(default_factory=dict, repr=False, compare=False)
+    # names a driver loop carries from one iteration into the next (an inline range's state and the
+    # containers it fills): the pipeline's persistent state, like attributes of self
+    carried: frozenset[str] = frozenset()
 
     @property
     def name(self) -> str:

@@ -6,9 +6,11 @@ carried state are the pipeline data, the code around it (setup, logging, teardow
 """
 from __future__ import annotations
 
+import ast
 import os
 from pathlib import Path
 
+from leapp_codemod.analysis.class_state import CONTAINER_MUTATORS
 from leapp_codemod.analysis.index import FunctionInfo
 from leapp_codemod.analysis.inline_range import (
     InlineEntry,
@@ -31,6 +33,19 @@ def _same_file(a: str, b: str) -> bool:
         return False
 
 
+def _filled_in_place(rng: InlineRange) -> frozenset[str]:
+    """Values from before the range that it mutates without rebinding (`frames.append(obs)`,
+    `buf[0] = x`): they keep what the range put in them for the next iteration."""
+    out = set()
+    for node in (n for stmt in rng.statements for n in ast.walk(stmt)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in CONTAINER_MUTATORS \
+                and isinstance(node.func.value, ast.Name):
+            out.add(node.func.value.id)
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name):
+            out.add(node.value.id)
+    return frozenset(out & set(rng.constants))
+
+
 def inline_function(project: Project, entry: InlineEntry) -> tuple[FunctionInfo, InlineRange]:
     """The synthetic entry function of the range, registered in its module, and the range."""
     module = next((m for m in project.modules.values() if _same_file(m.path, entry.file)), None)
@@ -46,6 +61,7 @@ def inline_function(project: Project, entry: InlineEntry) -> tuple[FunctionInfo,
     node = as_function(rng)
     qualname = f"{rng.scope_qualname}.{rng.label}" if rng.scope_qualname else rng.label
     owner = rng.scope_qualname.rpartition(".")[0] if rng.class_name else None
-    fn = FunctionInfo(f"{module.name}:{qualname}", module.name, qualname, node, owner, module.path)
+    fn = FunctionInfo(f"{module.name}:{qualname}", module.name, qualname, node, owner, module.path,
+                      carried=frozenset(rng.state) | _filled_in_place(rng))
     module.functions[qualname] = fn
     return fn, rng

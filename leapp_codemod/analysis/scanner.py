@@ -228,6 +228,8 @@ def run_rules(analysis: Analysis, functions, rules: tuple[Rule, ...], only_paths
                         if call:
                             library_calls.add(call)
                     for write in (ctx.state_writes(node) if rule.code in STATE_CODES else ()):
+                        if ctx.is_loop_carried(write[0]):
+                            continue  # `generate` carries an inline range's state itself
                         if ctx.cls is not None and not ctx.holds_tensor(write[0]):
                             continue  # a counter, a list or a dict: reported, not declarable as tensors
                         owner = ctx.state_owner(write[0])
@@ -340,6 +342,9 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
                 | _optional_inputs(project, entry_fn))
         if not inline:
             analysis.facts.param_constants[entry_fn.id] = entry_flag_constants(project, entry_fn, data)
+            owner = _entry_class(project, entry_fn, options.entry)
+            if owner is not None:  # `--entry Model.forward` runs on a Model: `self.f()` dispatches to Model's f
+                analysis.facts.receivers[entry_fn.id] = {owner.id}
         analysis.run([entry_fn], {entry_fn.id: data})
         analysis.facts.access = access_order(entry_fn, analysis.context_with_env)
         functions = list(analysis.reachable.values())
@@ -501,6 +506,18 @@ def _optional_inputs(project: Project, fn: FunctionInfo) -> set[str]:
     nones |= {a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults)
               if isinstance(d, ast.Constant) and d.value is None}
     return nones & passed_by_callers(project, fn) if nones else set()
+
+
+def _entry_class(project: Project, fn: FunctionInfo, given: str | None):
+    """The class the entry runs on: the one the user named (`Sub.forward` where `forward` is inherited),
+    else the method's own."""
+    module = project.modules[fn.module]
+    own = module.classes.get(fn.class_name or "")
+    qualname = (given or "").partition(":")[2]
+    named = module.classes.get(qualname.rpartition(".")[0]) if "." in qualname else None
+    if named is not None and own is not None and own in project.mro(named):
+        return named
+    return own
 
 
 def _annotated_data(fn: FunctionInfo) -> set[str]:

@@ -4,11 +4,20 @@ from leapp_codemod.rules._helpers import show
 from leapp_codemod.rules.base import Hit, Rule
 
 
+def carried_fix(name: str) -> str:
+    return (f"`{name}` is recurrent state of the inline pipeline: `generate` declares it as LEAPP state around each "
+            "iteration (a list or deque of arrays has to become one array first)")
+
+
 def check(node, ctx):
     write = ctx.state_write(node)
     if write is None or write[1] != "inplace":
         return
     attr = write[0]
+    if ctx.is_loop_carried(attr):
+        yield Hit(node, f"`{show(node)}` mutates `{attr}` in place, which the driver loop carries into its next "
+                        "iteration; the export freezes or drops it", carried_fix(attr))
+        return
     owner = ctx.state_owner(attr)
     where = f"self.{attr}" if ":" in owner else attr
     yield Hit(node, f"`{show(node)}` mutates persistent state `{where}` in place; the export freezes or drops it",

@@ -4,11 +4,21 @@ from leapp_codemod.rules._helpers import show
 from leapp_codemod.rules.base import Hit, Rule
 
 HANDLED_ELSEWHERE = frozenset({"item", "tolist", "numpy", "astype", "copy"})
+# The public methods of `numpy.ndarray` (NumPy 1.26-2.x). A call of any other name (`.items()`, `.cpu()`)
+# says the receiver is not an ndarray at that point, whatever else the name is bound to elsewhere.
+NDARRAY_METHODS = frozenset({
+    "all", "any", "argmax", "argmin", "argpartition", "argsort", "astype", "byteswap", "choose", "clip", "compress",
+    "conj", "conjugate", "copy", "cumprod", "cumsum", "diagonal", "dot", "dump", "dumps", "fill", "flatten",
+    "getfield", "item", "itemset", "max", "mean", "min", "newbyteorder", "nonzero", "partition", "prod", "ptp",
+    "put", "ravel", "repeat", "reshape", "resize", "round", "searchsorted", "setfield", "setflags", "sort",
+    "squeeze", "std", "sum", "swapaxes", "take", "to_device", "tobytes", "tofile", "tolist", "tostring", "trace",
+    "transpose", "var", "view",
+})
 
 
 def check(node: ast.Call, ctx):
     func = node.func
-    if not isinstance(func, ast.Attribute) or func.attr.startswith("_") or func.attr in HANDLED_ELSEWHERE:
+    if not isinstance(func, ast.Attribute) or func.attr not in NDARRAY_METHODS or func.attr in HANDLED_ELSEWHERE:
         return
     if func.attr in ctx.support.traced_methods or not ctx.is_numpy(func.value) or not ctx.is_data(func.value):
         return
@@ -29,6 +39,8 @@ RULE = Rule(
     node_types=(ast.Call,), check=check,
     valid=(
         "import numpy as np\ndef step(obs):\n    x = np.asarray(obs)\n    return x.reshape(1, -1).sum(axis=0)\n",
+        "import numpy as np\ndef step(obs):\n    if isinstance(obs, np.ndarray):\n        return np.tanh(obs)\n"
+        "    return {k: np.tanh(v) for k, v in obs.items()}\n",
     ),
     invalid=(
         "import numpy as np\ndef step(obs, w):\n    x = np.tanh(obs)\n    return x.dot(w)  # error\n",

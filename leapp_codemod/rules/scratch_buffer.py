@@ -67,10 +67,12 @@ def check(node, ctx):
         return  # one finding per buffer, at its first write
     more = f" (and {len(lines) - 1} more write{'s' if len(lines) > 2 else ''} on lines " \
            f"{', '.join(map(str, lines[1:]))})" if len(lines) > 1 else ""
+    where = ("in the loop body (the range is the driver's own code; LEAPP traces the concatenation)"
+             if ctx.fn.carried or ctx.fn.name.startswith("<") else
+             f"in a FunctionPatch of `{enclosing_name(ctx.fn.qualname)}` (`generate` writes the patch for you to fill)")
     yield Hit(node, f"`{show(node)}` writes pipeline data into the preallocated buffer `{name}`{more}; LEAPP does "
                     "not trace writes into an untraced array, so the export reads the buffer as a constant",
-              f"build the value from its parts instead (`np.concatenate`/`torch.cat`/`torch.stack`) in a "
-              f"FunctionPatch of `{enclosing_name(ctx.fn.qualname)}` (`generate` writes the patch for you to fill)")
+              f"build the value from its parts instead (`np.concatenate`/`torch.cat`/`torch.stack`) {where}")
 
 
 RULE = Rule(

@@ -1,6 +1,7 @@
 import ast
 
 from leapp_codemod.rules._helpers import show
+from leapp_codemod.rules.inplace_state import carried_fix
 from leapp_codemod.rules.base import Hit, Rule
 
 
@@ -9,6 +10,10 @@ def check(node, ctx):
     if write is None or write[1] != "reassigned":
         return
     attr = write[0]
+    if ctx.is_loop_carried(attr):
+        yield Hit(node, f"`{show(node)}` stores pipeline data in `{attr}`, which the driver loop's next iteration "
+                        "reads (recurrent state)", carried_fix(attr))
+        return
     yield Hit(node, f"`{show(node)}` stores pipeline data in `self.{attr}`, which the next call reads (recurrent state)",
               f"declare `{attr}` as LEAPP state (`state_tensors`/`update_state` around the call, or "
               f"`annotate.module(node, model, buffer_names=['{attr}'])`); `generate` writes it")
