@@ -14,7 +14,10 @@ CATEGORIES = {c.value for c in Category}
 
 
 def entry_for(snippet: str) -> str:
-    """`snippet:step`, or `snippet:Cls.step` when `step` is a method of a class."""
+    """`snippet:step`, or `snippet:Cls.step` when `step` is a method of a class, or the statement range
+    `snippet.py:START-END` a first line `# range: START-END` names (a pipeline inline in a loop)."""
+    if snippet.startswith("# range: "):
+        return "snippet.py:" + snippet.splitlines()[0].removeprefix("# range: ").strip()
     tree = ast.parse(snippet)
     for node in tree.body:
         if isinstance(node, ast.ClassDef) and any(
@@ -25,6 +28,12 @@ def entry_for(snippet: str) -> str:
     return "snippet:step"
 
 
+def entry_at(path, snippet: str) -> str:
+    """`entry_for`, with an inline range's file given by its path."""
+    entry = entry_for(snippet)
+    return str(path.parent / entry) if entry.startswith("snippet.py:") else entry
+
+
 def marked_lines(snippet: str) -> set[int]:
     return {number for number, line in enumerate(snippet.splitlines(), 1) if line.rstrip().endswith("# error")}
 
@@ -32,7 +41,7 @@ def marked_lines(snippet: str) -> set[int]:
 def scan_snippet(tmp_path, snippet: str):
     path = tmp_path / "snippet.py"
     path.write_text(snippet, encoding="utf-8")
-    result = scan_project([str(path)], entry=entry_for(snippet))
+    result = scan_project([str(path)], entry=entry_at(path, snippet))
     assert result.errors == [], result.errors
     assert result.files_analyzed == 1
     return result
@@ -91,7 +100,7 @@ def test_invalid_example_is_flagged_exactly_on_marked_lines(tmp_path, rule, inde
 def test_invalid_example_is_silent_when_its_rule_is_ignored(tmp_path, rule, index, snippet):
     path = tmp_path / "snippet.py"
     path.write_text(snippet, encoding="utf-8")
-    result = scan_project([str(path)], entry=entry_for(snippet), ignore=(rule.code,))
+    result = scan_project([str(path)], entry=entry_at(path, snippet), ignore=(rule.code,))
     assert rule.code not in {f.code for f in result.findings}
 
 

@@ -153,6 +153,20 @@ def test_recurrent_state_validates_over_steps_and_after_reset(tmp_path):
     assert rollout["ok"] and rollout["steps"] == 8
 
 
+def test_a_preallocated_observation_buffer_is_declared_as_state_and_validates(tmp_path):
+    """`self.obs = np.zeros(n)` filled slice by slice each step (LCM703): untraced as written; declared as
+    LEAPP state by the generated module, the writes trace and the export matches on fresh calls."""
+    work = project(tmp_path, "run_buffer")
+    before = tree_hash(work)
+    module = generate(work, "legapp", "legapp.controller:Controller.step")
+    assert '"obs": ("legapp.controller:Controller", "obs")' in module.read_text()
+    proc, report = run_json(work)
+    assert_validated(proc, report, work)
+    assert report["state"] == {"obs": "self.obs"}
+    after = tree_hash(work)
+    assert all(after[rel] == before[rel] for rel in before)
+
+
 def test_recurrent_state_the_module_does_not_declare_is_found_by_observation(tmp_path):
     work = project(tmp_path, "run_recurrent")
     module = generate(work, "memapp", "memapp.policy:RecurrentPolicy.act")

@@ -314,6 +314,10 @@ class FunctionContext:
     def is_loop_carried(self, name: str) -> bool:
         return name in self.fn.carried
 
+    def is_carried_state(self, name: str) -> bool:
+        """Does the next iteration read what this one left in the loop-carried `name`?"""
+        return name in self.fn.carried and self._carried(ast.Name(id=name, ctx=ast.Load()))
+
     def is_state_container(self, expr: ast.expr) -> bool:
         """`self.queue` when the step fills it with pipeline data (a history list, a deque of frames), or a
         container the driver loop carries into the next iteration."""

@@ -27,6 +27,8 @@ class FunctionInfo:
     # names a driver loop carries from one iteration into the next (an inline range's state and the
     # containers it fills): the pipeline's persistent state, like attributes of self
     carried: frozenset[str] = frozenset()
+    # an inline range: the value each name it uses was last bound to before the range (its allocation)
+    outer_values: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def name(self) -> str:

@@ -46,6 +46,18 @@ def _filled_in_place(rng: InlineRange) -> frozenset[str]:
     return frozenset(out & set(rng.constants))
 
 
+def _bound_before(rng: InlineRange) -> dict[str, ast.expr]:
+    """The value each of the range's names was last assigned before the range, in its enclosing scope."""
+    names = {*rng.inputs, *rng.state, *rng.constants}
+    out: dict[str, tuple[int, ast.expr]] = {}
+    for node in ast.walk(rng.scope):
+        if isinstance(node, ast.Assign) and node.lineno < rng.start:
+            for target in node.targets:
+                if isinstance(target, ast.Name) and target.id in names and node.lineno >= out.get(target.id, (0,))[0]:
+                    out[target.id] = (node.lineno, node.value)
+    return {name: value for name, (_, value) in out.items()}
+
+
 def inline_function(project: Project, entry: InlineEntry) -> tuple[FunctionInfo, InlineRange]:
     """The synthetic entry function of the range, registered in its module, and the range."""
     module = next((m for m in project.modules.values() if _same_file(m.path, entry.file)), None)
@@ -62,6 +74,6 @@ def inline_function(project: Project, entry: InlineEntry) -> tuple[FunctionInfo,
     qualname = f"{rng.scope_qualname}.{rng.label}" if rng.scope_qualname else rng.label
     owner = rng.scope_qualname.rpartition(".")[0] if rng.class_name else None
     fn = FunctionInfo(f"{module.name}:{qualname}", module.name, qualname, node, owner, module.path,
-                      carried=frozenset(rng.state) | _filled_in_place(rng))
+                      carried=frozenset(rng.state) | _filled_in_place(rng), outer_values=_bound_before(rng))
     module.functions[qualname] = fn
     return fn, rng

@@ -37,7 +37,7 @@ from leapp_codemod.model import (
     ScanResult,
     StateAttr,
 )
-from leapp_codemod.rules import Rule, select_rules
+from leapp_codemod.rules import Rule, scratch_buffer, select_rules
 from leapp_codemod.source.cache import (
     Cache,
     digest,
@@ -227,7 +227,9 @@ def run_rules(analysis: Analysis, functions, rules: tuple[Rule, ...], only_paths
                         call = library_call(ctx, node, fn.path)
                         if call:
                             library_calls.add(call)
-                    for write in (ctx.state_writes(node) if rule.code in STATE_CODES else ()):
+                    writes = ctx.state_writes(node) if rule.code in STATE_CODES else \
+                        scratch_buffer.declarable(node, ctx) if rule is scratch_buffer.RULE else ()
+                    for write in writes:
                         if ctx.is_loop_carried(write[0]):
                             continue  # `generate` carries an inline range's state itself
                         if ctx.cls is not None and not ctx.holds_tensor(write[0]):

@@ -40,15 +40,30 @@ def _attr_buffer(attr: str, ctx) -> bool:
 
 
 def buffer_name(node: ast.Assign, ctx) -> str | None:
-    """The buffer a subscript assignment fills with pipeline data, if it is a preallocated, untraced one."""
+    """The buffer a subscript assignment fills with pipeline data, if it is a preallocated, untraced one:
+    a local (or, in an inline range, a value bound before the range) or an attribute of self."""
     if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Subscript) or not ctx.is_data(node.value):
         return None
     root = _root(node.targets[0])
-    if isinstance(root, ast.Name) and _local_buffer(root.id, node.lineno, ctx):
+    if isinstance(root, ast.Name) and (_local_buffer(root.id, node.lineno, ctx) or _outer_buffer(root.id, ctx)):
         return root.id
     if is_self_attr(root, ctx.self_name) and _attr_buffer(root.attr, ctx) and not ctx.state_writes(node):
         return f"{ctx.self_name}.{root.attr}"
     return None
+
+
+def _outer_buffer(name: str, ctx) -> bool:
+    """An inline range's buffer allocated before the range, which it fills before reading."""
+    return name in ctx.fn.carried and not ctx.is_carried_state(name) and \
+        _allocates(ctx.fn.outer_values.get(name), ctx.module, ctx)
+
+
+def declarable(node: ast.Assign, ctx) -> list[tuple[str, str]]:
+    """(attribute, 'inplace') when the buffer is an attribute of self: declared as LEAPP state around the
+    call, the buffer is a traced value and so are the writes into it (what `generate` does)."""
+    name = buffer_name(node, ctx)
+    prefix = f"{ctx.self_name}."
+    return [(name[len(prefix):], "inplace")] if name and name.startswith(prefix) else []
 
 
 def _writes_of(name: str, ctx) -> list[int]:
@@ -67,12 +82,14 @@ def check(node, ctx):
         return  # one finding per buffer, at its first write
     more = f" (and {len(lines) - 1} more write{'s' if len(lines) > 2 else ''} on lines " \
            f"{', '.join(map(str, lines[1:]))})" if len(lines) > 1 else ""
-    where = ("in the loop body (the range is the driver's own code; LEAPP traces the concatenation)"
-             if ctx.fn.carried or ctx.fn.name.startswith("<") else
-             f"in a FunctionPatch of `{enclosing_name(ctx.fn.qualname)}` (`generate` writes the patch for you to fill)")
+    if "." in name or name in ctx.fn.carried:
+        fix = (f"declare `{name}` as LEAPP state around the pipeline call (`state_tensors` before, `update_state` "
+               "after): the buffer is then a traced value and so are the writes into it; `generate` writes this")
+    else:
+        fix = ("build the value from its parts instead (`np.concatenate`/`torch.cat`/`torch.stack`) in a "
+               f"FunctionPatch of `{enclosing_name(ctx.fn.qualname)}` (`generate` writes the patch for you to fill)")
     yield Hit(node, f"`{show(node)}` writes pipeline data into the preallocated buffer `{name}`{more}; LEAPP does "
-                    "not trace writes into an untraced array, so the export reads the buffer as a constant",
-              f"build the value from its parts instead (`np.concatenate`/`torch.cat`/`torch.stack`) {where}")
+                    "not trace writes into an untraced array, so the export reads the buffer as a constant", fix)
 
 
 RULE = Rule(
@@ -85,12 +102,17 @@ RULE = Rule(
     why="The buffer is a plain array, not a traced value. Writing a traced value into it copies numbers, not the "
         "graph: the buffer is captured as a constant (by reference), so the export returns what it held while "
         "tracing, or `output_tensors` raises 'received non-traced tensors'.",
-    fix="Assemble the value from its parts (`np.concatenate([omega, gravity, cmd])`, `torch.cat`) in a "
-        "`leapp.FunctionPatch` of the function that fills the buffer; the application stays unchanged.",
+    fix="A buffer on `self` (or carried by a driver loop): declare it as LEAPP state around the pipeline call "
+        "(`state_tensors` before, `update_state` after); the buffer becomes a traced value and the writes into it "
+        "are traced. `generate` writes this. A local buffer: assemble the value from its parts "
+        "(`np.concatenate([omega, gravity, cmd])`, `torch.cat`) in a `leapp.FunctionPatch` of the function that "
+        "fills it; the application stays unchanged.",
     example="def build_obs(omega, q):\n    obs = np.zeros(6, dtype=np.float32)\n    obs[:3] = omega\n    obs[3:] = q\n"
             "    return obs",
     fixed_example="# integration module: FunctionPatch('app.build_obs', traced_build_obs)\n"
-                  "def traced_build_obs(omega, q):\n    return np.concatenate([omega, q]).astype(np.float32)",
+                  "def traced_build_obs(omega, q):\n    return np.concatenate([omega, q]).astype(np.float32)\n"
+                  "# a buffer on self instead: ctrl.obs = annotate.state_tensors(NODE, {'obs': ctrl.obs}) ... "
+                  "annotate.update_state(NODE, {'obs': ctrl.obs})",
     node_types=(ast.Assign,), check=check,
     valid=(
         "import numpy as np\ndef step(obs):\n    out = np.concatenate([obs[:3], obs[3:] * 2])\n    return out\n",

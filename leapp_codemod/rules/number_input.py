@@ -1,0 +1,56 @@
+import ast
+
+from leapp_codemod.rules.base import Hit, Rule
+
+
+def _python_number(value: ast.expr | None) -> bool:
+    """`0`, `-1.5`, `range(...)` (the value of a loop counter)."""
+    if isinstance(value, ast.UnaryOp):
+        value = value.operand
+    if isinstance(value, ast.Constant):
+        return isinstance(value.value, (int, float)) and not isinstance(value.value, bool)
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in ("range", "enumerate")
+
+
+def check(node: ast.Name, ctx):
+    fn = ctx.fn
+    if not fn.outer_values or not isinstance(node.ctx, ast.Load) or node.id not in fn.params \
+            or node.id in fn.carried or not _python_number(fn.outer_values.get(node.id)):
+        return
+    first = min((n.lineno, n.col_offset) for n in ast.walk(fn.node)
+                if isinstance(n, ast.Name) and n.id == node.id and isinstance(n.ctx, ast.Load))
+    if (node.lineno, node.col_offset) != first:
+        return  # one finding per input, at its first use
+    bound = fn.outer_values[node.id]
+    yield Hit(node, f"`{node.id}` is a Python number from before the range (line {bound.lineno}); the LEAPP boundary "
+                    "passes numbers through as constants, so what the range computes from it is frozen at its "
+                    "traced value",
+              f"start the range where `{node.id}` has become part of an array, or export the function that receives "
+              "it as an array; a number that only counts iterations can stay outside the pipeline")
+
+
+RULE = Rule(
+    code="LCM103", name="python-number-input", category="scalar-extraction", severity="error",
+    summary="an inline range reads a Python number that changes between iterations",
+    what="In a pipeline written inline in a driver loop (`--entry FILE:START-END`), flags the first use of a "
+         "value from before the range that is a Python number: a step counter (`counter += 1`), a loop index "
+         "(`for step in range(n)`), a clock. Only inline entries: a function entry's parameters are its caller's.",
+    why="LEAPP traces tensors and arrays. The integration's input boundary passes any other value through "
+        "unchanged, so a number is a constant of the graph: a gait phase computed from a step counter is the "
+        "phase of the traced iteration forever.",
+    fix="Choose a range whose inputs are arrays (start it after the number has become part of an array), or "
+        "export the function that receives the value as an array.",
+    example="counter = 0\nwhile True:\n    counter += 1\n    phase = counter * dt % 1.0   # range starts here\n"
+            "    obs = np.concatenate([sensors(), [np.sin(phase)]])",
+    fixed_example="# range starting at the `obs = ...` line, with `phase` made an array before it:\n"
+                  "phase = np.array([counter * dt % 1.0])",
+    node_types=(ast.Name,), check=check,
+    valid=(
+        "import numpy as np\ndef step(obs, counter):\n    return np.tanh(obs) * counter\n",
+    ),
+    invalid=(
+        "# range: 7-8\nimport numpy as np\ndef main(sensors):\n    counter = 0\n    while counter < 10:\n"
+        "        counter += 1\n        phase = counter * 0.02  # error\n"
+        "        obs = np.concatenate([sensors(), np.sin(np.array([phase]))])\n        print(obs)\n",
+    ),
+)
