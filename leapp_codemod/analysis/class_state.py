@@ -65,20 +65,38 @@ def callback_methods(cls: ClassInfo) -> set[str]:
 
 
 def callback_inputs(cls: ClassInfo) -> set[str]:
-    """Attributes a callback method writes with something other than a constant."""
+    """Attributes a callback method writes with something other than a constant, and objects on self it
+    hands the message to (`self.remote.set(msg.wireless_remote)`: their state comes from the message)."""
     callbacks = callback_methods(cls)
     out: set[str] = set()
     for name in callbacks:
         fn = cls.methods[name].node
         self_name = _self_name(fn)
+        written: set[str] = set()
         for node in ast.walk(fn):
             if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None \
                     and not isinstance(node.value, ast.Constant):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for target in targets:
                     elts = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
-                    out |= {a for a in (_self_attr(t, self_name) for t in elts) if a}
+                    written |= {a for a in (_self_attr(t, self_name) for t in elts) if a}
+        message = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args)[1:]}
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                receiver = _self_attr(node.func.value, self_name)
+                if receiver and _carries_message(node, message, written, self_name):
+                    written.add(receiver)
+        out |= written
     return out
+
+
+def _carries_message(call: ast.Call, message: set[str], written: set[str], self_name: str | None) -> bool:
+    """Does a call pass the callback's message (a parameter, or an attribute set from it)?"""
+    for arg in (*call.args, *(k.value for k in call.keywords)):
+        for node in ast.walk(arg):
+            if isinstance(node, ast.Name) and node.id in message or _self_attr(node, self_name) in written:
+                return True
+    return False
 
 
 def mutated_attrs(cls: ClassInfo) -> set[str]:

@@ -4,8 +4,9 @@ from leapp_codemod.analysis.context import is_self_attr
 from leapp_codemod.rules._helpers import enclosing_name, show
 from leapp_codemod.rules.base import Hit, Rule
 
-# Calls that allocate a fresh array or tensor from a shape: its contents are constants, not traced.
-ALLOCATORS = frozenset({f"{lib}.{fn}" for lib in ("numpy", "torch") for fn in ("zeros", "ones", "empty", "full")})
+# Calls that allocate a fresh array or tensor from a shape or from constants: its contents are not traced.
+ALLOCATORS = frozenset({f"{lib}.{fn}" for lib in ("numpy", "torch") for fn in ("zeros", "ones", "empty", "full")}
+                       | {"numpy.array", "numpy.asarray", "torch.tensor"})
 
 
 def _root(target: ast.expr) -> ast.expr:
@@ -124,5 +125,8 @@ RULE = Rule(
         "import numpy as np\nimport torch\nclass P:\n    def __init__(self):\n        self.obs = np.zeros(4)\n"
         "    def step(self, x):\n        self.obs[:2] = x[:2]  # error\n        self.obs[2:] = x[2:]\n"
         "        return torch.from_numpy(self.obs)\n",
+        "# range: 7-9\nimport numpy as np\ndef main(read):\n    obs = np.zeros(4)\n    for _ in range(3):\n"
+        "        x = read()\n        obs[:2] = x[:2]  # error\n        obs[2:] = x[2:] * 2\n        y = np.tanh(obs)\n"
+        "        print(y)\n",
     ),
 )
