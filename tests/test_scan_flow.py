@@ -251,11 +251,6 @@ FIXED_LENGTH = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(FIXED_LENGTH))
-def test_the_length_of_a_python_list_is_a_shape_only_when_the_data_sets_it(tmp_path, name):
-    snippet = FIXED_LENGTH[name]
-    assert {(f.line, f.category) for f in scan_snippet(tmp_path, snippet).findings} == expected_marks(snippet)
-
 
 RECEIVERS_AND_FLAGS = {
     # the entry's flag parameter keeps its default: the stochastic branch is not the exported pipeline
@@ -293,9 +288,9 @@ RECEIVERS_AND_FLAGS = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(RECEIVERS_AND_FLAGS))
-def test_receivers_flags_and_keyword_arguments(tmp_path, name):
-    snippet = RECEIVERS_AND_FLAGS[name]
+@pytest.mark.parametrize("name", sorted({**FIXED_LENGTH, **RECEIVERS_AND_FLAGS}))
+def test_list_lengths_receivers_flags_and_keyword_arguments(tmp_path, name):
+    snippet = {**FIXED_LENGTH, **RECEIVERS_AND_FLAGS}[name]
     assert {(f.line, f.category) for f in scan_snippet(tmp_path, snippet).findings} == expected_marks(snippet)
 
 
