@@ -205,6 +205,8 @@ def _as_load(target: ast.expr) -> ast.expr:
     """The target of `x += v` as the value it reads first."""
     if isinstance(target, ast.Attribute):
         return ast.copy_location(ast.Attribute(value=target.value, attr=target.attr, ctx=ast.Load()), target)
+    if isinstance(target, ast.Name):
+        return ast.copy_location(ast.Name(id=target.id, ctx=ast.Load()), target)
     return target
 
 

@@ -296,13 +296,9 @@ class FunctionContext:
         data: its length is set by the code path (configuration), not by the data (`h = []; h.append(x)`)."""
         if not isinstance(e, ast.Name):
             return False
-        empty = (ast.List, ast.Dict, ast.Tuple)
         bindings = [n.value for n in ast.walk(self.fn.node) if isinstance(n, ast.Assign)
                     and any(isinstance(t, ast.Name) and t.id == e.id for t in n.targets)]
-        if not bindings or not all(
-                (isinstance(v, empty) and not getattr(v, "elts", getattr(v, "keys", None)))
-                or (isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id in ("list", "dict")
-                    and not v.args) for v in bindings):
+        if not bindings or not all(_empty_container(v) for v in bindings):
             return False
         for loop in ast.walk(self.fn.node):
             if isinstance(loop, (ast.For, ast.While)) and self.is_data(loop.iter if isinstance(loop, ast.For) else loop.test):
@@ -873,6 +869,16 @@ class FunctionContext:
         call_lines = [node.lineno for node in ast.walk(self.fn.node) if isinstance(node, ast.Call)
                       and any(c.id == fid for c in self.resolve_call(node))]
         return bool(call_lines) and min(call_lines) > line
+
+
+def _empty_container(value: ast.expr) -> bool:
+    """`[]`, `()`, `{}`, `list()`, `dict()`."""
+    if isinstance(value, (ast.List, ast.Tuple)):
+        return not value.elts
+    if isinstance(value, ast.Dict):
+        return not value.keys
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in ("list", "dict") \
+        and not value.args and not value.keywords
 
 
 def _target_pairs(target: ast.expr, value: ast.expr):
