@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 
 from leapp_codemod.analysis.index import ClassInfo, FunctionInfo, ModuleIndex
-from leapp_codemod.analysis.project import Project
+from leapp_codemod.analysis.project import Project, questions
 
 _MAX_DEPTH = 6
 
@@ -112,14 +112,16 @@ class CallableResolver:
 
     def _resolve(self, func: ast.expr) -> list:
         """What `func` may hold; re-entrant questions about the same expression answer nothing."""
-        active = self.project.memo.setdefault(("resolving",), set())
+        active = self.project.memo.setdefault(("resolving",), {})   # id(func) -> depth (project.Questions)
+        q = questions(self.project)
         if id(func) in active:
+            q.cut(active[id(func)])
             return []
-        active.add(id(func))
+        active[id(func)] = q.depth
         try:
             return self._callables(func, Where(self.ctx.module, self.ctx.fn), 0)
         finally:
-            active.discard(id(func))
+            del active[id(func)]
 
     def callees(self, func: ast.expr) -> list[FunctionInfo]:
         """Functions a call of `func` runs (a class held in a value runs its `__init__`)."""
