@@ -94,6 +94,21 @@ def test_long_method_chain_takes_linear_time(tmp_path):
     assert (line, "LCM201") in {(f["line"], f["code"]) for f in document["findings"]}
 
 
+
+def test_attribute_built_from_itself_is_followed_once(tmp_path):
+    """`self._code = self._replace(...)` where `_replace` returns `self._code` (torch._inductor's
+    PartialRender): the resolver follows the value once instead of recursing until the recursion
+    limit (which lost the function, or crashed three rules as internal errors)."""
+    source = ("import torch\n\nclass Render:\n    def __init__(self, code):\n        self._code = code\n\n"
+              "    def finalize(self, key):\n        self._code = self._replace(key, 'x')\n\n"
+              "    def _replace(self, key, result):\n        if key not in self._code:\n            return self._code\n"
+              "        return self._code.replace(key, result)\n\n"
+              "    def code(self):\n        return self._code.strip().upper()\n")
+    write_app(tmp_path, {"render.py": source})
+    result = CliRunner().invoke(main, ["scan", str(tmp_path), "--all", "--no-cache", "--format", "json"],
+                                catch_exceptions=False)
+    assert json.loads(result.stdout)["errors"] == []
+
 # --------------------------------------------------------------------------- newer grammar
 def test_downlevel_keeps_every_line_and_drops_only_pep695_syntax():
     text = ("def f[T: (int, str)](x: T) -> T:\n    return x\ntype Alias[K] = list[K]\n"

@@ -96,6 +96,7 @@ class CallableResolver:
     def __init__(self, ctx):
         self.ctx = ctx
         self.project: Project = ctx.project
+        self._following: set[tuple] = set()   # calls and attributes being followed, where
 
     def applies(self, func: ast.expr) -> bool:
         """Only calls through locals, parameters, `self`, containers or getattr are resolved here."""
@@ -163,10 +164,23 @@ class CallableResolver:
             direct = self._reference(value, where)
             return direct if direct else self._callables(value, where, depth)
         if isinstance(value, ast.Call):
-            return self._call_value(value, where, depth)
+            return self._follow(self._call_value, value, where, depth)
         if isinstance(value, ast.Attribute):
-            return self._reference(value, where) or self._attribute(value, where, depth)
+            return self._reference(value, where) or self._follow(self._attribute, value, where, depth)
         return []
+
+    def _follow(self, step, value: ast.expr, where: Where, depth: int) -> list[FunctionInfo]:
+        """`step` unless the same value is already being followed in the same place: a value built from
+        itself (`self.x = self.make()` where `make` returns `self.x`) holds nothing more on a second lap
+        (it used to recurse until the recursion limit and lose the whole function)."""
+        key = (id(value), id(where.fn) if where.fn is not None else where.module.name, *map(id, where.receivers))
+        if key in self._following:
+            return []
+        self._following.add(key)
+        try:
+            return step(value, where, depth)
+        finally:
+            self._following.discard(key)
 
     def _items(self, container: ast.expr, where: Where, how: str, depth: int):
         """Elements (`element`), values (`item`, `key:K`) of a container expression."""
