@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import json
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -71,6 +72,42 @@ def test_two_thousand_term_expression_in_entry_mode(tmp_path, shape):
     branch_line = 4 if shape == "condition" else 5
     assert {(f["line"], f["code"]) for f in document["findings"]} == {(branch_line, "LCM201")}
 
+
+def test_long_method_chain_takes_linear_time(tmp_path):
+    """A builder chain (`Config(...).add(a).add(b)...`, as in torch.ao's backend configs) asks about
+    each inner call from several places; answers are kept per question, so 10 links take a fraction
+    of a second (the work used to grow ~3.5x per link: 8 links 2 s, 10 links 24 s, 12 over a minute)."""
+    chain = "".join(f"\n        .add(make({i}))" for i in range(10))
+    source = ("import torch\n\nclass Config:\n    def __init__(self, name):\n        self.items = []\n\n"
+              "    def add(self, item):\n        self.items.append(item)\n        return self\n\n"
+              f"def make(i):\n    return [i]\n\ndef build():\n    return (\n        Config('x'){chain}\n    )\n\n"
+              "class Policy:\n    def act(self, obs):\n        cfg = build()\n        if obs.max() > 0:  # the hazard\n"
+              "            return obs\n        return cfg\n")
+    write_app(tmp_path, {"chain.py": source})
+    line = next(n for n, text in enumerate(source.splitlines(), 1) if "the hazard" in text)
+    started = time.monotonic()
+    result = CliRunner().invoke(main, ["scan", str(tmp_path), "--all", "--no-cache", "--format", "json"],
+                                catch_exceptions=False)
+    assert time.monotonic() - started < 10
+    document = json.loads(result.stdout)
+    assert document["errors"] == []
+    assert (line, "LCM201") in {(f["line"], f["code"]) for f in document["findings"]}
+
+
+
+def test_attribute_built_from_itself_is_followed_once(tmp_path):
+    """`self._code = self._replace(...)` where `_replace` returns `self._code` (torch._inductor's
+    PartialRender): the resolver follows the value once instead of recursing until the recursion
+    limit (which lost the function, or crashed three rules as internal errors)."""
+    source = ("import torch\n\nclass Render:\n    def __init__(self, code):\n        self._code = code\n\n"
+              "    def finalize(self, key):\n        self._code = self._replace(key, 'x')\n\n"
+              "    def _replace(self, key, result):\n        if key not in self._code:\n            return self._code\n"
+              "        return self._code.replace(key, result)\n\n"
+              "    def code(self):\n        return self._code.strip().upper()\n")
+    write_app(tmp_path, {"render.py": source})
+    result = CliRunner().invoke(main, ["scan", str(tmp_path), "--all", "--no-cache", "--format", "json"],
+                                catch_exceptions=False)
+    assert json.loads(result.stdout)["errors"] == []
 
 # --------------------------------------------------------------------------- newer grammar
 def test_downlevel_keeps_every_line_and_drops_only_pep695_syntax():

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 from leapp_codemod.analysis.class_state import CONTAINER_MUTATORS
 from leapp_codemod.analysis.index import SELF_RETURNING_METHODS, ClassInfo, FunctionInfo, ModuleIndex
 from leapp_codemod.analysis.leapp_support import LeappSupport
-from leapp_codemod.analysis.project import Project
-from leapp_codemod.analysis.resolve_callables import CallableResolver
+from leapp_codemod.analysis.project import Project, questions
+from leapp_codemod.analysis.resolve_callables import CallableResolver, returned_values
 from leapp_codemod.analysis.resolve_sites import argument_for, sites_of
 from leapp_codemod.analysis.resolve_types import annotation_classes, builds_own_class, is_abstract, overrides
 
@@ -222,6 +222,33 @@ def live_statements(block: list[ast.stmt], fn: FunctionInfo, constants: dict[str
     return block
 
 
+def _answered_once(method):
+    """Keep `method`'s answers for the current outermost question (see `project.Questions`)."""
+    kind = method.__name__
+
+    def asked(self, *args):
+        q = questions(self.project)
+        if not q.frames:
+            q.answers.clear()
+        key = (kind, self._asker(), *(a if isinstance(a, str) else id(a) for a in args))
+        kept = q.kept(key)
+        if kept is not None:
+            return kept.copy()
+        outer_reach, q.reach = q.reach, q.NEVER
+        q.serial += 1
+        q.frames.append(q.serial)
+        try:
+            answer = method(self, *args)
+        finally:
+            q.frames.pop()
+            reach, q.reach = q.reach, min(outer_reach, q.reach)
+        q.keep(key, answer, reach, (self, args))
+        return answer.copy()
+
+    asked.__name__, asked.__doc__ = method.__name__, method.__doc__
+    return asked
+
+
 @dataclass
 class FunctionContext:
     fn: FunctionInfo
@@ -230,9 +257,14 @@ class FunctionContext:
     facts: Facts
     support: LeappSupport
     env: Env = field(default_factory=Env)
-    _type_guard: set = field(default_factory=set)
 
     # ------------------------------------------------------------------ basics
+    def _asker(self):
+        """Who asks, for kept answers and cycle guards: a context with local facts is itself; one with
+        none yet (`for_function` makes a fresh one per call) answers like any other for its function."""
+        env = self.env
+        return id(self) if env.data or env.shape or env.numpy or env.types else self.fn.id
+
     @property
     def self_name(self) -> str | None:
         return self_name_of(self.fn)
@@ -469,6 +501,10 @@ class FunctionContext:
             if e.id in self.module.globals:
                 return self.global_types(self.module, e.id)
             return set()
+        return self._compound_types(e)
+
+    @_answered_once
+    def _compound_types(self, e: ast.expr) -> set[str]:
         if isinstance(e, ast.Attribute):
             if is_self_attr(e, self.self_name) and self.cls is not None:
                 return set().union(*(self.attr_types(c, e.attr) for c in self.receiver_classes()))
@@ -526,27 +562,31 @@ class FunctionContext:
         return {self.project.external_name(name)}
 
     def return_types(self, fn: FunctionInfo) -> set[str]:
-        if fn.id in self._type_guard:
+        q, guard = questions(self.project), (self._asker(), "returns", fn.id)
+        if guard in q.guards:
+            q.cut(q.guards[guard])
             return set()
-        self._type_guard.add(fn.id)
+        q.guards[guard] = q.depth
         try:
             module = self.project.modules[fn.module]
             declared = annotation_classes(self.project, fn.node.returns, module)
             if declared:
                 return declared
             out: set[str] = set()
-            for node in ast.walk(fn.node):
-                if isinstance(node, ast.Return) and isinstance(node.value, ast.Call):
-                    out |= self.call_result_types(node.value, module)
+            for value in returned_values(self.project, fn):
+                if isinstance(value, ast.Call):
+                    out |= self.call_result_types(value, module)
             return out
         finally:
-            self._type_guard.discard(fn.id)
+            del q.guards[guard]
 
+    @_answered_once
     def attr_types(self, cls: ClassInfo, attr: str) -> set[str]:
-        guard = ("attr", cls.id, attr)
-        if guard in self._type_guard:
+        q, guard = questions(self.project), (self._asker(), "attr", cls.id, attr)
+        if guard in q.guards:
+            q.cut(q.guards[guard])
             return set()
-        self._type_guard.add(guard)
+        q.guards[guard] = q.depth
         try:
             out: set[str] = set()
             declared: set[str] = set()
@@ -567,7 +607,7 @@ class FunctionContext:
                     declared = annotation_classes(self.project, klass.attr_annotations[attr], module)
             return out | declared
         finally:
-            self._type_guard.discard(guard)
+            del q.guards[guard]
 
     def param_value_types(self, fn: FunctionInfo, param: str) -> set[str]:
         """What a method parameter may hold: its annotation, what reachable callers pass and, for
@@ -645,6 +685,7 @@ class FunctionContext:
         return self.call_result_types(value, module) if isinstance(value, ast.Call) else set()
 
     # ------------------------------------------------------------------ calls
+    @_answered_once
     def resolve_call(self, call: ast.Call) -> list[FunctionInfo]:
         """Project functions a call may run (empty for library calls)."""
         func = call.func

@@ -27,6 +27,62 @@ def _resolve_in(folder: Path, target: str, by_path: dict[Path, str]) -> str | No
 NN_MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module", "nn.Module"})
 
 
+class Questions:
+    """Answers to `types_of`, `resolve_call` and `attr_types` while one outermost question is answered.
+
+    A method chain (`cfg.a(x).b(y).c(z)...`), or classes whose attributes are built from each other's
+    attributes, ask the same inner question from many places; answering each afresh made the work
+    grow exponentially with the chain's length. Nothing the answers depend on (env, facts) changes
+    during one outermost question, so answers are kept until the next one starts. The cycle guards
+    (`return_types`, `attr_types`, the resolver's re-entrancy check) record the depth they were set
+    at: an answer that a guard set outside it cut short depends on that guard, so it is kept only
+    while the answer that set the guard is still being computed."""
+
+    __slots__ = ("answers", "frames", "guards", "reach", "serial")
+    NEVER = 1 << 30
+
+    def __init__(self) -> None:
+        self.frames: list[int] = []  # a serial number per answer being computed, outermost first
+        self.serial = 0
+        self.reach = self.NEVER      # the lowest depth of a guard that cut the current answer short
+        self.answers: dict = {}      # key -> (answer, reach, serial of the answer it depends on, pinned)
+        self.guards: dict = {}       # (asker, what) being computed -> the depth it was set at
+
+    @property
+    def depth(self) -> int:
+        return len(self.frames)
+
+    def cut(self, since: int) -> None:
+        """A cycle guard set at depth `since` answered nothing."""
+        self.reach = min(self.reach, since)
+
+    def kept(self, key):
+        """The kept answer for `key` if it still holds here, else None."""
+        found = self.answers.get(key)
+        if found is None:
+            return None
+        answer, reach, serial, _ = found
+        if reach < self.NEVER:
+            if reach > 0 and (len(self.frames) < reach or self.frames[reach - 1] != serial):
+                return None      # the answer whose guard it depends on is finished
+            self.cut(reach)
+        return answer
+
+    def keep(self, key, answer, reach: int, pinned) -> None:
+        """`pinned` holds the objects whose ids are in `key`, so no other object takes those ids."""
+        if reach > len(self.frames):
+            reach = self.NEVER   # only guards set inside it cut it short: it holds anywhere
+        serial = self.frames[reach - 1] if 0 < reach < self.NEVER else None
+        self.answers[key] = (answer, reach, serial, pinned)
+
+
+def questions(project: Project) -> Questions:
+    found = project.memo.get(Questions)
+    if found is None:
+        found = project.memo[Questions] = Questions()
+    return found
+
+
 @dataclass
 class Project:
     modules: dict[str, ModuleIndex]

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 
 from leapp_codemod.analysis.index import ClassInfo, FunctionInfo, ModuleIndex
-from leapp_codemod.analysis.project import Project
+from leapp_codemod.analysis.project import Project, questions
 
 _MAX_DEPTH = 6
 
@@ -96,6 +96,7 @@ class CallableResolver:
     def __init__(self, ctx):
         self.ctx = ctx
         self.project: Project = ctx.project
+        self._following: set[tuple] = set()   # calls and attributes being followed, where
 
     def applies(self, func: ast.expr) -> bool:
         """Only calls through locals, parameters, `self`, containers or getattr are resolved here."""
@@ -112,14 +113,16 @@ class CallableResolver:
 
     def _resolve(self, func: ast.expr) -> list:
         """What `func` may hold; re-entrant questions about the same expression answer nothing."""
-        active = self.project.memo.setdefault(("resolving",), set())
+        active = self.project.memo.setdefault(("resolving",), {})   # id(func) -> depth (project.Questions)
+        q = questions(self.project)
         if id(func) in active:
+            q.cut(active[id(func)])
             return []
-        active.add(id(func))
+        active[id(func)] = q.depth
         try:
             return self._callables(func, Where(self.ctx.module, self.ctx.fn), 0)
         finally:
-            active.discard(id(func))
+            del active[id(func)]
 
     def callees(self, func: ast.expr) -> list[FunctionInfo]:
         """Functions a call of `func` runs (a class held in a value runs its `__init__`)."""
@@ -161,10 +164,23 @@ class CallableResolver:
             direct = self._reference(value, where)
             return direct if direct else self._callables(value, where, depth)
         if isinstance(value, ast.Call):
-            return self._call_value(value, where, depth)
+            return self._follow(self._call_value, value, where, depth)
         if isinstance(value, ast.Attribute):
-            return self._reference(value, where) or self._attribute(value, where, depth)
+            return self._reference(value, where) or self._follow(self._attribute, value, where, depth)
         return []
+
+    def _follow(self, step, value: ast.expr, where: Where, depth: int) -> list[FunctionInfo]:
+        """`step` unless the same value is already being followed in the same place: a value built from
+        itself (`self.x = self.make()` where `make` returns `self.x`) holds nothing more on a second lap
+        (it used to recurse until the recursion limit and lose the whole function)."""
+        key = (id(value), id(where.fn) if where.fn is not None else where.module.name, *map(id, where.receivers))
+        if key in self._following:
+            return []
+        self._following.add(key)
+        try:
+            return step(value, where, depth)
+        finally:
+            self._following.discard(key)
 
     def _items(self, container: ast.expr, where: Where, how: str, depth: int):
         """Elements (`element`), values (`item`, `key:K`) of a container expression."""
