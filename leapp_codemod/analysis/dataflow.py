@@ -193,13 +193,21 @@ class Analysis:
     reachable: dict[str, FunctionInfo] = field(default_factory=dict)
     seeded: set[str] = field(default_factory=set)
     mutated: set[str] = field(default_factory=set)   # attribute names written after construction somewhere
+    pass_envs: dict[str, Env] = field(default_factory=dict)      # local facts computed by the current pass
+    settled_envs: dict[str, Env] = field(default_factory=dict)   # ... by a last pass that changed no fact
 
     def context(self, fn: FunctionInfo) -> FunctionContext:
         return FunctionContext(fn, self.project.modules[fn.module], self.project, self.facts, self.support)
 
     def context_with_env(self, fn: FunctionInfo) -> FunctionContext:
+        """A context with the function's local facts: the ones the last pass of `run` computed when that
+        pass changed nothing (the facts are final, so recomputing would give the same), else fresh."""
         ctx = self.context(fn)
-        compute_env(ctx)
+        settled = self.settled_envs.get(fn.id)
+        if settled is not None:
+            ctx.env = settled
+        else:
+            compute_env(ctx)
         return ctx
 
     def seed_class_state(self) -> None:
@@ -228,7 +236,7 @@ class Analysis:
 
     def propagate(self, fn: FunctionInfo) -> None:
         ctx = self.context(fn)
-        compute_env(ctx)
+        self.pass_envs[fn.id] = compute_env(ctx)
         facts = self.facts
         self_name = ctx.self_name
         for node in iter_nodes(fn, facts.param_constants.get(fn.id)):
@@ -317,6 +325,8 @@ class Analysis:
             passes += 1
             self.seed_class_state()
             before = (len(self.reachable), self.facts.fingerprint(), len(self.project.modules))
+            self.pass_envs = {}
+            self.settled_envs = {}
             done = 0
             while done < len(self.reachable):
                 pending = list(self.reachable.values())[done:]
@@ -327,6 +337,7 @@ class Analysis:
                     except RecursionError:
                         continue  # absurdly nested statement: its facts stay as they are
             if (len(self.reachable), self.facts.fingerprint(), len(self.project.modules)) == before:
+                self.settled_envs = self.pass_envs
                 break
 
 

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field, replace
 from leapp_codemod.analysis.context import iter_nodes
 from leapp_codemod.analysis.dataflow import (
     Analysis,
-    compute_env,
     entry_data_params,
     lint_data_params,
     entry_flag_constants,
@@ -203,9 +202,8 @@ def run_rules(analysis: Analysis, functions, rules: tuple[Rule, ...], only_paths
     for fn in functions:
         if only_paths is not None and fn.path not in only_paths:
             continue
-        ctx = analysis.context(fn)
         try:
-            compute_env(ctx)
+            ctx = analysis.context_with_env(fn)
         except RecursionError:
             errors.append(FileError(fn.path, f"line {fn.node.lineno}: {fn.qualname} is too deeply nested to analyze"))
             continue
