@@ -60,7 +60,7 @@ class _Walk:
         for stmt in live_statements(stmts, ctx.fn, ctx.facts.param_constants.get(ctx.fn.id)):
             self.statements += 1
             if self.statements > MAX_STATEMENTS:
-                return
+                return   # the order is incomplete: `access_order` gives no answer
             self.stmt(stmt, ctx, guarded, depth)
 
     def stmt(self, node: ast.stmt, ctx: FunctionContext, guarded: bool, depth: int) -> None:
@@ -210,9 +210,10 @@ def _as_load(target: ast.expr) -> ast.expr:
     return target
 
 
-def access_order(entry: FunctionInfo, contexts) -> AccessOrder:
+def access_order(entry: FunctionInfo, contexts) -> AccessOrder | None:
     """Walk one call of `entry` (see the module docstring). `contexts(fn)` gives a function's context
-    with its local facts computed."""
+    with its local facts computed. None when the call is too large to walk whole (more than
+    MAX_STATEMENTS statements): a read the walk never reached must not look covered."""
     walk = _Walk(contexts)
     walk.function(entry, False, 0)
-    return walk.order
+    return walk.order if walk.statements <= MAX_STATEMENTS else None
