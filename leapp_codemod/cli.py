@@ -237,6 +237,8 @@ def scan(paths, entry, all_functions, no_follow_libraries, no_cache, jobs, **rep
     paths = paths or (".",)
     flags = _flags(report_options)
     config = _config_for(paths if not flags.stdin_filename else (flags.stdin_filename,))
+    from leapp_codemod.analysis.inline_range import locate_inline_entry
+    entry = locate_inline_entry(entry, paths)
     options = _scan_options(config, report_options, entry=entry or config.entry, all_functions=all_functions,
                             follow_libraries=not no_follow_libraries,
                             max_file_bytes=config.max_file_bytes)

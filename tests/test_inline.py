@@ -269,3 +269,17 @@ def test_an_inline_entry_of_another_file_than_the_driver_is_refused(tmp_path, mo
     result = generate_cli(["deploy", "--entry", "deploy/evaluate.py:22-26", "--driver", "deploy/joint_utils.py",
                            "-o", "integration.py"], tmp_path, monkeypatch)
     assert result.exit_code == 2 and "inline entry is a range of the driver script" in result.output
+
+
+def test_a_range_file_may_be_named_from_the_scanned_folder(tmp_path, monkeypatch):
+    """`scan deploy --entry play.py:32-36` and `generate deploy --entry play.py:32-36` find the file
+    under the folder they were given and name it by its path from the working directory."""
+    shutil.copytree(FIXTURES / "inline_state", tmp_path / "inline_state")
+    code, doc = scan_json(["deploy", "--entry", "play.py:32-36"], tmp_path / "inline_state", monkeypatch)
+    assert doc["entry"] == "play:<lines 32-36>" and code == 1
+    result = generate_cli(["deploy", "--entry", "play.py:32-36", "-o", "integration.py"],
+                          tmp_path / "inline_state", monkeypatch)
+    assert result.exit_code == 0, result.output
+    assert '"deploy/play.py:32-36"' in (tmp_path / "inline_state" / "integration.py").read_text()
+    missing = CliRunner().invoke(main, ["scan", "deploy", "--entry", "nowhere.py:1-2"])
+    assert missing.exit_code == 2 and "nowhere.py: no such file" in missing.output

@@ -16,6 +16,7 @@ where the range's code reads and writes them:
 from __future__ import annotations
 
 import ast
+import os
 import re
 from dataclasses import dataclass
 
@@ -40,6 +41,20 @@ class InlineEntry:
     @property
     def text(self) -> str:
         return f"{self.file}:{self.start}-{self.end}"
+
+
+def locate_inline_entry(entry: str | None, roots) -> str | None:
+    """`FILE:START-END` with FILE as the working directory sees it. A FILE that is not there but is
+    under exactly one of the scanned folders (`scan repo --entry deploy/run.py:10-20`) is named by its
+    path from here; anything else is returned unchanged (and refused later with one line)."""
+    inline = parse_inline_entry(entry)
+    if inline is None or os.path.isfile(inline.file):
+        return entry
+    found = {os.path.normpath(os.path.join(root, inline.file)) for root in roots
+             if os.path.isdir(root) and os.path.isfile(os.path.join(root, inline.file))}
+    if len(found) != 1:
+        return entry
+    return f"{os.path.relpath(found.pop())}:{inline.start}-{inline.end}"
 
 
 def parse_inline_entry(entry: str | None) -> InlineEntry | None:
