@@ -342,7 +342,7 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
                 | _optional_inputs(project, entry_fn))
         if not inline:
             analysis.facts.param_constants[entry_fn.id] = entry_flag_constants(project, entry_fn, data)
-            owner = _entry_class(project, entry_fn, options.entry)
+            owner = _entry_class(project, entry_fn, options.entry) if options.entry else None
             if owner is not None:  # `--entry Model.forward` runs on a Model: `self.f()` dispatches to Model's f
                 analysis.facts.receivers[entry_fn.id] = {owner.id}
         analysis.run([entry_fn], {entry_fn.id: data})
