@@ -328,3 +328,28 @@ def test_a_call_too_large_to_walk_keeps_every_write_as_state(tmp_path, monkeypat
     assert [f.code for f in scan_snippet(tmp_path, snippet).findings if f.line == 8] == ["LCM703"]
     monkeypatch.setattr(access_order, "MAX_STATEMENTS", 1)
     assert [f.code for f in scan_snippet(tmp_path, snippet).findings if f.line == 8] == ["LCM701"]
+
+
+MODULE_FLAGS_AND_LOGGING = {
+    # a module-level setting (also under the main guard) rules out the block it guards
+    "module-flag-rules-out-a-block": (
+        "import torch\nRECORD = False\nclass P:\n    def __init__(self):\n        self.frames = []\n"
+        "    def step(self, obs):\n        if RECORD:\n            self.frames.append(obs.item())\n"
+        "        return obs * 2\n"
+        "if __name__ == '__main__':\n    VERBOSE = False\n"),
+    # a flag something rebinds is not a setting
+    "rebound-module-flag-is-not-one": (
+        "import torch\nRECORD = False\ndef enable():\n    global RECORD\n    RECORD = True\n"
+        "def step(obs):\n    if RECORD:\n        return obs.item()  # error: scalar-extraction\n    return obs * 2\n"),
+    # a value extracted only to be printed or logged leaves with the I/O the export drops anyway
+    "item-only-logged": (
+        "import logging\nimport torch\nlog = logging.getLogger(__name__)\n"
+        "def step(obs):\n    out = torch.tanh(obs)\n    print(f'max {out.max().item():.3f}')  # error: io-in-pipeline\n"
+        "    log.info('mean %f', float(out.mean()))  # error: io-in-pipeline\n    return out\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MODULE_FLAGS_AND_LOGGING))
+def test_module_flags_and_values_only_logged(tmp_path, name):
+    snippet = MODULE_FLAGS_AND_LOGGING[name]
+    assert {(f.line, f.category) for f in scan_snippet(tmp_path, snippet).findings} == expected_marks(snippet)

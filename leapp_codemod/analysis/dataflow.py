@@ -193,6 +193,7 @@ class Analysis:
     reachable: dict[str, FunctionInfo] = field(default_factory=dict)
     seeded: set[str] = field(default_factory=set)
     mutated: set[str] = field(default_factory=set)   # attribute names written after construction somewhere
+    flags: dict[str, dict[str, set]] = field(default_factory=dict)  # module -> its constant flags
     pass_envs: dict[str, Env] = field(default_factory=dict)      # local facts computed by the current pass
     settled_envs: dict[str, Env] = field(default_factory=dict)   # ... by a last pass that changed no fact
 
@@ -232,6 +233,12 @@ class Analysis:
                 self.facts.data_globals[mod.name] = tensors
 
     def add_reachable(self, fn: FunctionInfo) -> None:
+        if fn.id not in self.reachable:
+            module = self.project.modules.get(fn.module)
+            flags = self.flags.setdefault(fn.module, module_flags(module.tree) if module is not None else {})
+            constants = self.facts.param_constants.setdefault(fn.id, {})
+            for name, values in flags.items():
+                constants.setdefault(name, set(values))
         self.reachable.setdefault(fn.id, fn)
 
     def propagate(self, fn: FunctionInfo) -> None:
@@ -339,6 +346,32 @@ class Analysis:
             if (len(self.reachable), self.facts.fingerprint(), len(self.project.modules)) == before:
                 self.settled_envs = self.pass_envs
                 break
+
+
+def module_flags(tree: ast.Module) -> dict[str, set]:
+    """Module-level settings (`RECORD_FRAMES = False`, `MODE = "eval"`, also under the main guard) that
+    every module-level assignment binds to a literal and no function rebinds (`global`): the blocks they
+    rule out (`if RECORD_FRAMES:`) never run."""
+    values: dict[str, set] = {}
+    varying: set[str] = set()
+    blocks = [tree.body] + [s.body + s.orelse for s in tree.body if isinstance(s, ast.If)]
+    for stmt in (s for block in blocks for s in block):
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            for target in targets:
+                names = [t for t in (target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target])
+                         if isinstance(t, ast.Name)]
+                literal = isinstance(stmt, (ast.Assign, ast.AnnAssign)) and isinstance(stmt.value, ast.Constant) \
+                    and len(names) == 1 and names[0] is target
+                for name in names:
+                    if literal:
+                        values.setdefault(name.id, set()).add(stmt.value.value)
+                    else:
+                        varying.add(name.id)
+        elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.Try)):
+            varying |= {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    varying |= {name for node in ast.walk(tree) if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
+    return {name: vals for name, vals in values.items() if name not in varying}
 
 
 def _record_constants(facts: Facts, ctx: FunctionContext, callee: FunctionInfo, pairs) -> None:

@@ -29,6 +29,9 @@ class FunctionInfo:
     carried: frozenset[str] = frozenset()
     # an inline range: the value each name it uses was last bound to before the range (its allocation)
     outer_values: dict = field(default_factory=dict, repr=False, compare=False)
+    # an inline range: the Python numbers it reads from before it (a counter, a loop index, a setting),
+    # each with whether it changes from one iteration to the next. Constants of the export, not data.
+    numbers: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def name(self) -> str:

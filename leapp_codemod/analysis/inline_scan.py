@@ -47,15 +47,40 @@ def _filled_in_place(rng: InlineRange) -> frozenset[str]:
 
 
 def _bound_before(rng: InlineRange) -> dict[str, ast.expr]:
-    """The value each of the range's names was last assigned before the range, in its enclosing scope."""
+    """The value each of the range's names was last assigned before the range, in its enclosing scope;
+    for the target of a loop around the range, what it iterates (`range(n)`)."""
     names = {*rng.inputs, *rng.state, *rng.constants}
     out: dict[str, tuple[int, ast.expr]] = {}
     for node in ast.walk(rng.scope):
         if isinstance(node, ast.Assign) and node.lineno < rng.start:
-            for target in node.targets:
-                if isinstance(target, ast.Name) and target.id in names and node.lineno >= out.get(target.id, (0,))[0]:
-                    out[target.id] = (node.lineno, node.value)
+            bound = [(t, node.value) for t in node.targets]
+        elif isinstance(node, (ast.For, ast.AsyncFor)) and node.lineno < rng.start <= (node.end_lineno or 0):
+            bound = [(node.target, node.iter)]
+        else:
+            continue
+        for target, value in bound:
+            if isinstance(target, ast.Name) and target.id in names and node.lineno >= out.get(target.id, (0,))[0]:
+                out[target.id] = (node.lineno, value)
     return {name: value for name, (_, value) in out.items()}
+
+
+def python_number(value: ast.expr | None) -> bool:
+    """`0`, `-1.5`, or what a loop counter iterates: `range(...)`, `enumerate(...)`."""
+    if isinstance(value, ast.UnaryOp):
+        value = value.operand
+    if isinstance(value, ast.Constant):
+        return isinstance(value.value, (int, float)) and not isinstance(value.value, bool)
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in ("range", "enumerate")
+
+
+def _numbers(rng: InlineRange, outer: dict[str, ast.expr]) -> dict[str, bool]:
+    """Inputs bound to Python numbers before the range -> whether they change between iterations: the
+    target of a loop around the range, or rebound inside the loop that holds it (`counter += 1`)."""
+    loop_body = [n for stmt in (rng.loop.body if rng.loop is not None else ()) for n in ast.walk(stmt)]
+    rebound = {t.id for n in loop_body if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+               for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if isinstance(t, ast.Name)}
+    return {name: isinstance(outer[name], ast.Call) or name in rebound
+            for name in rng.inputs if python_number(outer.get(name))}
 
 
 def inline_function(project: Project, entry: InlineEntry) -> tuple[FunctionInfo, InlineRange]:
@@ -73,7 +98,9 @@ def inline_function(project: Project, entry: InlineEntry) -> tuple[FunctionInfo,
     node = as_function(rng)
     qualname = f"{rng.scope_qualname}.{rng.label}" if rng.scope_qualname else rng.label
     owner = rng.scope_qualname.rpartition(".")[0] if rng.class_name else None
+    outer = _bound_before(rng)
     fn = FunctionInfo(f"{module.name}:{qualname}", module.name, qualname, node, owner, module.path,
-                      carried=frozenset(rng.state) | _filled_in_place(rng), outer_values=_bound_before(rng))
+                      carried=frozenset(rng.state) | _filled_in_place(rng), outer_values=outer,
+                      numbers=_numbers(rng, outer))
     module.functions[qualname] = fn
     return fn, rng

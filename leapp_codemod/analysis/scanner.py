@@ -337,7 +337,7 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
             project.libraries = LibraryLoader(site_dirs(), own_tops)
         result.entry = named or next((e for e in result.entrypoints if e.module == entry_fn.module
                                       and e.qualname == entry_fn.qualname), None) or _as_entrypoint(entry_fn)
-        data = (set(rng.inputs) | set(rng.state) if inline else
+        data = ((set(rng.inputs) | set(rng.state)) - set(entry_fn.numbers) if inline else
                 entry_data_params(entry_fn) & lint_data_params(entry_fn) | _annotated_data(entry_fn)
                 | _optional_inputs(project, entry_fn))
         if not inline:

@@ -94,6 +94,17 @@ def only_io(statements: list[ast.stmt], ctx) -> bool:
                                     and io_kind(s.value, ctx) is not None) for s in statements)
 
 
+def only_logged(node: ast.AST, ctx) -> bool:
+    """Is `node` part of a statement that does nothing but I/O (`logger.log({'v': x.item()})`,
+    `print(float(x))`)? What it computes leaves with the I/O the export drops anyway."""
+    line = getattr(node, "lineno", None)
+    for stmt in ast.walk(ctx.fn.node):
+        if isinstance(stmt, ast.Expr) and stmt.lineno <= (line or 0) <= (stmt.end_lineno or 0) \
+                and any(n is node for n in ast.walk(stmt)):
+            return only_io([stmt], ctx)
+    return False
+
+
 def check(node: ast.Call, ctx):
     clock = clock_kind(node, ctx)
     if clock is not None:

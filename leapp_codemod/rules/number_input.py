@@ -1,23 +1,14 @@
 import ast
 
+from leapp_codemod.analysis.context import iter_nodes
 from leapp_codemod.rules.base import Hit, Rule
-
-
-def _python_number(value: ast.expr | None) -> bool:
-    """`0`, `-1.5`, `range(...)` (the value of a loop counter)."""
-    if isinstance(value, ast.UnaryOp):
-        value = value.operand
-    if isinstance(value, ast.Constant):
-        return isinstance(value.value, (int, float)) and not isinstance(value.value, bool)
-    return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in ("range", "enumerate")
 
 
 def check(node: ast.Name, ctx):
     fn = ctx.fn
-    if not fn.outer_values or not isinstance(node.ctx, ast.Load) or node.id not in fn.params \
-            or node.id in fn.carried or not _python_number(fn.outer_values.get(node.id)):
-        return
-    first = min((n.lineno, n.col_offset) for n in ast.walk(fn.node)
+    if not fn.numbers.get(node.id) or not isinstance(node.ctx, ast.Load) or node.id in fn.carried:
+        return  # not a number, or one that is the same on every iteration (a setting)
+    first = min((n.lineno, n.col_offset) for n in iter_nodes(fn, ctx.facts.param_constants.get(fn.id))
                 if isinstance(n, ast.Name) and n.id == node.id and isinstance(n.ctx, ast.Load))
     if (node.lineno, node.col_offset) != first:
         return  # one finding per input, at its first use
@@ -47,6 +38,10 @@ RULE = Rule(
     node_types=(ast.Name,), check=check,
     valid=(
         "import numpy as np\ndef step(obs, counter):\n    return np.tanh(obs) * counter\n",
+        # a setting that is the same on every iteration is no hazard, and branching on it is no tensor branch
+        "# range: 7-9\nimport numpy as np\ndef main(sensors):\n    log_every = 10\n    while True:\n"
+        "        x = sensors()\n        y = np.tanh(x)\n        if log_every > 5:\n            y = y * 2\n"
+        "        print(y)\n",
     ),
     invalid=(
         "# range: 7-8\nimport numpy as np\ndef main(sensors):\n    counter = 0\n    while counter < 10:\n"
