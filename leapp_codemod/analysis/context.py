@@ -257,6 +257,9 @@ class FunctionContext:
     facts: Facts
     support: LeappSupport
     env: Env = field(default_factory=Env)
+    # line -> (start, end) positions of the statements of this function that do nothing but I/O,
+    # computed once when a rule first asks (see rules.io_call.only_logged)
+    io_statements: dict[int, list[tuple[tuple[int, int], tuple[int, int]]]] | None = None
 
     # ------------------------------------------------------------------ basics
     def _asker(self):

@@ -234,8 +234,10 @@ class Analysis:
 
     def add_reachable(self, fn: FunctionInfo) -> None:
         if fn.id not in self.reachable:
-            module = self.project.modules.get(fn.module)
-            flags = self.flags.setdefault(fn.module, module_flags(module.tree) if module is not None else {})
+            flags = self.flags.get(fn.module)
+            if flags is None:   # once per module: a 10 MiB module has thousands of functions
+                module = self.project.modules.get(fn.module)
+                flags = self.flags[fn.module] = module_flags(module.tree) if module is not None else {}
             constants = self.facts.param_constants.setdefault(fn.id, {})
             for name, values in flags.items():
                 constants.setdefault(name, set(values))

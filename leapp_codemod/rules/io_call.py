@@ -97,12 +97,15 @@ def only_io(statements: list[ast.stmt], ctx) -> bool:
 def only_logged(node: ast.AST, ctx) -> bool:
     """Is `node` part of a statement that does nothing but I/O (`logger.log({'v': x.item()})`,
     `print(float(x))`)? What it computes leaves with the I/O the export drops anyway."""
-    line = getattr(node, "lineno", None)
-    for stmt in ast.walk(ctx.fn.node):
-        if isinstance(stmt, ast.Expr) and stmt.lineno <= (line or 0) <= (stmt.end_lineno or 0) \
-                and any(n is node for n in ast.walk(stmt)):
-            return only_io([stmt], ctx)
-    return False
+    if ctx.io_statements is None:
+        ctx.io_statements = {}
+        for stmt in ast.walk(ctx.fn.node):
+            if isinstance(stmt, ast.Expr) and only_io([stmt], ctx):
+                span = ((stmt.lineno, stmt.col_offset), (stmt.end_lineno or stmt.lineno, stmt.end_col_offset or 0))
+                for line in range(stmt.lineno, span[1][0] + 1):
+                    ctx.io_statements.setdefault(line, []).append(span)
+    where = (node.lineno, node.col_offset)
+    return any(start <= where < end for start, end in ctx.io_statements.get(node.lineno, ()))
 
 
 def check(node: ast.Call, ctx):
