@@ -5,6 +5,8 @@
     # this checkout's findings against that set: prints every difference, exit 1 if any
     .venv/bin/python benchmarks/findings_compare.py compare /tmp/findings-before
     .venv/bin/python benchmarks/findings_compare.py compare /tmp/findings-before --only fixtures/
+    # the same for `generate` (the integration module it writes, its messages and exit code)
+    .venv/bin/python benchmarks/findings_compare.py record /tmp/generate-before --generate --tool ...
 
 Trees: every folder of `fixtures/`, `examples/`, the cases of a corpus folder (`--corpus`, default
 ../shared/corpus/cases when it exists) and the benchmark corpus (installed torch.nn,
@@ -62,6 +64,21 @@ def named_entry(tree: Path) -> str | None:
     return None
 
 
+def app_of(tree: Path) -> str:
+    """The application `generate` is pointed at: the tree's package folder when it has one."""
+    packages = sorted(p.name for p in tree.iterdir() if p.is_dir() and (p / "__init__.py").is_file())
+    return packages[0] if packages else "."
+
+
+def generate_runs(name: str, tree: Path) -> list[tuple[str, list[str]]]:
+    """(run id, generate arguments) for one tree: the named entry, else the static ranking's."""
+    if name.startswith("bench/"):
+        return []
+    entry = named_entry(tree)
+    chosen = ["--entry", entry] if entry else ["--static"]
+    return [(f"{name}@generate", ["generate", app_of(tree), *chosen, "--force", "-o", "<out>"])]
+
+
 def runs(name: str, tree: Path) -> list[tuple[str, list[str]]]:
     """(run id, scan arguments) for one tree."""
     base = ["scan", "--format", "json", "--exit-zero", "--no-cache", "-j", "1"]
@@ -83,15 +100,22 @@ def run_one(tool: list[str], venv: Path, run_id: str, args: list[str], tree: Pat
         scratch = Path(tmp) / "tree"
         shutil.copytree(tree, scratch, ignore=shutil.ignore_patterns("__pycache__", ".leapp-codemod-cache"))
         env = {**os.environ, "LEAPP_CODEMOD_CACHE_DIR": str(Path(tmp) / "cache"), "PYTHONHASHSEED": "0"}
+        out = Path(tmp) / "integration_out.py"
+        args = [str(out) if a == "<out>" else a for a in args]
         proc = subprocess.run(tool + args, cwd=scratch, env=env, capture_output=True, text=True)
-        return {"run": run_id, "rc": proc.returncode, "stdout": normalize(proc.stdout, scratch, venv),
-                "stderr": normalize(proc.stderr, scratch, venv)}
+        written = out.read_text(encoding="utf-8") if out.is_file() else ""
+        tmp_root = str(Path(tmp))
+        return {"run": run_id, "rc": proc.returncode,
+                "stdout": normalize(proc.stdout + written, scratch, venv).replace(tmp_root, "<tmp>"),
+                "stderr": normalize(proc.stderr, scratch, venv).replace(tmp_root, "<tmp>")}
 
 
-def record_all(tool: list[str], corpus: Path | None, bench: bool, only: str, jobs: int) -> dict[str, dict]:
+def record_all(tool: list[str], corpus: Path | None, bench: bool, only: str, jobs: int,
+               generate: bool = False) -> dict[str, dict]:
     venv = Path(tool[0]).parent.parent
+    plan = generate_runs if generate else runs
     work = [(run_id, args, tree) for name, tree in trees(corpus, bench).items() if name.startswith(only)
-            for run_id, args in runs(name, tree)]
+            for run_id, args in plan(name, tree)]
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         results = list(pool.map(lambda item: run_one(tool, venv, *item), work))
     return {r["run"]: r for r in results}
@@ -127,11 +151,13 @@ def main() -> int:
     parser.add_argument("--no-bench", action="store_true")
     parser.add_argument("--only", default="", help="only trees whose name starts with this (fixtures/scan_)")
     parser.add_argument("-j", "--jobs", type=int, default=2)
+    parser.add_argument("--generate", action="store_true",
+                        help="run `generate` (named entry, else --static) instead of `scan`; the record holds the module")
     parser.add_argument("--save", type=Path, default=None, help="compare: also store this build's runs here")
     opts = parser.parse_args()
     # the console script, as users run it (`python -m` would put the scanned folder first on sys.path)
     tool = [opts.tool or str(Path(sys.executable).parent / "leapp-codemod")]
-    results = record_all(tool, opts.corpus, not opts.no_bench, opts.only, opts.jobs)
+    results = record_all(tool, opts.corpus, not opts.no_bench, opts.only, opts.jobs, opts.generate)
     target = opts.store if opts.mode == "record" else opts.save
     if target is not None:
         target.mkdir(parents=True, exist_ok=True)
@@ -153,7 +179,7 @@ def main() -> int:
             print(f"DIFFERENT: {run_id}")
             print("\n".join(lines))
     findings = sum(len(json.loads(r["stdout"]).get("findings", [])) for r in results.values()
-                   if r["stdout"].startswith("{"))
+                   if r["stdout"].startswith("{") and not opts.generate)
     print(f"{len(results)} runs ({findings} findings): {changed} different, {missing} not recorded")
     return 1 if changed or missing else 0
 

@@ -12,14 +12,14 @@ import builtins
 from dataclasses import dataclass
 from pathlib import Path
 
-from leapp_codemod.analysis.model.index import build_index
 from leapp_codemod.generate import adapters as adapter_index
 from leapp_codemod.generate.adapters import torch_adapter
 from leapp_codemod.generate.source_info import SourceError, module_file
+from leapp_codemod.generate.sources import Sources
 from leapp_codemod.generate.twin import Blocked, build_twin, flags_for
 from leapp_codemod.model import FileError, Finding, PatchTarget, ScanResult
 from leapp_codemod.source.files import SourceFile
-from leapp_codemod.source.parse import parse_file
+from leapp_codemod.source.parse import read_source
 
 
 @dataclass(frozen=True)
@@ -93,22 +93,27 @@ def helper_sources(names) -> str:
 
 
 def make_twin(root: Path, function: str, fn_name: str, findings: list[Finding],
-              reserved: set[str]) -> Rewrite | Blocked:
-    """A traceable twin of an app helper, or where and why it cannot be written."""
+              reserved: set[str], sources: Sources | None = None) -> Rewrite | Blocked:
+    """A traceable twin of an app helper, or where and why it cannot be written. `sources`: the scan's
+    parsed modules (the helper's module is read from its file when not given)."""
     module, _, qualname = function.partition(":")
     first = min((f.line for f in findings), default=0)
     if "." in qualname:
         return Blocked(first, "a method cannot be patched with leapp.FunctionPatch (module-level functions only)")
+    sources = sources or Sources(root)
     try:
         path = module_file(root, module)
+        index = sources.index(module)
     except SourceError as exc:
         return Blocked(first, str(exc))
-    parsed = parse_file(SourceFile(path.resolve(), path.as_posix(), module, path.name == "__init__.py"))
-    if isinstance(parsed, FileError):
-        return Blocked(first, parsed.message)
-    tree = parsed.tree
-    bindings = build_index(parsed).imports
-    result = build_twin(parsed.text, qualname, fn_name, flags_for(findings), bindings,
+    if isinstance(index, FileError):
+        return Blocked(first, index.message)
+    text = read_source(SourceFile(path.resolve(), path.as_posix(), module, path.name == "__init__.py"))
+    if isinstance(text, FileError):
+        return Blocked(first, text.message)
+    tree = index.tree
+    bindings = index.imports
+    result = build_twin(text, qualname, fn_name, flags_for(findings), bindings,
                         adapter_index.registry(), function)
     if isinstance(result, Blocked):
         return result

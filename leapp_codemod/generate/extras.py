@@ -116,7 +116,7 @@ def _literal(value) -> str:
     return pystr(value) if isinstance(value, str) else repr(value)
 
 
-def build_extras(scan, opts, root, entry, inputs) -> Extras:
+def build_extras(scan, opts, root, entry, inputs, sources=None) -> Extras:
     params = dict(opts.backend_params)
     keys: dict = {}
     origin = ""
@@ -124,7 +124,7 @@ def build_extras(scan, opts, root, entry, inputs) -> Extras:
         warp = warp_spec(scan, opts.export_with)
     except WarpSetupError as exc:
         raise ExtrasError(str(exc)) from None
-    semantics = _semantics(opts, root, entry, inputs) if opts.semantics else None
+    semantics = _semantics(opts, root, entry, inputs, sources) if opts.semantics else None
     split = _split(scan, opts, root, entry, inputs) if opts.split else None
     if opts.split_reason and not opts.split:
         raise ExtrasError("--reason is only used with --split")
@@ -151,11 +151,12 @@ def _split(scan, opts, root, entry, inputs):
         raise ExtrasError(str(exc)) from None
 
 
-def _semantics(opts, root, entry, inputs):
+def _semantics(opts, root, entry, inputs, sources=None):
     from leapp_codemod.generate.semantics import SemanticsError, build_semantics
     from leapp_codemod.generate.source_info import read_function
 
-    fn = read_function(root, entry.module, entry.qualname).node
+    fn = (sources.function(entry.module, entry.qualname) if sources is not None
+          else read_function(root, entry.module, entry.qualname)).node
     app_dir = opts.app if opts.app.is_dir() else opts.app.parent
     try:
         return build_semantics(root, fn, inputs, tuple(o.name for o in entry.outputs), app_dir)

@@ -8,16 +8,11 @@ import keyword
 from dataclasses import dataclass
 from pathlib import Path
 
+from leapp_codemod.knowledge.vocab import LIBRARY_NAMES, NAME_KEEPING_CONVERSIONS
 from leapp_codemod.source.parse import decode, is_literal, parse_text
 
-# Methods that convert a value without changing what it is (`torque.numpy().copy()` is `torque`).
-_CONVERSIONS = frozenset({
-    "numpy", "copy", "clone", "detach", "cpu", "cuda", "float", "double", "half", "contiguous",
-    "to", "astype", "squeeze", "unsqueeze", "reshape", "view", "flatten", "ravel", "item", "tolist",
-})
 # Library calls and conversions: `torch.from_numpy(x)` is `x`; `torch.cat(...)` gets a neutral name
 # (an output named after an op can clash with the exporter's own node names, e.g. "cat" in ONNX).
-_LIBRARIES = frozenset({"torch", "np", "numpy", "F", "nn", "math", "scipy", "cv2", "cv", "ndi", "special"})
 _WRAPPERS = frozenset({"from_numpy", "as_tensor", "tensor", "asarray", "array", "ascontiguousarray"})
 
 
@@ -169,9 +164,9 @@ def leaf_name(expr: ast.expr) -> str | None:
         # what computes the value, not what it holds (`smoother(x)`), so it names nothing
         func = expr.func
         if isinstance(func, ast.Attribute):
-            if func.attr in _CONVERSIONS:
+            if func.attr in NAME_KEEPING_CONVERSIONS:
                 return leaf_name(func.value)
-            if isinstance(func.value, ast.Name) and func.value.id in _LIBRARIES \
+            if isinstance(func.value, ast.Name) and func.value.id in LIBRARY_NAMES \
                     and func.attr in _WRAPPERS and expr.args:
                 return leaf_name(expr.args[0])
     return None
@@ -267,7 +262,11 @@ def _shape(node: ast.expr) -> str:
 
 
 def read_entry(root: Path, module: str, qualname: str) -> EntrySource:
-    fn_src = read_function(root, module, qualname)
+    return entry_source(read_function(root, module, qualname), module, qualname)
+
+
+def entry_source(fn_src: FunctionSource, module: str, qualname: str) -> EntrySource:
+    """What the integration needs of the entry function: parameters, outputs, where it is."""
     fn = fn_src.node
     is_method = "." in qualname
     params = entry_params(fn, is_method)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import ast
 import os
-import re
 import textwrap
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from pathlib import Path
 
+from leapp_codemod.knowledge.categories import HOST_CATEGORIES, LEFT_OUT_CATEGORIES, LIBRARY_CATEGORIES
 from leapp_codemod.knowledge.leapp import EXPORTERS
 from leapp_codemod.analysis.inline.range import parse_inline_entry
 from leapp_codemod.generate.inline_spec import DRIVER_MAIN
@@ -19,22 +19,14 @@ from leapp_codemod.generate.adapters import domain, torch_adapter
 from leapp_codemod.generate.extras import ExtrasError, build_extras
 from leapp_codemod.generate.literals import default_graph_name, pystr, snake
 from leapp_codemod.generate.derive import helper_sources, library_targets, make_twin
-from leapp_codemod.generate.source_info import (
-    EntrySource,
-    SourceError,
-    import_root,
-    module_file,
-    read_entry,
-    read_function,
-)
+from leapp_codemod.generate.source_info import EntrySource, SourceError, entry_source, import_root, module_file
+from leapp_codemod.generate.sources import Sources
 from leapp_codemod.generate.twin import Blocked
 from leapp_codemod.model import Finding, PatchTarget, ScanResult, StateAttr
 
-HOST_CATEGORIES = ("random-in-pipeline",)
-# Findings that do not block an export: what they do is left out of it (I/O, shape guards) or
-# baked in at the traced shapes (checked by `run` on those shapes).
-LEFT_OUT_CATEGORIES = ("io-in-pipeline", "shape-specialization")
-_LIBRARY_CATEGORIES = ("unmapped-numpy", "foreign-library")
+if TYPE_CHECKING:  # pragma: no cover
+    from leapp_codemod.analysis.model.project import Project
+
 
 
 @dataclass(frozen=True)
@@ -179,16 +171,6 @@ def finding_ref(f: Finding) -> str:
     return f"{f.path}:{f.line} {f.category}: {f.message}"
 
 
-def _source_line(path: str, line: int, cache: dict[str, list[str]]) -> str:
-    if path not in cache:
-        try:
-            cache[path] = Path(path).read_text(encoding="utf-8").splitlines()
-        except OSError:
-            cache[path] = []
-    lines = cache[path]
-    return lines[line - 1] if 0 < line <= len(lines) else ""
-
-
 def _state_specs(state: list[StateAttr], taken: set[str], entry_owner: str) -> tuple[StateSpec, ...]:
     seen: dict[tuple[str, str], StateAttr] = {}
     for s in state:
@@ -204,19 +186,19 @@ def _state_specs(state: list[StateAttr], taken: set[str], entry_owner: str) -> t
     return tuple(specs)
 
 
-def _finding_resolved_by_state(f: Finding, state: tuple[StateSpec, ...], text: str) -> bool:
+def _finding_resolved_by_state(f: Finding, state: tuple[StateSpec, ...], sources: Sources) -> bool:
     if f.category != "inplace-state":
         return False
     for s in state:
-        if s.where == f"{f.path}:{f.line}" or re.search(rf"\bself\.{re.escape(s.attr)}\b", text):
+        if s.where == f"{f.path}:{f.line}" or s.attr in sources.self_attrs_on_line(f.path, f.line):
             return True
     return False
 
 
-def _app_function_replacement(root: Path, function: str, fn_name: str, hazards: list[str],
+def _app_function_replacement(sources: Sources, function: str, fn_name: str, hazards: list[str],
                               app_path_for: dict[str, str], blocked: Blocked | None = None) -> ReplacementSpec:
     module, _, qualname = function.partition(":")
-    src = read_function(root, module, qualname)
+    src = sources.function(module, qualname)
     args = src.node.args
     signature = ast.unparse(_literal_defaults(args))
     lines = src.text.splitlines()[src.node.lineno - 1: src.node.end_lineno]
@@ -305,20 +287,31 @@ def _rel(path: Path, start: Path) -> str:
     return Path(os.path.relpath(path.resolve(), start.resolve())).as_posix()
 
 
-def _extras(scan: ScanResult, opts: Options, root: Path, entry: EntrySource, inputs: tuple[str, ...]):
+def _extras(scan: ScanResult, opts: Options, root: Path, entry: EntrySource, inputs: tuple[str, ...],
+            sources: Sources):
     try:
-        return build_extras(scan, opts, root, entry, inputs)
+        return build_extras(scan, opts, root, entry, inputs, sources)
     except ExtrasError as exc:
         raise SpecError(str(exc)) from None
 
 
-def build_spec(scan: ScanResult, opts: Options) -> IntegrationSpec:
+@dataclass(frozen=True)
+class _Entry:
+    """The entry as the integration calls it: its source, names and the state an inline range carries."""
+    source: EntrySource
+    module: str
+    qualname: str
+    inline: Any
+    carried: tuple[StateSpec, ...]
+    opts: Options
+
+
+def _read_entry(scan: ScanResult, opts: Options, sources: Sources) -> _Entry:
     if ":" not in opts.entry:
         raise SpecError(f"--entry must be MODULE:QUALNAME, got {opts.entry!r}")
     if opts.export_with not in EXPORTERS:
         raise SpecError(f"--export-with must be one of {', '.join(EXPORTERS)}")
     module, _, qualname = opts.entry.partition(":")
-    root = import_root(opts.app)
     inline = parse_inline_entry(opts.entry)
     carried: tuple[StateSpec, ...] = ()
     if inline:
@@ -336,47 +329,41 @@ def build_spec(scan: ScanResult, opts: Options) -> IntegrationSpec:
         opts = replace(opts, driver=Path(inline.file))
     else:
         try:
-            entry = read_entry(root, module, qualname)
+            entry = entry_source(sources.function(module, qualname), module, qualname)
         except SourceError as exc:
             raise SpecError(str(exc)) from None
-    out_dir = opts.output.resolve().parent
-    inputs = tuple(p.name for p in entry.params if not p.static)
-    static = tuple(p.name for p in entry.params if p.static)
-    kwonly = frozenset() if inline else frozenset(
-        a.arg for a in read_function(root, module, qualname).node.args.kwonlyargs)
-    if not inputs:
-        raise SpecError(f"{entry.path}:{entry.line}: {qualname} takes no inputs to export")
-    graph = opts.graph or (inline_graph_name(inline) if inline else default_graph_name(qualname))
-    if "/" in graph or not graph:
-        raise SpecError(f"--name must not contain '/': {graph!r}")
+    return _Entry(entry, module, qualname, inline, carried, opts)
 
-    taken = set(inputs) | set(static)
-    entry_owner = f"{module}:{qualname.rpartition('.')[0]}" if entry.is_method else ""
-    state = _state_specs(scan.state, taken, entry_owner) + carried
-    cache: dict[str, list[str]] = {}
 
-    # Library calls with a known equivalent are patched where they are looked up; a helper the
-    # scan would patch as a whole is dropped when every hazard in it is such a call.
+def _patch_targets(scan: ScanResult) -> tuple[dict[str, list[PatchTarget]], set[int]]:
+    """Functions to replace with the bindings to patch for each, and the findings a library patch covers.
+    Library calls with a known equivalent are patched where they are looked up; a helper the scan would
+    patch as a whole is dropped when every hazard in it is such a call."""
     derived: list[PatchTarget] = []
     lib_covered: set[int] = set()
     for i, f in enumerate(scan.findings):
-        if f.category in _LIBRARY_CATEGORIES:
+        if f.category in LIBRARY_CATEGORIES:
             found = library_targets(scan, f)
             if found:
                 derived.extend(found)
                 lib_covered.add(i)
     targets_in = [t for t in scan.patch_targets
                   if not _all_covered(t.function, scan.findings, lib_covered)] + derived
-
-    # Patches: one replacement per defining function, one Patch per binding the pipeline uses.
     by_function: dict[str, list[PatchTarget]] = {}
     for t in sorted(set(targets_in), key=lambda t: (t.function, t.module, t.name)):
         by_function.setdefault(t.function, []).append(t)
+    return by_function, lib_covered
+
+
+def _replacements(scan: ScanResult, root: Path, sources: Sources):
+    """One replacement per defining function, one Patch per binding the pipeline uses, and which
+    finding each replacement covers (finding index -> replacement name)."""
+    by_function, lib_covered = _patch_targets(scan)
     app_path_for = {}
     for f in scan.findings:
         if f.function:
             app_path_for.setdefault(f.function.partition(":")[0], f.path)
-    covered: dict[int, str] = {}  # finding index -> replacement name
+    covered: dict[int, str] = {}
     replacements, patches, used_names = [], [], set()
     for function, targets in by_function.items():
         name = function.rpartition(":")[2].split(".")[-1]
@@ -386,10 +373,9 @@ def build_spec(scan: ScanResult, opts: Options) -> IntegrationSpec:
         used_names.add(fn_name)
         hazards, inside_findings = [], []
         for i, f in enumerate(scan.findings):
-            text = _source_line(f.path, f.line, cache)
             inside = f.function == function
-            calls = (f.category in _LIBRARY_CATEGORIES
-                     and (any(re.search(rf"\b{re.escape(t.name)}\s*\(", text) for t in targets)
+            calls = (f.category in LIBRARY_CATEGORIES
+                     and (any(t.name in sources.calls_on_line(f.path, f.line) for t in targets)
                           or i in lib_covered and bool(set(targets) & set(library_targets(scan, f)))))
             if calls and i in lib_covered and _is_app_function(root, function):
                 continue
@@ -402,12 +388,12 @@ def build_spec(scan: ScanResult, opts: Options) -> IntegrationSpec:
             handled = {id(f) for i, f in enumerate(scan.findings) if i in lib_covered
                        and all(not _is_app_module(root, t.module) for t in library_targets(scan, f))}
             twin = make_twin(root, function, fn_name, [f for f in inside_findings if id(f) not in handled],
-                             RESERVED | used_names)
+                             RESERVED | used_names, sources)
             try:
                 rep = (ReplacementSpec(fn_name, "", "", (), (), False, twin.source, twin.imports,
                                        any(f.category == "numpy-astype" for f in inside_findings), twin.helpers)
                        if not isinstance(twin, Blocked)
-                       else _app_function_replacement(root, function, fn_name, hazards, app_path_for, twin))
+                       else _app_function_replacement(sources, function, fn_name, hazards, app_path_for, twin))
             except SourceError as exc:
                 raise SpecError(str(exc)) from None
         else:
@@ -415,14 +401,15 @@ def build_spec(scan: ScanResult, opts: Options) -> IntegrationSpec:
         replacements.append(rep)
         for t in targets:
             patches.append(PatchSpec(t.module, t.name, fn_name, function, tuple(hazards)))
+    return replacements, patches, covered
 
-    if inline:   # the driver runs as __main__: its own bindings are patched there, never imported
-        patches = [replace(p, module=DRIVER_MAIN) if p.module == module else p for p in patches]
-    stubs = {r.fn_name for r in replacements if r.is_stub}
+
+def _classify(scan: ScanResult, covered: dict[int, str], stubs: set[str], state: tuple[StateSpec, ...],
+              sources: Sources) -> tuple[list[str], list[str], list[str]]:
+    """(unresolved, moved to the host runtime, left out of the export) findings, as references."""
     unresolved, host, left_out = [], [], []
-    for i, f in enumerate(sorted(scan.findings, key=lambda f: (f.path, f.line, f.column, f.code))):
+    for f in sorted(scan.findings, key=lambda f: (f.path, f.line, f.column, f.code)):
         idx = scan.findings.index(f)
-        text = _source_line(f.path, f.line, cache)
         ref = finding_ref(f)
         if f.category in HOST_CATEGORIES:
             host.append(ref)
@@ -432,12 +419,13 @@ def build_spec(scan: ScanResult, opts: Options) -> IntegrationSpec:
         elif idx in covered:
             if covered[idx] in stubs:
                 unresolved.append(f"{ref} (write {covered[idx]})")
-        elif not _finding_resolved_by_state(f, state, text):
+        elif not _finding_resolved_by_state(f, state, sources):
             unresolved.append(ref)
+    return unresolved, host, left_out
 
-    notes = []
-    if entry.note:
-        notes.append(f"{entry.path.name}:{entry.line}: {entry.note}")
+
+def _imports(replacements, patches, module: str, inline, root: Path) -> tuple[list[str], list[str], list[str]]:
+    """(extra imports, application modules to import, application imports the twins need)."""
     extra = {"import numpy as np"} if any("np." in ln for r in replacements for ln in r.body_lines) else set()
     extra |= {line for r in replacements for line in r.imports}
     top = module.split(".")[0]
@@ -449,6 +437,36 @@ def build_spec(scan: ScanResult, opts: Options) -> IntegrationSpec:
     app_modules = sorted(({module} if not inline else set()) | {
         p.module for p in patches if p.module != DRIVER_MAIN and (
             _is_app_function(root, p.original) or p.module.split(".")[0] == module.split(".")[0])})
+    return extra, app_modules, app_extra
+
+
+def build_spec(scan: ScanResult, opts: Options, project: Project | None = None) -> IntegrationSpec:
+    """The integration for a scan's entry; `project` is the scan's loaded project (its parsed modules)."""
+    root = import_root(opts.app)
+    sources = Sources(root, project)
+    found = _read_entry(scan, opts, sources)
+    entry, module, qualname, inline, opts = found.source, found.module, found.qualname, found.inline, found.opts
+    out_dir = opts.output.resolve().parent
+    inputs = tuple(p.name for p in entry.params if not p.static)
+    static = tuple(p.name for p in entry.params if p.static)
+    kwonly = frozenset() if inline else frozenset(
+        a.arg for a in sources.function(module, qualname).node.args.kwonlyargs)
+    if not inputs:
+        raise SpecError(f"{entry.path}:{entry.line}: {qualname} takes no inputs to export")
+    graph = opts.graph or (inline_graph_name(inline) if inline else default_graph_name(qualname))
+    if "/" in graph or not graph:
+        raise SpecError(f"--name must not contain '/': {graph!r}")
+
+    taken = set(inputs) | set(static)
+    entry_owner = f"{module}:{qualname.rpartition('.')[0]}" if entry.is_method else ""
+    state = _state_specs(scan.state, taken, entry_owner) + found.carried
+    replacements, patches, covered = _replacements(scan, root, sources)
+    if inline:   # the driver runs as __main__: its own bindings are patched there, never imported
+        patches = [replace(p, module=DRIVER_MAIN) if p.module == module else p for p in patches]
+    stubs = {r.fn_name for r in replacements if r.is_stub}
+    unresolved, host, left_out = _classify(scan, covered, stubs, state, sources)
+    notes = [f"{entry.path.name}:{entry.line}: {entry.note}"] if entry.note else []
+    extra, app_modules, app_extra = _imports(replacements, patches, module, inline, root)
     driver = _rel(opts.driver, out_dir) if opts.driver else None
     return IntegrationSpec(
         entry=opts.entry, entry_short=qualname, is_method=entry.is_method, file_name=opts.output.name,
@@ -458,5 +476,6 @@ def build_spec(scan: ScanResult, opts: Options) -> IntegrationSpec:
         unresolved=tuple(unresolved), host_runtime=tuple(host), notes=tuple(notes), extra_imports=tuple(extra),
         app_imports=tuple(dict.fromkeys([f"import {m}" for m in app_modules] + app_extra)),
         twin_helpers=helper_sources({h for r in replacements for h in r.helpers}),
-        extras=_extras(scan, opts, root, entry, inputs), inline=inline is not None, left_out=tuple(left_out),
+        extras=_extras(scan, opts, root, entry, inputs, sources), inline=inline is not None,
+        left_out=tuple(left_out),
     )

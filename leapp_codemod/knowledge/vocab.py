@@ -1,7 +1,12 @@
-"""API vocabularies: which NumPy/torch/Python names and methods the analysis treats alike, one line
-saying what membership means above each table."""
+"""API vocabularies: which NumPy/torch/Python names the tool treats alike. One table per meaning, a line
+above each saying what membership means; where two tables are meant to differ, the later one is written
+as a set expression over the earlier, so the difference is the intended one and nothing else.
+
+Readers: the analysis (`analysis/`), the rules, the entry discovery and `generate` (twins, output names).
+"""
 from __future__ import annotations
 
+# ---------------------------------------------------------------- describing a tensor/array, not its values
 # Attributes of a tensor/array that describe its shape: a value derived from them is a shape.
 SHAPE_ATTRS = frozenset({"shape", "ndim"})
 # Attributes of a tensor/array that describe it, not its values: never pipeline data.
@@ -12,30 +17,88 @@ SHAPE_METHODS = frozenset({"size", "dim", "numel", "nelement", "ndimension"})
 # Methods that return a Python value, not a tensor: their result is never pipeline data (the rules judge the call).
 SCALAR_METHODS = frozenset({"item", "tolist", "__float__", "__int__", "__bool__", "__index__", "element_size",
                             "data_ptr", "is_contiguous", "is_floating_point", "get_device", "keys", "__len__"})
-# Builtins whose result is never pipeline data (a Python scalar, a string, a type, an iterator, nothing).
-NON_DATA_BUILTINS = frozenset({"float", "int", "bool", "complex", "str", "repr", "len", "isinstance", "issubclass",
-                               "type", "id", "hash", "print", "range", "callable", "hasattr", "getattr", "format",
-                               "setattr", "super", "iter", "next", "open", "vars", "dir"})
-# Trailing-underscore methods that change a tensor's flags, not its values: not in-place writes.
-INPLACE_EXCEPTIONS = frozenset({"requires_grad_", "share_memory_", "retain_grad_"})
 # Type and mode queries that return Python booleans about a tensor, not about its values.
 TYPE_QUERIES = frozenset({"torch.is_tensor", "torch.is_floating_point", "torch.is_complex", "torch.is_storage",
                           "torch.is_grad_enabled", "torch.is_inference_mode_enabled", "torch.is_autocast_enabled",
                           "torch.jit.is_scripting", "torch.jit.is_tracing", "torch.onnx.is_in_onnx_export",
                           "torch.compiler.is_compiling", "torch.numel"})
-# torch.nn containers whose elements are modules built in the constructor call.
-CONTAINER_MODULES = ("torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.ModuleDict")
-# ndarray methods whose result is again an ndarray when the receiver is one.
-NDARRAY_RESULT_METHODS = frozenset({"astype", "reshape", "copy", "transpose", "squeeze", "flatten", "ravel", "clip",
-                                    "swapaxes", "sum", "mean", "round", "cumsum", "min", "max"})
+# Builtins whose result is never pipeline data (a Python scalar, a string, a type, an iterator, nothing).
+NON_DATA_BUILTINS = frozenset({"float", "int", "bool", "complex", "str", "repr", "len", "isinstance", "issubclass",
+                               "type", "id", "hash", "print", "range", "callable", "hasattr", "getattr", "format",
+                               "setattr", "super", "iter", "next", "open", "vars", "dir"})
+
+# ---------------------------------------------------------------- the same values, moved or copied
+# Methods that move a tensor/module to another device or dtype and return it.
+DEVICE_DTYPE_MOVES = frozenset({"to", "float", "double", "half", "cpu", "cuda"})
 # Methods that return a copy (or a converted copy) of a tensor/array's values.
-TENSOR_COPY_METHODS = frozenset({"clone", "detach", "copy", "to", "float", "double", "half", "contiguous",
-                                 "cpu", "cuda", "numpy", "astype"})
+TENSOR_COPY_METHODS = DEVICE_DTYPE_MOVES | {"clone", "detach", "copy", "contiguous", "numpy", "astype"}
+# ... of those, the ones that make a fresh copy on every device and dtype (a `.to()` may return the receiver).
+FRESH_COPY_METHODS = TENSOR_COPY_METHODS - DEVICE_DTYPE_MOVES
+# Methods that return the same values on another device/dtype/layout: `self.x = self.x.to(dev)` writes no state.
+SAME_VALUE_METHODS = DEVICE_DTYPE_MOVES | {"contiguous", "detach", "type"}
+# Methods that return the module itself: `Net(...).eval()` is still a `Net`.
+SELF_RETURNING_METHODS = DEVICE_DTYPE_MOVES | {"eval", "train", "requires_grad_", "share_memory"}
+# Methods that convert a value without changing what it names (`torque.numpy().copy()` is `torque`): an
+# output named after the receiver, shape changes and scalar extraction included.
+NAME_KEEPING_CONVERSIONS = TENSOR_COPY_METHODS | {"squeeze", "unsqueeze", "reshape", "view", "flatten", "ravel",
+                                                  "item", "tolist"}
+
+# ---------------------------------------------------------------- NumPy arrays
+# The public methods of `numpy.ndarray` (NumPy 1.26-2.x). A call of any other name (`.items()`, `.cpu()`)
+# says the receiver is not an ndarray at that point, whatever else the name is bound to elsewhere.
+NDARRAY_METHODS = frozenset({
+    "all", "any", "argmax", "argmin", "argpartition", "argsort", "astype", "byteswap", "choose", "clip", "compress",
+    "conj", "conjugate", "copy", "cumprod", "cumsum", "diagonal", "dot", "dump", "dumps", "fill", "flatten",
+    "getfield", "item", "itemset", "max", "mean", "min", "newbyteorder", "nonzero", "partition", "prod", "ptp",
+    "put", "ravel", "repeat", "reshape", "resize", "round", "searchsorted", "setfield", "setflags", "sort",
+    "squeeze", "std", "sum", "swapaxes", "take", "to_device", "tobytes", "tofile", "tolist", "tostring", "trace",
+    "transpose", "var", "view",
+})
+# ndarray methods whose result is again an ndarray when the receiver is one (what NumPy-ness follows).
+NDARRAY_RESULT_METHODS = NDARRAY_METHODS & {"astype", "reshape", "copy", "transpose", "squeeze", "flatten", "ravel",
+                                            "clip", "swapaxes", "sum", "mean", "round", "cumsum", "min", "max"}
+
+# ---------------------------------------------------------------- changing the receiver
 # Methods of a Python list/deque/dict/set that change it in place.
 CONTAINER_MUTATORS = frozenset({"append", "appendleft", "extend", "extendleft", "insert", "pop", "popleft",
                                 "clear", "remove", "rotate", "update", "setdefault", "add", "discard"})
-# Methods that return the module itself: `Net(...).eval()` is still a `Net`.
-SELF_RETURNING_METHODS = frozenset({"eval", "train", "to", "cuda", "cpu", "float", "double", "half",
-                                    "requires_grad_", "share_memory"})
-# Methods that return the same values on another device/dtype/layout: `self.x = self.x.to(dev)` writes no state.
-SAME_VALUE_METHODS = frozenset({"to", "float", "double", "half", "cpu", "cuda", "contiguous", "detach", "type"})
+# Trailing-underscore methods that change a tensor's flags, not its values: not in-place writes.
+INPLACE_EXCEPTIONS = frozenset({"requires_grad_", "share_memory_", "retain_grad_"})
+# In-place tensor methods that overwrite every element (given one argument): the old value is not read.
+OVERWRITING_METHODS = frozenset({"copy_", "zero_", "fill_"})
+# Calls in a driver loop that redefine the object they are called on (`hist.append(obs)`, `buf.mul_(g)`):
+# the list/deque growers and in-place tensor arithmetic (sets and removals do not feed a pipeline).
+LOOP_MUTATORS = (CONTAINER_MUTATORS - {"remove", "add", "discard"}) | OVERWRITING_METHODS \
+    | {"add_", "mul_", "sub_", "div_", "clamp_", "roll", "put"}
+# Methods that change their receiver or the world; a call of one inside a twin is a side effect
+# (deque-only and rotation methods never appear on the values a twin handles; writes, sends, ndarray setters do).
+SIDE_EFFECT_METHODS = (CONTAINER_MUTATORS - {"appendleft", "extendleft", "popleft", "rotate"}) \
+    | {"write", "put", "send", "__setitem__", "sort", "fill", "resize", "itemset", "setflags", "tofile", "dump"}
+
+# ---------------------------------------------------------------- pure calls (twins)
+# Methods of torch tensors and NumPy arrays that return a new value and change nothing. A method call
+# on a value is presumed pure only when its name is here: `hist.push(x)` on a parameter is not.
+PURE_METHODS = frozenset({
+    "abs", "absolute", "all", "any", "amax", "amin", "argmax", "argmin", "argsort", "astype", "bool", "ceil",
+    "clamp", "clip", "clone", "conj", "contiguous", "copy", "cos", "cpu", "cross", "cumprod", "cumsum", "detach",
+    "diag", "diagonal", "dim", "div", "dot", "double", "eq", "exp", "expand", "expand_as", "flatten", "flip",
+    "float", "floor", "gather", "ge", "gt", "half", "index_select", "int", "isfinite", "isnan", "le", "log",
+    "log1p", "long", "lt", "masked_fill", "matmul", "max", "mean", "min", "mul", "ne", "neg", "norm", "numel",
+    "numpy", "permute", "pow", "prod", "ravel", "reciprocal", "relu", "repeat", "reshape", "round", "rsqrt",
+    "sigmoid", "sign", "sin", "size", "softmax", "sqrt", "square", "squeeze", "std", "sub", "sum", "swapaxes",
+    "t", "take", "tanh", "tile", "to", "tolist", "transpose", "type", "type_as", "unsqueeze", "var", "view",
+    "view_as", "where", "item", "new_tensor", "new_zeros", "new_ones", "new_full",
+})
+# Builtins a twin may call freely.
+PURE_BUILTINS = frozenset({"abs", "min", "max", "len", "float", "int", "bool", "round", "tuple", "list"})
+# Libraries (qualified roots) whose functions a twin may call freely.
+PURE_LIBRARIES = ("torch", "numpy", "math")
+
+# ---------------------------------------------------------------- library names as written in code
+# The usual local names of the tensor libraries (`import torch.nn.functional as F`): a call through one
+# takes a tensor and keeps nothing.
+TENSOR_LIBRARY_NAMES = frozenset({"torch", "np", "numpy", "F", "nn", "math"})
+# ... and of the native libraries next to them: a call through one computes a value, it names no output.
+LIBRARY_NAMES = TENSOR_LIBRARY_NAMES | {"scipy", "cv2", "cv", "ndi", "special"}
+# torch.nn containers whose elements are modules built in the constructor call.
+CONTAINER_MODULES = ("torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.ModuleDict")

@@ -36,6 +36,9 @@ class Rule:
     # (attribute, kind) a flagged node writes; the scan records it as state `generate` declares around the
     # pipeline call (rules that report state writes set it).
     state_writes: Callable[[ast.AST, "FunctionContext"], Iterable[tuple[str, str]]] | None = None
+    # Found inside an installed library the pipeline calls, is a finding reported at the application's call site
+    # (when its category is; see knowledge/categories.py)?
+    in_libraries: bool = True
     # Self-tests run by the test-suite: each snippet is a tiny module whose function
     # `step` is the pipeline entrypoint. `invalid` snippets mark flagged lines with `# error`.
     valid: tuple[str, ...] = field(default=())

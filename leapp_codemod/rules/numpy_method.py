@@ -1,19 +1,10 @@
 import ast
 
+from leapp_codemod.knowledge.vocab import NDARRAY_METHODS
 from leapp_codemod.rules._helpers import show
 from leapp_codemod.rules.base import Hit, Rule
 
 HANDLED_ELSEWHERE = frozenset({"item", "tolist", "numpy", "astype", "copy"})
-# The public methods of `numpy.ndarray` (NumPy 1.26-2.x). A call of any other name (`.items()`, `.cpu()`)
-# says the receiver is not an ndarray at that point, whatever else the name is bound to elsewhere.
-NDARRAY_METHODS = frozenset({
-    "all", "any", "argmax", "argmin", "argpartition", "argsort", "astype", "byteswap", "choose", "clip", "compress",
-    "conj", "conjugate", "copy", "cumprod", "cumsum", "diagonal", "dot", "dump", "dumps", "fill", "flatten",
-    "getfield", "item", "itemset", "max", "mean", "min", "newbyteorder", "nonzero", "partition", "prod", "ptp",
-    "put", "ravel", "repeat", "reshape", "resize", "round", "searchsorted", "setfield", "setflags", "sort",
-    "squeeze", "std", "sum", "swapaxes", "take", "to_device", "tobytes", "tofile", "tolist", "tostring", "trace",
-    "transpose", "var", "view",
-})
 
 
 def check(node: ast.Call, ctx):
@@ -37,6 +28,7 @@ RULE = Rule(
     example="y = x.dot(w)",
     fixed_example="y = np.dot(x, w)",
     node_types=(ast.Call,), check=check,
+    in_libraries=False,  # a library's own ndarray round trips (`.cpu().numpy()`) are traced by LEAPP
     valid=(
         "import numpy as np\ndef step(obs):\n    x = np.asarray(obs)\n    return x.reshape(1, -1).sum(axis=0)\n",
         "import numpy as np\ndef step(obs):\n    if isinstance(obs, np.ndarray):\n        return np.tanh(obs)\n"

@@ -7,22 +7,22 @@ import re
 import traceback
 from dataclasses import dataclass, field
 
-# substring of a LEAPP record -> (signal, scan categories it confirms)
-PATTERNS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
-    ("No torch equivalent for numpy", "unmapped-numpy", ("unmapped-numpy", "foreign-library")),
-    ("in a boolean context", "tensor-branch", ("tensor-branch",)),
-    ("called during tracing", "numpy-item-tolist", ("scalar-extraction",)),
-    ("are not used in the computation", "trimmed-input", ("foreign-library", "unmapped-numpy", "scalar-extraction")),
-    ("is not one of its registered outputs", "foreign-intermediate", ("foreign-library",)),
-    ("has no torch equivalent and cannot be recorded", "astype", ("numpy-astype",)),
-    ("cannot be lowered functionally", "setitem", ("inplace-state",)),
-    ("was inlined as a constant", "frozen-constant",
-     ("scalar-extraction", "tensor-branch", "inplace-state", "random-in-pipeline", "foreign-library",
-      "unmapped-numpy")),
-    ("re-entry samples failed", "frozen-constant",
-     ("scalar-extraction", "tensor-branch", "inplace-state", "random-in-pipeline", "foreign-library",
-      "unmapped-numpy")),
+from leapp_codemod.knowledge.categories import confirmed_by
+
+# substring of a LEAPP record -> signal; the scan categories a signal confirms are read from the category table
+SIGNAL_OF: tuple[tuple[str, str], ...] = (
+    ("No torch equivalent for numpy", "unmapped-numpy"),
+    ("in a boolean context", "tensor-branch"),
+    ("called during tracing", "numpy-item-tolist"),
+    ("are not used in the computation", "trimmed-input"),
+    ("is not one of its registered outputs", "foreign-intermediate"),
+    ("has no torch equivalent and cannot be recorded", "astype"),
+    ("cannot be lowered functionally", "setitem"),
+    ("was inlined as a constant", "frozen-constant"),
+    ("re-entry samples failed", "frozen-constant"),
 )
+PATTERNS: tuple[tuple[str, str, tuple[str, ...]], ...] = tuple(
+    (pattern, signal, confirmed_by(signal)) for pattern, signal in SIGNAL_OF)
 _DEBUG_SCALAR = re.compile(r"builtin_function_or_method (item|tolist|__float__|__int__|__bool__)\b")
 _NOISE = ("CUDA execution provider not available", "torchvision")
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -70,7 +70,7 @@ class Capture(logging.Handler):
             self.messages.append(f"{level}: {first[:300]}")
         found = [(sig, cats) for pat, sig, cats in PATTERNS if pat in text]
         if _DEBUG_SCALAR.search(text):
-            found.append(("scalar-extraction", ("scalar-extraction",)))
+            found.append(("scalar-extraction", confirmed_by("scalar-extraction")))
         location, adapter = self._origin() if found else ("", "")
         for sig, cats in found:
             item = Signal(sig, level, first[:300], location, cats, adapter)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from leapp_codemod.facts import FORMAT_OF
+from leapp_codemod.knowledge.categories import SILENT_CATEGORIES
 from leapp_codemod.io_util import write_atomic
 from leapp_codemod.runner import names
 
@@ -354,8 +355,7 @@ def confirm_findings(findings: tuple[str, ...], signals: list[dict]) -> list[dic
     return confirmed
 
 
-_SILENT = ("scalar-extraction", "tensor-branch", "inplace-state", "random-in-pipeline", "unmapped-numpy",
-           "foreign-library", "numpy-astype", "io-in-pipeline", "shape-specialization")
+_SILENT = SILENT_CATEGORIES  # categories LEAPP can export without an error (knowledge/categories.py)
 
 
 def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: float) -> dict:

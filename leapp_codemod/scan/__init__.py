@@ -5,13 +5,14 @@
 * `dispatch`  rules on live nodes -> findings, state writes, library calls
 * `post`      library findings at call sites, dedupe, patch targets
 * `lint`      lint mode per file, cached, parallel
-* `pipeline`  `analyze` (one loaded project), `scan` (cached), `scan_project` (the API `generate` and tests use)
+* `pipeline`  `analyze` (one loaded project), `scan` (cached), `scan_model` (result + loaded project: what `generate` reads), `scan_project`
 """
 from __future__ import annotations
 
 from leapp_codemod.scan.lint import lint_source
 from leapp_codemod.scan.load import LoadedProject, load_project
 from leapp_codemod.scan.options import ScanError, ScanOptions
-from leapp_codemod.scan.pipeline import analyze, scan, scan_project
+from leapp_codemod.scan.pipeline import ScanModel, analyze, scan, scan_model, scan_project
 
-__all__ = ["LoadedProject", "ScanError", "ScanOptions", "analyze", "lint_source", "load_project", "scan", "scan_project"]
+__all__ = ["LoadedProject", "ScanError", "ScanModel", "ScanOptions", "analyze", "lint_source", "load_project", "scan",
+           "scan_model", "scan_project"]

@@ -1,6 +1,8 @@
 """`scan` end to end: files -> parse -> index -> entrypoint -> reachability/dataflow -> rules -> findings."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from leapp_codemod.analysis.entry.entrypoints import rank_entrypoints
 from leapp_codemod.analysis.entry.lookup import choose_entry
 from leapp_codemod.analysis.flow.access_order import access_order
@@ -116,10 +118,26 @@ def scan(paths: list[str], options: ScanOptions, cache: Cache | None = None, job
     return result
 
 
+@dataclass
+class ScanModel:
+    """One scan's product for `generate`: the result and the loaded project it analyzed (every module's
+    syntax tree and index), so nothing is parsed again."""
+
+    result: ScanResult
+    loaded: LoadedProject
+
+
+def scan_model(paths: list[str], entry: str | None = None, all_functions: bool = False,
+               select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), exclude: tuple[str, ...] = (),
+               follow_libraries: bool = True) -> ScanModel:
+    """Scan files/directories and keep what was loaded (not cached: `generate` needs the trees)."""
+    loaded = load_project(paths, exclude)
+    return ScanModel(analyze(loaded, ScanOptions(entry, all_functions, select, ignore, exclude,
+                                                 follow_libraries=follow_libraries)), loaded)
+
+
 def scan_project(paths: list[str], entry: str | None = None, all_functions: bool = False,
                  select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), exclude: tuple[str, ...] = (),
                  follow_libraries: bool = True) -> ScanResult:
-    """Scan files/directories; the public API used by `generate` and tests."""
-    loaded = load_project(paths, exclude)
-    return analyze(loaded, ScanOptions(entry, all_functions, select, ignore, exclude,
-                                       follow_libraries=follow_libraries))
+    """Scan files/directories; the public API used by tests (`generate` uses `scan_model`)."""
+    return scan_model(paths, entry, all_functions, select, ignore, exclude, follow_libraries).result

@@ -6,10 +6,12 @@ from dataclasses import replace
 
 from leapp_codemod.analysis.flow.dataflow import Analysis
 from leapp_codemod.analysis.model.project import Project
-from leapp_codemod.knowledge.categories import (
-    PATCHABLE_CATEGORIES, REPORTED_IN_LIBRARIES, UNREPORTED_LIBRARY_CODES,
-)
+from leapp_codemod.knowledge.categories import PATCHABLE_CATEGORIES, REPORTED_IN_LIBRARIES
 from leapp_codemod.model import Finding, LibraryCall, PatchTarget
+from leapp_codemod.rules import ALL_RULES
+
+# Codes of the rules that say their findings inside an installed library are not reported.
+UNREPORTED_LIBRARY_CODES = frozenset(rule.code for rule in ALL_RULES if not rule.in_libraries)
 
 
 def call_site_findings(findings: list[Finding], origins: dict[str, set[tuple]], reachable, project) -> list[Finding]:

@@ -16,6 +16,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from leapp_codemod.knowledge.vocab import LOOP_MUTATORS
+
 # A callee whose name contains one of these words is a model: `policy(obs)`, `self.actor(x)`, `loaded_net(x)`.
 MODEL_WORDS = frozenset({"policy", "model", "actor", "net", "network", "agent", "pi", "controller", "session"})
 # Methods that run a model held in a variable named like one: `model.predict(obs)`, `session.run(None, feeds)`.
@@ -29,10 +31,6 @@ MODEL_LOADERS = ("jit.load", "torch.load", "InferenceSession", "get_inference_po
 SINK_CALLS = frozenset({"step", "mj_step", "publish", "Write", "write", "send", "sendall", "sendto", "print",
                         "log", "info", "debug", "warning", "add_scalar", "render", "sync", "sleep", "imshow",
                         "set_data", "append_log"})
-# Methods that change the object they are called on (`hist.append(obs)` redefines `hist`).
-MUTATORS = frozenset({"append", "appendleft", "extend", "extendleft", "insert", "pop", "popleft", "clear",
-                      "update", "copy_", "fill_", "zero_", "add_", "mul_", "sub_", "div_", "clamp_", "roll",
-                      "rotate", "put", "setdefault"})
 
 
 @dataclass(frozen=True)
@@ -106,7 +104,7 @@ def defined_names(stmt: ast.stmt) -> set[str]:
         elif isinstance(node, ast.withitem) and node.optional_vars is not None:
             targets = [node.optional_vars]
         elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-              and node.func.attr in MUTATORS):
+              and node.func.attr in LOOP_MUTATORS):
             targets = [node.func.value]
         for target in targets:
             elts = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]

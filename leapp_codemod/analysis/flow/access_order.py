@@ -21,10 +21,10 @@ from leapp_codemod.analysis.infer.context import FunctionContext
 from leapp_codemod.analysis.infer.lattice import AccessOrder
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.walk import constant_flag_block, is_self_attr, live_statements, training_only_block
+from leapp_codemod.knowledge.vocab import OVERWRITING_METHODS
 
 MAX_DEPTH = 40
 MAX_STATEMENTS = 200_000
-_OVERWRITING_METHODS = frozenset({"copy_", "zero_", "fill_"})
 
 
 @dataclass
@@ -151,7 +151,7 @@ class _Walk:
 
     def call(self, call: ast.Call, ctx: FunctionContext, guarded: bool, depth: int) -> None:
         func = call.func
-        if isinstance(func, ast.Attribute) and func.attr in _OVERWRITING_METHODS and not call.args[1:] \
+        if isinstance(func, ast.Attribute) and func.attr in OVERWRITING_METHODS and not call.args[1:] \
                 and is_self_attr(func.value, ctx.self_name):
             self.write(func.value.attr, ctx, guarded)
         try:

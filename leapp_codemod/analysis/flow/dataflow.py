@@ -19,7 +19,7 @@ from leapp_codemod.analysis.model.libraries import call_origin
 from leapp_codemod.analysis.model.resolve_types import receiver_ids
 from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.analysis.model.walk import UNKNOWN, is_self_attr, iter_nodes, self_name_of
-from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS, TENSOR_COPY_METHODS
+from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS, FRESH_COPY_METHODS
 
 CONFIG_PARAM_NAMES = frozenset({"cfg", "config", "conf", "settings", "params", "hparams", "opts", "options", "args"})
 NON_DATA_ANNOTATIONS = frozenset({"int", "float", "str", "bool", "bytes", "None", "dict", "list", "tuple"})
@@ -442,7 +442,7 @@ def _tensor_like(expr: ast.expr, project: Project, module) -> bool:
 
 def _tensor_call(expr: ast.Call, project: Project, module) -> bool:
     func = expr.func
-    if isinstance(func, ast.Attribute) and func.attr in TENSOR_COPY_METHODS - {"to", "float", "double", "half", "cpu", "cuda"}:
+    if isinstance(func, ast.Attribute) and func.attr in FRESH_COPY_METHODS:
         return True
     name = project.qualify(func, module)
     if not name:

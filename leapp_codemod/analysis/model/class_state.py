@@ -12,12 +12,10 @@ import ast
 import re
 
 from leapp_codemod.analysis.model.index import ClassInfo
-from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS
+from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS, TENSOR_LIBRARY_NAMES
 
 CONSTRUCTION_METHODS = frozenset({"__init__", "__post_init__", "__setstate__"})
 _CALLBACK_NAME = re.compile(r"^(on_|handle_|_on_|_handle_)|(callback|_cb|handler)$", re.IGNORECASE)
-# Calls that take a tensor and never keep it: passing a constant to them does not write it.
-_LIBRARY_ROOTS = frozenset({"torch", "np", "numpy", "F", "nn", "math"})
 
 
 def _self_name(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
@@ -131,4 +129,4 @@ def _library_call(func: ast.Attribute) -> bool:
     root = func.value
     while isinstance(root, ast.Attribute):
         root = root.value
-    return isinstance(root, ast.Name) and root.id in _LIBRARY_ROOTS
+    return isinstance(root, ast.Name) and root.id in TENSOR_LIBRARY_NAMES

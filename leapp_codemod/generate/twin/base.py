@@ -14,29 +14,11 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import PositionProvider
 
+from leapp_codemod.knowledge.vocab import PURE_BUILTINS, PURE_LIBRARIES, PURE_METHODS, SIDE_EFFECT_METHODS
+
 # Run-time helpers a twin may call (their source is copied from twin_helpers.py).
 TENSOR_HELPERS = frozenset({"twin_scalar", "twin_min", "twin_max", "twin_where", "twin_full", "twin_tensor"})
 ALL_HELPERS = TENSOR_HELPERS | {"twin_zip"}
-
-# Methods that change their receiver or the world; a call of one is a side effect.
-MUTATING_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault",
-                              "add", "discard", "write", "put", "send", "__setitem__", "sort", "fill", "resize",
-                              "itemset", "setflags", "tofile", "dump"})
-# Methods of torch tensors and NumPy arrays that return a new value and change nothing. A method call
-# on a value is presumed pure only when its name is here: `hist.push(x)` on a parameter is not.
-PURE_METHODS = frozenset({
-    "abs", "absolute", "all", "any", "amax", "amin", "argmax", "argmin", "argsort", "astype", "bool", "ceil",
-    "clamp", "clip", "clone", "conj", "contiguous", "copy", "cos", "cpu", "cross", "cumprod", "cumsum", "detach",
-    "diag", "diagonal", "dim", "div", "dot", "double", "eq", "exp", "expand", "expand_as", "flatten", "flip",
-    "float", "floor", "gather", "ge", "gt", "half", "index_select", "int", "isfinite", "isnan", "le", "log",
-    "log1p", "long", "lt", "masked_fill", "matmul", "max", "mean", "min", "mul", "ne", "neg", "norm", "numel",
-    "numpy", "permute", "pow", "prod", "ravel", "reciprocal", "relu", "repeat", "reshape", "round", "rsqrt",
-    "sigmoid", "sign", "sin", "size", "softmax", "sqrt", "square", "squeeze", "std", "sub", "sum", "swapaxes",
-    "t", "take", "tanh", "tile", "to", "tolist", "transpose", "type", "type_as", "unsqueeze", "var", "view",
-    "view_as", "where", "item", "new_tensor", "new_zeros", "new_ones", "new_full",
-})
-PURE_BUILTINS = frozenset({"abs", "min", "max", "len", "float", "int", "bool", "round", "tuple", "list"})
-PURE_LIBRARIES = ("torch", "numpy", "math")
 
 
 @dataclass(frozen=True)
@@ -176,7 +158,7 @@ def side_effect(node: cst.BaseExpression, ctx: Context) -> str | None:
         head = text.split(".")[0]
         target = ctx.bindings.get(head, head)
         last = text.rsplit(".", 1)[-1]
-        if last.endswith("_") and not last.endswith("__") or "." in text and last in MUTATING_METHODS:
+        if last.endswith("_") and not last.endswith("__") or "." in text and last in SIDE_EFFECT_METHODS:
             return f"`{code(found)}` changes a value in place"
         if "random" in text or last.startswith(("rand", "normal", "bernoulli", "multinomial")):
             return f"`{code(found)}` draws random numbers"
