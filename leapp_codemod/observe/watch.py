@@ -137,30 +137,32 @@ class EntryRecorder:
             return
         receiver = _receiver(frame, code)
         if receiver is not None:
-            owner = class_key(type(receiver))
+            cls = type(receiver)
+            owner = class_key(cls)
+            file = getattr(sys.modules.get(cls.__module__), "__file__", "") or ""
             attrs = _attributes(receiver)
             for name in names:
                 if name in attrs:
                     value = attrs[name]
-                    self._read(owner, (name,), value)
+                    self._read(owner, file, (name,), value)
                     if kind(value) == OBJECT and not _is_module(value):
                         inner = _attributes(value)
                         for sub in names:
                             if sub in inner and sub != name:
-                                self._read(owner, (name, sub), inner[sub])
+                                self._read(owner, file, (name, sub), inner[sub])
         glob = frame.f_globals
         module = glob.get("__name__", "?")
         for name in names:
             if name in glob and not name.startswith("__"):
                 value = glob[name]
                 if _plain_global(value):
-                    self._read(f"global:{module}", (name,), value)
+                    self._read(f"global:{module}", glob.get("__file__", "") or code.co_filename, (name,), value)
 
-    def _read(self, owner: str, path: tuple, value) -> None:
+    def _read(self, owner: str, file: str, path: tuple, value) -> None:
         entry = self.reads.get((owner, path))
         if entry is None:
             entry = self.reads[(owner, path)] = {"kind": kind(value), "fps": {}, "value": summary(value),
-                                                 "truth": truth(value)}
+                                                 "truth": truth(value), "file": file}
         index = self.seen
         if index not in entry["fps"]:
             entry["fps"][index] = fingerprint(value)
@@ -173,7 +175,8 @@ class EntryRecorder:
         for (owner, path), entry in sorted(self.reads.items(), key=lambda kv: (kv[0][0], kv[0][1])):
             values = list(entry["fps"].values())
             constant = len(values) >= 1 and all(v == values[0] for v in values)
-            reads.append({"owner": owner, "path": list(path), "kind": entry["kind"], "constant": constant,
+            reads.append({"owner": owner, "file": entry["file"], "path": list(path), "kind": entry["kind"],
+                          "constant": constant,
                           "calls": len(values), "value": entry["value"] if constant else "",
                           "truth": entry["truth"] if constant else None})
         return {"entry_calls": self.seen, "functions": functions, "edges": list(self.edges.values()),
