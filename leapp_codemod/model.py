@@ -39,14 +39,18 @@ class Finding:
     message: str
     fix: str
     function: str = ""  # "module:qualname" of the enclosing function, "" at module level
+    seen: str = ""      # with an observation: "seen running" (the line ran) or "static only"
 
     def to_json(self) -> dict:
-        return {
+        data = {
             "path": self.path, "line": self.line, "column": self.column,
             "end_line": self.end_line, "end_column": self.end_column,
             "code": self.code, "category": self.category, "severity": self.severity,
             "message": self.message, "fix": self.fix, "function": self.function,
         }
+        if self.seen:
+            data["seen"] = self.seen
+        return data
 
 
 @dataclass(frozen=True)
@@ -173,5 +177,6 @@ class ScanResult:
     state: list[StateAttr] = field(default_factory=list)
     errors: list[FileError] = field(default_factory=list)
     not_followed: tuple[NotFollowed, ...] = ()   # calls in the pipeline whose callee stayed unknown
+    observed_note: str = ""   # "observed: 3 calls of … from main.py, …", or why a saved observation was ignored
     files_analyzed: int = 0
     leapp_support: str = ""  # where the LEAPP mapping came from, e.g. "installed leapp 0.7.2"

@@ -22,6 +22,16 @@ OBSERVED_KEY = "<observed>"      # in a function's constants table: the (branch,
 
 
 @dataclass(frozen=True)
+class ObservedInput:
+    """A saved observation handed to the scan: `data` with absolute paths; `digest` keys the cache."""
+
+    data: dict = field(compare=False, hash=False, repr=False)
+    source: str = ""              # the driver script or recording, as the user named it
+    entry: str = ""               # the entry observed, as scan names it
+    digest: str = ""
+
+
+@dataclass(frozen=True)
 class ObservedFacts:
     entry: str                                  # as observed: "module:qualname"
     calls: int                                  # entry calls observed
@@ -164,3 +174,68 @@ def note(facts: ObservedFacts, functions: int, resolved_only: int) -> str:
     return (f"observed: {facts.calls} call{'s' if facts.calls != 1 else ''} of {facts.entry or 'the entry'} "
             f"from {source}, {functions} function{'s' if functions != 1 else ''}, "
             f"{resolved_only} resolved by observation only")
+
+
+# --------------------------------------------------------------------------- used by the scan
+def _call_name(call: ast.Call) -> str:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+
+
+def observed_callees(facts: ObservedFacts, fid: str, fn_node: ast.AST, call: ast.Call) -> list[str]:
+    """The project function ids observed running from `call` (by its lines; when several calls share
+    a line, a callee named like one of them goes to that one)."""
+    lines = range(call.lineno, (call.end_lineno or call.lineno) + 1)
+    found = set().union(*(facts.callees.get((fid, line), ()) for line in lines))
+    found = {c for c in found if not c.startswith("lib:")}
+    if not found:
+        return []
+    name = _call_name(call)
+    last = {c: c.rpartition(".")[2].rpartition(":")[2] for c in found}
+    named = sorted(c for c in found if last[c] == name)
+    if named:
+        return named
+    others = {_call_name(c) for c in ast.walk(fn_node) if isinstance(c, ast.Call) and c is not call
+              and c.lineno in lines}
+    return sorted(c for c in found if last[c] not in others)
+
+
+def _local_names(fn_node: ast.AST) -> set[str]:
+    names = {a.arg for a in ast.walk(fn_node.args) if isinstance(a, ast.arg)} if hasattr(fn_node, "args") else set()
+    names |= {n.id for n in ast.walk(fn_node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return names
+
+
+def skip_table(facts: ObservedFacts, fid: str, fn_node: ast.AST, module: str, own_class: str | None,
+               self_name: str | None, constants: dict | None) -> set:
+    """{(branch, line)} of `fid`'s blocks ruled out by observed settings (empty when it never ran)."""
+    executed = facts.lines.get(fid)
+    if not executed:
+        return set()
+    owners = set(facts.receivers.get(fid, ())) | ({own_class} if own_class else set())
+    constant_params = {name for name, values in (constants or {}).items()
+                       if name != OBSERVED_KEY and values and len({bool(v) for v in values}) == 1
+                       and not any(isinstance(v, tuple) for v in values)}
+    local = _local_names(fn_node) - constant_params
+    if self_name:
+        local.discard(self_name)
+
+    def is_setting(test: ast.expr) -> bool:
+        return guard_is_setting(test, module, owners, self_name, local, constant_params, facts)
+    return skipped_blocks(fn_node, executed, is_setting)
+
+
+def label_findings(findings: list, facts: ObservedFacts) -> list:
+    """Each finding with `seen`: "seen running" when one of its lines ran in the observed calls."""
+    from dataclasses import replace
+
+    out = []
+    for f in findings:
+        ran = any(facts.executed(f.function, line) for line in range(f.line, max(f.line, f.end_line) + 1))
+        out.append(replace(f, seen="seen running" if ran else "static only"))
+    return out
+
+
+def still_not_followed(items, facts: ObservedFacts) -> tuple:
+    """The `not followed` calls the observation did not resolve."""
+    return tuple(n for n in items if not any(not c.startswith("lib:") for c in facts.callees.get((n.function, n.line), ())))
