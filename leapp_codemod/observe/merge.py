@@ -42,6 +42,7 @@ class ObservedFacts:
     settings: dict[tuple[str, tuple[str, ...]], object] = field(default_factory=dict)
     changed: frozenset[tuple[str, tuple[str, ...]]] = frozenset()
     kinds: dict[tuple[str, tuple[str, ...]], str] = field(default_factory=dict)
+    resolved: set = field(default_factory=set, compare=False)   # (function id, line) only the observation resolved
 
     def executed(self, fid: str, line: int) -> bool:
         return line in self.lines.get(fid, ())
@@ -239,3 +240,44 @@ def label_findings(findings: list, facts: ObservedFacts) -> list:
 def still_not_followed(items, facts: ObservedFacts) -> tuple:
     """The `not followed` calls the observation did not resolve."""
     return tuple(n for n in items if not any(not c.startswith("lib:") for c in facts.callees.get((n.function, n.line), ())))
+
+
+def function_by_id(project, fid: str):
+    """The project's FunctionInfo for "module:qualname", or None."""
+    module, _, qualname = fid.partition(":")
+    mod = project.modules.get(module)
+    return mod.functions.get(qualname) if mod is not None else None
+
+
+def observe_project(analysis, project, given: ObservedInput | None) -> ObservedFacts | None:
+    """Hand an observation to an entry-mode analysis before it runs: the facts (for `resolve_call`),
+    the observed receiver classes, and the blocks observed settings rule out (in each executed
+    function's constants table, under OBSERVED_KEY)."""
+    if given is None:
+        return None
+    files = {os.path.abspath(m.path): name for name, m in project.modules.items()}
+    facts = facts_from(given.data, files.get, given.source)
+    analysis.facts.observed = facts
+    for fid, classes in facts.receivers.items():
+        fn = function_by_id(project, fid)
+        known = {c for c in classes if function_by_id(project, c) is None and _class_exists(project, c)}
+        if fn is not None and fn.class_name is not None and known:
+            analysis.facts.receivers.setdefault(fid, set()).update(known)
+    for fid in facts.lines:
+        fn = function_by_id(project, fid)
+        if fn is None:
+            continue
+        own = f"{fn.module}:{fn.class_name}" if fn.class_name else None
+        params = fn.positional_params
+        self_name = params[0] if fn.is_method and params else None
+        table = analysis.facts.param_constants.setdefault(fid, {})
+        skip = skip_table(facts, fid, fn.node, fn.module, own, self_name, table)
+        if skip:
+            table[OBSERVED_KEY] = skip
+    return facts
+
+
+def _class_exists(project, cid: str) -> bool:
+    module, _, qualname = cid.partition(":")
+    mod = project.modules.get(module)
+    return mod is not None and qualname in mod.classes
