@@ -95,10 +95,9 @@ class ObservationError(Exception):
 
 def project_root(paths: tuple[str, ...], config) -> Path:
     """Where `.leapp-codemod/observed.json` lives: the pyproject.toml's folder, else the scanned folder."""
-    if config.source:
-        return Path(config.source).parent
-    first = Path(paths[0]) if paths else Path(".")
-    return first if first.is_dir() else first.parent
+    from leapp_codemod.observe.saved import root_for
+
+    return root_for(Path(paths[0]) if paths else Path("."), config.source)
 
 
 def _entry_location(paths: list[str], entry: str | None, exclude: tuple[str, ...]):
@@ -175,33 +174,7 @@ def observe_for_scan(paths: tuple[str, ...], config, entry: str | None, driver: 
     loaded = saved.load(root)
     if loaded.data is None:     # a covered file changed while the driver ran
         raise ObservationError(loaded.note or f"{path}: could not be read back")
-    return entry, saved_input(loaded.data, root)
-
-
-def saved_input(data: dict, root: Path):
-    """The observation input the scanner takes: absolute paths, and a digest for the cache key."""
-    import hashlib
-
-    from leapp_codemod.observe import saved
-    from leapp_codemod.observe.merge import ObservedInput
-
-    text = json.dumps(data, sort_keys=True)
-    return ObservedInput(saved.absolute(data, root), str(data.get("source", "")), str(data.get("entry", "")),
-                         hashlib.sha256(text.encode()).hexdigest()[:16])
-
-
-def saved_for_scan(paths: tuple[str, ...], config, entry: str | None):
-    """(observation input or None, a one-line note or "") from a saved, fresh observation."""
-    from leapp_codemod.observe import saved
-
-    root = project_root(paths or (".",), config)
-    loaded = saved.load(root)
-    if loaded.data is None:
-        return None, loaded.note
-    if entry and loaded.data.get("entry") != entry:
-        return None, (f"{os.path.relpath(loaded.path)}: observed {loaded.data.get('entry')}, not {entry}; "
-                      "ignored")
-    return saved_input(loaded.data, root), ""
+    return entry, saved.as_input(loaded.data, root)
 
 
 def observation_for(paths: tuple[str, ...], config, entry: str | None, driver: str | None, inputs: str | None,
@@ -217,7 +190,9 @@ def observation_for(paths: tuple[str, ...], config, entry: str | None, driver: s
     if driver or inputs:
         entry, observed = observe_for_scan(paths, config, entry, driver, inputs, calls, exclude)
         return entry, observed, ""
-    observed, note = saved_for_scan(paths, config, entry)
+    from leapp_codemod.observe.saved import fresh_input
+
+    observed, note = fresh_input(project_root(paths or (".",), config), entry)
     if observed is None and config.driver and may_run:
         configured = str(Path(os.path.relpath(config.root / config.driver)))
         entry, observed = observe_for_scan(paths, config, entry, configured, None, calls, exclude)

@@ -150,3 +150,30 @@ def absolute(data: dict, root: Path) -> dict:
         loc = data["entry_location"]
         out["entry_location"] = [ab(loc[0] or ""), loc[1], loc[2]]
     return out
+
+
+def as_input(data: dict, root: Path):
+    """The observation input the scanner takes: absolute paths, and a digest for the cache key."""
+    from leapp_codemod.observe.merge import ObservedInput
+
+    text = json.dumps(data, sort_keys=True)
+    return ObservedInput(absolute(data, root), str(data.get("source", "")), str(data.get("entry", "")),
+                         hashlib.sha256(text.encode()).hexdigest()[:16])
+
+
+def fresh_input(root: Path, entry: str | None):
+    """(observation input or None, a one-line note or "") from the saved observation of `root`: used
+    while fresh and made for `entry` (any entry when None)."""
+    loaded = load(root)
+    if loaded.data is None:
+        return None, loaded.note
+    if entry and loaded.data.get("entry") != entry:
+        return None, f"{os.path.relpath(loaded.path)}: observed {loaded.data.get('entry')}, not {entry}; ignored"
+    return as_input(loaded.data, root), ""
+
+
+def root_for(app: Path, config_source: str | None) -> Path:
+    """Where a project's observation lives: the pyproject.toml's folder, else the scanned folder."""
+    if config_source:
+        return Path(config_source).parent
+    return app if app.is_dir() else app.parent
