@@ -123,7 +123,10 @@ def main(config_path: str) -> int:
             _replay(cfg, tracer)
         else:
             sys.argv = [cfg["driver"]]
-            tracer.install()
+            if recorder is not None and ranking is None and recorder.file != os.path.abspath(cfg["driver"]):
+                tracer.install_on_import(recorder.file)
+            else:
+                tracer.install()
             runpy.run_path(cfg["driver"], run_name="__main__")
     except StopObserving:
         pass

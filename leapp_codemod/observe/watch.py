@@ -209,6 +209,7 @@ class Tracer:
         self.on_done = on_done
         self._mine: dict = {}
         self._stopping = False
+        self._finder = None
 
     def is_app(self, code) -> bool:
         mine = self._mine.get(code)
@@ -226,6 +227,18 @@ class Tracer:
     def uninstall(self) -> None:
         sys.settrace(None)
         threading.settrace(None)
+        if self._finder in sys.meta_path:
+            sys.meta_path.remove(self._finder)
+
+    def install_on_import(self, file: str) -> None:
+        """Install once the module in `file` is imported (nothing is traced before: `import torch` runs
+        at full speed); at once when it is already loaded."""
+        file = os.path.abspath(file)
+        if any(os.path.abspath(getattr(m, "__file__", None) or "") == file for m in list(sys.modules.values())):
+            self.install()
+            return
+        self._finder = _InstallOnImport(file, self.install)
+        sys.meta_path.insert(0, self._finder)
 
     @property
     def done(self) -> bool:
@@ -236,12 +249,16 @@ class Tracer:
         """The global trace function: called on every Python call; returns the local one or None."""
         if event != "call":
             return None
+        rec = self.recorder
+        if rec is not None and self.ranking is None and rec.entry_frame is None and not rec.done:
+            code = frame.f_code                 # idle: the cheapest test that is false for other code
+            if code.co_firstlineno != rec.line or code.co_name != rec.name or not rec.is_entry(code):
+                return None
         if self.done:
             self._stop()
             return None
         code = frame.f_code
         follow = False
-        rec = self.recorder
         if rec is not None:
             if rec.active:
                 app = self.is_app(code)
@@ -287,3 +304,26 @@ class Tracer:
         if self.on_done is not None:
             self.on_done()
         raise StopObserving()
+
+
+class _InstallOnImport:
+    """A meta-path finder that asks the other finders and calls `install` when the module they find is
+    the watched file (then stays out of the way)."""
+
+    def __init__(self, file: str, install):
+        self.file, self.install, self.fired = file, install, False
+
+    def find_spec(self, fullname, path, target=None):
+        if self.fired:
+            return None
+        for finder in list(sys.meta_path):
+            find = getattr(finder, "find_spec", None)
+            if finder is self or find is None:
+                continue
+            spec = find(fullname, path, target)
+            if spec is not None:
+                if spec.origin and os.path.abspath(spec.origin) == self.file:
+                    self.fired = True
+                    self.install()
+                return spec
+        return None
