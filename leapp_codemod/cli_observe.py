@@ -102,11 +102,13 @@ def project_root(paths: tuple[str, ...], config) -> Path:
 
 def _entry_location(paths: list[str], entry: str | None, exclude: tuple[str, ...]):
     """(the static entry id, where its code starts) for the child to watch."""
-    from leapp_codemod.analysis.entry_lookup import choose_entry as static_choice
-    from leapp_codemod.analysis.entrypoints import rank_entrypoints
-    from leapp_codemod.analysis.inline_range import parse_inline_entry
-    from leapp_codemod.analysis.leapp_support import load_support
-    from leapp_codemod.analysis.scanner import ScanError, find_function, load_project
+    from leapp_codemod.analysis.entry.entrypoints import rank_entrypoints
+    from leapp_codemod.analysis.entry.lookup import choose_entry as static_choice
+    from leapp_codemod.analysis.inline.range import parse_inline_entry
+    from leapp_codemod.analysis.model.leapp_support import load_support
+    from leapp_codemod.scan.entry import find_function
+    from leapp_codemod.scan.load import load_project
+    from leapp_codemod.scan.options import ScanError
     from leapp_codemod.observe.process import EntryLocation
 
     if entry and parse_inline_entry(entry):
