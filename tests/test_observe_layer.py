@@ -179,3 +179,18 @@ def test_a_saved_observation_is_fresh_until_a_covered_file_changes(tmp_path):
     data["version"] = 99
     path.write_text(json.dumps(data))
     assert "version 99" in saved.load(tmp_path).note
+
+
+def test_in_process_watching_stops_quietly_after_n_calls(tmp_path):
+    import numpy as np
+
+    from leapp_codemod.observe.watch import watching
+
+    module, _ = _load(tmp_path)
+    policy = module.Policy(module.Smoother())
+    with watching(module.Policy.step, [str(tmp_path)], calls=2) as recorder:
+        outputs = [policy.step(np.full(3, float(i))) for i in range(6)]   # never interrupted
+    assert len(outputs) == 6 and recorder.seen == 2 and recorder.done
+    assert sys.gettrace() is None
+    reads = {(r["owner"], tuple(r["path"])): r for r in recorder.to_json()["reads"]}
+    assert reads[("obsapp:Policy", ("count",))]["calls"] == 2

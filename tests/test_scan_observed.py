@@ -177,3 +177,19 @@ def test_replaying_a_recording_gives_the_findings_of_the_driver(name, tmp_path):
     _, by_inputs = scan(work, "--inputs", str(out / "calls.npz"))
     assert found(by_inputs) == found(by_driver) and by_driver["findings"]
     assert by_inputs["observed_note"].startswith("observed: 3 calls of ")
+
+
+def test_generate_uses_a_fresh_observation(tmp_path):
+    work = copy("observed_importlib_plugin", tmp_path)
+    out = tmp_path / "out"
+
+    def generate() -> str:
+        proc = subprocess.run(TOOL + ["generate", ".", "--entry", "runner:Runner.step", "--driver", "main.py", "-o",
+                                      str(out / "integration.py"), "--force"], cwd=work, capture_output=True,
+                              text=True, timeout=300, check=False)
+        assert proc.returncode == 0, proc.stderr
+        return (out / "integration.py").read_text()
+
+    assert "plugins/leaky.py" not in generate()
+    scan(work, "--driver", "main.py")
+    assert "plugins/leaky.py:21" in generate()          # the negative stride the observation reached

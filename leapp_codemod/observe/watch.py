@@ -17,6 +17,7 @@ callee (a followed library), without tracing inside it.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
@@ -301,9 +302,9 @@ class Tracer:
             return
         self._stopping = True
         self.uninstall()
-        if self.on_done is not None:
-            self.on_done()
-        raise StopObserving()
+        if self.on_done is None:
+            raise StopObserving()
+        self.on_done()
 
 
 class _InstallOnImport:
@@ -327,3 +328,18 @@ class _InstallOnImport:
                     self.install()
                 return spec
         return None
+
+
+@contextlib.contextmanager
+def watching(fn, roots: list[str], calls: int):
+    """In-process use (the runner's observations): record the first `calls` calls of the Python
+    function `fn` while the block runs; the tracer removes itself after them and the application
+    runs on undisturbed. Yields the `EntryRecorder` (`.to_json()` once the block is done)."""
+    code = fn.__code__
+    recorder = EntryRecorder(code.co_filename, code.co_firstlineno, code.co_name, calls)
+    tracer = Tracer(roots, recorder=recorder, on_done=lambda: None)
+    tracer.install()
+    try:
+        yield recorder
+    finally:
+        tracer.uninstall()
