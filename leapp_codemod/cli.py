@@ -230,8 +230,15 @@ def _scan_stdin(config: Config, options, flags: ReportFlags, header: bool) -> No
 @click.option("--all", "all_functions", is_flag=True, help="Analyze every function (lint mode), not only the pipeline.")
 @click.option("--no-follow-libraries", is_flag=True,
               help="Do not analyze the installed packages (site-packages) the pipeline calls.")
+@click.option("--driver", type=click.Path(dir_okay=False), metavar="SCRIPT",
+              help="Run SCRIPT once and add what the first calls of the entry ran to the analysis.")
+@click.option("--inputs", type=click.Path(dir_okay=False), metavar="CALLS.npz",
+              help="Replay a recording (`record`) instead of running a driver.")
+@click.option("--observe-calls", type=click.IntRange(1, 1000), default=3, show_default=True,
+              help="With --driver/--inputs: entry calls observed.")
 @_common_scan_options
-def scan(paths, entry, all_functions, no_follow_libraries, no_cache, jobs, **report_options):
+def scan(paths, entry, all_functions, no_follow_libraries, driver, inputs, observe_calls, no_cache, jobs,
+         **report_options):
     """Scan PATHS for trace hazards reachable from the pipeline entrypoint (`-` reads standard input)."""
     from leapp_codemod.scan import ScanError, scan as run_scan
     paths = paths or (".",)
@@ -245,11 +252,18 @@ def scan(paths, entry, all_functions, no_follow_libraries, no_cache, jobs, **rep
     if paths == ("-",):   # one file: the configured entry is in another; only --entry names one in it
         _scan_stdin(config, replace(options, entry=entry, all_functions=all_functions or not entry), flags,
                     header=True)
+    note = ""
+    if not all_functions:
+        from leapp_codemod.cli_observe import observation_or_exit
+        observed_entry, observed, note = observation_or_exit(paths, config, options.entry, driver, inputs,
+                                                             observe_calls, options.exclude)
+        options = replace(options, entry=observed_entry, observed=observed)
     try:
         result = run_scan(list(paths), options, _cache(config, no_cache), jobs or os.cpu_count() or 1,
                           _progress(flags.quiet))
     except ScanError as exc:
         _fail(str(exc))
+    result.observed_note = result.observed_note or note
     _apply_file_ignores(result, config)
     _finish(result, flags, header=True, all_functions=all_functions)
 
@@ -297,11 +311,19 @@ def lint(files, entry, no_cache, jobs, **report_options):
     options = _scan_options(config, report_options, entry=entry, all_functions=not entry,
                             only_paths=frozenset(as_named), max_file_bytes=config.max_file_bytes)
     paths = [os.path.relpath(root)] if entry else list(files)
+    note = ""
+    if entry:   # a fresh saved observation of the project joins the analysis; nothing is run
+        from leapp_codemod.cli_observe import observation_or_exit
+        _, observed, note = observation_or_exit(tuple(paths), config, entry, None, None, 3, options.exclude,
+                                                may_run=False)
+        options = replace(options, observed=observed)
     try:
         result = run_scan(paths, options, _cache(config, no_cache), jobs or 1, _progress(flags.quiet))
     except ScanError as exc:
         _fail(str(exc))
     result.findings = [replace(f, path=as_named[f.path]) for f in result.findings if f.path in as_named]
+    if note and not flags.quiet:
+        click.echo(f"leapp-codemod: {note}", err=True)
     _apply_file_ignores(result, config)
     _finish(result, flags, header=False)
 

@@ -97,6 +97,8 @@ def generate(app: Path, entry: str | None, static: bool, driver: Path | None, ou
         return
     if driver_warning:
         click.echo(driver_warning, err=True)
+    if planned.observed_note:
+        click.echo(planned.observed_note, err=True)
     name = _shown(output)
     if check or diff:
         if diff:

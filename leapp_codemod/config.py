@@ -12,7 +12,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-KEYS = frozenset({"entry", "select", "extend-select", "ignore", "exclude", "extend-exclude", "per-file-ignores",
+KEYS = frozenset({"entry", "driver", "select", "extend-select", "ignore", "exclude", "extend-exclude", "per-file-ignores",
                   "max-file-mb"})
 DEFAULT_MAX_FILE_MB = 64
 
@@ -24,6 +24,7 @@ class ConfigError(Exception):
 @dataclass(frozen=True)
 class Config:
     entry: str | None = None
+    driver: str | None = None   # the driver script `scan` observes (relative to the pyproject.toml)
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
@@ -81,10 +82,13 @@ def load_config(start: Path) -> Config:
     entry = section.get("entry")
     if entry is not None and not isinstance(entry, str):
         raise ConfigError(f"{path}: [tool.leapp-codemod] entry must be a string like 'app.policy:Policy.act'")
+    driver = section.get("driver")
+    if driver is not None and not isinstance(driver, str):
+        raise ConfigError(f"{path}: [tool.leapp-codemod] driver must be a string like 'main.py'")
     max_mb = section.get("max-file-mb", DEFAULT_MAX_FILE_MB)
     if isinstance(max_mb, bool) or not isinstance(max_mb, (int, float)) or max_mb <= 0:
         raise ConfigError(f"{path}: [tool.leapp-codemod] max-file-mb must be a positive number of MiB")
-    return Config(entry=entry, max_file_mb=max_mb,
+    return Config(entry=entry, driver=driver, max_file_mb=max_mb,
                   select=_strings(section.get("select", []), "select", path),
                   extend_select=_strings(section.get("extend-select", []), "extend-select", path),
                   ignore=_strings(section.get("ignore", []), "ignore", path),

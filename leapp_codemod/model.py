@@ -39,14 +39,18 @@ class Finding:
     message: str
     fix: str
     function: str = ""  # "module:qualname" of the enclosing function, "" at module level
+    seen: str = ""      # with an observation: "seen running" (the line ran) or "static only"
 
     def to_json(self) -> dict:
-        return {
+        data = {
             "path": self.path, "line": self.line, "column": self.column,
             "end_line": self.end_line, "end_column": self.end_column,
             "code": self.code, "category": self.category, "severity": self.severity,
             "message": self.message, "fix": self.fix, "function": self.function,
         }
+        if self.seen:
+            data["seen"] = self.seen
+        return data
 
 
 @dataclass(frozen=True)
@@ -129,6 +133,28 @@ class StateAttr:
     is_module_buffer: bool = False  # registered with register_buffer on an nn.Module
 
 
+@dataclass(frozen=True, order=True)
+class NotFollowed:
+    """A call inside the pipeline whose callee the scan could not resolve (so its code was not analyzed).
+
+    `text` is the call as written, shortened (`self.adapter.preprocess(...)`); `reason` says why the
+    receiver stayed unknown (`receiver from hydra.utils.instantiate; no _target_ found`); `receiver` is the
+    expression to bind (`self.adapter`), "" when the callee is not an attribute of a receiver; `function` is
+    the enclosing "module:qualname".
+    """
+
+    path: str
+    line: int
+    text: str
+    reason: str
+    receiver: str = ""
+    function: str = ""
+
+    def to_json(self) -> dict:
+        return {"path": self.path, "line": self.line, "text": self.text, "reason": self.reason,
+                "receiver": self.receiver, "function": self.function}
+
+
 @dataclass(frozen=True)
 class FileError:
     path: str
@@ -150,5 +176,7 @@ class ScanResult:
     library_calls: list[LibraryCall] = field(default_factory=list)
     state: list[StateAttr] = field(default_factory=list)
     errors: list[FileError] = field(default_factory=list)
+    not_followed: tuple[NotFollowed, ...] = ()   # calls in the pipeline whose callee stayed unknown
+    observed_note: str = ""   # "observed: 3 calls of … from main.py, …", or why a saved observation was ignored
     files_analyzed: int = 0
     leapp_support: str = ""  # where the LEAPP mapping came from, e.g. "installed leapp 0.7.2"

@@ -15,6 +15,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("knowledge",),                                                 # plain data
     ("model", "config", "io_util", "boundary", "adapters", "facts", "data"),   # shared vocabulary, small utilities
     ("source",),                                                    # files, parsing, cache
+    ("observe.merge", "observe.saved"),                             # an observation as data, and its file
     ("analysis.model",),                                            # what the code says: index, project, resolution
     ("analysis.infer",),                                            # per-function questions (FunctionContext)
     ("analysis.flow",),                                             # the fixpoint
@@ -24,7 +25,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("scan",),                                                      # the scan pipeline
     ("report",),
     ("generate",),
-    ("runner",),
+    ("runner", "observe"),                                          # the observed child process runs the driver
     ("cli", "cli_observe", "cli_run", "__main__"),
 )
 FACADE = "leapp_codemod.analysis.infer.context"

@@ -28,8 +28,16 @@ def scan_for(opts: Options) -> ScanModel:
         from leapp_codemod.scan import ScanError, scan_model
     except ImportError as exc:
         raise GenerateError(f"the scanner is not available ({exc})") from None
+    from leapp_codemod.config import ConfigError, load_config
+    from leapp_codemod.observe.saved import fresh_input, root_for
     try:
-        return scan_model([str(opts.app)], entry=opts.entry)
+        observed, note = fresh_input(root_for(opts.app, load_config(opts.app).source), opts.entry)
+    except ConfigError:
+        observed, note = None, ""
+    try:
+        model = scan_model([str(opts.app)], entry=opts.entry, observed=observed)
+        model.result.observed_note = model.result.observed_note or note
+        return model
     except ScanError as exc:
         raise GenerateError(str(exc)) from None
 
@@ -65,6 +73,7 @@ class Plan:
     text: str
     existing: str | None
     merge: Merge = field(default_factory=lambda: Merge(""))
+    observed_note: str = ""     # the saved observation the scan used, or why it was ignored
 
     @property
     def up_to_date(self) -> bool:
@@ -92,7 +101,7 @@ def plan(opts: Options, *, force: bool = False, scan: ScanResult | ScanModel | N
     text, spec = render_module(scan, opts)
     existing = opts.output.read_text(encoding="utf-8", errors="replace") if opts.output.is_file() else None
     if existing is None or force:
-        return Plan(spec, text, existing, Merge(text))
+        return Plan(spec, text, existing, Merge(text), result.observed_note)
     try:
         merged = merge(str(opts.output), existing, text)
     except OverwriteRefused as exc:
@@ -100,7 +109,7 @@ def plan(opts: Options, *, force: bool = False, scan: ScanResult | ScanModel | N
     if merged.text != text:
         from leapp_codemod.generate.formatting import format_module
         merged = replace(merged, text=format_module(merged.text, opts.output.name))
-    return Plan(spec, merged.text, existing, merged)
+    return Plan(spec, merged.text, existing, merged, result.observed_note)
 
 
 def write_plan(planned: Plan, output: Path) -> None:

@@ -16,6 +16,8 @@ def to_document(result: ScanResult) -> dict:
     as each entrypoint's `"entry"`), or null when none was chosen; `entry_detail` is that entrypoint's
     object (path, line, score and the reasons it was chosen), or null; `entry_note` is the one line that
     says which entry the scan used and why (or what it did without one). Findings are in report order.
+    With an observation (`scan --driver`, or a saved one), `observed_note` names it and each finding has
+    `seen`: "seen running" or "static only".
     """
     return {
         "version": __version__,
@@ -27,6 +29,7 @@ def to_document(result: ScanResult) -> dict:
         "errors": [{"path": e.path, "message": e.message} for e in result.errors],
         "files_analyzed": result.files_analyzed,
         "leapp_support": result.leapp_support,
+        **({"observed_note": result.observed_note} if result.observed_note else {}),
     }
 
 

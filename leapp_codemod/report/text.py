@@ -59,6 +59,8 @@ def render_text(result: ScanResult, options: TextOptions | None = None, sources:
     blocks: list[str] = []
     if options.header and not (options.quiet or options.concise):
         blocks.append(header_line(result, options.all_functions, options.style))
+        if result.observed_note:
+            blocks[-1] += "\n" + result.observed_note
     if options.statistics:
         blocks.extend(statistics_lines(findings))
     elif options.concise:
@@ -97,7 +99,8 @@ def finding_line(finding: Finding, style: Style = PLAIN) -> str:
     where = span(finding)
     message = " ".join(finding.message.split())
     location = style.paint(f"{finding.path}:{where.line}:{where.column}:", "bold")
-    return f"{location} {style.severity(finding.code, finding.severity)} [{finding.category}] {message}"
+    seen = f" ({finding.seen})" if finding.seen else ""
+    return f"{location} {style.severity(finding.code, finding.severity)} [{finding.category}] {message}{seen}"
 
 
 def finding_block(finding: Finding, source_line: str | None, style: Style = PLAIN) -> str:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from leapp_codemod.observe.merge import ObservedInput
 from leapp_codemod.source.parse import MAX_FILE_BYTES
 
 
@@ -20,3 +21,4 @@ class ScanOptions:
     only_paths: frozenset[str] | None = None   # report findings only in these display paths (lint)
     follow_libraries: bool = True              # analyze the installed packages the pipeline calls
     max_file_bytes: int = MAX_FILE_BYTES       # larger files are skipped with one line
+    observed: ObservedInput | None = None      # a saved observation of the entry's first calls (`--driver`)

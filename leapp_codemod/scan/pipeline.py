@@ -13,6 +13,8 @@ from leapp_codemod.analysis.model.leapp_support import LeappSupport, load_suppor
 from leapp_codemod.analysis.model.libraries import LibraryLoader, site_dirs
 from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.model import ScanResult
+from leapp_codemod.observe.merge import ObservedInput, label_findings, observe_project, still_not_followed
+from leapp_codemod.observe.merge import note as observed_note
 from leapp_codemod.rules import select_rules
 from leapp_codemod.scan.dispatch import run_rules
 from leapp_codemod.scan.entry import annotated_data, as_entrypoint, entry_class, optional_inputs, find_function
@@ -66,6 +68,7 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
             owner = entry_class(project, entry_fn, options.entry) if options.entry else None
             if owner is not None:  # `--entry Model.forward` runs on a Model: `self.f()` dispatches to Model's f
                 analysis.facts.receivers[entry_fn.id] = {owner.id}
+        observed = observe_project(analysis, project, options.observed)
         analysis.run([entry_fn], {entry_fn.id: data})
         analysis.facts.access = access_order(entry_fn, analysis.context_with_env)
         functions = list(analysis.reachable.values())
@@ -90,6 +93,11 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
     kept = {(f.path, f.line) for f in result.findings}
     result.library_calls = [c for c in library_calls if (c.path, c.line) in kept]
     result.errors += rule_errors
+    if observed is not None:
+        result.findings = label_findings(result.findings, observed)
+        result.not_followed = still_not_followed(result.not_followed, observed)
+        ran = {fid for fid in observed.lines if fid in analysis.reachable}
+        result.observed_note = observed_note(observed, len(ran), len(observed.resolved))
     return result
 
 
@@ -129,15 +137,15 @@ class ScanModel:
 
 def scan_model(paths: list[str], entry: str | None = None, all_functions: bool = False,
                select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), exclude: tuple[str, ...] = (),
-               follow_libraries: bool = True) -> ScanModel:
+               follow_libraries: bool = True, observed: ObservedInput | None = None) -> ScanModel:
     """Scan files/directories and keep what was loaded (not cached: `generate` needs the trees)."""
     loaded = load_project(paths, exclude)
     return ScanModel(analyze(loaded, ScanOptions(entry, all_functions, select, ignore, exclude,
-                                                 follow_libraries=follow_libraries)), loaded)
+                                                 follow_libraries=follow_libraries, observed=observed)), loaded)
 
 
 def scan_project(paths: list[str], entry: str | None = None, all_functions: bool = False,
                  select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), exclude: tuple[str, ...] = (),
-                 follow_libraries: bool = True) -> ScanResult:
+                 follow_libraries: bool = True, observed: ObservedInput | None = None) -> ScanResult:
     """Scan files/directories; the public API used by tests (`generate` uses `scan_model`)."""
-    return scan_model(paths, entry, all_functions, select, ignore, exclude, follow_libraries).result
+    return scan_model(paths, entry, all_functions, select, ignore, exclude, follow_libraries, observed).result

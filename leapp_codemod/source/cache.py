@@ -146,6 +146,7 @@ def result_to_json(result: ScanResult) -> dict:
         "errors": [asdict(e) for e in result.errors],
         "files_analyzed": result.files_analyzed,
         "leapp_support": result.leapp_support,
+        "observed_note": result.observed_note,
     }
 
 
@@ -167,6 +168,7 @@ def result_from_json(data: dict) -> ScanResult | None:
             errors=errors_from_json(data["errors"]),
             files_analyzed=int(data["files_analyzed"]),
             leapp_support=str(data["leapp_support"]),
+            observed_note=str(data.get("observed_note", "")),
         )
     except (KeyError, TypeError, ValueError):
         return None

@@ -8,6 +8,7 @@ from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo
 from leapp_codemod.analysis.model.resolve_callables import CallableResolver
 from leapp_codemod.analysis.model.resolve_types import is_abstract, overrides
 from leapp_codemod.analysis.model.walk import is_self_attr
+from leapp_codemod.observe.merge import function_by_id, observed_callees
 
 
 class CallQuestions:
@@ -37,7 +38,19 @@ class CallQuestions:
 
     @answered_once
     def resolve_call(self, call: ast.Call) -> list[FunctionInfo]:
-        """Project functions a call may run (empty for library calls)."""
+        """Project functions a call may run (empty for library calls), with those observed running from it."""
+        found = self._resolve_static(call)
+        observed = self.facts.observed
+        if observed is None:
+            return found
+        extra = [fn for fn in (function_by_id(self.project, fid)
+                               for fid in observed_callees(observed, self.fn.id, self.fn.node, call))
+                 if fn is not None and fn not in found]
+        if extra and not found:
+            observed.resolved.add((self.fn.id, call.lineno))
+        return found + extra
+
+    def _resolve_static(self, call: ast.Call) -> list[FunctionInfo]:
         func = call.func
         project = self.project
         if isinstance(func, ast.Attribute):

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from leapp_codemod.observe.merge import ObservedFacts
+
 
 @dataclass
 class Env:
@@ -68,6 +70,7 @@ class Facts:
     library_origins: dict[str, set[tuple]] = field(default_factory=dict)
     receivers: dict[str, set[str]] = field(default_factory=dict)   # method id -> concrete receiver class ids
     access: AccessOrder | None = None   # entry mode: the order one call reads and writes attributes of self
+    observed: ObservedFacts | None = None   # what the first calls of the entry ran (`scan --driver`)
 
     def fingerprint(self) -> tuple:
         return (

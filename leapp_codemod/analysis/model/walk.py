@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 
 from leapp_codemod.analysis.model.index import FunctionInfo
+from leapp_codemod.observe.merge import OBSERVED_KEY
 
 
 def is_self_attr(expr: ast.expr, self_name: str | None) -> bool:
@@ -55,6 +56,11 @@ def constant_flag_block(node: ast.If, fn: FunctionInfo, constants: dict[str, set
     constants of one truth value (`predict(obs, deterministic=True)`): that block never runs."""
     if not constants:
         return None
+    observed = constants.get(OBSERVED_KEY)
+    if observed:    # the observed run ruled the block out: its guard reads only settings and it did not run
+        for branch in ("body", "orelse"):
+            if (branch, node.lineno) in observed:
+                return branch
     test, negate = node.test, False
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         test, negate = test.operand, True
