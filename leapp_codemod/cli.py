@@ -18,10 +18,6 @@ SCAN_FORMATS = ("text", "full", "concise", "json", "sarif", "github")
 SEVERITY_RANK = {"warning": 1, "error": 2}
 
 
-def _split_codes(values: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(c.strip() for v in values for c in v.split(",") if c.strip())
-
-
 def _fail(message: str) -> NoReturn:
     click.echo(f"leapp-codemod: error: {message}", err=True)
     sys.exit(EXIT_USAGE)
@@ -36,15 +32,14 @@ def _config_for(paths: tuple[str, ...]) -> Config:
 
 
 def _checked(selectors: tuple[str, ...]) -> tuple[str, ...]:
-    from leapp_codemod.rules import unknown_selectors
+    from leapp_codemod.rules import ALL_RULES, unknown_selectors
+    from leapp_codemod.settings import did_you_mean
     unknown = unknown_selectors(selectors)
     if unknown:
-        _fail(f"unknown rule code, name or category: {', '.join(unknown)} (see `leapp-codemod rules`)")
+        known = {word for r in ALL_RULES for word in (r.code, r.name, r.category)}
+        _fail("unknown rule code, name or category: "
+              + ", ".join(f"{u}{did_you_mean(u, known)}" for u in unknown) + " (see `leapp-codemod rules`)")
     return selectors
-
-
-def _selectors(cli_values: tuple[str, ...], config_values: tuple[str, ...]) -> tuple[str, ...]:
-    return _checked(_split_codes(cli_values) or config_values)
 
 
 def _emit(text: str, output: str | None) -> None:
@@ -83,18 +78,23 @@ def _flags(options: dict) -> ReportFlags:
                        options["quiet"], options["stdin_filename"])
 
 
+def _effective(config: Config, options: dict) -> dict[str, tuple[object, str]]:
+    """Each setting's value in effect (the command line wins, or adds for `extend-*`) and where it came from."""
+    from leapp_codemod.settings import SETTINGS, combine
+    return {s.attr: combine(s, getattr(config, s.attr), options.get(s.attr) if s.flag else None) for s in SETTINGS}
+
+
 def _scan_options(config: Config, options: dict, **fields):
     """ScanOptions from the configuration and the command line (which wins)."""
     from leapp_codemod.analysis.scanner import ScanOptions
-    select = _selectors(options["select"], config.select)
-    extend = _checked(_split_codes(options["extend_select"]) or config.extend_select)
+    value = {name: v for name, (v, _) in _effective(config, options).items()}
+    select, extend = _checked(value["select"]), _checked(value["extend_select"])
     if select and extend:
         select = tuple(dict.fromkeys(select + extend))
-    exclude = _split_codes(options["exclude"]) or config.exclude
-    exclude += _split_codes(options["extend_exclude"]) + config.extend_exclude
     for _, selectors in config.per_file_ignores:
         _checked(selectors)
-    return ScanOptions(select=select, ignore=_selectors(options["ignore"], config.ignore), exclude=exclude, **fields)
+    return ScanOptions(select=select, ignore=_checked(value["ignore"]),
+                       exclude=value["exclude"] + value["extend_exclude"], **fields)
 
 
 def _apply_file_ignores(result, config: Config) -> None:
@@ -133,19 +133,23 @@ def _stdin_name(flags: ReportFlags) -> str:
     return Path(os.path.normpath(flags.stdin_filename)).as_posix() if flags.stdin_filename else "-"
 
 
+def _setting_option(setting):
+    """The click option a row of settings.SETTINGS makes."""
+    if setting.kind == "flag":
+        return click.option(setting.option, setting.attr, is_flag=True, default=None, help=setting.help)
+    metavar = {"entry": "MODULE:QUALNAME|FILE:START-END", "selectors": "CODES", "patterns": "GLOB",
+               "paths": "FILE"}[setting.kind]
+    return click.option(setting.option, setting.attr, multiple=setting.multiple, metavar=metavar, help=setting.help)
+
+
 def _common_scan_options(command):
+    from leapp_codemod.settings import SETTINGS
     options = [
         click.option("--output-format", "--format", "fmt", type=click.Choice(SCAN_FORMATS), default="text",
                      show_default=True,
                      help="text (= full: source line, caret, help), concise (one line per finding), json, sarif, "
                           "github."),
-        click.option("--select", multiple=True,
-                     help="Only these rule codes/prefixes, rule names or categories (comma-separated)."),
-        click.option("--extend-select", multiple=True, help="Add these to the selection (config or --select)."),
-        click.option("--ignore", multiple=True,
-                     help="Skip these rule codes/prefixes, rule names or categories (comma-separated)."),
-        click.option("--exclude", multiple=True, help="Glob patterns of files/folders to skip (replaces config)."),
-        click.option("--extend-exclude", multiple=True, help="Glob patterns to skip in addition to the config's."),
+        *(_setting_option(s) for s in SETTINGS if s.flag),
         click.option("--exit-zero", is_flag=True, help="Exit 0 even when hazards are found."),
         click.option("--fail-on", type=click.Choice(("error", "warning")), default="error", show_default=True,
                      help="Lowest severity that makes the exit code 1 (default: warnings alone exit 0)."),
@@ -157,10 +161,43 @@ def _common_scan_options(command):
         click.option("--no-cache", is_flag=True, help="Neither read nor write .leapp-codemod-cache/."),
         click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
                      help="Worker processes for cold scans of large trees (default: all cores)."),
+        click.option("--show-settings", is_flag=True,
+                     help="Print the settings in effect (and where each came from), then exit."),
+        click.option("--show-files", is_flag=True, help="Print the files that would be analyzed, then exit."),
     ]
     for option in reversed(options):
         command = option(command)
     return command
+
+
+def _show_settings(config: Config, options: dict) -> NoReturn:
+    from leapp_codemod.settings import BY_KEY, format_value
+    click.echo(f"# settings from {config.source or '(no pyproject.toml: defaults)'}")
+    for attr, (value, origin) in _effective(config, options).items():
+        setting = BY_KEY[attr.replace("_", "-")]
+        click.echo(f"{setting.key} = {format_value(value, setting.kind)}  # {origin}")
+    sys.exit(EXIT_CLEAN)
+
+
+def _show_files(paths, exclude: tuple[str, ...]) -> NoReturn:
+    from leapp_codemod.source.files import discover
+    found = discover(list(paths), exclude)
+    for src in found.files:
+        click.echo(src.display)
+    for error in found.errors:
+        click.echo(f"leapp-codemod: {error}", err=True)
+    sys.exit(EXIT_CLEAN if found.files else EXIT_USAGE)
+
+
+def _force_excluded(config: Config, paths, options: dict) -> tuple[str, ...]:
+    """`paths` without the files an exclusion matches, when force-exclude is on (pre-commit names each file)."""
+    from leapp_codemod.source.files import DEFAULT_EXCLUDES
+    value = {name: v for name, (v, _) in _effective(config, options).items()}
+    if not value["force_exclude"]:
+        return tuple(paths)
+    from leapp_codemod.config import force_excluded
+    patterns = DEFAULT_EXCLUDES + value["exclude"] + value["extend_exclude"]
+    return tuple(p for p in paths if p == "-" or os.path.isdir(p) or not force_excluded(config.root, p, patterns))
 
 
 class _OneLineErrors(click.Group):
@@ -226,22 +263,26 @@ def _scan_stdin(config: Config, options, flags: ReportFlags, header: bool) -> No
 
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--entry", help="Pipeline entrypoint MODULE:QUALNAME (default: discovered, or [tool.leapp-codemod] entry).")
 @click.option("--all", "all_functions", is_flag=True, help="Analyze every function (lint mode), not only the pipeline.")
 @click.option("--no-follow-libraries", is_flag=True,
               help="Do not analyze the installed packages (site-packages) the pipeline calls.")
 @_common_scan_options
-def scan(paths, entry, all_functions, no_follow_libraries, no_cache, jobs, **report_options):
+def scan(paths, all_functions, no_follow_libraries, no_cache, jobs, show_settings, show_files, **report_options):
     """Scan PATHS for trace hazards reachable from the pipeline entrypoint (`-` reads standard input)."""
     from leapp_codemod.analysis.scanner import ScanError, scan as run_scan
     paths = paths or (".",)
     flags = _flags(report_options)
     config = _config_for(paths if not flags.stdin_filename else (flags.stdin_filename,))
+    if show_settings:
+        _show_settings(config, report_options)
+    paths = _force_excluded(config, paths, report_options) or _nothing_left(flags)
     from leapp_codemod.analysis.inline_range import locate_inline_entry
-    entry = locate_inline_entry(entry, paths)
+    entry = locate_inline_entry(report_options["entry"], paths)
     options = _scan_options(config, report_options, entry=entry or config.entry, all_functions=all_functions,
                             follow_libraries=not no_follow_libraries,
                             max_file_bytes=config.max_file_bytes)
+    if show_files:
+        _show_files(paths, options.exclude)
     if paths == ("-",):   # one file: the configured entry is in another; only --entry names one in it
         _scan_stdin(config, replace(options, entry=entry, all_functions=all_functions or not entry), flags,
                     header=True)
@@ -252,6 +293,13 @@ def scan(paths, entry, all_functions, no_follow_libraries, no_cache, jobs, **rep
         _fail(str(exc))
     _apply_file_ignores(result, config)
     _finish(result, flags, header=True, all_functions=all_functions)
+
+
+def _nothing_left(flags: ReportFlags) -> NoReturn:
+    """Every file named was excluded (force-exclude): nothing to report, as ruff does."""
+    if not flags.quiet:
+        click.echo("leapp-codemod: every file named is excluded (force-exclude); nothing to check", err=True)
+    sys.exit(EXIT_CLEAN)
 
 
 def _cache(config: Config, disabled: bool):
@@ -275,20 +323,24 @@ def _progress(quiet: bool = False):
 
 @main.command()
 @click.argument("files", nargs=-1, type=click.Path())
-@click.option("--entry", help="Pipeline entrypoint MODULE:QUALNAME (default: [tool.leapp-codemod] entry).")
 @_common_scan_options
-def lint(files, entry, no_cache, jobs, **report_options):
+def lint(files, no_cache, jobs, show_settings, show_files, **report_options):
     """Check FILES (pre-commit entry point): reports only on FILES, exits 1 on error findings (--fail-on).
 
     With an entrypoint (--entry or [tool.leapp-codemod] entry) the whole project is analyzed from it
     and findings in FILES are reported; without one, every function in FILES is treated as pipeline code.
     """
     from leapp_codemod.analysis.scanner import ScanError, scan as run_scan
-    if not files:
-        sys.exit(EXIT_CLEAN)
     flags = _flags(report_options)
     config = _config_for(files if not flags.stdin_filename else (flags.stdin_filename,))
-    entry = entry or config.entry
+    if show_settings:
+        _show_settings(config, report_options)
+    if not files:
+        sys.exit(EXIT_CLEAN)
+    files = _force_excluded(config, files, report_options) or _nothing_left(flags)
+    entry = report_options["entry"] or config.entry
+    if show_files:
+        _show_files(files, _scan_options(config, report_options).exclude)
     if files == ("-",):
         _scan_stdin(config, _scan_options(config, report_options, entry=None, all_functions=True), flags,
                     header=False)
@@ -377,7 +429,10 @@ def explain(rule):
     from leapp_codemod.rules import get_rule
     found = get_rule(rule)
     if found is None:
-        _fail(f"unknown rule '{rule}' (see `leapp-codemod rules`)")
+        from leapp_codemod.rules import ALL_RULES
+        from leapp_codemod.settings import did_you_mean
+        known = [word for r in ALL_RULES for word in (r.code, r.name)]
+        _fail(f"unknown rule '{rule}'{did_you_mean(rule, known)} (see `leapp-codemod rules`)")
     click.echo(explain_rule(found).rstrip("\n"))
 
 
