@@ -70,12 +70,13 @@ class ReportFlags:
     statistics: bool = False
     quiet: bool = False
     stdin_filename: str | None = None
+    show_resolved: bool = False
 
 
 def _flags(options: dict) -> ReportFlags:
     fmt = "text" if options["fmt"] == "full" else options["fmt"]
     return ReportFlags(fmt, options["output"], options["exit_zero"], options["fail_on"], options["statistics"],
-                       options["quiet"], options["stdin_filename"])
+                       options["quiet"], options["stdin_filename"], options["show_resolved"])
 
 
 def _effective(config: Config, options: dict) -> dict[str, tuple[object, str]]:
@@ -104,6 +105,17 @@ def _apply_file_ignores(result, config: Config) -> None:
         result.findings = [f for f in result.findings if f.code not in codes_for(file_ignores(config, f.path))]
 
 
+def _apply_integrations(result, config: Config, options: dict, walked=()) -> None:
+    """Move the findings the project's generated integration modules resolve to `result.resolved`."""
+    from leapp_codemod.resolved import discover_integrations, read_integration, resolve
+    if not result.findings:
+        return
+    configured = {name: v for name, (v, _) in _effective(config, options).items()}["integration"]
+    root = config.root if config.source else Path.cwd()
+    modules = [read_integration(path) for path in discover_integrations(root, configured, walked)]
+    result.findings, result.resolved = resolve(result.findings, [m for m in modules if m is not None])
+
+
 def _fails(result, flags: ReportFlags) -> bool:
     threshold = SEVERITY_RANK[flags.fail_on]
     return not flags.exit_zero and any(SEVERITY_RANK.get(f.severity, 2) >= threshold for f in result.findings)
@@ -119,7 +131,7 @@ def _finish(result, flags: ReportFlags, *, header: bool, all_functions: bool = F
         click.echo(f"leapp-codemod: note: using the {result.leapp_support}", err=True)
     color = flags.output is None and color_wanted(sys.stdout.isatty(), os.environ)
     text_options = TextOptions(statistics=flags.statistics, quiet=flags.quiet, header=header,
-                               all_functions=all_functions, style=Style(color))
+                               all_functions=all_functions, style=Style(color), show_resolved=flags.show_resolved)
     sources = SourceLines({_stdin_name(flags): stdin_text} if stdin_text is not None else None)
     _emit(render(result, flags.fmt, text_options=text_options, sources=sources), flags.output)
     if result.files_analyzed == 0:
@@ -164,6 +176,9 @@ def _common_scan_options(command):
         click.option("--show-settings", is_flag=True,
                      help="Print the settings in effect (and where each came from), then exit."),
         click.option("--show-files", is_flag=True, help="Print the files that would be analyzed, then exit."),
+        click.option("--show-resolved", is_flag=True,
+                     help="Also list the findings a generated integration module resolves (its STATE, PATCHES, "
+                          "twins); they are never errors."),
     ]
     for option in reversed(options):
         command = option(command)
@@ -292,6 +307,7 @@ def scan(paths, all_functions, no_follow_libraries, no_cache, jobs, show_setting
     except ScanError as exc:
         _fail(str(exc))
     _apply_file_ignores(result, config)
+    _apply_integrations(result, config, report_options)
     _finish(result, flags, header=True, all_functions=all_functions)
 
 
@@ -323,12 +339,16 @@ def _progress(quiet: bool = False):
 
 @main.command()
 @click.argument("files", nargs=-1, type=click.Path())
+@click.option("--all", "all_functions", is_flag=True,
+              help="Treat every function in FILES as pipeline code (no entrypoint is looked for).")
 @_common_scan_options
-def lint(files, no_cache, jobs, show_settings, show_files, **report_options):
+def lint(files, all_functions, no_cache, jobs, show_settings, show_files, **report_options):
     """Check FILES (pre-commit entry point): reports only on FILES, exits 1 on error findings (--fail-on).
 
-    With an entrypoint (--entry or [tool.leapp-codemod] entry) the whole project is analyzed from it
-    and findings in FILES are reported; without one, every function in FILES is treated as pipeline code.
+    The whole project is analyzed from its pipeline entrypoint (--entry, [tool.leapp-codemod] entry, or
+    the one discovered as `scan` does) and the findings in FILES are reported: code the pipeline never
+    reaches (training, constructors, the driver's simulated inputs) is not checked. Findings the project's
+    generated integration module resolves are counted, not reported (--show-resolved lists them).
     """
     from leapp_codemod.analysis.scanner import ScanError, scan as run_scan
     flags = _flags(report_options)
@@ -345,16 +365,21 @@ def lint(files, no_cache, jobs, show_settings, show_files, **report_options):
         _scan_stdin(config, _scan_options(config, report_options, entry=None, all_functions=True), flags,
                     header=False)
     root = Path(config.source).parent if config.source else Path.cwd()
-    as_named = {_display_from(root if entry else None, f): Path(os.path.normpath(f)).as_posix() for f in files}
-    options = _scan_options(config, report_options, entry=entry, all_functions=not entry,
+    whole = not all_functions      # the project from its entry (named or discovered), reported in FILES
+    as_named = {Path(os.path.normpath(f)).as_posix(): Path(os.path.normpath(f)).as_posix() for f in files}
+    if whole:
+        as_named.update({_display_from(root, f): Path(os.path.normpath(f)).as_posix() for f in files})
+    options = _scan_options(config, report_options, entry=entry, all_functions=all_functions,
                             only_paths=frozenset(as_named), max_file_bytes=config.max_file_bytes)
-    paths = [os.path.relpath(root)] if entry else list(files)
+    # named files are analyzed even when an exclusion matches them (force-exclude dropped those it should)
+    paths = [os.path.relpath(root), *files] if whole else list(files)
     try:
         result = run_scan(paths, options, _cache(config, no_cache), jobs or 1, _progress(flags.quiet))
     except ScanError as exc:
         _fail(str(exc))
     result.findings = [replace(f, path=as_named[f.path]) for f in result.findings if f.path in as_named]
     _apply_file_ignores(result, config)
+    _apply_integrations(result, config, report_options, files)
     _finish(result, flags, header=False)
 
 

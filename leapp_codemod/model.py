@@ -152,3 +152,4 @@ class ScanResult:
     errors: list[FileError] = field(default_factory=list)
     files_analyzed: int = 0
     leapp_support: str = ""  # where the LEAPP mapping came from, e.g. "installed leapp 0.7.2"
+    resolved: list = field(default_factory=list)   # resolved.Resolution: findings a generated module resolves

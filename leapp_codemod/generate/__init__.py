@@ -10,7 +10,8 @@ from leapp_codemod.generate.render import render_body, with_header, write_module
 from leapp_codemod.generate.spec import IntegrationSpec, Options, SpecError, build_spec
 from leapp_codemod.model import ScanResult
 
-__all__ = ["GenerateError", "Options", "Plan", "generate", "plan", "render_module", "scan_for"]
+__all__ = ["DEFAULT_OUTPUT", "GenerateError", "Options", "Plan", "default_output", "generate", "plan", "refused_output",
+           "render_module", "scan_for"]
 
 
 class GenerateError(Exception):
@@ -36,12 +37,47 @@ def render_module(scan: ScanResult, opts: Options) -> tuple[str, IntegrationSpec
     return with_header(render_body(spec), opts.output.name), spec
 
 
+DEFAULT_OUTPUT = "leapp_integration.py"
+
+
 def _inside(path: Path, tree: Path) -> bool:
     try:
         path.resolve().relative_to(tree.resolve())
     except ValueError:
         return False
     return True
+
+
+def _package_folder(folder: Path) -> bool:
+    return (folder / "__init__.py").is_file()
+
+
+def default_output(app: Path, driver: Path | None) -> Path:
+    """Where `generate` writes without -o: next to the driver, else beside the application's import root;
+    never inside a package of the application."""
+    from leapp_codemod.generate.driver import search_root
+    if driver is not None and not _package_folder(driver.parent):
+        return driver.parent / DEFAULT_OUTPUT
+    return search_root(app) / DEFAULT_OUTPUT
+
+
+def refused_output(output: Path, app: Path) -> str | None:
+    """Why `output` must not be written (it is an application file, or inside a package of the application:
+    a new module there would change the application), or None."""
+    out = output.resolve()
+    if app.is_file() and out == app.resolve():
+        return "it is the application script"
+    app_tree = app if app.is_dir() else app.parent
+    folder = out.parent
+    if _inside(folder, app_tree) and (_package_folder(folder) or (app.is_dir() and _package_folder(app))):
+        return f"refusing to write inside the application package {_posix(folder)}"
+    return None
+
+
+def _posix(path: Path) -> str:
+    import os
+    relative = os.path.relpath(path)
+    return Path(relative).as_posix() if not relative.startswith("..") else path.as_posix()
 
 
 @dataclass
@@ -68,9 +104,11 @@ def plan(opts: Options, *, force: bool = False, scan: ScanResult | None = None) 
         raise GenerateError(f"{opts.app}: no such application path")
     if opts.driver is not None and not opts.driver.is_file():
         raise GenerateError(f"{opts.driver}: driver script not found")
-    app_tree = opts.app if opts.app.is_dir() else opts.app.parent
-    if _inside(opts.output, app_tree):
-        raise GenerateError(f"{opts.output}: refusing to write inside the application tree {app_tree}")
+    refusal = refused_output(opts.output, opts.app)
+    if refusal:
+        suggested = _posix(default_output(opts.app, opts.driver).resolve())
+        raise GenerateError(f"{_posix(opts.output.resolve())}: {refusal}; write it outside, e.g. "
+                            f"`leapp-codemod generate {_posix(opts.app)} --entry {opts.entry} -o {suggested}`")
     scan = scan if scan is not None else scan_for(opts)
     if (scan.entry is not None and scan.entry.kind == "function" and scan.entry.id != opts.entry
             and not parse_inline_entry(opts.entry)):
