@@ -71,12 +71,13 @@ class ReportFlags:
     quiet: bool = False
     stdin_filename: str | None = None
     show_resolved: bool = False
+    add_noqa: bool = False
 
 
 def _flags(options: dict) -> ReportFlags:
     fmt = "text" if options["fmt"] == "full" else options["fmt"]
     return ReportFlags(fmt, options["output"], options["exit_zero"], options["fail_on"], options["statistics"],
-                       options["quiet"], options["stdin_filename"], options["show_resolved"])
+                       options["quiet"], options["stdin_filename"], options["show_resolved"], options["add_noqa"])
 
 
 def _effective(config: Config, options: dict) -> dict[str, tuple[object, str]]:
@@ -121,7 +122,25 @@ def _fails(result, flags: ReportFlags) -> bool:
     return not flags.exit_zero and any(SEVERITY_RANK.get(f.severity, 2) >= threshold for f in result.findings)
 
 
-def _finish(result, flags: ReportFlags, *, header: bool, all_functions: bool = False, stdin_text: str | None = None) -> None:
+def _add_noqa(result, config: Config) -> NoReturn:
+    """`--add-noqa`: write the suppressions, say how many, exit 0 (2 when nothing could be analyzed)."""
+    from leapp_codemod.noqa import add_noqa
+    from leapp_codemod.resolved import discover_integrations
+    root = config.root if config.source else Path.cwd()
+    generated = frozenset(discover_integrations(root, ()))
+    report = add_noqa(result.findings, root, generated)
+    for line in report.skipped:
+        click.echo(f"leapp-codemod: {line}", err=True)
+    where = f" in {len(report.files)} file{'s' if len(report.files) != 1 else ''}" if report.files else ""
+    click.echo(f"Added {report.added} noqa directive{'s' if report.added != 1 else ''}{where}.")
+    sys.exit(EXIT_USAGE if result.files_analyzed == 0 else EXIT_CLEAN)
+
+
+def _finish(result, flags: ReportFlags, *, header: bool, all_functions: bool = False, stdin_text: str | None = None,
+            config: Config | None = None) -> None:
+    if flags.add_noqa and stdin_text is None and config is not None:
+        _report_errors(result, flags.fmt)
+        _add_noqa(result, config)
     from leapp_codemod.report import render
     from leapp_codemod.report.style import Style, color_wanted
     from leapp_codemod.report.text import SourceLines, TextOptions
@@ -176,6 +195,9 @@ def _common_scan_options(command):
         click.option("--show-settings", is_flag=True,
                      help="Print the settings in effect (and where each came from), then exit."),
         click.option("--show-files", is_flag=True, help="Print the files that would be analyzed, then exit."),
+        click.option("--add-noqa", is_flag=True,
+                     help="Append `# noqa: CODE` to the line of every remaining finding (keeps existing codes; "
+                          "only files inside the project), then exit."),
         click.option("--show-resolved", is_flag=True,
                      help="Also list the findings a generated integration module resolves (its STATE, PATCHES, "
                           "twins); they are never errors."),
@@ -308,7 +330,7 @@ def scan(paths, all_functions, no_follow_libraries, no_cache, jobs, show_setting
         _fail(str(exc))
     _apply_file_ignores(result, config)
     _apply_integrations(result, config, report_options)
-    _finish(result, flags, header=True, all_functions=all_functions)
+    _finish(result, flags, header=True, all_functions=all_functions, config=config)
 
 
 def _nothing_left(flags: ReportFlags) -> NoReturn:
@@ -380,7 +402,7 @@ def lint(files, all_functions, no_cache, jobs, show_settings, show_files, **repo
     result.findings = [replace(f, path=as_named[f.path]) for f in result.findings if f.path in as_named]
     _apply_file_ignores(result, config)
     _apply_integrations(result, config, report_options, files)
-    _finish(result, flags, header=False)
+    _finish(result, flags, header=False, config=config)
 
 
 def _display_from(root: Path | None, file: str) -> str:
