@@ -34,7 +34,7 @@ def render_module(scan: ScanResult, opts: Options) -> tuple[str, IntegrationSpec
         spec = build_spec(scan, opts)
     except SpecError as exc:
         raise GenerateError(str(exc)) from None
-    return with_header(render_body(spec), opts.output.name), spec
+    return with_header(render_body(spec), opts.output.name, opts.output), spec
 
 
 DEFAULT_OUTPUT = "leapp_integration.py"
@@ -123,7 +123,7 @@ def plan(opts: Options, *, force: bool = False, scan: ScanResult | None = None) 
         raise GenerateError(str(exc)) from None
     if merged.text != text:
         from leapp_codemod.generate.formatting import format_module
-        merged = replace(merged, text=format_module(merged.text, opts.output.name))
+        merged = replace(merged, text=format_module(merged.text, opts.output.name, opts.output))
     return Plan(spec, merged.text, existing, merged)
 
 
