@@ -5,12 +5,20 @@ import json
 import os
 import sys
 from dataclasses import dataclass, replace
-from typing import NoReturn
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
 from leapp_codemod import __version__
+from leapp_codemod.cli_settings import (
+    apply_integrations,
+    drop_excluded,
+    effective,
+    force_excluded,
+    model_and_reported,
+    setting_option,
+)
 from leapp_codemod.config import Config, ConfigError, load_config
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
@@ -80,16 +88,10 @@ def _flags(options: dict) -> ReportFlags:
                        options["quiet"], options["stdin_filename"], options["show_resolved"], options["add_noqa"])
 
 
-def _effective(config: Config, options: dict) -> dict[str, tuple[object, str]]:
-    """Each setting's value in effect (the command line wins, or adds for `extend-*`) and where it came from."""
-    from leapp_codemod.settings import SETTINGS, combine
-    return {s.attr: combine(s, getattr(config, s.attr), options.get(s.attr) if s.flag else None) for s in SETTINGS}
-
-
 def _scan_options(config: Config, options: dict, **fields):
     """ScanOptions from the configuration and the command line (which wins)."""
     from leapp_codemod.analysis.scanner import ScanOptions
-    value = {name: v for name, (v, _) in _effective(config, options).items()}
+    value = {name: v for name, (v, _) in effective(config, options).items()}
     select, extend = _checked(value["select"]), _checked(value["extend_select"])
     if select and extend:
         select = tuple(dict.fromkeys(select + extend))
@@ -104,17 +106,6 @@ def _apply_file_ignores(result, config: Config) -> None:
     from leapp_codemod.rules import codes_for
     if config.per_file_ignores:
         result.findings = [f for f in result.findings if f.code not in codes_for(file_ignores(config, f.path))]
-
-
-def _apply_integrations(result, config: Config, options: dict, walked=()) -> None:
-    """Move the findings the project's generated integration modules resolve to `result.resolved`."""
-    from leapp_codemod.resolved import discover_integrations, read_integration, resolve
-    if not result.findings:
-        return
-    configured = {name: v for name, (v, _) in _effective(config, options).items()}["integration"]
-    root = config.root if config.source else Path.cwd()
-    modules = [read_integration(path) for path in discover_integrations(root, configured, walked)]
-    result.findings, result.resolved = resolve(result.findings, [m for m in modules if m is not None])
 
 
 def _fails(result, flags: ReportFlags) -> bool:
@@ -164,15 +155,6 @@ def _stdin_name(flags: ReportFlags) -> str:
     return Path(os.path.normpath(flags.stdin_filename)).as_posix() if flags.stdin_filename else "-"
 
 
-def _setting_option(setting):
-    """The click option a row of settings.SETTINGS makes."""
-    if setting.kind == "flag":
-        return click.option(setting.option, setting.attr, is_flag=True, default=None, help=setting.help)
-    metavar = {"entry": "MODULE:QUALNAME|FILE:START-END", "selectors": "CODES", "patterns": "GLOB",
-               "paths": "FILE"}[setting.kind]
-    return click.option(setting.option, setting.attr, multiple=setting.multiple, metavar=metavar, help=setting.help)
-
-
 def _common_scan_options(command):
     from leapp_codemod.settings import SETTINGS
     options = [
@@ -180,7 +162,7 @@ def _common_scan_options(command):
                      show_default=True,
                      help="text (= full: source line, caret, help), concise (one line per finding), json, sarif, "
                           "github."),
-        *(_setting_option(s) for s in SETTINGS if s.flag),
+        *(setting_option(s) for s in SETTINGS if s.flag),
         click.option("--exit-zero", is_flag=True, help="Exit 0 even when hazards are found."),
         click.option("--fail-on", type=click.Choice(("error", "warning")), default="error", show_default=True,
                      help="Lowest severity that makes the exit code 1 (default: warnings alone exit 0)."),
@@ -210,7 +192,7 @@ def _common_scan_options(command):
 def _show_settings(config: Config, options: dict) -> NoReturn:
     from leapp_codemod.settings import BY_KEY, format_value
     click.echo(f"# settings from {config.source or '(no pyproject.toml: defaults)'}")
-    for attr, (value, origin) in _effective(config, options).items():
+    for attr, (value, origin) in effective(config, options).items():
         setting = BY_KEY[attr.replace("_", "-")]
         click.echo(f"{setting.key} = {format_value(value, setting.kind)}  # {origin}")
     sys.exit(EXIT_CLEAN)
@@ -224,17 +206,6 @@ def _show_files(paths, exclude: tuple[str, ...]) -> NoReturn:
     for error in found.errors:
         click.echo(f"leapp-codemod: {error}", err=True)
     sys.exit(EXIT_CLEAN if found.files else EXIT_USAGE)
-
-
-def _force_excluded(config: Config, paths, options: dict) -> tuple[str, ...]:
-    """`paths` without the files an exclusion matches, when force-exclude is on (pre-commit names each file)."""
-    from leapp_codemod.source.files import DEFAULT_EXCLUDES
-    value = {name: v for name, (v, _) in _effective(config, options).items()}
-    if not value["force_exclude"]:
-        return tuple(paths)
-    from leapp_codemod.config import force_excluded
-    patterns = DEFAULT_EXCLUDES + value["exclude"] + value["extend_exclude"]
-    return tuple(p for p in paths if p == "-" or os.path.isdir(p) or not force_excluded(config.root, p, patterns))
 
 
 class _OneLineErrors(click.Group):
@@ -279,7 +250,8 @@ def _read_stdin() -> str:
 
 def _scan_stdin(config: Config, options, flags: ReportFlags, header: bool) -> NoReturn:
     """`scan -` / `lint -`: the text on standard input, scanned as the file `--stdin-filename` names."""
-    from leapp_codemod.analysis.scanner import ScanError, scan as run_scan
+    from leapp_codemod.analysis.scanner import ScanError
+    from leapp_codemod.analysis.scanner import scan as run_scan
     from leapp_codemod.source.cache import Cache
     from leapp_codemod.source.stdin import stdin_as_file
     text = _read_stdin()
@@ -306,13 +278,14 @@ def _scan_stdin(config: Config, options, flags: ReportFlags, header: bool) -> No
 @_common_scan_options
 def scan(paths, all_functions, no_follow_libraries, no_cache, jobs, show_settings, show_files, **report_options):
     """Scan PATHS for trace hazards reachable from the pipeline entrypoint (`-` reads standard input)."""
-    from leapp_codemod.analysis.scanner import ScanError, scan as run_scan
+    from leapp_codemod.analysis.scanner import ScanError
+    from leapp_codemod.analysis.scanner import scan as run_scan
     paths = paths or (".",)
     flags = _flags(report_options)
     config = _config_for(paths if not flags.stdin_filename else (flags.stdin_filename,))
     if show_settings:
         _show_settings(config, report_options)
-    paths = _force_excluded(config, paths, report_options) or _nothing_left(flags)
+    paths = force_excluded(config, paths, report_options) or _nothing_left(flags)
     from leapp_codemod.analysis.inline_range import locate_inline_entry
     entry = locate_inline_entry(report_options["entry"], paths)
     options = _scan_options(config, report_options, entry=entry or config.entry, all_functions=all_functions,
@@ -323,13 +296,15 @@ def scan(paths, all_functions, no_follow_libraries, no_cache, jobs, show_setting
     if paths == ("-",):   # one file: the configured entry is in another; only --entry names one in it
         _scan_stdin(config, replace(options, entry=entry, all_functions=all_functions or not entry), flags,
                     header=True)
+    whole, reported = model_and_reported(options)
     try:
-        result = run_scan(list(paths), options, _cache(config, no_cache), jobs or os.cpu_count() or 1,
+        result = run_scan(list(paths), whole, _cache(config, no_cache), jobs or os.cpu_count() or 1,
                           _progress(flags.quiet))
     except ScanError as exc:
         _fail(str(exc))
+    drop_excluded(result, config, paths, reported)
     _apply_file_ignores(result, config)
-    _apply_integrations(result, config, report_options)
+    apply_integrations(result, config, report_options)
     _finish(result, flags, header=True, all_functions=all_functions, config=config)
 
 
@@ -372,14 +347,15 @@ def lint(files, all_functions, no_cache, jobs, show_settings, show_files, **repo
     reaches (training, constructors, the driver's simulated inputs) is not checked. Findings the project's
     generated integration module resolves are counted, not reported (--show-resolved lists them).
     """
-    from leapp_codemod.analysis.scanner import ScanError, scan as run_scan
+    from leapp_codemod.analysis.scanner import ScanError
+    from leapp_codemod.analysis.scanner import scan as run_scan
     flags = _flags(report_options)
     config = _config_for(files if not flags.stdin_filename else (flags.stdin_filename,))
     if show_settings:
         _show_settings(config, report_options)
     if not files:
         sys.exit(EXIT_CLEAN)
-    files = _force_excluded(config, files, report_options) or _nothing_left(flags)
+    files = force_excluded(config, files, report_options) or _nothing_left(flags)
     entry = report_options["entry"] or config.entry
     if show_files:
         _show_files(files, _scan_options(config, report_options).exclude)
@@ -395,13 +371,14 @@ def lint(files, all_functions, no_cache, jobs, show_settings, show_files, **repo
                             only_paths=frozenset(as_named), max_file_bytes=config.max_file_bytes)
     # named files are analyzed even when an exclusion matches them (force-exclude dropped those it should)
     paths = [os.path.relpath(root), *files] if whole else list(files)
-    try:
-        result = run_scan(paths, options, _cache(config, no_cache), jobs or 1, _progress(flags.quiet))
+    try:   # reported: only FILES, each named (so checked even when excluded: force-exclude drops those)
+        result = run_scan(paths, model_and_reported(options)[0], _cache(config, no_cache), jobs or 1,
+                          _progress(flags.quiet))
     except ScanError as exc:
         _fail(str(exc))
     result.findings = [replace(f, path=as_named[f.path]) for f in result.findings if f.path in as_named]
     _apply_file_ignores(result, config)
-    _apply_integrations(result, config, report_options, files)
+    apply_integrations(result, config, report_options, files)
     _finish(result, flags, header=False, config=config)
 
 
