@@ -90,7 +90,7 @@ def _flags(options: dict) -> ReportFlags:
 
 def _scan_options(config: Config, options: dict, **fields):
     """ScanOptions from the configuration and the command line (which wins)."""
-    from leapp_codemod.analysis.scanner import ScanOptions
+    from leapp_codemod.scan import ScanOptions
     value = {name: v for name, (v, _) in effective(config, options).items()}
     select, extend = _checked(value["select"]), _checked(value["extend_select"])
     if select and extend:
@@ -250,8 +250,7 @@ def _read_stdin() -> str:
 
 def _scan_stdin(config: Config, options, flags: ReportFlags, header: bool) -> NoReturn:
     """`scan -` / `lint -`: the text on standard input, scanned as the file `--stdin-filename` names."""
-    from leapp_codemod.analysis.scanner import ScanError
-    from leapp_codemod.analysis.scanner import scan as run_scan
+    from leapp_codemod.scan import ScanError, scan as run_scan
     from leapp_codemod.source.cache import Cache
     from leapp_codemod.source.stdin import stdin_as_file
     text = _read_stdin()
@@ -278,15 +277,14 @@ def _scan_stdin(config: Config, options, flags: ReportFlags, header: bool) -> No
 @_common_scan_options
 def scan(paths, all_functions, no_follow_libraries, no_cache, jobs, show_settings, show_files, **report_options):
     """Scan PATHS for trace hazards reachable from the pipeline entrypoint (`-` reads standard input)."""
-    from leapp_codemod.analysis.scanner import ScanError
-    from leapp_codemod.analysis.scanner import scan as run_scan
+    from leapp_codemod.scan import ScanError, scan as run_scan
     paths = paths or (".",)
     flags = _flags(report_options)
     config = _config_for(paths if not flags.stdin_filename else (flags.stdin_filename,))
     if show_settings:
         _show_settings(config, report_options)
     paths = force_excluded(config, paths, report_options) or _nothing_left(flags)
-    from leapp_codemod.analysis.inline_range import locate_inline_entry
+    from leapp_codemod.analysis.inline.range import locate_inline_entry
     entry = locate_inline_entry(report_options["entry"], paths)
     options = _scan_options(config, report_options, entry=entry or config.entry, all_functions=all_functions,
                             follow_libraries=not no_follow_libraries,
@@ -347,8 +345,7 @@ def lint(files, all_functions, no_cache, jobs, show_settings, show_files, **repo
     reaches (training, constructors, the driver's simulated inputs) is not checked. Findings the project's
     generated integration module resolves are counted, not reported (--show-resolved lists them).
     """
-    from leapp_codemod.analysis.scanner import ScanError
-    from leapp_codemod.analysis.scanner import scan as run_scan
+    from leapp_codemod.scan import ScanError, scan as run_scan
     flags = _flags(report_options)
     config = _config_for(files if not flags.stdin_filename else (flags.stdin_filename,))
     if show_settings:
@@ -406,9 +403,9 @@ def entrypoints(paths, fmt, limit, driver, calls, timeout):
     if driver:
         from leapp_codemod.cli_observe import observed_entrypoints
         sys.exit(observed_entrypoints(paths or (".",), driver, calls, timeout, fmt))
-    from leapp_codemod.analysis.entrypoints import rank_entrypoints
-    from leapp_codemod.analysis.leapp_support import load_support
-    from leapp_codemod.analysis.scanner import load_project
+    from leapp_codemod.analysis.entry.entrypoints import rank_entrypoints
+    from leapp_codemod.analysis.model.leapp_support import load_support
+    from leapp_codemod.scan import load_project
     paths = paths or (".",)
     loaded = load_project(list(paths), _config_for(paths).exclude)
     for error in loaded.errors:

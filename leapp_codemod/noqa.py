@@ -54,7 +54,7 @@ def with_codes(line: str, comment: tuple[int, str] | None, codes: set[str]) -> s
             return None
         match = NOQA.search(text)
         if match and match["codes"] is None:
-            return None                  # a bare `# noqa` covers every code
+            return None                  # a bare noqa comment covers every code
         if match:
             present = [c.upper() for c in re.split(r"[,\s]+", match["codes"]) if c]
             wanted = present + sorted(codes - set(present))

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from leapp_codemod.facts import GENERATED_HEADER
+from leapp_codemod.knowledge.leapp import GENERATED_HEADER
 from leapp_codemod.model import Category, Finding
 
 _SELF_ATTR = re.compile(r"`self\.(\w+)")

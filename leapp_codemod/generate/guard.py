@@ -18,7 +18,7 @@ import re
 import tokenize
 from dataclasses import dataclass, field
 
-from leapp_codemod.facts import GENERATED_HEADER
+from leapp_codemod.knowledge.leapp import GENERATED_HEADER
 
 HEADER_PREFIX = GENERATED_HEADER
 HEADER_RE = re.compile("^" + re.escape(GENERATED_HEADER) + r"([0-9a-f]{64})[ \t]*$", re.M)
