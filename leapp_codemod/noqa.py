@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from leapp_codemod.model import Finding
+from leapp_codemod.scan.suppressions import NOQA
 
-NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.I)
 BARE_IGNORE = re.compile(r"#\s*leapp:\s*ignore(?!\[)", re.I)
 
 

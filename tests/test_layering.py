@@ -13,7 +13,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "leapp_codemod"
 # Lowest first. A module may import its own layer and the layers before it, never a later one.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("knowledge",),                                                 # plain data
-    ("model", "config", "io_util", "boundary", "adapters", "facts", "data"),   # shared vocabulary, small utilities
+    ("model", "settings", "config", "io_util", "boundary", "adapters", "facts", "data"),   # shared vocabulary, small utilities
     ("source",),                                                    # files, parsing, cache
     ("analysis.model",),                                            # what the code says: index, project, resolution
     ("analysis.infer",),                                            # per-function questions (FunctionContext)
@@ -21,11 +21,11 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("analysis.inline",),                                           # statement ranges as entries
     ("analysis.entry",),                                            # entry discovery and lookup
     ("rules",),                                                     # one module per rule
-    ("scan",),                                                      # the scan pipeline
+    ("scan", "resolved", "noqa"),                                   # the scan pipeline, what follows a scan
     ("report",),
     ("generate",),
     ("runner",),
-    ("cli", "cli_observe", "cli_run", "__main__"),
+    ("cli", "cli_settings", "cli_observe", "cli_run", "__main__"),
 )
 FACADE = "leapp_codemod.analysis.infer.context"
 

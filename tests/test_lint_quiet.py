@@ -54,3 +54,16 @@ def test_add_noqa_appends_and_keeps_existing_codes(tmp_path):
         (work / "balancer" / "controller.py").read_text()
     again = _tool(["lint", *files, "--add-noqa"], work)
     assert again.stdout.strip() == "Added 0 noqa directives."      # the codes are there: nothing to add
+
+
+def test_noqa_is_honoured_like_leapp_ignore(tmp_path):
+    work = _copy(tmp_path, "hook_after_export")
+    files = ["balancer/controller.py", "balancer/estimate.py", "main.py"]
+    assert _tool(["lint", *files], work).returncode == 1
+    assert _tool(["lint", *files, "--add-noqa"], work).returncode == 0
+    after = _tool(["lint", *files], work)
+    assert after.returncode == 0 and "No hazards found" in after.stdout, after.stdout
+    estimate = work / "balancer" / "estimate.py"
+    estimate.write_text(estimate.read_text().replace("# noqa: LCM401", "# noqa: E501"))   # another linter's code
+    again = _tool(["lint", *files, "--format", "concise"], work)
+    assert again.returncode == 1 and "balancer/estimate.py:7:" in again.stdout
