@@ -69,7 +69,8 @@ def _beside(app: Path) -> list:
 def choose_entry(app: Path, driver: Path | None, static: bool) -> tuple[str, str]:
     """(entry, why it was chosen) for `generate` without --entry: observed from the driver, or static."""
     if not app.exists():
-        raise EntryChoiceError(f"{app}: no such application path")
+        raise EntryChoiceError(f"{app}: no such application path; from the folder scan was given: "
+                               f"`leapp-codemod generate .`")
     if static:
         from leapp_codemod.scan import scan_project
 
@@ -82,7 +83,8 @@ def choose_entry(app: Path, driver: Path | None, static: bool) -> tuple[str, str
         best = ranked[0]
         return best.id, f"first of {len(ranked)} by static ranking: {'; '.join(best.reasons)}"
     if not driver.is_file():
-        raise EntryChoiceError(f"{driver}: driver script not found")
+        raise EntryChoiceError(f"{driver}: driver script not found; without --driver, `leapp-codemod generate "
+                               f"{app}` uses the entry scan chooses and the script that calls it")
     from leapp_codemod.runner.observe import ObserveError
 
     try:

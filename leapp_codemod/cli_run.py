@@ -84,7 +84,8 @@ def generate(app: Path, entry: str | None, static: bool, driver: Path | None, ou
         found = find_driver(app, entry)
         if found is None:
             driver_warning = (f"leapp-codemod: warning: no script under {_shown(search_root(app))} calls {entry} in a "
-                              f"loop; the module gets no driver and `run` needs one: pass --driver SCRIPT")
+                              f"loop; the module gets no driver and `run` needs one: "
+                              f"`leapp-codemod generate {app} --entry {entry} --driver SCRIPT`")
         else:
             driver, driver_note = found.path, found.reason
     if output is None:

@@ -97,3 +97,24 @@ def test_without_a_formatter_configuration_ruff_defaults_apply(tmp_path):
     work = _copy(tmp_path, "hook_after_export")
     assert _tool(["generate", "."], work).returncode == 0
     assert _longest((work / "leapp_integration.py").read_text()) <= 88 + 12   # comments may run past 88
+
+
+@pytest.mark.parametrize(("args", "prepare"), [
+    (["generate", "."], "foreign"),                      # a file generate did not write is in the way
+    (["generate", ".", "--driver", "nowhere.py"], None),  # a driver that does not exist
+    (["generate", "balancr"], None),                     # a mistyped application path
+])
+def test_every_refusal_names_a_command_that_succeeds(tmp_path, args, prepare):
+    work = _copy(tmp_path, "hook_after_export")
+    if prepare == "foreign":
+        (work / "leapp_integration.py").write_text("# my own notes\n")
+    refused = _tool(args, work)
+    assert refused.returncode == 2, refused.stderr
+    line = refused.stderr.strip().splitlines()[-1]
+    suggested = line.split("`")[1]
+    assert suggested.startswith("leapp-codemod generate ")
+    if "balancr" in args:
+        work = work / "balancer" / ".."                 # "from the folder scan was given"
+    again = _tool(suggested.split()[1:], work)
+    assert again.returncode == 0, again.stderr
+    assert (work / "leapp_integration.py").read_text().startswith("# leapp-codemod-generated")

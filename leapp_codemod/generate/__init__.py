@@ -101,9 +101,11 @@ class Plan:
 def plan(opts: Options, *, force: bool = False, scan: ScanResult | None = None) -> Plan:
     """Scan (unless given) and render the module, carrying over what the user wrote in the existing one."""
     if not opts.app.exists():
-        raise GenerateError(f"{opts.app}: no such application path")
+        raise GenerateError(f"{opts.app}: no such application path; from the folder scan was given: "
+                            f"`leapp-codemod generate .`")
     if opts.driver is not None and not opts.driver.is_file():
-        raise GenerateError(f"{opts.driver}: driver script not found")
+        raise GenerateError(f"{opts.driver}: driver script not found; without --driver, `leapp-codemod generate "
+                            f"{_posix(opts.app)} --entry {opts.entry}` finds the script whose loop calls the entry")
     refusal = refused_output(opts.output, opts.app)
     if refusal:
         suggested = _posix(default_output(opts.app, opts.driver).resolve())
@@ -120,7 +122,8 @@ def plan(opts: Options, *, force: bool = False, scan: ScanResult | None = None) 
     try:
         merged = merge(str(opts.output), existing, text)
     except OverwriteRefused as exc:
-        raise GenerateError(str(exc)) from None
+        again = f"leapp-codemod generate {_posix(opts.app)} --entry {opts.entry} -o {_posix(opts.output.resolve())}"
+        raise GenerateError(f"{exc}: `{again} --force`") from None
     if merged.text != text:
         from leapp_codemod.generate.formatting import format_module
         merged = replace(merged, text=format_module(merged.text, opts.output.name, opts.output))
