@@ -74,14 +74,16 @@ def choose_entry(app: Path, driver: Path | None, static: bool) -> tuple[str, str
     if static:
         from leapp_codemod.scan import scan_project
 
-        ranked = scan_project([str(app)]).entrypoints
+        scanned = scan_project([str(app)])
+        ranked = scanned.entrypoints
         if not ranked or not any(r.score for r in ranked[:1]):
             ranked = _beside(app) or ranked
+            scanned.entry = None
         if not ranked:
             raise EntryChoiceError(f"{app}: the static ranking found no entrypoint candidate; name it, e.g. "
                                    f"`leapp-codemod generate {app} --entry MODULE:QUALNAME`")
-        best = ranked[0]
-        return best.id, f"first of {len(ranked)} by static ranking: {'; '.join(best.reasons)}"
+        best = scanned.entry or ranked[0]      # the entry `scan` chooses, when it chose one
+        return best.id, f"the entry scan chooses, of {len(ranked)} by static ranking: {'; '.join(best.reasons)}"
     if not driver.is_file():
         raise EntryChoiceError(f"{driver}: driver script not found; without --driver, `leapp-codemod generate "
                                f"{app}` uses the entry scan chooses and the script that calls it")

@@ -60,6 +60,13 @@ def generate(app: Path, entry: str | None, static: bool, driver: Path | None, ou
     Running it again keeps the functions you wrote in the module (stubs you filled in, replacements
     you changed), matched by name; reformatting the module is not an edit.
     """
+    if entry is None and app.exists():   # the configured entry, as `scan` uses it
+        from leapp_codemod.config import ConfigError, load_config
+        try:
+            entry = load_config(app).entry
+        except ConfigError as exc:
+            _fail(str(exc), 2)
+            return
     if entry is None:
         from leapp_codemod.cli_observe import EntryChoiceError, choose_entry
         try:

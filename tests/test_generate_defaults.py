@@ -3,6 +3,7 @@ written next to the driver outside the application package, and the `run` comman
 layouts: a package with its driver beside it, a `src/` layout, a single script. Plus: refusals name the
 command that would succeed, and the module keeps the project's own formatter configuration."""
 import hashlib
+import json
 import shutil
 import subprocess
 import sys
@@ -47,6 +48,8 @@ def test_generate_with_no_flags(tmp_path, fixture, app, entry, driver):
     module = work / Path(driver).parent / "leapp_integration.py"
     assert module.is_file()
     assert f'ENTRY = "{entry}"' in module.read_text()
+    scanned = _tool(["scan", app, "--format", "json", "--no-cache"], work)
+    assert json.loads(scanned.stdout)["entry"] == entry      # the entry `scan` chose
     assert done.stderr.rstrip().splitlines()[-1] == "next: leapp-codemod run leapp_integration.py" or \
         "next: leapp-codemod run leapp_integration.py" in done.stderr
     assert _sources(work) == before                      # the application is not modified
@@ -118,3 +121,11 @@ def test_every_refusal_names_a_command_that_succeeds(tmp_path, args, prepare):
     again = _tool(suggested.split()[1:], work)
     assert again.returncode == 0, again.stderr
     assert (work / "leapp_integration.py").read_text().startswith("# leapp-codemod-generated")
+
+
+def test_the_configured_entry_is_used_as_scan_uses_it(tmp_path):
+    work = _copy(tmp_path, "excluded_driver")
+    (work / "pyproject.toml").write_text('[tool.leapp-codemod]\nentry = "arm.reach:Planner.act"\n')
+    done = _tool(["generate", ".", "-o", "planner_integration.py"], work)
+    assert done.returncode == 0, done.stderr
+    assert 'ENTRY = "arm.reach:Planner.act"' in (work / "planner_integration.py").read_text()
