@@ -302,7 +302,7 @@ def scan(paths, all_functions, no_follow_libraries, no_cache, jobs, show_setting
         _fail(str(exc))
     drop_excluded(result, config, paths, reported)
     _apply_file_ignores(result, config)
-    apply_integrations(result, config, report_options)
+    apply_integrations(result, config, report_options, _around(paths, config))
     _finish(result, flags, header=True, all_functions=all_functions, config=config)
 
 
@@ -359,7 +359,7 @@ def lint(files, all_functions, no_cache, jobs, show_settings, show_files, **repo
     if files == ("-",):
         _scan_stdin(config, _scan_options(config, report_options, entry=None, all_functions=True), flags,
                     header=False)
-    root = Path(config.source).parent if config.source else Path.cwd()
+    root = Path(config.source).parent if config.source and entry else _around(files, config)
     whole = not all_functions      # the project from its entry (named or discovered), reported in FILES
     as_named = {Path(os.path.normpath(f)).as_posix(): Path(os.path.normpath(f)).as_posix() for f in files}
     if whole:
@@ -375,8 +375,21 @@ def lint(files, all_functions, no_cache, jobs, show_settings, show_files, **repo
         _fail(str(exc))
     result.findings = [replace(f, path=as_named[f.path]) for f in result.findings if f.path in as_named]
     _apply_file_ignores(result, config)
-    apply_integrations(result, config, report_options, files)
+    apply_integrations(result, config, report_options, root, files)
     _finish(result, flags, header=False, config=config)
+
+
+def _around(files, config: Config) -> Path:
+    """The folder a discovered entry is looked for in: the one holding the named files' import root (their
+    common folder, out of its packages; beside `src/` in a src layout), within the project's folder."""
+    from leapp_codemod.generate.driver import search_root
+    folders = [os.path.abspath(f if os.path.isdir(f) else os.path.dirname(f) or ".") for f in files if f != "-"]
+    common = Path(os.path.commonpath(folders)) if folders else Path.cwd()
+    folder = search_root(common).resolve()
+    project = config.root.resolve() if config.source else None
+    if project is not None and not folder.is_relative_to(project):
+        return project
+    return folder
 
 
 def _display_from(root: Path | None, file: str) -> str:

@@ -40,14 +40,16 @@ def drop_excluded(result, config: Config, paths, patterns: tuple[str, ...]) -> N
     result.errors = [e for e in result.errors if not excluded(e.path)]
 
 
-def apply_integrations(result, config: Config, options: dict, walked=()) -> None:
-    """Move the findings the project's generated integration modules resolve to `result.resolved`."""
+def apply_integrations(result, config: Config, options: dict, search: Path, walked=()) -> None:
+    """Move the findings the project's generated integration modules resolve to `result.resolved`: the
+    modules the `integration` setting names (relative to the pyproject.toml, or to the working directory),
+    else those carrying the generated header under `search` (the analyzed folder) or among `walked`."""
     from leapp_codemod.resolved import discover_integrations, read_integration, resolve
     if not result.findings:
         return
-    configured = {name: v for name, (v, _) in effective(config, options).items()}["integration"]
-    root = config.root if config.source else Path.cwd()
-    modules = [read_integration(path) for path in discover_integrations(root, configured, walked)]
+    named = [Path(p) for p in effective(config, options)["integration"][0]]
+    configured = [p if p.is_absolute() or not (config.root / p).exists() else config.root / p for p in named]
+    modules = [read_integration(path) for path in discover_integrations(search, configured, walked)]
     result.findings, result.resolved = resolve(result.findings, [m for m in modules if m is not None])
 
 

@@ -55,11 +55,11 @@ def is_generated(path: Path) -> bool:
         return False
 
 
-def discover_integrations(root: Path, configured: tuple[str, ...], files=()) -> list[Path]:
-    """The integration modules that count: `configured` (relative to `root`) when any, else the files
-    carrying the generated header among `files` (what the scan walked) and under `root`."""
+def discover_integrations(root: Path, configured=(), files=()) -> list[Path]:
+    """The integration modules that count: `configured` (paths) when any, else the files carrying the
+    generated header among `files` (what the scan walked) and under `root`."""
     if configured:
-        return [(root / name).resolve() for name in configured]
+        return [Path(name).resolve() for name in configured]
     from leapp_codemod.source.files import discover
     found = {Path(p).resolve() for p in files if str(p).endswith(".py")}
     found |= {src.path for src in discover([str(root)]).files} if root.is_dir() else set()
