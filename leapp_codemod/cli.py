@@ -116,10 +116,7 @@ def _fails(result, flags: ReportFlags) -> bool:
 def _add_noqa(result, config: Config) -> NoReturn:
     """`--add-noqa`: write the suppressions, say how many, exit 0 (2 when nothing could be analyzed)."""
     from leapp_codemod.noqa import add_noqa
-    from leapp_codemod.resolved import discover_integrations
-    root = config.root if config.source else Path.cwd()
-    generated = frozenset(discover_integrations(root, ()))
-    report = add_noqa(result.findings, root, generated)
+    report = add_noqa(result.findings, config.root if config.source else Path.cwd())
     for line in report.skipped:
         click.echo(f"leapp-codemod: {line}", err=True)
     where = f" in {len(report.files)} file{'s' if len(report.files) != 1 else ''}" if report.files else ""

@@ -65,9 +65,10 @@ def with_codes(line: str, comment: tuple[int, str] | None, codes: set[str]) -> s
     return f"{line.rstrip()}  # noqa: {', '.join(sorted(codes))}"
 
 
-def add_noqa(findings: list[Finding], root: Path, generated=frozenset()) -> NoqaReport:
+def add_noqa(findings: list[Finding], root: Path) -> NoqaReport:
     """Write the comments; returns what was added and what was skipped."""
     from leapp_codemod.io_util import write_atomic
+    from leapp_codemod.resolved import is_generated
     report = NoqaReport()
     wanted: dict[str, dict[int, set[str]]] = defaultdict(lambda: defaultdict(set))
     for f in findings:
@@ -75,7 +76,7 @@ def add_noqa(findings: list[Finding], root: Path, generated=frozenset()) -> Noqa
     root = root.resolve()
     for path, lines in sorted(wanted.items()):
         real = Path(path).resolve()
-        if not real.is_relative_to(root) or "site-packages" in real.parts or real in generated:
+        if not real.is_relative_to(root) or "site-packages" in real.parts or is_generated(real):
             report.skipped.append(f"{path}: outside the project (or generated); not written")
             continue
         try:

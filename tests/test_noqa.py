@@ -41,3 +41,11 @@ def test_add_noqa_keeps_line_endings_skips_strings_and_outside_files(tmp_path):
     assert report.added == 1 and len(report.skipped) == 2
     assert any("cannot take a comment" in line for line in report.skipped)
     assert any("outside the project" in line for line in report.skipped)
+
+
+def test_add_noqa_never_writes_a_generated_module(tmp_path):
+    module = tmp_path / "leapp_integration.py"
+    text = "# leapp-codemod-generated sha256=" + "0" * 64 + "\ndef f(x):\n    return x.item()\n"
+    module.write_text(text)
+    report = add_noqa([_finding(module, 3)], tmp_path)
+    assert module.read_text() == text and report.added == 0 and report.skipped
