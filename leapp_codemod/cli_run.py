@@ -67,6 +67,8 @@ def generate(app: Path, entry: str | None, static: bool, driver: Path | None, ou
         except ConfigError as exc:
             _fail(str(exc), 2)
             return
+        if entry is not None:
+            click.echo(f"entry: {entry} ([tool.leapp-codemod] entry)", err=True)
     if entry is None:
         from leapp_codemod.cli_observe import EntryChoiceError, choose_entry
         try:
