@@ -21,6 +21,7 @@ $(STAMP): pyproject.toml
 	@echo "setup done: $(VENV) is ready"
 
 setup: $(STAMP)
+	@echo "to put leapp-codemod on your PATH:  source $(VENV)/bin/activate"
 
 test: $(STAMP)
 	@$(PY) -m pytest -q -p no:cacheprovider; rc=$$?; \

@@ -5,21 +5,25 @@ import json
 import os
 import sys
 from dataclasses import dataclass, replace
-from typing import NoReturn
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
 from leapp_codemod import __version__
+from leapp_codemod.cli_settings import (
+    apply_integrations,
+    drop_excluded,
+    effective,
+    force_excluded,
+    model_and_reported,
+    setting_option,
+)
 from leapp_codemod.config import Config, ConfigError, load_config
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 SCAN_FORMATS = ("text", "full", "concise", "json", "sarif", "github")
 SEVERITY_RANK = {"warning": 1, "error": 2}
-
-
-def _split_codes(values: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(c.strip() for v in values for c in v.split(",") if c.strip())
 
 
 def _fail(message: str) -> NoReturn:
@@ -36,15 +40,14 @@ def _config_for(paths: tuple[str, ...]) -> Config:
 
 
 def _checked(selectors: tuple[str, ...]) -> tuple[str, ...]:
-    from leapp_codemod.rules import unknown_selectors
+    from leapp_codemod.rules import ALL_RULES, unknown_selectors
+    from leapp_codemod.settings import did_you_mean
     unknown = unknown_selectors(selectors)
     if unknown:
-        _fail(f"unknown rule code, name or category: {', '.join(unknown)} (see `leapp-codemod rules`)")
+        known = {word for r in ALL_RULES for word in (r.code, r.name, r.category)}
+        _fail("unknown rule code, name or category: "
+              + ", ".join(f"{u}{did_you_mean(u, known)}" for u in unknown) + " (see `leapp-codemod rules`)")
     return selectors
-
-
-def _selectors(cli_values: tuple[str, ...], config_values: tuple[str, ...]) -> tuple[str, ...]:
-    return _checked(_split_codes(cli_values) or config_values)
 
 
 def _emit(text: str, output: str | None) -> None:
@@ -75,26 +78,27 @@ class ReportFlags:
     statistics: bool = False
     quiet: bool = False
     stdin_filename: str | None = None
+    show_resolved: bool = False
+    add_noqa: bool = False
 
 
 def _flags(options: dict) -> ReportFlags:
     fmt = "text" if options["fmt"] == "full" else options["fmt"]
     return ReportFlags(fmt, options["output"], options["exit_zero"], options["fail_on"], options["statistics"],
-                       options["quiet"], options["stdin_filename"])
+                       options["quiet"], options["stdin_filename"], options["show_resolved"], options["add_noqa"])
 
 
 def _scan_options(config: Config, options: dict, **fields):
     """ScanOptions from the configuration and the command line (which wins)."""
     from leapp_codemod.scan import ScanOptions
-    select = _selectors(options["select"], config.select)
-    extend = _checked(_split_codes(options["extend_select"]) or config.extend_select)
+    value = {name: v for name, (v, _) in effective(config, options).items()}
+    select, extend = _checked(value["select"]), _checked(value["extend_select"])
     if select and extend:
         select = tuple(dict.fromkeys(select + extend))
-    exclude = _split_codes(options["exclude"]) or config.exclude
-    exclude += _split_codes(options["extend_exclude"]) + config.extend_exclude
     for _, selectors in config.per_file_ignores:
         _checked(selectors)
-    return ScanOptions(select=select, ignore=_selectors(options["ignore"], config.ignore), exclude=exclude, **fields)
+    return ScanOptions(select=select, ignore=_checked(value["ignore"]),
+                       exclude=value["exclude"] + value["extend_exclude"], **fields)
 
 
 def _apply_file_ignores(result, config: Config) -> None:
@@ -109,7 +113,22 @@ def _fails(result, flags: ReportFlags) -> bool:
     return not flags.exit_zero and any(SEVERITY_RANK.get(f.severity, 2) >= threshold for f in result.findings)
 
 
-def _finish(result, flags: ReportFlags, *, header: bool, all_functions: bool = False, stdin_text: str | None = None) -> None:
+def _add_noqa(result, config: Config) -> NoReturn:
+    """`--add-noqa`: write the suppressions, say how many, exit 0 (2 when nothing could be analyzed)."""
+    from leapp_codemod.noqa import add_noqa
+    report = add_noqa(result.findings, config.root if config.source else Path.cwd())
+    for line in report.skipped:
+        click.echo(f"leapp-codemod: {line}", err=True)
+    where = f" in {len(report.files)} file{'s' if len(report.files) != 1 else ''}" if report.files else ""
+    click.echo(f"Added {report.added} noqa directive{'s' if report.added != 1 else ''}{where}.")
+    sys.exit(EXIT_USAGE if result.files_analyzed == 0 else EXIT_CLEAN)
+
+
+def _finish(result, flags: ReportFlags, *, header: bool, all_functions: bool = False, stdin_text: str | None = None,
+            config: Config | None = None) -> None:
+    if flags.add_noqa and stdin_text is None and config is not None:
+        _report_errors(result, flags.fmt)
+        _add_noqa(result, config)
     from leapp_codemod.report import render
     from leapp_codemod.report.style import Style, color_wanted
     from leapp_codemod.report.text import SourceLines, TextOptions
@@ -119,7 +138,7 @@ def _finish(result, flags: ReportFlags, *, header: bool, all_functions: bool = F
         click.echo(f"leapp-codemod: note: using the {result.leapp_support}", err=True)
     color = flags.output is None and color_wanted(sys.stdout.isatty(), os.environ)
     text_options = TextOptions(statistics=flags.statistics, quiet=flags.quiet, header=header,
-                               all_functions=all_functions, style=Style(color))
+                               all_functions=all_functions, style=Style(color), show_resolved=flags.show_resolved)
     sources = SourceLines({_stdin_name(flags): stdin_text} if stdin_text is not None else None)
     _emit(render(result, flags.fmt, text_options=text_options, sources=sources), flags.output)
     if result.files_analyzed == 0:
@@ -134,18 +153,13 @@ def _stdin_name(flags: ReportFlags) -> str:
 
 
 def _common_scan_options(command):
+    from leapp_codemod.settings import SETTINGS
     options = [
         click.option("--output-format", "--format", "fmt", type=click.Choice(SCAN_FORMATS), default="text",
                      show_default=True,
                      help="text (= full: source line, caret, help), concise (one line per finding), json, sarif, "
                           "github."),
-        click.option("--select", multiple=True,
-                     help="Only these rule codes/prefixes, rule names or categories (comma-separated)."),
-        click.option("--extend-select", multiple=True, help="Add these to the selection (config or --select)."),
-        click.option("--ignore", multiple=True,
-                     help="Skip these rule codes/prefixes, rule names or categories (comma-separated)."),
-        click.option("--exclude", multiple=True, help="Glob patterns of files/folders to skip (replaces config)."),
-        click.option("--extend-exclude", multiple=True, help="Glob patterns to skip in addition to the config's."),
+        *(setting_option(s) for s in SETTINGS if s.flag),
         click.option("--exit-zero", is_flag=True, help="Exit 0 even when hazards are found."),
         click.option("--fail-on", type=click.Choice(("error", "warning")), default="error", show_default=True,
                      help="Lowest severity that makes the exit code 1 (default: warnings alone exit 0)."),
@@ -157,10 +171,38 @@ def _common_scan_options(command):
         click.option("--no-cache", is_flag=True, help="Neither read nor write .leapp-codemod-cache/."),
         click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
                      help="Worker processes for cold scans of large trees (default: all cores)."),
+        click.option("--show-settings", is_flag=True,
+                     help="Print the settings in effect (and where each came from), then exit."),
+        click.option("--show-files", is_flag=True, help="Print the files that would be analyzed, then exit."),
+        click.option("--add-noqa", is_flag=True,
+                     help="Append `# noqa: CODE` to the line of every remaining finding (keeps existing codes; "
+                          "only files inside the project), then exit."),
+        click.option("--show-resolved", is_flag=True,
+                     help="Also list the findings a generated integration module resolves (its STATE, PATCHES, "
+                          "twins); they are never errors."),
     ]
     for option in reversed(options):
         command = option(command)
     return command
+
+
+def _show_settings(config: Config, options: dict) -> NoReturn:
+    from leapp_codemod.settings import BY_KEY, format_value
+    click.echo(f"# settings from {config.source or '(no pyproject.toml: defaults)'}")
+    for attr, (value, origin) in effective(config, options).items():
+        setting = BY_KEY[attr.replace("_", "-")]
+        click.echo(f"{setting.key} = {format_value(value, setting.kind)}  # {origin}")
+    sys.exit(EXIT_CLEAN)
+
+
+def _show_files(paths, exclude: tuple[str, ...]) -> NoReturn:
+    from leapp_codemod.source.files import discover
+    found = discover(list(paths), exclude)
+    for src in found.files:
+        click.echo(src.display)
+    for error in found.errors:
+        click.echo(f"leapp-codemod: {error}", err=True)
+    sys.exit(EXIT_CLEAN if found.files else EXIT_USAGE)
 
 
 class _OneLineErrors(click.Group):
@@ -226,7 +268,6 @@ def _scan_stdin(config: Config, options, flags: ReportFlags, header: bool) -> No
 
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--entry", help="Pipeline entrypoint MODULE:QUALNAME (default: discovered, or [tool.leapp-codemod] entry).")
 @click.option("--all", "all_functions", is_flag=True, help="Analyze every function (lint mode), not only the pipeline.")
 @click.option("--no-follow-libraries", is_flag=True,
               help="Do not analyze the installed packages (site-packages) the pipeline calls.")
@@ -237,18 +278,23 @@ def _scan_stdin(config: Config, options, flags: ReportFlags, header: bool) -> No
 @click.option("--observe-calls", type=click.IntRange(1, 1000), default=3, show_default=True,
               help="With --driver/--inputs: entry calls observed.")
 @_common_scan_options
-def scan(paths, entry, all_functions, no_follow_libraries, driver, inputs, observe_calls, no_cache, jobs,
-         **report_options):
+def scan(paths, all_functions, no_follow_libraries, driver, inputs, observe_calls, no_cache, jobs, show_settings,
+         show_files, **report_options):
     """Scan PATHS for trace hazards reachable from the pipeline entrypoint (`-` reads standard input)."""
     from leapp_codemod.scan import ScanError, scan as run_scan
     paths = paths or (".",)
     flags = _flags(report_options)
     config = _config_for(paths if not flags.stdin_filename else (flags.stdin_filename,))
+    if show_settings:
+        _show_settings(config, report_options)
+    paths = force_excluded(config, paths, report_options) or _nothing_left(flags)
     from leapp_codemod.analysis.inline.range import locate_inline_entry
-    entry = locate_inline_entry(entry, paths)
+    entry = locate_inline_entry(report_options["entry"], paths)
     options = _scan_options(config, report_options, entry=entry or config.entry, all_functions=all_functions,
                             follow_libraries=not no_follow_libraries,
                             max_file_bytes=config.max_file_bytes)
+    if show_files:
+        _show_files(paths, options.exclude)
     if paths == ("-",):   # one file: the configured entry is in another; only --entry names one in it
         _scan_stdin(config, replace(options, entry=entry, all_functions=all_functions or not entry), flags,
                     header=True)
@@ -258,14 +304,24 @@ def scan(paths, entry, all_functions, no_follow_libraries, driver, inputs, obser
         observed_entry, observed, note = observation_or_exit(paths, config, options.entry, driver, inputs,
                                                              observe_calls, options.exclude)
         options = replace(options, entry=observed_entry, observed=observed)
+    whole, reported = model_and_reported(options)
     try:
-        result = run_scan(list(paths), options, _cache(config, no_cache), jobs or os.cpu_count() or 1,
+        result = run_scan(list(paths), whole, _cache(config, no_cache), jobs or os.cpu_count() or 1,
                           _progress(flags.quiet))
     except ScanError as exc:
         _fail(str(exc))
     result.observed_note = result.observed_note or note
+    drop_excluded(result, config, paths, reported)
     _apply_file_ignores(result, config)
-    _finish(result, flags, header=True, all_functions=all_functions)
+    apply_integrations(result, config, report_options, _around(paths, config))
+    _finish(result, flags, header=True, all_functions=all_functions, config=config)
+
+
+def _nothing_left(flags: ReportFlags) -> NoReturn:
+    """Every file named was excluded (force-exclude): nothing to report, as ruff does."""
+    if not flags.quiet:
+        click.echo("leapp-codemod: every file named is excluded (force-exclude); nothing to check", err=True)
+    sys.exit(EXIT_CLEAN)
 
 
 def _cache(config: Config, disabled: bool):
@@ -289,43 +345,70 @@ def _progress(quiet: bool = False):
 
 @main.command()
 @click.argument("files", nargs=-1, type=click.Path())
-@click.option("--entry", help="Pipeline entrypoint MODULE:QUALNAME (default: [tool.leapp-codemod] entry).")
+@click.option("--all", "all_functions", is_flag=True,
+              help="Treat every function in FILES as pipeline code (no entrypoint is looked for).")
 @_common_scan_options
-def lint(files, entry, no_cache, jobs, **report_options):
+def lint(files, all_functions, no_cache, jobs, show_settings, show_files, **report_options):
     """Check FILES (pre-commit entry point): reports only on FILES, exits 1 on error findings (--fail-on).
 
-    With an entrypoint (--entry or [tool.leapp-codemod] entry) the whole project is analyzed from it
-    and findings in FILES are reported; without one, every function in FILES is treated as pipeline code.
+    The whole project is analyzed from its pipeline entrypoint (--entry, [tool.leapp-codemod] entry, or
+    the one discovered as `scan` does) and the findings in FILES are reported: code the pipeline never
+    reaches (training, constructors, the driver's simulated inputs) is not checked. Findings the project's
+    generated integration module resolves are counted, not reported (--show-resolved lists them).
     """
     from leapp_codemod.scan import ScanError, scan as run_scan
-    if not files:
-        sys.exit(EXIT_CLEAN)
     flags = _flags(report_options)
     config = _config_for(files if not flags.stdin_filename else (flags.stdin_filename,))
-    entry = entry or config.entry
+    if show_settings:
+        _show_settings(config, report_options)
+    if not files:
+        sys.exit(EXIT_CLEAN)
+    files = force_excluded(config, files, report_options) or _nothing_left(flags)
+    entry = report_options["entry"] or config.entry
+    if show_files:
+        _show_files(files, _scan_options(config, report_options).exclude)
     if files == ("-",):
         _scan_stdin(config, _scan_options(config, report_options, entry=None, all_functions=True), flags,
                     header=False)
-    root = Path(config.source).parent if config.source else Path.cwd()
-    as_named = {_display_from(root if entry else None, f): Path(os.path.normpath(f)).as_posix() for f in files}
-    options = _scan_options(config, report_options, entry=entry, all_functions=not entry,
+    root = Path(config.source).parent if config.source and entry else _around(files, config)
+    whole = not all_functions      # the project from its entry (named or discovered), reported in FILES
+    as_named = {Path(os.path.normpath(f)).as_posix(): Path(os.path.normpath(f)).as_posix() for f in files}
+    if whole:
+        as_named.update({_display_from(root, f): Path(os.path.normpath(f)).as_posix() for f in files})
+    options = _scan_options(config, report_options, entry=entry, all_functions=all_functions,
                             only_paths=frozenset(as_named), max_file_bytes=config.max_file_bytes)
-    paths = [os.path.relpath(root)] if entry else list(files)
+    # named files are analyzed even when an exclusion matches them (force-exclude dropped those it should)
+    paths = [os.path.relpath(root), *files] if whole else list(files)
     note = ""
     if entry:   # a fresh saved observation of the project joins the analysis; nothing is run
         from leapp_codemod.cli_observe import observation_or_exit
-        _, observed, note = observation_or_exit(tuple(paths), config, entry, None, None, 3, options.exclude,
-                                                may_run=False)
+        _, observed, note = observation_or_exit((os.path.relpath(root),), config, entry, None, None, 3,
+                                                options.exclude, may_run=False)
         options = replace(options, observed=observed)
-    try:
-        result = run_scan(paths, options, _cache(config, no_cache), jobs or 1, _progress(flags.quiet))
+    try:   # reported: only FILES, each named (so checked even when excluded: force-exclude drops those)
+        result = run_scan(paths, model_and_reported(options)[0], _cache(config, no_cache), jobs or 1,
+                          _progress(flags.quiet))
     except ScanError as exc:
         _fail(str(exc))
     result.findings = [replace(f, path=as_named[f.path]) for f in result.findings if f.path in as_named]
     if note and not flags.quiet:
         click.echo(f"leapp-codemod: {note}", err=True)
     _apply_file_ignores(result, config)
-    _finish(result, flags, header=False)
+    apply_integrations(result, config, report_options, root, files)
+    _finish(result, flags, header=False, config=config)
+
+
+def _around(files, config: Config) -> Path:
+    """The folder a discovered entry is looked for in: the one holding the named files' import root (their
+    common folder, out of its packages; beside `src/` in a src layout), within the project's folder."""
+    from leapp_codemod.generate.driver import search_root
+    folders = [os.path.abspath(f if os.path.isdir(f) else os.path.dirname(f) or ".") for f in files if f != "-"]
+    common = Path(os.path.commonpath(folders)) if folders else Path.cwd()
+    folder = search_root(common).resolve()
+    project = config.root.resolve() if config.source else None
+    if project is not None and not folder.is_relative_to(project):
+        return project
+    return folder
 
 
 def _display_from(root: Path | None, file: str) -> str:
@@ -399,7 +482,10 @@ def explain(rule):
     from leapp_codemod.rules import get_rule
     found = get_rule(rule)
     if found is None:
-        _fail(f"unknown rule '{rule}' (see `leapp-codemod rules`)")
+        from leapp_codemod.rules import ALL_RULES
+        from leapp_codemod.settings import did_you_mean
+        known = [word for r in ALL_RULES for word in (r.code, r.name)]
+        _fail(f"unknown rule '{rule}'{did_you_mean(rule, known)} (see `leapp-codemod rules`)")
     click.echo(explain_rule(found).rstrip("\n"))
 
 

@@ -53,23 +53,41 @@ class EntryChoiceError(Exception):
     """No entry could be chosen (one line)."""
 
 
+def _beside(app: Path) -> list:
+    """Candidates in `app` ranked with the scripts beside it (the driver outside a package calls the entry)."""
+    import os
+
+    from leapp_codemod.scan import scan_project
+    from leapp_codemod.generate.driver import search_root
+    root = search_root(app)
+    if root.resolve() == (app if app.is_dir() else app.parent).resolve():
+        return []
+    tree = (app if app.is_dir() else app.parent).resolve()
+    ranked = scan_project([os.path.relpath(root)]).entrypoints
+    return [r for r in ranked if r.kind == "function" and Path(r.path).resolve().is_relative_to(tree)]
+
+
 def choose_entry(app: Path, driver: Path | None, static: bool) -> tuple[str, str]:
     """(entry, why it was chosen) for `generate` without --entry: observed from the driver, or static."""
     if not app.exists():
-        raise EntryChoiceError(f"{app}: no such application path")
+        raise EntryChoiceError(f"{app}: no such application path; from the folder scan was given: "
+                               f"`leapp-codemod generate .`")
     if static:
         from leapp_codemod.scan import scan_project
 
-        ranked = scan_project([str(app)]).entrypoints
+        scanned = scan_project([str(app)])
+        ranked = scanned.entrypoints
+        if not ranked or not any(r.score for r in ranked[:1]):
+            ranked = _beside(app) or ranked
+            scanned.entry = None
         if not ranked:
-            raise EntryChoiceError(f"{app}: the static ranking found no entrypoint candidate; pass --entry")
-        best = ranked[0]
-        return best.id, f"first of {len(ranked)} by static ranking: {'; '.join(best.reasons)}"
-    if driver is None:
-        raise EntryChoiceError("pass --entry, or --driver SCRIPT to find the entry by running it "
-                               "(or --static to rank statically)")
+            raise EntryChoiceError(f"{app}: the static ranking found no entrypoint candidate; name it, e.g. "
+                                   f"`leapp-codemod generate {app} --entry MODULE:QUALNAME`")
+        best = scanned.entry or ranked[0]      # the entry `scan` chooses, when it chose one
+        return best.id, f"the entry scan chooses, of {len(ranked)} by static ranking: {'; '.join(best.reasons)}"
     if not driver.is_file():
-        raise EntryChoiceError(f"{driver}: driver script not found")
+        raise EntryChoiceError(f"{driver}: driver script not found; without --driver, `leapp-codemod generate "
+                               f"{app}` uses the entry scan chooses and the script that calls it")
     from leapp_codemod.runner.observe import ObserveError
 
     try:
@@ -78,7 +96,8 @@ def choose_entry(app: Path, driver: Path | None, static: bool) -> tuple[str, str
         raise EntryChoiceError(str(exc)) from None
     if not ranked:
         raise EntryChoiceError(f"no entrypoint candidate seen while {driver} ran"
-                               f"{' (' + error + ')' if error else ''}; pass --entry")
+                               f"{' (' + error + ')' if error else ''}; rank statically instead: "
+                               f"`leapp-codemod generate {app} --static`")
     best = ranked[0]
     return best.entry, (f"first of {len(ranked)} seen while {driver} ran: {best.reasons[0]}; "
                         f"call chain {' -> '.join(best.chain)}")

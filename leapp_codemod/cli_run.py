@@ -29,14 +29,16 @@ def _shown(path: Path) -> str:
 @click.argument("app", type=click.Path(path_type=Path))
 @click.option("--entry", default=None, metavar="MODULE:QUALNAME|FILE:START-END",
               help="The pipeline entrypoint, e.g. app.policy:Policy.act, or a statement range of the driver "
-                   "(default: the entry the running --driver shows, or with --static the static ranking).")
-@click.option("--static", "static", is_flag=True, help="Without --entry: choose by static ranking, "
-              "without running the driver.")
+                   "FILE:START-END (default: the entry `scan` chooses; with --driver, the one the running "
+                   "driver shows).")
+@click.option("--static", "static", is_flag=True, help="Without --entry: choose by static ranking (as `scan` "
+              "does) even when --driver is given, without running the driver.")
 @click.option("--driver", type=click.Path(path_type=Path), default=None, metavar="SCRIPT",
               help="Script that runs the application (its __main__ calls the entrypoint in a loop). "
                    "Default: the script next to APP whose loop calls the entrypoint.")
-@click.option("-o", "--output", type=click.Path(path_type=Path), default=Path("integration_generated.py"),
-              show_default=True, help="Integration module to write.")
+@click.option("-o", "--output", type=click.Path(path_type=Path), default=None,
+              help="Integration module to write (default: leapp_integration.py next to the driver, outside the "
+                   "application package).")
 @click.option("--name", "graph", default=None, metavar="GRAPH", help="LEAPP graph and node name.")
 @click.option("--export-with", type=click.Choice(EXPORTERS), default="onnx", show_default=True)
 @click.option("--force", is_flag=True, help="Overwrite an existing module, edits included (nothing is merged).")
@@ -50,7 +52,7 @@ def _shown(path: Path) -> str:
               help="End node NAME where helper FUNCTION returns (a multi-node graph); needs --reason.")
 @click.option("--reason", "split_reason", default=None, metavar="TEXT",
               help="Why the pipeline must be split (written into the module and report.json).")
-def generate(app: Path, entry: str | None, static: bool, driver: Path | None, output: Path, graph: str | None,
+def generate(app: Path, entry: str | None, static: bool, driver: Path | None, output: Path | None, graph: str | None,
              export_with: str, force: bool, check: bool, diff: bool, backend_param: tuple[str, ...],
              semantics: bool, split: tuple[str, ...], split_reason: str | None) -> None:
     """Write one LEAPP integration module for the pipeline that starts at --entry.
@@ -58,10 +60,19 @@ def generate(app: Path, entry: str | None, static: bool, driver: Path | None, ou
     Running it again keeps the functions you wrote in the module (stubs you filled in, replacements
     you changed), matched by name; reformatting the module is not an edit.
     """
+    if entry is None and app.exists():   # the configured entry, as `scan` uses it
+        from leapp_codemod.config import ConfigError, load_config
+        try:
+            entry = load_config(app).entry
+        except ConfigError as exc:
+            _fail(str(exc), 2)
+            return
+        if entry is not None:
+            click.echo(f"entry: {entry} ([tool.leapp-codemod] entry)", err=True)
     if entry is None:
         from leapp_codemod.cli_observe import EntryChoiceError, choose_entry
         try:
-            entry, why = choose_entry(app, driver, static)
+            entry, why = choose_entry(app, driver, static or driver is None)
         except EntryChoiceError as exc:
             _fail(str(exc), 2)
             return
@@ -82,9 +93,13 @@ def generate(app: Path, entry: str | None, static: bool, driver: Path | None, ou
         found = find_driver(app, entry)
         if found is None:
             driver_warning = (f"leapp-codemod: warning: no script under {_shown(search_root(app))} calls {entry} in a "
-                              f"loop; the module gets no driver and `run` needs one: pass --driver SCRIPT")
+                              f"loop; the module gets no driver and `run` needs one: "
+                              f"`leapp-codemod generate {app} --entry {entry} --driver SCRIPT`")
         else:
             driver, driver_note = found.path, found.reason
+    if output is None:
+        from leapp_codemod.generate import default_output
+        output = default_output(app, driver)
     opts = Options(app=app, entry=entry, output=output, driver=driver, graph=graph, export_with=export_with,
                    backend_params=params, semantics=semantics, split=split, split_reason=split_reason)
     try:
@@ -133,6 +148,7 @@ def generate(app: Path, entry: str | None, static: bool, driver: Path | None, ou
     for fn_name in stubs:
         if fn_name not in merged.kept:
             click.echo(f"  write the body of {fn_name} in {name} before `leapp-codemod run`", err=True)
+    click.echo(f"next: leapp-codemod run {name}", err=True)
     split_spec = spec.extras.split if spec.extras else None
     if split_spec is not None:
         click.echo(f"  split into {len(split_spec.order)} nodes: {' -> '.join(split_spec.order)}"

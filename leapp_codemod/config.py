@@ -1,48 +1,44 @@
-"""`[tool.leapp-codemod]` in the nearest pyproject.toml."""
+"""`[tool.leapp-codemod]` in the nearest pyproject.toml: one field per row of `settings.SETTINGS`."""
 from __future__ import annotations
 
 import fnmatch
 import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import field, make_dataclass
 from pathlib import Path
+
+from leapp_codemod.settings import DEFAULT_MAX_FILE_MB, KEYS, KINDS, SETTINGS, did_you_mean
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
 
-KEYS = frozenset({"entry", "driver", "select", "extend-select", "ignore", "exclude", "extend-exclude", "per-file-ignores",
-                  "max-file-mb"})
-DEFAULT_MAX_FILE_MB = 64
+__all__ = ["DEFAULT_MAX_FILE_MB", "KEYS", "Config", "ConfigError", "file_ignores", "find_pyproject", "load_config"]
 
 
 class ConfigError(Exception):
     pass
 
 
-@dataclass(frozen=True)
-class Config:
-    entry: str | None = None
-    driver: str | None = None   # the driver script `scan` observes (relative to the pyproject.toml)
-    select: tuple[str, ...] = ()
-    ignore: tuple[str, ...] = ()
-    exclude: tuple[str, ...] = ()
-    max_file_mb: float = DEFAULT_MAX_FILE_MB    # larger files are skipped with one line
-    extend_select: tuple[str, ...] = ()
-    extend_exclude: tuple[str, ...] = ()
-    # glob (relative to the pyproject.toml's folder, or a file name) -> codes, names or categories
-    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = field(default=())
-    source: str | None = None   # the pyproject.toml it came from
+def _root(self) -> Path:
+    """The folder relative paths in the configuration are resolved against."""
+    return Path(self.source).parent if self.source else Path.cwd()
 
-    @property
-    def max_file_bytes(self) -> int:
-        return int(self.max_file_mb * 2**20)
 
-    @property
-    def root(self) -> Path:
-        """The folder relative paths in the configuration are resolved against."""
-        return Path(self.source).parent if self.source else Path.cwd()
+def _max_file_bytes(self) -> int:
+    return int(self.max_file_mb * 2**20)
+
+
+Config = make_dataclass(
+    "Config",
+    [(s.attr, object, field(default=s.default)) for s in SETTINGS]
+    + [("source", object, field(default=None))],   # the pyproject.toml it came from
+    frozen=True,
+    namespace={"root": property(_root), "max_file_bytes": property(_max_file_bytes),
+               "__doc__": "The settings of `[tool.leapp-codemod]` (one field per row of settings.SETTINGS)."},
+)
+Config.__module__ = __name__
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -54,12 +50,32 @@ def find_pyproject(start: Path) -> Path | None:
     return None
 
 
-def _strings(value, key: str, path: Path) -> tuple[str, ...]:
+def _strings(value, key: str, path: Path, kind: str) -> tuple[str, ...]:
     if isinstance(value, str):
         return (value,)
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         return tuple(value)
-    raise ConfigError(f"{path}: [tool.leapp-codemod] {key} must be a string or a list of strings")
+    raise ConfigError(f"{path}: [tool.leapp-codemod] {key} must be {KINDS[kind]}")
+
+
+def _parse(kind: str, value, key: str, path: Path):
+    """The value of one key, checked against its kind."""
+    if kind in ("selectors", "patterns", "paths"):
+        return _strings(value, key, path, kind)
+    if kind in ("entry", "script") and isinstance(value, str):
+        return value
+    if kind == "flag" and isinstance(value, bool):
+        return value
+    if kind == "mib" and not isinstance(value, bool) and isinstance(value, (int, float)) and value > 0:
+        return value
+    if kind == "file-table" and isinstance(value, dict):
+        return tuple((pattern, _strings(codes, f"{key}.\"{pattern}\"", path, "selectors"))
+                     for pattern, codes in value.items())
+    raise ConfigError(f"{path}: [tool.leapp-codemod] {key} must be {KINDS[kind]}")
+
+
+def _unknown_key(key: str) -> str:
+    return f"unknown key '{key}' in [tool.leapp-codemod]{did_you_mean(key, KEYS)}"
 
 
 def load_config(start: Path) -> Config:
@@ -77,33 +93,10 @@ def load_config(start: Path) -> Config:
         raise ConfigError(f"{path}: [tool.leapp-codemod] must be a table")
     unknown = sorted(set(section) - KEYS)
     if unknown:
-        raise ConfigError(f"{path}: unknown key(s) in [tool.leapp-codemod]: {', '.join(unknown)} "
+        raise ConfigError(f"{path}: {'; '.join(_unknown_key(k) for k in unknown)} "
                           f"(known: {', '.join(sorted(KEYS))})")
-    entry = section.get("entry")
-    if entry is not None and not isinstance(entry, str):
-        raise ConfigError(f"{path}: [tool.leapp-codemod] entry must be a string like 'app.policy:Policy.act'")
-    driver = section.get("driver")
-    if driver is not None and not isinstance(driver, str):
-        raise ConfigError(f"{path}: [tool.leapp-codemod] driver must be a string like 'main.py'")
-    max_mb = section.get("max-file-mb", DEFAULT_MAX_FILE_MB)
-    if isinstance(max_mb, bool) or not isinstance(max_mb, (int, float)) or max_mb <= 0:
-        raise ConfigError(f"{path}: [tool.leapp-codemod] max-file-mb must be a positive number of MiB")
-    return Config(entry=entry, driver=driver, max_file_mb=max_mb,
-                  select=_strings(section.get("select", []), "select", path),
-                  extend_select=_strings(section.get("extend-select", []), "extend-select", path),
-                  ignore=_strings(section.get("ignore", []), "ignore", path),
-                  exclude=_strings(section.get("exclude", []), "exclude", path),
-                  extend_exclude=_strings(section.get("extend-exclude", []), "extend-exclude", path),
-                  per_file_ignores=_per_file_ignores(section.get("per-file-ignores", {}), path),
-                  source=str(path))
-
-
-def _per_file_ignores(value, path: Path) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    if not isinstance(value, dict):
-        raise ConfigError(f"{path}: [tool.leapp-codemod] per-file-ignores must be a table of "
-                          f"\"glob\" = [\"CODE\", ...]")
-    return tuple((pattern, _strings(codes, f"per-file-ignores.\"{pattern}\"", path))
-                 for pattern, codes in value.items())
+    values = {s.attr: _parse(s.kind, section[s.key], s.key, path) for s in SETTINGS if s.key in section}
+    return Config(**values, source=str(path))
 
 
 def file_ignores(config: Config, path: str) -> tuple[str, ...]:
@@ -120,3 +113,18 @@ def file_ignores(config: Config, path: str) -> tuple[str, ...]:
         if any(fnmatch.fnmatch(candidate, pattern) for candidate in (relative, absolute.name)):
             out.extend(selectors)
     return tuple(out)
+
+
+def force_excluded(root: Path, path: str, patterns: tuple[str, ...]) -> bool:
+    """Whether a file named on the command line matches an exclusion (`force-exclude`): its name, its path
+    relative to `root`, or any folder above it up to `root`."""
+    absolute = Path(path).resolve()
+    try:
+        parts = absolute.relative_to(root.resolve()).parts
+    except ValueError:
+        parts = Path(os.path.normpath(path)).parts
+    for depth in range(len(parts), 0, -1):
+        relative = "/".join(parts[:depth])
+        if any(fnmatch.fnmatch(parts[depth - 1], p) or fnmatch.fnmatch(relative, p) for p in patterns):
+            return True
+    return False

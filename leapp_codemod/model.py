@@ -180,3 +180,4 @@ class ScanResult:
     observed_note: str = ""   # "observed: 3 calls of … from main.py, …", or why a saved observation was ignored
     files_analyzed: int = 0
     leapp_support: str = ""  # where the LEAPP mapping came from, e.g. "installed leapp 0.7.2"
+    resolved: list = field(default_factory=list)   # resolved.Resolution: findings a generated module resolves

@@ -13,7 +13,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "leapp_codemod"
 # Lowest first. A module may import its own layer and the layers before it, never a later one.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("knowledge",),                                                 # plain data
-    ("model", "config", "io_util", "boundary", "adapters", "facts", "data"),   # shared vocabulary, small utilities
+    ("model", "settings", "config", "io_util", "boundary", "adapters", "facts", "data"),   # shared vocabulary, small utilities
     ("source",),                                                    # files, parsing, cache
     ("observe.merge", "observe.saved"),                             # an observation as data, and its file
     ("analysis.model",),                                            # what the code says: index, project, resolution
@@ -22,11 +22,11 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("analysis.inline",),                                           # statement ranges as entries
     ("analysis.entry",),                                            # entry discovery and lookup
     ("rules",),                                                     # one module per rule
-    ("scan",),                                                      # the scan pipeline
+    ("scan", "resolved", "noqa"),                                   # the scan pipeline, what follows a scan
     ("report",),
     ("generate",),
     ("runner", "observe"),                                          # the observed child process runs the driver
-    ("cli", "cli_observe", "cli_run", "__main__"),
+    ("cli", "cli_settings", "cli_observe", "cli_run", "__main__"),
 )
 FACADE = "leapp_codemod.analysis.infer.context"
 

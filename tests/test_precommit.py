@@ -50,7 +50,7 @@ def test_hook_manifest_declares_the_lint_hook():
         "id": "leapp-codemod", "name": "leapp-codemod",
         "description": "Find LEAPP trace hazards in PyTorch policy pipelines.",
         "entry": "leapp-codemod lint", "language": "python", "types": ["python"],
-        "pass_filenames": True, "require_serial": False,
+        "pass_filenames": True, "require_serial": True,   # one analysis of the whole change, one summary
     }
 
 

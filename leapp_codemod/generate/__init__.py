@@ -15,7 +15,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from leapp_codemod.analysis.model.project import Project
     from leapp_codemod.scan import ScanModel
 
-__all__ = ["GenerateError", "Options", "Plan", "generate", "plan", "render_module", "scan_for"]
+__all__ = ["DEFAULT_OUTPUT", "GenerateError", "Options", "Plan", "default_output", "generate", "plan", "refused_output",
+           "render_module", "scan_for"]
 
 
 class GenerateError(Exception):
@@ -54,7 +55,10 @@ def render_module(scan: ScanResult | ScanModel, opts: Options) -> tuple[str, Int
         spec = build_spec(result, opts, project)
     except SpecError as exc:
         raise GenerateError(str(exc)) from None
-    return with_header(render_body(spec), opts.output.name), spec
+    return with_header(render_body(spec), opts.output.name, opts.output), spec
+
+
+DEFAULT_OUTPUT = "leapp_integration.py"
 
 
 def _inside(path: Path, tree: Path) -> bool:
@@ -63,6 +67,38 @@ def _inside(path: Path, tree: Path) -> bool:
     except ValueError:
         return False
     return True
+
+
+def _package_folder(folder: Path) -> bool:
+    return (folder / "__init__.py").is_file()
+
+
+def default_output(app: Path, driver: Path | None) -> Path:
+    """Where `generate` writes without -o: next to the driver, else beside the application's import root;
+    never inside a package of the application."""
+    from leapp_codemod.generate.driver import search_root
+    if driver is not None and not _package_folder(driver.parent):
+        return driver.parent / DEFAULT_OUTPUT
+    return search_root(app) / DEFAULT_OUTPUT
+
+
+def refused_output(output: Path, app: Path) -> str | None:
+    """Why `output` must not be written (it is an application file, or inside a package of the application:
+    a new module there would change the application), or None."""
+    out = output.resolve()
+    if app.is_file() and out == app.resolve():
+        return "it is the application script"
+    app_tree = app if app.is_dir() else app.parent
+    folder = out.parent
+    if _inside(folder, app_tree) and (_package_folder(folder) or (app.is_dir() and _package_folder(app))):
+        return f"refusing to write inside the application package {_posix(folder)}"
+    return None
+
+
+def _posix(path: Path) -> str:
+    import os
+    relative = os.path.relpath(path)
+    return Path(relative).as_posix() if not relative.startswith("..") else path.as_posix()
 
 
 @dataclass
@@ -87,12 +123,16 @@ class Plan:
 def plan(opts: Options, *, force: bool = False, scan: ScanResult | ScanModel | None = None) -> Plan:
     """Scan (unless given) and render the module, carrying over what the user wrote in the existing one."""
     if not opts.app.exists():
-        raise GenerateError(f"{opts.app}: no such application path")
+        raise GenerateError(f"{opts.app}: no such application path; from the folder scan was given: "
+                            f"`leapp-codemod generate .`")
     if opts.driver is not None and not opts.driver.is_file():
-        raise GenerateError(f"{opts.driver}: driver script not found")
-    app_tree = opts.app if opts.app.is_dir() else opts.app.parent
-    if _inside(opts.output, app_tree):
-        raise GenerateError(f"{opts.output}: refusing to write inside the application tree {app_tree}")
+        raise GenerateError(f"{opts.driver}: driver script not found; without --driver, `leapp-codemod generate "
+                            f"{_posix(opts.app)} --entry {opts.entry}` finds the script whose loop calls the entry")
+    refusal = refused_output(opts.output, opts.app)
+    if refusal:
+        suggested = _posix(default_output(opts.app, opts.driver).resolve())
+        raise GenerateError(f"{_posix(opts.output.resolve())}: {refusal}; write it outside, e.g. "
+                            f"`leapp-codemod generate {_posix(opts.app)} --entry {opts.entry} -o {suggested}`")
     scan = scan if scan is not None else scan_for(opts)
     result, _ = _parts(scan)
     if (result.entry is not None and result.entry.kind == "function" and result.entry.id != opts.entry
@@ -105,10 +145,11 @@ def plan(opts: Options, *, force: bool = False, scan: ScanResult | ScanModel | N
     try:
         merged = merge(str(opts.output), existing, text)
     except OverwriteRefused as exc:
-        raise GenerateError(str(exc)) from None
+        again = f"leapp-codemod generate {_posix(opts.app)} --entry {opts.entry} -o {_posix(opts.output.resolve())}"
+        raise GenerateError(f"{exc}: `{again} --force`") from None
     if merged.text != text:
         from leapp_codemod.generate.formatting import format_module
-        merged = replace(merged, text=format_module(merged.text, opts.output.name))
+        merged = replace(merged, text=format_module(merged.text, opts.output.name, opts.output))
     return Plan(spec, merged.text, existing, merged, result.observed_note)
 
 

@@ -25,7 +25,10 @@ def search_root(app: Path) -> Path:
     folder = app if app.is_dir() else app.parent
     while (folder / "__init__.py").is_file() and folder.resolve().parent != folder.resolve():
         folder = folder.parent
-    return folder
+    if folder.resolve().name == "src" and any((folder / ".." / name).is_file()
+                                              for name in ("pyproject.toml", "setup.py", "setup.cfg")):
+        folder = folder / ".."   # a src/ layout: the scripts live beside src/, in the project folder
+    return Path(os.path.normpath(folder))
 
 
 def find_driver(app: Path, entry: str) -> FoundDriver | None:

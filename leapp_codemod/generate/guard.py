@@ -18,8 +18,10 @@ import re
 import tokenize
 from dataclasses import dataclass, field
 
-HEADER_PREFIX = "# leapp-codemod-generated sha256="
-HEADER_RE = re.compile(r"^# leapp-codemod-generated sha256=([0-9a-f]{64})[ \t]*$", re.M)
+from leapp_codemod.knowledge.leapp import GENERATED_HEADER
+
+HEADER_PREFIX = GENERATED_HEADER
+HEADER_RE = re.compile("^" + re.escape(GENERATED_HEADER) + r"([0-9a-f]{64})[ \t]*$", re.M)
 BLOCK_TITLE = "# leapp-codemod fingerprints (let `generate` keep the definitions you edit):"
 ENTRY_RE = re.compile(r"^# (\S+) ([0-9a-f]{16})[ \t]*$")
 REST = "<module>"

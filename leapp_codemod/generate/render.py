@@ -39,9 +39,10 @@ def render_body(spec: IntegrationSpec) -> str:
     return text.rstrip("\n") + "\n"
 
 
-def with_header(body: str, filename: str = "integration.py") -> str:
-    """The module as written: formatted by ruff, with the header and fingerprints of the edit guard."""
-    return sealed(format_module(body, filename))
+def with_header(body: str, filename: str = "integration.py", target: Path | None = None) -> str:
+    """The module as written: formatted as the project at `target` formats (`formatting.format_module`),
+    with the header and fingerprints of the edit guard."""
+    return sealed(format_module(body, filename, target))
 
 
 def check_overwrite(path: Path, generated: str = "") -> str:

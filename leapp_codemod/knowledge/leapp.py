@@ -13,3 +13,6 @@ SIGNED_FOR = {"uint16": "int32", "uint32": "int64", "uint64": "int64"}
 # How close a replacement or an exported model must come to the original: |got - expected| <=
 # ATOL + RTOL * |expected|, elementwise.
 RTOL, ATOL = 1e-3, 1e-5
+
+# The first line of every module `generate` writes; `generate` and `scan`/`lint` recognize it by this.
+GENERATED_HEADER = "# leapp-codemod-generated sha256="

@@ -9,19 +9,21 @@ from leapp_codemod.report.positions import sorted_findings
 
 
 def to_document(result: ScanResult) -> dict:
-    """`{"version", "findings", "entrypoints", "entry", "entry_detail", "entry_note", "errors", "files_analyzed",
+    """`{"version", "findings", "resolved", "entrypoints", "entry", "entry_detail", "entry_note", "errors", "files_analyzed",
     "leapp_support"}`.
 
     `version` is leapp-codemod's. `entry` is the chosen entrypoint's `module:qualname` (the same form
     as each entrypoint's `"entry"`), or null when none was chosen; `entry_detail` is that entrypoint's
     object (path, line, score and the reasons it was chosen), or null; `entry_note` is the one line that
-    says which entry the scan used and why (or what it did without one). Findings are in report order.
+    says which entry the scan used and why (or what it did without one). Findings are in report order;
+    `resolved` holds the findings a generated integration module resolves, each with `resolved_by`.
     With an observation (`scan --driver`, or a saved one), `observed_note` names it and each finding has
     `seen`: "seen running" or "static only".
     """
     return {
         "version": __version__,
         "findings": [f.to_json() for f in sorted_findings(result.findings)],
+        "resolved": [r.to_json() for r in result.resolved],
         "entrypoints": [e.to_json() for e in result.entrypoints],
         "entry": result.entry.id if result.entry is not None else None,
         "entry_note": result.entry_note,

@@ -30,6 +30,7 @@ class TextOptions:
     quiet: bool = False           # findings only: no header, no summary
     header: bool = True
     all_functions: bool = False   # the scan checked every function (no entrypoint was looked for)
+    show_resolved: bool = False   # list the findings a generated integration module resolves
     style: Style = field(default_factory=Style)
 
 
@@ -67,6 +68,8 @@ def render_text(result: ScanResult, options: TextOptions | None = None, sources:
         blocks.extend(finding_line(f, options.style) for f in findings)
     else:
         blocks.extend(finding_block(f, sources.line(f.path, span(f).line), options.style) for f in findings)
+    if options.show_resolved and not options.statistics:
+        blocks.extend(resolved_line(r, options.style) for r in getattr(result, "resolved", ()))
     if not options.quiet:
         blocks.append(summary_line(result))
     separator = "\n" if options.concise or options.statistics else "\n\n"
@@ -163,10 +166,19 @@ def statistics_lines(findings: list[Finding]) -> list[str]:
             .rstrip() for row in rows]
 
 
+def resolved_line(resolution, style: Style = PLAIN) -> str:
+    """A finding a generated module resolves: its line, then `(resolved by FILE)`."""
+    return f"{finding_line(resolution.finding, style)} {style.paint(f'(resolved by {resolution.by})', 'cyan')}"
+
+
 def summary_line(result: ScanResult) -> str:
-    """`Found 3 hazards (2 errors, 1 warning) in 2 files; 12 files analyzed.` or `No hazards found; ...`."""
+    """`Found 3 hazards (2 errors, 1 warning) in 2 files; 12 files analyzed.` or `No hazards found; ...`,
+    with `; 2 resolved by leapp_integration.py` when a generated module resolves some."""
     analyzed = f"{plural(result.files_analyzed, 'file')} analyzed"
-    parts = [_found(result.findings), analyzed]
+    parts = [_found(result.findings)]
+    resolved = Counter(r.by for r in getattr(result, "resolved", ()))
+    parts += [f"{count} resolved by {by}" for by, count in sorted(resolved.items())]
+    parts.append(analyzed)
     if result.errors:
         unreadable = len({error.path for error in result.errors})
         parts.append(f"{plural(unreadable, 'file')} could not be analyzed")

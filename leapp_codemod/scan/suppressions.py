@@ -1,4 +1,5 @@
-"""`# leapp: ignore` and `# leapp: ignore[CODE, ...]` comments."""
+"""Suppression comments: `# leapp: ignore`, `# leapp: ignore[CODE, ...]` and, as ruff reads them,
+`# noqa` and `# noqa: CODE, ...` (codes of other linters in the same comment are ignored)."""
 from __future__ import annotations
 
 import io
@@ -6,12 +7,21 @@ import re
 import tokenize
 
 _PATTERN = re.compile(r"#\s*leapp:\s*ignore(?:\[([A-Za-z0-9_,\s-]*)\])?", re.I)
+NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.I)
 ALL = frozenset({"*"})
 
 
+def _noqa_codes(comment: str) -> frozenset[str] | None:
+    match = NOQA.search(comment)
+    if match is None:
+        return None
+    codes = match.group("codes")
+    return ALL if codes is None else frozenset(c.upper() for c in re.split(r"[,\s]+", codes) if c)
+
+
 def parse_suppressions(text: str) -> dict[int, frozenset[str]]:
-    """Line number -> suppressed codes (`{"*"}` for a bare ignore). Only real comments count."""
-    if "leapp:" not in text:
+    """Line number -> suppressed codes (`{"*"}` for a bare ignore or noqa). Only real comments count."""
+    if "leapp:" not in text and "noqa" not in text.lower():
         return {}
     out: dict[int, frozenset[str]] = {}
     try:
@@ -22,11 +32,13 @@ def parse_suppressions(text: str) -> dict[int, frozenset[str]]:
         if tok.type != tokenize.COMMENT:
             continue
         match = _PATTERN.search(tok.string)
-        if not match:
-            continue
-        codes = match.group(1)
-        parsed = frozenset(c.strip().upper() for c in codes.split(",") if c.strip()) if codes is not None else ALL
-        out[tok.start[0]] = out.get(tok.start[0], frozenset()) | (parsed or ALL)
+        noqa = _noqa_codes(tok.string)
+        if match:
+            codes = match.group(1)
+            parsed = frozenset(c.strip().upper() for c in codes.split(",") if c.strip()) if codes is not None else ALL
+            out[tok.start[0]] = out.get(tok.start[0], frozenset()) | (parsed or ALL)
+        if noqa is not None:
+            out[tok.start[0]] = out.get(tok.start[0], frozenset()) | noqa
     return out
 
 
