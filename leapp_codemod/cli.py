@@ -159,7 +159,7 @@ def _common_scan_options(command):
                      show_default=True,
                      help="text (= full: source line, caret, help), concise (one line per finding), json, sarif, "
                           "github."),
-        *(setting_option(s) for s in SETTINGS if s.flag),
+        *(setting_option(s) for s in SETTINGS if s.flag and command.__name__ in s.commands),
         click.option("--exit-zero", is_flag=True, help="Exit 0 even when hazards are found."),
         click.option("--fail-on", type=click.Choice(("error", "warning")), default="error", show_default=True,
                      help="Lowest severity that makes the exit code 1 (default: warnings alone exit 0)."),
@@ -271,8 +271,6 @@ def _scan_stdin(config: Config, options, flags: ReportFlags, header: bool) -> No
 @click.option("--all", "all_functions", is_flag=True, help="Analyze every function (lint mode), not only the pipeline.")
 @click.option("--no-follow-libraries", is_flag=True,
               help="Do not analyze the installed packages (site-packages) the pipeline calls.")
-@click.option("--driver", type=click.Path(dir_okay=False), metavar="SCRIPT",
-              help="Run SCRIPT once and add what the first calls of the entry ran to the analysis.")
 @click.option("--inputs", type=click.Path(dir_okay=False), metavar="CALLS.npz",
               help="Replay a recording (`record`) instead of running a driver.")
 @click.option("--observe-calls", type=click.IntRange(1, 1000), default=3, show_default=True,

@@ -35,6 +35,7 @@ class Setting:
     default: object = ()
     merge: str = "replace"
     flag: bool = True
+    commands: tuple[str, ...] = ("scan", "lint")   # the commands that have the flag
 
     @property
     def attr(self) -> str:
@@ -53,8 +54,8 @@ class Setting:
 SETTINGS: tuple[Setting, ...] = (
     Setting("entry", "entry", "Pipeline entrypoint MODULE:QUALNAME or a statement range of the driver "
             "FILE:START-END (default: discovered).", default=None),
-    Setting("driver", "script", "The driver script `scan` runs once to observe the entry (`scan --driver`).",
-            default=None, flag=False),
+    Setting("driver", "script", "Run SCRIPT once and add what the first calls of the entry ran to the analysis "
+            "(a fresh saved observation is used without it).", default=None, commands=("scan",)),
     Setting("select", "selectors", "Only these rule codes/prefixes, rule names or categories (comma-separated)."),
     Setting("extend-select", "selectors", "Add these to the selection (config or --select).", merge="add"),
     Setting("ignore", "selectors", "Skip these rule codes/prefixes, rule names or categories (comma-separated)."),
