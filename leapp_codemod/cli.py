@@ -47,11 +47,11 @@ def _selectors(cli_values: tuple[str, ...], config_values: tuple[str, ...]) -> t
     return _checked(_split_codes(cli_values) or config_values)
 
 
-def _emit(text: str, output: str | None) -> None:
+def _emit(text: str, output: str | None, protected: tuple[str, ...] = ()) -> None:
     if output:
         from leapp_codemod.io_util import write_atomic
         try:
-            write_atomic(output, text if text.endswith("\n") else text + "\n")
+            write_atomic(output, text if text.endswith("\n") else text + "\n", protected=protected)
         except OSError as exc:
             _fail(f"{output}: cannot write output: {exc.strerror or exc}")
     elif text:
@@ -75,12 +75,27 @@ class ReportFlags:
     statistics: bool = False
     quiet: bool = False
     stdin_filename: str | None = None
+    protected: tuple[str, ...] = ()     # the sources the scan reads: never written by -o
 
 
 def _flags(options: dict) -> ReportFlags:
     fmt = "text" if options["fmt"] == "full" else options["fmt"]
     return ReportFlags(fmt, options["output"], options["exit_zero"], options["fail_on"], options["statistics"],
                        options["quiet"], options["stdin_filename"])
+
+
+def _guard_output(flags: ReportFlags, paths, excludes: tuple[str, ...]) -> ReportFlags:
+    """Check `-o` before scanning (one line, exit 2) and remember the sources it must never replace."""
+    if not flags.output:
+        return flags
+    from leapp_codemod.io_util import check_target
+    from leapp_codemod.source.files import discover
+    sources = tuple(str(src.path) for src in discover([p for p in paths if p != "-"], excludes).files)
+    try:
+        check_target(flags.output, protected=sources)
+    except OSError as exc:
+        _fail(f"{flags.output}: cannot write output: {exc.strerror or exc}")
+    return replace(flags, protected=sources)
 
 
 def _scan_options(config: Config, options: dict, **fields):
@@ -121,7 +136,7 @@ def _finish(result, flags: ReportFlags, *, header: bool, all_functions: bool = F
     text_options = TextOptions(statistics=flags.statistics, quiet=flags.quiet, header=header,
                                all_functions=all_functions, style=Style(color))
     sources = SourceLines({_stdin_name(flags): stdin_text} if stdin_text is not None else None)
-    _emit(render(result, flags.fmt, text_options=text_options, sources=sources), flags.output)
+    _emit(render(result, flags.fmt, text_options=text_options, sources=sources), flags.output, flags.protected)
     if result.files_analyzed == 0:
         sys.exit(EXIT_USAGE)
     if any(e.internal for e in result.errors):
@@ -242,6 +257,7 @@ def scan(paths, entry, all_functions, no_follow_libraries, no_cache, jobs, **rep
     options = _scan_options(config, report_options, entry=entry or config.entry, all_functions=all_functions,
                             follow_libraries=not no_follow_libraries,
                             max_file_bytes=config.max_file_bytes)
+    flags = _guard_output(flags, paths, options.exclude)
     if paths == ("-",):   # one file: the configured entry is in another; only --entry names one in it
         _scan_stdin(config, replace(options, entry=entry, all_functions=all_functions or not entry), flags,
                     header=True)
@@ -297,6 +313,7 @@ def lint(files, entry, no_cache, jobs, **report_options):
     options = _scan_options(config, report_options, entry=entry, all_functions=not entry,
                             only_paths=frozenset(as_named), max_file_bytes=config.max_file_bytes)
     paths = [os.path.relpath(root)] if entry else list(files)
+    flags = _guard_output(flags, paths, options.exclude)
     try:
         result = run_scan(paths, options, _cache(config, no_cache), jobs or 1, _progress(flags.quiet))
     except ScanError as exc:

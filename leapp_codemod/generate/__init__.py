@@ -89,8 +89,8 @@ def plan(opts: Options, *, force: bool = False, scan: ScanResult | None = None) 
     return Plan(spec, merged.text, existing, merged)
 
 
-def write_plan(planned: Plan, output: Path) -> None:
-    write_module(output, planned.text)
+def write_plan(planned: Plan, output: Path, protected: tuple[Path, ...] = ()) -> None:
+    write_module(output, planned.text, protected)
 
 
 def generate(opts: Options, *, force: bool = False, scan: ScanResult | None = None) -> IntegrationSpec:

@@ -15,7 +15,6 @@ import os
 import runpy
 import sys
 import threading
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -194,30 +193,10 @@ def _module_codes() -> set:
     return codes
 
 
-def _die_with_parent(parent: int) -> None:
-    """Linux kills this process when its parent dies (PR_SET_PDEATHSIG); a watchdog thread covers the
-    moment before that was set and other systems."""
-    try:
-        import ctypes
-        import signal
-
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)
-    except (OSError, AttributeError):
-        pass
-    if os.getppid() != parent:
-        os._exit(1)
-
-    def watch() -> None:
-        while True:
-            if os.getppid() != parent:
-                os._exit(1)
-            time.sleep(0.5)
-    threading.Thread(target=watch, daemon=True).start()
-
-
 def main(config_path: str) -> int:
     cfg = json.loads(Path(config_path).read_text())
-    _die_with_parent(cfg["parent"])
+    from leapp_codemod.runner.procgroup import die_with_parent
+    die_with_parent(cfg["parent"])
     driver = Path(cfg["driver"])
     for p in (cfg["import_root"], str(driver.parent)):
         if p in sys.path:
@@ -246,14 +225,14 @@ def main(config_path: str) -> int:
         sys.argv = argv
     result.update(observer.to_json())
     result["stopped"] = observer.stopped
-    tmp = Path(cfg["result"] + ".tmp")
-    tmp.write_text(json.dumps(result))
-    os.replace(tmp, cfg["result"])
+    from leapp_codemod.io_util import write_atomic
+    write_atomic(cfg["result"], json.dumps(result))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    from leapp_codemod.runner.procgroup import finish_child
+    finish_child(main(sys.argv[1]))     # threads the driver left running do not hold the tool
 
 
 class ObserveError(Exception):
@@ -261,36 +240,31 @@ class ObserveError(Exception):
 
 
 def observe_driver(paths: list[Path], driver: Path, import_root: Path, calls: int, timeout: float) -> dict:
-    """Run `driver` in a child process under the profiler; the recorded calls (see `Observer`)."""
-    import signal
-    import subprocess
+    """Run `driver` in a child process under the profiler (and `procgroup`: nothing it starts
+    outlives the tool); the recorded calls (see `Observer`)."""
     import tempfile
+
+    from leapp_codemod.io_util import write_atomic
+    from leapp_codemod.runner import procgroup
 
     roots = sorted({str(p.resolve() if p.is_dir() else p.resolve().parent) for p in paths}
                    | {str(driver.resolve().parent)})
-    with tempfile.TemporaryDirectory(prefix="leapp-codemod-observe-") as work:
+    work = tempfile.mkdtemp(prefix="leapp-codemod-observe-")
+    try:
         result = Path(work) / "observed.json"
         config = Path(work) / "config.json"
-        config.write_text(json.dumps({
+        write_atomic(config, json.dumps({
             "driver": str(driver.resolve()), "import_root": str(import_root), "roots": roots, "calls": calls,
             "cwd": os.getcwd(), "result": str(result), "parent": os.getpid()}))
         env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
-        with open(Path(work) / "driver.log", "w") as log:
-            proc = subprocess.Popen([sys.executable, "-m", "leapp_codemod.runner.observe", str(config)],
-                                    stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env,
-                                    start_new_session=True)
-            try:
-                proc.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-            except BaseException:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-                raise
-        if not result.exists():
-            tail = (Path(work) / "driver.log").read_text(errors="replace").strip().splitlines()
-            why = f"timed out after {timeout:g} s" if proc.returncode == -signal.SIGKILL else (
-                f"the observer stopped (exit {proc.returncode}): {tail[-1][:200] if tail else 'no output'}")
-            raise ObserveError(f"{driver}: {why}")
-        return json.loads(result.read_text())
+        outcome = procgroup.run_supervised([sys.executable, "-m", "leapp_codemod.runner.observe", str(config)],
+                                           env=env, timeout=timeout, log=None, cleanup=(work,),
+                                           read_result=str(result))
+    finally:
+        procgroup.remove_paths([work])
+    if outcome.result is None:
+        tail = outcome.output.text().strip().splitlines()
+        why = f"timed out after {timeout:g} s" if outcome.timed_out else (
+            f"the observer stopped (exit {outcome.returncode}): {tail[-1][:200] if tail else 'no output'}")
+        raise ObserveError(f"{driver}: {why}")
+    return outcome.result
