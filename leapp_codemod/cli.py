@@ -18,6 +18,11 @@ SCAN_FORMATS = ("text", "full", "concise", "json", "sarif", "github")
 SEVERITY_RANK = {"warning": 1, "error": 2}
 
 
+def _check_entry(entry: str | None) -> None:
+    if entry is not None and not entry.strip():
+        _fail("--entry is empty; pass MODULE:QUALNAME or FILE:START-END")
+
+
 def _split_codes(values: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(c.strip() for v in values for c in v.split(",") if c.strip())
 
@@ -250,6 +255,7 @@ def scan(paths, entry, all_functions, no_follow_libraries, no_cache, jobs, **rep
     """Scan PATHS for trace hazards reachable from the pipeline entrypoint (`-` reads standard input)."""
     from leapp_codemod.analysis.scanner import ScanError, scan as run_scan
     paths = paths or (".",)
+    _check_entry(entry)
     flags = _flags(report_options)
     config = _config_for(paths if not flags.stdin_filename else (flags.stdin_filename,))
     from leapp_codemod.analysis.inline_range import locate_inline_entry
@@ -262,7 +268,7 @@ def scan(paths, entry, all_functions, no_follow_libraries, no_cache, jobs, **rep
         _scan_stdin(config, replace(options, entry=entry, all_functions=all_functions or not entry), flags,
                     header=True)
     try:
-        result = run_scan(list(paths), options, _cache(config, no_cache), jobs or os.cpu_count() or 1,
+        result = run_scan(list(paths), options, _cache(config, no_cache, paths), jobs or os.cpu_count() or 1,
                           _progress(flags.quiet))
     except ScanError as exc:
         _fail(str(exc))
@@ -270,10 +276,10 @@ def scan(paths, entry, all_functions, no_follow_libraries, no_cache, jobs, **rep
     _finish(result, flags, header=True, all_functions=all_functions)
 
 
-def _cache(config: Config, disabled: bool):
+def _cache(config: Config, disabled: bool, paths=()):
     from leapp_codemod.source.cache import Cache
     root = Path(config.source).parent if config.source else Path.cwd()
-    return Cache.at(root, enabled=not disabled)
+    return Cache.at(root, enabled=not disabled, tree=tuple(paths))
 
 
 def _progress(quiet: bool = False):
@@ -300,6 +306,7 @@ def lint(files, entry, no_cache, jobs, **report_options):
     and findings in FILES are reported; without one, every function in FILES is treated as pipeline code.
     """
     from leapp_codemod.analysis.scanner import ScanError, scan as run_scan
+    _check_entry(entry)
     if not files:
         sys.exit(EXIT_CLEAN)
     flags = _flags(report_options)
@@ -315,7 +322,7 @@ def lint(files, entry, no_cache, jobs, **report_options):
     paths = [os.path.relpath(root)] if entry else list(files)
     flags = _guard_output(flags, paths, options.exclude)
     try:
-        result = run_scan(paths, options, _cache(config, no_cache), jobs or 1, _progress(flags.quiet))
+        result = run_scan(paths, options, _cache(config, no_cache, paths), jobs or 1, _progress(flags.quiet))
     except ScanError as exc:
         _fail(str(exc))
     result.findings = [replace(f, path=as_named[f.path]) for f in result.findings if f.path in as_named]

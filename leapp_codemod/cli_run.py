@@ -58,6 +58,9 @@ def generate(app: Path, entry: str | None, static: bool, driver: Path | None, ou
     Running it again keeps the functions you wrote in the module (stubs you filled in, replacements
     you changed), matched by name; reformatting the module is not an edit.
     """
+    if entry is not None and not entry.strip():
+        _fail("--entry is empty; pass MODULE:QUALNAME or FILE:START-END", 2)
+        return
     if entry is None:
         from leapp_codemod.cli_observe import EntryChoiceError, choose_entry
         try:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import fnmatch
+import math
 import os
 import sys
 from dataclasses import dataclass, field
@@ -15,6 +16,7 @@ else:  # pragma: no cover
 KEYS = frozenset({"entry", "select", "extend-select", "ignore", "exclude", "extend-exclude", "per-file-ignores",
                   "max-file-mb"})
 DEFAULT_MAX_FILE_MB = 64
+MAX_FILE_MB_LIMIT = 2**20     # 1 TiB: anything larger is a typo
 
 
 class ConfigError(Exception):
@@ -53,6 +55,11 @@ def find_pyproject(start: Path) -> Path | None:
     return None
 
 
+def _kind(value) -> str:
+    return {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "an array"}.get(
+        type(value), type(value).__name__)
+
+
 def _strings(value, key: str, path: Path) -> tuple[str, ...]:
     if isinstance(value, str):
         return (value,)
@@ -71,7 +78,10 @@ def load_config(start: Path) -> Config:
         raise ConfigError(f"{path}: cannot read: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
-    section = data.get("tool", {}).get("leapp-codemod", {})
+    tool = data.get("tool", {})
+    if not isinstance(tool, dict):
+        raise ConfigError(f"{path}: [tool] must be a table, not {_kind(tool)}")
+    section = tool.get("leapp-codemod", {})
     if not isinstance(section, dict):
         raise ConfigError(f"{path}: [tool.leapp-codemod] must be a table")
     unknown = sorted(set(section) - KEYS)
@@ -79,11 +89,13 @@ def load_config(start: Path) -> Config:
         raise ConfigError(f"{path}: unknown key(s) in [tool.leapp-codemod]: {', '.join(unknown)} "
                           f"(known: {', '.join(sorted(KEYS))})")
     entry = section.get("entry")
-    if entry is not None and not isinstance(entry, str):
+    if entry is not None and (not isinstance(entry, str) or not entry.strip()):
         raise ConfigError(f"{path}: [tool.leapp-codemod] entry must be a string like 'app.policy:Policy.act'")
     max_mb = section.get("max-file-mb", DEFAULT_MAX_FILE_MB)
-    if isinstance(max_mb, bool) or not isinstance(max_mb, (int, float)) or max_mb <= 0:
-        raise ConfigError(f"{path}: [tool.leapp-codemod] max-file-mb must be a positive number of MiB")
+    if (isinstance(max_mb, bool) or not isinstance(max_mb, (int, float)) or not math.isfinite(max_mb)
+            or not 0 < max_mb <= MAX_FILE_MB_LIMIT):
+        raise ConfigError(f"{path}: [tool.leapp-codemod] max-file-mb must be a positive, finite number of MiB "
+                          f"(at most {MAX_FILE_MB_LIMIT}), not {str(max_mb)[:40]}")
     return Config(entry=entry, max_file_mb=max_mb,
                   select=_strings(section.get("select", []), "select", path),
                   extend_select=_strings(section.get("extend-select", []), "extend-select", path),
