@@ -195,6 +195,7 @@ def run(file: Path, out: Path, traces: int, checks: int, fmt: str, require_forma
             raise parent.UsageError(f"{file}: DRIVER is not set; regenerate with --driver SCRIPT")
         elif not info.driver.is_file():
             raise parent.UsageError(f"{file}: driver {info.driver} not found")
+        _check_out(out, info)
     except parent.UsageError as exc:
         if fmt == "json":
             click.echo(json.dumps({"status": "failed", "error": str(exc), "entry": None}))
@@ -236,6 +237,19 @@ def run(file: Path, out: Path, traces: int, checks: int, fmt: str, require_forma
             click.echo(line)
         click.echo(f"report: {_shown(path)}")
     sys.exit(0 if report["status"] == "validated" else 1)
+
+
+def _check_out(out: Path, info) -> None:
+    """--out must be a fresh folder or an owned folder of regular files (see io_util.prepare_out_dir)."""
+    from leapp_codemod.io_util import UnsafeOutput, prepare_out_dir
+    from leapp_codemod.runner import parent
+
+    try:
+        prepare_out_dir(out)
+    except UnsafeOutput as exc:
+        raise parent.UsageError(str(exc)) from None
+    except OSError as exc:
+        raise parent.UsageError(f"{exc.filename or out}: {exc.strerror or exc}") from None
 
 
 def _check_recording(path: Path, module: Path, entry: str, traces: int, checks: int, allow_pickle: bool) -> None:

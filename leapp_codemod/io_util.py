@@ -108,6 +108,7 @@ def atomic_file(path: str | os.PathLike[str], mode: str = "w", *, folder: str | 
     try:
         text = "b" not in mode
         with os.fdopen(fd, mode, **({"encoding": "utf-8", "newline": ""} if text else {})) as handle:
+            handle.temporary = tmp      # for a watchdog that removes it if the process is killed meanwhile
             yield handle
             handle.flush()
             os.fsync(handle.fileno())

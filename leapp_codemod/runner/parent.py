@@ -219,8 +219,8 @@ def run_child(info: ModuleInfo, opts: RunOptions, progress) -> ChildResult:
     with atomic_file(out / "run.log", "wb", folder=out) as log:
         outcome = procgroup.run_supervised(
             [sys.executable, "-m", "leapp_codemod.runner.child", str(config_path)], env=env, timeout=opts.timeout,
-            log=log, cleanup=tuple(cleanup) + tuple(opts.cleanup), pass_fds=(write_fd,), progress_fd=read_fd,
-            on_line=progress, read_result=result_path)
+            log=log, cleanup=(*cleanup, *opts.cleanup), pass_fds=(write_fd,), progress_fd=read_fd,
+            on_line=progress, read_result=result_path, if_killed=(log.temporary,))
     res.timed_out, res.returncode, res.log = outcome.timed_out, outcome.returncode, outcome.output.text()
     res.data = outcome.result or {}
     return res

@@ -213,15 +213,16 @@ def interruptible() -> Iterator[None]:
 def run_supervised(cmd: list[str], *, env: dict, timeout: float, log: IO[bytes] | None,
                    cleanup: tuple[str, ...] = (), pass_fds: tuple[int, ...] = (),
                    progress_fd: int | None = None, on_line: Callable[[str], None] = lambda line: None,
-                   cap: int = LOG_CAP, read_result: str | None = None) -> Outcome:
+                   cap: int = LOG_CAP, read_result: str | None = None, if_killed: tuple[str, ...] = ()) -> Outcome:
     """Run `cmd` in its own process group under a watchdog (see the module docstring); its output
     goes to `log` (capped), the lines it writes on `progress_fd` (the reading end of a pipe whose
     writing end is in `pass_fds`) to `on_line`. Returns when the child exits or `timeout` passes;
     whatever is left of its group is then stopped and `cleanup` removed. Raises Interrupted on
     SIGINT/SIGTERM (after the same clean-up). `read_result` names a JSON file the child writes,
-    read before `cleanup` removes it."""
+    read before `cleanup` removes it. `if_killed` names paths only the watchdog removes (the tool
+    died before it could finish them, e.g. the temporary file of a log)."""
     output = CappedOutput(log, cap)
-    watchdog, alarm = _start_watchdog(cleanup)
+    watchdog, alarm = _start_watchdog(cleanup + if_killed)
     proc = None
     out_r, out_w = os.pipe()
     try:
