@@ -200,6 +200,10 @@ class _OneLineErrors(click.Group):
             click.echo("leapp-codemod: error: code nested too deeply to analyze", err=True)
             sys.exit(EXIT_USAGE)
         except Exception as exc:  # noqa: BLE001 - the last line of defence
+            from leapp_codemod.runner.procgroup import Interrupted
+            if isinstance(exc, Interrupted):
+                click.echo(f"leapp-codemod: error: {ctx.invoked_subcommand}: {exc}", err=True)
+                sys.exit(128 + exc.signum)
             where = exc.__traceback__
             while where is not None and where.tb_next is not None:
                 where = where.tb_next

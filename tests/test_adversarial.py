@@ -134,6 +134,8 @@ def _run_as(uid: int | None, fn) -> str:
     if pid == 0:  # pragma: no cover - the child
         os.close(read)
         message = ""
+        import signal
+        signal.alarm(30)        # a write that blocks (a FIFO without a reader) fails the test, not the suite
         try:
             if uid is not None:
                 os.setgroups([])
@@ -147,8 +149,8 @@ def _run_as(uid: int | None, fn) -> str:
     os.close(write)
     with os.fdopen(read, "rb") as handle:
         message = handle.read().decode()
-    os.waitpid(pid, 0)
-    return message
+    _, status = os.waitpid(pid, 0)
+    return message or ("" if os.WIFEXITED(status) else f"the writer was killed (status {status}): it blocked")
 
 
 TARGETS = ["fifo", "socket", "directory", "char device", "link leaving the folder", "read-only file"]

@@ -54,7 +54,7 @@ class RunOptions:
     inputs: Path | None = None      # replay this recording instead of running the driver
     record: Path | None = None      # save the calls to this recording instead of exporting
     allow_pickle: bool = False      # --allow-pickle: a recording's pickled instance may be loaded
-    cleanup: tuple[str, ...] = ()   # temporary paths removed however the run ends
+    cleanup: tuple[str, ...] = ()   # the caller's temporary paths, removed by the watchdog if the tool is killed
 
 
 def _literal(tree: ast.Module, name: str, path: Path, required: bool = True):
@@ -219,8 +219,8 @@ def run_child(info: ModuleInfo, opts: RunOptions, progress) -> ChildResult:
     with atomic_file(out / "run.log", "wb", folder=out) as log:
         outcome = procgroup.run_supervised(
             [sys.executable, "-m", "leapp_codemod.runner.child", str(config_path)], env=env, timeout=opts.timeout,
-            log=log, cleanup=(*cleanup, *opts.cleanup), pass_fds=(write_fd,), progress_fd=read_fd,
-            on_line=progress, read_result=result_path, if_killed=(log.temporary,))
+            log=log, cleanup=tuple(cleanup), pass_fds=(write_fd,), progress_fd=read_fd,
+            on_line=progress, read_result=result_path, if_killed=(log.temporary, *opts.cleanup))
     res.timed_out, res.returncode, res.log = outcome.timed_out, outcome.returncode, outcome.output.text()
     res.data = outcome.result or {}
     return res

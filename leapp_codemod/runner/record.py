@@ -24,7 +24,9 @@ from __future__ import annotations
 import io
 import json
 import pickle
+import struct
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -215,20 +217,22 @@ def load(path: Path, allow_pickle: bool = False) -> Recording:
     def restore(data: np.ndarray, key: str):
         return torch.from_numpy(np.array(data)) if kinds.get(key) == "torch" else np.array(data)
 
-    with np.load(path, allow_pickle=False) as archive:
-        def call(group: str, i: int) -> dict:
-            return {name: restore(archive[f"{group}/{i}/{name}"], f"{group}/{i}/{name}") for name in meta["inputs"]}
-        try:
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            def call(group: str, i: int) -> dict:
+                return {name: restore(archive[f"{group}/{i}/{name}"], f"{group}/{i}/{name}")
+                        for name in meta["inputs"]}
             traced = [call("traced", i) for i in range(meta["traced"])]
             checked = [call("checked", i) for i in range(meta["checked"])]
             state_before = [{name: restore(archive[f"checked/{i}/state_before/{name}"],
                                            f"checked/{i}/state_before/{name}") for name in meta["state"]}
                             for i in range(meta["checked"])]
             objects = _unpickle(archive, path, allow_pickle)
-        except KeyError as exc:
-            raise RecordingError(f"{path}: incomplete recording (missing {exc.args[0]})") from None
-        except (ValueError, OSError, zipfile.BadZipFile, EOFError) as exc:
-            raise RecordingError(f"{path}: damaged recording ({type(exc).__name__}: {str(exc)[:120]})") from None
+    except KeyError as exc:
+        raise RecordingError(f"{path}: incomplete recording (missing {exc.args[0]})") from None
+    except (ValueError, OSError, zipfile.BadZipFile, EOFError, NotImplementedError, RuntimeError, zlib.error,
+            struct.error) as exc:
+        raise RecordingError(f"{path}: damaged recording ({type(exc).__name__}: {str(exc)[:120]})") from None
     for i, values in enumerate(traced + checked):
         got = layout(values)
         if got != meta["layout"]:
@@ -242,7 +246,10 @@ def _unpickle(archive, path: Path, allow_pickle: bool) -> dict:
     if not allow_pickle:
         raise RecordingError(f"{path}: holds a pickled Python object (loading it runs code from the file); pass "
                              "--allow-pickle only for a recording you made or trust")
-    objects = pickle.loads(archive[OBJECTS[:-4]].tobytes())
+    try:
+        objects = pickle.loads(archive[OBJECTS[:-4]].tobytes())
+    except Exception as exc:  # noqa: BLE001 - a pickle can fail in any way
+        raise RecordingError(f"{path}: cannot unpickle {OBJECTS} ({type(exc).__name__}: {str(exc)[:120]})") from None
     if not isinstance(objects, dict) or not {"instance", "statics"} <= set(objects):
         raise RecordingError(f"{path}: malformed recording: {OBJECTS} does not hold an instance and its statics")
     return objects
