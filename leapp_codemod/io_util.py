@@ -17,6 +17,7 @@ The rules, checked before anything is written:
   old file or the new one, never a part; on any error the temporary file is removed and the target
   is left as it was. An existing file keeps its permission bits; a new one gets 0o666 less the umask.
 
+`open_stream` is the variant for a log read while it grows (same checks, created fresh, not atomic).
 `prepare_out_dir` checks an output folder (`run --out`): created fresh, or an existing folder owned
 by the user that holds only regular files and folders (no symbolic links, FIFOs or devices).
 """
@@ -108,7 +109,6 @@ def atomic_file(path: str | os.PathLike[str], mode: str = "w", *, folder: str | 
     try:
         text = "b" not in mode
         with os.fdopen(fd, mode, **({"encoding": "utf-8", "newline": ""} if text else {})) as handle:
-            handle.temporary = tmp      # for a watchdog that removes it if the process is killed meanwhile
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
@@ -120,6 +120,21 @@ def atomic_file(path: str | os.PathLike[str], mode: str = "w", *, folder: str | 
         _remove_quietly(tmp)
         raise
     _fsync_directory(directory)
+
+
+def open_stream(path: str | os.PathLike[str], *, folder: str | os.PathLike[str] | None = None) -> IO[bytes]:
+    """A log that must be readable while it grows (`run.log`): the same checks as `atomic_file`,
+    then an existing regular file is removed and a new one is created in its place with
+    O_CREAT|O_EXCL|O_NOFOLLOW (never through a link, never onto a special file), keeping its mode."""
+    target = check_target(path, folder)
+    kept = _existing_mode(target)
+    if kept is not None:
+        os.unlink(target)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(target, flags, 0o666)
+    if kept is not None:
+        os.chmod(fd, kept)
+    return os.fdopen(fd, "wb", buffering=0)
 
 
 def write_atomic(path: str | os.PathLike[str], text: str, *, folder: str | os.PathLike[str] | None = None,

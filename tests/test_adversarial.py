@@ -71,6 +71,12 @@ def _write_run_file(target: Path) -> None:
         handle.write(b"log\n")
 
 
+def _write_log_stream(target: Path) -> None:
+    from leapp_codemod.io_util import open_stream
+    with open_stream(target, folder=target.parent) as handle:
+        handle.write(b"log\n")
+
+
 def _write_recording(target: Path) -> None:
     from leapp_codemod.runner.record import save
     module, recorder = _fake_recording_parts()
@@ -82,7 +88,8 @@ def _write_run_report(target: Path) -> None:
     write_report({"status": "failed"}, target.parent)
 
 
-WRITERS = {"scan/lint/generate -o": (_write_report, "out.txt"), "run log/config": (_write_run_file, "run.log"),
+WRITERS = {"scan/lint/generate -o": (_write_report, "out.txt"), "run config/result": (_write_run_file, "cfg.json"),
+           "run.log (read while it grows)": (_write_log_stream, "run.log"),
            "record --out": (_write_recording, "calls.npz"), "run report.json": (_write_run_report, "report.json")}
 
 

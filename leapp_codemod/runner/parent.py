@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from leapp_codemod.facts import FORMAT_OF
-from leapp_codemod.io_util import atomic_file, prepare_out_dir, write_atomic
+from leapp_codemod.io_util import open_stream, prepare_out_dir, write_atomic
 from leapp_codemod.runner import names, procgroup
 
 
@@ -216,11 +216,11 @@ def run_child(info: ModuleInfo, opts: RunOptions, progress) -> ChildResult:
     write_atomic(config_path, json.dumps(config), folder=out)
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", PYTHONUNBUFFERED="1")
     res = ChildResult()
-    with atomic_file(out / "run.log", "wb", folder=out) as log:
+    with open_stream(out / "run.log", folder=out) as log:       # readable while the driver runs
         outcome = procgroup.run_supervised(
             [sys.executable, "-m", "leapp_codemod.runner.child", str(config_path)], env=env, timeout=opts.timeout,
             log=log, cleanup=tuple(cleanup), pass_fds=(write_fd,), progress_fd=read_fd,
-            on_line=progress, read_result=result_path, if_killed=(log.temporary, *opts.cleanup))
+            on_line=progress, read_result=result_path, if_killed=opts.cleanup)
     res.timed_out, res.returncode, res.log = outcome.timed_out, outcome.returncode, outcome.output.text()
     res.data = outcome.result or {}
     return res
