@@ -117,7 +117,7 @@ def generate(app: Path, entry: str | None, static: bool, driver: Path | None, ou
                    err=True)
         sys.exit(1)
     try:
-        write_plan(planned, output, _app_sources(app, driver))
+        write_plan(planned, output, _app_sources(app, driver, output))
     except OSError as exc:
         _fail(f"{name}: cannot write: {exc.strerror or exc}", 2)
         return
@@ -153,11 +153,20 @@ def generate(app: Path, entry: str | None, static: bool, driver: Path | None, ou
             click.echo(f"  left raw: {port}: {why}", err=True)
 
 
-def _app_sources(app: Path, driver: Path | None) -> tuple[Path, ...]:
-    """The files `generate` must never write: the application's sources and its driver."""
+def _app_sources(app: Path, driver: Path | None, output: Path) -> tuple[Path, ...]:
+    """The files `generate` must never write: the application's sources and its driver (an integration
+    module `generate` wrote earlier inside the application's folder is its own output, not a source)."""
+    from leapp_codemod.generate.guard import HEADER_RE
     from leapp_codemod.source.files import discover
 
-    return tuple(src.path for src in discover([str(app)]).files) + ((driver,) if driver is not None else ())
+    def ours(path: Path) -> bool:
+        try:
+            return path.resolve() == output.resolve() and HEADER_RE.search(path.read_text(errors="replace")) is not None
+        except OSError:
+            return False
+
+    sources = tuple(src.path for src in discover([str(app)]).files if not ours(src.path))
+    return sources + ((driver,) if driver is not None else ())
 
 
 @click.command("run")
