@@ -85,8 +85,10 @@ def test_kill_9_leaves_no_process_and_no_temporary_file(work, tmp_path, command)
         assert left == [], f"temporary files left in --out: {left}"
 
 
-def test_sigterm_on_record_is_one_line_and_exit_143(work, tmp_path):
-    proc, pid_file = start(work, ["record", "integration.py", "--out", "term.npz"], tmp_path)
+@pytest.mark.parametrize("command", [["record", "integration.py", "--out", "term.npz"],
+                                     ["entrypoints", "forkapp", "--driver", "drive.py"]])
+def test_sigterm_is_one_line_and_exit_143(work, tmp_path, command):
+    proc, pid_file = start(work, command, tmp_path)
     driver, grandchild = wait_for(pid_file, proc)
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=30)
@@ -95,6 +97,7 @@ def test_sigterm_on_record_is_one_line_and_exit_143(work, tmp_path):
     assert len(errors) == 1 and "SIGTERM" in errors[0] and "Traceback" not in err
     assert gone_within([driver, grandchild], 5)
     assert not (work / "term.npz").exists()
+    assert [p for p in (tmp_path / "tmpdir").iterdir() if p.name.startswith("leapp-codemod")] == []
 
 
 def test_a_successful_run_stops_leftover_children_and_does_not_wait_for_threads(work, tmp_path):
