@@ -308,7 +308,7 @@ def test_output_onto_a_read_only_file_is_refused(tmp_path):
 
 # --------------------------------------------------------------------------- an untrusted tree
 def test_a_forged_cache_entry_does_not_hide_hazards(tmp_path):
-    from leapp_codemod.analysis.scanner import ScanOptions, scan
+    from leapp_codemod.scan import ScanOptions, scan
     from leapp_codemod.source.cache import Cache
 
     app = app_tree(tmp_path)
