@@ -89,13 +89,13 @@ def _flags(options: dict) -> ReportFlags:
                        options["quiet"], options["stdin_filename"])
 
 
-def _guard_output(flags: ReportFlags, paths, excludes: tuple[str, ...]) -> ReportFlags:
+def _guard_output(flags: ReportFlags, paths, excludes: tuple[str, ...], follow: bool = False) -> ReportFlags:
     """Check `-o` before scanning (one line, exit 2) and remember the sources it must never replace."""
     if not flags.output:
         return flags
     from leapp_codemod.io_util import check_target
     from leapp_codemod.source.files import discover
-    sources = tuple(str(src.path) for src in discover([p for p in paths if p != "-"], excludes).files)
+    sources = tuple(str(src.path) for src in discover([p for p in paths if p != "-"], excludes, follow).files)
     try:
         check_target(flags.output, protected=sources)
     except OSError as exc:
@@ -114,7 +114,8 @@ def _scan_options(config: Config, options: dict, **fields):
     exclude += _split_codes(options["extend_exclude"]) + config.extend_exclude
     for _, selectors in config.per_file_ignores:
         _checked(selectors)
-    return ScanOptions(select=select, ignore=_selectors(options["ignore"], config.ignore), exclude=exclude, **fields)
+    return ScanOptions(select=select, ignore=_selectors(options["ignore"], config.ignore), exclude=exclude,
+                       follow_symlinks=options.get("follow_symlinks", False), **fields)
 
 
 def _apply_file_ignores(result, config: Config) -> None:
@@ -166,6 +167,9 @@ def _common_scan_options(command):
                      help="Skip these rule codes/prefixes, rule names or categories (comma-separated)."),
         click.option("--exclude", multiple=True, help="Glob patterns of files/folders to skip (replaces config)."),
         click.option("--extend-exclude", multiple=True, help="Glob patterns to skip in addition to the config's."),
+        click.option("--follow-symlinks", is_flag=True,
+                     help="Read files and folders that symbolic links lead to outside the scanned folder "
+                          "(skipped with a note by default)."),
         click.option("--exit-zero", is_flag=True, help="Exit 0 even when hazards are found."),
         click.option("--fail-on", type=click.Choice(("error", "warning")), default="error", show_default=True,
                      help="Lowest severity that makes the exit code 1 (default: warnings alone exit 0)."),
@@ -267,7 +271,7 @@ def scan(paths, entry, all_functions, no_follow_libraries, no_cache, jobs, **rep
     options = _scan_options(config, report_options, entry=entry or config.entry, all_functions=all_functions,
                             follow_libraries=not no_follow_libraries,
                             max_file_bytes=config.max_file_bytes)
-    flags = _guard_output(flags, paths, options.exclude)
+    flags = _guard_output(flags, paths, options.exclude, options.follow_symlinks)
     if paths == ("-",):   # one file: the configured entry is in another; only --entry names one in it
         _scan_stdin(config, replace(options, entry=entry, all_functions=all_functions or not entry), flags,
                     header=True)
@@ -324,7 +328,7 @@ def lint(files, entry, no_cache, jobs, **report_options):
     options = _scan_options(config, report_options, entry=entry, all_functions=not entry,
                             only_paths=frozenset(as_named), max_file_bytes=config.max_file_bytes)
     paths = [os.path.relpath(root)] if entry else list(files)
-    flags = _guard_output(flags, paths, options.exclude)
+    flags = _guard_output(flags, paths, options.exclude, options.follow_symlinks)
     try:
         result = run_scan(paths, options, _cache(config, no_cache, paths), jobs or 1, _progress(flags.quiet))
     except ScanError as exc:

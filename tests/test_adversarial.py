@@ -357,6 +357,8 @@ def test_a_folder_link_out_of_the_tree_is_skipped_with_a_note(tmp_path):
     proc = cli(["scan", "--all", "--no-cache", "pkg"], app)
     assert "secret.py" not in proc.stdout + proc.stderr and "1 file analyzed" in proc.stdout.replace("files", "file")
     assert "outside" in proc.stderr and "--follow-symlinks" in proc.stderr
+    followed = cli(["scan", "--all", "--no-cache", "--follow-symlinks", "pkg"], app)
+    assert "secret.py" in followed.stdout and followed.returncode == 1
 
 
 @pytest.mark.parametrize("command", [["scan", "--all", "--no-cache"], ["entrypoints"]])
@@ -502,7 +504,9 @@ def test_a_tiny_size_limit_is_shown_in_bytes(tmp_path):
 
 def test_scan_without_all_honours_max_file_mb(tmp_path):
     app = app_tree(tmp_path)
-    (app / "app" / "policy.py").write_text(HAZARD + "# padding\n" * 200)
+    (app / "app" / "policy.py").write_text("from app.big import helper\n\n\ndef act(obs):\n    return helper(obs)\n")
+    (app / "app" / "big.py").write_text("def helper(x):\n    return x.item()\n" + "# padding\n" * 200)
     (app / "pyproject.toml").write_text("[tool.leapp-codemod]\nmax-file-mb = 0.001\n")
     proc = cli(["scan", "--no-cache", "--entry", "app.policy:act", "app"], app)
-    assert "max-file-mb" in proc.stderr, proc.stderr
+    line = next(ln for ln in proc.stderr.splitlines() if "big.py" in ln)
+    assert "max-file-mb" in line and "skipped" in line
