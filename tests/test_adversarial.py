@@ -494,12 +494,14 @@ def test_a_dangling_link_is_called_dangling(tmp_path):
     assert "dangling symbolic link" in line and "loop" not in line
 
 
-def test_a_tiny_size_limit_is_shown_in_bytes(tmp_path):
+@pytest.mark.parametrize("limit", ["0.00001", "0.0012"])
+def test_a_tiny_size_limit_is_shown_in_bytes(tmp_path, limit):
     app = app_tree(tmp_path)
-    (app / "pyproject.toml").write_text("[tool.leapp-codemod]\nmax-file-mb = 0.00001\n")
+    (app / "app" / "policy.py").write_text(HAZARD + "#" * 1400 + "\n")      # 1.4 KiB, above a 1.2 KiB limit
+    (app / "pyproject.toml").write_text(f"[tool.leapp-codemod]\nmax-file-mb = {limit}\n")
     proc = cli(["scan", "--all", "--no-cache", "app"], app)
     line = next(ln for ln in proc.stderr.splitlines() if "policy.py" in ln)
-    assert "0 KiB" not in line and "bytes" in line
+    assert "0 KiB" not in line and "1 KiB, above the 1 KiB" not in line and "bytes" in line
 
 
 def test_scan_without_all_honours_max_file_mb(tmp_path):

@@ -82,8 +82,10 @@ def read_source(src: SourceFile, max_bytes: int = MAX_FILE_BYTES) -> str | FileE
     try:
         raw = _read_regular(src.path, max_bytes)
     except _TooBig as exc:
-        return FileError(src.display, f"file is {_size(exc.size)}, above the {_size(max_bytes)} limit (max-file-mb); "
-                                      "skipped")
+        size, limit = _size(exc.size), _size(max_bytes)
+        if size == limit:       # "1 KiB, above the 1 KiB limit": say it in bytes
+            size, limit = f"{exc.size} bytes", f"{max_bytes} bytes"
+        return FileError(src.display, f"file is {size}, above the {limit} limit (max-file-mb); skipped")
     except OSError as exc:
         return FileError(src.display, f"cannot read file: {exc.strerror or exc}")
     try:
@@ -119,7 +121,7 @@ def _read_regular(path, max_bytes: int) -> bytes:
 def _size(size: int) -> str:
     if size >= 2**20:
         return f"{size / 2**20:.1f} MiB"
-    return f"{size / 1024:.1f} KiB" if size >= 1024 else f"{size} bytes"
+    return f"{size // 1024} KiB" if size >= 1024 else f"{size} bytes"
 
 
 def _parse_error(src: SourceFile, exc: Exception, first_line: int = 1) -> FileError:
