@@ -48,17 +48,6 @@ def is_numpy_input(value: Any) -> bool:
     return not isinstance(value, torch.Tensor)
 
 
-def shape_of(value: Any) -> tuple[int, ...]:
-    """The shape of an array, tensor or nested sequence. An object with a `.shape` is asked directly:
-    `np.shape` on a traced LEAPP array is a NumPy function call LEAPP would report as untraceable."""
-    shape = getattr(value, "shape", None)
-    return tuple(shape) if shape is not None and not callable(shape) else np.shape(value)
-
-
-def ndim_of(value: Any) -> int:
-    return len(shape_of(value))
-
-
 def numpy_dtype(value: Any) -> np.dtype:
     if isinstance(value, torch.Tensor):
         return torch_to_numpy_dtype(value.dtype)
@@ -141,7 +130,7 @@ def result_dtype(original: Callable[..., Any], *samples: Any, **kwargs: Any) -> 
 
 
 def _stand_in(value: Any) -> Any:
-    return np.ones(shape_of(value), dtype=numpy_dtype(value)) if _is_array_like(value) else value
+    return np.ones(np.shape(value), dtype=numpy_dtype(value)) if _is_array_like(value) else value
 
 
 def _is_array_like(value: Any) -> bool:

@@ -25,15 +25,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from ._core import (
-    Adapter,
-    check_dtype,
-    finish,
-    is_numpy_input,
-    refuse,
-    shape_of,
-    to_tensor,
-)
+from ._core import Adapter, check_dtype, finish, is_numpy_input, refuse, to_tensor
 
 INTER_NEAREST, INTER_LINEAR, INTER_AREA = 0, 1, 3
 COLOR_BGR2RGB = COLOR_RGB2BGR = 4
@@ -45,7 +37,7 @@ _INTERPOLATIONS = {INTER_NEAREST: "INTER_NEAREST", INTER_LINEAR: "INTER_LINEAR",
 
 
 def _shape(x: Any) -> tuple[int, ...]:
-    return shape_of(x)
+    return tuple(x.shape) if isinstance(x, torch.Tensor) else np.shape(x)
 
 
 def _image(name: str, src: Any) -> np.dtype:

@@ -13,10 +13,8 @@ from ._core import (
     check_dtype,
     finish,
     is_numpy_input,
-    ndim_of,
     numpy_dtype,
     refuse,
-    shape_of,
     to_tensor,
 )
 
@@ -40,11 +38,11 @@ def check_gaussian_filter1d(input: Any, sigma: Any, axis: int = -1, order: int =
         raise refuse(NAME, "mode", f"{mode!r} (supported: {', '.join(_MODES)})")
     if not np.isscalar(sigma) or float(sigma) <= 0:
         raise refuse(NAME, "sigma", f"{sigma!r} (a positive constant number is required)")
-    ndim = ndim_of(input)
+    ndim = len(np.shape(input))
     if ndim == 0 or not -ndim <= int(axis) < ndim:
         raise refuse(NAME, "axis", f"{axis!r} for a {ndim}-D input")
     r = _radius(sigma, truncate, radius)
-    n = shape_of(input)[int(axis)]
+    n = np.shape(input)[int(axis)]
     if r > n - 1 and mode in ("reflect", "mirror", "wrap"):
         raise refuse(NAME, "sigma", f"the kernel radius {r} needs at least {r + 1} samples along the axis in mode "
                                     f"{mode!r}, got {n}")

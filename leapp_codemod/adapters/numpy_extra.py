@@ -36,12 +36,10 @@ from ._core import (
     finish,
     is_numpy_input,
     is_traced,
-    ndim_of,
     numpy_dtype,
     plain,
     refuse,
     result_dtype,
-    shape_of,
     to_tensor,
 )
 
@@ -58,11 +56,11 @@ ANY = ("float16", "float32", "float64", "int", "bool")
 
 
 def _ndim(x: Any) -> int:
-    return ndim_of(x)
+    return x.ndim if isinstance(x, torch.Tensor) else np.ndim(x)
 
 
 def _shape(x: Any) -> tuple[int, ...]:
-    return shape_of(x)
+    return tuple(x.shape) if isinstance(x, torch.Tensor) else np.shape(x)
 
 
 def _constant(name: str, argument: str, value: Any) -> np.ndarray:

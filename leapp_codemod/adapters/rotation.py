@@ -37,7 +37,6 @@ from ._core import (
     is_traced,
     numpy_dtype,
     refuse,
-    shape_of,
     to_tensor,
 )
 from ._math import atan2 as _atan2
@@ -190,7 +189,7 @@ def _check_array(method: str, argument: str, value: Any, last: tuple[int, ...]) 
         raise refuse(f"{NAME}.{method}", argument, f"cannot read an array from {type(value).__name__}") from exc
     if dtype.kind not in "fiu" or dtype == np.float16:
         raise refuse(f"{NAME}.{method}", argument, f"dtype {dtype} (float32, float64 or integers)")
-    shape = shape_of(value)
+    shape = tuple(value.shape) if isinstance(value, torch.Tensor) else np.shape(value)
     if len(shape) < len(last) or shape[len(shape) - len(last):] != last:
         raise refuse(f"{NAME}.{method}", argument, f"shape {shape} (expected (..., {', '.join(map(str, last))}))")
 
