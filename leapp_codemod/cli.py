@@ -26,6 +26,11 @@ SCAN_FORMATS = ("text", "full", "concise", "json", "sarif", "github")
 SEVERITY_RANK = {"warning": 1, "error": 2}
 
 
+def _check_entry(entry: str | None) -> None:
+    if entry is not None and not entry.strip():
+        _fail("--entry is empty; pass MODULE:QUALNAME or FILE:START-END")
+
+
 def _fail(message: str) -> NoReturn:
     click.echo(f"leapp-codemod: error: {message}", err=True)
     sys.exit(EXIT_USAGE)
@@ -50,11 +55,11 @@ def _checked(selectors: tuple[str, ...]) -> tuple[str, ...]:
     return selectors
 
 
-def _emit(text: str, output: str | None) -> None:
+def _emit(text: str, output: str | None, protected: tuple[str, ...] = ()) -> None:
     if output:
         from leapp_codemod.io_util import write_atomic
         try:
-            write_atomic(output, text if text.endswith("\n") else text + "\n")
+            write_atomic(output, text if text.endswith("\n") else text + "\n", protected=protected)
         except OSError as exc:
             _fail(f"{output}: cannot write output: {exc.strerror or exc}")
     elif text:
@@ -80,12 +85,27 @@ class ReportFlags:
     stdin_filename: str | None = None
     show_resolved: bool = False
     add_noqa: bool = False
+    protected: tuple[str, ...] = ()     # the sources the scan reads: never written by -o
 
 
 def _flags(options: dict) -> ReportFlags:
     fmt = "text" if options["fmt"] == "full" else options["fmt"]
     return ReportFlags(fmt, options["output"], options["exit_zero"], options["fail_on"], options["statistics"],
                        options["quiet"], options["stdin_filename"], options["show_resolved"], options["add_noqa"])
+
+
+def _guard_output(flags: ReportFlags, paths, excludes: tuple[str, ...], follow: bool = False) -> ReportFlags:
+    """Check `-o` before scanning (one line, exit 2) and remember the sources it must never replace."""
+    if not flags.output:
+        return flags
+    from leapp_codemod.io_util import check_target
+    from leapp_codemod.source.files import discover
+    sources = tuple(str(src.path) for src in discover([p for p in paths if p != "-"], excludes, follow).files)
+    try:
+        check_target(flags.output, protected=sources)
+    except OSError as exc:
+        _fail(f"{flags.output}: cannot write output: {exc.strerror or exc}")
+    return replace(flags, protected=sources)
 
 
 def _scan_options(config: Config, options: dict, **fields):
@@ -98,7 +118,8 @@ def _scan_options(config: Config, options: dict, **fields):
     for _, selectors in config.per_file_ignores:
         _checked(selectors)
     return ScanOptions(select=select, ignore=_checked(value["ignore"]),
-                       exclude=value["exclude"] + value["extend_exclude"], **fields)
+                       exclude=value["exclude"] + value["extend_exclude"],
+                       follow_symlinks=options.get("follow_symlinks", False), **fields)
 
 
 def _apply_file_ignores(result, config: Config) -> None:
@@ -140,7 +161,7 @@ def _finish(result, flags: ReportFlags, *, header: bool, all_functions: bool = F
     text_options = TextOptions(statistics=flags.statistics, quiet=flags.quiet, header=header,
                                all_functions=all_functions, style=Style(color), show_resolved=flags.show_resolved)
     sources = SourceLines({_stdin_name(flags): stdin_text} if stdin_text is not None else None)
-    _emit(render(result, flags.fmt, text_options=text_options, sources=sources), flags.output)
+    _emit(render(result, flags.fmt, text_options=text_options, sources=sources), flags.output, flags.protected)
     if result.files_analyzed == 0:
         sys.exit(EXIT_USAGE)
     if any(e.internal for e in result.errors):
@@ -160,6 +181,9 @@ def _common_scan_options(command):
                      help="text (= full: source line, caret, help), concise (one line per finding), json, sarif, "
                           "github."),
         *(setting_option(s) for s in SETTINGS if s.flag and command.__name__ in s.commands),
+        click.option("--follow-symlinks", is_flag=True,
+                     help="Read files and folders that symbolic links lead to outside the scanned folder "
+                          "(skipped with a note by default; never a setting: a repository cannot turn it on)."),
         click.option("--exit-zero", is_flag=True, help="Exit 0 even when hazards are found."),
         click.option("--fail-on", type=click.Choice(("error", "warning")), default="error", show_default=True,
                      help="Lowest severity that makes the exit code 1 (default: warnings alone exit 0)."),
@@ -222,6 +246,10 @@ class _OneLineErrors(click.Group):
             click.echo("leapp-codemod: error: code nested too deeply to analyze", err=True)
             sys.exit(EXIT_USAGE)
         except Exception as exc:  # noqa: BLE001 - the last line of defence
+            from leapp_codemod.runner.procgroup import Interrupted
+            if isinstance(exc, Interrupted):
+                click.echo(f"leapp-codemod: error: {ctx.invoked_subcommand}: {exc}", err=True)
+                sys.exit(128 + exc.signum)
             where = exc.__traceback__
             while where is not None and where.tb_next is not None:
                 where = where.tb_next
@@ -281,6 +309,7 @@ def scan(paths, all_functions, no_follow_libraries, driver, inputs, observe_call
     """Scan PATHS for trace hazards reachable from the pipeline entrypoint (`-` reads standard input)."""
     from leapp_codemod.scan import ScanError, scan as run_scan
     paths = paths or (".",)
+    _check_entry(report_options["entry"])
     flags = _flags(report_options)
     config = _config_for(paths if not flags.stdin_filename else (flags.stdin_filename,))
     if show_settings:
@@ -293,6 +322,7 @@ def scan(paths, all_functions, no_follow_libraries, driver, inputs, observe_call
                             max_file_bytes=config.max_file_bytes)
     if show_files:
         _show_files(paths, options.exclude)
+    flags = _guard_output(flags, paths, options.exclude, options.follow_symlinks)
     if paths == ("-",):   # one file: the configured entry is in another; only --entry names one in it
         _scan_stdin(config, replace(options, entry=entry, all_functions=all_functions or not entry), flags,
                     header=True)
@@ -304,7 +334,7 @@ def scan(paths, all_functions, no_follow_libraries, driver, inputs, observe_call
         options = replace(options, entry=observed_entry, observed=observed)
     whole, reported = model_and_reported(options)
     try:
-        result = run_scan(list(paths), whole, _cache(config, no_cache), jobs or os.cpu_count() or 1,
+        result = run_scan(list(paths), whole, _cache(config, no_cache, paths), jobs or os.cpu_count() or 1,
                           _progress(flags.quiet))
     except ScanError as exc:
         _fail(str(exc))
@@ -322,10 +352,10 @@ def _nothing_left(flags: ReportFlags) -> NoReturn:
     sys.exit(EXIT_CLEAN)
 
 
-def _cache(config: Config, disabled: bool):
+def _cache(config: Config, disabled: bool, paths=()):
     from leapp_codemod.source.cache import Cache
     root = Path(config.source).parent if config.source else Path.cwd()
-    return Cache.at(root, enabled=not disabled)
+    return Cache.at(root, enabled=not disabled, tree=tuple(paths))
 
 
 def _progress(quiet: bool = False):
@@ -363,6 +393,7 @@ def lint(files, all_functions, no_cache, jobs, show_settings, show_files, **repo
         sys.exit(EXIT_CLEAN)
     files = force_excluded(config, files, report_options) or _nothing_left(flags)
     entry = report_options["entry"] or config.entry
+    _check_entry(report_options["entry"])
     if show_files:
         _show_files(files, _scan_options(config, report_options).exclude)
     if files == ("-",):
@@ -377,6 +408,7 @@ def lint(files, all_functions, no_cache, jobs, show_settings, show_files, **repo
                             only_paths=frozenset(as_named), max_file_bytes=config.max_file_bytes)
     # named files are analyzed even when an exclusion matches them (force-exclude dropped those it should)
     paths = [os.path.relpath(root), *files] if whole else list(files)
+    flags = _guard_output(flags, paths, options.exclude, options.follow_symlinks)
     note = ""
     if entry:   # a fresh saved observation of the project joins the analysis; nothing is run
         from leapp_codemod.cli_observe import observation_or_exit
@@ -384,7 +416,7 @@ def lint(files, all_functions, no_cache, jobs, show_settings, show_files, **repo
                                                 options.exclude, may_run=False)
         options = replace(options, observed=observed)
     try:   # reported: only FILES, each named (so checked even when excluded: force-exclude drops those)
-        result = run_scan(paths, model_and_reported(options)[0], _cache(config, no_cache), jobs or 1,
+        result = run_scan(paths, model_and_reported(options)[0], _cache(config, no_cache, paths), jobs or 1,
                           _progress(flags.quiet))
     except ScanError as exc:
         _fail(str(exc))

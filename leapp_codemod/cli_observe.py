@@ -28,11 +28,16 @@ def observed_entrypoints(paths: tuple[str, ...], driver: str, calls: int, timeou
     if not Path(driver).is_file():
         click.echo(f"leapp-codemod: error: {driver}: driver script not found", err=True)
         return 2
+    from leapp_codemod.runner.procgroup import Interrupted
+
     try:
         ranked, error = observe(paths, driver, calls, timeout)
     except (ObserveError, click.UsageError) as exc:
         click.echo(f"leapp-codemod: error: {exc}", err=True)
         return 2
+    except Interrupted as exc:
+        click.echo(f"leapp-codemod: error: {driver}: {exc}", err=True)
+        return 128 + exc.signum
     if error:
         click.echo(f"leapp-codemod: {driver}: {error} (ranking what ran before)", err=True)
     if fmt == "json":

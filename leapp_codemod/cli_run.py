@@ -60,6 +60,9 @@ def generate(app: Path, entry: str | None, static: bool, driver: Path | None, ou
     Running it again keeps the functions you wrote in the module (stubs you filled in, replacements
     you changed), matched by name; reformatting the module is not an edit.
     """
+    if entry is not None and not entry.strip():
+        _fail("--entry is empty; pass MODULE:QUALNAME or FILE:START-END", 2)
+        return
     if entry is None and app.exists():   # the configured entry, as `scan` uses it
         from leapp_codemod.config import ConfigError, load_config
         try:
@@ -78,7 +81,10 @@ def generate(app: Path, entry: str | None, static: bool, driver: Path | None, ou
             return
         click.echo(f"entry: {entry} ({why})", err=True)
     from leapp_codemod.generate import GenerateError, Options, plan, write_plan
-    from leapp_codemod.generate.backend_params import BackendParamError, parse_assignments
+    from leapp_codemod.generate.backend_params import (
+        BackendParamError,
+        parse_assignments,
+    )
 
     try:
         params = tuple(parse_assignments(backend_param).items())
@@ -125,7 +131,7 @@ def generate(app: Path, entry: str | None, static: bool, driver: Path | None, ou
                    err=True)
         sys.exit(1)
     try:
-        write_plan(planned, output)
+        write_plan(planned, output, _app_sources(app, driver, output))
     except OSError as exc:
         _fail(f"{name}: cannot write: {exc.strerror or exc}", 2)
         return
@@ -162,6 +168,22 @@ def generate(app: Path, entry: str | None, static: bool, driver: Path | None, ou
             click.echo(f"  left raw: {port}: {why}", err=True)
 
 
+def _app_sources(app: Path, driver: Path | None, output: Path) -> tuple[Path, ...]:
+    """The files `generate` must never write: the application's sources and its driver (an integration
+    module `generate` wrote earlier inside the application's folder is its own output, not a source)."""
+    from leapp_codemod.generate.guard import HEADER_RE
+    from leapp_codemod.source.files import discover
+
+    def ours(path: Path) -> bool:
+        try:
+            return path.resolve() == output.resolve() and HEADER_RE.search(path.read_text(errors="replace")) is not None
+        except OSError:
+            return False
+
+    sources = tuple(src.path for src in discover([str(app)]).files if not ours(src.path))
+    return sources + ((driver,) if driver is not None else ())
+
+
 @click.command("run")
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option("--out", type=click.Path(path_type=Path), default=Path("leapp-out"), show_default=True,
@@ -178,22 +200,26 @@ def generate(app: Path, entry: str | None, static: bool, driver: Path | None, ou
               help="Seconds before the run is stopped.")
 @click.option("--inputs", type=click.Path(path_type=Path), default=None, metavar="CALLS.npz",
               help="Replay a recording (`leapp-codemod record`) instead of running the driver.")
+@click.option("--allow-pickle", is_flag=True,
+              help="With --inputs: load the pickled instance a recording made with --allow-pickle holds. "
+                   "Loading it runs code from the file: only for recordings you made or trust.")
 def run(file: Path, out: Path, traces: int, checks: int, fmt: str, require_format: str | None,
-        timeout: float, inputs: Path | None) -> None:
+        timeout: float, inputs: Path | None, allow_pickle: bool) -> None:
     """Run the recorded driver, trace the entrypoint with LEAPP, export and validate the model."""
     from leapp_codemod.runner import parent
 
     started = time.monotonic()
     opts = parent.RunOptions(file=file, out=out, traces=traces, checks=checks, require_format=require_format,
-                             timeout=timeout, inputs=inputs)
+                             timeout=timeout, inputs=inputs, allow_pickle=allow_pickle)
     try:
         info = parent.read_module(file)
         if inputs is not None:
-            _check_recording(inputs, file, info.entry, traces, checks)
+            _check_recording(inputs, file, info.entry, traces, checks, allow_pickle)
         elif info.driver is None:
             raise parent.UsageError(f"{file}: DRIVER is not set; regenerate with --driver SCRIPT")
         elif not info.driver.is_file():
             raise parent.UsageError(f"{file}: driver {info.driver} not found")
+        _check_out(out, info)
     except parent.UsageError as exc:
         if fmt == "json":
             click.echo(json.dumps({"status": "failed", "error": str(exc), "entry": None}))
@@ -237,14 +263,38 @@ def run(file: Path, out: Path, traces: int, checks: int, fmt: str, require_forma
     sys.exit(0 if report["status"] == "validated" else 1)
 
 
-def _check_recording(path: Path, module: Path, entry: str, traces: int, checks: int) -> None:
+def _check_out(out: Path, info) -> None:
+    """--out must be a fresh folder or an owned folder of regular files (see io_util.prepare_out_dir)."""
+    from leapp_codemod.io_util import UnsafeOutput, prepare_out_dir
     from leapp_codemod.runner import parent
-    from leapp_codemod.runner.record import RecordingError, check_matches, read_meta
+
+    try:
+        prepare_out_dir(out)
+    except UnsafeOutput as exc:
+        raise parent.UsageError(str(exc)) from None
+    except OSError as exc:
+        raise parent.UsageError(f"{exc.filename or out}: {exc.strerror or exc}") from None
+
+
+def _check_recording(path: Path, module: Path, entry: str, traces: int, checks: int, allow_pickle: bool) -> None:
+    from leapp_codemod.runner import parent
+    from leapp_codemod.runner.record import (
+        RecordingError,
+        check_matches,
+        has_pickle,
+        read_meta,
+    )
 
     try:
         check_matches(read_meta(path), path, entry, parent.module_inputs(module), traces, checks)
     except RecordingError as exc:
         raise parent.UsageError(str(exc)) from None
+    if has_pickle(path):
+        if not allow_pickle:
+            raise parent.UsageError(f"{path}: holds a pickled Python object (loading it runs code from the file); "
+                                    "pass --allow-pickle only for a recording you made or trust")
+        click.echo(f"leapp-codemod: warning: {path}: loading its pickled instance (--allow-pickle) runs code from "
+                   "the file", err=True)
 
 
 @click.command("record")
@@ -257,10 +307,14 @@ def _check_recording(path: Path, module: Path, entry: str, traces: int, checks: 
               help="Later calls to record for validation.")
 @click.option("--timeout", type=click.FloatRange(1, None), default=600.0, show_default=True,
               help="Seconds before the driver is stopped.")
-def record(file: Path, target: Path, traces: int, checks: int, timeout: float) -> None:
+@click.option("--allow-pickle", is_flag=True,
+              help="Store the application's instance (a method entry needs it) as a pickle; whoever replays the "
+                   "recording runs code from it (`run --inputs` asks for --allow-pickle too).")
+def record(file: Path, target: Path, traces: int, checks: int, timeout: float, allow_pickle: bool) -> None:
     """Run the driver once, as `run` does, and save what the entry received (for `run --inputs`)."""
     import tempfile
 
+    from leapp_codemod.io_util import check_target
     from leapp_codemod.runner import parent
 
     try:
@@ -269,13 +323,29 @@ def record(file: Path, target: Path, traces: int, checks: int, timeout: float) -
             raise parent.UsageError(f"{file}: DRIVER is not set; regenerate with --driver SCRIPT")
         if not info.driver.is_file():
             raise parent.UsageError(f"{file}: driver {info.driver} not found")
+        if not target.parent.is_dir():
+            raise parent.UsageError(f"{target.parent}: no such folder")
+        check_target(target, protected=(info.driver, info.path))
     except parent.UsageError as exc:
         _fail(str(exc), 2)
         return
-    with tempfile.TemporaryDirectory(prefix="leapp-codemod-record-") as work:
-        opts = parent.RunOptions(file=file, out=Path(work), traces=traces, checks=checks, timeout=timeout,
-                                 record=target)
+    except OSError as exc:
+        _fail(f"{exc.filename or target}: {exc.strerror or exc}", 2)
+        return
+    if allow_pickle:
+        click.echo(f"leapp-codemod: warning: {target} will hold a pickle (--allow-pickle): replaying it runs code "
+                   "from the file", err=True)
+    work = tempfile.mkdtemp(prefix="leapp-codemod-record-")
+    opts = parent.RunOptions(file=file, out=Path(work), traces=traces, checks=checks, timeout=timeout,
+                             record=target, allow_pickle=allow_pickle, cleanup=(work,))
+    try:
         child = parent.run_child(info, opts, lambda message: click.echo(f"[record] {message}", err=True))
+    except parent.Interrupted as exc:
+        _fail(f"record: {exc}; {target} was not written", 128 + exc.signum)
+        return
+    finally:
+        import shutil
+        shutil.rmtree(work, ignore_errors=True)
     data = child.data
     if child.timed_out:
         _fail(f"timed out after {timeout:g} s", 1)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import fnmatch
+import math
 import os
 import sys
 from dataclasses import field, make_dataclass
@@ -15,6 +16,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 __all__ = ["DEFAULT_MAX_FILE_MB", "KEYS", "Config", "ConfigError", "file_ignores", "find_pyproject", "load_config"]
+MAX_FILE_MB_LIMIT = 2**20     # 1 TiB: anything larger is a typo
 
 
 class ConfigError(Exception):
@@ -50,6 +52,11 @@ def find_pyproject(start: Path) -> Path | None:
     return None
 
 
+def _kind(value) -> str:
+    return {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "an array"}.get(
+        type(value), type(value).__name__)
+
+
 def _strings(value, key: str, path: Path, kind: str) -> tuple[str, ...]:
     if isinstance(value, str):
         return (value,)
@@ -62,12 +69,15 @@ def _parse(kind: str, value, key: str, path: Path):
     """The value of one key, checked against its kind."""
     if kind in ("selectors", "patterns", "paths"):
         return _strings(value, key, path, kind)
-    if kind in ("entry", "script") and isinstance(value, str):
+    if kind in ("entry", "script") and isinstance(value, str) and value.strip():
         return value
     if kind == "flag" and isinstance(value, bool):
         return value
-    if kind == "mib" and not isinstance(value, bool) and isinstance(value, (int, float)) and value > 0:
-        return value
+    if kind == "mib" and not isinstance(value, bool) and isinstance(value, (int, float)):
+        if math.isfinite(value) and 0 < value <= MAX_FILE_MB_LIMIT:
+            return value
+        raise ConfigError(f"{path}: [tool.leapp-codemod] {key} must be a positive, finite number of MiB "
+                          f"(at most {MAX_FILE_MB_LIMIT}), not {str(value)[:40]}")
     if kind == "file-table" and isinstance(value, dict):
         return tuple((pattern, _strings(codes, f"{key}.\"{pattern}\"", path, "selectors"))
                      for pattern, codes in value.items())
@@ -88,7 +98,10 @@ def load_config(start: Path) -> Config:
         raise ConfigError(f"{path}: cannot read: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
-    section = data.get("tool", {}).get("leapp-codemod", {})
+    tool = data.get("tool", {})
+    if not isinstance(tool, dict):
+        raise ConfigError(f"{path}: [tool] must be a table, not {_kind(tool)}")
+    section = tool.get("leapp-codemod", {})
     if not isinstance(section, dict):
         raise ConfigError(f"{path}: [tool.leapp-codemod] must be a table")
     unknown = sorted(set(section) - KEYS)

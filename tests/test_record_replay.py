@@ -45,9 +45,10 @@ def recorded(tmp_path_factory):
     before = app_hash(work)
     # The driver needs its simulator: without it, `run` cannot work at all.
     no_sim = cli(["run", "integration.py", "--out", "no_sim", "--format", "json"], work)
-    rec = cli(["record", "integration.py", "--out", "calls.npz"], work, LOCO_SIMULATOR="up")
+    rec = cli(["record", "integration.py", "--out", "calls.npz", "--allow-pickle"], work, LOCO_SIMULATOR="up")
     assert rec.returncode == 0, rec.stderr
-    replay = cli(["run", "integration.py", "--inputs", "calls.npz", "--out", "out", "--format", "json"], work)
+    replay = cli(["run", "integration.py", "--inputs", "calls.npz", "--allow-pickle", "--out", "out", "--format",
+                  "json"], work)
     assert app_hash(work) == before, "record and run --inputs must not modify the application"
     return work, no_sim, rec, replay, json.loads(replay.stdout)
 
@@ -108,7 +109,7 @@ def _rewrite_meta(src: Path, dst: Path, change) -> None:
 def test_a_recording_that_does_not_match_is_refused(recorded, change, message):
     work = recorded[0]
     _rewrite_meta(work / "calls.npz", work / "bad.npz", change)
-    proc = cli(["run", "integration.py", "--inputs", "bad.npz", "--out", "bad"], work)
+    proc = cli(["run", "integration.py", "--inputs", "bad.npz", "--out", "bad", "--allow-pickle"], work)
     assert proc.returncode == 2
     assert message in one_line_error(proc)
 
@@ -117,7 +118,7 @@ def test_other_shapes_are_refused(recorded):
     work = recorded[0]
     _rewrite_meta(work / "calls.npz", work / "shapes.npz",
                   lambda m: m.update(layout=m["layout"].replace("latent:(1, 8)", "latent:(1, 16)")))
-    proc = cli(["run", "integration.py", "--inputs", "shapes.npz", "--out", "shapes", "--format", "json"], work)
+    proc = cli(["run", "integration.py", "--inputs", "shapes.npz", "--out", "shapes", "--format", "json", "--allow-pickle"], work)
     assert proc.returncode == 1
     report = json.loads(proc.stdout)
     assert "has input shapes" in report["error"] and "latent:(1, 8)" in report["error"]
@@ -126,11 +127,21 @@ def test_other_shapes_are_refused(recorded):
 
 def test_too_few_recorded_calls_and_non_recordings(recorded):
     work = recorded[0]
-    proc = cli(["run", "integration.py", "--inputs", "calls.npz", "--checks", "9", "--out", "few"], work)
+    proc = cli(["run", "integration.py", "--inputs", "calls.npz", "--checks", "9", "--out", "few", "--allow-pickle"], work)
     assert proc.returncode == 2 and "5 + 9 are needed" in one_line_error(proc)
     (work / "junk.npz").write_bytes(b"not a zip")
     proc = cli(["run", "integration.py", "--inputs", "junk.npz", "--out", "junk"], work)
     assert proc.returncode == 2 and "not a leapp-codemod recording" in one_line_error(proc)
+
+
+def test_a_method_entry_needs_allow_pickle_on_both_sides(recorded):
+    work = recorded[0]
+    proc = cli(["record", "integration.py", "--out", "plain.npz"], work, LOCO_SIMULATOR="up")
+    assert proc.returncode == 1 and "--allow-pickle" in one_line_error(proc)
+    assert not (work / "plain.npz").exists()
+    proc = cli(["run", "integration.py", "--inputs", "calls.npz", "--out", "refused"], work)
+    assert proc.returncode == 2 and "pickled Python object" in one_line_error(proc)
+    assert "warning" in recorded[2].stderr and "runs code" in recorded[2].stderr
 
 
 def test_record_reports_a_failing_driver_in_one_line(recorded):
@@ -149,6 +160,7 @@ def test_numpy_function_entry_round_trips(tmp_path):
     assert cli(["record", "i.py", "--out", "c.npz"], work).returncode == 0
     with zipfile.ZipFile(work / "c.npz") as archive:
         kinds = set(json.loads(archive.read("meta.json"))["arrays"].values())
+        assert "objects.pickle.npy" not in archive.namelist()     # a function entry needs no pickle
     proc = cli(["run", "i.py", "--inputs", "c.npz", "--out", "o", "--format", "json"], work)
     report = json.loads(proc.stdout)
     assert proc.returncode == 0, report.get("error")

@@ -299,7 +299,7 @@ def test_a_signal_to_run_stops_the_drivers_whole_process_group(tmp_path, signum)
     while time.monotonic() < deadline and not (log.is_file() and "driver loop started" in log.read_text()):
         time.sleep(0.2)
     assert "driver loop started" in log.read_text()
-    (child,) = _children_of(proc.pid)
+    (child,) = [p for p in _children_of(proc.pid) if "runner.child" in Path(f"/proc/{p}/cmdline").read_text()]
     assert _group_alive(child) and len([p for p in _children_of(child)]) == 1   # the driver's own helper
     proc.send_signal(signum)
     stopped = time.monotonic()

@@ -153,8 +153,8 @@ def plan(opts: Options, *, force: bool = False, scan: ScanResult | ScanModel | N
     return Plan(spec, merged.text, existing, merged, result.observed_note)
 
 
-def write_plan(planned: Plan, output: Path) -> None:
-    write_module(output, planned.text)
+def write_plan(planned: Plan, output: Path, protected: tuple[Path, ...] = ()) -> None:
+    write_module(output, planned.text, protected)
 
 
 def generate(opts: Options, *, force: bool = False, scan: ScanResult | ScanModel | None = None) -> IntegrationSpec:

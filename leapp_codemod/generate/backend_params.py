@@ -19,6 +19,12 @@ LEAPP_NAMES = {"onnx": "onnx", "onnx-torchscript": "onnx-torchscript", "pt2": "p
                "jit-trace": "jit-trace"}
 _CREATE_FILE = Path("leapp_graph", "leapp_node.py")
 _WORDS = {"true": True, "false": False, "none": None, "null": None}
+# The value type of the backend_params keys of LEAPP 0.7.2 whose type is fixed (checked on the command line).
+KEY_TYPES: dict[str, tuple[type, ...]] = {
+    "opset_version": (int,), "optimize": (bool,), "report": (bool,), "skip_validation": (bool,), "verify": (bool,),
+    "strict": (bool,), "check_trace": (bool,), "check_tolerance": (int, float),
+}
+_TYPE_WORDS = {int: "an integer", bool: "true or false", float: "a number"}
 
 
 class BackendParamError(Exception):
@@ -60,8 +66,21 @@ def parse_assignments(items: tuple[str, ...] | list[str]) -> dict:
             raise BackendParamError(f"--backend-param must be KEY=VALUE with an identifier KEY, got {item!r}")
         if key in out:
             raise BackendParamError(f"--backend-param {key} is given twice")
+        if not value.strip():
+            raise BackendParamError(f"--backend-param {key}= has no value; write {key}=VALUE")
         out[key] = parse_value(value)
+        check_type(key, out[key])
     return out
+
+
+def check_type(key: str, value) -> None:
+    """Refuse a value of the wrong type for a key whose type is known (KEY_TYPES)."""
+    types = KEY_TYPES.get(key)
+    if types is None:
+        return
+    wrong_bool = isinstance(value, bool) and bool not in types
+    if wrong_bool or not isinstance(value, types):
+        raise BackendParamError(f"--backend-param {key}={value!r}: must be {_TYPE_WORDS[types[0]]}")
 
 
 def check_keys(params: dict, accepted: AcceptedKeys) -> None:

@@ -55,7 +55,8 @@ def check_overwrite(path: Path, generated: str = "") -> str:
     return merge(str(path), text, generated).text
 
 
-def write_module(path: Path, text: str) -> None:
-    """Write the generated module (creating its folder), through the one safe write helper."""
+def write_module(path: Path, text: str, protected: tuple[Path, ...] = ()) -> None:
+    """Write the generated module (creating its folder), through the one safe write helper; never
+    over one of the `protected` files (the application's sources and driver)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, text)
+    write_atomic(path, text, protected=protected)

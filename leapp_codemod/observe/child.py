@@ -18,17 +18,10 @@ from leapp_codemod.observe.watch import EntryRecorder, StopObserving, Tracer
 
 
 def _die_with_parent(parent: int) -> None:
-    """Linux kills this process when its parent dies (PR_SET_PDEATHSIG); a watchdog thread covers the
-    moment before that was set and other systems."""
-    try:
-        import ctypes
-        import signal
-
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)
-    except (OSError, AttributeError):
-        pass
-    if os.getppid() != parent:
-        os._exit(1)
+    """Linux kills this process when its parent dies (`procgroup.die_with_parent`); a watchdog thread
+    covers other systems."""
+    from leapp_codemod.runner.procgroup import die_with_parent
+    die_with_parent(parent)
 
     def watch() -> None:
         while True:
@@ -39,9 +32,8 @@ def _die_with_parent(parent: int) -> None:
 
 
 def _write(path: str, data: dict) -> None:
-    tmp = Path(path + ".tmp")
-    tmp.write_text(json.dumps(data))
-    os.replace(tmp, path)
+    from leapp_codemod.io_util import write_atomic
+    write_atomic(path, json.dumps(data))
 
 
 def _one_line(exc: BaseException) -> str:
@@ -143,4 +135,5 @@ def main(config_path: str) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    from leapp_codemod.runner.procgroup import finish_child
+    finish_child(main(sys.argv[1]))     # threads the driver left running do not hold the tool

@@ -70,6 +70,9 @@ def run_driver(driver: Path, progress, run=None) -> str:
 
 def main(config_path: str) -> int:
     cfg = json.loads(Path(config_path).read_text())
+    from leapp_codemod.runner.procgroup import die_with_parent
+    if cfg.get("parent"):
+        die_with_parent(cfg["parent"])
     progress = Progress(cfg.get("progress_fd"))
     result: dict = {"timings": {}}
     started = time.monotonic()
@@ -84,9 +87,8 @@ def main(config_path: str) -> int:
         if not isinstance(exc, RunnerError):
             result["error_detail"] = traceback.format_exc(limit=8)
     result["timings"]["child_total"] = round(time.monotonic() - started, 2)
-    tmp = Path(cfg["result"] + ".tmp")
-    tmp.write_text(json.dumps(result, default=str))
-    os.replace(tmp, cfg["result"])
+    from leapp_codemod.io_util import write_atomic
+    write_atomic(cfg["result"], json.dumps(result, default=str), folder=cfg["out"])
     return 0
 
 
@@ -101,8 +103,9 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
     progress("importing torch, leapp and the application")
     import leapp  # noqa: F401 - imported here so that its import time is not charged to the driver
 
-    from leapp_codemod.runner import export, names, state_observe as observe, twincheck
+    from leapp_codemod.runner import export, names, twincheck
     from leapp_codemod.runner import inline as inline_run
+    from leapp_codemod.runner import state_observe as observe
     from leapp_codemod.runner.intercept import (
         Recorder,
         RunnerError,
@@ -184,11 +187,12 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
     recorder.on_done = export_all
     if cfg.get("record"):
         from leapp_codemod.runner import record
-        recorder.on_done = record.saver(Path(cfg["record"]), module, recorder, done)
+        recorder.on_done = record.saver(Path(cfg["record"]), module, recorder, done,
+                                        bool(cfg.get("allow_pickle")))
     if cfg.get("inputs"):
         from leapp_codemod.runner import replay
         try:
-            done["replayed"] = replay.preflight(module, cfg["inputs"])
+            done["replayed"] = replay.preflight(module, cfg["inputs"], bool(cfg.get("allow_pickle")))
         except replay.RecordingError as exc:
             raise RunnerError(str(exc), "inputs") from None
     t1 = time.monotonic()
@@ -284,4 +288,5 @@ def _attempt_json(att, out: Path) -> dict:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    from leapp_codemod.runner.procgroup import finish_child
+    finish_child(main(sys.argv[1]))     # threads the driver left running do not hold the run

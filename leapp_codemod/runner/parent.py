@@ -6,20 +6,15 @@ import ast
 import json
 import os
 import re
-import select
-import signal
-import subprocess
+import secrets
 import sys
-import tempfile
-import time
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from leapp_codemod.facts import FORMAT_OF
 from leapp_codemod.knowledge.categories import SILENT_CATEGORIES
-from leapp_codemod.io_util import write_atomic
-from leapp_codemod.runner import names
+from leapp_codemod.io_util import open_stream, prepare_out_dir, write_atomic
+from leapp_codemod.runner import names, procgroup
 
 
 class UsageError(Exception):
@@ -59,6 +54,8 @@ class RunOptions:
     timeout: float = 600.0
     inputs: Path | None = None      # replay this recording instead of running the driver
     record: Path | None = None      # save the calls to this recording instead of exporting
+    allow_pickle: bool = False      # --allow-pickle: a recording's pickled instance may be loaded
+    cleanup: tuple[str, ...] = ()   # the caller's temporary paths, removed by the watchdog if the tool is killed
 
 
 def _literal(tree: ast.Module, name: str, path: Path, required: bool = True):
@@ -196,133 +193,41 @@ class ChildResult:
 
 
 def run_child(info: ModuleInfo, opts: RunOptions, progress) -> ChildResult:
-    opts.out.mkdir(parents=True, exist_ok=True)
-    log_path = opts.out / "run.log"
-    fd, result_path = tempfile.mkstemp(prefix=".result-", suffix=".json", dir=opts.out)
-    os.close(fd)
-    os.unlink(result_path)
+    """Run the runner's child under `procgroup` (no process outlives `run`; output capped); every file
+    written in --out goes through `io_util` (the folder is checked first, see `prepare_out_dir`)."""
+    out = prepare_out_dir(opts.out).resolve()
+    tag = secrets.token_hex(4)
+    result_path = str(out / f".result-{tag}.json")
+    config_path = out / f".run-config-{tag}.json"
     read_fd, write_fd = os.pipe()
     config = {
         "file": str(info.path.resolve()), "integration_dir": str(info.path.resolve().parent),
         "import_root": str(info.app_root), "driver": str(info.driver), "cwd": os.getcwd(),
-        "out": str(opts.out.resolve()), "traces": opts.traces, "checks": opts.checks,
+        "out": str(out), "traces": opts.traces, "checks": opts.checks,
         "require_format": opts.require_format, "result": result_path, "progress_fd": write_fd,
         "inputs": str(opts.inputs.resolve()) if opts.inputs else None,
         "record": str(opts.record.resolve()) if opts.record else None,
+        "allow_pickle": opts.allow_pickle, "parent": os.getpid(),
     }
+    cleanup = [result_path, str(config_path)]
     if opts.inputs:
         from leapp_codemod.runner.replay import driver_script
-        config["driver"] = str(driver_script(opts.out.resolve(), opts.inputs))
-    config_path = opts.out / ".run-config.json"
-    config_path.write_text(json.dumps(config))
+        config["driver"] = str(driver_script(out, opts.inputs, opts.allow_pickle))
+        cleanup.append(config["driver"])
+    write_atomic(config_path, json.dumps(config), folder=out)
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", PYTHONUNBUFFERED="1")
     res = ChildResult()
-    with open(log_path, "w") as log, _child_group_guard() as guard:
-        proc = subprocess.Popen([sys.executable, "-m", "leapp_codemod.runner.child", str(config_path)],
-                                stdin=subprocess.DEVNULL, stdout=log, stderr=log, pass_fds=(write_fd,),
-                                env=env, start_new_session=True)
-        guard.append(proc)
-        os.close(write_fd)
-        deadline = time.monotonic() + opts.timeout
-        buffer = b""
-        with os.fdopen(read_fd, "rb", buffering=0) as pipe:
-            while True:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    res.timed_out = True
-                    _kill(proc)
-                    break
-                ready, _, _ = select.select([pipe], [], [], min(remaining, 0.5))
-                if ready:
-                    chunk = pipe.read(4096)
-                    if not chunk:
-                        break
-                    buffer += chunk
-                    while b"\n" in buffer:
-                        line, buffer = buffer.split(b"\n", 1)
-                        progress(line.decode(errors="replace"))
-                elif proc.poll() is not None:
-                    break
-        try:
-            res.returncode = proc.wait(timeout=max(1.0, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            res.timed_out = True
-            _kill(proc)
-    config_path.unlink(missing_ok=True)
-    if Path(result_path).exists():
-        res.data = json.loads(Path(result_path).read_text())
-        Path(result_path).unlink()
-    res.log = log_path.read_text(errors="replace")[-4000:] if log_path.exists() else ""
+    with open_stream(out / "run.log", folder=out) as log:       # readable while the driver runs
+        outcome = procgroup.run_supervised(
+            [sys.executable, "-m", "leapp_codemod.runner.child", str(config_path)], env=env, timeout=opts.timeout,
+            log=log, cleanup=tuple(cleanup), pass_fds=(write_fd,), progress_fd=read_fd,
+            on_line=progress, read_result=result_path, if_killed=opts.cleanup)
+    res.timed_out, res.returncode, res.log = outcome.timed_out, outcome.returncode, outcome.output.text()
+    res.data = outcome.result or {}
     return res
 
 
-class Interrupted(Exception):
-    """`run` received SIGINT or SIGTERM; the child's process group has been terminated."""
-
-    def __init__(self, signum: int):
-        super().__init__(f"interrupted by {signal.Signals(signum).name}; the driver's process group was stopped")
-        self.signum = signum
-
-
-@contextmanager
-def _child_group_guard():
-    """While the child runs, SIGINT/SIGTERM (and any exception) terminate its whole process group:
-    the child runs in its own session so that the terminal's Ctrl-C does not reach the driver
-    half-way, and so that nothing it started survives `run`."""
-    procs: list[subprocess.Popen] = []
-
-    def handler(signum, frame):
-        for proc in procs:
-            _terminate_group(proc)
-        raise Interrupted(signum)
-
-    previous = {}
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        try:
-            previous[signum] = signal.signal(signum, handler)
-        except ValueError:      # not the main thread: nothing to install
-            pass
-    try:
-        yield procs
-    finally:
-        for proc in procs:
-            if proc.poll() is None:
-                _terminate_group(proc)
-        for signum, old in previous.items():
-            signal.signal(signum, old)
-
-
-def _terminate_group(proc: subprocess.Popen, grace: float = 2.0) -> None:
-    """SIGTERM to the child's process group, SIGKILL after `grace` seconds if anything is left."""
-    try:
-        os.killpg(proc.pid, signal.SIGTERM)
-    except (ProcessLookupError, PermissionError):
-        return
-    deadline = time.monotonic() + grace
-    while time.monotonic() < deadline:
-        try:
-            os.killpg(proc.pid, 0)
-        except (ProcessLookupError, PermissionError):
-            break
-        proc.poll()
-        time.sleep(0.05)
-    else:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-    try:
-        proc.wait(timeout=grace)
-    except subprocess.TimeoutExpired:
-        pass
-
-
-def _kill(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    proc.wait()
+Interrupted = procgroup.Interrupted
 
 
 # ------------------------------------------------------------------------------------- report
@@ -521,9 +426,9 @@ def stub_report(info: ModuleInfo, opts: RunOptions) -> dict:
 
 
 def write_report(report: dict, out: Path) -> Path:
-    out.mkdir(parents=True, exist_ok=True)
+    out = prepare_out_dir(out)
     target = out / "report.json"
-    write_atomic(target, json.dumps(report, indent=2, default=str) + "\n")
+    write_atomic(target, json.dumps(report, indent=2, default=str) + "\n", folder=out)
     return target
 
 

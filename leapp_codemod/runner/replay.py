@@ -11,11 +11,15 @@ from leapp_codemod.runner.record import Recording, RecordingError, load
 INTEGRATION = "leapp_codemod_integration"     # the name the runner's child loads the module under
 
 
-def driver_script(directory: Path, recording: Path) -> Path:
+def driver_script(directory: Path, recording: Path, allow_pickle: bool = False) -> Path:
     """A two-line script the child runs in place of the application's driver."""
-    script = directory / ".replay_driver.py"
-    script.write_text("from leapp_codemod.runner.replay import drive\n\n"
-                      f"drive({str(recording.resolve())!r})\n", encoding="utf-8")
+    import secrets
+
+    from leapp_codemod.io_util import write_atomic
+
+    script = directory / f".replay_driver_{secrets.token_hex(4)}.py"
+    write_atomic(script, "from leapp_codemod.runner.replay import drive\n\n"
+                         f"drive({str(recording.resolve())!r}, {allow_pickle!r})\n", folder=directory)
     return script
 
 
@@ -41,13 +45,16 @@ def _check_state_shapes(recording: Recording, instance, state: dict, path: str) 
                              f"application's state {layout(live)}")
 
 
-def drive(path: str) -> None:
+def drive(path: str, allow_pickle: bool = False) -> None:
     from leapp_codemod.runner.intercept import resolve_entry
 
     module = sys.modules[INTEGRATION]
-    recording = load(Path(path))
+    recording = load(Path(path), allow_pickle)
     entry = resolve_entry(module.ENTRY)
     instance = recording.instance if entry.is_method else None
+    if entry.is_method and instance is None:
+        raise RecordingError(f"{path}: {module.ENTRY} is a method but the recording holds no instance "
+                             "(record it with --allow-pickle)")
     state = dict(getattr(module, "STATE", {}) or {})
     if instance is not None:
         _check_state_shapes(recording, instance, state, path)
@@ -60,11 +67,14 @@ def drive(path: str) -> None:
         call(**inputs, **recording.statics)
 
 
-def preflight(module, path: str) -> dict:
+def preflight(module, path: str, allow_pickle: bool = False) -> dict:
     """Check the recording against the integration module before anything runs; returns its meta."""
     from leapp_codemod.runner.intercept import resolve_entry
 
-    recording = load(Path(path))
+    recording = load(Path(path), allow_pickle)
     if resolve_entry(module.ENTRY).is_method:
+        if recording.instance is None:
+            raise RecordingError(f"{path}: {module.ENTRY} is a method but the recording holds no instance "
+                                 "(record it with --allow-pickle)")
         _check_state_shapes(recording, recording.instance, dict(getattr(module, "STATE", {}) or {}), path)
     return recording.meta

@@ -65,7 +65,8 @@ def options_key(options: ScanOptions, mode: str) -> str:
     libraries = installed_key(site_dirs()) if options.follow_libraries and mode == "entry" else "-"
     return digest(mode, options.entry or "", ",".join(options.select), ",".join(options.ignore),
                   ",".join(options.exclude), only, libraries, str(options.max_file_bytes),
-                  options.observed.digest if options.observed is not None and mode == "entry" else "-")
+                  options.observed.digest if options.observed is not None and mode == "entry" else "-",
+                  str(options.follow_symlinks))
 
 
 def support_key(support: LeappSupport) -> str:

@@ -8,7 +8,7 @@ from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.model import FileError
 from leapp_codemod.scan.suppressions import parse_suppressions
 from leapp_codemod.source.files import SourceFile, discover
-from leapp_codemod.source.parse import WHOLE_FILE_BYTES, parse_file
+from leapp_codemod.source.parse import MAX_FILE_BYTES, WHOLE_FILE_BYTES, parse_file
 
 
 @dataclass
@@ -25,7 +25,7 @@ def load_project(paths: list[str], exclude: tuple[str, ...] = ()) -> LoadedProje
     return loaded
 
 
-def _parse_for_entry_mode(src: SourceFile):
+def _parse_for_entry_mode(src: SourceFile, max_bytes: int = MAX_FILE_BYTES):
     try:
         size = src.path.stat().st_size
     except OSError:
@@ -34,13 +34,13 @@ def _parse_for_entry_mode(src: SourceFile):
         return FileError(src.display, f"file is {size / 2**20:.1f} MiB, above the {WHOLE_FILE_BYTES // 2**20} MiB "
                                       "bound of entry mode; not followed from the entry (`scan --all` and `lint` "
                                       "analyze it in segments)")
-    return parse_file(src)
+    return parse_file(src, max_bytes)
 
 
-def load_files(loaded: LoadedProject, files) -> None:
+def load_files(loaded: LoadedProject, files, max_bytes: int = MAX_FILE_BYTES) -> None:
     parsed_files = []
     for src in files:
-        parsed = _parse_for_entry_mode(src)
+        parsed = _parse_for_entry_mode(src, max_bytes)
         if isinstance(parsed, FileError):
             loaded.errors.append(parsed)
         else:

@@ -22,3 +22,4 @@ class ScanOptions:
     follow_libraries: bool = True              # analyze the installed packages the pipeline calls
     max_file_bytes: int = MAX_FILE_BYTES       # larger files are skipped with one line
     observed: ObservedInput | None = None      # a saved observation of the entry's first calls (`--driver`)
+    follow_symlinks: bool = False              # read links that lead out of the scanned folder

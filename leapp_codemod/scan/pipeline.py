@@ -106,7 +106,7 @@ def scan(paths: list[str], options: ScanOptions, cache: Cache | None = None, job
     """The whole scan: lint mode per file, or entry mode over the project, both cached."""
     support = support or load_support()
     cache = cache or Cache(None)
-    found = discover(paths, options.exclude)
+    found = discover(paths, options.exclude, options.follow_symlinks)
     if options.all_functions:
         result = lint_files(found.files, options, support, cache, jobs, progress)
         result.errors = list(found.errors) + result.errors
@@ -119,7 +119,7 @@ def scan(paths: list[str], options: ScanOptions, cache: Cache | None = None, job
     result = result_from_json(cached) if cached is not None else None
     if result is None:
         loaded = LoadedProject(Project({}))
-        load_files(loaded, found.files)
+        load_files(loaded, found.files, options.max_file_bytes)
         result = analyze(loaded, options, support)
         cache.put(key, result_to_json(result))
     result.errors = list(found.errors) + result.errors

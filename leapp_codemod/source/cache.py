@@ -1,16 +1,32 @@
 """On-disk cache of analysis results, keyed by content hashes, tool version, rules and LEAPP tables.
 
-Entries are JSON (never pickle: a cache folder inside a repository is untrusted input). An entry
-whose stored key does not match, or that does not decode into the expected shape, is ignored
-and rebuilt.
+A cache folder inside a repository is untrusted input (it can be committed, forged, or hold
+symbolic links). So:
+
+* Entries are JSON, never pickle, and each carries an HMAC-SHA256 of its key and value made with a
+  per-user secret kept outside the tree (`$XDG_CACHE_HOME/leapp-codemod/cache-key`, 0600, created on
+  first use). An entry without a valid MAC (forged, copied from another user or machine, edited) is
+  ignored and rebuilt. When no key can be kept (read-only home) the cache is off.
+  The cache stays next to the project (a CI cache or `LEAPP_CODEMOD_CACHE_DIR` keeps working); the
+  MAC, not the folder's location, is what makes an entry trusted.
+* A file path in an entry (a finding, an error, an entrypoint) must lie inside the scanned tree or
+  the interpreter's library folders; an entry naming another file is ignored.
+* Symbolic links in the cache folder are never followed: the folder, its subfolders and the entry
+  files are checked with lstat / O_NOFOLLOW; entries are written through `io_util` (no writes
+  through a link, short O_EXCL temporary names).
+
+An entry whose stored key does not match, or that does not decode into the expected shape, is
+ignored and rebuilt.
 """
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
+import stat
 import sys
-import tempfile
+import sysconfig
 from dataclasses import asdict
 from functools import lru_cache
 from importlib import resources
@@ -74,50 +90,170 @@ def tool_digest() -> str:
     return h.hexdigest()
 
 
+KEY_NAME = "cache-key"
+_ENTRY_BYTES = 256 * 2**20
+
+
+def key_file() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "leapp-codemod" / KEY_NAME
+
+
+def _read_key(path: Path) -> bytes | None:
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        st = os.fstat(handle.fileno())
+        if not stat.S_ISREG(st.st_mode) or st.st_mode & 0o077 or (hasattr(os, "geteuid") and st.st_uid != os.geteuid()):
+            return None
+        data = handle.read(200).strip()
+    return data if len(data) == 64 else None
+
+
+@lru_cache(maxsize=4)
+def user_key(path: Path | None = None) -> bytes | None:
+    """This user's secret for the cache's MACs (created on first use); None when none can be kept."""
+    path = path or key_file()
+    key = _read_key(path)
+    if key is not None:
+        return key
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(os.urandom(32).hex().encode())
+    except OSError:
+        pass
+    return _read_key(path)
+
+
+def _mac(secret: bytes, key: str, value: dict) -> str:
+    body = json.dumps(value, sort_keys=True, separators=(",", ":"))
+    return hmac.new(secret, f"{key}\0{body}".encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
+
+
+def _library_roots() -> tuple[str, ...]:
+    paths = sysconfig.get_paths()
+    found = {os.path.realpath(paths[name]) for name in ("stdlib", "platstdlib", "purelib", "platlib") if name in paths}
+    found.update(os.path.realpath(p) for p in sys.path if p and "site-packages" in p)
+    return tuple(sorted(found))
+
+
+def _inside(path: str, roots: tuple[str, ...]) -> bool:
+    real = os.path.realpath(path)
+    return any(real == r or real.startswith(r.rstrip(os.sep) + os.sep) for r in roots)
+
+
+def _named_paths(value: dict) -> list[str]:
+    """Every file path an entry names (findings, errors, entrypoints, the entry)."""
+    out: list[str] = []
+    for group in ("findings", "errors", "entrypoints"):
+        items = value.get(group)
+        if isinstance(items, list):
+            out += [item.get("path") for item in items if isinstance(item, dict)]
+    if isinstance(value.get("entry"), dict):
+        out.append(value["entry"].get("path"))
+    return out
+
+
 class Cache:
-    def __init__(self, root: Path | None):
+    def __init__(self, root: Path | None, tree: tuple[str, ...] = (), secret: bytes | None = None):
         self.root = root
+        self.tree = tuple(os.path.realpath(p) for p in tree)   # the scanned paths: entries name files inside
+        self._secret = secret
 
     @classmethod
-    def at(cls, project_root: Path, enabled: bool = True) -> "Cache":
+    def at(cls, project_root: Path, enabled: bool = True, tree: tuple[str, ...] = ()) -> "Cache":
         if not enabled:
             return cls(None)
         override = os.environ.get(ENV_DIR)
-        return cls(Path(override) if override else project_root / CACHE_DIRNAME)
+        return cls(Path(override) if override else project_root / CACHE_DIRNAME, tree)
+
+    @property
+    def secret(self) -> bytes | None:
+        if self._secret is None:
+            self._secret = user_key()
+        return self._secret
 
     def _path(self, key: str) -> Path:
         return self.root / f"v{SCHEMA}" / key[:2] / f"{key}.json"
 
+    def _real_folders(self, folder: Path) -> bool:
+        """Every folder from the cache root down to `folder` exists and is not a symbolic link."""
+        parts = folder.relative_to(self.root).parts
+        current = self.root
+        for part in ("", *parts):
+            current = current / part if part else current
+            try:
+                mode = os.lstat(current).st_mode
+            except OSError:
+                return False
+            if not stat.S_ISDIR(mode):
+                return False
+        return True
+
     def get(self, key: str) -> dict | None:
-        if self.root is None:
+        if self.root is None or self.secret is None:
+            return None
+        path = self._path(key)
+        if not self._real_folders(path.parent):
             return None
         try:
-            data = json.loads(self._path(key).read_text(encoding="utf-8"))
-        except (OSError, ValueError, UnicodeDecodeError):
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+                         | getattr(os, "O_CLOEXEC", 0))
+            with os.fdopen(fd, "rb") as handle:
+                st = os.fstat(handle.fileno())
+                if not stat.S_ISREG(st.st_mode) or st.st_size > _ENTRY_BYTES:
+                    return None
+                data = json.loads(handle.read())
+        except (OSError, ValueError, UnicodeDecodeError, RecursionError):
             return None
         if not isinstance(data, dict) or data.get("key") != key or not isinstance(data.get("value"), dict):
             return None
-        return data["value"]
+        value = data["value"]
+        mac = data.get("mac")
+        if not isinstance(mac, str) or not hmac.compare_digest(mac, _mac(self.secret, key, value)):
+            return None
+        if not self._paths_allowed(value):
+            return None
+        return value
+
+    def _paths_allowed(self, value: dict) -> bool:
+        if not self.tree:
+            return True
+        roots = self.tree + _library_roots()
+        return all(isinstance(p, str) and _inside(p, roots) for p in _named_paths(value))
 
     def put(self, key: str, value: dict) -> None:
-        if self.root is None:
+        if self.root is None or self.secret is None:
             return
+        from leapp_codemod.io_util import write_atomic
         try:
             self._ensure_root()
             target = self._path(key)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".json")
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump({"key": key, "value": value}, fh, separators=(",", ":"))
-            os.replace(tmp, target)
+            for folder in (target.parent.parent, target.parent):
+                folder.mkdir(exist_ok=True)
+            if not self._real_folders(target.parent):
+                return
+            entry = {"key": key, "mac": _mac(self.secret, key, value), "value": value}
+            write_atomic(target, json.dumps(entry, separators=(",", ":")), folder=self.root)
         except OSError:
-            pass  # a read-only or full disk only costs speed
+            pass  # a read-only or full disk, or a cache folder holding links, only costs speed
 
     def _ensure_root(self) -> None:
-        self.root.mkdir(parents=True, exist_ok=True)
+        try:
+            mode = os.lstat(self.root).st_mode
+        except FileNotFoundError:
+            self.root.mkdir(parents=True, exist_ok=True)
+            mode = os.lstat(self.root).st_mode
+        if not stat.S_ISDIR(mode):
+            raise NotADirectoryError(f"{self.root}: not a real folder")
         ignore = self.root / ".gitignore"
-        if not ignore.exists():
-            ignore.write_text("# created by leapp-codemod\n*\n", encoding="utf-8")
+        if not os.path.lexists(ignore):
+            from leapp_codemod.io_util import write_atomic
+            write_atomic(ignore, "# created by leapp-codemod\n*\n", folder=self.root)
 
 
 # ------------------------------------------------------------------ (de)serialisation

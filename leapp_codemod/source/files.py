@@ -1,8 +1,10 @@
 """Find the Python files to scan and give each one its module name."""
 from __future__ import annotations
 
+import errno
 import fnmatch
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,9 +56,56 @@ def _source_file(real: Path, display: str, roots: tuple[Path, ...] = ()) -> Sour
     return SourceFile(real, display, module, is_package, import_names(real, roots)[1:])
 
 
-def _walk(root: str, excludes: tuple[str, ...], seen_dirs: set, out: list, errors: list) -> None:
+_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+          (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder"))
+
+
+def _inside(real: Path, root: Path) -> bool:
+    return real == root or root in real.parents
+
+
+def _link_problem(path: str) -> str:
+    """Why the symbolic link at `path` cannot be resolved: dangling or a loop."""
+    try:
+        os.stat(path)
+    except FileNotFoundError:
+        return f"dangling symbolic link (to {os.readlink(path)}); skipped"
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "symbolic link loop; skipped"
+        return f"cannot read: {exc.strerror or exc}; skipped"
+    return "cannot resolve path; skipped"
+
+
+def _source_problem(full: str, root: Path | None, follow: bool) -> tuple[Path | None, str]:
+    """(the resolved file, '') for a regular file that may be read, else (None, why it is skipped)."""
+    try:
+        real = Path(full).resolve(strict=True)
+    except (OSError, RuntimeError):
+        return None, _link_problem(full) if os.path.islink(full) else "cannot resolve path; skipped"
+    if root is not None and not follow and os.path.islink(full) and not _inside(real, root):
+        return None, f"symbolic link to {real}, outside {root}; skipped (--follow-symlinks reads it)"
+    try:
+        mode = os.stat(real).st_mode
+    except OSError as exc:
+        return None, f"cannot read file: {exc.strerror or exc}"
+    if not stat.S_ISREG(mode):
+        kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+        return None, f"is {kind}, not a regular file; skipped"
+    if not os.access(real, os.R_OK):
+        return None, "cannot read file: Permission denied"
+    return real, ""
+
+
+def _walk(root: str, excludes: tuple[str, ...], seen_dirs: set, out: list, errors: list,
+          follow: bool = False) -> None:
     roots = _roots(root)
-    for current, dirnames, filenames in os.walk(root, followlinks=True):
+    top = Path(root).resolve()
+
+    def unreadable(exc: OSError) -> None:
+        errors.append(FileError(_display(exc.filename or root), f"cannot read folder: {exc.strerror or exc}"))
+
+    for current, dirnames, filenames in os.walk(root, followlinks=True, onerror=unreadable):
         real_current = Path(current).resolve()
         seen_dirs.add(real_current)
         rel_dir = os.path.relpath(current, root)
@@ -65,9 +114,13 @@ def _walk(root: str, excludes: tuple[str, ...], seen_dirs: set, out: list, error
             rel = Path(rel_dir, d).as_posix() if rel_dir != "." else d
             if _excluded(rel, d, excludes):
                 continue
-            real = Path(current, d).resolve()
+            full = os.path.join(current, d)
+            real = Path(full).resolve()
             if real == real_current or real in real_current.parents:
-                errors.append(FileError(_display(os.path.join(current, d)), "symlink loop (points to an enclosing folder); skipped"))
+                errors.append(FileError(_display(full), "symlink loop (points to an enclosing folder); skipped"))
+            elif os.path.islink(full) and not follow and not _inside(real, top):
+                errors.append(FileError(_display(full), f"symbolic link to {real}, outside {top}; skipped "
+                                                        "(--follow-symlinks reads it)"))
             elif real not in seen_dirs:  # a folder reached twice through links is read once
                 seen_dirs.add(real)
                 kept.append(d)
@@ -79,16 +132,18 @@ def _walk(root: str, excludes: tuple[str, ...], seen_dirs: set, out: list, error
             rel = os.path.relpath(full, root)
             if _excluded(Path(rel).as_posix(), name, excludes):
                 continue
-            try:
-                real = Path(full).resolve(strict=True)
-            except (OSError, RuntimeError) as exc:
-                errors.append(FileError(_display(full), f"cannot resolve path ({exc.__class__.__name__}: symlink loop?)"))
+            real, problem = _source_problem(full, top, follow)
+            if real is None:
+                errors.append(FileError(_display(full), problem))
                 continue
             out.append(_source_file(real, _display(full), roots))
 
 
-def discover(paths: list[str], excludes: tuple[str, ...] = ()) -> Discovery:
-    """All .py files under `paths`, each once, in a stable order; problems become FileErrors."""
+def discover(paths: list[str], excludes: tuple[str, ...] = (), follow_symlinks: bool = False) -> Discovery:
+    """All .py files under `paths`, each once, in a stable order; problems become FileErrors.
+
+    Only regular files are read (a FIFO, device or socket is skipped whatever its name); a symbolic
+    link leading out of the scanned folder is skipped with a note unless `follow_symlinks`."""
     patterns = DEFAULT_EXCLUDES + tuple(excludes)
     found: list[SourceFile] = []
     errors: list[FileError] = []
@@ -100,18 +155,17 @@ def discover(paths: list[str], excludes: tuple[str, ...] = ()) -> Discovery:
         if os.path.isdir(raw):
             if Path(raw).resolve() in seen_dirs:
                 continue
+            if not os.access(raw, os.R_OK | os.X_OK):
+                errors.append(FileError(_display(raw), "cannot read folder: Permission denied"))
+                continue
             before = len(found)
-            _walk(raw, patterns, seen_dirs, found, errors)
+            _walk(raw, patterns, seen_dirs, found, errors, follow_symlinks)
             if len(found) == before:
                 errors.append(FileError(_display(raw), "no Python files found"))
             continue
-        try:
-            real = Path(raw).resolve(strict=True)
-        except (OSError, RuntimeError) as exc:
-            errors.append(FileError(_display(raw), f"cannot resolve path ({exc.__class__.__name__}: symlink loop?)"))
-            continue
-        if not real.is_file():
-            errors.append(FileError(_display(raw), "not a regular file"))
+        real, problem = _source_problem(raw, None, True)
+        if real is None:
+            errors.append(FileError(_display(raw), problem))
             continue
         found.append(_source_file(real, _display(raw), _roots(raw)))
     unique: dict[Path, SourceFile] = {}

@@ -80,11 +80,12 @@ def parse_source(src: SourceFile, text: str) -> ParsedFile | FileError:
 
 def read_source(src: SourceFile, max_bytes: int = MAX_FILE_BYTES) -> str | FileError:
     try:
-        size = src.path.stat().st_size
-        if size > max_bytes:
-            return FileError(src.display, f"file is {_size(size)}, above the {_size(max_bytes)} limit (max-file-mb); "
-                                          "skipped")
-        raw = src.path.read_bytes()
+        raw = _read_regular(src.path, max_bytes)
+    except _TooBig as exc:
+        size, limit = _size(exc.size), _size(max_bytes)
+        if size == limit:       # "1 KiB, above the 1 KiB limit": say it in bytes
+            size, limit = f"{exc.size} bytes", f"{max_bytes} bytes"
+        return FileError(src.display, f"file is {size}, above the {limit} limit (max-file-mb); skipped")
     except OSError as exc:
         return FileError(src.display, f"cannot read file: {exc.strerror or exc}")
     try:
@@ -93,8 +94,34 @@ def read_source(src: SourceFile, max_bytes: int = MAX_FILE_BYTES) -> str | FileE
         return FileError(src.display, f"cannot decode file: {str(exc).splitlines()[0]}")
 
 
+class _TooBig(Exception):
+    def __init__(self, size: int):
+        self.size = size
+
+
+def _read_regular(path, max_bytes: int) -> bytes:
+    """The bytes of a regular file of at most `max_bytes`: opened without blocking (a FIFO named
+    `x.py` does not hang), checked on the open descriptor, read no further than the limit."""
+    import os
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as handle:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(0, "not a regular file; skipped", str(path))
+        if st.st_size > max_bytes:
+            raise _TooBig(st.st_size)
+        data = handle.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise _TooBig(len(data))
+    return data
+
+
 def _size(size: int) -> str:
-    return f"{size / 2**20:.1f} MiB" if size >= 2**20 else f"{size // 1024} KiB"
+    if size >= 2**20:
+        return f"{size / 2**20:.1f} MiB"
+    return f"{size // 1024} KiB" if size >= 1024 else f"{size} bytes"
 
 
 def _parse_error(src: SourceFile, exc: Exception, first_line: int = 1) -> FileError:
