@@ -303,9 +303,11 @@ def _scan_stdin(config: Config, options, flags: ReportFlags, header: bool) -> No
               help="Replay a recording (`record`) instead of running a driver.")
 @click.option("--observe-calls", type=click.IntRange(1, 1000), default=3, show_default=True,
               help="With --driver/--inputs: entry calls observed.")
+@click.option("--allow-pickle", is_flag=True,
+              help="With --inputs: let the recording unpickle the entry's instance (this runs code from the file).")
 @_common_scan_options
-def scan(paths, all_functions, no_follow_libraries, driver, inputs, observe_calls, no_cache, jobs, show_settings,
-         show_files, **report_options):
+def scan(paths, all_functions, no_follow_libraries, driver, inputs, observe_calls, allow_pickle, no_cache, jobs,
+         show_settings, show_files, **report_options):
     """Scan PATHS for trace hazards reachable from the pipeline entrypoint (`-` reads standard input)."""
     from leapp_codemod.scan import ScanError, scan as run_scan
     paths = paths or (".",)
@@ -330,7 +332,8 @@ def scan(paths, all_functions, no_follow_libraries, driver, inputs, observe_call
     if not all_functions:
         from leapp_codemod.cli_observe import observation_or_exit
         observed_entry, observed, note = observation_or_exit(paths, config, options.entry, driver, inputs,
-                                                             observe_calls, options.exclude)
+                                                             observe_calls, options.exclude,
+                                                             allow_pickle=allow_pickle)
         options = replace(options, entry=observed_entry, observed=observed)
     whole, reported = model_and_reported(options)
     try:

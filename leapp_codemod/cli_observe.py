@@ -155,7 +155,8 @@ def _entry_location(paths: list[str], entry: str | None, exclude: tuple[str, ...
 
 
 def observe_for_scan(paths: tuple[str, ...], config, entry: str | None, driver: str | None, inputs: str | None,
-                     calls: int, exclude: tuple[str, ...] = (), timeout: float = OBSERVE_TIMEOUT):
+                     calls: int, exclude: tuple[str, ...] = (), timeout: float = OBSERVE_TIMEOUT,
+                     allow_pickle: bool = False):
     """Run the driver (or replay the recording) once, save the observation in the project, and return
     (entry, observation input for the scan). Raises ObservationError."""
     from leapp_codemod.generate.source_info import import_root
@@ -186,7 +187,7 @@ def observe_for_scan(paths: tuple[str, ...], config, entry: str | None, driver: 
         result = run_observer(roots=watched_roots([Path(p) for p in paths], Path(driver) if driver else None),
                               import_root=import_root(Path(paths[0])), calls=calls, timeout=timeout,
                               driver=Path(driver) if driver else None, inputs=Path(inputs) if inputs else None,
-                              entry=location)
+                              entry=location, allow_pickle=allow_pickle)
     except ObserveError as exc:
         raise ObservationError(str(exc)) from None
     observation = result.get("observed") or {}
@@ -204,7 +205,7 @@ def observe_for_scan(paths: tuple[str, ...], config, entry: str | None, driver: 
 
 
 def observation_for(paths: tuple[str, ...], config, entry: str | None, driver: str | None, inputs: str | None,
-                    calls: int, exclude: tuple[str, ...] = (), may_run: bool = True):
+                    calls: int, exclude: tuple[str, ...] = (), may_run: bool = True, allow_pickle: bool = False):
     """(entry, observation input or None, note) for `scan`/`lint`/`generate`.
 
     `--driver`/`--inputs` observe now; `[tool.leapp-codemod] driver` observes when no fresh saved
@@ -214,7 +215,8 @@ def observation_for(paths: tuple[str, ...], config, entry: str | None, driver: s
     if driver and inputs:
         raise ObservationError("give --driver or --inputs, not both")
     if driver or inputs:
-        entry, observed = observe_for_scan(paths, config, entry, driver, inputs, calls, exclude)
+        entry, observed = observe_for_scan(paths, config, entry, driver, inputs, calls, exclude,
+                                           allow_pickle=allow_pickle)
         return entry, observed, ""
     from leapp_codemod.observe.saved import fresh_input
 

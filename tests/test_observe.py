@@ -155,16 +155,20 @@ def test_generate_asks_the_driver_and_says_which_entry_it_chose(tmp_path):
     assert "written inline" in chosen[0]
 
 
-def test_generate_static_choice_and_no_way_to_choose(tmp_path):
+def test_generate_static_choice_and_the_driver_beside_it(tmp_path):
     work = tmp_path / "quickstart"
     shutil.copytree(ROOT / "examples" / "quickstart", work, ignore=shutil.ignore_patterns("__pycache__"))
     proc = generate(["robot", "--static", "-o", str(tmp_path / "a.py")], work)
     assert proc.returncode == 0, proc.stderr
-    assert "entry: robot.policy:NavigationPolicy.act (first of" in proc.stderr and "static ranking" in proc.stderr
+    assert "entry: robot.policy:NavigationPolicy.act (the entry scan chooses" in proc.stderr
+    assert "static ranking" in proc.stderr
     assert 'ENTRY = "robot.policy:NavigationPolicy.act"' in (tmp_path / "a.py").read_text()
-    proc = generate(["robot", "-o", str(tmp_path / "b.py")], work)
-    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1 and "--driver" in proc.stderr
-    assert not (tmp_path / "b.py").exists()
+    proc = generate(["robot", "-o", str(tmp_path / "b.py")], work)   # no flags: scan's entry, the driver calling it
+    assert proc.returncode == 0, proc.stderr
+    assert "driver: main.py" in proc.stderr and 'ENTRY = "robot.policy:NavigationPolicy.act"' in (tmp_path / "b.py").read_text()
+    (work / "main.py").unlink()    # no script calls the entry: the module is written, with the command that adds one
+    proc = generate(["robot", "-o", str(tmp_path / "c.py")], work)
+    assert proc.returncode == 0 and "--driver SCRIPT" in proc.stderr and "warning: no script" in proc.stderr
 
 
 def test_a_driver_that_runs_too_long_is_stopped_with_one_line(tmp_path):

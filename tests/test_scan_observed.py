@@ -169,12 +169,13 @@ def test_replaying_a_recording_gives_the_findings_of_the_driver(name, tmp_path):
     out = tmp_path / "out"
     subprocess.run(TOOL + ["generate", ".", "--entry", entry, "--driver", driver, "-o", str(out / "integration.py")],
                    cwd=work, capture_output=True, text=True, timeout=300, check=True)
-    rec = subprocess.run(TOOL + ["record", str(out / "integration.py"), "--out", str(out / "calls.npz")], cwd=work,
+    rec = subprocess.run(TOOL + ["record", str(out / "integration.py"), "--out", str(out / "calls.npz"),
+                                 "--allow-pickle"], cwd=work,
                          capture_output=True, text=True, timeout=300, check=False)
     assert rec.returncode == 0, rec.stderr
     _, by_driver = scan(work, "--driver", driver)
     shutil.rmtree(work / ".leapp-codemod")
-    _, by_inputs = scan(work, "--inputs", str(out / "calls.npz"))
+    _, by_inputs = scan(work, "--inputs", str(out / "calls.npz"), "--allow-pickle")
     assert found(by_inputs) == found(by_driver) and by_driver["findings"]
     assert by_inputs["observed_note"].startswith("observed: 3 calls of ")
 

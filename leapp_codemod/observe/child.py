@@ -56,7 +56,7 @@ def _replay(cfg: dict, tracer: Tracer) -> None:
     """Call the recorded entry with the recorded inputs, in order, on the recorded instance."""
     from leapp_codemod.runner.record import load
 
-    recording = load(Path(cfg["inputs"]))
+    recording = load(Path(cfg["inputs"]), allow_pickle=bool(cfg.get("allow_pickle")))
     entry = recording.meta["entry"]
     fn = _resolve(entry)
     code = getattr(fn, "__code__", None)

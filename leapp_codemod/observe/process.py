@@ -28,9 +28,11 @@ class EntryLocation:
 
 
 def run_observer(*, roots: list[str], import_root: Path, calls: int, timeout: float, driver: Path | None = None,
-                 inputs: Path | None = None, entry: EntryLocation | None = None, rank: bool = False) -> dict:
+                 inputs: Path | None = None, entry: EntryLocation | None = None, rank: bool = False,
+                 allow_pickle: bool = False) -> dict:
     """Run `driver` (or replay `inputs`) in a child process under the tracer; the observation dict.
-    `entry`: record the first `calls` calls of it; `rank`: record the entrypoint ranking."""
+    `entry`: record the first `calls` calls of it; `rank`: record the entrypoint ranking; `allow_pickle`:
+    the recording may unpickle the entry's instance (it runs code from the file)."""
     from leapp_codemod.io_util import write_atomic
     from leapp_codemod.runner import procgroup
 
@@ -42,6 +44,7 @@ def run_observer(*, roots: list[str], import_root: Path, calls: int, timeout: fl
         write_atomic(config, json.dumps({
             "driver": str(driver.resolve()) if driver else None, "inputs": str(inputs.resolve()) if inputs else None,
             "import_root": str(import_root), "roots": roots, "calls": calls, "rank": rank,
+            "allow_pickle": allow_pickle,
             "entry": {"file": entry.file, "line": entry.line, "name": entry.name} if entry else None,
             "cwd": os.getcwd(), "result": str(result), "parent": os.getpid()}))
         env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
