@@ -163,20 +163,20 @@ def generate(app: Path, entry: str | None, static: bool, driver: Path | None, ou
 def run(file: Path, out: Path, traces: int, checks: int, fmt: str, require_format: str | None,
         timeout: float, inputs: Path | None) -> None:
     """Run the recorded driver, trace the entrypoint with LEAPP, export and validate the model."""
-    from leapp_codemod.runner import parent
+    from leapp_codemod.runner import module_info, parent, summary, verdict
 
     started = time.monotonic()
     opts = parent.RunOptions(file=file, out=out, traces=traces, checks=checks, require_format=require_format,
                              timeout=timeout, inputs=inputs)
     try:
-        info = parent.read_module(file)
+        info = module_info.read_module(file)
         if inputs is not None:
             _check_recording(inputs, file, info.entry, traces, checks)
         elif info.driver is None:
-            raise parent.UsageError(f"{file}: DRIVER is not set; regenerate with --driver SCRIPT")
+            raise module_info.UsageError(f"{file}: DRIVER is not set; regenerate with --driver SCRIPT")
         elif not info.driver.is_file():
-            raise parent.UsageError(f"{file}: driver {info.driver} not found")
-    except parent.UsageError as exc:
+            raise module_info.UsageError(f"{file}: driver {info.driver} not found")
+    except module_info.UsageError as exc:
         if fmt == "json":
             click.echo(json.dumps({"status": "failed", "error": str(exc), "entry": None}))
         _fail(str(exc), 2)
@@ -187,16 +187,16 @@ def run(file: Path, out: Path, traces: int, checks: int, fmt: str, require_forma
 
     try:
         if info.stubs:
-            report = parent.stub_report(info, opts)
+            report = verdict.stub_report(info, opts)
         else:
             child = parent.run_child(info, opts, progress)
-            report = parent.build_report(info, opts, child, time.monotonic() - started)
-        path = parent.write_report(report, out)
+            report = verdict.build_report(info, opts, child, time.monotonic() - started)
+        path = verdict.write_report(report, out)
     except parent.Interrupted as exc:
         report = {"status": "failed", "entry": info.entry, "error": str(exc), "failed_stage": "interrupted",
                   "timings": {"total": round(time.monotonic() - started, 2)}}
         try:
-            parent.write_report(report, out)
+            verdict.write_report(report, out)
         except OSError:
             pass
         if fmt == "json":
@@ -210,23 +210,23 @@ def run(file: Path, out: Path, traces: int, checks: int, fmt: str, require_forma
         return
     if fmt == "json":
         click.echo(json.dumps(report, default=str))
-        for line in parent.summary_lines(report):
+        for line in summary.summary_lines(report):
             click.echo(line, err=True)
     else:
-        for line in parent.summary_lines(report):
+        for line in summary.summary_lines(report):
             click.echo(line)
         click.echo(f"report: {_shown(path)}")
     sys.exit(0 if report["status"] == "validated" else 1)
 
 
 def _check_recording(path: Path, module: Path, entry: str, traces: int, checks: int) -> None:
-    from leapp_codemod.runner import parent
+    from leapp_codemod.runner import module_info
     from leapp_codemod.runner.record import RecordingError, check_matches, read_meta
 
     try:
-        check_matches(read_meta(path), path, entry, parent.module_inputs(module), traces, checks)
+        check_matches(read_meta(path), path, entry, module_info.module_inputs(module), traces, checks)
     except RecordingError as exc:
-        raise parent.UsageError(str(exc)) from None
+        raise module_info.UsageError(str(exc)) from None
 
 
 @click.command("record")
@@ -243,15 +243,15 @@ def record(file: Path, target: Path, traces: int, checks: int, timeout: float) -
     """Run the driver once, as `run` does, and save what the entry received (for `run --inputs`)."""
     import tempfile
 
-    from leapp_codemod.runner import parent
+    from leapp_codemod.runner import module_info, parent, verdict
 
     try:
-        info = parent.read_module(file)
+        info = module_info.read_module(file)
         if info.driver is None:
-            raise parent.UsageError(f"{file}: DRIVER is not set; regenerate with --driver SCRIPT")
+            raise module_info.UsageError(f"{file}: DRIVER is not set; regenerate with --driver SCRIPT")
         if not info.driver.is_file():
-            raise parent.UsageError(f"{file}: driver {info.driver} not found")
-    except parent.UsageError as exc:
+            raise module_info.UsageError(f"{file}: driver {info.driver} not found")
+    except module_info.UsageError as exc:
         _fail(str(exc), 2)
         return
     with tempfile.TemporaryDirectory(prefix="leapp-codemod-record-") as work:
@@ -262,7 +262,7 @@ def record(file: Path, target: Path, traces: int, checks: int, timeout: float) -
     if child.timed_out:
         _fail(f"timed out after {timeout:g} s", 1)
     if "error" in data or "recorded" not in data:
-        _fail(data.get("error") or parent.child_crash_message(child), 1)
+        _fail(data.get("error") or verdict.child_crash_message(child), 1)
     meta = data["meta"]
     click.echo(f"recorded {meta['traced']} traced + {meta['checked']} checked calls of {meta['entry']} "
                f"({meta['layout']}) to {target}")

@@ -61,7 +61,7 @@ def run_driver(driver: Path, progress, run=None) -> str:
             return f"the driver exited with status {exc.code}"
     except BaseException as exc:  # noqa: BLE001 - report any crash of the user's program in one line
         where = _crash_location(exc, [str(driver.parent.resolve())])
-        from leapp_codemod.runner.export import one_line
+        from leapp_codemod.runner.errors import one_line
         return f"the driver crashed{' at ' + where if where else ''}: {one_line(exc)}"
     finally:
         sys.argv = argv
@@ -101,8 +101,9 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
     progress("importing torch, leapp and the application")
     import leapp  # noqa: F401 - imported here so that its import time is not charged to the driver
 
-    from leapp_codemod.runner import export, names, state_observe as observe, twincheck
+    from leapp_codemod.runner import export, names, twincheck
     from leapp_codemod.runner import inline as inline_run
+    from leapp_codemod.runner import state_observe as observe
     from leapp_codemod.runner.intercept import (
         Recorder,
         RunnerError,

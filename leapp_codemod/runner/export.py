@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import logging
-import re
 import shutil
 import time
 from dataclasses import dataclass, field
@@ -11,6 +10,7 @@ from pathlib import Path
 from leapp_codemod.boundary import state_leaves
 from leapp_codemod.facts import ATOL, EXPORTERS, FORMAT_OF, RTOL
 from leapp_codemod.runner import backend_options, values
+from leapp_codemod.runner.errors import one_line
 from leapp_codemod.runner.intercept import Recorder
 from leapp_codemod.runner.logcap import Capture
 from leapp_codemod.runner.stateplan import StatePlan, fresh_roots, start_state
@@ -58,14 +58,6 @@ def _rel(path: Path, base: Path) -> str:
         return path.resolve().relative_to(base.resolve()).as_posix()
     except ValueError:
         return str(path)
-
-
-def one_line(exc: BaseException, limit: int = 240) -> str:
-    """`Type: first line of the message`, without colour codes."""
-    lines = [ln for ln in re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).strip().splitlines() if ln.strip()]
-    first = " ".join(lines[0].split()) if lines else ""
-    text = f"{type(exc).__name__}: {first}" if first else type(exc).__name__
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _missing_dependency(exc: BaseException) -> bool:

@@ -11,20 +11,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from leapp_codemod.runner import state_observe as observe, values
-
-
-class RunnerError(Exception):
-    """A one-line reason the run cannot continue (stage says where)."""
-
-    def __init__(self, message: str, stage: str = "run"):
-        super().__init__(message)
-        self.stage = stage
-
-
-class EnoughCalls(BaseException):
-    """Raised into the driver once every needed call is recorded (a BaseException so that the
-    driver's own `except Exception` handlers do not swallow it)."""
+from leapp_codemod.runner import state_observe as observe
+from leapp_codemod.runner import values
+from leapp_codemod.runner.errors import EnoughCalls, RunnerError, where
 
 
 @dataclass(frozen=True)
@@ -243,17 +232,6 @@ def _append_copy(calls: list, patch, args: tuple, kwargs: dict) -> None:
         calls.append(PatchCall(patch, copy.deepcopy(args), copy.deepcopy(kwargs)))
     except Exception:  # noqa: BLE001 - an argument that cannot be copied is just not checked
         pass
-
-
-def where(exc: BaseException) -> str:
-    """`Type: message (at file:line)` of an exception, its innermost frame named."""
-    import traceback
-
-    from leapp_codemod.runner.export import one_line
-
-    frames = traceback.extract_tb(exc.__traceback__)
-    at = f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
-    return one_line(exc, 200) + at
 
 
 @contextmanager

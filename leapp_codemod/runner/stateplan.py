@@ -6,8 +6,10 @@ import copy
 from dataclasses import dataclass, field
 
 from leapp_codemod.boundary import StateRef, state_leaves
-from leapp_codemod.runner import state_observe as observe, values
-from leapp_codemod.runner.intercept import Recorder, find_instances, owner_class, where
+from leapp_codemod.runner import state_observe as observe
+from leapp_codemod.runner import values
+from leapp_codemod.runner.errors import where
+from leapp_codemod.runner.intercept import Recorder, find_instances, owner_class
 
 
 @dataclass

@@ -1,0 +1,206 @@
+"""The verdict of `run`: report.json assembled from the module, the child's result and the
+attempts. Imports neither torch nor leapp nor the application."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from leapp_codemod.facts import FORMAT_OF
+from leapp_codemod.io_util import write_atomic
+from leapp_codemod.runner.module_info import ModuleInfo
+from leapp_codemod.runner.module_info import category as _category
+from leapp_codemod.runner.module_info import loc as _loc
+from leapp_codemod.runner.parent import ChildResult, RunOptions
+
+
+def confirm_findings(findings: tuple[str, ...], signals: list[dict]) -> list[dict]:
+    """Scan findings that a LEAPP runtime signal confirms, matched by line first, then by category."""
+    confirmed = []
+    for f in findings:
+        loc, cat = _loc(f), _category(f)
+        evidence = []
+        for s in signals:
+            s_loc = _loc(s["location"] + " ") if s.get("location") else None
+            if cat not in s["categories"] or s.get("adapter"):   # an adapter's record says nothing of the app line
+                continue
+            at_line = bool(loc and s_loc and s_loc[0] == loc[0] and abs(s_loc[1] - loc[1]) <= 1)
+            if at_line or not s_loc:
+                evidence.append({"signal": s["signal"], "message": s["message"], "at": s.get("location", ""),
+                                 "match": "line" if at_line else "category"})
+        if evidence:
+            confirmed.append({"finding": f, "evidence": evidence[:3]})
+    return confirmed
+
+
+_SILENT = ("scalar-extraction", "tensor-branch", "inplace-state", "random-in-pipeline", "unmapped-numpy",
+           "foreign-library", "numpy-astype", "io-in-pipeline", "shape-specialization")
+
+
+def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: float) -> dict:
+    data = child.data
+    report: dict = {"entry": info.entry, "integration": str(info.path), "out": str(opts.out),
+                    "requested_format": _format_of(opts.require_format or info.export_with),
+                    "graph_yaml": None, "models": [], "attempts": data.get("attempts", []),
+                    "validation": {}, "findings_confirmed": [], "hazard_signals": [],
+                    "host_runtime": list(info.host_runtime), "patch_parity": data.get("patch_parity", []),
+                    "twin_check": data.get("twin_check", []),
+                    "timings": dict(data.get("timings", {}), total=round(wall, 2))}
+    bad = "partial" if info.host_runtime else "failed"
+    if child.timed_out:
+        report.update(status=bad, error=f"timed out after {opts.timeout:g} s (see {opts.out / 'run.log'})")
+        return report
+    if "error" in data or not data:
+        msg = data.get("error") or _child_crash(child)
+        report.update(status=bad, error=msg, failed_stage=data.get("error_stage", "runner"))
+        shapes = [f for f in info.left_out if _category(f) == "shape-specialization"]
+        if shapes and "had other input shapes" in msg:
+            report.update(status="partial", host_runtime=list(info.host_runtime) + shapes,
+                          error=f"partial pipeline: the input shapes change between calls, so the shape-specialized "
+                                f"code must stay in the host runtime ({msg})")
+            report["proposed_split"] = proposed_split(info.entry, report["host_runtime"])
+        return report
+    signals = []
+    for att in data["attempts"]:
+        for s in att.get("signals", []):
+            if s not in signals:
+                signals.append(s)
+    report["hazard_signals"] = signals
+    report["findings_confirmed"] = confirm_findings(info.findings, signals)
+    report["calls"] = data.get("calls")
+    report.update(_left_out_sections(info, data.get("calls") or {}))
+    if data.get("replayed"):
+        meta = data["replayed"]
+        report["inputs"] = {"recording": str(opts.inputs), "format_version": meta.get("version"),
+                            "recorded_with": meta.get("versions"), "driver_started": False}
+    report["state"] = data.get("state")
+    for key in ("state_observed", "state_notes", "snapshot", "constants", "outputs_left_out"):
+        if data.get(key):
+            report[key] = data[key]
+    for row in report.get("state_observed", []):
+        if row.get("explained_by") == "no static finding":
+            attr = re.split(r"[.\[]", row["owner_path"])[-1].strip("'\"]")
+            row["explained_by"] = next((f for f in info.findings if _category(f) == "inplace-state"
+                                        and re.search(rf"\b{re.escape(attr)}\b", f)), "no static finding")
+    chosen = next((a for a in data["attempts"] if a["outcome"] == "validated"), None)
+    last = chosen or (data["attempts"][-1] if data["attempts"] else None)
+    if last:
+        report["validation"] = last.get("validation", {})
+    bad_parity = [p for p in report["patch_parity"] if not p.get("ok")]
+    if chosen:
+        pub = Path(data["published"])
+        report["graph_yaml"] = _display(pub / f"{data['graph']}.yaml")
+        report["models"] = sorted(_display(p) for p in pub.iterdir() if p.suffix in (".onnx", ".pt", ".pt2"))
+        report["backend"] = chosen["backend"]
+        report["format"] = chosen["format"]
+        report["substitute"] = chosen["format"] != report["requested_format"]
+    from leapp_codemod.runner.semantics_report import summarize
+    semantics = summarize(info.path, Path(report["graph_yaml"]) if report["graph_yaml"] else None)
+    if semantics is not None:
+        report["semantics"] = semantics
+    from leapp_codemod.runner.split_report import summarize as split_summary
+    split = split_summary(info.path, Path(report["graph_yaml"]) if report["graph_yaml"] else None)
+    if split is not None:
+        report["split"] = split
+    if split and split["problems"] and chosen:
+        report["status"] = "failed"
+        report["error"] = f"the exported graph is not the declared split: {split['problems'][0]}"
+    elif chosen and not bad_parity and not info.host_runtime:
+        report["status"] = "validated"
+    elif info.host_runtime or (not chosen and info.left_out):
+        # I/O or shape-specialized code that could be left out of a validated export did not let it
+        # validate: it feeds the outputs, so it stays in the host runtime.
+        report["host_runtime"] = list(info.host_runtime) + ([] if info.host_runtime else list(info.left_out))
+        report["status"] = "partial"
+        report["error"] = (f"partial pipeline: {len(report['host_runtime'])} part(s) must stay in the host runtime "
+                           "(see host_runtime)")
+        report["proposed_split"] = proposed_split(info.entry, report["host_runtime"])
+    else:
+        report["status"] = "failed"
+        if bad_parity:
+            p = bad_parity[0]
+            report["error"] = (f"FunctionPatch {p['patch']} ({p['replacement']}) differs from the original "
+                               f"(max abs error {p['max_abs_error']:.3g}); hazards: {', '.join(p['hazards']) or '-'}")
+        else:
+            a = data["attempts"][-1] if data["attempts"] else {}
+            report["error"] = f"no exporter validated; last: {a.get('backend')} at {a.get('failed_stage')}: " \
+                              f"{a.get('reason')}"
+        report["explained_by"] = [f for f in info.findings if _category(f) in _SILENT]
+        last = data["attempts"][-1] if data["attempts"] else {}
+        if last.get("failed_stage"):
+            report["failed_stage"] = last["failed_stage"]
+        if last.get("lost_computation"):
+            report["lost_computation"] = {
+                "reason": last["lost_computation"],
+                "not_retried": "every exporter exports the same trace, so none can recover the lost computation",
+                "explained_by": report["explained_by"] or ["no static finding"],
+                "state_observed": [row["owner_path"] for row in report.get("state_observed", [])]}
+            report["error"] = f"computation was lost while tracing: {last['lost_computation']}"
+    return report
+
+
+def proposed_split(entry: str, host: list[str]) -> dict:
+    """Where to cut a partial pipeline: the listed lines run in the host, before the exported model,
+    and what they compute enters the model as inputs."""
+    lines = list(dict.fromkeys(f.split(" ")[0] for f in host))
+    return {"host": lines,
+            "exported": f"the rest of {entry}, as one LEAPP node",
+            "boundary": "each value the host lines compute (a random draw, a value read from a file or device, "
+                        "the fixed-size result of shape-dependent preprocessing) becomes an input of the exported "
+                        "node, computed by the host before each call; the I/O that only reports (logging, print) "
+                        "stays in the host after the call",
+            "lines": {loc: next(f for f in host if f.startswith(loc + " ")) for loc in lines}}
+
+
+def _left_out_sections(info: ModuleInfo, calls: dict) -> dict:
+    """What the export leaves out (I/O), drops (shape guards) or bakes in (shape arithmetic)."""
+    io = [f for f in info.left_out if _category(f) == "io-in-pipeline"]
+    shapes = [f for f in info.left_out if _category(f) == "shape-specialization"]
+    out: dict = {}
+    if io:
+        out["side_effects_left_out"] = io
+    if shapes:
+        out["shape_specialized"] = [
+            {"finding": f, "note": "shape guard: dropped from the export (it held on every traced call)"
+             if re.search(r"\bbranches on the shape\b", f) else
+             "baked in at the traced shapes: validated on those shapes only"} for f in shapes]
+        out["shape_domain"] = {"input_layout": calls.get("input_layout", ""),
+                               "note": "the exported model is validated for these input shapes only"}
+    return out
+
+
+def _display(path: Path) -> str:
+    """Relative to the working directory when inside it (as the user named --out), else absolute."""
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _format_of(backend: str) -> str:
+    return FORMAT_OF.get(backend, backend)
+
+
+def child_crash_message(child: ChildResult) -> str:
+    return _child_crash(child)
+
+
+def _child_crash(child: ChildResult) -> str:
+    tail = [ln for ln in child.log.strip().splitlines() if ln.strip()]
+    last = tail[-1] if tail else "no output"
+    return f"the runner process stopped (exit {child.returncode}): {last[:300]}"
+
+
+def stub_report(info: ModuleInfo, opts: RunOptions) -> dict:
+    return {"status": "failed", "entry": info.entry, "integration": str(info.path), "graph_yaml": None,
+            "models": [], "attempts": [], "validation": {}, "findings_confirmed": [], "timings": {},
+            "error": f"{len(info.stubs)} FunctionPatch replacement(s) in {info.path} are unwritten stubs",
+            "stubs": [{"function": s.function, "at": f"{info.path}:{s.line}", "patches": list(s.patches),
+                       "hazards": list(s.hazards), "blocked": s.blocked} for s in info.stubs]}
+
+
+def write_report(report: dict, out: Path) -> Path:
+    out.mkdir(parents=True, exist_ok=True)
+    target = out / "report.json"
+    write_atomic(target, json.dumps(report, indent=2, default=str) + "\n")
+    return target
