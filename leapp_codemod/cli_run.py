@@ -170,6 +170,7 @@ def run(file: Path, out: Path, traces: int, checks: int, fmt: str, require_forma
                              timeout=timeout, inputs=inputs)
     try:
         info = module_info.read_module(file)
+        module_info.refuse_stale(info)
         if inputs is not None:
             _check_recording(inputs, file, info.entry, traces, checks)
         elif info.driver is None:

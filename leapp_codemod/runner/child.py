@@ -135,6 +135,9 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
     recorder = Recorder(entry=entry, input_names=tuple(module.INPUTS),
                         static_names=tuple(getattr(module, "STATIC", ())), n_trace=cfg["traces"],
                         n_check=cfg["checks"], declared=state)
+    from leapp_codemod.runner.linecover import LineCover
+    recorder.cover = LineCover(tuple(dict.fromkeys(str(Path(p).resolve()) for p in (
+        cfg["import_root"], driver.parent))))
 
     out = Path(cfg["out"])
     app_root = _app_dir(module, str(Path(cfg["import_root"]).resolve()))
@@ -173,6 +176,10 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
             progress(f"{backend}: {att.outcome}" + (f" at {att.stage}: {att.reason}" if att.stage else ""))
             if att.outcome == "validated":
                 chosen = att
+                break
+            if export.shared_tracing_failure(att):
+                progress(f"{backend}: the trace itself failed; every exporter exports the same trace, so the "
+                         "others are not tried")
                 break
             att.lost = export.lost_computation(att)
             if att.lost:
@@ -249,6 +256,7 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         "patch_parity": parity,
         "twin_check": done.get("twin_check", []),
         "replayed": done.get("replayed"),
+        "executed": recorder.cover.to_json(),
     }
 
 

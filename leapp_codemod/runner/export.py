@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import shutil
 import time
 from dataclasses import dataclass, field
@@ -10,7 +11,7 @@ from pathlib import Path
 from leapp_codemod.boundary import state_leaves
 from leapp_codemod.facts import ATOL, EXPORTERS, FORMAT_OF, RTOL
 from leapp_codemod.runner import backend_options, values
-from leapp_codemod.runner.errors import one_line
+from leapp_codemod.runner.errors import cut, full_text, one_line
 from leapp_codemod.runner.intercept import Recorder
 from leapp_codemod.runner.logcap import Capture
 from leapp_codemod.runner.stateplan import StatePlan, fresh_roots, start_state
@@ -40,6 +41,8 @@ class Attempt:
     warm_up: bool = False            # a warm-up call gave state initialised to None its value
     backend_params: dict = field(default_factory=dict)   # {"passed": {...}, "not_accepted": [...]}
     lost: str = ""                   # why the trace itself lost computation (no exporter can recover it)
+    exporter_specific: bool = False  # a tracing failure that another exporter may not repeat
+    spurious: list = field(default_factory=list)   # state outputs that alone failed LEAPP's validation
 
     def to_json(self, out: Path) -> dict:
         data = {"backend": self.backend, "format": FORMAT_OF[self.backend], "outcome": self.outcome,
@@ -50,6 +53,10 @@ class Attempt:
         if self.outcome != "validated":
             data["failed_stage"] = self.stage
             data["reason"] = self.reason
+        if self.spurious:
+            data["spurious_state"] = list(self.spurious)
+        if self.stage == "tracing":
+            data["exporter_specific"] = self.exporter_specific
         return data
 
 
@@ -114,7 +121,8 @@ def attempt_export(module, recorder: Recorder, backend: str, directory: Path, st
             leapp.stop()
     except Exception as exc:  # noqa: BLE001 - application code may raise anything while traced
         att.stage = "missing dependency" if _missing_dependency(exc) else "tracing"
-        att.reason = one_line(exc)
+        att.reason = cut(full_text(exc), REASON_LIMIT)
+        att.exporter_specific = _exporter_specific(exc, backend)
         _finish(att, capture, logger, started)
         return att
     progress(f"{backend}: compiling and exporting")
@@ -122,7 +130,7 @@ def attempt_export(module, recorder: Recorder, backend: str, directory: Path, st
         results = leapp.compile_graph(visualize=True, validate=True, strict=False)
     except Exception as exc:  # noqa: BLE001 - exporter errors come in many types
         att.stage = "missing dependency" if _missing_dependency(exc) else "lowering"
-        att.reason = one_line(exc)
+        att.reason = cut(full_text(exc), REASON_LIMIT)
         _finish(att, capture, logger, started)
         return att
     att.leapp_validation = {k: (v if isinstance(v, bool) else one_line(v)) for k, v in (results or {}).items()}
@@ -139,14 +147,64 @@ def attempt_export(module, recorder: Recorder, backend: str, directory: Path, st
         att.validation = {"error": one_line(exc)}
         if not att.stage:
             att.stage = "missing dependency" if _missing_dependency(exc) else "validation"
-            att.reason = f"the exported model did not run: {one_line(exc)}"
+            att.reason = f"the exported model did not run: {cut(full_text(exc), REASON_LIMIT)}"
     if not att.stage and not att.validation.get("ok"):
         att.stage = "validation"
         att.reason = att.validation.get("summary", "fresh-input parity failed")
+    _finish(att, capture, logger, started)
+    if att.stage == "validation" and bad and att.validation.get("ok"):
+        att.spurious = spurious_state(att.messages, _app_outputs(module, recorder))
+        if att.spurious:
+            att.reason = (f"LEAPP's validation mismatched only on state output(s) {', '.join(att.spurious)}, "
+                          f"while the model's outputs agree with the application on "
+                          f"{len(att.validation.get('calls', []))} fresh calls and the rollout from reset: "
+                          "spurious state (a value the step writes before it reads it, or never reads)")
     if not att.stage:
         att.outcome = "validated"
-    _finish(att, capture, logger, started)
     return att
+
+
+# A tracing error that names the exporter (or its options) may not recur with another one.
+_EXPORTER_WORDS = ("backend", "export_with", "exporter", "onnx", "torchscript", "jit", "pt2", "dynamo")
+REASON_LIMIT = 2000
+
+
+def _exporter_specific(exc: BaseException, backend: str) -> bool:
+    """Whether a tracing failure may depend on the exporter: a missing dependency, or an error that
+    names the exporter or its options. Any other tracing error recurs with every exporter, since
+    they all export the same trace."""
+    if _missing_dependency(exc):
+        return True
+    text = full_text(exc).lower()
+    return backend.lower() in text or any(w in text for w in _EXPORTER_WORDS)
+
+
+def shared_tracing_failure(att: Attempt) -> bool:
+    """A tracing failure that every other exporter would repeat (so none is tried)."""
+    return att.stage == "tracing" and not att.exporter_specific
+
+
+_MISMATCH = re.compile(r"^\w+: (?P<node>[^/\s]+)/(?P<output>\S+) sample \d+: Mismatch detected")
+
+
+def spurious_state(messages: list[str], app_outputs: set[str]) -> list[str]:
+    """The outputs LEAPP's validation reported as mismatching when every one of them is a state
+    output (not an output of the application); [] when any application output mismatched."""
+    names = []
+    for message in messages:
+        m = _MISMATCH.match(message)
+        if m and m.group("output") not in names:
+            names.append(m.group("output"))
+    if not names or any(n in app_outputs or n.removesuffix("_out") in app_outputs for n in names):
+        return []
+    return names
+
+
+def _app_outputs(module, recorder: Recorder) -> set[str]:
+    try:
+        return set(values.flatten(module.named_outputs(recorder.traced[0].outputs)))
+    except Exception:  # noqa: BLE001 - outputs that cannot be named here are named nowhere
+        return set()
 
 
 # LEAPP signals that a value was baked into the trace (a branch taken once, a scalar pulled out).
@@ -158,7 +216,7 @@ def lost_computation(att: Attempt) -> str:
     LEAPP's frozen-constant signal (a re-entry sample disagreed with the first trace, or a value was
     inlined as a constant) or a signal of a value baked into the trace (a tensor branch, a scalar
     extraction), or calls that each agree while a rollout from reset diverges."""
-    if att.stage != "validation":
+    if att.stage != "validation" or att.spurious:
         return ""
     frozen = sorted((s for s in att.signals if s.get("signal") in _LOST_SIGNALS),
                     key=lambda s: _LOST_SIGNALS.index(s["signal"]))

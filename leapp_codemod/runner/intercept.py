@@ -98,6 +98,7 @@ class Recorder:
     originals: dict = field(default_factory=dict)               # (module, name) -> the original function
     n_twin: int = 5                                             # recorded calls per patched helper
     twin_call_counts: dict = field(default_factory=dict)        # id(patch) -> calls while recording traced calls
+    cover: Any = None                       # a LineCover: application lines executed during the recorded calls
     _seen: set = field(default_factory=set)
     _in_check: bool = False
     _in_trace: bool = False
@@ -153,7 +154,11 @@ class Recorder:
     def _observed_call(self, args, kwargs):
         """Run the entry, noting every reachable value the call changed."""
         before = observe.fingerprints(self.roots)
-        result = self.entry.function(*args, **kwargs)
+        if self.cover is not None:
+            with self.cover:
+                result = self.entry.function(*args, **kwargs)
+        else:
+            result = self.entry.function(*args, **kwargs)
         now, objects = observe.walk(self.roots)
         after = ({path: observe.fingerprint(v) for path, v in now.items()}, objects)
         for path in observe.changed(before, after):

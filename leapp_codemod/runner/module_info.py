@@ -173,3 +173,38 @@ def category(finding: str) -> str:
     """The rule category of a `path:line category: message` finding ('' when it has none)."""
     m = re.match(r"\S+:\d+ ([a-z-]+)(?::|$)", finding)
     return m.group(1) if m else ""
+
+
+def newer_sources(info: ModuleInfo, limit: int = 5000) -> list[Path]:
+    """Application sources the module was generated from that changed after it was written (by
+    modification time): the entry's top-level package or module, or for a statement range of the
+    driver, the driver. Empty when none (or the module cannot be stat'ed)."""
+    try:
+        written = info.path.stat().st_mtime
+    except OSError:
+        return []
+    if re.search(r"\.py:\d+-\d+$", info.entry):
+        candidates = [info.driver] if info.driver else []
+    else:
+        top = info.entry.split(":")[0].split(".")[0]
+        package, single = info.app_root / top, info.app_root / f"{top}.py"
+        candidates = [single] if single.is_file() else []
+        if package.is_dir():
+            candidates += [p for _, p in zip(range(limit), package.rglob("*.py")) if "__pycache__" not in p.parts]
+    newer = []
+    for source in candidates:
+        try:
+            if source.stat().st_mtime > written:
+                newer.append(source)
+        except OSError:
+            continue
+    return newer
+
+
+def refuse_stale(info: ModuleInfo) -> None:
+    """UsageError when the application changed after the module was generated."""
+    newer = newer_sources(info)
+    if newer:
+        more = f" (and {len(newer) - 1} more)" if len(newer) > 1 else ""
+        raise UsageError(f"{info.path}: {newer[0]}{more} changed after this module was generated; regenerate it "
+                         "with `leapp-codemod generate` (your edits to the module are kept)")

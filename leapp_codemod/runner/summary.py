@@ -1,6 +1,8 @@
 """The text summary of a `run` report (what the terminal shows)."""
 from __future__ import annotations
 
+from leapp_codemod.runner.errors import cut
+
 
 def summary_lines(report: dict) -> list[str]:
     lines = []
@@ -23,8 +25,11 @@ def summary_lines(report: dict) -> list[str]:
         for h in report.get("host_runtime", []):
             lines.append(f"  host runtime: {h}")
     for a in report.get("attempts", []):
-        if a.get("outcome") != "validated":
-            lines.append(f"  attempt {a['backend']}: failed at {a.get('failed_stage')}: {a.get('reason')}")
+        line = f"{a['backend']} failed at {a.get('failed_stage')}: {a.get('reason')}"
+        if a.get("outcome") != "validated" and line != report.get("error"):
+            lines.append(f"  attempt {line}")
+    if report.get("not_retried"):
+        lines.append(f"  not retried: {report['not_retried']}")
     for c in report.get("findings_confirmed", []) if status != "validated" else []:
         ev = c["evidence"][0]
         lines.append(f"  confirmed: {c['finding']} ({ev['signal']}{' at ' + ev['at'] if ev['at'] else ''})")
@@ -32,7 +37,7 @@ def summary_lines(report: dict) -> list[str]:
         if s.get("location") and not any(s.get("location") == e.get("at") for c in report.get("findings_confirmed", [])
                                          for e in c["evidence"]):
             origin = f"inside {s['adapter']}, called at {s['location']}" if s.get("adapter") else f"at {s['location']}"
-            lines.append(f"  LEAPP {s['signal']} {origin}: {s['message'][:120]}")
+            lines.append(f"  LEAPP {s['signal']} {origin}: {cut(s['message'], 160)}")
     checked = [r for r in report.get("twin_check", []) if r.get("samples")]
     if checked and all(r.get("ok") for r in report.get("twin_check", [])):
         lines.append(f"  pre-trace check: {len(checked)} replacement(s) agree with the originals on "

@@ -8,16 +8,20 @@ from pathlib import Path
 
 from leapp_codemod.facts import FORMAT_OF
 from leapp_codemod.io_util import write_atomic
+from leapp_codemod.runner.linecover import ran
 from leapp_codemod.runner.module_info import ModuleInfo
 from leapp_codemod.runner.module_info import category as _category
 from leapp_codemod.runner.module_info import loc as _loc
 from leapp_codemod.runner.parent import ChildResult, RunOptions
 
 
-def confirm_findings(findings: tuple[str, ...], signals: list[dict]) -> list[dict]:
-    """Scan findings that a LEAPP runtime signal confirms, matched by line first, then by category."""
+def confirm_findings(findings: tuple[str, ...], signals: list[dict], executed: dict | None = None) -> list[dict]:
+    """Scan findings that a LEAPP runtime signal confirms, matched by line first, then by category;
+    a finding on a line that did not execute during the recorded calls is never confirmed."""
     confirmed = []
     for f in findings:
+        if ran(executed, f) is False:
+            continue
         loc, cat = _loc(f), _category(f)
         evidence = []
         for s in signals:
@@ -46,13 +50,13 @@ def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: f
                     "host_runtime": list(info.host_runtime), "patch_parity": data.get("patch_parity", []),
                     "twin_check": data.get("twin_check", []),
                     "timings": dict(data.get("timings", {}), total=round(wall, 2))}
-    bad = "partial" if info.host_runtime else "failed"
     if child.timed_out:
-        report.update(status=bad, error=f"timed out after {opts.timeout:g} s (see {opts.out / 'run.log'})")
+        report.update(status="failed", failed_stage="timeout",
+                      error=f"timed out after {opts.timeout:g} s (see {opts.out / 'run.log'})")
         return report
     if "error" in data or not data:
         msg = data.get("error") or _child_crash(child)
-        report.update(status=bad, error=msg, failed_stage=data.get("error_stage", "runner"))
+        report.update(status="failed", error=msg, failed_stage=data.get("error_stage", "runner"))
         shapes = [f for f in info.left_out if _category(f) == "shape-specialization"]
         if shapes and "had other input shapes" in msg:
             report.update(status="partial", host_runtime=list(info.host_runtime) + shapes,
@@ -66,7 +70,8 @@ def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: f
             if s not in signals:
                 signals.append(s)
     report["hazard_signals"] = signals
-    report["findings_confirmed"] = confirm_findings(info.findings, signals)
+    executed = data.get("executed")
+    report["findings_confirmed"] = confirm_findings(info.findings, signals, executed)
     report["calls"] = data.get("calls")
     report.update(_left_out_sections(info, data.get("calls") or {}))
     if data.get("replayed"):
@@ -107,36 +112,69 @@ def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: f
         report["error"] = f"the exported graph is not the declared split: {split['problems'][0]}"
     elif chosen and not bad_parity and not info.host_runtime:
         report["status"] = "validated"
-    elif info.host_runtime or (not chosen and info.left_out):
-        # I/O or shape-specialized code that could be left out of a validated export did not let it
-        # validate: it feeds the outputs, so it stays in the host runtime.
-        report["host_runtime"] = list(info.host_runtime) + ([] if info.host_runtime else list(info.left_out))
-        report["status"] = "partial"
-        report["error"] = (f"partial pipeline: {len(report['host_runtime'])} part(s) must stay in the host runtime "
-                           "(see host_runtime)")
-        report["proposed_split"] = proposed_split(info.entry, report["host_runtime"])
-    else:
-        report["status"] = "failed"
-        if bad_parity:
-            p = bad_parity[0]
-            report["error"] = (f"FunctionPatch {p['patch']} ({p['replacement']}) differs from the original "
-                               f"(max abs error {p['max_abs_error']:.3g}); hazards: {', '.join(p['hazards']) or '-'}")
+    elif chosen and not bad_parity:
+        # validated although host-side lines were listed: validated without them when none of them ran
+        ran_host = [h for h in info.host_runtime if ran(executed, h) is not False]
+        if ran_host:
+            _partial(report, info, ran_host)
         else:
-            a = data["attempts"][-1] if data["attempts"] else {}
-            report["error"] = f"no exporter validated; last: {a.get('backend')} at {a.get('failed_stage')}: " \
-                              f"{a.get('reason')}"
-        report["explained_by"] = [f for f in info.findings if _category(f) in _SILENT]
-        last = data["attempts"][-1] if data["attempts"] else {}
-        if last.get("failed_stage"):
-            report["failed_stage"] = last["failed_stage"]
-        if last.get("lost_computation"):
-            report["lost_computation"] = {
-                "reason": last["lost_computation"],
-                "not_retried": "every exporter exports the same trace, so none can recover the lost computation",
-                "explained_by": report["explained_by"] or ["no static finding"],
-                "state_observed": [row["owner_path"] for row in report.get("state_observed", [])]}
-            report["error"] = f"computation was lost while tracing: {last['lost_computation']}"
+            report["status"] = "validated"
+            report["host_runtime_not_executed"] = list(info.host_runtime)
+    else:
+        _failed(report, info, data, bad_parity, executed)
     return report
+
+
+def _partial(report: dict, info: ModuleInfo, host: list[str]) -> None:
+    """I/O, random draws or shape-specialized code that executed during the recorded calls kept the
+    export from validating: it feeds the outputs, so it stays in the host runtime."""
+    report["host_runtime"] = host
+    report["status"] = "partial"
+    report["error"] = (f"partial pipeline: {len(host)} part(s) that executed during the recorded calls must stay "
+                       "in the host runtime (see host_runtime)")
+    report["proposed_split"] = proposed_split(info.entry, host)
+
+
+def _failed(report: dict, info: ModuleInfo, data: dict, bad_parity: list, executed: dict | None) -> None:
+    """No exporter validated: `partial` when host-side lines that executed explain a validation
+    failure, else `failed` with the deciding attempt's stage and its first error in full."""
+    last = data["attempts"][-1] if data["attempts"] else {}
+    stage = last.get("failed_stage")
+    host = [h for h in (info.host_runtime or info.left_out) if ran(executed, h) is not False]
+    if stage == "validation" and host and not bad_parity and not last.get("spurious_state"):
+        report["failed_stage"] = stage
+        _partial(report, info, host)
+        return
+    report["status"] = "failed"
+    report["host_runtime"] = [h for h in info.host_runtime if ran(executed, h) is not False]
+    if bad_parity:
+        p = bad_parity[0]
+        report["error"] = (f"FunctionPatch {p['patch']} ({p['replacement']}) differs from the original "
+                           f"(max abs error {p['max_abs_error']:.3g}); hazards: {', '.join(p['hazards']) or '-'}")
+    elif last:
+        report["error"] = f"{last.get('backend')} failed at {stage}: {last.get('reason')}"
+        if stage == "tracing" and len(data["attempts"]) == 1 and not last.get("exporter_specific"):
+            report["not_retried"] = ("the trace itself failed; every exporter exports the same trace, so no "
+                                     "other exporter was tried")
+    else:
+        report["error"] = "no exporter was tried"
+    report["explained_by"] = [f for f in info.findings if _category(f) in _SILENT and ran(executed, f) is not False]
+    if stage:
+        report["failed_stage"] = stage
+    if last.get("spurious_state"):
+        report["spurious_state"] = {
+            "outputs": last["spurious_state"],
+            "note": "only these state outputs failed LEAPP's validation; the model's outputs agree with the "
+                    "application on the fresh calls and the rollout from reset, so no computation was lost: "
+                    "the state is spurious (written before it is read, or never read) and should not be exported"}
+        report["error"] = f"{last.get('backend')} failed at validation on spurious state: {last.get('reason')}"
+    if last.get("lost_computation"):
+        report["lost_computation"] = {
+            "reason": last["lost_computation"],
+            "not_retried": "every exporter exports the same trace, so none can recover the lost computation",
+            "explained_by": report["explained_by"] or ["no static finding"],
+            "state_observed": [row["owner_path"] for row in report.get("state_observed", [])]}
+        report["error"] = f"computation was lost while tracing: {last['lost_computation']}"
 
 
 def proposed_split(entry: str, host: list[str]) -> dict:
