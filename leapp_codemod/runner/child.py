@@ -188,6 +188,10 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
                 break
         done.update(attempts=attempts, chosen=chosen, parity=export.check_patch_parity(module, recorder))
         timings["export_and_validate"] = round(time.monotonic() - t2, 2)
+        if chosen is not None:
+            recorder.keep_going = True
+            progress(f"letting the driver run on (up to {recorder.later_budget:g} s) to check the model on calls "
+                     "from the whole run")
 
     recorder.on_done = export_all
     if cfg.get("record"):
@@ -234,6 +238,8 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         raise done["error"]
     attempts, chosen = done["attempts"], done["chosen"]
     parity = done["parity"]
+    if chosen is not None:
+        chosen = _check_across_run(module, recorder, chosen, done["plan"], progress, timings)
     published = export.copy_artifacts(chosen, module.GRAPH, out) if chosen else None
     return {
         "entry": module.ENTRY, "graph": module.GRAPH, "node": module.NODE, "requested": module.EXPORT_WITH,
@@ -258,6 +264,30 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         "replayed": done.get("replayed"),
         "executed": recorder.cover.to_json(),
     }
+
+
+def _check_across_run(module, recorder, chosen, plan, progress, timings):
+    """The validated attempt checked again once the driver ended: on the calls sampled across the
+    rest of the run and on varied inputs. Returns the attempt, or None when it no longer holds."""
+    from leapp_codemod.runner import export
+    from leapp_codemod.runner.errors import one_line
+    from leapp_codemod.runner.validation import validate_across_run
+
+    t0 = time.monotonic()
+    progress(f"checking {chosen.backend} on {len(recorder.later)} calls sampled across the run "
+             f"(of {recorder.later_calls} after the export) and on varied inputs")
+    try:
+        more = validate_across_run(module, recorder, chosen.yaml, plan)
+    except Exception as exc:  # noqa: BLE001 - a model that does not run is a validation failure
+        more = {"ok": False, "summary": f"the exported model did not run on the later calls: {one_line(exc)}"}
+    timings["check_across_run"] = round(time.monotonic() - t0, 2)
+    chosen.validation["across_run"] = more
+    if more["ok"]:
+        return chosen
+    chosen.outcome, chosen.stage, chosen.reason = "failed", "validation", more.get("summary", "")
+    chosen.lost = export.lost_computation(chosen)
+    progress(f"{chosen.backend}: failed at validation: {chosen.reason}")
+    return None
 
 
 def _left_out(module, recorder) -> list[str]:

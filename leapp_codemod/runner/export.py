@@ -8,13 +8,13 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from leapp_codemod.boundary import state_leaves
 from leapp_codemod.facts import ATOL, EXPORTERS, FORMAT_OF, RTOL
 from leapp_codemod.runner import backend_options, values
 from leapp_codemod.runner.errors import cut, full_text, one_line
 from leapp_codemod.runner.intercept import Recorder
 from leapp_codemod.runner.logcap import Capture
 from leapp_codemod.runner.stateplan import StatePlan, fresh_roots, start_state
+from leapp_codemod.runner.validation import bound_entry, validate
 
 
 def ladder(first: str, require_format: str | None) -> list[str]:
@@ -77,11 +77,6 @@ def _missing_dependency(exc: BaseException) -> bool:
     return False
 
 
-def _bound_entry(recorder: Recorder, roots: dict):
-    fn = recorder.entry.function
-    return fn.__get__(roots["self"]) if recorder.entry.is_method else fn
-
-
 def attempt_export(module, recorder: Recorder, backend: str, directory: Path, state: StatePlan,
                    app_root: str, cwd: str, progress) -> Attempt:
     import leapp
@@ -100,7 +95,7 @@ def attempt_export(module, recorder: Recorder, backend: str, directory: Path, st
         att.stage, att.reason = "tracing", f"restoring the starting state failed: {one_line(exc)}"
         att.seconds = time.monotonic() - started
         return att
-    entry = _bound_entry(recorder, roots)
+    entry = bound_entry(recorder, roots)
     capture = Capture(app_root=app_root, cwd=cwd)
     logger = logging.getLogger("leapp")
     progress(f"{backend}: tracing {len(recorder.traced)} calls")
@@ -236,125 +231,6 @@ def _finish(att: Attempt, capture: Capture, logger, started: float) -> None:
     att.signals = [s.to_json() for s in capture.signals]
     att.messages = capture.messages
     att.seconds = time.monotonic() - started
-
-
-def _im_inputs(im_inputs: list[str], node: str, call_inputs: dict) -> dict:
-    flat = {}
-    for name, value in call_inputs.items():
-        flat.update(values.flatten(value, name) if not values.is_array(value) else {name: value})
-    return {key: values.to_torch(flat[key.split("/", 1)[1]]) for key in im_inputs if key.split("/", 1)[1] in flat}
-
-
-def _run(im, node: str, call_inputs: dict) -> dict:
-    got = im.run_policy(_im_inputs(im.inputs, node, call_inputs))
-    return {k.split("/", 1)[1]: values.plain(v) for k, v in got.items()}
-
-
-def _feedback_key(im, node: str, name: str) -> str | None:
-    for candidate in (f"{node}/{name}", f"{node}/{name}_in"):
-        if candidate in im.feedback_inputs:
-            return candidate.split("/", 1)[1]
-    return None
-
-
-def validate(module, recorder: Recorder, yaml_path: Path, state: StatePlan) -> dict:
-    """The original pipeline's outputs on the untraced check calls against InferenceManager."""
-    from leapp import InferenceManager
-
-    im = InferenceManager(str(yaml_path))
-    node = module.NODE
-    per_output: dict[str, values.Errors] = {}
-    checks, missing = [], set()
-    initial = None
-    stateful = bool(state.entries)
-    if stateful:
-        initial = _initial_state(recorder, state)
-        fb = {name: _feedback_key(im, node, name) for name in initial}
-    prev_after = None
-    for i, call in enumerate(recorder.checks):
-        how = "stateless"
-        if stateful:
-            how = _sync_state(im, node, fb, call, prev_after, initial, (i == 0), state)
-            prev_after = call.state_after
-        got = _run(im, node, call.inputs)
-        expected = values.flatten(module.named_outputs(call.outputs))
-        ok = _compare_all(expected, got, per_output, missing)
-        checks.append({"call": call.index, "state": how, "ok": ok})
-    result = {"calls": checks, "outputs": {k: v.to_json() for k, v in sorted(per_output.items())}}
-    if missing:
-        result["missing_outputs"] = sorted(missing)
-    if stateful:
-        result["state_inputs"] = {k: v for k, v in fb.items()}
-        result["rollout_from_reset"] = _rollout(im, module, recorder, state)
-    ok = bool(checks) and all(c["ok"] for c in checks) and not missing
-    if stateful:
-        ok = ok and result["rollout_from_reset"].get("ok", False)
-    result["ok"] = ok
-    worst = max(per_output.items(), key=lambda kv: kv[1].max_abs, default=None)
-    if worst is not None:
-        result["summary"] = (f"{'parity ok' if ok else 'parity FAILED'} on {len(checks)} fresh calls; "
-                             f"worst output {worst[0]!r}: max abs error {worst[1].max_abs:.3g}, "
-                             f"max rel error {worst[1].max_rel:.3g}")
-    if missing:
-        result["summary"] = f"the exported model lacks outputs {sorted(missing)}"
-    return result
-
-
-def _initial_state(recorder: Recorder, state: StatePlan) -> dict:
-    """The state ports' values the exported model starts from (after the warm-up call, if any)."""
-    roots, _ = fresh_roots(recorder)
-    refs, _ = start_state(recorder, state, roots)
-    return values.plain({port: v for ref in refs for port, v in state_leaves(ref.get(), ref.name).items()})
-
-
-def _sync_state(im, node: str, fb: dict, call, prev_after, initial, first: bool, state: StatePlan) -> str:
-    """Bring InferenceManager's state to the application's state before this call (see report)."""
-    before = state.ports(call.state_before)
-    if not first and prev_after is not None and values.same_values(before, state.ports(prev_after)):
-        return "carried"
-    if initial is not None and values.same_values(before, initial):
-        im.reset()
-        return "reset"
-    if set(before) != set(initial or {}):
-        im.reset()
-        return "reset (the state was empty)"
-    for name, key in fb.items():
-        if key is not None:
-            im.set_input_value(node, key, values.to_torch(before[name]))
-    return "set"
-
-
-def _compare_all(expected: dict, got: dict, per_output: dict, missing: set) -> bool:
-    ok = True
-    for name, value in expected.items():
-        if name not in got:
-            missing.add(name)
-            ok = False
-            continue
-        errs = per_output.setdefault(name, values.Errors())
-        ok = values.compare(value, got[name], errs, RTOL, ATOL) and ok
-    return ok
-
-
-def _rollout(im, module, recorder: Recorder, state: StatePlan) -> dict:
-    """From the initial state, feed every recorded input in order to a fresh copy of the
-    application's objects and to InferenceManager after reset(); outputs must agree at every step."""
-    roots, _ = fresh_roots(recorder)
-    start_state(recorder, state, roots)
-    entry = _bound_entry(recorder, roots)
-    im.reset()
-    per_output: dict[str, values.Errors] = {}
-    missing: set = set()
-    steps = 0
-    ok = True
-    for call in [*recorder.traced, *recorder.checks]:
-        expected = values.flatten(module.named_outputs(values.plain(
-            entry(**values.plain(call.inputs), **recorder.statics))))
-        got = _run(im, module.NODE, call.inputs)
-        ok = _compare_all(expected, got, per_output, missing) and ok
-        steps += 1
-    return {"ok": ok and not missing, "steps": steps,
-            "outputs": {k: v.to_json() for k, v in sorted(per_output.items())}}
 
 
 def copy_artifacts(att: Attempt, graph: str, out: Path) -> Path:

@@ -5,6 +5,7 @@ import copy
 import importlib
 import inspect
 import sys
+import time
 import types
 from collections.abc import Callable
 from contextlib import contextmanager
@@ -99,6 +100,14 @@ class Recorder:
     n_twin: int = 5                                             # recorded calls per patched helper
     twin_call_counts: dict = field(default_factory=dict)        # id(patch) -> calls while recording traced calls
     cover: Any = None                       # a LineCover: application lines executed during the recorded calls
+    later: list[Call] = field(default_factory=list)   # calls sampled across the rest of the run (see sample_later)
+    keep_going: bool = False                # after the export, let the driver run on and sample its calls
+    later_every: int = 1                    # sample every k-th later call (doubles when `later_cap` is reached)
+    later_cap: int = 24
+    later_budget: float = 20.0              # seconds the driver may run on after the export
+    later_calls: int = 0                    # calls seen after the export
+    _later_deadline: float = 0.0
+    _later_n: list = field(default_factory=list)       # the later-call number of each sample
     _seen: set = field(default_factory=set)
     _in_check: bool = False
     _in_trace: bool = False
@@ -167,6 +176,8 @@ class Recorder:
 
     def call(self, args: tuple, kwargs: dict):
         """Run the original entry for the driver, recording what is needed."""
+        if self.done and self.keep_going and self.error is None:
+            return self.sample_later(args, kwargs)
         if self.done or self.error is not None:
             raise EnoughCalls()
         self.calls_seen += 1
@@ -215,9 +226,38 @@ class Recorder:
             if self.done:
                 if self.on_done is not None:
                     self.on_done()
-                raise EnoughCalls()
+                if not self.keep_going:
+                    raise EnoughCalls()
+                self._later_deadline = time.monotonic() + self.later_budget
             return result
         return self.entry.function(*args, **kwargs)
+
+    def sample_later(self, args: tuple, kwargs: dict):
+        """After the export the driver runs on (until it ends, or for `later_budget` seconds): every
+        k-th call on the first instance is recorded with its state, k doubling whenever `later_cap`
+        samples are held (every other one is then dropped), so the samples span the whole run."""
+        if time.monotonic() > self._later_deadline:
+            raise EnoughCalls()
+        self.calls_seen += 1
+        self.later_calls += 1
+        instance = args[0] if self.entry.is_method else None
+        named = self._bind(args, kwargs)
+        inputs = {n: named[n] for n in self.input_names if n in named}
+        if (instance is not None and instance is not self.instance) or len(inputs) != len(self.input_names) \
+                or self.later_calls % self.later_every or values.layout(inputs) != self.layout:
+            return self.entry.function(*args, **kwargs)
+        record = Call(self.calls_seen, values.plain(inputs), state_before=self.read_reachable())
+        result = self.entry.function(*args, **kwargs)
+        record.outputs = values.plain(result)
+        record.state_after = self.read_reachable()
+        self.later.append(record)
+        self._later_n.append(self.later_calls)
+        if len(self.later) >= self.later_cap:
+            self.later_every *= 2
+            kept = [i for i, n in enumerate(self._later_n) if n % self.later_every == 0]
+            self.later = [self.later[i] for i in kept]
+            self._later_n = [self._later_n[i] for i in kept]
+        return result
 
     def read_reachable(self) -> dict:
         return {path: values.plain(v) for path, v in observe.reachable(self.roots).items()}

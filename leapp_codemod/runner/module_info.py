@@ -35,6 +35,7 @@ class ModuleInfo:
     findings: tuple[str, ...]          # "path:line category: message" listed in the module
     host_runtime: tuple[str, ...]
     left_out: tuple[str, ...] = ()     # I/O and shape-specialized code listed by `generate`
+    unresolved: tuple[str, ...] = ()   # the findings the module's header lists as not resolved
 
 
 def literal(tree: ast.Module, name: str, path: Path, required: bool = True):
@@ -157,7 +158,7 @@ def read_module(path: Path) -> ModuleInfo:
         path=path, entry=entry, app_root=(base / literal(tree, "APP_ROOT", path)).resolve(),
         driver=(base / driver).resolve() if driver else None, graph=literal(tree, "GRAPH", path),
         export_with=literal(tree, "EXPORT_WITH", path), stubs=tuple(stubs),
-        findings=_merge_findings(_listed_findings(text), hazards),
+        findings=_merge_findings(_listed_findings(text), hazards), unresolved=_listed_findings(text),
         host_runtime=tuple(literal(tree, "HOST_RUNTIME", path, required=False) or ()),
         left_out=tuple(literal(tree, "LEFT_OUT", path, required=False) or ()),
     )

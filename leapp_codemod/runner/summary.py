@@ -7,11 +7,16 @@ from leapp_codemod.runner.errors import cut
 def summary_lines(report: dict) -> list[str]:
     lines = []
     status = report["status"]
-    if status == "validated":
+    if status in ("validated", "restricted"):
         worst = _worst(report.get("validation", {}))
         sub = " (substitute format)" if report.get("substitute") else ""
-        lines.append(f"validated: {report['entry']} exported with {report.get('backend')}{sub}; "
-                     f"{worst}")
+        head = "validated" if status == "validated" else "validated on a restricted domain"
+        lines.append(f"{head}: {report['entry']} exported with {report.get('backend')}{sub}; {worst}")
+        restricted = report.get("restricted_domain") or {}
+        for because in restricted.get("because", []):
+            lines.append(f"  restricted by: {because}")
+        if restricted:
+            lines.append(f"  domain checked: {restricted['domain_checked']}")
         lines.append(f"  graph: {report['graph_yaml']}")
         for m in report["models"]:
             lines.append(f"  model: {m}")
@@ -62,4 +67,10 @@ def _worst(validation: dict) -> str:
     roll = validation.get("rollout_from_reset")
     if roll:
         extra = f"; {roll.get('steps', 0)}-step rollout from reset ok"
+    more = validation.get("across_run") or {}
+    later = (more.get("later_calls") or {}).get("calls") or []
+    if later:
+        extra += f"; {len(later)} calls sampled across the run ok"
+    if more.get("perturbed"):
+        extra += f"; {more['perturbed']['steps']} varied inputs ok"
     return f"{n} fresh calls, worst output {name!r} max abs error {row['max_abs_error']:.3g}{extra}"

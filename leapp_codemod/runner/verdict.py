@@ -111,18 +111,83 @@ def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: f
         report["status"] = "failed"
         report["error"] = f"the exported graph is not the declared split: {split['problems'][0]}"
     elif chosen and not bad_parity and not info.host_runtime:
-        report["status"] = "validated"
+        _validated(report, info, chosen, executed)
     elif chosen and not bad_parity:
         # validated although host-side lines were listed: validated without them when none of them ran
         ran_host = [h for h in info.host_runtime if ran(executed, h) is not False]
         if ran_host:
             _partial(report, info, ran_host)
         else:
-            report["status"] = "validated"
+            _validated(report, info, chosen, executed)
             report["host_runtime_not_executed"] = list(info.host_runtime)
     else:
         _failed(report, info, data, bad_parity, executed)
     return report
+
+
+# An I/O call that reads: its value feeds the step, so the export holds for what was read during the run.
+_READ_NAME = re.compile(r"(load|read|recv|receive|fromfile|genfromtxt|imread|input|get|subscribe|poll)")
+
+
+def is_io_read(finding: str) -> bool:
+    """An io-in-pipeline finding whose call reads (a file, device, socket or the clock)."""
+    if "reads the clock" in finding:
+        return True
+    m = re.search(r"performs I/O inside the pipeline \((.*?)\);", finding)
+    words = re.findall(r"[A-Za-z_]\w*", m.group(1)) if m else []
+    if not words or words[-1] == "logging":
+        return False
+    if words[-1] == "open":
+        return not re.search(r"open\([^)]*['\"][wax]", finding)
+    return bool(_READ_NAME.match(words[-1]))
+
+
+def domain_limits(info: ModuleInfo, chosen: dict, executed: dict | None) -> list[str]:
+    """What the checks cannot vouch for beyond the inputs they covered: a tensor branch LEAPP signalled
+    in the application, or an unresolved tensor-branch or I/O-read finding on a line that ran."""
+    limits = []
+    for s in chosen.get("signals", []):
+        if s.get("signal") == "tensor-branch" and s.get("location") and not s.get("adapter"):
+            limits.append(f"{s['location']} tensor-branch (LEAPP: {s['message']})")
+    seen = {_loc(x) for x in limits}
+    for f in (*info.unresolved, *info.left_out):
+        cat = _category(f)
+        branch = cat == "tensor-branch"
+        read = cat == "io-in-pipeline" and is_io_read(f)
+        if (branch or read) and ran(executed, f) is not False and _loc(f) not in seen:
+            limits.append(f)
+            seen.add(_loc(f))
+    return limits
+
+
+def _domain_checked(validation: dict, calls: dict) -> str:
+    more = validation.get("across_run") or {}
+    parts = [f"{len(validation.get('calls', []))} fresh calls after the {len(calls.get('traced') or [])} traced ones"]
+    later = (more.get("later_calls") or {}).get("calls") or []
+    if later:
+        parts.append(f"{len(later)} calls sampled every {more.get('sampled_every', 1)} call(s) up to call "
+                     f"{later[-1]['call']} of the driver's run")
+    if more.get("perturbed"):
+        parts.append(f"{more['perturbed']['steps']} inputs varied within their observed ranges")
+    return ", ".join(parts)
+
+
+def _validated(report: dict, info: ModuleInfo, chosen: dict, executed: dict | None) -> None:
+    """`validated`, or `restricted` (validated on a restricted domain) while a tensor branch or an I/O
+    read remains that the checks could only cover on the inputs they saw."""
+    limits = domain_limits(info, chosen, executed)
+    if not limits:
+        report["status"] = "validated"
+        return
+    report["status"] = "restricted"
+    checked = _domain_checked(chosen.get("validation") or {}, report.get("calls") or {})
+    report["restricted_domain"] = {
+        "because": limits, "domain_checked": checked,
+        "note": "the model agrees with the application on every check, but a branch taken on tensor data (or a "
+                "value read from a file or device) was traced as it was on the traced calls: outside the checked "
+                "domain the model may take the other side. Patch the branch (torch.where) or guard the domain."}
+    report["error"] = (f"validated on a restricted domain: {limits[0].split(' ')[0]} "
+                       f"{_category(limits[0]) or 'tensor-branch'} was checked only on {checked}")
 
 
 def _partial(report: dict, info: ModuleInfo, host: list[str]) -> None:
