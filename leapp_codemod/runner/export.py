@@ -11,6 +11,7 @@ from pathlib import Path
 from leapp_codemod.facts import ATOL, EXPORTERS, FORMAT_OF, RTOL
 from leapp_codemod.runner import backend_options, values
 from leapp_codemod.runner.errors import cut, full_text, one_line
+from leapp_codemod.runner.inputs_kept import dropped_inputs
 from leapp_codemod.runner.intercept import Recorder
 from leapp_codemod.runner.logcap import Capture
 from leapp_codemod.runner.stateplan import StatePlan, fresh_roots, start_state
@@ -43,6 +44,7 @@ class Attempt:
     lost: str = ""                   # why the trace itself lost computation (no exporter can recover it)
     exporter_specific: bool = False  # a tracing failure that another exporter may not repeat
     spurious: list = field(default_factory=list)   # state outputs that alone failed LEAPP's validation
+    dropped: list = field(default_factory=list)    # declared inputs the graph lost (see inputs_kept)
 
     def to_json(self, out: Path) -> dict:
         data = {"backend": self.backend, "format": FORMAT_OF[self.backend], "outcome": self.outcome,
@@ -57,6 +59,8 @@ class Attempt:
             data["spurious_state"] = list(self.spurious)
         if self.stage == "tracing":
             data["exporter_specific"] = self.exporter_specific
+        if self.dropped:
+            data["dropped_inputs"] = list(self.dropped)
         return data
 
 
@@ -130,6 +134,11 @@ def attempt_export(module, recorder: Recorder, backend: str, directory: Path, st
         return att
     att.leapp_validation = {k: (v if isinstance(v, bool) else one_line(v)) for k, v in (results or {}).items()}
     att.yaml = directory / module.GRAPH / f"{module.GRAPH}.yaml"
+    att.dropped = dropped_inputs(module, recorder, state, att.yaml, [s.to_json() for s in capture.signals])
+    if att.dropped:
+        att.stage, att.reason = "tracing", dropped_text(att.dropped)
+        _finish(att, capture, logger, started)
+        return att
     bad = {k: v for k, v in att.leapp_validation.items() if v is not True}
     if bad:
         att.stage = "validation"
@@ -172,6 +181,18 @@ def _exporter_specific(exc: BaseException, backend: str) -> bool:
         return True
     text = full_text(exc).lower()
     return backend.lower() in text or any(w in text for w in _EXPORTER_WORDS)
+
+
+def dropped_text(rows: list[dict]) -> str:
+    """One sentence naming each dropped input and what dropped it."""
+    parts = []
+    for row in rows:
+        why = f" ({row['dropped_by']})" if row["dropped_by"] else ""
+        unsure = "" if row["application_uses_it"] else " (whether the application's outputs depend on it could not be told)"
+        parts.append(f"{row['input']!r}{why}{unsure}")
+    return (f"the exported graph dropped input(s) {'; '.join(parts)}: LEAPP found them not used in the computation "
+            "although the application's outputs depend on them (declare an input in CONSTANT_INPUTS of the module "
+            "only if it is meant to be constant)")
 
 
 def shared_tracing_failure(att: Attempt) -> bool:

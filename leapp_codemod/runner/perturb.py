@@ -79,3 +79,19 @@ def varied(calls: list[dict]) -> dict[str, bool]:
         first = _as_numpy(flat[0][name])
         out[name] = any(not np.array_equal(first, _as_numpy(f[name])) for f in flat[1:] if name in f)
     return out
+
+
+def vary_one(calls: list[dict], base: dict, leaf: str, seed: int = 0) -> dict:
+    """`base` (one call's inputs) with only the floating leaf `leaf` varied as `perturbed_inputs`
+    varies it; the other leaves are kept."""
+    rng = np.random.default_rng(seed)
+    flat_calls = [boundary.flatten(dict(c)) for c in calls]
+    flat = boundary.flatten(dict(base))
+    leaves = []
+    for name, value in flat.items():
+        if name == leaf and _floating(value):
+            samples = [_as_numpy(f[name]) for f in flat_calls if name in f and f[name].shape == value.shape]
+            leaves.append(_like(value, _draw(samples or [_as_numpy(value)], _as_numpy(value), rng)))
+        else:
+            leaves.append(value)
+    return boundary.rebuild(dict(base), iter(leaves))
