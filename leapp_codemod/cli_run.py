@@ -146,6 +146,7 @@ def generate(app: Path, entry: str | None, static: bool, driver: Path | None, ou
 
 @click.command("run")
 @click.argument("file", type=click.Path(path_type=Path))
+@click.argument("driver_args", nargs=-1, type=click.UNPROCESSED, metavar="[-- DRIVER_ARGS...]")
 @click.option("--out", type=click.Path(path_type=Path), default=Path("leapp-out"), show_default=True,
               help="Directory for the LEAPP artifacts and report.json.")
 @click.option("--traces", type=click.IntRange(1, 100), default=5, show_default=True,
@@ -160,14 +161,16 @@ def generate(app: Path, entry: str | None, static: bool, driver: Path | None, ou
               help="Seconds before the run is stopped.")
 @click.option("--inputs", type=click.Path(path_type=Path), default=None, metavar="CALLS.npz",
               help="Replay a recording (`leapp-codemod record`) instead of running the driver.")
-def run(file: Path, out: Path, traces: int, checks: int, fmt: str, require_format: str | None,
-        timeout: float, inputs: Path | None) -> None:
-    """Run the recorded driver, trace the entrypoint with LEAPP, export and validate the model."""
+def run(file: Path, driver_args: tuple[str, ...], out: Path, traces: int, checks: int, fmt: str,
+        require_format: str | None, timeout: float, inputs: Path | None) -> None:
+    """Run the recorded driver, trace the entrypoint with LEAPP, export and validate the model.
+
+    Arguments after `--` are passed to the driver (they replace the module's DRIVER_ARGS)."""
     from leapp_codemod.runner import module_info, parent, summary, verdict
 
     started = time.monotonic()
     opts = parent.RunOptions(file=file, out=out, traces=traces, checks=checks, require_format=require_format,
-                             timeout=timeout, inputs=inputs)
+                             timeout=timeout, inputs=inputs, driver_args=driver_args)
     try:
         info = module_info.read_module(file)
         module_info.refuse_stale(info)
@@ -232,6 +235,7 @@ def _check_recording(path: Path, module: Path, entry: str, traces: int, checks: 
 
 @click.command("record")
 @click.argument("file", type=click.Path(path_type=Path))
+@click.argument("driver_args", nargs=-1, type=click.UNPROCESSED, metavar="[-- DRIVER_ARGS...]")
 @click.option("--out", "target", type=click.Path(path_type=Path, dir_okay=False), default=Path("calls.npz"),
               show_default=True, help="Recording to write.")
 @click.option("--traces", type=click.IntRange(1, 100), default=5, show_default=True,
@@ -240,7 +244,7 @@ def _check_recording(path: Path, module: Path, entry: str, traces: int, checks: 
               help="Later calls to record for validation.")
 @click.option("--timeout", type=click.FloatRange(1, None), default=600.0, show_default=True,
               help="Seconds before the driver is stopped.")
-def record(file: Path, target: Path, traces: int, checks: int, timeout: float) -> None:
+def record(file: Path, driver_args: tuple[str, ...], target: Path, traces: int, checks: int, timeout: float) -> None:
     """Run the driver once, as `run` does, and save what the entry received (for `run --inputs`)."""
     import tempfile
 
@@ -257,7 +261,7 @@ def record(file: Path, target: Path, traces: int, checks: int, timeout: float) -
         return
     with tempfile.TemporaryDirectory(prefix="leapp-codemod-record-") as work:
         opts = parent.RunOptions(file=file, out=Path(work), traces=traces, checks=checks, timeout=timeout,
-                                 record=target)
+                                 record=target, driver_args=driver_args)
         child = parent.run_child(info, opts, lambda message: click.echo(f"[record] {message}", err=True))
     data = child.data
     if child.timed_out:

@@ -42,13 +42,13 @@ def _crash_location(exc: BaseException, roots: list[str]) -> str:
     return ""
 
 
-def run_driver(driver: Path, progress, run=None) -> str:
+def run_driver(driver: Path, progress, run=None, args: tuple[str, ...] = ()) -> str:
     """Run the driver as __main__ (or `run()`, the driver instrumented in memory for an inline entry);
     '' when it ran (or was stopped by the runner), else why it crashed."""
     from leapp_codemod.runner.intercept import EnoughCalls
 
     argv = sys.argv[:]
-    sys.argv = [str(driver)]
+    sys.argv = [str(driver), *args]
     try:
         if run is not None:
             run()
@@ -213,7 +213,7 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         stack.enter_context(patch_recorders(now, recorder))
         if later:
             inline.on_first_call.append(lambda: stack.enter_context(patch_recorders(later, recorder)))
-        crash = run_driver(driver, progress, inline.run if inline else None)
+        crash = run_driver(driver, progress, inline.run if inline else None, tuple(cfg.get("driver_args") or ()))
     timings["driver"] = round(time.monotonic() - t1 - timings.get("export_and_validate", 0.0), 2)
     if recorder.error is not None:
         raise recorder.error

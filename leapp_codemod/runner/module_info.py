@@ -36,6 +36,7 @@ class ModuleInfo:
     host_runtime: tuple[str, ...]
     left_out: tuple[str, ...] = ()     # I/O and shape-specialized code listed by `generate`
     unresolved: tuple[str, ...] = ()   # the findings the module's header lists as not resolved
+    driver_args: tuple[str, ...] = ()  # DRIVER_ARGS: the driver's command-line arguments
 
 
 def literal(tree: ast.Module, name: str, path: Path, required: bool = True):
@@ -123,6 +124,13 @@ def _blocked_reason(lines: list[str]) -> str:
     return " ".join(found)
 
 
+def _driver_args(tree: ast.Module, path: Path) -> tuple[str, ...]:
+    value = literal(tree, "DRIVER_ARGS", path, required=False) or ()
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise UsageError(f"{path}: DRIVER_ARGS must be a tuple of strings")
+    return tuple(value)
+
+
 def module_inputs(path: Path) -> tuple[str, ...]:
     """The INPUTS literal of an integration module (read_module has already checked the file)."""
     return tuple(literal(ast.parse(path.read_text(encoding="utf-8")), "INPUTS", path))
@@ -161,6 +169,7 @@ def read_module(path: Path) -> ModuleInfo:
         findings=_merge_findings(_listed_findings(text), hazards), unresolved=_listed_findings(text),
         host_runtime=tuple(literal(tree, "HOST_RUNTIME", path, required=False) or ()),
         left_out=tuple(literal(tree, "LEFT_OUT", path, required=False) or ()),
+        driver_args=_driver_args(tree, path),
     )
 
 

@@ -28,6 +28,7 @@ class RunOptions:
     timeout: float = 600.0
     inputs: Path | None = None      # replay this recording instead of running the driver
     record: Path | None = None      # save the calls to this recording instead of exporting
+    driver_args: tuple[str, ...] = ()   # the driver's command-line arguments (`run FILE -- ARGS`)
 
 
 @dataclass
@@ -52,6 +53,7 @@ def run_child(info: ModuleInfo, opts: RunOptions, progress) -> ChildResult:
         "require_format": opts.require_format, "result": result_path, "progress_fd": write_fd,
         "inputs": str(opts.inputs.resolve()) if opts.inputs else None,
         "record": str(opts.record.resolve()) if opts.record else None,
+        "driver_args": list(opts.driver_args or info.driver_args),
     }
     if opts.inputs:
         from leapp_codemod.runner.replay import driver_script

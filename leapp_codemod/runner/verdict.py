@@ -49,6 +49,7 @@ def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: f
                     "validation": {}, "findings_confirmed": [], "hazard_signals": [],
                     "host_runtime": list(info.host_runtime), "patch_parity": data.get("patch_parity", []),
                     "twin_check": data.get("twin_check", []),
+                    "driver_args": list(opts.driver_args or info.driver_args),
                     "timings": dict(data.get("timings", {}), total=round(wall, 2))}
     if child.timed_out:
         report.update(status="failed", failed_stage="timeout",
