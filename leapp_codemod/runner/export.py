@@ -45,6 +45,7 @@ class Attempt:
     exporter_specific: bool = False  # a tracing failure that another exporter may not repeat
     spurious: list = field(default_factory=list)   # state outputs that alone failed LEAPP's validation
     dropped: list = field(default_factory=list)    # declared inputs the graph lost (see inputs_kept)
+    causes: list = field(default_factory=list)     # LEAPP records that computation left the trace
 
     def to_json(self, out: Path) -> dict:
         data = {"backend": self.backend, "format": FORMAT_OF[self.backend], "outcome": self.outcome,
@@ -61,6 +62,8 @@ class Attempt:
             data["exporter_specific"] = self.exporter_specific
         if self.dropped:
             data["dropped_inputs"] = list(self.dropped)
+        if self.causes and self.outcome != "validated":
+            data["leapp_causes"] = list(self.causes)
         return data
 
 
@@ -250,6 +253,7 @@ def lost_computation(att: Attempt) -> str:
 def _finish(att: Attempt, capture: Capture, logger, started: float) -> None:
     logger.removeHandler(capture)
     att.signals = [s.to_json() for s in capture.signals]
+    att.causes = list(capture.causes)
     att.messages = capture.messages
     att.seconds = time.monotonic() - started
 

@@ -7,6 +7,8 @@ import re
 import traceback
 from dataclasses import dataclass, field
 
+from leapp_codemod.runner.errors import cut
+
 # substring of a LEAPP record -> (signal, scan categories it confirms)
 PATTERNS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("No torch equivalent for numpy", "unmapped-numpy", ("unmapped-numpy", "foreign-library")),
@@ -23,6 +25,9 @@ PATTERNS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
      ("scalar-extraction", "tensor-branch", "inplace-state", "random-in-pipeline", "foreign-library",
       "unmapped-numpy")),
 )
+# LEAPP records that say computation left the trace (any level): quoted as the cause of a failure.
+DROPPED = ("Failed to decompose TorchScript", "Detected TorchScript call", "bypasses TracedTensor tracing",
+           "are not used in the computation", "Operation will not be traced")
 _DEBUG_SCALAR = re.compile(r"builtin_function_or_method (item|tolist|__float__|__int__|__bool__)\b")
 _NOISE = ("CUDA execution provider not available", "torchvision")
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -50,6 +55,7 @@ class Capture(logging.Handler):
     cwd: str = ""
     signals: list[Signal] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)
+    causes: list[str] = field(default_factory=list)       # records of computation leaving the trace
 
     def __post_init__(self):
         logging.Handler.__init__(self, level=logging.DEBUG)
@@ -67,13 +73,17 @@ class Capture(logging.Handler):
         if any(n in first for n in _NOISE):
             return
         if record.levelno >= logging.WARNING and len(self.messages) < 200:
-            self.messages.append(f"{level}: {first[:300]}")
+            self.messages.append(f"{level}: {cut(first, 300)}")
+        if any(d in text for d in DROPPED) and len(self.causes) < 20:
+            quoted = cut(" ".join(text.split()), 400)
+            if quoted not in self.causes:
+                self.causes.append(quoted)
         found = [(sig, cats) for pat, sig, cats in PATTERNS if pat in text]
         if _DEBUG_SCALAR.search(text):
             found.append(("scalar-extraction", ("scalar-extraction",)))
         location, adapter = self._origin() if found else ("", "")
         for sig, cats in found:
-            item = Signal(sig, level, first[:300], location, cats, adapter)
+            item = Signal(sig, level, cut(first, 300), location, cats, adapter)
             if item not in self.signals:
                 self.signals.append(item)
 

@@ -241,6 +241,9 @@ def _failed(report: dict, info: ModuleInfo, data: dict, bad_parity: list, execut
             "explained_by": report["explained_by"] or ["no static finding"],
             "state_observed": [row["owner_path"] for row in report.get("state_observed", [])]}
         report["error"] = f"computation was lost while tracing: {last['lost_computation']}"
+    if last.get("leapp_causes") and not last.get("dropped_inputs"):
+        report["leapp_cause"] = last["leapp_causes"][0]
+        report["error"] += f"; cause, as LEAPP logged it: {last['leapp_causes'][0]}"
 
 
 def proposed_split(entry: str, host: list[str]) -> dict:
