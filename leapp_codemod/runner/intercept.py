@@ -1,6 +1,7 @@
 """Intercept the entrypoint while the unmodified driver runs, and record its calls."""
 from __future__ import annotations
 
+import collections
 import copy
 import importlib
 import inspect
@@ -90,6 +91,7 @@ class Recorder:
     roots: dict = field(default_factory=dict)       # label -> object the step can reach (observed)
     initial: dict = field(default_factory=dict)     # path -> copy of the value before the first call
     changed: dict = field(default_factory=dict)     # path -> copy of the value after the call that changed it
+    lengths: dict = field(default_factory=dict)     # path -> length of a changed container after each recorded call
     error: RunnerError | None = None
     on_done: Callable[[], None] | None = None     # runs inside the driver's last needed call
     layout: str = ""                              # input shapes/dtypes of the first call
@@ -172,6 +174,8 @@ class Recorder:
         after = ({path: observe.fingerprint(v) for path, v in now.items()}, objects)
         for path in observe.changed(before, after):
             self.changed.setdefault(path, values.plain(now[path]))
+            if isinstance(now[path], (list, tuple, collections.deque)):
+                self.lengths.setdefault(path, []).append(len(now[path]))
         return result
 
     def call(self, args: tuple, kwargs: dict):

@@ -51,6 +51,8 @@ def summary_lines(report: dict) -> list[str]:
         state = "ok" if p.get("ok") else "MISMATCH"
         lines.append(f"  patch {p['patch']}: parity {state} on {p['calls']} calls "
                      f"(max abs error {p['max_abs_error']:.3g}){' ' + p['error'] if p.get('error') else ''}")
+    if status != "validated":
+        lines.extend(f"  state: {note}" for note in report.get("state_notes", []) if "changes length" in note)
     if status == "failed" and report.get("explained_by"):
         lines.append("  scan findings that can explain it:")
         lines.extend(f"    {f}" for f in report["explained_by"][:10])
