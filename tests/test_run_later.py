@@ -60,3 +60,15 @@ def test_a_branch_that_never_flips_is_validated_only_on_a_restricted_domain(tmp_
     text = cli(["run", "integration.py", "--out", "out2", "--require-format", "onnx"], work)
     assert text.stdout.startswith("validated on a restricted domain: battapp.drive:WheelController.wheels")
     assert not text.stdout.startswith("validated:")
+
+
+@pytest.mark.e2e
+def test_a_driver_that_waits_forever_after_the_export_is_stopped(tmp_path):
+    import time as clock
+
+    work = project(tmp_path, "run_later")
+    generate(work, "battapp", "battapp.drive:WheelController.wheels", driver="main_serve.py")
+    started = clock.monotonic()
+    proc, report = run_json(work, "integration.py", "--require-format", "onnx", "--timeout", "400", timeout=450)
+    assert report["status"] == "restricted" and clock.monotonic() - started < 300    # not the run timeout (400 s)
+    assert report["attempts"][0]["validation"]["across_run"]["ok"] is True

@@ -56,6 +56,8 @@ def run_driver(driver: Path, progress, run=None, args: tuple[str, ...] = ()) -> 
             runpy.run_path(str(driver), run_name="__main__")
     except EnoughCalls:
         return ""
+    except KeyboardInterrupt:
+        return "the driver was stopped after the export (it ran on without calling the entry)"
     except SystemExit as exc:
         if exc.code not in (None, 0):
             return f"the driver exited with status {exc.code}"
@@ -190,9 +192,11 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         timings["export_and_validate"] = round(time.monotonic() - t2, 2)
         if chosen is not None:
             recorder.keep_going = True
+            watchdog.append(_watchdog(recorder.later_budget + WATCHDOG_GRACE))
             progress(f"letting the driver run on (up to {recorder.later_budget:g} s) to check the model on calls "
                      "from the whole run")
 
+    watchdog: list = []         # stops a driver that runs on without calling the entry (see _watchdog)
     recorder.on_done = export_all
     if cfg.get("record"):
         from leapp_codemod.runner import record
@@ -213,7 +217,11 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         stack.enter_context(patch_recorders(now, recorder))
         if later:
             inline.on_first_call.append(lambda: stack.enter_context(patch_recorders(later, recorder)))
-        crash = run_driver(driver, progress, inline.run if inline else None, tuple(cfg.get("driver_args") or ()))
+        try:
+            crash = run_driver(driver, progress, inline.run if inline else None, tuple(cfg.get("driver_args") or ()))
+        finally:
+            for timer in watchdog:
+                timer.cancel()
     timings["driver"] = round(time.monotonic() - t1 - timings.get("export_and_validate", 0.0), 2)
     if recorder.error is not None:
         raise recorder.error
@@ -264,6 +272,22 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         "replayed": done.get("replayed"),
         "executed": recorder.cover.to_json(),
     }
+
+
+WATCHDOG_GRACE = 10.0       # seconds past the run-on budget before a driver that no longer calls the entry is stopped
+
+
+def _watchdog(seconds: float):
+    """A timer that sends this process SIGINT (KeyboardInterrupt in the driver, which also wakes a
+    blocking sleep or wait) when the driver runs on after the export without calling the entry (a
+    server loop, a viewer left open)."""
+    import signal
+    import threading
+
+    timer = threading.Timer(seconds, os.kill, (os.getpid(), signal.SIGINT))
+    timer.daemon = True
+    timer.start()
+    return timer
 
 
 def _check_across_run(module, recorder, chosen, plan, progress, timings):
