@@ -43,10 +43,14 @@ class Signal:
     location: str            # "path:line" of the innermost application frame, or ""
     categories: tuple[str, ...]
     adapter: str = ""        # "leapp_codemod.adapters.<module>.<function>" when raised inside one
+    library: str = ""        # "file:line" in a library when the record was raised there (not at `location`)
 
     def to_json(self) -> dict:
-        return {"signal": self.signal, "level": self.level, "message": self.message,
-                "location": self.location, "categories": list(self.categories), "adapter": self.adapter}
+        out = {"signal": self.signal, "level": self.level, "message": self.message,
+               "location": self.location, "categories": list(self.categories), "adapter": self.adapter}
+        if self.library:
+            out["library"] = self.library
+        return out
 
 
 @dataclass
@@ -82,8 +86,9 @@ class Capture(logging.Handler):
         if _DEBUG_SCALAR.search(text):
             found.append(("scalar-extraction", ("scalar-extraction",)))
         location, adapter = self._origin() if found else ("", "")
+        library = _library_frame(location) if found and location else ""
         for sig, cats in found:
-            item = Signal(sig, level, cut(first, 300), location, cats, adapter)
+            item = Signal(sig, level, cut(first, 300), location, cats, adapter, library)
             if item not in self.signals:
                 self.signals.append(item)
 
@@ -101,3 +106,25 @@ class Capture(logging.Handler):
                 rel = os.path.relpath(path, self.cwd) if self.cwd else path
                 return f"{rel.replace(os.sep, '/')}:{frame.lineno}", adapter
         return "", adapter
+
+
+_LEAPP_DIR = f"{os.sep}leapp{os.sep}"
+_STDLIB_DIR = os.path.dirname(os.path.abspath(logging.__file__))
+
+
+def _library_frame(location: str) -> str:
+    """Where the record was raised when that is not the application line `location`: the innermost
+    frame outside LEAPP, logging and this package, as "site-packages-relative file:line"; '' when
+    that frame is the application line itself."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for frame in reversed(traceback.extract_stack()):
+        path = os.path.abspath(frame.filename)
+        if _LEAPP_DIR in path or path.startswith((here + os.sep, _STDLIB_DIR + os.sep)):
+            continue
+        if path.endswith(location.rsplit(":", 1)[0]) and location.endswith(f":{frame.lineno}"):
+            return ""
+        marker = f"site-packages{os.sep}"
+        shown = path.split(marker, 1)[1] if marker in path else path
+        return f"{shown.replace(os.sep, '/')}:{frame.lineno}"
+    return ""
+

@@ -149,7 +149,8 @@ def domain_limits(info: ModuleInfo, chosen: dict, executed: dict | None) -> list
     limits = []
     for s in chosen.get("signals", []):
         if s.get("signal") == "tensor-branch" and s.get("location") and not s.get("adapter"):
-            limits.append(f"{s['location']} tensor-branch (LEAPP: {s['message']})")
+            inside = f" inside {s['library']}, called" if s.get("library") else ""
+            limits.append(f"{s['location']} tensor-branch{inside} (LEAPP: {s['message']})")
     seen = {_loc(x) for x in limits}
     for f in (*info.unresolved, *info.left_out):
         cat = _category(f)
@@ -187,8 +188,8 @@ def _validated(report: dict, info: ModuleInfo, chosen: dict, executed: dict | No
         "note": "the model agrees with the application on every check, but a branch taken on tensor data (or a "
                 "value read from a file or device) was traced as it was on the traced calls: outside the checked "
                 "domain the model may take the other side. Patch the branch (torch.where) or guard the domain."}
-    report["error"] = (f"validated on a restricted domain: {limits[0].split(' ')[0]} "
-                       f"{_category(limits[0]) or 'tensor-branch'} was checked only on {checked}")
+    head = limits[0].split(" (LEAPP:")[0] if " (LEAPP:" in limits[0] else " ".join(limits[0].split(" ")[:2])
+    report["error"] = f"validated on a restricted domain: {head.removesuffix(', called')} (checked only on {checked})"
 
 
 def _partial(report: dict, info: ModuleInfo, host: list[str]) -> None:
