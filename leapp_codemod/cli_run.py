@@ -186,6 +186,7 @@ def _app_sources(app: Path, driver: Path | None, output: Path) -> tuple[Path, ..
 
 @click.command("run")
 @click.argument("file", type=click.Path(path_type=Path))
+@click.argument("driver_args", nargs=-1, type=click.UNPROCESSED, metavar="[-- DRIVER_ARGS...]")
 @click.option("--out", type=click.Path(path_type=Path), default=Path("leapp-out"), show_default=True,
               help="Directory for the LEAPP artifacts and report.json.")
 @click.option("--traces", type=click.IntRange(1, 100), default=5, show_default=True,
@@ -203,24 +204,28 @@ def _app_sources(app: Path, driver: Path | None, output: Path) -> tuple[Path, ..
 @click.option("--allow-pickle", is_flag=True,
               help="With --inputs: load the pickled instance a recording made with --allow-pickle holds. "
                    "Loading it runs code from the file: only for recordings you made or trust.")
-def run(file: Path, out: Path, traces: int, checks: int, fmt: str, require_format: str | None,
-        timeout: float, inputs: Path | None, allow_pickle: bool) -> None:
-    """Run the recorded driver, trace the entrypoint with LEAPP, export and validate the model."""
-    from leapp_codemod.runner import parent
+def run(file: Path, driver_args: tuple[str, ...], out: Path, traces: int, checks: int, fmt: str,
+        require_format: str | None, timeout: float, inputs: Path | None, allow_pickle: bool) -> None:
+    """Run the recorded driver, trace the entrypoint with LEAPP, export and validate the model.
+
+    Arguments after `--` are passed to the driver (they replace the module's DRIVER_ARGS)."""
+    from leapp_codemod.runner import module_info, parent, summary, verdict
 
     started = time.monotonic()
     opts = parent.RunOptions(file=file, out=out, traces=traces, checks=checks, require_format=require_format,
-                             timeout=timeout, inputs=inputs, allow_pickle=allow_pickle)
+                             timeout=timeout, inputs=inputs, allow_pickle=allow_pickle,
+                             driver_args=driver_args)
     try:
-        info = parent.read_module(file)
+        info = module_info.read_module(file)
+        module_info.refuse_stale(info)
         if inputs is not None:
             _check_recording(inputs, file, info.entry, traces, checks, allow_pickle)
         elif info.driver is None:
-            raise parent.UsageError(f"{file}: DRIVER is not set; regenerate with --driver SCRIPT")
+            raise module_info.UsageError(f"{file}: DRIVER is not set; regenerate with --driver SCRIPT")
         elif not info.driver.is_file():
-            raise parent.UsageError(f"{file}: driver {info.driver} not found")
+            raise module_info.UsageError(f"{file}: driver {info.driver} not found")
         _check_out(out, info)
-    except parent.UsageError as exc:
+    except module_info.UsageError as exc:
         if fmt == "json":
             click.echo(json.dumps({"status": "failed", "error": str(exc), "entry": None}))
         _fail(str(exc), 2)
@@ -231,16 +236,16 @@ def run(file: Path, out: Path, traces: int, checks: int, fmt: str, require_forma
 
     try:
         if info.stubs:
-            report = parent.stub_report(info, opts)
+            report = verdict.stub_report(info, opts)
         else:
             child = parent.run_child(info, opts, progress)
-            report = parent.build_report(info, opts, child, time.monotonic() - started)
-        path = parent.write_report(report, out)
+            report = verdict.build_report(info, opts, child, time.monotonic() - started)
+        path = verdict.write_report(report, out)
     except parent.Interrupted as exc:
         report = {"status": "failed", "entry": info.entry, "error": str(exc), "failed_stage": "interrupted",
                   "timings": {"total": round(time.monotonic() - started, 2)}}
         try:
-            parent.write_report(report, out)
+            verdict.write_report(report, out)
         except OSError:
             pass
         if fmt == "json":
@@ -254,10 +259,10 @@ def run(file: Path, out: Path, traces: int, checks: int, fmt: str, require_forma
         return
     if fmt == "json":
         click.echo(json.dumps(report, default=str))
-        for line in parent.summary_lines(report):
+        for line in summary.summary_lines(report):
             click.echo(line, err=True)
     else:
-        for line in parent.summary_lines(report):
+        for line in summary.summary_lines(report):
             click.echo(line)
         click.echo(f"report: {_shown(path)}")
     sys.exit(0 if report["status"] == "validated" else 1)
@@ -266,18 +271,18 @@ def run(file: Path, out: Path, traces: int, checks: int, fmt: str, require_forma
 def _check_out(out: Path, info) -> None:
     """--out must be a fresh folder or an owned folder of regular files (see io_util.prepare_out_dir)."""
     from leapp_codemod.io_util import UnsafeOutput, prepare_out_dir
-    from leapp_codemod.runner import parent
+    from leapp_codemod.runner import module_info
 
     try:
         prepare_out_dir(out)
     except UnsafeOutput as exc:
-        raise parent.UsageError(str(exc)) from None
+        raise module_info.UsageError(str(exc)) from None
     except OSError as exc:
-        raise parent.UsageError(f"{exc.filename or out}: {exc.strerror or exc}") from None
+        raise module_info.UsageError(f"{exc.filename or out}: {exc.strerror or exc}") from None
 
 
 def _check_recording(path: Path, module: Path, entry: str, traces: int, checks: int, allow_pickle: bool) -> None:
-    from leapp_codemod.runner import parent
+    from leapp_codemod.runner import module_info
     from leapp_codemod.runner.record import (
         RecordingError,
         check_matches,
@@ -286,19 +291,20 @@ def _check_recording(path: Path, module: Path, entry: str, traces: int, checks: 
     )
 
     try:
-        check_matches(read_meta(path), path, entry, parent.module_inputs(module), traces, checks)
+        check_matches(read_meta(path), path, entry, module_info.module_inputs(module), traces, checks)
     except RecordingError as exc:
-        raise parent.UsageError(str(exc)) from None
+        raise module_info.UsageError(str(exc)) from None
     if has_pickle(path):
         if not allow_pickle:
-            raise parent.UsageError(f"{path}: holds a pickled Python object (loading it runs code from the file); "
-                                    "pass --allow-pickle only for a recording you made or trust")
+            raise module_info.UsageError(f"{path}: holds a pickled Python object (loading it runs code from the "
+                                         "file); pass --allow-pickle only for a recording you made or trust")
         click.echo(f"leapp-codemod: warning: {path}: loading its pickled instance (--allow-pickle) runs code from "
                    "the file", err=True)
 
 
 @click.command("record")
 @click.argument("file", type=click.Path(path_type=Path))
+@click.argument("driver_args", nargs=-1, type=click.UNPROCESSED, metavar="[-- DRIVER_ARGS...]")
 @click.option("--out", "target", type=click.Path(path_type=Path, dir_okay=False), default=Path("calls.npz"),
               show_default=True, help="Recording to write.")
 @click.option("--traces", type=click.IntRange(1, 100), default=5, show_default=True,
@@ -310,23 +316,24 @@ def _check_recording(path: Path, module: Path, entry: str, traces: int, checks: 
 @click.option("--allow-pickle", is_flag=True,
               help="Store the application's instance (a method entry needs it) as a pickle; whoever replays the "
                    "recording runs code from it (`run --inputs` asks for --allow-pickle too).")
-def record(file: Path, target: Path, traces: int, checks: int, timeout: float, allow_pickle: bool) -> None:
+def record(file: Path, driver_args: tuple[str, ...], target: Path, traces: int, checks: int, timeout: float,
+           allow_pickle: bool) -> None:
     """Run the driver once, as `run` does, and save what the entry received (for `run --inputs`)."""
     import tempfile
 
     from leapp_codemod.io_util import check_target
-    from leapp_codemod.runner import parent
+    from leapp_codemod.runner import module_info, parent, verdict
 
     try:
-        info = parent.read_module(file)
+        info = module_info.read_module(file)
         if info.driver is None:
-            raise parent.UsageError(f"{file}: DRIVER is not set; regenerate with --driver SCRIPT")
+            raise module_info.UsageError(f"{file}: DRIVER is not set; regenerate with --driver SCRIPT")
         if not info.driver.is_file():
-            raise parent.UsageError(f"{file}: driver {info.driver} not found")
+            raise module_info.UsageError(f"{file}: driver {info.driver} not found")
         if not target.parent.is_dir():
-            raise parent.UsageError(f"{target.parent}: no such folder")
+            raise module_info.UsageError(f"{target.parent}: no such folder")
         check_target(target, protected=(info.driver, info.path))
-    except parent.UsageError as exc:
+    except module_info.UsageError as exc:
         _fail(str(exc), 2)
         return
     except OSError as exc:
@@ -337,7 +344,7 @@ def record(file: Path, target: Path, traces: int, checks: int, timeout: float, a
                    "from the file", err=True)
     work = tempfile.mkdtemp(prefix="leapp-codemod-record-")
     opts = parent.RunOptions(file=file, out=Path(work), traces=traces, checks=checks, timeout=timeout,
-                             record=target, allow_pickle=allow_pickle, cleanup=(work,))
+                             record=target, allow_pickle=allow_pickle, cleanup=(work,), driver_args=driver_args)
     try:
         child = parent.run_child(info, opts, lambda message: click.echo(f"[record] {message}", err=True))
     except parent.Interrupted as exc:
@@ -350,7 +357,7 @@ def record(file: Path, target: Path, traces: int, checks: int, timeout: float, a
     if child.timed_out:
         _fail(f"timed out after {timeout:g} s", 1)
     if "error" in data or "recorded" not in data:
-        _fail(data.get("error") or parent.child_crash_message(child), 1)
+        _fail(data.get("error") or verdict.child_crash_message(child), 1)
     meta = data["meta"]
     click.echo(f"recorded {meta['traced']} traced + {meta['checked']} checked calls of {meta['entry']} "
                f"({meta['layout']}) to {target}")

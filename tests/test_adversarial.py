@@ -84,7 +84,7 @@ def _write_recording(target: Path) -> None:
 
 
 def _write_run_report(target: Path) -> None:
-    from leapp_codemod.runner.parent import write_report
+    from leapp_codemod.runner.verdict import write_report
     write_report({"status": "failed"}, target.parent)
 
 

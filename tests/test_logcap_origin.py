@@ -6,7 +6,8 @@ import logging
 import os
 
 from leapp_codemod.runner.logcap import ADAPTERS_DIR, Capture
-from leapp_codemod.runner.parent import confirm_findings, summary_lines
+from leapp_codemod.runner.summary import summary_lines
+from leapp_codemod.runner.verdict import confirm_findings
 
 WARNING = "No torch equivalent for numpy function shape; the value is a constant"
 

@@ -134,7 +134,7 @@ def test_cli_output_onto_a_symlink_keeps_the_link(tmp_path):
 @pytest.mark.parametrize("writer", ["generated module", "run report"])
 def test_generated_files_get_the_usual_mode(tmp_path, writer):
     from leapp_codemod.generate.render import write_module
-    from leapp_codemod.runner.parent import write_report
+    from leapp_codemod.runner.verdict import write_report
 
     old = os.umask(0o022)
     try:

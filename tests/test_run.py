@@ -188,7 +188,7 @@ def test_recurrent_state_the_module_does_not_declare_is_found_by_observation(tmp
     ("main_never.py", "Pipeline.act", r"the driver never called failapp\.pipeline:Pipeline\.act"),
     ("main_gain.py", "Pipeline.act_scaled", (r"argument 'gain' of Pipeline\.act_scaled holds values that are not "
                                              r"tensors or arrays and change between calls \(0\.5 then 1\.0\)")),
-    ("main_solve.py", "Pipeline.solve", r"no exporter validated; last: jit-trace at tracing"),
+    ("main_solve.py", "Pipeline.solve", r"onnx failed at tracing: .*received non-traced tensors"),
 ])
 def test_bad_situations_fail_with_one_clear_line(tmp_path, driver, entry, message):
     work = project(tmp_path, "run_failures")

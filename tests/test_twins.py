@@ -27,7 +27,7 @@ from leapp_codemod.generate.twin_helpers import twin_max, twin_min, twin_scalar
 from leapp_codemod.model import Finding
 from leapp_codemod.runner import values
 from leapp_codemod.runner.intercept import PatchCall
-from leapp_codemod.runner.parent import read_module
+from leapp_codemod.runner.module_info import read_module
 from leapp_codemod.runner.twincheck import check_patch, refusal
 
 ROOT = Path(__file__).resolve().parents[1]

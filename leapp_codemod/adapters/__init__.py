@@ -12,7 +12,7 @@ This package imports torch; only generated integration modules and `run` use it.
 """
 from __future__ import annotations
 
-from . import cv2, ndimage, numpy_extra, rotation, sklearn, special
+from . import cv2, linalg, ndimage, numpy_extra, rotation, sklearn, special
 from ._core import CLASS, CONSTRUCTOR, FUNCTION, METHOD, Adapter
 from .faithfulness import mismatch
 from .rotation import Rotation
@@ -25,6 +25,7 @@ ADAPTERS: dict[str, Adapter] = {
     **sklearn.ADAPTERS,
     **cv2.ADAPTERS,
     **ndimage.ADAPTERS,
+    **linalg.ADAPTERS,
 }
 
 __all__ = [

@@ -42,13 +42,13 @@ def _crash_location(exc: BaseException, roots: list[str]) -> str:
     return ""
 
 
-def run_driver(driver: Path, progress, run=None) -> str:
+def run_driver(driver: Path, progress, run=None, args: tuple[str, ...] = ()) -> str:
     """Run the driver as __main__ (or `run()`, the driver instrumented in memory for an inline entry);
     '' when it ran (or was stopped by the runner), else why it crashed."""
     from leapp_codemod.runner.intercept import EnoughCalls
 
     argv = sys.argv[:]
-    sys.argv = [str(driver)]
+    sys.argv = [str(driver), *args]
     try:
         if run is not None:
             run()
@@ -56,12 +56,14 @@ def run_driver(driver: Path, progress, run=None) -> str:
             runpy.run_path(str(driver), run_name="__main__")
     except EnoughCalls:
         return ""
+    except KeyboardInterrupt:
+        return "the driver was stopped after the export (it ran on without calling the entry)"
     except SystemExit as exc:
         if exc.code not in (None, 0):
             return f"the driver exited with status {exc.code}"
     except BaseException as exc:  # noqa: BLE001 - report any crash of the user's program in one line
         where = _crash_location(exc, [str(driver.parent.resolve())])
-        from leapp_codemod.runner.export import one_line
+        from leapp_codemod.runner.errors import one_line
         return f"the driver crashed{' at ' + where if where else ''}: {one_line(exc)}"
     finally:
         sys.argv = argv
@@ -137,6 +139,9 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
     recorder = Recorder(entry=entry, input_names=tuple(module.INPUTS),
                         static_names=tuple(getattr(module, "STATIC", ())), n_trace=cfg["traces"],
                         n_check=cfg["checks"], declared=state)
+    from leapp_codemod.runner.linecover import LineCover
+    recorder.cover = LineCover(tuple(dict.fromkeys(str(Path(p).resolve()) for p in (
+        cfg["import_root"], driver.parent))))
 
     out = Path(cfg["out"])
     app_root = _app_dir(module, str(Path(cfg["import_root"]).resolve()))
@@ -176,6 +181,10 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
             if att.outcome == "validated":
                 chosen = att
                 break
+            if export.shared_tracing_failure(att):
+                progress(f"{backend}: the trace itself failed; every exporter exports the same trace, so the "
+                         "others are not tried")
+                break
             att.lost = export.lost_computation(att)
             if att.lost:
                 progress(f"{backend}: computation was lost while tracing ({att.lost}); the other exporters "
@@ -183,7 +192,13 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
                 break
         done.update(attempts=attempts, chosen=chosen, parity=export.check_patch_parity(module, recorder))
         timings["export_and_validate"] = round(time.monotonic() - t2, 2)
+        if chosen is not None:
+            recorder.keep_going = True
+            watchdog.append(_watchdog(recorder.later_budget + WATCHDOG_GRACE))
+            progress(f"letting the driver run on (up to {recorder.later_budget:g} s) to check the model on calls "
+                     "from the whole run")
 
+    watchdog: list = []         # stops a driver that runs on without calling the entry (see _watchdog)
     recorder.on_done = export_all
     if cfg.get("record"):
         from leapp_codemod.runner import record
@@ -205,7 +220,11 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         stack.enter_context(patch_recorders(now, recorder))
         if later:
             inline.on_first_call.append(lambda: stack.enter_context(patch_recorders(later, recorder)))
-        crash = run_driver(driver, progress, inline.run if inline else None)
+        try:
+            crash = run_driver(driver, progress, inline.run if inline else None, tuple(cfg.get("driver_args") or ()))
+        finally:
+            for timer in watchdog:
+                timer.cancel()
     timings["driver"] = round(time.monotonic() - t1 - timings.get("export_and_validate", 0.0), 2)
     if recorder.error is not None:
         raise recorder.error
@@ -230,6 +249,8 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         raise done["error"]
     attempts, chosen = done["attempts"], done["chosen"]
     parity = done["parity"]
+    if chosen is not None:
+        chosen = _check_across_run(module, recorder, chosen, done["plan"], progress, timings)
     published = export.copy_artifacts(chosen, module.GRAPH, out) if chosen else None
     return {
         "entry": module.ENTRY, "graph": module.GRAPH, "node": module.NODE, "requested": module.EXPORT_WITH,
@@ -252,7 +273,48 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         "patch_parity": parity,
         "twin_check": done.get("twin_check", []),
         "replayed": done.get("replayed"),
+        "executed": recorder.cover.to_json(),
     }
+
+
+WATCHDOG_GRACE = 10.0       # seconds past the run-on budget before a driver that no longer calls the entry is stopped
+
+
+def _watchdog(seconds: float):
+    """A timer that sends this process SIGINT (KeyboardInterrupt in the driver, which also wakes a
+    blocking sleep or wait) when the driver runs on after the export without calling the entry (a
+    server loop, a viewer left open)."""
+    import signal
+    import threading
+
+    timer = threading.Timer(seconds, os.kill, (os.getpid(), signal.SIGINT))
+    timer.daemon = True
+    timer.start()
+    return timer
+
+
+def _check_across_run(module, recorder, chosen, plan, progress, timings):
+    """The validated attempt checked again once the driver ended: on the calls sampled across the
+    rest of the run and on varied inputs. Returns the attempt, or None when it no longer holds."""
+    from leapp_codemod.runner import export
+    from leapp_codemod.runner.errors import one_line
+    from leapp_codemod.runner.validation import validate_across_run
+
+    t0 = time.monotonic()
+    progress(f"checking {chosen.backend} on {len(recorder.later)} calls sampled across the run "
+             f"(of {recorder.later_calls} after the export) and on varied inputs")
+    try:
+        more = validate_across_run(module, recorder, chosen.yaml, plan)
+    except Exception as exc:  # noqa: BLE001 - a model that does not run is a validation failure
+        more = {"ok": False, "summary": f"the exported model did not run on the later calls: {one_line(exc)}"}
+    timings["check_across_run"] = round(time.monotonic() - t0, 2)
+    chosen.validation["across_run"] = more
+    if more["ok"]:
+        return chosen
+    chosen.outcome, chosen.stage, chosen.reason = "failed", "validation", more.get("summary", "")
+    chosen.lost = export.lost_computation(chosen)
+    progress(f"{chosen.backend}: failed at validation: {chosen.reason}")
+    return None
 
 
 def _left_out(module, recorder) -> list[str]:

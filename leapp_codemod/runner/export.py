@@ -8,12 +8,14 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from leapp_codemod.boundary import state_leaves
 from leapp_codemod.facts import ATOL, EXPORTERS, FORMAT_OF, RTOL
 from leapp_codemod.runner import backend_options, values
+from leapp_codemod.runner.errors import cut, full_text, one_line
+from leapp_codemod.runner.inputs_kept import dropped_inputs
 from leapp_codemod.runner.intercept import Recorder
 from leapp_codemod.runner.logcap import Capture
 from leapp_codemod.runner.stateplan import StatePlan, fresh_roots, start_state
+from leapp_codemod.runner.validation import bound_entry, validate
 
 
 def ladder(first: str, require_format: str | None) -> list[str]:
@@ -40,6 +42,10 @@ class Attempt:
     warm_up: bool = False            # a warm-up call gave state initialised to None its value
     backend_params: dict = field(default_factory=dict)   # {"passed": {...}, "not_accepted": [...]}
     lost: str = ""                   # why the trace itself lost computation (no exporter can recover it)
+    exporter_specific: bool = False  # a tracing failure that another exporter may not repeat
+    spurious: list = field(default_factory=list)   # state outputs that alone failed LEAPP's validation
+    dropped: list = field(default_factory=list)    # declared inputs the graph lost (see inputs_kept)
+    causes: list = field(default_factory=list)     # LEAPP records that computation left the trace
 
     def to_json(self, out: Path) -> dict:
         data = {"backend": self.backend, "format": FORMAT_OF[self.backend], "outcome": self.outcome,
@@ -50,6 +56,14 @@ class Attempt:
         if self.outcome != "validated":
             data["failed_stage"] = self.stage
             data["reason"] = self.reason
+        if self.spurious:
+            data["spurious_state"] = list(self.spurious)
+        if self.stage == "tracing":
+            data["exporter_specific"] = self.exporter_specific
+        if self.dropped:
+            data["dropped_inputs"] = list(self.dropped)
+        if self.causes and self.outcome != "validated":
+            data["leapp_causes"] = list(self.causes)
         return data
 
 
@@ -60,14 +74,6 @@ def _rel(path: Path, base: Path) -> str:
         return str(path)
 
 
-def one_line(exc: BaseException, limit: int = 240) -> str:
-    """`Type: first line of the message`, without colour codes."""
-    lines = [ln for ln in re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).strip().splitlines() if ln.strip()]
-    first = " ".join(lines[0].split()) if lines else ""
-    text = f"{type(exc).__name__}: {first}" if first else type(exc).__name__
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 def _missing_dependency(exc: BaseException) -> bool:
     seen = 0
     while exc is not None and seen < 10:
@@ -76,11 +82,6 @@ def _missing_dependency(exc: BaseException) -> bool:
         exc = exc.__cause__ or exc.__context__
         seen += 1
     return False
-
-
-def _bound_entry(recorder: Recorder, roots: dict):
-    fn = recorder.entry.function
-    return fn.__get__(roots["self"]) if recorder.entry.is_method else fn
 
 
 def attempt_export(module, recorder: Recorder, backend: str, directory: Path, state: StatePlan,
@@ -101,7 +102,7 @@ def attempt_export(module, recorder: Recorder, backend: str, directory: Path, st
         att.stage, att.reason = "tracing", f"restoring the starting state failed: {one_line(exc)}"
         att.seconds = time.monotonic() - started
         return att
-    entry = _bound_entry(recorder, roots)
+    entry = bound_entry(recorder, roots)
     capture = Capture(app_root=app_root, cwd=cwd)
     logger = logging.getLogger("leapp")
     progress(f"{backend}: tracing {len(recorder.traced)} calls")
@@ -122,7 +123,8 @@ def attempt_export(module, recorder: Recorder, backend: str, directory: Path, st
             leapp.stop()
     except Exception as exc:  # noqa: BLE001 - application code may raise anything while traced
         att.stage = "missing dependency" if _missing_dependency(exc) else "tracing"
-        att.reason = one_line(exc)
+        att.reason = cut(full_text(exc), REASON_LIMIT)
+        att.exporter_specific = _exporter_specific(exc, backend)
         _finish(att, capture, logger, started)
         return att
     progress(f"{backend}: compiling and exporting")
@@ -130,11 +132,16 @@ def attempt_export(module, recorder: Recorder, backend: str, directory: Path, st
         results = leapp.compile_graph(visualize=True, validate=True, strict=False)
     except Exception as exc:  # noqa: BLE001 - exporter errors come in many types
         att.stage = "missing dependency" if _missing_dependency(exc) else "lowering"
-        att.reason = one_line(exc)
+        att.reason = cut(full_text(exc), REASON_LIMIT)
         _finish(att, capture, logger, started)
         return att
     att.leapp_validation = {k: (v if isinstance(v, bool) else one_line(v)) for k, v in (results or {}).items()}
     att.yaml = directory / module.GRAPH / f"{module.GRAPH}.yaml"
+    att.dropped = dropped_inputs(module, recorder, state, att.yaml, [s.to_json() for s in capture.signals])
+    if att.dropped:
+        att.stage, att.reason = "tracing", dropped_text(att.dropped)
+        _finish(att, capture, logger, started)
+        return att
     bad = {k: v for k, v in att.leapp_validation.items() if v is not True}
     if bad:
         att.stage = "validation"
@@ -147,14 +154,76 @@ def attempt_export(module, recorder: Recorder, backend: str, directory: Path, st
         att.validation = {"error": one_line(exc)}
         if not att.stage:
             att.stage = "missing dependency" if _missing_dependency(exc) else "validation"
-            att.reason = f"the exported model did not run: {one_line(exc)}"
+            att.reason = f"the exported model did not run: {cut(full_text(exc), REASON_LIMIT)}"
     if not att.stage and not att.validation.get("ok"):
         att.stage = "validation"
         att.reason = att.validation.get("summary", "fresh-input parity failed")
+    _finish(att, capture, logger, started)
+    if att.stage == "validation" and bad and att.validation.get("ok"):
+        att.spurious = spurious_state(att.messages, _app_outputs(module, recorder))
+        if att.spurious:
+            att.reason = (f"LEAPP's validation mismatched only on state output(s) {', '.join(att.spurious)}, "
+                          f"while the model's outputs agree with the application on "
+                          f"{len(att.validation.get('calls', []))} fresh calls and the rollout from reset: "
+                          "spurious state (a value the step writes before it reads it, or never reads)")
     if not att.stage:
         att.outcome = "validated"
-    _finish(att, capture, logger, started)
     return att
+
+
+# A tracing error that names the exporter (or its options) may not recur with another one.
+_EXPORTER_WORDS = ("backend", "export_with", "exporter", "onnx", "torchscript", "jit", "pt2", "dynamo")
+REASON_LIMIT = 2000
+
+
+def _exporter_specific(exc: BaseException, backend: str) -> bool:
+    """Whether a tracing failure may depend on the exporter: a missing dependency, or an error that
+    names the exporter or its options. Any other tracing error recurs with every exporter, since
+    they all export the same trace."""
+    if _missing_dependency(exc):
+        return True
+    text = full_text(exc).lower()
+    return backend.lower() in text or any(w in text for w in _EXPORTER_WORDS)
+
+
+def dropped_text(rows: list[dict]) -> str:
+    """One sentence naming each dropped input and what dropped it."""
+    parts = []
+    for row in rows:
+        why = f" ({row['dropped_by']})" if row["dropped_by"] else ""
+        unsure = "" if row["application_uses_it"] else " (whether the application's outputs depend on it could not be told)"
+        parts.append(f"{row['input']!r}{why}{unsure}")
+    return (f"the exported graph dropped input(s) {'; '.join(parts)}: LEAPP found them not used in the computation "
+            "although the application's outputs depend on them (declare an input in CONSTANT_INPUTS of the module "
+            "only if it is meant to be constant)")
+
+
+def shared_tracing_failure(att: Attempt) -> bool:
+    """A tracing failure that every other exporter would repeat (so none is tried)."""
+    return att.stage == "tracing" and not att.exporter_specific
+
+
+_MISMATCH = re.compile(r"^\w+: (?P<node>[^/\s]+)/(?P<output>\S+) sample \d+: Mismatch detected")
+
+
+def spurious_state(messages: list[str], app_outputs: set[str]) -> list[str]:
+    """The outputs LEAPP's validation reported as mismatching when every one of them is a state
+    output (not an output of the application); [] when any application output mismatched."""
+    names = []
+    for message in messages:
+        m = _MISMATCH.match(message)
+        if m and m.group("output") not in names:
+            names.append(m.group("output"))
+    if not names or any(n in app_outputs or n.removesuffix("_out") in app_outputs for n in names):
+        return []
+    return names
+
+
+def _app_outputs(module, recorder: Recorder) -> set[str]:
+    try:
+        return set(values.flatten(module.named_outputs(recorder.traced[0].outputs)))
+    except Exception:  # noqa: BLE001 - outputs that cannot be named here are named nowhere
+        return set()
 
 
 # LEAPP signals that a value was baked into the trace (a branch taken once, a scalar pulled out).
@@ -166,7 +235,7 @@ def lost_computation(att: Attempt) -> str:
     LEAPP's frozen-constant signal (a re-entry sample disagreed with the first trace, or a value was
     inlined as a constant) or a signal of a value baked into the trace (a tensor branch, a scalar
     extraction), or calls that each agree while a rollout from reset diverges."""
-    if att.stage != "validation":
+    if att.stage != "validation" or att.spurious:
         return ""
     frozen = sorted((s for s in att.signals if s.get("signal") in _LOST_SIGNALS),
                     key=lambda s: _LOST_SIGNALS.index(s["signal"]))
@@ -184,127 +253,9 @@ def lost_computation(att: Attempt) -> str:
 def _finish(att: Attempt, capture: Capture, logger, started: float) -> None:
     logger.removeHandler(capture)
     att.signals = [s.to_json() for s in capture.signals]
+    att.causes = list(capture.causes)
     att.messages = capture.messages
     att.seconds = time.monotonic() - started
-
-
-def _im_inputs(im_inputs: list[str], node: str, call_inputs: dict) -> dict:
-    flat = {}
-    for name, value in call_inputs.items():
-        flat.update(values.flatten(value, name) if not values.is_array(value) else {name: value})
-    return {key: values.to_torch(flat[key.split("/", 1)[1]]) for key in im_inputs if key.split("/", 1)[1] in flat}
-
-
-def _run(im, node: str, call_inputs: dict) -> dict:
-    got = im.run_policy(_im_inputs(im.inputs, node, call_inputs))
-    return {k.split("/", 1)[1]: values.plain(v) for k, v in got.items()}
-
-
-def _feedback_key(im, node: str, name: str) -> str | None:
-    for candidate in (f"{node}/{name}", f"{node}/{name}_in"):
-        if candidate in im.feedback_inputs:
-            return candidate.split("/", 1)[1]
-    return None
-
-
-def validate(module, recorder: Recorder, yaml_path: Path, state: StatePlan) -> dict:
-    """The original pipeline's outputs on the untraced check calls against InferenceManager."""
-    from leapp import InferenceManager
-
-    im = InferenceManager(str(yaml_path))
-    node = module.NODE
-    per_output: dict[str, values.Errors] = {}
-    checks, missing = [], set()
-    initial = None
-    stateful = bool(state.entries)
-    if stateful:
-        initial = _initial_state(recorder, state)
-        fb = {name: _feedback_key(im, node, name) for name in initial}
-    prev_after = None
-    for i, call in enumerate(recorder.checks):
-        how = "stateless"
-        if stateful:
-            how = _sync_state(im, node, fb, call, prev_after, initial, (i == 0), state)
-            prev_after = call.state_after
-        got = _run(im, node, call.inputs)
-        expected = values.flatten(module.named_outputs(call.outputs))
-        ok = _compare_all(expected, got, per_output, missing)
-        checks.append({"call": call.index, "state": how, "ok": ok})
-    result = {"calls": checks, "outputs": {k: v.to_json() for k, v in sorted(per_output.items())}}
-    if missing:
-        result["missing_outputs"] = sorted(missing)
-    if stateful:
-        result["state_inputs"] = {k: v for k, v in fb.items()}
-        result["rollout_from_reset"] = _rollout(im, module, recorder, state)
-    ok = bool(checks) and all(c["ok"] for c in checks) and not missing
-    if stateful:
-        ok = ok and result["rollout_from_reset"].get("ok", False)
-    result["ok"] = ok
-    worst = max(per_output.items(), key=lambda kv: kv[1].max_abs, default=None)
-    if worst is not None:
-        result["summary"] = (f"{'parity ok' if ok else 'parity FAILED'} on {len(checks)} fresh calls; "
-                             f"worst output {worst[0]!r}: max abs error {worst[1].max_abs:.3g}, "
-                             f"max rel error {worst[1].max_rel:.3g}")
-    if missing:
-        result["summary"] = f"the exported model lacks outputs {sorted(missing)}"
-    return result
-
-
-def _initial_state(recorder: Recorder, state: StatePlan) -> dict:
-    """The state ports' values the exported model starts from (after the warm-up call, if any)."""
-    roots, _ = fresh_roots(recorder)
-    refs, _ = start_state(recorder, state, roots)
-    return values.plain({port: v for ref in refs for port, v in state_leaves(ref.get(), ref.name).items()})
-
-
-def _sync_state(im, node: str, fb: dict, call, prev_after, initial, first: bool, state: StatePlan) -> str:
-    """Bring InferenceManager's state to the application's state before this call (see report)."""
-    before = state.ports(call.state_before)
-    if not first and prev_after is not None and values.same_values(before, state.ports(prev_after)):
-        return "carried"
-    if initial is not None and values.same_values(before, initial):
-        im.reset()
-        return "reset"
-    if set(before) != set(initial or {}):
-        im.reset()
-        return "reset (the state was empty)"
-    for name, key in fb.items():
-        if key is not None:
-            im.set_input_value(node, key, values.to_torch(before[name]))
-    return "set"
-
-
-def _compare_all(expected: dict, got: dict, per_output: dict, missing: set) -> bool:
-    ok = True
-    for name, value in expected.items():
-        if name not in got:
-            missing.add(name)
-            ok = False
-            continue
-        errs = per_output.setdefault(name, values.Errors())
-        ok = values.compare(value, got[name], errs, RTOL, ATOL) and ok
-    return ok
-
-
-def _rollout(im, module, recorder: Recorder, state: StatePlan) -> dict:
-    """From the initial state, feed every recorded input in order to a fresh copy of the
-    application's objects and to InferenceManager after reset(); outputs must agree at every step."""
-    roots, _ = fresh_roots(recorder)
-    start_state(recorder, state, roots)
-    entry = _bound_entry(recorder, roots)
-    im.reset()
-    per_output: dict[str, values.Errors] = {}
-    missing: set = set()
-    steps = 0
-    ok = True
-    for call in [*recorder.traced, *recorder.checks]:
-        expected = values.flatten(module.named_outputs(values.plain(
-            entry(**values.plain(call.inputs), **recorder.statics))))
-        got = _run(im, module.NODE, call.inputs)
-        ok = _compare_all(expected, got, per_output, missing) and ok
-        steps += 1
-    return {"ok": ok and not missing, "steps": steps,
-            "outputs": {k: v.to_json() for k, v in sorted(per_output.items())}}
 
 
 def copy_artifacts(att: Attempt, graph: str, out: Path) -> Path:

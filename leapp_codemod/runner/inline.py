@@ -185,7 +185,7 @@ def run_as_main(program: Program, module: types.ModuleType) -> None:
     saved = sys.modules.get("__main__")
     argv = sys.argv[:]
     sys.modules["__main__"] = module
-    sys.argv = [str(program.path)]
+    sys.argv = [str(program.path), *argv[1:]]     # the driver's arguments (`run -- ARGS`) kept
     try:
         exec(program.main_code, module.__dict__)  # noqa: S102 - the user's driver, as `run` executes it
     finally:

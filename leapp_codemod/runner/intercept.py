@@ -1,30 +1,21 @@
 """Intercept the entrypoint while the unmodified driver runs, and record its calls."""
 from __future__ import annotations
 
+import collections
 import copy
 import importlib
 import inspect
 import sys
+import time
 import types
 from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from leapp_codemod.runner import state_observe as observe, values
-
-
-class RunnerError(Exception):
-    """A one-line reason the run cannot continue (stage says where)."""
-
-    def __init__(self, message: str, stage: str = "run"):
-        super().__init__(message)
-        self.stage = stage
-
-
-class EnoughCalls(BaseException):
-    """Raised into the driver once every needed call is recorded (a BaseException so that the
-    driver's own `except Exception` handlers do not swallow it)."""
+from leapp_codemod.runner import state_observe as observe
+from leapp_codemod.runner import values
+from leapp_codemod.runner.errors import EnoughCalls, RunnerError, where
 
 
 @dataclass(frozen=True)
@@ -100,6 +91,7 @@ class Recorder:
     roots: dict = field(default_factory=dict)       # label -> object the step can reach (observed)
     initial: dict = field(default_factory=dict)     # path -> copy of the value before the first call
     changed: dict = field(default_factory=dict)     # path -> copy of the value after the call that changed it
+    lengths: dict = field(default_factory=dict)     # path -> length of a changed container after each recorded call
     error: RunnerError | None = None
     on_done: Callable[[], None] | None = None     # runs inside the driver's last needed call
     layout: str = ""                              # input shapes/dtypes of the first call
@@ -109,6 +101,15 @@ class Recorder:
     originals: dict = field(default_factory=dict)               # (module, name) -> the original function
     n_twin: int = 5                                             # recorded calls per patched helper
     twin_call_counts: dict = field(default_factory=dict)        # id(patch) -> calls while recording traced calls
+    cover: Any = None                       # a LineCover: application lines executed during the recorded calls
+    later: list[Call] = field(default_factory=list)   # calls sampled across the rest of the run (see sample_later)
+    keep_going: bool = False                # after the export, let the driver run on and sample its calls
+    later_every: int = 1                    # sample every k-th later call (doubles when `later_cap` is reached)
+    later_cap: int = 24
+    later_budget: float = 20.0              # seconds the driver may run on after the export
+    later_calls: int = 0                    # calls seen after the export
+    _later_deadline: float = 0.0
+    _later_n: list = field(default_factory=list)       # the later-call number of each sample
     _seen: set = field(default_factory=set)
     _in_check: bool = False
     _in_trace: bool = False
@@ -164,15 +165,23 @@ class Recorder:
     def _observed_call(self, args, kwargs):
         """Run the entry, noting every reachable value the call changed."""
         before = observe.fingerprints(self.roots)
-        result = self.entry.function(*args, **kwargs)
+        if self.cover is not None:
+            with self.cover:
+                result = self.entry.function(*args, **kwargs)
+        else:
+            result = self.entry.function(*args, **kwargs)
         now, objects = observe.walk(self.roots)
         after = ({path: observe.fingerprint(v) for path, v in now.items()}, objects)
         for path in observe.changed(before, after):
             self.changed.setdefault(path, values.plain(now[path]))
+            if isinstance(now[path], (list, tuple, collections.deque)):
+                self.lengths.setdefault(path, []).append(len(now[path]))
         return result
 
     def call(self, args: tuple, kwargs: dict):
         """Run the original entry for the driver, recording what is needed."""
+        if self.done and self.keep_going and self.error is None:
+            return self.sample_later(args, kwargs)
         if self.done or self.error is not None:
             raise EnoughCalls()
         self.calls_seen += 1
@@ -221,9 +230,38 @@ class Recorder:
             if self.done:
                 if self.on_done is not None:
                     self.on_done()
-                raise EnoughCalls()
+                if not self.keep_going:
+                    raise EnoughCalls()
+                self._later_deadline = time.monotonic() + self.later_budget
             return result
         return self.entry.function(*args, **kwargs)
+
+    def sample_later(self, args: tuple, kwargs: dict):
+        """After the export the driver runs on (until it ends, or for `later_budget` seconds): every
+        k-th call on the first instance is recorded with its state, k doubling whenever `later_cap`
+        samples are held (every other one is then dropped), so the samples span the whole run."""
+        if time.monotonic() > self._later_deadline:
+            raise EnoughCalls()
+        self.calls_seen += 1
+        self.later_calls += 1
+        instance = args[0] if self.entry.is_method else None
+        named = self._bind(args, kwargs)
+        inputs = {n: named[n] for n in self.input_names if n in named}
+        if (instance is not None and instance is not self.instance) or len(inputs) != len(self.input_names) \
+                or self.later_calls % self.later_every or values.layout(inputs) != self.layout:
+            return self.entry.function(*args, **kwargs)
+        record = Call(self.calls_seen, values.plain(inputs), state_before=self.read_reachable())
+        result = self.entry.function(*args, **kwargs)
+        record.outputs = values.plain(result)
+        record.state_after = self.read_reachable()
+        self.later.append(record)
+        self._later_n.append(self.later_calls)
+        if len(self.later) >= self.later_cap:
+            self.later_every *= 2
+            kept = [i for i, n in enumerate(self._later_n) if n % self.later_every == 0]
+            self.later = [self.later[i] for i in kept]
+            self._later_n = [self._later_n[i] for i in kept]
+        return result
 
     def read_reachable(self) -> dict:
         return {path: values.plain(v) for path, v in observe.reachable(self.roots).items()}
@@ -243,17 +281,6 @@ def _append_copy(calls: list, patch, args: tuple, kwargs: dict) -> None:
         calls.append(PatchCall(patch, copy.deepcopy(args), copy.deepcopy(kwargs)))
     except Exception:  # noqa: BLE001 - an argument that cannot be copied is just not checked
         pass
-
-
-def where(exc: BaseException) -> str:
-    """`Type: message (at file:line)` of an exception, its innermost frame named."""
-    import traceback
-
-    from leapp_codemod.runner.export import one_line
-
-    frames = traceback.extract_tb(exc.__traceback__)
-    at = f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
-    return one_line(exc, 200) + at
 
 
 @contextmanager

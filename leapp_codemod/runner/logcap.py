@@ -8,6 +8,7 @@ import traceback
 from dataclasses import dataclass, field
 
 from leapp_codemod.knowledge.categories import confirmed_by
+from leapp_codemod.runner.errors import cut
 
 # substring of a LEAPP record -> signal; the scan categories a signal confirms are read from the category table
 SIGNAL_OF: tuple[tuple[str, str], ...] = (
@@ -23,6 +24,9 @@ SIGNAL_OF: tuple[tuple[str, str], ...] = (
 )
 PATTERNS: tuple[tuple[str, str, tuple[str, ...]], ...] = tuple(
     (pattern, signal, confirmed_by(signal)) for pattern, signal in SIGNAL_OF)
+# LEAPP records that say computation left the trace (any level): quoted as the cause of a failure.
+DROPPED = ("Failed to decompose TorchScript", "Detected TorchScript call", "bypasses TracedTensor tracing",
+           "are not used in the computation", "Operation will not be traced")
 _DEBUG_SCALAR = re.compile(r"builtin_function_or_method (item|tolist|__float__|__int__|__bool__)\b")
 _NOISE = ("CUDA execution provider not available", "torchvision")
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -38,10 +42,14 @@ class Signal:
     location: str            # "path:line" of the innermost application frame, or ""
     categories: tuple[str, ...]
     adapter: str = ""        # "leapp_codemod.adapters.<module>.<function>" when raised inside one
+    library: str = ""        # "file:line" in a library when the record was raised there (not at `location`)
 
     def to_json(self) -> dict:
-        return {"signal": self.signal, "level": self.level, "message": self.message,
-                "location": self.location, "categories": list(self.categories), "adapter": self.adapter}
+        out = {"signal": self.signal, "level": self.level, "message": self.message,
+               "location": self.location, "categories": list(self.categories), "adapter": self.adapter}
+        if self.library:
+            out["library"] = self.library
+        return out
 
 
 @dataclass
@@ -50,6 +58,7 @@ class Capture(logging.Handler):
     cwd: str = ""
     signals: list[Signal] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)
+    causes: list[str] = field(default_factory=list)       # records of computation leaving the trace
 
     def __post_init__(self):
         logging.Handler.__init__(self, level=logging.DEBUG)
@@ -67,13 +76,18 @@ class Capture(logging.Handler):
         if any(n in first for n in _NOISE):
             return
         if record.levelno >= logging.WARNING and len(self.messages) < 200:
-            self.messages.append(f"{level}: {first[:300]}")
+            self.messages.append(f"{level}: {cut(first, 300)}")
+        if any(d in text for d in DROPPED) and len(self.causes) < 20:
+            quoted = cut(" ".join(text.split()), 400)
+            if quoted not in self.causes:
+                self.causes.append(quoted)
         found = [(sig, cats) for pat, sig, cats in PATTERNS if pat in text]
         if _DEBUG_SCALAR.search(text):
             found.append(("scalar-extraction", confirmed_by("scalar-extraction")))
         location, adapter = self._origin() if found else ("", "")
+        library = _library_frame(location) if found and location else ""
         for sig, cats in found:
-            item = Signal(sig, level, first[:300], location, cats, adapter)
+            item = Signal(sig, level, cut(first, 300), location, cats, adapter, library)
             if item not in self.signals:
                 self.signals.append(item)
 
@@ -91,3 +105,25 @@ class Capture(logging.Handler):
                 rel = os.path.relpath(path, self.cwd) if self.cwd else path
                 return f"{rel.replace(os.sep, '/')}:{frame.lineno}", adapter
         return "", adapter
+
+
+_LEAPP_DIR = f"{os.sep}leapp{os.sep}"
+_STDLIB_DIR = os.path.dirname(os.path.abspath(logging.__file__))
+
+
+def _library_frame(location: str) -> str:
+    """Where the record was raised when that is not the application line `location`: the innermost
+    frame outside LEAPP, logging and this package, as "site-packages-relative file:line"; '' when
+    that frame is the application line itself."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for frame in reversed(traceback.extract_stack()):
+        path = os.path.abspath(frame.filename)
+        if _LEAPP_DIR in path or path.startswith((here + os.sep, _STDLIB_DIR + os.sep)):
+            continue
+        if path.endswith(location.rsplit(":", 1)[0]) and location.endswith(f":{frame.lineno}"):
+            return ""
+        marker = f"site-packages{os.sep}"
+        shown = path.split(marker, 1)[1] if marker in path else path
+        return f"{shown.replace(os.sep, '/')}:{frame.lineno}"
+    return ""
+

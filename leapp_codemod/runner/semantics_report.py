@@ -8,10 +8,10 @@ from pathlib import Path
 
 def module_literal(path: Path, name: str):
     """A top-level literal of the integration module, or None when it has none."""
-    from leapp_codemod.runner.parent import UsageError, _literal
+    from leapp_codemod.runner.module_info import UsageError, literal
 
     try:
-        return _literal(ast.parse(path.read_text(encoding="utf-8")), name, path, required=False)
+        return literal(ast.parse(path.read_text(encoding="utf-8")), name, path, required=False)
     except UsageError:
         return None
 

@@ -6,8 +6,10 @@ import copy
 from dataclasses import dataclass, field
 
 from leapp_codemod.boundary import StateRef, state_leaves
-from leapp_codemod.runner import state_observe as observe, values
-from leapp_codemod.runner.intercept import Recorder, find_instances, owner_class, where
+from leapp_codemod.runner import state_observe as observe
+from leapp_codemod.runner import values
+from leapp_codemod.runner.errors import where
+from leapp_codemod.runner.intercept import Recorder, find_instances, owner_class
 
 
 @dataclass
@@ -55,8 +57,15 @@ def plan_state(declared: dict, recorder: Recorder) -> StatePlan:
     known = {path for _, path in plan.entries}
     for path in sorted(recorder.changed, key=observe.describe_path):
         value = recorder.changed[path]
+        sizes = recorder.lengths.get(path, [])
         if path in known or any(path[:len(k)] == k for k in known):
             pass
+        elif len(sizes) >= 2 and len(set(sizes)) == len(sizes):
+            plan.notes.append(f"{observe.describe_path(path)} ({type(value).__name__}) changes length on every call "
+                              f"({sizes[0]} then {sizes[-1]} over {len(sizes)} calls): a container that grows cannot "
+                              "be exported as state, so it is left out; if the step reads it, give it a fixed size "
+                              "(deque(maxlen=N)) or keep that code in the host runtime")
+            continue
         elif observe.exportable_state(value):
             name = observe.state_name(path, taken)
             taken.add(name)

@@ -55,7 +55,7 @@ def check_patch(patch, original, calls, seed: int = 0) -> dict:
                 got = _run(patch.replacement, args, kwargs)
                 problem, worst = values.mismatch(expected, got, RTOL, ATOL)
             except Exception as exc:  # noqa: BLE001 - any error of the replacement is a disagreement
-                from leapp_codemod.runner.export import one_line
+                from leapp_codemod.runner.errors import one_line
                 problem, worst = f"the replacement raises {one_line(exc)}", float("inf")
             row["max_abs_error"] = max(row["max_abs_error"], worst)
             if problem:

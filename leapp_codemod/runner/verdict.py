@@ -1,0 +1,314 @@
+"""The verdict of `run`: report.json assembled from the module, the child's result and the
+attempts. Imports neither torch nor leapp nor the application."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from leapp_codemod.facts import FORMAT_OF
+from leapp_codemod.io_util import prepare_out_dir, write_atomic
+from leapp_codemod.runner.linecover import ran
+from leapp_codemod.runner.module_info import ModuleInfo
+from leapp_codemod.runner.module_info import category as _category
+from leapp_codemod.runner.module_info import loc as _loc
+from leapp_codemod.runner.parent import ChildResult, RunOptions
+
+
+def confirm_findings(findings: tuple[str, ...], signals: list[dict], executed: dict | None = None) -> list[dict]:
+    """Scan findings that a LEAPP runtime signal confirms, matched by line first, then by category;
+    a finding on a line that did not execute during the recorded calls is never confirmed."""
+    confirmed = []
+    for f in findings:
+        if ran(executed, f) is False:
+            continue
+        loc, cat = _loc(f), _category(f)
+        evidence = []
+        for s in signals:
+            s_loc = _loc(s["location"] + " ") if s.get("location") else None
+            if cat not in s["categories"] or s.get("adapter"):   # an adapter's record says nothing of the app line
+                continue
+            at_line = bool(loc and s_loc and s_loc[0] == loc[0] and abs(s_loc[1] - loc[1]) <= 1)
+            if at_line or not s_loc:
+                evidence.append({"signal": s["signal"], "message": s["message"], "at": s.get("location", ""),
+                                 "match": "line" if at_line else "category"})
+        if evidence:
+            confirmed.append({"finding": f, "evidence": evidence[:3]})
+    return confirmed
+
+
+_SILENT = ("scalar-extraction", "tensor-branch", "inplace-state", "random-in-pipeline", "unmapped-numpy",
+           "foreign-library", "numpy-astype", "io-in-pipeline", "shape-specialization")
+
+
+def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: float) -> dict:
+    data = child.data
+    report: dict = {"entry": info.entry, "integration": str(info.path), "out": str(opts.out),
+                    "requested_format": _format_of(opts.require_format or info.export_with),
+                    "graph_yaml": None, "models": [], "attempts": data.get("attempts", []),
+                    "validation": {}, "findings_confirmed": [], "hazard_signals": [],
+                    "host_runtime": list(info.host_runtime), "patch_parity": data.get("patch_parity", []),
+                    "twin_check": data.get("twin_check", []),
+                    "driver_args": list(opts.driver_args or info.driver_args),
+                    "timings": dict(data.get("timings", {}), total=round(wall, 2))}
+    if child.timed_out:
+        report.update(status="failed", failed_stage="timeout",
+                      error=f"timed out after {opts.timeout:g} s (see {opts.out / 'run.log'})")
+        return report
+    if "error" in data or not data:
+        msg = data.get("error") or _child_crash(child)
+        report.update(status="failed", error=msg, failed_stage=data.get("error_stage", "runner"))
+        shapes = [f for f in info.left_out if _category(f) == "shape-specialization"]
+        if shapes and "had other input shapes" in msg:
+            report.update(status="partial", host_runtime=list(info.host_runtime) + shapes,
+                          error=f"partial pipeline: the input shapes change between calls, so the shape-specialized "
+                                f"code must stay in the host runtime ({msg})")
+            report["proposed_split"] = proposed_split(info.entry, report["host_runtime"])
+        return report
+    signals = []
+    for att in data["attempts"]:
+        for s in att.get("signals", []):
+            if s not in signals:
+                signals.append(s)
+    report["hazard_signals"] = signals
+    executed = data.get("executed")
+    report["findings_confirmed"] = confirm_findings(info.findings, signals, executed)
+    report["calls"] = data.get("calls")
+    report.update(_left_out_sections(info, data.get("calls") or {}))
+    if data.get("replayed"):
+        meta = data["replayed"]
+        report["inputs"] = {"recording": str(opts.inputs), "format_version": meta.get("version"),
+                            "recorded_with": meta.get("versions"), "driver_started": False}
+    report["state"] = data.get("state")
+    for key in ("state_observed", "state_notes", "snapshot", "constants", "outputs_left_out"):
+        if data.get(key):
+            report[key] = data[key]
+    for row in report.get("state_observed", []):
+        if row.get("explained_by") == "no static finding":
+            attr = re.split(r"[.\[]", row["owner_path"])[-1].strip("'\"]")
+            row["explained_by"] = next((f for f in info.findings if _category(f) == "inplace-state"
+                                        and re.search(rf"\b{re.escape(attr)}\b", f)), "no static finding")
+    chosen = next((a for a in data["attempts"] if a["outcome"] == "validated"), None)
+    last = chosen or (data["attempts"][-1] if data["attempts"] else None)
+    if last:
+        report["validation"] = last.get("validation", {})
+    bad_parity = [p for p in report["patch_parity"] if not p.get("ok")]
+    if chosen:
+        pub = Path(data["published"])
+        report["graph_yaml"] = _display(pub / f"{data['graph']}.yaml")
+        report["models"] = sorted(_display(p) for p in pub.iterdir() if p.suffix in (".onnx", ".pt", ".pt2"))
+        report["backend"] = chosen["backend"]
+        report["format"] = chosen["format"]
+        report["substitute"] = chosen["format"] != report["requested_format"]
+    from leapp_codemod.runner.semantics_report import summarize
+    semantics = summarize(info.path, Path(report["graph_yaml"]) if report["graph_yaml"] else None)
+    if semantics is not None:
+        report["semantics"] = semantics
+    from leapp_codemod.runner.split_report import summarize as split_summary
+    split = split_summary(info.path, Path(report["graph_yaml"]) if report["graph_yaml"] else None)
+    if split is not None:
+        report["split"] = split
+    if split and split["problems"] and chosen:
+        report["status"] = "failed"
+        report["error"] = f"the exported graph is not the declared split: {split['problems'][0]}"
+    elif chosen and not bad_parity and not info.host_runtime:
+        _validated(report, info, chosen, executed)
+    elif chosen and not bad_parity:
+        # validated although host-side lines were listed: validated without them when none of them ran
+        ran_host = [h for h in info.host_runtime if ran(executed, h) is not False]
+        if ran_host:
+            _partial(report, info, ran_host)
+        else:
+            _validated(report, info, chosen, executed)
+            report["host_runtime_not_executed"] = list(info.host_runtime)
+    else:
+        _failed(report, info, data, bad_parity, executed)
+    return report
+
+
+# An I/O call that reads: its value feeds the step, so the export holds for what was read during the run.
+_READ_NAME = re.compile(r"(load|read|recv|receive|fromfile|genfromtxt|imread|input|get|subscribe|poll)")
+
+
+def is_io_read(finding: str) -> bool:
+    """An io-in-pipeline finding whose call reads (a file, device, socket or the clock)."""
+    if "reads the clock" in finding:
+        return True
+    m = re.search(r"performs I/O inside the pipeline \((.*?)\);", finding)
+    words = re.findall(r"[A-Za-z_]\w*", m.group(1)) if m else []
+    if not words or words[-1] == "logging":
+        return False
+    if words[-1] == "open":
+        return not re.search(r"open\([^)]*['\"][wax]", finding)
+    return bool(_READ_NAME.match(words[-1]))
+
+
+def domain_limits(info: ModuleInfo, chosen: dict, executed: dict | None) -> list[str]:
+    """What the checks cannot vouch for beyond the inputs they covered: a tensor branch LEAPP signalled
+    in the application, or an unresolved tensor-branch or I/O-read finding on a line that ran."""
+    limits = []
+    for s in chosen.get("signals", []):
+        if s.get("signal") == "tensor-branch" and s.get("location") and not s.get("adapter"):
+            inside = f" inside {s['library']}, called" if s.get("library") else ""
+            limits.append(f"{s['location']} tensor-branch{inside} (LEAPP: {s['message']})")
+    seen = {_loc(x) for x in limits}
+    for f in (*info.unresolved, *info.left_out):
+        cat = _category(f)
+        branch = cat == "tensor-branch"
+        read = cat == "io-in-pipeline" and is_io_read(f)
+        if (branch or read) and ran(executed, f) is not False and _loc(f) not in seen:
+            limits.append(f)
+            seen.add(_loc(f))
+    return limits
+
+
+def _domain_checked(validation: dict, calls: dict) -> str:
+    more = validation.get("across_run") or {}
+    parts = [f"{len(validation.get('calls', []))} fresh calls after the {len(calls.get('traced') or [])} traced ones"]
+    later = (more.get("later_calls") or {}).get("calls") or []
+    if later:
+        parts.append(f"{len(later)} calls sampled every {more.get('sampled_every', 1)} call(s) up to call "
+                     f"{later[-1]['call']} of the driver's run")
+    if more.get("perturbed"):
+        parts.append(f"{more['perturbed']['steps']} inputs varied within their observed ranges")
+    return ", ".join(parts)
+
+
+def _validated(report: dict, info: ModuleInfo, chosen: dict, executed: dict | None) -> None:
+    """`validated`, or `restricted` (validated on a restricted domain) while a tensor branch or an I/O
+    read remains that the checks could only cover on the inputs they saw."""
+    limits = domain_limits(info, chosen, executed)
+    if not limits:
+        report["status"] = "validated"
+        return
+    report["status"] = "restricted"
+    checked = _domain_checked(chosen.get("validation") or {}, report.get("calls") or {})
+    report["restricted_domain"] = {
+        "because": limits, "domain_checked": checked,
+        "note": "the model agrees with the application on every check, but a branch taken on tensor data (or a "
+                "value read from a file or device) was traced as it was on the traced calls: outside the checked "
+                "domain the model may take the other side. Patch the branch (torch.where) or guard the domain."}
+    head = limits[0].split(" (LEAPP:")[0] if " (LEAPP:" in limits[0] else " ".join(limits[0].split(" ")[:2])
+    report["error"] = f"validated on a restricted domain: {head.removesuffix(', called')} (checked only on {checked})"
+
+
+def _partial(report: dict, info: ModuleInfo, host: list[str]) -> None:
+    """I/O, random draws or shape-specialized code that executed during the recorded calls kept the
+    export from validating: it feeds the outputs, so it stays in the host runtime."""
+    report["host_runtime"] = host
+    report["status"] = "partial"
+    report["error"] = (f"partial pipeline: {len(host)} part(s) that executed during the recorded calls must stay "
+                       "in the host runtime (see host_runtime)")
+    report["proposed_split"] = proposed_split(info.entry, host)
+
+
+def _failed(report: dict, info: ModuleInfo, data: dict, bad_parity: list, executed: dict | None) -> None:
+    """No exporter validated: `partial` when host-side lines that executed explain a validation
+    failure, else `failed` with the deciding attempt's stage and its first error in full."""
+    last = data["attempts"][-1] if data["attempts"] else {}
+    stage = last.get("failed_stage")
+    host = [h for h in (info.host_runtime or info.left_out) if ran(executed, h) is not False]
+    if stage == "validation" and host and not bad_parity and not last.get("spurious_state"):
+        report["failed_stage"] = stage
+        _partial(report, info, host)
+        return
+    report["status"] = "failed"
+    report["host_runtime"] = [h for h in info.host_runtime if ran(executed, h) is not False]
+    if bad_parity:
+        p = bad_parity[0]
+        report["error"] = (f"FunctionPatch {p['patch']} ({p['replacement']}) differs from the original "
+                           f"(max abs error {p['max_abs_error']:.3g}); hazards: {', '.join(p['hazards']) or '-'}")
+    elif last:
+        report["error"] = f"{last.get('backend')} failed at {stage}: {last.get('reason')}"
+        if stage == "tracing" and len(data["attempts"]) == 1 and not last.get("exporter_specific"):
+            report["not_retried"] = ("the trace itself failed; every exporter exports the same trace, so no "
+                                     "other exporter was tried")
+    else:
+        report["error"] = "no exporter was tried"
+    report["explained_by"] = [f for f in info.findings if _category(f) in _SILENT and ran(executed, f) is not False]
+    if stage:
+        report["failed_stage"] = stage
+    if last.get("spurious_state"):
+        report["spurious_state"] = {
+            "outputs": last["spurious_state"],
+            "note": "only these state outputs failed LEAPP's validation; the model's outputs agree with the "
+                    "application on the fresh calls and the rollout from reset, so no computation was lost: "
+                    "the state is spurious (written before it is read, or never read) and should not be exported"}
+        report["error"] = f"{last.get('backend')} failed at validation on spurious state: {last.get('reason')}"
+    if last.get("lost_computation"):
+        report["lost_computation"] = {
+            "reason": last["lost_computation"],
+            "not_retried": "every exporter exports the same trace, so none can recover the lost computation",
+            "explained_by": report["explained_by"] or ["no static finding"],
+            "state_observed": [row["owner_path"] for row in report.get("state_observed", [])]}
+        report["error"] = f"computation was lost while tracing: {last['lost_computation']}"
+    if last.get("leapp_causes") and not last.get("dropped_inputs"):
+        report["leapp_cause"] = last["leapp_causes"][0]
+        report["error"] += f"; cause, as LEAPP logged it: {last['leapp_causes'][0]}"
+
+
+def proposed_split(entry: str, host: list[str]) -> dict:
+    """Where to cut a partial pipeline: the listed lines run in the host, before the exported model,
+    and what they compute enters the model as inputs."""
+    lines = list(dict.fromkeys(f.split(" ")[0] for f in host))
+    return {"host": lines,
+            "exported": f"the rest of {entry}, as one LEAPP node",
+            "boundary": "each value the host lines compute (a random draw, a value read from a file or device, "
+                        "the fixed-size result of shape-dependent preprocessing) becomes an input of the exported "
+                        "node, computed by the host before each call; the I/O that only reports (logging, print) "
+                        "stays in the host after the call",
+            "lines": {loc: next(f for f in host if f.startswith(loc + " ")) for loc in lines}}
+
+
+def _left_out_sections(info: ModuleInfo, calls: dict) -> dict:
+    """What the export leaves out (I/O), drops (shape guards) or bakes in (shape arithmetic)."""
+    io = [f for f in info.left_out if _category(f) == "io-in-pipeline"]
+    shapes = [f for f in info.left_out if _category(f) == "shape-specialization"]
+    out: dict = {}
+    if io:
+        out["side_effects_left_out"] = io
+    if shapes:
+        out["shape_specialized"] = [
+            {"finding": f, "note": "shape guard: dropped from the export (it held on every traced call)"
+             if re.search(r"\bbranches on the shape\b", f) else
+             "baked in at the traced shapes: validated on those shapes only"} for f in shapes]
+        out["shape_domain"] = {"input_layout": calls.get("input_layout", ""),
+                               "note": "the exported model is validated for these input shapes only"}
+    return out
+
+
+def _display(path: Path) -> str:
+    """Relative to the working directory when inside it (as the user named --out), else absolute."""
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _format_of(backend: str) -> str:
+    return FORMAT_OF.get(backend, backend)
+
+
+def child_crash_message(child: ChildResult) -> str:
+    return _child_crash(child)
+
+
+def _child_crash(child: ChildResult) -> str:
+    tail = [ln for ln in child.log.strip().splitlines() if ln.strip()]
+    last = tail[-1] if tail else "no output"
+    return f"the runner process stopped (exit {child.returncode}): {last[:300]}"
+
+
+def stub_report(info: ModuleInfo, opts: RunOptions) -> dict:
+    return {"status": "failed", "entry": info.entry, "integration": str(info.path), "graph_yaml": None,
+            "models": [], "attempts": [], "validation": {}, "findings_confirmed": [], "timings": {},
+            "error": f"{len(info.stubs)} FunctionPatch replacement(s) in {info.path} are unwritten stubs",
+            "stubs": [{"function": s.function, "at": f"{info.path}:{s.line}", "patches": list(s.patches),
+                       "hazards": list(s.hazards), "blocked": s.blocked} for s in info.stubs]}
+
+
+def write_report(report: dict, out: Path) -> Path:
+    out = prepare_out_dir(out)
+    target = out / "report.json"
+    write_atomic(target, json.dumps(report, indent=2, default=str) + "\n", folder=out)
+    return target

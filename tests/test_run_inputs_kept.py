@@ -1,0 +1,37 @@
+"""Every input kept: a robot standing level during the traced calls and a replacement that unpacks
+the IMU quaternion into Python numbers (value-faithful, so the pre-trace check passes): LEAPP trims
+the quaternion from the graph, and `run` fails naming the dropped input and the replacement."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.test_run import generate, project, run_json, tree_hash
+
+DROPPING_TWIN = '''def projected_gravity_traceable(quat):
+    """Unpacks the quaternion into Python numbers: the values agree, the trace loses `quat`."""
+    w, x, y, z = (float(v) for v in quat)
+    return np.array([2.0 * (w * y - x * z), -2.0 * (w * x + y * z), -(w * w - x * x - y * y + z * z)],
+                    dtype=np.float32)
+'''
+
+
+@pytest.mark.e2e
+def test_a_twin_that_drops_the_quaternion_fails_naming_the_input(tmp_path):
+    work = project(tmp_path, "run_imu")
+    module = generate(work, "imuapp", "imuapp.policy:BalancePolicy.act")
+    text = module.read_text()
+    assert "def projected_gravity_traceable(quat):" in text
+    text = re.sub(r"def projected_gravity_traceable\(quat\):\n(?:    .*\n|\n(?=    ))*", DROPPING_TWIN, text, count=1)
+    module.write_text(text)
+    before = tree_hash(work / "imuapp")
+    proc, report = run_json(work, "integration.py", "--require-format", "onnx")
+    assert proc.returncode == 1 and report["status"] == "failed"
+    assert report["failed_stage"] == "tracing"
+    dropped = report["attempts"][0]["dropped_inputs"]
+    assert [d["input"] for d in dropped] == ["base_quat"] and dropped[0]["application_uses_it"] is True
+    assert "projected_gravity_traceable" in dropped[0]["dropped_by"]
+    assert "dropped input(s) 'base_quat'" in report["error"]
+    assert [t["ok"] for t in report["twin_check"]] == [True]      # the value-only check could not see it
+    assert tree_hash(work / "imuapp") == before

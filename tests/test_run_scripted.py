@@ -1,0 +1,37 @@
+"""LEAPP's own record that computation left the trace (here: a TorchScript policy call it decomposes)
+is quoted in the verdict as the cause, instead of only the error it led to."""
+from __future__ import annotations
+
+import pytest
+
+from leapp_codemod.runner.logcap import Capture
+from tests.test_run import generate, project, run_json
+
+
+def test_capture_keeps_the_records_of_dropped_computation_at_any_level():
+    import logging
+
+    cap = Capture()
+    logger = logging.getLogger("leapp-test-causes")
+    logger.addHandler(cap)
+    logger.setLevel(logging.DEBUG)
+    try:
+        logger.info("Detected TorchScript call to ScriptMethod. Decomposing via TS2EPConverter for transparent tracing.")
+        logger.warning("Warning: detected the following inputs are not used in the computation or directly "
+                       "returned as output: {'quat'}")
+        logger.info("Compiled graph module for n:")
+    finally:
+        logger.removeHandler(cap)
+    assert [c.split(".")[0] for c in cap.causes] == ["Detected TorchScript call to ScriptMethod",
+                                                     "Warning: detected the following inputs are not used in the "
+                                                     "computation or directly returned as output: {'quat'}"]
+
+
+@pytest.mark.e2e
+def test_a_torchscript_policy_is_named_as_the_cause(tmp_path):
+    work = project(tmp_path, "run_scripted")
+    generate(work, "armapp", "armapp.reach:ReachController.command")
+    proc, report = run_json(work, "integration.py", "--require-format", "onnx")
+    assert proc.returncode == 1 and report["status"] == "failed"
+    assert report["leapp_cause"].startswith("Detected TorchScript call")
+    assert "cause, as LEAPP logged it: Detected TorchScript call" in report["error"]
