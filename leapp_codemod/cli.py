@@ -104,9 +104,28 @@ def _apply_file_ignores(result, config: Config) -> None:
         result.findings = [f for f in result.findings if f.code not in codes_for(file_ignores(config, f.path))]
 
 
+FAIL_ON = ("error", "warning", "not-followed")
+
+
+def _fail_on(ctx, param, value: str) -> str:
+    levels = [v.strip() for v in value.split(",") if v.strip()]
+    unknown = [v for v in levels if v not in FAIL_ON]
+    if unknown or not levels:
+        raise click.BadParameter(f"{', '.join(unknown) or value!r}: expected a comma-separated list of "
+                                 f"{', '.join(FAIL_ON)}")
+    return ",".join(levels)
+
+
 def _fails(result, flags: ReportFlags) -> bool:
-    threshold = SEVERITY_RANK[flags.fail_on]
-    return not flags.exit_zero and any(SEVERITY_RANK.get(f.severity, 2) >= threshold for f in result.findings)
+    """Exit 1 when a finding is at least as severe as the lowest severity `--fail-on` names, or, with
+    `not-followed` in it, when a call in the pipeline was not followed."""
+    if flags.exit_zero:
+        return False
+    levels = flags.fail_on.split(",")
+    ranks = [SEVERITY_RANK[level] for level in levels if level in SEVERITY_RANK]
+    if ranks and any(SEVERITY_RANK.get(f.severity, 2) >= min(ranks) for f in result.findings):
+        return True
+    return "not-followed" in levels and bool(getattr(result, "not_followed", ()))
 
 
 def _finish(result, flags: ReportFlags, *, header: bool, all_functions: bool = False, stdin_text: str | None = None) -> None:
@@ -147,8 +166,9 @@ def _common_scan_options(command):
         click.option("--exclude", multiple=True, help="Glob patterns of files/folders to skip (replaces config)."),
         click.option("--extend-exclude", multiple=True, help="Glob patterns to skip in addition to the config's."),
         click.option("--exit-zero", is_flag=True, help="Exit 0 even when hazards are found."),
-        click.option("--fail-on", type=click.Choice(("error", "warning")), default="error", show_default=True,
-                     help="Lowest severity that makes the exit code 1 (default: warnings alone exit 0)."),
+        click.option("--fail-on", default="error", show_default=True, callback=_fail_on,
+                     help="What makes the exit code 1: the lowest severity (error, warning) and/or not-followed "
+                          "(a call in the pipeline was not followed), comma-separated."),
         click.option("--statistics", is_flag=True, help="Print the number of findings per rule instead of each."),
         click.option("--quiet", "-q", is_flag=True, help="Print the findings only: no header, summary or notes."),
         click.option("--stdin-filename", metavar="NAME",
@@ -230,8 +250,11 @@ def _scan_stdin(config: Config, options, flags: ReportFlags, header: bool) -> No
 @click.option("--all", "all_functions", is_flag=True, help="Analyze every function (lint mode), not only the pipeline.")
 @click.option("--no-follow-libraries", is_flag=True,
               help="Do not analyze the installed packages (site-packages) the pipeline calls.")
+@click.option("--bind", "binds", multiple=True, metavar="EXPR=MODULE:CLASS",
+              help="The class a receiver holds at run time (`self.adapter=pkg.adapters:Adapter`); repeatable; "
+                   "adds to [tool.leapp-codemod.bind].")
 @_common_scan_options
-def scan(paths, entry, all_functions, no_follow_libraries, no_cache, jobs, **report_options):
+def scan(paths, entry, all_functions, no_follow_libraries, binds, no_cache, jobs, **report_options):
     """Scan PATHS for trace hazards reachable from the pipeline entrypoint (`-` reads standard input)."""
     from leapp_codemod.analysis.scanner import ScanError, scan as run_scan
     paths = paths or (".",)
@@ -241,7 +264,7 @@ def scan(paths, entry, all_functions, no_follow_libraries, no_cache, jobs, **rep
     entry = locate_inline_entry(entry, paths)
     options = _scan_options(config, report_options, entry=entry or config.entry, all_functions=all_functions,
                             follow_libraries=not no_follow_libraries,
-                            max_file_bytes=config.max_file_bytes)
+                            max_file_bytes=config.max_file_bytes, bind=config.bind + _bindings(binds))
     if paths == ("-",):   # one file: the configured entry is in another; only --entry names one in it
         _scan_stdin(config, replace(options, entry=entry, all_functions=all_functions or not entry), flags,
                     header=True)
@@ -252,6 +275,17 @@ def scan(paths, entry, all_functions, no_follow_libraries, no_cache, jobs, **rep
         _fail(str(exc))
     _apply_file_ignores(result, config)
     _finish(result, flags, header=True, all_functions=all_functions)
+
+
+def _bindings(values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    from leapp_codemod.config import parse_binding
+    out = []
+    for value in values:
+        parsed = parse_binding(value)
+        if parsed is None:
+            _fail(f"--bind {value}: expected EXPR=MODULE:CLASS, e.g. --bind self.adapter=pkg.adapters:Adapter")
+        out.append(parsed)
+    return tuple(out)
 
 
 def _cache(config: Config, disabled: bool):

@@ -13,7 +13,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 KEYS = frozenset({"entry", "select", "extend-select", "ignore", "exclude", "extend-exclude", "per-file-ignores",
-                  "max-file-mb"})
+                  "max-file-mb", "bind"})
 DEFAULT_MAX_FILE_MB = 64
 
 
@@ -33,6 +33,8 @@ class Config:
     # glob (relative to the pyproject.toml's folder, or a file name) -> codes, names or categories
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = field(default=())
     source: str | None = None   # the pyproject.toml it came from
+    # receiver expression (`self.adapter`) -> the class ("pkg.mod:Class") it holds at run time
+    bind: tuple[tuple[str, str], ...] = field(default=())
 
     @property
     def max_file_bytes(self) -> int:
@@ -91,6 +93,7 @@ def load_config(start: Path) -> Config:
                   exclude=_strings(section.get("exclude", []), "exclude", path),
                   extend_exclude=_strings(section.get("extend-exclude", []), "extend-exclude", path),
                   per_file_ignores=_per_file_ignores(section.get("per-file-ignores", {}), path),
+                  bind=_bindings(section.get("bind", {}), path),
                   source=str(path))
 
 
@@ -100,6 +103,28 @@ def _per_file_ignores(value, path: Path) -> tuple[tuple[str, tuple[str, ...]], .
                           f"\"glob\" = [\"CODE\", ...]")
     return tuple((pattern, _strings(codes, f"per-file-ignores.\"{pattern}\"", path))
                  for pattern, codes in value.items())
+
+
+def parse_binding(text: str) -> tuple[str, str] | None:
+    """`self.adapter=pkg.mod:Adapter` -> ("self.adapter", "pkg.mod:Adapter"), None when malformed."""
+    expr, sep, target = text.partition("=")
+    expr, target = expr.strip(), target.strip()
+    if not sep or not expr or not target or not all(part.isidentifier() for part in target.replace(":", ".").split(".")):
+        return None
+    return expr, target
+
+
+def _bindings(value, path: Path) -> tuple[tuple[str, str], ...]:
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise ConfigError(f"{path}: [tool.leapp-codemod] bind must be a table of \"self.attr\" = \"pkg.mod:Class\"")
+    out = []
+    for expr, target in value.items():
+        parsed = parse_binding(f"{expr}={target}")
+        if parsed is None:
+            raise ConfigError(f"{path}: [tool.leapp-codemod.bind] \"{expr}\" = \"{target}\": expected a class "
+                              "like \"pkg.mod:Class\"")
+        out.append(parsed)
+    return tuple(out)
 
 
 def file_ignores(config: Config, path: str) -> tuple[str, ...]:

@@ -16,6 +16,9 @@ def to_document(result: ScanResult) -> dict:
     as each entrypoint's `"entry"`), or null when none was chosen; `entry_detail` is that entrypoint's
     object (path, line, score and the reasons it was chosen), or null; `entry_note` is the one line that
     says which entry the scan used and why (or what it did without one). Findings are in report order.
+    `not_followed` lists the calls in the pipeline whose callee the scan could not resolve (`path`, `line`,
+    `text`, `reason`, `receiver`, `function`); `resolved` the calls on run-time-bound receivers it did
+    resolve (`path`, `line`, `text`, `targets`, `how`).
     """
     return {
         "version": __version__,
@@ -27,6 +30,8 @@ def to_document(result: ScanResult) -> dict:
         "errors": [{"path": e.path, "message": e.message} for e in result.errors],
         "files_analyzed": result.files_analyzed,
         "leapp_support": result.leapp_support,
+        "not_followed": [n.to_json() for n in result.not_followed],
+        "resolved": [r.to_json() for r in result.resolved],
     }
 
 

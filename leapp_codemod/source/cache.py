@@ -17,7 +17,8 @@ from importlib import resources
 from pathlib import Path
 
 from leapp_codemod import __version__
-from leapp_codemod.model import Entrypoint, FileError, Finding, LibraryCall, PatchTarget, ScanResult, StateAttr
+from leapp_codemod.model import (Entrypoint, FileError, Finding, LibraryCall, NotFollowed, PatchTarget, Resolved,
+                                  ScanResult, StateAttr)
 
 CACHE_DIRNAME = ".leapp-codemod-cache"
 ENV_DIR = "LEAPP_CODEMOD_CACHE_DIR"
@@ -146,6 +147,8 @@ def result_to_json(result: ScanResult) -> dict:
         "errors": [asdict(e) for e in result.errors],
         "files_analyzed": result.files_analyzed,
         "leapp_support": result.leapp_support,
+        "not_followed": [asdict(n) for n in result.not_followed],
+        "resolved": [r.to_json() for r in result.resolved],
     }
 
 
@@ -167,6 +170,8 @@ def result_from_json(data: dict) -> ScanResult | None:
             errors=errors_from_json(data["errors"]),
             files_analyzed=int(data["files_analyzed"]),
             leapp_support=str(data["leapp_support"]),
+            not_followed=tuple(NotFollowed(**n) for n in data["not_followed"]),
+            resolved=tuple(Resolved(**{**r, "targets": tuple(r["targets"])}) for r in data["resolved"]),
         )
     except (KeyError, TypeError, ValueError):
         return None
