@@ -139,7 +139,8 @@ def _known_library_object(ctx: FunctionContext, receiver: ast.expr) -> bool:
     types = ctx.types_of(receiver)
     if any(":" in t for t in types):
         return False
-    return any(t not in RUNTIME_FACTORIES and library_available(ctx.project, t) for t in types)
+    return any(t not in RUNTIME_FACTORIES and library_available(ctx.project, t) and not _in_project(ctx.project, t)
+               for t in types)
 
 
 def library_available(project, dotted: str) -> bool:
@@ -153,7 +154,8 @@ def library_available(project, dotted: str) -> bool:
 
 def _missing_module(ctx: FunctionContext, receiver: ast.expr) -> str | None:
     for t in sorted(ctx.types_of(receiver)):
-        if ":" not in t and t not in RUNTIME_FACTORIES and not library_available(ctx.project, t):
+        if ":" not in t and t not in RUNTIME_FACTORIES and not library_available(ctx.project, t) \
+                and not _in_project(ctx.project, t):
             return (f"`{_short(receiver)}` is a `{t}`, from a module neither in the scanned code nor "
                     "installed in this environment")
     return None

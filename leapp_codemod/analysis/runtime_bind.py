@@ -11,11 +11,11 @@ one of these ways is recorded with how, for the report.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 
 from leapp_codemod.analysis.hydra_configs import HydraTarget, config_roots, matching, read_targets
 from leapp_codemod.analysis.index import ClassInfo, FunctionInfo
 from leapp_codemod.analysis.resolve_types import is_abstract
+from leapp_codemod.model import Resolved
 
 INSTANTIATE = frozenset({"hydra.utils.instantiate", "hydra.utils.call", "hydra._internal.utils.instantiate"})
 GET_CLASS = frozenset({"hydra.utils.get_class", "hydra.utils.get_method", "hydra.utils.get_object",
@@ -26,21 +26,6 @@ MAX_DUCK = 3         # more project classes than this define the method: duck ty
 DUCK_EXCLUDED = frozenset({"__init__", "__call__", "forward", "step", "reset", "get", "update", "run", "close",
                            "append", "extend", "items", "keys", "values", "copy", "to", "eval", "train",
                            "load", "save", "info", "debug", "log", "write", "read", "start", "stop"})
-
-
-@dataclass(frozen=True)
-class Resolution:
-    """How a call on a run-time-bound receiver was resolved (for the report)."""
-
-    path: str
-    line: int
-    text: str
-    targets: tuple[str, ...]
-    how: str
-
-    def to_json(self) -> dict:
-        return {"path": self.path, "line": self.line, "text": self.text, "targets": list(self.targets),
-                "how": self.how}
 
 
 # ---------------------------------------------------------------------------------------------- memo
@@ -67,15 +52,15 @@ def set_bindings(project, binds: tuple[tuple[str, str], ...]) -> None:
     project.memo[("bindings",)] = {expr.strip(): target.strip().replace(":", ".") for expr, target in binds}
 
 
-def record(project, call: ast.Call, fn: FunctionInfo, targets, how: str) -> None:
+def record(project, call: ast.Call, path: str, targets, how: str) -> None:
     table = project.memo.setdefault(("resolutions",), {})
-    key = (fn.path, call.lineno, ast.unparse(call.func))
+    key = (path, call.lineno, ast.unparse(call.func))
     if key not in table:
         names = tuple(sorted(t.id for t in targets))
-        table[key] = Resolution(fn.path, call.lineno, _text(call.func), names, how)
+        table[key] = Resolved(path, call.lineno, _text(call.func), names, how)
 
 
-def resolutions(project) -> tuple[Resolution, ...]:
+def resolutions(project) -> tuple[Resolved, ...]:
     return tuple(sorted(project.memo.get(("resolutions",), {}).values(), key=lambda r: (r.path, r.line, r.text)))
 
 
@@ -144,13 +129,20 @@ def hydra_result_types(ctx, call: ast.Call, module) -> set[str] | None:
     classes = _target_classes(ctx.project, found)
     if not classes or len(classes) > MAX_TARGETS:
         return set()
+    wheres = ", ".join(sorted({t.where for t in found if ctx.project.class_of(t.target) is not None})[:3])
+    record(ctx.project, call, module.path, [c for c, _ in classes], f"hydra _target_ in {wheres}")
     return {c.id for c, partial in classes if not partial}
 
 
-def hydra_class_values(ctx, call: ast.Call, module) -> list[ClassInfo] | None:
-    """Classes `get_class(cfg._target_)` or a `_partial_` `instantiate(cfg.x)` returns (calling the value
-    builds one), or None when the call is not one of those."""
-    name = ctx.project.qualify(call.func, module)
+def hydra_callable_values(ctx, call: ast.Call, module) -> list | None:
+    """What calling the value of `get_class(cfg._target_)` / `get_method(...)` or of a `_partial_`
+    `instantiate(cfg.x)` runs: the named classes (calling one builds it) or functions; None when the call
+    is none of those."""
+    func = call.func
+    last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    if last not in ("instantiate", "call", "get_class", "get_method", "get_object", "_locate"):
+        return None
+    name = ctx.project.qualify(func, module)
     name = ctx.project.external_name(name) if name else None
     if name in GET_CLASS and call.args:
         chain = config_chain(call.args[0])
@@ -158,13 +150,26 @@ def hydra_class_values(ctx, call: ast.Call, module) -> list[ClassInfo] | None:
             return []
         if chain and chain[-1] == "_target_":
             chain = chain[:-1]
-        classes = _target_classes(ctx.project, matching(hydra_targets(ctx.project), chain))
-        return [c for c, _ in classes] if len(classes) <= MAX_TARGETS else []
-    found = instantiated_targets(ctx, call, module)
-    if found is None:
-        return None
-    classes = _target_classes(ctx.project, found)
-    return [c for c, partial in classes if partial] if len(classes) <= MAX_TARGETS else []
+        targets = matching(hydra_targets(ctx.project), chain)
+        partial_only = False
+    else:
+        targets = instantiated_targets(ctx, call, module)
+        if targets is None:
+            return None
+        partial_only = True
+    out = []
+    for target in targets:
+        if partial_only and not target.partial:
+            continue
+        found = ctx.project.lookup(target.target)
+        if found is not None and found not in out:
+            out.append(found)
+    if len(out) > MAX_TARGETS:
+        return []
+    if out:
+        wheres = ", ".join(sorted({t.where for t in targets})[:3])
+        record(ctx.project, call, module.path, out, f"hydra _target_ in {wheres}")
+    return out
 
 
 def _target_classes(project, targets: list[HydraTarget]) -> list[tuple[ClassInfo, bool]]:
@@ -229,3 +234,46 @@ def duck_callees(ctx, call: ast.Call) -> list[FunctionInfo]:
 
 def duck_candidates(project, method: str) -> list[ClassInfo]:
     return list(_defining_classes(project).get(method, []))
+
+
+# ---------------------------------------------------------------------------------------------- registries
+def _registries(project) -> dict[str, list[ClassInfo]]:
+    """"module.GLOBAL" -> the classes (or functions) a decorator registry stores in that module-level dict:
+    `@register("bang") class BangHead` where `register` (or the function it returns) does `HEADS[name] = cls`."""
+    def build():
+        stores: dict[str, str] = {}          # decorator function id -> "module.GLOBAL" it fills
+        for module in list(project.modules.values()):
+            if project.is_library(module.name):
+                continue
+            for fn in module.functions.values():
+                if fn.class_name is not None:
+                    continue
+                params = {a.arg for n in ast.walk(fn.node) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                          for a in (*n.args.posonlyargs, *n.args.args)}
+                for node in ast.walk(fn.node):
+                    if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in params:
+                        for target in node.targets:
+                            if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
+                                    and target.value.id in module.globals:
+                                stores[fn.id] = f"{module.name}.{target.value.id}"
+        members: dict[str, list] = {}
+        if not stores:
+            return members
+        for module in list(project.modules.values()):
+            if project.is_library(module.name):
+                continue
+            decorated = [*module.classes.values()]
+            for item in decorated:
+                for decorator in item.node.decorator_list:
+                    func = decorator.func if isinstance(decorator, ast.Call) else decorator
+                    name = project.qualify(func, module)
+                    found = project.lookup(name) if name else None
+                    if isinstance(found, FunctionInfo) and found.id in stores:
+                        members.setdefault(stores[found.id], []).append(item)
+        return members
+    return _memo(project, ("registries",), build)
+
+
+def registry_members(project, qualified: str) -> list[ClassInfo]:
+    """Classes a decorator registry stores in the module-level dict `qualified` ("app.heads.HEADS")."""
+    return list(_registries(project).get(qualified, []))
