@@ -375,7 +375,9 @@ def entrypoints(paths, fmt, limit, driver, calls, timeout):
         if loaded.errors:           # each said why in its line
             sys.exit(EXIT_USAGE)
         _fail("nothing could be analyzed")
-    ranked = rank_entrypoints(loaded.project, load_support(), limit)
+    every = rank_entrypoints(loaded.project, load_support(), 0)
+    ranked = every[:limit] if limit else every
+    more = len(every) - len(ranked)
     if fmt == "json":
         click.echo(json.dumps({"entrypoints": [e.to_json() for e in ranked]}, indent=2))
     elif not ranked:
@@ -386,6 +388,8 @@ def entrypoints(paths, fmt, limit, driver, calls, timeout):
             click.echo(f"{rank}. {e.title}  ({where}, score {e.score})")
             for reason in e.reasons:
                 click.echo(f"     - {reason}")
+        if more:
+            click.echo(f"{more} more (--limit 0)")
     sys.exit(EXIT_CLEAN)
 
 

@@ -198,6 +198,8 @@ def summary_line(result: ScanResult) -> str:
     analyzed = f"{plural(result.files_analyzed, 'file')} analyzed"
     missing = len(getattr(result, "not_followed", ()))
     found = _found(result.findings)
+    if not result.findings and getattr(result, "entry_note", "").startswith("entry: no confident entry"):
+        found = "No hazards found from a guessed entry (no candidate feeds data to a model; pass --entry)"
     if missing:
         found = f"{found}{' in the code followed' if not result.findings else ''}; {plural(missing, 'call')} not followed"
     parts = [found, analyzed]
