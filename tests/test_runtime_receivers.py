@@ -286,3 +286,54 @@ def test_scan_of_a_range_with_comment_ends_says_it_trimmed(tmp_path, monkeypatch
     doc = json.loads(out.stdout)
     assert "trimmed to 13-16" in doc["entry_note"]
     assert doc["errors"] == []
+
+
+# --------------------------------------------------------------------------- a dict of models
+def test_a_model_looked_up_in_a_dict_the_caller_fills(tmp_path):
+    root = project(tmp_path / "p", {"agent.py": '''
+        class Agent:
+            def __init__(self, models, memory=None):
+                self.models = models
+                self.actor = self.models.get("actor")
+
+            def act(self, obs):
+                return self.actor.act({"obs": obs})
+        ''', "nets.py": '''
+        import torch
+
+
+        class Noisy(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.mu = torch.nn.Linear(3, 2)
+
+            def act(self, inputs):
+                mean = self.mu(inputs["obs"])
+                return mean + torch.randn_like(mean)
+
+
+        class Critic(torch.nn.Module):
+            def act(self, inputs):
+                return inputs["obs"].sum().item()
+        ''', "run.py": '''
+        import torch
+
+        from agent import Agent
+        from nets import Critic, Noisy
+
+
+        def main():
+            models = {}
+            models["actor"] = Noisy()
+            models["critic"] = Critic()
+            agent = Agent(models)
+            for _ in range(3):
+                agent.act(torch.zeros(3))
+
+
+        if __name__ == "__main__":
+            main()
+        '''})
+    result = scan_project([str(root)], entry="agent:Agent.act")
+    assert found(result) == {("nets.py", 11, "LCM801")}      # the critic's .item() is not the actor's
+    assert result.not_followed == ()
