@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from leapp_codemod.analysis.scanner import scan_project
+from leapp_codemod.scan import scan_project
 from leapp_codemod.cli import main
 
 
@@ -270,7 +270,7 @@ def run(env, net, camera, steps):
 
 
 def test_inline_range_ends_are_trimmed_and_carried_names_are_the_reused_ones(tmp_path):
-    from leapp_codemod.analysis.inline_range import read_range
+    from leapp_codemod.analysis.inline.range import read_range
     text = textwrap.dedent(LOOP).lstrip()
     _, rng = read_range("loop.py", text, 12, 17)
     assert (rng.start, rng.end) == (13, 16)

@@ -64,7 +64,8 @@ def options_key(options: ScanOptions, mode: str) -> str:
     only = ",".join(sorted(options.only_paths)) if options.only_paths is not None else "*"
     libraries = installed_key(site_dirs()) if options.follow_libraries and mode == "entry" else "-"
     return digest(mode, options.entry or "", ",".join(options.select), ",".join(options.ignore),
-                  ",".join(options.exclude), only, libraries, str(options.max_file_bytes))
+                  ",".join(options.exclude), only, libraries, str(options.max_file_bytes),
+                  ",".join(f"{e}={t}" for e, t in options.bind))
 
 
 def support_key(support: LeappSupport) -> str:

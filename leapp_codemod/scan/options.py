@@ -20,3 +20,4 @@ class ScanOptions:
     only_paths: frozenset[str] | None = None   # report findings only in these display paths (lint)
     follow_libraries: bool = True              # analyze the installed packages the pipeline calls
     max_file_bytes: int = MAX_FILE_BYTES       # larger files are skipped with one line
+    bind: tuple[tuple[str, str], ...] = ()     # (expression, "module:Class") the user bound a receiver to

@@ -132,3 +132,17 @@ def _library_call(func: ast.Attribute) -> bool:
     while isinstance(root, ast.Attribute):
         root = root.value
     return isinstance(root, ast.Name) and root.id in _LIBRARY_ROOTS
+
+
+def tensor_items(cls: ClassInfo, tensor_like) -> set[str]:
+    """Dict/list attributes whose items are arrays or tensors (`self.history[key] = np.zeros((1, n, d))`):
+    writes into those items change what the next call reads, like writes into a tensor attribute."""
+    out = set()
+    for fn in cls.methods.values():
+        for node in ast.walk(fn.node):
+            if isinstance(node, ast.Assign) and tensor_like(node.value):
+                for target in node.targets:
+                    if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Attribute) \
+                            and isinstance(target.value.value, ast.Name) and target.value.value.id == "self":
+                        out.add(target.value.attr)
+    return out

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import ast
 
-from leapp_codemod.analysis.hydra_configs import HydraTarget, config_roots, matching, read_targets
-from leapp_codemod.analysis.index import ClassInfo, FunctionInfo
-from leapp_codemod.analysis.resolve_types import is_abstract
+from leapp_codemod.analysis.model.hydra_configs import HydraTarget, config_roots, matching, read_targets
+from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo
+from leapp_codemod.analysis.model.resolve_types import is_abstract
 from leapp_codemod.model import Resolved
 
 INSTANTIATE = frozenset({"hydra.utils.instantiate", "hydra.utils.call", "hydra._internal.utils.instantiate"})
@@ -201,7 +201,7 @@ def _defining_classes(project) -> dict[str, list[ClassInfo]]:
     """Method name -> project classes that define it (not abstractly) and are constructed or named in a
     config somewhere."""
     def build():
-        from leapp_codemod.analysis.resolve_sites import sites_of
+        from leapp_codemod.analysis.model.resolve_sites import sites_of
         named = {t.target for t in hydra_targets(project)}
         table: dict[str, list[ClassInfo]] = {}
         for module in list(project.modules.values()):

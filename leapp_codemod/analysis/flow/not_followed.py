@@ -15,9 +15,9 @@ from __future__ import annotations
 import ast
 import sys
 
-from leapp_codemod.analysis.context import FunctionContext, is_self_attr, iter_nodes
-from leapp_codemod.analysis.index import FunctionInfo
-from leapp_codemod.analysis.libraries import FOREIGN_ROOTS, MODELED_ROOTS
+from leapp_codemod.analysis.infer.context import FunctionContext, is_self_attr, iter_nodes
+from leapp_codemod.analysis.model.index import FunctionInfo
+from leapp_codemod.knowledge.libraries import FOREIGN_ROOTS, MODELED_ROOTS
 from leapp_codemod.model import NotFollowed
 
 # Callables whose result's class is decided by data the scan does not read (a config value, a file):
@@ -89,6 +89,7 @@ def unresolved(ctx: FunctionContext, call: ast.Call) -> NotFollowed | None:
     reason = receiver_reason(ctx, receiver)
     if reason is None:
         return None
+    reason += _duck_note(ctx, call)
     return NotFollowed(ctx.fn.path, call.lineno, _text(func), reason, ast.unparse(receiver), ctx.fn.id)
 
 
@@ -153,7 +154,10 @@ def library_available(project, dotted: str) -> bool:
 
 
 def _missing_module(ctx: FunctionContext, receiver: ast.expr) -> str | None:
+    local = {ctx.self_name, *ctx.fn.params, *ctx.env.types} - {None}
     for t in sorted(ctx.types_of(receiver)):
+        if t.partition(".")[0] in local or t.partition(".")[0] not in _imported_roots(ctx):
+            continue   # `self.cfg.preprocessor`: a value, not a module
         if ":" not in t and t not in RUNTIME_FACTORIES and not library_available(ctx.project, t) \
                 and not _in_project(ctx.project, t):
             return (f"`{_short(receiver)}` is a `{t}`, from a module neither in the scanned code nor "
@@ -161,7 +165,7 @@ def _missing_module(ctx: FunctionContext, receiver: ast.expr) -> str | None:
     return None
 
 
-def receiver_reason(ctx: FunctionContext, receiver: ast.expr) -> str | None:
+def receiver_reason(ctx: FunctionContext, receiver: ast.expr, depth: int = 0) -> str | None:
     """Why the receiver's class is unknown, in the words of the code that set it."""
     project = ctx.project
     missing = _missing_module(ctx, receiver)
@@ -180,16 +184,21 @@ def receiver_reason(ctx: FunctionContext, receiver: ast.expr) -> str | None:
             if any(isinstance(base, str) for cls in owners for base in project.bases(cls)):
                 return f"`self.{attr}` is not assigned in the scanned code (a library base class may set it)"
             return f"`self.{attr}` is never assigned in the scanned code"
-        klass, method, value = values[0]
-        return _value_reason(ctx, value, klass.methods.get(method), f"`self.{attr}`")
+        if all(library_value(ctx, v, k.methods.get(m)) for k, m, v in values):
+            return None
+        klass, method, value = next(((k, m, v) for k, m, v in values if not library_value(ctx, v, k.methods.get(m))))
+        return _value_reason(ctx, value, klass.methods.get(method), f"`self.{attr}`", depth)
     if isinstance(receiver, ast.Name):
         if receiver.id in ctx.fn.params:
+            passed = _passed_arguments(ctx, receiver.id)
+            if passed and all(isinstance(a, ast.Lambda) for a in passed):
+                return None   # a lambda: its body is analyzed where it is written
             return (f"`{receiver.id}` is a parameter of {ctx.fn.qualname}; no caller in the scanned code "
                     "passes a project class or function")
         for node in ast.walk(ctx.fn.node):
             if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == receiver.id
                                                     for t in node.targets):
-                return _value_reason(ctx, node.value, ctx.fn, f"`{receiver.id}`")
+                return _value_reason(ctx, node.value, ctx.fn, f"`{receiver.id}`", depth)
         return None
     if isinstance(receiver, ast.Attribute):
         return f"the type of `{_short(receiver)}` is unknown"
@@ -198,7 +207,72 @@ def receiver_reason(ctx: FunctionContext, receiver: ast.expr) -> str | None:
     return None
 
 
-def _value_reason(ctx: FunctionContext, value: ast.expr, where: FunctionInfo | None, what: str) -> str:
+def _passed_arguments(ctx: FunctionContext, param: str) -> list[ast.expr]:
+    """What the reachable callers pass for `param` of this function."""
+    from leapp_codemod.analysis.model.resolve_sites import argument_for
+    out = []
+    for caller_id in ctx.facts.callers.get(ctx.fn.id, ()):
+        module_name, _, qualname = caller_id.partition(":")
+        caller = ctx.project.modules.get(module_name)
+        caller_fn = caller.functions.get(qualname) if caller is not None else None
+        if caller_fn is None:
+            return []
+        caller_ctx = ctx.for_function(caller_fn)
+        for node in ast.walk(caller_fn.node):
+            if isinstance(node, ast.Call) and ctx.fn in caller_ctx.resolve_call(node):
+                arg = argument_for(ctx.fn, node, param) if ctx.fn.is_method else _plain_argument(ctx.fn, node, param)
+                if arg is None:
+                    return []
+                if caller_fn is ctx.fn and isinstance(arg, ast.Name) and arg.id == param:
+                    continue   # a recursive call passing it on
+                out.append(arg)
+    return out
+
+
+def _plain_argument(fn: FunctionInfo, call: ast.Call, param: str) -> ast.expr | None:
+    for i, arg in enumerate(call.args):
+        if isinstance(arg, ast.Starred):
+            return None
+        if i < len(fn.positional_params) and fn.positional_params[i] == param:
+            return arg
+    return next((k.value for k in call.keywords if k.arg == param), None)
+
+
+def library_value(ctx: FunctionContext, value: ast.expr, where: FunctionInfo | None, depth: int = 0) -> bool:
+    """A value built by an available library's constructor (`nn.Conv1d(...) if a else nn.Identity()`, a
+    local assigned from `nn.Sequential(...)`): an object whose behaviour is known."""
+    if depth > 3:
+        return False
+    if isinstance(value, ast.IfExp):
+        return library_value(ctx, value.body, where, depth + 1) and library_value(ctx, value.orelse, where, depth + 1)
+    if isinstance(value, ast.Call):
+        module = ctx.project.modules[where.module] if where is not None else ctx.module
+        name = ctx.project.qualify(value.func, module)
+        name = ctx.project.external_name(name) if name else None
+        return bool(name) and name not in RUNTIME_FACTORIES and "." in name and not _in_project(ctx.project, name) \
+            and library_available(ctx.project, name)
+    if isinstance(value, ast.Constant) and value.value is None:
+        return True
+    if isinstance(value, (ast.Name, ast.Attribute)):   # `torch.mean` held as a value
+        module = ctx.project.modules[where.module] if where is not None else ctx.module
+        root = _root(value)
+        if isinstance(root, ast.Name) and root.id in module.imports:
+            name = ctx.project.external_name(ctx.project.qualify(value, module) or "")
+            return "." in name and not _in_project(ctx.project, name) and library_available(ctx.project, name)
+    if isinstance(value, ast.Name) and where is not None:
+        values = [n.value for n in ast.walk(where.node) if isinstance(n, ast.Assign)
+                  and any(isinstance(t, ast.Name) and t.id == value.id for t in n.targets)]
+        return bool(values) and all(library_value(ctx, v, where, depth + 1) for v in values)
+    return False
+
+
+def _value_reason(ctx: FunctionContext, value: ast.expr, where: FunctionInfo | None, what: str,
+                  depth: int = 0) -> str | None:
+    if library_value(ctx, value, where):
+        return None
+    if is_self_attr(value, ctx.self_name) and depth < 2 and ctx.cls is not None:
+        inner = receiver_reason(ctx, value, depth + 1)
+        return f"{what} is `{_short(value)}`: {inner}" if inner else None
     if isinstance(value, ast.Call):
         name = ctx.qualify(value.func) or ast.unparse(value.func)
         if name in ("hydra.utils.instantiate", "hydra.utils.call"):
@@ -208,9 +282,48 @@ def _value_reason(ctx: FunctionContext, value: ast.expr, where: FunctionInfo | N
             return f"receiver from {name}(...): its class is chosen at run time"
         return f"{what} is built by `{_short(value.func)}(...)`, whose result's class is unknown"
     if isinstance(value, ast.Name) and where is not None and value.id in where.params:
+        configured = _configured(ctx, where, value.id)
+        if configured:
+            return (f"{what} is the `{value.id}` argument of {where.qualname}, which the configs set to "
+                    f"`{configured}` (neither in the scanned code nor installed)")
         return (f"{what} is the `{value.id}` argument of {where.qualname}; no caller in the scanned code "
                 "passes a project class")
     return f"{what} is set from `{_short(value)}`, whose class is unknown"
+
+
+def _configured(ctx: FunctionContext, init: FunctionInfo, param: str) -> str | None:
+    """The `_target_` a Hydra config gives `param` of the class whose `__init__` this is, if not followable."""
+    from leapp_codemod.analysis.model.runtime_bind import hydra_targets
+    if init.name != "__init__" or init.class_name is None:
+        return None
+    cls_name = f"{init.module}.{init.class_name}"
+    for target in hydra_targets(ctx.project):
+        if target.target == cls_name:
+            for key, nested in target.arguments:
+                if key == param and not library_available(ctx.project, nested):
+                    return nested
+    return None
+
+
+def _imported_roots(ctx: FunctionContext) -> set[str]:
+    key = ("imported_roots",)
+    found = ctx.project.memo.get(key)
+    if found is None:
+        found = ctx.project.memo[key] = {t.partition(".")[0] for m in ctx.project.modules.values()
+                                         for t in m.imports.values()}
+    return found
+
+
+def _duck_note(ctx: FunctionContext, call: ast.Call) -> str:
+    """Why duck typing did not pick the method's class: how many project classes define it."""
+    from leapp_codemod.analysis.model.runtime_bind import MAX_DUCK, duck_candidates
+    if not isinstance(call.func, ast.Attribute):
+        return ""
+    found = duck_candidates(ctx.project, call.func.attr)
+    if len(found) > MAX_DUCK:
+        names = ", ".join(c.name for c in found[:4])
+        return f"; {len(found)} project classes define `{call.func.attr}` ({names}, ...), too many to guess"
+    return ""
 
 
 def _short(expr: ast.expr) -> str:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import ast
 
-from leapp_codemod.analysis.index import ClassInfo
-from leapp_codemod.analysis.resolve_sites import argument_for, sites_of
+from leapp_codemod.analysis.model.index import ClassInfo
+from leapp_codemod.analysis.model.resolve_sites import argument_for, sites_of
 
 CONSTRUCTION = frozenset({"__init__", "__post_init__", "setup", "__new__"})
 
@@ -50,7 +50,7 @@ def _settings(project, cls: ClassInfo, unknown) -> dict[str, set]:
 
 
 def _subclasses(project, cls: ClassInfo):
-    from leapp_codemod.analysis.resolve_types import subclasses
+    from leapp_codemod.analysis.model.resolve_types import subclasses
     return subclasses(project, cls)
 
 
