@@ -337,3 +337,29 @@ def test_a_model_looked_up_in_a_dict_the_caller_fills(tmp_path):
     result = scan_project([str(root)], entry="agent:Agent.act")
     assert found(result) == {("nets.py", 11, "LCM801")}      # the critic's .item() is not the actor's
     assert result.not_followed == ()
+
+
+# --------------------------------------------------------------------------- one naming scheme per folder
+def test_neighbours_of_a_module_imported_from_the_root_are_named_alike(tmp_path, monkeypatch):
+    root = project(tmp_path / "p", {"pyproject.toml": "[project]\nname = 'p'\n", "robot/io/calib.py": '''
+        def offsets():
+            return [0.0, 0.1]
+        ''', "robot/io/filters.py": '''
+        def smooth(x):
+            return x
+        ''', "run.py": '''
+        from robot.io.calib import offsets
+
+
+        def main():
+            print(offsets())
+
+
+        if __name__ == "__main__":
+            main()
+        '''})
+    monkeypatch.chdir(root)
+    from leapp_codemod.scan import load_project
+    names = set(load_project(["."]).project.modules)
+    assert {"robot.io.calib", "robot.io.filters"} <= names
+    assert "filters" not in names and "calib" not in names
