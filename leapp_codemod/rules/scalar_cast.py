@@ -22,9 +22,9 @@ def check(node: ast.Call, ctx):
                   f"stay in tensor ops (e.g. `.to(torch.float32)` instead of `{name}(...)`), or FunctionPatch "
                   f"`{ctx.fn.qualname}` with a tensor-only replacement")
         return
-    called = ctx.call_name(node) if name is None else None
+    called = ctx.call_name(node) if name is None and _maybe_math_or_torch(node, ctx) else None
     if called and called.startswith("math.") and called[5:] in MATH_FUNCTIONS \
-            and any(ctx.is_data(a) and not python_number(a, ctx) for a in node.args):
+            and any(ctx.is_data(a) and not ctx.is_shape(a) and not python_number(a, ctx) for a in node.args):
         yield Hit(node, f"`{show(node)}` passes pipeline data to `{called}`, which converts it to a Python float "
                         "(`__float__`); the trace keeps the number it saw as a constant",
                   f"use the tensor/array function instead (`np.{called[5:]}`/`torch.{called[5:]}` on the array), or "
@@ -33,6 +33,15 @@ def check(node: ast.Call, ctx):
         yield Hit(node, f"`{show(node)}` builds a tensor from a list of pipeline values; LEAPP traces `{called}` "
                         "only when its argument is itself traced, so each element becomes a Python number",
                   "stack the values as tensors instead (`torch.stack([...])`, `torch.cat`)")
+
+
+def _maybe_math_or_torch(node: ast.Call, ctx) -> bool:
+    """Cheap pre-check before qualifying the callee: named through an import of `math` or `torch`."""
+    root = node.func
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    target = ctx.module.imports.get(root.id, "") if isinstance(root, ast.Name) else ""
+    return target.partition(".")[0] in ("math", "torch")
 
 
 def python_number(expr: ast.expr, ctx, depth: int = 0) -> bool:
@@ -61,9 +70,9 @@ def _list_of_data(arg: ast.expr, ctx) -> bool:
     """A list/tuple literal or comprehension holding pipeline data (not a traced array itself)."""
     if isinstance(arg, (ast.List, ast.Tuple)):
         return any(_list_of_data(e, ctx) if isinstance(e, (ast.List, ast.Tuple)) else
-                   ctx.is_data(e) and not _numbers_only(e, ctx) for e in arg.elts)
+                   ctx.is_data(e) and not ctx.is_shape(e) and not _numbers_only(e, ctx) for e in arg.elts)
     if isinstance(arg, (ast.ListComp, ast.GeneratorExp)):
-        return ctx.is_data(arg.elt) or any(ctx.is_data(g.iter) for g in arg.generators)
+        return ctx.is_data(arg.elt) and not ctx.is_shape(arg.elt)
     return False
 
 

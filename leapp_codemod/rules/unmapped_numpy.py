@@ -25,9 +25,9 @@ def check(node: ast.Call, ctx):
 def _list_of_data(arg: ast.expr, ctx) -> bool:
     """A list/tuple literal or comprehension of pipeline data, or a local list the function fills with it."""
     if isinstance(arg, (ast.List, ast.Tuple)):
-        return any(ctx.is_data(e) for e in arg.elts)
+        return any(ctx.is_data(e) and not ctx.is_shape(e) for e in arg.elts)
     if isinstance(arg, (ast.ListComp, ast.GeneratorExp)):
-        return ctx.is_data(arg.elt) or any(ctx.is_data(g.iter) for g in arg.generators)
+        return ctx.is_data(arg.elt) and not ctx.is_shape(arg.elt)
     if isinstance(arg, ast.Name):
         values = [n.value for n in ast.walk(ctx.fn.node) if isinstance(n, ast.Assign)
                   and any(isinstance(t, ast.Name) and t.id == arg.id for t in n.targets)]

@@ -52,7 +52,8 @@ class TypeQuestions:
                         out |= self.return_types(callee)
                 if not any(":" in t for t in out) and not isinstance(e.func.value, ast.Name):
                     out |= self._built_by_held_class(e.func)
-            elif not any(":" in t for t in out) and isinstance(e.func, ast.Name) and self._is_local(e.func):
+            elif not any(":" in t for t in out) and isinstance(e.func, ast.Name) and ("duck",) in self.project.memo \
+                    and self._is_local(e.func):
                 out |= CallableResolver(self).classes(e.func)   # `cls = get_class(...)`; `cls(cfg)`
             return out
         return set()
