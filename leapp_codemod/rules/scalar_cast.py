@@ -14,22 +14,21 @@ LIST_CONSTRUCTORS = frozenset({"torch.tensor", "torch.as_tensor"})
 
 
 def check(node: ast.Call, ctx):
-    if node.args and ctx.only_logged(node):
-        return
     name = ctx.builtin(node)
-    if name in CASTS and len(node.args) == 1 and ctx.is_data(node.args[0]):
+    if name in CASTS and len(node.args) == 1 and ctx.is_data(node.args[0]) and not ctx.only_logged(node):
         yield Hit(node, f"`{show(node)}` converts pipeline data to a Python {name}; the trace keeps only the traced value",
                   f"stay in tensor ops (e.g. `.to(torch.float32)` instead of `{name}(...)`), or FunctionPatch "
                   f"`{ctx.fn.qualname}` with a tensor-only replacement")
         return
     called = ctx.call_name(node) if name is None and _maybe_math_or_torch(node, ctx) else None
     if called and called.startswith("math.") and called[5:] in MATH_FUNCTIONS \
-            and any(ctx.is_data(a) and not ctx.is_shape(a) and not python_number(a, ctx) for a in node.args):
+            and any(ctx.is_data(a) and not ctx.is_shape(a) and not python_number(a, ctx) for a in node.args) \
+            and not ctx.only_logged(node):
         yield Hit(node, f"`{show(node)}` passes pipeline data to `{called}`, which converts it to a Python float "
                         "(`__float__`); the trace keeps the number it saw as a constant",
                   f"use the tensor/array function instead (`np.{called[5:]}`/`torch.{called[5:]}` on the array), or "
                   f"FunctionPatch `{ctx.fn.qualname}` with a tensor-only replacement")
-    elif called in LIST_CONSTRUCTORS and node.args and _list_of_data(node.args[0], ctx):
+    elif called in LIST_CONSTRUCTORS and node.args and _list_of_data(node.args[0], ctx) and not ctx.only_logged(node):
         yield Hit(node, f"`{show(node)}` builds a tensor from a list of pipeline values; LEAPP traces `{called}` "
                         "only when its argument is itself traced, so each element becomes a Python number",
                   "stack the values as tensors instead (`torch.stack([...])`, `torch.cat`)")

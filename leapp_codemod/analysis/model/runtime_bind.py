@@ -275,5 +275,8 @@ def _registries(project) -> dict[str, list[ClassInfo]]:
 
 
 def registry_members(project, qualified: str) -> list[ClassInfo]:
-    """Classes a decorator registry stores in the module-level dict `qualified` ("app.heads.HEADS")."""
+    """Classes a decorator registry stores in the module-level dict `qualified` ("app.heads.HEADS"); entry
+    mode only (lint mode analyzes one file on its own)."""
+    if ("duck",) not in project.memo:
+        return []
     return list(_registries(project).get(qualified, []))

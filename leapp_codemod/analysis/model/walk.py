@@ -73,14 +73,17 @@ def _constant_values(expr: ast.expr, fn: FunctionInfo, constants: dict[str, set]
     """The constants a flag (a parameter, or a setting `self.x` the object was built with) can hold."""
     if isinstance(expr, ast.Name):
         key = expr.id
-        if any(isinstance(n, ast.Name) and n.id == key and isinstance(n.ctx, ast.Store) for n in ast.walk(fn.node)):
-            return None  # rebound in the body
     elif isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == self_name_of(fn):
         key = f"self.{expr.attr}"
     else:
         return None
     values = constants.get(key)
-    return None if not values or UNKNOWN in values else values
+    if not values or UNKNOWN in values:
+        return None
+    if isinstance(expr, ast.Name) and any(isinstance(n, ast.Name) and n.id == key and isinstance(n.ctx, ast.Store)
+                                          for n in ast.walk(fn.node)):
+        return None  # rebound in the body
+    return values
 
 
 def _compare_outcomes(test: ast.Compare, fn: FunctionInfo, constants: dict[str, set]) -> set | None:
