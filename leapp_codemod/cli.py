@@ -118,7 +118,7 @@ def _scan_options(config: Config, options: dict, **fields):
     for _, selectors in config.per_file_ignores:
         _checked(selectors)
     return ScanOptions(select=select, ignore=_checked(value["ignore"]),
-                       exclude=value["exclude"] + value["extend_exclude"],
+                       exclude=value["exclude"] + value["extend_exclude"], bind=_bindings(value["bind"]),
                        follow_symlinks=options.get("follow_symlinks", False), **fields)
 
 
@@ -129,9 +129,28 @@ def _apply_file_ignores(result, config: Config) -> None:
         result.findings = [f for f in result.findings if f.code not in codes_for(file_ignores(config, f.path))]
 
 
+FAIL_ON = ("error", "warning", "not-followed")
+
+
+def _fail_on(ctx, param, value: str) -> str:
+    levels = [v.strip() for v in value.split(",") if v.strip()]
+    unknown = [v for v in levels if v not in FAIL_ON]
+    if unknown or not levels:
+        raise click.BadParameter(f"{', '.join(unknown) or value!r}: expected a comma-separated list of "
+                                 f"{', '.join(FAIL_ON)}")
+    return ",".join(levels)
+
+
 def _fails(result, flags: ReportFlags) -> bool:
-    threshold = SEVERITY_RANK[flags.fail_on]
-    return not flags.exit_zero and any(SEVERITY_RANK.get(f.severity, 2) >= threshold for f in result.findings)
+    """Exit 1 when a finding is at least as severe as the lowest severity `--fail-on` names, or, with
+    `not-followed` in it, when a call in the pipeline was not followed."""
+    if flags.exit_zero:
+        return False
+    levels = flags.fail_on.split(",")
+    ranks = [SEVERITY_RANK[level] for level in levels if level in SEVERITY_RANK]
+    if ranks and any(SEVERITY_RANK.get(f.severity, 2) >= min(ranks) for f in result.findings):
+        return True
+    return "not-followed" in levels and bool(getattr(result, "not_followed", ()))
 
 
 def _add_noqa(result, config: Config) -> NoReturn:
@@ -185,8 +204,9 @@ def _common_scan_options(command):
                      help="Read files and folders that symbolic links lead to outside the scanned folder "
                           "(skipped with a note by default; never a setting: a repository cannot turn it on)."),
         click.option("--exit-zero", is_flag=True, help="Exit 0 even when hazards are found."),
-        click.option("--fail-on", type=click.Choice(("error", "warning")), default="error", show_default=True,
-                     help="Lowest severity that makes the exit code 1 (default: warnings alone exit 0)."),
+        click.option("--fail-on", default="error", show_default=True, callback=_fail_on,
+                     help="What makes the exit code 1: the lowest severity (error, warning) and/or not-followed "
+                          "(a call in the pipeline was not followed), comma-separated."),
         click.option("--statistics", is_flag=True, help="Print the number of findings per rule instead of each."),
         click.option("--quiet", "-q", is_flag=True, help="Print the findings only: no header, summary or notes."),
         click.option("--stdin-filename", metavar="NAME",
@@ -355,6 +375,18 @@ def _nothing_left(flags: ReportFlags) -> NoReturn:
     sys.exit(EXIT_CLEAN)
 
 
+def _bindings(values) -> tuple[tuple[str, str], ...]:
+    """Bindings from the config (pairs) and from --bind (EXPR=MODULE:CLASS strings), checked."""
+    from leapp_codemod.config import parse_binding
+    out = []
+    for value in values:
+        parsed = parse_binding(value) if isinstance(value, str) else tuple(value)
+        if parsed is None:
+            _fail(f"--bind {value}: expected EXPR=MODULE:CLASS, e.g. --bind self.adapter=pkg.adapters:Adapter")
+        out.append(parsed)
+    return tuple(dict.fromkeys(out))
+
+
 def _cache(config: Config, disabled: bool, paths=()):
     from leapp_codemod.source.cache import Cache
     root = Path(config.source).parent if config.source else Path.cwd()
@@ -479,7 +511,9 @@ def entrypoints(paths, fmt, limit, driver, calls, timeout):
         if loaded.errors:           # each said why in its line
             sys.exit(EXIT_USAGE)
         _fail("nothing could be analyzed")
-    ranked = rank_entrypoints(loaded.project, load_support(), limit)
+    every = rank_entrypoints(loaded.project, load_support(), 0)
+    ranked = every[:limit] if limit else every
+    more = len(every) - len(ranked)
     if fmt == "json":
         click.echo(json.dumps({"entrypoints": [e.to_json() for e in ranked]}, indent=2))
     elif not ranked:
@@ -490,6 +524,8 @@ def entrypoints(paths, fmt, limit, driver, calls, timeout):
             click.echo(f"{rank}. {e.title}  ({where}, score {e.score})")
             for reason in e.reasons:
                 click.echo(f"     - {reason}")
+        if more:
+            click.echo(f"{more} more (--limit 0)")
     sys.exit(EXIT_CLEAN)
 
 

@@ -58,7 +58,8 @@ def setting_option(setting):
     if setting.kind == "flag":
         return click.option(setting.option, setting.attr, is_flag=True, default=None, help=setting.help)
     metavar = {"entry": "MODULE:QUALNAME|FILE:START-END", "selectors": "CODES", "patterns": "GLOB",
-               "paths": "FILE", "script": "SCRIPT"}[setting.kind]
+               "paths": "FILE", "script": "SCRIPT",
+               "bind-table": "EXPR=MODULE:CLASS"}[setting.kind]
     return click.option(setting.option, setting.attr, multiple=setting.multiple, metavar=metavar, help=setting.help)
 
 

@@ -78,6 +78,8 @@ def _parse(kind: str, value, key: str, path: Path):
             return value
         raise ConfigError(f"{path}: [tool.leapp-codemod] {key} must be a positive, finite number of MiB "
                           f"(at most {MAX_FILE_MB_LIMIT}), not {str(value)[:40]}")
+    if kind == "bind-table":
+        return _bindings(value, path)
     if kind == "file-table" and isinstance(value, dict):
         return tuple((pattern, _strings(codes, f"{key}.\"{pattern}\"", path, "selectors"))
                      for pattern, codes in value.items())
@@ -110,6 +112,28 @@ def load_config(start: Path) -> Config:
                           f"(known: {', '.join(sorted(KEYS))})")
     values = {s.attr: _parse(s.kind, section[s.key], s.key, path) for s in SETTINGS if s.key in section}
     return Config(**values, source=str(path))
+
+
+def parse_binding(text: str) -> tuple[str, str] | None:
+    """`self.adapter=pkg.mod:Adapter` -> ("self.adapter", "pkg.mod:Adapter"), None when malformed."""
+    expr, sep, target = text.partition("=")
+    expr, target = expr.strip(), target.strip()
+    if not sep or not expr or not target or not all(part.isidentifier() for part in target.replace(":", ".").split(".")):
+        return None
+    return expr, target
+
+
+def _bindings(value, path: Path) -> tuple[tuple[str, str], ...]:
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise ConfigError(f"{path}: [tool.leapp-codemod] bind must be a table of \"self.attr\" = \"pkg.mod:Class\"")
+    out = []
+    for expr, target in value.items():
+        parsed = parse_binding(f"{expr}={target}")
+        if parsed is None:
+            raise ConfigError(f"{path}: [tool.leapp-codemod.bind] \"{expr}\" = \"{target}\": expected a class "
+                              "like \"pkg.mod:Class\"")
+        out.append(parsed)
+    return tuple(out)
 
 
 def file_ignores(config: Config, path: str) -> tuple[str, ...]:

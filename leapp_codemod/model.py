@@ -155,6 +155,22 @@ class NotFollowed:
                 "receiver": self.receiver, "function": self.function}
 
 
+@dataclass(frozen=True, order=True)
+class Resolved:
+    """A call whose receiver is bound at run time, and how the scan resolved it: `how` is "hydra _target_
+    in conf/policy.yaml:12", "duck typing: ...", "bound with --bind", ...; `targets` the "module:qualname"s."""
+
+    path: str
+    line: int
+    text: str
+    targets: tuple[str, ...]
+    how: str
+
+    def to_json(self) -> dict:
+        return {"path": self.path, "line": self.line, "text": self.text, "targets": list(self.targets),
+                "how": self.how}
+
+
 @dataclass(frozen=True)
 class FileError:
     path: str
@@ -178,6 +194,7 @@ class ScanResult:
     errors: list[FileError] = field(default_factory=list)
     not_followed: tuple[NotFollowed, ...] = ()   # calls in the pipeline whose callee stayed unknown
     observed_note: str = ""   # "observed: 3 calls of … from main.py, …", or why a saved observation was ignored
+    bound_calls: tuple[Resolved, ...] = ()       # calls on run-time-bound receivers, and how they were resolved
     files_analyzed: int = 0
     leapp_support: str = ""  # where the LEAPP mapping came from, e.g. "installed leapp 0.7.2"
     resolved: list = field(default_factory=list)   # resolved.Resolution: findings a generated module resolves

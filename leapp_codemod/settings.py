@@ -21,6 +21,7 @@ KINDS = {
     "flag": "true or false",
     "mib": "a positive number of MiB",
     "file-table": "a table of \"glob\" = [\"CODE\", ...]",
+    "bind-table": "a table of \"self.attr\" = \"pkg.mod:Class\"",
 }
 
 
@@ -48,7 +49,7 @@ class Setting:
 
     @property
     def multiple(self) -> bool:
-        return self.kind in ("selectors", "patterns", "paths")
+        return self.kind in ("selectors", "patterns", "paths", "bind-table")
 
 
 SETTINGS: tuple[Setting, ...] = (
@@ -68,6 +69,8 @@ SETTINGS: tuple[Setting, ...] = (
             merge="add"),
     Setting("per-file-ignores", "file-table", "Glob (relative to the pyproject.toml, or a file name) -> "
             "rule selectors ignored in those files.", flag=False),
+    Setting("bind", "bind-table", "The class a receiver holds at run time (`self.adapter=pkg.adapters:Adapter`, "
+            "EXPR=MODULE:CLASS); repeatable; adds to [tool.leapp-codemod.bind].", merge="add", commands=("scan",)),
     Setting("max-file-mb", "mib", "Files larger than this are skipped with one line.",
             default=DEFAULT_MAX_FILE_MB, flag=False),
 )

@@ -3,7 +3,6 @@ import os
 import stat
 import subprocess
 import sys
-import threading
 
 import pytest
 

@@ -42,4 +42,7 @@ def render_github(result: ScanResult) -> str:
     lines = [finding_command(f) for f in sorted_findings(result.findings)]
     lines += [command("error", {"file": e.path, "title": "leapp-codemod"}, f"could not analyze: {e.message}")
               for e in result.errors]
+    lines += [command("warning", {"file": n.path, "line": n.line, "title": "not followed"},
+                      f"{n.text} was not followed ({n.reason}); its code was not analyzed")
+              for n in result.not_followed]
     return "".join(line + "\n" for line in lines)

@@ -19,6 +19,9 @@ def to_document(result: ScanResult) -> dict:
     `resolved` holds the findings a generated integration module resolves, each with `resolved_by`.
     With an observation (`scan --driver`, or a saved one), `observed_note` names it and each finding has
     `seen`: "seen running" or "static only".
+    `not_followed` lists the calls in the pipeline whose callee the scan could not resolve (`path`, `line`,
+    `text`, `reason`, `receiver`, `function`); `bound_calls` the calls on run-time-bound receivers it did
+    resolve (`path`, `line`, `text`, `targets`, `how`).
     """
     return {
         "version": __version__,
@@ -31,6 +34,8 @@ def to_document(result: ScanResult) -> dict:
         "errors": [{"path": e.path, "message": e.message} for e in result.errors],
         "files_analyzed": result.files_analyzed,
         "leapp_support": result.leapp_support,
+        "not_followed": [n.to_json() for n in result.not_followed],
+        "bound_calls": [r.to_json() for r in result.bound_calls],
         **({"observed_note": result.observed_note} if result.observed_note else {}),
     }
 

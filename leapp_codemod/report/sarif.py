@@ -97,6 +97,12 @@ def _invocation(result: ScanResult) -> dict:
         {"level": "error", "message": {"text": f"could not analyze: {error.message}"},
          "locations": [{"physicalLocation": {"artifactLocation": artifact_location(error.path)}}]}
         for error in result.errors
+    ] + [
+        {"level": "warning", "descriptor": {"id": "not-followed"},
+         "message": {"text": f"not followed: {nf.text} ({nf.reason}); its code was not analyzed"},
+         "locations": [{"physicalLocation": {"artifactLocation": artifact_location(nf.path),
+                                             "region": {"startLine": nf.line}}}]}
+        for nf in result.not_followed
     ]
     return {
         "executionSuccessful": not (result.errors and result.files_analyzed == 0),
@@ -109,6 +115,10 @@ def to_log(result: ScanResult, rules: Iterable[Rule]) -> dict:
     descriptors = driver_rules(rules, findings)
     index = {descriptor["id"]: i for i, descriptor in enumerate(descriptors)}
     run_properties = {"filesAnalyzed": result.files_analyzed, "leappSupport": result.leapp_support}
+    if result.not_followed:
+        run_properties["notFollowed"] = [nf.to_json() for nf in result.not_followed]
+    if result.bound_calls:
+        run_properties["bound_calls"] = [r.to_json() for r in result.bound_calls]
     if result.entry is not None:
         run_properties["entry"] = result.entry.id
     return {

@@ -71,6 +71,9 @@ def render_text(result: ScanResult, options: TextOptions | None = None, sources:
     if options.show_resolved and not options.statistics:
         blocks.extend(resolved_line(r, options.style) for r in getattr(result, "resolved", ()))
     if not options.quiet:
+        if not options.concise and not options.statistics:
+            blocks.append(bound_calls_block(result, options.style))
+        blocks.append(not_followed_block(result, options.style, concise=options.concise or options.statistics))
         blocks.append(summary_line(result))
     separator = "\n" if options.concise or options.statistics else "\n\n"
     text = separator.join(b for b in blocks if b)
@@ -171,11 +174,46 @@ def resolved_line(resolution, style: Style = PLAIN) -> str:
     return f"{finding_line(resolution.finding, style)} {style.paint(f'(resolved by {resolution.by})', 'cyan')}"
 
 
+def bound_calls_block(result: ScanResult, style: Style = PLAIN) -> str:
+    """The calls on receivers bound at run time and how each was resolved (a config, duck typing, --bind)."""
+    resolved = getattr(result, "bound_calls", ())
+    if not resolved:
+        return ""
+    lines = [f"{style.paint('followed at run time:', 'bold')} {plural(len(resolved), 'call')} whose receiver is "
+             "chosen when the program runs"]
+    for r in resolved:
+        lines.append(f"  {r.path}:{r.line}  {r.text} -> {', '.join(r.targets)}  ({r.how})")
+    return "\n".join(lines)
+
+
+def not_followed_block(result: ScanResult, style: Style = PLAIN, concise: bool = False) -> str:
+    """The calls in the pipeline the scan could not resolve (their code was not analyzed) and how to bind them."""
+    missing = getattr(result, "not_followed", ())
+    if not missing:
+        return ""
+    lines = [] if concise else [f"{style.paint('not followed:', 'bold')} {plural(len(missing), 'call')} in the "
+                                "pipeline whose code was not analyzed (findings there are unknown)"]
+    for nf in missing:
+        lines.append(f"{'' if concise else '  '}{nf.path}:{nf.line}: not followed: {nf.text}  ({nf.reason})")
+    if not concise:
+        example = next((nf.receiver for nf in missing if nf.receiver), "self.x")
+        lines.append(f"  = {style.paint('help', 'cyan')}: name the class: --bind {example}=MODULE:CLASS "
+                     "(or [tool.leapp-codemod.bind] in pyproject.toml), or watch it run: scan --driver SCRIPT")
+    return "\n".join(lines)
+
+
 def summary_line(result: ScanResult) -> str:
     """`Found 3 hazards (2 errors, 1 warning) in 2 files; 12 files analyzed.` or `No hazards found; ...`,
-    with `; 2 resolved by leapp_integration.py` when a generated module resolves some."""
+    with `; 2 resolved by leapp_integration.py` when a generated module resolves some; with calls not
+    followed, never a bare "No hazards found": `No hazards found in the code followed; 2 calls not followed; ...`."""
     analyzed = f"{plural(result.files_analyzed, 'file')} analyzed"
-    parts = [_found(result.findings)]
+    missing = len(getattr(result, "not_followed", ()))
+    found = _found(result.findings)
+    if not result.findings and getattr(result, "entry_note", "").startswith("entry: no confident entry"):
+        found = "No hazards found from a guessed entry (no candidate feeds data to a model; pass --entry)"
+    if missing:
+        found = f"{found}{' in the code followed' if not result.findings else ''}; {plural(missing, 'call')} not followed"
+    parts = [found]
     resolved = Counter(r.by for r in getattr(result, "resolved", ()))
     parts += [f"{count} resolved by {by}" for by, count in sorted(resolved.items())]
     parts.append(analyzed)

@@ -23,12 +23,22 @@ def _allocates(value: ast.expr | None, module, ctx) -> bool:
 
 
 def _local_buffer(name: str, line: int, ctx) -> bool:
-    """Was `name` last bound, above `line` in this function, to a freshly allocated array?"""
+    """Was `name` last bound, above `line` in this function, to a freshly allocated NumPy array? (A torch
+    buffer allocated on every call traces: LEAPP records the writes into it as index_put; checked with the
+    installed leapp 0.7.2.)"""
     bound = [(node.lineno, node.value) for node in ast.walk(ctx.fn.node)
              if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.lineno < line and node.value is not None
              and any(isinstance(t, ast.Name) and t.id == name
                      for t in (node.targets if isinstance(node, ast.Assign) else [node.target]))]
-    return bool(bound) and _allocates(max(bound, key=lambda b: b[0])[1], ctx.module, ctx)
+    if not bound:
+        return False
+    value = max(bound, key=lambda b: b[0])[1]
+    return _allocates(value, ctx.module, ctx) and not _torch_allocation(value, ctx)
+
+
+def _torch_allocation(value: ast.expr, ctx) -> bool:
+    name = ctx.project.qualify(value.func, ctx.module) if isinstance(value, ast.Call) else None
+    return bool(name) and ctx.project.external_name(name).startswith("torch.")
 
 
 def _attr_buffer(attr: str, ctx) -> bool:
@@ -97,7 +107,7 @@ RULE = Rule(
     code="LCM703", name="scratch-buffer-write", category="inplace-state", severity="error",
     summary="pipeline data written into a preallocated array or tensor",
     what="Flags element or slice writes of pipeline data into a buffer allocated from a shape (`np.zeros(n)`, "
-         "`torch.empty(...)`), held in a local or on `self`, that the step fills before reading it: "
+         "`torch.empty(...)` on `self`), held in a local or on `self`, that the step fills before reading it: "
          "`obs = np.zeros(47); obs[:3] = omega; policy(torch.from_numpy(obs))`. One finding per buffer, at its "
          "first write. A buffer read before it is written (a history) is recurrent state instead (LCM701).",
     why="The buffer is a plain array, not a traced value. Writing a traced value into it copies numbers, not the "
@@ -117,6 +127,7 @@ RULE = Rule(
     node_types=(ast.Assign,), check=check, state_writes=declarable,
     valid=(
         "import numpy as np\ndef step(obs):\n    out = np.concatenate([obs[:3], obs[3:] * 2])\n    return out\n",
+        "import torch\ndef step(obs):\n    out = torch.zeros(6)\n    out[:3] = obs[:3]\n    return out\n",
         "import numpy as np\ndef step(obs):\n    buf = obs.copy()\n    buf[:3] = obs[:3] * 2\n    return buf\n",
     ),
     invalid=(

@@ -8,6 +8,12 @@ def check(node: ast.Call, ctx):
     name = ctx.call_name(node)
     if not name or not name.startswith("numpy.") or name.startswith("numpy.random."):
         return
+    if name in ("numpy.array", "numpy.asarray") and node.args and _list_of_data(node.args[0], ctx):
+        yield Hit(node, f"`{show(node)}` builds an array from a list of pipeline values; LEAPP's patched "
+                        f"`np.{name[6:]}` traces only a traced argument, so the list becomes a plain array of numbers",
+                  "build it with a mapped function instead (`np.stack([...])`, `np.concatenate`), or FunctionPatch "
+                  f"`{ctx.fn.qualname}` with a torch implementation")
+        return
     if ctx.support.maps_numpy(name) or not ctx.args_data(node):
         return
     short = name.removeprefix("numpy.")
@@ -16,11 +22,30 @@ def check(node: ast.Call, ctx):
               f"implementation (`generate` writes the patch)")
 
 
+def _list_of_data(arg: ast.expr, ctx) -> bool:
+    """A list/tuple literal or comprehension of pipeline data, or a local list the function fills with it."""
+    if isinstance(arg, (ast.List, ast.Tuple)):
+        return any(ctx.is_data(e) and not ctx.is_shape(e) for e in arg.elts)
+    if isinstance(arg, (ast.ListComp, ast.GeneratorExp)):
+        return ctx.is_data(arg.elt) and not ctx.is_shape(arg.elt)
+    if isinstance(arg, ast.Name):
+        values = [n.value for n in ast.walk(ctx.fn.node) if isinstance(n, ast.Assign)
+                  and any(isinstance(t, ast.Name) and t.id == arg.id for t in n.targets)]
+        if values and all(isinstance(v, (ast.List, ast.Tuple)) for v in values):
+            return any(ctx.is_data(e) for v in values for e in v.elts) or any(
+                isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("append", "extend")
+                and isinstance(n.func.value, ast.Name) and n.func.value.id == arg.id and ctx.args_data(n)
+                for n in ast.walk(ctx.fn.node))
+    return False
+
+
 RULE = Rule(
     code="LCM301", name="unmapped-numpy-call", category="unmapped-numpy", severity="error",
     summary="NumPy function that the installed LEAPP does not map, on pipeline data",
     what="Flags calls to NumPy functions and ufuncs missing from LEAPP's NumPy→torch tables "
-         "(read from the installed leapp, e.g. `np.linalg.norm`, `np.interp`, `np.deg2rad`) when they receive pipeline data.",
+         "(read from the installed leapp, e.g. `np.linalg.norm`, `np.interp`, `np.deg2rad`) when they receive pipeline data, "
+         "and `np.array`/`np.asarray` of a list of pipeline values (LEAPP patches them to trace a traced argument "
+         "only; a list of traced values becomes a plain array: checked in the installed leapp 0.7.2).",
     why="LEAPP intercepts NumPy through `__array_function__`/`__array_ufunc__` and records a torch op only for "
         "mapped callables. Others log 'No torch equivalent for numpy function ...' and return a plain ndarray: if "
         "it is the only path to an output, `output_tensors` raises 'received non-traced tensors'; mixed with traced "
@@ -33,9 +58,12 @@ RULE = Rule(
     valid=(
         "import numpy as np\ndef step(obs):\n    return np.concatenate([np.sin(obs), np.clip(obs, -1, 1)], axis=-1)\n",
         "import numpy as np\ndef step(obs):\n    table = np.linalg.norm(np.ones(3))\n    return obs * table\n",
+        "import numpy as np\ndef step(obs):\n    return np.array(obs, dtype=np.float32) + np.array([1.0, 2.0])\n",
     ),
     invalid=(
         "import numpy as np\ndef step(vel):\n    return np.linalg.norm(vel, axis=-1)  # error\n",
         "from numpy import deg2rad\ndef step(cmd):\n    return deg2rad(cmd * 30.0)  # error\n",
+        "import numpy as np\ndef step(q):\n    out = []\n    for i in range(3):\n        out.append(q[i] * 2)\n"
+        "    return np.array(out)  # error\n",
     ),
 )

@@ -66,7 +66,7 @@ def options_key(options: ScanOptions, mode: str) -> str:
     return digest(mode, options.entry or "", ",".join(options.select), ",".join(options.ignore),
                   ",".join(options.exclude), only, libraries, str(options.max_file_bytes),
                   options.observed.digest if options.observed is not None and mode == "entry" else "-",
-                  str(options.follow_symlinks))
+                  str(options.follow_symlinks), ",".join(f"{e}={t}" for e, t in options.bind))
 
 
 def support_key(support: LeappSupport) -> str:

@@ -46,9 +46,10 @@ def load_files(loaded: LoadedProject, files, max_bytes: int = MAX_FILE_BYTES) ->
         else:
             parsed_files.append((src, parsed, build_index(parsed)))
     imported = _imported_names([index for _, _, index in parsed_files])
+    chosen = _one_scheme_per_folder({src: _preferred_name(src, imported) for src, _, _ in parsed_files})
     real_paths = {}
     for src, parsed, index in parsed_files:
-        preferred = _preferred_name(src, imported)
+        preferred = chosen[src]
         if preferred != src.module:
             others = tuple(n for n in (src.module, *src.aliases) if n != preferred)
             src = SourceFile(src.path, src.display, preferred, src.is_package, others)
@@ -75,6 +76,23 @@ def _preferred_name(src: SourceFile, imported: set[str]) -> str:
     if src.module in imported:
         return src.module
     return next((alias for alias in src.aliases if alias in imported and "." in alias), src.module)
+
+
+def _one_scheme_per_folder(preferred: dict[SourceFile, str]) -> dict[SourceFile, str]:
+    """Files of one folder named alike: when the project imports one of them by its name from the project
+    root (`pkg.policy.model_a`), its neighbours take that form too (`pkg.policy.model_b`, not a bare `model_b`)."""
+    prefixes: dict = {}
+    for src, name in preferred.items():
+        if name != src.module and "." in name:
+            prefixes.setdefault(src.path.parent, name.rpartition(".")[0] + ".")
+    out = {}
+    for src, name in preferred.items():
+        prefix = prefixes.get(src.path.parent)
+        if prefix and not name.startswith(prefix):
+            name = next((alias for alias in src.aliases if alias.startswith(prefix)
+                         and "." not in alias[len(prefix):]), name)
+        out[src] = name
+    return out
 
 
 def _add_index(loaded: LoadedProject, src: SourceFile, parsed, index) -> None:

@@ -23,3 +23,4 @@ class ScanOptions:
     max_file_bytes: int = MAX_FILE_BYTES       # larger files are skipped with one line
     observed: ObservedInput | None = None      # a saved observation of the entry's first calls (`--driver`)
     follow_symlinks: bool = False              # read links that lead out of the scanned folder
+    bind: tuple[tuple[str, str], ...] = ()     # (expression, "module:Class") the user bound a receiver to

@@ -7,11 +7,13 @@ from leapp_codemod.analysis.entry.entrypoints import rank_entrypoints
 from leapp_codemod.analysis.entry.lookup import choose_entry
 from leapp_codemod.analysis.flow.access_order import access_order
 from leapp_codemod.analysis.flow.dataflow import Analysis, entry_data_params, entry_flag_constants, lint_data_params
+from leapp_codemod.analysis.flow.not_followed import not_followed
 from leapp_codemod.analysis.inline.function import InlineEntryError, inline_function
 from leapp_codemod.analysis.inline.range import parse_inline_entry
 from leapp_codemod.analysis.model.leapp_support import LeappSupport, load_support
 from leapp_codemod.analysis.model.libraries import LibraryLoader, site_dirs
 from leapp_codemod.analysis.model.project import Project
+from leapp_codemod.analysis.model.runtime_bind import resolutions, set_bindings
 from leapp_codemod.model import ScanResult
 from leapp_codemod.observe.merge import ObservedInput, label_findings, observe_project, still_not_followed
 from leapp_codemod.observe.merge import note as observed_note
@@ -43,7 +45,8 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
             entry_fn, rng = inline_function(project, inline)
         except InlineEntryError as exc:
             raise ScanError(str(exc)) from None
-        result.entry_note = f"entry: {options.entry} (inline statement range, given with --entry)"
+        result.entry_note = f"entry: {options.entry} (inline statement range, given with --entry)" + (
+            f"; {rng.note}" if rng.note else "")
     elif options.entry:
         entry_fn, canonical = find_function(project, options.entry)
         named = as_entrypoint(entry_fn, canonical)
@@ -58,6 +61,9 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
         if options.follow_libraries:
             own_tops = frozenset(m.partition(".")[0] for m in (*project.modules, *project.aliases))
             project.libraries = LibraryLoader(site_dirs(), own_tops)
+        project.memo[("duck",)] = True    # entry mode: receivers of unknown class may be resolved by duck typing
+        if options.bind:
+            set_bindings(project, options.bind)
         result.entry = named or next((e for e in result.entrypoints if e.module == entry_fn.module
                                       and e.qualname == entry_fn.qualname), None) or as_entrypoint(entry_fn)
         data = ((set(rng.inputs) | set(rng.state)) - set(entry_fn.numbers) if inline else
@@ -93,6 +99,8 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
     kept = {(f.path, f.line) for f in result.findings}
     result.library_calls = [c for c in library_calls if (c.path, c.line) in kept]
     result.errors += rule_errors
+    result.not_followed = not_followed(analysis, entry_fn)
+    result.bound_calls = resolutions(project)
     if observed is not None:
         result.findings = label_findings(result.findings, observed)
         result.not_followed = still_not_followed(result.not_followed, observed)

@@ -33,7 +33,8 @@ from importlib import resources
 from pathlib import Path
 
 from leapp_codemod import __version__
-from leapp_codemod.model import Entrypoint, FileError, Finding, LibraryCall, PatchTarget, ScanResult, StateAttr
+from leapp_codemod.model import (Entrypoint, FileError, Finding, LibraryCall, NotFollowed, PatchTarget, Resolved,
+                                  ScanResult, StateAttr)
 
 CACHE_DIRNAME = ".leapp-codemod-cache"
 ENV_DIR = "LEAPP_CODEMOD_CACHE_DIR"
@@ -283,6 +284,8 @@ def result_to_json(result: ScanResult) -> dict:
         "files_analyzed": result.files_analyzed,
         "leapp_support": result.leapp_support,
         "observed_note": result.observed_note,
+        "not_followed": [asdict(n) for n in result.not_followed],
+        "bound_calls": [r.to_json() for r in result.bound_calls],
     }
 
 
@@ -305,6 +308,8 @@ def result_from_json(data: dict) -> ScanResult | None:
             files_analyzed=int(data["files_analyzed"]),
             leapp_support=str(data["leapp_support"]),
             observed_note=str(data.get("observed_note", "")),
+            not_followed=tuple(NotFollowed(**n) for n in data["not_followed"]),
+            bound_calls=tuple(Resolved(**{**r, "targets": tuple(r["targets"])}) for r in data["bound_calls"]),
         )
     except (KeyError, TypeError, ValueError):
         return None

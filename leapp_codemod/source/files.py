@@ -175,9 +175,14 @@ def discover(paths: list[str], excludes: tuple[str, ...] = (), follow_symlinks: 
 
 
 def _roots(typed: str) -> tuple[Path, ...]:
+    """Folders a file's import names are counted from: the project root, the scanned folder, and the
+    project root's parent when the root is itself importable by name (`from sim2real.utils import x`
+    in a project whose root folder is `sim2real/`)."""
     start = Path(typed).resolve()
     start = start if start.is_dir() else start.parent
-    return tuple(dict.fromkeys((project_root(start), start)))
+    root = project_root(start)
+    outer = (root.parent,) if root.name.isidentifier() and root.parent != root else ()
+    return tuple(dict.fromkeys((root, start, *outer)))
 
 
 def _named(files: list[SourceFile]) -> list[SourceFile]:

@@ -25,6 +25,7 @@ from leapp_codemod.analysis.entry.loops import (
 )
 from leapp_codemod.analysis.model.leapp_support import LeappSupport
 from leapp_codemod.analysis.model.project import Project
+from leapp_codemod.analysis.model.resolve_types import overrides
 from leapp_codemod.model import Entrypoint
 
 # Names real code gives the function that runs one policy step.
@@ -46,6 +47,13 @@ SERVED_WORDS = frozenset({"policy", "inference"})
 IO_WORDS = frozenset({"log", "plot", "print", "save", "render", "draw", "write", "record", "publish", "send",
                       "display", "show", "visualize", "dump", "export"})
 NO_GRAD = ("torch.no_grad", "torch.inference_mode", "torch.autograd.grad_mode.no_grad")
+# Calls that register a function for a framework to call again and again: a ROS timer or subscription, a
+# message-filter callback, a thread's target. The registered function is a driver, like a loop body.
+REGISTRARS = frozenset({"create_timer", "create_subscription", "registerCallback", "register_callback",
+                        "Subscriber", "Timer", "Thread", "Process", "add_callback", "subscribe", "create_service",
+                        "set_callback", "add_timer", "call_later", "schedule"})
+# Frameworks LEAPP does not trace: code that only uses them is no PyTorch policy step.
+NON_TORCH_ROOTS = ("jax", "flax", "tensorflow", "keras", "mlx")
 
 
 @dataclass
@@ -59,6 +67,8 @@ class CallSites:
     ignored: set[str] = field(default_factory=set)          # tests, training code, nn.Module methods
     inline: list[tuple[FunctionInfo, InlinePipeline]] = field(default_factory=list)
     served: dict[str, FunctionInfo] = field(default_factory=dict)   # a model's call target -> its getter
+    functions: dict[str, FunctionInfo] = field(default_factory=dict)  # fid -> function (callers included)
+    callbacks: dict[str, tuple[FunctionInfo, int]] = field(default_factory=dict)  # registered -> (where, line)
 
 
 def _loop_call_nodes(fn: FunctionInfo):
@@ -79,20 +89,56 @@ def _callers_of(project: Project) -> list[tuple[FunctionInfo, bool]]:
     return out
 
 
+def registered_callbacks(project: Project) -> dict[str, tuple[FunctionInfo, int]]:
+    """Functions handed to a timer, subscription, callback registry or thread: fid -> (registering
+    function, line). `self.create_timer(dt, self.control_loop)`, `Thread(target=self.run)`."""
+    out: dict[str, tuple[FunctionInfo, int]] = {}
+    for fn, _ in _callers_of(project):
+        module = project.modules[fn.module]
+        cls = module.classes.get(fn.class_name) if fn.class_name else None
+        self_name = fn.positional_params[0] if fn.is_method and fn.positional_params else None
+        for node in ast.walk(fn.node):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if name not in REGISTRARS:
+                continue
+            for arg in (*node.args, *(k.value for k in node.keywords)):
+                target = None
+                if isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name) and arg.value.id == self_name \
+                        and cls is not None:
+                    target = project.find_method(cls, arg.attr)
+                elif isinstance(arg, ast.Name):
+                    found = project.lookup(project.qualify(arg, module) or "")
+                    target = found if isinstance(found, FunctionInfo) else None
+                if target is not None:
+                    out.setdefault(target.id, (fn, node.lineno))
+    return out
+
+
+def _non_torch(fn: FunctionInfo, project: Project) -> bool:
+    targets = project.modules[fn.module].imports.values()
+    return any(t.split(".")[0] in NON_TORCH_ROOTS for t in targets) and not any(
+        t.split(".")[0] == "torch" for t in targets)
+
+
 def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
     sites = CallSites(served=_served_models(project))
+    callbacks = sites.callbacks = registered_callbacks(project)
     by_getter: dict[str, list[str]] = {}
     for target_id, getter in sites.served.items():
         by_getter.setdefault(getter.id, []).append(target_id)
     facts = Facts()
     roots, ignored, training, contexts = [], set(), [], []
     for fn, is_root in _callers_of(project):
+        sites.functions[fn.id] = fn
         trains = is_training_loop(fn)
         if trains:
             training.append(fn)
         if trains or is_test_path(fn.path) or _is_module_method(fn, project):
             ignored.add(fn.id)
-        elif is_root:
+        elif is_root or fn.id in callbacks:
             roots.append(fn)
         ctx = FunctionContext(fn, project.modules[fn.module], project, facts, support)
         compute_env(ctx)
@@ -100,6 +146,8 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
         served_locals = _served_locals(fn, dict(calls), by_getter) if by_getter else {}
         contexts.append((ctx, served_locals))
         loop_calls = {id(c) for c in _loop_call_nodes(fn)}
+        if fn.id in callbacks:   # the framework calls it again and again: its calls are a loop body
+            loop_calls |= {id(node) for node, _ in calls}
         for node, targets in calls:
             if not targets and isinstance(node.func, ast.Name) and node.func.id in served_locals:
                 targets = [project.lookup(_dotted(t)) for t in served_locals[node.func.id]]
@@ -108,7 +156,8 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
                 sites.callees.setdefault(fn.id, set()).add(target.id)
                 if id(node) in loop_calls:
                     sites.in_loops.setdefault(target.id, []).append((fn, node.lineno))
-            if _calls_nn_module(ctx, node) or (not targets and model_call(node, set()) is not None):
+            closures = bool(targets) and all("<locals>" in t.id for t in targets)   # `self.policy = policy_act`
+            if _calls_nn_module(ctx, node) or ((not targets or closures) and model_call(node, set()) is not None):
                 sites.calls_module.add(fn.id)
             if id(node) in loop_calls and not targets and isinstance(node.func, ast.Attribute):
                 sites.by_name_in_loops.setdefault(node.func.attr, []).append((fn, node.lineno))
@@ -277,7 +326,13 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, l
         same_module = caller.module == fn.module
         driven = caller.id in sites.drivers
         score += (3 if same_module else 6) if driven or not sites.drivers else (2 if same_module else 3)
-        reasons.append(f"called in a loop by {_where(caller)} ({caller.path}:{line})")
+        if caller.id in sites.callbacks:
+            where, at = sites.callbacks[caller.id]
+            score += 0 if not same_module else 3    # the framework's loop is elsewhere
+            reasons.append(f"called by {_where(caller)} ({caller.path}:{line}), a callback registered in "
+                           f"{_where(where)} ({where.path}:{at}) that the framework calls repeatedly")
+        else:
+            reasons.append(f"called in a loop by {_where(caller)} ({caller.path}:{line})")
         if driven:
             score += 2
             reasons.append("the loop is in a driver (a __main__ block or what it calls)")
@@ -290,6 +345,14 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, l
             if caller.id in sites.drivers:
                 score += 2
                 reasons.append("the loop is in a driver (a __main__ block or what it calls)")
+    if not loops and fn.id in sites.calls_module:
+        feeder = _driven_caller(fn, sites)
+        if feeder is not None:
+            caller, (driver, line) = feeder
+            loops = [(caller, line)]
+            score += 5
+            reasons.append(f"called by {_where(caller)}, which {_where(driver)} calls in a loop "
+                           f"({driver.path}:{line}): the model call of the loop body")
     evidence = len(reasons)
     if fn.name in POLICY_STEP_NAMES:
         score += 3
@@ -335,7 +398,29 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, l
     if other:
         score -= 5
         reasons.append(other)
+    cls = project.modules[fn.module].classes.get(fn.class_name) if fn.class_name else None
+    if cls is not None and overrides(project, cls, fn.name):
+        score -= 1
+        reasons.append(f"a base class's `{fn.name}`: subclasses override it")
+    if _non_torch(fn, project):
+        score -= 4
+        reasons.append("its module uses JAX/TensorFlow, not PyTorch (LEAPP traces PyTorch)")
     return score, reasons
+
+
+def _driven_caller(fn: FunctionInfo, sites: CallSites):
+    """A caller of `fn` that a driver calls in a loop (or a framework calls back) and that returns nothing (it
+    sends the action out itself, so `fn` is where observations become an action): (caller, (driver, line))."""
+    for caller_id in sorted(sites.callers.get(fn.id, set()) - sites.ignored - {fn.id}):
+        for driver, line in sites.in_loops.get(caller_id, []):
+            caller = _function(caller_id, driver, sites)
+            if driver.id in sites.drivers and not _returns_value(caller):
+                return caller, (driver, line)   # the loop body sends the action out itself
+    return None
+
+
+def _function(fid: str, fallback: FunctionInfo, sites: CallSites):
+    return sites.functions.get(fid, fallback)
 
 
 def _inline_candidate(fn: FunctionInfo, pipeline: InlinePipeline, sites: CallSites) -> Entrypoint:

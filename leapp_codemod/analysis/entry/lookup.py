@@ -104,6 +104,14 @@ def _why(candidate: Entrypoint) -> str:
     return "; ".join(candidate.reasons[:2])
 
 
+NO_MODEL = "no sign of a model"
+
+
+def has_model_sign(candidate: Entrypoint) -> bool:
+    """Does the candidate call a model (or is it an inline loop around one, or named like a policy step)?"""
+    return candidate.kind == "inline" or not any(r.startswith(NO_MODEL) for r in candidate.reasons)
+
+
 def choose_entry(ranked: list[Entrypoint]) -> tuple[Entrypoint | None, str]:
     """The function candidate a scan starts from, and the one line that says which and why.
 
@@ -117,6 +125,10 @@ def choose_entry(ranked: list[Entrypoint]) -> tuple[Entrypoint | None, str]:
                           f"(scan it with --entry {best.id}); analyzed every function instead")
         return None, ("entry: no candidate found (no policy step called in a loop); analyzed every "
                       "function as pipeline code instead; pass --entry MODULE:QUALNAME")
+    if not any(has_model_sign(c) for c in ranked):
+        best = ", ".join(f"--entry {c.id}" for c in ranked[:3])
+        return chosen, (f"entry: no confident entry (no candidate feeds data to a model); analyzed the best "
+                        f"guess {chosen.id} ({_why(chosen)}); the best 3: {best}")
     line = f"entry: {chosen.id} ({_why(chosen)})"
     better = next((c for c in ranked if c.kind == "inline" and c.score > chosen.score), None)
     if better is not None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from leapp_codemod.analysis.model.class_state import callback_inputs, mutated_attrs
+from leapp_codemod.analysis.model.class_state import callback_inputs, mutated_attrs, tensor_items
 from leapp_codemod.analysis.infer.context import FunctionContext
 from leapp_codemod.analysis.infer.lattice import Env, Facts
 from leapp_codemod.analysis.model.index import FunctionInfo
@@ -20,6 +20,7 @@ from leapp_codemod.analysis.model.resolve_types import receiver_ids
 from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.analysis.model.walk import UNKNOWN, is_self_attr, iter_nodes, self_name_of
 from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS, FRESH_COPY_METHODS
+from leapp_codemod.analysis.model.settings import class_settings
 
 CONFIG_PARAM_NAMES = frozenset({"cfg", "config", "conf", "settings", "params", "hparams", "opts", "options", "args"})
 NON_DATA_ANNOTATIONS = frozenset({"int", "float", "str", "bool", "bytes", "None", "dict", "list", "tuple"})
@@ -225,6 +226,7 @@ class Analysis:
             attrs = {a for a, values in cls.attr_values.items() if any(_tensor_like(v, self.project, mod) for _, v in values)}
             attrs |= cls.buffers | cls.parameters
             attrs |= {a for a, v in cls.class_attrs.items() if _tensor_like(v, self.project, mod)}
+            attrs |= tensor_items(cls, lambda value, m=mod: _tensor_like(value, self.project, m))
             attrs = (attrs & self.mutated) | callback_inputs(cls)
             if attrs:
                 self.facts.data_attrs.setdefault(cls.id, set()).update(attrs)
@@ -242,6 +244,10 @@ class Analysis:
             constants = self.facts.param_constants.setdefault(fn.id, {})
             for name, values in flags.items():
                 constants.setdefault(name, set(values))
+            cls = self.project.modules[fn.module].classes.get(fn.class_name) if fn.class_name else None
+            if cls is not None and ("duck",) in self.project.memo:   # entry mode: the object's settings
+                for name, values in class_settings(self.project, cls, UNKNOWN).items():
+                    constants.setdefault(name, set(values))
         self.reachable.setdefault(fn.id, fn)
 
     def propagate(self, fn: FunctionInfo) -> None:

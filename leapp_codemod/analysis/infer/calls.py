@@ -4,6 +4,7 @@ from __future__ import annotations
 import ast
 
 from leapp_codemod.analysis.infer.memo import answered_once
+from leapp_codemod.analysis.model import runtime_bind
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo
 from leapp_codemod.analysis.model.resolve_callables import CallableResolver
 from leapp_codemod.analysis.model.resolve_types import is_abstract, overrides
@@ -53,6 +54,11 @@ class CallQuestions:
     def _resolve_static(self, call: ast.Call) -> list[FunctionInfo]:
         func = call.func
         project = self.project
+        if ("bindings",) in project.memo:
+            bound = runtime_bind.bound_callable(self, func)
+            if bound is not None:
+                runtime_bind.record(project, call, self.fn.path, [bound], "bound with --bind")
+                return [bound]
         if isinstance(func, ast.Attribute):
             receiver = func.value
             if (isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Name) and receiver.func.id == "super"
@@ -77,6 +83,10 @@ class CallQuestions:
                     found.append(method)
                 if method is not None and is_abstract(method):  # a declared base type: an override runs
                     found += [m for m in overrides(project, cls, func.attr) if m not in found]
+            if found and ("bindings",) in project.memo and runtime_bind.bound_types(self, receiver):
+                runtime_bind.record(project, call, self.fn.path, found, "bound with --bind / [tool.leapp-codemod.bind]")
+            if found and ("duck",) in project.memo and all(is_abstract(m) for m in found):
+                found = self._implementations(call, found) or found   # a stub is never the answer
             if found:
                 return found
         else:
@@ -100,6 +110,10 @@ class CallQuestions:
             dynamic = resolver.callees(func)
             if dynamic:
                 return dynamic
+        if isinstance(func, ast.Attribute) and ("duck",) in project.memo:
+            duck = self._duck_typed(call)
+            if duck:
+                return duck
         if self._is_local(func):
             return []
         name = project.qualify(func, self.module)
@@ -108,6 +122,34 @@ class CallQuestions:
             init = project.find_method(target, "__init__")
             return [init] if init else []
         return [target] if isinstance(target, FunctionInfo) else []
+
+    def _implementations(self, call: ast.Call, stubs: list[FunctionInfo]) -> list[FunctionInfo]:
+        """A declared type whose method is only a stub (a Protocol, an ABC with no subclass in the project):
+        the few project classes that implement the method (recorded as duck typing)."""
+        found = [m for m in runtime_bind.duck_callees(self, call) if not is_abstract(m)]
+        if found:
+            declared = ", ".join(sorted({s.id.rpartition(".")[0] for s in stubs}))
+            runtime_bind.record(self.project, call, self.fn.path, found,
+                                f"duck typing: {declared} only declares `{call.func.attr}`; the project classes "
+                                "that implement it")
+        return found
+
+    def _duck_typed(self, call: ast.Call) -> list[FunctionInfo]:
+        """`recv.meth(...)` on a receiver of unknown class (not a module, not data, no known type): the few
+        project classes that define `meth` (entry mode only; recorded as duck typing)."""
+        receiver = call.func.value
+        root = receiver
+        while isinstance(root, (ast.Attribute, ast.Subscript)):
+            root = root.value
+        if isinstance(root, ast.Name) and root.id in self.module.imports and root.id not in self.fn.params:
+            return []
+        found = runtime_bind.duck_callees(self, call)
+        if not found or self.types_of(receiver) or self.is_data(receiver) or self.is_numpy(receiver):
+            return []
+        names = ", ".join(sorted(f.id.rpartition(".")[0] for f in found))
+        runtime_bind.record(self.project, call, self.fn.path, found,
+                            f"duck typing: the project classes that define `{call.func.attr}` ({names})")
+        return found
 
     def _class_for_type(self, type_name: str) -> ClassInfo | None:
         if ":" not in type_name:

@@ -9,6 +9,7 @@ from leapp_codemod.analysis.model.project import questions
 from leapp_codemod.analysis.model.resolve_callables import CallableResolver, returned_values
 from leapp_codemod.analysis.model.resolve_sites import argument_for, sites_of
 from leapp_codemod.analysis.model.resolve_types import annotation_classes, builds_own_class
+from leapp_codemod.analysis.model import runtime_bind
 from leapp_codemod.analysis.model.walk import is_self_attr
 from leapp_codemod.knowledge.vocab import CONTAINER_MODULES, SELF_RETURNING_METHODS
 
@@ -20,6 +21,10 @@ class TypeQuestions:
         """Qualified types an expression may hold: project classes as 'module:Class', else a dotted callee."""
         if e is None:
             return set()
+        if ("bindings",) in self.project.memo:
+            bound = runtime_bind.bound_types(self, e)
+            if bound:
+                return bound
         if isinstance(e, ast.Name):
             if e.id in self.env.types:
                 return self.env.types[e.id]
@@ -47,6 +52,9 @@ class TypeQuestions:
                         out |= self.return_types(callee)
                 if not any(":" in t for t in out) and not isinstance(e.func.value, ast.Name):
                     out |= self._built_by_held_class(e.func)
+            elif not any(":" in t for t in out) and isinstance(e.func, ast.Name) and ("duck",) in self.project.memo \
+                    and self._is_local(e.func):
+                out |= CallableResolver(self).classes(e.func)   # `cls = get_class(...)`; `cls(cfg)`
             return out
         return set()
 
@@ -72,6 +80,10 @@ class TypeQuestions:
             return self.call_result_types(func.value, module)
         if isinstance(func, ast.Subscript):  # a parametrized generic: `Window[float](8)` builds a Window
             func = func.value
+        if (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")) in ("instantiate", "call"):
+            built = runtime_bind.hydra_result_types(self, call, module)
+            if built is not None:
+                return built
         name = self.project.qualify(func, module)
         if name is None:
             return set()
@@ -100,7 +112,10 @@ class TypeQuestions:
             out: set[str] = set()
             for value in returned_values(self.project, fn):
                 if isinstance(value, ast.Call):
-                    out |= self.call_result_types(value, module)
+                    built = self.call_result_types(value, module)
+                    if not any(":" in t for t in built) and isinstance(value.func, ast.Subscript):
+                        built = CallableResolver(self.for_function(fn)).classes(value.func) or built  # `HEADS[k]()`
+                    out |= built
             return out
         finally:
             del q.guards[guard]
@@ -121,7 +136,10 @@ class TypeQuestions:
                     if isinstance(value, ast.Call):
                         built = self.call_result_types(value, module)
                         if not any(":" in t for t in built) and method in klass.methods:
-                            built = CallableResolver(self.for_function(klass.methods[method])).classes(value.func) \
+                            resolver = CallableResolver(self.for_function(klass.methods[method]))
+                            held = resolver.held_instances(value) if isinstance(value.func, ast.Attribute) \
+                                and value.func.attr == "get" else set()   # `self.models.get("policy")`
+                            built = held or resolver.classes(value.func) \
                                 or built  # keep a library type (`lcm.LCM`) when no project class builds it
                         out |= built
                     elif isinstance(value, ast.Name) and method in klass.methods:
@@ -149,6 +167,8 @@ class TypeQuestions:
                 value = argument_for(fn, site.call, param)
                 if value is not None:
                     out |= self.expr_types_in_scope(value, site.module, site.scope)
+            if cls is not None and ("hydra_targets",) in self.project.memo:
+                out |= runtime_bind.hydra_argument_types(self, cls, param)
         return out
 
     def expr_types_in_scope(self, e: ast.expr, module: ModuleIndex, scope: dict, depth: int = 0) -> set[str]:

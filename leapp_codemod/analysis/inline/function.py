@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import ast
 import os
+from dataclasses import replace
 from pathlib import Path
 
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.inline.range import (
+    trim,
     InlineEntry,
     InlineRange,
     RangeError,
@@ -91,10 +93,14 @@ def inline_function(project: Project, entry: InlineEntry) -> tuple[FunctionInfo,
             raise InlineEntryError(f"{entry.file}: no such file (--entry {entry.text})")
         raise InlineEntryError(f"{entry.file}: not among the scanned files (--entry {entry.text})")
     try:
-        n_lines = len(Path(module.path).read_text(encoding="utf-8", errors="replace").splitlines())
-        rng = locate(module.tree, entry.file, entry.start, entry.end, n_lines)
+        lines = Path(module.path).read_text(encoding="utf-8", errors="replace").splitlines()
+        start, end = trim(lines, entry.start, entry.end)
+        rng = locate(module.tree, entry.file, start, end, len(lines))
     except RangeError as exc:
         raise InlineEntryError(str(exc)) from None
+    if (start, end) != (entry.start, entry.end):
+        rng = replace(rng, note=f"lines {entry.start}-{entry.end} trimmed to {start}-{end} (blank or comment lines "
+                                "at the ends)")
     node = as_function(rng)
     qualname = f"{rng.scope_qualname}.{rng.label}" if rng.scope_qualname else rng.label
     owner = rng.scope_qualname.rpartition(".")[0] if rng.class_name else None

@@ -79,6 +79,7 @@ class InlineRange:
     state: tuple[str, ...]
     constants: tuple[str, ...]
     outputs: tuple[str, ...]
+    note: str = ""         # what was adjusted (blank or comment lines trimmed from the ends)
 
     @property
     def label(self) -> str:
@@ -357,13 +358,15 @@ def classify(found: _Found, start: int, end: int, scope: ast.AST, loop: ast.AST 
     statements = found.block[found.first:found.last + 1]
     events = uses(statements)
     written_in = {n for n, k, _ in events if k in "wm"}
+    maybe = _conditional_writes(statements)
     read_first: list[str] = []
     seen_w: set[str] = set()
-    for name, kind, _ in events:
-        if kind == "w":
+    for name, kind, line in events:
+        if kind == "w" and (name, line) not in maybe:
             seen_w.add(name)
         elif kind == "r" and name not in seen_w and name not in read_first:
             read_first.append(name)
+    fresh = _fresh_readings(statements)
     module_level = isinstance(scope, ast.Module)
     scope_events = uses(_scope_statements(scope))
     scope_bound = {n for n, k, _ in scope_events if k == "w"} | _params(scope)
@@ -384,8 +387,10 @@ def classify(found: _Found, start: int, end: int, scope: ast.AST, loop: ast.AST 
         if module_level and loop is None and name in fixed:
             continue              # a module constant, import, function or class: looked up as a global
         if loop is not None:
-            if name in written_in and name not in before_in_loop:
+            if name in written_in and name not in before_in_loop and name not in fresh:
                 state.append(name)
+            elif name in fresh:
+                inputs.append(name)     # a new reading every iteration (`obs, *_ = env.step(action)`)
             elif name in bound_in_loop:
                 inputs.append(name)
             elif module_level:
@@ -401,6 +406,42 @@ def classify(found: _Found, start: int, end: int, scope: ast.AST, loop: ast.AST 
     outputs = [n for n in dict.fromkeys(n for n, k, _ in events if k == "w")
                if n in read_after and n not in state]
     return tuple(inputs), tuple(state), tuple(constants), tuple(outputs)
+
+
+# Calls that hand the loop a new reading every iteration: what they assign is an input of the next
+# iteration, not a value the range carries (the simulator or the robot produced it).
+READING_CALLS = frozenset({"step", "read", "get_obs", "get_observation", "get_observations", "observe", "receive",
+                           "recv", "poll", "sense", "get_state", "read_sensors", "get_frame", "capture"})
+
+
+def _fresh_readings(statements: list[ast.stmt]) -> set[str]:
+    """Names the range assigns only from a reading call, unconditionally (top-level statements)."""
+    fresh: set[str] = set()
+    other: set[str] = set()
+    for stmt in statements:
+        for node in ast.walk(stmt):
+            if not isinstance(node, ast.Assign):
+                continue
+            names = {t.id for target in node.targets for t in ast.walk(target) if isinstance(t, ast.Name)}
+            call = node.value
+            name = call.func.attr if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) else \
+                getattr(getattr(call, "func", None), "id", None)
+            if name in READING_CALLS and stmt is node:
+                fresh |= names
+            else:
+                other |= names
+    return fresh - other
+
+
+def _conditional_writes(statements: list[ast.stmt]) -> set[tuple[str, int]]:
+    """(name, line) of writes that not every iteration runs: inside an `if`, a loop or a `try` of the range.
+    A read after such a write may still see the value of an earlier iteration (a feature reused on frames
+    without a new camera image)."""
+    out: set[tuple[str, int]] = set()
+    for stmt in statements:
+        if isinstance(stmt, (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, getattr(ast, "TryStar", ast.Try))):
+            out |= {(n, line) for n, k, line in uses([stmt]) if k == "w"}
+    return out
 
 
 def locate(tree: ast.Module, path: str, start: int, end: int, n_lines: int) -> InlineRange:
@@ -437,12 +478,34 @@ def locate(tree: ast.Module, path: str, start: int, end: int, n_lines: int) -> I
 
 
 def read_range(path: str, text: str, start: int, end: int) -> tuple[ast.Module, InlineRange]:
-    """Parse `text` (the file at `path`) and locate the range in it."""
+    """Parse `text` (the file at `path`) and locate the range in it; blank and comment lines at its ends
+    are trimmed (said in the range's `note`)."""
     try:
         tree = ast.parse(text, filename=path)
     except SyntaxError as exc:
         raise RangeError(f"{path}:{exc.lineno}: syntax error: {exc.msg}") from None
-    return tree, locate(tree, path, start, end, len(text.splitlines()))
+    lines = text.splitlines()
+    first, last = trim(lines, start, end)
+    rng = locate(tree, path, first, last, len(lines))
+    if (first, last) != (start, end):
+        from dataclasses import replace
+        rng = replace(rng, note=f"lines {start}-{end} trimmed to {first}-{last} (blank or comment lines at the ends)")
+    return tree, rng
+
+
+def trim(lines: list[str], start: int, end: int) -> tuple[int, int]:
+    """The range without the blank and comment-only lines at its ends (unchanged when nothing else is left)."""
+    def empty(number: int) -> bool:
+        if not 1 <= number <= len(lines):
+            return False
+        text = lines[number - 1].strip()
+        return not text or text.startswith("#")
+    first, last = start, end
+    while first < last and empty(first):
+        first += 1
+    while last > first and empty(last):
+        last -= 1
+    return (first, last) if not empty(first) else (start, end)
 
 
 def as_function(rng: InlineRange) -> ast.FunctionDef:

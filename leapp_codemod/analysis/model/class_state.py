@@ -130,3 +130,26 @@ def _library_call(func: ast.Attribute) -> bool:
     while isinstance(root, ast.Attribute):
         root = root.value
     return isinstance(root, ast.Name) and root.id in TENSOR_LIBRARY_NAMES
+
+
+
+def tensor_items(cls: ClassInfo, tensor_like) -> set[str]:
+    """Dict/list attributes whose items are arrays or tensors (`self.history[key] = np.zeros((1, n, d))`):
+    writes into those items change what the next call reads, like writes into a tensor attribute."""
+    containers = {attr for attr, values in cls.attr_values.items()
+                  if any(isinstance(v, (ast.Dict, ast.List, ast.DictComp, ast.ListComp))
+                         or (isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id in ("dict", "list"))
+                         for _, v in values)}
+    if not containers:
+        return set()
+    out = set()
+    for fn in cls.methods.values():
+        for node in ast.walk(fn.node):
+            if not isinstance(node, ast.Assign):
+                continue
+            for target in node.targets:
+                if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Attribute) \
+                        and target.value.attr in containers and isinstance(target.value.value, ast.Name) \
+                        and target.value.value.id == "self" and tensor_like(node.value):
+                    out.add(target.value.attr)
+    return out

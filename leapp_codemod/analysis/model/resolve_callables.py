@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIndex
 from leapp_codemod.analysis.model.project import Project, questions
+from leapp_codemod.analysis.model import runtime_bind
 
 _MAX_DEPTH = 6
 
@@ -134,6 +135,19 @@ class CallableResolver:
                 out.append(target)
         return out
 
+    def held_instances(self, expr: ast.expr) -> set[str]:
+        """Classes of the instances a container lookup returns: `self.models.get("policy")`, `nets["actor"]`
+        where the container is a literal, a dict a constructor argument passes, or one its site fills."""
+        out: set[str] = set()
+        where = Where(self.ctx.module, self.ctx.fn)
+        for container, container_where, how in self._values(expr, where, 0):
+            if how == "value":
+                continue
+            for item, item_where in self._items(container, container_where, how, 1):
+                if isinstance(item, ast.Call):
+                    out |= {t for t in self.ctx.call_result_types(item, item_where.module) if ":" in t}
+        return out
+
     def classes(self, func: ast.expr) -> set[str]:
         """Classes `func` may hold (`self.policy_class`, `ALIASES[name]`): what calling it builds."""
         return {t.id for t in self._resolve(func) if isinstance(t, ClassInfo)}
@@ -154,6 +168,9 @@ class CallableResolver:
             return [(value, where, how) for value, how in found]
         if isinstance(expr, ast.Subscript):
             return [(expr.value, where, f"key:{_constant_key(expr.slice)}")]
+        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "get" \
+                and expr.args and isinstance(expr.args[0], ast.Constant):   # `self.models.get("policy")`
+            return [(expr.func.value, where, f"key:{_constant_key(expr.args[0])}")]
         return [(expr, where, "value")]
 
     def _leaf(self, value: ast.expr, where: Where, how: str, depth: int) -> list[FunctionInfo]:
@@ -188,6 +205,10 @@ class CallableResolver:
                 and container.func.attr in ("items", "values") and not container.args:
             how = "item" if how in ("element", "item") else how
             container = container.func.value
+        if isinstance(container, ast.Name) and where.fn is not None and container.id not in where.fn.params:
+            name = self.project.qualify(container, where.module)   # `HEADS` a decorator registry fills
+            for member in runtime_bind.registry_members(self.project, name) if name else ():
+                yield ast.Name(id=member.name, ctx=ast.Load()), Where(self.project.modules[member.module], None)
         for literal, literal_where in self._literals(container, where, depth):
             if isinstance(literal, ast.Dict):
                 key = how.partition(":")[2] if how.startswith("key:") else None
@@ -212,6 +233,9 @@ class CallableResolver:
             for value, how in assignments(self.project, where.fn)[expr.id]:
                 if how == "value":
                     yield from self._literals(value, where, depth + 1)
+        elif isinstance(expr, ast.Name) and where.fn is not None and where.fn.name == "__init__" \
+                and expr.id in where.fn.params and where.fn.class_name is not None:
+            yield from self._constructed_with(expr.id, where, depth)
         elif isinstance(expr, ast.Name) and expr.id in where.module.globals:
             yield from self._literals(where.module.globals[expr.id], Where(where.module, None), depth + 1)
         elif isinstance(expr, ast.Name) and expr.id in where.module.imports:   # `from pkg import ALGOS`
@@ -222,19 +246,45 @@ class CallableResolver:
             for value, value_where in self._attribute_values(expr, where):
                 yield from self._literals(value, value_where, depth + 1)
 
+    def _constructed_with(self, param: str, where: Where, depth: int):
+        """Container literals the project's construction sites pass for `param` of this `__init__`
+        (`PPO(models={"policy": Policy(...)})`, or a dict the site fills: `models["policy"] = Policy()`)."""
+        from leapp_codemod.analysis.model.resolve_sites import argument_for, sites_of
+        cls = self.project.modules[where.fn.module].classes.get(where.fn.class_name)
+        for site in sites_of(self.project, cls) if cls is not None else ():
+            arg = argument_for(where.fn, site.call, param)
+            if isinstance(arg, (ast.Dict, ast.List, ast.Tuple)):
+                yield arg, Where(site.module, None)
+            elif isinstance(arg, ast.Name):
+                for value in site.scope.get(arg.id, ()):
+                    if isinstance(value, (ast.Dict, ast.List, ast.Tuple)):
+                        yield value, Where(site.module, None)
+                filled = [n for n in ast.walk(site.module.tree) if isinstance(n, ast.Assign) and len(n.targets) == 1
+                          and isinstance(n.targets[0], ast.Subscript) and isinstance(n.targets[0].value, ast.Name)
+                          and n.targets[0].value.id == arg.id and isinstance(n.targets[0].slice, ast.Constant)]
+                if filled:
+                    yield ast.Dict(keys=[n.targets[0].slice for n in filled], values=[n.value for n in filled]), \
+                        Where(site.module, None)
+
     # ------------------------------------------------------------------ leaves
     def _reference(self, value: ast.expr, where: Where) -> list[FunctionInfo]:
-        """A function or class named directly: `mdp.joint_pos_rel`, `Actor` (its instances' forward)."""
+        """A function or class named directly: `mdp.joint_pos_rel`, `Actor` (its instances' forward), or a
+        function defined inside the function that uses it (a closure a helper returns or stores)."""
         if isinstance(value, ast.Name) and where.fn is not None and value.id in where.fn.params:
             return []
         name = self.project.qualify(value, where.module)
         target = self.project.lookup(name) if name else None
+        if target is None and isinstance(value, ast.Name) and where.fn is not None:
+            target = nested_function(self.project, where.fn, value.id)
         return [target] if target is not None else []
 
     def _call_value(self, call: ast.Call, where: Where, depth: int) -> list[FunctionInfo]:
         func = call.func
         if isinstance(func, ast.Name) and func.id == "getattr" and len(call.args) >= 2:
             return self._getattr(call, where, depth)
+        held = runtime_bind.hydra_callable_values(self.ctx, call, where.module)
+        if held:                                   # `get_class(cfg._target_)`, a `_partial_` instantiate
+            return held
         name = self.project.qualify(func, where.module)
         target = self.project.lookup(name) if name else None
         if isinstance(target, ClassInfo):          # an instance: calling it runs forward / __call__
@@ -329,6 +379,20 @@ class CallableResolver:
                     return
         for stored, module in field_stores(self.project).get(value.attr, ()):
             yield stored, Where(module, None)
+
+
+def nested_function(project: Project, fn: FunctionInfo, name: str) -> FunctionInfo | None:
+    """The function `name` defined directly inside `fn` (a closure), as `module:fn.<locals>.name`."""
+    key = ("nested", fn.id, name)
+    if key not in project.memo:
+        found = None
+        for node in ast.walk(fn.node):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node is not fn.node and node.name == name:
+                qualname = f"{fn.qualname}.<locals>.{name}"
+                found = FunctionInfo(f"{fn.module}:{qualname}", fn.module, qualname, node, None, fn.path)
+                break
+        project.memo[key] = found
+    return project.memo[key]
 
 
 def global_value(project: Project, qualified: str, hops: int = 0) -> tuple[ast.expr, ModuleIndex] | None:

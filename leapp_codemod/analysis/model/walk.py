@@ -64,15 +64,49 @@ def constant_flag_block(node: ast.If, fn: FunctionInfo, constants: dict[str, set
     test, negate = node.test, False
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         test, negate = test.operand, True
-    if not isinstance(test, ast.Name):
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        outcomes = _compare_outcomes(test, fn, constants)
+    else:
+        values = _constant_values(test, fn, constants)
+        outcomes = {bool(v) for v in values} if values else None
+    if not outcomes or len(outcomes) != 1:
         return None
-    values = constants.get(test.id)
-    if not values or UNKNOWN in values or len({bool(v) for v in values}) != 1:
-        return None
-    if any(isinstance(n, ast.Name) and n.id == test.id and isinstance(n.ctx, ast.Store) for n in ast.walk(fn.node)):
-        return None  # rebound in the body
-    taken = bool(next(iter(values))) != negate
+    taken = next(iter(outcomes)) != negate
     return "orelse" if taken else "body"
+
+
+def _constant_values(expr: ast.expr, fn: FunctionInfo, constants: dict[str, set]) -> set | None:
+    """The constants a flag (a parameter, or a setting `self.x` the object was built with) can hold."""
+    if isinstance(expr, ast.Name):
+        key = expr.id
+    elif isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == self_name_of(fn):
+        key = f"self.{expr.attr}"
+    else:
+        return None
+    values = constants.get(key)
+    if not values or UNKNOWN in values:
+        return None
+    if isinstance(expr, ast.Name) and any(isinstance(n, ast.Name) and n.id == key and isinstance(n.ctx, ast.Store)
+                                          for n in ast.walk(fn.node)):
+        return None  # rebound in the body
+    return values
+
+
+def _compare_outcomes(test: ast.Compare, fn: FunctionInfo, constants: dict[str, set]) -> set | None:
+    """`mode == "relative"`, `self.kind != "bang"`, `mode in ("a", "b")` over the values the setting can hold."""
+    op, right = test.ops[0], test.comparators[0]
+    values = _constant_values(test.left, fn, constants)
+    if values is None:
+        return None
+    if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(right, ast.Constant):
+        same = {v == right.value for v in values}
+        return same if isinstance(op, ast.Eq) else {not s for s in same}
+    if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, (ast.Tuple, ast.List, ast.Set)) \
+            and all(isinstance(e, ast.Constant) for e in right.elts):
+        options = {e.value for e in right.elts}
+        inside = {v in options for v in values}
+        return inside if isinstance(op, ast.In) else {not s for s in inside}
+    return None
 
 
 def iter_nodes(fn: FunctionInfo, constants: dict[str, set] | None = None):
@@ -97,7 +131,7 @@ def _walk_live(fn: FunctionInfo, constants: dict[str, set] | None):
             children = [node.test] + ([] if skipped == "body" else live_statements(node.body, fn, constants)) \
                 + ([] if skipped == "orelse" else live_statements(node.orelse, fn, constants))
         elif isinstance(node, ast.IfExp):
-            skipped = training_only_block(node, self_name)
+            skipped = training_only_block(node, self_name) or constant_flag_block(node, fn, constants)
             children = [node.test] + ([] if skipped == "body" else [node.body]) + ([] if skipped == "orelse" else [node.orelse])
         else:
             children = list(ast.iter_child_nodes(node))

@@ -1,0 +1,334 @@
+"""Calls inside the pipeline whose callee the scan could not resolve: the code it did not analyze.
+
+A call is listed when it hands pipeline data to something the scan could not name: a method of a
+receiver whose class is decided at run time (`self.adapter.preprocess(obs)` with `self.adapter` from
+`hydra.utils.instantiate(cfg.adapter)`), a callable passed in as a parameter (`policy(obs)`), a value
+built by a factory the scan cannot see into. Library functions (NumPy, torch, a followed package),
+methods of pipeline data (`x.view(...)`), builtins and objects of a known library type are not listed:
+their behaviour is known (the rules' tables) or analyzed (followed libraries).
+
+Each entry says why the receiver stayed unknown, so the user can bind it (`--bind self.adapter=pkg.mod:Class`,
+`[tool.leapp-codemod.bind]`) or let `scan --driver` observe it running.
+"""
+from __future__ import annotations
+
+import ast
+import sys
+
+from leapp_codemod.analysis.infer.context import FunctionContext, is_self_attr, iter_nodes
+from leapp_codemod.analysis.model.index import FunctionInfo
+from leapp_codemod.knowledge.libraries import FOREIGN_ROOTS, MODELED_ROOTS
+from leapp_codemod.model import NotFollowed
+
+# Callables whose result's class is decided by data the scan does not read (a config value, a file):
+# a receiver built by one of them is unknown, not "a library object".
+RUNTIME_FACTORIES = frozenset({
+    "hydra.utils.instantiate", "hydra.utils.call", "hydra.utils.get_class", "hydra.utils.get_method",
+    "hydra.utils.get_object", "omegaconf.OmegaConf.to_object", "importlib.import_module", "torch.load",
+    "pickle.load", "pickle.loads", "dill.load", "cloudpickle.load", "joblib.load", "copy.deepcopy", "copy.copy",
+    "getattr", "eval", "globals", "locals", "vars",
+})
+# Methods of containers and of tensors/arrays: calling them on an unknown receiver runs no project code.
+PLAIN_METHODS = frozenset({
+    "append", "appendleft", "extend", "extendleft", "insert", "pop", "popleft", "remove", "clear", "get",
+    "items", "keys", "values", "update", "setdefault", "copy", "clone", "detach", "cpu", "cuda", "numpy", "to",
+    "float", "double", "half", "long", "int", "bool", "item", "tolist", "reshape", "view", "squeeze",
+    "unsqueeze", "flatten", "permute", "transpose", "contiguous", "astype", "sum", "mean", "max", "min",
+    "format", "join", "split", "strip", "startswith", "endswith", "replace", "lower", "upper", "discard",
+    "index", "count", "sort", "reverse", "put_nowait", "get_nowait", "wait", "acquire", "release",
+    "write", "flush", "close", "read", "readline", "info", "debug", "warning", "error", "exception", "log",
+})
+# Loaded models the rules treat as one opaque traced call, whether or not their runtime is installed.
+OPAQUE_MODELS = frozenset({"onnxruntime", "tensorrt", "openvino", "tflite_runtime"})
+MAX_TEXT = 60
+
+
+def not_followed(analysis, entry: FunctionInfo | None) -> tuple[NotFollowed, ...]:
+    """The unresolved calls of every reachable project function (live code only), in source order."""
+    if entry is None:
+        return ()
+    project = analysis.project
+    out: dict[tuple[str, int, str], NotFollowed] = {}
+    for fn in list(analysis.reachable.values()):
+        if project.is_library(fn.module):
+            continue
+        try:
+            ctx = analysis.context_with_env(fn)
+            for node in iter_nodes(fn, analysis.facts.param_constants.get(fn.id)):
+                if isinstance(node, ast.Call):
+                    found = unresolved(ctx, node)
+                    if found is not None:
+                        out.setdefault((found.path, found.line, found.text), found)
+        except RecursionError:
+            continue
+    return tuple(sorted(out.values()))
+
+
+def unresolved(ctx: FunctionContext, call: ast.Call) -> NotFollowed | None:
+    """The call as a `NotFollowed` when it hands pipeline data to code the scan could not name."""
+    func = call.func
+    if not ctx.args_data(call) or ctx.builtin(call) is not None:
+        return None
+    if isinstance(func, ast.Attribute):
+        if func.attr in PLAIN_METHODS or func.attr.startswith("__"):
+            return None
+        receiver = func.value
+        if ctx.is_data(receiver) or ctx.is_numpy(receiver) or _names_library(ctx, func):
+            return None
+        if is_self_attr(func, ctx.self_name) and ctx.cls is not None \
+                and ctx.project.find_method(ctx.cls, func.attr) is None:
+            receiver = func            # `self.policy(obs)`: the attribute holds the callable
+    elif isinstance(func, ast.Name):
+        receiver = func
+        if _names_library(ctx, func):
+            return None
+    else:
+        return None
+    if _known_library_object(ctx, receiver) or ctx.resolve_call(call):
+        return None
+    reason = receiver_reason(ctx, receiver)
+    if reason is None:
+        return None
+    reason += _duck_note(ctx, call)
+    return NotFollowed(ctx.fn.path, call.lineno, _text(func), reason, ast.unparse(receiver), ctx.fn.id)
+
+
+def _text(func: ast.expr) -> str:
+    text = ast.unparse(func)
+    if len(text) > MAX_TEXT:
+        text = text[:MAX_TEXT - 3] + "..."
+    return f"{text}(...)"
+
+
+def _names_library(ctx: FunctionContext, func: ast.expr) -> bool:
+    """`np.linalg.norm`, `torch.cat`, `cv2.resize`, a name imported from an available package: a library
+    callable (its behaviour is known or its package is followed). A name imported from a module that is
+    neither scanned nor installed is not: nothing about it is known."""
+    target = _imported_target(ctx, func)
+    if target is None:
+        root = _root(func)
+        return isinstance(root, ast.Name) and (root.id in ctx.module.functions or root.id in ctx.module.classes)
+    return not _in_project(ctx.project, target) and library_available(ctx.project, target)
+
+
+def _root(func: ast.expr) -> ast.expr:
+    while isinstance(func, ast.Attribute):
+        func = func.value
+    return func
+
+
+def _imported_target(ctx: FunctionContext, func: ast.expr) -> str | None:
+    root = _root(func)
+    if not isinstance(root, ast.Name) or root.id in ctx.fn.params or root.id in ctx.env.types \
+            or root.id not in ctx.module.imports:
+        return None
+    return ctx.module.imports[root.id]
+
+
+def _in_project(project, target: str) -> bool:
+    parts = target.split(".")
+    for cut in range(len(parts), 0, -1):
+        module = project.module_named(".".join(parts[:cut]))
+        if module is not None:
+            return not project.is_library(module.name)
+    return False
+
+
+def _known_library_object(ctx: FunctionContext, receiver: ast.expr) -> bool:
+    """The receiver holds an object of an available library's class (`lcm.LCM()`, `torch.jit.load(...)`),
+    not one a factory chose at run time nor one of a module that is neither scanned nor installed."""
+    types = ctx.types_of(receiver)
+    if any(":" in t for t in types):
+        return False
+    return any(t not in RUNTIME_FACTORIES and library_available(ctx.project, t) and not _in_project(ctx.project, t)
+               for t in types)
+
+
+def library_available(project, dotted: str) -> bool:
+    """Is the top-level package of `dotted` one whose behaviour the scan knows or can read?"""
+    root = dotted.partition(".")[0]
+    if root in MODELED_ROOTS or root in FOREIGN_ROOTS or root in sys.stdlib_module_names or root in OPAQUE_MODELS:
+        return True
+    libraries = project.libraries
+    return libraries is None or libraries.package(root) is not None
+
+
+def _missing_module(ctx: FunctionContext, receiver: ast.expr) -> str | None:
+    local = {ctx.self_name, *ctx.fn.params, *ctx.env.types} - {None}
+    for t in sorted(ctx.types_of(receiver)):
+        if t.partition(".")[0] in local or t.partition(".")[0] not in _imported_roots(ctx):
+            continue   # `self.cfg.preprocessor`: a value, not a module
+        if ":" not in t and t not in RUNTIME_FACTORIES and not library_available(ctx.project, t) \
+                and not _in_project(ctx.project, t):
+            return (f"`{_short(receiver)}` is a `{t}`, from a module neither in the scanned code nor "
+                    "installed in this environment")
+    return None
+
+
+def receiver_reason(ctx: FunctionContext, receiver: ast.expr, depth: int = 0) -> str | None:
+    """Why the receiver's class is unknown, in the words of the code that set it."""
+    project = ctx.project
+    missing = _missing_module(ctx, receiver)
+    if missing:
+        return missing
+    target = _imported_target(ctx, receiver)
+    if target is not None and not _in_project(project, target):
+        return (f"`{_short(receiver)}` comes from `{target}`, a module neither in the scanned code nor installed "
+                "in this environment")
+    if is_self_attr(receiver, ctx.self_name) and ctx.cls is not None:
+        attr = receiver.attr
+        owners = ctx.receiver_classes() or [ctx.cls]
+        values = [(klass, method, value) for cls in owners for klass in project.mro(cls)
+                  for method, value in klass.attr_values.get(attr, ()) if not isinstance(value, ast.Constant)]
+        if not values:
+            if any(isinstance(base, str) for cls in owners for base in project.bases(cls)):
+                return f"`self.{attr}` is not assigned in the scanned code (a library base class may set it)"
+            return f"`self.{attr}` is never assigned in the scanned code"
+        if all(library_value(ctx, v, k.methods.get(m)) for k, m, v in values):
+            return None
+        klass, method, value = next(((k, m, v) for k, m, v in values if not library_value(ctx, v, k.methods.get(m))))
+        return _value_reason(ctx, value, klass.methods.get(method), f"`self.{attr}`", depth)
+    if isinstance(receiver, ast.Name):
+        if receiver.id in ctx.fn.params:
+            passed = _passed_arguments(ctx, receiver.id)
+            if passed and all(isinstance(a, ast.Lambda) for a in passed):
+                return None   # a lambda: its body is analyzed where it is written
+            return (f"`{receiver.id}` is a parameter of {ctx.fn.qualname}; no caller in the scanned code "
+                    "passes a project class or function")
+        for node in ast.walk(ctx.fn.node):
+            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == receiver.id
+                                                    for t in node.targets):
+                return _value_reason(ctx, node.value, ctx.fn, f"`{receiver.id}`", depth)
+        return None
+    if isinstance(receiver, ast.Attribute):
+        return f"the type of `{_short(receiver)}` is unknown"
+    if isinstance(receiver, ast.Subscript):
+        return f"what `{_short(receiver.value)}` holds is unknown"
+    return None
+
+
+def _passed_arguments(ctx: FunctionContext, param: str) -> list[ast.expr]:
+    """What the reachable callers pass for `param` of this function."""
+    from leapp_codemod.analysis.model.resolve_sites import argument_for
+    out = []
+    for caller_id in ctx.facts.callers.get(ctx.fn.id, ()):
+        module_name, _, qualname = caller_id.partition(":")
+        caller = ctx.project.modules.get(module_name)
+        caller_fn = caller.functions.get(qualname) if caller is not None else None
+        if caller_fn is None:
+            return []
+        caller_ctx = ctx.for_function(caller_fn)
+        for node in ast.walk(caller_fn.node):
+            if isinstance(node, ast.Call) and ctx.fn in caller_ctx.resolve_call(node):
+                arg = argument_for(ctx.fn, node, param) if ctx.fn.is_method else _plain_argument(ctx.fn, node, param)
+                if arg is None:
+                    return []
+                if caller_fn is ctx.fn and isinstance(arg, ast.Name) and arg.id == param:
+                    continue   # a recursive call passing it on
+                out.append(arg)
+    return out
+
+
+def _plain_argument(fn: FunctionInfo, call: ast.Call, param: str) -> ast.expr | None:
+    for i, arg in enumerate(call.args):
+        if isinstance(arg, ast.Starred):
+            return None
+        if i < len(fn.positional_params) and fn.positional_params[i] == param:
+            return arg
+    return next((k.value for k in call.keywords if k.arg == param), None)
+
+
+def library_value(ctx: FunctionContext, value: ast.expr, where: FunctionInfo | None, depth: int = 0) -> bool:
+    """A value built by an available library's constructor (`nn.Conv1d(...) if a else nn.Identity()`, a
+    local assigned from `nn.Sequential(...)`): an object whose behaviour is known."""
+    if depth > 3:
+        return False
+    if isinstance(value, ast.IfExp):
+        return library_value(ctx, value.body, where, depth + 1) and library_value(ctx, value.orelse, where, depth + 1)
+    if isinstance(value, ast.Call):
+        module = ctx.project.modules[where.module] if where is not None else ctx.module
+        name = ctx.project.qualify(value.func, module)
+        name = ctx.project.external_name(name) if name else None
+        return bool(name) and name not in RUNTIME_FACTORIES and "." in name and not _in_project(ctx.project, name) \
+            and library_available(ctx.project, name)
+    if isinstance(value, ast.Constant) and value.value is None:
+        return True
+    if isinstance(value, (ast.Name, ast.Attribute)):   # `torch.mean` held as a value
+        module = ctx.project.modules[where.module] if where is not None else ctx.module
+        root = _root(value)
+        if isinstance(root, ast.Name) and root.id in module.imports:
+            name = ctx.project.external_name(ctx.project.qualify(value, module) or "")
+            return "." in name and not _in_project(ctx.project, name) and library_available(ctx.project, name)
+    if isinstance(value, ast.Name) and where is not None:
+        values = [n.value for n in ast.walk(where.node) if isinstance(n, ast.Assign)
+                  and any(isinstance(t, ast.Name) and t.id == value.id for t in n.targets)]
+        return bool(values) and all(library_value(ctx, v, where, depth + 1) for v in values)
+    return False
+
+
+def _value_reason(ctx: FunctionContext, value: ast.expr, where: FunctionInfo | None, what: str,
+                  depth: int = 0) -> str | None:
+    if library_value(ctx, value, where):
+        return None
+    if is_self_attr(value, ctx.self_name) and depth < 2 and ctx.cls is not None:
+        inner = receiver_reason(ctx, value, depth + 1)
+        return f"{what} is `{_short(value)}`: {inner}" if inner else None
+    if isinstance(value, ast.Call):
+        name = ctx.qualify(value.func) or ast.unparse(value.func)
+        if name in ("hydra.utils.instantiate", "hydra.utils.call"):
+            arg = ast.unparse(value.args[0]) if value.args else "a config"
+            return f"receiver from hydra.utils.instantiate({_short_text(arg)}); no _target_ found"
+        if name in RUNTIME_FACTORIES:
+            return f"receiver from {name}(...): its class is chosen at run time"
+        return f"{what} is built by `{_short(value.func)}(...)`, whose result's class is unknown"
+    if isinstance(value, ast.Name) and where is not None and value.id in where.params:
+        configured = _configured(ctx, where, value.id)
+        if configured:
+            return (f"{what} is the `{value.id}` argument of {where.qualname}, which the configs set to "
+                    f"`{configured}` (neither in the scanned code nor installed)")
+        return (f"{what} is the `{value.id}` argument of {where.qualname}; no caller in the scanned code "
+                "passes a project class")
+    return f"{what} is set from `{_short(value)}`, whose class is unknown"
+
+
+def _configured(ctx: FunctionContext, init: FunctionInfo, param: str) -> str | None:
+    """The `_target_` a Hydra config gives `param` of the class whose `__init__` this is, if not followable."""
+    from leapp_codemod.analysis.model.runtime_bind import hydra_targets
+    if init.name != "__init__" or init.class_name is None:
+        return None
+    cls_name = f"{init.module}.{init.class_name}"
+    for target in hydra_targets(ctx.project):
+        if target.target == cls_name:
+            for key, nested in target.arguments:
+                if key == param and not library_available(ctx.project, nested):
+                    return nested
+    return None
+
+
+def _imported_roots(ctx: FunctionContext) -> set[str]:
+    key = ("imported_roots",)
+    found = ctx.project.memo.get(key)
+    if found is None:
+        found = ctx.project.memo[key] = {t.partition(".")[0] for m in ctx.project.modules.values()
+                                         for t in m.imports.values()}
+    return found
+
+
+def _duck_note(ctx: FunctionContext, call: ast.Call) -> str:
+    """Why duck typing did not pick the method's class: how many project classes define it."""
+    from leapp_codemod.analysis.model.runtime_bind import MAX_DUCK, duck_candidates
+    if not isinstance(call.func, ast.Attribute):
+        return ""
+    found = duck_candidates(ctx.project, call.func.attr)
+    if len(found) > MAX_DUCK:
+        names = ", ".join(c.name for c in found[:4])
+        return f"; {len(found)} project classes define `{call.func.attr}` ({names}, ...), too many to guess"
+    return ""
+
+
+def _short(expr: ast.expr) -> str:
+    return _short_text(ast.unparse(expr))
+
+
+def _short_text(text: str) -> str:
+    return text if len(text) <= MAX_TEXT else text[:MAX_TEXT - 3] + "..."

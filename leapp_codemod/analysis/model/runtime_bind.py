@@ -1,0 +1,282 @@
+"""Receivers bound at run time: what a call through a value built from a config, a factory or a
+binding the user gave runs.
+
+In the order `resolve_call` asks: a binding (`--bind self.adapter=pkg.mod:Adapter`,
+`[tool.leapp-codemod.bind]`), Hydra/OmegaConf (`hydra.utils.instantiate(cfg.adapter)` builds the
+`_target_` the project's YAML configs name under `adapter`; `hydra.utils.get_class(...)` returns such a
+class), then, when the receiver stays unknown, duck typing: the project classes that define the method
+and are constructed or named somewhere, when there are at most `MAX_DUCK` of them. Every call resolved
+one of these ways is recorded with how, for the report.
+"""
+from __future__ import annotations
+
+import ast
+
+from leapp_codemod.analysis.model.hydra_configs import HydraTarget, config_roots, matching, read_targets
+from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo
+from leapp_codemod.analysis.model.resolve_types import is_abstract
+from leapp_codemod.model import Resolved
+
+INSTANTIATE = frozenset({"hydra.utils.instantiate", "hydra.utils.call", "hydra._internal.utils.instantiate"})
+GET_CLASS = frozenset({"hydra.utils.get_class", "hydra.utils.get_method", "hydra.utils.get_object",
+                       "hydra._internal.utils._locate"})
+MAX_TARGETS = 8      # more `_target_`s than this under one key: name one with --bind
+MAX_DUCK = 3         # more project classes than this define the method: duck typing does not guess
+# Method names too common to identify a class by (containers, tensors, environments, loggers).
+DUCK_EXCLUDED = frozenset({"__init__", "__call__", "forward", "step", "reset", "get", "update", "run", "close",
+                           "append", "extend", "items", "keys", "values", "copy", "to", "eval", "train",
+                           "load", "save", "info", "debug", "log", "write", "read", "start", "stop"})
+
+
+# ---------------------------------------------------------------------------------------------- memo
+def _memo(project, key, build):
+    found = project.memo.get(key)
+    if found is None:
+        found = project.memo[key] = build()
+    return found
+
+
+def hydra_targets(project) -> list[HydraTarget]:
+    def build():
+        paths = [m.path for m in project.modules.values() if not project.is_library(m.name)]
+        return read_targets(config_roots(paths))
+    return _memo(project, ("hydra_targets",), build)
+
+
+def bindings(project) -> dict[str, str]:
+    """Expression text (`self.adapter`, `policy`) -> dotted class or function the user bound it to."""
+    return project.memo.get(("bindings",), {})
+
+
+def set_bindings(project, binds: tuple[tuple[str, str], ...]) -> None:
+    project.memo[("bindings",)] = {expr.strip(): target.strip().replace(":", ".") for expr, target in binds}
+
+
+def record(project, call: ast.Call, path: str, targets, how: str) -> None:
+    table = project.memo.setdefault(("resolutions",), {})
+    key = (path, call.lineno, ast.unparse(call.func))
+    if key not in table:
+        names = tuple(sorted(t.id for t in targets))
+        table[key] = Resolved(path, call.lineno, _text(call.func), names, how)
+
+
+def resolutions(project) -> tuple[Resolved, ...]:
+    return tuple(sorted(project.memo.get(("resolutions",), {}).values(), key=lambda r: (r.path, r.line, r.text)))
+
+
+def _text(func: ast.expr) -> str:
+    text = ast.unparse(func)
+    return (text if len(text) <= 60 else text[:57] + "...") + "(...)"
+
+
+# ---------------------------------------------------------------------------------------------- types
+def bound_types(ctx, expr: ast.expr) -> set[str]:
+    """Class ids the user bound this expression to (`--bind self.adapter=pkg.mod:Adapter`)."""
+    binds = bindings(ctx.project)
+    if not binds:
+        return set()
+    target = binds.get(ast.unparse(expr))
+    cls = ctx.project.class_of(target) if target else None
+    return {cls.id} if cls is not None else set()
+
+
+def bound_callable(ctx, func: ast.expr) -> FunctionInfo | None:
+    binds = bindings(ctx.project)
+    target = binds.get(ast.unparse(func)) if binds else None
+    found = ctx.project.lookup(target) if target else None
+    return found if isinstance(found, FunctionInfo) else None
+
+
+def config_chain(expr: ast.expr) -> tuple[str, ...] | None:
+    """The config keys an expression reads: `cfg.policy` -> ("policy",), `self.cfg["model"].enc` ->
+    ("cfg", "model", "enc"), `cfg` -> (); None when it is not a chain of names and constant keys."""
+    keys: list[str] = []
+    node = expr
+    while True:
+        if isinstance(node, ast.Attribute):
+            keys.insert(0, node.attr)
+            node = node.value
+        elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) \
+                and isinstance(node.slice.value, str):
+            keys.insert(0, node.slice.value)
+            node = node.value
+        elif isinstance(node, ast.Name):
+            return tuple(keys)
+        else:
+            return None
+
+
+def instantiated_targets(ctx, call: ast.Call, module) -> list[HydraTarget] | None:
+    """The `_target_` entries `instantiate(<arg>)` may build, or None when the call is not Hydra's."""
+    name = ctx.project.qualify(call.func, module)
+    name = ctx.project.external_name(name) if name else None
+    if name not in INSTANTIATE or not call.args:
+        return None
+    chain = config_chain(call.args[0])
+    if chain is None:
+        return []
+    if chain and chain[-1] == "_target_":
+        chain = chain[:-1]
+    return matching(hydra_targets(ctx.project), chain)
+
+
+def hydra_result_types(ctx, call: ast.Call, module) -> set[str] | None:
+    """Types of `instantiate(cfg.x)` (instances of the named classes; for a `_partial_` entry nothing is
+    built yet) or None when the call is not Hydra's."""
+    found = instantiated_targets(ctx, call, module)
+    if found is None:
+        return None
+    classes = _target_classes(ctx.project, found)
+    if not classes or len(classes) > MAX_TARGETS:
+        return set()
+    wheres = ", ".join(sorted({t.where for t in found if ctx.project.class_of(t.target) is not None})[:3])
+    record(ctx.project, call, module.path, [c for c, _ in classes], f"hydra _target_ in {wheres}")
+    return {c.id for c, partial in classes if not partial}
+
+
+def hydra_callable_values(ctx, call: ast.Call, module) -> list | None:
+    """What calling the value of `get_class(cfg._target_)` / `get_method(...)` or of a `_partial_`
+    `instantiate(cfg.x)` runs: the named classes (calling one builds it) or functions; None when the call
+    is none of those."""
+    func = call.func
+    last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    if last not in ("instantiate", "call", "get_class", "get_method", "get_object", "_locate"):
+        return None
+    name = ctx.project.qualify(func, module)
+    name = ctx.project.external_name(name) if name else None
+    if name in GET_CLASS and call.args:
+        chain = config_chain(call.args[0])
+        if chain is None:
+            return []
+        if chain and chain[-1] == "_target_":
+            chain = chain[:-1]
+        targets = matching(hydra_targets(ctx.project), chain)
+        partial_only = False
+    else:
+        targets = instantiated_targets(ctx, call, module)
+        if targets is None:
+            return None
+        partial_only = True
+    out = []
+    for target in targets:
+        if partial_only and not target.partial:
+            continue
+        found = ctx.project.lookup(target.target)
+        if found is not None and found not in out:
+            out.append(found)
+    if len(out) > MAX_TARGETS:
+        return []
+    if out:
+        wheres = ", ".join(sorted({t.where for t in targets})[:3])
+        record(ctx.project, call, module.path, out, f"hydra _target_ in {wheres}")
+    return out
+
+
+def _target_classes(project, targets: list[HydraTarget]) -> list[tuple[ClassInfo, bool]]:
+    out: list[tuple[ClassInfo, bool]] = []
+    for target in targets:
+        cls = project.class_of(target.target)
+        if cls is not None and (cls, target.partial) not in out:
+            out.append((cls, target.partial))
+    return out
+
+
+def hydra_argument_types(ctx, cls: ClassInfo, param: str) -> set[str]:
+    """What Hydra passes for `param` of `cls.__init__` when a config instantiates `cls` with a nested
+    `_target_` under that key (recursive instantiation)."""
+    out: set[str] = set()
+    for target in hydra_targets(ctx.project):
+        if ctx.project.class_of(target.target) is not cls:
+            continue
+        for key, nested in target.arguments:
+            if key == param:
+                found = ctx.project.class_of(nested)
+                if found is not None:
+                    out.add(found.id)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- duck typing
+def _defining_classes(project) -> dict[str, list[ClassInfo]]:
+    """Method name -> project classes that define it (not abstractly) and are constructed or named in a
+    config somewhere."""
+    def build():
+        from leapp_codemod.analysis.model.resolve_sites import sites_of
+        named = {t.target for t in hydra_targets(project)}
+        table: dict[str, list[ClassInfo]] = {}
+        for module in list(project.modules.values()):
+            if project.is_library(module.name):
+                continue
+            for cls in module.classes.values():
+                used = None
+                for name, method in cls.methods.items():
+                    if name in DUCK_EXCLUDED or name.startswith("_") or is_abstract(method):
+                        continue
+                    if used is None:
+                        used = bool(sites_of(project, cls)) or f"{module.name}.{cls.name}" in named
+                    if used:
+                        table.setdefault(name, []).append(cls)
+        return table
+    return _memo(project, ("duck_table",), build)
+
+
+def duck_callees(ctx, call: ast.Call) -> list[FunctionInfo]:
+    """`recv.meth(...)` on a receiver of unknown class: the `meth` of the few project classes that define it
+    and are used somewhere (none when more than `MAX_DUCK` do, or the name is too common)."""
+    func = call.func
+    if not isinstance(func, ast.Attribute) or func.attr in DUCK_EXCLUDED or func.attr.startswith("_"):
+        return []
+    classes = _defining_classes(ctx.project).get(func.attr, [])
+    if not classes or len(classes) > MAX_DUCK:
+        return []
+    return [cls.methods[func.attr] for cls in classes]
+
+
+def duck_candidates(project, method: str) -> list[ClassInfo]:
+    return list(_defining_classes(project).get(method, []))
+
+
+# ---------------------------------------------------------------------------------------------- registries
+def _registries(project) -> dict[str, list[ClassInfo]]:
+    """"module.GLOBAL" -> the classes (or functions) a decorator registry stores in that module-level dict:
+    `@register("bang") class BangHead` where `register` (or the function it returns) does `HEADS[name] = cls`."""
+    def build():
+        stores: dict[str, str] = {}          # decorator function id -> "module.GLOBAL" it fills
+        for module in list(project.modules.values()):
+            if project.is_library(module.name):
+                continue
+            for fn in module.functions.values():
+                if fn.class_name is not None:
+                    continue
+                params = {a.arg for n in ast.walk(fn.node) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                          for a in (*n.args.posonlyargs, *n.args.args)}
+                for node in ast.walk(fn.node):
+                    if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in params:
+                        for target in node.targets:
+                            if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
+                                    and target.value.id in module.globals:
+                                stores[fn.id] = f"{module.name}.{target.value.id}"
+        members: dict[str, list] = {}
+        if not stores:
+            return members
+        for module in list(project.modules.values()):
+            if project.is_library(module.name):
+                continue
+            decorated = [*module.classes.values()]
+            for item in decorated:
+                for decorator in item.node.decorator_list:
+                    func = decorator.func if isinstance(decorator, ast.Call) else decorator
+                    name = project.qualify(func, module)
+                    found = project.lookup(name) if name else None
+                    if isinstance(found, FunctionInfo) and found.id in stores:
+                        members.setdefault(stores[found.id], []).append(item)
+        return members
+    return _memo(project, ("registries",), build)
+
+
+def registry_members(project, qualified: str) -> list[ClassInfo]:
+    """Classes a decorator registry stores in the module-level dict `qualified` ("app.heads.HEADS"); entry
+    mode only (lint mode analyzes one file on its own)."""
+    if ("duck",) not in project.memo:
+        return []
+    return list(_registries(project).get(qualified, []))
