@@ -26,7 +26,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("report",),
     ("generate",),
     ("runner", "observe"),                                          # the observed child process runs the driver
-    ("cli", "cli_settings", "cli_observe", "cli_run", "__main__"),
+    ("cli", "cli_settings", "cli_rules", "cli_observe", "cli_run", "__main__"),
 )
 FACADE = "leapp_codemod.analysis.infer.context"
 
