@@ -25,7 +25,7 @@ from pathlib import Path
 import hypothesmith
 from hypothesis import HealthCheck, given, seed, settings
 
-from leapp_codemod.analysis.scanner import ScanError, ScanOptions, scan
+from leapp_codemod.scan import ScanError, ScanOptions, scan
 from leapp_codemod.report import render
 from leapp_codemod.source.cache import Cache
 

@@ -85,7 +85,7 @@ def _flags(options: dict) -> ReportFlags:
 
 def _scan_options(config: Config, options: dict, **fields):
     """ScanOptions from the configuration and the command line (which wins)."""
-    from leapp_codemod.analysis.scanner import ScanOptions
+    from leapp_codemod.scan import ScanOptions
     select = _selectors(options["select"], config.select)
     extend = _checked(_split_codes(options["extend_select"]) or config.extend_select)
     if select and extend:
@@ -205,7 +205,7 @@ def _read_stdin() -> str:
 
 def _scan_stdin(config: Config, options, flags: ReportFlags, header: bool) -> NoReturn:
     """`scan -` / `lint -`: the text on standard input, scanned as the file `--stdin-filename` names."""
-    from leapp_codemod.analysis.scanner import ScanError, scan as run_scan
+    from leapp_codemod.scan import ScanError, scan as run_scan
     from leapp_codemod.source.cache import Cache
     from leapp_codemod.source.stdin import stdin_as_file
     text = _read_stdin()
@@ -233,11 +233,11 @@ def _scan_stdin(config: Config, options, flags: ReportFlags, header: bool) -> No
 @_common_scan_options
 def scan(paths, entry, all_functions, no_follow_libraries, no_cache, jobs, **report_options):
     """Scan PATHS for trace hazards reachable from the pipeline entrypoint (`-` reads standard input)."""
-    from leapp_codemod.analysis.scanner import ScanError, scan as run_scan
+    from leapp_codemod.scan import ScanError, scan as run_scan
     paths = paths or (".",)
     flags = _flags(report_options)
     config = _config_for(paths if not flags.stdin_filename else (flags.stdin_filename,))
-    from leapp_codemod.analysis.inline_range import locate_inline_entry
+    from leapp_codemod.analysis.inline.range import locate_inline_entry
     entry = locate_inline_entry(entry, paths)
     options = _scan_options(config, report_options, entry=entry or config.entry, all_functions=all_functions,
                             follow_libraries=not no_follow_libraries,
@@ -283,7 +283,7 @@ def lint(files, entry, no_cache, jobs, **report_options):
     With an entrypoint (--entry or [tool.leapp-codemod] entry) the whole project is analyzed from it
     and findings in FILES are reported; without one, every function in FILES is treated as pipeline code.
     """
-    from leapp_codemod.analysis.scanner import ScanError, scan as run_scan
+    from leapp_codemod.scan import ScanError, scan as run_scan
     if not files:
         sys.exit(EXIT_CLEAN)
     flags = _flags(report_options)
@@ -330,9 +330,9 @@ def entrypoints(paths, fmt, limit, driver, calls, timeout):
     if driver:
         from leapp_codemod.cli_observe import observed_entrypoints
         sys.exit(observed_entrypoints(paths or (".",), driver, calls, timeout, fmt))
-    from leapp_codemod.analysis.entrypoints import rank_entrypoints
-    from leapp_codemod.analysis.leapp_support import load_support
-    from leapp_codemod.analysis.scanner import load_project
+    from leapp_codemod.analysis.entry.entrypoints import rank_entrypoints
+    from leapp_codemod.analysis.model.leapp_support import load_support
+    from leapp_codemod.scan import load_project
     paths = paths or (".",)
     loaded = load_project(list(paths), _config_for(paths).exclude)
     for error in loaded.errors:

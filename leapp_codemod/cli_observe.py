@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from leapp_codemod.analysis.observed import Observed, rank_observed
+from leapp_codemod.analysis.entry.observed import Observed, rank_observed
 
 
 def observe(paths: tuple[str, ...], driver: str, calls: int, timeout: float) -> tuple[list[Observed], str]:
@@ -57,7 +57,7 @@ def choose_entry(app: Path, driver: Path | None, static: bool) -> tuple[str, str
     if not app.exists():
         raise EntryChoiceError(f"{app}: no such application path")
     if static:
-        from leapp_codemod.analysis.scanner import scan_project
+        from leapp_codemod.scan import scan_project
 
         ranked = scan_project([str(app)]).entrypoints
         if not ranked:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from leapp_codemod.facts import EXPORTERS
+from leapp_codemod.knowledge.leapp import EXPORTERS
 
 
 def _fail(message: str, code: int) -> None:
@@ -75,7 +75,7 @@ def generate(app: Path, entry: str | None, static: bool, driver: Path | None, ou
         _fail(str(exc), 2)
         return
     driver_note, driver_warning = None, None
-    from leapp_codemod.analysis.inline_range import locate_inline_entry, parse_inline_entry
+    from leapp_codemod.analysis.inline.range import locate_inline_entry, parse_inline_entry
     entry = locate_inline_entry(entry, [str(app)])
     if driver is None and app.exists() and not parse_inline_entry(entry):   # an inline entry names its driver
         from leapp_codemod.generate.driver import find_driver, search_root

@@ -1,15 +1,6 @@
-"""Facts several parts of the tool rely on, each defined once. Plain data: importing this module
-imports nothing else (scan, generate, run and the generated module all read it)."""
+"""The LEAPP facts now live in `leapp_codemod.knowledge.leapp`; this name is kept for existing imports."""
 from __future__ import annotations
 
-# LEAPP exporters `run` tries, in the order of the fallback ladder, and the format each one writes.
-FORMAT_OF = {"onnx": "onnx", "onnx-torchscript": "onnx", "pt2": "pt2", "jit-script": "jit", "jit-trace": "jit"}
-EXPORTERS = tuple(FORMAT_OF)
-FORMATS = tuple(dict.fromkeys(FORMAT_OF.values()))
+from leapp_codemod.knowledge.leapp import ATOL, EXPORTERS, FORMAT_OF, FORMATS, RTOL, SIGNED_FOR
 
-# The signed dtype that holds every value of an unsigned dtype LEAPP cannot export.
-SIGNED_FOR = {"uint16": "int32", "uint32": "int64", "uint64": "int64"}
-
-# How close a replacement or an exported model must come to the original: |got - expected| <=
-# ATOL + RTOL * |expected|, elementwise.
-RTOL, ATOL = 1e-3, 1e-5
+__all__ = ["ATOL", "EXPORTERS", "FORMATS", "FORMAT_OF", "RTOL", "SIGNED_FOR"]

@@ -12,7 +12,7 @@ from hypothesis.extra import numpy as hnp
 
 from leapp_codemod.adapters import ADAPTERS, mismatch
 from leapp_codemod.adapters import numpy_extra as nx
-from leapp_codemod.analysis.leapp_support import load_support
+from leapp_codemod.analysis.model.leapp_support import load_support
 
 # float64: round-off of a different evaluation order; float32: the same in float32 ulps.
 TOL = {"float64": (1e-12, 1e-12), "float32": (2e-5, 1e-6)}

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from leapp_codemod.analysis.leapp_support import load_support
-from leapp_codemod.analysis.scanner import ScanOptions, lint_source
+from leapp_codemod.analysis.model.leapp_support import load_support
+from leapp_codemod.scan import ScanOptions, lint_source
 from leapp_codemod.model import FileError
 from leapp_codemod.source.files import SourceFile
 from leapp_codemod.source.parse import WHOLE_FILE_BYTES, parse_segments

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from leapp_codemod.analysis.scanner import ScanOptions, scan
+from leapp_codemod.scan import ScanOptions, scan
 from leapp_codemod.source.cache import Cache
 
 HELPER = "def helper(x):\n    return x.item()\n"
@@ -33,7 +33,7 @@ def test_warm_scan_equals_cold_and_reads_only_the_cache(tmp_path, monkeypatch):
     for options in (ScanOptions(entry="app.policy:step"), ScanOptions(all_functions=True)):
         cold = scan([str(app)], options, cache)
         assert entries(tmp_path / "cache")
-        monkeypatch.setattr("leapp_codemod.analysis.scanner.parse_file",
+        monkeypatch.setattr("leapp_codemod.scan.load.parse_file",
                             lambda src: (_ for _ in ()).throw(AssertionError("parsed on a warm run")))
         warm = scan([str(app)], options, cache)
         monkeypatch.undo()
@@ -86,7 +86,7 @@ def test_cache_folder_ignores_itself_for_git(tmp_path):
 
 
 def test_parallel_cold_scan_equals_serial(tmp_path, monkeypatch):
-    monkeypatch.setattr("leapp_codemod.analysis.scanner.PARALLEL_MIN_FILES", 2)
+    monkeypatch.setattr("leapp_codemod.scan.lint.PARALLEL_MIN_FILES", 2)
     app = make_app(tmp_path)
     serial = scan([str(app)], ScanOptions(all_functions=True), Cache(None), jobs=1)
     parallel = scan([str(app)], ScanOptions(all_functions=True), Cache(None), jobs=2)

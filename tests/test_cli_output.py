@@ -364,7 +364,7 @@ def test_every_command_reports_errors_with_one_prefix(tmp_path, args):
 
 
 def test_require_format_takes_the_export_with_names(tmp_path):
-    from leapp_codemod.facts import EXPORTERS
+    from leapp_codemod.knowledge.leapp import EXPORTERS
     from leapp_codemod.runner.export import ladder
     for name in EXPORTERS:
         assert name in ladder("onnx", name)

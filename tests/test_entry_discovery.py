@@ -16,8 +16,8 @@ import pytest
 from click.testing import CliRunner
 from test_scan_fixtures import markers
 
-from leapp_codemod.analysis.inline_loops import inline_pipelines, loaded_models
-from leapp_codemod.analysis.scanner import scan_project
+from leapp_codemod.analysis.entry.loops import inline_pipelines, loaded_models
+from leapp_codemod.scan import scan_project
 from leapp_codemod.cli import main
 from leapp_codemod.generate.source_info import import_root, read_entry
 from leapp_codemod.source.files import discover

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from leapp_codemod.analysis.scanner import scan_project
+from leapp_codemod.scan import scan_project
 from leapp_codemod.generate import GenerateError, Options, generate, render_module
 from leapp_codemod.generate.source_info import output_structure
 from leapp_codemod.model import Finding, PatchTarget, ScanResult, StateAttr

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from leapp_codemod.analysis.inline_range import (
+from leapp_codemod.analysis.inline.range import (
     RangeError,
     parse_inline_entry,
     read_range,

@@ -7,8 +7,8 @@ import textwrap
 
 import pytest
 
-from leapp_codemod.analysis import leapp_support
-from leapp_codemod.analysis.leapp_support import extract_from_source, load_snapshot, load_support
+from leapp_codemod.analysis.model import leapp_support
+from leapp_codemod.analysis.model.leapp_support import extract_from_source, load_snapshot, load_support
 
 TABLES = textwrap.dedent("""
     import numpy as np

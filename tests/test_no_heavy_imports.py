@@ -12,7 +12,7 @@ HEAVY = ("torch", "numpy", "leapp")
 SCRIPT = r'''
 import json, sys
 from click.testing import CliRunner
-from leapp_codemod.analysis.scanner import scan_project
+from leapp_codemod.scan import scan_project
 from leapp_codemod.cli import main
 
 fixtures = sys.argv[1:]

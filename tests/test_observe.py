@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from leapp_codemod.analysis.inline_suggest import suggest_range
-from leapp_codemod.analysis.observed import rank_observed
+from leapp_codemod.analysis.inline.suggest import suggest_range
+from leapp_codemod.analysis.entry.observed import rank_observed
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"

@@ -127,7 +127,7 @@ def test_an_unexpected_fault_is_one_line_and_exit_3(tmp_path, monkeypatch):
 
 
 def test_the_generated_module_says_importing_it_runs_the_application(tmp_path):
-    from leapp_codemod.analysis.scanner import scan_project
+    from leapp_codemod.scan import scan_project
     from leapp_codemod.generate import Options, render_module
 
     (tmp_path / "tinyapp").mkdir()

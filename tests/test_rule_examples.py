@@ -5,7 +5,7 @@ import ast
 
 import pytest
 
-from leapp_codemod.analysis.scanner import scan_project
+from leapp_codemod.scan import scan_project
 from leapp_codemod.model import Category
 from leapp_codemod.rules import ALL_RULES
 

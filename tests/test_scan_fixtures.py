@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from leapp_codemod.analysis.scanner import scan_project
+from leapp_codemod.scan import scan_project
 from leapp_codemod.cli import main
 from leapp_codemod.model import Category
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from test_rule_examples import expected_marks, scan_snippet
 
-from leapp_codemod.analysis.scanner import scan_project
+from leapp_codemod.scan import scan_project
 
 STATE = {
     "external-predict-state-tuple": (
@@ -323,7 +323,7 @@ def test_an_object_a_callback_hands_the_message_to_is_a_pipeline_input(tmp_path)
 def test_a_call_too_large_to_walk_keeps_every_write_as_state(tmp_path, monkeypatch):
     """When one call has more statements than the order walk takes, no read may look covered: the
     buffer the step fills before reading it is then in-place state (LCM701), as without the walk."""
-    from leapp_codemod.analysis import access_order
+    from leapp_codemod.analysis.flow import access_order
     snippet = SCRATCH_NOT_STATE["buffer-filled-then-read"]
     assert [f.code for f in scan_snippet(tmp_path, snippet).findings if f.line == 8] == ["LCM703"]
     monkeypatch.setattr(access_order, "MAX_STATEMENTS", 1)

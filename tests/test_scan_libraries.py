@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from leapp_codemod.analysis.scanner import scan_project
+from leapp_codemod.scan import scan_project
 from tests.test_scan_fixtures import FIXTURES, markers
 
 pytest.importorskip("stable_baselines3")   # installed with the dev extra; skipped only outside it

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 from test_scan_fixtures import markers
 
-from leapp_codemod.analysis.scanner import scan_project
+from leapp_codemod.scan import scan_project
 from leapp_codemod.cli import main
 from leapp_codemod.source.newer_grammar import downlevel
 

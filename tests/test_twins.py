@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 import torch
 
-from leapp_codemod.analysis.scanner import scan_project
+from leapp_codemod.scan import scan_project
 from leapp_codemod.generate import Options, render_module
 from leapp_codemod.generate.derive import helper_sources, make_twin
 from leapp_codemod.generate.twin import Blocked

@@ -1,6 +1,6 @@
 """NumPy functions that policy code uses but LEAPP 0.7.2 does not map (or maps but cannot export to ONNX).
 
-Unmapped in the installed LEAPP (`leapp_codemod.analysis.leapp_support.load_support().numpy_functions`):
+Unmapped in the installed LEAPP (`leapp_codemod.analysis.model.leapp_support.load_support().numpy_functions`):
     numpy.deg2rad, numpy.radians, numpy.rad2deg, numpy.degrees, numpy.reciprocal, numpy.fabs,
     numpy.logaddexp, numpy.float_power, numpy.linalg.norm, numpy.interp, numpy.cross, numpy.outer,
     numpy.diff, numpy.tile, numpy.repeat, numpy.pad, numpy.median, numpy.percentile, numpy.quantile,

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from leapp_codemod.analysis.inline_range import parse_inline_entry
+from leapp_codemod.analysis.inline.range import parse_inline_entry
 from leapp_codemod.generate.guard import Merge, OverwriteRefused, merge, same_content, unified_diff
 from leapp_codemod.generate.render import render_body, with_header, write_module
 from leapp_codemod.generate.spec import IntegrationSpec, Options, SpecError, build_spec
@@ -19,7 +19,7 @@ class GenerateError(Exception):
 
 def scan_for(opts: Options) -> ScanResult:
     try:
-        from leapp_codemod.analysis.scanner import ScanError, scan_project
+        from leapp_codemod.scan import ScanError, scan_project
     except ImportError as exc:
         raise GenerateError(f"the scanner is not available ({exc})") from None
     try:

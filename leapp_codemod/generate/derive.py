@@ -12,7 +12,7 @@ import builtins
 from dataclasses import dataclass
 from pathlib import Path
 
-from leapp_codemod.analysis.index import build_index
+from leapp_codemod.analysis.model.index import build_index
 from leapp_codemod.generate import adapters as adapter_index
 from leapp_codemod.generate.adapters import torch_adapter
 from leapp_codemod.generate.source_info import SourceError, module_file

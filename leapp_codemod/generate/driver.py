@@ -29,9 +29,9 @@ def search_root(app: Path) -> Path:
 
 
 def find_driver(app: Path, entry: str) -> FoundDriver | None:
-    from leapp_codemod.analysis.entrypoints import _collect_call_sites
-    from leapp_codemod.analysis.leapp_support import load_support
-    from leapp_codemod.analysis.scanner import load_project
+    from leapp_codemod.analysis.entry.entrypoints import _collect_call_sites
+    from leapp_codemod.analysis.model.leapp_support import load_support
+    from leapp_codemod.scan import load_project
     root = search_root(app)
     loaded = load_project([os.path.relpath(root)])
     project = loaded.project

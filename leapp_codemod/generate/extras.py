@@ -10,6 +10,7 @@ from leapp_codemod.generate.backend_params import (
     accepted_keys,
     check_keys,
 )
+from leapp_codemod.generate.literals import default_graph_name, pystr
 from leapp_codemod.generate.warp import WarpSetupError, warp_spec
 
 
@@ -111,11 +112,6 @@ class Extras:
         return [f"{pystr(b)}: {literal(keys)}," for b, keys in self.backend_keys.items()]
 
 
-def pystr(text: str) -> str:
-    from leapp_codemod.generate.spec import pystr as quoted  # spec imports this module
-    return quoted(text)
-
-
 def _literal(value) -> str:
     return pystr(value) if isinstance(value, str) else repr(value)
 
@@ -144,7 +140,6 @@ def build_extras(scan, opts, root, entry, inputs) -> Extras:
 
 
 def _split(scan, opts, root, entry, inputs):
-    from leapp_codemod.generate.spec import default_graph_name
     from leapp_codemod.generate.split import SplitError, build_split
 
     app_dir = opts.app if opts.app.is_dir() else opts.app.parent

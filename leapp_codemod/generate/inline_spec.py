@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from leapp_codemod.analysis.inline_range import (
+from leapp_codemod.analysis.inline.range import (
     InlineEntry,
     InlineRange,
     RangeError,

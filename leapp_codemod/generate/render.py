@@ -8,10 +8,11 @@ from pathlib import Path
 
 import jinja2
 
-from leapp_codemod.facts import SIGNED_FOR
+from leapp_codemod.knowledge.leapp import SIGNED_FOR
 from leapp_codemod.generate.formatting import format_module
 from leapp_codemod.generate.guard import merge, sealed
-from leapp_codemod.generate.spec import IntegrationSpec, pystr
+from leapp_codemod.generate.literals import pystr
+from leapp_codemod.generate.spec import IntegrationSpec
 from leapp_codemod.io_util import write_atomic
 
 TEMPLATE = "integration.py.j2"

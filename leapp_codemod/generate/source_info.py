@@ -115,8 +115,8 @@ def read_function(root: Path, module: str, qualname: str) -> FunctionSource:
 
 def _read_resolved(root: Path, module: str, qualname: str, path: Path) -> FunctionSource:
     """An inherited method or a closure, found the way `scan --entry` finds it."""
-    from leapp_codemod.analysis.entry_lookup import EntryNotFound, find_entry
-    from leapp_codemod.analysis.scanner import load_project
+    from leapp_codemod.analysis.entry.lookup import EntryNotFound, find_entry
+    from leapp_codemod.scan import load_project
     project = load_project([str(root)]).project
     try:
         fn = find_entry(project, f"{module}:{qualname}")

@@ -3,7 +3,6 @@ template needs, as plain data."""
 from __future__ import annotations
 
 import ast
-import json
 import os
 import re
 import textwrap
@@ -11,13 +10,14 @@ from dataclasses import dataclass, replace
 from typing import Any
 from pathlib import Path
 
-from leapp_codemod.facts import EXPORTERS
-from leapp_codemod.analysis.inline_range import parse_inline_entry
+from leapp_codemod.knowledge.leapp import EXPORTERS
+from leapp_codemod.analysis.inline.range import parse_inline_entry
 from leapp_codemod.generate.inline_spec import DRIVER_MAIN
 from leapp_codemod.generate.inline_spec import STATE_OWNER as INLINE_STATE_OWNER
 from leapp_codemod.generate.inline_spec import InlineSpecError, inline_entry_source, inline_graph_name
 from leapp_codemod.generate.adapters import domain, torch_adapter
 from leapp_codemod.generate.extras import ExtrasError, build_extras
+from leapp_codemod.generate.literals import default_graph_name, pystr, snake
 from leapp_codemod.generate.derive import helper_sources, library_targets, make_twin
 from leapp_codemod.generate.source_info import (
     EntrySource,
@@ -166,11 +166,6 @@ class SpecError(Exception):
     """The integration cannot be generated (message names the file)."""
 
 
-def pystr(text: str) -> str:
-    """A double-quoted Python string literal."""
-    return json.dumps(text)
-
-
 def _tuple_literal(items) -> str:
     items = [pystr(i) for i in items]
     if not items:
@@ -178,16 +173,6 @@ def _tuple_literal(items) -> str:
     if len(items) == 1:
         return f"({items[0]},)"
     return "(" + ", ".join(items) + ")"
-
-
-def snake(name: str) -> str:
-    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
-
-
-def default_graph_name(qualname: str) -> str:
-    parts = qualname.split(".")
-    base = parts[0] if len(parts) > 1 else parts[-1]
-    return re.sub(r"[^0-9a-zA-Z_]", "_", snake(base))
 
 
 def finding_ref(f: Finding) -> str:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Iterable
 
 if TYPE_CHECKING:  # pragma: no cover
-    from leapp_codemod.analysis.context import FunctionContext
+    from leapp_codemod.analysis.infer.context import FunctionContext
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,16 @@ class Rule:
     fixed_example: str        # the same snippet, fixed
     node_types: tuple[type[ast.AST], ...]
     check: Callable[[ast.AST, "FunctionContext"], Iterable[Hit]]
+    # What the engine needs from the rule besides its hits. `state_writes(node, ctx)`: the persistent state
+    # (attribute, kind) a flagged node writes; the scan records it as state `generate` declares around the
+    # pipeline call (rules that report state writes set it).
+    state_writes: Callable[[ast.AST, "FunctionContext"], Iterable[tuple[str, str]]] | None = None
     # Self-tests run by the test-suite: each snippet is a tiny module whose function
     # `step` is the pipeline entrypoint. `invalid` snippets mark flagged lines with `# error`.
     valid: tuple[str, ...] = field(default=())
     invalid: tuple[str, ...] = field(default=())
+
+
+def written_state(node: ast.AST, ctx: "FunctionContext") -> list[tuple[str, str]]:
+    """`state_writes` of the rules that flag writes of persistent state: what the analysis says the node writes."""
+    return ctx.state_writes(node)

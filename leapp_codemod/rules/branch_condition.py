@@ -1,14 +1,13 @@
 import ast
 
 from leapp_codemod.rules._helpers import show
-from leapp_codemod.rules.io_call import only_io
 from leapp_codemod.rules.base import Hit, Rule
 
 KEYWORD = {ast.If: "if", ast.While: "while", ast.Assert: "assert"}
 
 
 def check(node, ctx):
-    if isinstance(node, ast.If) and only_io(node.body + node.orelse, ctx):
+    if isinstance(node, ast.If) and ctx.only_io(node.body + node.orelse):
         return  # `if step % 50 == 0: print(...)`: the print is the finding
     if ctx.is_data(node.test):
         keyword = KEYWORD[type(node)]

@@ -1,12 +1,8 @@
 import ast
 
+from leapp_codemod.knowledge.libraries import FOREIGN_ROOTS, TRACEABLE
 from leapp_codemod.rules._helpers import show
 from leapp_codemod.rules.base import Hit, Rule
-
-FOREIGN_ROOTS = frozenset({"scipy", "sklearn", "cv2", "skimage", "numba", "pandas", "PIL", "open3d",
-                           "transforms3d", "quaternion", "numexpr", "jax", "tensorflow", "pinocchio", "mujoco"})
-# Traced correctly by LEAPP 0.7.2 (guide: StandardScaler.transform records clone/sub/div).
-TRACEABLE = frozenset({"sklearn.preprocessing.StandardScaler.transform"})
 
 
 def _root(name: str) -> str:

@@ -1,7 +1,7 @@
 import ast
 
 from leapp_codemod.rules._helpers import show
-from leapp_codemod.rules.base import Hit, Rule
+from leapp_codemod.rules.base import Hit, Rule, written_state
 
 
 def carried_fix(name: str) -> str:
@@ -42,7 +42,7 @@ RULE = Rule(
                   "smoother.state = annotate.state_tensors(NODE, {'state': smoother.state})\n"
                   "out = policy.act(obs)\n"
                   "annotate.update_state(NODE, {'state': smoother.state})",
-    node_types=(ast.Call, ast.AugAssign, ast.Assign), check=check,
+    node_types=(ast.Call, ast.AugAssign, ast.Assign), check=check, state_writes=written_state,
     valid=(
         "import torch\nclass P:\n    def __init__(self):\n        self.count = 0\n"
         "    def step(self, obs):\n        self.count += 1\n        out = obs * 2\n        out.clamp_(-1, 1)\n        return out\n",

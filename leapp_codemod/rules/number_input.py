@@ -1,6 +1,6 @@
 import ast
 
-from leapp_codemod.analysis.context import iter_nodes
+from leapp_codemod.analysis.infer.context import iter_nodes
 from leapp_codemod.rules.base import Hit, Rule
 
 

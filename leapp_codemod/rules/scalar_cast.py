@@ -2,14 +2,13 @@ import ast
 
 from leapp_codemod.rules._helpers import show
 from leapp_codemod.rules.base import Hit, Rule
-from leapp_codemod.rules.io_call import only_logged
 
 CASTS = ("float", "int", "bool", "complex")
 
 
 def check(node: ast.Call, ctx):
     name = ctx.builtin(node)
-    if name in CASTS and len(node.args) == 1 and ctx.is_data(node.args[0]) and not only_logged(node, ctx):
+    if name in CASTS and len(node.args) == 1 and ctx.is_data(node.args[0]) and not ctx.only_logged(node):
         yield Hit(node, f"`{show(node)}` converts pipeline data to a Python {name}; the trace keeps only the traced value",
                   f"stay in tensor ops (e.g. `.to(torch.float32)` instead of `{name}(...)`), or FunctionPatch "
                   f"`{ctx.fn.qualname}` with a tensor-only replacement")

@@ -2,13 +2,12 @@ import ast
 
 from leapp_codemod.rules._helpers import show
 from leapp_codemod.rules.base import Hit, Rule
-from leapp_codemod.rules.io_call import only_logged
 
 
 def check(node: ast.Call, ctx):
     func = node.func
     if isinstance(func, ast.Attribute) and func.attr in ("item", "tolist") and not node.args \
-            and ctx.is_data(func.value) and not only_logged(node, ctx):
+            and ctx.is_data(func.value) and not ctx.only_logged(node):
         yield Hit(node, f"`{show(node)}` turns pipeline data into a Python value that the trace freezes as a constant",
                   f"keep the value as a tensor (drop `.{func.attr}()` and use tensor ops such as torch.clamp/torch.where), "
                   f"or FunctionPatch `{ctx.fn.qualname}` with a tensor-only replacement")

@@ -1,6 +1,6 @@
 import ast
 
-from leapp_codemod.analysis.context import is_self_attr
+from leapp_codemod.analysis.infer.context import is_self_attr
 from leapp_codemod.rules._helpers import enclosing_name, show
 from leapp_codemod.rules.base import Hit, Rule
 
@@ -114,7 +114,7 @@ RULE = Rule(
                   "def traced_build_obs(omega, q):\n    return np.concatenate([omega, q]).astype(np.float32)\n"
                   "# a buffer on self instead: ctrl.obs = annotate.state_tensors(NODE, {'obs': ctrl.obs}) ... "
                   "annotate.update_state(NODE, {'obs': ctrl.obs})",
-    node_types=(ast.Assign,), check=check,
+    node_types=(ast.Assign,), check=check, state_writes=declarable,
     valid=(
         "import numpy as np\ndef step(obs):\n    out = np.concatenate([obs[:3], obs[3:] * 2])\n    return out\n",
         "import numpy as np\ndef step(obs):\n    buf = obs.copy()\n    buf[:3] = obs[:3] * 2\n    return buf\n",

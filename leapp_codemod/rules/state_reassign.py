@@ -2,7 +2,7 @@ import ast
 
 from leapp_codemod.rules._helpers import show
 from leapp_codemod.rules.inplace_state import carried_fix
-from leapp_codemod.rules.base import Hit, Rule
+from leapp_codemod.rules.base import Hit, Rule, written_state
 
 
 def check(node, ctx):
@@ -34,7 +34,7 @@ RULE = Rule(
     example="def forward(self, obs):\n    out, h = self.gru(obs, self.hidden)\n    self.hidden = h\n    return out",
     fixed_example="model.hidden = annotate.state_tensors(NODE, {'hidden': model.hidden})\n"
                   "out = model(obs)\nannotate.update_state(NODE, {'hidden': model.hidden})",
-    node_types=(ast.Assign, ast.AnnAssign), check=check,
+    node_types=(ast.Assign, ast.AnnAssign), check=check, state_writes=written_state,
     valid=(
         "import torch\nclass P:\n    def __init__(self):\n        self.last = torch.zeros(1)\n"
         "    def step(self, obs):\n        self.debug_copy = obs\n        return obs * 2\n",

@@ -35,7 +35,7 @@ import types
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from leapp_codemod.analysis.inline_range import (
+from leapp_codemod.analysis.inline.range import (
     InlineEntry,
     InlineRange,
     RangeError,
@@ -227,14 +227,14 @@ class Prepared:
 
 
 def is_inline(entry_text: str) -> bool:
-    from leapp_codemod.analysis.inline_range import parse_inline_entry
+    from leapp_codemod.analysis.inline.range import parse_inline_entry
 
     return parse_inline_entry(entry_text) is not None
 
 
 def prepare(entry_text: str, driver: Path) -> Prepared | None:
     """None for a MODULE:QUALNAME entry; else the instrumented driver (RunnerError when the range is bad)."""
-    from leapp_codemod.analysis.inline_range import parse_inline_entry
+    from leapp_codemod.analysis.inline.range import parse_inline_entry
     from leapp_codemod.runner.intercept import RunnerError
 
     inline = parse_inline_entry(entry_text)

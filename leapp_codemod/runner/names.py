@@ -9,8 +9,8 @@ from __future__ import annotations
 import keyword
 import re
 
-from leapp_codemod.analysis.inline_range import parse_inline_entry
-from leapp_codemod.facts import EXPORTERS
+from leapp_codemod.analysis.inline.range import parse_inline_entry
+from leapp_codemod.knowledge.leapp import EXPORTERS
 
 _SEGMENT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 _DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")

@@ -188,7 +188,7 @@ def flags_for(findings) -> list[Flag]:
 def run_example(example: Example, registry: dict[str, str]) -> Twin | Blocked:
     """A rule's example through the whole driver: the twin of `f` in `example.before`, docstring
     left out, or why it was refused."""
-    from leapp_codemod.analysis.index import build_index
+    from leapp_codemod.analysis.model.index import build_index
     from leapp_codemod.source.files import SourceFile
     from leapp_codemod.source.parse import ParsedFile, parse_text
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from leapp_codemod.facts import SIGNED_FOR
+from leapp_codemod.knowledge.leapp import SIGNED_FOR
 from leapp_codemod.generate.twin.base import Example, TwinRule, attr
 
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import ast
 
-from leapp_codemod.analysis.index import ClassInfo, FunctionInfo, ModuleIndex
-from leapp_codemod.analysis.project import Project
+from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIndex
+from leapp_codemod.analysis.model.project import Project
 
 _WRAPPERS = frozenset({"Optional", "Union", "Final", "ClassVar", "Annotated", "type"})
 

@@ -10,16 +10,16 @@ import ast
 import os
 from pathlib import Path
 
-from leapp_codemod.analysis.class_state import CONTAINER_MUTATORS
-from leapp_codemod.analysis.index import FunctionInfo
-from leapp_codemod.analysis.inline_range import (
+from leapp_codemod.analysis.model.index import FunctionInfo
+from leapp_codemod.analysis.inline.range import (
     InlineEntry,
     InlineRange,
     RangeError,
     as_function,
     locate,
 )
-from leapp_codemod.analysis.project import Project
+from leapp_codemod.analysis.model.project import Project
+from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS
 
 
 class InlineEntryError(Exception):

@@ -6,10 +6,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from leapp_codemod.analysis.index import ClassInfo, FunctionInfo, ModuleIndex
+from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIndex
 
 if TYPE_CHECKING:
-    from leapp_codemod.analysis.libraries import LibraryLoader
+    from leapp_codemod.analysis.model.libraries import LibraryLoader
 
 _MAX_ALIAS_HOPS = 8
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from leapp_codemod.analysis.inline_range import uses
+from leapp_codemod.analysis.inline.range import uses
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 

@@ -10,7 +10,7 @@ import ast
 import re
 from pathlib import PurePosixPath
 
-from leapp_codemod.analysis.index import FunctionInfo, ModuleIndex
+from leapp_codemod.analysis.model.index import FunctionInfo, ModuleIndex
 
 MODULE_QUALNAME = "<module>"
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)

@@ -10,15 +10,16 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from leapp_codemod.analysis.class_state import CONTAINER_MUTATORS, callback_inputs, mutated_attrs
-from leapp_codemod.analysis.context import (
-    TENSOR_COPY_METHODS, UNKNOWN, Env, Facts, FunctionContext, is_self_attr, iter_nodes, self_name_of,
-)
-from leapp_codemod.analysis.index import FunctionInfo
-from leapp_codemod.analysis.leapp_support import LeappSupport
-from leapp_codemod.analysis.libraries import call_origin
-from leapp_codemod.analysis.resolve_types import receiver_ids
-from leapp_codemod.analysis.project import Project
+from leapp_codemod.analysis.model.class_state import callback_inputs, mutated_attrs
+from leapp_codemod.analysis.infer.context import FunctionContext
+from leapp_codemod.analysis.infer.lattice import Env, Facts
+from leapp_codemod.analysis.model.index import FunctionInfo
+from leapp_codemod.analysis.model.leapp_support import LeappSupport
+from leapp_codemod.analysis.model.libraries import call_origin
+from leapp_codemod.analysis.model.resolve_types import receiver_ids
+from leapp_codemod.analysis.model.project import Project
+from leapp_codemod.analysis.model.walk import UNKNOWN, is_self_attr, iter_nodes, self_name_of
+from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS, TENSOR_COPY_METHODS
 
 CONFIG_PARAM_NAMES = frozenset({"cfg", "config", "conf", "settings", "params", "hparams", "opts", "options", "args"})
 NON_DATA_ANNOTATIONS = frozenset({"int", "float", "str", "bool", "bytes", "None", "dict", "list", "tuple"})

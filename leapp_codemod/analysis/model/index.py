@@ -9,9 +9,6 @@ from dataclasses import dataclass, field
 
 from leapp_codemod.source.parse import ParsedFile
 
-# Methods that return the module itself: `Net(...).eval()` is still a `Net`.
-SELF_RETURNING_METHODS = frozenset({"eval", "train", "to", "cuda", "cpu", "float", "double", "half",
-                                    "requires_grad_", "share_memory"})
 
 
 @dataclass

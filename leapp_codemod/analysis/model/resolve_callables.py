@@ -15,8 +15,8 @@ import ast
 import re
 from dataclasses import dataclass
 
-from leapp_codemod.analysis.index import ClassInfo, FunctionInfo, ModuleIndex
-from leapp_codemod.analysis.project import Project, questions
+from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIndex
+from leapp_codemod.analysis.model.project import Project, questions
 
 _MAX_DEPTH = 6
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from leapp_codemod.analysis.context import Facts, FunctionContext
-from leapp_codemod.analysis.dataflow import compute_env
-from leapp_codemod.analysis.drivers import (
+from leapp_codemod.analysis.infer.context import FunctionContext
+from leapp_codemod.analysis.infer.lattice import Facts
+from leapp_codemod.analysis.flow.dataflow import compute_env
+from leapp_codemod.analysis.entry.drivers import (
     MODULE_QUALNAME,
     driver_ids,
     is_test_path,
@@ -15,15 +16,15 @@ from leapp_codemod.analysis.drivers import (
     module_body_function,
     name_words,
 )
-from leapp_codemod.analysis.index import FunctionInfo
-from leapp_codemod.analysis.inline_loops import (
+from leapp_codemod.analysis.model.index import FunctionInfo
+from leapp_codemod.analysis.entry.loops import (
     InlinePipeline,
     inline_pipelines,
     loaded_models,
     model_call,
 )
-from leapp_codemod.analysis.leapp_support import LeappSupport
-from leapp_codemod.analysis.project import Project
+from leapp_codemod.analysis.model.leapp_support import LeappSupport
+from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.model import Entrypoint
 
 # Names real code gives the function that runs one policy step.

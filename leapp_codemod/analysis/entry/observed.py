@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from leapp_codemod.analysis.inline_suggest import suggest_range
+from leapp_codemod.analysis.inline.suggest import suggest_range
 from leapp_codemod.source.files import module_name
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import ast
 import difflib
 
-from leapp_codemod.analysis.index import FunctionInfo, ModuleIndex
-from leapp_codemod.analysis.project import Project
+from leapp_codemod.analysis.model.index import FunctionInfo, ModuleIndex
+from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.model import Entrypoint
 
 LOCALS = ".<locals>."

@@ -11,10 +11,9 @@ from __future__ import annotations
 import ast
 import re
 
-from leapp_codemod.analysis.index import ClassInfo
+from leapp_codemod.analysis.model.index import ClassInfo
+from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS
 
-CONTAINER_MUTATORS = frozenset({"append", "appendleft", "extend", "extendleft", "insert", "pop", "popleft",
-                                "clear", "remove", "rotate", "update", "setdefault", "add", "discard"})
 CONSTRUCTION_METHODS = frozenset({"__init__", "__post_init__", "__setstate__"})
 _CALLBACK_NAME = re.compile(r"^(on_|handle_|_on_|_handle_)|(callback|_cb|handler)$", re.IGNORECASE)
 # Calls that take a tensor and never keep it: passing a constant to them does not write it.

@@ -11,8 +11,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from leapp_codemod.analysis.index import ClassInfo, FunctionInfo, ModuleIndex
-from leapp_codemod.analysis.project import Project
+from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIndex
+from leapp_codemod.analysis.model.project import Project
 
 
 @dataclass(frozen=True)

@@ -14,26 +14,15 @@ from __future__ import annotations
 import ast
 import os
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from leapp_codemod.analysis.index import ModuleIndex, build_index
-from leapp_codemod.model import Finding
-from leapp_codemod.rules.foreign_library import FOREIGN_ROOTS
+from leapp_codemod.analysis.model.index import ModuleIndex, build_index
+from leapp_codemod.knowledge.libraries import FOREIGN_ROOTS, MODELED_ROOTS
 from leapp_codemod.source.files import SourceFile
 from leapp_codemod.source.parse import ParsedFile, parse_file
 
 SITE_DIR_NAMES = ("site-packages", "dist-packages")
-MODELED_ROOTS = frozenset({"torch", "numpy", "leapp", "leapp_codemod", "warp", "typing_extensions", "functorch",
-                           "triton", "onnx", "onnxruntime", "_pytest", "pytest", "setuptools", "pip", "pkg_resources",
-                           "matplotlib", "wandb", "tensorboard", "hydra", "omegaconf", "yaml", "click", "tqdm"})
-# Library hazards that change what the exported graph computes. Shape guards, warnings and Python
-# branches inside a library are its own business (read in Stable-Baselines3, sb3-contrib and rsl_rl:
-# they test flags, spaces and shapes, which the export fixes anyway), and its ndarray round trips
-# (`.cpu().numpy()`) are traced by LEAPP.
-REPORTED_CATEGORIES = frozenset({"scalar-extraction", "unmapped-numpy", "foreign-library", "numpy-negative-stride",
-                                 "numpy-astype", "inplace-state", "random-in-pipeline"})
-UNREPORTED_CODES = frozenset({"LCM302"})
 
 
 def site_dirs(path: list[str] | None = None) -> tuple[Path, ...]:
@@ -122,27 +111,6 @@ class LibraryLoader:
 
     def is_library(self, module: str) -> bool:
         return self.modules.get(module) is not None
-
-
-def call_site_findings(findings: list[Finding], origins: dict[str, set[tuple]], reachable, project) -> list[Finding]:
-    """Library findings moved to the application call sites that reach them; project findings kept."""
-    out = []
-    for finding in findings:
-        fn = reachable.get(finding.function)
-        if fn is None or not project.is_library(fn.module):
-            out.append(finding)
-            continue
-        if finding.category not in REPORTED_CATEGORIES or finding.code in UNREPORTED_CODES:
-            continue
-        for caller_id, line, col, end_line, end_col in sorted(origins.get(fn.id, ())):
-            caller = reachable.get(caller_id)
-            if caller is None:
-                continue
-            module = project.modules[caller.module]
-            out.append(replace(finding, path=caller.path, line=line, column=module.column(line, col),
-                               end_line=end_line, end_column=module.column(end_line, end_col),
-                               message=f"{finding.message} (in {finding.path}:{finding.line})"))
-    return out
 
 
 def call_origin(call: ast.Call, caller_id: str) -> tuple:

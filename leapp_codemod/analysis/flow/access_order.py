@@ -17,24 +17,14 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from leapp_codemod.analysis.context import (
-    FunctionContext, constant_flag_block, is_self_attr, live_statements, training_only_block,
-)
-from leapp_codemod.analysis.index import FunctionInfo
+from leapp_codemod.analysis.infer.context import FunctionContext
+from leapp_codemod.analysis.infer.lattice import AccessOrder
+from leapp_codemod.analysis.model.index import FunctionInfo
+from leapp_codemod.analysis.model.walk import constant_flag_block, is_self_attr, live_statements, training_only_block
 
 MAX_DEPTH = 40
 MAX_STATEMENTS = 200_000
 _OVERWRITING_METHODS = frozenset({"copy_", "zero_", "fill_"})
-
-
-@dataclass
-class AccessOrder:
-    """Reads of `self.<attr>` (function id, line) that no always-running write precedes, per (class of the
-    reading method, attribute), and the functions the walk covered (a read elsewhere has no known order).
-    Loop-carried names of the entry (an inline range) are keyed (entry function id, name)."""
-
-    uncovered: dict[tuple[str, str], set[tuple[str, int]]] = field(default_factory=dict)  # (class id, attr) ->
-    visited: set[str] = field(default_factory=set)
 
 
 @dataclass

@@ -1,0 +1,104 @@
+"""Call questions about one function: which project functions a call may run."""
+from __future__ import annotations
+
+import ast
+
+from leapp_codemod.analysis.infer.memo import answered_once
+from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo
+from leapp_codemod.analysis.model.resolve_callables import CallableResolver
+from leapp_codemod.analysis.model.resolve_types import is_abstract, overrides
+from leapp_codemod.analysis.model.walk import is_self_attr
+
+
+class CallQuestions:
+    """Mixin of `FunctionContext`: call resolution and dispatch on the receiver."""
+
+    def receiver_classes(self) -> list[ClassInfo]:
+        """The concrete classes this method runs on, when the callers tell; else its own class."""
+        known = self.facts.receivers.get(self.fn.id, set())
+        if not known or "?" in known:
+            return [self.cls] if self.cls is not None else []
+        return [c for c in (self._class_for_type(t) for t in sorted(known)) if c is not None] or [self.cls]
+
+    def dispatch(self, name: str) -> list[FunctionInfo]:
+        """What `self.<name>(...)` runs: the method of each concrete receiver class, plus the overrides
+        of subclasses when the receiver is unknown or its method is abstract."""
+        known = self.facts.receivers.get(self.fn.id, set())
+        exact = bool(known) and "?" not in known
+        found: list[FunctionInfo] = []
+        for klass in self.receiver_classes():
+            method = self.project.find_method(klass, name)
+            if method is not None and method not in found:
+                found.append(method)
+            if not exact or method is None or is_abstract(method):
+                found += [m for m in overrides(self.project, klass, name) if m not in found]
+        return found
+
+
+    @answered_once
+    def resolve_call(self, call: ast.Call) -> list[FunctionInfo]:
+        """Project functions a call may run (empty for library calls)."""
+        func = call.func
+        project = self.project
+        if isinstance(func, ast.Attribute):
+            receiver = func.value
+            if (isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Name) and receiver.func.id == "super"
+                    and self.cls is not None):
+                for klass in project.mro(self.cls)[1:]:
+                    if func.attr in klass.methods:
+                        return [klass.methods[func.attr]]
+                return []
+            if isinstance(receiver, ast.Name) and receiver.id == self.self_name and self.cls is not None:
+                methods = self.dispatch(func.attr)
+                if methods:
+                    return methods
+                if func.attr in self.cls.class_attrs:
+                    target = project.lookup(project.qualify(self.cls.class_attrs[func.attr], self.module) or "")
+                    if isinstance(target, FunctionInfo):
+                        return [target]
+            found = []
+            for type_name in self.types_of(receiver):
+                cls = self._class_for_type(type_name)
+                method = project.find_method(cls, func.attr) if cls else None
+                if method is not None:
+                    found.append(method)
+                if method is not None and is_abstract(method):  # a declared base type: an override runs
+                    found += [m for m in overrides(project, cls, func.attr) if m not in found]
+            if found:
+                return found
+        else:
+            for type_name in self.types_of(func) if isinstance(func, ast.Name) and func.id in self.env.types else ():
+                cls = self._class_for_type(type_name)
+                target = project.call_target(cls) if cls else None
+                if target is not None:
+                    return [target]
+        if isinstance(func, ast.Attribute) and is_self_attr(func, self.self_name) and self.cls is not None:
+            out = []
+            attr_types = set().union(*(self.attr_types(c, func.attr) for c in self.receiver_classes()))
+            for type_name in attr_types | self.element_types(func):
+                cls = self._class_for_type(type_name)
+                target = project.call_target(cls) if cls else None
+                if target is not None:
+                    out.append(target)
+            if out:
+                return out
+        resolver = CallableResolver(self)
+        if resolver.applies(func):
+            dynamic = resolver.callees(func)
+            if dynamic:
+                return dynamic
+        if self._is_local(func):
+            return []
+        name = project.qualify(func, self.module)
+        target = project.lookup(name) if name else None
+        if isinstance(target, ClassInfo):
+            init = project.find_method(target, "__init__")
+            return [init] if init else []
+        return [target] if isinstance(target, FunctionInfo) else []
+
+    def _class_for_type(self, type_name: str) -> ClassInfo | None:
+        if ":" not in type_name:
+            return None
+        module, _, qual = type_name.partition(":")
+        mod = self.project.modules.get(module)
+        return mod.classes.get(qual) if mod else None

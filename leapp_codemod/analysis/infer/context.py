@@ -1,0 +1,126 @@
+"""What a rule can ask about the code of one reachable function: the facade of the analysis.
+
+`FunctionContext` answers, for any expression inside the function: is it pipeline data
+(derived from the entrypoint's inputs or from persistent tensor state), is it a shape of
+pipeline data, is it a NumPy array, what type does it hold, what dotted name does a call
+resolve to, which state does a statement write, is a call I/O. Answers come from the
+analysis-wide `Facts` plus a per-function `Env`. Each kind of question lives in its own
+module (`taint`, `types`, `calls`, `state`, `io`); this class puts them behind one object,
+the only thing of the analysis the rules import.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from leapp_codemod.analysis.infer.calls import CallQuestions
+from leapp_codemod.analysis.infer.io import IoQuestions
+from leapp_codemod.analysis.infer.lattice import Env, Facts
+from leapp_codemod.analysis.infer.state import StateQuestions
+from leapp_codemod.analysis.infer.taint import TaintQuestions
+from leapp_codemod.analysis.infer.types import TypeQuestions
+from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIndex
+from leapp_codemod.analysis.model.leapp_support import LeappSupport
+from leapp_codemod.analysis.model.project import Project
+from leapp_codemod.analysis.model.walk import is_self_attr, iter_nodes, self_name_of
+
+__all__ = ["Env", "Facts", "FunctionContext", "is_self_attr", "iter_nodes"]
+
+
+@dataclass
+class FunctionContext(TaintQuestions, TypeQuestions, CallQuestions, StateQuestions, IoQuestions):
+    fn: FunctionInfo
+    module: ModuleIndex
+    project: Project
+    facts: Facts
+    support: LeappSupport
+    env: Env = field(default_factory=Env)
+    # line -> (start, end) positions of the statements of this function that do nothing but I/O,
+    # line -> (start, end) positions of the statements of this function that do nothing but I/O,
+    # computed once when first asked (see `only_logged`)
+    io_statements: dict[int, list[tuple[tuple[int, int], tuple[int, int]]]] | None = None
+
+    # ------------------------------------------------------------------ basics
+    def _asker(self):
+        """Who asks, for kept answers and cycle guards: a context with local facts is itself; one with
+        none yet (`for_function` makes a fresh one per call) answers like any other for its function."""
+        env = self.env
+        return id(self) if env.data or env.shape or env.numpy or env.types else self.fn.id
+
+    @property
+    def self_name(self) -> str | None:
+        return self_name_of(self.fn)
+
+    @property
+    def cls(self) -> ClassInfo | None:
+        return self.module.classes.get(self.fn.class_name) if self.fn.class_name else None
+
+    def for_function(self, fn: FunctionInfo) -> FunctionContext:
+        """A context for another function sharing the analysis facts (its local facts left empty)."""
+        if fn is self.fn:
+            return self
+        return FunctionContext(fn, self.project.modules[fn.module], self.project, self.facts, self.support)
+
+    def qualify(self, expr: ast.expr) -> str | None:
+        name = self.project.qualify(expr, self.module)
+        return self.project.external_name(name) if name else None
+
+    def call_name(self, call: ast.Call) -> str | None:
+        """Dotted name of the called function, e.g. 'numpy.linalg.norm' or 'scipy.special.expit'."""
+        name = self.qualify(call.func)
+        if name is None or self._is_local(call.func):
+            return None
+        return name
+
+    def _is_local(self, expr: ast.expr) -> bool:
+        root = expr
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        return isinstance(root, ast.Name) and (root.id in self.env.types or root.id in self.env.data
+                                               or root.id in self.fn.params or root.id in self.env.numpy)
+
+    def builtin(self, call: ast.Call) -> str | None:
+        """The builtin a call names (`float`, `print`, ...) unless the name is shadowed."""
+        if isinstance(call.func, ast.Name):
+            name = call.func.id
+            if (name not in self.module.imports and name not in self.module.functions and name not in self.module.classes
+                    and name not in self.module.globals and name not in self.fn.params and name not in self.env.types):
+                return name
+        return None
+
+    def is_data_global(self, name: str) -> bool:
+        """A tensor-valued module global, not shadowed by a parameter or a local assignment."""
+        return (name in self.facts.data_globals.get(self.module.name, ()) and name not in self.fn.params
+                and name not in self.env.types and name not in self.env.numpy and name not in self.env.shape)
+
+    def _class_fact(self, table: dict[str, set[str]], attr: str) -> bool:
+        return self.cls is not None and any(attr in table.get(c.id, ()) for c in self.project.mro(self.cls))
+
+    def holds_tensor(self, attr: str) -> bool:
+        """Can `self.<attr>` be declared as LEAPP state tensors? Not a Python counter, a list/deque the step
+        fills, or an attribute built as a dict/list literal (those stay findings for the user to restructure)."""
+        if self._class_fact(self.facts.counter_attrs, attr) or self._class_fact(self.facts.container_attrs, attr):
+            return False
+        literals = (ast.Dict, ast.List, ast.Tuple, ast.DictComp, ast.ListComp)
+        return not any(isinstance(value, literals) for klass in self.project.mro(self.cls)
+                       for _, value in klass.attr_values.get(attr, ()))
+
+    def is_loop_carried(self, name: str) -> bool:
+        return name in self.fn.carried
+
+    def is_carried_state(self, name: str) -> bool:
+        """Does the next iteration read what this one left in the loop-carried `name`?"""
+        return name in self.fn.carried and self._carried(ast.Name(id=name, ctx=ast.Load()))
+
+    def is_state_container(self, expr: ast.expr) -> bool:
+        """`self.queue` when the step fills it with pipeline data (a history list, a deque of frames), or a
+        container the driver loop carries into the next iteration."""
+        if isinstance(expr, ast.Name):
+            return expr.id in self.fn.carried
+        return is_self_attr(expr, self.self_name) and self._class_fact(self.facts.container_attrs, expr.attr)
+
+    def self_attr_is_data(self, attr: str) -> bool:
+        cls = self.cls
+        if cls is None:
+            return False
+        return any(attr in self.facts.data_attrs.get(c.id, ()) for c in self.project.mro(cls))

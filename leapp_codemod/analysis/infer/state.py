@@ -1,0 +1,190 @@
+"""State-write questions (LCM701/LCM702 and the state `generate` declares): which persistent state a
+statement writes, and whether a later call can see what it wrote."""
+from __future__ import annotations
+
+import ast
+
+from leapp_codemod.analysis.model.walk import is_self_attr
+from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS, INPLACE_EXCEPTIONS, SAME_VALUE_METHODS
+
+
+class StateQuestions:
+    """Mixin of `FunctionContext`: writes of persistent state and the order of its reads."""
+
+    def _is_state_root(self, root: ast.expr) -> str | None:
+        if is_self_attr(root, self.self_name) and self.self_attr_is_data(root.attr):
+            return root.attr
+        if isinstance(root, ast.Name) and (self.is_data_global(root.id) or root.id in self.fn.carried):
+            return root.id
+        return None
+
+    def state_owner(self, attr: str) -> str:
+        """'module:Class' for attributes of self, 'module' for module globals and loop-carried names."""
+        if self.cls is not None and attr not in self.facts.data_globals.get(self.module.name, ()) \
+                and attr not in self.fn.carried:
+            return self.cls.id
+        return self.module.name
+
+    def state_write(self, node: ast.AST) -> tuple[str, str] | None:
+        """(attr, kind) of the first persistent state `node` writes (see `state_writes`)."""
+        writes = self.state_writes(node)
+        return writes[0] if writes else None
+
+    def state_writes(self, node: ast.AST) -> list[tuple[str, str]]:
+        """(attr, kind) for each piece of persistent state (of `self` or a module global) `node` writes:
+        kind 'inplace' (`x.copy_()`, `x += ...`, `x[i] = ...`, `queue.append(...)`) or 'reassigned'."""
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            return self._call_state_writes(node)
+        if isinstance(node, ast.AugAssign):
+            target = node.target
+            while isinstance(target, ast.Subscript):
+                target = target.value
+            attr = self._is_state_root(target)
+            if attr and self._is_counter(target) and not self._read_elsewhere(attr, {node.lineno}):
+                return []  # a counter nothing else reads
+            return [(attr, "inplace")] if attr and self._carried(target) else []
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            out: list[tuple[str, str]] = []
+            for target in targets:
+                for elt, value in _target_pairs(target, node.value):
+                    write = self._assign_state_write(elt, value, node.lineno)
+                    if write and write not in out:
+                        out.append(write)
+            return out
+        return []
+
+    def _call_state_writes(self, node: ast.Call) -> list[tuple[str, str]]:
+        method = node.func.attr
+        root = node.func.value
+        if method.endswith("_") and not method.endswith("__") and method not in INPLACE_EXCEPTIONS:
+            while isinstance(root, ast.Call) and isinstance(root.func, ast.Attribute) and root.func.attr.endswith("_"):
+                root = root.func.value
+            while isinstance(root, ast.Subscript):
+                root = root.value
+            attr = self._is_state_root(root)
+            return [(attr, "inplace")] if attr and self._carried(root) else []
+        if method in CONTAINER_MUTATORS and self.is_state_container(root) and self._carried(root):
+            return [(root.id if isinstance(root, ast.Name) else root.attr, "inplace")]
+        return []
+
+    def _assign_state_write(self, target: ast.expr, value: ast.expr, line: int) -> tuple[str, str] | None:
+        if isinstance(target, ast.Subscript):
+            root = target
+            while isinstance(root, ast.Subscript):
+                root = root.value
+            attr = self._is_state_root(root)
+            return (attr, "inplace") if attr and self._carried(root) else None
+        if isinstance(target, ast.Name) and target.id in self.fn.carried:
+            return (target.id, "reassigned") if self.is_data(value) and self._carried(target) else None
+        if not is_self_attr(target, self.self_name) or self.cls is None:
+            return None
+        if not self.is_data(value) and not self._fed_back(value, target.attr):
+            return None
+        if _same_value(value, target.attr, self.self_name):
+            return None  # `self.w = self.w.to(x.device)`: the same tensor, moved
+        if self._is_counter(target):
+            updates = {line}
+            return (target.attr, "reassigned") if self._read_elsewhere(target.attr, updates) else None
+        return (target.attr, "reassigned") if self._read_across_calls(target.attr, line) else None
+
+    def _fed_back(self, value: ast.expr, attr: str) -> bool:
+        """`self.states = model.predict(obs, state=self.states)`: a call on pipeline data that takes the
+        attribute's previous value and returns its next one is recurrent state, whatever the callee."""
+        if not isinstance(value, ast.Call) or not self.args_data(value):
+            return False
+        args = (*value.args, *(k.value for k in value.keywords))
+        return any(is_self_attr(a, self.self_name) and a.attr == attr for a in args)
+
+    def _carried(self, root: ast.expr) -> bool:
+        """Can a read of this state root see the value the previous call left? Without a known order
+        (lint mode, module globals) every write counts; with one, only reads no always-running write
+        precedes (see `access_order`)."""
+        order = self.facts.access
+        if order is not None and isinstance(root, ast.Name) and root.id in self.fn.carried:
+            return bool(order.uncovered.get((self.fn.id, root.id)))
+        if order is None or self.cls is None or not is_self_attr(root, self.self_name):
+            return True
+        attr = root.attr
+        for klass in self.project.mro(self.cls):
+            if any(not self._decides_only_io(fid, line) for fid, line in order.uncovered.get((klass.id, attr), ())):
+                return True
+            if any(fid not in order.visited and not self._decides_only_io(fid, line)
+                   for fid, line in self.facts.attr_reads.get(klass.id, {}).get(attr, ())):
+                return True
+        return False
+
+    def _is_counter(self, target: ast.expr) -> bool:
+        return is_self_attr(target, self.self_name) and self._class_fact(self.facts.counter_attrs, target.attr)
+
+    def _read_elsewhere(self, attr: str, lines: set[int]) -> bool:
+        """Is `self.<attr>` read anywhere in the pipeline other than on these lines of this function,
+        and other than for I/O (`print(self.count)`, `if self.count % 50 == 0: print(...)`)?"""
+        for klass in self.project.mro(self.cls):
+            for fid, line in self.facts.attr_reads.get(klass.id, {}).get(attr, ()):
+                if (fid != self.fn.id or line not in lines) and not self._decides_only_io(fid, line):
+                    return True
+        return False
+
+    def _decides_only_io(self, fid: str, line: int) -> bool:
+        module, _, qualname = fid.partition(":")
+        fn = self.project.modules[module].functions.get(qualname) if module in self.project.modules else None
+        if fn is None:
+            return False
+        reader = self.for_function(fn)
+        for node in ast.walk(fn.node):
+            if node.__class__ in (ast.If, ast.Expr) and node.lineno <= line <= (node.end_lineno or line):
+                if reader.only_io([node] if isinstance(node, ast.Expr) else node.body + node.orelse):
+                    return True
+        return False
+
+    def _read_across_calls(self, attr: str, write_line: int) -> bool:
+        """Is `self.<attr>` read before this write can have set it: earlier in this function, or in
+        another reachable function that is not only called from here after the write (a scratch
+        attribute written at the top of a step and read by its helpers is no state)?"""
+        unconditional = self._top_level_line(write_line)
+        for klass in self.project.mro(self.cls):
+            for fid, line in self.facts.attr_reads.get(klass.id, {}).get(attr, ()):
+                order = self.facts.access
+                if order is not None and fid in order.visited:  # the order of this call is known
+                    if (fid, line) in order.uncovered.get((klass.id, attr), ()):
+                        return True
+                    continue
+                if fid == self.fn.id:
+                    if line <= write_line:
+                        return True
+                elif not (unconditional and self._only_called_after(fid, write_line)):
+                    return True
+        return False
+
+    def _top_level_line(self, line: int) -> bool:
+        return any(stmt.lineno == line for stmt in self.fn.node.body)
+
+    def _only_called_after(self, fid: str, line: int) -> bool:
+        if self.facts.callers.get(fid, set()) != {self.fn.id}:
+            return False
+        call_lines = [node.lineno for node in ast.walk(self.fn.node) if isinstance(node, ast.Call)
+                      and any(c.id == fid for c in self.resolve_call(node))]
+        return bool(call_lines) and min(call_lines) > line
+
+
+def _target_pairs(target: ast.expr, value: ast.expr):
+    """(target, value) for each name a target binds: `a, self.h = x, y` pairs elementwise;
+    `out, self.h = rnn(x, self.h)` gives each element the whole value."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        paired = isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts) \
+            and not any(isinstance(t, ast.Starred) for t in target.elts)
+        for i, elt in enumerate(target.elts):
+            elt = elt.value if isinstance(elt, ast.Starred) else elt
+            yield from _target_pairs(elt, value.elts[i] if paired else value)
+    else:
+        yield target, value
+
+
+
+def _same_value(value: ast.expr, attr: str, self_name: str | None) -> bool:
+    """`self.x`, `self.x.to(device)`, `self.x.float().contiguous()`: the attribute's own value."""
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+            and value.func.attr in SAME_VALUE_METHODS:
+        value = value.func.value
+    return is_self_attr(value, self_name) and value.attr == attr

@@ -1,0 +1,189 @@
+"""Type questions about one function: which project classes (or dotted library names) an expression may hold."""
+from __future__ import annotations
+
+import ast
+
+from leapp_codemod.analysis.infer.memo import answered_once
+from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIndex
+from leapp_codemod.analysis.model.project import questions
+from leapp_codemod.analysis.model.resolve_callables import CallableResolver, returned_values
+from leapp_codemod.analysis.model.resolve_sites import argument_for, sites_of
+from leapp_codemod.analysis.model.resolve_types import annotation_classes, builds_own_class
+from leapp_codemod.analysis.model.walk import is_self_attr
+from leapp_codemod.knowledge.vocab import CONTAINER_MODULES, SELF_RETURNING_METHODS
+
+
+class TypeQuestions:
+    """Mixin of `FunctionContext`: types of expressions, attributes, parameters and returns."""
+
+    def types_of(self, e: ast.expr | None) -> set[str]:
+        """Qualified types an expression may hold: project classes as 'module:Class', else a dotted callee."""
+        if e is None:
+            return set()
+        if isinstance(e, ast.Name):
+            if e.id in self.env.types:
+                return self.env.types[e.id]
+            if e.id in self.module.globals:
+                return self.global_types(self.module, e.id)
+            return set()
+        return self._compound_types(e)
+
+    @answered_once
+    def _compound_types(self, e: ast.expr) -> set[str]:
+        if isinstance(e, ast.Attribute):
+            if is_self_attr(e, self.self_name) and self.cls is not None:
+                return set().union(*(self.attr_types(c, e.attr) for c in self.receiver_classes()))
+            out: set[str] = set()
+            for type_name in self.types_of(e.value):     # `self.alg.policy`: an attribute of a typed object
+                cls = self._class_for_type(type_name)
+                if cls is not None:
+                    out |= self.attr_types(cls, e.attr)
+            return out
+        if isinstance(e, ast.Call):
+            out = self.call_result_types(e, self.module)
+            if not any(":" in t for t in out) and isinstance(e.func, ast.Attribute):
+                for callee in self.resolve_call(e):
+                    if callee.name != "__init__":
+                        out |= self.return_types(callee)
+                if not any(":" in t for t in out) and not isinstance(e.func.value, ast.Name):
+                    out |= self._built_by_held_class(e.func)
+            return out
+        return set()
+
+    def _builds_own_class(self, fn: FunctionInfo) -> bool:
+        key = ("builds_own_class", fn.id)
+        if key not in self.project.memo:
+            self.project.memo[key] = builds_own_class(fn, self.project.modules[fn.module])
+        return self.project.memo[key]
+
+    def _built_by_held_class(self, func: ast.Attribute) -> set[str]:
+        """`ALGOS[name].load(path)`: the classes a container holds, when the classmethod builds its class."""
+        out = set()
+        for class_id in CallableResolver(self).classes(func.value):
+            cls = self._class_for_type(class_id)
+            method = self.project.find_method(cls, func.attr) if cls else None
+            if method is not None and self._builds_own_class(method):
+                out.add(class_id)
+        return out
+
+    def call_result_types(self, call: ast.Call, module: ModuleIndex) -> set[str]:
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr in SELF_RETURNING_METHODS and isinstance(func.value, ast.Call):
+            return self.call_result_types(func.value, module)
+        if isinstance(func, ast.Subscript):  # a parametrized generic: `Window[float](8)` builds a Window
+            func = func.value
+        name = self.project.qualify(func, module)
+        if name is None:
+            return set()
+        target = self.project.lookup(name)
+        if isinstance(target, ClassInfo):
+            return {target.id}
+        if target is not None and isinstance(func, ast.Attribute) and self._builds_own_class(target):
+            owner = self.project.class_of(self.project.qualify(func.value, module))
+            if owner is not None:
+                return {owner.id}
+        if target is not None:
+            return self.return_types(target)
+        return {self.project.external_name(name)}
+
+    def return_types(self, fn: FunctionInfo) -> set[str]:
+        q, guard = questions(self.project), (self._asker(), "returns", fn.id)
+        if guard in q.guards:
+            q.cut(q.guards[guard])
+            return set()
+        q.guards[guard] = q.depth
+        try:
+            module = self.project.modules[fn.module]
+            declared = annotation_classes(self.project, fn.node.returns, module)
+            if declared:
+                return declared
+            out: set[str] = set()
+            for value in returned_values(self.project, fn):
+                if isinstance(value, ast.Call):
+                    out |= self.call_result_types(value, module)
+            return out
+        finally:
+            del q.guards[guard]
+
+    @answered_once
+    def attr_types(self, cls: ClassInfo, attr: str) -> set[str]:
+        q, guard = questions(self.project), (self._asker(), "attr", cls.id, attr)
+        if guard in q.guards:
+            q.cut(q.guards[guard])
+            return set()
+        q.guards[guard] = q.depth
+        try:
+            out: set[str] = set()
+            declared: set[str] = set()
+            for klass in self.project.mro(cls):
+                module = self.project.modules[klass.module]
+                for method, value in klass.attr_values.get(attr, ()):
+                    if isinstance(value, ast.Call):
+                        built = self.call_result_types(value, module)
+                        if not any(":" in t for t in built) and method in klass.methods:
+                            built = CallableResolver(self.for_function(klass.methods[method])).classes(value.func) \
+                                or built  # keep a library type (`lcm.LCM`) when no project class builds it
+                        out |= built
+                    elif isinstance(value, ast.Name) and method in klass.methods:
+                        out |= self.param_value_types(klass.methods[method], value.id)
+                if attr in klass.class_attrs and isinstance(klass.class_attrs[attr], ast.Call):
+                    out |= self.call_result_types(klass.class_attrs[attr], module)
+                if not declared and attr in klass.attr_annotations:
+                    declared = annotation_classes(self.project, klass.attr_annotations[attr], module)
+            return out | declared
+        finally:
+            del q.guards[guard]
+
+    def param_value_types(self, fn: FunctionInfo, param: str) -> set[str]:
+        """What a method parameter may hold: its annotation, what reachable callers pass and, for
+        `__init__`, what every instantiation site in the project passes."""
+        arg = next((a for a in (*fn.node.args.posonlyargs, *fn.node.args.args, *fn.node.args.kwonlyargs)
+                    if a.arg == param), None)
+        if arg is None:
+            return set()
+        out = annotation_classes(self.project, arg.annotation, self.project.modules[fn.module])
+        out |= self.facts.param_types.get(fn.id, {}).get(param, set())
+        if fn.name == "__init__" and fn.class_name is not None:
+            cls = self.project.modules[fn.module].classes.get(fn.class_name)
+            for site in sites_of(self.project, cls) if cls is not None else ():
+                value = argument_for(fn, site.call, param)
+                if value is not None:
+                    out |= self.expr_types_in_scope(value, site.module, site.scope)
+        return out
+
+    def expr_types_in_scope(self, e: ast.expr, module: ModuleIndex, scope: dict, depth: int = 0) -> set[str]:
+        if isinstance(e, ast.Call):
+            return self.call_result_types(e, module)
+        if isinstance(e, ast.Name) and depth < 4:
+            if e.id in scope:
+                return set().union(*(self.expr_types_in_scope(v, module, scope, depth + 1) for v in scope[e.id]))
+            return self.global_types(module, e.id)
+        return set()
+
+    def element_types(self, e: ast.expr | None) -> set[str]:
+        """Types of the modules inside an nn.ModuleList / nn.Sequential / nn.ModuleDict expression."""
+        values: list[tuple[ast.expr, ModuleIndex]] = []
+        if is_self_attr(e, self.self_name) and self.cls is not None:
+            for klass in self.project.mro(self.cls):
+                module = self.project.modules[klass.module]
+                values += [(v, module) for _, v in klass.attr_values.get(e.attr, ())]
+        elif isinstance(e, ast.Call):
+            values.append((e, self.module))
+        out: set[str] = set()
+        for value, module in values:
+            if not isinstance(value, ast.Call):
+                continue
+            name = self.project.qualify(value.func, module)
+            if not name or self.project.external_name(name) not in CONTAINER_MODULES:
+                continue
+            for arg in value.args:
+                items = arg.elts if isinstance(arg, (ast.List, ast.Tuple)) else [arg.elt] if isinstance(
+                    arg, (ast.ListComp, ast.GeneratorExp)) else [arg]
+                for item in items:
+                    if isinstance(item, ast.Call):
+                        out |= self.call_result_types(item, module)
+        return {t for t in out if ":" in t}
+
+    def global_types(self, module: ModuleIndex, name: str) -> set[str]:
+        value = module.globals.get(name)
+        return self.call_result_types(value, module) if isinstance(value, ast.Call) else set()

@@ -1,0 +1,20 @@
+"""Python literals and names the generated module spells (shared by the spec and its extras)."""
+from __future__ import annotations
+
+import json
+import re
+
+
+def pystr(text: str) -> str:
+    """A double-quoted Python string literal."""
+    return json.dumps(text)
+
+
+def snake(name: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
+
+
+def default_graph_name(qualname: str) -> str:
+    parts = qualname.split(".")
+    base = parts[0] if len(parts) > 1 else parts[-1]
+    return re.sub(r"[^0-9a-zA-Z_]", "_", snake(base))

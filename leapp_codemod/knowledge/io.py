@@ -1,0 +1,28 @@
+"""What counts as I/O, a clock read or middleware inside a pipeline (LCM901 and the analysis that
+lets I/O-only statements decide nothing)."""
+from __future__ import annotations
+
+IO_BUILTINS = frozenset({"print", "open", "input", "breakpoint"})
+IO_FUNCTIONS = frozenset({
+    "json.load", "json.dump", "pickle.load", "pickle.dump", "numpy.save", "numpy.savez", "numpy.savez_compressed",
+    "numpy.load", "numpy.loadtxt", "numpy.savetxt", "numpy.genfromtxt", "numpy.fromfile", "torch.save", "torch.load",
+    "cv2.imwrite", "cv2.imread", "cv2.imshow", "cv2.waitKey", "cv2.VideoCapture", "sys.stdout.write",
+    "sys.stderr.write", "warnings.warn", "os.system", "os.read", "os.write", "os.remove", "yaml.safe_load",
+    "yaml.load", "yaml.dump", "yaml.safe_dump", "PIL.Image.open", "imageio.imread", "imageio.imwrite",
+    "pprint.pprint",
+})
+IO_ROOTS = ("requests.", "urllib.", "http.", "socket.", "subprocess.", "shutil.", "csv.", "sqlite3.", "zmq.",
+            "rclpy.", "rospy.", "wandb.", "mlflow.", "tensorboardX.", "torch.utils.tensorboard.",
+            # robot middleware and device links: LCM, DDS, Unitree SDK, serial ports, CAN, MQTT, cameras
+            "lcm.", "cyclonedds.", "unitree_sdk2py.core.channel.", "serial.", "can.", "paho.", "pyrealsense2.", "ecal.")
+# Clock reads: the value read while tracing becomes a constant of the exported model.
+CLOCK_FUNCTIONS = frozenset({"time.time", "time.time_ns", "time.perf_counter", "time.perf_counter_ns",
+                             "time.monotonic", "time.monotonic_ns", "time.process_time", "datetime.datetime.now",
+                             "datetime.datetime.utcnow", "datetime.now", "datetime.utcnow"})
+# Middleware handles built by a factory method of a node object (`self.create_publisher(...)`).
+MIDDLEWARE_FACTORIES = frozenset({"create_publisher", "create_subscription", "create_client", "create_service",
+                                  "advertise", "Publisher", "ChannelPublisher", "ChannelSubscriber"})
+LOGGING_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "fatal"})
+PATH_IO_METHODS = frozenset({"read_text", "read_bytes", "write_text", "write_bytes", "open", "unlink", "touch",
+                             "mkdir", "exists", "iterdir", "glob"})
+FILE_METHODS = frozenset({"read", "readline", "readlines", "write", "writelines", "flush"})

@@ -1,0 +1,13 @@
+"""Third-party libraries by what the scan does with them."""
+from __future__ import annotations
+
+# Native libraries LEAPP cannot trace: a call into them on pipeline data is LCM401 (foreign-library).
+FOREIGN_ROOTS = frozenset({"scipy", "sklearn", "cv2", "skimage", "numba", "pandas", "PIL", "open3d",
+                           "transforms3d", "quaternion", "numexpr", "jax", "tensorflow", "pinocchio", "mujoco"})
+# Foreign calls LEAPP 0.7.2 traces correctly all the same (guide: StandardScaler.transform records clone/sub/div).
+TRACEABLE = frozenset({"sklearn.preprocessing.StandardScaler.transform"})
+# Installed packages whose calls the rules judge themselves (or that never hold pipeline code): never
+# followed into site-packages. FOREIGN_ROOTS are not followed either.
+MODELED_ROOTS = frozenset({"torch", "numpy", "leapp", "leapp_codemod", "warp", "typing_extensions", "functorch",
+                           "triton", "onnx", "onnxruntime", "_pytest", "pytest", "setuptools", "pip", "pkg_resources",
+                           "matplotlib", "wandb", "tensorboard", "hydra", "omegaconf", "yaml", "click", "tqdm"})

@@ -1,0 +1,95 @@
+"""Rule dispatch: every rule on every live node of the analyzed functions, each hit made a `Finding`;
+the state writes and library calls the flagged nodes stand for, for `generate`."""
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+
+from leapp_codemod.analysis.flow.dataflow import Analysis
+from leapp_codemod.analysis.infer.context import iter_nodes
+from leapp_codemod.analysis.model.index import FunctionInfo
+from leapp_codemod.knowledge.categories import LIBRARY_CATEGORIES
+from leapp_codemod.model import FileError, Finding, LibraryCall, StateAttr
+from leapp_codemod.rules import Rule
+
+
+def _finding(rule: Rule, hit, fn: FunctionInfo, module) -> Finding:
+    node = hit.node
+    end_line = getattr(node, "end_lineno", None) or node.lineno
+    end_offset = getattr(node, "end_col_offset", None)
+    return Finding(
+        path=fn.path, line=node.lineno, column=module.column(node.lineno, node.col_offset),
+        end_line=end_line,
+        end_column=module.column(end_line, end_offset if end_offset is not None else node.col_offset),
+        code=rule.code, category=rule.category, severity=rule.severity,
+        message=hit.message, fix=hit.fix, function=fn.id)
+
+
+def _rules_by_type(rules: tuple[Rule, ...]) -> dict[type, list[Rule]]:
+    by_type: dict[type, list[Rule]] = defaultdict(list)
+    for rule in rules:
+        for node_type in rule.node_types:
+            by_type[node_type].append(rule)
+    return by_type
+
+
+def run_rules(analysis: Analysis, functions, rules: tuple[Rule, ...], only_paths: frozenset[str] | None):
+    """Findings, state writes and internal errors for the given functions."""
+    by_type = _rules_by_type(rules)
+    findings: list[Finding] = []
+    state: dict[tuple[str, str], StateAttr] = {}
+    library_calls: set[LibraryCall] = set()
+    errors: list[FileError] = []
+    crashed: set[tuple[str, str]] = set()       # (rule, file): an internal error is reported once per file
+    for fn in functions:
+        if only_paths is not None and fn.path not in only_paths:
+            continue
+        try:
+            ctx = analysis.context_with_env(fn)
+        except RecursionError:
+            errors.append(FileError(fn.path, f"line {fn.node.lineno}: {fn.qualname} is too deeply nested to analyze"))
+            continue
+        for node in iter_nodes(fn, analysis.facts.param_constants.get(fn.id)):
+            for rule in by_type.get(type(node), ()):
+                try:
+                    hits = list(rule.check(node, ctx))
+                except Exception as exc:  # noqa: BLE001 - one odd construct must not stop the scan
+                    if (rule.code, fn.path) in crashed:
+                        continue
+                    crashed.add((rule.code, fn.path))
+                    errors.append(FileError(fn.path, f"line {getattr(node, 'lineno', '?')}: internal error in rule "
+                                                     f"{rule.code} ({exc.__class__.__name__}: {exc}); other rules "
+                                                     "and files were analyzed", internal=True))
+                    continue
+                for hit in hits:
+                    findings.append(_finding(rule, hit, fn, ctx.module))
+                    if rule.category in LIBRARY_CATEGORIES and isinstance(node, ast.Call):
+                        call = library_call(ctx, node, fn.path)
+                        if call:
+                            library_calls.add(call)
+                    writes = rule.state_writes(node, ctx) if rule.state_writes is not None else ()
+                    for write in writes:
+                        if ctx.is_loop_carried(write[0]):
+                            continue  # `generate` carries an inline range's state itself
+                        if ctx.cls is not None and not ctx.holds_tensor(write[0]):
+                            continue  # a counter, a list or a dict: reported, not declarable as tensors
+                        owner = ctx.state_owner(write[0])
+                        is_buffer = ctx.cls is not None and owner == ctx.cls.id and write[0] in ctx.cls.buffers
+                        state.setdefault((owner, write[0]), StateAttr(owner, write[0], write[1], fn.path,
+                                                                      node.lineno, is_buffer))
+    return findings, list(state.values()), sorted(library_calls, key=lambda c: (c.path, c.line, c.target)), errors
+
+
+def library_call(ctx, call: ast.Call, path: str) -> LibraryCall | None:
+    """The binding a flagged library call is looked up through (what a FunctionPatch must replace)."""
+    target = ctx.call_name(call)
+    if not target or "." not in target:
+        return None
+    func = call.func
+    if isinstance(func, ast.Name):
+        return LibraryCall(path, call.lineno, ctx.module.name, func.id, target)
+    if isinstance(func, ast.Attribute):
+        owner = ctx.qualify(func.value)
+        if owner and owner == target.rpartition(".")[0]:
+            return LibraryCall(path, call.lineno, owner, func.attr, target)
+    return None

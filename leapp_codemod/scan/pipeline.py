@@ -1,0 +1,125 @@
+"""`scan` end to end: files -> parse -> index -> entrypoint -> reachability/dataflow -> rules -> findings."""
+from __future__ import annotations
+
+from leapp_codemod.analysis.entry.entrypoints import rank_entrypoints
+from leapp_codemod.analysis.entry.lookup import choose_entry
+from leapp_codemod.analysis.flow.access_order import access_order
+from leapp_codemod.analysis.flow.dataflow import Analysis, entry_data_params, entry_flag_constants, lint_data_params
+from leapp_codemod.analysis.inline.function import InlineEntryError, inline_function
+from leapp_codemod.analysis.inline.range import parse_inline_entry
+from leapp_codemod.analysis.model.leapp_support import LeappSupport, load_support
+from leapp_codemod.analysis.model.libraries import LibraryLoader, site_dirs
+from leapp_codemod.analysis.model.project import Project
+from leapp_codemod.model import ScanResult
+from leapp_codemod.rules import select_rules
+from leapp_codemod.scan.dispatch import run_rules
+from leapp_codemod.scan.entry import annotated_data, as_entrypoint, entry_class, optional_inputs, find_function
+from leapp_codemod.scan.lint import options_key, support_key, lint_files, lint_module
+from leapp_codemod.scan.load import LoadedProject, load_files, load_project
+from leapp_codemod.scan.options import ScanError, ScanOptions
+from leapp_codemod.scan.post import call_site_findings, dedupe, patch_targets, relocated_calls
+from leapp_codemod.scan.suppressions import is_suppressed
+from leapp_codemod.source.cache import Cache, digest, environment_key, file_hash, result_from_json, result_to_json
+from leapp_codemod.source.files import discover
+
+
+def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport | None = None) -> ScanResult:
+    support = support or load_support()
+    project = loaded.project
+    result = ScanResult(errors=list(loaded.errors), files_analyzed=len(project.modules),
+                        leapp_support=support.origin)
+    if not project.modules:
+        return result
+    analysis = Analysis(project, support)
+    entry_fn = None
+    named = None
+    inline = parse_inline_entry(options.entry)
+    if inline:
+        try:
+            entry_fn, rng = inline_function(project, inline)
+        except InlineEntryError as exc:
+            raise ScanError(str(exc)) from None
+        result.entry_note = f"entry: {options.entry} (inline statement range, given with --entry)"
+    elif options.entry:
+        entry_fn, canonical = find_function(project, options.entry)
+        named = as_entrypoint(entry_fn, canonical)
+        given = f"{options.entry} = {canonical}" if canonical != options.entry else canonical
+        result.entry_note = f"entry: {given} (given with --entry)"
+    elif not options.all_functions:
+        result.entrypoints = rank_entrypoints(project, support)
+        chosen, result.entry_note = choose_entry(result.entrypoints)
+        if chosen is not None:
+            entry_fn = project.modules[chosen.module].functions[chosen.qualname]
+    if entry_fn is not None and not options.all_functions:
+        if options.follow_libraries:
+            own_tops = frozenset(m.partition(".")[0] for m in (*project.modules, *project.aliases))
+            project.libraries = LibraryLoader(site_dirs(), own_tops)
+        result.entry = named or next((e for e in result.entrypoints if e.module == entry_fn.module
+                                      and e.qualname == entry_fn.qualname), None) or as_entrypoint(entry_fn)
+        data = ((set(rng.inputs) | set(rng.state)) - set(entry_fn.numbers) if inline else
+                entry_data_params(entry_fn) & lint_data_params(entry_fn) | annotated_data(entry_fn)
+                | optional_inputs(project, entry_fn))
+        if not inline:
+            analysis.facts.param_constants[entry_fn.id] = entry_flag_constants(project, entry_fn, data)
+            owner = entry_class(project, entry_fn, options.entry) if options.entry else None
+            if owner is not None:  # `--entry Model.forward` runs on a Model: `self.f()` dispatches to Model's f
+                analysis.facts.receivers[entry_fn.id] = {owner.id}
+        analysis.run([entry_fn], {entry_fn.id: data})
+        analysis.facts.access = access_order(entry_fn, analysis.context_with_env)
+        functions = list(analysis.reachable.values())
+    else:
+        for module in project.modules.values():
+            if options.only_paths is None or module.path in options.only_paths:
+                findings, errors = lint_module(module, loaded.suppressions.get(module.path, {}), options, support)
+                result.findings += findings
+                result.errors += errors
+        result.findings = dedupe(result.findings)
+        return result
+    rules = select_rules(options.select, options.ignore)
+    findings, state, library_calls, rule_errors = run_rules(analysis, functions, rules, options.only_paths)
+    library_calls += relocated_calls(findings, library_calls, analysis, project)
+    findings = call_site_findings(findings, analysis.facts.library_origins, analysis.reachable, project)
+    findings = [f for f in findings
+                if not is_suppressed(loaded.suppressions.get(f.path, {}), f.line, f.end_line, f.code)]
+    result.findings = dedupe(findings)
+    result.state = sorted(state, key=lambda s: (s.owner, s.attr))
+    result.reachable = list(analysis.reachable) if entry_fn is not None else []
+    result.patch_targets = patch_targets(analysis, result.findings)
+    kept = {(f.path, f.line) for f in result.findings}
+    result.library_calls = [c for c in library_calls if (c.path, c.line) in kept]
+    result.errors += rule_errors
+    return result
+
+
+def scan(paths: list[str], options: ScanOptions, cache: Cache | None = None, jobs: int = 1,
+         progress=lambda done, total: None, support: LeappSupport | None = None) -> ScanResult:
+    """The whole scan: lint mode per file, or entry mode over the project, both cached."""
+    support = support or load_support()
+    cache = cache or Cache(None)
+    found = discover(paths, options.exclude)
+    if options.all_functions:
+        result = lint_files(found.files, options, support, cache, jobs, progress)
+        result.errors = list(found.errors) + result.errors
+        return result
+    hashes = sorted((src.display, ",".join((src.module, *src.aliases)), file_hash(src.path) or "")
+                    for src in found.files)
+    key = digest(environment_key(options_key(options, "entry"), support_key(support)),
+                 *(f"{d}|{m}|{h}" for d, m, h in hashes))
+    cached = cache.get(key)
+    result = result_from_json(cached) if cached is not None else None
+    if result is None:
+        loaded = LoadedProject(Project({}))
+        load_files(loaded, found.files)
+        result = analyze(loaded, options, support)
+        cache.put(key, result_to_json(result))
+    result.errors = list(found.errors) + result.errors
+    return result
+
+
+def scan_project(paths: list[str], entry: str | None = None, all_functions: bool = False,
+                 select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), exclude: tuple[str, ...] = (),
+                 follow_libraries: bool = True) -> ScanResult:
+    """Scan files/directories; the public API used by `generate` and tests."""
+    loaded = load_project(paths, exclude)
+    return analyze(loaded, ScanOptions(entry, all_functions, select, ignore, exclude,
+                                       follow_libraries=follow_libraries))
