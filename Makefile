@@ -31,9 +31,9 @@ test: $(STAMP)
 	@$(PYTEST); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing" >&2; exit 1; fi; exit $$rc
 
-# The edit loop: everything except the tests marked e2e (real exports) or slow.
+# The edit loop: everything except the tests marked e2e (real exports) or slow (tests/conftest.py).
 test-fast: $(STAMP)
-	@$(PYTEST) -m "not e2e and not slow"; rc=$$?; \
+	@$(PYTEST) --fast; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing" >&2; exit 1; fi; exit $$rc
 
 bench: $(STAMP)

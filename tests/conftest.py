@@ -1,10 +1,13 @@
 """Shared test settings, and how the suite splits over pytest-xdist workers.
 
-`make test` runs every test on all cores (`-n auto --dist loadgroup`); `make test-fast` leaves out the
-tests marked `e2e` (real LEAPP/torch/onnxruntime exports) and `slow` (torch-heavy property checks,
-subprocess-heavy checks), for the edit loop.
+`make test` runs every test on all cores (`-n auto --dist loadgroup`); `make test-fast` (`pytest --fast`)
+leaves out the tests marked `e2e` (real LEAPP/torch/onnxruntime exports) and `slow` (torch-heavy property
+checks, subprocess-heavy checks), for the edit loop. A module marked whole (`pytestmark = pytest.mark.e2e`
+or `.slow`) is not even imported then: its imports (torch, leapp, hypothesmith) cost seconds.
 """
 import os
+import re
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -14,6 +17,26 @@ from hypothesis import settings
 settings.register_profile("ci", derandomize=True, database=None)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+FAST = "not e2e and not slow"
+_WHOLE_MODULE_MARK = re.compile(r"^pytestmark = pytest\.mark\.(e2e|slow)\b", re.MULTILINE)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--fast", action="store_true", help=f"the edit loop: only the tests matching -m '{FAST}'")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("fast"):
+        config.option.markexpr = f"({config.option.markexpr}) and {FAST}" if config.option.markexpr else FAST
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    if (config.getoption("fast") and collection_path.suffix == ".py" and collection_path.name.startswith("test_")
+            and _WHOLE_MODULE_MARK.search(collection_path.read_text(encoding="utf-8"))):
+        return True
+    return None
+
 
 # Scopes whose fixtures are built once per worker that runs a test of the scope: tests sharing one
 # must run on one worker, or each worker builds (exports, generates) it again.
