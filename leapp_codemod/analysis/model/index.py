@@ -35,6 +35,14 @@ class FunctionInfo:
         return self.node.name
 
     @property
+    def nodes(self) -> tuple[ast.AST, ...]:
+        """Every node of the function, `ast.walk` order (walked once, read by many questions)."""
+        nodes = self.walks.get("all")
+        if nodes is None:
+            nodes = self.walks["all"] = tuple(ast.walk(self.node))
+        return nodes
+
+    @property
     def params(self) -> list[str]:
         args = self.node.args
         return [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]

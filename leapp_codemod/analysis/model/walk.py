@@ -63,7 +63,7 @@ def constant_flag_block(node: ast.If, fn: FunctionInfo, constants: dict[str, set
     values = constants.get(test.id)
     if not values or UNKNOWN in values or len({bool(v) for v in values}) != 1:
         return None
-    if any(isinstance(n, ast.Name) and n.id == test.id and isinstance(n.ctx, ast.Store) for n in ast.walk(fn.node)):
+    if any(isinstance(n, ast.Name) and n.id == test.id and isinstance(n.ctx, ast.Store) for n in fn.nodes):
         return None  # rebound in the body
     taken = bool(next(iter(values))) != negate
     return "orelse" if taken else "body"
