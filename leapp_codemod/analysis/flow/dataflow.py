@@ -81,8 +81,12 @@ def _bind_loop(ctx: FunctionContext, target: ast.expr, iterable: ast.expr) -> No
 
 
 def _local_callables(fn: FunctionInfo) -> dict[str, ast.arguments]:
-    """Functions and lambdas defined inside `fn` and bound to a name: name -> their arguments."""
-    out: dict[str, ast.arguments] = {}
+    """Functions and lambdas defined inside `fn` and bound to a name: name -> their arguments (found once
+    per function: they depend on its code only)."""
+    out = fn.walks.get("local_callables")
+    if out is not None:
+        return out
+    out = fn.walks["local_callables"] = {}
     for node in iter_nodes(fn):  # every nested definition, pruned blocks included
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             out[node.name] = node.args

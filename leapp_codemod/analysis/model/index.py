@@ -19,7 +19,8 @@ class FunctionInfo:
     node: ast.FunctionDef | ast.AsyncFunctionDef
     class_name: str | None
     path: str                   # display path
-    # the body's nodes as the analysis walks them, per set of constant parameters (walked once, read often)
+    # the body's nodes as the analysis walks them, per set of constant parameters, all of them ("all"), and
+    # what is read off them alone ("local_callables"): walked once, read often
     walks: dict = field(default_factory=dict, repr=False, compare=False)
     # names a driver loop carries from one iteration into the next (an inline range's state and the
     # containers it fills): the pipeline's persistent state, like attributes of self
