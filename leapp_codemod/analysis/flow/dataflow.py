@@ -242,7 +242,7 @@ class Analysis:
             flags = self.flags.get(fn.module)
             if flags is None:   # once per module: a 10 MiB module has thousands of functions
                 module = self.project.modules.get(fn.module)
-                flags = self.flags[fn.module] = module_flags(module.tree) if module is not None else {}
+                flags = self.flags[fn.module] = module_flags(module.tree, module.nodes) if module is not None else {}
             constants = self.facts.param_constants.setdefault(fn.id, {})
             for name, values in flags.items():
                 constants.setdefault(name, set(values))
@@ -355,7 +355,7 @@ class Analysis:
                 break
 
 
-def module_flags(tree: ast.Module) -> dict[str, set]:
+def module_flags(tree: ast.Module, nodes=None) -> dict[str, set]:
     """Module-level settings (`RECORD_FRAMES = False`, `MODE = "eval"`, also under the main guard) that
     every module-level assignment binds to a literal and no function rebinds (`global`): the blocks they
     rule out (`if RECORD_FRAMES:`) never run."""
@@ -377,7 +377,8 @@ def module_flags(tree: ast.Module) -> dict[str, set]:
                         varying.add(name.id)
         elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.Try)):
             varying |= {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    varying |= {name for node in ast.walk(tree) if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
+    varying |= {name for node in (ast.walk(tree) if nodes is None else nodes)  # nodes: the tree's, walked already
+                if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
     return {name: vals for name, vals in values.items() if name not in varying}
 
 

@@ -364,7 +364,7 @@ def field_stores(project: Project) -> dict[str, list[tuple[ast.expr, ModuleIndex
                 stores.setdefault(field, []).append((value, module))
 
     for module in [m for m in project.modules.values() if not project.is_library(m.name)]:
-        for node in ast.walk(module.tree):
+        for node in module.nodes:
             if isinstance(node, ast.Call):
                 for kw in node.keywords:
                     if kw.arg:
