@@ -7,7 +7,7 @@ TOOL := $(VENV)/bin/leapp-codemod
 STAMP := $(VENV)/.installed-stamp
 TORCH := torch==2.13.0
 
-.PHONY: setup demo test bench clean-demo
+.PHONY: setup demo test test-fast bench clean-demo
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || { echo "setup 1/4: creating $(VENV)"; $(PYTHON) -m venv $(VENV); }
@@ -23,8 +23,18 @@ $(STAMP): pyproject.toml
 setup: $(STAMP)
 	@echo "to put leapp-codemod on your PATH:  source $(VENV)/bin/activate"
 
+# Every test, on all cores (pytest-xdist); tests sharing a module fixture stay on one worker (tests/conftest.py).
+# pytest's exit 5 (no test collected) fails too.
+PYTEST = $(PY) -m pytest -q -p no:cacheprovider -n $(TEST_JOBS) --dist loadgroup
+TEST_JOBS ?= auto
+
 test: $(STAMP)
-	@$(PY) -m pytest -q -p no:cacheprovider; rc=$$?; \
+	@$(PYTEST); rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing" >&2; exit 1; fi; exit $$rc
+
+# The edit loop: everything except the tests marked e2e (real exports) or slow (tests/conftest.py).
+test-fast: $(STAMP)
+	@$(PYTEST) --fast; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing" >&2; exit 1; fi; exit $$rc
 
 bench: $(STAMP)

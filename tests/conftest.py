@@ -1,6 +1,15 @@
-"""Shared test settings."""
-import os
+"""Shared test settings, and how the suite splits over pytest-xdist workers.
 
+`make test` runs every test on all cores (`-n auto --dist loadgroup`); `make test-fast` (`pytest --fast`)
+leaves out the tests marked `e2e` (real LEAPP/torch/onnxruntime exports) and `slow` (torch-heavy property
+checks, subprocess-heavy checks), for the edit loop. A module marked whole (`pytestmark = pytest.mark.e2e`
+or `.slow`) is not even imported then: its imports (torch, leapp, hypothesmith) cost seconds.
+"""
+import os
+import re
+from pathlib import Path
+
+import pytest
 from hypothesis import settings
 
 # CI runs the property tests with a fixed derandomized search (reproducible runs); locally each run
@@ -8,3 +17,80 @@ from hypothesis import settings
 settings.register_profile("ci", derandomize=True, database=None)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+FAST = "not e2e and not slow"
+_WHOLE_MODULE_MARK = re.compile(r"^pytestmark = pytest\.mark\.(e2e|slow)\b", re.MULTILINE)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--fast", action="store_true", help=f"the edit loop: only the tests matching -m '{FAST}'")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("fast"):
+        config.option.markexpr = f"({config.option.markexpr}) and {FAST}" if config.option.markexpr else FAST
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    if (config.getoption("fast") and collection_path.suffix == ".py" and collection_path.name.startswith("test_")
+            and _WHOLE_MODULE_MARK.search(collection_path.read_text(encoding="utf-8"))):
+        return True
+    return None
+
+
+# Scopes whose fixtures are built once per worker that runs a test of the scope: tests sharing one
+# must run on one worker, or each worker builds (exports, generates) it again.
+SHARED_SCOPES = ("module", "class", "package")
+
+
+def _shared_fixtures(item: pytest.Item) -> set[str]:
+    """The fixtures of `item` (its own and those they use) built once per module, class or package; a
+    parametrized one named with its parameter (each parameter is built on its own)."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return set()
+    callspec = getattr(item, "callspec", None)
+    indices = callspec.indices if callspec is not None else {}
+    return {f"{name}={indices[name]}" if name in indices else name for name in item.fixturenames
+            if any(fixturedef.scope in SHARED_SCOPES for fixturedef in info.name2fixturedefs.get(name, ()))}
+
+
+def _groups(module: str, items: list[pytest.Item]) -> dict[pytest.Item, str]:
+    """One group per set of tests of `module` linked by shared fixtures (`a` and `b` share `x`, `b` and
+    `c` share `y`: one group), named after the fixtures; tests that share none get no group."""
+    parent: dict[str, str] = {}
+
+    def root(name: str) -> str:
+        while parent.setdefault(name, name) != name:
+            name = parent[name]
+        return name
+
+    shared = {item: sorted(_shared_fixtures(item)) for item in items}
+    for names in shared.values():
+        for name in names:
+            parent[root(name)] = root(names[0])
+    members: dict[str, set[str]] = {}
+    for name in list(parent):
+        members.setdefault(root(name), set()).add(name)
+    return {item: f"{module}[{','.join(sorted(members[root(names[0])]))}]"
+            for item, names in shared.items() if names}
+
+
+def _cost_rank(items: list[pytest.Item]) -> int:
+    """0 for a module with end-to-end tests, 1 with slow tests, 2 otherwise: long work starts first,
+    so no worker is left alone with a long test at the end."""
+    if any(item.get_closest_marker("e2e") for item in items):
+        return 0
+    return 1 if any(item.get_closest_marker("slow") for item in items) else 2
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the xdist_group marks
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    by_module: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        by_module.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
+    for module, module_items in by_module.items():
+        for item, group in _groups(module, module_items).items():
+            item.add_marker(pytest.mark.xdist_group(group))
+    rank = {module: _cost_rank(module_items) for module, module_items in by_module.items()}
+    items.sort(key=lambda item: rank[item.nodeid.split("::", 1)[0]])  # stable: each module keeps its order

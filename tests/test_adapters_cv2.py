@@ -11,6 +11,8 @@ from hypothesis.extra import numpy as hnp
 
 from leapp_codemod.adapters import ADAPTERS, cv2, mismatch
 
+pytestmark = pytest.mark.slow  # `make test-fast` leaves this module out
+
 # uint8 results must be identical; float32 images in [-1, 1] agree to float32 round-off.
 FLOAT_ATOL = 1e-6
 

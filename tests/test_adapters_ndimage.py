@@ -8,6 +8,8 @@ import torch
 
 from leapp_codemod.adapters import ADAPTERS, mismatch
 
+pytestmark = pytest.mark.slow  # `make test-fast` leaves this module out
+
 FILTER = ADAPTERS["scipy.ndimage.gaussian_filter1d"].function
 
 

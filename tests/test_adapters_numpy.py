@@ -14,6 +14,8 @@ from leapp_codemod.adapters import ADAPTERS, mismatch
 from leapp_codemod.adapters import numpy_extra as nx
 from leapp_codemod.analysis.model.leapp_support import load_support
 
+pytestmark = pytest.mark.slow  # `make test-fast` leaves this module out
+
 # float64: round-off of a different evaluation order; float32: the same in float32 ulps.
 TOL = {"float64": (1e-12, 1e-12), "float32": (2e-5, 1e-6)}
 SMALL = hnp.array_shapes(min_dims=1, max_dims=3, max_side=4)

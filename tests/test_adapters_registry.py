@@ -18,6 +18,8 @@ from leapp_codemod.adapters import (
     Adapter,
 )
 
+pytestmark = pytest.mark.slow  # `make test-fast` leaves this module out
+
 
 def resolve(dotted: str):
     """The object a dotted name refers to, importing the longest importable module prefix."""

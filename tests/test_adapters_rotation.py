@@ -13,6 +13,8 @@ from scipy.spatial.transform import Rotation as SciPyRotation
 
 from leapp_codemod.adapters import ADAPTERS, Rotation, mismatch
 
+pytestmark = pytest.mark.slow  # `make test-fast` leaves this module out
+
 ATOL = 1e-12  # float64 throughout; values are O(1) (angles up to pi, degrees scaled by 180/pi)
 SEQUENCES = ["".join(p) for p in itertools.permutations("xyz")] + [a + b + a for a in "xyz" for b in "xyz" if a != b]
 SEQUENCES += [s.upper() for s in SEQUENCES]

@@ -15,6 +15,8 @@ from leapp_codemod.adapters import (
     mismatch,
 )
 
+pytestmark = pytest.mark.slow  # `make test-fast` leaves this module out
+
 preprocessing = pytest.importorskip("sklearn.preprocessing")
 
 # Both sides compute each in-place step in float64 and store it in X's dtype: the results are identical.

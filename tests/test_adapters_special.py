@@ -11,6 +11,8 @@ from hypothesis.extra import numpy as hnp
 
 from leapp_codemod.adapters import ADAPTERS, mismatch, special
 
+pytestmark = pytest.mark.slow  # `make test-fast` leaves this module out
+
 # float64: a few ulps; float32: a few float32 ulps (torch and SciPy use different exp/log kernels).
 TOL = {np.float64: (1e-12, 1e-15), np.float32: (2e-6, 1e-7)}
 SHAPES = hnp.array_shapes(min_dims=0, max_dims=3, max_side=5)

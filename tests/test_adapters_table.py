@@ -5,9 +5,13 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from leapp_codemod.adapters import ADAPTERS
 from leapp_codemod.adapters.table import TABLE, table_text
 from leapp_codemod.generate import adapters as static
+
+pytestmark = pytest.mark.slow  # `make test-fast` leaves this module out
 
 
 def test_the_static_table_is_the_runtime_registry():

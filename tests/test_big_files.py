@@ -98,6 +98,7 @@ def _big_module(path: Path, size: int) -> list[int]:
     return [n for n, line in enumerate(text.splitlines(), 1) if "[::-1]" in line]
 
 
+@pytest.mark.slow
 def test_a_10_mib_generated_module_is_analyzed_within_its_bound(tmp_path):
     path = tmp_path / "generated.py"
     lines = _big_module(path, 10 * 2**20)

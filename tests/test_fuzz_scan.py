@@ -14,6 +14,8 @@ from hypothesis import HealthCheck, given, settings
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from fuzz_scan import check_program, first_function  # noqa: E402
 
+pytestmark = pytest.mark.slow  # `make test-fast` leaves this module out
+
 
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 @given(hypothesmith.from_grammar())

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+pytestmark = pytest.mark.slow  # `make test-fast` leaves this module out
+
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ["pyproject.toml", ".pre-commit-hooks.yaml", "README.md", "LICENSE", "MANIFEST.in", "setup.cfg",
           "leapp_codemod", "templates"]

@@ -18,6 +18,8 @@ import pytest
 from leapp_codemod.scan import scan_project
 from tests.test_scan_fixtures import FIXTURES, markers
 
+pytestmark = pytest.mark.slow  # `make test-fast` leaves this module out
+
 pytest.importorskip("stable_baselines3")   # installed with the dev extra; skipped only outside it
 pytest.importorskip("sb3_contrib")
 pytest.importorskip("rsl_rl")

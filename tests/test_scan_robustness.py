@@ -16,6 +16,8 @@ from leapp_codemod.scan import scan_project
 from leapp_codemod.cli import main
 from leapp_codemod.source.newer_grammar import downlevel
 
+pytestmark = pytest.mark.slow  # `make test-fast` leaves this module out
+
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 

@@ -26,7 +26,7 @@ def _local_buffer(name: str, line: int, ctx) -> bool:
     """Was `name` last bound, above `line` in this function, to a freshly allocated NumPy array? (A torch
     buffer allocated on every call traces: LEAPP records the writes into it as index_put; checked with the
     installed leapp 0.7.2.)"""
-    bound = [(node.lineno, node.value) for node in ast.walk(ctx.fn.node)
+    bound = [(node.lineno, node.value) for node in ctx.fn.nodes
              if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.lineno < line and node.value is not None
              and any(isinstance(t, ast.Name) and t.id == name
                      for t in (node.targets if isinstance(node, ast.Assign) else [node.target]))]
@@ -79,7 +79,7 @@ def declarable(node: ast.Assign, ctx) -> list[tuple[str, str]]:
 
 def _writes_of(name: str, ctx) -> list[int]:
     """Lines of this function that fill the same buffer with pipeline data."""
-    return sorted({n.lineno for n in ast.walk(ctx.fn.node)
+    return sorted({n.lineno for n in ctx.fn.nodes
                    if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Subscript)
                    and ast.unparse(_root(n.targets[0])) == name and ctx.is_data(n.value)})
 

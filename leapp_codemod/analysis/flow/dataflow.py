@@ -82,8 +82,12 @@ def _bind_loop(ctx: FunctionContext, target: ast.expr, iterable: ast.expr) -> No
 
 
 def _local_callables(fn: FunctionInfo) -> dict[str, ast.arguments]:
-    """Functions and lambdas defined inside `fn` and bound to a name: name -> their arguments."""
-    out: dict[str, ast.arguments] = {}
+    """Functions and lambdas defined inside `fn` and bound to a name: name -> their arguments (found once
+    per function: they depend on its code only)."""
+    out = fn.walks.get("local_callables")
+    if out is not None:
+        return out
+    out = fn.walks["local_callables"] = {}
     for node in iter_nodes(fn):  # every nested definition, pruned blocks included
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             out[node.name] = node.args
@@ -240,7 +244,7 @@ class Analysis:
             flags = self.flags.get(fn.module)
             if flags is None:   # once per module: a 10 MiB module has thousands of functions
                 module = self.project.modules.get(fn.module)
-                flags = self.flags[fn.module] = module_flags(module.tree) if module is not None else {}
+                flags = self.flags[fn.module] = module_flags(module.tree, module.nodes) if module is not None else {}
             constants = self.facts.param_constants.setdefault(fn.id, {})
             for name, values in flags.items():
                 constants.setdefault(name, set(values))
@@ -357,7 +361,7 @@ class Analysis:
                 break
 
 
-def module_flags(tree: ast.Module) -> dict[str, set]:
+def module_flags(tree: ast.Module, nodes=None) -> dict[str, set]:
     """Module-level settings (`RECORD_FRAMES = False`, `MODE = "eval"`, also under the main guard) that
     every module-level assignment binds to a literal and no function rebinds (`global`): the blocks they
     rule out (`if RECORD_FRAMES:`) never run."""
@@ -379,7 +383,8 @@ def module_flags(tree: ast.Module) -> dict[str, set]:
                         varying.add(name.id)
         elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.Try)):
             varying |= {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    varying |= {name for node in ast.walk(tree) if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
+    varying |= {name for node in (ast.walk(tree) if nodes is None else nodes)  # nodes: the tree's, walked already
+                if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
     return {name: vals for name, vals in values.items() if name not in varying}
 
 

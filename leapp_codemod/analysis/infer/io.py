@@ -82,7 +82,7 @@ class IoQuestions:
         `print(float(x))`)? What it computes leaves with the I/O the export drops anyway."""
         if self.io_statements is None:
             self.io_statements = {}
-            for stmt in ast.walk(self.fn.node):
+            for stmt in self.fn.nodes:
                 if isinstance(stmt, ast.Expr) and self.only_io([stmt]):
                     span = ((stmt.lineno, stmt.col_offset), (stmt.end_lineno or stmt.lineno, stmt.end_col_offset or 0))
                     for line in range(stmt.lineno, span[1][0] + 1):

@@ -132,7 +132,7 @@ class StateQuestions:
         if fn is None:
             return False
         reader = self.for_function(fn)
-        for node in ast.walk(fn.node):
+        for node in fn.nodes:
             if node.__class__ in (ast.If, ast.Expr) and node.lineno <= line <= (node.end_lineno or line):
                 if reader.only_io([node] if isinstance(node, ast.Expr) else node.body + node.orelse):
                     return True
@@ -163,7 +163,7 @@ class StateQuestions:
     def _only_called_after(self, fid: str, line: int) -> bool:
         if self.facts.callers.get(fid, set()) != {self.fn.id}:
             return False
-        call_lines = [node.lineno for node in ast.walk(self.fn.node) if isinstance(node, ast.Call)
+        call_lines = [node.lineno for node in self.fn.nodes if isinstance(node, ast.Call)
                       and any(c.id == fid for c in self.resolve_call(node))]
         return bool(call_lines) and min(call_lines) > line
 

@@ -35,11 +35,11 @@ class TaintQuestions:
         data: its length is set by the code path (configuration), not by the data (`h = []; h.append(x)`)."""
         if not isinstance(e, ast.Name):
             return False
-        bindings = [n.value for n in ast.walk(self.fn.node) if isinstance(n, ast.Assign)
+        bindings = [n.value for n in self.fn.nodes if isinstance(n, ast.Assign)
                     and any(isinstance(t, ast.Name) and t.id == e.id for t in n.targets)]
         if not bindings or not all(_empty_container(v) for v in bindings):
             return False
-        for loop in ast.walk(self.fn.node):
+        for loop in self.fn.nodes:
             if isinstance(loop, (ast.For, ast.While)) and self.is_data(loop.iter if isinstance(loop, ast.For) else loop.test):
                 if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in CONTAINER_MUTATORS
                        and isinstance(n.func.value, ast.Name) and n.func.value.id == e.id for n in ast.walk(loop)):

@@ -41,18 +41,14 @@ def _root_attr(expr: ast.expr, self_name: str | None) -> str | None:
             return _self_attr(expr, self_name)
 
 
-def _methods(cls: ClassInfo):
-    return [m.node for m in cls.methods.values()]
-
-
 def callback_methods(cls: ClassInfo) -> set[str]:
     """Methods handed to someone else to call (`subscribe(topic, self.on_msg)`, `Thread(target=self.loop)`)
     or named like a handler (`on_state`, `lowstate_callback`)."""
     names = set(cls.methods)
     out = {n for n in names if n not in CONSTRUCTION_METHODS and _CALLBACK_NAME.search(n)}
-    for fn in _methods(cls):
-        self_name = _self_name(fn)
-        for node in ast.walk(fn):
+    for info in cls.methods.values():
+        self_name = _self_name(info.node)
+        for node in info.nodes:
             if isinstance(node, ast.Call):
                 for arg in (*node.args, *(k.value for k in node.keywords)):
                     attr = _self_attr(arg, self_name)
@@ -67,10 +63,11 @@ def callback_inputs(cls: ClassInfo) -> set[str]:
     callbacks = callback_methods(cls)
     out: set[str] = set()
     for name in callbacks:
-        fn = cls.methods[name].node
+        info = cls.methods[name]
+        fn = info.node
         self_name = _self_name(fn)
         written: set[str] = set()
-        for node in ast.walk(fn):
+        for node in info.nodes:
             if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None \
                     and not isinstance(node.value, ast.Constant):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -78,7 +75,7 @@ def callback_inputs(cls: ClassInfo) -> set[str]:
                     elts = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
                     written |= {a for a in (_self_attr(t, self_name) for t in elts) if a}
         message = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args)[1:]}
-        for node in ast.walk(fn):
+        for node in info.nodes:
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
                 receiver = _self_attr(node.func.value, self_name)
                 if receiver and _carries_message(node, message, written, self_name):
@@ -101,9 +98,10 @@ def mutated_attrs(cls: ClassInfo) -> set[str]:
     that may mutate them."""
     out = {attr for attr, writes in cls.attr_values.items()
            if any(method not in CONSTRUCTION_METHODS for method, _ in writes)}
-    for fn in _methods(cls):
+    for info in cls.methods.values():
+        fn = info.node
         self_name = _self_name(fn)
-        for node in ast.walk(fn):
+        for node in info.nodes:
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
                 method = node.func.attr
                 if (method.endswith("_") and not method.endswith("__")) or method in CONTAINER_MUTATORS:

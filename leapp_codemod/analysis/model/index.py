@@ -19,7 +19,8 @@ class FunctionInfo:
     node: ast.FunctionDef | ast.AsyncFunctionDef
     class_name: str | None
     path: str                   # display path
-    # the body's nodes as the analysis walks them, per set of constant parameters (walked once, read often)
+    # the body's nodes as the analysis walks them, per set of constant parameters, all of them ("all"), and
+    # what is read off them alone ("local_callables"): walked once, read often
     walks: dict = field(default_factory=dict, repr=False, compare=False)
     # names a driver loop carries from one iteration into the next (an inline range's state and the
     # containers it fills): the pipeline's persistent state, like attributes of self
@@ -33,6 +34,14 @@ class FunctionInfo:
     @property
     def name(self) -> str:
         return self.node.name
+
+    @property
+    def nodes(self) -> tuple[ast.AST, ...]:
+        """Every node of the function, `ast.walk` order (walked once, read by many questions)."""
+        nodes = self.walks.get("all")
+        if nodes is None:
+            nodes = self.walks["all"] = tuple(ast.walk(self.node))
+        return nodes
 
     @property
     def params(self) -> list[str]:
@@ -84,6 +93,17 @@ class ModuleIndex:
     has_relative_imports: bool = False    # resolved against the module's name when indexed
     # ast columns are UTF-8 byte offsets; lines with non-ASCII text are kept to convert them
     non_ascii_lines: dict[int, str] = field(default_factory=dict)
+    # the tree last walked and its nodes in `ast.walk` order (see `nodes`)
+    walked: tuple = field(default=(None, ()), repr=False, compare=False)
+
+    @property
+    def nodes(self) -> tuple[ast.AST, ...]:
+        """Every node of the module, `ast.walk` order (walked once, read by the index and the analysis)."""
+        tree, nodes = self.walked
+        if tree is not self.tree:
+            nodes = tuple(ast.walk(self.tree))
+            self.walked = (self.tree, nodes)
+        return nodes
 
     def column(self, line: int, byte_offset: int) -> int:
         """1-based character column of a byte offset on `line`."""
@@ -211,7 +231,7 @@ def build_index(parsed: ParsedFile) -> ModuleIndex:
     index = ModuleIndex(src.module, src.display, src.is_package, parsed.tree)
     if not parsed.text.isascii():
         index.non_ascii_lines = {n: line for n, line in enumerate(parsed.text.splitlines(), 1) if not line.isascii()}
-    for node in ast.walk(parsed.tree):
+    for node in index.nodes:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             _collect_imports(node, index)
     for stmt in parsed.tree.body:

@@ -41,14 +41,14 @@ def assignments(project: Project, fn: FunctionInfo) -> dict[str, list[tuple[ast.
 def returned_values(project: Project, fn: FunctionInfo) -> list[ast.expr]:
     key = ("returns", fn.id)
     if key not in project.memo:
-        project.memo[key] = [n.value for n in ast.walk(fn.node) if isinstance(n, ast.Return) and n.value is not None]
+        project.memo[key] = [n.value for n in fn.nodes if isinstance(n, ast.Return) and n.value is not None]
     return project.memo[key]
 
 
 def _assignments(fn: FunctionInfo) -> dict[str, list[tuple[ast.expr, str]]]:
     """Local name -> (value, how): 'value' for `x = v`, 'element'/'item' for `for x in v` / `for k, x in v.items()`."""
     out: dict[str, list[tuple[ast.expr, str]]] = {}
-    for node in ast.walk(fn.node):
+    for node in fn.nodes:
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 if isinstance(target, ast.Name):
@@ -428,7 +428,7 @@ def field_stores(project: Project) -> dict[str, list[tuple[ast.expr, ModuleIndex
                 stores.setdefault(field, []).append((value, module))
 
     for module in [m for m in project.modules.values() if not project.is_library(m.name)]:
-        for node in ast.walk(module.tree):
+        for node in module.nodes:
             if isinstance(node, ast.Call):
                 for kw in node.keywords:
                     if kw.arg:

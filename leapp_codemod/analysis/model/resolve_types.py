@@ -68,11 +68,11 @@ def builds_own_class(fn: FunctionInfo, module: ModuleIndex) -> bool:
         return True
     cls_name = fn.positional_params[0]
     built = set()
-    for node in ast.walk(fn.node):
+    for node in fn.nodes:
         if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name)
                 and node.value.func.id == cls_name):
             built |= {t.id for t in node.targets if isinstance(t, ast.Name)}
-    for node in ast.walk(fn.node):
+    for node in fn.nodes:
         if isinstance(node, ast.Return) and node.value is not None:
             value = node.value
             if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == cls_name:

@@ -87,7 +87,7 @@ def _constant_values(expr: ast.expr, fn: FunctionInfo, constants: dict[str, set]
     if not values or UNKNOWN in values:
         return None
     if isinstance(expr, ast.Name) and any(isinstance(n, ast.Name) and n.id == key and isinstance(n.ctx, ast.Store)
-                                          for n in ast.walk(fn.node)):
+                                          for n in fn.nodes):
         return None  # rebound in the body
     return values
 
