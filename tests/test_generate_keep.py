@@ -12,6 +12,8 @@ import pytest
 
 from leapp_codemod.generate.guard import fingerprints
 
+pytestmark = pytest.mark.slow  # `make test-fast` leaves this module out
+
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
 ENTRY = "loopapp.policy:LoopPolicy.act"

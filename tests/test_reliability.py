@@ -45,6 +45,7 @@ def deep_app(tmp_path_factory) -> Path:
     ["scan", "dp", "--entry", "dp.policy:Pol.forward"], ["scan", "dp", "--all"], ["scan", "dp"],
     ["lint", "dp/policy.py", "dp/consts.py"],
 ])
+@pytest.mark.slow
 def test_deep_expressions_are_analyzed_without_a_traceback(deep_app, args):
     proc = tool([*args, "--no-cache"], deep_app)
     assert "Traceback" not in proc.stderr and "RecursionError" not in proc.stderr
@@ -52,6 +53,7 @@ def test_deep_expressions_are_analyzed_without_a_traceback(deep_app, args):
     assert "dp/policy.py:" in proc.stdout and "LCM501" in proc.stdout
 
 
+@pytest.mark.slow
 def test_deep_expressions_in_entrypoints_and_generate(deep_app, tmp_path):
     listed = tool(["entrypoints", "dp"], deep_app)
     assert listed.returncode == 0 and "dp.policy:Pol.forward" in listed.stdout, listed.stderr

@@ -56,6 +56,7 @@ def test_generated_module_sets_warp_up(app):
     assert "def init_warp() -> None:" in text and "wp.init()" in text
 
 
+@pytest.mark.slow
 def test_generated_setup_runs_on_cpu_warp(app):
     """The generated module imports, initializes Warp and steps the real controller (no LEAPP session:
     annotations pass values through) with the same result as the application."""
