@@ -188,7 +188,9 @@ def test_header_names_the_discovered_entrypoint_and_why(tmp_path):
     first = cli(tmp_path, "scan", ".").stdout.splitlines()[0]
     best = json.loads(cli(tmp_path, "entrypoints", ".", "--format", "json").stdout)["entrypoints"][0]
     assert best["entry"] == "pipe:step" and best["reasons"]
-    assert first == f"entry: pipe:step ({'; '.join(best['reasons'][:2])})"
+    # PIPE feeds no model: the choice is a guess, and the header says so (with the --entry spelling)
+    assert first == (f"entry: no confident entry (no candidate feeds data to a model); analyzed the best guess "
+                     f"pipe:step ({'; '.join(best['reasons'][:2])}); the best 3: --entry pipe:step")
 
 
 def test_header_says_when_no_entrypoint_was_found_and_what_was_done(tmp_path):

@@ -120,7 +120,10 @@ def test_every_refusal_names_a_command_that_succeeds(tmp_path, args, prepare):
         work = work / "balancer" / ".."                 # "from the folder scan was given"
     again = _tool(suggested.split()[1:], work)
     assert again.returncode == 0, again.stderr
-    assert (work / "leapp_integration.py").read_text().startswith("# leapp-codemod-generated")
+    written = Path(suggested.split(" -o ")[1].split()[0]) if " -o " in suggested else work / "leapp_integration.py"
+    assert (work / written).read_text().startswith("# leapp-codemod-generated")
+    if prepare == "foreign":     # the user's own file is never replaced
+        assert (work / "leapp_integration.py").read_text() == "# my own notes\n"
 
 
 def test_the_configured_entry_is_used_as_scan_uses_it(tmp_path):

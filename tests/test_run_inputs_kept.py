@@ -11,6 +11,8 @@ from tests.test_run import generate, project, run_json, tree_hash
 
 DROPPING_TWIN = '''def projected_gravity_traceable(quat):
     """Unpacks the quaternion into Python numbers: the values agree, the trace loses `quat`."""
+    import numpy as np
+
     w, x, y, z = (float(v) for v in quat)
     return np.array([2.0 * (w * y - x * z), -2.0 * (w * x + y * z), -(w * w - x * x - y * y + z * z)],
                     dtype=np.float32)

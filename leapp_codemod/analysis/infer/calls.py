@@ -44,11 +44,15 @@ class CallQuestions:
         observed = self.facts.observed
         if observed is None:
             return found
-        extra = [fn for fn in (function_by_id(self.project, fid)
-                               for fid in observed_callees(observed, self.fn.id, self.fn.node, call))
-                 if fn is not None and fn not in found]
+        seen = [fn for fn in (function_by_id(self.project, fid)
+                              for fid in observed_callees(observed, self.fn.id, self.fn.node, call))
+                if fn is not None]
+        extra = [fn for fn in seen if fn not in found]
         if extra and not found:
             observed.resolved.add((self.fn.id, call.lineno))
+        if len(found) > 1 and seen and {fn.id for fn in seen} < {fn.id for fn in found}:
+            observed.resolved.add((self.fn.id, call.lineno))
+            return seen     # several classes were possible; the run showed which one this call runs
         return found + extra
 
     def _resolve_static(self, call: ast.Call) -> list[FunctionInfo]:
