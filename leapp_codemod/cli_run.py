@@ -171,12 +171,12 @@ def generate(app: Path, entry: str | None, static: bool, driver: Path | None, ou
 def _app_sources(app: Path, driver: Path | None, output: Path) -> tuple[Path, ...]:
     """The files `generate` must never write: the application's sources and its driver (an integration
     module `generate` wrote earlier inside the application's folder is its own output, not a source)."""
-    from leapp_codemod.generate.guard import HEADER_RE
+    from leapp_codemod.generate.guard import is_generated_text
     from leapp_codemod.source.files import discover
 
     def ours(path: Path) -> bool:
         try:
-            return path.resolve() == output.resolve() and HEADER_RE.search(path.read_text(errors="replace")) is not None
+            return path.resolve() == output.resolve() and is_generated_text(path.read_text(errors="replace"))
         except OSError:
             return False
 

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from leapp_codemod.analysis.inline.range import parse_inline_entry
-from leapp_codemod.generate.guard import HEADER_RE, Merge, OverwriteRefused, merge, same_content, unified_diff
+from leapp_codemod.generate.guard import Merge, OverwriteRefused, is_generated_text, merge, same_content, unified_diff
 from leapp_codemod.generate.render import render_body, with_header, write_module
 from leapp_codemod.generate.spec import IntegrationSpec, Options, SpecError, build_spec
 from leapp_codemod.model import ScanResult
@@ -59,11 +59,6 @@ def render_module(scan: ScanResult | ScanModel, opts: Options) -> tuple[str, Int
 
 
 DEFAULT_OUTPUT = "leapp_integration.py"
-
-
-def same_header(text: str) -> bool:
-    """The text is a module leapp-codemod generated (its header is there)."""
-    return HEADER_RE.search(text) is not None
 
 
 def _inside(path: Path, tree: Path) -> bool:
@@ -151,7 +146,7 @@ def plan(opts: Options, *, force: bool = False, scan: ScanResult | ScanModel | N
         merged = merge(str(opts.output), existing, text)
     except OverwriteRefused as exc:
         again = f"leapp-codemod generate {_posix(opts.app)} --entry {opts.entry} -o"
-        if not same_header(existing):   # someone else's file: never replaced, write beside it instead
+        if not is_generated_text(existing):   # someone else's file: never replaced, write beside it instead
             beside = opts.output.with_name(f"{opts.output.stem}_generated{opts.output.suffix}")
             raise GenerateError(f"{exc}: `{again} {_posix(beside.resolve())}`") from None
         raise GenerateError(f"{exc}: `{again} {_posix(opts.output.resolve())} --force`") from None
