@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from leapp_codemod.facts import ATOL, EXPORTERS, FORMAT_OF, RTOL
+from leapp_codemod.knowledge.leapp import ATOL, EXPORTERS, FORMAT_OF, RTOL
 from leapp_codemod.runner import backend_options, values
 from leapp_codemod.runner.errors import cut, full_text, one_line
 from leapp_codemod.runner.inputs_kept import dropped_inputs

@@ -9,7 +9,7 @@ import inspect
 
 import numpy as np
 
-from leapp_codemod.facts import ATOL, RTOL
+from leapp_codemod.knowledge.leapp import ATOL, RTOL
 from leapp_codemod.runner import values
 from leapp_codemod.runner.intercept import Recorder
 

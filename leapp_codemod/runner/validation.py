@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from leapp_codemod.boundary import state_leaves
-from leapp_codemod.facts import ATOL, RTOL
+from leapp_codemod.knowledge.leapp import ATOL, RTOL
 from leapp_codemod.runner import values
 from leapp_codemod.runner.intercept import Recorder
 from leapp_codemod.runner.stateplan import StatePlan, fresh_roots, start_state

@@ -10,7 +10,7 @@ import numpy as np
 import torch
 
 from leapp_codemod import boundary
-from leapp_codemod.facts import SIGNED_FOR
+from leapp_codemod.knowledge.leapp import SIGNED_FOR
 
 
 def is_array(value) -> bool:

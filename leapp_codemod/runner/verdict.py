@@ -6,7 +6,7 @@ import json
 import re
 from pathlib import Path
 
-from leapp_codemod.facts import FORMAT_OF
+from leapp_codemod.knowledge.leapp import FORMAT_OF
 from leapp_codemod.io_util import prepare_out_dir, write_atomic
 from leapp_codemod.runner.linecover import ran
 from leapp_codemod.runner.module_info import ModuleInfo
