@@ -28,6 +28,15 @@ def is_array(value) -> bool:
     return False
 
 
+def is_numpy_number(value) -> bool:
+    """A NumPy scalar number (`np.float32(0.3)`): a port of its own, traced as a 0-d array."""
+    return any((cls.__module__, cls.__name__) == ("numpy", "number") for cls in type(value).__mro__)
+
+
+def _is_leaf(value) -> bool:
+    return is_array(value) or is_numpy_number(value)
+
+
 def port_name(prefix: str, key) -> str:
     """`prefix_key` as a Python identifier (LEAPP turns port names into FX placeholders)."""
     part = re.sub(r"\W", "_", str(key))
@@ -47,8 +56,8 @@ def _children(value):
 
 
 def flatten(value, prefix: str = "") -> dict:
-    """{port name: tensor/array} for every tensor or array leaf of `value`, in order."""
-    if is_array(value):
+    """{port name: tensor/array} for every tensor or array leaf of `value` (and NumPy scalar number), in order."""
+    if _is_leaf(value):
         return {prefix or "value": value}
     kids = _children(value)
     out: dict = {}
@@ -62,7 +71,7 @@ def flatten(value, prefix: str = "") -> dict:
 
 def left_out(value, prefix: str = "") -> list[str]:
     """Port names of the leaves that are neither tensors nor arrays (not part of the boundary)."""
-    if is_array(value):
+    if _is_leaf(value):
         return []
     kids = _children(value)
     if kids is None:
@@ -73,7 +82,7 @@ def left_out(value, prefix: str = "") -> list[str]:
 def rebuild(value, replacements, prefix: str = ""):
     """`value` with each tensor/array leaf replaced by the next item of `replacements` (an
     iterator over the values of `flatten(value, prefix)`, in the same order)."""
-    if is_array(value):
+    if _is_leaf(value):
         return next(replacements)
     kids = _children(value)
     if kids is None:
@@ -101,10 +110,19 @@ def input_tensors(node: str, named: dict):
     tuple for several, each rebuilt with its tensors/arrays traced."""
     from leapp import annotate
 
-    flat = {name: value for arg, v in named.items() for name, value in flatten(v, arg).items()}
+    flat = {name: _as_array(value) for arg, v in named.items() for name, value in flatten(v, arg).items()}
     traced = iter(_as_tuple(annotate.input_tensors(node, flat), len(flat)) if flat else ())
     out = tuple(rebuild(v, traced, arg) for arg, v in named.items())
     return out[0] if len(out) == 1 else out
+
+
+def _as_array(value):
+    """A NumPy scalar number as the 0-d array LEAPP traces; tensors and arrays as they are."""
+    if is_numpy_number(value):
+        import numpy as np
+
+        return np.asarray(value)
+    return value
 
 
 def output_tensors(node: str, named: dict, **kwargs):
@@ -153,7 +171,9 @@ def _set(holder, step, value) -> None:
 
 def as_state(value):
     """A Python int/float counter as a 0-d tensor (int64/float64, which do not change the dtype of the
-    tensors it meets); other values as they are."""
+    tensors it meets), a NumPy scalar number as a 0-d array; other values as they are."""
+    if is_numpy_number(value):
+        return _as_array(value)
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         import torch
 

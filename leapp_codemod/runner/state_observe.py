@@ -165,14 +165,17 @@ class Observed:
     value: object                # the value after the first call that changed it
     initial: object              # the value before the first recorded call
     explained_by: str = ""
+    carried_as: str = ""         # a number's kind in the export: "numpy" (0-d array) or "torch" (0-d tensor)
 
     def to_json(self) -> dict:
         v = self.value
         leaves = _leaves(v)
-        if isinstance(v, (int, float)):
+        if isinstance(v, _NUMBER):
+            kind = "array" if self.carried_as == "numpy" else "tensor"
             return {"owner_path": describe_path(self.path), "name": self.name, "shape": [],
-                    "dtype": f"python {type(v).__name__} (a 0-d {'int64' if isinstance(v, int) else 'float64'} "
-                             "tensor in the export)", "kind": "counter",
+                    "dtype": f"{type(v).__module__.replace('builtins', 'python')} {type(v).__name__} (a 0-d "
+                             f"{'int64' if isinstance(v, (int, np.integer)) else 'float64'} {kind} in the export, "
+                             "the kind its readers take)", "kind": "counter",
                     "initial": "the value before the first recorded call",
                     "explained_by": self.explained_by or "no static finding"}
         return {"owner_path": describe_path(self.path), "name": self.name,
@@ -207,5 +210,5 @@ def _kind(value) -> str:
 
 def exportable_state(value) -> bool:
     """A changed value LEAPP can carry as state: a tensor/array or a container of them, or a Python
-    number counter (carried as a 0-d tensor)."""
-    return _is_state_value(value) or (isinstance(value, (int, float)) and not isinstance(value, bool))
+    number counter (carried as a 0-d array or tensor, the kind its readers take)."""
+    return _is_state_value(value) or (isinstance(value, _NUMBER) and not isinstance(value, (bool, np.bool_)))

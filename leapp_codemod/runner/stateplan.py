@@ -5,10 +5,13 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 
-from leapp_codemod.boundary import StateRef, state_leaves
+import numpy as np
+
+from leapp_codemod.boundary import StateRef, port_name, state_leaves
 from leapp_codemod.runner import state_observe as observe
-from leapp_codemod.runner import values
-from leapp_codemod.runner.errors import where
+from leapp_codemod.runner import state_reads, values
+from leapp_codemod.runner.errors import RunnerError, where
+from leapp_codemod.runner.state_reads import lookup
 from leapp_codemod.runner.intercept import Recorder, find_instances, owner_class
 
 
@@ -17,6 +20,9 @@ class StatePlan:
     entries: list[tuple[str, tuple]] = field(default_factory=list)     # (state name, path from a root)
     observed: list[observe.Observed] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    explained: dict[str, str] = field(default_factory=dict)   # state name -> the STATE entry that declares it
+    kinds: dict[str, str] = field(default_factory=dict)       # number state name -> "numpy" | "torch"
+    probed_calls: list[int] = field(default_factory=list)     # the calls whose reads decided the state
 
     def refs(self, roots: dict) -> list[StateRef]:
         return [observe.ref(name, roots, path) for name, path in self.entries]
@@ -25,7 +31,7 @@ class StatePlan:
         """{LEAPP state port: value} from a {path: value} snapshot of the reachable values."""
         out = {}
         for name, path in self.entries:
-            out.update(state_leaves(reachable_values.get(path), name))
+            out.update(state_leaves(lookup(reachable_values, path), name))
         return out
 
     def to_json(self) -> dict:
@@ -33,9 +39,12 @@ class StatePlan:
 
 
 def plan_state(declared: dict, recorder: Recorder) -> StatePlan:
+    """The state: every changed value that a call reads before writing it and whose read reaches the
+    outputs (see state_reads), named after the STATE entry that declares it or after its path."""
     plan = StatePlan()
     taken: set[str] = set(recorder.input_names)
-    explained: dict[tuple, str] = {}
+    wanted: list[tuple[str | None, tuple, str]] = []       # (declared name or None, path, explanation)
+    growing: list[tuple] = []
     calls = len(recorder.traced) + len(recorder.checks)
     for name, (owner, attr) in declared.items():
         cls = owner_class(owner)
@@ -45,39 +54,82 @@ def plan_state(declared: dict, recorder: Recorder) -> StatePlan:
         paths = [p + (("attr", attr),) for p in find_instances(recorder.roots, cls)]
         if not paths:
             plan.notes.append(f"state {name!r}: no {owner} object is reachable from the entry; left out")
-        for i, path in enumerate(paths):
-            label = name if len(paths) == 1 else observe.state_name(path, taken)
+        for path in paths:
             if path not in recorder.changed:
                 plan.notes.append(f"state {name!r} ({observe.describe_path(path)}) never changed during the "
                                   f"{calls} recorded calls: a constant of the export, not state")
                 continue
-            explained[path] = f"STATE[{name!r}] in the integration module ({owner}.{attr})"
-            plan.entries.append((label, path))
-            taken.add(label)
-    known = {path for _, path in plan.entries}
+            wanted.append((name if len(paths) == 1 else None, path,
+                           f"STATE[{name!r}] in the integration module ({owner}.{attr})"))
+    known = {path for _, path, _ in wanted}
     for path in sorted(recorder.changed, key=observe.describe_path):
         value = recorder.changed[path]
         sizes = recorder.lengths.get(path, [])
         if path in known or any(path[:len(k)] == k for k in known):
-            pass
-        elif len(sizes) >= 2 and len(set(sizes)) == len(sizes):
+            continue
+        if len(sizes) >= 2 and len(set(sizes)) == len(sizes):
+            growing.append(path)
             plan.notes.append(f"{observe.describe_path(path)} ({type(value).__name__}) changes length on every call "
                               f"({sizes[0]} then {sizes[-1]} over {len(sizes)} calls): a container that grows cannot "
                               "be exported as state, so it is left out; if the step reads it, give it a fixed size "
                               "(deque(maxlen=N)) or keep that code in the host runtime")
-            continue
         elif observe.exportable_state(value):
-            name = observe.state_name(path, taken)
-            taken.add(name)
-            plan.entries.append((name, path))
+            wanted.append((None, path, ""))
         else:
             plan.notes.append(f"{observe.describe_path(path)} ({type(value).__name__}) changes on every call but "
                               "is neither a number nor a tensor or array: it is not exported as state (it stays in the host runtime)")
-            continue
+    reads = state_reads.probe(recorder, lambda: _copies(recorder), [p for _, p, _ in wanted], growing)
+    if reads is None:
+        plan.notes.append("which changed values are read could not be probed (no copy of the instance, or a call "
+                          "that is not deterministic): every changed value is state")
+    else:
+        plan.probed_calls = list(reads.calls)
+        _refuse_read_growing(recorder, reads)
+    for label, path, why in wanted:
+        leaves = reads.leaves[path] if reads is not None else [path]
+        kept = [leaf for leaf in leaves if reads is None or leaf in reads.state]
+        if reads is not None:
+            plan.notes.extend(_left_out_note(reads, leaf, label) for leaf in leaves if leaf not in reads.state)
+        for leaf in ([path] if kept == leaves else kept):
+            name = (label if leaf == path else port_name(label, leaf[-1][1])) if label else None
+            name = name if name and name not in taken else observe.state_name(leaf, taken)
+            taken.add(name)
+            plan.entries.append((name, leaf))
+            plan.explained[name] = why
+            if reads is not None and leaf in reads.kinds:
+                plan.kinds[name] = reads.kinds[leaf]
     for name, path in plan.entries:
-        plan.observed.append(observe.Observed(path, name, recorder.changed[path], recorder.initial.get(path),
-                                              explained.get(path, "")))
+        plan.observed.append(observe.Observed(path, name, lookup(recorder.changed, path),
+                                              lookup(recorder.initial, path), plan.explained.get(name, ""),
+                                              plan.kinds.get(name, "")))
     return plan
+
+
+def _left_out_note(reads: state_reads.Reads, leaf: tuple, label: str | None) -> str:
+    where = observe.describe_path(leaf) + (f" (STATE[{label!r}])" if label else "")
+    if leaf in reads.host_set:
+        return (f"{where} is reset to {reads.host_set[leaf]!r} by every call whatever it held: a value the host "
+                "sets before a call (an episode-start flag), not state; the export takes the value it had while "
+                "traced")
+    return f"{where}: {reads.unread[leaf]}: not state"
+
+
+def _refuse_read_growing(recorder: Recorder, reads: state_reads.Reads) -> None:
+    if reads.growing_read:
+        path = reads.growing_read[0]
+        sizes = recorder.lengths.get(path, [])
+        raise RunnerError(f"{observe.describe_path(path)} grows on every call ({sizes[0]} then {sizes[-1]} items over "
+                          f"{len(sizes)} calls) and the step's outputs depend on it: a container that grows cannot be "
+                          "exported as state; give it a fixed size (deque(maxlen=N)) or keep that code in the host "
+                          "runtime", "state")
+
+
+def _copies(recorder: Recorder) -> dict:
+    """Roots for a probe: a copy of the instance (never the application's own) and the live modules."""
+    roots, how = fresh_roots(recorder)
+    if how not in ("copy", "module"):
+        raise RunnerError("no copy of the instance", "state")
+    return roots
 
 
 def fresh_roots(recorder: Recorder) -> tuple[dict, str]:
@@ -101,14 +153,20 @@ def start_state(recorder: Recorder, plan: StatePlan, roots: dict) -> tuple[list[
     one of them was None (created by the first call), one warm-up call on the first traced input
     gives it its value. Returns the refs and whether a warm-up call ran."""
     refs = plan.refs(roots)
-    for ref, (_, path) in zip(refs, plan.entries):
-        if path in recorder.initial:
-            ref.set(values.plain(recorder.initial[path]))
+    for ref, (name, path) in zip(refs, plan.entries):
+        initial = lookup(recorder.initial, path, _MISSING)
+        if initial is not _MISSING:
+            ref.set(values.plain(initial))
+        if plan.kinds.get(name) == "numpy" and isinstance(initial, (int, float, np.number)):
+            ref.set(np.asarray(initial, dtype=np.int64 if isinstance(initial, (int, np.integer)) else np.float64))
     warm = any(not state_leaves(_safe_get(ref), ref.name) for ref in refs)
     if warm and recorder.traced:
         entry = recorder.entry.function.__get__(roots["self"]) if recorder.entry.is_method else recorder.entry.function
         entry(**values.plain(recorder.traced[0].inputs), **recorder.statics)
     return refs, warm
+
+
+_MISSING = object()
 
 
 def _safe_get(ref: StateRef):

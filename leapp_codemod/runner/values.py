@@ -17,6 +17,11 @@ def is_array(value) -> bool:
     return isinstance(value, (torch.Tensor, np.ndarray))
 
 
+def is_input_leaf(value) -> bool:
+    """A value that is a port of the boundary: a tensor, an array, or a NumPy scalar number (a 0-d input)."""
+    return is_array(value) or isinstance(value, np.number)
+
+
 def plain(value):
     """A detached copy of every tensor/array in a (nested) value, as plain torch.Tensor / ndarray;
     other leaves are kept as they are."""
@@ -33,7 +38,7 @@ def plain(value):
 def constant_key(value):
     """What must stay equal between calls in an argument: its non-tensor parts (numbers, strings,
     None by value; other objects by identity) and its structure."""
-    if is_array(value):
+    if is_input_leaf(value):
         return ("array",)
     if isinstance(value, Mapping):
         return ("map", tuple((repr(k), constant_key(v)) for k, v in value.items()))
@@ -46,7 +51,7 @@ def constant_key(value):
 
 def has_constants(value) -> bool:
     """Whether an argument holds anything besides tensors/arrays and their containers."""
-    if is_array(value):
+    if is_input_leaf(value):
         return False
     if isinstance(value, Mapping):
         return any(has_constants(v) for v in value.values())
@@ -57,7 +62,7 @@ def has_constants(value) -> bool:
 
 def constant_text(value) -> str:
     """The constant parts of an argument, for messages and the report."""
-    if is_array(value):
+    if is_input_leaf(value):
         return "<array>"
     if isinstance(value, Mapping):
         return "{" + ", ".join(f"{k!r}: {constant_text(v)}" for k, v in value.items()) + "}"

@@ -1,0 +1,358 @@
+"""Which changed values are state, decided by reads: a value is state only when a call reads its old
+value and that read reaches the outputs (directly, or through the new value of another state value
+that a later call reads).
+
+Measured, not guessed. On copies of the application's objects brought to the state recorded before
+a checked call, that call is run once as recorded and once per candidate with only that candidate
+changed. A candidate whose change moves neither an output nor the new value of another state value
+was written before it was read, or read only by telemetry, I/O or code outside the entry (the slot a
+`deque(maxlen=N)` evicts, a per-call cache, a peak kept for a log line): not state. A value the step
+resets to the same constant on every call, whatever it held, is set by the host (an episode-start
+flag): a host-driven input, not state. A Python or NumPy number that is state is carried in the kind
+its readers take (a 0-d NumPy array for NumPy code, a 0-d tensor for torch code), tried on the same
+copies. Probes run with the global random generators restored, printing silenced, and module
+globals put back; they never touch the application's own instance.
+"""
+from __future__ import annotations
+
+import collections
+import contextlib
+import copy
+import io
+import logging
+import random
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from leapp_codemod.boundary import StateRef
+from leapp_codemod.runner import values
+
+_NUMBER = (int, float, np.integer, np.floating)
+
+
+@dataclass
+class Reads:
+    """What the probes found, per leaf path (a container of a fixed length is probed slot by slot)."""
+
+    state: set = field(default_factory=set)            # leaf paths that are state
+    leaves: dict = field(default_factory=dict)         # candidate path -> its leaf paths
+    unread: dict = field(default_factory=dict)         # leaf path -> why it is not state
+    host_set: dict = field(default_factory=dict)       # leaf path -> the constant the step resets it to
+    kinds: dict = field(default_factory=dict)          # number leaf path -> "numpy" | "torch"
+    growing_read: list = field(default_factory=list)   # growing containers the outputs depend on
+    calls: list = field(default_factory=list)          # indices of the probed calls
+
+
+def _get(roots: dict, path: tuple):
+    return StateRef("probe", roots[path[0]], tuple(path[1:])).get()
+
+
+def _set(roots: dict, path: tuple, value) -> None:
+    StateRef("probe", roots[path[0]], tuple(path[1:])).set(value)
+
+
+def lookup(snapshot: dict, path: tuple, default=None):
+    """The value at `path` in a {path: value} snapshot, descending into the nearest recorded container."""
+    if path in snapshot:
+        return snapshot[path]
+    for k in range(len(path) - 1, 0, -1):
+        if path[:k] in snapshot:
+            value = snapshot[path[:k]]
+            try:
+                for kind, key in path[k:]:
+                    value = getattr(value, key) if kind == "attr" else value[key]
+            except (AttributeError, KeyError, IndexError, TypeError):
+                return default
+            return value
+    return default
+
+
+def same(a, b) -> bool:
+    """Equal kind, structure and values (NaN equals NaN); objects that are not values count as equal."""
+    if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+        if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)):
+            return False
+        a, b = a.detach().cpu(), b.detach().cpu()
+        return a.shape == b.shape and a.dtype == b.dtype and bool(torch.equal(a, b) or (
+            a.is_floating_point() and torch.equal(torch.nan_to_num(a, nan=7.25), torch.nan_to_num(b, nan=7.25))))
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)):
+            return False
+        return a.shape == b.shape and a.dtype == b.dtype and bool(
+            np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple, collections.deque)) and isinstance(b, (list, tuple, collections.deque)):
+        return type(a) is type(b) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if isinstance(a, (bool, np.bool_, *_NUMBER)) or isinstance(b, (bool, np.bool_, *_NUMBER)):
+        if type(a) is not type(b):
+            return False
+        return bool(a == b) or (a != a and b != b)
+    if a is None or b is None or isinstance(a, (str, bytes)):
+        return a == b
+    return True
+
+
+def perturb(value, attempt: int):
+    """`value` changed everywhere (a different change for each attempt), or None when it cannot be."""
+    scale = (0.5, -1.7)[attempt % 2]
+    if isinstance(value, (bool, np.bool_)):
+        return not value
+    if isinstance(value, (int, np.integer)):
+        return type(value)(value + (1, 7)[attempt % 2])
+    if isinstance(value, (float, np.floating)):
+        return type(value)(value + scale * (abs(float(value)) + 1.0))
+    if isinstance(value, torch.Tensor):
+        t = values.plain(value)
+        if t.dtype == torch.bool:
+            return ~t
+        if not t.is_floating_point():
+            return t + (1, 7)[attempt % 2]
+        gen = torch.Generator().manual_seed(11 + attempt)
+        noise = torch.randn(t.shape, generator=gen, dtype=torch.float64).to(t.dtype)
+        return t + scale * (t.abs().mean() + 1.0 if t.numel() else 1.0) * (noise + 0.5)
+    if isinstance(value, np.ndarray):
+        a = np.array(value, copy=True, subok=False)
+        if a.dtype == np.bool_:
+            return ~a
+        if a.dtype.kind in "iu":
+            return a + np.asarray((1, 7)[attempt % 2], dtype=a.dtype)
+        if a.dtype.kind != "f":
+            return None
+        rng = np.random.default_rng(11 + attempt)
+        size = float(np.abs(a).mean()) + 1.0 if a.size else 1.0
+        return (a + scale * size * (rng.standard_normal(a.shape) + 0.5)).astype(a.dtype)
+    if isinstance(value, (tuple, list, collections.deque)) and value:
+        items = [perturb(v, attempt) for v in value]
+        if any(i is None for i in items):
+            return None
+        if isinstance(value, collections.deque):
+            return collections.deque(items, maxlen=value.maxlen)
+        return type(value)(items) if not hasattr(value, "_fields") else type(value)(*items)
+    return None
+
+
+def grown(value):
+    """A list or deque with one more item (a copy of its last one), or None."""
+    if isinstance(value, (list, collections.deque)) and value and (
+            not isinstance(value, collections.deque) or value.maxlen is None):
+        out = copy.copy(value)
+        out.append(copy.deepcopy(value[-1]))
+        return out
+    return None
+
+
+def leaf_paths(path: tuple, value, lengths: list[int]) -> list[tuple]:
+    """A deque or list that kept one length during the recorded calls is probed slot by slot (a
+    history whose oldest slot is evicted before it is read); anything else as a whole."""
+    fixed = isinstance(value, collections.deque) or (lengths and len(set(lengths)) == 1)
+    if isinstance(value, (list, collections.deque)) and value and fixed:
+        return [path + (("key", i),) for i in range(len(value))]
+    return [path]
+
+
+class _Prober:
+    """Runs one recorded call on fresh copies of the application's objects (see the module docstring)."""
+
+    def __init__(self, recorder, fresh, call, starts: dict, restore: dict, watch: list):
+        self.recorder, self.fresh, self.call, self.watch = recorder, fresh, call, watch
+        self.starts = starts          # path -> the value it holds before the call
+        self.restore = restore        # path of a module global -> its value now (put back after each run)
+        self.rng = (torch.get_rng_state(), np.random.get_state(), random.getstate())
+
+    def run(self, change=None):
+        """(outputs, roots after the call), or raises what the application raised. `change(roots)`
+        is applied after the state is brought to the call's starting state."""
+        roots = self.fresh()
+        try:
+            for path, value in self.starts.items():
+                _set(roots, path, values.plain(copy.deepcopy(value)))
+            if change is not None:
+                change(roots)
+            torch.set_rng_state(self.rng[0])
+            np.random.set_state(self.rng[1])
+            random.setstate(self.rng[2])
+            entry = self.recorder.entry.function
+            if self.recorder.entry.is_method:
+                entry = entry.__get__(roots["self"])
+            with _quiet():
+                out = entry(**values.plain(self.call.inputs), **self.recorder.statics)
+            return values.plain(out), {p: values.plain(_safe(roots, p)) for p in self.watch}
+        finally:
+            for path, value in self.restore.items():
+                try:
+                    _set(roots, path, value)
+                except (AttributeError, KeyError, IndexError, TypeError):
+                    pass
+            torch.set_rng_state(self.rng[0])
+            np.random.set_state(self.rng[1])
+            random.setstate(self.rng[2])
+
+
+def _safe(roots: dict, path: tuple):
+    try:
+        return _get(roots, path)
+    except (AttributeError, KeyError, IndexError, TypeError):
+        return _ABSENT
+
+
+_ABSENT = object()
+
+
+@contextlib.contextmanager
+def _quiet():
+    previous = logging.root.manager.disable
+    logging.disable(logging.CRITICAL)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            yield
+    finally:
+        logging.disable(previous)
+
+
+def _changed_leaves(base: dict, got: dict) -> set:
+    return {p for p in base if not same(base[p], got.get(p, _ABSENT))}
+
+
+def probe(recorder, fresh, candidates: list[tuple], growing: list[tuple]) -> Reads | None:
+    """Decide by reads which `candidates` (changed paths) are state; `growing` are containers whose
+    length changed on every call (checked only for whether the outputs depend on them). `fresh()`
+    gives new copies of the roots. None when the probes cannot tell (no copy of the instance, no
+    recorded starting state, the call is not deterministic, or the recorded call raises)."""
+    calls = _probe_calls(recorder)
+    if not calls:
+        return None
+    reads = Reads()
+    for path in candidates:
+        reads.leaves[path] = leaf_paths(path, recorder.changed.get(path), recorder.lengths.get(path, []))
+    leaves = [leaf for path in candidates for leaf in reads.leaves[path]]
+    edges: dict = {leaf: set() for leaf in leaves}
+    direct: set = set()
+    unknown: set = set()
+    after_values: dict = {leaf: [] for leaf in leaves}
+    try:
+        live = fresh()   # a copy of the instance, and the application's live modules
+    except Exception:  # noqa: BLE001 - no copy: the probes would change the application's own instance
+        return None
+    restore = {p: v for p in recorder.changed if p[0] != "self" and (v := _safe(live, p)) is not _ABSENT}
+    for call in calls:
+        starts = {p: v for p in recorder.changed if (v := lookup(call.state_before, p, _ABSENT)) is not _ABSENT}
+        prober = _Prober(recorder, fresh, call, starts, restore, leaves)
+        try:
+            base_out, base_after = prober.run()
+            again_out, again_after = prober.run()
+        except Exception:  # noqa: BLE001 - a call that raises on a copy tells nothing
+            return None
+        if not same(base_out, again_out) or _changed_leaves(base_after, again_after):
+            return None
+        reads.calls.append(call.index)
+        for leaf in leaves:
+            after_values[leaf].append(base_after.get(leaf))
+            old = lookup(starts, leaf, _ABSENT)
+            if old is _ABSENT:
+                continue                      # created by a later call: nothing read it before
+            for attempt in range(2):
+                new = perturb(old, attempt)
+                if new is None:
+                    unknown.add(leaf)
+                    break
+                try:
+                    out, after = prober.run(lambda roots, leaf=leaf, new=new: _set(roots, leaf, new))
+                except Exception:  # noqa: BLE001 - a changed value the step refuses is read by it
+                    direct.add(leaf)
+                    break
+                moved = _changed_leaves(base_after, after)
+                edges[leaf] |= moved
+                if not same(base_out, out):
+                    direct.add(leaf)
+                if leaf in direct or moved - {leaf}:
+                    break
+        for path in growing:
+            old = lookup(starts, path, _ABSENT)
+            more = grown(old) if old is not _ABSENT else None
+            if more is None or path in reads.growing_read:
+                continue
+            try:
+                out, _ = prober.run(lambda roots, path=path, more=more: _set(roots, path, more))
+            except Exception:  # noqa: BLE001
+                out = _ABSENT
+            if out is _ABSENT or not same(base_out, out):
+                reads.growing_read.append(path)
+        for leaf in leaves:
+            if leaf in direct and leaf not in reads.kinds and _is_number(lookup(starts, leaf)):
+                reads.kinds[leaf] = _kind(prober, leaf, lookup(starts, leaf), base_out, base_after)
+    state = set(direct) | unknown
+    grew = True
+    while grew:
+        grew = False
+        for leaf in leaves:
+            if leaf not in state and (edges[leaf] - {leaf}) & state:
+                state.add(leaf)
+                grew = True
+    fed = {m for leaf in leaves for m in edges[leaf]}
+    for leaf in leaves:
+        seen = after_values[leaf]
+        if leaf in state and leaf not in fed and leaf not in unknown and seen and all(
+                same(seen[0], v) for v in seen) and _reset_everywhere(recorder, leaf, seen[0]):
+            reads.host_set[leaf] = seen[0]
+            state.discard(leaf)
+    reads.state = state
+    for leaf in leaves:
+        if leaf not in state and leaf not in reads.host_set:
+            reads.unread[leaf] = ("its old value never reaches the outputs (written before it is read, or read "
+                                  "only by telemetry, I/O or code outside the entry)")
+    return reads
+
+
+def _reset_everywhere(recorder, leaf: tuple, constant) -> bool:
+    """Every recorded call left `leaf` at `constant`."""
+    after = [lookup(c.state_after, leaf, _ABSENT) for c in (*recorder.checks, *recorder.later) if c.state_after]
+    return bool(after) and all(v is not _ABSENT and same(values.plain(v), constant) for v in after)
+
+
+def _probe_calls(recorder) -> list:
+    checks = [c for c in recorder.checks if c.state_before]
+    return checks[:1] + checks[-1:] if len(checks) > 1 else checks
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, _NUMBER) and not isinstance(value, (bool, np.bool_))
+
+
+def _kind(prober: _Prober, leaf: tuple, value, base_out, base_after) -> str:
+    """The kind a number state is carried in: the first of a 0-d NumPy array and a 0-d tensor under
+    which the call gives the same outputs (NumPy first when the number is a NumPy scalar or every
+    array the entry receives is a NumPy array)."""
+    arrays = list(values.flatten(prober.call.inputs).values())
+    numpy_first = isinstance(value, np.generic) or (arrays and all(isinstance(a, np.ndarray) for a in arrays))
+    dtype = np.int64 if isinstance(value, (int, np.integer)) else np.float64
+    tried = {"numpy": lambda: np.asarray(value, dtype=dtype),
+             "torch": lambda: torch.tensor(float(value) if dtype is np.float64 else int(value),
+                                           dtype=torch.float64 if dtype is np.float64 else torch.int64)}
+    order = ("numpy", "torch") if numpy_first else ("torch", "numpy")
+    for kind in order:
+        carried = tried[kind]()
+        try:
+            out, _ = prober.run(lambda roots, carried=carried: _set(roots, leaf, carried))
+        except Exception:  # noqa: BLE001 - the readers refuse this kind
+            continue
+        if _same_values(base_out, out):
+            return kind
+    return order[0]
+
+
+def _same_values(a, b) -> bool:
+    """Same outputs up to a 0-d array standing for a number (the kind the readers return must hold)."""
+    flat_a, flat_b = values.raw_leaves(a), values.raw_leaves(b)
+    if flat_a.keys() != flat_b.keys():
+        return False
+    for key, x in flat_a.items():
+        y = flat_b[key]
+        if values.is_array(x) and (type(x) is not type(y) or x.dtype != y.dtype):
+            return False
+        if not np.array_equal(values.to_numpy64(np.asarray(x) if not values.is_array(x) else x),
+                              values.to_numpy64(np.asarray(y) if not values.is_array(y) else y), equal_nan=True):
+            return False
+    return True
