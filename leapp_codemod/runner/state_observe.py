@@ -165,15 +165,16 @@ class Observed:
     value: object                # the value after the first call that changed it
     initial: object              # the value before the first recorded call
     explained_by: str = ""
-    carried_as: str = ""         # a number's kind in the export: "numpy" (0-d array) or "torch" (0-d tensor)
+    carried_as: str = ""         # a number's kind in the export: "numpy" (shape-(1,) array) or "torch" (0-d tensor)
 
     def to_json(self) -> dict:
         v = self.value
         leaves = _leaves(v)
         if isinstance(v, _NUMBER):
-            kind = "array" if self.carried_as == "numpy" else "tensor"
-            return {"owner_path": describe_path(self.path), "name": self.name, "shape": [],
-                    "dtype": f"{type(v).__module__.replace('builtins', 'python')} {type(v).__name__} (a 0-d "
+            kind = "shape-(1,) array" if self.carried_as == "numpy" else "0-d tensor"
+            return {"owner_path": describe_path(self.path), "name": self.name,
+                    "shape": [1] if self.carried_as == "numpy" else [],
+                    "dtype": f"{type(v).__module__.replace('builtins', 'python')} {type(v).__name__} (a "
                              f"{'int64' if isinstance(v, (int, np.integer)) else 'float64'} {kind} in the export, "
                              "the kind its readers take)", "kind": "counter",
                     "initial": "the value before the first recorded call",

@@ -9,8 +9,8 @@ was written before it was read, or read only by telemetry, I/O or code outside t
 `deque(maxlen=N)` evicts, a per-call cache, a peak kept for a log line): not state. A value the step
 resets to the same constant on every call, whatever it held, is set by the host (an episode-start
 flag): a host-driven input, not state. A Python or NumPy number that is state is carried in the kind
-its readers take (a 0-d NumPy array for NumPy code, a 0-d tensor for torch code), tried on the same
-copies. Probes run with the global random generators restored, printing silenced, and module
+its readers take (a shape-(1,) NumPy array for NumPy code, a 0-d tensor for torch code), tried on the
+same copies. Probes run with the global random generators restored, printing silenced, and module
 globals put back; they never touch the application's own instance.
 """
 from __future__ import annotations
@@ -321,21 +321,27 @@ def _is_number(value) -> bool:
     return isinstance(value, _NUMBER) and not isinstance(value, (bool, np.bool_))
 
 
+def carried(value, kind: str):
+    """A number state in the kind it is carried in: "numpy" is a shape-(1,) array (LEAPP traces NumPy
+    arithmetic on a 0-d array into untraced NumPy scalars), "torch" a 0-d tensor; other values as they are."""
+    if not _is_number(value) or kind not in ("numpy", "torch"):
+        return value
+    integer = isinstance(value, (int, np.integer))
+    if kind == "numpy":
+        return np.full(1, value, dtype=np.int64 if integer else np.float64)
+    return torch.tensor(int(value) if integer else float(value), dtype=torch.int64 if integer else torch.float64)
+
+
 def _kind(prober: _Prober, leaf: tuple, value, base_out, base_after) -> str:
-    """The kind a number state is carried in: the first of a 0-d NumPy array and a 0-d tensor under
-    which the call gives the same outputs (NumPy first when the number is a NumPy scalar or every
-    array the entry receives is a NumPy array)."""
+    """The kind a number state is carried in: the first of a NumPy array and a tensor (see `carried`)
+    under which the call gives the same outputs (NumPy first when the number is a NumPy scalar or
+    every array the entry receives is a NumPy array)."""
     arrays = list(values.flatten(prober.call.inputs).values())
     numpy_first = isinstance(value, np.generic) or (arrays and all(isinstance(a, np.ndarray) for a in arrays))
-    dtype = np.int64 if isinstance(value, (int, np.integer)) else np.float64
-    tried = {"numpy": lambda: np.asarray(value, dtype=dtype),
-             "torch": lambda: torch.tensor(float(value) if dtype is np.float64 else int(value),
-                                           dtype=torch.float64 if dtype is np.float64 else torch.int64)}
     order = ("numpy", "torch") if numpy_first else ("torch", "numpy")
     for kind in order:
-        carried = tried[kind]()
         try:
-            out, _ = prober.run(lambda roots, carried=carried: _set(roots, leaf, carried))
+            out, _ = prober.run(lambda roots, kind=kind: _set(roots, leaf, carried(value, kind)))
         except Exception:  # noqa: BLE001 - the readers refuse this kind
             continue
         if _same_values(base_out, out):

@@ -5,8 +5,6 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from leapp_codemod.boundary import StateRef, port_name, state_leaves
 from leapp_codemod.runner import state_observe as observe
 from leapp_codemod.runner import state_reads, values
@@ -31,7 +29,8 @@ class StatePlan:
         """{LEAPP state port: value} from a {path: value} snapshot of the reachable values."""
         out = {}
         for name, path in self.entries:
-            out.update(state_leaves(lookup(reachable_values, path), name))
+            out.update(state_leaves(state_reads.carried(lookup(reachable_values, path), self.kinds.get(name, "")),
+                                    name))
         return out
 
     def to_json(self) -> dict:
@@ -157,8 +156,8 @@ def start_state(recorder: Recorder, plan: StatePlan, roots: dict) -> tuple[list[
         initial = lookup(recorder.initial, path, _MISSING)
         if initial is not _MISSING:
             ref.set(values.plain(initial))
-        if plan.kinds.get(name) == "numpy" and isinstance(initial, (int, float, np.number)):
-            ref.set(np.asarray(initial, dtype=np.int64 if isinstance(initial, (int, np.integer)) else np.float64))
+        if name in plan.kinds and initial is not _MISSING:
+            ref.set(state_reads.carried(values.plain(initial), plan.kinds[name]))
     warm = any(not state_leaves(_safe_get(ref), ref.name) for ref in refs)
     if warm and recorder.traced:
         entry = recorder.entry.function.__get__(roots["self"]) if recorder.entry.is_method else recorder.entry.function
