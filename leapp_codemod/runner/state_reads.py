@@ -337,7 +337,8 @@ def _kind(prober: _Prober, leaf: tuple, value, base_out, base_after) -> str:
     under which the call gives the same outputs (NumPy first when the number is a NumPy scalar or
     every array the entry receives is a NumPy array)."""
     arrays = list(values.flatten(prober.call.inputs).values())
-    numpy_first = isinstance(value, np.generic) or (arrays and all(isinstance(a, np.ndarray) for a in arrays))
+    numpy_first = isinstance(value, np.generic) or (arrays and all(isinstance(a, (np.ndarray, np.number))
+                                                                   for a in arrays))
     order = ("numpy", "torch") if numpy_first else ("torch", "numpy")
     for kind in order:
         try:
