@@ -142,6 +142,7 @@ class StateRef:
     name: str
     root: Any
     path: tuple
+    host: bool = False      # set by the host before each call (an episode-start flag): a graph input, not state
 
     def get(self):
         value = self.root
@@ -198,18 +199,21 @@ def _flat_state(refs) -> tuple[dict, dict]:
 
 
 def state_tensors(node: str, refs) -> None:
-    """Declare every state value as LEAPP state and store the traced values back where the
-    application keeps them (torch tensors are traced in place, arrays and tuples are replaced)."""
+    """Declare every state value as LEAPP state (a value the host sets, `ref.host`, as a graph input)
+    and store the traced values back where the application keeps them (torch tensors are traced in
+    place, arrays and tuples are replaced)."""
     from leapp import annotate
 
-    current, flat = _flat_state(refs)
-    if not flat:
-        return
-    traced = iter(_as_tuple(annotate.state_tensors(node, flat), len(flat)))
-    for ref in refs:
-        new = rebuild(current[ref.name], traced, ref.name)
-        if new is not current[ref.name]:
-            ref.set(new)
+    for declare, group in ((annotate.input_tensors, [r for r in refs if r.host]),
+                           (annotate.state_tensors, [r for r in refs if not r.host])):
+        current, flat = _flat_state(group)
+        if not flat:
+            continue
+        traced = iter(_as_tuple(declare(node, flat), len(flat)))
+        for ref in group:
+            new = rebuild(current[ref.name], traced, ref.name)
+            if new is not current[ref.name]:
+                ref.set(new)
 
 
 def update_state(node: str, refs) -> None:
@@ -218,7 +222,7 @@ def update_state(node: str, refs) -> None:
     in the graph, apart from the input."""
     from leapp import annotate
 
-    _, flat = _flat_state(refs)
+    _, flat = _flat_state([r for r in refs if not r.host])
     if flat:
         annotate.update_state(node, {name: leaf.clone() if hasattr(leaf, "clone") else leaf.copy()
                                      for name, leaf in flat.items()})

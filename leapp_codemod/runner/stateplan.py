@@ -21,9 +21,20 @@ class StatePlan:
     explained: dict[str, str] = field(default_factory=dict)   # state name -> the STATE entry that declares it
     kinds: dict[str, str] = field(default_factory=dict)       # number state name -> "numpy" | "torch"
     probed_calls: list[int] = field(default_factory=list)     # the calls whose reads decided the state
+    host: list[tuple[str, tuple]] = field(default_factory=list)   # (graph input name, path) set by the host
 
     def refs(self, roots: dict) -> list[StateRef]:
-        return [observe.ref(name, roots, path) for name, path in self.entries]
+        """The state refs, then the refs of the values the host sets (graph inputs, `host=True`)."""
+        return ([observe.ref(name, roots, path) for name, path in self.entries]
+                + [StateRef(name, roots[path[0]], tuple(path[1:]), host=True) for name, path in self.host])
+
+    def host_values(self, reachable_values: dict) -> dict:
+        """{graph input: value} of the values the host sets, from a {path: value} snapshot."""
+        return {name: values.plain(lookup(reachable_values, path)) for name, path in self.host}
+
+    def host_values_on(self, roots: dict) -> dict:
+        """{graph input: value} of the values the host sets, read on live roots (before a call)."""
+        return {ref.name: values.plain(ref.get()) for ref in self.refs(roots) if ref.host}
 
     def ports(self, reachable_values: dict) -> dict:
         """{LEAPP state port: value} from a {path: value} snapshot of the reachable values."""
@@ -35,6 +46,9 @@ class StatePlan:
 
     def to_json(self) -> dict:
         return {name: observe.describe_path(path) for name, path in self.entries}
+
+    def host_json(self) -> dict:
+        return {name: observe.describe_path(path) for name, path in self.host}
 
 
 def plan_state(declared: dict, recorder: Recorder) -> StatePlan:
@@ -89,6 +103,11 @@ def plan_state(declared: dict, recorder: Recorder) -> StatePlan:
         kept = [leaf for leaf in leaves if reads is None or leaf in reads.state]
         if reads is not None:
             plan.notes.extend(_left_out_note(reads, leaf, label) for leaf in leaves if leaf not in reads.state)
+            for leaf in leaves:
+                if leaf in reads.host_set and observe.exportable_state(reads.host_set[leaf]) \
+                        and not isinstance(reads.host_set[leaf], (int, float)):
+                    plan.host.append((observe.state_name(leaf, taken), leaf))
+                    taken.add(plan.host[-1][0])
         for leaf in ([path] if kept == leaves else kept):
             name = (label if leaf == path else port_name(label, leaf[-1][1])) if label else None
             name = name if name and name not in taken else observe.state_name(leaf, taken)
@@ -107,9 +126,10 @@ def plan_state(declared: dict, recorder: Recorder) -> StatePlan:
 def _left_out_note(reads: state_reads.Reads, leaf: tuple, label: str | None) -> str:
     where = observe.describe_path(leaf) + (f" (STATE[{label!r}])" if label else "")
     if leaf in reads.host_set:
+        exported = ("a graph input the host feeds" if not isinstance(reads.host_set[leaf], (int, float))
+                    else "the export takes the value it had while traced")
         return (f"{where} is reset to {reads.host_set[leaf]!r} by every call whatever it held: a value the host "
-                "sets before a call (an episode-start flag), not state; the export takes the value it had while "
-                "traced")
+                f"sets before a call (an episode-start flag), not state; {exported}")
     return f"{where}: {reads.unread[leaf]}: not state"
 
 

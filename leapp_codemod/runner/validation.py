@@ -72,7 +72,7 @@ def _check_calls(im, module, recorder: Recorder, state: StatePlan, calls: list) 
         if stateful:
             how = _sync_state(im, node, fb, call, prev_after, initial, (i == 0), state)
             prev_after = call.state_after
-        got = _run(im, node, call.inputs)
+        got = _run(im, node, call.inputs | state.host_values(call.state_before))
         expected = values.flatten(module.named_outputs(call.outputs))
         ok = _compare_all(expected, got, per_output, missing)
         checks.append({"call": call.index, "state": how, "ok": ok})
@@ -140,7 +140,8 @@ def _initial_state(recorder: Recorder, state: StatePlan) -> dict:
     """The state ports' values the exported model starts from (after the warm-up call, if any)."""
     roots, _ = fresh_roots(recorder)
     refs, _ = start_state(recorder, state, roots)
-    return values.plain({port: v for ref in refs for port, v in state_leaves(ref.get(), ref.name).items()})
+    return values.plain({port: v for ref in refs if not ref.host
+                         for port, v in state_leaves(ref.get(), ref.name).items()})
 
 
 def _sync_state(im, node: str, fb: dict, call, prev_after, initial, first: bool, state: StatePlan) -> str:
@@ -187,6 +188,7 @@ def _rollout(im, module, recorder: Recorder, state: StatePlan, inputs: list | No
     stopped = ""
     feed = inputs if inputs is not None else [c.inputs for c in (*recorder.traced, *recorder.checks)]
     for call_inputs in feed:
+        host = state.host_values_on(roots)       # what the host set before this call (the step resets it)
         try:
             produced = entry(**values.plain(call_inputs), **recorder.statics)
         except Exception as exc:  # noqa: BLE001 - the application may refuse a varied input
@@ -194,7 +196,7 @@ def _rollout(im, module, recorder: Recorder, state: StatePlan, inputs: list | No
             stopped = f"the application raised on step {steps + 1}: {one_line(exc)}"
             break
         expected = values.flatten(module.named_outputs(values.plain(produced)))
-        got = _run(im, module.NODE, call_inputs)
+        got = _run(im, module.NODE, call_inputs | host)
         step_ok = _compare_all(expected, got, per_output, missing)
         steps += 1
         if not step_ok and first_bad is None:

@@ -80,7 +80,7 @@ def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: f
         report["inputs"] = {"recording": str(opts.inputs), "format_version": meta.get("version"),
                             "recorded_with": meta.get("versions"), "driver_started": False}
     report["state"] = data.get("state")
-    for key in ("state_observed", "state_notes", "snapshot", "constants", "outputs_left_out"):
+    for key in ("state_observed", "state_notes", "host_set_inputs", "snapshot", "constants", "outputs_left_out"):
         if data.get(key):
             report[key] = data[key]
     for row in report.get("state_observed", []):
