@@ -27,3 +27,17 @@ def test_state_by_reads_validates_with_only_the_read_slots_exported(tmp_path):
     assert "yaw_rate" in yaml and "positions_0" not in yaml and "updates" not in yaml
     assert report["validation"]["rollout_from_reset"]["ok"] and report["validation"]["across_run"]["ok"]
     assert tree_hash(work / "velest") == before
+
+
+def test_a_flag_the_host_raises_and_every_call_lowers_is_a_graph_input_not_state(tmp_path):
+    work = project(tmp_path, "run_host_flag")
+    generate(work, "smoothapp", "smoothapp.policy:SmoothedPolicy.act")
+    proc, report = run_json(work)
+    assert_validated(proc, report, work)
+    assert report["state"] == {"smoothed": "self.smoothed"}
+    assert report["host_set_inputs"] == {"reset_mask": "self.reset_mask"}
+    yaml = (work / report["graph_yaml"]).read_text()
+    assert "- name: reset_mask\n" in yaml and "reset_mask_in" not in yaml and "reset_mask_out" not in yaml
+    # the driver raises the flag every 7th call: calls sampled across the run include episode starts
+    later = report["validation"]["across_run"]["later_calls"]["calls"]
+    assert len(later) >= 8 and all(c["ok"] for c in later)
