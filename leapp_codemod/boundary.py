@@ -199,21 +199,36 @@ def _flat_state(refs) -> tuple[dict, dict]:
 
 
 def state_tensors(node: str, refs) -> None:
-    """Declare every state value as LEAPP state (a value the host sets, `ref.host`, as a graph input)
-    and store the traced values back where the application keeps them (torch tensors are traced in
-    place, arrays and tuples are replaced)."""
+    """Declare every state value as LEAPP state and store the traced values back where the
+    application keeps them (torch tensors are traced in place, arrays and tuples are replaced).
+    Values the host sets (`ref.host`) are declared as graph inputs instead."""
     from leapp import annotate
 
-    for declare, group in ((annotate.input_tensors, [r for r in refs if r.host]),
-                           (annotate.state_tensors, [r for r in refs if not r.host])):
-        current, flat = _flat_state(group)
-        if not flat:
-            continue
-        traced = iter(_as_tuple(declare(node, flat), len(flat)))
-        for ref in group:
+    refs = _host_inputs(node, refs)
+    current, flat = _flat_state(refs)
+    if not flat:
+        return
+    traced = iter(_as_tuple(annotate.state_tensors(node, flat), len(flat)))
+    for ref in refs:
+        new = rebuild(current[ref.name], traced, ref.name)
+        if new is not current[ref.name]:
+            ref.set(new)
+
+
+def _host_inputs(node: str, refs) -> list:
+    """Declare the values the host sets before a call (an episode-start flag) as graph inputs and
+    store the traced values back; returns the other refs (the state)."""
+    from leapp import annotate
+
+    host = [r for r in refs if r.host]
+    current, flat = _flat_state(host)
+    if flat:
+        traced = iter(_as_tuple(annotate.input_tensors(node, flat), len(flat)))
+        for ref in host:
             new = rebuild(current[ref.name], traced, ref.name)
             if new is not current[ref.name]:
                 ref.set(new)
+    return [r for r in refs if not r.host]
 
 
 def update_state(node: str, refs) -> None:
