@@ -155,7 +155,9 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
 
     def _export_all() -> None:
         """Trace, export and validate while the driver's own world (files, devices) is still up."""
+        t_plan = time.monotonic()
         plan = plan_state(state, recorder)
+        timings["state_plan"] = round(time.monotonic() - t_plan, 2)
         done["plan"] = plan
         if plan.entries:
             progress(f"state: {', '.join(f'{n} ({observe.describe_path(p)})' for n, p in plan.entries)}")
