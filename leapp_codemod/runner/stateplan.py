@@ -91,10 +91,14 @@ def plan_state(declared: dict, recorder: Recorder) -> StatePlan:
         else:
             plan.notes.append(f"{observe.describe_path(path)} ({type(value).__name__}) changes on every call but "
                               "is neither a number nor a tensor or array: it is not exported as state (it stays in the host runtime)")
-    reads = state_reads.probe(recorder, lambda: _copies(recorder), [p for _, p, _ in wanted], growing)
-    if reads is None:
-        plan.notes.append("which changed values are read could not be probed (no copy of the instance, or a call "
-                          "that is not deterministic): every changed value is state")
+    inline = recorder.entry.module.__name__ == "__main__"   # a statement range reaches the driver's live objects
+    reads = None if inline else state_reads.probe(recorder, lambda: _copies(recorder), [p for _, p, _ in wanted],
+                                                  growing)
+    if reads is None and wanted:
+        plan.notes.append("which changed values are read was not probed (" + (
+            "a statement range of the driver, whose simulator a probe call would advance" if inline else
+            "no copy of the instance, or a call that does not repeat itself on a copy") + "): every changed value "
+            "is state")
     else:
         plan.probed_calls = list(reads.calls)
         _refuse_read_growing(recorder, reads)
