@@ -99,7 +99,7 @@ def plan_state(declared: dict, recorder: Recorder) -> StatePlan:
             "a statement range of the driver, whose simulator a probe call would advance" if inline else
             "no copy of the instance, or a call that does not repeat itself on a copy") + "): every changed value "
             "is state")
-    else:
+    if reads is not None:
         plan.probed_calls = list(reads.calls)
         _refuse_read_growing(recorder, reads)
     for label, path, why in wanted:
