@@ -167,3 +167,40 @@ def test_a_numpy_scalar_argument_is_a_zero_d_input_not_a_constant():
     assert not values.has_constants({"yaw": np.float32(0.1)})
     assert list(boundary.flatten({"pos": np.zeros(3), "yaw": np.float32(0.1)})) == ["pos", "yaw"]
     assert isinstance(boundary.as_state(np.float64(2.0)), np.ndarray)
+
+
+BUFFER_APP = textwrap.dedent('''
+    import torch
+
+    class Filler:
+        def __init__(self):
+            self.obs = torch.zeros(4)      # preallocated, filled in place on every call
+            self.scratch = torch.zeros(4)  # rebuilt on every call
+
+        def act(self, x):
+            self.obs[:2] = x
+            self.obs[2:] = 2.0 * x
+            self.scratch = self.obs * 3.0
+            return self.scratch.sum()
+''')
+
+
+def test_a_buffer_filled_in_place_stays_state_although_every_slot_is_written_first(tmp_path, monkeypatch):
+    import torch
+
+    (tmp_path / "fillmod.py").write_text(BUFFER_APP)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        module = __import__("fillmod")
+        agent = module.Filler()
+
+        def drive():
+            for t in range(5):
+                agent.act(torch.full((2,), float(t)))
+
+        recorder = _record("fillmod:Filler.act", drive)
+        plan = plan_state({}, recorder)
+        assert [name for name, _ in plan.entries] == ["obs"]
+        assert any(n.startswith("self.scratch: its old value never reaches the outputs") for n in plan.notes)
+    finally:
+        sys.modules.pop("fillmod", None)

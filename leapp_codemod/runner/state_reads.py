@@ -6,7 +6,10 @@ Measured, not guessed. On copies of the application's objects brought to the sta
 a checked call, that call is run once as recorded and once per candidate with only that candidate
 changed. A candidate whose change moves neither an output nor the new value of another state value
 was written before it was read, or read only by telemetry, I/O or code outside the entry (the slot a
-`deque(maxlen=N)` evicts, a per-call cache, a peak kept for a log line): not state. A value the step
+`deque(maxlen=N)` evicts, a per-call cache, a peak kept for a log line): not state. An array or tensor
+the call writes into in place (a preallocated observation buffer filled slice by slice) stays state
+even when every slot is written before it is read: LEAPP traces those writes only into a traced
+buffer. A value the step
 resets to the same constant on every call, whatever it held, is set by the host (an episode-start
 flag): a host-driven input, not state. A Python or NumPy number that is state is carried in the kind
 its readers take (a shape-(1,) NumPy array for NumPy code, a 0-d tensor for torch code), tried on the
@@ -42,6 +45,7 @@ class Reads:
     host_set: dict = field(default_factory=dict)       # leaf path -> the constant the step resets it to
     kinds: dict = field(default_factory=dict)          # number leaf path -> "numpy" | "torch"
     growing_read: list = field(default_factory=list)   # growing containers the outputs depend on
+    in_place: set = field(default_factory=set)         # buffers a call writes into (kept as state: see probe)
     calls: list = field(default_factory=list)          # indices of the probed calls
 
 
@@ -161,6 +165,7 @@ class _Prober:
         self.starts = starts          # path -> the value it holds before the call
         self.restore = restore        # path of a module global -> its value now (put back after each run)
         self.rng = (torch.get_rng_state(), np.random.get_state(), random.getstate())
+        self.in_place: set = set()    # leaves the last run wrote into (the same array or tensor object)
 
     def run(self, change=None):
         """(outputs, roots after the call), or raises what the application raised. `change(roots)`
@@ -171,6 +176,7 @@ class _Prober:
                 _set(roots, path, values.plain(copy.deepcopy(value)))
             if change is not None:
                 change(roots)
+            held = {p: v for p in self.watch if values.is_array(v := _safe(roots, p))}
             torch.set_rng_state(self.rng[0])
             np.random.set_state(self.rng[1])
             random.setstate(self.rng[2])
@@ -179,6 +185,7 @@ class _Prober:
                 entry = entry.__get__(roots["self"])
             with _quiet():
                 out = entry(**values.plain(self.call.inputs), **self.recorder.statics)
+            self.in_place = {p for p, v in held.items() if _safe(roots, p) is v}
             return values.plain(out), {p: values.plain(_safe(roots, p)) for p in self.watch}
         finally:
             for path, value in self.restore.items():
@@ -248,6 +255,8 @@ def probe(recorder, fresh, candidates: list[tuple], growing: list[tuple]) -> Rea
         if not same(base_out, again_out) or _changed_leaves(base_after, again_after):
             return None
         reads.calls.append(call.index)
+        written = {p for p in prober.in_place if not same(values.plain(lookup(starts, p)), base_after.get(p))}
+        reads.in_place |= written
         for leaf in leaves:
             after_values[leaf].append(base_after.get(leaf))
             old = lookup(starts, leaf, _ABSENT)
@@ -283,7 +292,7 @@ def probe(recorder, fresh, candidates: list[tuple], growing: list[tuple]) -> Rea
         for leaf in leaves:
             if leaf in direct and leaf not in reads.kinds and _is_number(lookup(starts, leaf)):
                 reads.kinds[leaf] = _kind(prober, leaf, lookup(starts, leaf), base_out, base_after)
-    state = set(direct) | unknown
+    state = set(direct) | unknown | reads.in_place   # a buffer filled in place must be traced to keep the writes
     grew = True
     while grew:
         grew = False
