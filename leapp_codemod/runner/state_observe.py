@@ -171,12 +171,12 @@ class Observed:
         v = self.value
         leaves = _leaves(v)
         if isinstance(v, _NUMBER):
-            kind = "shape-(1,) array" if self.carried_as == "numpy" else "0-d tensor"
+            dtype = "int64" if isinstance(v, (int, np.integer)) else "float64"
+            carried = f"{dtype} array of shape (1,)" if self.carried_as == "numpy" else f"0-d {dtype} tensor"
             return {"owner_path": describe_path(self.path), "name": self.name,
                     "shape": [1] if self.carried_as == "numpy" else [],
-                    "dtype": f"{type(v).__module__.replace('builtins', 'python')} {type(v).__name__} (a "
-                             f"{'int64' if isinstance(v, (int, np.integer)) else 'float64'} {kind} in the export, "
-                             "the kind its readers take)", "kind": "counter",
+                    "dtype": f"{type(v).__module__.replace('builtins', 'python')} {type(v).__name__} (a {carried} "
+                             "in the export, the kind its readers take)", "kind": "counter",
                     "initial": "the value before the first recorded call",
                     "explained_by": self.explained_by or "no static finding"}
         return {"owner_path": describe_path(self.path), "name": self.name,
