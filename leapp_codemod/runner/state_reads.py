@@ -93,7 +93,7 @@ def same(a, b) -> bool:
     if isinstance(a, (bool, np.bool_, *_NUMBER)) or isinstance(b, (bool, np.bool_, *_NUMBER)):
         if type(a) is not type(b):
             return False
-        return bool(a == b) or (a != a and b != b)
+        return bool(a == b) or bool(np.isnan(float(a)) and np.isnan(float(b)))
     if a is None or b is None or isinstance(a, (str, bytes)):
         return a == b
     return True
@@ -352,7 +352,7 @@ def _kind(prober: _Prober, leaf: tuple, value, base_out, base_after) -> str:
     for kind in order:
         try:
             out, _ = prober.run(lambda roots, kind=kind: _set(roots, leaf, carried(value, kind)))
-        except Exception:  # noqa: BLE001 - the readers refuse this kind
+        except Exception:  # noqa: BLE001, S112 - the readers refuse this kind
             continue
         if _same_values(base_out, out):
             return kind
