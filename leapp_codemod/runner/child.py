@@ -161,6 +161,9 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         done["plan"] = plan
         if plan.entries:
             progress(f"state: {', '.join(f'{n} ({observe.describe_path(p)})' for n, p in plan.entries)}")
+        if plan.host:
+            progress(f"set by the host before each call (graph inputs): "
+                     f"{', '.join(f'{n} ({observe.describe_path(p)})' for n, p in plan.host)}")
         progress(f"recorded {len(recorder.traced)} calls to trace and {len(recorder.checks)} to check "
                  f"(of {recorder.calls_seen} calls so far)")
         rows = twincheck.check_replacements(module.PATCHES, recorder)
