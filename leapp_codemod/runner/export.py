@@ -10,6 +10,7 @@ from pathlib import Path
 
 from leapp_codemod.knowledge.leapp import ATOL, EXPORTERS, FORMAT_OF, RTOL
 from leapp_codemod.runner import backend_options, values
+from leapp_codemod.runner.deque_shim import deques_as_lists
 from leapp_codemod.runner.errors import cut, full_text, one_line
 from leapp_codemod.runner.inputs_kept import dropped_inputs
 from leapp_codemod.runner.intercept import Recorder
@@ -116,9 +117,10 @@ def attempt_export(module, recorder: Recorder, backend: str, directory: Path, st
     logger.addHandler(capture)
     try:
         try:
-            for call in recorder.traced:
-                kwargs = values.plain(call.inputs) | dict(recorder.statics)
-                module.step(entry, **kwargs, state_refs=refs or None)
+            with deques_as_lists():
+                for call in recorder.traced:
+                    kwargs = values.plain(call.inputs) | dict(recorder.statics)
+                    module.step(entry, **kwargs, state_refs=refs or None)
         finally:
             leapp.stop()
     except Exception as exc:  # noqa: BLE001 - application code may raise anything while traced

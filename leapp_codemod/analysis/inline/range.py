@@ -20,6 +20,7 @@ import os
 import re
 from dataclasses import dataclass
 
+from leapp_codemod.knowledge.vocab import LOOP_MUTATORS
 from leapp_codemod.source.parse import is_literal
 
 INLINE_ENTRY = re.compile(r"^(?P<file>.+\.pyw?):(?P<start>\d+)-(?P<end>\d+)$")
@@ -191,6 +192,14 @@ class _Uses(ast.NodeVisitor):
 
     visit_Attribute = visit_Subscript = _store_into
 
+    def visit_Call(self, node: ast.Call) -> None:
+        """`hist.append(x)`: reads `hist`, then changes it in place ('m'), as a store into it does."""
+        self.generic_visit(node)
+        func = node.func
+        if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr in LOOP_MUTATORS
+                and not self._hidden_name(func.value.id)):
+            self.events.append((func.value.id, "m", node.lineno))
+
     def visit_Assign(self, node: ast.Assign) -> None:
         self.visit(node.value)
         for t in node.targets:
@@ -349,6 +358,21 @@ def _fixed_globals(tree: ast.Module) -> set[str]:
     return fixed - other
 
 
+def _only_mutated(statements: list[ast.stmt]) -> set[str]:
+    """Names the statements load only as the receiver of an in-place method (`log.append(x)`): a
+    container the range adds to but never reads (telemetry), not a value it carries."""
+    loads: dict[str, int] = {}
+    receivers: dict[str, int] = {}
+    for stmt in statements:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                loads[node.id] = loads.get(node.id, 0) + 1
+            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                  and isinstance(node.func.value, ast.Name) and node.func.attr in LOOP_MUTATORS):
+                receivers[node.func.value.id] = receivers.get(node.func.value.id, 0) + 1
+    return {name for name, n in receivers.items() if loads.get(name) == n}
+
+
 def _in_range(line: int, start: int, end: int) -> bool:
     return start <= line <= end
 
@@ -375,6 +399,8 @@ def classify(found: _Found, start: int, end: int, scope: ast.AST, loop: ast.AST 
     bound_in_loop = {n for n, k, line in loop_events if k in "wm" and not _in_range(line, start, end)}
     before_in_loop = {n for n, k, line in loop_events if k in "wm" and line < start}
     fixed = _fixed_globals(scope) if module_level else set()
+    assigned = {n for n, k, _ in events if k == "w"}
+    unread = _only_mutated(statements) - assigned      # added to, never read: not carried state
     inputs, state, constants = [], [], []
     for name in read_first:
         local = name in scope_bound and name not in declared
@@ -387,7 +413,7 @@ def classify(found: _Found, start: int, end: int, scope: ast.AST, loop: ast.AST 
         if module_level and loop is None and name in fixed:
             continue              # a module constant, import, function or class: looked up as a global
         if loop is not None:
-            if name in written_in and name not in before_in_loop and name not in fresh:
+            if name in written_in and name not in before_in_loop and name not in fresh and name not in unread:
                 state.append(name)
             elif name in fresh:
                 inputs.append(name)     # a new reading every iteration (`obs, *_ = env.step(action)`)
