@@ -36,6 +36,7 @@ import types
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from leapp_codemod.analysis.inline.boundary_plan import BoundaryPlan, plan_boundary
 from leapp_codemod.analysis.inline.range import (
     InlineEntry,
     InlineRange,
@@ -148,12 +149,15 @@ def step_function(rng: InlineRange) -> ast.FunctionDef:
     return fn
 
 
-def call_site(rng: InlineRange) -> list[ast.stmt]:
-    """What replaces the range in the driver: sync state in, call, rebind outputs and state."""
+def call_site(plan: BoundaryPlan) -> list[ast.stmt]:
+    """What replaces the range in the driver: the host's statements (computations on a counter), sync
+    state in, call (attribute reads passed as inputs), rebind outputs and state."""
+    rng = plan.rng
     first = rng.statements[0]
     line, col = first.lineno, first.col_offset
     out = [_at(ast.Assign(targets=[_holder_attr(s, ast.Store)], value=_name(s)), line, col) for s in rng.state]
-    carried = [ast.keyword(arg=p, value=ast.Call(func=_holder_attr(AS_ARRAY), args=[_name(p)], keywords=[]))
+    carried = [ast.keyword(arg=p, value=_at(ast.Call(func=_holder_attr(AS_ARRAY), args=[plan.port_value(p)],
+                                                     keywords=[]), line, col))
                for p in rng.inputs]      # a number input (a step counter) becomes an array the trace follows
     call = ast.Call(func=_holder_attr(STEP), args=[],
                     keywords=[*carried, *(ast.keyword(arg=p, value=_name(p)) for p in rng.constants)])
@@ -176,12 +180,14 @@ def _future_flags(tree: ast.Module) -> int:
 def instrument(path: Path, entry: InlineEntry) -> Program:
     """Parse the driver, hoist the range and compile both parts under the driver's filename."""
     text = path.read_text(encoding="utf-8")
-    tree, rng = read_range(str(path), text, entry.start, entry.end)
-    why = _leaves_range(rng)
+    tree, named = read_range(str(path), text, entry.start, entry.end)
+    why = _leaves_range(named)
     if why:
         raise RangeError(f"{entry.file}:{entry.start}-{entry.end}: {why}; end the range before it")
+    plan = plan_boundary(named)
+    rng = plan.rng
     fn = step_function(rng)
-    rng.block[rng.first:rng.first + len(rng.statements)] = call_site(rng)
+    named.block[named.first:named.first + len(named.statements)] = [*plan.host, *call_site(plan)]
     flags = _future_flags(tree)
     filename = str(path)
     step_code = compile(ast.Module(body=[fn], type_ignores=[]), filename, "exec", flags=flags, dont_inherit=True)
