@@ -11,6 +11,7 @@ from pathlib import Path
 from leapp_codemod.knowledge.leapp import ATOL, EXPORTERS, FORMAT_OF, RTOL
 from leapp_codemod.runner import backend_options, values
 from leapp_codemod.runner.deque_shim import deques_as_lists
+from leapp_codemod.runner.dropped import scripted_call_failure
 from leapp_codemod.runner.errors import cut, full_text, one_line
 from leapp_codemod.runner.inputs_kept import dropped_inputs
 from leapp_codemod.runner.intercept import Recorder
@@ -125,7 +126,8 @@ def attempt_export(module, recorder: Recorder, backend: str, directory: Path, st
             leapp.stop()
     except Exception as exc:  # noqa: BLE001 - application code may raise anything while traced
         att.stage = "missing dependency" if _missing_dependency(exc) else "tracing"
-        att.reason = cut(full_text(exc), REASON_LIMIT)
+        scripted = scripted_call_failure(exc, app_root, cwd)
+        att.reason = cut(f"{scripted}: {full_text(exc)}" if scripted else full_text(exc), REASON_LIMIT)
         att.exporter_specific = _exporter_specific(exc, backend)
         _finish(att, capture, logger, started)
         return att

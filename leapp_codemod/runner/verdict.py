@@ -8,6 +8,7 @@ from pathlib import Path
 
 from leapp_codemod.knowledge.leapp import FORMAT_OF
 from leapp_codemod.io_util import prepare_out_dir, write_atomic
+from leapp_codemod.runner.dropped import leapp_cause
 from leapp_codemod.runner.linecover import ran
 from leapp_codemod.runner.module_info import ModuleInfo
 from leapp_codemod.runner.module_info import category as _category
@@ -242,9 +243,10 @@ def _failed(report: dict, info: ModuleInfo, data: dict, bad_parity: list, execut
             "explained_by": report["explained_by"] or ["no static finding"],
             "state_observed": [row["owner_path"] for row in report.get("state_observed", [])]}
         report["error"] = f"computation was lost while tracing: {last['lost_computation']}"
-    if last.get("leapp_causes") and not last.get("dropped_inputs"):
-        report["leapp_cause"] = last["leapp_causes"][0]
-        report["error"] += f"; cause, as LEAPP logged it: {last['leapp_causes'][0]}"
+    cause = leapp_cause(last)
+    if cause and not last.get("dropped_inputs"):
+        report["leapp_cause"] = cause
+        report["error"] += f"; cause, as LEAPP logged it: {cause}"
 
 
 def proposed_split(entry: str, host: list[str]) -> dict:
