@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from leapp_codemod.knowledge.leapp import ATOL, EXPORTERS, FORMAT_OF, RTOL
-from leapp_codemod.runner import backend_options, values
+from leapp_codemod.runner import backend_options, draws, values
 from leapp_codemod.runner.deque_shim import deques_as_lists
 from leapp_codemod.runner.dropped import scripted_call_failure
 from leapp_codemod.runner.errors import cut, full_text, one_line
@@ -121,7 +121,8 @@ def attempt_export(module, recorder: Recorder, backend: str, directory: Path, st
             with deques_as_lists():
                 for call in recorder.traced:
                     kwargs = values.plain(call.inputs) | dict(recorder.statics)
-                    module.step(entry, **kwargs, state_refs=refs or None)
+                    with draws.replayed(recorder.draws, call.draws, module.NODE):
+                        module.step(entry, **kwargs, state_refs=refs or None)
         finally:
             leapp.stop()
     except Exception as exc:  # noqa: BLE001 - application code may raise anything while traced

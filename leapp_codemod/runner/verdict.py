@@ -8,6 +8,7 @@ from pathlib import Path
 
 from leapp_codemod.knowledge.leapp import FORMAT_OF
 from leapp_codemod.io_util import prepare_out_dir, write_atomic
+from leapp_codemod.runner.draws import carried_draws
 from leapp_codemod.runner.dropped import leapp_cause
 from leapp_codemod.runner.linecover import ran
 from leapp_codemod.runner.module_info import ModuleInfo
@@ -115,13 +116,19 @@ def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: f
     elif chosen and not bad_parity and not info.host_runtime:
         _validated(report, info, chosen, executed)
     elif chosen and not bad_parity:
-        # validated although host-side lines were listed: validated without them when none of them ran
-        ran_host = [h for h in info.host_runtime if ran(executed, h) is not False]
+        # validated although host-side lines were listed: validated without them when none of them ran,
+        # or when the random draws among them became inputs the host feeds (noise_inputs)
+        carried = carried_draws(data.get("noise_inputs") or {})
+        if carried:
+            report["noise_inputs"] = data["noise_inputs"]
+        ran_host = [h for h in info.host_runtime if ran(executed, h) is not False and h.split(" ")[0] not in carried]
         if ran_host:
             _partial(report, info, ran_host)
         else:
             _validated(report, info, chosen, executed)
-            report["host_runtime_not_executed"] = list(info.host_runtime)
+            left = [h for h in info.host_runtime if h.split(" ")[0] not in carried]
+            if left:
+                report["host_runtime_not_executed"] = left
     else:
         _failed(report, info, data, bad_parity, executed)
     return report
