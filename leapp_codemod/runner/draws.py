@@ -203,3 +203,57 @@ def ports(recorded) -> dict:
 
 def plain(recorded) -> tuple:
     return tuple((fn, site, _copy(value)) for fn, site, value in recorded)
+
+
+def _text(node) -> str:
+    import ast
+
+    return ast.unparse(node)
+
+
+def gate(path: str, line: int) -> str:
+    """The setting whose value removes the draw on `path:line`, read from the `if` around it
+    (`if self.noise_std > 0:` -> "noise_std = 0"), or '' when the draw is not gated by one."""
+    import ast
+
+    try:
+        tree = ast.parse(open(path, encoding="utf-8").read())
+    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        return ""
+    found = ""
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.If, ast.IfExp)) and node.lineno <= line <= node.end_lineno:
+            body = node.body if isinstance(node.body, list) else [node.body]
+            if any(s.lineno <= line <= s.end_lineno for s in body):
+                found = _removal(node.test) or found
+        elif isinstance(node, (ast.If, ast.IfExp)) and node.test.lineno == line:
+            found = _removal(node.test) or found
+    return found
+
+
+def _is_setting(node) -> bool:
+    import ast
+
+    return isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)) and not any(
+        isinstance(n, ast.Call) for n in ast.walk(node))
+
+
+def _removal(test) -> str:
+    """What makes `test` false, when it is a setting compared with a constant or a draw compared
+    with a setting ('' otherwise)."""
+    import ast
+
+    if _is_setting(test):
+        return f"`{_text(test)}` = False removes the draw"
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and _is_setting(test.operand):
+        return f"`{_text(test.operand)}` = True removes the draw"
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return ""
+    left, op, right = test.left, test.ops[0], test.comparators[0]
+    if isinstance(right, ast.Constant) and _is_setting(left) and isinstance(op, (ast.Gt, ast.NotEq)):
+        return f"`{_text(left)}` = {right.value!r} removes the draw (`{_text(test)}` gates it)"
+    if isinstance(left, ast.Constant) and _is_setting(right) and isinstance(op, (ast.Lt, ast.NotEq)):
+        return f"`{_text(right)}` = {left.value!r} removes the draw (`{_text(test)}` gates it)"
+    if _is_setting(right) and isinstance(op, (ast.Lt, ast.LtE)) and any(isinstance(n, ast.Call) for n in ast.walk(left)):
+        return f"`{_text(right)}` = 0 removes the draw (`{_text(test)}` gates it)"
+    return ""

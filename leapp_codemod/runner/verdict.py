@@ -8,7 +8,7 @@ from pathlib import Path
 
 from leapp_codemod.knowledge.leapp import FORMAT_OF
 from leapp_codemod.io_util import prepare_out_dir, write_atomic
-from leapp_codemod.runner.draws import carried_draws
+from leapp_codemod.runner.draws import RANDOM_CATEGORY, carried_draws, gate
 from leapp_codemod.runner.dropped import leapp_cause
 from leapp_codemod.runner.linecover import ran
 from leapp_codemod.runner.module_info import ModuleInfo
@@ -121,6 +121,9 @@ def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: f
         carried = carried_draws(data.get("noise_inputs") or {})
         if carried:
             report["noise_inputs"] = data["noise_inputs"]
+            gates = draw_gates(data["noise_inputs"].values())
+            if gates:
+                report["noise_gates"] = gates
         ran_host = [h for h in info.host_runtime if ran(executed, h) is not False and h.split(" ")[0] not in carried]
         if ran_host:
             _partial(report, info, ran_host)
@@ -200,10 +203,26 @@ def _validated(report: dict, info: ModuleInfo, chosen: dict, executed: dict | No
     report["error"] = f"validated on a restricted domain: {head.removesuffix(', called')} (checked only on {checked})"
 
 
+def draw_gates(sites) -> dict:
+    """`path:line` -> the setting whose value removes the random draw there (see draws.gate)."""
+    out = {}
+    for site in sites:
+        loc = site.split(" ")[0]
+        path, _, line = loc.rpartition(":")
+        if line.isdigit():
+            text = gate(path, int(line))
+            if text:
+                out[loc] = text
+    return out
+
+
 def _partial(report: dict, info: ModuleInfo, host: list[str]) -> None:
     """I/O, random draws or shape-specialized code that executed during the recorded calls kept the
     export from validating: it feeds the outputs, so it stays in the host runtime."""
     report["host_runtime"] = host
+    gates = draw_gates(h for h in host if f" {RANDOM_CATEGORY}" in h)
+    if gates:
+        report["noise_gates"] = gates
     report["status"] = "partial"
     report["error"] = (f"partial pipeline: {len(host)} part(s) that executed during the recorded calls must stay "
                        "in the host runtime (see host_runtime)")
