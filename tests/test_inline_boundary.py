@@ -6,11 +6,15 @@ from __future__ import annotations
 import ast
 import textwrap
 
+import pytest
+
 from leapp_codemod.analysis.inline.boundary_plan import loop_counters, plan_boundary
 from leapp_codemod.analysis.inline.range import read_range
-from leapp_codemod.generate.driver import DriverArgsError, parse_driver_args, parse_driver_env
-
-import pytest
+from leapp_codemod.generate.driver import (
+    DriverArgsError,
+    parse_driver_args,
+    parse_driver_env,
+)
 
 LOOP = '''\
 def main(sim, policy, dt, period):

@@ -51,7 +51,7 @@ def test_the_torchscript_notice_is_not_quoted_as_the_cause_of_a_later_failure():
 def test_a_scripted_if_on_a_tensor_is_named_with_the_line_that_calls_the_script(tmp_path):
     work = project(tmp_path, "run_scripted")
     generate(work, "armapp", "armapp.reach:ReachController.command")
-    proc, report = run_json(work, "integration.py", "--require-format", "onnx")
+    _, report = run_json(work, "integration.py", "--require-format", "onnx")
     assert report["status"] == "failed" and report["failed_stage"] == "tracing"
     assert "LEAPP could not trace the TorchScript call at armapp/reach.py:27" in report["error"]
     assert "prim::If" in report["error"] and "torch.cond" in report["error"]

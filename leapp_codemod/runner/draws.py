@@ -217,7 +217,8 @@ def gate(path: str, line: int) -> str:
     import ast
 
     try:
-        tree = ast.parse(open(path, encoding="utf-8").read())
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read())
     except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
         return ""
     found = ""

@@ -74,7 +74,7 @@ class InlineState:
         return f"InlineState({', '.join(sorted(vars(self)))})"
 
     @staticmethod
-    def __leapp_codemod_number__(value):  # noqa: N802 - the name the instrumented call site uses (AS_ARRAY)
+    def __leapp_codemod_number__(value):
         return number_as_array(value)
 
 

@@ -24,7 +24,12 @@ import copy
 from dataclasses import dataclass, replace
 
 from leapp_codemod.analysis.inline.range import InlineRange, uses
-from leapp_codemod.knowledge.vocab import META_ATTRS, NDARRAY_METHODS, PURE_METHODS, SHAPE_ATTRS
+from leapp_codemod.knowledge.vocab import (
+    META_ATTRS,
+    NDARRAY_METHODS,
+    PURE_METHODS,
+    SHAPE_ATTRS,
+)
 
 # Attributes of an array or tensor: an input read through one of these is an array, not an object.
 _ARRAY_ATTRS = SHAPE_ATTRS | META_ATTRS | NDARRAY_METHODS | PURE_METHODS | {

@@ -20,7 +20,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from leapp_codemod.knowledge.vocab import LOOP_MUTATORS
+from leapp_codemod.analysis.inline.mutated import LOOP_MUTATORS, only_mutated
 from leapp_codemod.source.parse import is_literal
 
 INLINE_ENTRY = re.compile(r"^(?P<file>.+\.pyw?):(?P<start>\d+)-(?P<end>\d+)$")
@@ -358,21 +358,6 @@ def _fixed_globals(tree: ast.Module) -> set[str]:
     return fixed - other
 
 
-def _only_mutated(statements: list[ast.stmt]) -> set[str]:
-    """Names the statements load only as the receiver of an in-place method (`log.append(x)`): a
-    container the range adds to but never reads (telemetry), not a value it carries."""
-    loads: dict[str, int] = {}
-    receivers: dict[str, int] = {}
-    for stmt in statements:
-        for node in ast.walk(stmt):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-                loads[node.id] = loads.get(node.id, 0) + 1
-            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                  and isinstance(node.func.value, ast.Name) and node.func.attr in LOOP_MUTATORS):
-                receivers[node.func.value.id] = receivers.get(node.func.value.id, 0) + 1
-    return {name for name, n in receivers.items() if loads.get(name) == n}
-
-
 def _in_range(line: int, start: int, end: int) -> bool:
     return start <= line <= end
 
@@ -400,7 +385,7 @@ def classify(found: _Found, start: int, end: int, scope: ast.AST, loop: ast.AST 
     before_in_loop = {n for n, k, line in loop_events if k in "wm" and line < start}
     fixed = _fixed_globals(scope) if module_level else set()
     assigned = {n for n, k, _ in events if k == "w"}
-    unread = _only_mutated(statements) - assigned      # added to, never read: not carried state
+    unread = only_mutated(statements) - assigned      # added to, never read: not carried state
     inputs, state, constants = [], [], []
     for name in read_first:
         local = name in scope_bound and name not in declared
