@@ -105,3 +105,29 @@ def test_a_full_fixed_size_history_is_one_stacked_state_port():
     assert not is_history(collections.deque([np.zeros(4)], maxlen=3))          # still filling up
     assert not is_history(collections.deque([np.zeros(4), np.zeros(5)], maxlen=2))   # ragged
     assert list(state_leaves(collections.deque([np.zeros(2)]), "buf")) == ["buf_0"]  # unbounded: per item
+
+
+def test_a_phase_written_into_a_preallocated_observation_is_lifted_out_of_its_statement():
+    """The counter's values join an array only inside `obs[8:10] = np.array([...])`, a statement that
+    also writes the carried buffer: that expression is what the host computes, and its array is the input."""
+    text = '''\
+    def main(d, policy, dt):
+        obs = np.zeros(10, dtype=np.float32)
+        counter = 0
+        while True:
+            counter += 1
+            q = d.qpos[7:]
+            period = 0.8
+            phase = counter * dt % period / period
+            s, c = np.sin(2 * np.pi * phase), np.cos(2 * np.pi * phase)
+            obs[:8] = q
+            obs[8:10] = np.array([s, c])
+            act = policy(obs)
+            d.ctrl[:] = act
+    '''
+    plan = plan_boundary(_range(text, 6, 12))
+    assert plan.rng.inputs == ("d_qpos", "host_l11")
+    assert ast.unparse(plan.host[-1]) == "host_l11 = np.array([s, c])"
+    kept = [ast.unparse(s) for s in plan.rng.statements]
+    assert "obs[8:10] = host_l11" in kept and "period = 0.8" in kept
+    assert not any("phase" in k for k in kept)

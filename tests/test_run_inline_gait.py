@@ -42,7 +42,7 @@ def test_the_counter_moves_to_the_host_and_the_simulator_state_is_read_per_attri
     _, _, module, _, report = gait
     assert 'INPUTS = ("data_qpos", "data_qvel", "clock")' in module
     assert 'DRIVER_ARGS = ("deploy/walker.yaml",)' in module
-    assert "line(s) 63-64 compute from the counter `counter`" in module
+    assert "line(s) 63, 64 compute from the counter `counter`" in module
     yaml = (gait[0] / report["graph_yaml"]).read_text()
     assert "name: clock" in yaml and "counter" not in yaml
 

@@ -30,6 +30,7 @@ from leapp_codemod.knowledge.vocab import (
     PURE_METHODS,
     SHAPE_ATTRS,
 )
+from leapp_codemod.source.parse import is_literal
 
 # Attributes of an array or tensor: an input read through one of these is an array, not an object.
 _ARRAY_ATTRS = SHAPE_ATTRS | META_ATTRS | NDARRAY_METHODS | PURE_METHODS | {
@@ -96,8 +97,15 @@ def _writes(stmt) -> set[str]:
     return {n for n, k, _ in uses([stmt]) if k in "wm"}
 
 
-def _hoist(rng: InlineRange, counters: set[str]) -> tuple[list, list]:
-    """(host statements, statements kept) for the leading computations on counters only."""
+def _literal_assign(stmt) -> bool:
+    """`period = 0.8`: a name bound to a literal, which both sides of the boundary may compute."""
+    return (isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets)
+            and is_literal(stmt.value))
+
+
+def _hoist(rng: InlineRange, counters: set[str]) -> tuple[list, list, set]:
+    """(host statements, statements kept, names the host binds) for the computations on counters only
+    (and the literal constants they read, which stay in the range too)."""
     constants = set(rng.constants)
     local = {*rng.inputs, *rng.state, *rng.constants} | {n for s in rng.statements for n in _writes(s)}
     host_names = set(counters)
@@ -107,17 +115,71 @@ def _hoist(rng: InlineRange, counters: set[str]) -> tuple[list, list]:
     for stmt in rng.statements:
         reads, writes = _reads(stmt), _writes(stmt)
         plain_assign = isinstance(stmt, (ast.Assign, ast.AnnAssign)) and all(
-            isinstance(t, ast.Name) for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]))
+            isinstance(t, ast.Name) or (isinstance(t, (ast.Tuple, ast.List)) and all(
+                isinstance(e, ast.Name) for e in t.elts))
+            for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]))
         movable = (plain_assign and reads & host_names and (reads & local) <= host_names | constants
                    and not writes & (seen_reads | seen_writes | set(rng.state) | constants))
-        if movable:
+        if _literal_assign(stmt) and not writes & (seen_reads | seen_writes):
+            host.append(stmt)
+            kept.append(copy.deepcopy(stmt))
+            host_names |= writes
+            seen_writes |= writes
+        elif movable:
             host.append(stmt)
             host_names |= writes
         else:
             kept.append(stmt)
             seen_reads |= reads
             seen_writes |= writes
-    return host, kept
+    if not any(_reads(s) & counters for s in host):
+        return [], list(rng.statements), set()
+    host = [s for s in host if not _literal_assign(s) or _writes(s) & {r for h in host for r in _reads(h)}]
+    literal_names = {n for s in host if _literal_assign(s) for n in _writes(s)}
+    kept_writes = {n for s in kept if not _literal_assign(s) for n in _writes(s)}
+    return host, kept, (host_names - kept_writes) | literal_names
+
+
+def _host_only(node, host_names: set[str], local: set[str]) -> bool:
+    """An expression the host can compute: it reads a host-bound name, and no other local."""
+    if isinstance(node, (ast.Name, ast.Constant, ast.Starred, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
+                         ast.GeneratorExp, ast.NamedExpr, ast.Slice)) or not isinstance(node, ast.expr):
+        return False
+    names = [n for n in ast.walk(node) if isinstance(n, ast.Name)]
+    if any(not isinstance(n.ctx, ast.Load) for n in names):
+        return False
+    reads = {n.id for n in names}
+    return bool(reads & host_names) and (reads & local) <= host_names
+
+
+class _Lift(ast.NodeTransformer):
+    """Replace each largest host-only sub-expression of a kept statement by a name the host binds."""
+
+    def __init__(self, host_names: set[str], local: set[str], taken: set[str]) -> None:
+        self.host_names, self.local, self.taken = host_names, local, taken
+        self.lifted: list[tuple[str, ast.expr]] = []
+
+    def visit(self, node):
+        if isinstance(node, ast.expr) and _host_only(node, self.host_names, self.local):
+            name = f"host_l{node.lineno}"
+            while name in self.taken:
+                name += "_"
+            self.taken.add(name)
+            self.lifted.append((name, node))
+            return ast.copy_location(ast.Name(id=name, ctx=ast.Load()), node)
+        return super().visit(node)
+
+
+def _lift(kept: list, host_names: set[str], local: set[str], taken: set[str]):
+    """(kept statements with host-only sub-expressions replaced, [(name, expression)] the host computes)."""
+    lifter = _Lift(host_names, local, taken)
+    out = []
+    for stmt in kept:
+        if _literal_assign(stmt):
+            out.append(stmt)
+            continue
+        out.append(lifter.visit(copy.deepcopy(stmt)))
+    return out, lifter.lifted
 
 
 def _attr_reads(statements, name: str) -> list[str] | None:
@@ -164,19 +226,26 @@ def _first_reads(statements, candidates: set[str]) -> list[str]:
 def plan_boundary(rng: InlineRange) -> BoundaryPlan:
     """The range to export, the host statements before it and the attribute reads that are inputs."""
     counters = loop_counters(rng) & set(rng.inputs)
-    host, kept = _hoist(rng, counters) if counters else ([], list(rng.statements))
+    host, kept, host_names = _hoist(rng, counters) if counters else ([], list(rng.statements), set())
     notes: list[str] = []
     if not kept:
         return BoundaryPlan(rng)
-    host_made = {n for s in host for n in _writes(s)}
-    inputs = _first_reads(kept, set(rng.inputs) | host_made)
-    if host:
-        moved = ", ".join(f"`{n}`" for n in sorted(counters & {r for s in host for r in _reads(s)}))
-        lines = f"{host[0].lineno}-{host[-1].end_lineno}" if len(host) > 1 else str(host[0].lineno)
+    local = {*rng.inputs, *rng.state, *rng.constants} | {n for s in rng.statements for n in _writes(s)}
+    lifted: list = []
+    if host_names:
+        kept, lifted = _lift(kept, host_names, local - set(rng.constants),
+                             local | {n for s in rng.statements for n in _reads(s)})
+    host_made = {n for s in host for n in _writes(s)} | {name for name, _ in lifted}
+    literal_names = {n for s in host if _literal_assign(s) for n in _writes(s)}
+    inputs = _first_reads(kept, (set(rng.inputs) | host_made) - literal_names)
+    if host or lifted:
+        moved = ", ".join(f"`{n}`" for n in sorted(counters))
+        lines = sorted({s.lineno for s in host if not _literal_assign(s)} | {e.lineno for _, e in lifted})
         made = [n for n in inputs if n in host_made]
-        notes.append(f"line(s) {lines} compute from the counter {moved} and constants only: they run on the host "
-                     f"before the boundary, and {', '.join(f'`{n}`' for n in made) or 'nothing they make'} "
-                     "enters the export as an input instead")
+        notes.append(f"line(s) {', '.join(map(str, lines))} compute from the counter {moved} and constants only: "
+                     f"the host computes that before the boundary, and "
+                     f"{', '.join(f'`{n}`' for n in made) or 'nothing it makes'} enters the export as an input "
+                     "instead")
     taken = {*inputs, *rng.state, *rng.constants} | {n for s in kept for n in _writes(s)}
     ports: dict[tuple[str, str], str] = {}
     attr_inputs: list[AttrInput] = []
@@ -196,11 +265,14 @@ def plan_boundary(rng: InlineRange) -> BoundaryPlan:
             new_inputs.append(port)
         notes.append(f"`{name}` is read only through its attributes ({', '.join(attrs)}): each is an input of its "
                      f"own ({', '.join(ports[name, a] for a in attrs)})")
-    if not host and not attr_inputs:
+    if not host and not lifted and not attr_inputs:
         return BoundaryPlan(rng)
+    host = [*host, *(ast.copy_location(ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=expr), expr)
+                     for name, expr in lifted)]
     statements = [copy.deepcopy(s) for s in kept]
     if ports:
         statements = [_ReplaceAttrs(ports).visit(s) for s in statements]
     outputs = tuple(n for n in rng.outputs if n not in host_made or any(n in _writes(s) for s in kept))
+    host = [ast.fix_missing_locations(s) for s in host]
     exported = replace(rng, statements=tuple(statements), inputs=tuple(new_inputs), outputs=outputs)
     return BoundaryPlan(exported, tuple(host), tuple(attr_inputs), tuple(sorted(counters)), tuple(notes))
