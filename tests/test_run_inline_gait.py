@@ -53,3 +53,23 @@ def test_the_frame_history_is_one_stacked_state_port(gait):
     assert set(report["state"]) == {"history", "last_action"}
     yaml = (gait[0] / report["graph_yaml"]).read_text()
     assert "history_in" in yaml and "shape: [3, 12]" in yaml and "history_0" not in yaml
+
+
+def test_a_phase_written_into_a_preallocated_buffer_validates(tmp_path):
+    """Another shape: the loop index `step` drives the phase, which joins the observation only inside
+    `obs[2n:2n+2] = np.array([...])` on a preallocated buffer; a traced TorchScript policy; a JSON
+    settings file the driver needs. The lifted expression is the input."""
+    work = tmp_path / "pb"
+    shutil.copytree(FIXTURES / "inline_phase_buffer" / "deploy", work / "deploy")
+    before = tree_hash(work / "deploy")
+    gen = cli(["generate", "deploy", "--entry", "deploy/play.py:35-42", "-o", "integration.py",
+               "--driver-args", "deploy/trot.json"], work)
+    assert gen.returncode == 0, gen.stderr
+    module = (work / "integration.py").read_text()
+    assert 'INPUTS = ("q", "dq", "host_l39")' in module and "counter `step`" in module
+    proc = subprocess.run(TOOL + ["run", "integration.py", "--out", "out", "--format", "json"], cwd=work,
+                          capture_output=True, text=True, timeout=400, check=False)
+    report = json.loads(proc.stdout)
+    assert proc.returncode == 0 and report["status"] == "validated", report.get("error")
+    assert "name: host_l39" in (work / report["graph_yaml"]).read_text()
+    assert tree_hash(work / "deploy") == before
