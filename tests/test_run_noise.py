@@ -68,3 +68,16 @@ def test_gated_observation_noise_and_a_generator_draw_are_noise_inputs(tmp_path)
     yaml = (work / report["graph_yaml"]).read_text()
     assert "name: noise_0_normal" in yaml and "name: noise_1_randn" in yaml
     assert tree_hash(work / "walkapp") == before
+
+
+@pytest.mark.e2e
+def test_an_action_squeezed_without_an_axis_exports(tmp_path):
+    """`policy(x).numpy().squeeze()`: LEAPP 0.7.2 records `torch.squeeze(x, dim=None)`, which every
+    exporter rejects; while `run` traces, the method is recorded as `np.squeeze(x)`."""
+    work = project(tmp_path, "run_squeeze")
+    generate(work, "armapp", "armapp.reach:Reacher.act")
+    proc, report = run_json(work, "integration.py", "--require-format", "onnx")
+    assert proc.returncode == 0 and report["status"] == "validated", report.get("error")
+    from leapp.leapp_graph.datatypes.numpy.traced_np_array import TracedNpArray
+
+    assert TracedNpArray.squeeze.__module__.startswith("leapp")       # the work-around is gone after the run

@@ -10,13 +10,13 @@ from pathlib import Path
 
 from leapp_codemod.knowledge.leapp import ATOL, EXPORTERS, FORMAT_OF, RTOL
 from leapp_codemod.runner import backend_options, draws, values
-from leapp_codemod.runner.deque_shim import deques_as_lists
 from leapp_codemod.runner.dropped import scripted_call_failure
 from leapp_codemod.runner.errors import cut, full_text, one_line
 from leapp_codemod.runner.inputs_kept import dropped_inputs
 from leapp_codemod.runner.intercept import Recorder
 from leapp_codemod.runner.logcap import Capture
 from leapp_codemod.runner.stateplan import StatePlan, fresh_roots, start_state
+from leapp_codemod.runner.trace_shims import during_trace
 from leapp_codemod.runner.validation import bound_entry, validate
 
 
@@ -118,7 +118,7 @@ def attempt_export(module, recorder: Recorder, backend: str, directory: Path, st
     logger.addHandler(capture)
     try:
         try:
-            with deques_as_lists():
+            with during_trace():
                 for call in recorder.traced:
                     kwargs = values.plain(call.inputs) | dict(recorder.statics)
                     with draws.replayed(recorder.draws, call.draws, module.NODE):
