@@ -78,6 +78,20 @@ def test_an_action_squeezed_without_an_axis_exports(tmp_path):
     generate(work, "armapp", "armapp.reach:Reacher.act")
     proc, report = run_json(work, "integration.py", "--require-format", "onnx")
     assert proc.returncode == 0 and report["status"] == "validated", report.get("error")
+
+
+@pytest.mark.slow
+def test_the_trace_work_arounds_are_removed_when_the_trace_ends():
+    import collections
+
+    import numpy as np
     from leapp.leapp_graph.datatypes.numpy.traced_np_array import TracedNpArray
 
-    assert TracedNpArray.squeeze.__module__.startswith("leapp")       # the work-around is gone after the run
+    from leapp_codemod.runner.trace_shims import during_trace
+
+    squeeze, concatenate = TracedNpArray.squeeze, np.concatenate
+    with during_trace():
+        assert TracedNpArray.squeeze is not squeeze and np.concatenate is not concatenate
+        history = collections.deque([np.ones(2), np.zeros(2)], maxlen=2)
+        assert np.concatenate(history).tolist() == [1.0, 1.0, 0.0, 0.0]
+    assert TracedNpArray.squeeze is squeeze and np.concatenate is concatenate
