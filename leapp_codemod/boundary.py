@@ -173,8 +173,7 @@ def is_history(value) -> bool:
 
 
 def _stacked(value):
-    first = value[0]
-    if hasattr(first, "numpy") and not hasattr(first, "__array_function__"):
+    if any((c.__module__, c.__name__) == ("torch", "Tensor") for c in type(value[0]).__mro__):
         import torch
 
         return torch.stack(list(value))
