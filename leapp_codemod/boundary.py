@@ -182,9 +182,34 @@ def as_state(value):
     return value
 
 
+def is_history(value) -> bool:
+    """A full `deque(maxlen=N)` of arrays of one shape and dtype: a frame history that shifts by one
+    slot per call. It is one state port (the frames stacked), so that the slot the next append evicts
+    is not a state input of its own that the graph never reads (LEAPP trims it and then mismatches on
+    the state output that takes its place)."""
+    if not isinstance(value, collections.deque) or not value or value.maxlen != len(value):
+        return False
+    first = value[0]
+    return all(is_array(v) and tuple(v.shape) == tuple(first.shape) and v.dtype == first.dtype for v in value)
+
+
+def _stacked(value):
+    if any((c.__module__, c.__name__) == ("torch", "Tensor") for c in type(value[0]).__mro__):
+        import torch
+
+        return torch.stack(list(value))
+    import numpy as np
+
+    return np.stack(list(value))
+
+
+def _state_flat(value, name: str) -> dict:
+    return {name: _stacked(value)} if is_history(value) else flatten(value, name)
+
+
 def state_leaves(value, name: str) -> dict:
     """The LEAPP state ports of one state value."""
-    return flatten(as_state(value), name)
+    return _state_flat(as_state(value), name)
 
 
 def _flat_state(refs) -> tuple[dict, dict]:
@@ -195,7 +220,7 @@ def _flat_state(refs) -> tuple[dict, dict]:
             value = as_state(value)
             ref.set(value)
         current[ref.name] = value
-    return current, {name: leaf for ref in refs for name, leaf in flatten(current[ref.name], ref.name).items()}
+    return current, {name: leaf for ref in refs for name, leaf in _state_flat(current[ref.name], ref.name).items()}
 
 
 def state_tensors(node: str, refs) -> None:
@@ -210,7 +235,12 @@ def state_tensors(node: str, refs) -> None:
         return
     traced = iter(_as_tuple(annotate.state_tensors(node, flat), len(flat)))
     for ref in refs:
-        new = rebuild(current[ref.name], traced, ref.name)
+        value = current[ref.name]
+        if is_history(value):      # the history again, each slot a row of the traced stack
+            stacked = next(traced)
+            ref.set(collections.deque([stacked[i] for i in range(len(value))], maxlen=value.maxlen))
+            continue
+        new = rebuild(value, traced, ref.name)
         if new is not current[ref.name]:
             ref.set(new)
 

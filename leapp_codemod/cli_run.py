@@ -52,9 +52,16 @@ def _shown(path: Path) -> str:
               help="End node NAME where helper FUNCTION returns (a multi-node graph); needs --reason.")
 @click.option("--reason", "split_reason", default=None, metavar="TEXT",
               help="Why the pipeline must be split (written into the module and report.json).")
+@click.option("--driver-args", "driver_args", default=None, metavar='"ARGS"',
+              help="The driver's command-line arguments, one shell-quoted string (e.g. \"configs/go2.yaml "
+                   "--headless\"): written into the module as DRIVER_ARGS, which `run` passes to the driver.")
+@click.option("--driver-env", "driver_env", multiple=True, metavar="NAME=VALUE",
+              help="An environment variable the driver needs (e.g. MUJOCO_GL=egl), written into the module as "
+                   "DRIVER_ENV and set by `run` (repeatable).")
 def generate(app: Path, entry: str | None, static: bool, driver: Path | None, output: Path | None, graph: str | None,
              export_with: str, force: bool, check: bool, diff: bool, backend_param: tuple[str, ...],
-             semantics: bool, split: tuple[str, ...], split_reason: str | None) -> None:
+             semantics: bool, split: tuple[str, ...], split_reason: str | None, driver_args: str | None,
+             driver_env: tuple[str, ...]) -> None:
     """Write one LEAPP integration module for the pipeline that starts at --entry.
 
     Running it again keeps the functions you wrote in the module (stubs you filled in, replacements
@@ -91,6 +98,12 @@ def generate(app: Path, entry: str | None, static: bool, driver: Path | None, ou
     except BackendParamError as exc:
         _fail(str(exc), 2)
         return
+    from leapp_codemod.generate.driver import DriverArgsError, parse_driver_args, parse_driver_env
+    try:
+        args_kept, env_kept = parse_driver_args(driver_args), parse_driver_env(driver_env)
+    except DriverArgsError as exc:
+        _fail(str(exc), 2)
+        return
     driver_note, driver_warning = None, None
     from leapp_codemod.analysis.inline.range import locate_inline_entry, parse_inline_entry
     entry = locate_inline_entry(entry, [str(app)])
@@ -107,7 +120,8 @@ def generate(app: Path, entry: str | None, static: bool, driver: Path | None, ou
         from leapp_codemod.generate import default_output
         output = default_output(app, driver)
     opts = Options(app=app, entry=entry, output=output, driver=driver, graph=graph, export_with=export_with,
-                   backend_params=params, semantics=semantics, split=split, split_reason=split_reason)
+                   backend_params=params, semantics=semantics, split=split, split_reason=split_reason,
+                   driver_args=args_kept, driver_env=env_kept)
     try:
         planned = plan(opts, force=force)
     except GenerateError as exc:

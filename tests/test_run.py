@@ -238,16 +238,14 @@ def test_fresh_input_check_catches_a_branch_leapp_validation_misses(tmp_path):
     assert report["error"].startswith("computation was lost while tracing")
 
 
-def test_partial_pipeline_names_what_stays_in_the_host_runtime(tmp_path):
+def test_a_random_draw_in_the_step_becomes_a_noise_input_the_host_feeds(tmp_path):
     work = project(tmp_path, "run_partial")
     module = generate(work, "noiseapp", "noiseapp.policy:NoisyPolicy.act")
     assert "random-in-pipeline" in module.read_text()
     proc, report = run_json(work, "integration.py", "--require-format", "onnx")
-    assert proc.returncode == 1 and report["status"] == "partial"
-    assert report["host_runtime"][0].startswith("noiseapp/policy.py:13 random-in-pipeline")
-    assert report["proposed_split"]["host"] == ["noiseapp/policy.py:13"]
-    assert [a["backend"] for a in report["attempts"]] == ["onnx", "onnx-torchscript"]
-    assert "format" not in report       # nothing was validated, so no format is claimed
+    assert proc.returncode == 0 and report["status"] == "validated", report.get("error")
+    assert report["noise_inputs"] == {"noise_0_randn_like": "noiseapp/policy.py:13 randn_like"}
+    assert "noise_0_randn_like" in (work / report["graph_yaml"]).read_text()
 
 
 def test_timeout_stops_the_run(tmp_path):

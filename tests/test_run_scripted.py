@@ -35,3 +35,23 @@ def test_a_torchscript_policy_is_named_as_the_cause(tmp_path):
     assert proc.returncode == 1 and report["status"] == "failed"
     assert report["leapp_cause"].startswith("Detected TorchScript call")
     assert "cause, as LEAPP logged it: Detected TorchScript call" in report["error"]
+
+
+def test_the_torchscript_notice_is_not_quoted_as_the_cause_of_a_later_failure():
+    from leapp_codemod.runner.dropped import leapp_cause
+
+    notice = "Detected TorchScript call to ScriptMethod. Decomposing via TS2EPConverter for transparent tracing."
+    unused = "Warning: detected the following inputs are not used in the computation: {'history_0'}"
+    assert leapp_cause({"leapp_causes": [notice], "failed_stage": "validation"}) == ""
+    assert leapp_cause({"leapp_causes": [notice, unused], "failed_stage": "validation"}) == unused
+    assert leapp_cause({"leapp_causes": [notice], "failed_stage": "tracing"}) == notice
+
+
+@pytest.mark.e2e
+def test_a_scripted_if_on_a_tensor_is_named_with_the_line_that_calls_the_script(tmp_path):
+    work = project(tmp_path, "run_scripted")
+    generate(work, "armapp", "armapp.reach:ReachController.command")
+    _, report = run_json(work, "integration.py", "--require-format", "onnx")
+    assert report["status"] == "failed" and report["failed_stage"] == "tracing"
+    assert "LEAPP could not trace the TorchScript call at armapp/reach.py:27" in report["error"]
+    assert "prim::If" in report["error"] and "torch.cond" in report["error"]

@@ -9,8 +9,38 @@ from __future__ import annotations
 
 import ast
 import os
+import re
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
+
+
+class DriverArgsError(ValueError):
+    """--driver-args / --driver-env that cannot be kept (one line)."""
+
+
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def parse_driver_args(text: str | None) -> tuple[str, ...]:
+    """`--driver-args "config.yaml --steps 200"` as the argument list the driver receives (shell quoting)."""
+    if text is None:
+        return ()
+    try:
+        return tuple(shlex.split(text))
+    except ValueError as exc:
+        raise DriverArgsError(f"--driver-args {text!r}: {exc}") from None
+
+
+def parse_driver_env(items) -> tuple[tuple[str, str], ...]:
+    """`--driver-env NAME=VALUE` pairs, in order (a name given twice keeps the last value)."""
+    env: dict[str, str] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not _ENV_NAME.match(name):
+            raise DriverArgsError(f"--driver-env {item!r}: expected NAME=VALUE with NAME an environment variable name")
+        env[name] = value
+    return tuple(env.items())
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from leapp_codemod.analysis.inline.boundary_plan import plan_boundary
 from leapp_codemod.analysis.inline.range import (
     InlineEntry,
     InlineRange,
@@ -36,7 +37,10 @@ def read_inline(inline: InlineEntry) -> InlineRange:
 
 
 def inline_entry_source(inline: InlineEntry, module: str) -> tuple[EntrySource, InlineRange]:
-    rng = read_inline(inline)
+    """The range as the entry `run` calls: after the boundary is placed (`plan_boundary`: computations
+    on a step counter run on the host, attribute reads of an input object are inputs)."""
+    plan = plan_boundary(read_inline(inline))
+    rng = plan.rng
     where = f"{inline.file}:{inline.start}-{inline.end}"
     clash = sorted(_STEP_NAMES & {*rng.inputs, *rng.constants, *rng.outputs, *rng.state})
     if clash:
@@ -56,7 +60,8 @@ def inline_entry_source(inline: InlineEntry, module: str) -> tuple[EntrySource, 
     expr = "{" + ", ".join(f'"{leaf.name}": {leaf.access}' for leaf in leaves) + "}"
     params = tuple(Param(n, False) for n in rng.inputs) + tuple(Param(n, True) for n in rng.constants)
     entry = EntrySource(module=module, qualname=rng.label, path=Path(inline.file), line=inline.start,
-                        is_method=False, params=params, outputs=tuple(leaves), outputs_expr=expr, note="")
+                        is_method=False, params=params, outputs=tuple(leaves), outputs_expr=expr,
+                        note="; ".join(plan.notes))
     return entry, rng
 
 

@@ -41,6 +41,8 @@ class Options:
     semantics: bool = False                               # --semantics
     split: tuple[str, ...] = ()                           # --split NAME=MODULE:FUNCTION
     split_reason: str | None = None                       # --reason
+    driver_args: tuple[str, ...] = ()                     # --driver-args, split as the shell would
+    driver_env: tuple[tuple[str, str], ...] = ()          # --driver-env NAME=VALUE
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,16 @@ class IntegrationSpec:
     inline: bool = False        # the entry is a statement range of the driver (FILE:START-END)
     extras: Any = None          # backend params, semantics, Warp setup, split (generate/extras.py)
     left_out: tuple[str, ...] = ()   # I/O and shape-specialized code left out of / baked into the export
+    driver_args: tuple[str, ...] = ()            # DRIVER_ARGS
+    driver_env: tuple[tuple[str, str], ...] = ()  # DRIVER_ENV
+
+    @property
+    def driver_args_literal(self) -> str:
+        return _tuple_literal(self.driver_args)
+
+    @property
+    def driver_env_literal(self) -> str:
+        return "{" + ", ".join(f"{pystr(k)}: {pystr(v)}" for k, v in self.driver_env) + "}"
 
     @property
     def unresolved_lines(self) -> list[str]:
@@ -255,7 +267,7 @@ def _library_replacement(function: str, fn_name: str) -> ReplacementSpec:
 
 RESERVED = frozenset({
     "annotate", "boundary", "copy", "importlib", "sys", "Path", "_import_root", "dataclass", "Any", "Callable",
-    "ENTRY", "APP_ROOT", "DRIVER", "GRAPH", "NODE", "EXPORT_WITH", "INPUTS", "STATIC", "STATE", "HOST_RUNTIME",
+    "ENTRY", "APP_ROOT", "DRIVER", "DRIVER_ARGS", "DRIVER_ENV", "GRAPH", "NODE", "EXPORT_WITH", "INPUTS", "STATIC", "STATE", "HOST_RUNTIME",
     "LEFT_OUT", "named_outputs", "read_state", "step", "write_state",
     "STUB", "Patch", "PATCHES", "function_patches", "patch_parity", "annotations", "ADAPTERS",
     "twin_is_tensor", "twin_scalar", "twin_min", "twin_max", "twin_where", "twin_python_dtype", "twin_full",
@@ -477,5 +489,5 @@ def build_spec(scan: ScanResult, opts: Options, project: Project | None = None) 
         app_imports=tuple(dict.fromkeys([f"import {m}" for m in app_modules] + app_extra)),
         twin_helpers=helper_sources({h for r in replacements for h in r.helpers}),
         extras=_extras(scan, opts, root, entry, inputs, sources), inline=inline is not None,
-        left_out=tuple(left_out),
+        left_out=tuple(left_out), driver_args=opts.driver_args, driver_env=opts.driver_env,
     )

@@ -105,7 +105,7 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
     progress("importing torch, leapp and the application")
     import leapp  # noqa: F401 - imported here so that its import time is not charged to the driver
 
-    from leapp_codemod.runner import export, names, twincheck
+    from leapp_codemod.runner import draws, export, names, twincheck
     from leapp_codemod.runner import inline as inline_run
     from leapp_codemod.runner import state_observe as observe
     from leapp_codemod.runner.intercept import (
@@ -145,6 +145,7 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
 
     out = Path(cfg["out"])
     app_root = _app_dir(module, str(Path(cfg["import_root"]).resolve()))
+    recorder.draws = draws.for_module(module)
     done: dict = {}
 
     def export_all() -> None:
@@ -223,6 +224,8 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
     with contextlib.ExitStack() as stack:
         stack.enter_context(intercepted(entry, recorder))
         stack.enter_context(patch_recorders(now, recorder))
+        if recorder.draws is not None:
+            stack.enter_context(recorder.draws.installed(app_root))
         if later:
             inline.on_first_call.append(lambda: stack.enter_context(patch_recorders(later, recorder)))
         try:
@@ -280,6 +283,7 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         "twin_check": done.get("twin_check", []),
         "replayed": done.get("replayed"),
         "executed": recorder.cover.to_json(),
+        **draws.report(recorder.draws),
     }
 
 

@@ -9,12 +9,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from leapp_codemod.knowledge.leapp import ATOL, EXPORTERS, FORMAT_OF, RTOL
-from leapp_codemod.runner import backend_options, values
+from leapp_codemod.runner import backend_options, draws, values
+from leapp_codemod.runner.dropped import scripted_call_failure
 from leapp_codemod.runner.errors import cut, full_text, one_line
 from leapp_codemod.runner.inputs_kept import dropped_inputs
 from leapp_codemod.runner.intercept import Recorder
 from leapp_codemod.runner.logcap import Capture
 from leapp_codemod.runner.stateplan import StatePlan, fresh_roots, start_state
+from leapp_codemod.runner.trace_shims import during_trace
 from leapp_codemod.runner.validation import bound_entry, validate
 
 
@@ -116,14 +118,17 @@ def attempt_export(module, recorder: Recorder, backend: str, directory: Path, st
     logger.addHandler(capture)
     try:
         try:
-            for call in recorder.traced:
-                kwargs = values.plain(call.inputs) | dict(recorder.statics)
-                module.step(entry, **kwargs, state_refs=refs or None)
+            with during_trace():
+                for call in recorder.traced:
+                    kwargs = values.plain(call.inputs) | dict(recorder.statics)
+                    with draws.replayed(recorder.draws, call.draws, module.NODE):
+                        module.step(entry, **kwargs, state_refs=refs or None)
         finally:
             leapp.stop()
     except Exception as exc:  # noqa: BLE001 - application code may raise anything while traced
         att.stage = "missing dependency" if _missing_dependency(exc) else "tracing"
-        att.reason = cut(full_text(exc), REASON_LIMIT)
+        scripted = scripted_call_failure(exc, app_root, cwd)
+        att.reason = cut(f"{scripted}: {full_text(exc)}" if scripted else full_text(exc), REASON_LIMIT)
         att.exporter_specific = _exporter_specific(exc, backend)
         _finish(att, capture, logger, started)
         return att

@@ -16,7 +16,8 @@ function entry.
                                                      return ()
                                                  # in the loop, on the range's first line:
                                                  __leapp_codemod_state__.last = last
-                                                 () = __leapp_codemod_state__.__leapp_codemod_step__(qpos=qpos, ...)
+                                                 () = __leapp_codemod_state__.__leapp_codemod_step__(
+                                                     qpos=__leapp_codemod_state__.__leapp_codemod_number__(qpos), ...)
                                                  last = __leapp_codemod_state__.last
 
 The step function is a method of the holder (an `InlineState`), so the runner treats the holder like
@@ -35,6 +36,7 @@ import types
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from leapp_codemod.analysis.inline.boundary_plan import BoundaryPlan, plan_boundary
 from leapp_codemod.analysis.inline.range import (
     InlineEntry,
     InlineRange,
@@ -45,7 +47,24 @@ from leapp_codemod.analysis.inline.range import (
 
 STEP = "__leapp_codemod_step__"
 HOLDER = "__leapp_codemod_state__"
+AS_ARRAY = "__leapp_codemod_number__"   # the holder's method that carries a number input as a 0-d array
 DRIVER_MODULE = "__leapp_codemod_driver__"   # the driver's namespace, also in sys.modules under this name
+
+
+def number_as_array(value):
+    """A Python or NumPy number (not a bool) the range reads as an input, as a 0-d NumPy array of the
+    dtype NumPy gives it (int64, float64, or the NumPy scalar's own): the array behaves as the number
+    does in NumPy and Python arithmetic, and LEAPP traces it as a graph input instead of freezing it.
+    Anything else is returned unchanged."""
+    import numbers
+
+    import numpy as np
+
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Number, np.number)):
+        return value
+    if isinstance(value, complex):
+        return value
+    return np.asarray(value)
 
 
 class InlineState:
@@ -53,6 +72,10 @@ class InlineState:
 
     def __repr__(self) -> str:
         return f"InlineState({', '.join(sorted(vars(self)))})"
+
+    @staticmethod
+    def __leapp_codemod_number__(value):
+        return number_as_array(value)
 
 
 
@@ -126,13 +149,18 @@ def step_function(rng: InlineRange) -> ast.FunctionDef:
     return fn
 
 
-def call_site(rng: InlineRange) -> list[ast.stmt]:
-    """What replaces the range in the driver: sync state in, call, rebind outputs and state."""
+def call_site(plan: BoundaryPlan) -> list[ast.stmt]:
+    """What replaces the range in the driver: the host's statements (computations on a counter), sync
+    state in, call (attribute reads passed as inputs), rebind outputs and state."""
+    rng = plan.rng
     first = rng.statements[0]
     line, col = first.lineno, first.col_offset
     out = [_at(ast.Assign(targets=[_holder_attr(s, ast.Store)], value=_name(s)), line, col) for s in rng.state]
+    carried = [ast.keyword(arg=p, value=_at(ast.Call(func=_holder_attr(AS_ARRAY), args=[plan.port_value(p)],
+                                                     keywords=[]), line, col))
+               for p in rng.inputs]      # a number input (a step counter) becomes an array the trace follows
     call = ast.Call(func=_holder_attr(STEP), args=[],
-                    keywords=[ast.keyword(arg=p, value=_name(p)) for p in (*rng.inputs, *rng.constants)])
+                    keywords=[*carried, *(ast.keyword(arg=p, value=_name(p)) for p in rng.constants)])
     target = ast.Tuple(elts=[_name(o, ast.Store) for o in rng.outputs], ctx=ast.Store())
     out.append(_at(ast.Assign(targets=[target], value=call), line, col))
     out += [_at(ast.Assign(targets=[_name(s, ast.Store)], value=_holder_attr(s)), line, col) for s in rng.state]
@@ -152,12 +180,14 @@ def _future_flags(tree: ast.Module) -> int:
 def instrument(path: Path, entry: InlineEntry) -> Program:
     """Parse the driver, hoist the range and compile both parts under the driver's filename."""
     text = path.read_text(encoding="utf-8")
-    tree, rng = read_range(str(path), text, entry.start, entry.end)
-    why = _leaves_range(rng)
+    tree, named = read_range(str(path), text, entry.start, entry.end)
+    why = _leaves_range(named)
     if why:
         raise RangeError(f"{entry.file}:{entry.start}-{entry.end}: {why}; end the range before it")
+    plan = plan_boundary(named)
+    rng = plan.rng
     fn = step_function(rng)
-    rng.block[rng.first:rng.first + len(rng.statements)] = call_site(rng)
+    named.block[named.first:named.first + len(named.statements)] = [*plan.host, *call_site(plan)]
     flags = _future_flags(tree)
     filename = str(path)
     step_code = compile(ast.Module(body=[fn], type_ignores=[]), filename, "exec", flags=flags, dont_inherit=True)

@@ -61,6 +61,7 @@ class Call:
     state_before: dict = field(default_factory=dict)    # path -> copy of every reachable value
     state_after: dict = field(default_factory=dict)
     declared_before: dict = field(default_factory=dict)  # STATE name -> copy (what recordings store)
+    draws: tuple = ()                 # (function, site, value) of the random draws inside the call (runner.draws)
 
 
 @dataclass
@@ -108,6 +109,7 @@ class Recorder:
     later_cap: int = 24
     later_budget: float = 20.0              # seconds the driver may run on after the export
     later_calls: int = 0                    # calls seen after the export
+    draws: Any = None                       # a runner.draws.Draws: random draws inside the step become inputs
     _later_deadline: float = 0.0
     _later_n: list = field(default_factory=list)       # the later-call number of each sample
     _seen: set = field(default_factory=set)
@@ -162,14 +164,25 @@ class Recorder:
         except RunnerError:
             self.state_refs = {}        # declared state that is not there is reported by the state plan
 
-    def _observed_call(self, args, kwargs):
+    @contextmanager
+    def _drawing(self, record: Call):
+        """Keep the random draws the call makes (when the run carries them out as inputs)."""
+        if self.draws is None:
+            yield
+            return
+        with self.draws.recording() as got:
+            yield
+        record.draws = tuple(got)
+
+    def _observed_call(self, args, kwargs, record: Call):
         """Run the entry, noting every reachable value the call changed."""
         before = observe.fingerprints(self.roots)
-        if self.cover is not None:
-            with self.cover:
+        with self._drawing(record):
+            if self.cover is not None:
+                with self.cover:
+                    result = self.entry.function(*args, **kwargs)
+            else:
                 result = self.entry.function(*args, **kwargs)
-        else:
-            result = self.entry.function(*args, **kwargs)
         now, objects = observe.walk(self.roots)
         after = ({path: observe.fingerprint(v) for path, v in now.items()}, objects)
         for path in observe.changed(before, after):
@@ -211,7 +224,7 @@ class Recorder:
             self.traced.append(record)
             self._in_trace = True
             try:
-                result = self._observed_call(args, kwargs)
+                result = self._observed_call(args, kwargs, record)
             finally:
                 self._in_trace = False
             record.outputs = values.plain(result)
@@ -221,7 +234,7 @@ class Recorder:
                           declared_before=read_state(self.state_refs))
             self._in_check = True
             try:
-                result = self._observed_call(args, kwargs)
+                result = self._observed_call(args, kwargs, record)
             finally:
                 self._in_check = False
             record.outputs = values.plain(result)
@@ -251,7 +264,8 @@ class Recorder:
                 or self.later_calls % self.later_every or values.layout(inputs) != self.layout:
             return self.entry.function(*args, **kwargs)
         record = Call(self.calls_seen, values.plain(inputs), state_before=self.read_reachable())
-        result = self.entry.function(*args, **kwargs)
+        with self._drawing(record):
+            result = self.entry.function(*args, **kwargs)
         record.outputs = values.plain(result)
         record.state_after = self.read_reachable()
         self.later.append(record)

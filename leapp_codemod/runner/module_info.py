@@ -37,6 +37,7 @@ class ModuleInfo:
     left_out: tuple[str, ...] = ()     # I/O and shape-specialized code listed by `generate`
     unresolved: tuple[str, ...] = ()   # the findings the module's header lists as not resolved
     driver_args: tuple[str, ...] = ()  # DRIVER_ARGS: the driver's command-line arguments
+    driver_env: tuple[tuple[str, str], ...] = ()  # DRIVER_ENV: variables set for the driver
 
 
 def literal(tree: ast.Module, name: str, path: Path, required: bool = True):
@@ -131,6 +132,13 @@ def _driver_args(tree: ast.Module, path: Path) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _driver_env(tree: ast.Module, path: Path) -> tuple[tuple[str, str], ...]:
+    value = literal(tree, "DRIVER_ENV", path, required=False) or {}
+    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        raise UsageError(f"{path}: DRIVER_ENV must be a dict of strings (NAME: VALUE)")
+    return tuple(value.items())
+
+
 def module_inputs(path: Path) -> tuple[str, ...]:
     """The INPUTS literal of an integration module (read_module has already checked the file)."""
     return tuple(literal(ast.parse(path.read_text(encoding="utf-8")), "INPUTS", path))
@@ -169,7 +177,7 @@ def read_module(path: Path) -> ModuleInfo:
         findings=_merge_findings(_listed_findings(text), hazards), unresolved=_listed_findings(text),
         host_runtime=tuple(literal(tree, "HOST_RUNTIME", path, required=False) or ()),
         left_out=tuple(literal(tree, "LEFT_OUT", path, required=False) or ()),
-        driver_args=_driver_args(tree, path),
+        driver_args=_driver_args(tree, path), driver_env=_driver_env(tree, path),
     )
 
 

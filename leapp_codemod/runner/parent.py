@@ -63,7 +63,7 @@ def run_child(info: ModuleInfo, opts: RunOptions, progress) -> ChildResult:
         config["driver"] = str(driver_script(out, opts.inputs, opts.allow_pickle))
         cleanup.append(config["driver"])
     write_atomic(config_path, json.dumps(config), folder=out)
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", PYTHONUNBUFFERED="1")
+    env = dict(os.environ, **dict(info.driver_env), PYTHONDONTWRITEBYTECODE="1", PYTHONUNBUFFERED="1")
     res = ChildResult()
     with open_stream(out / "run.log", folder=out) as log:       # readable while the driver runs
         outcome = procgroup.run_supervised(

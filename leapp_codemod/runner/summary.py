@@ -20,6 +20,8 @@ def summary_lines(report: dict) -> list[str]:
         lines.append(f"  graph: {report['graph_yaml']}")
         for m in report["models"]:
             lines.append(f"  model: {m}")
+        for port, site in (report.get("noise_inputs") or {}).items():
+            lines.append(f"  noise input {port}: the draw at {site}, fed by the host (its own generator)")
     else:
         lines.append(f"{status}: {report.get('error', '')}")
         for s in report.get("stubs", []):
@@ -29,6 +31,8 @@ def summary_lines(report: dict) -> list[str]:
                 lines.append(f"    no twin: {s['blocked']}")
         for h in report.get("host_runtime", []):
             lines.append(f"  host runtime: {h}")
+    for loc, text in (report.get("noise_gates") or {}).items():
+        lines.append(f"  noise setting: {loc}: {text}")
     for a in report.get("attempts", []):
         line = f"{a['backend']} failed at {a.get('failed_stage')}: {a.get('reason')}"
         if a.get("outcome") != "validated" and line != report.get("error"):

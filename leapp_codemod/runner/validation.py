@@ -7,7 +7,7 @@ from pathlib import Path
 
 from leapp_codemod.boundary import state_leaves
 from leapp_codemod.knowledge.leapp import ATOL, RTOL
-from leapp_codemod.runner import values
+from leapp_codemod.runner import draws, values
 from leapp_codemod.runner.intercept import Recorder
 from leapp_codemod.runner.stateplan import StatePlan, fresh_roots, start_state
 
@@ -72,7 +72,7 @@ def _check_calls(im, module, recorder: Recorder, state: StatePlan, calls: list) 
         if stateful:
             how = _sync_state(im, node, fb, call, prev_after, initial, (i == 0), state)
             prev_after = call.state_after
-        got = _run(im, node, call.inputs | state.host_values(call.state_before))
+        got = _run(im, node, call.inputs | state.host_values(call.state_before) | draws.ports(call.draws))
         expected = values.flatten(module.named_outputs(call.outputs))
         ok = _compare_all(expected, got, per_output, missing)
         checks.append({"call": call.index, "state": how, "ok": ok})
@@ -187,16 +187,19 @@ def _rollout(im, module, recorder: Recorder, state: StatePlan, inputs: list | No
     ok = True
     stopped = ""
     feed = inputs if inputs is not None else [c.inputs for c in (*recorder.traced, *recorder.checks)]
+    drawn = [c.draws for c in (*recorder.traced, *recorder.checks, *recorder.later)] or [()]
     for call_inputs in feed:
         host = state.host_values_on(roots)       # what the host set before this call (the step resets it)
+        noise = drawn[steps % len(drawn)]     # the host's recorded draws, fed to both sides
         try:
-            produced = entry(**values.plain(call_inputs), **recorder.statics)
+            with draws.replayed(recorder.draws, noise):
+                produced = entry(**values.plain(call_inputs), **recorder.statics)
         except Exception as exc:  # noqa: BLE001 - the application may refuse a varied input
             from leapp_codemod.runner.errors import one_line
             stopped = f"the application raised on step {steps + 1}: {one_line(exc)}"
             break
         expected = values.flatten(module.named_outputs(values.plain(produced)))
-        got = _run(im, module.NODE, call_inputs | host)
+        got = _run(im, module.NODE, call_inputs | host | draws.ports(noise))
         step_ok = _compare_all(expected, got, per_output, missing)
         steps += 1
         if not step_ok and first_bad is None:

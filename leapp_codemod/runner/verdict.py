@@ -8,6 +8,8 @@ from pathlib import Path
 
 from leapp_codemod.knowledge.leapp import FORMAT_OF
 from leapp_codemod.io_util import prepare_out_dir, write_atomic
+from leapp_codemod.runner.draws import RANDOM_CATEGORY, carried_draws, gate
+from leapp_codemod.runner.dropped import leapp_cause
 from leapp_codemod.runner.linecover import ran
 from leapp_codemod.runner.module_info import ModuleInfo
 from leapp_codemod.runner.module_info import category as _category
@@ -114,13 +116,22 @@ def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: f
     elif chosen and not bad_parity and not info.host_runtime:
         _validated(report, info, chosen, executed)
     elif chosen and not bad_parity:
-        # validated although host-side lines were listed: validated without them when none of them ran
-        ran_host = [h for h in info.host_runtime if ran(executed, h) is not False]
+        # validated although host-side lines were listed: validated without them when none of them ran,
+        # or when the random draws among them became inputs the host feeds (noise_inputs)
+        carried = carried_draws(data.get("noise_inputs") or {})
+        if carried:
+            report["noise_inputs"] = data["noise_inputs"]
+            gates = draw_gates(data["noise_inputs"].values())
+            if gates:
+                report["noise_gates"] = gates
+        ran_host = [h for h in info.host_runtime if ran(executed, h) is not False and h.split(" ")[0] not in carried]
         if ran_host:
             _partial(report, info, ran_host)
         else:
             _validated(report, info, chosen, executed)
-            report["host_runtime_not_executed"] = list(info.host_runtime)
+            left = [h for h in info.host_runtime if h.split(" ")[0] not in carried]
+            if left:
+                report["host_runtime_not_executed"] = left
     else:
         _failed(report, info, data, bad_parity, executed)
     return report
@@ -192,10 +203,26 @@ def _validated(report: dict, info: ModuleInfo, chosen: dict, executed: dict | No
     report["error"] = f"validated on a restricted domain: {head.removesuffix(', called')} (checked only on {checked})"
 
 
+def draw_gates(sites) -> dict:
+    """`path:line` -> the setting whose value removes the random draw there (see draws.gate)."""
+    out = {}
+    for site in sites:
+        loc = site.split(" ")[0]
+        path, _, line = loc.rpartition(":")
+        if line.isdigit():
+            text = gate(path, int(line))
+            if text:
+                out[loc] = text
+    return out
+
+
 def _partial(report: dict, info: ModuleInfo, host: list[str]) -> None:
     """I/O, random draws or shape-specialized code that executed during the recorded calls kept the
     export from validating: it feeds the outputs, so it stays in the host runtime."""
     report["host_runtime"] = host
+    gates = draw_gates(h for h in host if f" {RANDOM_CATEGORY}" in h)
+    if gates:
+        report["noise_gates"] = gates
     report["status"] = "partial"
     report["error"] = (f"partial pipeline: {len(host)} part(s) that executed during the recorded calls must stay "
                        "in the host runtime (see host_runtime)")
@@ -242,9 +269,10 @@ def _failed(report: dict, info: ModuleInfo, data: dict, bad_parity: list, execut
             "explained_by": report["explained_by"] or ["no static finding"],
             "state_observed": [row["owner_path"] for row in report.get("state_observed", [])]}
         report["error"] = f"computation was lost while tracing: {last['lost_computation']}"
-    if last.get("leapp_causes") and not last.get("dropped_inputs"):
-        report["leapp_cause"] = last["leapp_causes"][0]
-        report["error"] += f"; cause, as LEAPP logged it: {last['leapp_causes'][0]}"
+    cause = leapp_cause(last)
+    if cause and not last.get("dropped_inputs"):
+        report["leapp_cause"] = cause
+        report["error"] += f"; cause, as LEAPP logged it: {cause}"
 
 
 def proposed_split(entry: str, host: list[str]) -> dict:

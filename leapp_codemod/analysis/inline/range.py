@@ -20,6 +20,7 @@ import os
 import re
 from dataclasses import dataclass
 
+from leapp_codemod.analysis.inline.mutated import LOOP_MUTATORS, only_mutated
 from leapp_codemod.source.parse import is_literal
 
 INLINE_ENTRY = re.compile(r"^(?P<file>.+\.pyw?):(?P<start>\d+)-(?P<end>\d+)$")
@@ -190,6 +191,14 @@ class _Uses(ast.NodeVisitor):
             self.visit(base)
 
     visit_Attribute = visit_Subscript = _store_into
+
+    def visit_Call(self, node: ast.Call) -> None:
+        """`hist.append(x)`: reads `hist`, then changes it in place ('m'), as a store into it does."""
+        self.generic_visit(node)
+        func = node.func
+        if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr in LOOP_MUTATORS
+                and not self._hidden_name(func.value.id)):
+            self.events.append((func.value.id, "m", node.lineno))
 
     def visit_Assign(self, node: ast.Assign) -> None:
         self.visit(node.value)
@@ -375,6 +384,8 @@ def classify(found: _Found, start: int, end: int, scope: ast.AST, loop: ast.AST 
     bound_in_loop = {n for n, k, line in loop_events if k in "wm" and not _in_range(line, start, end)}
     before_in_loop = {n for n, k, line in loop_events if k in "wm" and line < start}
     fixed = _fixed_globals(scope) if module_level else set()
+    assigned = {n for n, k, _ in events if k == "w"}
+    unread = only_mutated(statements) - assigned      # added to, never read: not carried state
     inputs, state, constants = [], [], []
     for name in read_first:
         local = name in scope_bound and name not in declared
@@ -387,7 +398,7 @@ def classify(found: _Found, start: int, end: int, scope: ast.AST, loop: ast.AST 
         if module_level and loop is None and name in fixed:
             continue              # a module constant, import, function or class: looked up as a global
         if loop is not None:
-            if name in written_in and name not in before_in_loop and name not in fresh:
+            if name in written_in and name not in before_in_loop and name not in fresh and name not in unread:
                 state.append(name)
             elif name in fresh:
                 inputs.append(name)     # a new reading every iteration (`obs, *_ = env.step(action)`)

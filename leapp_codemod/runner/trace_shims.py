@@ -1,0 +1,82 @@
+"""Work-arounds of LEAPP 0.7.2 gaps, active only while `run` traces a pipeline (`during_trace`).
+
+* NumPy's joining functions see a deque argument as a list. LEAPP 0.7.2 looks for traced arrays inside lists, tuples and dicts only: `np.concatenate(history)`
+on a `deque` of traced arrays (a frame history declared as LEAPP state) recurses in
+`TracedNpArray.__array_function__` until Python's recursion limit. While tracing, the joining
+functions are wrapped so that a deque argument is passed as a list of the same items (the same
+values, in the same order).
+* `ndarray.squeeze()` without an axis. `TracedNpArray.squeeze` passes `axis=None` on, which LEAPP
+  records as `torch.squeeze(x, dim=None)`: every exporter then fails ("squeeze() received an invalid
+  combination of arguments"). Without an axis the method is recorded as `np.squeeze(x)` (all size-1
+  dimensions, as NumPy does).
+
+The wrappers are removed when tracing ends.
+"""
+from __future__ import annotations
+
+import collections
+import functools
+from contextlib import contextmanager
+
+JOINING = ("concatenate", "stack", "hstack", "vstack", "dstack", "column_stack")
+
+
+def _as_list(value):
+    return list(value) if isinstance(value, collections.deque) else value
+
+
+def _wrap(original):
+    @functools.wraps(original)
+    def joined(*args, **kwargs):
+        return original(*(_as_list(a) for a in args), **{k: _as_list(v) for k, v in kwargs.items()})
+
+    joined.__leapp_codemod_deque_shim__ = True
+    return joined
+
+
+@contextmanager
+def deques_as_lists():
+    """Wrap NumPy's joining functions for the duration of a trace (restored even on errors)."""
+    import numpy as np
+
+    saved = {name: getattr(np, name) for name in JOINING if hasattr(np, name)}
+    try:
+        for name, original in saved.items():
+            if not getattr(original, "__leapp_codemod_deque_shim__", False):
+                setattr(np, name, _wrap(original))
+        yield
+    finally:
+        for name, original in saved.items():
+            setattr(np, name, original)
+
+
+@contextmanager
+def squeeze_without_axis():
+    """`TracedNpArray.squeeze()` recorded as `np.squeeze(x)` when no axis is given."""
+    import numpy as np
+
+    try:
+        from leapp.leapp_graph.datatypes.numpy.traced_np_array import TracedNpArray
+    except ImportError:
+        yield
+        return
+    original = TracedNpArray.__dict__.get("squeeze")
+
+    def squeeze(self, axis=None):
+        return np.squeeze(self) if axis is None else np.squeeze(self, axis=axis)
+
+    TracedNpArray.squeeze = squeeze
+    try:
+        yield
+    finally:
+        if original is None:
+            del TracedNpArray.squeeze
+        else:
+            TracedNpArray.squeeze = original
+
+
+@contextmanager
+def during_trace():
+    """Every work-around of this module, for one trace."""
+    with deques_as_lists(), squeeze_without_axis():
+        yield
