@@ -17,15 +17,21 @@ def twin_is_tensor(*values):
 
 def twin_scalar(value, cast=None):
     """`value.item()` (cast None), `float(value)` (cast "float") or `int(value)` (cast "int") as a
-    0-d tensor or array holding the same number; fails as the original does for several elements."""
+    0-d tensor or array holding the same number; fails as the original does for several elements.
+    A floating value keeps its dtype under `float` (a float32 value stays float32: a 0-d float64
+    would turn the float32 arithmetic downstream into float64, where the Python float did not)."""
     if not isinstance(value, (torch.Tensor, np.ndarray, np.generic)):
         return {"float": float, "int": int}.get(cast, lambda v: v)(value)
     value = value.reshape(())
     if cast is None:
         return value
     if isinstance(value, torch.Tensor):
-        return value.to(torch.float64 if cast == "float" else torch.int64)
-    return value.astype(np.float64 if cast == "float" else np.int64)
+        if cast == "float":
+            return value if value.is_floating_point() else value.to(torch.float64)
+        return value.to(torch.int64)
+    if cast == "float":
+        return value if value.dtype.kind == "f" else value.astype(np.float64)
+    return value.astype(np.int64)
 
 
 def twin_min(a, b):

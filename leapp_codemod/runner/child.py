@@ -161,7 +161,7 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
             progress(f"state: {', '.join(f'{n} ({observe.describe_path(p)})' for n, p in plan.entries)}")
         progress(f"recorded {len(recorder.traced)} calls to trace and {len(recorder.checks)} to check "
                  f"(of {recorder.calls_seen} calls so far)")
-        rows = twincheck.check_replacements(module.PATCHES, recorder)
+        rows = twincheck.check_replacements(module.PATCHES, recorder, trace=True)
         done["twin_check"] = rows
         if rows:
             progress(f"checked {len(rows)} FunctionPatch replacement(s) against the originals on "
