@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,17 +32,24 @@ class Rewrite:
 
 
 def library_targets(scan: ScanResult, finding: Finding) -> list[PatchTarget]:
-    """Patch targets with a known adapter for the library calls on the finding's line."""
+    """Patch targets for the library calls on the finding's line: every call with a known adapter,
+    and the calls the finding names that have none (those get a raising stub naming the line, so
+    that `run` stops before tracing instead of failing inside LEAPP)."""
     found = []
     for call in scan.library_calls:
         if call.path != finding.path or call.line != finding.line:
             continue
         owner, _, name = call.target.rpartition(".")
         function = f"{owner}:{name}"
-        if torch_adapter(function) is None:
+        if torch_adapter(function) is None and not _named(finding.message, call.name):
             continue
         found.append(PatchTarget(call.module, call.name, function))
     return found
+
+
+def _named(message: str, name: str) -> bool:
+    """The finding's message quotes a call of `name` (`np.linalg.pinv(...)`, `lfilter`)."""
+    return re.search(rf"`[^`]*\b{re.escape(name)}\b[^`]*`", message) is not None
 
 
 def _free_names(fn: ast.FunctionDef) -> set[str]:

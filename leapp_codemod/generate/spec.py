@@ -236,7 +236,7 @@ def _dedent(lines: list[str]) -> list[str]:
     return [ln[indent:].rstrip() for ln in lines]
 
 
-def _library_replacement(function: str, fn_name: str) -> ReplacementSpec:
+def _library_replacement(function: str, fn_name: str, hazards: list[str]) -> ReplacementSpec:
     registered = torch_adapter(function)
     if registered is not None:
         return ReplacementSpec(
@@ -247,9 +247,13 @@ def _library_replacement(function: str, fn_name: str) -> ReplacementSpec:
             body_lines=("from leapp_codemod.adapters import ADAPTERS", "",
                         f"return ADAPTERS[{pystr(registered)}].function(*args, **kwargs)"),
             is_stub=False)
+    where = ", ".join(dict.fromkeys(h.split(" ")[0] for h in hazards))
+    comment = textwrap.wrap(f"No torch adapter in leapp_codemod.adapters for {function}, called on pipeline data "
+                            f"at {where}.", 92, break_on_hyphens=False)
     return ReplacementSpec(fn_name=fn_name, signature="*args, **kwargs",
                            doc=f"Traceable replacement for {function} (a library function LEAPP cannot trace).",
-                           comment_lines=("Write the same computation with operations LEAPP traces, same dtypes.",),
+                           comment_lines=(*comment, "Write the same computation with operations LEAPP traces, "
+                                                    "same dtypes."),
                            body_lines=("raise NotImplementedError(STUB)",), is_stub=True)
 
 
@@ -397,7 +401,7 @@ def _replacements(scan: ScanResult, root: Path, sources: Sources):
             except SourceError as exc:
                 raise SpecError(str(exc)) from None
         else:
-            rep = _library_replacement(function, fn_name)
+            rep = _library_replacement(function, fn_name, hazards)
         replacements.append(rep)
         for t in targets:
             patches.append(PatchSpec(t.module, t.name, fn_name, function, tuple(hazards)))

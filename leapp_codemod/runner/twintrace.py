@@ -139,13 +139,29 @@ def _quiet_console() -> None:
             logger.removeHandler(handler)
 
 
-def trace_alone(replacement, original, args: tuple, kwargs: dict, workdir: Path) -> str | None:
-    """Why `replacement` is not faithful under a LEAPP trace on these arguments, or None."""
+def varying(calls) -> set[str] | None:
+    """The array arguments whose values differ between the recorded calls (the others, such as a
+    filter's coefficients, are constants of the pipeline, never traced); None with one call."""
+    if len(calls) < 2:
+        return None
+    first = array_arguments(calls[0].args, calls[0].kwargs)
+    out = set()
+    for call in calls[1:]:
+        other = array_arguments(call.args, call.kwargs)
+        out |= {n for n, v in first.items() if n not in other or np.shape(v) != np.shape(other[n])
+                or not np.array_equal(values.to_numpy64(v), values.to_numpy64(other[n]), equal_nan=True)}
+    return out
+
+
+def trace_alone(replacement, original, args: tuple, kwargs: dict, workdir: Path,
+                traced: set[str] | None = None) -> str | None:
+    """Why `replacement` is not faithful under a LEAPP trace on these arguments, or None. `traced`:
+    the array arguments to declare as inputs (all when None)."""
     import leapp
     from leapp import annotate
     from leapp.export_manager import ExportManager
 
-    arrays = array_arguments(args, kwargs)
+    arrays = {n: v for n, v in array_arguments(args, kwargs).items() if traced is None or n in traced}
     if not arrays:
         return None
     needed = influencing(original, args, kwargs, arrays)
