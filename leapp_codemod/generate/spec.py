@@ -263,7 +263,7 @@ RESERVED = frozenset({
     "LEFT_OUT", "named_outputs", "read_state", "step", "write_state",
     "STUB", "Patch", "PATCHES", "function_patches", "patch_parity", "annotations", "ADAPTERS",
     "twin_is_tensor", "twin_scalar", "twin_min", "twin_max", "twin_where", "twin_python_dtype", "twin_full",
-    "twin_tensor", "twin_zip", "twin_cond", "twin_unpack", "twin_array", "twin_take",
+    "twin_tensor", "twin_zip", "twin_cond", "twin_unpack", "twin_array", "twin_take", "twin_item",
     "BACKEND_PARAMS", "BACKEND_PARAM_KEYS", "backend_params", "WARP", "EXPORTERS", "WARP_MIN_TRACES", "init_warp",
     "JOINT_ORDER", "XYZ", "INPUT_SEMANTICS", "OUTPUT_SEMANTICS", "RAW_TENSORS", "described", "InputKindEnum",
     "OutputKindEnum",
@@ -345,9 +345,12 @@ def _patch_targets(scan: ScanResult) -> tuple[dict[str, list[PatchTarget]], set[
     patch as a whole is dropped when every hazard in it is such a call."""
     derived: list[PatchTarget] = []
     lib_covered: set[int] = set()
+    helpers = {t.function for t in scan.patch_targets}
     for i, f in enumerate(scan.findings):
         if f.category in LIBRARY_CATEGORIES:
-            found = library_targets(scan, f)
+            # inside a helper that gets a twin, a call without an adapter refuses the twin (its stub names
+            # the line); elsewhere (the entry itself) the call gets a stub of its own
+            found = library_targets(scan, f, stubs=f.function not in helpers)
             if found:
                 derived.extend(found)
                 lib_covered.add(i)

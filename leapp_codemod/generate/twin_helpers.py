@@ -106,6 +106,17 @@ def twin_unpack(value, n):
     return items
 
 
+def twin_item(value, index):
+    """`value[index]` for a constant integer index: a one-element slice of a 1-D NumPy array (its
+    item would be a NumPy scalar LEAPP does not trace), as `twin_unpack` gives; anything else is
+    indexed as written."""
+    if isinstance(value, np.ndarray) and value.ndim == 1:
+        if not -len(value) <= index < len(value):
+            raise IndexError(f"index {index} is out of bounds for axis 0 with size {len(value)}")
+        return value[index:index + 1] if index != -1 else value[-1:]
+    return value[index]
+
+
 def twin_array(data, dtype=None):
     """`np.array([...])` of a list of numbers computed from `twin_unpack` slices: the one-element
     arrays joined with `np.concatenate` (nested lists stacked), which LEAPP traces; the patched

@@ -27,7 +27,7 @@ from leapp_codemod.generate.twin.base import (
     Twin,
     dotted,
 )
-from leapp_codemod.generate.twin.array_items import ArrayItems, number_tables
+from leapp_codemod.generate.twin.array_items import ArrayItems, array_lists, number_tables
 from leapp_codemod.generate.twin.branch_where import BranchWhere
 from leapp_codemod.generate.twin.library_adapter import LibraryAdapter, flagged_adapters
 from leapp_codemod.generate.twin.negative_stride import NegativeStride
@@ -110,7 +110,8 @@ def build_twin(source: str, name: str, fn_name: str, flags: list[Flag], bindings
     except RecursionError:
         return Blocked(0, "the module is nested too deeply to rewrite")
     ctx = Context(flags=flags, bindings=bindings, registry=registry,
-                  flagged_adapters=flagged_adapters(source, flags, bindings, registry), tables=number_tables(source))
+                  flagged_adapters=flagged_adapters(source, flags, bindings, registry), tables=number_tables(source),
+                  array_lists=array_lists(source, flags))
     rewriter = _Rewriter(ctx, name, fn_name)
     try:
         wrapper.visit(rewriter)

@@ -2,14 +2,17 @@
 
 * `a, b, c = q` -> `a, b, c = twin_unpack(q, 3)`: iterating a NumPy array gives NumPy scalars, which
   LEAPP does not trace (every value computed from them, and the argument they came from, drop out of
-  the graph); `twin_unpack` gives 0-d arrays of the same values, and unpacks anything else as Python does.
-* `np.array([x * z - w * y, ...])` flagged by the scan -> `twin_array([...])`: a stack of the items.
+  the graph; so does arithmetic on 0-d arrays); `twin_unpack` gives one-element slices of a 1-D array,
+  which broadcast as the scalars did, and unpacks anything else as Python does.
+* `np.array([x * z - w * y, ...])` flagged by the scan -> `twin_array([...])`: the items joined; in
+  such a helper, `v[0]` -> `twin_item(v, 0)` too (a one-element slice of a 1-D array, not its item).
 * `TABLE[i]` of a module-level list or tuple of numbers with a computed index -> `twin_take(TABLE, i)`:
   a gather from the table as a constant tensor or array when `i` is one (a 0-d tensor index would
   otherwise become a Python number and the entry a constant)."""
 from __future__ import annotations
 
 import ast
+import re
 
 import libcst as cst
 
@@ -22,7 +25,8 @@ class ArrayItems(TwinRule):
         Example("import numpy as np\n\n\ndef f(p, goal):\n    x, y = p\n"
                 "    return np.array([goal[0] - x, goal[1] - y])\n",
                 (("unmapped-numpy", "np.array([goal[0] - x, goal[1] - y])"),),
-                "def f(p, goal):\n    x, y = twin_unpack(p, 2)\n    return twin_array([goal[0] - x, goal[1] - y])\n"),
+                "def f(p, goal):\n    x, y = twin_unpack(p, 2)\n"
+                "    return twin_array([twin_item(goal, 0) - x, twin_item(goal, 1) - y])\n"),
         Example("SPEEDS = [0.2, 0.5, 1.0]\n\n\ndef f(v, score):\n    gear = int(score.argmax())\n"
                 "    return v * SPEEDS[gear]\n",
                 (("scalar-extraction", "int(score.argmax())"),),
@@ -38,7 +42,7 @@ class ArrayItems(TwinRule):
             names = updated.targets[0].target.elements
             if all(isinstance(e.value, cst.Name) for e in names) and not isinstance(
                     updated.value, (cst.Tuple, cst.List)):
-                self.ctx.rules.add("unpacking into names keeps array items as 0-d arrays (`twin_unpack`)")
+                self.ctx.rules.add("array items unpacked into names kept as one-element slices (`twin_unpack`)")
                 updated = updated.with_changes(value=call("twin_unpack", updated.value, cst.Integer(str(len(names)))))
         return super().leave_Assign(original, updated)
 
@@ -51,17 +55,37 @@ class ArrayItems(TwinRule):
             if (flags and target in ("numpy.array", "numpy.asarray") and updated.args
                     and isinstance(updated.args[0].value, (cst.List, cst.Tuple)) and not updated.args[0].keyword
                     and all(a.keyword and a.keyword.value == "dtype" for a in updated.args[1:])):
-                self.use(flags, "arrays built from lists of array items written as stacks (`twin_array`)")
+                self.use(flags, "arrays built from lists of array items joined with np.concatenate (`twin_array`)")
                 return updated.with_changes(func=cst.Name("twin_array"))
         return super().leave_Call(original, updated)
 
     def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
+        index = updated.slice[0].slice.value if len(updated.slice) == 1 and isinstance(
+            updated.slice[0].slice, cst.Index) else None
+        if (self.depth and self.ctx.array_lists and isinstance(updated.value, cst.Name)
+                and updated.value.value not in self.ctx.tables and _integer(index)):
+            self.ctx.rules.add("integer items of arrays kept as one-element slices (`twin_item`)")
+            return call("twin_item", updated.value, index)
         if (self.depth and isinstance(updated.value, cst.Name) and updated.value.value in self.ctx.tables
                 and len(updated.slice) == 1 and isinstance(updated.slice[0].slice, cst.Index)
                 and not isinstance(updated.slice[0].slice.value, (cst.Integer, cst.UnaryOperation))):
             self.ctx.rules.add("constant tables indexed by a computed index written as gathers (`twin_take`)")
             return call("twin_take", updated.value, updated.slice[0].slice.value)
         return super().leave_Subscript(original, updated)
+
+
+def _integer(node) -> bool:
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        node = node.expression
+    return isinstance(node, cst.Integer)
+
+
+def array_lists(source: str, flags) -> bool:
+    """The scan flagged `np.array([...])` (or `numpy.array`, `np.asarray`) of a list literal."""
+    lines = source.splitlines()
+    return any(f.category == "unmapped-numpy" and 0 < f.line <= len(lines)
+               and re.match(r"(np|numpy)\.(as)?array\(\s*[\[(]", lines[f.line - 1][f.col:])
+               for f in flags)
 
 
 def number_tables(source: str) -> frozenset[str]:
