@@ -106,3 +106,26 @@ def test_a_float_that_comes_back_as_a_float64_array_changes_float32_math():
 def test_twin_scalar_float_keeps_a_floating_dtype(value):
     assert promotion(float(value), twin_scalar(value, "float")) is None
     assert twin_scalar(np.array([3], np.int32), "float").dtype == np.float64
+
+
+def test_array_item_helpers_keep_values_and_python_behaviour():
+    from leapp_codemod.generate.twin_helpers import twin_array, twin_item, twin_take, twin_unpack
+
+    pose = np.array([0.5, -0.25, 0.3], np.float32)
+    x, y, yaw = twin_unpack(pose, 3)
+    assert [v.shape for v in (x, y, yaw)] == [(1,)] * 3 and float(yaw[0]) == pytest.approx(0.3)
+    assert twin_unpack((1, "a"), 2) == (1, "a") and twin_unpack({"k": 1, "j": 2}, 2) == ("k", "j")
+    with pytest.raises(ValueError, match="cannot unpack 3 values into 2 names"):
+        twin_unpack(pose, 2)
+    rows = twin_unpack(np.arange(6.0).reshape(3, 2), 3)                # a higher rank unpacks as Python does
+    assert [r.shape for r in rows] == [(2,)] * 3
+    assert twin_item(pose, -1).tolist() == [pytest.approx(0.3)] and twin_item([4, 5], 1) == 5
+    built = twin_array([x * 2.0, y, 1.0])                              # np.array([...]) of the scalars
+    want = np.array([pose[0] * 2.0, pose[1], 1.0])
+    assert built.shape == want.shape and built.dtype == want.dtype and np.allclose(built, want)
+    nested = twin_array([[x, y], [y, x]])
+    assert nested.shape == (2, 2) and np.allclose(nested, [[0.5, -0.25], [-0.25, 0.5]])
+    table = [0.4, 0.8, 1.5]
+    gathered = twin_take(table, torch.tensor(2))
+    assert isinstance(gathered, torch.Tensor) and gathered.ndim == 0 and float(gathered) == pytest.approx(1.5)
+    assert twin_take(table, 1) == 0.8 and float(twin_take(table, np.array(0))) == 0.4

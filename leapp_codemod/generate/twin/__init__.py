@@ -17,6 +17,11 @@ from pathlib import Path
 import libcst as cst
 from libcst.metadata import MetadataWrapper
 
+from leapp_codemod.generate.twin.array_items import (
+    ArrayItems,
+    array_lists,
+    number_tables,
+)
 from leapp_codemod.generate.twin.base import (
     ALL_HELPERS,
     Blocked,
@@ -27,7 +32,6 @@ from leapp_codemod.generate.twin.base import (
     Twin,
     dotted,
 )
-from leapp_codemod.generate.twin.array_items import ArrayItems, array_lists, number_tables
 from leapp_codemod.generate.twin.branch_where import BranchWhere
 from leapp_codemod.generate.twin.library_adapter import LibraryAdapter, flagged_adapters
 from leapp_codemod.generate.twin.negative_stride import NegativeStride
