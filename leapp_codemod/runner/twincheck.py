@@ -16,7 +16,7 @@ import torch
 from leapp_codemod.knowledge.leapp import ATOL, RTOL
 from leapp_codemod.runner import values
 from leapp_codemod.runner.intercept import Recorder
-from leapp_codemod.runner.twintrace import trace_alone, varying
+from leapp_codemod.runner.twintrace import trace_check
 
 PERTURBATIONS = 3
 
@@ -96,7 +96,7 @@ def check_patch(patch, original, calls, seed: int = 0, workdir: Path | None = No
         row.update(ok=False, input=f"{len(calls)} recorded call(s)",
                    error="the original raised on every recorded input, so the replacement was checked on zero samples")
     elif calls and workdir is not None:
-        problem = trace_alone(patch.replacement, original, calls[0].args, calls[0].kwargs, workdir, varying(calls))
+        problem = trace_check(patch.replacement, original, calls, workdir)
         row["traced"] = problem is None
         if problem:
             row.update(ok=False, input=f"recorded call 1 ({_describe_call(original, calls[0].args, calls[0].kwargs)})",

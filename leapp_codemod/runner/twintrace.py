@@ -23,6 +23,8 @@ from leapp_codemod.knowledge.leapp import ATOL, RTOL
 from leapp_codemod.runner import values
 
 NODE = "twin_check"
+RAISES = "on LEAPP-traced arguments it raises"
+REFUSED = "LEAPP cannot trace it:"
 _IDENT = re.compile(r"\W")
 
 
@@ -140,8 +142,8 @@ def _quiet_console() -> None:
 
 
 def varying(calls) -> set[str] | None:
-    """The array arguments whose values differ between the recorded calls (the others, such as a
-    filter's coefficients, are constants of the pipeline, never traced); None with one call."""
+    """The array arguments whose values differ between the recorded calls (the others may be constants
+    of the pipeline that are never traced, such as a filter's coefficients); None with one call."""
     if len(calls) < 2:
         return None
     first = array_arguments(calls[0].args, calls[0].kwargs)
@@ -151,6 +153,20 @@ def varying(calls) -> set[str] | None:
         out |= {n for n, v in first.items() if n not in other or np.shape(v) != np.shape(other[n])
                 or not np.array_equal(values.to_numpy64(v), values.to_numpy64(other[n]), equal_nan=True)}
     return out
+
+
+def trace_check(replacement, original, calls, workdir: Path) -> str | None:
+    """`trace_alone` on the first recorded call with every array argument traced; when that raises,
+    again with only the arguments that varied between the calls traced (a constant argument, such
+    as a filter's coefficients, may be one the replacement requires untraced). An argument that stayed
+    constant (a robot standing level) is still traced first, so its loss shows."""
+    args, kwargs = calls[0].args, calls[0].kwargs
+    problem = trace_alone(replacement, original, args, kwargs, workdir)
+    moving = varying(calls)
+    if problem and problem.startswith((RAISES, REFUSED)) and moving is not None \
+            and moving != set(array_arguments(args, kwargs)):
+        problem = trace_alone(replacement, original, args, kwargs, workdir, moving)
+    return problem
 
 
 def trace_alone(replacement, original, args: tuple, kwargs: dict, workdir: Path,
@@ -178,7 +194,7 @@ def trace_alone(replacement, original, args: tuple, kwargs: dict, workdir: Path,
             got = replacement(*a, **k)
         except Exception as exc:  # noqa: BLE001 - any error on traced arguments is the finding
             from leapp_codemod.runner.errors import one_line
-            return f"on LEAPP-traced arguments it raises {one_line(exc)}"
+            return f"{RAISES} {one_line(exc)}"
         leaves = values.raw_leaves(got)
         outputs = {f"out_{i}": v for i, (n, v) in enumerate(sorted(leaves.items())) if _traced(v)}
         untraced = [n or "the result" for n, v in leaves.items() if not _traced(v)]
@@ -187,13 +203,14 @@ def trace_alone(replacement, original, args: tuple, kwargs: dict, workdir: Path,
         if problem:
             problem = f"on LEAPP-traced arguments {problem}"
         elif needed and untraced:
-            problem = (f"{', '.join(repr(n) for n in untraced)} of its result is not traced (LEAPP would export it "
-                       "as a constant) although the original's result depends on its arguments")
+            what = "its result" if untraced == ["the result"] else f"output {', '.join(map(repr, untraced))} of its result"
+            problem = (f"{what} is not traced (LEAPP would export it as a constant) although the original's result "
+                       "depends on its arguments")
         elif outputs:
             annotate.output_tensors(NODE, outputs)
     except Exception as exc:  # noqa: BLE001 - a LEAPP refusal of the replacement's trace is the finding
         from leapp_codemod.runner.errors import one_line
-        problem = problem or f"LEAPP cannot trace it: {one_line(exc)}"
+        problem = problem or f"{REFUSED} {one_line(exc)}"
     finally:
         leapp.stop()
     if problem or not needed:
