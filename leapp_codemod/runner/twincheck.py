@@ -96,7 +96,12 @@ def check_patch(patch, original, calls, seed: int = 0, workdir: Path | None = No
         row.update(ok=False, input=f"{len(calls)} recorded call(s)",
                    error="the original raised on every recorded input, so the replacement was checked on zero samples")
     elif calls and workdir is not None:
-        problem = trace_check(patch.replacement, original, calls, workdir)
+        try:
+            problem = trace_check(patch.replacement, original, calls, workdir)
+        except Exception as exc:  # noqa: BLE001 - the check itself could not run (not the replacement's fault)
+            from leapp_codemod.runner.errors import one_line
+            row["note"] = f"not traced alone: {one_line(exc)}"
+            return row
         row["traced"] = problem is None
         if problem:
             row.update(ok=False, input=f"recorded call 1 ({_describe_call(original, calls[0].args, calls[0].kwargs)})",

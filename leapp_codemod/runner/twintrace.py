@@ -180,8 +180,11 @@ def trace_alone(replacement, original, args: tuple, kwargs: dict, workdir: Path,
     arrays = {n: v for n, v in array_arguments(args, kwargs).items() if traced is None or n in traced}
     if not arrays:
         return None
+    try:
+        expected = original(*copy.deepcopy(args), **copy.deepcopy(kwargs))
+    except Exception:  # noqa: BLE001 - an input the original rejects says nothing about the replacement
+        return None
     needed = influencing(original, args, kwargs, arrays)
-    expected = original(*copy.deepcopy(args), **copy.deepcopy(kwargs))
     inputs = {name: _plain_copy(v) for name, v in arrays.items()}
     problem = None
     leapp.start(NODE, save_path=str(workdir))
