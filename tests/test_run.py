@@ -207,7 +207,12 @@ def test_bad_situations_fail_with_one_clear_line(tmp_path, driver, entry, messag
 
 def test_export_failure_points_at_the_responsible_line(tmp_path):
     work = project(tmp_path, "run_failures")
-    generate(work, "failapp", "failapp.pipeline:Pipeline.solve", driver="main_solve.py")
+    module = generate(work, "failapp", "failapp.pipeline:Pipeline.solve", driver="main_solve.py")
+    proc, report = run_json(work)            # `pinv` has no adapter: its stub stops `run` before tracing
+    assert proc.returncode == 1 and report["error"].startswith("stub not written: failapp/pipeline.py:16 ")
+    text = module.read_text()                # without the stub's patch, the untraced call fails the export
+    module.write_text(re.sub(r"PATCHES: tuple\[Patch, \.\.\.\] = \(\n(    .*\n)*\)\n", "PATCHES: tuple = ()\n", text))
+    shutil.rmtree(work / "out")
     proc, report = run_json(work)
     assert proc.returncode == 1
     assert {a["failed_stage"] for a in report["attempts"]} == {"tracing"}

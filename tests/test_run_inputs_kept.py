@@ -1,6 +1,7 @@
 """Every input kept: a robot standing level during the traced calls and a replacement that unpacks
-the IMU quaternion into Python numbers (value-faithful, so the pre-trace check passes): LEAPP trims
-the quaternion from the graph, and `run` fails naming the dropped input and the replacement."""
+the IMU quaternion into Python numbers (value-faithful): the pre-trace check, which traces the
+replacement alone under LEAPP with the quaternion as an input, refuses it before anything is exported
+(the export would have lost the quaternion)."""
 from __future__ import annotations
 
 import re
@@ -30,10 +31,8 @@ def test_a_twin_that_drops_the_quaternion_fails_naming_the_input(tmp_path):
     before = tree_hash(work / "imuapp")
     proc, report = run_json(work, "integration.py", "--require-format", "onnx")
     assert proc.returncode == 1 and report["status"] == "failed"
-    assert report["failed_stage"] == "tracing"
-    dropped = report["attempts"][0]["dropped_inputs"]
-    assert [d["input"] for d in dropped] == ["base_quat"] and dropped[0]["application_uses_it"] is True
-    assert "projected_gravity_traceable" in dropped[0]["dropped_by"]
-    assert "dropped input(s) 'base_quat'" in report["error"]
-    assert [t["ok"] for t in report["twin_check"]] == [True]      # the value-only check could not see it
+    assert report["failed_stage"] == "twin-check" and not report["attempts"]
+    assert [t["ok"] for t in report["twin_check"]] == [False]
+    assert re.search(r"FunctionPatch imuapp\.\S+ \(projected_gravity_traceable\) disagrees .*: its result is not "
+                     r"traced \(LEAPP would export it as a constant\)", report["error"]), report["error"]
     assert tree_hash(work / "imuapp") == before

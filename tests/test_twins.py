@@ -402,8 +402,8 @@ def test_pre_trace_check_accepts_the_adapter_and_catches_a_wrong_one():
 
 
 def test_pre_trace_check_finds_a_branch_only_perturbations_reach():
-    def original(v):
-        return 2.0 if float(np.abs(v).sum()) > 1.0 else 0.5
+    def original(v):      # NumPy numbers: promoted as the 0-d arrays of np.where are
+        return np.float64(2.0) if float(np.abs(v).sum()) > 1.0 else np.float64(0.5)
 
     def twin_wrong_branch(v):
         return np.where(np.abs(v).sum() > 1.5, 2.0, 0.5)

@@ -12,7 +12,7 @@ This package imports torch; only generated integration modules and `run` use it.
 """
 from __future__ import annotations
 
-from . import cv2, linalg, ndimage, numpy_extra, rotation, sklearn, special
+from . import cv2, filters, linalg, ndimage, numpy_extra, rotation, sklearn, special
 from ._core import CLASS, CONSTRUCTOR, FUNCTION, METHOD, Adapter
 from .faithfulness import mismatch
 from .rotation import Rotation
@@ -26,6 +26,7 @@ ADAPTERS: dict[str, Adapter] = {
     **cv2.ADAPTERS,
     **ndimage.ADAPTERS,
     **linalg.ADAPTERS,
+    **filters.ADAPTERS,
 }
 
 __all__ = [

@@ -104,12 +104,23 @@ def to_tensor(value: Any, dtype: Any = None) -> torch.Tensor:
         tensor = value
     else:
         array = value if isinstance(value, np.ndarray) else np.asarray(value)
-        if not is_traced(array) and (not array.flags.writeable or any(s < 0 for s in array.strides)):
+        reversed_axes = [i for i, s in enumerate(array.strides) if s < 0]
+        if not is_traced(array) and (not array.flags.writeable or reversed_axes):
             array = np.array(array)  # torch.from_numpy refuses negative strides and warns on read-only
+            reversed_axes = []
+        if reversed_axes:
+            # a traced view with negative strides (`np.flip`): flipped back to positive strides, handed
+            # to torch, and flipped again there, so every step stays in the trace
+            return _traced_tensor(np.flip(array, axis=tuple(reversed_axes)), reversed_axes, dtype)
         tensor = torch.from_numpy(array)
     if dtype is not None and tensor.dtype != torch_dtype(dtype):
         tensor = tensor.to(torch_dtype(dtype))
     return tensor
+
+
+def _traced_tensor(array: np.ndarray, reversed_axes: list[int], dtype: Any) -> torch.Tensor:
+    tensor = torch.flip(torch.from_numpy(array), dims=reversed_axes)
+    return tensor if dtype is None or tensor.dtype == torch_dtype(dtype) else tensor.to(torch_dtype(dtype))
 
 
 def plain(*inputs: Any) -> bool:

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import ast
 import builtins
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from leapp_codemod.analysis.model.leapp_support import GLOBAL_PATCHES
 from leapp_codemod.generate import adapters as adapter_index
 from leapp_codemod.generate.adapters import torch_adapter
 from leapp_codemod.generate.source_info import SourceError, module_file
@@ -30,18 +32,28 @@ class Rewrite:
     helpers: tuple[str, ...] = ()  # twin_* helpers it calls (copied into the module)
 
 
-def library_targets(scan: ScanResult, finding: Finding) -> list[PatchTarget]:
-    """Patch targets with a known adapter for the library calls on the finding's line."""
+def library_targets(scan: ScanResult, finding: Finding, stubs: bool = False) -> list[PatchTarget]:
+    """Patch targets for the library calls on the finding's line: every call with a known adapter,
+    and, with `stubs`, the call the finding is about when it has none (it gets a raising stub naming
+    the line, so that `run` stops before tracing instead of failing inside LEAPP). Calls LEAPP
+    patches itself (`np.array`, `torch.from_numpy`, ...) are never patched."""
     found = []
     for call in scan.library_calls:
-        if call.path != finding.path or call.line != finding.line:
+        if call.path != finding.path or call.line != finding.line or call.target in GLOBAL_PATCHES:
             continue
         owner, _, name = call.target.rpartition(".")
         function = f"{owner}:{name}"
-        if torch_adapter(function) is None:
+        if torch_adapter(function) is None and not (stubs and _head_call(finding.message) == call.name):
             continue
         found.append(PatchTarget(call.module, call.name, function))
     return found
+
+
+def _head_call(message: str) -> str:
+    """The function the finding is about: the last name of the dotted call its message quotes first
+    (`np.linalg.pinv` in "`np.linalg.pinv(x)` is not mapped ...")."""
+    match = re.match(r"`([A-Za-z_][\w.]*)", message)
+    return match.group(1).rsplit(".", 1)[-1] if match else ""
 
 
 def _free_names(fn: ast.FunctionDef) -> set[str]:

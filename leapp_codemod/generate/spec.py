@@ -248,7 +248,7 @@ def _dedent(lines: list[str]) -> list[str]:
     return [ln[indent:].rstrip() for ln in lines]
 
 
-def _library_replacement(function: str, fn_name: str) -> ReplacementSpec:
+def _library_replacement(function: str, fn_name: str, hazards: list[str]) -> ReplacementSpec:
     registered = torch_adapter(function)
     if registered is not None:
         return ReplacementSpec(
@@ -259,9 +259,13 @@ def _library_replacement(function: str, fn_name: str) -> ReplacementSpec:
             body_lines=("from leapp_codemod.adapters import ADAPTERS", "",
                         f"return ADAPTERS[{pystr(registered)}].function(*args, **kwargs)"),
             is_stub=False)
+    where = ", ".join(dict.fromkeys(h.split(" ")[0] for h in hazards))
+    comment = textwrap.wrap(f"No torch adapter in leapp_codemod.adapters for {function}, called on pipeline data "
+                            f"at {where}.", 92, break_on_hyphens=False)
     return ReplacementSpec(fn_name=fn_name, signature="*args, **kwargs",
                            doc=f"Traceable replacement for {function} (a library function LEAPP cannot trace).",
-                           comment_lines=("Write the same computation with operations LEAPP traces, same dtypes.",),
+                           comment_lines=(*comment, "Write the same computation with operations LEAPP traces, "
+                                                    "same dtypes."),
                            body_lines=("raise NotImplementedError(STUB)",), is_stub=True)
 
 
@@ -271,7 +275,7 @@ RESERVED = frozenset({
     "LEFT_OUT", "named_outputs", "read_state", "step", "write_state",
     "STUB", "Patch", "PATCHES", "function_patches", "patch_parity", "annotations", "ADAPTERS",
     "twin_is_tensor", "twin_scalar", "twin_min", "twin_max", "twin_where", "twin_python_dtype", "twin_full",
-    "twin_tensor", "twin_zip", "twin_cond",
+    "twin_tensor", "twin_zip", "twin_cond", "twin_unpack", "twin_array", "twin_take", "twin_item",
     "BACKEND_PARAMS", "BACKEND_PARAM_KEYS", "backend_params", "WARP", "EXPORTERS", "WARP_MIN_TRACES", "init_warp",
     "JOINT_ORDER", "XYZ", "INPUT_SEMANTICS", "OUTPUT_SEMANTICS", "RAW_TENSORS", "described", "InputKindEnum",
     "OutputKindEnum",
@@ -353,9 +357,12 @@ def _patch_targets(scan: ScanResult) -> tuple[dict[str, list[PatchTarget]], set[
     patch as a whole is dropped when every hazard in it is such a call."""
     derived: list[PatchTarget] = []
     lib_covered: set[int] = set()
+    helpers = {t.function for t in scan.patch_targets}
     for i, f in enumerate(scan.findings):
         if f.category in LIBRARY_CATEGORIES:
-            found = library_targets(scan, f)
+            # inside a helper that gets a twin, a call without an adapter refuses the twin (its stub names
+            # the line); elsewhere (the entry itself) the call gets a stub of its own
+            found = library_targets(scan, f, stubs=f.function not in helpers)
             if found:
                 derived.extend(found)
                 lib_covered.add(i)
@@ -409,7 +416,7 @@ def _replacements(scan: ScanResult, root: Path, sources: Sources):
             except SourceError as exc:
                 raise SpecError(str(exc)) from None
         else:
-            rep = _library_replacement(function, fn_name)
+            rep = _library_replacement(function, fn_name, hazards)
         replacements.append(rep)
         for t in targets:
             patches.append(PatchSpec(t.module, t.name, fn_name, function, tuple(hazards)))

@@ -17,15 +17,21 @@ def twin_is_tensor(*values):
 
 def twin_scalar(value, cast=None):
     """`value.item()` (cast None), `float(value)` (cast "float") or `int(value)` (cast "int") as a
-    0-d tensor or array holding the same number; fails as the original does for several elements."""
+    0-d tensor or array holding the same number; fails as the original does for several elements.
+    A floating value keeps its dtype under `float` (a float32 value stays float32: a 0-d float64
+    would turn the float32 arithmetic downstream into float64, where the Python float did not)."""
     if not isinstance(value, (torch.Tensor, np.ndarray, np.generic)):
         return {"float": float, "int": int}.get(cast, lambda v: v)(value)
     value = value.reshape(())
     if cast is None:
         return value
     if isinstance(value, torch.Tensor):
-        return value.to(torch.float64 if cast == "float" else torch.int64)
-    return value.astype(np.float64 if cast == "float" else np.int64)
+        if cast == "float":
+            return value if value.is_floating_point() else value.to(torch.float64)
+        return value.to(torch.int64)
+    if cast == "float":
+        return value if value.dtype.kind == "f" else value.astype(np.float64)
+    return value.astype(np.int64)
 
 
 def twin_min(a, b):
@@ -81,3 +87,60 @@ def twin_zip(*sequences):
         else:
             out.append(torch.tensor(list(s)[:n]) if use_torch else np.asarray(list(s)[:n]))
     return out
+
+
+def twin_unpack(value, n):
+    """`a, b, c = value`. A 1-D NumPy array gives one-element slices (`value[0:1]`, ...): iterating
+    it gives NumPy scalars, and arithmetic on 0-d arrays gives NumPy scalars too, which LEAPP does not
+    trace (every value computed from them, and the argument itself, would drop out of the graph). The
+    slices broadcast as the scalars did; `twin_array` joins them back. A tensor or a higher-rank
+    array unpacks as Python does (its items are traced), and so does anything else."""
+    if isinstance(value, np.ndarray) and value.ndim == 1:
+        if len(value) != n:
+            raise ValueError(f"cannot unpack {len(value)} values into {n} names")
+        return tuple(value[i:i + 1] for i in range(n))
+    items = tuple(value[i] for i in range(len(value))) if isinstance(value, (torch.Tensor, np.ndarray)) \
+        else tuple(value)
+    if len(items) != n:
+        raise ValueError(f"cannot unpack {len(items)} values into {n} names")
+    return items
+
+
+def twin_item(value, index):
+    """`value[index]` for a constant integer index: a one-element slice of a 1-D NumPy array (its
+    item would be a NumPy scalar LEAPP does not trace), as `twin_unpack` gives; anything else is
+    indexed as written."""
+    if isinstance(value, np.ndarray) and value.ndim == 1:
+        if not -len(value) <= index < len(value):
+            raise IndexError(f"index {index} is out of bounds for axis 0 with size {len(value)}")
+        return value[index:index + 1] if index != -1 else value[-1:]
+    return value[index]
+
+
+def twin_array(data, dtype=None):
+    """`np.array([...])` of a list of numbers computed from `twin_unpack` slices: the one-element
+    arrays joined with `np.concatenate` (nested lists stacked), which LEAPP traces; the patched
+    `np.array` traces only a traced argument, not a list of them."""
+    if not isinstance(data, (list, tuple)):
+        return np.array(data, dtype=dtype)
+    if any(isinstance(v, (list, tuple)) for v in data):
+        out = np.stack([twin_array(v) for v in data])
+    elif any(isinstance(v, np.ndarray) and v.shape == (1,) for v in data):
+        kind = np.result_type(*[v.dtype if isinstance(v, (np.ndarray, np.generic)) else np.asarray(v).dtype
+                                for v in data])      # what np.array([...]) gives: numbers count as float64/int64
+        out = np.concatenate([np.reshape(v, (1,)).astype(kind) if isinstance(v, np.ndarray) else np.full((1,), v, kind)
+                              for v in data])
+    else:
+        out = np.array(data)
+    return out if dtype is None else out.astype(dtype)
+
+
+def twin_take(table, index):
+    """`table[index]` for a constant Python list or tuple of numbers: with an index that is a tensor
+    or array, a gather from the table as a constant of the same kind (indexing the list would turn
+    the index into a Python number and the chosen entry into a constant)."""
+    if isinstance(index, torch.Tensor):
+        return torch.tensor(table)[index]
+    if isinstance(index, np.ndarray):
+        return np.asarray(table)[index]
+    return table[index]

@@ -167,7 +167,9 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
                      f"{', '.join(f'{n} ({observe.describe_path(p)})' for n, p in plan.host)}")
         progress(f"recorded {len(recorder.traced)} calls to trace and {len(recorder.checks)} to check "
                  f"(of {recorder.calls_seen} calls so far)")
-        rows = twincheck.check_replacements(module.PATCHES, recorder)
+        t_check = time.monotonic()
+        rows = twincheck.check_replacements(module.PATCHES, recorder, trace=True)
+        timings["twin_check"] = round(time.monotonic() - t_check, 2)
         done["twin_check"] = rows
         if rows:
             progress(f"checked {len(rows)} FunctionPatch replacement(s) against the originals on "

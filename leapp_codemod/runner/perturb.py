@@ -1,6 +1,7 @@
 """Validation inputs that vary every input: each floating tensor/array leaf is drawn inside the range
-the recorded calls showed for it (element by element), unit quaternions stay on the unit sphere, and
-a leaf that never changed is nudged so that a constant-looking input cannot hide a dropped one."""
+the recorded calls showed for it (element by element), unit quaternions stay on the unit sphere,
+rotation matrices stay rotations (turned by a small random rotation), and a leaf that never changed is
+nudged so that a constant-looking input cannot hide a dropped one."""
 from __future__ import annotations
 
 import numpy as np
@@ -35,7 +36,30 @@ def is_quaternion(samples: list[np.ndarray]) -> bool:
         np.allclose(np.linalg.norm(s, axis=-1), 1.0, atol=1e-3) for s in samples)
 
 
+def is_rotation_matrix(samples: list[np.ndarray]) -> bool:
+    """A leaf whose last two axes are 3x3 rotation matrices (orthonormal, det +1) in every recorded call."""
+    if not samples or samples[0].ndim < 2 or samples[0].shape[-2:] != (3, 3):
+        return False
+    eye = np.eye(3)
+    return all(np.allclose(np.swapaxes(s, -1, -2) @ s, eye, atol=1e-3) and np.allclose(np.linalg.det(s), 1.0,
+                                                                                       atol=1e-3) for s in samples)
+
+
+def _turned(base: np.ndarray, rng: np.random.Generator, angle: float = 0.3) -> np.ndarray:
+    """`base` rotated by a random rotation of up to about `angle` radians (Rodrigues' formula)."""
+    axis = rng.standard_normal(base.shape[:-2] + (3,))
+    axis /= np.linalg.norm(axis, axis=-1, keepdims=True) + 1e-12
+    theta = rng.uniform(-angle, angle, size=base.shape[:-2] + (1, 1))
+    k = np.zeros(base.shape[:-2] + (3, 3))
+    k[..., 0, 1], k[..., 0, 2], k[..., 1, 2] = -axis[..., 2], axis[..., 1], -axis[..., 0]
+    k = k - np.swapaxes(k, -1, -2)
+    turn = np.eye(3) + np.sin(theta) * k + (1 - np.cos(theta)) * (k @ k)
+    return turn @ base
+
+
 def _draw(samples: list[np.ndarray], base: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    if is_rotation_matrix(samples):
+        return _turned(base, rng)
     stack = np.stack(samples)
     lo, hi = stack.min(axis=0), stack.max(axis=0)
     span = hi - lo

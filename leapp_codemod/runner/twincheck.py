@@ -1,17 +1,22 @@
 """Before tracing: every FunctionPatch replacement (traceable twins and adapters alike) against the
 original on the arguments the running application passed to it during the calls about to be
-traced, and on Gaussian-perturbed copies of those arguments. A replacement that disagrees is never
-traced."""
+traced, and on Gaussian-perturbed copies of those arguments; then traced alone under LEAPP on the
+first of them (`twintrace`): every argument the original depends on must reach the graph. A
+replacement that disagrees is never traced with the pipeline."""
 from __future__ import annotations
 
 import copy
 import inspect
+import tempfile
+from pathlib import Path
 
 import numpy as np
+import torch
 
 from leapp_codemod.knowledge.leapp import ATOL, RTOL
 from leapp_codemod.runner import values
 from leapp_codemod.runner.intercept import Recorder
+from leapp_codemod.runner.twintrace import trace_check
 
 PERTURBATIONS = 3
 
@@ -38,8 +43,32 @@ def _describe_call(fn, args: tuple, kwargs: dict) -> str:
     return ", ".join(f"{k}={values.describe(v)}" for k, v in named.items())
 
 
-def check_patch(patch, original, calls, seed: int = 0) -> dict:
-    """One row of the report: whether `patch.replacement` agrees with `original` on every sample."""
+def promotion(expected, got) -> str | None:
+    """Where a result that is a Python (or NumPy) number in the original comes back as a 0-d array
+    or tensor: whether arithmetic with a float32 array still gives what it gives with the original
+    (NumPy promotes a Python float weakly, a 0-d float64 array strongly: float32 math becomes float64)."""
+    e_flat, g_flat = values.raw_leaves(expected), values.raw_leaves(got)
+    for key, e in e_flat.items():
+        g = g_flat.get(key)
+        if values.is_array(e) or g is None or type(g) is type(e):
+            continue
+        probe = torch.ones(2, dtype=torch.float32) if isinstance(g, torch.Tensor) else np.ones(2, np.float32)
+        try:
+            want = (probe * e).dtype
+            have = (probe * values.plain(g) if isinstance(g, torch.Tensor) else probe * np.asarray(g)).dtype
+        except (TypeError, ValueError, RuntimeError):       # a value that does not mix with arrays
+            continue
+        if want != have:
+            what = f"output {key!r}" if key else "the result"
+            return (f"{what} is a {type(e).__name__} in the original and {values.describe(g)} in the replacement: "
+                    f"float32 arithmetic downstream gives {str(have).replace('torch.', '')} instead of "
+                    f"{str(want).replace('torch.', '')}")
+    return None
+
+
+def check_patch(patch, original, calls, seed: int = 0, workdir: Path | None = None) -> dict:
+    """One row of the report: whether `patch.replacement` agrees with `original` on every sample and,
+    with a `workdir`, keeps every argument the original depends on under a LEAPP trace of the first."""
     row = {"patch": f"{patch.module}.{patch.name}", "replacement": patch.replacement.__name__,
            "original": patch.original, "hazards": list(patch.hazards), "recorded_calls": len(calls),
            "samples": 0, "max_abs_error": 0.0, "ok": True}
@@ -54,6 +83,7 @@ def check_patch(patch, original, calls, seed: int = 0) -> dict:
             try:
                 got = _run(patch.replacement, args, kwargs)
                 problem, worst = values.mismatch(expected, got, RTOL, ATOL)
+                problem = problem or promotion(expected, got)
             except Exception as exc:  # noqa: BLE001 - any error of the replacement is a disagreement
                 from leapp_codemod.runner.errors import one_line
                 problem, worst = f"the replacement raises {one_line(exc)}", float("inf")
@@ -65,17 +95,37 @@ def check_patch(patch, original, calls, seed: int = 0) -> dict:
     if calls and row["samples"] == 0:
         row.update(ok=False, input=f"{len(calls)} recorded call(s)",
                    error="the original raised on every recorded input, so the replacement was checked on zero samples")
+    elif calls and workdir is not None:
+        try:
+            problem = trace_check(patch.replacement, original, calls, workdir)
+        except Exception as exc:  # noqa: BLE001 - the check itself could not run (not the replacement's fault)
+            from leapp_codemod.runner.errors import one_line
+            row["note"] = f"not traced alone: {one_line(exc)}"
+            return row
+        row["traced"] = problem is None
+        if problem:
+            row.update(ok=False, input=f"recorded call 1 ({_describe_call(original, calls[0].args, calls[0].kwargs)})",
+                       error=problem)
     return row
 
 
-def check_replacements(patches, recorder: Recorder) -> list[dict]:
+def check_replacements(patches, recorder: Recorder, trace: bool = False) -> list[dict]:
+    """Every patch called during the traced calls, checked on its recorded arguments (and, with
+    `trace`, traced alone under LEAPP, its files in a temporary directory)."""
+    if trace:
+        with tempfile.TemporaryDirectory(prefix="leapp-codemod-twin-") as workdir:
+            return _check_all(patches, recorder, Path(workdir))
+    return _check_all(patches, recorder, None)
+
+
+def _check_all(patches, recorder: Recorder, workdir: Path | None) -> list[dict]:
     rows = []
     for patch in patches:
         original = recorder.originals.get((patch.module, patch.name))
         if original is None:
             continue
         calls = [c for c in recorder.twin_calls if c.patch is patch]
-        row = check_patch(patch, original, calls)
+        row = check_patch(patch, original, calls, workdir=workdir)
         called = recorder.twin_call_counts.get(id(patch), 0)
         if called and not calls:
             row.update(ok=False, input=f"{called} call(s) during the traced calls",

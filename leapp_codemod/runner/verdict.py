@@ -327,10 +327,19 @@ def _child_crash(child: ChildResult) -> str:
     return f"the runner process stopped (exit {child.returncode}): {last[:300]}"
 
 
+def stub_error(info: ModuleInfo) -> str:
+    """`stub not written: app/file.py:16` (the application line the first stub replaces), and where."""
+    first = info.stubs[0]
+    at = first.hazards[0].split(" ")[0] if first.hazards else f"{info.path}:{first.line}"
+    more = f"; {len(info.stubs) - 1} more stub(s)" if len(info.stubs) > 1 else ""
+    return (f"stub not written: {at} ({first.function} at {info.path}:{first.line} raises NotImplementedError "
+            f"until you write it; nothing was traced{more})")
+
+
 def stub_report(info: ModuleInfo, opts: RunOptions) -> dict:
     return {"status": "failed", "entry": info.entry, "integration": str(info.path), "graph_yaml": None,
             "models": [], "attempts": [], "validation": {}, "findings_confirmed": [], "timings": {},
-            "error": f"{len(info.stubs)} FunctionPatch replacement(s) in {info.path} are unwritten stubs",
+            "error": stub_error(info),
             "stubs": [{"function": s.function, "at": f"{info.path}:{s.line}", "patches": list(s.patches),
                        "hazards": list(s.hazards), "blocked": s.blocked} for s in info.stubs]}
 

@@ -2,8 +2,8 @@
 comments and layout) and rewritten only where the rewrite provably keeps the values.
 
 One module per rewrite, each applying only at the places the scan flagged and to values derived
-from them: `negative_stride`, `unsigned_astype`, `scalar_extraction`, `branch_where` and
-`library_adapter`. This driver composes them into one pass over the helper. Anything no rewrite
+from them: `negative_stride`, `unsigned_astype`, `library_adapter`, `array_items`, `scalar_extraction`
+and `branch_where`. This driver composes them into one pass over the helper. Anything no rewrite
 covers (a loop with a data-dependent trip count, a side effect in a branch, a Python number that has
 become a tensor reaching a call that needs a number, a library call without an adapter) refuses the
 twin and names the line that blocked it.
@@ -17,6 +17,11 @@ from pathlib import Path
 import libcst as cst
 from libcst.metadata import MetadataWrapper
 
+from leapp_codemod.generate.twin.array_items import (
+    ArrayItems,
+    array_lists,
+    number_tables,
+)
 from leapp_codemod.generate.twin.base import (
     ALL_HELPERS,
     Blocked,
@@ -28,13 +33,13 @@ from leapp_codemod.generate.twin.base import (
     dotted,
 )
 from leapp_codemod.generate.twin.branch_where import BranchWhere
-from leapp_codemod.generate.twin.library_adapter import LibraryAdapter
+from leapp_codemod.generate.twin.library_adapter import LibraryAdapter, flagged_adapters
 from leapp_codemod.generate.twin.negative_stride import NegativeStride
 from leapp_codemod.generate.twin.scalar_extraction import ScalarExtraction
 from leapp_codemod.generate.twin.unsigned_astype import UnsignedAstype
 
 # Earlier rules see a node first; a rule hands a node it does not rewrite on to the next.
-RULES = (NegativeStride, UnsignedAstype, LibraryAdapter, ScalarExtraction, BranchWhere)
+RULES = (NegativeStride, UnsignedAstype, LibraryAdapter, ArrayItems, ScalarExtraction, BranchWhere)
 REWRITTEN = tuple(c for rule in RULES for c in rule.CATEGORIES)
 
 __all__ = ["RULES", "Blocked", "Flag", "Twin", "build_twin", "flags_for", "run_example"]
@@ -108,7 +113,9 @@ def build_twin(source: str, name: str, fn_name: str, flags: list[Flag], bindings
         return Blocked(exc.raw_line, f"cannot parse: {exc.message}")
     except RecursionError:
         return Blocked(0, "the module is nested too deeply to rewrite")
-    ctx = Context(flags=flags, bindings=bindings, registry=registry)
+    ctx = Context(flags=flags, bindings=bindings, registry=registry,
+                  flagged_adapters=flagged_adapters(source, flags, bindings, registry), tables=number_tables(source),
+                  array_lists=array_lists(source, flags))
     rewriter = _Rewriter(ctx, name, fn_name)
     try:
         wrapper.visit(rewriter)

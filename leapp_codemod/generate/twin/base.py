@@ -17,8 +17,9 @@ from libcst.metadata import PositionProvider
 from leapp_codemod.knowledge.vocab import PURE_BUILTINS, PURE_LIBRARIES, PURE_METHODS, SIDE_EFFECT_METHODS
 
 # Run-time helpers a twin may call (their source is copied from twin_helpers.py).
-TENSOR_HELPERS = frozenset({"twin_scalar", "twin_min", "twin_max", "twin_where", "twin_full", "twin_tensor"})
-ALL_HELPERS = TENSOR_HELPERS | {"twin_zip"}
+TENSOR_HELPERS = frozenset({"twin_scalar", "twin_min", "twin_max", "twin_where", "twin_full", "twin_tensor",
+                            "twin_unpack", "twin_take", "twin_item"})
+ALL_HELPERS = TENSOR_HELPERS | {"twin_zip", "twin_array"}
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,9 @@ class Context:
     used: set[Flag] = field(default_factory=set)      # flags a rule has rewritten
     rules: set[str] = field(default_factory=set)
     tainted: set[str] = field(default_factory=set)    # names holding a tensor that was a Python number
+    flagged_adapters: frozenset[str] = frozenset()    # adapters of library names flagged somewhere in the helper
+    tables: frozenset[str] = frozenset()              # module-level lists/tuples of numbers (see array_items)
+    array_lists: bool = False                         # the scan flagged an np.array of a list in the helper
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,14 @@
 """foreign-library / unmapped-numpy: a library name with a torch adapter in
 `leapp_codemod.adapters` -> `ADAPTERS["<name>"].function`.
 
-Only names the scan flagged are replaced, and only with adapters of kind "function" or "class" (a
-class adapter brings its constructors and methods, so `Rotation.from_quat(q).inv().apply(v)` keeps
-its shape). A flagged call without an adapter is left for the coverage check, which refuses the twin."""
+A library name the scan flagged once is replaced everywhere in the helper (the scan may flag only the
+first `R.from_quat(q)` of a chain of SciPy rotations; leaving the others would mix SciPy and adapter
+values), and only with adapters of kind "function" or "class" (a class adapter brings its
+constructors and methods, so `Rotation.from_quat(q).inv().apply(v)` keeps its shape). A flagged call
+without an adapter is left for the coverage check, which refuses the twin."""
 from __future__ import annotations
+
+import re
 
 import libcst as cst
 
@@ -22,6 +26,12 @@ class LibraryAdapter(TwinRule):
                 (("foreign-library", "R.from_quat(q)"),),
                 'def f(q, v):\n    return ADAPTERS["scipy.spatial.transform.Rotation"].function.from_quat(q)'
                 '.inv().apply(v)\n'),
+        Example("from scipy.spatial.transform import Rotation as R\n\n\ndef f(q, p, v):\n"
+                "    a = R.from_quat(q)\n    b = R.from_rotvec(p)\n    return (a * b).apply(v)\n",
+                (("foreign-library", "R.from_quat(q)"),),
+                'def f(q, p, v):\n    a = ADAPTERS["scipy.spatial.transform.Rotation"].function.from_quat(q)\n'
+                '    b = ADAPTERS["scipy.spatial.transform.Rotation"].function.from_rotvec(p)\n'
+                '    return (a * b).apply(v)\n'),
         Example("import numpy as np\n\n\ndef f(x):\n    return np.linalg.norm(x, axis=-1)\n",
                 (("unmapped-numpy", "np.linalg.norm(x, axis=-1)"),),
                 'def f(x):\n    return ADAPTERS["numpy.linalg.norm"].function(x, axis=-1)\n'),
@@ -55,12 +65,12 @@ class LibraryAdapter(TwinRule):
         head = text.split(".")[0]
         if head not in self.ctx.bindings:
             return updated
-        flags = self.flags_on(original, *LibraryAdapter.CATEGORIES)
-        if not flags:
-            return updated
         target = f"{self.ctx.bindings[head]}{text[len(head):]}"
         adapter = adapter_name(target, self.ctx.registry)
         if adapter is None or self.ctx.registry[adapter] not in ("function", "class"):
+            return updated
+        flags = self.flags_on(original, *LibraryAdapter.CATEGORIES)
+        if not flags and adapter not in self.ctx.flagged_adapters:
             return updated
         self.use(flags, f"`{target}` replaced by its torch adapter in leapp_codemod.adapters")
         return cst.Attribute(value=cst.Subscript(value=cst.Name("ADAPTERS"), slice=[
@@ -74,3 +84,23 @@ def adapter_name(target: str, registry: dict[str, str]) -> str | None:
     for i in range(len(parts) - 1, 0, -1):
         candidates.append(".".join(parts[:i - 1] + parts[i:]) if i > 1 else target)
     return next((c for c in candidates if c in registry), None)
+
+
+def flagged_adapters(source: str, flags, bindings: dict[str, str], registry: dict[str, str]) -> frozenset[str]:
+    """The adapters (kind function or class) of the library names the scan flagged in `source`: the
+    dotted name at the start of each flagged span and its prefixes (`R.from_quat` -> `R`)."""
+    lines = source.splitlines()
+    found = set()
+    for f in flags:
+        if f.category not in LibraryAdapter.CATEGORIES or not 0 < f.line <= len(lines):
+            continue
+        match = re.match(r"[A-Za-z_][\w.]*", lines[f.line - 1][f.col:])
+        parts = match.group(0).rstrip(".").split(".") if match else []
+        if not parts or parts[0] not in bindings:
+            continue
+        for i in range(1, len(parts) + 1):
+            target = ".".join([bindings[parts[0]], *parts[1:i]])
+            adapter = adapter_name(target, registry)
+            if adapter is not None and registry[adapter] in ("function", "class"):
+                found.add(adapter)
+    return frozenset(found)

@@ -1,0 +1,122 @@
+"""Array items as values LEAPP follows.
+
+* `a, b, c = q` -> `a, b, c = twin_unpack(q, 3)`: iterating a NumPy array gives NumPy scalars, which
+  LEAPP does not trace (every value computed from them, and the argument they came from, drop out of
+  the graph; so does arithmetic on 0-d arrays); `twin_unpack` gives one-element slices of a 1-D array,
+  which broadcast as the scalars did, and unpacks anything else as Python does.
+* `np.array([x * z - w * y, ...])` flagged by the scan -> `twin_array([...])`: the items joined; in
+  such a helper, `v[0]` -> `twin_item(v, 0)` too (a one-element slice of a 1-D array, not its item).
+* `TABLE[i]` of a module-level list or tuple of numbers with a computed index -> `twin_take(TABLE, i)`:
+  a gather from the table as a constant tensor or array when `i` is one (a 0-d tensor index would
+  otherwise become a Python number and the entry a constant)."""
+from __future__ import annotations
+
+import ast
+import re
+
+import libcst as cst
+
+from leapp_codemod.generate.twin.base import Example, TwinRule, call, dotted
+
+
+class ArrayItems(TwinRule):
+    CATEGORIES = ("unmapped-numpy",)
+    EXAMPLES = (
+        Example("import numpy as np\n\n\ndef f(p, goal):\n    x, y = p\n"
+                "    return np.array([goal[0] - x, goal[1] - y])\n",
+                (("unmapped-numpy", "np.array([goal[0] - x, goal[1] - y])"),),
+                "def f(p, goal):\n    x, y = twin_unpack(p, 2)\n"
+                "    return twin_array([twin_item(goal, 0) - x, twin_item(goal, 1) - y])\n"),
+        Example("SPEEDS = [0.2, 0.5, 1.0]\n\n\ndef f(v, score):\n    gear = int(score.argmax())\n"
+                "    return v * SPEEDS[gear]\n",
+                (("scalar-extraction", "int(score.argmax())"),),
+                'def f(v, score):\n    gear = twin_scalar(score.argmax(), "int")\n    return v * twin_take(SPEEDS, gear)\n'),
+    )
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.tables: frozenset[str] | None = None
+
+    def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
+        if self.depth and len(updated.targets) == 1 and isinstance(updated.targets[0].target, (cst.Tuple, cst.List)):
+            names = updated.targets[0].target.elements
+            if all(isinstance(e.value, cst.Name) for e in names) and not isinstance(
+                    updated.value, (cst.Tuple, cst.List)):
+                self.ctx.rules.add("array items unpacked into names kept as one-element slices (`twin_unpack`)")
+                updated = updated.with_changes(value=call("twin_unpack", updated.value, cst.Integer(str(len(names)))))
+        return super().leave_Assign(original, updated)
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if self.depth:
+            text = dotted(updated.func) or ""
+            head = text.split(".")[0]
+            target = f"{self.ctx.bindings.get(head, head)}{text[len(head):]}"
+            flags = self.flags_on(original, "unmapped-numpy")
+            if (flags and target in ("numpy.array", "numpy.asarray") and updated.args
+                    and isinstance(updated.args[0].value, (cst.List, cst.Tuple)) and not updated.args[0].keyword
+                    and all(a.keyword and a.keyword.value == "dtype" for a in updated.args[1:])):
+                self.use(flags, "arrays built from lists of array items joined with np.concatenate (`twin_array`)")
+                return updated.with_changes(func=cst.Name("twin_array"))
+        return super().leave_Call(original, updated)
+
+    def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
+        index = updated.slice[0].slice.value if len(updated.slice) == 1 and isinstance(
+            updated.slice[0].slice, cst.Index) else None
+        if (self.depth and self.ctx.array_lists and isinstance(updated.value, cst.Name)
+                and updated.value.value not in self.ctx.tables and _integer(index)):
+            self.ctx.rules.add("integer items of arrays kept as one-element slices (`twin_item`)")
+            return call("twin_item", updated.value, index)
+        if (self.depth and isinstance(updated.value, cst.Name) and updated.value.value in self.ctx.tables
+                and len(updated.slice) == 1 and isinstance(updated.slice[0].slice, cst.Index)
+                and not isinstance(updated.slice[0].slice.value, (cst.Integer, cst.UnaryOperation))):
+            self.ctx.rules.add("constant tables indexed by a computed index written as gathers (`twin_take`)")
+            return call("twin_take", updated.value, updated.slice[0].slice.value)
+        return super().leave_Subscript(original, updated)
+
+
+def _integer(node) -> bool:
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        node = node.expression
+    return isinstance(node, cst.Integer)
+
+
+def array_lists(source: str, flags) -> bool:
+    """The scan flagged `np.array([...])` (or `numpy.array`, `np.asarray`) of a list literal."""
+    lines = source.splitlines()
+    return any(f.category == "unmapped-numpy" and 0 < f.line <= len(lines)
+               and re.match(r"(np|numpy)\.(as)?array\(\s*[\[(]", lines[f.line - 1][f.col:])
+               for f in flags)
+
+
+def number_tables(source: str) -> frozenset[str]:
+    """Module-level names bound once to a list or tuple literal of numbers (nested ones included)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return frozenset()
+    bound: dict[str, int] = {}
+    tables = set()
+    for node in ast.walk(tree):
+        for t in getattr(node, "targets", None) or ([node.target] if isinstance(node, (ast.AugAssign,
+                                                                                     ast.AnnAssign)) else []):
+            for n in ast.walk(t):
+                if isinstance(n, ast.Name):
+                    bound[n.id] = bound.get(n.id, 0) + 1
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and isinstance(node.value, (ast.List, ast.Tuple)) and _numbers(node.value):
+            tables.add(node.targets[0].id)
+    return frozenset(t for t in tables if bound.get(t) == 1)
+
+
+def _numbers(node) -> bool:
+    try:
+        value = ast.literal_eval(node)
+    except (ValueError, SyntaxError, TypeError):
+        return False
+
+    def ok(v) -> bool:
+        if isinstance(v, (list, tuple)):
+            return len(v) > 0 and all(ok(x) for x in v)
+        return isinstance(v, (int, float)) and not isinstance(v, bool)
+    return ok(value)
