@@ -21,7 +21,7 @@ SCALAR_METHODS = frozenset({"item", "tolist", "__float__", "__int__", "__bool__"
 TYPE_QUERIES = frozenset({"torch.is_tensor", "torch.is_floating_point", "torch.is_complex", "torch.is_storage",
                           "torch.is_grad_enabled", "torch.is_inference_mode_enabled", "torch.is_autocast_enabled",
                           "torch.jit.is_scripting", "torch.jit.is_tracing", "torch.onnx.is_in_onnx_export",
-                          "torch.compiler.is_compiling", "torch.numel"})
+                          "torch.compiler.is_compiling", "torch.numel", "numpy.isscalar", "numpy.iterable"})
 # Builtins whose result is never pipeline data (a Python scalar, a string, a type, an iterator, nothing).
 NON_DATA_BUILTINS = frozenset({"float", "int", "bool", "complex", "str", "repr", "len", "isinstance", "issubclass",
                                "type", "id", "hash", "print", "range", "callable", "hasattr", "getattr", "format",

@@ -44,7 +44,15 @@ def _tests_shape(test: ast.expr, ctx) -> bool:
         if isinstance(sub, ast.Compare) and any(ctx.is_shape(x) for x in (sub.left, *sub.comparators)) \
                 and not _fixed_check(sub, ctx):
             return True
-    return not isinstance(test, ast.Compare) and ctx.is_shape(test)
+    return not isinstance(test, ast.Compare) and ctx.is_shape(test) and not _rank_test(test)
+
+
+def _rank_test(test: ast.expr) -> bool:
+    """`if not x.shape`, `if x.ndim`: a question about the rank (0-d or not), which a pipeline fixes."""
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    return isinstance(test, ast.Attribute) and test.attr in ("shape", "ndim") or (
+        isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute) and test.func.attr in ("dim", "ndimension"))
 
 
 def _only_raises(node) -> bool:

@@ -14,7 +14,7 @@ def check(node: ast.Call, ctx):
                   "build it with a mapped function instead (`np.stack([...])`, `np.concatenate`), or FunctionPatch "
                   f"`{ctx.fn.qualname}` with a torch implementation")
         return
-    if ctx.support.maps_numpy(name) or not ctx.args_data(node):
+    if ctx.support.maps_numpy(name) or not ctx.args_data(node) or ctx.is_type_query(node):
         return
     short = name.removeprefix("numpy.")
     yield Hit(node, f"`np.{short}` is not mapped by LEAPP {ctx.support.version}; `{show(node)}` runs untraced",
