@@ -17,6 +17,8 @@ def check(node, ctx):
         operands = list(node.args)
     else:
         return
+    if any(isinstance(o, ast.BinOp) and _mixes_shape([o.left, o.right], ctx) for o in operands):
+        return  # `(n - x.shape[0]) * 2`: reported once, at the part that mixes them
     if _mixes_shape(operands, ctx):
         yield Hit(node, f"`{show(node)}` computes with a run-time shape of pipeline data; the export bakes in the "
                         f"traced size",
@@ -43,5 +45,6 @@ RULE = Rule(
     ),
     invalid=(
         "import torch\ndef step(points, max_count):\n    pad = torch.zeros(max_count - points.shape[0], 2)  # error\n    return pad\n",
+        "def step(tokens, budget):\n    spare = ((budget - tokens.shape[1]) * 4) // 2  # error\n    return tokens[:, :spare]\n",
     ),
 )

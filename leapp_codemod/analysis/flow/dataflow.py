@@ -23,7 +23,10 @@ from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS, FRESH_COPY_METHODS
 from leapp_codemod.analysis.model.settings import class_settings
 
 CONFIG_PARAM_NAMES = frozenset({"cfg", "config", "conf", "settings", "params", "hparams", "opts", "options", "args"})
-NON_DATA_ANNOTATIONS = frozenset({"int", "float", "str", "bool", "bytes", "None", "dict", "list", "tuple"})
+SCALAR_ANNOTATIONS = frozenset({"int", "float", "str", "bool", "bytes", "None"})
+# Containers: a `dict` of observations is the common input of a policy; only lint mode, which has no
+# caller to follow, reads them as settings.
+NON_DATA_ANNOTATIONS = SCALAR_ANNOTATIONS | {"dict", "list", "tuple"}
 
 
 def _bind(ctx: FunctionContext, target: ast.expr, value: ast.expr | None, element: bool = False) -> None:
@@ -468,8 +471,11 @@ def _tensor_call(expr: ast.Call, project: Project, module) -> bool:
     return name.startswith("torch.") or name.startswith("numpy.")
 
 
-def lint_data_params(fn: FunctionInfo) -> set[str]:
-    """Lint mode: parameters treated as pipeline data when no entrypoint is known."""
+def lint_data_params(fn: FunctionInfo, containers: bool = False) -> set[str]:
+    """Lint mode: parameters treated as pipeline data when no entrypoint is known. With `containers` (the
+    entry), a parameter annotated `dict`/`list`/`tuple` is data too: the annotation says what holds the
+    values, not that they are settings."""
+    non_data = SCALAR_ANNOTATIONS if containers else NON_DATA_ANNOTATIONS
     out = set()
     skip_first = fn.is_method
     args = fn.node.args
@@ -480,9 +486,9 @@ def lint_data_params(fn: FunctionInfo) -> set[str]:
         if arg.arg in CONFIG_PARAM_NAMES or arg.arg.endswith(("_cfg", "_config")):
             continue
         ann = arg.annotation
-        if isinstance(ann, ast.Name) and (ann.id in NON_DATA_ANNOTATIONS or ann.id.endswith(("Config", "Cfg"))):
+        if isinstance(ann, ast.Name) and (ann.id in non_data or ann.id.endswith(("Config", "Cfg"))):
             continue
-        if isinstance(ann, ast.Constant) and isinstance(ann.value, str) and ann.value in NON_DATA_ANNOTATIONS:
+        if isinstance(ann, ast.Constant) and isinstance(ann.value, str) and ann.value in non_data:
             continue
         if arg.arg in flag_params(fn):
             continue
