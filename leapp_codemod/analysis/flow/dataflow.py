@@ -11,6 +11,7 @@ import ast
 from dataclasses import dataclass, field
 
 from leapp_codemod.analysis.model.class_state import callback_inputs, mutated_attrs, tensor_items
+from leapp_codemod.analysis.model.config_values import CONFIG_KEY, CONFIG_LOCALS, config_key, function_config_constants
 from leapp_codemod.analysis.infer.context import FunctionContext
 from leapp_codemod.analysis.infer.lattice import Env, Facts
 from leapp_codemod.analysis.model.index import FunctionInfo
@@ -251,6 +252,9 @@ class Analysis:
             constants = self.facts.param_constants.setdefault(fn.id, {})
             for name, values in flags.items():
                 constants.setdefault(name, set(values))
+            if ("duck",) in self.project.memo:   # entry mode: what the project's config files decide
+                for name, values in function_config_constants(self.project, fn).items():
+                    constants.setdefault(name, set(values))
             cls = self.project.modules[fn.module].classes.get(fn.class_name) if fn.class_name else None
             if cls is not None and ("duck",) in self.project.memo:   # entry mode: the object's settings
                 for name, values in class_settings(self.project, cls, UNKNOWN).items():
@@ -401,8 +405,11 @@ def _record_constants(facts: Facts, ctx: FunctionContext, callee: FunctionInfo, 
         passed.add(param)
         if isinstance(arg, ast.Constant):
             values = {arg.value}
-        elif isinstance(arg, ast.Name) and arg.id in ctx.fn.params and mine.get(arg.id):
-            values = set(mine[arg.id])
+        elif isinstance(arg, ast.Name) and (arg.id in ctx.fn.params or arg.id in mine.get(CONFIG_LOCALS, ())) \
+                and mine.get(arg.id):
+            values = set(mine[arg.id])   # the caller's own constant parameter, or a name bound from a config
+        elif config_key(arg) is not None and mine.get(CONFIG_KEY + config_key(arg)):
+            values = set(mine[CONFIG_KEY + config_key(arg)])   # `f(x, mode=cfg.mode)`, decided by the configs
         else:
             values = {UNKNOWN}
         table.setdefault(param, set()).update(values)

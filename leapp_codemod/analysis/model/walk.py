@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 
 from leapp_codemod.analysis.model.index import FunctionInfo
+from leapp_codemod.analysis.model.config_values import CONFIG_KEY, CONFIG_LOCALS, config_key
 from leapp_codemod.observe.merge import OBSERVED_KEY
 
 
@@ -79,14 +80,18 @@ def _constant_values(expr: ast.expr, fn: FunctionInfo, constants: dict[str, set]
     """The constants a flag (a parameter, or a setting `self.x` the object was built with) can hold."""
     if isinstance(expr, ast.Name):
         key = expr.id
-    elif isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == self_name_of(fn):
+    elif isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == self_name_of(fn) \
+            and f"self.{expr.attr}" in constants:
         key = f"self.{expr.attr}"
     else:
-        return None
+        config = config_key(expr)
+        if config is None:
+            return None
+        key = CONFIG_KEY + config
     values = constants.get(key)
     if not values or UNKNOWN in values:
         return None
-    if isinstance(expr, ast.Name) and any(isinstance(n, ast.Name) and n.id == key and isinstance(n.ctx, ast.Store)
+    if isinstance(expr, ast.Name) and key not in constants.get(CONFIG_LOCALS, ()) and any(isinstance(n, ast.Name) and n.id == key and isinstance(n.ctx, ast.Store)
                                           for n in fn.nodes):
         return None  # rebound in the body
     return values
