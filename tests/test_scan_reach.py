@@ -57,6 +57,13 @@ SNIPPETS = {
         "import numpy as np\nimport torch\ndef step(obs, w):\n    h = np.tanh(np.matmul(obs, w))\n"
         "    a = h.squeeze()  # error: unmapped-numpy\n    b = np.squeeze(h)\n    c = h.squeeze(axis=0)\n"
         "    d = torch.from_numpy(h).squeeze()\n    return a, b, c, d\n"),
+    # iterating a dict the function built walks its keys; a key-set check is about names
+    "keys-of-a-built-dict": (
+        "import torch\ndef step(obs, stats):\n    obs = {k: obs[k] * 1.0 for k in ('arm', 'cam')}\n"
+        "    assert set(obs.keys()).issubset(stats)\n    for k in obs:\n"
+        "        if k.startswith('cam') or is_image(k):\n            obs[k] = obs[k] / 255.0\n"
+        "        if obs[k].max() > 10:  # error: tensor-branch\n            obs[k] = obs[k] * 0\n    return obs\n"
+        "def is_image(name):\n    return name in ('cam', 'depth')\n"),
 }
 
 

@@ -73,7 +73,7 @@ def _bind_loop(ctx: FunctionContext, target: ast.expr, iterable: ast.expr) -> No
     """Loop targets take the elements of the iterable; dict keys (`for k, v in d.items()`,
     `for k in d.keys()`) are names, never pipeline data."""
     method = iterable.func.attr if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute) else None
-    if method == "keys":
+    if method == "keys" or _holds_dict(ctx.fn, iterable):
         return
     if method == "items" and isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2:
         _bind(ctx, target.elts[1], iterable, element=True)
@@ -83,6 +83,15 @@ def _bind_loop(ctx: FunctionContext, target: ast.expr, iterable: ast.expr) -> No
         _bind(ctx, target.elts[1], iterable.args[0], element=True)  # the index is a Python int
         return
     _bind(ctx, target, iterable, element=True)
+
+
+def _holds_dict(fn: FunctionInfo, iterable: ast.expr) -> bool:
+    """`for k in obs:` where the function binds `obs` to a dict (`obs = {k: f(v) for ...}`): the loop walks
+    the keys."""
+    if not isinstance(iterable, ast.Name):
+        return False
+    return any(isinstance(n, ast.Assign) and isinstance(n.value, (ast.Dict, ast.DictComp))
+               and any(isinstance(t, ast.Name) and t.id == iterable.id for t in n.targets) for n in fn.nodes)
 
 
 def _local_callables(fn: FunctionInfo) -> dict[str, ast.arguments]:
