@@ -64,6 +64,16 @@ SNIPPETS = {
         "        if k.startswith('cam') or is_image(k):\n            obs[k] = obs[k] / 255.0\n"
         "        if obs[k].max() > 10:  # error: tensor-branch\n            obs[k] = obs[k] * 0\n    return obs\n"
         "def is_image(name):\n    return name in ('cam', 'depth')\n"),
+    # the last dimension (an action dimension, a feature width) and the rank are fixed for a pipeline;
+    # a leading count compared with a setting is not
+    "fixed-dimensions-against-settings": (
+        "import torch\nclass Planner:\n    def __init__(self, n_joints, max_pts):\n"
+        "        self.n_joints = n_joints\n        self.max_pts = max_pts\n    def step(self, q, pts):\n"
+        "        if q.size(-1) < self.n_joints:\n            q = torch.cat([q, q[..., :1]], -1)\n"
+        "        per_joint = q.shape[-1]\n        grid = q.reshape(-1, per_joint * 2 // 2)\n"
+        "        if pts.dim() != 3:\n            pts = pts[None]\n"
+        "        if pts.shape[0] > self.max_pts:  # error: shape-specialization\n            pts = pts[: self.max_pts]\n"
+        "        return grid, pts\n"),
 }
 
 

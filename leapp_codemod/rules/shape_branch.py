@@ -1,6 +1,6 @@
 import ast
 
-from leapp_codemod.rules._helpers import is_number, show
+from leapp_codemod.rules._helpers import is_number, last_dimension, show
 from leapp_codemod.rules.base import Hit, Rule
 
 
@@ -33,10 +33,14 @@ def _non_leading(index: ast.expr) -> bool:
 
 
 def _fixed_check(compare: ast.Compare, ctx) -> bool:
-    """Fixed dimensions of pipeline data checked against literals only."""
+    """Fixed dimensions of pipeline data checked against literals only, or the rank or last dimension
+    checked against settings (`acts.shape[-1] != self.act_dim`)."""
     operands = (compare.left, *compare.comparators)
-    return any(_is_literal(x) for x in operands) and all(
-        _is_literal(x) or (_fixed_dimension(x) and ctx.is_shape(x)) for x in operands)
+    if any(_is_literal(x) for x in operands) and all(
+            _is_literal(x) or (_fixed_dimension(x) and ctx.is_shape(x)) for x in operands):
+        return True
+    return any(last_dimension(x, ctx) for x in operands) and all(
+        last_dimension(x, ctx) or not (ctx.is_shape(x) or ctx.is_data(x)) for x in operands)
 
 
 def _tests_shape(test: ast.expr, ctx) -> bool:
@@ -75,7 +79,8 @@ RULE = Rule(
     what="Flags `if`/`while`/conditional expressions whose condition reads `.shape`, `.size()` or `len()` of "
          "pipeline data. Not flagged: `assert` statements and `if` guards that only raise (they document a fixed "
          "layout), and checks of dimensions that cannot vary between calls (the rank, a trailing dimension or the "
-         "whole shape against literals, e.g. a 3x3 rotation matrix).",
+         "whole shape against literals, e.g. a 3x3 rotation matrix; the rank or the last dimension against a "
+         "setting, e.g. `acts.shape[-1] != self.act_dim`; a 0-d test `if not x.shape`).",
     why="LEAPP exports static shapes: shape values are baked in and a re-entry with another shape aborts the "
         "session ('Reentering ... with new i/o'). A branch on a shape that varies at run time (number of detected "
         "obstacles, points in a scan) exports one branch for one size; other sizes fail in ONNX Runtime.",
@@ -88,6 +93,8 @@ RULE = Rule(
         "def step(obs, cfg):\n    assert obs.shape[-1] == cfg.dim\n    return obs.reshape(obs.shape[0], -1)\n",
         "def step(obs, cfg):\n    if obs.shape[-1] != cfg.dim:\n        raise ValueError('bad width')\n    return obs\n",
         "def step(rot):\n    if rot.shape[-2:] == (3, 3):\n        return rot[..., 0]\n    return rot\n",
+        "class Head:\n    def __init__(self, n):\n        self.n = n\n    def step(self, a):\n"
+        "        if a.shape[-1] > self.n:\n            a = a[..., :self.n]\n        return a\n",
     ),
     invalid=(
         "def step(points, limit):\n    if points.shape[0] > limit:  # error\n        points = points[:limit]\n    return points\n",
