@@ -74,6 +74,18 @@ SNIPPETS = {
         "        if pts.dim() != 3:\n            pts = pts[None]\n"
         "        if pts.shape[0] > self.max_pts:  # error: shape-specialization\n            pts = pts[: self.max_pts]\n"
         "        return grid, pts\n"),
+    # a dict the only driver builds with constants decides the branches that read it
+    "dict-get-defaults-the-driver-sets": (
+        "import numpy as np\nclass Encoder:\n    def __init__(self, net):\n        self.net = net\n"
+        "    def step(self, batch):\n        img = batch['rgb'] / 255.0\n        jitter = batch.get('jitter', True)\n"
+        "        if jitter:\n            img = img + np.random.normal(0, 0.01, img.shape)\n"
+        "        if batch.get('crop', 'none') == 'center' and img.mean() > 0.5:\n"
+        "            img = np.linalg.pinv(img)\n"
+        "        if batch.get('gain', 1) and img.max() > 1:  # error: tensor-branch\n            img = img / img.max()\n"
+        "        return self.net(img)\n"
+        "def run(cam, net):\n    enc = Encoder(net)\n    while True:\n        frame = cam()\n"
+        "        enc.step({'rgb': frame, 'jitter': False})\n        opts = {'rgb': frame, 'jitter': False, 'crop': 'none'}\n"
+        "        enc.step(opts)\n"),
 }
 
 

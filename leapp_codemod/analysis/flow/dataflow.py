@@ -21,7 +21,7 @@ from leapp_codemod.analysis.model.resolve_types import receiver_ids
 from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.analysis.model.walk import UNKNOWN, is_self_attr, iter_nodes, self_name_of
 from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS, FRESH_COPY_METHODS
-from leapp_codemod.analysis.model.settings import class_settings
+from leapp_codemod.analysis.model.settings import class_settings, dict_defaults
 
 CONFIG_PARAM_NAMES = frozenset({"cfg", "config", "conf", "settings", "params", "hparams", "opts", "options", "args"})
 SCALAR_ANNOTATIONS = frozenset({"int", "float", "str", "bool", "bytes", "None"})
@@ -262,7 +262,10 @@ class Analysis:
             for name, values in flags.items():
                 constants.setdefault(name, set(values))
             if ("duck",) in self.project.memo:   # entry mode: what the project's config files decide
-                for name, values in function_config_constants(self.project, fn).items():
+                decided = function_config_constants(self.project, fn)
+                for name, values in dict_defaults(self.project, fn, UNKNOWN).items():
+                    decided.setdefault(name, set()).update(values)
+                for name, values in decided.items():
                     constants.setdefault(name, set(values))
             cls = self.project.modules[fn.module].classes.get(fn.class_name) if fn.class_name else None
             if cls is not None and ("duck",) in self.project.memo:   # entry mode: the object's settings
