@@ -86,6 +86,16 @@ SNIPPETS = {
         "def run(cam, net):\n    enc = Encoder(net)\n    while True:\n        frame = cam()\n"
         "        enc.step({'rgb': frame, 'jitter': False})\n        opts = {'rgb': frame, 'jitter': False, 'crop': 'none'}\n"
         "        enc.step(opts)\n"),
+    # a constant the step picks by a branch on data, read by the next call before this call rewrites it
+    "constant-chosen-by-data": (
+        "import numpy as np\nclass Gait:\n    def __init__(self, period):\n        self.period = period\n"
+        "        self.stride = 0.3\n        self.mode = 1\n    def step(self, t, vel):\n"
+        "        phase = np.sin(t * self.stride)\n"
+        "        if np.abs(vel).max() < 0.05:  # error: tensor-branch\n"
+        "            self.stride = 0.0  # error: inplace-state\n        else:\n"
+        "            self.stride = 0.3  # error: inplace-state\n"
+        "        if vel.sum() > 2:  # error: tensor-branch\n            self.mode = 2\n"
+        "        return phase * vel\n"),
 }
 
 

@@ -85,6 +85,17 @@ def _bind_loop(ctx: FunctionContext, target: ast.expr, iterable: ast.expr) -> No
     _bind(ctx, target, iterable, element=True)
 
 
+def _bind_chosen(ctx: FunctionContext, node: ast.If) -> None:
+    """`if np.linalg.norm(cmd) < eps: self.freq = 0.0 else: self.freq = cfg.freq`: which constant the
+    attribute holds is decided by pipeline data, so the attribute holds pipeline data."""
+    writes = [s for s in (*node.body, *node.orelse) if isinstance(s, ast.Assign) and len(s.targets) == 1
+              and is_self_attr(s.targets[0], ctx.self_name) and isinstance(s.value, ast.Constant)
+              and isinstance(s.value.value, (int, float)) and not isinstance(s.value.value, bool)]
+    if writes and ctx.is_data(node.test) and not ctx.decided_by_settings(node):
+        for write in writes:
+            ctx.facts.data_attrs.setdefault(ctx.cls.id, set()).add(write.targets[0].attr)
+
+
 def _holds_dict(fn: FunctionInfo, iterable: ast.expr) -> bool:
     """`for k in obs:` where the function binds `obs` to a dict (`obs = {k: f(v) for ...}`): the loop walks
     the keys."""
@@ -146,6 +157,8 @@ def compute_env(ctx: FunctionContext) -> Env:
                     _bind(ctx, node.target, node.value)
             elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
                 _bind_loop(ctx, node.target, node.iter)
+            elif isinstance(node, ast.If) and ctx.cls is not None:
+                _bind_chosen(ctx, node)
             elif isinstance(node, ast.withitem) and node.optional_vars is not None:
                 _bind(ctx, node.optional_vars, node.context_expr)
             elif isinstance(node, ast.NamedExpr):

@@ -319,13 +319,19 @@ def _type_names(node: ast.expr) -> set[str]:
     return {"?"}
 
 
+def parent_map(fn) -> dict[int, ast.AST]:
+    """id(node) -> its parent, for the nodes of one function (built once per function)."""
+    parents = fn.walks.get("parents")
+    if parents is None:
+        parents = fn.walks["parents"] = {id(c): p for p in ast.walk(fn.node) for c in ast.iter_child_nodes(p)}
+    return parents
+
+
 def narrowed_to_containers(fn, name: str, node: ast.AST) -> bool:
     """Is `name` known, where `node` sits, to be a Python container or object rather than an array: an
     enclosing `if isinstance(name, dict): ...` (or an `and` chain holding that test before `node`)
     naming only types that are not arrays or tensors?"""
-    parents = fn.walks.get("parents")
-    if parents is None:
-        parents = fn.walks["parents"] = {id(c): p for p in ast.walk(fn.node) for c in ast.iter_child_nodes(p)}
+    parents = parent_map(fn)
     child, parent = node, parents.get(id(node))
     while parent is not None:
         test = None
