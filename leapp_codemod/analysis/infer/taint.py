@@ -79,6 +79,30 @@ class TaintQuestions:
         fn.walks["type_predicate"] = verdict
         return verdict
 
+    def not_an_array(self, name: str, where: ast.AST) -> bool:
+        """Is `name`, where `where` sits, known not to be an array or tensor? Past an early return for arrays
+        at the top of the function (`if isinstance(v, np.ndarray) ...: return v`), or inside an `if` whose
+        test is a type predicate naming only scalar types (`if _is_number(v): ...`)."""
+        line = getattr(where, "lineno", 0)
+        for stmt in self.fn.node.body:
+            if stmt.lineno >= line:
+                break
+            if isinstance(stmt, ast.If) and not stmt.orelse and isinstance(stmt.body[-1], (ast.Return, ast.Raise)):
+                pos, neg = _type_tests(stmt.test).get(name, (set(), set()))
+                if pos & {"ndarray", "Tensor"}:
+                    return True
+        parents = parent_map(self.fn)
+        child, parent = where, parents.get(id(where))
+        while parent is not None:
+            if isinstance(parent, ast.If) and child in parent.body and isinstance(parent.test, ast.Call) \
+                    and len(parent.test.args) == 1 and isinstance(parent.test.args[0], ast.Name) \
+                    and parent.test.args[0].id == name:
+                callees = self.resolve_call(parent.test)
+                if callees and all(_scalar_predicate(c) for c in callees):
+                    return True
+            child, parent = parent, parents.get(id(parent))
+        return False
+
     def counts_entries(self, e: ast.expr, where: ast.AST) -> bool:
         """`len(...)` of something whose length the code sets, not the data: the entries of a mapping
         (`d.keys()`, `b.get_keys()`), the `**kwargs` of this function, a name an enclosing `isinstance`
@@ -272,6 +296,20 @@ def _container_length_test(e: ast.expr, checked: set[str]) -> bool:
     return isinstance(e, ast.Compare) and any(
         isinstance(x, ast.Call) and isinstance(x.func, ast.Name) and x.func.id == "len" and len(x.args) == 1
         and isinstance(x.args[0], ast.Name) and x.args[0].id in checked for x in (e.left, *e.comparators))
+
+
+SCALAR_TYPE_NAMES = frozenset({"Number", "number", "bool_", "int", "float", "bool", "complex", "Real", "Integral",
+                               "integer", "floating", "str", "bytes"})
+
+
+def _scalar_predicate(fn) -> bool:
+    """`def _is_number(v): return isinstance(v, Number | np.number)`: one return, an isinstance test of the
+    parameter naming scalar types only."""
+    returns = [n.value for n in fn.nodes if isinstance(n, ast.Return)]
+    if len(returns) != 1 or returns[0] is None:
+        return False
+    found = _isinstance_test(returns[0])
+    return bool(found) and bool(found[1]) and found[1] <= SCALAR_TYPE_NAMES
 
 
 def _structure(e: ast.expr) -> bool:
