@@ -96,6 +96,11 @@ SNIPPETS = {
         "            self.stride = 0.3  # error: inplace-state\n"
         "        if vel.sum() > 2:  # error: tensor-branch\n            self.mode = 2\n"
         "        return phase * vel\n"),
+    # a condition on a shape and on values is one branch on data, reported once
+    "shape-and-values-one-finding": (
+        "import torch\ndef step(cmd, pts):\n    if pts.size(0) > 3 and cmd.abs().max() > 1:  # error: tensor-branch\n"
+        "        cmd = cmd * 0\n    y = cmd if not pts.size(0) or cmd.sum() > 0 else -cmd  # error: tensor-branch\n"
+        "    if pts.size(0) > 64:  # error: shape-specialization\n        pts = pts[:64]\n    return y, pts\n"),
 }
 
 

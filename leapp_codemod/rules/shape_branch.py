@@ -59,6 +59,21 @@ def _rank_test(test: ast.expr) -> bool:
         isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute) and test.func.attr in ("dim", "ndimension"))
 
 
+def _tests_values(test: ast.expr, ctx) -> bool:
+    """Does a part of an `and`/`or`/`not` condition test pipeline values with no shape in it
+    (`pts.size(0) > 3 and cmd.abs().max() > 1`)?"""
+    parts = [test]
+    while parts:
+        part = parts.pop()
+        if isinstance(part, ast.BoolOp):
+            parts.extend(part.values)
+        elif isinstance(part, ast.UnaryOp) and isinstance(part.op, ast.Not):
+            parts.append(part.operand)
+        elif ctx.is_data(part) and not any(ctx.is_shape(x) for x in ast.walk(part) if isinstance(x, ast.expr)):
+            return True
+    return False
+
+
 def _only_raises(node) -> bool:
     """A guard: `if obs.shape[-1] != n: raise ValueError(...)` rejects bad input and exports nothing."""
     return isinstance(node, ast.If) and not node.orelse and all(isinstance(s, (ast.Raise, ast.Assert)) for s in node.body)
@@ -67,6 +82,8 @@ def _only_raises(node) -> bool:
 def check(node, ctx):
     if _only_raises(node) or ctx.decided_by_settings(node):
         return
+    if _tests_values(node.test, ctx):
+        return  # the same test is a branch on data (LCM201/LCM202): one finding, one fix (`torch.where`)
     if _tests_shape(node.test, ctx):
         yield Hit(node.test, f"`{show(node.test)}` branches on the shape of pipeline data; the export keeps only "
                              f"the branch for the traced shape",
@@ -80,7 +97,8 @@ RULE = Rule(
          "pipeline data. Not flagged: `assert` statements and `if` guards that only raise (they document a fixed "
          "layout), and checks of dimensions that cannot vary between calls (the rank, a trailing dimension or the "
          "whole shape against literals, e.g. a 3x3 rotation matrix; the rank or the last dimension against a "
-         "setting, e.g. `acts.shape[-1] != self.act_dim`; a 0-d test `if not x.shape`).",
+         "setting, e.g. `acts.shape[-1] != self.act_dim`; a 0-d test `if not x.shape`). A condition that also "
+         "tests pipeline values is reported once, as a branch on data (LCM201/LCM202).",
     why="LEAPP exports static shapes: shape values are baked in and a re-entry with another shape aborts the "
         "session ('Reentering ... with new i/o'). A branch on a shape that varies at run time (number of detected "
         "obstacles, points in a scan) exports one branch for one size; other sizes fail in ONNX Runtime.",
