@@ -17,7 +17,7 @@ from leapp_codemod.analysis.infer.calls import CallQuestions
 from leapp_codemod.analysis.infer.io import IoQuestions
 from leapp_codemod.analysis.infer.lattice import Env, Facts
 from leapp_codemod.analysis.infer.state import StateQuestions
-from leapp_codemod.analysis.infer.taint import TaintQuestions
+from leapp_codemod.analysis.infer.taint import TaintQuestions, parent_map
 from leapp_codemod.analysis.infer.types import TypeQuestions
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIndex
 from leapp_codemod.analysis.model.leapp_support import LeappSupport
@@ -104,6 +104,16 @@ class FunctionContext(TaintQuestions, TypeQuestions, CallQuestions, StateQuestio
         literals = (ast.Dict, ast.List, ast.Tuple, ast.DictComp, ast.ListComp)
         return not any(isinstance(value, literals) for klass in self.project.mro(self.cls)
                        for _, value in klass.attr_values.get(attr, ()))
+
+    def in_error_handler(self, node: ast.AST) -> bool:
+        """Is `node` inside an `except` block of this function? The traced call is one that raised nothing."""
+        parents = parent_map(self.fn)
+        parent = parents.get(id(node))
+        while parent is not None:
+            if isinstance(parent, ast.ExceptHandler):
+                return True
+            parent = parents.get(id(parent))
+        return False
 
     def decided_by_settings(self, node: ast.If | ast.IfExp | ast.While) -> bool:
         """Do the constants this function runs with (flags, settings, config values) decide the test?
