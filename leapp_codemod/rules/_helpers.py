@@ -44,14 +44,17 @@ def last_dimension(node: ast.expr, ctx) -> bool:
     return _last(node)
 
 
+def _minus_one(e: ast.expr) -> bool:
+    return isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub) and isinstance(e.operand, ast.Constant) \
+        and e.operand.value == 1
+
+
 def _last(node: ast.expr) -> bool:
-    minus_one = lambda e: isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub) and \
-        isinstance(e.operand, ast.Constant) and e.operand.value == 1  # noqa: E731
     if isinstance(node, ast.Attribute):
         return node.attr == "ndim"
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
         return node.func.attr in ("dim", "ndimension") and not node.args or (
-            node.func.attr == "size" and len(node.args) == 1 and minus_one(node.args[0]))
+            node.func.attr == "size" and len(node.args) == 1 and _minus_one(node.args[0]))
     if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
-        return minus_one(node.slice)
+        return _minus_one(node.slice)
     return False

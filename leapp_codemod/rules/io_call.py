@@ -41,8 +41,8 @@ RULE = Rule(
         "import time\ndef step(obs, stamp):\n    return obs * stamp\n\ndef loop(policy, obs):\n"
         "    return policy(obs, time.time())\n",
         "from unitree_sdk2py.utils.crc import CRC\ndef step(obs, cmd):\n    cmd.crc = CRC().Crc(cmd)\n    return obs\n",
-        "import warnings\nimport numpy as np\ndef step(parts):\n    try:\n        return np.stack(parts)\n"
-        "    except ValueError:\n        warnings.warn('ragged parts')\n        return np.concatenate(parts)\n",
+        ("import warnings\nimport numpy as np\ndef step(parts):\n    try:\n        return np.stack(parts)\n"
+         "    except ValueError:\n        warnings.warn('ragged parts')\n        return np.concatenate(parts)\n"),
     ),
     invalid=(
         "def step(obs):\n    print(obs)  # error\n    return obs\n",

@@ -153,8 +153,8 @@ RULE = Rule(
         "# range: 7-9\nimport numpy as np\ndef main(read):\n    obs = np.zeros(4)\n    for _ in range(3):\n"
         "        x = read()\n        obs[:2] = x[:2]  # error\n        obs[2:] = x[2:] * 2\n        y = np.tanh(obs)\n"
         "        print(y)\n",
-        "import numpy as np\nclass Arm:\n    def __init__(self, home):\n        self.home = home\n"
-        "        self.target = np.copy(home)\n    def step(self, delta):\n        self.target[:] = self.home\n"
-        "        self.target[2:] += 0.5 * delta  # error\n        return self.target\n",
+        ("import numpy as np\nclass Arm:\n    def __init__(self, home):\n        self.home = home\n"
+         "        self.target = np.copy(home)\n    def step(self, delta):\n        self.target[:] = self.home\n"
+         "        self.target[2:] += 0.5 * delta  # error\n        return self.target\n"),
     ),
 )

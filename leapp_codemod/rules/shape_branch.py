@@ -111,8 +111,8 @@ RULE = Rule(
         "def step(obs, cfg):\n    assert obs.shape[-1] == cfg.dim\n    return obs.reshape(obs.shape[0], -1)\n",
         "def step(obs, cfg):\n    if obs.shape[-1] != cfg.dim:\n        raise ValueError('bad width')\n    return obs\n",
         "def step(rot):\n    if rot.shape[-2:] == (3, 3):\n        return rot[..., 0]\n    return rot\n",
-        "class Head:\n    def __init__(self, n):\n        self.n = n\n    def step(self, a):\n"
-        "        if a.shape[-1] > self.n:\n            a = a[..., :self.n]\n        return a\n",
+        ("class Head:\n    def __init__(self, n):\n        self.n = n\n    def step(self, a):\n"
+         "        if a.shape[-1] > self.n:\n            a = a[..., :self.n]\n        return a\n"),
     ),
     invalid=(
         "def step(points, limit):\n    if points.shape[0] > limit:  # error\n        points = points[:limit]\n    return points\n",

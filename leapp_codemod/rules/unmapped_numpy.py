@@ -59,9 +59,9 @@ RULE = Rule(
     fixed_example="speed = np.sqrt(np.sum(lin_vel ** 2, axis=-1, keepdims=True))",
     node_types=(ast.Call,), check=check,
     valid=(
-        "import numpy as np\nfrom numbers import Number\ndef is_num(v):\n    return isinstance(v, Number)\n"
-        "def step(v):\n    if isinstance(v, np.ndarray):\n        return np.tanh(v)\n    out = np.atleast_1d(v)\n"
-        "    if is_num(v):\n        out = np.asanyarray(v)\n    return out\n",
+        ("import numpy as np\nfrom numbers import Number\ndef is_num(v):\n    return isinstance(v, Number)\n"
+         "def step(v):\n    if isinstance(v, np.ndarray):\n        return np.tanh(v)\n    out = np.atleast_1d(v)\n"
+         "    if is_num(v):\n        out = np.asanyarray(v)\n    return out\n"),
         "import numpy as np\ndef step(obs):\n    return np.concatenate([np.sin(obs), np.clip(obs, -1, 1)], axis=-1)\n",
         "import numpy as np\ndef step(obs):\n    table = np.linalg.norm(np.ones(3))\n    return obs * table\n",
         "import numpy as np\ndef step(obs):\n    return np.array(obs, dtype=np.float32) + np.array([1.0, 2.0])\n",

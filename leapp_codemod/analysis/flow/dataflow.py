@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from leapp_codemod.analysis.model.class_state import callback_inputs, mutated_attrs, tensor_items
 from leapp_codemod.analysis.model.config_values import CONFIG_KEY, CONFIG_LOCALS, config_key, function_config_constants
 from leapp_codemod.analysis.infer.context import FunctionContext
+from leapp_codemod.analysis.infer.taint import holds_dict
 from leapp_codemod.analysis.infer.lattice import Env, Facts
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.leapp_support import LeappSupport
@@ -21,7 +22,7 @@ from leapp_codemod.analysis.model.resolve_types import receiver_ids
 from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.analysis.model.walk import UNKNOWN, is_self_attr, iter_nodes, self_name_of
 from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS, FRESH_COPY_METHODS
-from leapp_codemod.analysis.model.settings import class_settings, dict_defaults
+from leapp_codemod.analysis.model.settings import class_settings, dict_defaults, module_flags
 
 CONFIG_PARAM_NAMES = frozenset({"cfg", "config", "conf", "settings", "params", "hparams", "opts", "options", "args"})
 SCALAR_ANNOTATIONS = frozenset({"int", "float", "str", "bool", "bytes", "None"})
@@ -73,7 +74,7 @@ def _bind_loop(ctx: FunctionContext, target: ast.expr, iterable: ast.expr) -> No
     """Loop targets take the elements of the iterable; dict keys (`for k, v in d.items()`,
     `for k in d.keys()`) are names, never pipeline data."""
     method = iterable.func.attr if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute) else None
-    if method == "keys" or _holds_dict(ctx.fn, iterable):
+    if method == "keys" or holds_dict(ctx.fn, iterable):
         return
     if method == "items" and isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2:
         _bind(ctx, target.elts[1], iterable, element=True)
@@ -83,26 +84,6 @@ def _bind_loop(ctx: FunctionContext, target: ast.expr, iterable: ast.expr) -> No
         _bind(ctx, target.elts[1], iterable.args[0], element=True)  # the index is a Python int
         return
     _bind(ctx, target, iterable, element=True)
-
-
-def _bind_chosen(ctx: FunctionContext, node: ast.If) -> None:
-    """`if np.linalg.norm(cmd) < eps: self.freq = 0.0 else: self.freq = cfg.freq`: which constant the
-    attribute holds is decided by pipeline data, so the attribute holds pipeline data."""
-    writes = [s for s in (*node.body, *node.orelse) if isinstance(s, ast.Assign) and len(s.targets) == 1
-              and is_self_attr(s.targets[0], ctx.self_name) and isinstance(s.value, ast.Constant)
-              and isinstance(s.value.value, (int, float)) and not isinstance(s.value.value, bool)]
-    if writes and ctx.is_data(node.test) and not ctx.decided_by_settings(node):
-        for write in writes:
-            ctx.facts.data_attrs.setdefault(ctx.cls.id, set()).add(write.targets[0].attr)
-
-
-def _holds_dict(fn: FunctionInfo, iterable: ast.expr) -> bool:
-    """`for k in obs:` where the function binds `obs` to a dict (`obs = {k: f(v) for ...}`): the loop walks
-    the keys."""
-    if not isinstance(iterable, ast.Name):
-        return False
-    return any(isinstance(n, ast.Assign) and isinstance(n.value, (ast.Dict, ast.DictComp))
-               and any(isinstance(t, ast.Name) and t.id == iterable.id for t in n.targets) for n in fn.nodes)
 
 
 def _local_callables(fn: FunctionInfo) -> dict[str, ast.arguments]:
@@ -157,8 +138,8 @@ def compute_env(ctx: FunctionContext) -> Env:
                     _bind(ctx, node.target, node.value)
             elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
                 _bind_loop(ctx, node.target, node.iter)
-            elif isinstance(node, ast.If) and ctx.cls is not None:
-                _bind_chosen(ctx, node)
+            elif isinstance(node, ast.If) and ctx.cls is not None and ctx.constants_chosen_by_data(node):
+                facts.data_attrs.setdefault(ctx.cls.id, set()).update(ctx.constants_chosen_by_data(node))
             elif isinstance(node, ast.withitem) and node.optional_vars is not None:
                 _bind(ctx, node.optional_vars, node.context_expr)
             elif isinstance(node, ast.NamedExpr):
@@ -391,33 +372,6 @@ class Analysis:
             if (len(self.reachable), self.facts.fingerprint(), len(self.project.modules)) == before:
                 self.settled_envs = self.pass_envs
                 break
-
-
-def module_flags(tree: ast.Module, nodes=None) -> dict[str, set]:
-    """Module-level settings (`RECORD_FRAMES = False`, `MODE = "eval"`, also under the main guard) that
-    every module-level assignment binds to a literal and no function rebinds (`global`): the blocks they
-    rule out (`if RECORD_FRAMES:`) never run."""
-    values: dict[str, set] = {}
-    varying: set[str] = set()
-    blocks = [tree.body] + [s.body + s.orelse for s in tree.body if isinstance(s, ast.If)]
-    for stmt in (s for block in blocks for s in block):
-        if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-            for target in targets:
-                names = [t for t in (target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target])
-                         if isinstance(t, ast.Name)]
-                literal = isinstance(stmt, (ast.Assign, ast.AnnAssign)) and isinstance(stmt.value, ast.Constant) \
-                    and len(names) == 1 and names[0] is target
-                for name in names:
-                    if literal:
-                        values.setdefault(name.id, set()).add(stmt.value.value)
-                    else:
-                        varying.add(name.id)
-        elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.Try)):
-            varying |= {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    varying |= {name for node in (ast.walk(tree) if nodes is None else nodes)  # nodes: the tree's, walked already
-                if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
-    return {name: vals for name, vals in values.items() if name not in varying}
 
 
 def _record_constants(facts: Facts, ctx: FunctionContext, callee: FunctionInfo, pairs) -> None:

@@ -22,7 +22,12 @@ from leapp_codemod.analysis.infer.types import TypeQuestions
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIndex
 from leapp_codemod.analysis.model.leapp_support import LeappSupport
 from leapp_codemod.analysis.model.project import Project
-from leapp_codemod.analysis.model.walk import constant_flag_block, is_self_attr, iter_nodes, self_name_of
+from leapp_codemod.analysis.model.walk import (
+    constant_flag_block,
+    is_self_attr,
+    iter_nodes,
+    self_name_of,
+)
 
 __all__ = ["Env", "Facts", "FunctionContext", "is_self_attr", "iter_nodes"]
 

@@ -89,6 +89,15 @@ class StateQuestions:
             return (target.attr, "reassigned") if self._read_elsewhere(target.attr, updates) else None
         return (target.attr, "reassigned") if self._read_across_calls(target.attr, line) else None
 
+    def constants_chosen_by_data(self, node: ast.If) -> list[str]:
+        """`if np.linalg.norm(cmd) < eps: self.freq = 0.0 else: ...`: attributes of self the branches set to
+        numbers, when pipeline data picks the branch (the attribute then holds pipeline data)."""
+        attrs = [s.targets[0].attr for s in (*node.body, *node.orelse) if isinstance(s, ast.Assign)
+                 and len(s.targets) == 1 and is_self_attr(s.targets[0], self.self_name)
+                 and isinstance(s.value, ast.Constant) and isinstance(s.value.value, (int, float))
+                 and not isinstance(s.value.value, bool)]
+        return attrs if attrs and self.is_data(node.test) and not self.decided_by_settings(node) else []
+
     def _chosen_by_data(self, target: ast.expr) -> bool:
         """`if norm(cmd) < eps: self.freq = 0.0`: a constant written in a branch pipeline data decides."""
         parents = parent_map(self.fn)

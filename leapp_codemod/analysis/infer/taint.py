@@ -88,7 +88,7 @@ class TaintQuestions:
             if stmt.lineno >= line:
                 break
             if isinstance(stmt, ast.If) and not stmt.orelse and isinstance(stmt.body[-1], (ast.Return, ast.Raise)):
-                pos, neg = _type_tests(stmt.test).get(name, (set(), set()))
+                pos, _neg = _type_tests(stmt.test).get(name, (set(), set()))
                 if pos & {"ndarray", "Tensor"}:
                     return True
         parents = parent_map(self.fn)
@@ -262,7 +262,7 @@ def _type_answer(e: ast.expr, ctx) -> bool:
         for v in e.values:
             if not (_type_answer(v, ctx) or _container_length_test(v, checked)):
                 return False
-            pos, neg = _type_tests(v).get(_subject(v), (set(), set()))
+            pos, _neg = _type_tests(v).get(_subject(v), (set(), set()))
             if pos and not pos & ARRAY_TYPE_NAMES:
                 checked.add(_subject(v))
         return True
@@ -395,3 +395,11 @@ def _empty_container(value: ast.expr) -> bool:
     return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in ("list", "dict") \
         and not value.args and not value.keywords
 
+
+def holds_dict(fn, iterable: ast.expr) -> bool:
+    """`for k in obs:` where the function binds `obs` to a dict (`obs = {k: f(v) for ...}`): the loop walks
+    the keys."""
+    if not isinstance(iterable, ast.Name):
+        return False
+    return any(isinstance(n, ast.Assign) and isinstance(n.value, (ast.Dict, ast.DictComp))
+               and any(isinstance(t, ast.Name) and t.id == iterable.id for t in n.targets) for n in fn.nodes)

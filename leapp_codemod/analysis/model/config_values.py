@@ -11,10 +11,17 @@ from __future__ import annotations
 import ast
 import json
 import os
-import tomllib
 from pathlib import Path
 
-from leapp_codemod.analysis.model.hydra_configs import _LINE, MAX_BYTES, MAX_FILES, SKIP_DIRS, config_roots
+import tomllib
+
+from leapp_codemod.analysis.model.hydra_configs import (
+    _LINE,
+    MAX_BYTES,
+    MAX_FILES,
+    SKIP_DIRS,
+    config_roots,
+)
 
 CONFIG_KEY = "config:"            # constants key prefix: "config:<key>" -> values the configs give it
 CONFIG_LOCALS = "<config locals>"  # constants key: names bound once from a decided config key
@@ -140,9 +147,7 @@ def _config_owner(expr: ast.expr) -> bool:
         name = expr.attr if isinstance(expr, ast.Attribute) else expr.id if isinstance(expr, ast.Name) else None
         if name is not None and (name.lower() in CONFIG_OWNERS or name.lower().endswith(("_cfg", "_config", "_conf"))):
             return True
-        if isinstance(expr, ast.Attribute):
-            expr = expr.value
-        elif isinstance(expr, ast.Subscript):
+        if isinstance(expr, (ast.Attribute, ast.Subscript)):
             expr = expr.value
         else:
             return False

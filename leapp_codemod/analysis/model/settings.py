@@ -217,3 +217,30 @@ def _calls_named(project) -> dict[str, list[tuple[ast.Call, dict]]]:
                     if name:
                         found.setdefault(name, []).append((node, scope))
     return found
+
+
+def module_flags(tree: ast.Module, nodes=None) -> dict[str, set]:
+    """Module-level settings (`RECORD_FRAMES = False`, `MODE = "eval"`, also under the main guard) that
+    every module-level assignment binds to a literal and no function rebinds (`global`): the blocks they
+    rule out (`if RECORD_FRAMES:`) never run."""
+    values: dict[str, set] = {}
+    varying: set[str] = set()
+    blocks = [tree.body] + [s.body + s.orelse for s in tree.body if isinstance(s, ast.If)]
+    for stmt in (s for block in blocks for s in block):
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            for target in targets:
+                names = [t for t in (target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target])
+                         if isinstance(t, ast.Name)]
+                literal = isinstance(stmt, (ast.Assign, ast.AnnAssign)) and isinstance(stmt.value, ast.Constant) \
+                    and len(names) == 1 and names[0] is target
+                for name in names:
+                    if literal:
+                        values.setdefault(name.id, set()).add(stmt.value.value)
+                    else:
+                        varying.add(name.id)
+        elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.Try)):
+            varying |= {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    varying |= {name for node in (ast.walk(tree) if nodes is None else nodes)  # nodes: the tree's, walked already
+                if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
+    return {name: vals for name, vals in values.items() if name not in varying}

@@ -7,8 +7,12 @@ from __future__ import annotations
 
 import ast
 
+from leapp_codemod.analysis.model.config_values import (
+    CONFIG_KEY,
+    CONFIG_LOCALS,
+    config_key,
+)
 from leapp_codemod.analysis.model.index import FunctionInfo
-from leapp_codemod.analysis.model.config_values import CONFIG_KEY, CONFIG_LOCALS, config_key
 from leapp_codemod.analysis.model.settings import DICT_KEY, dict_read
 from leapp_codemod.observe.merge import OBSERVED_KEY
 
