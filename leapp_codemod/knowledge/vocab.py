@@ -16,12 +16,13 @@ META_ATTRS = frozenset({"dtype", "device", "is_cuda", "requires_grad", "training
 SHAPE_METHODS = frozenset({"size", "dim", "numel", "nelement", "ndimension"})
 # Methods that return a Python value, not a tensor: their result is never pipeline data (the rules judge the call).
 SCALAR_METHODS = frozenset({"item", "tolist", "__float__", "__int__", "__bool__", "__index__", "element_size",
-                            "data_ptr", "is_contiguous", "is_floating_point", "get_device", "keys", "__len__"})
+                            "data_ptr", "is_contiguous", "is_floating_point", "get_device", "keys", "__len__",
+                            "issubset", "issuperset", "isdisjoint"})
 # Type and mode queries that return Python booleans about a tensor, not about its values.
 TYPE_QUERIES = frozenset({"torch.is_tensor", "torch.is_floating_point", "torch.is_complex", "torch.is_storage",
                           "torch.is_grad_enabled", "torch.is_inference_mode_enabled", "torch.is_autocast_enabled",
                           "torch.jit.is_scripting", "torch.jit.is_tracing", "torch.onnx.is_in_onnx_export",
-                          "torch.compiler.is_compiling", "torch.numel"})
+                          "torch.compiler.is_compiling", "torch.numel", "numpy.isscalar", "numpy.iterable"})
 # Builtins whose result is never pipeline data (a Python scalar, a string, a type, an iterator, nothing).
 NON_DATA_BUILTINS = frozenset({"float", "int", "bool", "complex", "str", "repr", "len", "isinstance", "issubclass",
                                "type", "id", "hash", "print", "range", "callable", "hasattr", "getattr", "format",

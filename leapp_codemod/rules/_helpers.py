@@ -31,3 +31,30 @@ def is_number(node: ast.expr | None) -> bool:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         return is_number(node.operand)
     return isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
+
+
+def last_dimension(node: ast.expr, ctx) -> bool:
+    """A dimension a pipeline fixes whatever the batch: the rank (`x.ndim`, `x.dim()`) or the last dimension
+    (`x.shape[-1]`, `x.size(-1)`: an action dimension, a feature width) of pipeline data, or a name bound
+    only to one of those (`width = feats.shape[-1]`)."""
+    if isinstance(node, ast.Name):
+        values = [n.value for n in ctx.fn.nodes if isinstance(n, ast.Assign)
+                  and any(isinstance(t, ast.Name) and t.id == node.id for t in n.targets)]
+        return bool(values) and node.id not in ctx.fn.params and all(_last(v) for v in values)
+    return _last(node)
+
+
+def _minus_one(e: ast.expr) -> bool:
+    return isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub) and isinstance(e.operand, ast.Constant) \
+        and e.operand.value == 1
+
+
+def _last(node: ast.expr) -> bool:
+    if isinstance(node, ast.Attribute):
+        return node.attr == "ndim"
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return node.func.attr in ("dim", "ndimension") and not node.args or (
+            node.func.attr == "size" and len(node.args) == 1 and _minus_one(node.args[0]))
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
+        return _minus_one(node.slice)
+    return False

@@ -9,7 +9,7 @@ KEYWORD = {ast.If: "if", ast.While: "while", ast.Assert: "assert"}
 def check(node, ctx):
     if isinstance(node, ast.If) and ctx.only_io(node.body + node.orelse):
         return  # `if step % 50 == 0: print(...)`: the print is the finding
-    if ctx.is_data(node.test):
+    if ctx.is_data(node.test) and not ctx.decided_by_settings(node):
         keyword = KEYWORD[type(node)]
         yield Hit(node.test, f"`{keyword} {show(node.test)}` decides Python control flow on pipeline data; "
                              f"only the path taken while tracing is exported",

@@ -5,7 +5,7 @@ from leapp_codemod.rules.base import Hit, Rule
 
 
 def check(node, ctx):
-    if isinstance(node, ast.IfExp) and ctx.is_data(node.test):
+    if isinstance(node, ast.IfExp) and ctx.is_data(node.test) and not ctx.decided_by_settings(node):
         yield Hit(node, f"conditional expression `{show(node)}` picks a value with Python on pipeline data",
                   "use `torch.where(cond, a, b)` so both outcomes stay in the graph")
     elif isinstance(node, ast.comprehension):

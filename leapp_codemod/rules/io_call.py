@@ -13,8 +13,8 @@ def check(node: ast.Call, ctx):
                         f"the time read while tracing", CLOCK_FIX)
         return
     kind = ctx.io_kind(node)
-    if kind is None:
-        return
+    if kind is None or ctx.in_error_handler(node):
+        return  # a warning in an `except` block: the traced call raised nothing, the export is not this path
     yield Hit(node, f"`{show(node)}` performs I/O inside the pipeline ({kind}); the exported model drops it",
               "keep I/O in the host runtime: read inputs before the pipeline call and pass them in, log after it")
 
@@ -25,7 +25,8 @@ RULE = Rule(
     what="Flags `print`, `open`, logging calls (module loggers and ROS 2 `get_logger()` included), `pathlib` reads "
          "and writes, `np.save`/`torch.load`, network and subprocess calls, robot middleware (LCM `publish`, DDS "
          "`Write`, ROS 2 publishers, sockets, serial ports) and clock reads (`time.time()`, "
-         "`node.get_clock().now()`) inside the pipeline.",
+         "`node.get_clock().now()`) inside the pipeline. Output in an `except` block (a warning that a "
+         "fallback ran) is not flagged: a traced call that raised is no export.",
     why="The exported graph contains only tensor operations. A read that feeds the computation (a file, a "
         "message, the clock) is frozen to the value read while tracing; a write (telemetry, a published command, a "
         "debug print) silently disappears from the deployed model. The run report marks such a pipeline `partial`.",
@@ -40,6 +41,8 @@ RULE = Rule(
         "import time\ndef step(obs, stamp):\n    return obs * stamp\n\ndef loop(policy, obs):\n"
         "    return policy(obs, time.time())\n",
         "from unitree_sdk2py.utils.crc import CRC\ndef step(obs, cmd):\n    cmd.crc = CRC().Crc(cmd)\n    return obs\n",
+        ("import warnings\nimport numpy as np\ndef step(parts):\n    try:\n        return np.stack(parts)\n"
+         "    except ValueError:\n        warnings.warn('ragged parts')\n        return np.concatenate(parts)\n"),
     ),
     invalid=(
         "def step(obs):\n    print(obs)  # error\n    return obs\n",

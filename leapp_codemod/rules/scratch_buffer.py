@@ -6,7 +6,7 @@ from leapp_codemod.rules.base import Hit, Rule
 
 # Calls that allocate a fresh array or tensor from a shape or from constants: its contents are not traced.
 ALLOCATORS = frozenset({f"{lib}.{fn}" for lib in ("numpy", "torch") for fn in ("zeros", "ones", "empty", "full")}
-                       | {"numpy.array", "numpy.asarray", "torch.tensor"})
+                       | {"numpy.array", "numpy.asarray", "numpy.copy", "torch.tensor"})
 
 
 def _root(target: ast.expr) -> ast.expr:
@@ -15,11 +15,18 @@ def _root(target: ast.expr) -> ast.expr:
     return target
 
 
-def _allocates(value: ast.expr | None, module, ctx) -> bool:
-    if not isinstance(value, ast.Call) or ctx.args_data(value):
+def _allocates(value: ast.expr | None, module, ctx, copies: bool = True) -> bool:
+    """A fresh array from a shape or constants (`np.zeros(n)`, `np.array(cfg.q0)`), or, with `copies`, a copy
+    of an attribute that is one (`np.copy(self.default_q)`)."""
+    if not isinstance(value, ast.Call):
         return False
     name = ctx.project.qualify(value.func, module)
-    return bool(name) and ctx.project.external_name(name) in ALLOCATORS
+    if not name or ctx.project.external_name(name) not in ALLOCATORS:
+        return False
+    if ctx.project.external_name(name) == "numpy.copy" and copies and len(value.args) == 1 and \
+            is_self_attr(value.args[0], ctx.self_name):  # a copy of a buffer built from constants
+        return _attr_buffer(value.args[0].attr, ctx, copies=False)
+    return not ctx.args_data(value)
 
 
 def _local_buffer(name: str, line: int, ctx) -> bool:
@@ -41,21 +48,28 @@ def _torch_allocation(value: ast.expr, ctx) -> bool:
     return bool(name) and ctx.project.external_name(name).startswith("torch.")
 
 
-def _attr_buffer(attr: str, ctx) -> bool:
+def _attr_buffer(attr: str, ctx, copies: bool = True) -> bool:
     """Is `self.<attr>` only ever bound to freshly allocated arrays (a preallocated buffer)?"""
     if ctx.cls is None:
         return False
     values = [(ctx.project.modules[klass.module], value) for klass in ctx.project.mro(ctx.cls)
               for _, value in klass.attr_values.get(attr, ())]
-    return bool(values) and all(_allocates(value, module, ctx) for module, value in values)
+    return bool(values) and all(_allocates(value, module, ctx, copies) for module, value in values)
 
 
-def buffer_name(node: ast.Assign, ctx) -> str | None:
+def _subscript_target(node: ast.Assign | ast.AugAssign) -> ast.Subscript | None:
+    """`buf[i] = v` or `buf[i:] += v` (the buffer reset earlier in the call, then accumulated into)."""
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+    return targets[0] if len(targets) == 1 and isinstance(targets[0], ast.Subscript) else None
+
+
+def buffer_name(node: ast.Assign | ast.AugAssign, ctx) -> str | None:
     """The buffer a subscript assignment fills with pipeline data, if it is a preallocated, untraced one:
     a local (or, in an inline range, a value bound before the range) or an attribute of self."""
-    if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Subscript) or not ctx.is_data(node.value):
+    target = _subscript_target(node)
+    if target is None or not ctx.is_data(node.value):
         return None
-    root = _root(node.targets[0])
+    root = _root(target)
     if isinstance(root, ast.Name) and (_local_buffer(root.id, node.lineno, ctx) or _outer_buffer(root.id, ctx)):
         return root.id
     if is_self_attr(root, ctx.self_name) and _attr_buffer(root.attr, ctx) and not ctx.state_writes(node):
@@ -69,7 +83,7 @@ def _outer_buffer(name: str, ctx) -> bool:
         _allocates(ctx.fn.outer_values.get(name), ctx.module, ctx)
 
 
-def declarable(node: ast.Assign, ctx) -> list[tuple[str, str]]:
+def declarable(node: ast.Assign | ast.AugAssign, ctx) -> list[tuple[str, str]]:
     """(attribute, 'inplace') when the buffer is an attribute of self: declared as LEAPP state around the
     call, the buffer is a traced value and so are the writes into it (what `generate` does)."""
     name = buffer_name(node, ctx)
@@ -80,8 +94,8 @@ def declarable(node: ast.Assign, ctx) -> list[tuple[str, str]]:
 def _writes_of(name: str, ctx) -> list[int]:
     """Lines of this function that fill the same buffer with pipeline data."""
     return sorted({n.lineno for n in ctx.fn.nodes
-                   if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Subscript)
-                   and ast.unparse(_root(n.targets[0])) == name and ctx.is_data(n.value)})
+                   if isinstance(n, (ast.Assign, ast.AugAssign)) and _subscript_target(n) is not None
+                   and ast.unparse(_root(_subscript_target(n))) == name and ctx.is_data(n.value)})
 
 
 def check(node, ctx):
@@ -124,7 +138,7 @@ RULE = Rule(
                   "def traced_build_obs(omega, q):\n    return np.concatenate([omega, q]).astype(np.float32)\n"
                   "# a buffer on self instead: ctrl.obs = annotate.state_tensors(NODE, {'obs': ctrl.obs}) ... "
                   "annotate.update_state(NODE, {'obs': ctrl.obs})",
-    node_types=(ast.Assign,), check=check, state_writes=declarable,
+    node_types=(ast.Assign, ast.AugAssign), check=check, state_writes=declarable,
     valid=(
         "import numpy as np\ndef step(obs):\n    out = np.concatenate([obs[:3], obs[3:] * 2])\n    return out\n",
         "import torch\ndef step(obs):\n    out = torch.zeros(6)\n    out[:3] = obs[:3]\n    return out\n",
@@ -139,5 +153,8 @@ RULE = Rule(
         "# range: 7-9\nimport numpy as np\ndef main(read):\n    obs = np.zeros(4)\n    for _ in range(3):\n"
         "        x = read()\n        obs[:2] = x[:2]  # error\n        obs[2:] = x[2:] * 2\n        y = np.tanh(obs)\n"
         "        print(y)\n",
+        ("import numpy as np\nclass Arm:\n    def __init__(self, home):\n        self.home = home\n"
+         "        self.target = np.copy(home)\n    def step(self, delta):\n        self.target[:] = self.home\n"
+         "        self.target[2:] += 0.5 * delta  # error\n        return self.target\n"),
     ),
 )

@@ -1,6 +1,6 @@
 import ast
 
-from leapp_codemod.rules._helpers import is_number, show
+from leapp_codemod.rules._helpers import is_number, last_dimension, show
 from leapp_codemod.rules.base import Hit, Rule
 
 
@@ -33,10 +33,14 @@ def _non_leading(index: ast.expr) -> bool:
 
 
 def _fixed_check(compare: ast.Compare, ctx) -> bool:
-    """Fixed dimensions of pipeline data checked against literals only."""
+    """Fixed dimensions of pipeline data checked against literals only, or the rank or last dimension
+    checked against settings (`acts.shape[-1] != self.act_dim`)."""
     operands = (compare.left, *compare.comparators)
-    return any(_is_literal(x) for x in operands) and all(
-        _is_literal(x) or (_fixed_dimension(x) and ctx.is_shape(x)) for x in operands)
+    if any(_is_literal(x) for x in operands) and all(
+            _is_literal(x) or (_fixed_dimension(x) and ctx.is_shape(x)) for x in operands):
+        return True
+    return any(last_dimension(x, ctx) for x in operands) and all(
+        last_dimension(x, ctx) or not (ctx.is_shape(x) or ctx.is_data(x)) for x in operands)
 
 
 def _tests_shape(test: ast.expr, ctx) -> bool:
@@ -44,7 +48,30 @@ def _tests_shape(test: ast.expr, ctx) -> bool:
         if isinstance(sub, ast.Compare) and any(ctx.is_shape(x) for x in (sub.left, *sub.comparators)) \
                 and not _fixed_check(sub, ctx):
             return True
-    return not isinstance(test, ast.Compare) and ctx.is_shape(test)
+    return not isinstance(test, ast.Compare) and ctx.is_shape(test) and not _rank_test(test)
+
+
+def _rank_test(test: ast.expr) -> bool:
+    """`if not x.shape`, `if x.ndim`: a question about the rank (0-d or not), which a pipeline fixes."""
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    return isinstance(test, ast.Attribute) and test.attr in ("shape", "ndim") or (
+        isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute) and test.func.attr in ("dim", "ndimension"))
+
+
+def _tests_values(test: ast.expr, ctx) -> bool:
+    """Does a part of an `and`/`or`/`not` condition test pipeline values with no shape in it
+    (`pts.size(0) > 3 and cmd.abs().max() > 1`)?"""
+    parts = [test]
+    while parts:
+        part = parts.pop()
+        if isinstance(part, ast.BoolOp):
+            parts.extend(part.values)
+        elif isinstance(part, ast.UnaryOp) and isinstance(part.op, ast.Not):
+            parts.append(part.operand)
+        elif ctx.is_data(part) and not any(ctx.is_shape(x) for x in ast.walk(part) if isinstance(x, ast.expr)):
+            return True
+    return False
 
 
 def _only_raises(node) -> bool:
@@ -53,8 +80,10 @@ def _only_raises(node) -> bool:
 
 
 def check(node, ctx):
-    if _only_raises(node):
+    if _only_raises(node) or ctx.decided_by_settings(node):
         return
+    if _tests_values(node.test, ctx):
+        return  # the same test is a branch on data (LCM201/LCM202): one finding, one fix (`torch.where`)
     if _tests_shape(node.test, ctx):
         yield Hit(node.test, f"`{show(node.test)}` branches on the shape of pipeline data; the export keeps only "
                              f"the branch for the traced shape",
@@ -67,7 +96,9 @@ RULE = Rule(
     what="Flags `if`/`while`/conditional expressions whose condition reads `.shape`, `.size()` or `len()` of "
          "pipeline data. Not flagged: `assert` statements and `if` guards that only raise (they document a fixed "
          "layout), and checks of dimensions that cannot vary between calls (the rank, a trailing dimension or the "
-         "whole shape against literals, e.g. a 3x3 rotation matrix).",
+         "whole shape against literals, e.g. a 3x3 rotation matrix; the rank or the last dimension against a "
+         "setting, e.g. `acts.shape[-1] != self.act_dim`; a 0-d test `if not x.shape`). A condition that also "
+         "tests pipeline values is reported once, as a branch on data (LCM201/LCM202).",
     why="LEAPP exports static shapes: shape values are baked in and a re-entry with another shape aborts the "
         "session ('Reentering ... with new i/o'). A branch on a shape that varies at run time (number of detected "
         "obstacles, points in a scan) exports one branch for one size; other sizes fail in ONNX Runtime.",
@@ -80,6 +111,8 @@ RULE = Rule(
         "def step(obs, cfg):\n    assert obs.shape[-1] == cfg.dim\n    return obs.reshape(obs.shape[0], -1)\n",
         "def step(obs, cfg):\n    if obs.shape[-1] != cfg.dim:\n        raise ValueError('bad width')\n    return obs\n",
         "def step(rot):\n    if rot.shape[-2:] == (3, 3):\n        return rot[..., 0]\n    return rot\n",
+        ("class Head:\n    def __init__(self, n):\n        self.n = n\n    def step(self, a):\n"
+         "        if a.shape[-1] > self.n:\n            a = a[..., :self.n]\n        return a\n"),
     ),
     invalid=(
         "def step(points, limit):\n    if points.shape[0] > limit:  # error\n        points = points[:limit]\n    return points\n",

@@ -14,8 +14,11 @@ def check(node: ast.Call, ctx):
                   "build it with a mapped function instead (`np.stack([...])`, `np.concatenate`), or FunctionPatch "
                   f"`{ctx.fn.qualname}` with a torch implementation")
         return
-    if ctx.support.maps_numpy(name) or not ctx.args_data(node):
+    if ctx.support.maps_numpy(name) or not ctx.args_data(node) or ctx.is_type_query(node):
         return
+    data_args = [a for a in (*node.args, *(k.value for k in node.keywords)) if ctx.is_data(a)]
+    if all(isinstance(a, ast.Name) and ctx.not_an_array(a.id, node) for a in data_args):
+        return  # type dispatch put arrays on another path: this call converts a Python value
     short = name.removeprefix("numpy.")
     yield Hit(node, f"`np.{short}` is not mapped by LEAPP {ctx.support.version}; `{show(node)}` runs untraced",
               f"use a mapped NumPy or torch equivalent, or FunctionPatch `{ctx.fn.qualname}` with a torch "
@@ -56,6 +59,9 @@ RULE = Rule(
     fixed_example="speed = np.sqrt(np.sum(lin_vel ** 2, axis=-1, keepdims=True))",
     node_types=(ast.Call,), check=check,
     valid=(
+        ("import numpy as np\nfrom numbers import Number\ndef is_num(v):\n    return isinstance(v, Number)\n"
+         "def step(v):\n    if isinstance(v, np.ndarray):\n        return np.tanh(v)\n    out = np.atleast_1d(v)\n"
+         "    if is_num(v):\n        out = np.asanyarray(v)\n    return out\n"),
         "import numpy as np\ndef step(obs):\n    return np.concatenate([np.sin(obs), np.clip(obs, -1, 1)], axis=-1)\n",
         "import numpy as np\ndef step(obs):\n    table = np.linalg.norm(np.ones(3))\n    return obs * table\n",
         "import numpy as np\ndef step(obs):\n    return np.array(obs, dtype=np.float32) + np.array([1.0, 2.0])\n",

@@ -67,7 +67,7 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
         result.entry = named or next((e for e in result.entrypoints if e.module == entry_fn.module
                                       and e.qualname == entry_fn.qualname), None) or as_entrypoint(entry_fn)
         data = ((set(rng.inputs) | set(rng.state)) - set(entry_fn.numbers) if inline else
-                entry_data_params(entry_fn) & lint_data_params(entry_fn) | annotated_data(entry_fn)
+                entry_data_params(entry_fn) & lint_data_params(entry_fn, containers=True) | annotated_data(entry_fn)
                 | optional_inputs(project, entry_fn))
         if not inline:
             analysis.facts.param_constants[entry_fn.id] = entry_flag_constants(project, entry_fn, data)

@@ -11,7 +11,9 @@ import ast
 from dataclasses import dataclass, field
 
 from leapp_codemod.analysis.model.class_state import callback_inputs, mutated_attrs, tensor_items
+from leapp_codemod.analysis.model.config_values import CONFIG_KEY, CONFIG_LOCALS, config_key, function_config_constants
 from leapp_codemod.analysis.infer.context import FunctionContext
+from leapp_codemod.analysis.infer.taint import holds_dict
 from leapp_codemod.analysis.infer.lattice import Env, Facts
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.leapp_support import LeappSupport
@@ -20,10 +22,13 @@ from leapp_codemod.analysis.model.resolve_types import receiver_ids
 from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.analysis.model.walk import UNKNOWN, is_self_attr, iter_nodes, self_name_of
 from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS, FRESH_COPY_METHODS
-from leapp_codemod.analysis.model.settings import class_settings
+from leapp_codemod.analysis.model.settings import class_settings, dict_defaults, module_flags
 
 CONFIG_PARAM_NAMES = frozenset({"cfg", "config", "conf", "settings", "params", "hparams", "opts", "options", "args"})
-NON_DATA_ANNOTATIONS = frozenset({"int", "float", "str", "bool", "bytes", "None", "dict", "list", "tuple"})
+SCALAR_ANNOTATIONS = frozenset({"int", "float", "str", "bool", "bytes", "None"})
+# Containers: a `dict` of observations is the common input of a policy; only lint mode, which has no
+# caller to follow, reads them as settings.
+NON_DATA_ANNOTATIONS = SCALAR_ANNOTATIONS | {"dict", "list", "tuple"}
 
 
 def _bind(ctx: FunctionContext, target: ast.expr, value: ast.expr | None, element: bool = False) -> None:
@@ -69,7 +74,7 @@ def _bind_loop(ctx: FunctionContext, target: ast.expr, iterable: ast.expr) -> No
     """Loop targets take the elements of the iterable; dict keys (`for k, v in d.items()`,
     `for k in d.keys()`) are names, never pipeline data."""
     method = iterable.func.attr if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute) else None
-    if method == "keys":
+    if method == "keys" or holds_dict(ctx.fn, iterable):
         return
     if method == "items" and isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2:
         _bind(ctx, target.elts[1], iterable, element=True)
@@ -133,6 +138,8 @@ def compute_env(ctx: FunctionContext) -> Env:
                     _bind(ctx, node.target, node.value)
             elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
                 _bind_loop(ctx, node.target, node.iter)
+            elif isinstance(node, ast.If) and ctx.cls is not None and ctx.constants_chosen_by_data(node):
+                facts.data_attrs.setdefault(ctx.cls.id, set()).update(ctx.constants_chosen_by_data(node))
             elif isinstance(node, ast.withitem) and node.optional_vars is not None:
                 _bind(ctx, node.optional_vars, node.context_expr)
             elif isinstance(node, ast.NamedExpr):
@@ -248,6 +255,12 @@ class Analysis:
             constants = self.facts.param_constants.setdefault(fn.id, {})
             for name, values in flags.items():
                 constants.setdefault(name, set(values))
+            if ("duck",) in self.project.memo:   # entry mode: what the project's config files decide
+                decided = function_config_constants(self.project, fn)
+                for name, values in dict_defaults(self.project, fn, UNKNOWN).items():
+                    decided.setdefault(name, set()).update(values)
+                for name, values in decided.items():
+                    constants.setdefault(name, set(values))
             cls = self.project.modules[fn.module].classes.get(fn.class_name) if fn.class_name else None
             if cls is not None and ("duck",) in self.project.memo:   # entry mode: the object's settings
                 for name, values in class_settings(self.project, cls, UNKNOWN).items():
@@ -361,33 +374,6 @@ class Analysis:
                 break
 
 
-def module_flags(tree: ast.Module, nodes=None) -> dict[str, set]:
-    """Module-level settings (`RECORD_FRAMES = False`, `MODE = "eval"`, also under the main guard) that
-    every module-level assignment binds to a literal and no function rebinds (`global`): the blocks they
-    rule out (`if RECORD_FRAMES:`) never run."""
-    values: dict[str, set] = {}
-    varying: set[str] = set()
-    blocks = [tree.body] + [s.body + s.orelse for s in tree.body if isinstance(s, ast.If)]
-    for stmt in (s for block in blocks for s in block):
-        if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-            for target in targets:
-                names = [t for t in (target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target])
-                         if isinstance(t, ast.Name)]
-                literal = isinstance(stmt, (ast.Assign, ast.AnnAssign)) and isinstance(stmt.value, ast.Constant) \
-                    and len(names) == 1 and names[0] is target
-                for name in names:
-                    if literal:
-                        values.setdefault(name.id, set()).add(stmt.value.value)
-                    else:
-                        varying.add(name.id)
-        elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.Try)):
-            varying |= {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    varying |= {name for node in (ast.walk(tree) if nodes is None else nodes)  # nodes: the tree's, walked already
-                if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
-    return {name: vals for name, vals in values.items() if name not in varying}
-
-
 def _record_constants(facts: Facts, ctx: FunctionContext, callee: FunctionInfo, pairs) -> None:
     """What each parameter of `callee` receives at this call: constants (a default when not passed,
     a caller's own constant parameter passed on), or UNKNOWN."""
@@ -398,8 +384,11 @@ def _record_constants(facts: Facts, ctx: FunctionContext, callee: FunctionInfo, 
         passed.add(param)
         if isinstance(arg, ast.Constant):
             values = {arg.value}
-        elif isinstance(arg, ast.Name) and arg.id in ctx.fn.params and mine.get(arg.id):
-            values = set(mine[arg.id])
+        elif isinstance(arg, ast.Name) and (arg.id in ctx.fn.params or arg.id in mine.get(CONFIG_LOCALS, ())) \
+                and mine.get(arg.id):
+            values = set(mine[arg.id])   # the caller's own constant parameter, or a name bound from a config
+        elif config_key(arg) is not None and mine.get(CONFIG_KEY + config_key(arg)):
+            values = set(mine[CONFIG_KEY + config_key(arg)])   # `f(x, mode=cfg.mode)`, decided by the configs
         else:
             values = {UNKNOWN}
         table.setdefault(param, set()).update(values)
@@ -468,8 +457,11 @@ def _tensor_call(expr: ast.Call, project: Project, module) -> bool:
     return name.startswith("torch.") or name.startswith("numpy.")
 
 
-def lint_data_params(fn: FunctionInfo) -> set[str]:
-    """Lint mode: parameters treated as pipeline data when no entrypoint is known."""
+def lint_data_params(fn: FunctionInfo, containers: bool = False) -> set[str]:
+    """Lint mode: parameters treated as pipeline data when no entrypoint is known. With `containers` (the
+    entry), a parameter annotated `dict`/`list`/`tuple` is data too: the annotation says what holds the
+    values, not that they are settings."""
+    non_data = SCALAR_ANNOTATIONS if containers else NON_DATA_ANNOTATIONS
     out = set()
     skip_first = fn.is_method
     args = fn.node.args
@@ -480,9 +472,9 @@ def lint_data_params(fn: FunctionInfo) -> set[str]:
         if arg.arg in CONFIG_PARAM_NAMES or arg.arg.endswith(("_cfg", "_config")):
             continue
         ann = arg.annotation
-        if isinstance(ann, ast.Name) and (ann.id in NON_DATA_ANNOTATIONS or ann.id.endswith(("Config", "Cfg"))):
+        if isinstance(ann, ast.Name) and (ann.id in non_data or ann.id.endswith(("Config", "Cfg"))):
             continue
-        if isinstance(ann, ast.Constant) and isinstance(ann.value, str) and ann.value in NON_DATA_ANNOTATIONS:
+        if isinstance(ann, ast.Constant) and isinstance(ann.value, str) and ann.value in non_data:
             continue
         if arg.arg in flag_params(fn):
             continue

@@ -17,12 +17,17 @@ from leapp_codemod.analysis.infer.calls import CallQuestions
 from leapp_codemod.analysis.infer.io import IoQuestions
 from leapp_codemod.analysis.infer.lattice import Env, Facts
 from leapp_codemod.analysis.infer.state import StateQuestions
-from leapp_codemod.analysis.infer.taint import TaintQuestions
+from leapp_codemod.analysis.infer.taint import TaintQuestions, parent_map
 from leapp_codemod.analysis.infer.types import TypeQuestions
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIndex
 from leapp_codemod.analysis.model.leapp_support import LeappSupport
 from leapp_codemod.analysis.model.project import Project
-from leapp_codemod.analysis.model.walk import is_self_attr, iter_nodes, self_name_of
+from leapp_codemod.analysis.model.walk import (
+    constant_flag_block,
+    is_self_attr,
+    iter_nodes,
+    self_name_of,
+)
 
 __all__ = ["Env", "Facts", "FunctionContext", "is_self_attr", "iter_nodes"]
 
@@ -104,6 +109,23 @@ class FunctionContext(TaintQuestions, TypeQuestions, CallQuestions, StateQuestio
         literals = (ast.Dict, ast.List, ast.Tuple, ast.DictComp, ast.ListComp)
         return not any(isinstance(value, literals) for klass in self.project.mro(self.cls)
                        for _, value in klass.attr_values.get(attr, ()))
+
+    def in_error_handler(self, node: ast.AST) -> bool:
+        """Is `node` inside an `except` block of this function? The traced call is one that raised nothing."""
+        parents = parent_map(self.fn)
+        parent = parents.get(id(node))
+        while parent is not None:
+            if isinstance(parent, ast.ExceptHandler):
+                return True
+            parent = parents.get(id(parent))
+        return False
+
+    def decided_by_settings(self, node: ast.If | ast.IfExp | ast.While) -> bool:
+        """Do the constants this function runs with (flags, settings, config values) decide the test?
+        Then only one branch is the pipeline and the test is no branch on data."""
+        if isinstance(node, ast.While):
+            return False
+        return constant_flag_block(node, self.fn, self.facts.param_constants.get(self.fn.id)) is not None
 
     def is_loop_carried(self, name: str) -> bool:
         return name in self.fn.carried

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from leapp_codemod.analysis.infer.taint import parent_map
 from leapp_codemod.analysis.model.walk import is_self_attr
 from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS, INPLACE_EXCEPTIONS, SAME_VALUE_METHODS
 
@@ -79,7 +80,7 @@ class StateQuestions:
             return (target.id, "reassigned") if self.is_data(value) and self._carried(target) else None
         if not is_self_attr(target, self.self_name) or self.cls is None:
             return None
-        if not self.is_data(value) and not self._fed_back(value, target.attr):
+        if not self.is_data(value) and not self._fed_back(value, target.attr) and not self._chosen_by_data(target):
             return None
         if _same_value(value, target.attr, self.self_name):
             return None  # `self.w = self.w.to(x.device)`: the same tensor, moved
@@ -87,6 +88,23 @@ class StateQuestions:
             updates = {line}
             return (target.attr, "reassigned") if self._read_elsewhere(target.attr, updates) else None
         return (target.attr, "reassigned") if self._read_across_calls(target.attr, line) else None
+
+    def constants_chosen_by_data(self, node: ast.If) -> list[str]:
+        """`if np.linalg.norm(cmd) < eps: self.freq = 0.0 else: ...`: attributes of self the branches set to
+        numbers, when pipeline data picks the branch (the attribute then holds pipeline data)."""
+        attrs = [s.targets[0].attr for s in (*node.body, *node.orelse) if isinstance(s, ast.Assign)
+                 and len(s.targets) == 1 and is_self_attr(s.targets[0], self.self_name)
+                 and isinstance(s.value, ast.Constant) and isinstance(s.value.value, (int, float))
+                 and not isinstance(s.value.value, bool)]
+        return attrs if attrs and self.is_data(node.test) and not self.decided_by_settings(node) else []
+
+    def _chosen_by_data(self, target: ast.expr) -> bool:
+        """`if norm(cmd) < eps: self.freq = 0.0`: a constant written in a branch pipeline data decides."""
+        parents = parent_map(self.fn)
+        assign = parents.get(id(target))
+        branch = parents.get(id(assign)) if assign is not None else None
+        return isinstance(branch, ast.If) and isinstance(assign, ast.Assign) and \
+            isinstance(assign.value, ast.Constant) and self.is_data(branch.test) and not self.decided_by_settings(branch)
 
     def _fed_back(self, value: ast.expr, attr: str) -> bool:
         """`self.states = model.predict(obs, state=self.states)`: a call on pipeline data that takes the

@@ -13,6 +13,12 @@ from leapp_codemod.knowledge.vocab import (
     SHAPE_METHODS, TYPE_QUERIES,
 )
 
+# Views of a mapping's entries: their length is the number of keys, which the code sets.
+ENTRY_VIEWS = frozenset({"keys", "values", "items", "get_keys"})
+# Type names an `isinstance` test can name for pipeline data (an array, a tensor, a NumPy scalar, anything).
+ARRAY_TYPE_NAMES = frozenset({"ndarray", "Tensor", "generic", "number", "floating", "integer", "Number", "object",
+                              "Any", "TracedTensor", "?", "Sequence", "Collection", "Iterable"})
+
 
 def _any_leaf(e: ast.expr | None, step) -> bool:
     """True when `step` says True for `e` or for any sub-expression it hands back (no recursion)."""
@@ -42,10 +48,73 @@ class TaintQuestions:
         for loop in self.fn.nodes:
             if isinstance(loop, (ast.For, ast.While)) and self.is_data(loop.iter if isinstance(loop, ast.For) else loop.test):
                 if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in CONTAINER_MUTATORS
-                       and isinstance(n.func.value, ast.Name) and n.func.value.id == e.id for n in ast.walk(loop)):
+                       and isinstance(n.func.value, ast.Name) and n.func.value.id == e.id
+                       and not self._fills_containers(n) for n in ast.walk(loop)):
                     return False
         return True
 
+
+    def is_type_query(self, call: ast.Call) -> bool:
+        """`np.isscalar(x)`, `torch.is_tensor(x)`: a question about the type, never about the values."""
+        return self.call_name(call) in TYPE_QUERIES
+
+    def _fills_containers(self, call: ast.Call) -> bool:
+        """`groups.append(g)` under `if isinstance(g, dict)`: one entry per Python container the code
+        met, not per element of an array (also `groups.append(Group(g))`)."""
+        names = [a for a in call.args if isinstance(a, ast.Name)]
+        names += [b for a in call.args if isinstance(a, ast.Call) for b in a.args if isinstance(b, ast.Name)]
+        return len(names) == len(call.args) and bool(names) and all(
+            narrowed_to_containers(self.fn, n.id, call) for n in names)
+
+    def is_type_predicate(self, fn) -> bool:
+        """A function every `return` of which answers a question about types or structure: `isinstance`,
+        `np.isscalar`, `hasattr`, `x is None`, `x.shape == ()`, a constant, or another such function."""
+        known = fn.walks.get("type_predicate")
+        if known is not None:
+            return known
+        fn.walks["type_predicate"] = False  # a recursive predicate is not proven by itself
+        returns = [n.value for n in fn.nodes if isinstance(n, ast.Return)]
+        ctx = self.for_function(fn)
+        verdict = bool(returns) and all(v is not None and _type_answer(v, ctx) for v in returns)
+        fn.walks["type_predicate"] = verdict
+        return verdict
+
+    def not_an_array(self, name: str, where: ast.AST) -> bool:
+        """Is `name`, where `where` sits, known not to be an array or tensor? Past an early return for arrays
+        at the top of the function (`if isinstance(v, np.ndarray) ...: return v`), or inside an `if` whose
+        test is a type predicate naming only scalar types (`if _is_number(v): ...`)."""
+        line = getattr(where, "lineno", 0)
+        for stmt in self.fn.node.body:
+            if stmt.lineno >= line:
+                break
+            if isinstance(stmt, ast.If) and not stmt.orelse and isinstance(stmt.body[-1], (ast.Return, ast.Raise)):
+                pos, _neg = _type_tests(stmt.test).get(name, (set(), set()))
+                if pos & {"ndarray", "Tensor"}:
+                    return True
+        parents = parent_map(self.fn)
+        child, parent = where, parents.get(id(where))
+        while parent is not None:
+            if isinstance(parent, ast.If) and child in parent.body and isinstance(parent.test, ast.Call) \
+                    and len(parent.test.args) == 1 and isinstance(parent.test.args[0], ast.Name) \
+                    and parent.test.args[0].id == name:
+                callees = self.resolve_call(parent.test)
+                if callees and all(_scalar_predicate(c) for c in callees):
+                    return True
+            child, parent = parent, parents.get(id(parent))
+        return False
+
+    def counts_entries(self, e: ast.expr, where: ast.AST) -> bool:
+        """`len(...)` of something whose length the code sets, not the data: the entries of a mapping
+        (`d.keys()`, `b.get_keys()`), the `**kwargs` of this function, a name an enclosing `isinstance`
+        test narrows to a Python container or object (`if isinstance(v, dict): len(v)`)."""
+        if _entries_call(e):
+            return True
+        if not isinstance(e, ast.Name):
+            return False
+        kwarg = self.fn.node.args.kwarg
+        if kwarg is not None and kwarg.arg == e.id:
+            return True
+        return narrowed_to_containers(self.fn, e.id, where)
 
     # ------------------------------------------------------------------ pipeline data
     def is_data(self, e: ast.expr | None) -> bool:
@@ -89,9 +158,9 @@ class TaintQuestions:
         if isinstance(e, (ast.Starred, ast.NamedExpr)):
             return [e.value]
         if isinstance(e, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
-            return [e.elt, *(g.iter for g in e.generators)]
+            return [e.elt]  # the elements decide; the loop targets are bound from the iterables
         if isinstance(e, ast.DictComp):
-            return [e.value, *(g.iter for g in e.generators)]
+            return [e.value]
         return False
 
     def args_data(self, call: ast.Call) -> bool:
@@ -112,6 +181,8 @@ class TaintQuestions:
                 return False
             children.append(func.value)
         callees = self.resolve_call(call)
+        if callees and all(self.is_type_predicate(callee) for callee in callees):
+            return False  # `_is_number(v)`: answers what `v` is, not what it holds
         if any(callee.id in self.facts.returns_data for callee in callees):
             return True
         if callees and all(callee.name != "__init__" and self.project.is_library(callee.module) for callee in callees):
@@ -137,7 +208,7 @@ class TaintQuestions:
             builtin = self.builtin(e)
             if builtin == "len":
                 return any(self.is_data(a) and not self.is_state_container(a) and not self.fixed_length_list(a)
-                           for a in e.args)
+                           and not self.counts_entries(a, e) for a in e.args)
             if builtin in ("min", "max", "abs", "int", "float", "round", "sum"):
                 return list(e.args)
             return False
@@ -179,6 +250,142 @@ class TaintQuestions:
         return False
 
 
+_TYPE_BUILTINS = frozenset({"isinstance", "issubclass", "hasattr", "callable"})
+
+
+def _type_answer(e: ast.expr, ctx) -> bool:
+    """Is `e` built only of questions about types or structure (see `is_type_predicate`)?"""
+    if isinstance(e, ast.Constant):
+        return isinstance(e.value, bool)
+    if isinstance(e, ast.BoolOp):
+        checked: set[str] = set()  # `isinstance(x, list) and len(x) > 0`: the length of a Python container
+        for v in e.values:
+            if not (_type_answer(v, ctx) or _container_length_test(v, checked)):
+                return False
+            pos, _neg = _type_tests(v).get(_subject(v), (set(), set()))
+            if pos and not pos & ARRAY_TYPE_NAMES:
+                checked.add(_subject(v))
+        return True
+    if isinstance(e, ast.Call) and ctx.builtin(e) in ("all", "any") and len(e.args) == 1 \
+            and isinstance(e.args[0], (ast.GeneratorExp, ast.ListComp)):
+        return _type_answer(e.args[0].elt, ctx)
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
+        return _type_answer(e.operand, ctx) or _structure(e.operand)
+    if isinstance(e, ast.Compare):
+        if all(isinstance(op, (ast.Is, ast.IsNot)) for op in e.ops):
+            return True
+        operands = (e.left, *e.comparators)
+        return any(_structure(x) for x in operands) and all(
+            _structure(x) or isinstance(x, (ast.Constant, ast.Name, ast.Attribute)) or isinstance(x, ast.Tuple)
+            and not x.elts for x in operands)
+    if isinstance(e, ast.Call):
+        if ctx.builtin(e) in _TYPE_BUILTINS or ctx.call_name(e) in TYPE_QUERIES:
+            return True
+        callees = ctx.resolve_call(e)
+        return bool(callees) and all(ctx.is_type_predicate(c) for c in callees)
+    return False
+
+
+def _subject(test: ast.expr) -> str:
+    found = _isinstance_test(test)
+    return found[0] if found else ""
+
+
+def _container_length_test(e: ast.expr, checked: set[str]) -> bool:
+    """`len(x) > 0` where an earlier `isinstance` of the same `and` made `x` a Python container."""
+    return isinstance(e, ast.Compare) and any(
+        isinstance(x, ast.Call) and isinstance(x.func, ast.Name) and x.func.id == "len" and len(x.args) == 1
+        and isinstance(x.args[0], ast.Name) and x.args[0].id in checked for x in (e.left, *e.comparators))
+
+
+SCALAR_TYPE_NAMES = frozenset({"Number", "number", "bool_", "int", "float", "bool", "complex", "Real", "Integral",
+                               "integer", "floating", "str", "bytes"})
+
+
+def _scalar_predicate(fn) -> bool:
+    """`def _is_number(v): return isinstance(v, Number | np.number)`: one return, an isinstance test of the
+    parameter naming scalar types only."""
+    returns = [n.value for n in fn.nodes if isinstance(n, ast.Return)]
+    if len(returns) != 1 or returns[0] is None:
+        return False
+    found = _isinstance_test(returns[0])
+    return bool(found) and bool(found[1]) and found[1] <= SCALAR_TYPE_NAMES
+
+
+def _structure(e: ast.expr) -> bool:
+    """`x.shape`, `x.ndim`, `x.dtype`, `x.numel()`: what a value is shaped like or made of."""
+    if isinstance(e, ast.Attribute):
+        return e.attr in SHAPE_ATTRS or e.attr in META_ATTRS or e.attr == "type" and _structure(e.value)
+    return isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr in SHAPE_METHODS
+
+
+def _entries_call(e: ast.expr) -> bool:
+    """`d.keys()`, `d.values()`, `d.items()`, `b.get_keys()`: one entry per key, set by the code."""
+    return isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr in ENTRY_VIEWS
+
+
+def _isinstance_test(node: ast.expr) -> tuple[str, set[str]] | None:
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance"
+            and len(node.args) == 2 and isinstance(node.args[0], ast.Name)):
+        return node.args[0].id, _type_names(node.args[1])
+    return None
+
+
+def _type_tests(test: ast.expr) -> dict[str, tuple[set[str], set[str]]]:
+    """Per name, the types a condition requires it to be and the types it requires it not to be:
+    `isinstance(x, dict)`, `isinstance(x, A | B)`, `not isinstance(x, np.ndarray)`, also inside `and`."""
+    out: dict[str, tuple[set[str], set[str]]] = {}
+    parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+    for part in parts:
+        negated = isinstance(part, ast.UnaryOp) and isinstance(part.op, ast.Not)
+        found = _isinstance_test(part.operand if negated else part)
+        if found:
+            pos, neg = out.setdefault(found[0], (set(), set()))
+            (neg if negated else pos).update(found[1])
+    return out
+
+
+def _type_names(node: ast.expr) -> set[str]:
+    if isinstance(node, ast.Tuple):
+        return {n for e in node.elts for n in _type_names(e)}
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return _type_names(node.left) | _type_names(node.right)
+    if isinstance(node, ast.Attribute):
+        return {node.attr}
+    if isinstance(node, ast.Name):
+        return {node.id}
+    return {"?"}
+
+
+def parent_map(fn) -> dict[int, ast.AST]:
+    """id(node) -> its parent, for the nodes of one function (built once per function)."""
+    parents = fn.walks.get("parents")
+    if parents is None:
+        parents = fn.walks["parents"] = {id(c): p for p in ast.walk(fn.node) for c in ast.iter_child_nodes(p)}
+    return parents
+
+
+def narrowed_to_containers(fn, name: str, node: ast.AST) -> bool:
+    """Is `name` known, where `node` sits, to be a Python container or object rather than an array: an
+    enclosing `if isinstance(name, dict): ...` (or an `and` chain holding that test before `node`)
+    naming only types that are not arrays or tensors?"""
+    parents = parent_map(fn)
+    child, parent = node, parents.get(id(node))
+    while parent is not None:
+        test = None
+        if isinstance(parent, (ast.If, ast.IfExp, ast.While)) and child is not parent.test and \
+                (child in getattr(parent, "body", ()) or child is parent.body):
+            test = parent.test
+        elif isinstance(parent, ast.BoolOp) and isinstance(parent.op, ast.And) and child in parent.values:
+            test = ast.BoolOp(op=ast.And(), values=parent.values[:parent.values.index(child)])
+        if test is not None:
+            pos, neg = _type_tests(test).get(name, (set(), set()))
+            if pos and (not pos & ARRAY_TYPE_NAMES or neg & {"ndarray", "Tensor"}):
+                return True
+        child, parent = parent, parents.get(id(parent))
+    return False
+
+
 def _empty_container(value: ast.expr) -> bool:
     """`[]`, `()`, `{}`, `list()`, `dict()`."""
     if isinstance(value, (ast.List, ast.Tuple)):
@@ -188,3 +395,11 @@ def _empty_container(value: ast.expr) -> bool:
     return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in ("list", "dict") \
         and not value.args and not value.keywords
 
+
+def holds_dict(fn, iterable: ast.expr) -> bool:
+    """`for k in obs:` where the function binds `obs` to a dict (`obs = {k: f(v) for ...}`): the loop walks
+    the keys."""
+    if not isinstance(iterable, ast.Name):
+        return False
+    return any(isinstance(n, ast.Assign) and isinstance(n.value, (ast.Dict, ast.DictComp))
+               and any(isinstance(t, ast.Name) and t.id == iterable.id for t in n.targets) for n in fn.nodes)

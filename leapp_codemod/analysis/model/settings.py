@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import ast
 
+from leapp_codemod.analysis.model.config_values import CONFIG_LOCALS
 from leapp_codemod.analysis.model.index import ClassInfo
-from leapp_codemod.analysis.model.resolve_sites import argument_for, sites_of
+from leapp_codemod.analysis.model.resolve_sites import _scopes, argument_for, sites_of
 
 CONSTRUCTION = frozenset({"__init__", "__post_init__", "setup", "__new__"})
 
@@ -107,3 +108,139 @@ def _mutated(project, cls: ClassInfo, attr: str) -> bool:
                     stores.add(str(node.args[1].value))
         project.memo[key] = stores
     return attr in stores
+
+
+# ------------------------------------------------------------------ `inputs.get("training", True)` defaults
+DICT_KEY = "dict:"    # constants key prefix: "dict:<param>:<key>" -> values the key holds
+
+
+def dict_read(expr: ast.expr) -> tuple[str, str, ast.expr | None] | None:
+    """(parameter, key, default) of `p.get("key", default)` / `p["key"]` on a plain name `p`."""
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "get" \
+            and isinstance(expr.func.value, ast.Name) and 1 <= len(expr.args) <= 2 and not expr.keywords \
+            and isinstance(expr.args[0], ast.Constant) and isinstance(expr.args[0].value, str):
+        default = expr.args[1] if len(expr.args) == 2 else ast.Constant(value=None)
+        return expr.func.value.id, expr.args[0].value, default
+    if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Name) and isinstance(expr.slice, ast.Constant) \
+            and isinstance(expr.slice.value, str):
+        return expr.value.id, expr.slice.value, None
+    return None
+
+
+def dict_defaults(project, fn, unknown) -> dict[str, set]:
+    """What `p.get("key", default)` can give in `fn`, when every call of `fn` in the project passes a dict
+    literal for `p`: the constants the literals hold for the key, or the default where one leaves it out.
+    `step({"obs": x, "training": False})` everywhere decides `if inputs.get("training", True):`."""
+    out: dict[str, set] = {}
+    reads = [(node, read) for node in fn.nodes if isinstance(node, (ast.Call, ast.Subscript))
+             for read in [dict_read(node)] if read is not None and read[0] in fn.params]
+    if not reads:
+        return out
+    literals: dict[str, list[ast.Dict] | None] = {}
+    for param, key, default in (read for _, read in reads):
+        if param not in literals:
+            literals[param] = _passed_literals(project, fn, param)
+        passed = literals[param]
+        if not passed:
+            continue
+        values: set = set()
+        for literal in passed:
+            value = _literal_value(literal, key, default, unknown)
+            values.add(value)
+        if unknown not in values:
+            out.setdefault(f"{DICT_KEY}{param}:{key}", set()).update(values)
+    stores = [n.id for n in fn.nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+    names = set()
+    for node in fn.nodes:   # `training = inputs.get("training", True)`, bound once
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            read = dict_read(node.value)
+            name = node.targets[0].id
+            if read and f"{DICT_KEY}{read[0]}:{read[1]}" in out and stores.count(name) == 1 and name not in fn.params:
+                out[name] = set(out[f"{DICT_KEY}{read[0]}:{read[1]}"])
+                names.add(name)
+    if names:
+        out[CONFIG_LOCALS] = names
+    return out
+
+
+def _literal_value(literal: ast.Dict, key: str, default: ast.expr | None, unknown):
+    if any(k is None for k in literal.keys):
+        return unknown   # `{**base, ...}`
+    for k, v in zip(literal.keys, literal.values):
+        if isinstance(k, ast.Constant) and k.value == key:
+            return v.value if isinstance(v, ast.Constant) else unknown
+    if isinstance(default, ast.Constant):
+        return default.value
+    return unknown
+
+
+def _passed_literals(project, fn, param: str) -> list[ast.Dict] | None:
+    """The dict literals every call of `fn` (matched by name) passes for `param`; None when one passes
+    anything else, or no call is found."""
+    positional = fn.positional_params[1:] if fn.is_method else fn.positional_params
+    out: list[ast.Dict] = []
+    for call, scope in _calls_named(project).get(fn.name, ()):
+        arg = next((a for i, a in enumerate(call.args) if i < len(positional) and positional[i] == param), None)
+        arg = arg or next((k.value for k in call.keywords if k.arg == param), None)
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            return None
+        if isinstance(arg, ast.Name) and len(scope.get(arg.id, ())) == 1:
+            arg = scope[arg.id][0]
+        if not isinstance(arg, ast.Dict):
+            return None
+        out.append(arg)
+    return out or None
+
+
+def _calls_named(project) -> dict[str, list[tuple[ast.Call, dict]]]:
+    """Every call in the project's own modules by the name it calls (`f(...)`, `obj.f(...)`), with the
+    names its scope binds (memoised per scan)."""
+    key = ("calls_named",)
+    found = project.memo.get(key)
+    if found is not None:
+        return found
+    found = project.memo[key] = {}
+    for module in project.modules.values():
+        if project.is_library(module.name):
+            continue
+        for nodes in _scopes(module.tree):
+            scope: dict[str, list[ast.expr]] = {}
+            for node in nodes:
+                if isinstance(node, ast.Assign):
+                    for target in node.targets:
+                        if isinstance(target, ast.Name):
+                            scope.setdefault(target.id, []).append(node.value)
+            for node in nodes:
+                if isinstance(node, ast.Call):
+                    func = node.func
+                    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+                    if name:
+                        found.setdefault(name, []).append((node, scope))
+    return found
+
+
+def module_flags(tree: ast.Module, nodes=None) -> dict[str, set]:
+    """Module-level settings (`RECORD_FRAMES = False`, `MODE = "eval"`, also under the main guard) that
+    every module-level assignment binds to a literal and no function rebinds (`global`): the blocks they
+    rule out (`if RECORD_FRAMES:`) never run."""
+    values: dict[str, set] = {}
+    varying: set[str] = set()
+    blocks = [tree.body] + [s.body + s.orelse for s in tree.body if isinstance(s, ast.If)]
+    for stmt in (s for block in blocks for s in block):
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            for target in targets:
+                names = [t for t in (target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target])
+                         if isinstance(t, ast.Name)]
+                literal = isinstance(stmt, (ast.Assign, ast.AnnAssign)) and isinstance(stmt.value, ast.Constant) \
+                    and len(names) == 1 and names[0] is target
+                for name in names:
+                    if literal:
+                        values.setdefault(name.id, set()).add(stmt.value.value)
+                    else:
+                        varying.add(name.id)
+        elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.Try)):
+            varying |= {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    varying |= {name for node in (ast.walk(tree) if nodes is None else nodes)  # nodes: the tree's, walked already
+                if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
+    return {name: vals for name, vals in values.items() if name not in varying}

@@ -7,7 +7,13 @@ from __future__ import annotations
 
 import ast
 
+from leapp_codemod.analysis.model.config_values import (
+    CONFIG_KEY,
+    CONFIG_LOCALS,
+    config_key,
+)
 from leapp_codemod.analysis.model.index import FunctionInfo
+from leapp_codemod.analysis.model.settings import DICT_KEY, dict_read
 from leapp_codemod.observe.merge import OBSERVED_KEY
 
 
@@ -61,7 +67,22 @@ def constant_flag_block(node: ast.If, fn: FunctionInfo, constants: dict[str, set
         for branch in ("body", "orelse"):
             if (branch, node.lineno) in observed:
                 return branch
-    test, negate = node.test, False
+    outcome = _outcome(node.test, fn, constants)
+    if outcome is None:
+        return None
+    return "orelse" if outcome else "body"
+
+
+def _outcome(test: ast.expr, fn: FunctionInfo, constants: dict[str, set]) -> bool | None:
+    """The truth value the constants give `test`, or None when they leave it open. `a and b` is False when
+    one side is; `a or b` is True when one side is."""
+    if isinstance(test, ast.BoolOp):
+        outcomes = [_outcome(v, fn, constants) for v in test.values]
+        absorbing = isinstance(test.op, ast.Or)
+        if absorbing in outcomes:
+            return absorbing
+        return (not absorbing) if all(o is not None for o in outcomes) else None
+    negate = False
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         test, negate = test.operand, True
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
@@ -71,22 +92,28 @@ def constant_flag_block(node: ast.If, fn: FunctionInfo, constants: dict[str, set
         outcomes = {bool(v) for v in values} if values else None
     if not outcomes or len(outcomes) != 1:
         return None
-    taken = next(iter(outcomes)) != negate
-    return "orelse" if taken else "body"
+    return next(iter(outcomes)) != negate
 
 
 def _constant_values(expr: ast.expr, fn: FunctionInfo, constants: dict[str, set]) -> set | None:
     """The constants a flag (a parameter, or a setting `self.x` the object was built with) can hold."""
     if isinstance(expr, ast.Name):
         key = expr.id
-    elif isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == self_name_of(fn):
+    elif isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == self_name_of(fn) \
+            and f"self.{expr.attr}" in constants:
         key = f"self.{expr.attr}"
+    elif dict_read(expr) is not None and dict_read(expr)[0] in fn.params:
+        param, name, _ = dict_read(expr)
+        key = f"{DICT_KEY}{param}:{name}"
     else:
-        return None
+        config = config_key(expr)
+        if config is None:
+            return None
+        key = CONFIG_KEY + config
     values = constants.get(key)
     if not values or UNKNOWN in values:
         return None
-    if isinstance(expr, ast.Name) and any(isinstance(n, ast.Name) and n.id == key and isinstance(n.ctx, ast.Store)
+    if isinstance(expr, ast.Name) and key not in constants.get(CONFIG_LOCALS, ()) and any(isinstance(n, ast.Name) and n.id == key and isinstance(n.ctx, ast.Store)
                                           for n in fn.nodes):
         return None  # rebound in the body
     return values

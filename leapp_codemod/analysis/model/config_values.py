@@ -1,0 +1,180 @@
+"""Settings the project's own config files give one value: `pose_repr: relative` in every YAML that sets it.
+
+The configs are read as text (YAML lines, TOML and JSON through the standard library), never imported or
+run. A key that every config file setting it gives the same string or boolean decides a comparison in the
+code that reads it from a config object (`if cfg.pose_repr == "relative":`, `mode = self.config["mode"]`,
+`opts.get("mode", "abs")`): the other branch is not the pipeline. A key set to two values anywhere, or not
+set in any config, decides nothing.
+"""
+from __future__ import annotations
+
+import ast
+import json
+import os
+from pathlib import Path
+
+import tomllib
+
+from leapp_codemod.analysis.model.hydra_configs import (
+    _LINE,
+    MAX_BYTES,
+    MAX_FILES,
+    SKIP_DIRS,
+    config_roots,
+)
+
+CONFIG_KEY = "config:"            # constants key prefix: "config:<key>" -> values the configs give it
+CONFIG_LOCALS = "<config locals>"  # constants key: names bound once from a decided config key
+CONFIG_OWNERS = frozenset({"cfg", "config", "conf", "configs", "args", "opt", "opts", "hparams", "params",
+                           "settings", "options", "hydra_cfg", "task"})
+_EXTENSIONS = (".yaml", ".yml", ".toml", ".json")
+_SKIP_FILES = frozenset({"pyproject.toml", "package.json", "package-lock.json", "tsconfig.json"})
+
+
+def config_values(project) -> dict[str, frozenset]:
+    """Leaf key -> the string/boolean values the project's config files give it (memoised per project)."""
+    key = ("config_values",)
+    found = project.memo.get(key)
+    if found is None:
+        paths = [m.path for m in project.modules.values() if not project.is_library(m.name)]
+        found = project.memo[key] = read_values(config_roots(paths))
+    return found
+
+
+def read_values(roots: list[Path]) -> dict[str, frozenset]:
+    values: dict[str, set] = {}
+    seen = 0
+    for root in roots:
+        for folder, dirs, files in os.walk(root):
+            dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+            for name in sorted(files):
+                if not name.endswith(_EXTENSIONS) or name in _SKIP_FILES:
+                    continue
+                seen += 1
+                if seen > MAX_FILES:
+                    return _freeze(values)
+                path = Path(folder) / name
+                try:
+                    if path.stat().st_size > MAX_BYTES:
+                        continue
+                    text = path.read_text(encoding="utf-8", errors="replace")
+                except OSError:
+                    continue
+                for leaf, value in leaves(text, name):
+                    values.setdefault(leaf, set()).add(value)
+    return _freeze(values)
+
+
+def _freeze(values: dict[str, set]) -> dict[str, frozenset]:
+    return {k: frozenset(v) for k, v in values.items()}
+
+
+def leaves(text: str, name: str) -> list[tuple[str, object]]:
+    """(key, value) for every string or boolean leaf of one config text."""
+    if name.endswith(".json"):
+        try:
+            return list(_walk(json.loads(text)))
+        except (ValueError, RecursionError):
+            return []
+    if name.endswith(".toml"):
+        try:
+            return list(_walk(tomllib.loads(text)))
+        except (tomllib.TOMLDecodeError, RecursionError):
+            return []
+    out = []
+    for raw in text.splitlines():
+        match = _LINE.match(raw)
+        if match is None or match["key"].startswith("_"):
+            continue
+        value = _yaml_scalar(match["value"].strip())
+        if value is not None:
+            out.append((match["key"], value))
+    return out
+
+
+def _walk(node):
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            for k, v in item.items():
+                if isinstance(v, (str, bool)):
+                    yield str(k), v
+                elif isinstance(v, (dict, list)):
+                    stack.append(v)
+        elif isinstance(item, list):
+            stack.extend(v for v in item if isinstance(v, (dict, list)))
+
+
+def _yaml_scalar(text: str):
+    """A YAML scalar that is a plain string or a boolean; None for numbers, nulls, mappings, lists, anchors,
+    interpolations (`${...}`) and block markers."""
+    if not text or text[0] in "[{&*|>!" or "${" in text:
+        return None
+    if text[0] in "'\"":
+        return text[1:-1] if len(text) > 1 and text[-1] == text[0] else None
+    lowered = text.lower()
+    if lowered in ("true", "yes", "on"):
+        return True
+    if lowered in ("false", "no", "off"):
+        return False
+    if lowered in ("null", "~", "none"):
+        return None
+    try:
+        float(text)
+        return None
+    except ValueError:
+        return text
+
+
+def config_key(expr: ast.expr) -> str | None:
+    """The key a config read names: `cfg.mode`, `self.config["mode"]`, `opts.get("mode", ...)`, when an owner
+    in the chain is named like a config object (`cfg`, `self.policy_cfg`, `args`)."""
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "get" \
+            and expr.args and isinstance(expr.args[0], ast.Constant) and isinstance(expr.args[0].value, str):
+        key, owner = expr.args[0].value, expr.func.value
+    elif isinstance(expr, ast.Attribute):
+        key, owner = expr.attr, expr.value
+    elif isinstance(expr, ast.Subscript) and isinstance(expr.slice, ast.Constant) and isinstance(expr.slice.value, str):
+        key, owner = expr.slice.value, expr.value
+    else:
+        return None
+    return key if _config_owner(owner) else None
+
+
+def _config_owner(expr: ast.expr) -> bool:
+    while True:
+        name = expr.attr if isinstance(expr, ast.Attribute) else expr.id if isinstance(expr, ast.Name) else None
+        if name is not None and (name.lower() in CONFIG_OWNERS or name.lower().endswith(("_cfg", "_config", "_conf"))):
+            return True
+        if isinstance(expr, (ast.Attribute, ast.Subscript)):
+            expr = expr.value
+        else:
+            return False
+
+
+def function_config_constants(project, fn) -> dict[str, set]:
+    """The decided config keys `fn` reads ("config:<key>" -> values), and the names it binds once from one
+    (`mode = cfg.pose_repr`), under their own name, listed under CONFIG_LOCALS."""
+    values = config_values(project)
+    if not values:
+        return {}
+    out: dict[str, set] = {}
+    stores: dict[str, int] = {}
+    bound: dict[str, str] = {}
+    for node in fn.nodes:
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            stores[node.id] = stores.get(node.id, 0) + 1
+        key = config_key(node) if isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)) else None
+        if key is not None and key in values:
+            out[CONFIG_KEY + key] = set(values[key])
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            key = config_key(node.value)
+            if key is not None and key in values:
+                bound[node.targets[0].id] = key
+    names = {name for name, key in bound.items() if stores.get(name) == 1 and name not in fn.params}
+    for name in names:
+        out[name] = set(values[bound[name]])
+    if names:
+        out[CONFIG_LOCALS] = names
+    return out
