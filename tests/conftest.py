@@ -5,8 +5,10 @@ leaves out the tests marked `e2e` (real LEAPP/torch/onnxruntime exports) and `sl
 checks, subprocess-heavy checks), for the edit loop. A module marked whole (`pytestmark = pytest.mark.e2e`
 or `.slow`) is not even imported then: its imports (torch, leapp, hypothesmith) cost seconds.
 """
+import json
 import os
 import re
+import resource
 from pathlib import Path
 
 import pytest
@@ -94,3 +96,24 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.xdist_group(group))
     rank = {module: _cost_rank(module_items) for module, module_items in by_module.items()}
     items.sort(key=lambda item: rank[item.nodeid.split("::", 1)[0]])  # stable: each module keeps its order
+
+
+# `LEAPP_CODEMOD_TEST_CPU=FILE`: each test's CPU seconds (user + system, its child processes included:
+# the CLI, `run`'s child) appended to FILE as JSON lines; wall time misleads on a shared machine.
+_CPU_REPORT = os.environ.get("LEAPP_CODEMOD_TEST_CPU")
+
+
+def _cpu_seconds() -> float:
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem):
+    if not _CPU_REPORT:
+        yield
+        return
+    start = _cpu_seconds()
+    yield
+    with open(_CPU_REPORT, "a", encoding="utf-8") as out:
+        out.write(json.dumps({"test": item.nodeid, "cpu": round(_cpu_seconds() - start, 3)}) + "\n")
