@@ -2,7 +2,7 @@
 
 `make test` runs every test on all cores (`-n auto --dist loadgroup`); `make test-fast` (`pytest --fast`)
 leaves out the tests marked `e2e` (real LEAPP/torch/onnxruntime exports) and `slow` (torch-heavy property
-checks, subprocess-heavy checks), for the edit loop. A module marked whole (`pytestmark = pytest.mark.e2e`
+checks, subprocess-heavy checks, and the tests `SLOW_IN_FAST` names), for the edit loop. A module marked whole (`pytestmark = pytest.mark.e2e`
 or `.slow`) is not even imported then: its imports (torch, leapp, hypothesmith) cost seconds.
 """
 import json
