@@ -63,6 +63,19 @@ SLOW_IN_FAST: dict[str, str] = {
     "tests/test_fuzz_inputs.py::test_a_few_hundred_inputs_give_no_traceback": "hundreds of inputs",
     "tests/test_readonly.py::test_real_process_writes_no_bytecode_or_files": "every command in a read-only tree",
     "tests/test_scan_flow.py::test_recurrent_state_through_an_installed_library": "scans an installed library",
+    "tests/test_split.py::test_usage_errors[args1": "one generate per message; args0 stays",
+    "tests/test_split.py::test_usage_errors[args2": "the same",
+    "tests/test_split.py::test_usage_errors[args3": "the same",
+    "tests/test_split.py::test_usage_errors[args4": "the same",
+    "tests/test_split.py::test_usage_errors[args5": "the same",
+    "tests/test_generate.py::test_generate_with_an_entry_that_does_not_exist_prints_one_line_and_exits_2[mlpapp.pipeline:Nope":
+        "one generate per message; the first stays",
+    "tests/test_generate.py::test_generate_with_an_entry_that_does_not_exist_prints_one_line_and_exits_2[mlpapp.missing":
+        "the same",
+    "tests/test_generate.py::test_generated_module_imports_from_the_project_and_from_elsewhere[dot": "hyphen stays",
+    "tests/test_generate.py::test_generated_module_imports_from_the_project_and_from_elsewhere[src": "hyphen stays",
+    "tests/test_generate_defaults.py::test_a_refused_output_names_the_command_that_succeeds": "args0 above stays",
+    "tests/test_observe_layer.py::test_a_signal_to_scan_driver_stops_the_observed_process_group[15]": "[2] stays",
 }
 # SARIF on every fixture: the first two stay in the loop.
 _SARIF_KEPT = ("[scan_arm_policy]", "[scan_clean_balance]")
