@@ -4,8 +4,10 @@ from __future__ import annotations
 import errno
 import fnmatch
 import os
+import re
 import stat
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from leapp_codemod.model import FileError
@@ -42,8 +44,16 @@ def _display(path: str) -> str:
     return Path(os.path.normpath(path)).as_posix()
 
 
+@lru_cache(maxsize=64)
+def _exclusion_regex(patterns: tuple[str, ...]) -> re.Pattern:
+    """One regular expression matching what any of `patterns` matches (`fnmatch`'s own translation)."""
+    return re.compile("|".join(fnmatch.translate(os.path.normcase(pat)) for pat in patterns) or r"(?!)")
+
+
 def _excluded(rel_posix: str, name: str, patterns: tuple[str, ...]) -> bool:
-    return any(fnmatch.fnmatch(name, pat) or fnmatch.fnmatch(rel_posix, pat) for pat in patterns)
+    """`fnmatch.fnmatch(name or rel_posix, pattern)` for some pattern, in one match per name."""
+    regex = _exclusion_regex(patterns)
+    return regex.match(os.path.normcase(name)) is not None or regex.match(os.path.normcase(rel_posix)) is not None
 
 
 def module_name(path: Path) -> tuple[str, bool]:
