@@ -466,7 +466,7 @@ def lint(files, all_functions, no_cache, jobs, show_settings, show_files, **repo
 def _around(files, config: Config) -> Path:
     """The folder a discovered entry is looked for in: the one holding the named files' import root (their
     common folder, out of its packages; beside `src/` in a src layout), within the project's folder."""
-    from leapp_codemod.generate.driver import search_root
+    from leapp_codemod.source.roots import search_root
     folders = [os.path.abspath(f if os.path.isdir(f) else os.path.dirname(f) or ".") for f in files if f != "-"]
     common = Path(os.path.commonpath(folders)) if folders else Path.cwd()
     folder = search_root(common).resolve()

@@ -63,7 +63,7 @@ def _beside(app: Path) -> list:
     import os
 
     from leapp_codemod.scan import scan_project
-    from leapp_codemod.generate.driver import search_root
+    from leapp_codemod.source.roots import search_root
     root = search_root(app)
     if root.resolve() == (app if app.is_dir() else app.parent).resolve():
         return []

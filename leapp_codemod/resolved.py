@@ -48,9 +48,11 @@ class Resolution:
 
 
 def is_generated(path: Path) -> bool:
+    """The file starts with the generated header (only its first bytes are read)."""
+    header = GENERATED_HEADER.encode("utf-8")
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return handle.readline().startswith(GENERATED_HEADER)
+        with open(path, "rb") as handle:
+            return handle.read(len(header)) == header
     except OSError:
         return False
 
@@ -60,9 +62,9 @@ def discover_integrations(root: Path, configured=(), files=()) -> list[Path]:
     generated header among `files` (what the scan walked) and under `root`."""
     if configured:
         return [Path(name).resolve() for name in configured]
-    from leapp_codemod.source.files import discover
+    from leapp_codemod.source.files import python_paths
     found = {Path(p).resolve() for p in files if str(p).endswith(".py")}
-    found |= {src.path for src in discover([str(root)]).files} if root.is_dir() else set()
+    found |= python_paths(str(root)) if root.is_dir() else set()
     return sorted(p for p in found if is_generated(p))
 
 

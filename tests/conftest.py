@@ -2,11 +2,13 @@
 
 `make test` runs every test on all cores (`-n auto --dist loadgroup`); `make test-fast` (`pytest --fast`)
 leaves out the tests marked `e2e` (real LEAPP/torch/onnxruntime exports) and `slow` (torch-heavy property
-checks, subprocess-heavy checks), for the edit loop. A module marked whole (`pytestmark = pytest.mark.e2e`
+checks, subprocess-heavy checks, and the tests `SLOW_IN_FAST` names), for the edit loop. A module marked whole (`pytestmark = pytest.mark.e2e`
 or `.slow`) is not even imported then: its imports (torch, leapp, hypothesmith) cost seconds.
 """
+import json
 import os
 import re
+import resource
 from pathlib import Path
 
 import pytest
@@ -36,6 +38,53 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
             and _WHOLE_MODULE_MARK.search(collection_path.read_text(encoding="utf-8"))):
         return True
     return None
+
+
+# Tests left out of the edit loop (`--fast`) though not marked in their module: each costs a second or
+# more of CPU (a driver run under observation, several CLI processes, a whole-tree scan) and another
+# test of the same behaviour stays in the loop. `make test` runs them all. A node id, or its start.
+SLOW_IN_FAST: dict[str, str] = {
+    "tests/test_scan_observed.py::": "runs each application's driver under observation",
+    "tests/test_observe.py::test_generate_static_choice_and_the_driver_beside_it": "generate twice and a driver run",
+    "tests/test_generate_defaults.py::test_generate_with_no_flags[hook_after_export-balancer": "one layout stays",
+    "tests/test_generate_defaults.py::test_generate_with_no_flags[layout_src-": "one layout stays",
+    "tests/test_generate_defaults.py::test_generate_with_no_flags[layout_script-": "one layout stays",
+    "tests/test_generate_defaults.py::test_every_refusal_names_a_command_that_succeeds[args1": "args0 stays",
+    "tests/test_generate_defaults.py::test_every_refusal_names_a_command_that_succeeds[args2": "args0 stays",
+    "tests/test_generate_defaults.py::test_the_projects_line_length_is_kept": "three generate runs",
+    "tests/test_reliability.py::test_generate_with_a_wrong_entry_is_one_line_and_exit_2[nope": "a deep tree scanned",
+    "tests/test_reliability.py::test_generate_with_a_wrong_entry_is_one_line_and_exit_2[dp.policy:": "the same",
+    "tests/test_report_sarif.py::test_scan_of_every_fixture_writes_a_valid_sarif_file[scan_": "two fixtures stay",
+    "tests/test_no_heavy_imports.py::test_scan_imports_no_torch_numpy_or_leapp": "every command on every fixture",
+    "tests/test_lint_quiet.py::test_noqa_is_honoured_like_leapp_ignore": "several lint processes",
+    "tests/test_lint_quiet.py::test_add_noqa_appends_and_keeps_existing_codes": "several lint processes",
+    "tests/test_cli_output.py::test_colour_on_a_terminal_and_off_with_no_color_or_a_pipe": "a pseudo-terminal run",
+    "tests/test_cache_tool_change.py::test_an_edited_rule_invalidates_the_cache": "copies the tool and scans",
+    "tests/test_fuzz_inputs.py::test_a_few_hundred_inputs_give_no_traceback": "hundreds of inputs",
+    "tests/test_readonly.py::test_real_process_writes_no_bytecode_or_files": "every command in a read-only tree",
+    "tests/test_scan_flow.py::test_recurrent_state_through_an_installed_library": "scans an installed library",
+    "tests/test_split.py::test_usage_errors[args1": "one generate per message; args0 stays",
+    "tests/test_split.py::test_usage_errors[args2": "the same",
+    "tests/test_split.py::test_usage_errors[args3": "the same",
+    "tests/test_split.py::test_usage_errors[args4": "the same",
+    "tests/test_split.py::test_usage_errors[args5": "the same",
+    "tests/test_generate.py::test_generate_with_an_entry_that_does_not_exist_prints_one_line_and_exits_2[mlpapp.pipeline:Nope":
+        "one generate per message; the first stays",
+    "tests/test_generate.py::test_generate_with_an_entry_that_does_not_exist_prints_one_line_and_exits_2[mlpapp.missing":
+        "the same",
+    "tests/test_generate.py::test_generated_module_imports_from_the_project_and_from_elsewhere[dot": "hyphen stays",
+    "tests/test_generate.py::test_generated_module_imports_from_the_project_and_from_elsewhere[src": "hyphen stays",
+    "tests/test_generate_defaults.py::test_a_refused_output_names_the_command_that_succeeds": "args0 above stays",
+    "tests/test_observe_layer.py::test_a_signal_to_scan_driver_stops_the_observed_process_group[15]": "[2] stays",
+}
+# SARIF on every fixture: the first two stay in the loop.
+_SARIF_KEPT = ("[scan_arm_policy]", "[scan_clean_balance]")
+
+
+def _slow_in_fast(nodeid: str) -> bool:
+    if nodeid.endswith(_SARIF_KEPT):
+        return False
+    return any(nodeid.startswith(start) for start in SLOW_IN_FAST)
 
 
 # Scopes whose fixtures are built once per worker that runs a test of the scope: tests sharing one
@@ -88,9 +137,32 @@ def _cost_rank(items: list[pytest.Item]) -> int:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     by_module: dict[str, list[pytest.Item]] = {}
     for item in items:
+        if _slow_in_fast(item.nodeid):
+            item.add_marker(pytest.mark.slow)
         by_module.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
     for module, module_items in by_module.items():
         for item, group in _groups(module, module_items).items():
             item.add_marker(pytest.mark.xdist_group(group))
     rank = {module: _cost_rank(module_items) for module, module_items in by_module.items()}
     items.sort(key=lambda item: rank[item.nodeid.split("::", 1)[0]])  # stable: each module keeps its order
+
+
+# `LEAPP_CODEMOD_TEST_CPU=FILE`: each test's CPU seconds (user + system, its child processes included:
+# the CLI, `run`'s child) appended to FILE as JSON lines; wall time misleads on a shared machine.
+_CPU_REPORT = os.environ.get("LEAPP_CODEMOD_TEST_CPU")
+
+
+def _cpu_seconds() -> float:
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem):
+    if not _CPU_REPORT:
+        yield
+        return
+    start = _cpu_seconds()
+    yield
+    with open(_CPU_REPORT, "a", encoding="utf-8") as out:
+        out.write(json.dumps({"test": item.nodeid, "cpu": round(_cpu_seconds() - start, 3)}) + "\n")

@@ -188,7 +188,6 @@ def test_recurrent_state_the_module_does_not_declare_is_found_by_observation(tmp
     ("main_never.py", "Pipeline.act", r"the driver never called failapp\.pipeline:Pipeline\.act"),
     ("main_gain.py", "Pipeline.act_scaled", (r"argument 'gain' of Pipeline\.act_scaled holds values that are not "
                                              r"tensors or arrays and change between calls \(0\.5 then 1\.0\)")),
-    ("main_solve.py", "Pipeline.solve", r"onnx failed at tracing: .*received non-traced tensors"),
 ])
 def test_bad_situations_fail_with_one_clear_line(tmp_path, driver, entry, message):
     work = project(tmp_path, "run_failures")
@@ -206,15 +205,25 @@ def test_bad_situations_fail_with_one_clear_line(tmp_path, driver, entry, messag
 
 
 def test_export_failure_points_at_the_responsible_line(tmp_path):
+    """One run answers both: the one clear line of a failed export (as the bad situations above) and the
+    report's evidence for the line responsible."""
     work = project(tmp_path, "run_failures")
+    before = tree_hash(work)
     module = generate(work, "failapp", "failapp.pipeline:Pipeline.solve", driver="main_solve.py")
     proc, report = run_json(work)            # `pinv` has no adapter: its stub stops `run` before tracing
     assert proc.returncode == 1 and report["error"].startswith("stub not written: failapp/pipeline.py:16 ")
     text = module.read_text()                # without the stub's patch, the untraced call fails the export
     module.write_text(re.sub(r"PATCHES: tuple\[Patch, \.\.\.\] = \(\n(    .*\n)*\)\n", "PATCHES: tuple = ()\n", text))
     shutil.rmtree(work / "out")
-    proc, report = run_json(work)
+    proc = cli(["run", "integration.py", "--out", "out"], work)
     assert proc.returncode == 1
+    assert "Traceback" not in proc.stdout + proc.stderr
+    first = proc.stdout.splitlines()[0]
+    assert re.search(r"onnx failed at tracing: .*received non-traced tensors", first), first
+    report = json.loads((work / "out" / "report.json").read_text())
+    assert report["status"] == "failed"
+    after = tree_hash(work)
+    assert all(after[rel] == digest for rel, digest in before.items())
     assert {a["failed_stage"] for a in report["attempts"]} == {"tracing"}
     confirmed = report["findings_confirmed"]
     assert confirmed and confirmed[0]["finding"].startswith("failapp/pipeline.py:16 unmapped-numpy")

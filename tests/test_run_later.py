@@ -3,6 +3,8 @@ the calls sampled after the export, and one that never flips during the run give
 restricted domain` naming the branch, never a plain `validated`."""
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 import torch
@@ -52,12 +54,12 @@ def test_a_branch_that_flips_after_call_20_fails_on_the_later_calls(tmp_path):
 def test_a_branch_that_never_flips_is_validated_only_on_a_restricted_domain(tmp_path):
     work = project(tmp_path, "run_later")
     generate(work, "battapp", "battapp.drive:WheelController.wheels", driver="main_steady.py")
-    proc, report = run_json(work, "integration.py", "--require-format", "onnx")
-    assert proc.returncode == 1 and report["status"] == "restricted"
+    text = cli(["run", "integration.py", "--out", "out", "--require-format", "onnx"], work)   # one run: text and report
+    report = json.loads((work / "out" / "report.json").read_text())
+    assert text.returncode == 1 and report["status"] == "restricted"
     limits = report["restricted_domain"]
     assert limits["because"][0].startswith("battapp/drive.py:15 tensor-branch")
     assert "calls sampled every" in limits["domain_checked"] and "varied within" in limits["domain_checked"]
-    text = cli(["run", "integration.py", "--out", "out2", "--require-format", "onnx"], work)
     assert text.stdout.startswith("validated on a restricted domain: battapp.drive:WheelController.wheels")
     assert not text.stdout.startswith("validated:")
 

@@ -14,6 +14,8 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
+from leapp_codemod.source.roots import search_root
+
 
 class DriverArgsError(ValueError):
     """--driver-args / --driver-env that cannot be kept (one line)."""
@@ -48,17 +50,6 @@ class FoundDriver:
     path: Path
     line: int        # the call of the entrypoint inside the loop
     reason: str
-
-
-def search_root(app: Path) -> Path:
-    """The folder a driver of `app` is looked for in: the folder holding the application's import root."""
-    folder = app if app.is_dir() else app.parent
-    while (folder / "__init__.py").is_file() and folder.resolve().parent != folder.resolve():
-        folder = folder.parent
-    if folder.resolve().name == "src" and any((folder / ".." / name).is_file()
-                                              for name in ("pyproject.toml", "setup.py", "setup.cfg")):
-        folder = folder / ".."   # a src/ layout: the scripts live beside src/, in the project folder
-    return Path(os.path.normpath(folder))
 
 
 def find_driver(app: Path, entry: str) -> FoundDriver | None:

@@ -4,8 +4,10 @@ from __future__ import annotations
 import errno
 import fnmatch
 import os
+import re
 import stat
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from leapp_codemod.model import FileError
@@ -42,8 +44,16 @@ def _display(path: str) -> str:
     return Path(os.path.normpath(path)).as_posix()
 
 
+@lru_cache(maxsize=64)
+def _exclusion_regex(patterns: tuple[str, ...]) -> re.Pattern:
+    """One regular expression matching what any of `patterns` matches (`fnmatch`'s own translation)."""
+    return re.compile("|".join(fnmatch.translate(os.path.normcase(pat)) for pat in patterns) or r"(?!)")
+
+
 def _excluded(rel_posix: str, name: str, patterns: tuple[str, ...]) -> bool:
-    return any(fnmatch.fnmatch(name, pat) or fnmatch.fnmatch(rel_posix, pat) for pat in patterns)
+    """`fnmatch.fnmatch(name or rel_posix, pattern)` for some pattern, in one match per name."""
+    regex = _exclusion_regex(patterns)
+    return regex.match(os.path.normcase(name)) is not None or regex.match(os.path.normcase(rel_posix)) is not None
 
 
 def module_name(path: Path) -> tuple[str, bool]:
@@ -77,12 +87,23 @@ def _link_problem(path: str) -> str:
     return "cannot resolve path; skipped"
 
 
-def _source_problem(full: str, root: Path | None, follow: bool) -> tuple[Path | None, str]:
-    """(the resolved file, '') for a regular file that may be read, else (None, why it is skipped)."""
-    try:
-        real = Path(full).resolve(strict=True)
-    except (OSError, RuntimeError):
-        return None, _link_problem(full) if os.path.islink(full) else "cannot resolve path; skipped"
+def _source_problem(full: str, root: Path | None, follow: bool,
+                    folder_real: Path | None = None) -> tuple[Path | None, str]:
+    """(the resolved file, '') for a regular file that may be read, else (None, why it is skipped).
+    `folder_real`: the resolved folder holding `full`; a file there that is no link resolves to
+    `folder_real / name` without resolving each part of its path again."""
+    real = None
+    if folder_real is not None:
+        try:
+            if not stat.S_ISLNK(os.lstat(full).st_mode):
+                real = folder_real / os.path.basename(full)
+        except OSError:
+            pass
+    if real is None:
+        try:
+            real = Path(full).resolve(strict=True)
+        except (OSError, RuntimeError):
+            return None, _link_problem(full) if os.path.islink(full) else "cannot resolve path; skipped"
     if root is not None and not follow and os.path.islink(full) and not _inside(real, root):
         return None, f"symbolic link to {real}, outside {root}; skipped (--follow-symlinks reads it)"
     try:
@@ -98,7 +119,9 @@ def _source_problem(full: str, root: Path | None, follow: bool) -> tuple[Path | 
 
 
 def _walk(root: str, excludes: tuple[str, ...], seen_dirs: set, out: list, errors: list,
-          follow: bool = False) -> None:
+          follow: bool = False, make=None) -> None:
+    """Every readable .py file under `root`, as `make(real, display, roots)` (a named SourceFile by default)."""
+    make = make or _source_file
     roots = _roots(root)
     top = Path(root).resolve()
 
@@ -132,11 +155,20 @@ def _walk(root: str, excludes: tuple[str, ...], seen_dirs: set, out: list, error
             rel = os.path.relpath(full, root)
             if _excluded(Path(rel).as_posix(), name, excludes):
                 continue
-            real, problem = _source_problem(full, top, follow)
+            real, problem = _source_problem(full, top, follow, real_current)
             if real is None:
                 errors.append(FileError(_display(full), problem))
                 continue
-            out.append(_source_file(real, _display(full), roots))
+            out.append(make(real, _display(full), roots))
+
+
+def python_paths(folder: str) -> set[Path]:
+    """The resolved paths of the files `discover([folder])` finds (same exclusions, links and file checks),
+    without naming their modules: for a search that only reads the files (see `resolved`)."""
+    found: list[Path] = []
+    if os.path.isdir(folder) and os.access(folder, os.R_OK | os.X_OK):
+        _walk(folder, DEFAULT_EXCLUDES, set(), found, [], make=lambda real, display, roots: real)
+    return set(found)
 
 
 def discover(paths: list[str], excludes: tuple[str, ...] = (), follow_symlinks: bool = False) -> Discovery:

@@ -14,6 +14,7 @@ name is an alias that `--entry` and imports may use.
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
@@ -83,3 +84,14 @@ def assign_names(files: list[tuple[Path, tuple[str, ...]]]) -> list[tuple[str, t
             chosen = next((n for n in names[1:] if all_counts[n] == 1), f"{names[0]}@{path.as_posix()}")
         out.append((chosen, tuple(n for n in names if n != chosen and all_counts[n] == 1)))
     return out
+
+
+def search_root(app: Path) -> Path:
+    """The folder a driver of `app` is looked for in: the folder holding the application's import root."""
+    folder = app if app.is_dir() else app.parent
+    while (folder / "__init__.py").is_file() and folder.resolve().parent != folder.resolve():
+        folder = folder.parent
+    if folder.resolve().name == "src" and any((folder / ".." / name).is_file()
+                                              for name in ("pyproject.toml", "setup.py", "setup.cfg")):
+        folder = folder / ".."   # a src/ layout: the scripts live beside src/, in the project folder
+    return Path(os.path.normpath(folder))

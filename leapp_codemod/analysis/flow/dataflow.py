@@ -20,7 +20,7 @@ from leapp_codemod.analysis.model.leapp_support import LeappSupport
 from leapp_codemod.analysis.model.libraries import call_origin
 from leapp_codemod.analysis.model.resolve_types import receiver_ids
 from leapp_codemod.analysis.model.project import Project
-from leapp_codemod.analysis.model.walk import UNKNOWN, is_self_attr, iter_nodes, self_name_of
+from leapp_codemod.analysis.model.walk import UNKNOWN, binding_nodes, is_self_attr, iter_nodes, self_name_of
 from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS, FRESH_COPY_METHODS
 from leapp_codemod.analysis.model.settings import class_settings, dict_defaults, module_flags
 
@@ -123,9 +123,10 @@ def compute_env(ctx: FunctionContext) -> Env:
     env.numpy |= facts.numpy_params.get(fn.id, set())
     for param, types in facts.param_types.get(fn.id, {}).items():
         env.types.setdefault(param, set()).update(types)
+    nodes = binding_nodes(fn, facts.param_constants.get(fn.id))
     for _ in range(3):
         before = env.size()
-        for node in iter_nodes(fn, facts.param_constants.get(fn.id)):
+        for node in nodes:
             if isinstance(node, ast.Assign):
                 for target in node.targets:
                     _bind(ctx, target, node.value)

@@ -147,6 +147,22 @@ def iter_nodes(fn: FunctionInfo, constants: dict[str, set] | None = None):
     return iter(nodes)
 
 
+# The nodes the data-flow environment binds from (`flow.dataflow.compute_env` skips every other node).
+_BINDING_NODES = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.comprehension, ast.withitem,
+                  ast.NamedExpr, ast.Call)
+
+
+def binding_nodes(fn: FunctionInfo, constants: dict[str, set] | None = None) -> tuple[ast.AST, ...]:
+    """The nodes of `iter_nodes(fn, constants)`, in its order, that can bind a name (assignments, loops,
+    `with`, calls): found once per function and constant facts, not tested again on every pass."""
+    key = ("binding", tuple(sorted((name, frozenset(values)) for name, values in constants.items()))
+           if constants else None)
+    nodes = fn.walks.get(key)
+    if nodes is None:
+        nodes = fn.walks[key] = tuple(node for node in iter_nodes(fn, constants) if isinstance(node, _BINDING_NODES))
+    return nodes
+
+
 def _walk_live(fn: FunctionInfo, constants: dict[str, set] | None):
     self_name = self_name_of(fn)
     stack: list[ast.AST] = list(reversed(live_statements(fn.node.body, fn, constants)))
