@@ -65,9 +65,9 @@ def name_words(name: str) -> set[str]:
 
 
 def is_training_loop(fn: FunctionInfo) -> bool:
-    """Training code: named like it (function, class or file), calls `.backward()`/`.zero_grad()`,
-    or steps something named like an optimizer or scheduler."""
-    if name_words(f"{fn.qualname} {PurePosixPath(fn.path).stem}") & TRAINING_WORDS:
+    """Training code: named like it (function, class, file or a package it sits in: `train/sample.py`),
+    calls `.backward()`/`.zero_grad()`, or steps something named like an optimizer or scheduler."""
+    if name_words(f"{fn.qualname} {fn.module} {PurePosixPath(fn.path).stem}") & TRAINING_WORDS:
         return True
     for node in ast.walk(fn.node):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):

@@ -17,6 +17,8 @@ from leapp_codemod.analysis.entry.drivers import (
     name_words,
 )
 from leapp_codemod.analysis.model.index import FunctionInfo
+from leapp_codemod.analysis.entry.lookup import has_model_sign
+from leapp_codemod.analysis.entry.receivers import bound_targets, collect_bindings, local_receiver_types
 from leapp_codemod.analysis.entry.loops import (
     InlinePipeline,
     inline_pipelines,
@@ -65,7 +67,7 @@ class CallSites:
     calls_module: set[str] = field(default_factory=set)
     drivers: set[str] = field(default_factory=set)          # driver roots and what they call
     ignored: set[str] = field(default_factory=set)          # tests, training code, nn.Module methods
-    inline: list[tuple[FunctionInfo, InlinePipeline]] = field(default_factory=list)
+    inline: list[tuple[FunctionInfo, InlinePipeline, int]] = field(default_factory=list)  # (+ definers of its method)
     served: dict[str, FunctionInfo] = field(default_factory=dict)   # a model's call target -> its getter
     functions: dict[str, FunctionInfo] = field(default_factory=dict)  # fid -> function (callers included)
     callbacks: dict[str, tuple[FunctionInfo, int]] = field(default_factory=dict)  # registered -> (where, line)
@@ -117,6 +119,16 @@ def registered_callbacks(project: Project) -> dict[str, tuple[FunctionInfo, int]
     return out
 
 
+def _uses_non_torch(fn: FunctionInfo, pipeline: InlinePipeline, project: Project) -> bool:
+    """Does an inline range use a name the module imports from JAX/TensorFlow (`jax.device_get(actions)`)?"""
+    imports = project.modules[fn.module].imports
+    foreign = {name for name, target in imports.items() if target.split(".")[0] in NON_TORCH_ROOTS}
+    if not foreign:
+        return False
+    return any(isinstance(node, ast.Name) and node.id in foreign and pipeline.start <= node.lineno <= pipeline.end
+               for node in ast.walk(fn.node))
+
+
 def _non_torch(fn: FunctionInfo, project: Project) -> bool:
     targets = project.modules[fn.module].imports.values()
     return any(t.split(".")[0] in NON_TORCH_ROOTS for t in targets) and not any(
@@ -131,6 +143,7 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
         by_getter.setdefault(getter.id, []).append(target_id)
     facts = Facts()
     roots, ignored, training, contexts = [], set(), [], []
+    resolved = []
     for fn, is_root in _callers_of(project):
         sites.functions[fn.id] = fn
         trains = is_training_loop(fn)
@@ -142,9 +155,16 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
             roots.append(fn)
         ctx = FunctionContext(fn, project.modules[fn.module], project, facts, support)
         compute_env(ctx)
-        calls = [(node, ctx.resolve_call(node)) for node in ast.walk(fn.node) if isinstance(node, ast.Call)]
+        resolved.append((ctx, [(node, ctx.resolve_call(node)) for node in ast.walk(fn.node)
+                               if isinstance(node, ast.Call)]))
+    bindings = collect_bindings(resolved)
+    for ctx, calls in resolved:
+        fn = ctx.fn
+        bound = local_receiver_types(ctx, bindings)
+        if bound:    # receivers the callers (or an assertion) bind: `Model=Agent`, `run(make_policy(cfg))`
+            calls = [(node, targets or bound_targets(project, node, bound)) for node, targets in calls]
         served_locals = _served_locals(fn, dict(calls), by_getter) if by_getter else {}
-        contexts.append((ctx, served_locals))
+        contexts.append((ctx, served_locals, {id(node) for node, targets in calls if targets}))
         loop_calls = {id(c) for c in _loop_call_nodes(fn)}
         if fn.id in callbacks:   # the framework calls it again and again: its calls are a loop body
             loop_calls |= {id(node) for node, _ in calls}
@@ -169,21 +189,34 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
             table[key] = [(caller, line) for caller, line in found if caller.id not in sites.ignored]
     # `policy.predict_action(obs)` on an object of unknown class: the project's methods of that name
     # are the candidates, not the loop.
-    project_methods = {fn.name for fn in project.functions() if fn.class_name is not None}
+    definers: dict[str, int] = {}
+    for fn in project.functions():
+        if fn.class_name is not None:
+            definers[fn.name] = definers.get(fn.name, 0) + 1
     module_models: dict[str, set[str]] = {}
-    for ctx, served_locals in contexts:
+    for ctx, served_locals, project_calls in contexts:
         if ctx.fn.id not in sites.drivers:
             continue
         if ctx.module.name not in module_models:
             module_models[ctx.module.name] = loaded_models(ctx.module.tree.body)
         models = loaded_models(ctx.fn.node.body) | module_models[ctx.module.name]
         for loop in loops_of(ctx.fn):
-            pipelines = [p for p in inline_pipelines(loop, models, lambda call, c=ctx, names=served_locals:
-                                                     _is_project_call(c, call, names))
-                         if p.model.rpartition(".")[2] not in project_methods]
+            # `policy.predict_action(obs)` on an object of unknown class: one project class defines the method,
+            # it is the candidate; several do, the inline range is (which class runs is decided at run time)
+            pipelines = [p for p in inline_pipelines(loop, models, lambda call, names=served_locals, known=project_calls:
+                                                     _is_project_call(call, names, known))
+                         if _unbound_definers(p, models, definers) != 1]
             if pipelines:
-                sites.inline.append((ctx.fn, max(pipelines, key=lambda p: p.statements)))
+                best = max(pipelines, key=lambda p: p.statements)
+                sites.inline.append((ctx.fn, best, _unbound_definers(best, models, definers)))
     return sites
+
+
+def _unbound_definers(pipeline: InlinePipeline, models: set[str], definers: dict[str, int]) -> int:
+    """How many project classes define the method an inline range calls its model with (0 for a loaded
+    model, `session.run(...)`, or a model called directly)."""
+    receiver, dot, method = pipeline.model.rpartition(".")
+    return definers.get(method, 0) if dot and receiver not in models else 0
 
 
 def _is_module_method(fn: FunctionInfo, project: Project) -> bool:
@@ -228,8 +261,8 @@ def _dotted(fid: str) -> str:
     return fid.replace(":", ".")
 
 
-def _is_project_call(ctx: FunctionContext, call: ast.Call, served_locals: dict[str, list[str]]) -> bool:
-    if ctx.resolve_call(call):
+def _is_project_call(call: ast.Call, served_locals: dict[str, list[str]], resolved: set[int]) -> bool:
+    if id(call) in resolved:
         return True
     return isinstance(call.func, ast.Name) and bool(served_locals.get(call.func.id))
 
@@ -360,7 +393,8 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, l
     elif fn.name in GENERIC_STEP_NAMES:
         score += 1 if fn.name == "step" else 2  # simulators and environments step too
         reasons.append(f"named `{fn.name}`")
-        evidence += fn.name == "step"       # ... so `step` alone is no sign of a model
+        # ... so `step` alone is no sign of a model, nor `forward`/`__call__` of a class that is no nn.Module
+        evidence += fn.name == "step" or not _is_module_method(fn, project)
     if fn.id in sites.served:
         getter = sites.served[fn.id]
         first = next(t for t, g in sites.served.items() if g.id == getter.id)
@@ -395,6 +429,8 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, l
         score -= 4
         reasons.append(f"`{fn.name}` logs, draws or saves (I/O, not the policy step)")
     other = _is_environment_or_optimizer(fn, project)
+    if other and fn.name == "step" and (fn.id in sites.calls_module or _decorated_no_grad(fn, project)):
+        other = None    # a model wrapper's step (its `reset` clears an action buffer), not a simulator's
     if other:
         score -= 5
         reasons.append(other)
@@ -423,15 +459,22 @@ def _function(fid: str, fallback: FunctionInfo, sites: CallSites):
     return sites.functions.get(fid, fallback)
 
 
-def _inline_candidate(fn: FunctionInfo, pipeline: InlinePipeline, sites: CallSites) -> Entrypoint:
+def _inline_candidate(fn: FunctionInfo, pipeline: InlinePipeline, definers: int, project: Project) -> Entrypoint:
     score = 9
     reasons = [(f"calls the model `{pipeline.model}` inline in a loop ({fn.path}:{pipeline.loop_line}), "
                 f"not through a project function; statements {pipeline.start}-{pipeline.end} build its "
                 f"input and use its output"),
                f"the loop is in a driver ({_where(fn)})"]
+    if definers:
+        score += 1
+        reasons.append(f"the model's class is bound at run time ({definers} project classes define "
+                       f"`{pipeline.model.rpartition('.')[2]}`): the range is what runs")
     if pipeline.statements >= 3:
         score += 1
         reasons.append(f"{pipeline.statements} statements of pipeline code")
+    if _uses_non_torch(fn, pipeline, project):
+        score -= 4
+        reasons.append("the range runs JAX/TensorFlow code (LEAPP traces PyTorch)")
     return Entrypoint(fn.module, f"{_where(fn)}@{pipeline.loop_line}", fn.path, pipeline.loop_line, score,
                       tuple(reasons), kind="inline", start=pipeline.start, end=pipeline.end)
 
@@ -448,6 +491,6 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
         score, reasons = _score(fn, project, sites)
         if score >= 4:
             ranked.append(Entrypoint(fn.module, fn.qualname, fn.path, fn.node.lineno, score, tuple(reasons)))
-    ranked += [_inline_candidate(fn, pipeline, sites) for fn, pipeline in sites.inline]
-    ranked.sort(key=lambda e: (-e.score, e.path, e.line))
+    ranked += [_inline_candidate(fn, pipeline, definers, project) for fn, pipeline, definers in sites.inline]
+    ranked.sort(key=lambda e: (not has_model_sign(e), -e.score, e.path, e.line))   # a model sign first
     return ranked[:limit] if limit else ranked

@@ -6,7 +6,7 @@ import ast
 from leapp_codemod.analysis.infer.memo import answered_once
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIndex
 from leapp_codemod.analysis.model.project import questions
-from leapp_codemod.analysis.model.resolve_callables import CallableResolver, returned_values
+from leapp_codemod.analysis.model.resolve_callables import CallableResolver, returned_builds
 from leapp_codemod.analysis.model.resolve_sites import argument_for, sites_of
 from leapp_codemod.analysis.model.resolve_types import annotation_classes, builds_own_class
 from leapp_codemod.analysis.model import runtime_bind
@@ -110,7 +110,7 @@ class TypeQuestions:
             if declared:
                 return declared
             out: set[str] = set()
-            for value in returned_values(self.project, fn):
+            for value in returned_builds(self.project, fn):   # `m = Model(); ...; return m` too
                 if isinstance(value, ast.Call):
                     built = self.call_result_types(value, module)
                     if not any(":" in t for t in built) and isinstance(value.func, ast.Subscript):
