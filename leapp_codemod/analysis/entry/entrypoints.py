@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from leapp_codemod.analysis.infer.context import FunctionContext
 from leapp_codemod.analysis.infer.lattice import Facts
@@ -27,7 +27,8 @@ from leapp_codemod.analysis.entry.loops import (
 )
 from leapp_codemod.analysis.model.leapp_support import LeappSupport
 from leapp_codemod.analysis.model.project import Project
-from leapp_codemod.analysis.model.resolve_types import overrides
+from leapp_codemod.analysis.model.resolve_sites import sites_by_class
+from leapp_codemod.analysis.model.resolve_types import overrides, subclasses
 from leapp_codemod.model import Entrypoint
 
 # Names real code gives the function that runs one policy step.
@@ -71,6 +72,13 @@ class CallSites:
     served: dict[str, FunctionInfo] = field(default_factory=dict)   # a model's call target -> its getter
     functions: dict[str, FunctionInfo] = field(default_factory=dict)  # fid -> function (callers included)
     callbacks: dict[str, tuple[FunctionInfo, int]] = field(default_factory=dict)  # registered -> (where, line)
+    # fid -> the callees that run the model for it: its private helpers (`self._compute_action(obs)`) and
+    # a call dispatched at run time among several classes (`self.cur_policy.run()`)
+    delegates: dict[str, set[str]] = field(default_factory=dict)
+
+    def model_via(self, fid: str) -> str | None:
+        """The callee through which `fid` calls a model, when it does not itself."""
+        return next((c for c in sorted(self.delegates.get(fid, ())) if c in self.calls_module), None)
 
 
 def _loop_call_nodes(fn: FunctionInfo):
@@ -172,6 +180,8 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
             if not targets and isinstance(node.func, ast.Name) and node.func.id in served_locals:
                 targets = [project.lookup(_dotted(t)) for t in served_locals[node.func.id]]
             for target in targets:
+                if len(targets) > 1 or target.name.startswith("_") and not target.name.startswith("__"):
+                    sites.delegates.setdefault(fn.id, set()).add(target.id)
                 sites.callers.setdefault(target.id, set()).add(fn.id)
                 sites.callees.setdefault(fn.id, set()).add(target.id)
                 if id(node) in loop_calls:
@@ -406,6 +416,10 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, l
     if fn.id in sites.calls_module:
         score += 2
         reasons.append("calls an nn.Module or a loaded model")
+    elif sites.model_via(fn.id):
+        score += 2
+        via = sites.functions.get(sites.model_via(fn.id))
+        reasons.append(f"calls a model through {via.qualname if via else sites.model_via(fn.id)}")
     if len(reasons) == evidence:
         score -= 3
         reasons.append("no sign of a model (no policy-step name, nn.Module call or no_grad)")
@@ -479,6 +493,38 @@ def _inline_candidate(fn: FunctionInfo, pipeline: InlinePipeline, definers: int,
                       tuple(reasons), kind="inline", start=pipeline.start, end=pipeline.end)
 
 
+def _favour_most_built(ranked: list[Entrypoint], project: Project) -> None:
+    """Peers (methods of one name on different classes, `PPO.act` next to `SAC.act`): the one whose class
+    the project builds most often (its examples and scripts) gets one point, when it is built strictly
+    more often than every other peer."""
+    peers: dict[str, list[int]] = {}
+    for i, candidate in enumerate(ranked):
+        if "." in candidate.qualname:
+            peers.setdefault(candidate.qualname.rpartition(".")[2], []).append(i)
+    for name, members in peers.items():
+        if len(members) < 2:
+            continue
+        counts = sorted(((built_count(project, ranked[i]), i) for i in members), reverse=True)
+        (best, index), (second, _) = counts[0], counts[1]
+        if best > second:
+            old = ranked[index]
+            ranked[index] = replace(old, score=old.score + 1, reasons=(
+                *old.reasons, f"its class is built at {best} places in the project, more than any other class "
+                              f"defining `{name}` ({second} at most)"))
+
+
+def built_count(project: Project, candidate: Entrypoint) -> int:
+    """Calls in the project that build the candidate's class or a subclass that inherits the method."""
+    module = project.modules.get(candidate.module)
+    owner = module.classes.get(candidate.qualname.rpartition(".")[0]) if module else None
+    if owner is None:
+        return 0
+    method = project.find_method(owner, candidate.qualname.rpartition(".")[2])
+    built = sites_by_class(project)
+    return sum(len(built.get(klass.id, ())) for klass in (owner, *subclasses(project, owner))
+               if project.find_method(klass, method.name if method else "") is method)
+
+
 def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -> list[Entrypoint]:
     """Candidates best first; `limit` 0 keeps them all."""
     sites = _collect_call_sites(project, support)
@@ -491,6 +537,7 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
         score, reasons = _score(fn, project, sites)
         if score >= 4:
             ranked.append(Entrypoint(fn.module, fn.qualname, fn.path, fn.node.lineno, score, tuple(reasons)))
+    _favour_most_built(ranked, project)
     ranked += [_inline_candidate(fn, pipeline, definers, project) for fn, pipeline, definers in sites.inline]
     ranked.sort(key=lambda e: (not has_model_sign(e), -e.score, e.path, e.line))   # a model sign first
     return ranked[:limit] if limit else ranked
