@@ -76,9 +76,12 @@ class CallSites:
     # a call dispatched at run time among several classes (`self.cur_policy.run()`)
     delegates: dict[str, set[str]] = field(default_factory=dict)
 
-    def model_via(self, fid: str) -> str | None:
-        """The callee through which `fid` calls a model, when it does not itself."""
-        return next((c for c in sorted(self.delegates.get(fid, ())) if c in self.calls_module), None)
+    def model_via(self, fid: str, depth: int = 2) -> str | None:
+        """The callee through which `fid` calls a model (two delegations deep), when it does not itself."""
+        for callee in sorted(self.delegates.get(fid, set()) - {fid}):
+            if callee in self.calls_module or (depth > 1 and self.model_via(callee, depth - 1)):
+                return callee
+        return None
 
 
 def _loop_call_nodes(fn: FunctionInfo):
