@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from leapp_codemod.analysis.infer.context import FunctionContext
 from leapp_codemod.analysis.infer.lattice import Facts
@@ -18,6 +18,7 @@ from leapp_codemod.analysis.entry.drivers import (
 )
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.entry.lookup import has_model_sign
+from leapp_codemod.analysis.entry.peers import favour_most_built
 from leapp_codemod.analysis.entry.receivers import bound_targets, collect_bindings, local_receiver_types
 from leapp_codemod.analysis.entry.loops import (
     InlinePipeline,
@@ -27,8 +28,7 @@ from leapp_codemod.analysis.entry.loops import (
 )
 from leapp_codemod.analysis.model.leapp_support import LeappSupport
 from leapp_codemod.analysis.model.project import Project
-from leapp_codemod.analysis.model.resolve_sites import sites_by_class
-from leapp_codemod.analysis.model.resolve_types import overrides, subclasses
+from leapp_codemod.analysis.model.resolve_types import overrides
 from leapp_codemod.model import Entrypoint
 
 # Names real code gives the function that runs one policy step.
@@ -496,38 +496,6 @@ def _inline_candidate(fn: FunctionInfo, pipeline: InlinePipeline, definers: int,
                       tuple(reasons), kind="inline", start=pipeline.start, end=pipeline.end)
 
 
-def _favour_most_built(ranked: list[Entrypoint], project: Project) -> None:
-    """Peers (methods of one name on different classes, `PPO.act` next to `SAC.act`): the one whose class
-    the project builds most often (its examples and scripts) gets one point, when it is built strictly
-    more often than every other peer."""
-    peers: dict[str, list[int]] = {}
-    for i, candidate in enumerate(ranked):
-        if "." in candidate.qualname:
-            peers.setdefault(candidate.qualname.rpartition(".")[2], []).append(i)
-    for name, members in peers.items():
-        if len(members) < 2:
-            continue
-        counts = sorted(((built_count(project, ranked[i]), i) for i in members), reverse=True)
-        (best, index), (second, _) = counts[0], counts[1]
-        if best > second:
-            old = ranked[index]
-            ranked[index] = replace(old, score=old.score + 1, reasons=(
-                *old.reasons, f"its class is built at {best} places in the project, more than any other class "
-                              f"defining `{name}` ({second} at most)"))
-
-
-def built_count(project: Project, candidate: Entrypoint) -> int:
-    """Calls in the project that build the candidate's class or a subclass that inherits the method."""
-    module = project.modules.get(candidate.module)
-    owner = module.classes.get(candidate.qualname.rpartition(".")[0]) if module else None
-    if owner is None:
-        return 0
-    method = project.find_method(owner, candidate.qualname.rpartition(".")[2])
-    built = sites_by_class(project)
-    return sum(len(built.get(klass.id, ())) for klass in (owner, *subclasses(project, owner))
-               if project.find_method(klass, method.name if method else "") is method)
-
-
 def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -> list[Entrypoint]:
     """Candidates best first; `limit` 0 keeps them all."""
     sites = _collect_call_sites(project, support)
@@ -540,7 +508,7 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
         score, reasons = _score(fn, project, sites)
         if score >= 4:
             ranked.append(Entrypoint(fn.module, fn.qualname, fn.path, fn.node.lineno, score, tuple(reasons)))
-    _favour_most_built(ranked, project)
+    favour_most_built(ranked, project)
     ranked += [_inline_candidate(fn, pipeline, definers, project) for fn, pipeline, definers in sites.inline]
     ranked.sort(key=lambda e: (not has_model_sign(e), -e.score, e.path, e.line))   # a model sign first
     return ranked[:limit] if limit else ranked

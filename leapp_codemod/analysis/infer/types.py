@@ -132,7 +132,7 @@ class TypeQuestions:
             declared: set[str] = set()
             for klass in self.project.mro(cls):
                 module = self.project.modules[klass.module]
-                for method, value in klass.attr_values.get(attr, ()):
+                for method, value in _branches(klass.attr_values.get(attr, ())):
                     if isinstance(value, ast.Call):
                         built = self.call_result_types(value, module)
                         if not any(":" in t for t in built) and method in klass.methods:
@@ -207,3 +207,12 @@ class TypeQuestions:
     def global_types(self, module: ModuleIndex, name: str) -> set[str]:
         value = module.globals.get(name)
         return self.call_result_types(value, module) if isinstance(value, ast.Call) else set()
+
+
+def _branches(values):
+    """(method, value) pairs with `a if c else b` split into its two values."""
+    for method, value in values:
+        while isinstance(value, ast.IfExp):
+            yield method, value.body
+            value = value.orelse
+        yield method, value
