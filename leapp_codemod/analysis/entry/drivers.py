@@ -107,3 +107,15 @@ def driver_ids(roots: list[FunctionInfo], callees: dict[str, set[str]], depth: i
         frontier = {c for fid in frontier for c in callees.get(fid, ())} - seen
         seen |= frontier
     return seen
+
+
+def builds_optimizer(cls_node: ast.ClassDef) -> bool:
+    """A class that builds an optimizer (`self.opt = torch.optim.Adam(...)`) trains: its loops (a `play` or
+    `evaluate` beside `train`) run the training environment, not the deployed pipeline."""
+    for node in ast.walk(cls_node):
+        if isinstance(node, ast.Call):
+            name = ast.unparse(node.func)
+            head, _, last = name.rpartition(".")
+            if last[:1].isupper() and any(word in head.split(".") for word in ("optim", "optimizers")):
+                return True
+    return False

@@ -9,6 +9,7 @@ from leapp_codemod.analysis.infer.lattice import Facts
 from leapp_codemod.analysis.flow.dataflow import compute_env
 from leapp_codemod.analysis.entry.drivers import (
     MODULE_QUALNAME,
+    builds_optimizer,
     driver_ids,
     is_test_path,
     is_training_loop,
@@ -17,7 +18,7 @@ from leapp_codemod.analysis.entry.drivers import (
     name_words,
 )
 from leapp_codemod.analysis.model.index import FunctionInfo
-from leapp_codemod.analysis.entry.lookup import has_model_sign
+from leapp_codemod.analysis.entry.lookup import below_model_signs
 from leapp_codemod.analysis.entry.peers import favour_most_built
 from leapp_codemod.analysis.entry.receivers import bound_targets, collect_bindings, local_receiver_types
 from leapp_codemod.analysis.entry.loops import (
@@ -72,9 +73,12 @@ class CallSites:
     served: dict[str, FunctionInfo] = field(default_factory=dict)   # a model's call target -> its getter
     functions: dict[str, FunctionInfo] = field(default_factory=dict)  # fid -> function (callers included)
     callbacks: dict[str, tuple[FunctionInfo, int]] = field(default_factory=dict)  # registered -> (where, line)
-    # fid -> the callees that run the model for it: its private helpers (`self._compute_action(obs)`) and
-    # a call dispatched at run time among several classes (`self.cur_policy.run()`)
+    # fid -> the project functions it calls, through which it may run a model: a private helper
+    # (`self._compute_action(obs)`), the policy it holds (`self.policy.act(obs)`), a call dispatched at
+    # run time among several classes (`self.cur_policy.run()`)
     delegates: dict[str, set[str]] = field(default_factory=dict)
+    # project network methods a driver loop calls inline, with pipeline code around -> (driver, range)
+    inline_networks: dict[str, tuple[FunctionInfo, InlinePipeline]] = field(default_factory=dict)
 
     def model_via(self, fid: str, depth: int = 2) -> str | None:
         """The callee through which `fid` calls a model (two delegations deep), when it does not itself."""
@@ -154,10 +158,10 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
         by_getter.setdefault(getter.id, []).append(target_id)
     facts = Facts()
     roots, ignored, training, contexts = [], set(), [], []
-    resolved = []
+    resolved, trainers = [], {}
     for fn, is_root in _callers_of(project):
         sites.functions[fn.id] = fn
-        trains = is_training_loop(fn)
+        trains = is_training_loop(fn) or _in_trainer(fn, project, trainers)
         if trains:
             training.append(fn)
         if trains or is_test_path(fn.path) or _is_module_method(fn, project):
@@ -175,7 +179,10 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
         if bound:    # receivers the callers (or an assertion) bind: `Model=Agent`, `run(make_policy(cfg))`
             calls = [(node, targets or bound_targets(project, node, bound)) for node, targets in calls]
         served_locals = _served_locals(fn, dict(calls), by_getter) if by_getter else {}
-        contexts.append((ctx, served_locals, {id(node) for node, targets in calls if targets}))
+        networks = {id(node): node for node, targets in calls if targets and all(_is_module_method(t, project)
+                                                                                 for t in targets)}
+        contexts.append((ctx, served_locals, {id(node) for node, targets in calls if targets} - set(networks),
+                         {node.lineno: [t.id for t in dict(calls)[node]] for node in networks.values()}))
         loop_calls = {id(c) for c in _loop_call_nodes(fn)}
         if fn.id in callbacks:   # the framework calls it again and again: its calls are a loop body
             loop_calls |= {id(node) for node, _ in calls}
@@ -183,8 +190,7 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
             if not targets and isinstance(node.func, ast.Name) and node.func.id in served_locals:
                 targets = [project.lookup(_dotted(t)) for t in served_locals[node.func.id]]
             for target in targets:
-                if len(targets) > 1 or target.name.startswith("_") and not target.name.startswith("__"):
-                    sites.delegates.setdefault(fn.id, set()).add(target.id)
+                sites.delegates.setdefault(fn.id, set()).add(target.id)
                 sites.callers.setdefault(target.id, set()).add(fn.id)
                 sites.callees.setdefault(fn.id, set()).add(target.id)
                 if id(node) in loop_calls:
@@ -207,7 +213,7 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
         if fn.class_name is not None:
             definers[fn.name] = definers.get(fn.name, 0) + 1
     module_models: dict[str, set[str]] = {}
-    for ctx, served_locals, project_calls in contexts:
+    for ctx, served_locals, project_calls, networks in contexts:
         if ctx.fn.id not in sites.drivers:
             continue
         if ctx.module.name not in module_models:
@@ -218,11 +224,20 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
             # it is the candidate; several do, the inline range is (which class runs is decided at run time)
             pipelines = [p for p in inline_pipelines(loop, models, lambda call, names=served_locals, known=project_calls:
                                                      _is_project_call(call, names, known))
-                         if _unbound_definers(p, models, definers) != 1]
+                         if _network_at(p, networks) or _unbound_definers(p, models, definers) != 1]
             if pipelines:
                 best = max(pipelines, key=lambda p: p.statements)
-                sites.inline.append((ctx.fn, best, _unbound_definers(best, models, definers)))
+                network = _network_at(best, networks)
+                sites.inline.append((ctx.fn, best, 0 if network else _unbound_definers(best, models, definers)))
+                if best.statements >= 3:    # a project network called with pipeline code around it
+                    for fid in network:
+                        sites.inline_networks.setdefault(fid, (ctx.fn, best))
     return sites
+
+
+def _network_at(pipeline: InlinePipeline, networks: dict[int, list[str]]) -> list[str]:
+    """The project nn.Module methods an inline range calls as its model (`model.act(obs)`)."""
+    return [fid for line, fids in networks.items() if pipeline.start <= line <= pipeline.end for fid in fids]
 
 
 def _unbound_definers(pipeline: InlinePipeline, models: set[str], definers: dict[str, int]) -> int:
@@ -230,6 +245,16 @@ def _unbound_definers(pipeline: InlinePipeline, models: set[str], definers: dict
     model, `session.run(...)`, or a model called directly)."""
     receiver, dot, method = pipeline.model.rpartition(".")
     return definers.get(method, 0) if dot and receiver not in models else 0
+
+
+def _in_trainer(fn: FunctionInfo, project: Project, memo: dict[str, bool]) -> bool:
+    """Is `fn` a method of a class that builds an optimizer (a training runner's `play`)?"""
+    cls = project.modules[fn.module].classes.get(fn.class_name) if fn.class_name else None
+    if cls is None:
+        return False
+    if cls.id not in memo:
+        memo[cls.id] = builds_optimizer(cls.node)
+    return memo[cls.id]
 
 
 def _is_module_method(fn: FunctionInfo, project: Project) -> bool:
@@ -445,6 +470,11 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, l
     if fn.name.lstrip("_").split("_")[0].lower() in IO_WORDS:
         score -= 4
         reasons.append(f"`{fn.name}` logs, draws or saves (I/O, not the policy step)")
+    if fn.id in sites.inline_networks:
+        driver, pipeline = sites.inline_networks[fn.id]
+        score -= 4
+        reasons.append(f"a network {_where(driver)} calls inline ({driver.path}:{pipeline.start}-{pipeline.end}): "
+                       f"the range around it is the policy step")
     other = _is_environment_or_optimizer(fn, project)
     if other and fn.name == "step" and (fn.id in sites.calls_module or _decorated_no_grad(fn, project)):
         other = None    # a model wrapper's step (its `reset` clears an action buffer), not a simulator's
@@ -510,5 +540,6 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
             ranked.append(Entrypoint(fn.module, fn.qualname, fn.path, fn.node.lineno, score, tuple(reasons)))
     favour_most_built(ranked, project)
     ranked += [_inline_candidate(fn, pipeline, definers, project) for fn, pipeline, definers in sites.inline]
-    ranked.sort(key=lambda e: (not has_model_sign(e), -e.score, e.path, e.line))   # a model sign first
+    ranked = below_model_signs(ranked)
+    ranked.sort(key=lambda e: (-e.score, e.path, e.line))
     return ranked[:limit] if limit else ranked

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+from dataclasses import replace
 
 from leapp_codemod.analysis.model.index import FunctionInfo, ModuleIndex
 from leapp_codemod.analysis.model.project import Project
@@ -110,6 +111,18 @@ NO_MODEL = "no sign of a model"
 def has_model_sign(candidate: Entrypoint) -> bool:
     """Does the candidate call a model (or is it an inline loop around one, or named like a policy step)?"""
     return candidate.kind == "inline" or not any(r.startswith(NO_MODEL) for r in candidate.reasons)
+
+
+def below_model_signs(ranked: list[Entrypoint]) -> list[Entrypoint]:
+    """Candidates without a model sign scored below every candidate with one (a joystick poll called in
+    the driver loop never outranks the function that runs the policy), with the reason."""
+    signed = [c.score for c in ranked if has_model_sign(c)]
+    unsigned = [c.score for c in ranked if not has_model_sign(c)]
+    if not signed or not unsigned or max(unsigned) < min(signed):
+        return list(ranked)
+    drop = max(unsigned) - min(signed) + 1
+    return [c if has_model_sign(c) else replace(c, score=c.score - drop, reasons=(
+        *c.reasons, f"ranked below every candidate that runs a model (-{drop})")) for c in ranked]
 
 
 def choose_entry(ranked: list[Entrypoint]) -> tuple[Entrypoint | None, str]:
