@@ -125,12 +125,16 @@ def below_model_signs(ranked: list[Entrypoint]) -> list[Entrypoint]:
         *c.reasons, f"ranked below every candidate that runs a model (-{drop})")) for c in ranked]
 
 
-def choose_entry(ranked: list[Entrypoint]) -> tuple[Entrypoint | None, str]:
-    """The function candidate a scan starts from, and the one line that says which and why.
+def choose_entry(ranked: list[Entrypoint], inline: bool = False) -> tuple[Entrypoint | None, str]:
+    """The candidate a scan starts from, and the one line that says which and why.
 
-    An inline-loop candidate ranked above it is named in the line with the `--entry` that scans it.
+    With `inline`, an inline-loop candidate ranked first (above every function) is the choice; without,
+    the best function is, and an inline candidate ranked above it is named with the `--entry` that scans it.
     """
     chosen = next((c for c in ranked if c.kind == "function"), None)
+    top = ranked[0] if ranked else None
+    if inline and top is not None and top.kind == "inline" and (chosen is None or top.score > chosen.score):
+        return top, f"entry: {top.id} (the {top.title}, ranked first; {_why(top)})"
     if chosen is None:
         if ranked:
             best = ranked[0]
