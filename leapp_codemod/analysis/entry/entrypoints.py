@@ -56,6 +56,9 @@ NO_GRAD = ("torch.no_grad", "torch.inference_mode", "torch.autograd.grad_mode.no
 REGISTRARS = frozenset({"create_timer", "create_subscription", "registerCallback", "register_callback",
                         "Subscriber", "Timer", "Thread", "Process", "add_callback", "subscribe", "create_service",
                         "set_callback", "add_timer", "call_later", "schedule"})
+# A project network's method called in a driver loop amid this many statements of pipeline code (building
+# the observation, scaling the action) is a model call of that range, not the policy step itself.
+INLINE_NETWORK_STATEMENTS = 6
 # Frameworks LEAPP does not trace: code that only uses them is no PyTorch policy step.
 NON_TORCH_ROOTS = ("jax", "flax", "tensorflow", "keras", "mlx")
 
@@ -229,7 +232,7 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
                 best = max(pipelines, key=lambda p: p.statements)
                 network = _network_at(best, networks)
                 sites.inline.append((ctx.fn, best, 0 if network else _unbound_definers(best, models, definers)))
-                if best.statements >= 3:    # a project network called with pipeline code around it
+                if best.statements >= INLINE_NETWORK_STATEMENTS:   # a network called amid pipeline code
                     for fid in network:
                         sites.inline_networks.setdefault(fid, (ctx.fn, best))
     return sites

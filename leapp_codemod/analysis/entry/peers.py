@@ -16,8 +16,8 @@ from leapp_codemod.model import Entrypoint
 
 def favour_most_built(ranked: list[Entrypoint], project: Project) -> None:
     """Peers (methods of one name on different classes, `PPO.act` next to `SAC.act`): the one whose class
-    the project builds most often (its examples and scripts) gets one point, when it is built strictly
-    more often than every other peer."""
+    the project builds most often (its examples and scripts) gets one point, when it is built at least twice
+    and strictly more often than every other peer."""
     peers: dict[str, list[int]] = {}
     for i, candidate in enumerate(ranked):
         if "." in candidate.qualname:
@@ -27,7 +27,7 @@ def favour_most_built(ranked: list[Entrypoint], project: Project) -> None:
             continue
         counts = sorted(((built_count(project, ranked[i]), i) for i in members), reverse=True)
         (best, index), (second, _) = counts[0], counts[1]
-        if best > second:
+        if best >= 2 and best > second:
             old = ranked[index]
             ranked[index] = replace(old, score=old.score + 1, reasons=(
                 *old.reasons, f"its class is built at {best} places in the project, more than any other class "
