@@ -125,3 +125,19 @@ def test_the_most_built_peer_gets_a_point_and_ties_get_none(ranked):
     # Reach, Wave and Hold are each built once (Wave only handed over as a class): no point
     bound = ranked["entry_bound_receivers"][0]
     assert not any("built at" in r for c in bound for r in c["reasons"])
+
+
+def test_a_factory_returning_a_local_returns_the_class_built_into_it(monkeypatch):
+    """`skill = Reach(); skill.load(path); return skill`: the factory's return type is Reach (it was unknown)."""
+    from leapp_codemod.analysis.flow.dataflow import compute_env
+    from leapp_codemod.analysis.infer.context import FunctionContext
+    from leapp_codemod.analysis.infer.lattice import Facts
+    from leapp_codemod.analysis.model.leapp_support import load_support
+    from leapp_codemod.scan import load_project
+
+    monkeypatch.chdir(FIXTURES / "entry_bound_receivers")
+    project = load_project(["."], []).project
+    factory = project.modules["arm.skills"].functions["make_skill"]
+    ctx = FunctionContext(factory, project.modules["arm.skills"], project, Facts(), load_support())
+    compute_env(ctx)
+    assert ctx.return_types(factory) == {"arm.skills:Reach"}
