@@ -19,7 +19,7 @@ from leapp_codemod.analysis.entry.drivers import (
 )
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.entry.lookup import below_model_signs
-from leapp_codemod.analysis.entry.peers import favour_most_built
+from leapp_codemod.analysis.entry.peers import GENERIC_STEP_NAMES, favour_most_built
 from leapp_codemod.analysis.entry.receivers import bound_targets, collect_bindings, local_receiver_types
 from leapp_codemod.analysis.entry.loops import (
     InlinePipeline,
@@ -37,8 +37,6 @@ POLICY_STEP_NAMES = frozenset({"act", "predict", "policy", "get_action", "get_ac
                                "compute_action", "compute_actions", "select_action", "select_actions", "control",
                                "run_policy", "act_inference", "control_step", "predict_action", "policy_step",
                                "sample_action", "sample_actions", "infer_action", "get_control"})
-# Generic call names: a step only with other evidence.
-GENERIC_STEP_NAMES = frozenset({"forward", "__call__", "step"})
 # Critics, value and loss functions, training updates: never the exported policy step.
 TRAINING_NAMES = frozenset({"evaluate", "evaluate_actions", "get_value", "get_values", "value", "values",
                             "compute_loss", "compute_losses", "loss", "update", "train", "train_step",

@@ -13,6 +13,9 @@ from leapp_codemod.analysis.model.resolve_sites import sites_by_class
 from leapp_codemod.analysis.model.resolve_types import subclasses
 from leapp_codemod.model import Entrypoint
 
+# Generic call names (every network's and environment's): a policy step only with other evidence.
+GENERIC_STEP_NAMES = frozenset({"forward", "__call__", "step"})
+
 
 def favour_most_built(ranked: list[Entrypoint], project: Project) -> None:
     """Peers (methods of one name on different classes, `PPO.act` next to `SAC.act`): the one whose class
@@ -20,7 +23,8 @@ def favour_most_built(ranked: list[Entrypoint], project: Project) -> None:
     and strictly more often than every other peer."""
     peers: dict[str, list[int]] = {}
     for i, candidate in enumerate(ranked):
-        if "." in candidate.qualname:
+        # `forward`/`__call__`/`step` are every network's and environment's: no peers of a policy step
+        if "." in candidate.qualname and candidate.qualname.rpartition(".")[2] not in GENERIC_STEP_NAMES:
             peers.setdefault(candidate.qualname.rpartition(".")[2], []).append(i)
     for name, members in peers.items():
         if len(members) < 2:
