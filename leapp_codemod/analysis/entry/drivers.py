@@ -113,9 +113,12 @@ def builds_optimizer(cls_node: ast.ClassDef) -> bool:
     """A class that builds an optimizer (`self.opt = torch.optim.Adam(...)`) trains: its loops (a `play` or
     `evaluate` beside `train`) run the training environment, not the deployed pipeline."""
     for node in ast.walk(cls_node):
-        if isinstance(node, ast.Call):
-            name = ast.unparse(node.func)
-            head, _, last = name.rpartition(".")
-            if last[:1].isupper() and any(word in head.split(".") for word in ("optim", "optimizers")):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr[:1].isupper():
+            value = node.func.value
+            while isinstance(value, ast.Attribute):
+                if value.attr in ("optim", "optimizers"):
+                    return True
+                value = value.value
+            if isinstance(value, ast.Name) and value.id in ("optim", "optimizers"):
                 return True
     return False

@@ -173,7 +173,8 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
         compute_env(ctx)
         resolved.append((ctx, [(node, ctx.resolve_call(node)) for node in ast.walk(fn.node)
                                if isinstance(node, ast.Call)]))
-    bindings = collect_bindings(resolved)
+    has_loop: dict[str, bool] = {}
+    bindings = collect_bindings(resolved, lambda fn: has_loop.setdefault(fn.id, any(True for _ in loops_of(fn))))
     for ctx, calls in resolved:
         fn = ctx.fn
         bound = local_receiver_types(ctx, bindings)

@@ -62,13 +62,14 @@ def _class_named(ctx, expr: ast.expr) -> ClassInfo | None:
     return ctx.project.class_of(ctx.project.qualify(expr, ctx.module) or "")
 
 
-def collect_bindings(contexts) -> ParamBindings:
-    """Bindings of parameters from every resolved call: `contexts` is [(ctx, [(call, targets), ...])]."""
+def collect_bindings(contexts, wanted) -> ParamBindings:
+    """Bindings of parameters from every resolved call: `contexts` is [(ctx, [(call, targets), ...])];
+    only callees for which `wanted(callee)` holds (those with a loop: their calls are what is ranked)."""
     out = ParamBindings()
     for ctx, calls in contexts:
         for call, targets in calls:
             for callee in targets:
-                if callee.name == "__init__":
+                if callee.name == "__init__" or not wanted(callee):
                     continue
                 for param, arg in param_pairs(callee, call, _is_bound(callee, call, ctx)):
                     cls = _class_named(ctx, arg)
@@ -92,7 +93,7 @@ def _root_call_name(expr: ast.expr) -> str | None:
 def _asserted(fn: FunctionInfo, ctx) -> dict[str, set[str]]:
     """`assert isinstance(x, C)` (or `(C, D)`) in the function: x -> class ids."""
     out: dict[str, set[str]] = {}
-    for node in ast.walk(fn.node):
+    for node in fn.nodes:
         if not isinstance(node, ast.Assert):
             continue
         test = node.test
@@ -112,7 +113,7 @@ def local_receiver_types(ctx, bindings: ParamBindings) -> dict[str, set[str]]:
     types = {p: set(c) for p, c in bindings.instances.get(fn.id, {}).items()}
     held = bindings.classes.get(fn.id, {})
     if held:
-        for node in ast.walk(fn.node):
+        for node in fn.nodes:
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 root = _root_call_name(node.value)
                 if root in held:
