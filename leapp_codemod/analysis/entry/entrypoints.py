@@ -19,7 +19,7 @@ from leapp_codemod.analysis.entry.drivers import (
 )
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.entry.lookup import below_model_signs
-from leapp_codemod.analysis.entry.peers import GENERIC_STEP_NAMES, favour_most_built
+from leapp_codemod.analysis.entry.peers import GENERIC_STEP_NAMES, built_count, favour_most_built
 from leapp_codemod.analysis.entry.receivers import bound_targets, collect_bindings, local_receiver_types
 from leapp_codemod.analysis.entry.loops import (
     InlinePipeline,
@@ -543,5 +543,6 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
     favour_most_built(ranked, project)
     ranked += [_inline_candidate(fn, pipeline, definers, project) for fn, pipeline, definers in sites.inline]
     ranked = below_model_signs(ranked)
-    ranked.sort(key=lambda e: (-e.score, e.path, e.line))
+    # equal scores: the class the project builds more often first (`PPO.act` before an example's `Shared.act`)
+    ranked.sort(key=lambda e: (-e.score, -built_count(project, e) if e.kind == "function" else 0, e.path, e.line))
     return ranked[:limit] if limit else ranked
