@@ -135,8 +135,9 @@ def test_inline_loop_is_its_own_kind_of_candidate(apps, monkeypatch):
                      "line": want["loop_line"], "start": int(start), "end": int(end)}
     text = run(root, monkeypatch, "entrypoints", ".").stdout.splitlines()[0]
     assert text.startswith(f"1. inline loop at sim_deploy.py:{want['loop_line']} (statements {start}-{end})")
-    scan = run(root, monkeypatch, "scan", ".")   # the header (the scan's entry_note) names the better entry
-    assert f"--entry {want['entry']}" in scan.stdout.splitlines()[0]
+    scan = run(root, monkeypatch, "scan", ".")   # the inline range ranked first is the entry the scan uses
+    assert scan.stdout.splitlines()[0].startswith(f"entry: {want['entry']} (the inline loop at sim_deploy.py")
+    assert "LCM703" in scan.stdout                   # and its findings are the range's (the obs buffer)
 
 
 SESSION_LOOP = '''

@@ -54,8 +54,17 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
         result.entry_note = f"entry: {given} (given with --entry)"
     elif not options.all_functions:
         result.entrypoints = rank_entrypoints(project, support)
-        chosen, result.entry_note = choose_entry(result.entrypoints)
-        if chosen is not None:
+        chosen, result.entry_note = choose_entry(result.entrypoints, inline=True)
+        if chosen is not None and chosen.kind == "inline":   # the inline range ranked first is the entry
+            inline = parse_inline_entry(chosen.id)
+            try:
+                entry_fn, rng = inline_function(project, inline)
+                named = chosen
+                result.entry_note += f"; {rng.note}" if rng.note else ""
+            except InlineEntryError:
+                inline, chosen = None, None
+                chosen, result.entry_note = choose_entry(result.entrypoints)
+        if chosen is not None and chosen.kind == "function":
             entry_fn = project.modules[chosen.module].functions[chosen.qualname]
     if entry_fn is not None and not options.all_functions:
         if options.follow_libraries:

@@ -65,9 +65,9 @@ def name_words(name: str) -> set[str]:
 
 
 def is_training_loop(fn: FunctionInfo) -> bool:
-    """Training code: named like it (function, class or file), calls `.backward()`/`.zero_grad()`,
-    or steps something named like an optimizer or scheduler."""
-    if name_words(f"{fn.qualname} {PurePosixPath(fn.path).stem}") & TRAINING_WORDS:
+    """Training code: named like it (function, class, file or a package it sits in: `train/sample.py`),
+    calls `.backward()`/`.zero_grad()`, or steps something named like an optimizer or scheduler."""
+    if name_words(f"{fn.qualname} {fn.module} {PurePosixPath(fn.path).stem}") & TRAINING_WORDS:
         return True
     for node in ast.walk(fn.node):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
@@ -107,3 +107,18 @@ def driver_ids(roots: list[FunctionInfo], callees: dict[str, set[str]], depth: i
         frontier = {c for fid in frontier for c in callees.get(fid, ())} - seen
         seen |= frontier
     return seen
+
+
+def builds_optimizer(cls_node: ast.ClassDef) -> bool:
+    """A class that builds an optimizer (`self.opt = torch.optim.Adam(...)`) trains: its loops (a `play` or
+    `evaluate` beside `train`) run the training environment, not the deployed pipeline."""
+    for node in ast.walk(cls_node):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr[:1].isupper():
+            value = node.func.value
+            while isinstance(value, ast.Attribute):
+                if value.attr in ("optim", "optimizers"):
+                    return True
+                value = value.value
+            if isinstance(value, ast.Name) and value.id in ("optim", "optimizers"):
+                return True
+    return False

@@ -9,6 +9,7 @@ from leapp_codemod.analysis.infer.lattice import Facts
 from leapp_codemod.analysis.flow.dataflow import compute_env
 from leapp_codemod.analysis.entry.drivers import (
     MODULE_QUALNAME,
+    builds_optimizer,
     driver_ids,
     is_test_path,
     is_training_loop,
@@ -17,6 +18,9 @@ from leapp_codemod.analysis.entry.drivers import (
     name_words,
 )
 from leapp_codemod.analysis.model.index import FunctionInfo
+from leapp_codemod.analysis.entry.lookup import below_model_signs
+from leapp_codemod.analysis.entry.peers import GENERIC_STEP_NAMES, built_count, favour_most_built
+from leapp_codemod.analysis.entry.receivers import bound_targets, collect_bindings, local_receiver_types
 from leapp_codemod.analysis.entry.loops import (
     InlinePipeline,
     inline_pipelines,
@@ -33,8 +37,6 @@ POLICY_STEP_NAMES = frozenset({"act", "predict", "policy", "get_action", "get_ac
                                "compute_action", "compute_actions", "select_action", "select_actions", "control",
                                "run_policy", "act_inference", "control_step", "predict_action", "policy_step",
                                "sample_action", "sample_actions", "infer_action", "get_control"})
-# Generic call names: a step only with other evidence.
-GENERIC_STEP_NAMES = frozenset({"forward", "__call__", "step"})
 # Critics, value and loss functions, training updates: never the exported policy step.
 TRAINING_NAMES = frozenset({"evaluate", "evaluate_actions", "get_value", "get_values", "value", "values",
                             "compute_loss", "compute_losses", "loss", "update", "train", "train_step",
@@ -52,6 +54,9 @@ NO_GRAD = ("torch.no_grad", "torch.inference_mode", "torch.autograd.grad_mode.no
 REGISTRARS = frozenset({"create_timer", "create_subscription", "registerCallback", "register_callback",
                         "Subscriber", "Timer", "Thread", "Process", "add_callback", "subscribe", "create_service",
                         "set_callback", "add_timer", "call_later", "schedule"})
+# A project network's method called in a driver loop amid this many statements of pipeline code (building
+# the observation, scaling the action) is a model call of that range, not the policy step itself.
+INLINE_NETWORK_STATEMENTS = 6
 # Frameworks LEAPP does not trace: code that only uses them is no PyTorch policy step.
 NON_TORCH_ROOTS = ("jax", "flax", "tensorflow", "keras", "mlx")
 
@@ -65,10 +70,23 @@ class CallSites:
     calls_module: set[str] = field(default_factory=set)
     drivers: set[str] = field(default_factory=set)          # driver roots and what they call
     ignored: set[str] = field(default_factory=set)          # tests, training code, nn.Module methods
-    inline: list[tuple[FunctionInfo, InlinePipeline]] = field(default_factory=list)
+    inline: list[tuple[FunctionInfo, InlinePipeline, int]] = field(default_factory=list)  # (+ definers of its method)
     served: dict[str, FunctionInfo] = field(default_factory=dict)   # a model's call target -> its getter
     functions: dict[str, FunctionInfo] = field(default_factory=dict)  # fid -> function (callers included)
     callbacks: dict[str, tuple[FunctionInfo, int]] = field(default_factory=dict)  # registered -> (where, line)
+    # fid -> the project functions it calls, through which it may run a model: a private helper
+    # (`self._compute_action(obs)`), the policy it holds (`self.policy.act(obs)`), a call dispatched at
+    # run time among several classes (`self.cur_policy.run()`)
+    delegates: dict[str, set[str]] = field(default_factory=dict)
+    # project network methods a driver loop calls inline, with pipeline code around -> (driver, range)
+    inline_networks: dict[str, tuple[FunctionInfo, InlinePipeline]] = field(default_factory=dict)
+
+    def model_via(self, fid: str, depth: int = 2) -> str | None:
+        """The callee through which `fid` calls a model (two delegations deep), when it does not itself."""
+        for callee in sorted(self.delegates.get(fid, set()) - {fid}):
+            if callee in self.calls_module or (depth > 1 and self.model_via(callee, depth - 1)):
+                return callee
+        return None
 
 
 def _loop_call_nodes(fn: FunctionInfo):
@@ -117,6 +135,16 @@ def registered_callbacks(project: Project) -> dict[str, tuple[FunctionInfo, int]
     return out
 
 
+def _uses_non_torch(fn: FunctionInfo, pipeline: InlinePipeline, project: Project) -> bool:
+    """Does an inline range use a name the module imports from JAX/TensorFlow (`jax.device_get(actions)`)?"""
+    imports = project.modules[fn.module].imports
+    foreign = {name for name, target in imports.items() if target.split(".")[0] in NON_TORCH_ROOTS}
+    if not foreign:
+        return False
+    return any(isinstance(node, ast.Name) and node.id in foreign and pipeline.start <= node.lineno <= pipeline.end
+               for node in ast.walk(fn.node))
+
+
 def _non_torch(fn: FunctionInfo, project: Project) -> bool:
     targets = project.modules[fn.module].imports.values()
     return any(t.split(".")[0] in NON_TORCH_ROOTS for t in targets) and not any(
@@ -131,9 +159,10 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
         by_getter.setdefault(getter.id, []).append(target_id)
     facts = Facts()
     roots, ignored, training, contexts = [], set(), [], []
+    resolved, trainers = [], {}
     for fn, is_root in _callers_of(project):
         sites.functions[fn.id] = fn
-        trains = is_training_loop(fn)
+        trains = is_training_loop(fn) or _in_trainer(fn, project, trainers)
         if trains:
             training.append(fn)
         if trains or is_test_path(fn.path) or _is_module_method(fn, project):
@@ -142,9 +171,20 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
             roots.append(fn)
         ctx = FunctionContext(fn, project.modules[fn.module], project, facts, support)
         compute_env(ctx)
-        calls = [(node, ctx.resolve_call(node)) for node in ast.walk(fn.node) if isinstance(node, ast.Call)]
+        resolved.append((ctx, [(node, ctx.resolve_call(node)) for node in ast.walk(fn.node)
+                               if isinstance(node, ast.Call)]))
+    has_loop: dict[str, bool] = {}
+    bindings = collect_bindings(resolved, lambda fn: has_loop.setdefault(fn.id, any(True for _ in loops_of(fn))))
+    for ctx, calls in resolved:
+        fn = ctx.fn
+        bound = local_receiver_types(ctx, bindings)
+        if bound:    # receivers the callers (or an assertion) bind: `Model=Agent`, `run(make_policy(cfg))`
+            calls = [(node, targets or bound_targets(project, node, bound)) for node, targets in calls]
         served_locals = _served_locals(fn, dict(calls), by_getter) if by_getter else {}
-        contexts.append((ctx, served_locals))
+        networks = {id(node): node for node, targets in calls if targets and all(_is_module_method(t, project)
+                                                                                 for t in targets)}
+        contexts.append((ctx, served_locals, {id(node) for node, targets in calls if targets} - set(networks),
+                         {node.lineno: [t.id for t in dict(calls)[node]] for node in networks.values()}))
         loop_calls = {id(c) for c in _loop_call_nodes(fn)}
         if fn.id in callbacks:   # the framework calls it again and again: its calls are a loop body
             loop_calls |= {id(node) for node, _ in calls}
@@ -152,6 +192,7 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
             if not targets and isinstance(node.func, ast.Name) and node.func.id in served_locals:
                 targets = [project.lookup(_dotted(t)) for t in served_locals[node.func.id]]
             for target in targets:
+                sites.delegates.setdefault(fn.id, set()).add(target.id)
                 sites.callers.setdefault(target.id, set()).add(fn.id)
                 sites.callees.setdefault(fn.id, set()).add(target.id)
                 if id(node) in loop_calls:
@@ -169,21 +210,53 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
             table[key] = [(caller, line) for caller, line in found if caller.id not in sites.ignored]
     # `policy.predict_action(obs)` on an object of unknown class: the project's methods of that name
     # are the candidates, not the loop.
-    project_methods = {fn.name for fn in project.functions() if fn.class_name is not None}
+    definers: dict[str, int] = {}
+    for fn in project.functions():
+        if fn.class_name is not None:
+            definers[fn.name] = definers.get(fn.name, 0) + 1
     module_models: dict[str, set[str]] = {}
-    for ctx, served_locals in contexts:
+    for ctx, served_locals, project_calls, networks in contexts:
         if ctx.fn.id not in sites.drivers:
             continue
         if ctx.module.name not in module_models:
             module_models[ctx.module.name] = loaded_models(ctx.module.tree.body)
         models = loaded_models(ctx.fn.node.body) | module_models[ctx.module.name]
         for loop in loops_of(ctx.fn):
-            pipelines = [p for p in inline_pipelines(loop, models, lambda call, c=ctx, names=served_locals:
-                                                     _is_project_call(c, call, names))
-                         if p.model.rpartition(".")[2] not in project_methods]
+            # `policy.predict_action(obs)` on an object of unknown class: one project class defines the method,
+            # it is the candidate; several do, the inline range is (which class runs is decided at run time)
+            pipelines = [p for p in inline_pipelines(loop, models, lambda call, names=served_locals, known=project_calls:
+                                                     _is_project_call(call, names, known))
+                         if _network_at(p, networks) or _unbound_definers(p, models, definers) != 1]
             if pipelines:
-                sites.inline.append((ctx.fn, max(pipelines, key=lambda p: p.statements)))
+                best = max(pipelines, key=lambda p: p.statements)
+                network = _network_at(best, networks)
+                sites.inline.append((ctx.fn, best, 0 if network else _unbound_definers(best, models, definers)))
+                if best.statements >= INLINE_NETWORK_STATEMENTS:   # a network called amid pipeline code
+                    for fid in network:
+                        sites.inline_networks.setdefault(fid, (ctx.fn, best))
     return sites
+
+
+def _network_at(pipeline: InlinePipeline, networks: dict[int, list[str]]) -> list[str]:
+    """The project nn.Module methods an inline range calls as its model (`model.act(obs)`)."""
+    return [fid for line, fids in networks.items() if pipeline.start <= line <= pipeline.end for fid in fids]
+
+
+def _unbound_definers(pipeline: InlinePipeline, models: set[str], definers: dict[str, int]) -> int:
+    """How many project classes define the method an inline range calls its model with (0 for a loaded
+    model, `session.run(...)`, or a model called directly)."""
+    receiver, dot, method = pipeline.model.rpartition(".")
+    return definers.get(method, 0) if dot and receiver not in models else 0
+
+
+def _in_trainer(fn: FunctionInfo, project: Project, memo: dict[str, bool]) -> bool:
+    """Is `fn` a method of a class that builds an optimizer (a training runner's `play`)?"""
+    cls = project.modules[fn.module].classes.get(fn.class_name) if fn.class_name else None
+    if cls is None:
+        return False
+    if cls.id not in memo:
+        memo[cls.id] = builds_optimizer(cls.node)
+    return memo[cls.id]
 
 
 def _is_module_method(fn: FunctionInfo, project: Project) -> bool:
@@ -228,8 +301,8 @@ def _dotted(fid: str) -> str:
     return fid.replace(":", ".")
 
 
-def _is_project_call(ctx: FunctionContext, call: ast.Call, served_locals: dict[str, list[str]]) -> bool:
-    if ctx.resolve_call(call):
+def _is_project_call(call: ast.Call, served_locals: dict[str, list[str]], resolved: set[int]) -> bool:
+    if id(call) in resolved:
         return True
     return isinstance(call.func, ast.Name) and bool(served_locals.get(call.func.id))
 
@@ -360,7 +433,8 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, l
     elif fn.name in GENERIC_STEP_NAMES:
         score += 1 if fn.name == "step" else 2  # simulators and environments step too
         reasons.append(f"named `{fn.name}`")
-        evidence += fn.name == "step"       # ... so `step` alone is no sign of a model
+        # ... so `step` alone is no sign of a model, nor `forward`/`__call__` of a class that is no nn.Module
+        evidence += fn.name == "step" or not _is_module_method(fn, project)
     if fn.id in sites.served:
         getter = sites.served[fn.id]
         first = next(t for t, g in sites.served.items() if g.id == getter.id)
@@ -372,6 +446,10 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, l
     if fn.id in sites.calls_module:
         score += 2
         reasons.append("calls an nn.Module or a loaded model")
+    elif sites.model_via(fn.id):
+        score += 2
+        via = sites.functions.get(sites.model_via(fn.id))
+        reasons.append(f"calls a model through {via.qualname if via else sites.model_via(fn.id)}")
     if len(reasons) == evidence:
         score -= 3
         reasons.append("no sign of a model (no policy-step name, nn.Module call or no_grad)")
@@ -394,7 +472,14 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, l
     if fn.name.lstrip("_").split("_")[0].lower() in IO_WORDS:
         score -= 4
         reasons.append(f"`{fn.name}` logs, draws or saves (I/O, not the policy step)")
+    if fn.id in sites.inline_networks:
+        driver, pipeline = sites.inline_networks[fn.id]
+        score -= 4
+        reasons.append(f"a network {_where(driver)} calls inline ({driver.path}:{pipeline.start}-{pipeline.end}): "
+                       f"the range around it is the policy step")
     other = _is_environment_or_optimizer(fn, project)
+    if other and fn.name == "step" and (fn.id in sites.calls_module or _decorated_no_grad(fn, project)):
+        other = None    # a model wrapper's step (its `reset` clears an action buffer), not a simulator's
     if other:
         score -= 5
         reasons.append(other)
@@ -423,15 +508,22 @@ def _function(fid: str, fallback: FunctionInfo, sites: CallSites):
     return sites.functions.get(fid, fallback)
 
 
-def _inline_candidate(fn: FunctionInfo, pipeline: InlinePipeline, sites: CallSites) -> Entrypoint:
+def _inline_candidate(fn: FunctionInfo, pipeline: InlinePipeline, definers: int, project: Project) -> Entrypoint:
     score = 9
     reasons = [(f"calls the model `{pipeline.model}` inline in a loop ({fn.path}:{pipeline.loop_line}), "
                 f"not through a project function; statements {pipeline.start}-{pipeline.end} build its "
                 f"input and use its output"),
                f"the loop is in a driver ({_where(fn)})"]
+    if definers:
+        score += 1
+        reasons.append(f"the model's class is bound at run time ({definers} project classes define "
+                       f"`{pipeline.model.rpartition('.')[2]}`): the range is what runs")
     if pipeline.statements >= 3:
         score += 1
         reasons.append(f"{pipeline.statements} statements of pipeline code")
+    if _uses_non_torch(fn, pipeline, project):
+        score -= 4
+        reasons.append("the range runs JAX/TensorFlow code (LEAPP traces PyTorch)")
     return Entrypoint(fn.module, f"{_where(fn)}@{pipeline.loop_line}", fn.path, pipeline.loop_line, score,
                       tuple(reasons), kind="inline", start=pipeline.start, end=pipeline.end)
 
@@ -448,6 +540,9 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
         score, reasons = _score(fn, project, sites)
         if score >= 4:
             ranked.append(Entrypoint(fn.module, fn.qualname, fn.path, fn.node.lineno, score, tuple(reasons)))
-    ranked += [_inline_candidate(fn, pipeline, sites) for fn, pipeline in sites.inline]
-    ranked.sort(key=lambda e: (-e.score, e.path, e.line))
+    favour_most_built(ranked, project)
+    ranked += [_inline_candidate(fn, pipeline, definers, project) for fn, pipeline, definers in sites.inline]
+    ranked = below_model_signs(ranked)
+    # equal scores: the class the project builds more often first (`PPO.act` before an example's `Shared.act`)
+    ranked.sort(key=lambda e: (-e.score, -built_count(project, e) if e.kind == "function" else 0, e.path, e.line))
     return ranked[:limit] if limit else ranked

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+from dataclasses import replace
 
 from leapp_codemod.analysis.model.index import FunctionInfo, ModuleIndex
 from leapp_codemod.analysis.model.project import Project
@@ -112,12 +113,28 @@ def has_model_sign(candidate: Entrypoint) -> bool:
     return candidate.kind == "inline" or not any(r.startswith(NO_MODEL) for r in candidate.reasons)
 
 
-def choose_entry(ranked: list[Entrypoint]) -> tuple[Entrypoint | None, str]:
-    """The function candidate a scan starts from, and the one line that says which and why.
+def below_model_signs(ranked: list[Entrypoint]) -> list[Entrypoint]:
+    """Candidates without a model sign scored below every candidate with one (a joystick poll called in
+    the driver loop never outranks the function that runs the policy), with the reason."""
+    signed = [c.score for c in ranked if has_model_sign(c)]
+    unsigned = [c.score for c in ranked if not has_model_sign(c)]
+    if not signed or not unsigned or max(unsigned) < min(signed):
+        return list(ranked)
+    drop = max(unsigned) - min(signed) + 1
+    return [c if has_model_sign(c) else replace(c, score=c.score - drop, reasons=(
+        *c.reasons, f"ranked below every candidate that runs a model (-{drop})")) for c in ranked]
 
-    An inline-loop candidate ranked above it is named in the line with the `--entry` that scans it.
+
+def choose_entry(ranked: list[Entrypoint], inline: bool = False) -> tuple[Entrypoint | None, str]:
+    """The candidate a scan starts from, and the one line that says which and why.
+
+    With `inline`, an inline-loop candidate ranked first (above every function) is the choice; without,
+    the best function is, and an inline candidate ranked above it is named with the `--entry` that scans it.
     """
     chosen = next((c for c in ranked if c.kind == "function"), None)
+    top = ranked[0] if ranked else None
+    if inline and top is not None and top.kind == "inline" and (chosen is None or top.score > chosen.score):
+        return top, f"entry: {top.id} (the {top.title}, ranked first; {_why(top)})"
     if chosen is None:
         if ranked:
             best = ranked[0]

@@ -6,7 +6,7 @@ import ast
 from leapp_codemod.analysis.infer.memo import answered_once
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIndex
 from leapp_codemod.analysis.model.project import questions
-from leapp_codemod.analysis.model.resolve_callables import CallableResolver, returned_values
+from leapp_codemod.analysis.model.resolve_callables import CallableResolver, returned_builds
 from leapp_codemod.analysis.model.resolve_sites import argument_for, sites_of
 from leapp_codemod.analysis.model.resolve_types import annotation_classes, builds_own_class
 from leapp_codemod.analysis.model import runtime_bind
@@ -110,7 +110,7 @@ class TypeQuestions:
             if declared:
                 return declared
             out: set[str] = set()
-            for value in returned_values(self.project, fn):
+            for value in returned_builds(self.project, fn):   # `m = Model(); ...; return m` too
                 if isinstance(value, ast.Call):
                     built = self.call_result_types(value, module)
                     if not any(":" in t for t in built) and isinstance(value.func, ast.Subscript):
@@ -132,7 +132,7 @@ class TypeQuestions:
             declared: set[str] = set()
             for klass in self.project.mro(cls):
                 module = self.project.modules[klass.module]
-                for method, value in klass.attr_values.get(attr, ()):
+                for method, value in _branches(klass.attr_values.get(attr, ())):
                     if isinstance(value, ast.Call):
                         built = self.call_result_types(value, module)
                         if not any(":" in t for t in built) and method in klass.methods:
@@ -207,3 +207,12 @@ class TypeQuestions:
     def global_types(self, module: ModuleIndex, name: str) -> set[str]:
         value = module.globals.get(name)
         return self.call_result_types(value, module) if isinstance(value, ast.Call) else set()
+
+
+def _branches(values):
+    """(method, value) pairs with `a if c else b` split into its two values."""
+    for method, value in values:
+        while isinstance(value, ast.IfExp):
+            yield method, value.body
+            value = value.orelse
+        yield method, value

@@ -91,6 +91,7 @@ class ModuleIndex:
     globals: dict[str, ast.expr] = field(default_factory=dict)
     has_main_guard: bool = False
     has_relative_imports: bool = False    # resolved against the module's name when indexed
+    star_imports: list[str] = field(default_factory=list)     # modules of `from m import *`, in order
     # ast columns are UTF-8 byte offsets; lines with non-ASCII text are kept to convert them
     non_ascii_lines: dict[int, str] = field(default_factory=dict)
     # the tree last walked and its nodes in `ast.walk` order (see `nodes`)
@@ -137,6 +138,8 @@ def _collect_imports(node: ast.Import | ast.ImportFrom, index: ModuleIndex) -> N
         base = _resolve_relative(index.name, index.is_package, node.level, node.module)
     for alias in node.names:
         if alias.name == "*":
+            if base:
+                index.star_imports.append(base)
             continue
         index.imports[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
 

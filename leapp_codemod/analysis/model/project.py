@@ -149,8 +149,17 @@ class Project:
         elif head in module.functions or head in module.classes or head in module.globals:
             base = f"{module.name}.{head}"
         else:
-            base = head  # a builtin or an unknown name
+            base = self._star_imported(head, module) or head  # a builtin or an unknown name
         return ".".join([base, *parts])
+
+    def _star_imported(self, head: str, module: ModuleIndex) -> str | None:
+        """`from pkg.fsm import *` then `FSM(...)`: the project module that defines `head` (last import wins)."""
+        for name in reversed(getattr(module, "star_imports", ())):   # (an index cached before the field)
+            source = self.module_named(name)
+            if source is not None and (head in source.classes or head in source.functions
+                                       or head in source.globals or head in source.imports):
+                return f"{name}.{head}"
+        return None
 
     # ----------------------------------------------------------------- project lookups
     def lookup(self, qualified: str, hops: int = 0) -> FunctionInfo | ClassInfo | None:

@@ -45,6 +45,22 @@ def returned_values(project: Project, fn: FunctionInfo) -> list[ast.expr]:
     return project.memo[key]
 
 
+def returned_builds(project: Project, fn: FunctionInfo) -> list[ast.expr]:
+    """What `fn` returns, a returned local replaced by the calls assigned to it: `model = Model(cfg);
+    model.load(path); return model` returns `Model(cfg)`."""
+    key = ("returned_builds", fn.id)
+    if key not in project.memo:
+        assigned = _assignments(fn)
+        out: list[ast.expr] = []
+        for value in returned_values(project, fn):
+            if isinstance(value, ast.Name) and value.id in assigned:
+                out += [v for v, how in assigned[value.id] if how == "value" and isinstance(v, ast.Call)]
+            else:
+                out.append(value)
+        project.memo[key] = out
+    return project.memo[key]
+
+
 def _assignments(fn: FunctionInfo) -> dict[str, list[tuple[ast.expr, str]]]:
     """Local name -> (value, how): 'value' for `x = v`, 'element'/'item' for `for x in v` / `for k, x in v.items()`."""
     out: dict[str, list[tuple[ast.expr, str]]] = {}

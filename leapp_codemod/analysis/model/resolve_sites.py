@@ -62,12 +62,17 @@ def _index_sites(project: Project) -> dict[str, list[Site]]:
     return sites
 
 
-def sites_of(project: Project, cls: ClassInfo) -> list[Site]:
-    """Calls that build `cls` or a subclass that inherits its `__init__`."""
+def sites_by_class(project: Project) -> dict[str, list[Site]]:
+    """Every call of a project class in the project's own modules: class id -> sites."""
     key = ("sites", project.own_module_count())
     if key not in project.memo:
         project.memo[key] = _index_sites(project)
-    by_class = project.memo[key]
+    return project.memo[key]
+
+
+def sites_of(project: Project, cls: ClassInfo) -> list[Site]:
+    """Calls that build `cls` or a subclass that inherits its `__init__`."""
+    by_class = sites_by_class(project)
     init = project.find_method(cls, "__init__")
     out = list(by_class.get(cls.id, ()))
     for class_id, found in by_class.items():

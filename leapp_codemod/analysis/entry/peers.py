@@ -1,0 +1,50 @@
+"""Candidates that are peers: one method name on several classes (`PPO.act`, `SAC.act`, `A2C.act`).
+
+A library ships many policies with the same step method, and a loop that calls `agent.act(obs)` on an
+object of unknown class ranks them all alike. The project's own code says which one it uses most: the
+class its examples, scripts and configs build most often.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from leapp_codemod.analysis.model.project import Project
+from leapp_codemod.analysis.model.resolve_sites import sites_by_class
+from leapp_codemod.analysis.model.resolve_types import subclasses
+from leapp_codemod.model import Entrypoint
+
+# Generic call names (every network's and environment's): a policy step only with other evidence.
+GENERIC_STEP_NAMES = frozenset({"forward", "__call__", "step"})
+
+
+def favour_most_built(ranked: list[Entrypoint], project: Project) -> None:
+    """Peers (methods of one name on different classes, `PPO.act` next to `SAC.act`): the one whose class
+    the project builds most often (its examples and scripts) gets one point, when it is built at least twice
+    and strictly more often than every other peer."""
+    peers: dict[str, list[int]] = {}
+    for i, candidate in enumerate(ranked):
+        # `forward`/`__call__`/`step` are every network's and environment's: no peers of a policy step
+        if "." in candidate.qualname and candidate.qualname.rpartition(".")[2] not in GENERIC_STEP_NAMES:
+            peers.setdefault(candidate.qualname.rpartition(".")[2], []).append(i)
+    for name, members in peers.items():
+        if len(members) < 2:
+            continue
+        counts = sorted(((built_count(project, ranked[i]), i) for i in members), reverse=True)
+        (best, index), (second, _) = counts[0], counts[1]
+        if best >= 2 and best > second:
+            old = ranked[index]
+            ranked[index] = replace(old, score=old.score + 1, reasons=(
+                *old.reasons, f"its class is built at {best} places in the project, more than any other class "
+                              f"defining `{name}` ({second} at most)"))
+
+
+def built_count(project: Project, candidate: Entrypoint) -> int:
+    """Calls in the project that build the candidate's class or a subclass that inherits the method."""
+    module = project.modules.get(candidate.module)
+    owner = module.classes.get(candidate.qualname.rpartition(".")[0]) if module else None
+    if owner is None:
+        return 0
+    method = project.find_method(owner, candidate.qualname.rpartition(".")[2])
+    built = sites_by_class(project)
+    return sum(len(built.get(klass.id, ())) for klass in (owner, *subclasses(project, owner))
+               if project.find_method(klass, method.name if method else "") is method)
