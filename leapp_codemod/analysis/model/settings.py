@@ -254,9 +254,13 @@ def caller_settings(project, fn) -> dict[str, set]:
     """Parameters of the entry `fn` that every call in the project passes as a Python constant, bool or int
     (`agent.act(obs, step, eval_mode=True)` in a `for step in range(n)` loop), with the values passed
     (`PYTHON_INT` for an int whose value varies). Such a parameter is a setting, not tensor data, whatever
-    its annotation says. Calls are matched by the function's name; one call passing anything else, or
-    none at all, leaves the parameter alone."""
+    its annotation says. Calls are matched by the function's name; one passing too few arguments, or only
+    settings, is another function's. One call passing anything else, or none at all, leaves the
+    parameter alone."""
     params = fn.positional_params[1:] if fn.is_method else fn.positional_params
+    args = fn.node.args
+    required = set(params[:len(params) - len(args.defaults)]) | {
+        a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is None}
     values: dict[str, set] = {}
     spoiled: set[str] = set()
     for module in project.modules.values():
@@ -272,8 +276,10 @@ def caller_settings(project, fn) -> dict[str, set]:
                     continue
                 passed = [(params[i], a) for i, a in enumerate(node.args) if i < len(params)]
                 passed += [(k.arg, k.value) for k in node.keywords if k.arg]
-                for param, arg in passed:
-                    value = _setting_value(arg, ints)
+                found = [(param, _setting_value(arg, ints)) for param, arg in passed]
+                if not required <= {p for p, _ in passed} or all(v is not None for _, v in found):
+                    continue   # another function of the same name (`env.step(0)`), not a call of the entry
+                for param, value in found:
                     if value is None:
                         spoiled.add(param)
                     else:
