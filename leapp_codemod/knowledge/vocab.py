@@ -90,6 +90,24 @@ PURE_METHODS = frozenset({
     "t", "take", "tanh", "tile", "to", "tolist", "transpose", "type", "type_as", "unsqueeze", "var", "view",
     "view_as", "where", "item", "new_tensor", "new_zeros", "new_ones", "new_full",
 })
+# Method names a torch tensor, a NumPy array or a Python container answers to. A method of any other name
+# called on a parameter nothing types (`model.predict_action(obs)`) is not a data method: it runs code the
+# scan has to follow or list as not followed. Trailing-underscore names (in-place tensor methods) count too.
+DATA_METHOD_NAMES = PURE_METHODS | NDARRAY_METHODS | TENSOR_COPY_METHODS | SHAPE_METHODS | SCALAR_METHODS \
+    | SELF_RETURNING_METHODS | CONTAINER_MUTATORS | {
+        "add", "addmm", "bmm", "chunk", "split", "unbind", "narrow", "select", "scatter", "index_put", "masked_select",
+        "new_empty", "topk", "sort", "log_softmax", "argmax", "max", "min", "sum", "mean", "nan_to_num", "roll",
+        "unfold", "stride", "storage", "pin_memory", "items", "keys", "values", "get", "copy", "index", "count",
+        "split", "join", "format", "strip", "lower", "upper", "replace", "startswith", "endswith", "cumsum", "mm",
+        "logical_and", "logical_or", "logical_not", "all", "any", "square", "erf", "atan2", "arctan2", "acos",
+        "asin", "atan", "tan", "lerp", "minimum", "maximum", "fmod", "remainder", "floor_divide", "true_divide",
+        "repeat_interleave", "expand", "broadcast_to", "movedim", "moveaxis", "flip", "fliplr", "rot90", "unique",
+        "nonzero", "masked_scatter", "index_add", "index_copy", "index_fill", "mode", "median", "kthvalue",
+        "quantile", "nanmean", "nansum", "diff", "trunc", "frac", "sinh", "cosh", "asinh", "acosh", "atanh", "exp2",
+        "expm1", "log2", "log10", "hypot", "outer", "inner", "einsum", "det", "inverse", "pinverse", "svd", "qr",
+        "norm", "renorm", "normalize", "cross", "bernoulli", "multinomial", "uniform_", "normal_", "sample",
+        "rsample", "log_prob", "entropy", "cdf", "icdf",
+    }
 # Builtins a twin may call freely.
 PURE_BUILTINS = frozenset({"abs", "min", "max", "len", "float", "int", "bool", "round", "tuple", "list"})
 # Libraries (qualified roots) whose functions a twin may call freely.

@@ -28,6 +28,19 @@ def _is_generator_type(type_name: str) -> bool:
                          "random.Random", "torch.Generator")
 
 
+def _is_distribution(project, type_name: str) -> bool:
+    """A `torch.distributions` class, or a project class deriving from one (`class Squashed(D.Normal)`)."""
+    if type_name.startswith("torch.distributions."):
+        return True
+    module_name, sep, qualname = type_name.partition(":")
+    module = project.modules.get(module_name) if sep else None
+    cls = module.classes.get(qualname) if module is not None else None
+    if cls is None:
+        return False
+    return any(isinstance(base, str) and base.startswith("torch.distributions.")
+               for klass in project.mro(cls) for base in project.bases(klass))
+
+
 def _inactive_dropout(node: ast.Call, ctx) -> bool:
     """`F.dropout(x, p, training=False)` (or `training=self.training`, False in eval) is the identity."""
     flag = next((k.value for k in node.keywords if k.arg == "training"), node.args[2] if len(node.args) > 2 else None)
@@ -48,7 +61,7 @@ def draw_kind(node: ast.Call, ctx) -> str | None:
     if not isinstance(func, ast.Attribute):
         return None
     receiver_types = ctx.types_of(func.value)
-    if func.attr in ("sample", "rsample", "sample_n") and any(t.startswith("torch.distributions.") for t in receiver_types):
+    if func.attr in ("sample", "rsample", "sample_n") and any(_is_distribution(ctx.project, t) for t in receiver_types):
         return f"torch.distributions sampling `.{func.attr}()`"
     if func.attr in GENERATOR_DRAWS:
         if any(_is_generator_type(t) for t in receiver_types):
@@ -91,5 +104,7 @@ RULE = Rule(
         "import torch\ndef step(obs):\n    return obs + 0.01 * torch.randn_like(obs)  # error\n",
         "import numpy as np\ndef step(obs):\n    return obs + np.random.normal(0.0, 0.1, size=3)  # error\n",
         "import torch\ndef step(obs, gen):\n    noise = torch.empty(3).normal_(generator=gen)  # error\n    return obs + noise\n",
+        "import torch\nfrom torch import distributions as D\n\nclass Clipped(D.Normal):\n    pass\n\n"
+        "def step(mu):\n    return Clipped(mu, 0.2).rsample()  # error\n",
     ),
 )

@@ -18,6 +18,7 @@ import sys
 from leapp_codemod.analysis.infer.context import FunctionContext, is_self_attr, iter_nodes
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.knowledge.libraries import FOREIGN_ROOTS, MODELED_ROOTS
+from leapp_codemod.knowledge.vocab import DATA_METHOD_NAMES
 from leapp_codemod.model import NotFollowed
 
 # Callables whose result's class is decided by data the scan does not read (a config value, a file):
@@ -67,13 +68,14 @@ def not_followed(analysis, entry: FunctionInfo | None) -> tuple[NotFollowed, ...
 def unresolved(ctx: FunctionContext, call: ast.Call) -> NotFollowed | None:
     """The call as a `NotFollowed` when it hands pipeline data to code the scan could not name."""
     func = call.func
-    if not ctx.args_data(call) or ctx.builtin(call) is not None:
+    untyped = untyped_parameter_method(ctx, call)
+    if not (ctx.args_data(call) or untyped) or ctx.builtin(call) is not None:
         return None
     if isinstance(func, ast.Attribute):
         if func.attr in PLAIN_METHODS or func.attr.startswith("__"):
             return None
         receiver = func.value
-        if ctx.is_data(receiver) or ctx.is_numpy(receiver) or _names_library(ctx, func):
+        if (ctx.is_data(receiver) and not untyped) or ctx.is_numpy(receiver) or _names_library(ctx, func):
             return None
         if is_self_attr(func, ctx.self_name) and ctx.cls is not None \
                 and ctx.project.find_method(ctx.cls, func.attr) is None:
@@ -91,6 +93,20 @@ def unresolved(ctx: FunctionContext, call: ast.Call) -> NotFollowed | None:
         return None
     reason += _duck_note(ctx, call)
     return NotFollowed(ctx.fn.path, call.lineno, _text(func), reason, ast.unparse(receiver), ctx.fn.id)
+
+
+def untyped_parameter_method(ctx: FunctionContext, call: ast.Call) -> bool:
+    """`model.predict_action(obs)` with `model` a parameter nothing types (no annotation the scan can use,
+    no class from the callers): the method is no tensor, array or container method, so the parameter is an
+    object whose code runs here, not pipeline data the call merely transforms."""
+    func = call.func
+    if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Name) \
+            or func.attr in DATA_METHOD_NAMES or func.attr.endswith("_") or func.attr.startswith("__"):
+        return False
+    name = func.value.id
+    if name not in ctx.fn.params or name == ctx.self_name or ctx.is_numpy(func.value):
+        return False
+    return not any(":" in t for t in ctx.types_of(func.value))
 
 
 def _text(func: ast.expr) -> str:
@@ -193,6 +209,8 @@ def receiver_reason(ctx: FunctionContext, receiver: ast.expr, depth: int = 0) ->
             passed = _passed_arguments(ctx, receiver.id)
             if passed and all(isinstance(a, ast.Lambda) for a in passed):
                 return None   # a lambda: its body is analyzed where it is written
+            if passed and depth < 2:
+                return _passed_reason(ctx, receiver.id, passed, depth)
             return (f"`{receiver.id}` is a parameter of {ctx.fn.qualname}; no caller in the scanned code "
                     "passes a project class or function")
         for node in ast.walk(ctx.fn.node):
@@ -205,6 +223,51 @@ def receiver_reason(ctx: FunctionContext, receiver: ast.expr, depth: int = 0) ->
     if isinstance(receiver, ast.Subscript):
         return f"what `{_short(receiver.value)}` holds is unknown"
     return None
+
+
+def _passed_reason(ctx: FunctionContext, param: str, passed: list, depth: int) -> str | None:
+    """Why what the callers pass for `param` is unknown, in the callers' words: a library object built in
+    a constructor is said to be one, not "a parameter"."""
+    callers = _passing_contexts(ctx, param)
+    reasons = []
+    for caller_ctx, arg in ((c, a) for c, passed_arg in callers for a in _alternatives(passed_arg)):
+        if library_value(caller_ctx, arg, caller_ctx.fn) or _known_library_object(caller_ctx, arg):
+            continue
+        inner = receiver_reason(caller_ctx, arg, depth + 1)
+        if inner is None:
+            continue
+        reasons.append(f"`{param}` is a parameter of {ctx.fn.qualname}, passed `{_short(arg)}` by "
+                       f"{caller_ctx.fn.qualname}: {inner}")
+    if not callers or reasons:
+        return reasons[0] if reasons else (f"`{param}` is a parameter of {ctx.fn.qualname}; no caller in the "
+                                           "scanned code passes a project class or function")
+    return None
+
+
+def _alternatives(arg: ast.expr) -> list[ast.expr]:
+    """The values an argument may be: both sides of `a if c else b`, `None` left out."""
+    if isinstance(arg, ast.IfExp):
+        return _alternatives(arg.body) + _alternatives(arg.orelse)
+    return [] if isinstance(arg, ast.Constant) and arg.value is None else [arg]
+
+
+def _passing_contexts(ctx: FunctionContext, param: str) -> list:
+    """(caller context, argument) for each reachable call passing `param` of this function."""
+    from leapp_codemod.analysis.model.resolve_sites import argument_for
+    out = []
+    for caller_id in ctx.facts.callers.get(ctx.fn.id, ()):
+        module_name, _, qualname = caller_id.partition(":")
+        caller = ctx.project.modules.get(module_name)
+        caller_fn = caller.functions.get(qualname) if caller is not None else None
+        if caller_fn is None or caller_fn is ctx.fn:
+            continue
+        caller_ctx = ctx.for_function(caller_fn)
+        for node in ast.walk(caller_fn.node):
+            if isinstance(node, ast.Call) and ctx.fn in caller_ctx.resolve_call(node):
+                arg = argument_for(ctx.fn, node, param) if ctx.fn.is_method else _plain_argument(ctx.fn, node, param)
+                if arg is not None:
+                    out.append((caller_ctx, arg))
+    return out
 
 
 def _passed_arguments(ctx: FunctionContext, param: str) -> list[ast.expr]:

@@ -27,6 +27,7 @@ from leapp_codemod.analysis.model.walk import (
     is_self_attr,
     iter_nodes,
     self_name_of,
+    training_only_block,
 )
 
 __all__ = ["Env", "Facts", "FunctionContext", "is_self_attr", "iter_nodes"]
@@ -125,7 +126,8 @@ class FunctionContext(TaintQuestions, TypeQuestions, CallQuestions, StateQuestio
         Then only one branch is the pipeline and the test is no branch on data."""
         if isinstance(node, ast.While):
             return False
-        return constant_flag_block(node, self.fn, self.facts.param_constants.get(self.fn.id)) is not None
+        return training_only_block(node, self.self_name) is not None \
+            or constant_flag_block(node, self.fn, self.facts.param_constants.get(self.fn.id)) is not None
 
     def is_loop_carried(self, name: str) -> bool:
         return name in self.fn.carried

@@ -244,3 +244,99 @@ def module_flags(tree: ast.Module, nodes=None) -> dict[str, set]:
     varying |= {name for node in (ast.walk(tree) if nodes is None else nodes)  # nodes: the tree's, walked already
                 if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
     return {name: vals for name, vals in values.items() if name not in varying}
+
+
+# ------------------------------------------------------------------ entry parameters the callers pass as settings
+PYTHON_INT = ("<a Python int>",)   # a loop counter or an `int(...)`: a setting whose value changes, never data
+
+
+def caller_settings(project, fn) -> dict[str, set]:
+    """Parameters of the entry `fn` that every call in the project passes as a Python constant, bool or int
+    (`agent.act(obs, step, eval_mode=True)` in a `for step in range(n)` loop), with the values passed
+    (`PYTHON_INT` for an int whose value varies). Such a parameter is a setting, not tensor data, whatever
+    its annotation says. Calls are matched by the function's name; one passing too few arguments, or only
+    settings, is another function's. One call passing anything else, or none at all, leaves the
+    parameter alone."""
+    params = fn.positional_params[1:] if fn.is_method else fn.positional_params
+    args = fn.node.args
+    required = set(params[:len(params) - len(args.defaults)]) | {
+        a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is None}
+    values: dict[str, set] = {}
+    spoiled: set[str] = set()
+    for module in project.modules.values():
+        if project.is_library(module.name):
+            continue
+        for scope in _call_scopes(module):
+            ints = _int_names(scope)
+            for node in ast.walk(scope):
+                if not isinstance(node, ast.Call) or _called_name(node.func) != fn.name:
+                    continue
+                if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+                    spoiled.update(params)
+                    continue
+                passed = [(params[i], a) for i, a in enumerate(node.args) if i < len(params)]
+                passed += [(k.arg, k.value) for k in node.keywords if k.arg]
+                found = [(param, _setting_value(arg, ints)) for param, arg in passed]
+                if not required <= {p for p, _ in passed} or all(v is not None for _, v in found):
+                    continue   # another function of the same name (`env.step(0)`), not a call of the entry
+                for param, value in found:
+                    if value is None:
+                        spoiled.add(param)
+                    else:
+                        values.setdefault(param, set()).add(value)
+    return {p: v for p, v in values.items() if p not in spoiled}
+
+
+def _call_scopes(module) -> list[ast.AST]:
+    """The module's functions (each its own scope for loop counters) and its top-level statements."""
+    functions = [f.node for f in module.functions.values()]
+    top = ast.Module(body=[s for s in module.tree.body
+                           if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))],
+                     type_ignores=[])
+    return [*functions, top]
+
+
+def _called_name(func: ast.expr) -> str | None:
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+
+
+def _setting_value(arg: ast.expr, ints: set[str]):
+    if isinstance(arg, ast.Constant) and isinstance(arg.value, (bool, int, float, str)):
+        return arg.value
+    if isinstance(arg, ast.Name) and arg.id in ints:
+        return PYTHON_INT
+    if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name) and arg.func.id in ("int", "len"):
+        return PYTHON_INT
+    return None
+
+
+def _int_names(scope: ast.AST) -> set[str]:
+    """Names that only ever hold Python ints in `scope`: `for i in range(...)`, the index of `enumerate`,
+    `n = 0` ... `n += 1`."""
+    ints: set[str] = set()
+    other: set[str] = set()
+    for node in ast.walk(scope):
+        if isinstance(node, (ast.For, ast.comprehension)):
+            it = node.iter
+            name = it.func.id if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) else None
+            target = node.target
+            if name == "range" and isinstance(target, ast.Name):
+                ints.add(target.id)
+                continue
+            if name == "enumerate" and isinstance(target, ast.Tuple) and isinstance(target.elts[0], ast.Name):
+                ints.add(target.elts[0].id)
+                other.update(n.id for e in target.elts[1:] for n in ast.walk(e) if isinstance(n, ast.Name))
+                continue
+            other.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+        elif isinstance(node, ast.Assign):
+            names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+            is_int = isinstance(node.value, ast.Constant) and type(node.value.value) is int
+            (ints if is_int else other).update(names)
+            other.update(n.id for t in node.targets if not isinstance(t, ast.Name)
+                         for n in ast.walk(t) if isinstance(n, ast.Name))
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            if not (isinstance(node.value, ast.Constant) and type(node.value.value) is int):
+                other.add(node.target.id)
+        elif isinstance(node, (ast.arguments,)):
+            other.update(a.arg for a in (*node.posonlyargs, *node.args, *node.kwonlyargs))
+    return ints - other

@@ -171,23 +171,38 @@ def _walk_live(fn: FunctionInfo, constants: dict[str, set] | None):
         yield node
         if isinstance(node, ast.If):
             skipped = training_only_block(node, self_name) or constant_flag_block(node, fn, constants)
-            children = [node.test] + ([] if skipped == "body" else live_statements(node.body, fn, constants)) \
+            children = _evaluated_test(node, self_name) \
+                + ([] if skipped == "body" else live_statements(node.body, fn, constants)) \
                 + ([] if skipped == "orelse" else live_statements(node.orelse, fn, constants))
         elif isinstance(node, ast.IfExp):
             skipped = training_only_block(node, self_name) or constant_flag_block(node, fn, constants)
-            children = [node.test] + ([] if skipped == "body" else [node.body]) + ([] if skipped == "orelse" else [node.orelse])
+            children = _evaluated_test(node, self_name) + ([] if skipped == "body" else [node.body]) \
+                + ([] if skipped == "orelse" else [node.orelse])
         else:
             children = list(ast.iter_child_nodes(node))
         stack.extend(reversed(children))
 
 
+def _evaluated_test(node: ast.If | ast.IfExp, self_name: str | None) -> list[ast.expr]:
+    """The parts of the test that run in eval mode: `self.training and x.sum() > 0` stops at
+    `self.training` (False), `not self.training or x` at `not self.training` (True)."""
+    test = node.test
+    if isinstance(test, ast.BoolOp) and training_only_block(node, self_name) is not None:
+        stop = _is_training if isinstance(test.op, ast.And) else _is_not_training
+        cut = next(i for i, v in enumerate(test.values) if stop(v, self_name))
+        return test.values[:cut + 1]
+    return [test]
+
+
 def live_statements(block: list[ast.stmt], fn: FunctionInfo, constants: dict[str, set] | None) -> list[ast.stmt]:
-    """`block` up to an `if flag: ... return` whose flag is constant and whose taken branch returns."""
-    if not constants:
+    """`block` up to an `if flag: ... return` (or `if not self.training: ... return`: export runs in eval
+    mode) whose taken branch returns: what follows never runs."""
+    self_name = self_name_of(fn)
+    if not constants and self_name is None:
         return block
     for i, stmt in enumerate(block):
         if isinstance(stmt, ast.If):
-            skipped = constant_flag_block(stmt, fn, constants)
+            skipped = training_only_block(stmt, self_name) or constant_flag_block(stmt, fn, constants)
             taken = stmt.orelse if skipped == "body" else stmt.body if skipped == "orelse" else None
             if taken and isinstance(taken[-1], (ast.Return, ast.Raise)):
                 return block[: i + 1]
