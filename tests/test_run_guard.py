@@ -3,6 +3,7 @@ computation for the inputs that pass it: the verdict is `validated` with a note 
 `restricted`, and never advises `torch.where`. One rule with the scan's shape guards."""
 from __future__ import annotations
 
+import importlib.util
 import json
 import logging
 import textwrap
@@ -45,12 +46,13 @@ def test_guard_at_names_checks_that_only_raise_and_nothing_else(tmp_path):
 
 
 def _emit_from(path: Path, function: str, capture: Capture, arg) -> None:
-    namespace: dict = {}
-    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    spec = importlib.util.spec_from_file_location("steerlib_validate", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
     logger = logging.getLogger("leapp.test_guard")
     logger.addHandler(capture)
     try:
-        namespace[function](arg, logger)
+        getattr(module, function)(arg, logger)
     finally:
         logger.removeHandler(capture)
 

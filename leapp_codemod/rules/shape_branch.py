@@ -1,8 +1,8 @@
 import ast
 
 from leapp_codemod.rules._helpers import is_number, last_dimension, show
-from leapp_codemod.source.guards import only_raises
 from leapp_codemod.rules.base import Hit, Rule
+from leapp_codemod.source.guards import only_raises
 
 
 def _is_literal(node: ast.expr) -> bool:

@@ -3,6 +3,7 @@ name) checked against what the recorded calls changed, plus what only observatio
 from __future__ import annotations
 
 import copy
+import itertools
 from dataclasses import dataclass, field
 
 from leapp_codemod.boundary import StateRef, port_name, state_leaves
@@ -82,8 +83,8 @@ def plan_state(declared: dict, recorder: Recorder) -> StatePlan:
             continue
         if length_changes(sizes):
             growing.append(path)
-            plan.notes.append(f"{observe.describe_path(path)} ({type(value).__name__}) {_how_length_changes(sizes, 'changes length')}: "
-                              f"{_LENGTH_FIX_NOTE}")
+            how = _how_length_changes(sizes, "changes length")
+            plan.notes.append(f"{observe.describe_path(path)} ({type(value).__name__}) {how}: {_LENGTH_FIX_NOTE}")
         elif observe.exportable_state(value):
             wanted.append((None, path, ""))
         else:
@@ -140,12 +141,13 @@ def length_changes(sizes: list[int]) -> bool:
     between calls (a queue refilled with N items and popped once per call). A history that fills up to
     a fixed length and then stays there is not one."""
     grows = len(sizes) >= 2 and len(set(sizes)) == len(sizes)
-    return grows or any(b < a for a, b in zip(sizes, sizes[1:]))
+    return grows or any(b < a for a, b in itertools.pairwise(sizes))
 
 
 def _how_length_changes(sizes: list[int], verb: str = "grows") -> str:
     if len(set(sizes)) == len(sizes) and sizes == sorted(sizes):
-        return f"{verb} on every call ({sizes[0]} then {sizes[-1]}{' items' if verb == 'grows' else ''} over {len(sizes)} calls)"
+        items = " items" if verb == "grows" else ""
+        return f"{verb} on every call ({sizes[0]} then {sizes[-1]}{items} over {len(sizes)} calls)"
     shown = ", ".join(str(n) for n in sizes[:8]) + (", ..." if len(sizes) > 8 else "")
     return f"changes length between calls ({shown} items over {len(sizes)} calls)"
 

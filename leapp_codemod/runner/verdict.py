@@ -6,8 +6,8 @@ import json
 import re
 from pathlib import Path
 
-from leapp_codemod.knowledge.leapp import FORMAT_OF
 from leapp_codemod.io_util import prepare_out_dir, write_atomic
+from leapp_codemod.knowledge.leapp import FORMAT_OF
 from leapp_codemod.runner.draws import RANDOM_CATEGORY, carried_draws, gate
 from leapp_codemod.runner.dropped import leapp_cause
 from leapp_codemod.runner.linecover import ran
