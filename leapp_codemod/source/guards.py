@@ -50,4 +50,13 @@ def guard_at(path: str, line: int) -> str:
         return f"assert {ast.unparse(inner.test)}"
     side = inner.body if _raises_only(inner.body) else inner.orelse
     head = f"if {ast.unparse(inner.test)}" if side is inner.body else f"if {ast.unparse(inner.test)}: ... else"
-    return f"{head}: {ast.unparse(side[0]).splitlines()[0]}"
+    return f"{head}: {_shown(side[0])}"
+
+
+def _shown(stmt: ast.stmt) -> str:
+    """`raise ValueError(...)`, `assert ok`: the statement without its message."""
+    if isinstance(stmt, ast.Raise) and isinstance(stmt.exc, ast.Call):
+        return f"raise {ast.unparse(stmt.exc.func)}(...)"
+    if isinstance(stmt, ast.Assert):
+        return f"assert {ast.unparse(stmt.test)}"
+    return ast.unparse(stmt).splitlines()[0]
