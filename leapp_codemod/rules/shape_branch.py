@@ -2,6 +2,7 @@ import ast
 
 from leapp_codemod.rules._helpers import is_number, last_dimension, show
 from leapp_codemod.rules.base import Hit, Rule
+from leapp_codemod.source.guards import only_raises
 
 
 def _is_literal(node: ast.expr) -> bool:
@@ -74,13 +75,8 @@ def _tests_values(test: ast.expr, ctx) -> bool:
     return False
 
 
-def _only_raises(node) -> bool:
-    """A guard: `if obs.shape[-1] != n: raise ValueError(...)` rejects bad input and exports nothing."""
-    return isinstance(node, ast.If) and not node.orelse and all(isinstance(s, (ast.Raise, ast.Assert)) for s in node.body)
-
-
 def check(node, ctx):
-    if _only_raises(node) or ctx.decided_by_settings(node):
+    if only_raises(node) or ctx.decided_by_settings(node):  # a guard rejects bad input and exports nothing
         return
     if _tests_values(node.test, ctx):
         return  # the same test is a branch on data (LCM201/LCM202): one finding, one fix (`torch.where`)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from leapp_codemod.knowledge.categories import confirmed_by
 from leapp_codemod.runner.errors import cut
+from leapp_codemod.source.guards import guard_at
 
 # substring of a LEAPP record -> signal; the scan categories a signal confirms are read from the category table
 SIGNAL_OF: tuple[tuple[str, str], ...] = (
@@ -43,12 +44,15 @@ class Signal:
     categories: tuple[str, ...]
     adapter: str = ""        # "leapp_codemod.adapters.<module>.<function>" when raised inside one
     library: str = ""        # "file:line" in a library when the record was raised there (not at `location`)
+    guard: str = ""          # the check raised at, when its other side only raises (`if bad: raise ...`)
 
     def to_json(self) -> dict:
         out = {"signal": self.signal, "level": self.level, "message": self.message,
                "location": self.location, "categories": list(self.categories), "adapter": self.adapter}
         if self.library:
             out["library"] = self.library
+        if self.guard:
+            out["guard"] = self.guard
         return out
 
 
@@ -86,8 +90,10 @@ class Capture(logging.Handler):
             found.append(("scalar-extraction", confirmed_by("scalar-extraction")))
         location, adapter = self._origin() if found else ("", "")
         library = _library_frame(location) if found and location else ""
+        guard = _guard(found)
         for sig, cats in found:
-            item = Signal(sig, level, cut(first, 300), location, cats, adapter, library)
+            item = Signal(sig, level, cut(first, 300), location, cats, adapter, library,
+                          guard if sig == "tensor-branch" else "")
             if item not in self.signals:
                 self.signals.append(item)
 
@@ -111,15 +117,31 @@ _LEAPP_DIR = f"{os.sep}leapp{os.sep}"
 _STDLIB_DIR = os.path.dirname(os.path.abspath(logging.__file__))
 
 
+def _raising_frame() -> traceback.FrameSummary | None:
+    """The innermost frame outside LEAPP, logging and this package: the line that raised the record."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for frame in reversed(traceback.extract_stack()):
+        path = os.path.abspath(frame.filename)
+        if not (_LEAPP_DIR in path or path.startswith((here + os.sep, _STDLIB_DIR + os.sep))):
+            return frame
+    return None
+
+
+def _guard(found: list) -> str:
+    """For a tensor-branch record: the check it was raised at when that check's other side only raises."""
+    if not any(sig == "tensor-branch" for sig, _ in found):
+        return ""
+    frame = _raising_frame()
+    return guard_at(os.path.abspath(frame.filename), frame.lineno) if frame and frame.lineno else ""
+
+
 def _library_frame(location: str) -> str:
     """Where the record was raised when that is not the application line `location`: the innermost
     frame outside LEAPP, logging and this package, as "site-packages-relative file:line"; '' when
     that frame is the application line itself."""
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    for frame in reversed(traceback.extract_stack()):
+    frame = _raising_frame()
+    if frame is not None:
         path = os.path.abspath(frame.filename)
-        if _LEAPP_DIR in path or path.startswith((here + os.sep, _STDLIB_DIR + os.sep)):
-            continue
         if path.endswith(location.rsplit(":", 1)[0]) and location.endswith(f":{frame.lineno}"):
             return ""
         marker = f"site-packages{os.sep}"

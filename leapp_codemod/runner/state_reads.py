@@ -148,6 +148,15 @@ def grown(value):
     return None
 
 
+def shrunk(value):
+    """A list or deque without its first item (the next one a FIFO would pop), or None."""
+    if isinstance(value, (list, collections.deque)) and value:
+        out = copy.copy(value)
+        del out[0]
+        return out
+    return None
+
+
 def leaf_paths(path: tuple, value, lengths: list[int]) -> list[tuple]:
     """A deque or list that kept one length during the recorded calls is probed slot by slot (a
     history whose oldest slot is evicted before it is read); anything else as a whole."""
@@ -225,7 +234,8 @@ def _changed_leaves(base: dict, got: dict) -> set:
 
 def probe(recorder, fresh, candidates: list[tuple], growing: list[tuple]) -> Reads | None:
     """Decide by reads which `candidates` (changed paths) are state; `growing` are containers whose
-    length changed on every call (checked only for whether the outputs depend on them). `fresh()`
+    length changed between calls (checked only for whether the outputs depend on them: one item more,
+    or the first item fewer). `fresh()`
     gives new copies of the roots. None when the probes cannot tell (no copy of the instance, no
     recorded starting state, the call is not deterministic, or the recorded call raises)."""
     calls = _probe_calls(recorder)
@@ -280,15 +290,15 @@ def probe(recorder, fresh, candidates: list[tuple], growing: list[tuple]) -> Rea
                     break
         for path in growing:
             old = lookup(starts, path, _ABSENT)
-            more = grown(old) if old is not _ABSENT else None
-            if more is None or path in reads.growing_read:
-                continue
-            try:
-                out, _ = prober.run(lambda roots, path=path, more=more: _set(roots, path, more))
-            except Exception:  # noqa: BLE001
-                out = _ABSENT
-            if out is _ABSENT or not same(base_out, out):
-                reads.growing_read.append(path)
+            for other in ((grown(old), shrunk(old)) if old is not _ABSENT else ()):
+                if other is None or path in reads.growing_read:
+                    continue
+                try:
+                    out, _ = prober.run(lambda roots, path=path, other=other: _set(roots, path, other))
+                except Exception:  # noqa: BLE001
+                    out = _ABSENT
+                if out is _ABSENT or not same(base_out, out):
+                    reads.growing_read.append(path)
         for leaf in leaves:
             if leaf in direct and leaf not in reads.kinds and _is_number(lookup(starts, leaf)):
                 reads.kinds[leaf] = _kind(prober, leaf, lookup(starts, leaf), base_out, base_after)

@@ -3,6 +3,7 @@ name) checked against what the recorded calls changed, plus what only observatio
 from __future__ import annotations
 
 import copy
+import itertools
 from dataclasses import dataclass, field
 
 from leapp_codemod.boundary import StateRef, port_name, state_leaves
@@ -80,12 +81,10 @@ def plan_state(declared: dict, recorder: Recorder) -> StatePlan:
         sizes = recorder.lengths.get(path, [])
         if path in known or any(path[:len(k)] == k for k in known):
             continue
-        if len(sizes) >= 2 and len(set(sizes)) == len(sizes):
+        if length_changes(sizes):
             growing.append(path)
-            plan.notes.append(f"{observe.describe_path(path)} ({type(value).__name__}) changes length on every call "
-                              f"({sizes[0]} then {sizes[-1]} over {len(sizes)} calls): a container that grows cannot "
-                              "be exported as state, so it is left out; if the step reads it, give it a fixed size "
-                              "(deque(maxlen=N)) or keep that code in the host runtime")
+            how = _how_length_changes(sizes, "changes length")
+            plan.notes.append(f"{observe.describe_path(path)} ({type(value).__name__}) {how}: {_LENGTH_FIX_NOTE}")
         elif observe.exportable_state(value):
             wanted.append((None, path, ""))
         else:
@@ -137,14 +136,37 @@ def _left_out_note(reads: state_reads.Reads, leaf: tuple, label: str | None) -> 
     return f"{where}: {reads.unread[leaf]}: not state"
 
 
+def length_changes(sizes: list[int]) -> bool:
+    """A container whose length changes between calls: it grows on every call (a log) or it shrinks
+    between calls (a queue refilled with N items and popped once per call). A history that fills up to
+    a fixed length and then stays there is not one."""
+    grows = len(sizes) >= 2 and len(set(sizes)) == len(sizes)
+    return grows or any(b < a for a, b in itertools.pairwise(sizes))
+
+
+def _how_length_changes(sizes: list[int], verb: str = "grows") -> str:
+    if len(set(sizes)) == len(sizes) and sizes == sorted(sizes):
+        items = " items" if verb == "grows" else ""
+        return f"{verb} on every call ({sizes[0]} then {sizes[-1]}{items} over {len(sizes)} calls)"
+    shown = ", ".join(str(n) for n in sizes[:8]) + (", ..." if len(sizes) > 8 else "")
+    return f"changes length between calls ({shown} items over {len(sizes)} calls)"
+
+
+_LENGTH_FIX_NOTE = ("a container whose length changes between calls cannot be exported as state, so it is left out; "
+                    "if the step reads it, give it a fixed size (deque(maxlen=N), or N slots and an index) or keep "
+                    "that code in the host runtime")
+_LENGTH_FIX = ("a container whose length changes between calls cannot be exported as state (LEAPP's ports have "
+               "fixed shapes); keep a fixed-size buffer with an index instead (deque(maxlen=N), or a tensor of N "
+               "slots and a counter as state), or keep the container on the host (a queue of action chunks: export "
+               "the step that makes a chunk and pop from it in the host runtime)")
+
+
 def _refuse_read_growing(recorder: Recorder, reads: state_reads.Reads) -> None:
     if reads.growing_read:
         path = reads.growing_read[0]
         sizes = recorder.lengths.get(path, [])
-        raise RunnerError(f"{observe.describe_path(path)} grows on every call ({sizes[0]} then {sizes[-1]} items over "
-                          f"{len(sizes)} calls) and the step's outputs depend on it: a container that grows cannot be "
-                          "exported as state; give it a fixed size (deque(maxlen=N)) or keep that code in the host "
-                          "runtime", "state")
+        raise RunnerError(f"{observe.describe_path(path)} {_how_length_changes(sizes)} and the step's outputs depend "
+                          f"on it: {_LENGTH_FIX}", "state")
 
 
 def _copies(recorder: Recorder) -> dict:

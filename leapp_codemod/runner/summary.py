@@ -17,6 +17,8 @@ def summary_lines(report: dict) -> list[str]:
             lines.append(f"  restricted by: {because}")
         if restricted:
             lines.append(f"  domain checked: {restricted['domain_checked']}")
+        for check in report.get("checks_traced", []):
+            lines.append(f"  note: {check}")
         lines.append(f"  graph: {report['graph_yaml']}")
         for m in report["models"]:
             lines.append(f"  model: {m}")

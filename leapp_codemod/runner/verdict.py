@@ -6,8 +6,8 @@ import json
 import re
 from pathlib import Path
 
-from leapp_codemod.knowledge.leapp import FORMAT_OF
 from leapp_codemod.io_util import prepare_out_dir, write_atomic
+from leapp_codemod.knowledge.leapp import FORMAT_OF
 from leapp_codemod.runner.draws import RANDOM_CATEGORY, carried_draws, gate
 from leapp_codemod.runner.dropped import leapp_cause
 from leapp_codemod.runner.linecover import ran
@@ -15,6 +15,7 @@ from leapp_codemod.runner.module_info import ModuleInfo
 from leapp_codemod.runner.module_info import category as _category
 from leapp_codemod.runner.module_info import loc as _loc
 from leapp_codemod.runner.parent import ChildResult, RunOptions
+from leapp_codemod.source.guards import guard_at
 
 
 def confirm_findings(findings: tuple[str, ...], signals: list[dict], executed: dict | None = None) -> list[dict]:
@@ -154,23 +155,53 @@ def is_io_read(finding: str) -> bool:
     return bool(_READ_NAME.match(words[-1]))
 
 
-def domain_limits(info: ModuleInfo, chosen: dict, executed: dict | None) -> list[str]:
+def _source_of(info: ModuleInfo, path: str) -> str:
+    """The file a finding names (relative to the working directory, the application or its parent)."""
+    for base in (Path.cwd(), info.app_root, info.app_root.parent, info.path.parent):
+        if (base / path).is_file():
+            return str(base / path)
+    return ""
+
+
+def _finding_guard(info: ModuleInfo, finding: str) -> str:
+    loc = _loc(finding)
+    source = _source_of(info, loc[0]) if loc else ""
+    return guard_at(source, loc[1]) if source else ""
+
+
+def domain_limits(info: ModuleInfo, chosen: dict, executed: dict | None) -> tuple[list[str], list[str]]:
     """What the checks cannot vouch for beyond the inputs they covered: a tensor branch LEAPP signalled
-    in the application, or an unresolved tensor-branch or I/O-read finding on a line that ran."""
-    limits = []
+    in the application, or an unresolved tensor-branch or I/O-read finding on a line that ran; and, apart,
+    the tensor branches at checks whose other side only raises (an argument check, an `assert`): every
+    input that passes such a check takes the traced side, so they restrict nothing."""
+    limits, guards = [], []
     for s in chosen.get("signals", []):
         if s.get("signal") == "tensor-branch" and s.get("location") and not s.get("adapter"):
             inside = f" inside {s['library']}, called" if s.get("library") else ""
-            limits.append(f"{s['location']} tensor-branch{inside} (LEAPP: {s['message']})")
-    seen = {_loc(x) for x in limits}
+            at = s.get("library") or s["location"]
+            if s.get("guard"):
+                guards.append(f"{at} `{s['guard']}`{' (called at ' + s['location'] + ')' if s.get('library') else ''}"
+                              f" {_GUARD_NOTE}")
+            else:
+                limits.append(f"{s['location']} tensor-branch{inside} (LEAPP: {s['message']})")
+    seen = {_loc(x) for x in limits} | {_loc(s["location"] + " ") for s in chosen.get("signals", [])
+                                         if s.get("guard") and s.get("location")}
     for f in (*info.unresolved, *info.left_out):
         cat = _category(f)
         branch = cat == "tensor-branch"
         read = cat == "io-in-pipeline" and is_io_read(f)
         if (branch or read) and ran(executed, f) is not False and _loc(f) not in seen:
-            limits.append(f)
+            guard = _finding_guard(info, f) if branch else ""
+            if guard:
+                guards.append(f"{f.split(' ')[0]} `{guard}` {_GUARD_NOTE}")
+            else:
+                limits.append(f)
             seen.add(_loc(f))
-    return limits
+    return limits, guards
+
+
+_GUARD_NOTE = ("is a check whose other side only raises: inputs that pass it take the traced side, so it "
+               "restricts nothing (inputs that fail it raise in the application, not in the export)")
 
 
 def _domain_checked(validation: dict, calls: dict) -> str:
@@ -188,7 +219,9 @@ def _domain_checked(validation: dict, calls: dict) -> str:
 def _validated(report: dict, info: ModuleInfo, chosen: dict, executed: dict | None) -> None:
     """`validated`, or `restricted` (validated on a restricted domain) while a tensor branch or an I/O
     read remains that the checks could only cover on the inputs they saw."""
-    limits = domain_limits(info, chosen, executed)
+    limits, guards = domain_limits(info, chosen, executed)
+    if guards:
+        report["checks_traced"] = guards
     if not limits:
         report["status"] = "validated"
         return

@@ -1,0 +1,62 @@
+"""A check whose other side only raises (`if bad: raise ValueError(...)`, `assert ok`): it rejects inputs and
+computes nothing, so the side traced is the side every accepted input takes. One rule for the scan (a shape
+guard is no finding) and for `run` (a tensor branch at such a check restricts no domain)."""
+from __future__ import annotations
+
+import ast
+from functools import lru_cache
+
+
+def _raises_only(body: list[ast.stmt]) -> bool:
+    return bool(body) and all(isinstance(s, (ast.Raise, ast.Assert)) for s in body)
+
+
+def only_raises(node: ast.AST) -> bool:
+    """An `assert`, or an `if` one of whose sides only raises (`if bad: raise ...` with or without an `else`)."""
+    if isinstance(node, ast.Assert):
+        return True
+    return isinstance(node, ast.If) and (_raises_only(node.body) or _raises_only(node.orelse))
+
+
+@lru_cache(maxsize=256)
+def _tree(path: str) -> ast.Module | None:
+    try:
+        with open(path, "rb") as fh:
+            return ast.parse(fh.read(), filename=path)
+    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _test_span(node: ast.AST) -> tuple[int, int]:
+    test = node.test
+    return test.lineno, test.end_lineno or test.lineno
+
+
+def guard_at(path: str, line: int) -> str:
+    """The source of the check at `path:line` when that line is the condition of a check that only raises
+    (`if (q < 0).any(): raise ...`), '' for any other line or an unreadable file."""
+    tree = _tree(path)
+    if tree is None:
+        return ""
+    inner = None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.If, ast.While, ast.Assert, ast.IfExp)):
+            first, last = _test_span(node)
+            if first <= line <= last and (inner is None or node.test.lineno >= inner.test.lineno):
+                inner = node
+    if inner is None or not only_raises(inner):
+        return ""
+    if isinstance(inner, ast.Assert):
+        return f"assert {ast.unparse(inner.test)}"
+    side = inner.body if _raises_only(inner.body) else inner.orelse
+    head = f"if {ast.unparse(inner.test)}" if side is inner.body else f"if {ast.unparse(inner.test)}: ... else"
+    return f"{head}: {_shown(side[0])}"
+
+
+def _shown(stmt: ast.stmt) -> str:
+    """`raise ValueError(...)`, `assert ok`: the statement without its message."""
+    if isinstance(stmt, ast.Raise) and isinstance(stmt.exc, ast.Call):
+        return f"raise {ast.unparse(stmt.exc.func)}(...)"
+    if isinstance(stmt, ast.Assert):
+        return f"assert {ast.unparse(stmt.test)}"
+    return ast.unparse(stmt).splitlines()[0]
