@@ -114,12 +114,13 @@ def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: f
         report["status"] = "failed"
         report["error"] = f"the exported graph is not the declared split: {split['problems'][0]}"
     elif chosen and not bad_parity and not info.host_runtime:
-        _validated(report, info, chosen, executed)
+        _validated(report, info, chosen, executed, _host_reads(report, data, chosen))
     elif chosen and not bad_parity:
         # validated although host-side lines were listed: validated without them when none of them ran,
-        # or when the random draws among them became inputs the host feeds (noise_inputs)
-        carried = carried_draws(data.get("noise_inputs") or {})
-        if carried:
+        # or when the random draws and I/O reads among them became inputs the host feeds
+        reads = _host_reads(report, data, chosen)
+        carried = carried_draws(data.get("noise_inputs") or {}) | reads
+        if data.get("noise_inputs"):
             report["noise_inputs"] = data["noise_inputs"]
             gates = draw_gates(data["noise_inputs"].values())
             if gates:
@@ -128,7 +129,7 @@ def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: f
         if ran_host:
             _partial(report, info, ran_host)
         else:
-            _validated(report, info, chosen, executed)
+            _validated(report, info, chosen, executed, reads)
             left = [h for h in info.host_runtime if h.split(" ")[0] not in carried]
             if left:
                 report["host_runtime_not_executed"] = left
@@ -154,9 +155,34 @@ def is_io_read(finding: str) -> bool:
     return bool(_READ_NAME.match(words[-1]))
 
 
-def domain_limits(info: ModuleInfo, chosen: dict, executed: dict | None) -> list[str]:
+def _host_reads(report: dict, data: dict, chosen: dict) -> set[str]:
+    """The `path:line` of the I/O reads carried out as graph inputs the host feeds (host_read_inputs,
+    put in the report); a read whose input the graph does not use is listed as not reaching the outputs."""
+    reads = data.get("host_read_inputs") or {}
+    if not reads:
+        return set()
+    used = _graph_inputs(Path(data["published"]) / f"{data['graph']}.yaml") if chosen else None
+    report["host_read_inputs"] = {p: s for p, s in reads.items() if used is None or p in used}
+    unused = sorted(s for p, s in reads.items() if used is not None and p not in used)
+    if unused:
+        report["host_reads_not_reaching_outputs"] = unused
+    return carried_draws(report["host_read_inputs"])
+
+
+def _graph_inputs(yaml_path: Path) -> set[str] | None:
+    import yaml
+
+    try:
+        doc = yaml.safe_load(yaml_path.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError):
+        return None
+    return {t["name"] for m in (doc.get("models") or {}).values() for t in m.get("inputs") or []}
+
+
+def domain_limits(info: ModuleInfo, chosen: dict, executed: dict | None, carried: set = frozenset()) -> list[str]:
     """What the checks cannot vouch for beyond the inputs they covered: a tensor branch LEAPP signalled
-    in the application, or an unresolved tensor-branch or I/O-read finding on a line that ran."""
+    in the application, or an unresolved tensor-branch or I/O-read finding on a line that ran (an I/O
+    read carried out as a graph input the host feeds is an input, not a limit)."""
     limits = []
     for s in chosen.get("signals", []):
         if s.get("signal") == "tensor-branch" and s.get("location") and not s.get("adapter"):
@@ -166,7 +192,7 @@ def domain_limits(info: ModuleInfo, chosen: dict, executed: dict | None) -> list
     for f in (*info.unresolved, *info.left_out):
         cat = _category(f)
         branch = cat == "tensor-branch"
-        read = cat == "io-in-pipeline" and is_io_read(f)
+        read = cat == "io-in-pipeline" and is_io_read(f) and f.split(" ")[0] not in carried
         if (branch or read) and ran(executed, f) is not False and _loc(f) not in seen:
             limits.append(f)
             seen.add(_loc(f))
@@ -185,10 +211,11 @@ def _domain_checked(validation: dict, calls: dict) -> str:
     return ", ".join(parts)
 
 
-def _validated(report: dict, info: ModuleInfo, chosen: dict, executed: dict | None) -> None:
+def _validated(report: dict, info: ModuleInfo, chosen: dict, executed: dict | None,
+               carried: set = frozenset()) -> None:
     """`validated`, or `restricted` (validated on a restricted domain) while a tensor branch or an I/O
     read remains that the checks could only cover on the inputs they saw."""
-    limits = domain_limits(info, chosen, executed)
+    limits = domain_limits(info, chosen, executed, carried)
     if not limits:
         report["status"] = "validated"
         return
