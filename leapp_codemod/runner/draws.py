@@ -90,7 +90,7 @@ class Draws:
     queue: list = field(default_factory=list)
     node: str = ""
     sites: dict = field(default_factory=dict)        # port -> "path:line function", from the traced calls
-    scalar_sites: set = field(default_factory=set)   # draws that returned a number (not carried out)
+    scalar_sites: dict = field(default_factory=dict)  # "site function" -> kind: no array returned (not carried)
     app_root: str = ""
     active: bool = False                             # the wrappers are in place
 
@@ -100,7 +100,7 @@ class Draws:
             if _is_array(value):
                 self.captured.append((function, _call_site(), _copy(value), kind))
             else:
-                self.scalar_sites.add(f"{_call_site()} {function}")
+                self.scalar_sites[f"{_call_site()} {function}"] = kind
             return value
         if self.mode in ("feed", "trace") and self.queue:
             index = sum(1 for c in self.captured if c[3] == kind)
@@ -212,8 +212,10 @@ def report(d: Draws | None) -> dict:
         out["noise_inputs"] = {p: s for p, s in d.sites.items() if p.startswith(PORT_PREFIX + "_")}
     if READ_PREFIX in d.kinds:
         out["host_read_inputs"] = {p: s for p, s in d.sites.items() if p.startswith(READ_PREFIX + "_")}
-    if d.scalar_sites:
-        out["noise_not_carried"] = sorted(d.scalar_sites)
+    for kind, key in ((PORT_PREFIX, "noise_not_carried"), (READ_PREFIX, "host_reads_not_carried")):
+        left = sorted(s for s, k in d.scalar_sites.items() if k == kind)
+        if left:
+            out[key] = left
     return out
 
 

@@ -163,6 +163,8 @@ def _host_reads(report: dict, data: dict, chosen: dict) -> set[str]:
         return set()
     used = _graph_inputs(Path(data["published"]) / f"{data['graph']}.yaml") if chosen else None
     report["host_read_inputs"] = {p: s for p, s in reads.items() if used is None or p in used}
+    if data.get("host_reads_not_carried"):
+        report["host_reads_not_carried"] = data["host_reads_not_carried"]
     unused = sorted(s for p, s in reads.items() if used is not None and p not in used)
     if unused:
         report["host_reads_not_reaching_outputs"] = unused
