@@ -8,7 +8,14 @@ import types
 import numpy as np
 import pytest
 
-from leapp_codemod.runner.draws import READ_PREFIX, Draws, for_module, ports, report, varied_reads
+from leapp_codemod.runner.draws import (
+    READ_PREFIX,
+    Draws,
+    for_module,
+    ports,
+    report,
+    varied_reads,
+)
 from tests.test_run import generate, project, run_json, tree_hash
 
 READ = ("imuapp/balance.py:20 io-in-pipeline: `np.fromfile(p)` performs I/O inside the pipeline "
