@@ -66,13 +66,15 @@ def test_varied_reads_change_the_reads_and_keep_the_draws():
 @pytest.mark.e2e
 def test_a_sensor_bias_read_inside_the_step_is_a_graph_input_the_host_feeds(tmp_path):
     """The driver rewrites the bias file at call 26: the calls sampled after it validate only
-    because the read is an input fed with what the application read on each call."""
+    because the read is an input fed with what the application read on each call. A second read
+    feeds only a log line: the graph does not use it, it is named and dropped (not a domain limit)."""
     work = project(tmp_path, "run_hostfed_offset")
     before = tree_hash(work / "imuapp")
     generate(work, "imuapp", "imuapp.balance:BalanceController.step", driver="run_balance.py")
     proc, report = run_json(work, "integration.py", "--require-format", "onnx")
     assert proc.returncode == 0 and report["status"] == "validated", report.get("error")
     assert report["host_read_inputs"] == {"io_0_fromfile": "imuapp/balance.py:20 fromfile"}
+    assert report["host_reads_not_reaching_outputs"] == ["imuapp/balance.py:23 loadtxt"]   # only logged
     later = report["validation"]["across_run"]["later_calls"]["calls"]
     assert any(c["call"] > 26 for c in later) and all(c["ok"] for c in later)
     assert report["validation"]["across_run"]["perturbed"]["ok"] is True

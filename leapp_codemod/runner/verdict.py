@@ -157,7 +157,8 @@ def is_io_read(finding: str) -> bool:
 
 def _host_reads(report: dict, data: dict, chosen: dict) -> set[str]:
     """The `path:line` of the I/O reads carried out as graph inputs the host feeds (host_read_inputs,
-    put in the report); a read whose input the graph does not use is listed as not reaching the outputs."""
+    put in the report); a read whose input the graph does not use is listed as not reaching the outputs
+    (traced as an input that the trace never used, it only reports: droppable, not a domain limit)."""
     reads = data.get("host_read_inputs") or {}
     if not reads:
         return set()
@@ -168,7 +169,7 @@ def _host_reads(report: dict, data: dict, chosen: dict) -> set[str]:
     unused = sorted(s for p, s in reads.items() if used is not None and p not in used)
     if unused:
         report["host_reads_not_reaching_outputs"] = unused
-    return carried_draws(report["host_read_inputs"])
+    return carried_draws(reads)     # an input the graph trimmed: the outputs do not depend on that read
 
 
 def _graph_inputs(yaml_path: Path) -> set[str] | None:
