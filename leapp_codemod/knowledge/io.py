@@ -11,6 +11,12 @@ IO_FUNCTIONS = frozenset({
     "yaml.load", "yaml.dump", "yaml.safe_dump", "PIL.Image.open", "imageio.imread", "imageio.imwrite",
     "pprint.pprint",
 })
+# The reads among them whose value can feed a step (a file, a device): `run` makes each a graph input the
+# host feeds (runner.draws); the others write or report.
+IO_READ_FUNCTIONS = frozenset({
+    "json.load", "pickle.load", "numpy.load", "numpy.loadtxt", "numpy.genfromtxt", "numpy.fromfile", "torch.load",
+    "cv2.imread", "yaml.safe_load", "yaml.load", "PIL.Image.open", "imageio.imread", "os.read",
+})
 IO_ROOTS = ("requests.", "urllib.", "http.", "socket.", "subprocess.", "shutil.", "csv.", "sqlite3.", "zmq.",
             "rclpy.", "rospy.", "wandb.", "mlflow.", "tensorboardX.", "torch.utils.tensorboard.",
             # robot middleware and device links: LCM, DDS, Unitree SDK, serial ports, CAN, MQTT, cameras

@@ -1,4 +1,4 @@
-"""Random draws inside the step become graph inputs that the host feeds (the split, carried out).
+"""Random draws and I/O reads inside the step become graph inputs that the host feeds (the split, carried out).
 
 While the driver runs, the draw functions (`torch.randn`, `torch.rand_like`, `np.random.normal`, ...)
 are wrapped where the application looks them up: the library's attribute, and an application
@@ -12,6 +12,12 @@ application instead of drawing anew.
 
 Draws that return a Python number (`np.random.normal()` without a size) cannot become a traced
 input (a number passes through LEAPP as a constant): they are kept out (`scalar_sites`).
+
+The same mechanism carries the I/O reads of the step (`np.fromfile`, `np.loadtxt`, `torch.load`, ...,
+the read vocabulary of knowledge.io): each array read becomes the input `io_<i>_<function>`, recorded
+on every recorded call (so a file rewritten during the run is a changed input), fed back to both
+sides in validation and varied in the varied-input rollout. A read that returns no array (a JSON
+dict) is kept out like a scalar draw.
 """
 from __future__ import annotations
 
@@ -21,6 +27,7 @@ import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from leapp_codemod.knowledge.io import IO_READ_FUNCTIONS
 from leapp_codemod.model import Category
 
 # The draw functions wrapped, by the module that defines them.
@@ -31,12 +38,26 @@ DRAW_FUNCTIONS = {
                      "choice", "laplace", "exponential", "beta", "gamma", "multivariate_normal"),
 }
 PORT_PREFIX = "noise"
+READ_PREFIX = "io"
 RANDOM_CATEGORY = Category.RANDOM_IN_PIPELINE.value
+IO_CATEGORY = Category.IO_IN_PIPELINE.value
+
+
+def _reads_by_module() -> dict[str, tuple[str, ...]]:
+    out: dict[str, tuple[str, ...]] = {}
+    for dotted in sorted(IO_READ_FUNCTIONS):
+        module, _, name = dotted.rpartition(".")
+        out[module] = (*out.get(module, ()), name)
+    return out
+
+
+# What is wrapped for each kind of host-fed value: the port prefix -> {module: function names}.
+WRAPPED = {PORT_PREFIX: DRAW_FUNCTIONS, READ_PREFIX: _reads_by_module()}
 _OWN = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def port_name(index: int, function: str) -> str:
-    return f"{PORT_PREFIX}_{index}_{function}"
+def port_name(index: int, function: str, kind: str = PORT_PREFIX) -> str:
+    return f"{kind}_{index}_{function}"
 
 
 def _is_array(value) -> bool:
@@ -63,32 +84,33 @@ def _call_site() -> str:
 class Draws:
     """The wrappers' shared switch: off (pass through), recording, feeding recorded values, or tracing."""
 
+    kinds: tuple = (PORT_PREFIX,)                    # which of WRAPPED are wrapped (draws, reads)
     mode: str = ""
-    captured: list = field(default_factory=list)     # (function, site, value) in draw order
+    captured: list = field(default_factory=list)     # (function, site, value, kind) in call order
     queue: list = field(default_factory=list)
     node: str = ""
     sites: dict = field(default_factory=dict)        # port -> "path:line function", from the traced calls
-    scalar_sites: set = field(default_factory=set)   # draws that returned a number (not carried out)
+    scalar_sites: dict = field(default_factory=dict)  # "site function" -> kind: no array returned (not carried)
     app_root: str = ""
     active: bool = False                             # the wrappers are in place
 
-    def draw(self, original, function: str, args, kwargs):
+    def draw(self, original, function: str, args, kwargs, kind: str = PORT_PREFIX):
         if self.mode == "record":
             value = original(*args, **kwargs)
             if _is_array(value):
-                self.captured.append((function, _call_site(), _copy(value)))
+                self.captured.append((function, _call_site(), _copy(value), kind))
             else:
-                self.scalar_sites.add(f"{_call_site()} {function}")
+                self.scalar_sites[f"{_call_site()} {function}"] = kind
             return value
         if self.mode in ("feed", "trace") and self.queue:
-            index = len(self.captured)
-            fn, site, value = self.queue.pop(0)
-            self.captured.append((fn, site, value))
+            index = sum(1 for c in self.captured if c[3] == kind)
+            fn, site, value, _ = self.queue.pop(0)
+            self.captured.append((fn, site, value, kind))
             if self.mode == "feed":
                 return _copy(value)
             from leapp_codemod import boundary
 
-            port = port_name(index, fn)
+            port = port_name(index, fn, kind)
             self.sites.setdefault(port, f"{site} {fn}")
             return boundary.input_tensors(self.node, {port: _copy(value)})
         return original(*args, **kwargs)
@@ -126,7 +148,8 @@ class Draws:
 
         done: list = []
         originals = {}
-        for module_name, names in DRAW_FUNCTIONS.items():
+        wrapped = [(m, names, kind) for kind in self.kinds for m, names in WRAPPED[kind].items()]
+        for module_name, names, kind in wrapped:
             try:
                 module = importlib.import_module(module_name)
             except ImportError:
@@ -135,7 +158,7 @@ class Draws:
                 original = getattr(module, name, None)
                 if original is None or getattr(original, "__leapp_codemod_draw__", False):
                     continue
-                wrapper = self._wrap(original, name)
+                wrapper = self._wrap(original, name, kind)
                 originals[id(original)] = wrapper
                 setattr(module, name, wrapper)
                 done.append((module, name, original))
@@ -156,33 +179,49 @@ class Draws:
             for module, name, original in reversed(done):
                 setattr(module, name, original)
 
-    def _wrap(self, original, function: str):
+    def _wrap(self, original, function: str, kind: str = PORT_PREFIX):
         @functools.wraps(original)
         def draw(*args, **kwargs):
-            return self.draw(original, function, args, kwargs)
+            return self.draw(original, function, args, kwargs, kind)
 
         draw.__leapp_codemod_draw__ = True
         return draw
 
 
+def _reads_listed(findings) -> bool:
+    """An io-in-pipeline finding whose call is one of the wrapped reads (`(`numpy.fromfile`)`)."""
+    names = {f"`{d}`" for d in IO_READ_FUNCTIONS}
+    return any(f" {IO_CATEGORY}" in f and any(n in f for n in names) for f in findings)
+
+
 def for_module(module) -> Draws | None:
-    """A Draws for a module whose HOST_RUNTIME lists random draws inside the step, else None."""
-    listed = [h for h in getattr(module, "HOST_RUNTIME", ()) if f" {RANDOM_CATEGORY}" in h]
-    return Draws() if listed else None
+    """A Draws for a module whose HOST_RUNTIME lists random draws inside the step, or whose HOST_RUNTIME
+    or LEFT_OUT lists an I/O read, else None."""
+    host = tuple(getattr(module, "HOST_RUNTIME", ()))
+    kinds = tuple(k for k, on in ((PORT_PREFIX, any(f" {RANDOM_CATEGORY}" in h for h in host)),
+                                  (READ_PREFIX, _reads_listed((*host, *getattr(module, "LEFT_OUT", ()))))) if on)
+    return Draws(kinds=kinds) if kinds else None
 
 
 def report(d: Draws | None) -> dict:
-    """For the child's result: which input carries which draw, and the draws left in the host."""
+    """For the child's result: which input carries which draw or read, and those left in the host."""
     if d is None:
         return {}
-    out: dict = {"noise_inputs": dict(d.sites)}
-    if d.scalar_sites:
-        out["noise_not_carried"] = sorted(d.scalar_sites)
+    out: dict = {}
+    if PORT_PREFIX in d.kinds:
+        out["noise_inputs"] = {p: s for p, s in d.sites.items() if p.startswith(PORT_PREFIX + "_")}
+    if READ_PREFIX in d.kinds:
+        out["host_read_inputs"] = {p: s for p, s in d.sites.items() if p.startswith(READ_PREFIX + "_")}
+    for kind, key in ((PORT_PREFIX, "noise_not_carried"), (READ_PREFIX, "host_reads_not_carried")):
+        left = sorted(s for s, k in d.scalar_sites.items() if k == kind)
+        if left:
+            out[key] = left
     return out
 
 
 def carried_draws(noise_inputs: dict) -> set[str]:
-    """The `path:line` of every draw a noise input carries (from the report's noise_inputs)."""
+    """The `path:line` of every draw or read an input carries (from the report's noise_inputs or
+    host_read_inputs)."""
     return {site.split(" ")[0] for site in noise_inputs.values()}
 
 
@@ -197,12 +236,31 @@ def replayed(draws: Draws | None, recorded, node: str = ""):
 
 
 def ports(recorded) -> dict:
-    """{port: value} of one call's recorded draws (what the exported model takes as its noise inputs)."""
-    return {port_name(i, fn): value for i, (fn, _, value) in enumerate(recorded)}
+    """{port: value} of one call's recorded draws and reads (what the exported model takes as inputs)."""
+    out, counts = {}, {}
+    for fn, _, value, kind in recorded:
+        out[port_name(counts.get(kind, 0), fn, kind)] = value
+        counts[kind] = counts.get(kind, 0) + 1
+    return out
 
 
 def plain(recorded) -> tuple:
-    return tuple((fn, site, _copy(value)) for fn, site, value in recorded)
+    return tuple((fn, site, _copy(value), kind) for fn, site, value, kind in recorded)
+
+
+def varied_reads(recorded, every: list, seed: int = 0) -> tuple:
+    """`recorded` (one call's draws and reads) with every array read varied within the range its port
+    took over `every` call (as validation varies the entry's inputs): a changed file is a changed input."""
+    if not any(kind == READ_PREFIX for *_, kind in recorded):
+        return tuple(recorded)
+    from leapp_codemod.runner.perturb import vary_one
+
+    base = ports(recorded)
+    calls = [p for p in (ports(r) for r in every) if p.keys() == base.keys()] or [base]
+    varied = base
+    for i, port in enumerate(p for p in base if p.startswith(READ_PREFIX + "_")):
+        varied = vary_one(calls, varied, port, seed=seed + i)
+    return tuple((fn, site, varied[port], kind) for port, (fn, site, _, kind) in zip(base, recorded))
 
 
 def _text(node) -> str:

@@ -61,7 +61,7 @@ class Call:
     state_before: dict = field(default_factory=dict)    # path -> copy of every reachable value
     state_after: dict = field(default_factory=dict)
     declared_before: dict = field(default_factory=dict)  # STATE name -> copy (what recordings store)
-    draws: tuple = ()                 # (function, site, value) of the random draws inside the call (runner.draws)
+    draws: tuple = ()                 # (function, site, value, kind) of the draws and reads inside the call (runner.draws)
 
 
 @dataclass
@@ -109,7 +109,7 @@ class Recorder:
     later_cap: int = 24
     later_budget: float = 20.0              # seconds the driver may run on after the export
     later_calls: int = 0                    # calls seen after the export
-    draws: Any = None                       # a runner.draws.Draws: random draws inside the step become inputs
+    draws: Any = None                       # a runner.draws.Draws: draws and reads inside the step become inputs
     _later_deadline: float = 0.0
     _later_n: list = field(default_factory=list)       # the later-call number of each sample
     _seen: set = field(default_factory=set)

@@ -24,6 +24,8 @@ def summary_lines(report: dict) -> list[str]:
             lines.append(f"  model: {m}")
         for port, site in (report.get("noise_inputs") or {}).items():
             lines.append(f"  noise input {port}: the draw at {site}, fed by the host (its own generator)")
+        for port, site in (report.get("host_read_inputs") or {}).items():
+            lines.append(f"  host read input {port}: the read at {site}, fed by the host (read on every call)")
     else:
         lines.append(f"{status}: {report.get('error', '')}")
         for s in report.get("stubs", []):

@@ -190,7 +190,9 @@ def _rollout(im, module, recorder: Recorder, state: StatePlan, inputs: list | No
     drawn = [c.draws for c in (*recorder.traced, *recorder.checks, *recorder.later)] or [()]
     for call_inputs in feed:
         host = state.host_values_on(roots)       # what the host set before this call (the step resets it)
-        noise = drawn[steps % len(drawn)]     # the host's recorded draws, fed to both sides
+        noise = drawn[steps % len(drawn)]     # the host's recorded draws and reads, fed to both sides
+        if inputs is not None:                # varied inputs: the reads vary too (a changed file)
+            noise = draws.varied_reads(noise, drawn, seed=steps)
         try:
             with draws.replayed(recorder.draws, noise):
                 produced = entry(**values.plain(call_inputs), **recorder.statics)

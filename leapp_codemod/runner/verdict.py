@@ -115,12 +115,13 @@ def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: f
         report["status"] = "failed"
         report["error"] = f"the exported graph is not the declared split: {split['problems'][0]}"
     elif chosen and not bad_parity and not info.host_runtime:
-        _validated(report, info, chosen, executed)
+        _validated(report, info, chosen, executed, _host_reads(report, data, chosen))
     elif chosen and not bad_parity:
         # validated although host-side lines were listed: validated without them when none of them ran,
-        # or when the random draws among them became inputs the host feeds (noise_inputs)
-        carried = carried_draws(data.get("noise_inputs") or {})
-        if carried:
+        # or when the random draws and I/O reads among them became inputs the host feeds
+        reads = _host_reads(report, data, chosen)
+        carried = carried_draws(data.get("noise_inputs") or {}) | reads
+        if data.get("noise_inputs"):
             report["noise_inputs"] = data["noise_inputs"]
             gates = draw_gates(data["noise_inputs"].values())
             if gates:
@@ -129,7 +130,7 @@ def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: f
         if ran_host:
             _partial(report, info, ran_host)
         else:
-            _validated(report, info, chosen, executed)
+            _validated(report, info, chosen, executed, reads)
             left = [h for h in info.host_runtime if h.split(" ")[0] not in carried]
             if left:
                 report["host_runtime_not_executed"] = left
@@ -155,6 +156,33 @@ def is_io_read(finding: str) -> bool:
     return bool(_READ_NAME.match(words[-1]))
 
 
+def _host_reads(report: dict, data: dict, chosen: dict) -> set[str]:
+    """The `path:line` of the I/O reads carried out as graph inputs the host feeds (host_read_inputs,
+    put in the report); a read whose input the graph does not use is listed as not reaching the outputs
+    (traced as an input that the trace never used, it only reports: droppable, not a domain limit)."""
+    reads = data.get("host_read_inputs") or {}
+    if not reads:
+        return set()
+    used = _graph_inputs(Path(data["published"]) / f"{data['graph']}.yaml") if chosen else None
+    report["host_read_inputs"] = {p: s for p, s in reads.items() if used is None or p in used}
+    if data.get("host_reads_not_carried"):
+        report["host_reads_not_carried"] = data["host_reads_not_carried"]
+    unused = sorted(s for p, s in reads.items() if used is not None and p not in used)
+    if unused:
+        report["host_reads_not_reaching_outputs"] = unused
+    return carried_draws(reads)     # an input the graph trimmed: the outputs do not depend on that read
+
+
+def _graph_inputs(yaml_path: Path) -> set[str] | None:
+    import yaml
+
+    try:
+        doc = yaml.safe_load(yaml_path.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError):
+        return None
+    return {t["name"] for m in (doc.get("models") or {}).values() for t in m.get("inputs") or []}
+
+
 def _source_of(info: ModuleInfo, path: str) -> str:
     """The file a finding names (relative to the working directory, the application or its parent)."""
     for base in (Path.cwd(), info.app_root, info.app_root.parent, info.path.parent):
@@ -169,11 +197,13 @@ def _finding_guard(info: ModuleInfo, finding: str) -> str:
     return guard_at(source, loc[1]) if source else ""
 
 
-def domain_limits(info: ModuleInfo, chosen: dict, executed: dict | None) -> tuple[list[str], list[str]]:
+def domain_limits(info: ModuleInfo, chosen: dict, executed: dict | None,
+                  carried: set = frozenset()) -> tuple[list[str], list[str]]:
     """What the checks cannot vouch for beyond the inputs they covered: a tensor branch LEAPP signalled
     in the application, or an unresolved tensor-branch or I/O-read finding on a line that ran; and, apart,
     the tensor branches at checks whose other side only raises (an argument check, an `assert`): every
-    input that passes such a check takes the traced side, so they restrict nothing."""
+    input that passes such a check takes the traced side, so they restrict nothing. An I/O read carried out
+    as a graph input the host feeds (`carried`) is an input, not a limit."""
     limits, guards = [], []
     for s in chosen.get("signals", []):
         if s.get("signal") == "tensor-branch" and s.get("location") and not s.get("adapter"):
@@ -189,7 +219,7 @@ def domain_limits(info: ModuleInfo, chosen: dict, executed: dict | None) -> tupl
     for f in (*info.unresolved, *info.left_out):
         cat = _category(f)
         branch = cat == "tensor-branch"
-        read = cat == "io-in-pipeline" and is_io_read(f)
+        read = cat == "io-in-pipeline" and is_io_read(f) and f.split(" ")[0] not in carried
         if (branch or read) and ran(executed, f) is not False and _loc(f) not in seen:
             guard = _finding_guard(info, f) if branch else ""
             if guard:
@@ -216,10 +246,11 @@ def _domain_checked(validation: dict, calls: dict) -> str:
     return ", ".join(parts)
 
 
-def _validated(report: dict, info: ModuleInfo, chosen: dict, executed: dict | None) -> None:
+def _validated(report: dict, info: ModuleInfo, chosen: dict, executed: dict | None,
+               carried: set = frozenset()) -> None:
     """`validated`, or `restricted` (validated on a restricted domain) while a tensor branch or an I/O
     read remains that the checks could only cover on the inputs they saw."""
-    limits, guards = domain_limits(info, chosen, executed)
+    limits, guards = domain_limits(info, chosen, executed, carried)
     if guards:
         report["checks_traced"] = guards
     if not limits:
