@@ -103,6 +103,8 @@ def test_a_library_guard_gives_validated_with_a_note_and_a_branch_gives_restrict
     assert guarded["status"] == "validated" and "restricted_domain" not in guarded
     assert guarded["checks_traced"][0].startswith("steerlib/validate.py:76 `if not ok(v)")
     assert "app/step.py:12" in guarded["checks_traced"][0] and "torch.where" not in json.dumps(guarded)
+    twice = _report(tmp_path, [_signal("if not ok(v): raise ValueError('bad')")] * 2)   # one check, two signals
+    assert twice["checks_traced"] == guarded["checks_traced"]
     branch = _report(tmp_path, [_signal("")])
     assert branch["status"] == "restricted" and "checks_traced" not in branch
     assert branch["restricted_domain"]["because"][0].startswith("app/step.py:12 tensor-branch inside steerlib")

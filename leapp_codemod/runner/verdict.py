@@ -227,7 +227,7 @@ def domain_limits(info: ModuleInfo, chosen: dict, executed: dict | None,
             else:
                 limits.append(f)
             seen.add(_loc(f))
-    return limits, guards
+    return limits, list(dict.fromkeys(guards))   # one note per check, however many signals it raised
 
 
 _GUARD_NOTE = ("is a check whose other side only raises: inputs that pass it take the traced side, so it "

@@ -118,6 +118,18 @@ def _read_regular(path, max_bytes: int) -> bytes:
     return data
 
 
+def read_regular_text(path, max_bytes: int) -> str | None:
+    """The text of a regular file of at most `max_bytes` (not a link, a FIFO or a device), or None."""
+    import os
+
+    if os.path.islink(path):
+        return None
+    try:
+        return _read_regular(path, max_bytes).decode("utf-8", errors="replace")
+    except (OSError, _TooBig):
+        return None
+
+
 def _size(size: int) -> str:
     if size >= 2**20:
         return f"{size / 2**20:.1f} MiB"

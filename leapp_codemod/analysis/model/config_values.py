@@ -10,18 +10,12 @@ from __future__ import annotations
 
 import ast
 import json
-import os
 from pathlib import Path
 
 import tomllib
 
-from leapp_codemod.analysis.model.hydra_configs import (
-    _LINE,
-    MAX_BYTES,
-    MAX_FILES,
-    SKIP_DIRS,
-    config_roots,
-)
+from leapp_codemod.analysis.model.hydra_configs import _LINE, config_roots
+from leapp_codemod.source.config_files import config_texts
 
 CONFIG_KEY = "config:"            # constants key prefix: "config:<key>" -> values the configs give it
 CONFIG_LOCALS = "<config locals>"  # constants key: names bound once from a decided config key
@@ -43,25 +37,9 @@ def config_values(project) -> dict[str, frozenset]:
 
 def read_values(roots: list[Path]) -> dict[str, frozenset]:
     values: dict[str, set] = {}
-    seen = 0
-    for root in roots:
-        for folder, dirs, files in os.walk(root):
-            dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
-            for name in sorted(files):
-                if not name.endswith(_EXTENSIONS) or name in _SKIP_FILES:
-                    continue
-                seen += 1
-                if seen > MAX_FILES:
-                    return _freeze(values)
-                path = Path(folder) / name
-                try:
-                    if path.stat().st_size > MAX_BYTES:
-                        continue
-                    text = path.read_text(encoding="utf-8", errors="replace")
-                except OSError:
-                    continue
-                for leaf, value in leaves(text, name):
-                    values.setdefault(leaf, set()).add(value)
+    for path, text in config_texts(roots, _EXTENSIONS, _SKIP_FILES):
+        for leaf, value in leaves(text, path.name):
+            values.setdefault(leaf, set()).add(value)
     return _freeze(values)
 
 

@@ -13,10 +13,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-MAX_FILES = 4000
-MAX_BYTES = 512 * 1024
-SKIP_DIRS = frozenset({".git", ".venv", "venv", "node_modules", "__pycache__", ".leapp-codemod-cache", "outputs",
-                       "wandb", "site-packages", ".tox", "build", "dist"})
+from leapp_codemod.source.config_files import config_texts
+
 _LINE = re.compile(r"^(?P<indent>\s*)(?P<dash>-\s+)?(?P<key>[A-Za-z_][\w.\-]*)\s*:\s*(?P<value>[^#]*?)\s*(#.*)?$")
 
 
@@ -46,26 +44,11 @@ def config_roots(module_paths) -> list[Path]:
 
 
 def read_targets(roots: list[Path]) -> list[HydraTarget]:
+    """Every `_target_` entry in the YAML configs below `roots`."""
     out: list[HydraTarget] = []
-    seen = 0
-    for root in roots:
-        for folder, dirs, files in os.walk(root):
-            dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
-            for name in sorted(files):
-                if not name.endswith((".yaml", ".yml")):
-                    continue
-                seen += 1
-                if seen > MAX_FILES:
-                    return out
-                path = Path(folder) / name
-                try:
-                    if path.stat().st_size > MAX_BYTES:
-                        continue
-                    text = path.read_text(encoding="utf-8", errors="replace")
-                except OSError:
-                    continue
-                if "_target_" in text:
-                    out += parse_targets(text, os.path.relpath(path))
+    for path, text in config_texts(roots, (".yaml", ".yml")):
+        if "_target_" in text:
+            out += parse_targets(text, os.path.relpath(path))
     return out
 
 
