@@ -132,6 +132,7 @@ def _has_cuda() -> bool:
 @dataclass
 class SessionRun:
     cwd: Path                                       # where the session's last `cd` left it
+    scratch: Path                                   # what the commands' `/tmp/` paths became
     done: list[subprocess.CompletedProcess]         # each command run, in order
 
 
@@ -185,7 +186,7 @@ def run_session(session: Session, tmp_path: Path) -> SessionRun:
             missing = missing_lines(step.expected, done.stdout + done.stderr)
             assert not missing, (f"{where}: the quoted output is stale; not printed (numbers masked):\n"
                                  + "\n".join(missing) + "\n--- printed:\n" + done.stdout + done.stderr)
-    return SessionRun(cwd, ran)
+    return SessionRun(cwd, scratch, ran)
 
 
 def test_the_docs_have_command_examples():
