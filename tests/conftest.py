@@ -119,7 +119,7 @@ def _groups(items: list[pytest.Item]) -> dict[pytest.Item, str]:
     shared: dict[pytest.Item, list[str]] = {}
     for item in items:
         module = item.nodeid.split("::", 1)[0]
-        shared[item] = ([f"{module}[{name}]" for name in sorted(_shared_fixtures(item))]
+        shared[item] = ([f"{module}({name})" for name in sorted(_shared_fixtures(item))]
                         + [mark.args[0] for mark in item.iter_markers("xdist_group") if mark.args])
     for names in shared.values():
         for name in names:
@@ -128,6 +128,18 @@ def _groups(items: list[pytest.Item]) -> dict[pytest.Item, str]:
     for name in list(parent):
         members.setdefault(root(name), set()).add(name)
     return {item: ",".join(sorted(members[root(names[0])])) for item, names in shared.items() if names}
+
+
+def _suffix_group(item: pytest.Item, group: str) -> None:
+    """pytest-xdist's loadgroup sends the tests whose node ids end in the same `@group` to one worker; it
+    appends the suffix through `item._nodeid`, which pytest 9.2 no longer reads (the id lives in `item._id`),
+    so without this every worker would build each shared fixture again. The suffix is appended here."""
+    node_id = getattr(item, "_id", None)
+    if node_id is None or not hasattr(node_id, "names") or str(node_id).endswith(f"@{group}"):
+        return
+    assert "]" not in group and "@" not in group, group     # xdist splits the id at the last '@' after any ']'
+    last = node_id.names[-1] + (f"[{node_id.params}]" if node_id.params is not None else "")
+    item._id = type(node_id)(path=node_id.path, names=(*node_id.names[:-1], f"{last}@{group}"))
 
 
 def _cost_rank(items: list[pytest.Item]) -> int:
@@ -145,8 +157,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if _slow_in_fast(item.nodeid):
             item.add_marker(pytest.mark.slow)
         by_module.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
+    loadgroup = getattr(config.option, "loadgroup", False)      # set in pytest-xdist's workers by --dist loadgroup
     for item, group in _groups(items).items():
-        item.add_marker(pytest.mark.xdist_group(group), append=False)   # the mark xdist reads (the first)
+        item.add_marker(pytest.mark.xdist_group(group), append=False)
+        if loadgroup:
+            _suffix_group(item, group)
     rank = {module: _cost_rank(module_items) for module, module_items in by_module.items()}
     items.sort(key=lambda item: rank[item.nodeid.split("::", 1)[0]])  # stable: each module keeps its order
 
