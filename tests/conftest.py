@@ -104,9 +104,11 @@ def _shared_fixtures(item: pytest.Item) -> set[str]:
             if any(fixturedef.scope in SHARED_SCOPES for fixturedef in info.name2fixturedefs.get(name, ()))}
 
 
-def _groups(module: str, items: list[pytest.Item]) -> dict[pytest.Item, str]:
-    """One group per set of tests of `module` linked by shared fixtures (`a` and `b` share `x`, `b` and
-    `c` share `y`: one group), named after the fixtures; tests that share none get no group."""
+def _groups(items: list[pytest.Item]) -> dict[pytest.Item, str]:
+    """One group per set of tests linked by what they share: a fixture of their module built once per
+    module, class or package (`a` and `b` share `x`, `b` and `c` share `y`: one group), or an `xdist_group`
+    mark of their own (a run shared across modules, e.g. `doc_session`); tests that share nothing get no
+    group."""
     parent: dict[str, str] = {}
 
     def root(name: str) -> str:
@@ -114,15 +116,30 @@ def _groups(module: str, items: list[pytest.Item]) -> dict[pytest.Item, str]:
             name = parent[name]
         return name
 
-    shared = {item: sorted(_shared_fixtures(item)) for item in items}
+    shared: dict[pytest.Item, list[str]] = {}
+    for item in items:
+        module = item.nodeid.split("::", 1)[0]
+        shared[item] = ([f"{module}({name})" for name in sorted(_shared_fixtures(item))]
+                        + [mark.args[0] for mark in item.iter_markers("xdist_group") if mark.args])
     for names in shared.values():
         for name in names:
             parent[root(name)] = root(names[0])
     members: dict[str, set[str]] = {}
     for name in list(parent):
         members.setdefault(root(name), set()).add(name)
-    return {item: f"{module}[{','.join(sorted(members[root(names[0])]))}]"
-            for item, names in shared.items() if names}
+    return {item: ",".join(sorted(members[root(names[0])])) for item, names in shared.items() if names}
+
+
+def _suffix_group(item: pytest.Item, group: str) -> None:
+    """pytest-xdist's loadgroup sends the tests whose node ids end in the same `@group` to one worker; it
+    appends the suffix through `item._nodeid`, which pytest 9.2 no longer reads (the id lives in `item._id`),
+    so without this every worker would build each shared fixture again. The suffix is appended here."""
+    node_id = getattr(item, "_id", None)
+    if node_id is None or not hasattr(node_id, "names") or str(node_id).endswith(f"@{group}"):
+        return
+    assert "]" not in group and "@" not in group, group     # xdist splits the id at the last '@' after any ']'
+    last = node_id.names[-1] + (f"[{node_id.params}]" if node_id.params is not None else "")
+    item._id = type(node_id)(path=node_id.path, names=(*node_id.names[:-1], f"{last}@{group}"))
 
 
 def _cost_rank(items: list[pytest.Item]) -> int:
@@ -140,11 +157,28 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if _slow_in_fast(item.nodeid):
             item.add_marker(pytest.mark.slow)
         by_module.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
-    for module, module_items in by_module.items():
-        for item, group in _groups(module, module_items).items():
-            item.add_marker(pytest.mark.xdist_group(group))
+    loadgroup = getattr(config.option, "loadgroup", False)      # set in pytest-xdist's workers by --dist loadgroup
+    for item, group in _groups(items).items():
+        item.add_marker(pytest.mark.xdist_group(group), append=False)
+        if loadgroup:
+            _suffix_group(item, group)
     rank = {module: _cost_rank(module_items) for module, module_items in by_module.items()}
     items.sort(key=lambda item: rank[item.nodeid.split("::", 1)[0]])  # stable: each module keeps its order
+
+
+@pytest.fixture(scope="session")
+def doc_session(tmp_path_factory):
+    """Runs a documented command session (tests/test_doc_examples.py) once per worker, checking its quoted
+    output, and returns its `SessionRun`: the doc test and the test of the same behaviour elsewhere share
+    one export (both marked `xdist_group(doc_group(session))`)."""
+    from test_doc_examples import run_session
+    runs = {}
+
+    def get(session):
+        if session.id not in runs:
+            runs[session.id] = run_session(session, tmp_path_factory.mktemp("doc-session"))
+        return runs[session.id]
+    return get
 
 
 # `LEAPP_CODEMOD_TEST_CPU=FILE`: each test's CPU seconds (user + system, its child processes included:

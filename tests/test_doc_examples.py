@@ -11,6 +11,10 @@ torch sees a GPU. A fenced block right after `<!-- output -->` is the quoted out
 it: each of its lines must appear, in order, in what the command printed, with every number masked
 (a line ending in `...` or `…` matches any line that starts the same way). Sessions that run `run` or
 `record` are marked e2e (they export real models).
+
+A session that exports runs once per worker (`doc_session` in tests/conftest.py): the test of the same
+behaviour elsewhere (the LSTM run of `fixtures/run_sb3`, ...) asserts on the same run's report instead of
+exporting again, and `xdist_group(doc_group(...))` keeps both on one worker.
 """
 from __future__ import annotations
 
@@ -125,7 +129,25 @@ def _has_cuda() -> bool:
     return torch.cuda.is_available()
 
 
-def _run_session(session: Session, tmp_path: Path) -> None:
+@dataclass
+class SessionRun:
+    cwd: Path                                       # where the session's last `cd` left it
+    scratch: Path                                   # what the commands' `/tmp/` paths became
+    done: list[subprocess.CompletedProcess]         # each command run, in order
+
+
+def doc_group(session: Session) -> str:
+    """The xdist group of an exporting session: the tests that share its run stay on one worker."""
+    return f"doc session {session.doc}: {session.steps[0].command}"
+
+
+def find_session(folder: str) -> Session:
+    """The one README.md session that starts with `cd FOLDER`."""
+    (found,) = [s for s in ALL if s.doc == "README.md" and s.steps[0].command == f"cd {folder}"]
+    return found
+
+
+def run_session(session: Session, tmp_path: Path) -> SessionRun:
     work = tmp_path / "repo"
     work.mkdir()
     for name in COPIED:
@@ -138,6 +160,7 @@ def _run_session(session: Session, tmp_path: Path) -> None:
     scratch = tmp_path / "abs"
     scratch.mkdir()
     cwd = work
+    ran: list[subprocess.CompletedProcess] = []
     tool = [sys.executable, "-m", "leapp_codemod"]
     for step in session.steps:
         command = step.command.replace("/tmp/", f"{scratch}/")
@@ -155,6 +178,7 @@ def _run_session(session: Session, tmp_path: Path) -> None:
             assert cwd.is_dir(), f"{where}: no such folder"
             continue
         done = subprocess.run(tool + words[1:], cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
+        ran.append(done)
         verdict_not_ok = (step.expected or [""])[0].startswith(("validated on a restricted domain", "failed", "partial"))
         allowed = (0, 1) if words[1] in ("scan", "lint") or verdict_not_ok else (0,)
         assert done.returncode in allowed, f"{where} exited {done.returncode}:\n{done.stderr[-3000:]}"
@@ -162,6 +186,7 @@ def _run_session(session: Session, tmp_path: Path) -> None:
             missing = missing_lines(step.expected, done.stdout + done.stderr)
             assert not missing, (f"{where}: the quoted output is stale; not printed (numbers masked):\n"
                                  + "\n".join(missing) + "\n--- printed:\n" + done.stdout + done.stderr)
+    return SessionRun(cwd, scratch, ran)
 
 
 def test_the_docs_have_command_examples():
@@ -171,13 +196,14 @@ def test_the_docs_have_command_examples():
 
 @pytest.mark.parametrize("session", [s for s in ALL if not s.expensive], ids=lambda s: s.id)
 def test_command_example(session, tmp_path):
-    _run_session(session, tmp_path)
+    run_session(session, tmp_path)
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("session", [s for s in ALL if s.expensive], ids=lambda s: s.id)
-def test_command_example_that_exports(session, tmp_path):
-    _run_session(session, tmp_path)
+@pytest.mark.parametrize("session", [pytest.param(s, marks=pytest.mark.xdist_group(doc_group(s)))
+                                     for s in ALL if s.expensive], ids=lambda s: s.id)
+def test_command_example_that_exports(session, doc_session):
+    assert doc_session(session).done
 
 
 def test_a_changed_output_is_caught():

@@ -6,6 +6,7 @@ TYPE_CHECKING imports all count.
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "leapp_codemod"
@@ -75,10 +76,11 @@ def layer_of(module: str) -> int | None:
     return best
 
 
-def edges() -> list[tuple[str, str]]:
+@functools.cache   # four tests read the same import graph: the package is parsed once per process
+def edges() -> tuple[tuple[str, str], ...]:
     found = modules()
     known = set(found)
-    return sorted((name, target) for name, path in found.items() for target in imported(name, path, known))
+    return tuple(sorted((name, target) for name, path in found.items() for target in imported(name, path, known)))
 
 
 def test_every_module_has_a_layer():

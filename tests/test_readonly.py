@@ -90,7 +90,7 @@ def test_default_run_adds_only_its_self_ignoring_cache_folder(tree, monkeypatch)
 
 def test_real_process_writes_no_bytecode_or_files(tree, tmp_path):
     """The scanner never imports the scanned code: no __pycache__ even when bytecode writing is on."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")}
     env["LEAPP_CODEMOD_CACHE_DIR"] = str(tmp_path / "cache")
     before = snapshot(tree)
     for args in (["scan", "."], ["lint", "app/policy.py"], ["entrypoints", "."]):

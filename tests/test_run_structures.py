@@ -2,7 +2,10 @@
 (real LEAPP, torch and onnxruntime on CPU)."""
 from __future__ import annotations
 
+import json
+
 import pytest
+from test_doc_examples import doc_group, find_session
 from test_run import assert_validated, generate, project, run_json, tree_hash
 
 pytestmark = pytest.mark.e2e
@@ -56,7 +59,6 @@ def test_numpy_kalman_filters_are_state_per_object_found_by_observation(kalman):
 @pytest.fixture(scope="module")
 def sb3(tmp_path_factory):
     work = project(tmp_path_factory.mktemp("sb3"), "run_sb3")
-    generate(work, "lstmapp", "lstmapp.agent:LstmAgent.act", driver="main_lstm.py", out="lstm.py")
     generate(work, "lstmapp", "lstmapp.agent:NormalizedAgent.act", driver="main_vecnorm.py", out="vecnorm.py")
     return work
 
@@ -72,9 +74,15 @@ def _restricted_by_a_library_branch(proc, report, work, app_line: str) -> None:
     assert report["validation"]["ok"] is True and report["validation"]["across_run"]["ok"] is True
 
 
-def test_recurrent_ppo_lstm_states_returned_by_predict_are_state_with_a_warm_up_call(sb3):
-    proc, report = run_json(sb3, "lstm.py")
-    _restricted_by_a_library_branch(proc, report, sb3, "lstmapp/agent.py:13")
+README_LSTM = find_session("fixtures/run_sb3")   # the README's generate + run of this pipeline
+
+
+@pytest.mark.xdist_group(doc_group(README_LSTM))
+def test_recurrent_ppo_lstm_states_returned_by_predict_are_state_with_a_warm_up_call(doc_session):
+    ran = doc_session(README_LSTM)          # one export, shared with the README example's test
+    proc, work = ran.done[-1], ran.cwd
+    report = json.loads((work / "out" / "report.json").read_text())
+    _restricted_by_a_library_branch(proc, report, work, "lstmapp/agent.py:13")
     assert "sb3_contrib/" in report["restricted_domain"]["because"][0]
     assert report["state"] == {"states": "self.states"}
     (row,) = report["state_observed"]

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_doc_examples import doc_group, find_session
 
 from leapp_codemod.runner.split_report import summarize
 
@@ -35,19 +36,18 @@ def work(tmp_path_factory):
     return path
 
 
-@pytest.fixture(scope="module")
-def split_run(work):
-    gen = generate(work, "--split", SPLIT, "--reason", REASON)
-    assert gen.returncode == 0, gen.stderr
-    run = cli(["run", "integration.py", "--out", "out", "--format", "json"], work)
-    return run, json.loads(run.stdout)
+README_SPLIT = find_session("fixtures/run_split")   # the README's generate --split SPLIT --reason REASON + run
 
 
 @pytest.mark.e2e
-def test_three_nodes_validated_end_to_end(work, split_run):
+@pytest.mark.xdist_group(doc_group(README_SPLIT))
+def test_three_nodes_validated_end_to_end(doc_session):
     import onnx
 
-    run, report = split_run
+    assert f"--split {SPLIT}" in README_SPLIT.steps[1].command and REASON in README_SPLIT.steps[1].command
+    ran = doc_session(README_SPLIT)        # one export, shared with the README example's test
+    run, work, module = ran.done[-1], ran.cwd, ran.scratch / "vision" / "integration.py"
+    report = json.loads((ran.scratch / "vision" / "out" / "report.json").read_text())
     assert run.returncode == 0, report.get("error")
     assert report["status"] == "validated" and report["validation"]["ok"]
     split = report["split"]
@@ -63,7 +63,7 @@ def test_three_nodes_validated_end_to_end(work, split_run):
     assert by_node["actor"]["external_inputs"] == ["command"]        # first read after the first cut
     assert by_node["vision_policy"]["external_inputs"] == []
     assert sorted(report["models"]) == sorted(n["model"] for n in split["nodes"])
-    text = (work / "integration.py").read_text()
+    text = module.read_text()
     reason = next(n.value.value for n in ast.parse(text).body if isinstance(n, ast.Assign)
                   and isinstance(n.targets[0], ast.Name) and n.targets[0].id == "SPLIT_REASON")
     assert reason == REASON
