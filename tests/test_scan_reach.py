@@ -115,3 +115,17 @@ def test_nested_shape_arithmetic_is_reported_once(tmp_path):
                "    return tokens[:, :spare]\n")
     findings = [f for f in scan_snippet(tmp_path, snippet).findings if f.code == "LCM002"]
     assert [(f.line, f.column) for f in findings] == [(2, 15)]
+
+
+
+def test_a_conditional_expression_whose_branch_is_a_bare_name_is_analyzed(tmp_path):
+    """`size if full else len(size) * [0]` in every-function mode: the type-narrowing walk met an `IfExp`,
+    whose body is one expression, not a list of statements, and the shape rule crashed (internal error)."""
+    from leapp_codemod.scan.pipeline import scan_project
+
+    path = tmp_path / "pad.py"
+    path.write_text("import torch\n\n\ndef padded(size, full=True):\n"
+                    "    return torch.zeros(size if full else len(size) * [0])\n", encoding="utf-8")
+    result = scan_project([str(path)], all_functions=True)
+    assert result.errors == [] and result.files_analyzed == 1
+    assert [f.code for f in result.findings] == ["LCM002"]     # the run-time length of `size`

@@ -373,8 +373,9 @@ def narrowed_to_containers(fn, name: str, node: ast.AST) -> bool:
     child, parent = node, parents.get(id(node))
     while parent is not None:
         test = None
-        if isinstance(parent, (ast.If, ast.IfExp, ast.While)) and child is not parent.test and \
-                (child in getattr(parent, "body", ()) or child is parent.body):
+        body = parent.body if isinstance(parent, (ast.If, ast.IfExp, ast.While)) else None
+        if body is not None and child is not parent.test and \
+                (child is body or (isinstance(body, list) and child in body)):   # IfExp.body is one expression
             test = parent.test
         elif isinstance(parent, ast.BoolOp) and isinstance(parent.op, ast.And) and child in parent.values:
             test = ast.BoolOp(op=ast.And(), values=parent.values[:parent.values.index(child)])
