@@ -8,25 +8,18 @@ a JAX comparison loop and a probe network sampled from a `train` package.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from test_entry_discovery import tree_hash
 
 from leapp_codemod.cli import main
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 APPS = ("entry_bound_receivers", "entry_mode_switch")
-
-
-def tree_hash(root: Path) -> str:
-    digest = hashlib.sha256()
-    for path in sorted(p for p in root.rglob("*") if p.is_file()):
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()
 
 
 @pytest.fixture(scope="module")
