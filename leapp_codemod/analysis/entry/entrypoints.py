@@ -14,10 +14,10 @@ from leapp_codemod.analysis.entry.drivers import (
     is_test_path,
     is_training_loop,
     loops_of,
-    module_body_function,
     name_words,
 )
 from leapp_codemod.analysis.model.index import FunctionInfo
+from leapp_codemod.analysis.entry.callbacks import callers_of, driven_bodies, registered_callbacks
 from leapp_codemod.analysis.entry.lookup import below_model_signs
 from leapp_codemod.analysis.entry.peers import GENERIC_STEP_NAMES, built_count, favour_most_built
 from leapp_codemod.analysis.entry.receivers import bound_targets, collect_bindings, local_receiver_types
@@ -49,11 +49,6 @@ SERVED_WORDS = frozenset({"policy", "inference"})
 IO_WORDS = frozenset({"log", "plot", "print", "save", "render", "draw", "write", "record", "publish", "send",
                       "display", "show", "visualize", "dump", "export"})
 NO_GRAD = ("torch.no_grad", "torch.inference_mode", "torch.autograd.grad_mode.no_grad")
-# Calls that register a function for a framework to call again and again: a ROS timer or subscription, a
-# message-filter callback, a thread's target. The registered function is a driver, like a loop body.
-REGISTRARS = frozenset({"create_timer", "create_subscription", "registerCallback", "register_callback",
-                        "Subscriber", "Timer", "Thread", "Process", "add_callback", "subscribe", "create_service",
-                        "set_callback", "add_timer", "call_later", "schedule"})
 # A project network's method called in a driver loop amid this many statements of pipeline code (building
 # the observation, scaling the action) is a model call of that range, not the policy step itself.
 INLINE_NETWORK_STATEMENTS = 6
@@ -97,44 +92,6 @@ def _loop_call_nodes(fn: FunctionInfo):
                     yield sub
 
 
-def _callers_of(project: Project) -> list[tuple[FunctionInfo, bool]]:
-    """Every function that can call something, with whether it is a driver root."""
-    out = [(fn, False) for fn in project.functions()]
-    for module in project.modules.values():
-        body = module_body_function(module)
-        if body is not None:
-            out.append((body, module.has_main_guard or any(True for _ in loops_of(body))))
-    return out
-
-
-def registered_callbacks(project: Project) -> dict[str, tuple[FunctionInfo, int]]:
-    """Functions handed to a timer, subscription, callback registry or thread: fid -> (registering
-    function, line). `self.create_timer(dt, self.control_loop)`, `Thread(target=self.run)`."""
-    out: dict[str, tuple[FunctionInfo, int]] = {}
-    for fn, _ in _callers_of(project):
-        module = project.modules[fn.module]
-        cls = module.classes.get(fn.class_name) if fn.class_name else None
-        self_name = fn.positional_params[0] if fn.is_method and fn.positional_params else None
-        for node in ast.walk(fn.node):
-            if not isinstance(node, ast.Call):
-                continue
-            func = node.func
-            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-            if name not in REGISTRARS:
-                continue
-            for arg in (*node.args, *(k.value for k in node.keywords)):
-                target = None
-                if isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name) and arg.value.id == self_name \
-                        and cls is not None:
-                    target = project.find_method(cls, arg.attr)
-                elif isinstance(arg, ast.Name):
-                    found = project.lookup(project.qualify(arg, module) or "")
-                    target = found if isinstance(found, FunctionInfo) else None
-                if target is not None:
-                    out.setdefault(target.id, (fn, node.lineno))
-    return out
-
-
 def _uses_non_torch(fn: FunctionInfo, pipeline: InlinePipeline, project: Project) -> bool:
     """Does an inline range use a name the module imports from JAX/TensorFlow (`jax.device_get(actions)`)?"""
     imports = project.modules[fn.module].imports
@@ -160,7 +117,7 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
     facts = Facts()
     roots, ignored, training, contexts = [], set(), [], []
     resolved, trainers = [], {}
-    for fn, is_root in _callers_of(project):
+    for fn, is_root in callers_of(project):
         sites.functions[fn.id] = fn
         trains = is_training_loop(fn) or _in_trainer(fn, project, trainers)
         if trains:
@@ -221,7 +178,7 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
         if ctx.module.name not in module_models:
             module_models[ctx.module.name] = loaded_models(ctx.module.tree.body)
         models = loaded_models(ctx.fn.node.body) | module_models[ctx.module.name]
-        for loop in loops_of(ctx.fn):
+        for loop in driven_bodies(ctx.fn, callbacks):
             # `policy.predict_action(obs)` on an object of unknown class: one project class defines the method,
             # it is the candidate; several do, the inline range is (which class runs is decided at run time)
             pipelines = [p for p in inline_pipelines(loop, models, lambda call, names=served_locals, known=project_calls:
@@ -418,6 +375,12 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, l
             if caller.id in sites.drivers:
                 score += 2
                 reasons.append("the loop is in a driver (a __main__ block or what it calls)")
+    if not loops and fn.id in sites.callbacks:
+        where, at = sites.callbacks[fn.id]
+        loops = [(where, at)]
+        score += 5
+        reasons.append(f"registered in {_where(where)} ({where.path}:{at}) as a callback the framework calls "
+                       f"repeatedly")
     if not loops and fn.id in sites.calls_module:
         feeder = _driven_caller(fn, sites)
         if feeder is not None:
@@ -508,12 +471,15 @@ def _function(fid: str, fallback: FunctionInfo, sites: CallSites):
     return sites.functions.get(fid, fallback)
 
 
-def _inline_candidate(fn: FunctionInfo, pipeline: InlinePipeline, definers: int, project: Project) -> Entrypoint:
+def _inline_candidate(fn: FunctionInfo, pipeline: InlinePipeline, definers: int, project: Project,
+                      callback: bool = False) -> Entrypoint:
     score = 9
-    reasons = [(f"calls the model `{pipeline.model}` inline in a loop ({fn.path}:{pipeline.loop_line}), "
+    where = "a callback the framework calls repeatedly" if callback else "a loop"
+    reasons = [(f"calls the model `{pipeline.model}` inline in {where} ({fn.path}:{pipeline.loop_line}), "
                 f"not through a project function; statements {pipeline.start}-{pipeline.end} build its "
                 f"input and use its output"),
-               f"the loop is in a driver ({_where(fn)})"]
+               f"the loop is in a driver ({_where(fn)})" if not callback else f"{_where(fn)} is registered "
+               f"as a callback"]
     if definers:
         score += 1
         reasons.append(f"the model's class is bound at run time ({definers} project classes define "
@@ -541,7 +507,9 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
         if score >= 4:
             ranked.append(Entrypoint(fn.module, fn.qualname, fn.path, fn.node.lineno, score, tuple(reasons)))
     favour_most_built(ranked, project)
-    ranked += [_inline_candidate(fn, pipeline, definers, project) for fn, pipeline, definers in sites.inline]
+    ranked += [_inline_candidate(fn, pipeline, definers, project,
+                                 fn.id in sites.callbacks and pipeline.loop_line == fn.node.lineno)
+               for fn, pipeline, definers in sites.inline]
     ranked = below_model_signs(ranked)
     # equal scores: the class the project builds more often first (`PPO.act` before an example's `Shared.act`)
     ranked.sort(key=lambda e: (-e.score, -built_count(project, e) if e.kind == "function" else 0, e.path, e.line))

@@ -143,6 +143,8 @@ _SIMPLE = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Return)
 
 
 def _first_model_call(stmt: ast.stmt, models: set[str], is_project_call) -> str | None:
+    if isinstance(stmt, (ast.With, ast.AsyncWith)):   # `with torch.no_grad(): action = policy(obs)`: one statement
+        return next(filter(None, (_first_model_call(inner, models, is_project_call) for inner in stmt.body)), None)
     if not isinstance(stmt, _SIMPLE):
         return None
     for node in ast.walk(stmt):
