@@ -66,7 +66,8 @@ def name_words(name: str) -> set[str]:
 
 def is_training_loop(fn: FunctionInfo) -> bool:
     """Training code: named like it (function, class, file or a package it sits in: `train/sample.py`),
-    calls `.backward()`/`.zero_grad()`, or steps something named like an optimizer or scheduler."""
+    calls `.backward()`/`.zero_grad()`, or steps something named like an optimizer or scheduler with at
+    most one argument."""
     if name_words(f"{fn.qualname} {fn.module} {PurePosixPath(fn.path).stem}") & TRAINING_WORDS:
         return True
     for node in ast.walk(fn.node):
@@ -75,7 +76,9 @@ def is_training_loop(fn: FunctionInfo) -> bool:
         attr = node.func.attr
         if attr in _GRADIENT_METHODS:
             return True
-        if attr == "step":
+        if attr == "step" and len(node.args) + len(node.keywords) <= 1:
+            # `optimizer.step()`, `scaler.step(optimizer)`, `lr_scheduler.step(epoch)`; not a diffusion
+            # sampler's `noise_scheduler.step(noise_pred, t, sample)`, which runs at inference
             receiver = ast.unparse(node.func.value).lower()
             if any(word in receiver for word in _OPTIMIZER_WORDS):
                 return True

@@ -19,6 +19,7 @@ from leapp_codemod.analysis.entry.drivers import (
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.entry.callbacks import callers_of, driven_bodies, registered_callbacks
 from leapp_codemod.analysis.entry.lookup import below_model_signs
+from leapp_codemod.analysis.entry.ordering import below_copies, below_their_ranges
 from leapp_codemod.analysis.entry.peers import GENERIC_STEP_NAMES, built_count, favour_most_built
 from leapp_codemod.analysis.entry.receivers import bound_targets, collect_bindings, local_receiver_types
 from leapp_codemod.analysis.entry.loops import (
@@ -143,6 +144,8 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
         contexts.append((ctx, served_locals, {id(node) for node, targets in calls if targets} - set(networks),
                          {node.lineno: [t.id for t in dict(calls)[node]] for node in networks.values()}))
         loop_calls = {id(c) for c in _loop_call_nodes(fn)}
+        lambdas = {t.id for n in ast.walk(fn.node) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Lambda)
+                   for t in n.targets if isinstance(t, ast.Name)}
         if fn.id in callbacks:   # the framework calls it again and again: its calls are a loop body
             loop_calls |= {id(node) for node, _ in calls}
         for node, targets in calls:
@@ -155,6 +158,8 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
                 if id(node) in loop_calls:
                     sites.in_loops.setdefault(target.id, []).append((fn, node.lineno))
             closures = bool(targets) and all("<locals>" in t.id for t in targets)   # `self.policy = policy_act`
+            if isinstance(node.func, ast.Name) and node.func.id in lambdas:
+                continue    # `controller_error = lambda stats: ...`: the function's own expression, not a model
             if _calls_nn_module(ctx, node) or ((not targets or closures) and model_call(node, set()) is not None):
                 sites.calls_module.add(fn.id)
             if id(node) in loop_calls and not targets and isinstance(node.func, ast.Attribute):
@@ -192,6 +197,14 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
                     for fid in network:
                         sites.inline_networks.setdefault(fid, (ctx.fn, best))
     return sites
+
+
+def _outermost(inline: list[tuple[FunctionInfo, InlinePipeline, int]]) -> list[tuple[FunctionInfo, InlinePipeline, int]]:
+    """Inline ranges not inside another range of the same function (the denoising loop inside a control
+    loop's range is part of that range)."""
+    return [(fn, p, d) for fn, p, d in inline
+            if not any(other is not p and fn2.id == fn.id and other.start <= p.start and p.end <= other.end
+                       and (other.start, other.end) != (p.start, p.end) for fn2, other, _ in inline)]
 
 
 def _network_at(pipeline: InlinePipeline, networks: dict[int, list[str]]) -> list[str]:
@@ -325,14 +338,23 @@ def _is_environment_or_optimizer(fn: FunctionInfo, project: Project) -> str | No
     cls = project.modules[fn.module].classes.get(fn.class_name)
     if cls is None:
         return None
-    if fn.name == "step" and any(project.find_method(cls, m) for m in ENV_METHODS):
-        return "an environment's step (its class also has reset)"
     mro_bases = [b for klass in project.mro(cls) for b in project.bases(klass) if isinstance(b, str)]
     if any(".optim." in f".{b}." or b.endswith("Optimizer") or "lr_scheduler" in b for b in mro_bases):
         return "an optimizer or scheduler step"
-    if fn.name == "step" and any(b.startswith("gym") or b.endswith(("Env", "Wrapper")) for b in mro_bases):
-        return "an environment's step"
+    if fn.name == "step" and any(_is_env_base(b) for b in mro_bases):
+        return ENV_BASE
+    if fn.name == "step" and any(project.find_method(cls, m) for m in ENV_METHODS):
+        return "an environment's step (its class also has reset)"
     return None
+
+
+ENV_BASE = "an environment's step (its class derives from an environment or environment wrapper)"
+
+
+def _is_env_base(base: str) -> bool:
+    """`gym.Env`, `gymnasium.Wrapper`, `gym_custom.Env`, `VecEnvWrapper`, a project `BaseEnv`."""
+    last = base.rpartition(".")[2]
+    return base.split(".")[0].startswith("gym") or last.endswith(("Env", "Wrapper"))
 
 
 def _computes_loss(fn: FunctionInfo) -> bool:
@@ -441,7 +463,8 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, l
         reasons.append(f"a network {_where(driver)} calls inline ({driver.path}:{pipeline.start}-{pipeline.end}): "
                        f"the range around it is the policy step")
     other = _is_environment_or_optimizer(fn, project)
-    if other and fn.name == "step" and (fn.id in sites.calls_module or _decorated_no_grad(fn, project)):
+    if other and other != ENV_BASE and fn.name == "step" and (fn.id in sites.calls_module
+                                                               or _decorated_no_grad(fn, project)):
         other = None    # a model wrapper's step (its `reset` clears an action buffer), not a simulator's
     if other:
         score -= 5
@@ -509,8 +532,11 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
     favour_most_built(ranked, project)
     ranked += [_inline_candidate(fn, pipeline, definers, project,
                                  fn.id in sites.callbacks and pipeline.loop_line == fn.node.lineno)
-               for fn, pipeline, definers in sites.inline]
-    ranked = below_model_signs(ranked)
+               for fn, pipeline, definers in _outermost(sites.inline)]
+    ranked = below_their_ranges(below_model_signs(below_copies(ranked)), {
+        fid: f"{driver.path}:{pipeline.start}-{pipeline.end}" for fid, (driver, pipeline) in sites.inline_networks.items()})
     # equal scores: the class the project builds more often first (`PPO.act` before an example's `Shared.act`)
-    ranked.sort(key=lambda e: (-e.score, -built_count(project, e) if e.kind == "function" else 0, e.path, e.line))
+    # ... and of inline ranges, the longer pipeline first
+    ranked.sort(key=lambda e: (-e.score, -built_count(project, e) if e.kind == "function" else e.start - e.end,
+                               e.path, e.line))
     return ranked[:limit] if limit else ranked

@@ -56,8 +56,10 @@ VERB_WORDS = frozenset({"create", "find", "get", "set", "load", "build", "make",
 
 
 def is_model_name(name: str) -> bool:
+    """`policy`, `actor_net`, `nets`, `models` (a container of them); not `load_model`, `create_actor`."""
     words = name.lower().split("_")
-    return any(word in MODEL_WORDS for word in words) and not any(word in VERB_WORDS for word in words)
+    return (any(word in MODEL_WORDS or (word.endswith("s") and word[:-1] in MODEL_WORDS) for word in words)
+            and not any(word in VERB_WORDS for word in words))
 
 
 def loaded_models(stmts: list[ast.stmt]) -> set[str]:
@@ -76,6 +78,10 @@ def model_call(call: ast.Call, models: set[str]) -> str | None:
     func = call.func
     if isinstance(func, ast.Name):
         return func.id if func.id in models or is_model_name(func.id) else None
+    if isinstance(func, ast.Subscript):   # `nets["policy_net"](obs)`, `self.models[name](obs)`
+        container, key = _final_name(func.value), func.slice
+        named = isinstance(key, ast.Constant) and isinstance(key.value, str) and is_model_name(key.value)
+        return ast.unparse(func) if named or (container and is_model_name(container)) else None
     if not isinstance(func, ast.Attribute):
         return None
     receiver = _final_name(func.value)
