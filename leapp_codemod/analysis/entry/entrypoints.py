@@ -18,6 +18,7 @@ from leapp_codemod.analysis.entry.drivers import (
 )
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.entry.callbacks import callers_of, driven_bodies, registered_callbacks
+from leapp_codemod.analysis.entry.config_choice import favour_selected
 from leapp_codemod.analysis.entry.lookup import below_model_signs
 from leapp_codemod.analysis.entry.ordering import below_copies, below_their_ranges
 from leapp_codemod.analysis.entry.peers import GENERIC_STEP_NAMES, built_count, favour_most_built
@@ -530,6 +531,7 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
         if score >= 4:
             ranked.append(Entrypoint(fn.module, fn.qualname, fn.path, fn.node.lineno, score, tuple(reasons)))
     favour_most_built(ranked, project)
+    favour_selected(ranked, project)
     ranked += [_inline_candidate(fn, pipeline, definers, project,
                                  fn.id in sites.callbacks and pipeline.loop_line == fn.node.lineno)
                for fn, pipeline, definers in _outermost(sites.inline)]

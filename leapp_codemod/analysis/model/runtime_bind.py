@@ -117,7 +117,21 @@ def instantiated_targets(ctx, call: ast.Call, module) -> list[HydraTarget] | Non
         return []
     if chain and chain[-1] == "_target_":
         chain = chain[:-1]
-    return matching(hydra_targets(ctx.project), chain)
+    return own_configs(ctx, matching(hydra_targets(ctx.project), chain))
+
+
+def own_configs(ctx, found: list[HydraTarget]) -> list[HydraTarget]:
+    """Of the entries found, those in config files whose top-level `_target_` is the instantiating class or a
+    subclass of it (`self.model = instantiate(cfg.model)` in `EvalAgent`, configs of `EvalDiffusionAgent`),
+    when there are any; else all of them."""
+    cls = getattr(ctx, "cls", None)
+    if cls is None or len({t.target for t in found}) < 2:
+        return found
+    project = ctx.project
+    roots = {t.path for t in hydra_targets(project) if not t.keys
+             and (owner := project.class_of(t.target)) is not None and cls in project.mro(owner)}
+    own = [t for t in found if t.path in roots]
+    return own or found
 
 
 def hydra_result_types(ctx, call: ast.Call, module) -> set[str] | None:
