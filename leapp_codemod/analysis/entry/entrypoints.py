@@ -342,7 +342,8 @@ def _is_environment_or_optimizer(fn: FunctionInfo, project: Project) -> str | No
     mro_bases = [b for klass in project.mro(cls) for b in project.bases(klass) if isinstance(b, str)]
     if any(".optim." in f".{b}." or b.endswith("Optimizer") or "lr_scheduler" in b for b in mro_bases):
         return "an optimizer or scheduler step"
-    if fn.name == "step" and any(_is_env_base(b) for b in mro_bases):
+    project_bases = [klass.name for klass in project.mro(cls)[1:]]     # `class PickEnv(BaseEnv)`
+    if fn.name == "step" and any(_is_env_base(b) for b in (*mro_bases, *project_bases)):
         return ENV_BASE
     if fn.name == "step" and any(project.find_method(cls, m) for m in ENV_METHODS):
         return "an environment's step (its class also has reset)"

@@ -1,0 +1,216 @@
+"""Entry ranking signals, each on a fixture app of its own shape: a callback handed to an SDK by keyword whose
+body holds the pipeline, a network called amid the pipeline of a deploy loop, environment steps and copied
+folders as decoys, a peer class chosen by a config defaults list, and Hydra configs of the instantiating class."""
+from __future__ import annotations
+
+import ast
+import json
+import shutil
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from test_entry_discovery import tree_hash
+
+from leapp_codemod.analysis.entry.callbacks import registered_callbacks
+from leapp_codemod.analysis.entry.config_choice import default_choices, named_in
+from leapp_codemod.analysis.entry.drivers import is_training_loop
+from leapp_codemod.analysis.entry.loops import is_model_name, model_call
+from leapp_codemod.analysis.entry.ordering import copied_folder
+from leapp_codemod.analysis.model.index import FunctionInfo
+from leapp_codemod.cli import main
+from leapp_codemod.scan import load_project
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("LEAPP_CODEMOD_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def app(tmp_path: Path, name: str) -> Path:
+    shutil.copytree(FIXTURES / name, tmp_path / name)
+    return tmp_path / name
+
+
+def expected(name: str) -> dict:
+    return tomllib.loads((FIXTURES / name / "expected.toml").read_text(encoding="utf-8"))
+
+
+def ranked(root: Path, monkeypatch) -> list[dict]:
+    monkeypatch.chdir(root)
+    before = tree_hash(root)
+    result = CliRunner().invoke(main, ["entrypoints", ".", "--format", "json", "--limit", "0"],
+                                catch_exceptions=False)
+    assert result.exit_code == 0 and "Traceback" not in result.stdout + result.stderr
+    assert tree_hash(root) == before       # the application is never modified
+    return json.loads(result.stdout)["entrypoints"]
+
+
+def by_id(candidates: list[dict]) -> dict[str, dict]:
+    return {c["entry"]: c for c in candidates}
+
+
+# --------------------------------------------------------------------------- callbacks
+def test_a_callback_handed_by_keyword_holds_the_inline_range(tmp_path, monkeypatch):
+    want = expected("entry_stream_callback")
+    candidates = ranked(app(tmp_path, "entry_stream_callback"), monkeypatch)
+    assert candidates[0]["entry"] == want["entry"]
+    assert "callback" in candidates[0]["reasons"][0]
+    callback = by_id(candidates)[want["callback"]]
+    assert any(r.startswith("registered in GraspService.__init__") for r in callback["reasons"])
+    # the status callback runs no model: it is not offered above either
+    status = by_id(candidates).get("grasp_service:GraspService.on_status")
+    assert status is None or status["score"] < callback["score"]
+
+
+def test_a_scan_without_entry_starts_from_the_callback_range(tmp_path, monkeypatch):
+    root = app(tmp_path, "entry_stream_callback")
+    monkeypatch.chdir(root)
+    out = CliRunner().invoke(main, ["scan", ".", "--format", "json", "--no-cache"], catch_exceptions=False)
+    document = json.loads(out.stdout)
+    assert document["entry"] == expected("entry_stream_callback")["entry"]
+    # the blended opening kept on `self` for the next frame is state of the range
+    assert ("grasp_service.py", 32, "LCM702") in {(f["path"], f["line"], f["code"]) for f in document["findings"]}
+
+
+def test_thread_and_timer_classes_and_target_keywords_register_callbacks(tmp_path):
+    (tmp_path / "loops.py").write_text(textwrap.dedent('''
+        from vendor import PeriodicThread, Worker, Ticker
+
+
+        class Robot:
+            def __init__(self):
+                self.a = PeriodicThread(self.control, 0.01)
+                self.b = Worker(name="w", target=self.watch)
+                self.c = Ticker(self.idle)
+
+            def control(self):
+                pass
+
+            def watch(self):
+                pass
+
+            def idle(self):
+                pass
+        '''))
+    project = load_project([str(tmp_path)]).project
+    registered = {fid.rpartition(".")[2] for fid in registered_callbacks(project)}
+    assert registered == {"control", "watch"}      # `Ticker(self.idle)` names no thread, timer or target
+
+
+# --------------------------------------------------------------------------- networks inside a range
+def test_the_range_around_a_network_outranks_the_network(tmp_path, monkeypatch):
+    want = expected("entry_network_in_range")
+    candidates = ranked(app(tmp_path, "entry_network_in_range"), monkeypatch)
+    assert candidates[0]["entry"] == want["entry"]
+    network = by_id(candidates)[want["network"]]
+    assert network["score"] < candidates[0]["score"]
+    assert any(r.startswith(f"ranked below the range {want['entry']}") for r in network["reasons"])
+
+
+# --------------------------------------------------------------------------- decoys
+def test_environment_steps_and_copied_folders_rank_below_the_agent(tmp_path, monkeypatch):
+    want = expected("entry_env_copies")
+    candidates = ranked(app(tmp_path, "entry_env_copies"), monkeypatch)
+    assert candidates[0]["entry"] == want["entry"]
+    step = by_id(candidates)[want["environment"]]
+    assert any("environment's step" in r for r in step["reasons"])
+    copies = [c for c in candidates if want["copy_folder"] in c["path"]]
+    assert copies and all(any("named like a copy" in r for r in c["reasons"]) for c in copies)
+    assert all(c["score"] < candidates[0]["score"] for c in copies)
+
+
+@pytest.mark.parametrize("path, folder", [
+    ("a/gym_envs (copy)/x.py", "gym_envs (copy)"), ("Copy of deploy/run.py", "Copy of deploy"),
+    ("deploy_copy2/run.py", "deploy_copy2"), ("scripts.bak/run.py", "scripts.bak"), ("old/run.py", "old"),
+    ("copyright/run.py", None), ("golden/run.py", None), ("scripts/copy.py", None), ("holdout/a.py", None)])
+def test_folders_named_like_copies(path, folder):
+    assert copied_folder(path) == folder
+
+
+def test_a_local_lambda_named_like_a_controller_is_no_model(tmp_path, monkeypatch):
+    (tmp_path / "arm.py").write_text(textwrap.dedent('''
+        import numpy as np
+
+
+        class Arm:
+            def move(self, target):
+                controller_ok = lambda s: bool(np.all(np.abs(s) < 2.0))
+                if controller_ok(target):
+                    return target * 0.5
+                return target * 0.0
+
+
+        def main():
+            arm = Arm()
+            for i in range(5):
+                arm.move(np.ones(3) * i)
+
+
+        if __name__ == "__main__":
+            main()
+        '''))
+    move = by_id(ranked(tmp_path, monkeypatch)).get("arm:Arm.move")
+    assert move is None or not any("nn.Module" in r for r in move["reasons"])
+
+
+def test_a_diffusion_sampler_step_is_no_training_but_an_optimizer_step_is():
+    def fn(code: str) -> FunctionInfo:
+        node = ast.parse(textwrap.dedent(code)).body[0]
+        return FunctionInfo("m:rollout", "m", "rollout", node, None, "m.py")
+
+    assert not is_training_loop(fn('''
+        def rollout(x):
+            for t in noise_scheduler.timesteps:
+                x = noise_scheduler.step(model_output=eps(x, t), timestep=t, sample=x).prev_sample
+            return x
+        '''))
+    assert is_training_loop(fn('''
+        def rollout(x):
+            for batch in x:
+                lr_scheduler.step()
+        '''))
+
+
+def test_models_called_through_a_container():
+    def call(code: str) -> ast.Call:
+        return ast.parse(code).body[0].value
+
+    assert model_call(call("nets['policy_net'](obs)"), set()) == "nets['policy_net']"
+    assert model_call(call("self.models[name](obs)"), set()) == "self.models[name]"
+    assert model_call(call("buffers['frames'](obs)"), set()) is None
+    assert is_model_name("nets") and is_model_name("policies") is False and not is_model_name("load_models")
+
+
+# --------------------------------------------------------------------------- configs
+def test_the_config_default_selects_the_peer(tmp_path, monkeypatch):
+    want = expected("entry_config_choice")
+    candidates = ranked(app(tmp_path, "entry_config_choice"), monkeypatch)
+    assert candidates[0]["entry"] == want["entry"]
+    assert any("select by default" in r and "mlp_planner.yaml" in r for r in candidates[0]["reasons"])
+    assert by_id(candidates)[want["peer"]]["score"] < candidates[0]["score"]
+
+
+def test_defaults_lists_are_read_as_text():
+    text = "defaults:\n  - _self_\n  - policy: small_mlp  # the default\n  - override env: sim\nseed: 1\n" \
+           "other:\n  - policy: not_a_default\n"
+    assert default_choices(text) == [("policy", "small_mlp"), ("env", "sim")]
+    assert named_in("_target_: pkg.nets.SmallMlp\nkind: SmallMlp\nname: small\n", "x.yaml") == {"SmallMlp"}
+
+
+def test_hydra_configs_of_the_instantiating_class_bind_the_model(tmp_path, monkeypatch):
+    want = expected("entry_hydra_runner")
+    candidates = ranked(app(tmp_path, "entry_hydra_runner"), monkeypatch)
+    assert candidates[0]["entry"] == want["entry"]
+    assert any("called in a loop by DeployRunner.run" in r for r in candidates[0]["reasons"])
+    other = by_id(candidates).get(want["other"])
+    assert other is None or not any("DeployRunner.run" in r for r in other["reasons"])
