@@ -17,10 +17,11 @@ from test_entry_discovery import tree_hash
 from leapp_codemod.analysis.entry.callbacks import registered_callbacks
 from leapp_codemod.analysis.entry.config_choice import default_choices, named_in
 from leapp_codemod.analysis.entry.drivers import is_training_loop
-from leapp_codemod.analysis.entry.loops import is_model_name, model_call
-from leapp_codemod.analysis.entry.ordering import copied_folder
+from leapp_codemod.analysis.entry.loops import inline_pipelines, is_model_name, model_call
+from leapp_codemod.analysis.entry.ordering import PART_PENALTY, below_parts, built_on_self, copied_folder
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.cli import main
+from leapp_codemod.model import Entrypoint
 from leapp_codemod.scan import load_project
 
 if sys.version_info >= (3, 11):
@@ -214,3 +215,72 @@ def test_hydra_configs_of_the_instantiating_class_bind_the_model(tmp_path, monke
     assert any("called in a loop by DeployRunner.run" in r for r in candidates[0]["reasons"])
     other = by_id(candidates).get(want["other"])
     assert other is None or not any("DeployRunner.run" in r for r in other["reasons"])
+
+
+def test_a_with_block_is_one_statement_unless_it_holds_the_whole_pipeline():
+    def ranges(code: str) -> list[tuple[int, int]]:
+        loop = ast.parse(textwrap.dedent(code)).body[0]
+        return [(p.start, p.end) for p in inline_pipelines(loop, set(), lambda call: False)]
+
+    # only the model call is inside the `with`: the range runs from the observation to the scaled action
+    assert (3, 7) in ranges('''
+        while True:
+            obs = read_sensors()
+            x = torch.from_numpy(obs)
+            with torch.no_grad():
+                y = policy(x)
+            action = y.numpy() * 0.5
+            robot.send(action)
+        ''')
+    # the `with` block builds the input and uses the output itself: its own statements are the range
+    assert ranges('''
+        while True:
+            obs = camera.grab()
+            with torch.no_grad():
+                batch = prepare(obs)
+                y = policy(batch)
+                action = y.numpy()[0]
+            robot.execute(action)
+            log_frame(obs, action)
+        ''') == [(5, 7)]
+
+
+def test_networks_another_class_builds_and_keeps_are_parts(tmp_path, monkeypatch):
+    (tmp_path / "pixels.py").write_text(textwrap.dedent('''
+        import torch
+        from torch import nn
+
+
+        class Encoder(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv = nn.Conv2d(3, 8, 3)
+
+            def forward(self, image):
+                return self.conv(image).flatten(1)
+
+
+        class Head(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(8, 2)
+
+            def forward(self, features):
+                return torch.tanh(self.fc(features))
+
+
+        class PixelAgent:
+            def __init__(self):
+                self.encoder = Encoder()
+                self.head = nn.Sequential(Head())
+
+            def choose(self, image):
+                with torch.no_grad():
+                    return self.head(self.encoder(image))
+        '''))
+    project = load_project([str(tmp_path)]).project
+    assert built_on_self(project) == {"pixels:Encoder": "PixelAgent.__init__", "pixels:Head": "PixelAgent.__init__"}
+    listed = [Entrypoint("pixels", q, "pixels.py", 1, 8, ("r",)) for q in
+              ("Encoder.forward", "Head.forward", "PixelAgent.choose")]
+    scores = {c.qualname: c.score for c in below_parts(listed, project)}
+    assert scores == {"Encoder.forward": 8 - PART_PENALTY, "Head.forward": 8 - PART_PENALTY, "PixelAgent.choose": 8}

@@ -20,7 +20,7 @@ from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.entry.callbacks import callers_of, driven_bodies, registered_callbacks
 from leapp_codemod.analysis.entry.config_choice import favour_selected
 from leapp_codemod.analysis.entry.lookup import below_model_signs
-from leapp_codemod.analysis.entry.ordering import below_copies, below_their_ranges
+from leapp_codemod.analysis.entry.ordering import below_copies, below_parts, below_their_ranges
 from leapp_codemod.analysis.entry.peers import GENERIC_STEP_NAMES, built_count, favour_most_built
 from leapp_codemod.analysis.entry.receivers import bound_targets, collect_bindings, local_receiver_types
 from leapp_codemod.analysis.entry.loops import (
@@ -536,7 +536,7 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
     ranked += [_inline_candidate(fn, pipeline, definers, project,
                                  fn.id in sites.callbacks and pipeline.loop_line == fn.node.lineno)
                for fn, pipeline, definers in _outermost(sites.inline)]
-    ranked = below_their_ranges(below_model_signs(below_copies(ranked)), {
+    ranked = below_their_ranges(below_model_signs(below_parts(below_copies(ranked), project)), {
         fid: f"{driver.path}:{pipeline.start}-{pipeline.end}" for fid, (driver, pipeline) in sites.inline_networks.items()})
     # equal scores: the class the project builds more often first (`PPO.act` before an example's `Shared.act`)
     # ... and of inline ranges, the longer pipeline first

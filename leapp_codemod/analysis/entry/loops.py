@@ -178,6 +178,15 @@ def _slice(block: list[ast.stmt], index: int) -> tuple[int, int, int]:
     return first, last, count
 
 
+def _complete(block: list[ast.stmt], models: set[str], is_project_call) -> bool:
+    """Does the block hold a model call with statements building its input before and using its output after?"""
+    for index, stmt in enumerate(block):
+        if _first_model_call(stmt, models, is_project_call) is not None:
+            first, last, _ = _slice(block, index)
+            return first < index < last
+    return False
+
+
 def inline_pipelines(loop: ast.For | ast.AsyncFor | ast.While, models: set[str], is_project_call) -> list[InlinePipeline]:
     """The model calls written inline in `loop`'s body (not in loops nested in it), one per block."""
     found = []
@@ -187,6 +196,8 @@ def inline_pipelines(loop: ast.For | ast.AsyncFor | ast.While, models: set[str],
             if label is None:
                 continue
             first, last, count = _slice(block, index)
+            if isinstance(stmt, (ast.With, ast.AsyncWith)) and _complete(stmt.body, models, is_project_call):
+                break   # the `with` block builds the input and uses the output itself: its own range stands
             found.append(InlinePipeline(loop.lineno, label, block[first].lineno,
                                         block[last].end_lineno or block[last].lineno, count))
             break

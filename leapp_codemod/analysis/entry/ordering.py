@@ -7,6 +7,7 @@ A candidate in a folder named like a copy (`gym_custom (copy)/`) ranks below its
 """
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import replace
 from pathlib import PurePosixPath
@@ -47,5 +48,42 @@ def below_copies(ranked: list[Entrypoint]) -> list[Entrypoint]:
         if folder is not None:
             c = replace(c, score=c.score - COPY_PENALTY, reasons=(
                 *c.reasons, f"in `{folder}/`, a folder named like a copy of another (-{COPY_PENALTY})"))
+        out.append(c)
+    return out
+
+
+PART_PENALTY = 2
+
+
+def built_on_self(project) -> dict[str, str]:
+    """nn.Module classes another project class builds and keeps (`self.actor = Actor(...)`, also inside
+    `nn.Sequential(...)`): class id -> `Owner.method` that builds it."""
+    out: dict[str, str] = {}
+    for module in project.modules.values():
+        for owner in module.classes.values():
+            for attr, values in owner.attr_values.items():
+                for method, value in values:
+                    for call in (n for n in ast.walk(value) if isinstance(n, ast.Call)):
+                        if not isinstance(call.func, (ast.Name, ast.Attribute)):
+                            continue
+                        name = project.qualify(call.func, module)
+                        cls = project.class_of(name) if name else None
+                        if cls is not None and cls is not owner and project.is_nn_module(cls):
+                            out.setdefault(cls.id, f"{owner.name}.{method}")
+    return out
+
+
+def below_parts(ranked: list[Entrypoint], project) -> list[Entrypoint]:
+    """A network's `forward`/`__call__` whose class another project class builds and keeps on `self` is a part
+    of that class's model (an encoder, an actor head): it loses PART_PENALTY points, with the owner."""
+    parts = built_on_self(project)
+    out = []
+    for c in ranked:
+        owner_name, _, method = c.qualname.rpartition(".")
+        module = project.modules.get(c.module)
+        cls = module.classes.get(owner_name) if module is not None and c.kind == "function" else None
+        if cls is not None and method in ("forward", "__call__") and cls.id in parts:
+            c = replace(c, score=c.score - PART_PENALTY, reasons=(
+                *c.reasons, f"a part of another model: {parts[cls.id]} builds and keeps it (-{PART_PENALTY})"))
         out.append(c)
     return out
