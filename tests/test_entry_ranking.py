@@ -18,6 +18,7 @@ from leapp_codemod.analysis.entry.callbacks import registered_callbacks
 from leapp_codemod.analysis.entry.config_choice import default_choices, named_in
 from leapp_codemod.analysis.entry.drivers import is_training_loop
 from leapp_codemod.analysis.entry.loops import inline_pipelines, is_model_name, model_call
+from leapp_codemod.analysis.entry.signs import deploy_path
 from leapp_codemod.analysis.entry.ordering import PART_PENALTY, below_parts, built_on_self, copied_folder
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.cli import main
@@ -284,3 +285,33 @@ def test_networks_another_class_builds_and_keeps_are_parts(tmp_path, monkeypatch
               ("Encoder.forward", "Head.forward", "PixelAgent.choose")]
     scores = {c.qualname: c.score for c in below_parts(listed, project)}
     assert scores == {"Encoder.forward": 8 - PART_PENALTY, "Head.forward": 8 - PART_PENALTY, "PixelAgent.choose": 8}
+
+
+@pytest.mark.parametrize("paths, part", [
+    (("sim2real/rl_policy/walk.py",), "sim2real"), (("pkg/models/net.py", "scripts/play_policy.py"), "play_policy.py"),
+    (("eval_policy_pusht.py",), "eval_policy_pusht.py"), (("pkg/models/net.py", "tools/train.py"), None),
+    (("envs/real/ur3_env.py",), None)])
+def test_deploy_play_and_evaluation_code_is_recognised_by_its_path(paths, part):
+    assert deploy_path(*paths) == part
+
+
+def test_a_name_made_of_an_action_word_and_a_step_verb_is_a_policy_step(tmp_path, monkeypatch):
+    (tmp_path / "arm_bridge.py").write_text(textwrap.dedent('''
+        import torch
+
+
+        class ArmBridge:
+            def __init__(self):
+                self.net = torch.jit.load("arm.pt")
+                self.last = None
+
+            def choose_arm_action(self, joints):
+                return self.net(torch.as_tensor(joints))
+
+            def remember(self, joints):
+                self.last = self.net(torch.as_tensor(joints))
+                return self.last
+        '''))
+    candidates = ranked(tmp_path, monkeypatch)
+    assert candidates[0]["entry"] == "arm_bridge:ArmBridge.choose_arm_action"
+    assert "named like a policy step (`choose_arm_action`)" in candidates[0]["reasons"]

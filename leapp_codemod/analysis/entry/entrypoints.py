@@ -20,6 +20,15 @@ from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.entry.callbacks import callers_of, driven_bodies, registered_callbacks
 from leapp_codemod.analysis.entry.config_choice import favour_selected
 from leapp_codemod.analysis.entry.lookup import below_model_signs
+from leapp_codemod.analysis.entry.signs import (
+    ACTION_WORDS,
+    ENV_BASE,
+    STEP_VERBS,
+    computes_loss,
+    decorated_no_grad,
+    deploy_path,
+    environment_or_optimizer,
+)
 from leapp_codemod.analysis.entry.ordering import below_copies, below_parts, below_their_ranges
 from leapp_codemod.analysis.entry.peers import GENERIC_STEP_NAMES, built_count, favour_most_built
 from leapp_codemod.analysis.entry.receivers import bound_targets, collect_bindings, local_receiver_types
@@ -43,14 +52,12 @@ POLICY_STEP_NAMES = frozenset({"act", "predict", "policy", "get_action", "get_ac
 TRAINING_NAMES = frozenset({"evaluate", "evaluate_actions", "get_value", "get_values", "value", "values",
                             "compute_loss", "compute_losses", "loss", "update", "train", "train_step",
                             "training_step", "learn", "backward", "compute_returns", "critic"})
-ENV_METHODS = frozenset({"reset"})
 GETTER_WORDS = frozenset({"get", "load", "make", "build", "create", "restore"})
 # ... of the policy the application runs (`get_inference_policy`, `make_policy`), not of a part of it.
 SERVED_WORDS = frozenset({"policy", "inference"})
 # First words of helpers that log, draw or save: called in a driver loop, yet not the pipeline.
 IO_WORDS = frozenset({"log", "plot", "print", "save", "render", "draw", "write", "record", "publish", "send",
                       "display", "show", "visualize", "dump", "export"})
-NO_GRAD = ("torch.no_grad", "torch.inference_mode", "torch.autograd.grad_mode.no_grad")
 # A project network's method called in a driver loop amid this many statements of pipeline code (building
 # the observation, scaling the action) is a model call of that range, not the policy step itself.
 INLINE_NETWORK_STATEMENTS = 6
@@ -308,67 +315,12 @@ def _calls_nn_module(ctx: FunctionContext, call: ast.Call) -> bool:
     return False
 
 
-def _decorated_no_grad(fn: FunctionInfo, project: Project) -> bool:
-    module = project.modules[fn.module]
-    for deco in fn.node.decorator_list:
-        target = deco.func if isinstance(deco, ast.Call) else deco
-        name = project.qualify(target, module)
-        if name and project.external_name(name) in NO_GRAD:
-            return True
-    for node in ast.walk(fn.node):
-        if isinstance(node, ast.With):
-            for item in node.items:
-                expr = item.context_expr
-                name = project.qualify(expr.func if isinstance(expr, ast.Call) else expr, module)
-                if name and project.external_name(name) in NO_GRAD:
-                    return True
-    return False
-
-
 def _returns_value(fn: FunctionInfo) -> bool:
     return any(isinstance(n, ast.Return) and n.value is not None for n in ast.walk(fn.node))
 
 
 def _where(caller: FunctionInfo) -> str:
     return "the module's top-level code" if caller.qualname == MODULE_QUALNAME else caller.qualname
-
-
-def _is_environment_or_optimizer(fn: FunctionInfo, project: Project) -> str | None:
-    if fn.class_name is None or fn.name not in ("step", "__call__", "forward"):
-        return None
-    cls = project.modules[fn.module].classes.get(fn.class_name)
-    if cls is None:
-        return None
-    mro_bases = [b for klass in project.mro(cls) for b in project.bases(klass) if isinstance(b, str)]
-    if any(".optim." in f".{b}." or b.endswith("Optimizer") or "lr_scheduler" in b for b in mro_bases):
-        return "an optimizer or scheduler step"
-    project_bases = [klass.name for klass in project.mro(cls)[1:]]     # `class PickEnv(BaseEnv)`
-    if fn.name == "step" and any(_is_env_base(b) for b in (*mro_bases, *project_bases)):
-        return ENV_BASE
-    if fn.name == "step" and any(project.find_method(cls, m) for m in ENV_METHODS):
-        return "an environment's step (its class also has reset)"
-    return None
-
-
-ENV_BASE = "an environment's step (its class derives from an environment or environment wrapper)"
-
-
-def _is_env_base(base: str) -> bool:
-    """`gym.Env`, `gymnasium.Wrapper`, `gym_custom.Env`, `VecEnvWrapper`, a project `BaseEnv`."""
-    last = base.rpartition(".")[2]
-    return base.split(".")[0].startswith("gym") or last.endswith(("Env", "Wrapper"))
-
-
-def _computes_loss(fn: FunctionInfo) -> bool:
-    """A loss or `.backward()` on the function's unconditional path (a policy whose training branch
-    computes a loss, `if actions is not None: ...`, still serves inference)."""
-    unconditional = [stmt for stmt in fn.node.body if not isinstance(stmt, (ast.If, ast.Try, ast.Match))]
-    for node in (n for stmt in unconditional for n in ast.walk(stmt)):
-        if isinstance(node, ast.Call):
-            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
-            if name == "backward" or "loss" in name.lower():
-                return True
-    return False
 
 
 def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, list[str]]:
@@ -414,9 +366,13 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, l
             reasons.append(f"called by {_where(caller)}, which {_where(driver)} calls in a loop "
                            f"({driver.path}:{line}): the model call of the loop body")
     evidence = len(reasons)
+    words = name_words(fn.name)
     if fn.name in POLICY_STEP_NAMES:
         score += 3
         reasons.append(f"policy-step name `{fn.name}`")
+    elif words & ACTION_WORDS and words & STEP_VERBS:
+        score += 2
+        reasons.append(f"named like a policy step (`{fn.name}`)")
     elif fn.name in GENERIC_STEP_NAMES:
         score += 1 if fn.name == "step" else 2  # simulators and environments step too
         reasons.append(f"named `{fn.name}`")
@@ -427,7 +383,7 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, l
         first = next(t for t, g in sites.served.items() if g.id == getter.id)
         score += 4 if first == fn.id else 3  # a factory's first product is its default
         reasons.append(f"runs the model that {sites.served[fn.id].qualname} returns")
-    if _decorated_no_grad(fn, project):
+    if decorated_no_grad(fn, project):
         score += 2
         reasons.append("runs under torch.no_grad / inference_mode")
     if fn.id in sites.calls_module:
@@ -440,6 +396,10 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, l
     if len(reasons) == evidence:
         score -= 3
         reasons.append("no sign of a model (no policy-step name, nn.Module call or no_grad)")
+    deploy = deploy_path(fn.path, *(caller.path for caller, _ in loops[:1]))
+    if deploy:
+        score += 1
+        reasons.append(f"run from deploy, play or evaluation code (`{deploy}`)")
     n_inputs = len(fn.params) - (1 if fn.is_method else 0)
     if n_inputs >= 1 and _returns_value(fn):
         score += 1
@@ -453,7 +413,7 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, l
     if fn.name in TRAINING_NAMES:
         score -= 5
         reasons.append(f"`{fn.name}` is a critic, value, loss or update function (training code)")
-    elif _computes_loss(fn):
+    elif computes_loss(fn):
         score -= 4
         reasons.append("computes a loss or gradients (training code)")
     if fn.name.lstrip("_").split("_")[0].lower() in IO_WORDS:
@@ -464,9 +424,9 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, l
         score -= 4
         reasons.append(f"a network {_where(driver)} calls inline ({driver.path}:{pipeline.start}-{pipeline.end}): "
                        f"the range around it is the policy step")
-    other = _is_environment_or_optimizer(fn, project)
+    other = environment_or_optimizer(fn, project)
     if other and other != ENV_BASE and fn.name == "step" and (fn.id in sites.calls_module
-                                                               or _decorated_no_grad(fn, project)):
+                                                               or decorated_no_grad(fn, project)):
         other = None    # a model wrapper's step (its `reset` clears an action buffer), not a simulator's
     if other:
         score -= 5
@@ -512,6 +472,10 @@ def _inline_candidate(fn: FunctionInfo, pipeline: InlinePipeline, definers: int,
     if pipeline.statements >= 3:
         score += 1
         reasons.append(f"{pipeline.statements} statements of pipeline code")
+    deploy = deploy_path(fn.path)
+    if deploy:
+        score += 1
+        reasons.append(f"run from deploy, play or evaluation code (`{deploy}`)")
     if _uses_non_torch(fn, pipeline, project):
         score -= 4
         reasons.append("the range runs JAX/TensorFlow code (LEAPP traces PyTorch)")

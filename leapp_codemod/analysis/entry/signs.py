@@ -1,0 +1,82 @@
+"""Signs a candidate function carries besides its callers: how it is named, where it lives, what it runs under,
+and whether it is an environment's or optimizer's step rather than a policy's."""
+from __future__ import annotations
+
+import ast
+
+from leapp_codemod.analysis.entry.drivers import name_words
+from leapp_codemod.analysis.model.index import FunctionInfo
+from leapp_codemod.analysis.model.project import Project
+
+# Names made of an action word and a step verb (besides the exact policy-step names): `get_policy_action`, `infer_actions`, `choose_action`.
+ACTION_WORDS = frozenset({"action", "actions"})
+STEP_VERBS = frozenset({"get", "compute", "select", "predict", "sample", "infer", "policy", "choose", "run"})
+# Folders and scripts that deploy, play back or evaluate a trained policy: what they run is what users export.
+DEPLOY_WORDS = frozenset({"deploy", "deployment", "sim2real", "sim2sim", "play", "inference", "enjoy", "eval",
+                          "evaluation", "rollout"})
+ENV_METHODS = frozenset({"reset"})
+NO_GRAD = ("torch.no_grad", "torch.inference_mode", "torch.autograd.grad_mode.no_grad")
+
+
+def decorated_no_grad(fn: FunctionInfo, project: Project) -> bool:
+    module = project.modules[fn.module]
+    for deco in fn.node.decorator_list:
+        target = deco.func if isinstance(deco, ast.Call) else deco
+        name = project.qualify(target, module)
+        if name and project.external_name(name) in NO_GRAD:
+            return True
+    for node in ast.walk(fn.node):
+        if isinstance(node, ast.With):
+            for item in node.items:
+                expr = item.context_expr
+                name = project.qualify(expr.func if isinstance(expr, ast.Call) else expr, module)
+                if name and project.external_name(name) in NO_GRAD:
+                    return True
+    return False
+
+
+def environment_or_optimizer(fn: FunctionInfo, project: Project) -> str | None:
+    if fn.class_name is None or fn.name not in ("step", "__call__", "forward"):
+        return None
+    cls = project.modules[fn.module].classes.get(fn.class_name)
+    if cls is None:
+        return None
+    mro_bases = [b for klass in project.mro(cls) for b in project.bases(klass) if isinstance(b, str)]
+    if any(".optim." in f".{b}." or b.endswith("Optimizer") or "lr_scheduler" in b for b in mro_bases):
+        return "an optimizer or scheduler step"
+    project_bases = [klass.name for klass in project.mro(cls)[1:]]     # `class PickEnv(BaseEnv)`
+    if fn.name == "step" and any(_is_env_base(b) for b in (*mro_bases, *project_bases)):
+        return ENV_BASE
+    if fn.name == "step" and any(project.find_method(cls, m) for m in ENV_METHODS):
+        return "an environment's step (its class also has reset)"
+    return None
+
+
+ENV_BASE = "an environment's step (its class derives from an environment or environment wrapper)"
+
+
+def _is_env_base(base: str) -> bool:
+    """`gym.Env`, `gymnasium.Wrapper`, `gym_custom.Env`, `VecEnvWrapper`, a project `BaseEnv`."""
+    last = base.rpartition(".")[2]
+    return base.split(".")[0].startswith("gym") or last.endswith(("Env", "Wrapper"))
+
+
+def computes_loss(fn: FunctionInfo) -> bool:
+    """A loss or `.backward()` on the function's unconditional path (a policy whose training branch
+    computes a loss, `if actions is not None: ...`, still serves inference)."""
+    unconditional = [stmt for stmt in fn.node.body if not isinstance(stmt, (ast.If, ast.Try, ast.Match))]
+    for node in (n for stmt in unconditional for n in ast.walk(stmt)):
+        if isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            if name == "backward" or "loss" in name.lower():
+                return True
+    return False
+
+
+def deploy_path(*paths: str) -> str | None:
+    """The first folder or script name of `paths` that says it deploys, plays or evaluates a policy."""
+    for path in paths:
+        for part in path.replace("\\", "/").split("/"):
+            if name_words(part.removesuffix(".py")) & DEPLOY_WORDS:
+                return part
+    return None
