@@ -17,9 +17,18 @@ from test_entry_discovery import tree_hash
 from leapp_codemod.analysis.entry.callbacks import registered_callbacks
 from leapp_codemod.analysis.entry.config_choice import default_choices, named_in
 from leapp_codemod.analysis.entry.drivers import is_training_loop
-from leapp_codemod.analysis.entry.loops import inline_pipelines, is_model_name, model_call
+from leapp_codemod.analysis.entry.loops import (
+    inline_pipelines,
+    is_model_name,
+    model_call,
+)
+from leapp_codemod.analysis.entry.ordering import (
+    PART_PENALTY,
+    below_parts,
+    built_on_self,
+    copied_folder,
+)
 from leapp_codemod.analysis.entry.signs import deploy_path
-from leapp_codemod.analysis.entry.ordering import PART_PENALTY, below_parts, built_on_self, copied_folder
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.cli import main
 from leapp_codemod.model import Entrypoint

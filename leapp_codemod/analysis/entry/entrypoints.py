@@ -4,9 +4,12 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from leapp_codemod.analysis.infer.context import FunctionContext
-from leapp_codemod.analysis.infer.lattice import Facts
-from leapp_codemod.analysis.flow.dataflow import compute_env
+from leapp_codemod.analysis.entry.callbacks import (
+    callers_of,
+    driven_bodies,
+    registered_callbacks,
+)
+from leapp_codemod.analysis.entry.config_choice import favour_selected
 from leapp_codemod.analysis.entry.drivers import (
     MODULE_QUALNAME,
     builds_optimizer,
@@ -16,10 +19,28 @@ from leapp_codemod.analysis.entry.drivers import (
     loops_of,
     name_words,
 )
-from leapp_codemod.analysis.model.index import FunctionInfo
-from leapp_codemod.analysis.entry.callbacks import callers_of, driven_bodies, registered_callbacks
-from leapp_codemod.analysis.entry.config_choice import favour_selected
 from leapp_codemod.analysis.entry.lookup import below_model_signs
+from leapp_codemod.analysis.entry.loops import (
+    InlinePipeline,
+    inline_pipelines,
+    loaded_models,
+    model_call,
+)
+from leapp_codemod.analysis.entry.ordering import (
+    below_copies,
+    below_parts,
+    below_their_ranges,
+)
+from leapp_codemod.analysis.entry.peers import (
+    GENERIC_STEP_NAMES,
+    built_count,
+    favour_most_built,
+)
+from leapp_codemod.analysis.entry.receivers import (
+    bound_targets,
+    collect_bindings,
+    local_receiver_types,
+)
 from leapp_codemod.analysis.entry.signs import (
     ACTION_WORDS,
     ENV_BASE,
@@ -29,15 +50,10 @@ from leapp_codemod.analysis.entry.signs import (
     deploy_path,
     environment_or_optimizer,
 )
-from leapp_codemod.analysis.entry.ordering import below_copies, below_parts, below_their_ranges
-from leapp_codemod.analysis.entry.peers import GENERIC_STEP_NAMES, built_count, favour_most_built
-from leapp_codemod.analysis.entry.receivers import bound_targets, collect_bindings, local_receiver_types
-from leapp_codemod.analysis.entry.loops import (
-    InlinePipeline,
-    inline_pipelines,
-    loaded_models,
-    model_call,
-)
+from leapp_codemod.analysis.flow.dataflow import compute_env
+from leapp_codemod.analysis.infer.context import FunctionContext
+from leapp_codemod.analysis.infer.lattice import Facts
+from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.leapp_support import LeappSupport
 from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.analysis.model.resolve_types import overrides
