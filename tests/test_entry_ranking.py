@@ -138,6 +138,10 @@ def test_environment_steps_and_copied_folders_rank_below_the_agent(tmp_path, mon
     copies = [c for c in candidates if want["copy_folder"] in c["path"]]
     assert copies and all(any("named like a copy" in r for r in c["reasons"]) for c in copies)
     assert all(c["score"] < candidates[0]["score"] for c in copies)
+    # the copy's module is named from the working directory (no machine path), and `--entry` takes the spelling
+    assert all(str(tmp_path) not in c["entry"] for c in copies)
+    out = CliRunner().invoke(main, ["scan", ".", "--entry", copies[0]["entry"]], catch_exceptions=False)
+    assert out.exit_code in (0, 1) and out.stdout.startswith(f"entry: {copies[0]['entry']} (given with --entry)")
 
 
 @pytest.mark.parametrize("path, folder", [

@@ -81,9 +81,17 @@ def assign_names(files: list[tuple[Path, tuple[str, ...]]]) -> list[tuple[str, t
         if first_counts[names[0]] == 1 and all_counts[names[0]] == 1:
             chosen = names[0]
         else:
-            chosen = next((n for n in names[1:] if all_counts[n] == 1), f"{names[0]}@{path.as_posix()}")
+            chosen = next((n for n in names[1:] if all_counts[n] == 1), f"{names[0]}@{_shown(path)}")
         out.append((chosen, tuple(n for n in names if n != chosen and all_counts[n] == 1)))
     return out
+
+
+def _shown(path: Path) -> str:
+    """A file's path as the user gave the scan: relative to the working directory when it is inside it."""
+    try:
+        return Path(os.path.abspath(path)).relative_to(Path.cwd()).as_posix()
+    except ValueError:
+        return path.as_posix()
 
 
 def search_root(app: Path) -> Path:
