@@ -328,3 +328,34 @@ def test_a_name_made_of_an_action_word_and_a_step_verb_is_a_policy_step(tmp_path
     candidates = ranked(tmp_path, monkeypatch)
     assert candidates[0]["entry"] == "arm_bridge:ArmBridge.choose_arm_action"
     assert "named like a policy step (`choose_arm_action`)" in candidates[0]["reasons"]
+
+
+def test_a_receiver_hydra_builds_from_a_config_target_is_a_model(tmp_path, monkeypatch):
+    (tmp_path / "conf").mkdir()
+    (tmp_path / "conf" / "grasp.yaml").write_text("backbone:\n  _target_: timm.create_model\n  model_name: r18\n")
+    (tmp_path / "grasp_runner.py").write_text(textwrap.dedent('''
+        import hydra
+        import torch
+
+
+        class GraspRunner:
+            def __init__(self, cfg):
+                self.backbone = hydra.utils.instantiate(cfg.backbone)
+
+            def score_grasps(self, image):
+                return self.backbone(torch.as_tensor(image))
+
+
+        @hydra.main(config_path="conf", config_name="grasp")
+        def main(cfg):
+            runner = GraspRunner(cfg)
+            for frame in range(10):
+                print(runner.score_grasps(frame))
+
+
+        if __name__ == "__main__":
+            main()
+        '''))
+    step = by_id(ranked(tmp_path, monkeypatch))["grasp_runner:GraspRunner.score_grasps"]
+    assert "calls an nn.Module or a loaded model" in step["reasons"]
+    assert not any(r.startswith("no sign of a model") for r in step["reasons"])

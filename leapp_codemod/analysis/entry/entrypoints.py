@@ -57,6 +57,7 @@ from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.leapp_support import LeappSupport
 from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.analysis.model.resolve_types import overrides
+from leapp_codemod.analysis.model.runtime_bind import INSTANTIATE
 from leapp_codemod.model import Entrypoint
 
 # Names real code gives the function that runs one policy step.
@@ -328,6 +329,19 @@ def _calls_nn_module(ctx: FunctionContext, call: ast.Call) -> bool:
         cls = ctx._class_for_type(type_name)
         if cls is not None and ctx.project.is_nn_module(cls):
             return True
+    return _hydra_built(ctx, func.attr)
+
+
+def _hydra_built(ctx: FunctionContext, attr: str) -> bool:
+    """Is `self.<attr>` built by Hydra from a config's `_target_` (`self.backbone = instantiate(cfg.backbone)`)?
+    What a config names and the step calls is the model, whatever its class."""
+    for klass in ctx.project.mro(ctx.cls):
+        module = ctx.project.modules.get(klass.module, ctx.module)
+        for _, value in klass.attr_values.get(attr, ()):
+            if isinstance(value, ast.Call) and isinstance(value.func, (ast.Name, ast.Attribute)):
+                name = ctx.project.qualify(value.func, module)
+                if name and ctx.project.external_name(name) in INSTANTIATE:
+                    return True
     return False
 
 
