@@ -359,3 +359,42 @@ def test_a_receiver_hydra_builds_from_a_config_target_is_a_model(tmp_path, monke
     step = by_id(ranked(tmp_path, monkeypatch))["grasp_runner:GraspRunner.score_grasps"]
     assert "calls an nn.Module or a loaded model" in step["reasons"]
     assert not any(r.startswith("no sign of a model") for r in step["reasons"])
+
+
+def test_an_attribute_holding_a_loaded_model_is_a_model_whatever_its_name(tmp_path, monkeypatch):
+    (tmp_path / "hand_node.py").write_text(textwrap.dedent('''
+        import numpy as np
+        import onnxruntime as ort
+
+
+        class HandNode:
+            def __init__(self):
+                self.ort_sess = ort.InferenceSession("hand.onnx")
+                self.jit_mod = load_scripted("hand.pt")
+
+            def compute(self, joints):
+                feeds = {"obs": np.asarray(joints, dtype=np.float32)[None]}
+                return self.ort_sess.run(None, feeds)[0]
+
+            def blend(self, joints):
+                return self.jit_mod(joints)
+
+
+        def load_scripted(path):
+            return path
+
+
+        def main():
+            node = HandNode()
+            for _ in range(10):
+                node.compute(np.zeros(16))
+                node.blend(np.zeros(16))
+
+
+        if __name__ == "__main__":
+            main()
+        '''))
+    candidates = by_id(ranked(tmp_path, monkeypatch))
+    assert "calls an nn.Module or a loaded model" in candidates["hand_node:HandNode.compute"]["reasons"]
+    blend = candidates.get("hand_node:HandNode.blend")     # a project function returns it: no loader
+    assert blend is None or "calls an nn.Module or a loaded model" not in blend["reasons"]

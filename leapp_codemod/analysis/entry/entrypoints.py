@@ -21,6 +21,8 @@ from leapp_codemod.analysis.entry.drivers import (
 )
 from leapp_codemod.analysis.entry.lookup import below_model_signs
 from leapp_codemod.analysis.entry.loops import (
+    MODEL_LOADERS,
+    MODEL_METHODS,
     InlinePipeline,
     inline_pipelines,
     loaded_models,
@@ -319,9 +321,13 @@ def _served_locals(fn: FunctionInfo, resolved: dict[ast.Call, list], by_getter: 
 
 def _calls_nn_module(ctx: FunctionContext, call: ast.Call) -> bool:
     func = call.func
-    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == ctx.self_name):
+    if ctx.cls is None or not isinstance(func, ast.Attribute):
         return False
-    if ctx.cls is None:
+    inner = func.value    # `self.sess.run(None, feeds)`: a model method on a loaded model
+    if (func.attr in MODEL_METHODS and isinstance(inner, ast.Attribute) and isinstance(inner.value, ast.Name)
+            and inner.value.id == ctx.self_name):
+        return _built_as_model(ctx, inner.attr)
+    if not (isinstance(inner, ast.Name) and inner.id == ctx.self_name):
         return False
     for type_name in ctx.attr_types(ctx.cls, func.attr):
         if type_name.startswith("torch.nn.") or type_name.startswith("nn."):
@@ -329,19 +335,21 @@ def _calls_nn_module(ctx: FunctionContext, call: ast.Call) -> bool:
         cls = ctx._class_for_type(type_name)
         if cls is not None and ctx.project.is_nn_module(cls):
             return True
-    return _hydra_built(ctx, func.attr)
+    return _built_as_model(ctx, func.attr)
 
 
-def _hydra_built(ctx: FunctionContext, attr: str) -> bool:
-    """Is `self.<attr>` built by Hydra from a config's `_target_` (`self.backbone = instantiate(cfg.backbone)`)?
-    What a config names and the step calls is the model, whatever its class."""
+def _built_as_model(ctx: FunctionContext, attr: str) -> bool:
+    """Is `self.<attr>` a loaded model (`self.sess = ort.InferenceSession(path)`, `torch.jit.load(path)`) or built
+    by Hydra from a config's `_target_` (`self.backbone = instantiate(cfg.backbone)`)? Whatever its name, what
+    the step calls through it is the model."""
     for klass in ctx.project.mro(ctx.cls):
         module = ctx.project.modules.get(klass.module, ctx.module)
         for _, value in klass.attr_values.get(attr, ()):
-            if isinstance(value, ast.Call) and isinstance(value.func, (ast.Name, ast.Attribute)):
-                name = ctx.project.qualify(value.func, module)
-                if name and ctx.project.external_name(name) in INSTANTIATE:
-                    return True
+            if not (isinstance(value, ast.Call) and isinstance(value.func, (ast.Name, ast.Attribute))):
+                continue
+            name = ctx.project.qualify(value.func, module) or ast.unparse(value.func)
+            if ctx.project.external_name(name) in INSTANTIATE or name.endswith(MODEL_LOADERS):
+                return True
     return False
 
 
