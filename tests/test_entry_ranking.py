@@ -103,6 +103,7 @@ def test_thread_and_timer_classes_and_target_keywords_register_callbacks(tmp_pat
                 self.a = PeriodicThread(self.control, 0.01)
                 self.b = Worker(name="w", target=self.watch)
                 self.c = Ticker(self.idle)
+                self.d = PeriodicThread(lambda: self.on_leg("front", 1), 0.1)
 
             def control(self):
                 pass
@@ -112,10 +113,14 @@ def test_thread_and_timer_classes_and_target_keywords_register_callbacks(tmp_pat
 
             def idle(self):
                 pass
+
+            def on_leg(self, name, value):
+                pass
         '''))
     project = load_project([str(tmp_path)]).project
     registered = {fid.rpartition(".")[2] for fid in registered_callbacks(project)}
-    assert registered == {"control", "watch"}      # `Ticker(self.idle)` names no thread, timer or target
+    # `Ticker(self.idle)` names no thread, timer or target; a lambda hands over the method it calls
+    assert registered == {"control", "watch", "on_leg"}
 
 
 # --------------------------------------------------------------------------- networks inside a range

@@ -48,6 +48,8 @@ def registered_callbacks(project: Project) -> dict[str, tuple[FunctionInfo, int]
             else:
                 handed = [k.value for k in node.keywords if k.arg in REGISTRAR_KEYWORDS]
             for arg in handed:
+                if isinstance(arg, ast.Lambda) and isinstance(arg.body, ast.Call):
+                    arg = arg.body.func    # `lambda msg, name=name: self.leg_callback(msg, name)`
                 target = None
                 if isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name) and arg.value.id == self_name \
                         and cls is not None:
