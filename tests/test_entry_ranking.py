@@ -403,3 +403,11 @@ def test_an_attribute_holding_a_loaded_model_is_a_model_whatever_its_name(tmp_pa
     assert "calls an nn.Module or a loaded model" in candidates["hand_node:HandNode.compute"]["reasons"]
     blend = candidates.get("hand_node:HandNode.blend")     # a project function returns it: no loader
     assert blend is None or "calls an nn.Module or a loaded model" not in blend["reasons"]
+
+
+def test_code_in_a_trainers_package_is_training_code():
+    node = ast.parse("def worker(queue):\n    while True:\n        queue.get()\n").body[0]
+    assert is_training_loop(FunctionInfo("lib.trainers.parallel:worker", "lib.trainers.parallel", "worker", node,
+                                         None, "lib/trainers/parallel.py"))
+    assert not is_training_loop(FunctionInfo("lib.players.parallel:worker", "lib.players.parallel", "worker", node,
+                                             None, "lib/players/parallel.py"))

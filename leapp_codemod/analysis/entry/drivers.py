@@ -68,7 +68,8 @@ def is_training_loop(fn: FunctionInfo) -> bool:
     """Training code: named like it (function, class, file or a package it sits in: `train/sample.py`),
     calls `.backward()`/`.zero_grad()`, or steps something named like an optimizer or scheduler with at
     most one argument."""
-    if name_words(f"{fn.qualname} {fn.module} {PurePosixPath(fn.path).stem}") & TRAINING_WORDS:
+    words = name_words(f"{fn.qualname} {fn.module} {PurePosixPath(fn.path).stem}")
+    if (words | {w[:-1] for w in words if w.endswith("s")}) & TRAINING_WORDS:   # `trainers/`, `updates.py`
         return True
     for node in ast.walk(fn.node):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
