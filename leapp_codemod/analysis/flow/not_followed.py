@@ -197,7 +197,7 @@ def receiver_reason(ctx: FunctionContext, receiver: ast.expr, depth: int = 0) ->
         values = [(klass, method, value) for cls in owners for klass in project.mro(cls)
                   for method, value in klass.attr_values.get(attr, ()) if not isinstance(value, ast.Constant)]
         if not values:
-            if any(isinstance(base, str) for cls in owners for base in project.bases(cls)):
+            if any(isinstance(base, str) for cls in owners for klass in project.mro(cls) for base in project.bases(klass)):
                 return f"`self.{attr}` is not assigned in the scanned code (a library base class may set it)"
             return f"`self.{attr}` is never assigned in the scanned code"
         if all(library_value(ctx, v, k.methods.get(m)) for k, m, v in values):
