@@ -13,11 +13,47 @@ def _mixes_shape(values: list[ast.expr], ctx) -> bool:
     return bool(shapes) and bool(others)
 
 
+# Calls that give a tensor a size: a whole shape handed to one of them fixes every dimension, the batch too.
+SIZED_METHODS = frozenset({"view", "reshape", "expand", "broadcast_to", "new_zeros", "new_ones", "new_empty",
+                           "new_full", "resize", "resize_"})
+
+
+def _whole_shape(name: str, ctx) -> ast.expr | None:
+    """The `.shape`/`.size()` of pipeline data the function stores whole in `name` (`sh = x.shape`)."""
+    for node in ast.walk(ctx.fn.node):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            value = node.value
+            if isinstance(value, ast.Attribute) and value.attr == "shape" and ctx.is_data(value.value):
+                return value
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "size" \
+                    and not value.args and ctx.is_data(value.func.value):
+                return value
+    return None
+
+
+def _stored_shape(node: ast.Call, ctx):
+    """`y.reshape(*sh)` / `y.view(sh)` with `sh` a whole run-time shape stored earlier: every traced size,
+    the batch and sequence lengths too, becomes a constant of the export."""
+    if not isinstance(node.func, ast.Attribute) or node.func.attr not in SIZED_METHODS:
+        return
+    for arg in node.args:
+        name = arg.value if isinstance(arg, ast.Starred) else arg
+        if isinstance(name, ast.Name) and name.id in ctx.env.shape and _whole_shape(name.id, ctx) is not None:
+            yield Hit(node, f"`{show(node)}` gives a tensor the whole run-time shape `{name.id}` of pipeline data "
+                            f"stored earlier; the export bakes in every traced size",
+                      "use -1 for the sizes that vary (`y.reshape(-1, *sh[1:])`) or take them from the tensor "
+                      "being reshaped")
+            return
+
+
 def check(node, ctx):
     if isinstance(node, ast.BinOp):
         operands = [node.left, node.right]
     elif isinstance(node, ast.Call) and ctx.builtin(node) in ("min", "max"):
         operands = list(node.args)
+    elif isinstance(node, ast.Call):
+        yield from _stored_shape(node, ctx)
+        return
     else:
         return
     if any(isinstance(o, ast.BinOp) and _mixes_shape([o.left, o.right], ctx) for o in operands):
@@ -35,7 +71,9 @@ RULE = Rule(
          "configuration value or other data (padding amounts, count-based features). Pure shape arithmetic "
          "(`x.shape[0] * 2`, `x.view(x.shape[0], -1)`) is not flagged, nor arithmetic on the last dimension or the "
          "rank, which a pipeline fixes (`feats.shape[-1] * horizon`: a feature width, an action dimension). A "
-         "nested mix is reported once, at its innermost part.",
+         "nested mix is reported once, at its innermost part. Also flags a whole shape stored in a name and "
+         "handed to `view`/`reshape`/`expand` later (`sh = x.shape; ...; y.reshape(*sh)`): every size of it, "
+         "the batch too, is fixed.",
     why="Shapes are Python ints while tracing, so the result is a constant of the traced size: padding by "
         "`max_count - count` or a feature `count / max_count` is frozen, and other sizes either fail in ONNX Runtime "
         "or silently reuse the traced value.",
@@ -48,9 +86,12 @@ RULE = Rule(
         "def step(obs):\n    return obs.reshape(obs.shape[0] * 2, -1)\n",
         "def step(obs, query):\n    return query.expand(obs.shape[0], -1)\n",
         "def step(feats, horizon):\n    width = feats.shape[-1]\n    return feats.reshape(-1, width * horizon)\n",
+        "def step(feats):\n    width = feats.shape[-1]\n    return feats.view(-1, width)\n",
     ),
     invalid=(
         "import torch\ndef step(points, max_count):\n    pad = torch.zeros(max_count - points.shape[0], 2)  # error\n    return pad\n",
         "def step(tokens, budget):\n    spare = ((budget - tokens.shape[1]) * 4) // 2  # error\n    return tokens[:, :spare]\n",
+        "def step(frames, mix):\n    size = frames.size()\n    flat = mix(frames.flatten(0, 1))\n"
+        "    return flat.view(size)  # error\n",
     ),
 )

@@ -121,6 +121,7 @@ def compute_env(ctx: FunctionContext) -> Env:
     local_callables = _local_callables(fn)
     env.data |= facts.data_params.get(fn.id, set())
     env.numpy |= facts.numpy_params.get(fn.id, set())
+    env.shape |= facts.shape_params.get(fn.id, set())
     for param, types in facts.param_types.get(fn.id, {}).items():
         env.types.setdefault(param, set()).update(types)
     nodes = binding_nodes(fn, facts.param_constants.get(fn.id))
@@ -334,6 +335,7 @@ class Analysis:
                 binding = _binding(ctx, call)
                 if binding:
                     facts.call_bindings.setdefault(callee.id, set()).add(binding)
+            library = self.project.is_library(callee.module)
             pairs = _param_map(callee, call, _is_bound_call(callee, call, ctx))
             _record_constants(facts, ctx, callee, pairs)
             for param, arg in pairs:
@@ -341,6 +343,8 @@ class Analysis:
                     facts.data_params.setdefault(callee.id, set()).add(param)
                 if ctx.is_numpy(arg):
                     facts.numpy_params.setdefault(callee.id, set()).add(param)
+                if not library and _passes_shape(ctx, arg):
+                    facts.shape_params.setdefault(callee.id, set()).add(param)
                 types = ctx.types_of(arg)
                 if types:
                     facts.param_types.setdefault(callee.id, {}).setdefault(param, set()).update(types)
@@ -373,6 +377,15 @@ class Analysis:
             if (len(self.reachable), self.facts.fingerprint(), len(self.project.modules)) == before:
                 self.settled_envs = self.pass_envs
                 break
+
+
+def _passes_shape(ctx: FunctionContext, arg: ast.expr) -> bool:
+    """`compute_mask(x.shape)`, `pad(n=len(points))`: a run-time shape of pipeline data handed to a project
+    function, where a branch or arithmetic on it is a shape specialization too. The last dimension is not
+    (`Head(feats.shape[-1])`: a feature width the pipeline fixes)."""
+    if isinstance(arg, ast.Subscript) and isinstance(arg.slice, ast.UnaryOp) and isinstance(arg.slice.op, ast.USub):
+        return False
+    return ctx.is_shape(arg)
 
 
 def _record_constants(facts: Facts, ctx: FunctionContext, callee: FunctionInfo, pairs) -> None:
