@@ -398,6 +398,8 @@ def _record_constants(facts: Facts, ctx: FunctionContext, callee: FunctionInfo, 
         passed.add(param)
         if isinstance(arg, ast.Constant):
             values = {arg.value}
+        elif is_self_attr(arg, ctx.self_name) and arg.attr == "training":
+            values = {False}     # `drop_path(x, p, self.training)`: export runs the module in eval mode
         elif isinstance(arg, ast.Name) and (arg.id in ctx.fn.params or arg.id in mine.get(CONFIG_LOCALS, ())) \
                 and mine.get(arg.id):
             values = set(mine[arg.id])   # the caller's own constant parameter, or a name bound from a config

@@ -80,6 +80,10 @@ class TypeQuestions:
             return self.call_result_types(func.value, module)
         if isinstance(func, ast.Subscript):  # a parametrized generic: `Window[float](8)` builds a Window
             func = func.value
+        if isinstance(func, ast.Call) and ("duck",) in self.project.memo:   # `eval(cfg.head.network)(...)`
+            named = runtime_bind.config_named(self, func, module)
+            if named is not None:
+                return {c.id for c in named if isinstance(c, ClassInfo)}
         if (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")) in ("instantiate", "call"):
             built = runtime_bind.hydra_result_types(self, call, module)
             if built is not None:

@@ -314,3 +314,29 @@ def registry_members(project, qualified: str) -> list[ClassInfo]:
     if ("duck",) not in project.memo:
         return []
     return list(_registries(project).get(qualified, []))
+
+
+# ---------------------------------------------------------------------------------------------- eval of a config name
+def config_named(ctx, call: ast.Call, module) -> list | None:
+    """`eval(cfg.policy_head.network)`: the project classes or functions the configs name under that group
+    and key, looked up as `eval` would, in the calling module's namespace; None when the call is no `eval`
+    of a config value."""
+    from leapp_codemod.analysis.model.config_groups import group_values
+    func = call.func
+    if not (isinstance(func, ast.Name) and func.id == "eval") or "eval" in module.imports \
+            or "eval" in module.functions or len(call.args) != 1:
+        return None
+    chain = config_chain(call.args[0])
+    if not chain or len(chain) < 2:
+        return []
+    group, key = chain[-2], chain[-1]
+    out = []
+    for name in sorted(group_values(ctx.project).get((group, key), ())):
+        qualified = ctx.project.qualify(ast.Name(id=name, ctx=ast.Load()), module) if "." not in name else name
+        found = ctx.project.lookup(qualified) if qualified else None
+        if isinstance(found, (ClassInfo, FunctionInfo)) and found not in out:
+            out.append(found)
+    if not out or len(out) > MAX_TARGETS:
+        return []
+    record(ctx.project, call, module.path, out, f"named by the configs' `{key}` under `{group}`")
+    return out
