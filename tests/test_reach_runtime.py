@@ -1,0 +1,73 @@
+"""Reach into pipelines assembled at run time (fixtures/scan_reach_runtime): a method called on an untyped
+parameter bound by duck typing to the class the calling module names, never to a class elsewhere that only
+shares the name; `self.<method>` a library base provides listed as not followed; shapes carried by names
+and arguments; classes named by `eval` of a config-group value; `self.training` handed to a helper."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from leapp_codemod.scan import scan_project
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "scan_reach_runtime"
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("LEAPP_CODEMOD_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def scan(tmp_path, app: str, entry: str, monkeypatch):
+    root = tmp_path / app
+    shutil.copytree(FIXTURES / app, root)
+    monkeypatch.chdir(root)
+    return scan_project(["."], entry=entry)
+
+
+def found(result) -> set[tuple[str, int, str]]:
+    return {(Path(f.path).name, f.line, f.code) for f in result.findings}
+
+
+def test_untyped_parameter_bound_to_the_class_the_calling_module_registers(tmp_path, monkeypatch):
+    result = scan(tmp_path, "planners_app", "plan_utils:plan", monkeypatch)
+    assert ("grasp.py", 10, "LCM201") in found(result)             # GraspPlanner is only registered, never built
+    assert not any(path == "replay.py" for path, _, _ in found(result))  # the tool's own `propose` is not it
+    bound = {(b.line, b.targets) for b in result.bound_calls}
+    assert (14, ("planners.grasp:GraspPlanner.propose",)) in bound
+    assert any("duck typing" in b.how for b in result.bound_calls if b.line == 14)
+
+
+def test_a_self_method_from_a_library_base_is_listed_not_guessed(tmp_path, monkeypatch):
+    result = scan(tmp_path, "planners_app", "plan_utils:plan", monkeypatch)
+    assert not any(path == "smoother.py" for path, _, _ in found(result))   # np.convolve there is not reached
+    listed = {(Path(n.path).name, n.line): n.reason for n in result.not_followed}
+    assert "library base class" in listed[("grasp.py", 12)]
+
+
+def test_shapes_carried_by_a_name_and_an_argument(tmp_path, monkeypatch):
+    result = scan(tmp_path, "shapes_app", "tiles:Tiler.forward", monkeypatch)
+    hits = found(result)
+    assert ("tiles.py", 38, "LCM002") in hits        # flat.view(dims): the whole size() stored earlier
+    assert ("tiles.py", 10, "LCM001") in hits        # refresh(frames.shape) branches on dims[1]
+    assert ("tiles.py", 21, "LCM001") not in hits    # a feature width (the last dimension) handed on
+    assert ("tiles.py", 39, "LCM002") not in hits    # reshape(batch, -1): one size, not a stored whole shape
+
+
+def test_eval_of_a_config_group_value_builds_the_named_class(tmp_path, monkeypatch):
+    result = scan(tmp_path, "eval_app", "agent:Agent.act", monkeypatch)
+    hits = found(result)
+    assert ("parts.py", 11, "LCM201") in hits        # MlpDecoder, named in conf/decoder/mlp.yaml
+    assert ("parts.py", 23, "LCM801") in hits        # NoisySampler, named under `sampler:` in conf/base.yaml
+    assert ("parts.py", 18, "LCM301") not in hits and not any(c == "LCM101" for _, _, c in hits)  # ConvDecoder unnamed
+    hows = {b.line: b.how for b in result.bound_calls}
+    assert "decoder" in hows[9] and "sampler" in hows[10]
+    assert not result.not_followed
+
+
+def test_a_training_flag_passed_as_self_training_rules_out_the_noise(tmp_path, monkeypatch):
+    assert found(scan(tmp_path, "flags_app", "blocks:Noisy.forward", monkeypatch)) == set()
+    (tmp_path / "flags_app").rename(tmp_path / "flags_app_1")
+    noisy = scan(tmp_path, "flags_app", "blocks:AlwaysNoisy.forward", monkeypatch)
+    assert ("blocks.py", 7, "LCM801") in found(noisy)   # a caller passing True keeps it
