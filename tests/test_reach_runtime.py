@@ -71,3 +71,16 @@ def test_a_training_flag_passed_as_self_training_rules_out_the_noise(tmp_path, m
     (tmp_path / "flags_app").rename(tmp_path / "flags_app_1")
     noisy = scan(tmp_path, "flags_app", "blocks:AlwaysNoisy.forward", monkeypatch)
     assert ("blocks.py", 7, "LCM801") in found(noisy)   # a caller passing True keeps it
+
+
+def test_a_step_counter_on_self_passed_by_the_driver_is_a_setting(tmp_path, monkeypatch):
+    root = tmp_path / "counter_app"
+    shutil.copytree(FIXTURES / "counter_app", root)
+    (root / "replay.py").unlink()
+    monkeypatch.chdir(root)
+    assert found(scan_project(["."], entry="agent:Agent.decide")) == set()   # `tick` is an int counter
+
+
+def test_a_tensor_attribute_passed_for_the_counter_keeps_it_data(tmp_path, monkeypatch):
+    result = scan(tmp_path, "counter_app", "agent:Agent.decide", monkeypatch)
+    assert ("agent.py", 11, "LCM201") in found(result)    # replay.py passes `self.level`, a tensor
