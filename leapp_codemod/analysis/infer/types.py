@@ -148,6 +148,10 @@ class TypeQuestions:
                         out |= built
                     elif isinstance(value, ast.Name) and method in klass.methods:
                         out |= self.param_value_types(klass.methods[method], value.id)
+                    if isinstance(value, ast.Call) and not any(":" in t for t in out) and method in klass.methods \
+                            and isinstance(value.func, ast.Attribute) and value.func.attr in SELF_RETURNING_METHODS \
+                            and isinstance(value.func.value, ast.Name):   # `self.net = network.to(device)`
+                        out |= self.param_value_types(klass.methods[method], value.func.value.id)
                 if attr in klass.class_attrs and isinstance(klass.class_attrs[attr], ast.Call):
                     out |= self.call_result_types(klass.class_attrs[attr], module)
                 if not declared and attr in klass.attr_annotations:
