@@ -84,3 +84,17 @@ def test_a_step_counter_on_self_passed_by_the_driver_is_a_setting(tmp_path, monk
 def test_a_tensor_attribute_passed_for_the_counter_keeps_it_data(tmp_path, monkeypatch):
     result = scan(tmp_path, "counter_app", "agent:Agent.decide", monkeypatch)
     assert ("agent.py", 11, "LCM201") in found(result)    # replay.py passes `self.level`, a tensor
+
+
+def test_container_lookups_and_missing_modules_in_a_range_are_listed_with_their_reason(tmp_path, monkeypatch):
+    result = scan(tmp_path, "loop_app", "run_loop.py:13-16", monkeypatch)
+    listed = {(n.line, n.text): n.reason for n in result.not_followed}
+    assert "what `nets` holds is unknown" in listed[(14, "nets['encoder'](...)")]
+    reason = listed[(15, "sched.denoise(...)")]
+    assert "line 10, before the range" in reason and "fancy_sched.CosineNoise" in reason
+
+
+def test_an_attribute_set_from_a_moved_parameter_holds_the_parameter_class(tmp_path, monkeypatch):
+    result = scan(tmp_path, "loop_app", "heads:Wrapper.forward", monkeypatch)
+    assert ("heads.py", 6, "LCM801") in found(result)     # self.body = body.to(device): NoisyBody
+    assert not result.not_followed
