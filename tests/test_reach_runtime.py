@@ -98,3 +98,8 @@ def test_an_attribute_set_from_a_moved_parameter_holds_the_parameter_class(tmp_p
     result = scan(tmp_path, "loop_app", "heads:Wrapper.forward", monkeypatch)
     assert ("heads.py", 6, "LCM801") in found(result)     # self.body = body.to(device): NoisyBody
     assert not result.not_followed
+
+
+def test_an_attribute_set_from_its_own_builder_method_holds_what_it_returns(tmp_path, monkeypatch):
+    result = scan(tmp_path, "loop_app", "builder:Agent.forward", monkeypatch)
+    assert ("builder.py", 8, "LCM801") in found(result)   # self.head = self.make_head(path): Jittery

@@ -145,6 +145,10 @@ class TypeQuestions:
                                 and value.func.attr == "get" else set()   # `self.models.get("policy")`
                             built = held or resolver.classes(value.func) \
                                 or built  # keep a library type (`lcm.LCM`) when no project class builds it
+                        if not any(":" in t for t in built) and isinstance(value.func, ast.Attribute) \
+                                and isinstance(value.func.value, ast.Name) and value.func.value.id == "self":
+                            own = self.project.find_method(klass, value.func.attr)   # `self.get_policy(path)`
+                            built |= self.return_types(own) if own is not None and own.name != "__init__" else set()
                         out |= built
                     elif isinstance(value, ast.Name) and method in klass.methods:
                         out |= self.param_value_types(klass.methods[method], value.id)
