@@ -46,6 +46,47 @@ def _stored_shape(node: ast.Call, ctx):
             return
 
 
+# torch factories whose positional arguments are sizes (or, for `arange`, the end of the range).
+SIZED_FACTORIES = frozenset({"torch.arange", "torch.zeros", "torch.ones", "torch.empty", "torch.full", "torch.eye",
+                             "torch.rand", "torch.randn", "torch.randint"})
+
+
+def _inner_dimension(e: ast.expr, ctx) -> bool:
+    """`x.shape[1]`, `x.size(2)`, `x.shape[:2]` of pipeline data: a dimension between the batch and the last
+    one (a sequence or token length), which a deployment does not fix the way it fixes those two."""
+    if isinstance(e, ast.Subscript) and isinstance(e.value, ast.Attribute) and e.value.attr == "shape" \
+            and ctx.is_data(e.value.value):
+        index = e.slice
+        if isinstance(index, ast.Constant) and isinstance(index.value, int):
+            return index.value >= 1
+        return isinstance(index, ast.Slice) and index.lower is None and isinstance(index.upper, ast.Constant) \
+            and isinstance(index.upper.value, int) and index.upper.value >= 2
+    if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr == "size" and len(e.args) == 1 \
+            and isinstance(e.args[0], ast.Constant) and isinstance(e.args[0].value, int) and e.args[0].value >= 1 \
+            and ctx.is_data(e.func.value):
+        return True
+    return False
+
+
+def _sized_by_inner_dimension(node: ast.Call, ctx):
+    """`torch.arange(x.shape[1])`, `torch.ones(emb.shape[:2])`: a new tensor sized by a sequence length of
+    pipeline data is a constant of the traced length."""
+    name = ctx.call_name(node)
+    if name not in SIZED_FACTORIES:
+        return
+    sizes = node.args[:1] if name in ("torch.full", "torch.randint") and len(node.args) > 1 else node.args
+    if name == "torch.randint":
+        sizes = [k.value for k in node.keywords if k.arg == "size"]
+    for arg in sizes:
+        parts = arg.elts if isinstance(arg, (ast.Tuple, ast.List)) else [arg]
+        if any(_inner_dimension(p, ctx) for p in parts):
+            yield Hit(node, f"`{show(node)}` sizes a new tensor by a run-time dimension of pipeline data (a sequence "
+                            "or token length); the export bakes in the traced size",
+                      "pad the sequence to a fixed length before the pipeline and pass a mask, or build the tensor "
+                      "from the data itself (`torch.ones_like`, `x.new_ones`)")
+            return
+
+
 def check(node, ctx):
     if isinstance(node, ast.BinOp):
         operands = [node.left, node.right]
@@ -53,6 +94,7 @@ def check(node, ctx):
         operands = list(node.args)
     elif isinstance(node, ast.Call):
         yield from _stored_shape(node, ctx)
+        yield from _sized_by_inner_dimension(node, ctx)
         return
     else:
         return
@@ -73,7 +115,8 @@ RULE = Rule(
          "rank, which a pipeline fixes (`feats.shape[-1] * horizon`: a feature width, an action dimension). A "
          "nested mix is reported once, at its innermost part. Also flags a whole shape stored in a name and "
          "handed to `view`/`reshape`/`expand` later (`sh = x.shape; ...; y.reshape(*sh)`): every size of it, "
-         "the batch too, is fixed.",
+         "the batch too, is fixed; and a torch factory sized by a dimension between the batch and the last one "
+         "(`torch.arange(x.shape[1])`, `torch.ones(emb.shape[:2])`: a sequence or token length).",
     why="Shapes are Python ints while tracing, so the result is a constant of the traced size: padding by "
         "`max_count - count` or a feature `count / max_count` is frozen, and other sizes either fail in ONNX Runtime "
         "or silently reuse the traced value.",
@@ -87,11 +130,13 @@ RULE = Rule(
         "def step(obs, query):\n    return query.expand(obs.shape[0], -1)\n",
         "def step(feats, horizon):\n    width = feats.shape[-1]\n    return feats.reshape(-1, width * horizon)\n",
         "def step(feats):\n    width = feats.shape[-1]\n    return feats.view(-1, width)\n",
+        "import torch\ndef step(obs):\n    return obs + torch.zeros(obs.shape[0], obs.shape[-1])\n",
     ),
     invalid=(
         "import torch\ndef step(points, max_count):\n    pad = torch.zeros(max_count - points.shape[0], 2)  # error\n    return pad\n",
         "def step(tokens, budget):\n    spare = ((budget - tokens.shape[1]) * 4) // 2  # error\n    return tokens[:, :spare]\n",
         "def step(frames, mix):\n    size = frames.size()\n    flat = mix(frames.flatten(0, 1))\n"
         "    return flat.view(size)  # error\n",
+        "import torch\ndef step(tokens, table):\n    ids = torch.arange(tokens.size(1))  # error\n    return tokens + table[ids]\n",
     ),
 )
