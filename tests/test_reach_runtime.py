@@ -103,3 +103,11 @@ def test_an_attribute_set_from_a_moved_parameter_holds_the_parameter_class(tmp_p
 def test_an_attribute_set_from_its_own_builder_method_holds_what_it_returns(tmp_path, monkeypatch):
     result = scan(tmp_path, "loop_app", "builder:Agent.forward", monkeypatch)
     assert ("builder.py", 8, "LCM801") in found(result)   # self.head = self.make_head(path): Jittery
+
+
+def test_fields_another_thread_fills_in_a_shared_object_are_pipeline_data(tmp_path, monkeypatch):
+    result = scan(tmp_path, "board_app", "stepper:Stepper.step", monkeypatch)
+    hits = found(result)
+    assert ("stepper.py", 10, "LCM301") in hits       # np.linalg.norm(self.board.joints)
+    assert ("stepper.py", 11, "LCM201") in hits       # branch on self.board.speed
+    assert ("stepper.py", 13, "LCM201") not in hits   # `gain`, a float the driver sets once: a setting

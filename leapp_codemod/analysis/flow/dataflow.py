@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from leapp_codemod.analysis.model.class_state import callback_inputs, mutated_attrs, tensor_items
+from leapp_codemod.analysis.model.class_state import callback_inputs, foreign_writes, mutated_attrs, tensor_items
 from leapp_codemod.analysis.model.config_values import CONFIG_KEY, CONFIG_LOCALS, config_key, function_config_constants
 from leapp_codemod.analysis.infer.context import FunctionContext
 from leapp_codemod.analysis.infer.taint import holds_dict
@@ -235,6 +235,10 @@ class Analysis:
         classes = [(cls, mod) for mod in fresh for cls in mod.classes.values()]
         for cls, _ in classes:
             self.mutated |= mutated_attrs(cls)
+        for mod in fresh if ("duck",) in self.project.memo else ():   # entry mode: a shared object's fields
+            written = foreign_writes(mod) if not self.project.is_library(mod.name) else set()
+            self.mutated |= written
+            self.facts.foreign_written |= written
         for cls, mod in classes:
             attrs = {a for a, values in cls.attr_values.items() if any(_tensor_like(v, self.project, mod) for _, v in values)}
             attrs |= cls.buffers | cls.parameters
@@ -343,7 +347,7 @@ class Analysis:
                     facts.data_params.setdefault(callee.id, set()).add(param)
                 if ctx.is_numpy(arg):
                     facts.numpy_params.setdefault(callee.id, set()).add(param)
-                if not library and _passes_shape(ctx, arg):
+                if not library and ctx.passes_shape(arg):
                     facts.shape_params.setdefault(callee.id, set()).add(param)
                 types = ctx.types_of(arg)
                 if types:
@@ -377,15 +381,6 @@ class Analysis:
             if (len(self.reachable), self.facts.fingerprint(), len(self.project.modules)) == before:
                 self.settled_envs = self.pass_envs
                 break
-
-
-def _passes_shape(ctx: FunctionContext, arg: ast.expr) -> bool:
-    """`compute_mask(x.shape)`, `pad(n=len(points))`: a run-time shape of pipeline data handed to a project
-    function, where a branch or arithmetic on it is a shape specialization too. The last dimension is not
-    (`Head(feats.shape[-1])`: a feature width the pipeline fixes)."""
-    if isinstance(arg, ast.Subscript) and isinstance(arg.slice, ast.UnaryOp) and isinstance(arg.slice.op, ast.USub):
-        return False
-    return ctx.is_shape(arg)
 
 
 def _record_constants(facts: Facts, ctx: FunctionContext, callee: FunctionInfo, pairs) -> None:

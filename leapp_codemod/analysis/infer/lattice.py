@@ -52,6 +52,7 @@ class Facts:
     data_params: dict[str, set[str]] = field(default_factory=dict)
     numpy_params: dict[str, set[str]] = field(default_factory=dict)
     shape_params: dict[str, set[str]] = field(default_factory=dict)   # parameters passed a run-time shape
+    foreign_written: set[str] = field(default_factory=set)   # attribute names code writes on another object
     param_types: dict[str, dict[str, set[str]]] = field(default_factory=dict)
     returns_data: set[str] = field(default_factory=set)
     returns_numpy: set[str] = field(default_factory=set)
