@@ -235,10 +235,9 @@ class Analysis:
         classes = [(cls, mod) for mod in fresh for cls in mod.classes.values()]
         for cls, _ in classes:
             self.mutated |= mutated_attrs(cls)
-        for mod in fresh if ("duck",) in self.project.memo else ():   # entry mode: a shared object's fields
-            written = foreign_writes(mod) if not self.project.is_library(mod.name) else set()
-            self.mutated |= written
-            self.facts.foreign_written |= written
+        for mod in [m for m in fresh if ("duck",) in self.project.memo and not self.project.is_library(m.name)]:
+            self.facts.foreign_written |= foreign_writes(mod)   # entry mode: fields code fills on a shared object
+        self.mutated |= self.facts.foreign_written
         for cls, mod in classes:
             attrs = {a for a, values in cls.attr_values.items() if any(_tensor_like(v, self.project, mod) for _, v in values)}
             attrs |= cls.buffers | cls.parameters
