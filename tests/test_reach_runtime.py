@@ -111,3 +111,13 @@ def test_fields_another_thread_fills_in_a_shared_object_are_pipeline_data(tmp_pa
     assert ("stepper.py", 10, "LCM301") in hits       # np.linalg.norm(self.board.joints)
     assert ("stepper.py", 11, "LCM201") in hits       # branch on self.board.speed
     assert ("stepper.py", 13, "LCM201") not in hits   # `gain`, a float the driver sets once: a setting
+
+
+def test_numpy_items_unpacked_into_names_leave_the_trace(tmp_path, monkeypatch):
+    result = scan(tmp_path, "unpack_app", "balancer:Balancer.act", monkeypatch)
+    unpacks = {(path, line) for path, line, code in found(result) if code == "LCM104"}
+    assert ("tilt.py", 5) in unpacks          # ax, ay, az = accel[:3], then np.arctan2 on the names
+    assert ("balancer.py", 15) in unpacks     # [v * 0.5 for v in gyro], gyro a known NumPy slice
+    assert ("balancer.py", 16) not in unpacks  # a loop over a list of gains (settings)
+    assert ("balancer.py", 18) not in unpacks  # vx, vy = cmd[:2] feeds torch ops: 0-d tensors stay traced
+    assert ("tilt.py", 11) not in unpacks     # rows indexed further (row[0]): rows of a 2-D array stay traced
