@@ -121,3 +121,10 @@ def test_numpy_items_unpacked_into_names_leave_the_trace(tmp_path, monkeypatch):
     assert ("balancer.py", 16) not in unpacks  # a loop over a list of gains (settings)
     assert ("balancer.py", 18) not in unpacks  # vx, vy = cmd[:2] feeds torch ops: 0-d tensors stay traced
     assert ("tilt.py", 11) not in unpacks     # rows indexed further (row[0]): rows of a 2-D array stay traced
+
+
+def test_a_buffer_filled_in_place_then_rebound_from_itself_is_still_a_filled_buffer(tmp_path, monkeypatch):
+    result = scan(tmp_path, "refill_app", "gripper:GripperPolicy.act", monkeypatch)
+    by_line = {(line, code) for path, line, code in found(result) if path == "gripper.py"}
+    assert (14, "LCM703") in by_line          # self.fingers[:3] = ..., then self.fingers = np.clip(self.fingers, ...)
+    assert not any(code == "LCM703" for line, code in by_line if line in (18, 20))  # wrist, offset: not buffers
