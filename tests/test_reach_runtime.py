@@ -128,3 +128,5 @@ def test_a_buffer_filled_in_place_then_rebound_from_itself_is_still_a_filled_buf
     by_line = {(line, code) for path, line, code in found(result) if path == "gripper.py"}
     assert (14, "LCM703") in by_line          # self.fingers[:3] = ..., then self.fingers = np.clip(self.fingers, ...)
     assert not any(code == "LCM703" for line, code in by_line if line in (18, 20))  # wrist, offset: not buffers
+    fix = next(f.fix for f in result.findings if f.code == "LCM703" and f.line == 14)
+    assert "rebound" in fix and "FunctionPatch of `act`" in fix   # run would not keep it as state

@@ -59,6 +59,11 @@ def _attr_buffer(attr: str, ctx, copies: bool = True) -> bool:
                               for ok, (_, value) in zip(fresh, values))
 
 
+def _rebound_here(attr: str, ctx) -> bool:
+    return any(isinstance(n, ast.Assign) and any(is_self_attr(t, ctx.self_name) and t.attr == attr for t in n.targets)
+               and _rescaled_after_fill(attr, n.value, ctx) for n in ctx.fn.nodes)
+
+
 def _rescaled_after_fill(attr: str, value: ast.expr, ctx) -> bool:
     """`self.q_obs = (self.q_obs - self.q0) * scale` in this method, after it filled `self.q_obs[i] = ...`:
     the buffer is filled in place, then rebound to a value computed from what was just written."""
@@ -122,7 +127,12 @@ def check(node, ctx):
         return  # one finding per buffer, at its first write
     more = f" (and {len(lines) - 1} more write{'s' if len(lines) > 2 else ''} on lines " \
            f"{', '.join(map(str, lines[1:]))})" if len(lines) > 1 else ""
-    if "." in name or name in ctx.fn.carried:
+    if "." in name and _rebound_here(name.partition(".")[2], ctx):
+        fix = (f"`{name}` is also rebound later in the step, so it ends each call as a new array and `leapp-codemod "
+               "run` does not keep it as state: assemble the value from its parts (`np.concatenate`, `torch.cat`) "
+               f"in a FunctionPatch of `{enclosing_name(ctx.fn.qualname)}` (`generate` writes the patch for you to "
+               "fill)")
+    elif "." in name or name in ctx.fn.carried:
         fix = (f"declare `{name}` as LEAPP state around the pipeline call (`state_tensors` before, `update_state` "
                "after): the buffer is then a traced value and so are the writes into it; `generate` writes this")
     else:
