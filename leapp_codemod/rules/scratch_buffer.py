@@ -130,8 +130,7 @@ def check(node, ctx):
     if "." in name and _rebound_here(name.partition(".")[2], ctx):
         fix = (f"`{name}` is also rebound later in the step, so it ends each call as a new array and `leapp-codemod "
                "run` does not keep it as state: assemble the value from its parts (`np.concatenate`, `torch.cat`) "
-               f"in a FunctionPatch of `{enclosing_name(ctx.fn.qualname)}` (`generate` writes the patch for you to "
-               "fill)")
+               f"in a FunctionPatch of `{enclosing_name(ctx.fn.qualname)}`")
     elif "." in name or name in ctx.fn.carried:
         fix = (f"declare `{name}` as LEAPP state around the pipeline call (`state_tensors` before, `update_state` "
                "after): the buffer is then a traced value and so are the writes into it; `generate` writes this")
