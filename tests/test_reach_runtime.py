@@ -121,6 +121,8 @@ def test_numpy_items_unpacked_into_names_leave_the_trace(tmp_path, monkeypatch):
     assert ("balancer.py", 16) not in unpacks  # a loop over a list of gains (settings)
     assert ("balancer.py", 18) not in unpacks  # vx, vy = cmd[:2] feeds torch ops: 0-d tensors stay traced
     assert ("tilt.py", 11) not in unpacks     # rows indexed further (row[0]): rows of a 2-D array stay traced
+    assert ("tilt.py", 22) not in unpacks     # frames handed whole to another call: arrays, not numbers
+    assert ("tilt.py", 24) not in unpacks     # points has two axes (count, dims = points.shape): rows stay traced
 
 
 def test_a_buffer_filled_in_place_then_rebound_from_itself_is_still_a_filled_buffer(tmp_path, monkeypatch):

@@ -46,9 +46,41 @@ def _array_of_data(value: ast.expr, ctx, target: ast.expr) -> bool:
         return False
     names = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
     if any(isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id in names
-           for n in ast.walk(ctx.fn.node)):
-        return False  # the items are indexed: rows of a 2-D array, which stay traced
+           for n in ast.walk(ctx.fn.node)) or _many_dimensions(value, ctx):
+        return False  # rows of a 2-D array (indexed further, or the array known to have several axes) stay traced
+    if not _used_as_numbers(names, ctx):
+        return False  # the items only go on whole into other calls (`[tf(frame) for frame in frames]`)
     return ctx.is_numpy(value) or _items_reach_numpy(ctx, names)
+
+
+def _many_dimensions(value: ast.expr, ctx) -> bool:
+    """The function unpacks the array's shape into two or more names (`t, h, w, c = frames.shape`) or indexes it
+    with two or more indices (`frames[:, 0]`)."""
+    text = ast.unparse(value)
+    for n in ast.walk(ctx.fn.node):
+        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Attribute) and n.value.attr == "shape" \
+                and ast.unparse(n.value.value) == text \
+                and any(isinstance(t, (ast.Tuple, ast.List)) and len(t.elts) > 1 for t in n.targets):
+            return True
+        if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Tuple) and len(n.slice.elts) > 1 \
+                and ast.unparse(n.value) == text:
+            return True
+    return False
+
+
+def _used_as_numbers(names: set[str], ctx) -> bool:
+    """An item is an operand of arithmetic, a comparison, or an argument of a NumPy or `math` function."""
+    def is_item(e) -> bool:
+        return isinstance(e, ast.Name) and e.id in names
+    for n in ast.walk(ctx.fn.node):
+        if isinstance(n, ast.BinOp) and (is_item(n.left) or is_item(n.right)) or \
+                isinstance(n, ast.UnaryOp) and is_item(n.operand) or \
+                isinstance(n, ast.Compare) and any(is_item(e) for e in (n.left, *n.comparators)):
+            return True
+        if isinstance(n, ast.Call) and any(is_item(a) for a in n.args) \
+                and (ctx.call_name(n) or "").startswith(("numpy.", "math.")):
+            return True
+    return False
 
 
 def _items_reach_numpy(ctx, names: set[str]) -> bool:
@@ -77,7 +109,8 @@ RULE = Rule(
          "`for` loops or comprehensions over one (`[v * 2 for v in arr]`, `for i, v in enumerate(arr)`). An array "
          "counts when the scan knows it is NumPy, or when it is pipeline data whose items go on into `np.*` calls. "
          "Unpacking a torch tensor is not flagged: it yields 0-d tensors that stay traced; nor are items the code "
-         "indexes further (rows of a 2-D array stay traced).",
+         "indexes further or an array known to have several axes (rows of a 2-D array stay traced), nor items "
+         "that are never used as numbers (only handed whole to another function).",
     why="Iterating a traced NumPy array yields plain NumPy scalars (`numpy.float32`), not traced values "
         "(checked in the installed leapp 0.7.2: `p, q, r, s = a` and `[v * 2 for v in a]` on a traced array both "
         "fail LEAPP's re-entry validation, while the same code on a torch tensor passes, and so does unpacking the rows of a 2-D traced array). Whatever is computed from "
