@@ -41,6 +41,17 @@ def _is_distribution(project, type_name: str) -> bool:
                for klass in project.mro(cls) for base in project.bases(klass))
 
 
+# Name parts that say a value is a probability distribution (`dist`, `action_dist`, `_g_distribution`, `probs`).
+DISTRIBUTION_WORDS = frozenset({"dist", "distr", "distribution", "probs", "pd"})
+
+
+def _named_distribution(receiver: ast.expr) -> bool:
+    """`dist.sample()` where `dist` comes from a callable the scan cannot type (`dist = self.dist_fn(logits)`,
+    a distribution class chosen by a config): the name says what it is."""
+    name = receiver.attr if isinstance(receiver, ast.Attribute) else getattr(receiver, "id", "")
+    return any(part in DISTRIBUTION_WORDS for part in name.lower().split("_"))
+
+
 def _inactive_dropout(node: ast.Call, ctx) -> bool:
     """`F.dropout(x, p, training=False)` (or `training=self.training`, False in eval) is the identity."""
     flag = next((k.value for k in node.keywords if k.arg == "training"), node.args[2] if len(node.args) > 2 else None)
@@ -63,6 +74,9 @@ def draw_kind(node: ast.Call, ctx) -> str | None:
     receiver_types = ctx.types_of(func.value)
     if func.attr in ("sample", "rsample", "sample_n") and any(_is_distribution(ctx.project, t) for t in receiver_types):
         return f"torch.distributions sampling `.{func.attr}()`"
+    if func.attr in ("sample", "rsample") and _named_distribution(func.value) and ctx.is_data(func.value) \
+            and not any(":" in t for t in receiver_types):
+        return f"sampling `.{func.attr}()` from a distribution built at run time"
     if func.attr in GENERATOR_DRAWS:
         if any(_is_generator_type(t) for t in receiver_types):
             return f"random generator draw `.{func.attr}()`"
@@ -87,8 +101,9 @@ RULE = Rule(
     code="LCM801", name="random-draw", category="random-in-pipeline", severity="error",
     summary="random number generation inside the exported step",
     what="Flags torch RNG calls (`torch.randn`, `randn_like`, in-place `normal_`), `torch.distributions` "
-         "sampling, NumPy `np.random.*` and Generator draws (`rng.normal(...)`) and the stdlib `random` module "
-         "inside the pipeline.",
+         "sampling (also `.sample()`/`.rsample()` on a value named as a distribution, `dist`, `action_dist`, "
+         "`probs`, built by a callable the scan cannot type), NumPy `np.random.*` and Generator draws "
+         "(`rng.normal(...)`) and the stdlib `random` module inside the pipeline.",
     why="A draw without traced arguments (`torch.randn(shape)`, any NumPy draw) becomes a constant: the export "
         "repeats the noise sampled while tracing. Draws on traced tensors (`randn_like`, `Normal(...).sample()`) "
         "are exported as ONNX random ops, so the model is nondeterministic and no validation can match it.",
@@ -99,6 +114,7 @@ RULE = Rule(
     node_types=(ast.Call,), check=check,
     valid=(
         "import torch\ndef step(obs):\n    return torch.tanh(obs)\n\ndef build(seed):\n    torch.manual_seed(seed)\n",
+        "def step(obs, replay):\n    batch = replay.sample(32)\n    return obs + batch\n",
     ),
     invalid=(
         "import torch\ndef step(obs):\n    return obs + 0.01 * torch.randn_like(obs)  # error\n",
@@ -106,5 +122,6 @@ RULE = Rule(
         "import torch\ndef step(obs, gen):\n    noise = torch.empty(3).normal_(generator=gen)  # error\n    return obs + noise\n",
         "import torch\nfrom torch import distributions as D\n\nclass Clipped(D.Normal):\n    pass\n\n"
         "def step(mu):\n    return Clipped(mu, 0.2).rsample()  # error\n",
+        "def step(logits, head):\n    action_dist = head(logits)\n    return action_dist.sample()  # error\n",
     ),
 )

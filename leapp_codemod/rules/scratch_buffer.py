@@ -54,7 +54,27 @@ def _attr_buffer(attr: str, ctx, copies: bool = True) -> bool:
         return False
     values = [(ctx.project.modules[klass.module], value) for klass in ctx.project.mro(ctx.cls)
               for _, value in klass.attr_values.get(attr, ())]
-    return bool(values) and all(_allocates(value, module, ctx, copies) for module, value in values)
+    fresh = [_allocates(value, module, ctx, copies) for module, value in values]
+    return any(fresh) and all(ok or _rescaled_after_fill(attr, value, ctx)
+                              for ok, (_, value) in zip(fresh, values))
+
+
+def _rebound_here(attr: str, ctx) -> bool:
+    return any(isinstance(n, ast.Assign) and any(is_self_attr(t, ctx.self_name) and t.attr == attr for t in n.targets)
+               and _rescaled_after_fill(attr, n.value, ctx) for n in ctx.fn.nodes)
+
+
+def _rescaled_after_fill(attr: str, value: ast.expr, ctx) -> bool:
+    """`self.q_obs = (self.q_obs - self.q0) * scale` in this method, after it filled `self.q_obs[i] = ...`:
+    the buffer is filled in place, then rebound to a value computed from what was just written."""
+    line = getattr(value, "lineno", 0)
+    in_this_method = any(isinstance(n, ast.Assign) and n.value is value for n in ctx.fn.nodes)
+    reads_itself = any(is_self_attr(n, ctx.self_name) and n.attr == attr for n in ast.walk(value))
+    filled_before = any(isinstance(n, (ast.Assign, ast.AugAssign)) and n.lineno < line
+                        and (target := _subscript_target(n)) is not None
+                        and is_self_attr(_root(target), ctx.self_name) and _root(target).attr == attr
+                        for n in ctx.fn.nodes)
+    return in_this_method and reads_itself and filled_before
 
 
 def _subscript_target(node: ast.Assign | ast.AugAssign) -> ast.Subscript | None:
@@ -107,7 +127,11 @@ def check(node, ctx):
         return  # one finding per buffer, at its first write
     more = f" (and {len(lines) - 1} more write{'s' if len(lines) > 2 else ''} on lines " \
            f"{', '.join(map(str, lines[1:]))})" if len(lines) > 1 else ""
-    if "." in name or name in ctx.fn.carried:
+    if "." in name and _rebound_here(name.partition(".")[2], ctx):
+        fix = (f"`{name}` is also rebound later in the step, so it ends each call as a new array and `leapp-codemod "
+               "run` does not keep it as state: assemble the value from its parts (`np.concatenate`, `torch.cat`) "
+               f"in a FunctionPatch of `{enclosing_name(ctx.fn.qualname)}`")
+    elif "." in name or name in ctx.fn.carried:
         fix = (f"declare `{name}` as LEAPP state around the pipeline call (`state_tensors` before, `update_state` "
                "after): the buffer is then a traced value and so are the writes into it; `generate` writes this")
     else:
@@ -123,7 +147,9 @@ RULE = Rule(
     what="Flags element or slice writes of pipeline data into a buffer allocated from a shape (`np.zeros(n)`, "
          "`torch.empty(...)` on `self`), held in a local or on `self`, that the step fills before reading it: "
          "`obs = np.zeros(47); obs[:3] = omega; policy(torch.from_numpy(obs))`. One finding per buffer, at its "
-         "first write. A buffer read before it is written (a history) is recurrent state instead (LCM701).",
+         "first write. A buffer the step fills and then rebinds to a value computed from itself "
+         "(`self.q_obs[i] = q[idx[i]]`, then `self.q_obs = (self.q_obs - q0) * scale`) is still a filled buffer. "
+         "A buffer read before it is written (a history) is recurrent state instead (LCM701).",
     why="The buffer is a plain array, not a traced value. Writing a traced value into it copies numbers, not the "
         "graph: the buffer is captured as a constant (by reference), so the export returns what it held while "
         "tracing, or `output_tensors` raises 'received non-traced tensors'.",
@@ -156,5 +182,8 @@ RULE = Rule(
         ("import numpy as np\nclass Arm:\n    def __init__(self, home):\n        self.home = home\n"
          "        self.target = np.copy(home)\n    def step(self, delta):\n        self.target[:] = self.home\n"
          "        self.target[2:] += 0.5 * delta  # error\n        return self.target\n"),
+        ("import numpy as np\nimport torch\nclass P:\n    def __init__(self):\n        self.q = np.zeros(4)\n"
+         "    def step(self, x):\n        for i in range(4):\n            self.q[i] = x[3 - i]  # error\n"
+         "        self.q = self.q * 0.5\n        return torch.from_numpy(self.q)\n"),
     ),
 )

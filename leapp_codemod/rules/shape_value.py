@@ -13,11 +13,89 @@ def _mixes_shape(values: list[ast.expr], ctx) -> bool:
     return bool(shapes) and bool(others)
 
 
+# Calls that give a tensor a size: a whole shape handed to one of them fixes every dimension, the batch too.
+SIZED_METHODS = frozenset({"view", "reshape", "expand", "broadcast_to", "new_zeros", "new_ones", "new_empty",
+                           "new_full", "resize", "resize_"})
+
+
+def _whole_shape(name: str, ctx) -> ast.expr | None:
+    """The `.shape`/`.size()` of pipeline data the function stores whole in `name` (`sh = x.shape`)."""
+    for node in ast.walk(ctx.fn.node):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            value = node.value
+            if isinstance(value, ast.Attribute) and value.attr == "shape" and ctx.is_data(value.value):
+                return value
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "size" \
+                    and not value.args and ctx.is_data(value.func.value):
+                return value
+    return None
+
+
+def _stored_shape(node: ast.Call, ctx):
+    """`y.reshape(*sh)` / `y.view(sh)` with `sh` a whole run-time shape stored earlier: every traced size,
+    the batch and sequence lengths too, becomes a constant of the export."""
+    if not isinstance(node.func, ast.Attribute) or node.func.attr not in SIZED_METHODS:
+        return
+    for arg in node.args:
+        name = arg.value if isinstance(arg, ast.Starred) else arg
+        if isinstance(name, ast.Name) and name.id in ctx.env.shape and _whole_shape(name.id, ctx) is not None:
+            yield Hit(node, f"`{show(node)}` gives a tensor the whole run-time shape `{name.id}` of pipeline data "
+                            f"stored earlier; the export bakes in every traced size",
+                      "use -1 for the sizes that vary (`y.reshape(-1, *sh[1:])`) or take them from the tensor "
+                      "being reshaped")
+            return
+
+
+# torch factories whose positional arguments are sizes (or, for `arange`, the end of the range).
+SIZED_FACTORIES = frozenset({"torch.arange", "torch.zeros", "torch.ones", "torch.empty", "torch.full", "torch.eye",
+                             "torch.rand", "torch.randn", "torch.randint"})
+
+
+def _inner_dimension(e: ast.expr, ctx) -> bool:
+    """`x.shape[1]`, `x.size(2)`, `x.shape[:2]` of pipeline data: a dimension between the batch and the last
+    one (a sequence or token length), which a deployment does not fix the way it fixes those two."""
+    if isinstance(e, ast.Subscript) and isinstance(e.value, ast.Attribute) and e.value.attr == "shape" \
+            and ctx.is_data(e.value.value):
+        index = e.slice
+        if isinstance(index, ast.Constant) and isinstance(index.value, int):
+            return index.value >= 1
+        return isinstance(index, ast.Slice) and index.lower is None and isinstance(index.upper, ast.Constant) \
+            and isinstance(index.upper.value, int) and index.upper.value >= 2
+    if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr == "size" and len(e.args) == 1 \
+            and isinstance(e.args[0], ast.Constant) and isinstance(e.args[0].value, int) and e.args[0].value >= 1 \
+            and ctx.is_data(e.func.value):
+        return True
+    return False
+
+
+def _sized_by_inner_dimension(node: ast.Call, ctx):
+    """`torch.arange(x.shape[1])`, `torch.ones(emb.shape[:2])`: a new tensor sized by a sequence length of
+    pipeline data is a constant of the traced length."""
+    name = ctx.call_name(node)
+    if name not in SIZED_FACTORIES:
+        return
+    sizes = node.args[:1] if name in ("torch.full", "torch.randint") and len(node.args) > 1 else node.args
+    if name == "torch.randint":
+        sizes = [k.value for k in node.keywords if k.arg == "size"]
+    for arg in sizes:
+        parts = arg.elts if isinstance(arg, (ast.Tuple, ast.List)) else [arg]
+        if any(_inner_dimension(p, ctx) for p in parts):
+            yield Hit(node, f"`{show(node)}` sizes a new tensor by a run-time dimension of pipeline data (a sequence "
+                            "or token length); the export bakes in the traced size",
+                      "pad the sequence to a fixed length before the pipeline and pass a mask, or build the tensor "
+                      "from the data itself (`torch.ones_like`, `x.new_ones`)")
+            return
+
+
 def check(node, ctx):
     if isinstance(node, ast.BinOp):
         operands = [node.left, node.right]
     elif isinstance(node, ast.Call) and ctx.builtin(node) in ("min", "max"):
         operands = list(node.args)
+    elif isinstance(node, ast.Call):
+        yield from _stored_shape(node, ctx)
+        yield from _sized_by_inner_dimension(node, ctx)
+        return
     else:
         return
     if any(isinstance(o, ast.BinOp) and _mixes_shape([o.left, o.right], ctx) for o in operands):
@@ -35,7 +113,10 @@ RULE = Rule(
          "configuration value or other data (padding amounts, count-based features). Pure shape arithmetic "
          "(`x.shape[0] * 2`, `x.view(x.shape[0], -1)`) is not flagged, nor arithmetic on the last dimension or the "
          "rank, which a pipeline fixes (`feats.shape[-1] * horizon`: a feature width, an action dimension). A "
-         "nested mix is reported once, at its innermost part.",
+         "nested mix is reported once, at its innermost part. Also flags a whole shape stored in a name and "
+         "handed to `view`/`reshape`/`expand` later (`sh = x.shape; ...; y.reshape(*sh)`): every size of it, "
+         "the batch too, is fixed; and a torch factory sized by a dimension between the batch and the last one "
+         "(`torch.arange(x.shape[1])`, `torch.ones(emb.shape[:2])`: a sequence or token length).",
     why="Shapes are Python ints while tracing, so the result is a constant of the traced size: padding by "
         "`max_count - count` or a feature `count / max_count` is frozen, and other sizes either fail in ONNX Runtime "
         "or silently reuse the traced value.",
@@ -48,9 +129,14 @@ RULE = Rule(
         "def step(obs):\n    return obs.reshape(obs.shape[0] * 2, -1)\n",
         "def step(obs, query):\n    return query.expand(obs.shape[0], -1)\n",
         "def step(feats, horizon):\n    width = feats.shape[-1]\n    return feats.reshape(-1, width * horizon)\n",
+        "def step(feats):\n    width = feats.shape[-1]\n    return feats.view(-1, width)\n",
+        "import torch\ndef step(obs):\n    return obs + torch.zeros(obs.shape[0], obs.shape[-1])\n",
     ),
     invalid=(
         "import torch\ndef step(points, max_count):\n    pad = torch.zeros(max_count - points.shape[0], 2)  # error\n    return pad\n",
         "def step(tokens, budget):\n    spare = ((budget - tokens.shape[1]) * 4) // 2  # error\n    return tokens[:, :spare]\n",
+        "def step(frames, mix):\n    size = frames.size()\n    flat = mix(frames.flatten(0, 1))\n"
+        "    return flat.view(size)  # error\n",
+        "import torch\ndef step(tokens, table):\n    ids = torch.arange(tokens.size(1))  # error\n    return tokens + table[ids]\n",
     ),
 )

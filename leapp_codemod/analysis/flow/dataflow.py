@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from leapp_codemod.analysis.model.class_state import callback_inputs, mutated_attrs, tensor_items
+from leapp_codemod.analysis.model.class_state import callback_inputs, foreign_writes, mutated_attrs, tensor_items
 from leapp_codemod.analysis.model.config_values import CONFIG_KEY, CONFIG_LOCALS, config_key, function_config_constants
 from leapp_codemod.analysis.infer.context import FunctionContext
 from leapp_codemod.analysis.infer.taint import holds_dict
@@ -121,6 +121,7 @@ def compute_env(ctx: FunctionContext) -> Env:
     local_callables = _local_callables(fn)
     env.data |= facts.data_params.get(fn.id, set())
     env.numpy |= facts.numpy_params.get(fn.id, set())
+    env.shape |= facts.shape_params.get(fn.id, set())
     for param, types in facts.param_types.get(fn.id, {}).items():
         env.types.setdefault(param, set()).update(types)
     nodes = binding_nodes(fn, facts.param_constants.get(fn.id))
@@ -234,6 +235,9 @@ class Analysis:
         classes = [(cls, mod) for mod in fresh for cls in mod.classes.values()]
         for cls, _ in classes:
             self.mutated |= mutated_attrs(cls)
+        for mod in [m for m in fresh if ("duck",) in self.project.memo and not self.project.is_library(m.name)]:
+            self.facts.foreign_written |= foreign_writes(mod)   # entry mode: fields code fills on a shared object
+        self.mutated |= self.facts.foreign_written
         for cls, mod in classes:
             attrs = {a for a, values in cls.attr_values.items() if any(_tensor_like(v, self.project, mod) for _, v in values)}
             attrs |= cls.buffers | cls.parameters
@@ -334,6 +338,7 @@ class Analysis:
                 binding = _binding(ctx, call)
                 if binding:
                     facts.call_bindings.setdefault(callee.id, set()).add(binding)
+            library = self.project.is_library(callee.module)
             pairs = _param_map(callee, call, _is_bound_call(callee, call, ctx))
             _record_constants(facts, ctx, callee, pairs)
             for param, arg in pairs:
@@ -341,6 +346,8 @@ class Analysis:
                     facts.data_params.setdefault(callee.id, set()).add(param)
                 if ctx.is_numpy(arg):
                     facts.numpy_params.setdefault(callee.id, set()).add(param)
+                if not library and ctx.passes_shape(arg):
+                    facts.shape_params.setdefault(callee.id, set()).add(param)
                 types = ctx.types_of(arg)
                 if types:
                     facts.param_types.setdefault(callee.id, {}).setdefault(param, set()).update(types)
@@ -385,6 +392,8 @@ def _record_constants(facts: Facts, ctx: FunctionContext, callee: FunctionInfo, 
         passed.add(param)
         if isinstance(arg, ast.Constant):
             values = {arg.value}
+        elif is_self_attr(arg, ctx.self_name) and arg.attr == "training":
+            values = {False}     # `drop_path(x, p, self.training)`: export runs the module in eval mode
         elif isinstance(arg, ast.Name) and (arg.id in ctx.fn.params or arg.id in mine.get(CONFIG_LOCALS, ())) \
                 and mine.get(arg.id):
             values = set(mine[arg.id])   # the caller's own constant parameter, or a name bound from a config

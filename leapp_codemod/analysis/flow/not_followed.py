@@ -84,6 +84,10 @@ def unresolved(ctx: FunctionContext, call: ast.Call) -> NotFollowed | None:
         receiver = func
         if _names_library(ctx, func):
             return None
+    elif isinstance(func, ast.Subscript) and not ctx.is_data(func) and not ctx.is_numpy(func.value):
+        receiver = func            # `nets["policy"](obs)`: a callable looked up in a container
+        if _names_library(ctx, func.value):
+            return None
     else:
         return None
     if _known_library_object(ctx, receiver) or ctx.resolve_call(call):
@@ -197,7 +201,7 @@ def receiver_reason(ctx: FunctionContext, receiver: ast.expr, depth: int = 0) ->
         values = [(klass, method, value) for cls in owners for klass in project.mro(cls)
                   for method, value in klass.attr_values.get(attr, ()) if not isinstance(value, ast.Constant)]
         if not values:
-            if any(isinstance(base, str) for cls in owners for base in project.bases(cls)):
+            if any(isinstance(base, str) for cls in owners for klass in project.mro(cls) for base in project.bases(klass)):
                 return f"`self.{attr}` is not assigned in the scanned code (a library base class may set it)"
             return f"`self.{attr}` is never assigned in the scanned code"
         if all(library_value(ctx, v, k.methods.get(m)) for k, m, v in values):
@@ -205,6 +209,9 @@ def receiver_reason(ctx: FunctionContext, receiver: ast.expr, depth: int = 0) ->
         klass, method, value = next(((k, m, v) for k, m, v in values if not library_value(ctx, v, k.methods.get(m))))
         return _value_reason(ctx, value, klass.methods.get(method), f"`self.{attr}`", depth)
     if isinstance(receiver, ast.Name):
+        outer = ctx.fn.outer_values.get(receiver.id)
+        if outer is not None and receiver.id in ctx.fn.params:
+            return _outer_reason(ctx, receiver.id, outer)
         if receiver.id in ctx.fn.params:
             passed = _passed_arguments(ctx, receiver.id)
             if passed and all(isinstance(a, ast.Lambda) for a in passed):
@@ -223,6 +230,19 @@ def receiver_reason(ctx: FunctionContext, receiver: ast.expr, depth: int = 0) ->
     if isinstance(receiver, ast.Subscript):
         return f"what `{_short(receiver.value)}` holds is unknown"
     return None
+
+
+def _outer_reason(ctx: FunctionContext, name: str, value: ast.expr) -> str | None:
+    """An inline range's input bound before the range (`scheduler = DDPMScheduler(...)`): why its class is
+    unknown, in the words of that binding."""
+    where = f"`{name}` (line {value.lineno}, before the range)"
+    func = value.func if isinstance(value, ast.Call) else None
+    target = ctx.qualify(func) if func is not None else None
+    if target and not _in_project(ctx.project, target) and not library_available(ctx.project, target):
+        return f"{where} is a `{target}`, from a module neither in the scanned code nor installed in this environment"
+    if library_value(ctx, value, None):
+        return None
+    return _value_reason(ctx, value, None, where)
 
 
 def _passed_reason(ctx: FunctionContext, param: str, passed: list, depth: int) -> str | None:

@@ -9,6 +9,7 @@ from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo
 from leapp_codemod.analysis.model.resolve_callables import CallableResolver
 from leapp_codemod.analysis.model.resolve_types import is_abstract, overrides
 from leapp_codemod.analysis.model.walk import is_self_attr
+from leapp_codemod.knowledge.vocab import DATA_METHOD_NAMES
 from leapp_codemod.observe.merge import function_by_id, observed_callees
 
 
@@ -147,13 +148,24 @@ class CallQuestions:
             root = root.value
         if isinstance(root, ast.Name) and root.id in self.module.imports and root.id not in self.fn.params:
             return []
+        if isinstance(receiver, ast.Name) and receiver.id == self.self_name:
+            return []   # `self.generate(...)` its class does not define: a library base class's, not another class's
         found = runtime_bind.duck_callees(self, call)
-        if not found or self.types_of(receiver) or self.is_data(receiver) or self.is_numpy(receiver):
+        if not found or self.types_of(receiver) or self.is_numpy(receiver):
+            return []
+        if self.is_data(receiver) and not self._object_parameter(call.func):
             return []
         names = ", ".join(sorted(f.id.rpartition(".")[0] for f in found))
         runtime_bind.record(self.project, call, self.fn.path, found,
                             f"duck typing: the project classes that define `{call.func.attr}` ({names})")
         return found
+
+    def _object_parameter(self, func: ast.Attribute) -> bool:
+        """`vla.predict_action(...)` with `vla` a parameter: an entry's parameters are taken as pipeline data,
+        but a method no tensor, array or container answers to says the parameter is an object whose code runs."""
+        receiver = func.value
+        return isinstance(receiver, ast.Name) and receiver.id in self.fn.params and receiver.id != self.self_name \
+            and func.attr not in DATA_METHOD_NAMES and not func.attr.endswith("_")
 
     def _class_for_type(self, type_name: str) -> ClassInfo | None:
         if ":" not in type_name:

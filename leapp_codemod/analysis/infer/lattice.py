@@ -51,6 +51,8 @@ class Facts:
 
     data_params: dict[str, set[str]] = field(default_factory=dict)
     numpy_params: dict[str, set[str]] = field(default_factory=dict)
+    shape_params: dict[str, set[str]] = field(default_factory=dict)   # parameters passed a run-time shape
+    foreign_written: set[str] = field(default_factory=set)   # attribute names code writes on another object
     param_types: dict[str, dict[str, set[str]]] = field(default_factory=dict)
     returns_data: set[str] = field(default_factory=set)
     returns_numpy: set[str] = field(default_factory=set)
@@ -75,6 +77,7 @@ class Facts:
     def fingerprint(self) -> tuple:
         return (
             sum(len(v) for v in self.data_params.values()), sum(len(v) for v in self.numpy_params.values()),
+            sum(len(v) for v in self.shape_params.values()),
             sum(len(s) for d in self.param_types.values() for s in d.values()),
             len(self.returns_data), len(self.returns_numpy),
             sum(len(v) for v in self.data_attrs.values()),

@@ -132,6 +132,8 @@ class TaintQuestions:
                 return False
             if is_self_attr(e, self.self_name):
                 return self.self_attr_is_data(e.attr)
+            if e.attr in self.facts.foreign_written and self._filled_field(e):
+                return True
             return [e.value]
         if isinstance(e, ast.Subscript):
             return [e.value, e.slice]
@@ -190,6 +192,22 @@ class TaintQuestions:
         return children + list(call.args) + [k.value for k in call.keywords]
 
     # ------------------------------------------------------------------ shapes
+    def passes_shape(self, arg: ast.expr) -> bool:
+        """`compute_mask(x.shape)`: a run-time shape of pipeline data handed to a project function, where a
+        branch or arithmetic on it is a shape specialization too; not the last dimension (a feature width)."""
+        if isinstance(arg, ast.Subscript) and isinstance(arg.slice, ast.UnaryOp) and isinstance(arg.slice.op, ast.USub):
+            return False
+        return self.is_shape(arg)
+
+    def _filled_field(self, e: ast.Attribute) -> bool:
+        """`self.state_cmd.q`: a field of a project object that other code fills (a driver, a thread)."""
+        for type_name in self.types_of(e.value):
+            module, _, qual = type_name.partition(":")
+            cls = self.project.modules[module].classes.get(qual) if module in self.project.modules else None
+            if cls is not None and any(e.attr in self.facts.data_attrs.get(c.id, ()) for c in self.project.mro(cls)):
+                return True
+        return False
+
     def is_shape(self, e: ast.expr | None) -> bool:
         return _any_leaf(e, self._shape_step)
 

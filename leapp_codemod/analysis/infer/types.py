@@ -80,6 +80,10 @@ class TypeQuestions:
             return self.call_result_types(func.value, module)
         if isinstance(func, ast.Subscript):  # a parametrized generic: `Window[float](8)` builds a Window
             func = func.value
+        if isinstance(func, ast.Call) and ("duck",) in self.project.memo:   # `eval(cfg.head.network)(...)`
+            named = runtime_bind.config_named(self, func, module)
+            if named is not None:
+                return {c.id for c in named if isinstance(c, ClassInfo)}
         if (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")) in ("instantiate", "call"):
             built = runtime_bind.hydra_result_types(self, call, module)
             if built is not None:
@@ -141,9 +145,17 @@ class TypeQuestions:
                                 and value.func.attr == "get" else set()   # `self.models.get("policy")`
                             built = held or resolver.classes(value.func) \
                                 or built  # keep a library type (`lcm.LCM`) when no project class builds it
+                        if not any(":" in t for t in built) and isinstance(value.func, ast.Attribute) \
+                                and isinstance(value.func.value, ast.Name) and value.func.value.id == "self":
+                            own = self.project.find_method(klass, value.func.attr)   # `self.get_policy(path)`
+                            built |= self.return_types(own) if own is not None and own.name != "__init__" else set()
                         out |= built
                     elif isinstance(value, ast.Name) and method in klass.methods:
                         out |= self.param_value_types(klass.methods[method], value.id)
+                    if isinstance(value, ast.Call) and not any(":" in t for t in out) and method in klass.methods \
+                            and isinstance(value.func, ast.Attribute) and value.func.attr in SELF_RETURNING_METHODS \
+                            and isinstance(value.func.value, ast.Name):   # `self.net = network.to(device)`
+                        out |= self.param_value_types(klass.methods[method], value.func.value.id)
                 if attr in klass.class_attrs and isinstance(klass.class_attrs[attr], ast.Call):
                     out |= self.call_result_types(klass.class_attrs[attr], module)
                 if not declared and attr in klass.attr_annotations:

@@ -151,3 +151,23 @@ def tensor_items(cls: ClassInfo, tensor_like) -> set[str]:
                         and target.value.value.id == "self" and tensor_like(node.value):
                     out.add(target.value.attr)
     return out
+
+
+def foreign_writes(module) -> set[str]:
+    """Attribute names the module's code writes on another object (`self.state.q = q.copy()`,
+    `state.cmd[0] = axis`, `hub.level += x`): what a driver, a thread or a callback fills in a shared object
+    that the step reads (constants left out: a flag set once is a setting)."""
+    out: set[str] = set()
+    for node in module.nodes:
+        if isinstance(node, (ast.Assign, ast.AugAssign)):
+            if isinstance(node.value, ast.Constant):
+                continue
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                while isinstance(target, ast.Subscript):
+                    target = target.value
+                if isinstance(target, ast.Attribute) and not isinstance(target.value, ast.Name):
+                    out.add(target.attr)        # `self.state.q`, `robot.state.q`
+                elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                        and target.value.id not in ("self", "cls"):
+                    out.add(target.attr)        # `state.q` on a local or a parameter
+    return out

@@ -211,12 +211,36 @@ def hydra_argument_types(ctx, cls: ClassInfo, param: str) -> set[str]:
 
 
 # ---------------------------------------------------------------------------------------------- duck typing
+def _named_in_code(project, candidates: set[str]) -> set[str]:
+    """Which of the class names `candidates` the project's code mentions outside their own class body:
+    passed to a registration (`Auto.register(Config, Model)`), a classmethod call (`Model.from_pretrained`),
+    a registry dict value. A class named nowhere is dead code, not a candidate receiver."""
+    found: set[str] = set()
+    for module in list(project.modules.values()):
+        if project.is_library(module.name):
+            continue
+        stack: list[tuple[ast.AST, str]] = [(module.tree, "")]
+        while stack:
+            node, inside = stack.pop()
+            if isinstance(node, ast.ClassDef):
+                inside = node.name
+            elif isinstance(node, ast.Name) and node.id in candidates and node.id != inside:
+                found.add(node.id)
+            elif isinstance(node, ast.Attribute) and node.attr in candidates and node.attr != inside:
+                found.add(node.attr)
+            stack.extend((child, inside) for child in ast.iter_child_nodes(node))
+    return found
+
+
 def _defining_classes(project) -> dict[str, list[ClassInfo]]:
-    """Method name -> project classes that define it (not abstractly) and are constructed or named in a
-    config somewhere."""
+    """Method name -> project classes that define it (not abstractly) and are constructed, named in the
+    code outside their own body, or named in a config somewhere."""
     def build():
         from leapp_codemod.analysis.model.resolve_sites import sites_of
         named = {t.target for t in hydra_targets(project)}
+        unbuilt = {cls.name for module in project.modules.values() if not project.is_library(module.name)
+                   for cls in module.classes.values() if not sites_of(project, cls)}
+        mentioned = _named_in_code(project, unbuilt) if unbuilt else set()
         table: dict[str, list[ClassInfo]] = {}
         for module in list(project.modules.values()):
             if project.is_library(module.name):
@@ -227,7 +251,8 @@ def _defining_classes(project) -> dict[str, list[ClassInfo]]:
                     if name in DUCK_EXCLUDED or name.startswith("_") or is_abstract(method):
                         continue
                     if used is None:
-                        used = bool(sites_of(project, cls)) or f"{module.name}.{cls.name}" in named
+                        used = bool(sites_of(project, cls)) or f"{module.name}.{cls.name}" in named \
+                            or cls.name in mentioned
                     if used:
                         table.setdefault(name, []).append(cls)
         return table
@@ -243,7 +268,16 @@ def duck_callees(ctx, call: ast.Call) -> list[FunctionInfo]:
     classes = _defining_classes(ctx.project).get(func.attr, [])
     if not classes or len(classes) > MAX_DUCK:
         return []
-    return [cls.methods[func.attr] for cls in classes]
+    near = [cls for cls in classes if _named_by_module(ctx.project, ctx.module, cls)]
+    return [cls.methods[func.attr] for cls in (near or classes)]
+
+
+def _named_by_module(project, module, cls: ClassInfo) -> bool:
+    """The calling module defines or imports the class (by its defining or a re-exporting module): of several
+    classes that define a method, the ones the caller's own module knows are the ones it is handed."""
+    if cls.module == module.name:
+        return True
+    return any(project.class_of(target) is cls for name, target in module.imports.items() if name == cls.name)
 
 
 def duck_candidates(project, method: str) -> list[ClassInfo]:
@@ -294,3 +328,29 @@ def registry_members(project, qualified: str) -> list[ClassInfo]:
     if ("duck",) not in project.memo:
         return []
     return list(_registries(project).get(qualified, []))
+
+
+# ---------------------------------------------------------------------------------------------- eval of a config name
+def config_named(ctx, call: ast.Call, module) -> list | None:
+    """`eval(cfg.policy_head.network)`: the project classes or functions the configs name under that group
+    and key, looked up as `eval` would, in the calling module's namespace; None when the call is no `eval`
+    of a config value."""
+    from leapp_codemod.analysis.model.config_groups import group_values
+    func = call.func
+    if not (isinstance(func, ast.Name) and func.id == "eval") or "eval" in module.imports \
+            or "eval" in module.functions or len(call.args) != 1:
+        return None
+    chain = config_chain(call.args[0])
+    if not chain or len(chain) < 2:
+        return []
+    group, key = chain[-2], chain[-1]
+    out = []
+    for name in sorted(group_values(ctx.project).get((group, key), ())):
+        qualified = ctx.project.qualify(ast.Name(id=name, ctx=ast.Load()), module) if "." not in name else name
+        found = ctx.project.lookup(qualified) if qualified else None
+        if isinstance(found, (ClassInfo, FunctionInfo)) and found not in out:
+            out.append(found)
+    if not out or len(out) > MAX_TARGETS:
+        return []
+    record(ctx.project, call, module.path, out, f"named by the configs' `{key}` under `{group}`")
+    return out

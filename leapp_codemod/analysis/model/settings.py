@@ -266,8 +266,12 @@ def caller_settings(project, fn) -> dict[str, set]:
     for module in project.modules.values():
         if project.is_library(module.name):
             continue
+        counters = {cls.name: _int_attrs(cls) for cls in module.classes.values()}
+        owners = {id(fn.node): fn.class_name for fn in module.functions.values()}
         for scope in _call_scopes(module):
             ints = _int_names(scope)
+            owner = owners.get(id(scope))
+            ints |= {f"self.{a}" for a in counters.get(owner, ())}
             for node in ast.walk(scope):
                 if not isinstance(node, ast.Call) or _called_name(node.func) != fn.name:
                     continue
@@ -300,10 +304,38 @@ def _called_name(func: ast.expr) -> str | None:
     return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
 
 
+def _int_attrs(cls: ClassInfo) -> set[str]:
+    """Attributes of the class that only ever hold Python ints (`self._step = 0`, `self._step += 1`), and
+    read-only properties that return one (`@property def global_step(self): return self._step`): a step
+    counter the driver passes, never tensor data."""
+    ints, other = set(), set()
+    for fn in cls.methods.values():
+        for node in ast.walk(fn.node):
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                is_int = isinstance(node.value, ast.Constant) and type(node.value.value) is int
+                for target in targets:
+                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                            and target.value.id == "self":
+                        (ints if is_int else other).add(target.attr)
+    ints -= other
+    for name, fn in cls.methods.items():
+        body = [s for s in fn.node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+        if any(isinstance(d, ast.Name) and d.id == "property" for d in fn.node.decorator_list) and len(body) == 1 \
+                and isinstance(body[0], ast.Return) and isinstance(body[0].value, ast.Attribute) \
+                and isinstance(body[0].value.value, ast.Name) and body[0].value.value.id == "self" \
+                and body[0].value.attr in ints:
+            ints.add(name)
+    return ints
+
+
 def _setting_value(arg: ast.expr, ints: set[str]):
     if isinstance(arg, ast.Constant) and isinstance(arg.value, (bool, int, float, str)):
         return arg.value
     if isinstance(arg, ast.Name) and arg.id in ints:
+        return PYTHON_INT
+    if isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name) and arg.value.id == "self" \
+            and f"self.{arg.attr}" in ints:
         return PYTHON_INT
     if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name) and arg.func.id in ("int", "len"):
         return PYTHON_INT

@@ -31,6 +31,11 @@ class ArrayItems(TwinRule):
                 "    return v * SPEEDS[gear]\n",
                 (("scalar-extraction", "int(score.argmax())"),),
                 'def f(v, score):\n    gear = twin_scalar(score.argmax(), "int")\n    return v * twin_take(SPEEDS, gear)\n'),
+        Example("import numpy as np\n\n\ndef f(q):\n    w, x, y, z = q\n"
+                "    return np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))\n",
+                (("scalar-extraction", "w, x, y, z = q"),),
+                "def f(q):\n    w, x, y, z = twin_unpack(q, 4)\n"
+                "    return np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))\n"),
     )
 
     def __init__(self, ctx):
@@ -42,7 +47,8 @@ class ArrayItems(TwinRule):
             names = updated.targets[0].target.elements
             if all(isinstance(e.value, cst.Name) for e in names) and not isinstance(
                     updated.value, (cst.Tuple, cst.List)):
-                self.ctx.rules.add("array items unpacked into names kept as one-element slices (`twin_unpack`)")
+                self.use(self.flags_on(original, "scalar-extraction"),
+                         "array items unpacked into names kept as one-element slices (`twin_unpack`)")
                 updated = updated.with_changes(value=call("twin_unpack", updated.value, cst.Integer(str(len(names)))))
         return super().leave_Assign(original, updated)
 

@@ -1,0 +1,156 @@
+import ast
+
+from leapp_codemod.rules._helpers import show
+from leapp_codemod.rules.base import Hit, Rule
+
+# Builtins that hand their argument's items to a `for` target one by one (`enumerate` with the index first).
+ITEM_WRAPPERS = frozenset({"enumerate", "reversed"})
+
+
+def check(node: ast.AST, ctx):
+    if isinstance(node, ast.Assign):
+        unpacked = [t for t in node.targets if isinstance(t, (ast.Tuple, ast.List))]
+        if unpacked and _array_of_data(node.value, ctx, unpacked[0]) and not ctx.only_logged(node):
+            names = ", ".join(show(e) for e in unpacked[0].elts)
+            yield Hit(node, f"`{names} = {show(node.value)}` unpacks a NumPy array of pipeline data into Python "
+                            "names: each one is a NumPy scalar the trace does not follow, so what is computed from "
+                            "them is exported as a constant", _FIX)
+        return
+    iterable, target = node.iter, node.target
+    if isinstance(iterable, ast.Call) and ctx.builtin(iterable) in ITEM_WRAPPERS and len(iterable.args) == 1:
+        if ctx.builtin(iterable) == "enumerate":
+            if not (isinstance(target, ast.Tuple) and len(target.elts) == 2):
+                return
+            target = target.elts[1]
+        source = iterable.args[0]
+    else:
+        source = iterable
+    if _array_of_data(source, ctx, target) and not ctx.only_logged(iterable):
+        yield Hit(iterable, f"iterating `{show(iterable)}` takes the items of a NumPy array of pipeline data one "
+                            "by one: each is a NumPy scalar the trace does not follow", _FIX)
+
+
+_FIX = ("index the array instead and keep the pieces arrays (`x, y = q[..., 0], q[..., 1]` or `q[0:1]`), or move "
+        "the computation into torch ops on the tensor (unpacking a torch tensor yields traced 0-d tensors)")
+
+
+def _array_of_data(value: ast.expr, ctx, target: ast.expr) -> bool:
+    """A name, attribute or slice holding a NumPy array of the pipeline (not a tuple a call returns, not a shape):
+    known to be NumPy, or pipeline data whose items go on into NumPy calls (`x, y, z, w = quat` and then
+    `np.arctan2(2 * (w * z + x * y), ...)`: the helper treats them as NumPy values)."""
+    if not isinstance(value, (ast.Name, ast.Attribute, ast.Subscript)):
+        return False
+    if isinstance(value, ast.Attribute) and value.attr in ("shape", "strides"):
+        return False
+    if not ctx.is_data(value) or ctx.is_shape(value) or _bound_to_container(value, ctx):
+        return False
+    names = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+    if any(isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id in names
+           for n in ast.walk(ctx.fn.node)) or _many_dimensions(value, ctx):
+        return False  # rows of a 2-D array (indexed further, or the array known to have several axes) stay traced
+    if not _used_as_numbers(names, ctx):
+        return False  # the items only go on whole into other calls (`[tf(frame) for frame in frames]`)
+    return ctx.is_numpy(value) or _items_reach_numpy(ctx, names)
+
+
+def _bound_to_container(value: ast.expr, ctx) -> bool:
+    """A name some assignment in the function binds to a list, set, dict or tuple display or comprehension."""
+    containers = (ast.List, ast.ListComp, ast.Set, ast.SetComp, ast.Dict, ast.DictComp, ast.Tuple)
+    return isinstance(value, ast.Name) and any(
+        isinstance(n, ast.Assign) and isinstance(n.value, containers)
+        and any(isinstance(t, ast.Name) and t.id == value.id for t in n.targets) for n in ast.walk(ctx.fn.node))
+
+
+def _many_dimensions(value: ast.expr, ctx) -> bool:
+    """The function unpacks the array's shape into two or more names (`t, h, w, c = frames.shape`) or indexes it
+    with two or more indices (`frames[:, 0]`)."""
+    text = ast.unparse(value)
+    for n in ast.walk(ctx.fn.node):
+        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Attribute) and n.value.attr == "shape" \
+                and ast.unparse(n.value.value) == text \
+                and any(isinstance(t, (ast.Tuple, ast.List)) and len(t.elts) > 1 for t in n.targets):
+            return True
+        if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Tuple) and len(n.slice.elts) > 1 \
+                and ast.unparse(n.value) == text:
+            return True
+    return False
+
+
+def _used_as_numbers(names: set[str], ctx) -> bool:
+    """An item is an operand of arithmetic, a comparison, or an argument of a NumPy or `math` function."""
+    def is_item(e) -> bool:
+        return isinstance(e, ast.Name) and e.id in names
+    for n in ast.walk(ctx.fn.node):
+        if isinstance(n, ast.BinOp) and (is_item(n.left) or is_item(n.right)) or \
+                isinstance(n, ast.UnaryOp) and is_item(n.operand) or \
+                isinstance(n, ast.Compare) and any(is_item(e) for e in (n.left, *n.comparators)):
+            return True
+        if isinstance(n, ast.Call) and any(is_item(a) for a in n.args) \
+                and (ctx.call_name(n) or "").startswith(("numpy.", "math.")):
+            return True
+    return False
+
+
+def _items_reach_numpy(ctx, names: set[str]) -> bool:
+    """Does a value computed from `names` (through plain assignments in the function) reach a `numpy.*` call?"""
+    assigns = [n for n in ast.walk(ctx.fn.node) if isinstance(n, ast.Assign)]
+    derived = set(names)
+    for _ in range(4):
+        before = len(derived)
+        for node in assigns:
+            if _reads(node.value) & derived:
+                derived |= {n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        if len(derived) == before:
+            break
+    return any(isinstance(n, ast.Call) and (ctx.call_name(n) or "").startswith("numpy.")
+               and any(_reads(a) & derived for a in n.args) for n in ast.walk(ctx.fn.node))
+
+
+def _reads(expr: ast.expr) -> set[str]:
+    return {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
+
+
+RULE = Rule(
+    code="LCM104", name="array-unpack", category="scalar-extraction", severity="error",
+    summary="NumPy array of pipeline data unpacked or iterated into Python names",
+    what="Flags unpacking a NumPy array of the pipeline into names (`x, y, z, w = quat`, `a, b = arr[:2]`) and "
+         "`for` loops or comprehensions over one (`[v * 2 for v in arr]`, `for i, v in enumerate(arr)`), not a name "
+         "bound to a list or other container. An array "
+         "counts when the scan knows it is NumPy, or when it is pipeline data whose items go on into `np.*` calls. "
+         "Unpacking a torch tensor is not flagged: it yields 0-d tensors that stay traced; nor are items the code "
+         "indexes further or an array known to have several axes (rows of a 2-D array stay traced), nor items "
+         "that are never used as numbers (only handed whole to another function).",
+    why="Iterating a traced NumPy array yields plain NumPy scalars (`numpy.float32`), not traced values "
+        "(checked in the installed leapp 0.7.2: `p, q, r, s = a` and `[v * 2 for v in a]` on a traced array both "
+        "fail LEAPP's re-entry validation, while the same code on a torch tensor passes, and so does unpacking the "
+        "rows of a 2-D traced array). Whatever is computed from the items is baked into the export as the values "
+        "seen while tracing, silently.",
+    fix="Index the array and keep the pieces arrays (`x = q[..., 0]`), or do the computation in torch on the tensor, "
+        "where unpacking stays traced. In a helper the pipeline calls, `generate` writes a `leapp.FunctionPatch` "
+        "whose unpacking gives one-element slices (`twin_unpack`); a loop over the items there is left for you to "
+        "write, and in the entry's own function the finding is listed as unresolved in the generated module.",
+    example="def heading(quat):\n    x, y, z, w = quat\n"
+            "    return np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))",
+    fixed_example="def heading(quat):\n    x, y, z, w = quat[..., 0], quat[..., 1], quat[..., 2], quat[..., 3]\n"
+                  "    return np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))",
+    node_types=(ast.Assign, ast.For, ast.comprehension), check=check,
+    valid=(
+        "import torch\ndef step(obs):\n    x, y = obs[:2]\n    return torch.stack([x * 2, y])\n",
+        "import numpy as np\ndef step(obs):\n    a = np.asarray(obs)\n    n, m = a.shape\n"
+        "    return a.reshape(n * m)\n",
+        "import numpy as np\ndef step(obs, gains):\n    a = np.asarray(obs)\n    for g in gains:\n        a = a * g\n"
+        "    return a\n",
+        "import numpy as np\ndef step(obs):\n    parts = [np.tanh(obs), obs * 2]\n    out = [p + 1 for p in parts]\n"
+        "    return np.concatenate(out)\n",
+    ),
+    invalid=(
+        "import numpy as np\ndef step(obs):\n    q = np.asarray(obs)\n    x, y, z, w = q  # error\n"
+        "    return np.array([w * x, y * z])\n",
+        "import numpy as np\ndef step(obs):\n    a = np.tanh(obs)\n    lo, hi = a[:2]  # error\n"
+        "    return a * (hi - lo)\n",
+        "import numpy as np\ndef step(obs):\n    a = np.tanh(obs)\n    out = [v * 2 for v in a]  # error\n"
+        "    return np.stack(out)\n",
+        "import numpy as np\ndef step(obs):\n    a = np.tanh(obs)\n    total = 0.0\n"
+        "    for i, v in enumerate(a):  # error\n        total = total + v * i\n    return a * total\n",
+    ),
+)

@@ -1,0 +1,134 @@
+"""Reach into pipelines assembled at run time (fixtures/scan_reach_runtime): a method called on an untyped
+parameter bound by duck typing to the class the calling module names, never to a class elsewhere that only
+shares the name; `self.<method>` a library base provides listed as not followed; shapes carried by names
+and arguments; classes named by `eval` of a config-group value; `self.training` handed to a helper."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from leapp_codemod.scan import scan_project
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "scan_reach_runtime"
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("LEAPP_CODEMOD_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def scan(tmp_path, app: str, entry: str, monkeypatch):
+    root = tmp_path / app
+    shutil.copytree(FIXTURES / app, root)
+    monkeypatch.chdir(root)
+    return scan_project(["."], entry=entry)
+
+
+def found(result) -> set[tuple[str, int, str]]:
+    return {(Path(f.path).name, f.line, f.code) for f in result.findings}
+
+
+def test_untyped_parameter_bound_to_the_class_the_calling_module_registers(tmp_path, monkeypatch):
+    result = scan(tmp_path, "planners_app", "plan_utils:plan", monkeypatch)
+    assert ("grasp.py", 10, "LCM201") in found(result)             # GraspPlanner is only registered, never built
+    assert not any(path == "replay.py" for path, _, _ in found(result))  # the tool's own `propose` is not it
+    bound = {(b.line, b.targets) for b in result.bound_calls}
+    assert (14, ("planners.grasp:GraspPlanner.propose",)) in bound
+    assert any("duck typing" in b.how for b in result.bound_calls if b.line == 14)
+
+
+def test_a_self_method_from_a_library_base_is_listed_not_guessed(tmp_path, monkeypatch):
+    result = scan(tmp_path, "planners_app", "plan_utils:plan", monkeypatch)
+    assert not any(path == "smoother.py" for path, _, _ in found(result))   # np.convolve there is not reached
+    listed = {(Path(n.path).name, n.line): n.reason for n in result.not_followed}
+    assert "library base class" in listed[("grasp.py", 12)]
+
+
+def test_shapes_carried_by_a_name_and_an_argument(tmp_path, monkeypatch):
+    result = scan(tmp_path, "shapes_app", "tiles:Tiler.forward", monkeypatch)
+    hits = found(result)
+    assert ("tiles.py", 38, "LCM002") in hits        # flat.view(dims): the whole size() stored earlier
+    assert ("tiles.py", 10, "LCM001") in hits        # refresh(frames.shape) branches on dims[1]
+    assert ("tiles.py", 21, "LCM001") not in hits    # a feature width (the last dimension) handed on
+    assert ("tiles.py", 39, "LCM002") not in hits    # reshape(batch, -1): one size, not a stored whole shape
+
+
+def test_eval_of_a_config_group_value_builds_the_named_class(tmp_path, monkeypatch):
+    result = scan(tmp_path, "eval_app", "agent:Agent.act", monkeypatch)
+    hits = found(result)
+    assert ("parts.py", 11, "LCM201") in hits        # MlpDecoder, named in conf/decoder/mlp.yaml
+    assert ("parts.py", 23, "LCM801") in hits        # NoisySampler, named under `sampler:` in conf/base.yaml
+    assert ("parts.py", 18, "LCM301") not in hits and not any(c == "LCM101" for _, _, c in hits)  # ConvDecoder unnamed
+    hows = {b.line: b.how for b in result.bound_calls}
+    assert "decoder" in hows[9] and "sampler" in hows[10]
+    assert not result.not_followed
+
+
+def test_a_training_flag_passed_as_self_training_rules_out_the_noise(tmp_path, monkeypatch):
+    assert found(scan(tmp_path, "flags_app", "blocks:Noisy.forward", monkeypatch)) == set()
+    (tmp_path / "flags_app").rename(tmp_path / "flags_app_1")
+    noisy = scan(tmp_path, "flags_app", "blocks:AlwaysNoisy.forward", monkeypatch)
+    assert ("blocks.py", 7, "LCM801") in found(noisy)   # a caller passing True keeps it
+
+
+def test_a_step_counter_on_self_passed_by_the_driver_is_a_setting(tmp_path, monkeypatch):
+    root = tmp_path / "counter_app"
+    shutil.copytree(FIXTURES / "counter_app", root)
+    (root / "replay.py").unlink()
+    monkeypatch.chdir(root)
+    assert found(scan_project(["."], entry="agent:Agent.decide")) == set()   # `tick` is an int counter
+
+
+def test_a_tensor_attribute_passed_for_the_counter_keeps_it_data(tmp_path, monkeypatch):
+    result = scan(tmp_path, "counter_app", "agent:Agent.decide", monkeypatch)
+    assert ("agent.py", 11, "LCM201") in found(result)    # replay.py passes `self.level`, a tensor
+
+
+def test_container_lookups_and_missing_modules_in_a_range_are_listed_with_their_reason(tmp_path, monkeypatch):
+    result = scan(tmp_path, "loop_app", "run_loop.py:13-16", monkeypatch)
+    listed = {(n.line, n.text): n.reason for n in result.not_followed}
+    assert "what `nets` holds is unknown" in listed[(14, "nets['encoder'](...)")]
+    reason = listed[(15, "sched.denoise(...)")]
+    assert "line 10, before the range" in reason and "fancy_sched.CosineNoise" in reason
+
+
+def test_an_attribute_set_from_a_moved_parameter_holds_the_parameter_class(tmp_path, monkeypatch):
+    result = scan(tmp_path, "loop_app", "heads:Wrapper.forward", monkeypatch)
+    assert ("heads.py", 6, "LCM801") in found(result)     # self.body = body.to(device): NoisyBody
+    assert not result.not_followed
+
+
+def test_an_attribute_set_from_its_own_builder_method_holds_what_it_returns(tmp_path, monkeypatch):
+    result = scan(tmp_path, "loop_app", "builder:Agent.forward", monkeypatch)
+    assert ("builder.py", 8, "LCM801") in found(result)   # self.head = self.make_head(path): Jittery
+
+
+def test_fields_another_thread_fills_in_a_shared_object_are_pipeline_data(tmp_path, monkeypatch):
+    result = scan(tmp_path, "board_app", "stepper:Stepper.step", monkeypatch)
+    hits = found(result)
+    assert ("stepper.py", 10, "LCM301") in hits       # np.linalg.norm(self.board.joints)
+    assert ("stepper.py", 11, "LCM201") in hits       # branch on self.board.speed
+    assert ("stepper.py", 13, "LCM201") not in hits   # `gain`, a float the driver sets once: a setting
+
+
+def test_numpy_items_unpacked_into_names_leave_the_trace(tmp_path, monkeypatch):
+    result = scan(tmp_path, "unpack_app", "balancer:Balancer.act", monkeypatch)
+    unpacks = {(path, line) for path, line, code in found(result) if code == "LCM104"}
+    assert ("tilt.py", 5) in unpacks          # ax, ay, az = accel[:3], then np.arctan2 on the names
+    assert ("balancer.py", 15) in unpacks     # [v * 0.5 for v in gyro], gyro a known NumPy slice
+    assert ("balancer.py", 16) not in unpacks  # a loop over a list of gains (settings)
+    assert ("balancer.py", 18) not in unpacks  # vx, vy = cmd[:2] feeds torch ops: 0-d tensors stay traced
+    assert ("tilt.py", 11) not in unpacks     # rows indexed further (row[0]): rows of a 2-D array stay traced
+    assert ("tilt.py", 22) not in unpacks     # frames handed whole to another call: arrays, not numbers
+    assert ("tilt.py", 24) not in unpacks     # points has two axes (count, dims = points.shape): rows stay traced
+
+
+def test_a_buffer_filled_in_place_then_rebound_from_itself_is_still_a_filled_buffer(tmp_path, monkeypatch):
+    result = scan(tmp_path, "refill_app", "gripper:GripperPolicy.act", monkeypatch)
+    by_line = {(line, code) for path, line, code in found(result) if path == "gripper.py"}
+    assert (14, "LCM703") in by_line          # self.fingers[:3] = ..., then self.fingers = np.clip(self.fingers, ...)
+    assert not any(code == "LCM703" for line, code in by_line if line in (18, 20))  # wrist, offset: not buffers
+    fix = next(f.fix for f in result.findings if f.code == "LCM703" and f.line == 14)
+    assert "rebound" in fix and "FunctionPatch of `act`" in fix   # run would not keep it as state
