@@ -1,4 +1,5 @@
 import ast
+import re
 
 from leapp_codemod.rules._helpers import show
 from leapp_codemod.rules.base import Hit, Rule
@@ -7,6 +8,12 @@ from leapp_codemod.rules.base import Hit, Rule
 # sequence must hold tensors only.
 JOINERS = frozenset({"numpy.concatenate", "numpy.hstack", "numpy.vstack", "numpy.stack", "numpy.column_stack",
                      "numpy.row_stack", "numpy.dstack", "numpy.append"})
+
+
+# How a finding of this rule reads, and how the exporters reject what it flags (`run` names the line by both).
+PHRASE = "joins a Python list of pipeline values"
+LOWERING_ERROR = re.compile(r"expected Tensor as element \d+ in argument \d+, but got (?:immutable_)?list"
+                            r"|List\[Union\[Tensor, List\[Tensor\]\]\]")
 
 
 def scalar_lists(node: ast.Call, ctx) -> list[ast.expr]:
@@ -51,7 +58,7 @@ def check(node: ast.Call, ctx):
     inner = scalar_lists(node, ctx)
     if not inner or ctx.only_logged(node):
         return
-    yield Hit(node, f"`{show(node)}` joins a Python list of pipeline values (`{show(inner[0])}`) with arrays; "
+    yield Hit(node, f"`{show(node)}` {PHRASE} (`{show(inner[0])}`) with arrays; "
                     f"LEAPP {ctx.support.version} records the list as it is inside `torch.cat`, which the export "
                     "rejects ('expected Tensor as element ..., but got list')",
               f"make the values one array before joining: `np.reshape({show(inner[0].elts[0])}, (1,))` for one "
@@ -59,7 +66,7 @@ def check(node: ast.Call, ctx):
 
 
 RULE = Rule(
-    code="LCM304", name="scalar-list-join", category="unmapped-numpy", severity="error",
+    code="LCM304", name="scalar-list-join", category="scalar-extraction", severity="error",
     summary="a Python list of pipeline values inside `np.concatenate` / `np.hstack` / `np.stack`",
     what="Flags NumPy joins (`np.concatenate`, `np.hstack`, `np.vstack`, `np.stack`, `np.column_stack`, "
          "`np.dstack`, `np.append`) whose sequence holds a list or tuple literal of pipeline values, such as "

@@ -15,6 +15,7 @@ from leapp_codemod.runner.module_info import ModuleInfo
 from leapp_codemod.runner.module_info import category as _category
 from leapp_codemod.runner.module_info import loc as _loc
 from leapp_codemod.runner.parent import ChildResult, RunOptions
+from leapp_codemod.rules import scalar_list_join
 from leapp_codemod.source.guards import guard_at
 
 
@@ -333,10 +334,25 @@ def _failed(report: dict, info: ModuleInfo, data: dict, bad_parity: list, execut
             "explained_by": report["explained_by"] or ["no static finding"],
             "state_observed": [row["owner_path"] for row in report.get("state_observed", [])]}
         report["error"] = f"computation was lost while tracing: {last['lost_computation']}"
+    _name_list_join(report, info, last, executed)
     cause = leapp_cause(last)
     if cause and not last.get("dropped_inputs"):
         report["leapp_cause"] = cause
         report["error"] += f"; cause, as LEAPP logged it: {cause}"
+
+
+def _name_list_join(report: dict, info: ModuleInfo, last: dict, executed: dict | None) -> None:
+    """An export that every exporter rejects because a NumPy join holds a Python list of traced values
+    (`torch.cat` of `[a, [s], b]`): the error names the join's line (from the scan's finding) first."""
+    if last.get("failed_stage") != "lowering" or not scalar_list_join.LOWERING_ERROR.search(last.get("reason") or ""):
+        return
+    joins = [f for f in info.findings if scalar_list_join.PHRASE in f and ran(executed, f) is not False]
+    where = (f"at {', '.join(f.split(' ', 1)[0] for f in joins)}" if joins else
+             "(no scan finding names the line: look for `np.concatenate([..., [value], ...])`)")
+    report["error"] = (f"{last.get('backend')} failed at lowering: a NumPy join holds a Python list of traced values "
+                       f"{where}; the exporters take arrays only there (make the values one array first, e.g. "
+                       f"`np.reshape(value, (1,))`): {last.get('reason')}")
+    report["explained_by"] = joins + [f for f in report.get("explained_by", []) if f not in joins]
 
 
 def proposed_split(entry: str, host: list[str]) -> dict:
