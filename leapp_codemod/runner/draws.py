@@ -37,6 +37,13 @@ DRAW_FUNCTIONS = {
     "numpy.random": ("rand", "randn", "normal", "uniform", "standard_normal", "random", "random_sample", "randint",
                      "choice", "laplace", "exponential", "beta", "gamma", "multivariate_normal"),
 }
+# Draw methods: of a NumPy Generator (the generators `np.random.default_rng` makes while the run is
+# carried out draw through them) and the in-place fills of a torch tensor (`x.normal_()`).
+GENERATOR_METHODS = ("normal", "uniform", "standard_normal", "random", "integers", "choice", "laplace", "exponential",
+                     "beta", "gamma", "multivariate_normal", "standard_exponential", "lognormal", "poisson",
+                     "binomial", "permutation", "shuffle")
+TENSOR_FILLS = ("normal_", "uniform_", "bernoulli_", "exponential_", "random_", "cauchy_", "log_normal_",
+                "geometric_")
 PORT_PREFIX = "noise"
 READ_PREFIX = "io"
 RANDOM_CATEGORY = Category.RANDOM_IN_PIPELINE.value
@@ -95,6 +102,8 @@ class Draws:
     active: bool = False                             # the wrappers are in place
 
     def draw(self, original, function: str, args, kwargs, kind: str = PORT_PREFIX):
+        if function.endswith("_") and self.mode in ("feed", "trace") and self.queue and args:
+            return self._fill(args[0], function, kind)
         if self.mode == "record":
             value = original(*args, **kwargs)
             if _is_array(value):
@@ -114,6 +123,16 @@ class Draws:
             self.sites.setdefault(port, f"{site} {fn}")
             return boundary.input_tensors(self.node, {port: _copy(value)})
         return original(*args, **kwargs)
+
+    def _fill(self, tensor, function: str, kind: str):
+        """An in-place fill (`x.normal_()`) fed or traced: fed, the tensor takes the recorded values; traced,
+        the call returns the input that carries them (the tensor itself cannot become a traced value, so
+        the step must use what the fill returns, as `torch.empty(n).normal_()` does)."""
+        value = self.draw(None, function, (), {}, kind)
+        if self.mode == "feed":
+            tensor.copy_(value)
+            return tensor
+        return value
 
     @contextmanager
     def recording(self):
@@ -162,6 +181,8 @@ class Draws:
                 originals[id(original)] = wrapper
                 setattr(module, name, wrapper)
                 done.append((module, name, original))
+        if PORT_PREFIX in self.kinds:
+            done.extend(self._wrap_methods(originals))
         root = os.path.abspath(app_root) + os.sep if app_root else None
         for module in list(sys.modules.values()):
             path = os.path.abspath(getattr(module, "__file__", "") or "")
@@ -179,6 +200,32 @@ class Draws:
             for module, name, original in reversed(done):
                 setattr(module, name, original)
 
+    def _wrap_methods(self, originals: dict) -> list:
+        """Wrap `np.random.default_rng` (its generators draw through `DrawingGenerator`) and the torch
+        tensor fills; returns (owner, name, original) to put back."""
+        import numpy as np
+        import torch
+
+        done = []
+        make = np.random.default_rng
+        if not getattr(make, "__leapp_codemod_draw__", False):
+            @functools.wraps(make)
+            def default_rng(*args, **kwargs):
+                made, cls = make(*args, **kwargs), generator_class()
+                return made if isinstance(made, cls) else cls(made.bit_generator, self)
+
+            default_rng.__leapp_codemod_draw__ = True
+            originals[id(make)] = default_rng
+            np.random.default_rng = default_rng
+            done.append((np.random, "default_rng", make))
+        for name in TENSOR_FILLS:
+            original = getattr(torch.Tensor, name, None)
+            if original is None or getattr(original, "__leapp_codemod_draw__", False):
+                continue
+            setattr(torch.Tensor, name, self._wrap(original, name))
+            done.append((torch.Tensor, name, original))
+        return done
+
     def _wrap(self, original, function: str, kind: str = PORT_PREFIX):
         @functools.wraps(original)
         def draw(*args, **kwargs):
@@ -186,6 +233,39 @@ class Draws:
 
         draw.__leapp_codemod_draw__ = True
         return draw
+
+
+@functools.cache
+def generator_class() -> type:
+    """`DrawingGenerator`: a NumPy Generator whose draws go through `Draws.draw` (built on first use:
+    this module does not import NumPy at import time)."""
+    import numpy as np
+
+    def method(name):
+        def drawn(self, *args, **kwargs):
+            return self._leapp_codemod_draws.draw(getattr(np.random.Generator, name).__get__(self), name, args, kwargs)
+        drawn.__name__ = name
+        return drawn
+
+    def init(self, bit_generator, draws):
+        np.random.Generator.__init__(self, bit_generator)
+        self._leapp_codemod_draws = draws
+
+    def deepcopy(self, memo):
+        import copy
+
+        return type(self)(copy.deepcopy(self.bit_generator, memo), self._leapp_codemod_draws)
+
+    def shallow(self):
+        import copy
+
+        return type(self)(copy.deepcopy(self.bit_generator), self._leapp_codemod_draws)
+
+    body = {name: method(name) for name in GENERATOR_METHODS if hasattr(np.random.Generator, name)}
+    body.update(__init__=init, __deepcopy__=deepcopy, __copy__=shallow, __module__=__name__,
+                __doc__="A NumPy Generator whose draws go through `Draws.draw` (made by the wrapped "
+                        "`np.random.default_rng` while a run carries draws out; the same bit generator).")
+    return type("DrawingGenerator", (np.random.Generator,), body)
 
 
 def _reads_listed(findings) -> bool:
