@@ -202,6 +202,7 @@ class StateRef:
     root: Any
     path: tuple
     host: bool = False      # set by the host before each call (an episode-start flag): a graph input, not state
+    kind: str = ""          # the kind a host-set number is fed in (`as_host`)
 
     def get(self):
         value = self.root
@@ -239,6 +240,24 @@ def as_state(value):
 
         return torch.tensor(value, dtype=torch.int64 if isinstance(value, int) else torch.float64)
     return value
+
+
+def as_host(value, kind: str = ""):
+    """A value the host sets before a call (an episode-start flag) as the graph input it becomes: a
+    Python bool or number in the kind its readers take ("numpy": a shape-(1,) array, else a 0-d
+    tensor; a bool as 0 or 1, which arithmetic and `if` take as the bool), other values as `as_state`
+    carries them."""
+    if isinstance(value, (bool, int, float)) or is_numpy_number(value):
+        integer = isinstance(value, (bool, int)) or type(value).__name__.startswith(("int", "uint", "bool"))
+        number = int(value) if integer else float(value)
+        if kind == "numpy":
+            import numpy as np
+
+            return np.full(1, number, dtype=np.int64 if integer else np.float64)
+        import torch
+
+        return torch.tensor(number, dtype=torch.int64 if integer else torch.float64)
+    return as_state(value)
 
 
 def is_history(value) -> bool:
@@ -310,6 +329,10 @@ def _host_inputs(node: str, refs) -> list:
     from leapp import annotate
 
     host = [r for r in refs if r.host]
+    for ref in host:
+        value = ref.get()
+        if as_host(value, ref.kind) is not value:
+            ref.set(as_host(value, ref.kind))
     current, flat = _flat_state(host)
     if flat:
         traced = iter(_as_tuple(annotate.input_tensors(node, flat), len(flat)))
