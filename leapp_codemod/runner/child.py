@@ -155,7 +155,7 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
     def _export_all() -> None:
         """Trace, export and validate while the driver's own world (files, devices) is still up."""
         t_plan = time.monotonic()
-        plan = plan_state(state, recorder)
+        plan = plan_state(state, recorder, frozenset(export.app_outputs(module, recorder)))
         timings["state_plan"] = round(time.monotonic() - t_plan, 2)
         done["plan"] = plan
         if plan.entries:

@@ -166,7 +166,7 @@ def attempt_export(module, recorder: Recorder, backend: str, directory: Path, st
         att.reason = att.validation.get("summary", "fresh-input parity failed")
     _finish(att, capture, logger, started)
     if att.stage == "validation" and bad and att.validation.get("ok"):
-        att.spurious = spurious_state(att.messages, _app_outputs(module, recorder))
+        att.spurious = spurious_state(att.messages, app_outputs(module, recorder))
         if att.spurious:
             att.reason = (f"LEAPP's validation mismatched only on state output(s) {', '.join(att.spurious)}, "
                           f"while the model's outputs agree with the application on "
@@ -225,7 +225,8 @@ def spurious_state(messages: list[str], app_outputs: set[str]) -> list[str]:
     return names
 
 
-def _app_outputs(module, recorder: Recorder) -> set[str]:
+def app_outputs(module, recorder: Recorder) -> set[str]:
+    """The LEAPP output port names of the entry's return value (as the first traced call returned it)."""
     try:
         return set(values.flatten(module.named_outputs(recorder.traced[0].outputs)))
     except Exception:  # noqa: BLE001 - outputs that cannot be named here are named nowhere

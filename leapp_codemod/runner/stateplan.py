@@ -54,11 +54,14 @@ class StatePlan:
         return {name: observe.describe_path(path) for name, path in self.host}
 
 
-def plan_state(declared: dict, recorder: Recorder) -> StatePlan:
+def plan_state(declared: dict, recorder: Recorder, outputs: frozenset[str] = frozenset()) -> StatePlan:
     """The state: every changed value that a call reads before writing it and whose read reaches the
-    outputs (see state_reads), named after the STATE entry that declares it or after its path."""
+    outputs (see state_reads), named after the STATE entry that declares it or after its path.
+    No state is named like an input or an output port (`outputs`): LEAPP merges a state output into
+    the outputs by name, so a step returning its own state (`return self.filtered`) would lose the
+    output to the state's next value."""
     plan = StatePlan()
-    taken: set[str] = set(recorder.input_names)
+    taken: set[str] = set(recorder.input_names) | set(outputs)
     wanted: list[tuple[str | None, tuple, str]] = []       # (declared name or None, path, explanation)
     growing: list[tuple] = []
     calls = len(recorder.traced) + len(recorder.checks)
