@@ -154,6 +154,9 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
 
     def _export_all() -> None:
         """Trace, export and validate while the driver's own world (files, devices) is still up."""
+        refused = draws.refused_read(recorder.draws)
+        if refused:
+            raise RunnerError(refused, "host-read")
         t_plan = time.monotonic()
         plan = plan_state(state, recorder, frozenset(export.app_outputs(module, recorder)))
         timings["state_plan"] = round(time.monotonic() - t_plan, 2)

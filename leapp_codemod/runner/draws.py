@@ -16,11 +16,16 @@ input (a number passes through LEAPP as a constant): they are kept out (`scalar_
 The same mechanism carries the I/O reads of the step (`np.fromfile`, `np.loadtxt`, `torch.load`, ...,
 the read vocabulary of knowledge.io): each array read becomes the input `io_<i>_<function>`, recorded
 on every recorded call (so a file rewritten during the run is a changed input), fed back to both
-sides in validation and varied in the varied-input rollout. A read that returns no array (a JSON
-dict) is kept out like a scalar draw.
+sides in validation and varied in the varied-input rollout. A read that returns numbers instead of
+an array (`json.load(f)["gain"]`, a YAML list of offsets) is carried the same way: every float and every
+list of numbers holding a float in what it returned becomes the float32 input `io_<i>_<function>_<key>`
+(a shape-(1,) array for a number), and the application, fed, gets the value in the kind it read. A read
+that returns neither (only strings, integers, an object) cannot be an input: `run` refuses it
+(`refused_read`) rather than export the value it had while traced as a constant.
 """
 from __future__ import annotations
 
+import copy
 import functools
 import os
 import sys
@@ -73,7 +78,68 @@ def _is_array(value) -> bool:
 
 
 def _copy(value):
+    if not _is_array(value):
+        return copy.deepcopy(value)      # the numbers a read returned (carried_leaves)
     return value.clone() if hasattr(value, "clone") else value.copy()
+
+
+def _is_number(value) -> bool:
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)) or type(value).__module__ == "numpy" \
+        and type(value).__name__.startswith(("float", "int", "uint"))
+
+
+def _is_float(value) -> bool:
+    return isinstance(value, float) or (type(value).__module__ == "numpy" and type(value).__name__.startswith("float"))
+
+
+def _numbers(value) -> list | None:
+    """The numbers of a (nested, rectangular) list or tuple of numbers, else None."""
+    if _is_number(value):
+        return [value]
+    if not isinstance(value, (list, tuple)) or not value:
+        return None
+    parts = [_numbers(v) for v in value]
+    if any(p is None for p in parts) or len({len(p) for p in parts}) != 1 or (
+            len({isinstance(v, (list, tuple)) for v in value}) != 1):
+        return None
+    return [n for p in parts for n in p]
+
+
+def _carried(value) -> bool:
+    """A float, or a list of numbers holding a float: what a read's value carries as an input."""
+    if _is_float(value):
+        return True
+    found = _numbers(value) if isinstance(value, (list, tuple)) else None
+    return bool(found) and any(_is_float(n) for n in found)
+
+
+def _walk(value, prefix: str, visit):
+    """`value` with every carried leaf (see `_carried`) replaced by `visit(port name, leaf)`; dicts,
+    lists and tuples are walked, other values stay."""
+    from leapp_codemod.boundary import port_name as leaf_name
+
+    if _carried(value):
+        return visit(prefix, value)
+    if isinstance(value, dict):
+        return {k: _walk(v, leaf_name(prefix, k), visit) for k, v in value.items()}
+    if type(value) in (list, tuple):
+        return type(value)(_walk(v, leaf_name(prefix, i), visit) for i, v in enumerate(value))
+    return value
+
+
+def carried_leaves(value, prefix: str) -> dict:
+    """{port: float32 array} for every float (a shape-(1,) array) and list of numbers in a read's value."""
+    import numpy as np
+
+    found: dict = {}
+    _walk(value, prefix, lambda name, leaf: found.setdefault(name, np.asarray(leaf, dtype=np.float32).reshape(
+        (1,) if _is_number(leaf) else np.shape(leaf))))
+    return found
+
+
+def _like(leaf, array):
+    """`array` (a carried leaf's input value) back in the kind the read returned it."""
+    return float(array.reshape(-1)[0]) if _is_number(leaf) else array.tolist()
 
 
 def _call_site() -> str:
@@ -106,7 +172,7 @@ class Draws:
             return self._fill(args[0], function, kind)
         if self.mode == "record":
             value = original(*args, **kwargs)
-            if _is_array(value):
+            if _is_array(value) or (kind == READ_PREFIX and carried_leaves(value, "read")):
                 self.captured.append((function, _call_site(), _copy(value), kind))
             else:
                 self.scalar_sites[f"{_call_site()} {function}"] = kind
@@ -120,6 +186,13 @@ class Draws:
             from leapp_codemod import boundary
 
             port = port_name(index, fn, kind)
+            if not _is_array(value):        # numbers a read returned: each carried leaf an input
+                leaves = carried_leaves(value, port)
+                traced = boundary.input_tensors(self.node, leaves)
+                traced = dict(zip(leaves, traced if len(leaves) > 1 else (traced,)))
+                for name in leaves:
+                    self.sites.setdefault(name, f"{site} {fn}")
+                return _walk(_copy(value), port, lambda name, _: traced[name])
             self.sites.setdefault(port, f"{site} {fn}")
             return boundary.input_tensors(self.node, {port: _copy(value)})
         return original(*args, **kwargs)
@@ -315,13 +388,34 @@ def replayed(draws: Draws | None, recorded, node: str = ""):
         yield
 
 
-def ports(recorded) -> dict:
-    """{port: value} of one call's recorded draws and reads (what the exported model takes as inputs)."""
-    out, counts = {}, {}
-    for fn, _, value, kind in recorded:
-        out[port_name(counts.get(kind, 0), fn, kind)] = value
+def _named(recorded):
+    """(port, (function, site, value, kind)) for one call's recorded draws and reads, numbered per kind."""
+    counts: dict = {}
+    for rec in recorded:
+        kind = rec[3]
+        yield port_name(counts.get(kind, 0), rec[0], kind), rec
         counts[kind] = counts.get(kind, 0) + 1
+
+
+def ports(recorded) -> dict:
+    """{port: value} of one call's recorded draws and reads (what the exported model takes as inputs;
+    a read that returned numbers gives one port per carried leaf)."""
+    out = {}
+    for port, (_, _, value, _) in _named(recorded):
+        out.update({port: value} if _is_array(value) else carried_leaves(value, port))
     return out
+
+
+def refused_read(d: Draws | None) -> str:
+    """One line naming the first read inside the step that returned neither an array nor numbers, or ''."""
+    left = sorted(s for s, k in (d.scalar_sites if d else {}).items() if k == READ_PREFIX)
+    if not left:
+        return ""
+    site, _, function = left[0].partition(" ")
+    return (f"{site}: the step reads `{function}` and gets neither an array nor numbers (a float or a list of "
+            "numbers): such a read cannot become a graph input the host feeds, and the export would keep the "
+            "value it had while traced as a constant; read it in the host and pass what the step needs "
+            "as an argument")
 
 
 def plain(recorded) -> tuple:
@@ -340,7 +434,9 @@ def varied_reads(recorded, every: list, seed: int = 0) -> tuple:
     varied = base
     for i, port in enumerate(p for p in base if p.startswith(READ_PREFIX + "_")):
         varied = vary_one(calls, varied, port, seed=seed + i)
-    return tuple((fn, site, varied[port], kind) for port, (fn, site, _, kind) in zip(base, recorded))
+    return tuple((fn, site, varied[port] if _is_array(value) else
+                  _walk(value, port, lambda name, leaf: _like(leaf, varied[name])), kind)
+                 for port, (fn, site, value, kind) in _named(recorded))
 
 
 def _text(node) -> str:
