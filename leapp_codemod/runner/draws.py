@@ -365,10 +365,48 @@ def report(d: Draws | None) -> dict:
         out["noise_inputs"] = {p: s for p, s in d.sites.items() if p.startswith(PORT_PREFIX + "_")}
     if READ_PREFIX in d.kinds:
         out["host_read_inputs"] = {p: s for p, s in d.sites.items() if p.startswith(READ_PREFIX + "_")}
+        opens = opened_for(carried_draws(out["host_read_inputs"]))
+        if opens:
+            out["host_read_opens"] = opens
     for kind, key in ((PORT_PREFIX, "noise_not_carried"), (READ_PREFIX, "host_reads_not_carried")):
         left = sorted(s for s, k in d.scalar_sites.items() if k == kind)
         if left:
             out[key] = left
+    return out
+
+
+def _opens(node) -> bool:
+    import ast
+
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "open"
+
+
+def opened_for(sites: set[str]) -> dict[str, str]:
+    """{`path:line` of an `open(...)`: `path:line` of the carried read that takes its file object}
+    (`with open(p) as f:` / `f = open(p)` then `json.load(f)`): the file is what that read reads,
+    carried with it."""
+    import ast
+
+    out: dict = {}
+    lines_of: dict = {}
+    for site in sites:
+        path, _, line = site.rpartition(":")
+        if line.isdigit():
+            lines_of.setdefault(path, set()).add(int(line))
+    for path, lines in lines_of.items():
+        try:
+            with open(path, encoding="utf-8") as f:
+                tree = ast.parse(f.read())
+        except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+            continue
+        takes = {a.id: n.lineno for n in ast.walk(tree) if isinstance(n, ast.Call) and n.lineno in lines
+                 for a in n.args if isinstance(a, ast.Name)}
+        for n in ast.walk(tree):
+            pairs = ([(n.context_expr, n.optional_vars)] if isinstance(n, ast.withitem) else
+                     [(n.value, n.targets[0])] if isinstance(n, ast.Assign) and len(n.targets) == 1 else [])
+            for call, name in pairs:
+                if _opens(call) and isinstance(name, ast.Name) and name.id in takes:
+                    out[f"{path}:{call.lineno}"] = f"{path}:{takes[name.id]}"
     return out
 
 

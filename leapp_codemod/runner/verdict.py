@@ -171,7 +171,8 @@ def _host_reads(report: dict, data: dict, chosen: dict) -> set[str]:
     unused = sorted(s for p, s in reads.items() if used is not None and p not in used)
     if unused:
         report["host_reads_not_reaching_outputs"] = unused
-    return carried_draws(reads)     # an input the graph trimmed: the outputs do not depend on that read
+    carried = carried_draws(reads)     # the `open(...)` whose file object a carried read takes goes with it
+    return carried | {o for o, r in (data.get("host_read_opens") or {}).items() if r in carried}
 
 
 def _graph_inputs(yaml_path: Path) -> set[str] | None:
