@@ -94,3 +94,16 @@ def test_a_read_returning_a_mode_name_is_refused_naming_its_line(tmp_path):
     assert not report["models"]
     assert tree_hash(work / "modeapp") == before
     assert json.loads((work / "out" / "report.json").read_text()) == report
+
+
+@pytest.mark.e2e
+def test_a_file_text_turned_into_a_number_inside_the_step_is_refused_naming_its_line(tmp_path):
+    """`float(open(p).read())`: no read function returns the number, so nothing can carry it; before
+    this was refused the export kept the cap read while traced as a constant."""
+    work = project(tmp_path, "run_text_read")
+    before = tree_hash(work / "speedapp")
+    generate(work, "speedapp", "speedapp.limiter:SpeedLimited.command")
+    proc, report = run_json(work)
+    assert proc.returncode == 1 and report["status"] == "failed" and not report["models"]
+    assert report["error"].startswith("speedapp/limiter.py:16: the step reads a file's text (`read()`)")
+    assert tree_hash(work / "speedapp") == before

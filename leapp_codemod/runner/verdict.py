@@ -199,6 +199,26 @@ def _finding_guard(info: ModuleInfo, finding: str) -> str:
     return guard_at(source, loc[1]) if source else ""
 
 
+# Reads that return text (a file's contents): nothing of what they return becomes a graph input.
+_TEXT_READS = frozenset({"open", "read_text", "read_bytes", "read", "readline", "readlines"})
+
+
+def uncarried_text_read(findings, executed: dict | None, carried: set) -> str:
+    """One line naming the first read of a file's text inside the step (`float(open(p).read())`) that
+    ran during the recorded calls and that no carried read takes (see draws.opened_for), or ''."""
+    for f in findings:
+        m = re.search(r"performs I/O inside the pipeline \((.*?)\);", f)
+        words = re.findall(r"[A-Za-z_]\w*", m.group(1)) if m else []
+        site = f.split(" ")[0]
+        if (_category(f) == "io-in-pipeline" and words and words[-1] in _TEXT_READS and is_io_read(f)
+                and site not in carried and ran(executed, f)):
+            return (f"{site}: the step reads a file's text (`{words[-1]}()`) and computes with what it read: "
+                    "text cannot become a graph input the host feeds, and the export would keep the value read "
+                    "while traced as a constant; read it with np.loadtxt or json.load (carried as an input) "
+                    "or in the host and pass the value as an argument")
+    return ""
+
+
 def domain_limits(info: ModuleInfo, chosen: dict, executed: dict | None,
                   carried: set = frozenset()) -> tuple[list[str], list[str]]:
     """What the checks cannot vouch for beyond the inputs they covered: a tensor branch LEAPP signalled
