@@ -28,7 +28,7 @@ def test_numbers_a_read_returns_become_float32_ports_and_are_fed_back_in_the_kin
     read = d._wrap(lambda *a, **k: next(seq), "load", READ_PREFIX)
     with d.recording() as got:
         first, second, third = read("a.json"), read("b.txt"), read("c.yaml")
-    assert first["gain"] == 0.8 and second == 2.5
+    assert first["gain"] == 0.8 and second == 2.5 and third == [[1, 0.5], [0, 1.0]]
     got_ports = ports(got)
     assert list(got_ports) == ["io_0_load_gain", "io_0_load_trim", "io_1_load", "io_2_load"]
     assert got_ports["io_0_load_gain"].shape == (1,) and got_ports["io_0_load_gain"].dtype == np.float32
