@@ -89,8 +89,10 @@ def test_a_read_returning_a_mode_name_is_refused_naming_its_line(tmp_path):
     before = tree_hash(work / "modeapp")
     generate(work, "modeapp", "modeapp.gait:GaitController.step")
     proc, report = run_json(work)
-    assert proc.returncode == 1 and report["status"] == "failed"
-    assert report["error"].startswith("modeapp/gait.py:19: the step reads `load` and gets neither an array nor")
+    assert proc.returncode == 1 and report["status"] == "partial" and report["failed_stage"] == "host-read"
+    assert report["error"].startswith("partial pipeline: modeapp/gait.py:19: the step reads `load` and gets "
+                                      "neither an array nor")
+    assert any(h.startswith("modeapp/gait.py:19 io-in-pipeline") for h in report["host_runtime"])
     assert not report["models"]
     assert tree_hash(work / "modeapp") == before
     assert json.loads((work / "out" / "report.json").read_text()) == report
@@ -104,6 +106,8 @@ def test_a_file_text_turned_into_a_number_inside_the_step_is_refused_naming_its_
     before = tree_hash(work / "speedapp")
     generate(work, "speedapp", "speedapp.limiter:SpeedLimited.command")
     proc, report = run_json(work)
-    assert proc.returncode == 1 and report["status"] == "failed" and not report["models"]
-    assert report["error"].startswith("speedapp/limiter.py:16: the step reads a file's text (`read()`)")
+    assert proc.returncode == 1 and report["status"] == "partial" and not report["models"]
+    assert report["error"].startswith("partial pipeline: speedapp/limiter.py:16: the step reads a file's text "
+                                      "(`read()`)")
+    assert report["proposed_split"] and any(h.startswith("speedapp/limiter.py:16 ") for h in report["host_runtime"])
     assert tree_hash(work / "speedapp") == before

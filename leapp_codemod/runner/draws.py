@@ -21,7 +21,8 @@ an array (`json.load(f)["gain"]`, a YAML list of offsets) is carried the same wa
 list of numbers holding a float in what it returned becomes the float32 input `io_<i>_<function>_<key>`
 (a shape-(1,) array for a number), and the application, fed, gets the value in the kind it read. A read
 that returns neither (only strings, integers, an object) cannot be an input: `run` refuses it
-(`refused_read`) rather than export the value it had while traced as a constant.
+(`refused_read`: the read stays in the host runtime, status `partial`) rather than export the value it
+had while traced as a constant.
 """
 from __future__ import annotations
 

@@ -63,7 +63,13 @@ def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: f
         msg = data.get("error") or _child_crash(child)
         report.update(status="failed", error=msg, failed_stage=data.get("error_stage", "runner"))
         shapes = [f for f in info.left_out if _category(f) == "shape-specialization"]
-        if shapes and "had other input shapes" in msg:
+        if data.get("error_stage") == "host-read":     # a read no input can carry: it stays in the host
+            site = msg.split(": ")[0]
+            read = [f for f in (*info.host_runtime, *info.left_out) if f.split(" ")[0] == site]
+            report.update(status="partial", host_runtime=list(dict.fromkeys((*info.host_runtime, *read))),
+                          error=f"partial pipeline: {msg}")
+            report["proposed_split"] = proposed_split(info.entry, report["host_runtime"])
+        elif shapes and "had other input shapes" in msg:
             report.update(status="partial", host_runtime=list(info.host_runtime) + shapes,
                           error=f"partial pipeline: the input shapes change between calls, so the shape-specialized "
                                 f"code must stay in the host runtime ({msg})")
