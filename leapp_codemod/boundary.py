@@ -46,48 +46,97 @@ def port_name(prefix: str, key) -> str:
     return name
 
 
-def _children(value):
-    """(key, child) pairs of a container, or None for a leaf."""
+# Libraries whose objects are never records of inputs (a model, a generator, a simulator handle).
+_NOT_RECORDS = frozenset({"torch", "numpy", "leapp", "scipy", "builtins", "collections", "mujoco", "gym",
+                          "gymnasium", "jax", "sklearn", "onnxruntime"})
+
+
+def record_attributes(value) -> list | None:
+    """(name, value) of an object's instance attributes (`__dict__`, then `__slots__`), or None when
+    the object is no plain record: a class, function, module, callable object or library object."""
+    cls = type(value)
+    if isinstance(value, type) or callable(value) or cls.__module__.split(".")[0] in _NOT_RECORDS:
+        return None
+    if any((c.__module__, c.__name__) == ("torch.nn.modules.module", "Module") for c in cls.__mro__):
+        return None
+    found = vars(value) if isinstance(getattr(value, "__dict__", None), dict) else {}
+    items = [(k, v) for k, v in found.items() if not k.startswith("__")]
+    for c in cls.__mro__:
+        for slot in (c.__dict__.get("__slots__", ()) if not isinstance(c.__dict__.get("__slots__"), str)
+                     else (c.__dict__["__slots__"],)):
+            if slot not in ("__dict__", "__weakref__") and hasattr(value, slot):
+                items.append((slot, getattr(value, slot)))
+    return items
+
+
+RECORD_DEPTH = 4      # records nested deeper than this (or cyclic) are constants
+
+
+def record_children(value, depth: int = 0) -> list | None:
+    """(attribute, value) of the attributes of a record object (a dataclass, a SimpleNamespace, a plain
+    class holding arrays: a robot's low-level state) that hold tensors or arrays, or None when the object
+    holds none (then it is one constant of the export). Each such attribute is an input of its own; the
+    other attributes stay the object's constants."""
+    items = record_attributes(value) if depth <= RECORD_DEPTH else None
+    if not items:
+        return None
+    kept = [(k, v) for k, v in items if _is_leaf(v) or _holds_leaf(v, depth + 1)]
+    return kept or None
+
+
+def _holds_leaf(value, depth: int) -> bool:
+    if _is_leaf(value):
+        return True
+    kids = _children(value, depth)
+    return bool(kids) and any(_holds_leaf(v, depth + 1) for _, v in kids)
+
+
+def _children(value, depth: int = 0):
+    """(key, child) pairs of a container (or of a record object's array attributes), or None for a leaf."""
     if isinstance(value, Mapping):
         return list(value.items())
     if isinstance(value, (list, tuple, collections.deque)):
         return list(enumerate(value))
-    return None
+    if value is None or isinstance(value, (bool, int, float, complex, str, bytes)):
+        return None
+    return record_children(value, depth)
 
 
-def flatten(value, prefix: str = "") -> dict:
+def flatten(value, prefix: str = "", _depth: int = 0) -> dict:
     """{port name: tensor/array} for every tensor or array leaf of `value` (and NumPy scalar number), in order."""
     if _is_leaf(value):
         return {prefix or "value": value}
-    kids = _children(value)
+    kids = _children(value, _depth)
     out: dict = {}
     for key, child in kids or ():
-        for name, leaf in flatten(child, port_name(prefix, key)).items():
+        for name, leaf in flatten(child, port_name(prefix, key), _depth + 1).items():
             while name in out:
                 name += "_"
             out[name] = leaf
     return out
 
 
-def left_out(value, prefix: str = "") -> list[str]:
+def left_out(value, prefix: str = "", _depth: int = 0) -> list[str]:
     """Port names of the leaves that are neither tensors nor arrays (not part of the boundary)."""
     if _is_leaf(value):
         return []
-    kids = _children(value)
+    kids = _children(value, _depth)
     if kids is None:
         return [f"{prefix or 'value'} ({type(value).__name__})"]
-    return [name for key, child in kids for name in left_out(child, port_name(prefix, key))]
+    return [name for key, child in kids for name in left_out(child, port_name(prefix, key), _depth + 1)]
 
 
-def rebuild(value, replacements, prefix: str = ""):
+def rebuild(value, replacements, prefix: str = "", _depth: int = 0):
     """`value` with each tensor/array leaf replaced by the next item of `replacements` (an
     iterator over the values of `flatten(value, prefix)`, in the same order)."""
     if _is_leaf(value):
         return next(replacements)
-    kids = _children(value)
+    kids = _children(value, _depth)
     if kids is None:
         return value
-    rebuilt = [(key, rebuild(child, replacements)) for key, child in kids]
+    rebuilt = [(key, rebuild(child, replacements, "", _depth + 1)) for key, child in kids]
+    if not isinstance(value, (Mapping, list, tuple, collections.deque)):
+        return _record_copy(value, rebuilt)
     if isinstance(value, Mapping):
         try:
             return type(value)(rebuilt)
@@ -99,6 +148,16 @@ def rebuild(value, replacements, prefix: str = ""):
     if isinstance(value, tuple) and hasattr(value, "_fields"):
         return type(value)(*items)
     return type(value)(items)
+
+
+def _record_copy(value, attributes: list):
+    """A shallow copy of a record object with the attributes replaced (frozen dataclasses too)."""
+    import copy
+
+    new = copy.copy(value)
+    for name, child in attributes:
+        object.__setattr__(new, name, child)
+    return new
 
 
 def _as_tuple(result, n: int) -> tuple:
@@ -143,6 +202,7 @@ class StateRef:
     root: Any
     path: tuple
     host: bool = False      # set by the host before each call (an episode-start flag): a graph input, not state
+    kind: str = ""          # the kind a host-set number is fed in (`as_host`)
 
     def get(self):
         value = self.root
@@ -180,6 +240,24 @@ def as_state(value):
 
         return torch.tensor(value, dtype=torch.int64 if isinstance(value, int) else torch.float64)
     return value
+
+
+def as_host(value, kind: str = ""):
+    """A value the host sets before a call (an episode-start flag) as the graph input it becomes: a
+    Python bool or number in the kind its readers take ("numpy": a shape-(1,) array, else a 0-d
+    tensor; a bool as 0 or 1, which arithmetic and `if` take as the bool), other values as `as_state`
+    carries them."""
+    if isinstance(value, (bool, int, float)) or is_numpy_number(value):
+        integer = isinstance(value, (bool, int)) or type(value).__name__.startswith(("int", "uint", "bool"))
+        number = int(value) if integer else float(value)
+        if kind == "numpy":
+            import numpy as np
+
+            return np.full(1, number, dtype=np.int64 if integer else np.float64)
+        import torch
+
+        return torch.tensor(number, dtype=torch.int64 if integer else torch.float64)
+    return as_state(value)
 
 
 def is_history(value) -> bool:
@@ -251,6 +329,10 @@ def _host_inputs(node: str, refs) -> list:
     from leapp import annotate
 
     host = [r for r in refs if r.host]
+    for ref in host:
+        value = ref.get()
+        if as_host(value, ref.kind) is not value:
+            ref.set(as_host(value, ref.kind))
     current, flat = _flat_state(host)
     if flat:
         traced = iter(_as_tuple(annotate.input_tensors(node, flat), len(flat)))

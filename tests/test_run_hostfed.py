@@ -35,12 +35,12 @@ def test_reads_and_draws_share_one_queue_with_ports_numbered_per_kind():
     seq = iter([np.full(3, 1.0), np.full(3, 2.0), np.full(2, 3.0)])
     read = d._wrap(lambda *a, **k: next(seq), "fromfile", READ_PREFIX)
     draw = d._wrap(lambda *a, **k: next(seq), "normal")
-    loads = d._wrap(lambda *a, **k: {"offset": [0.1]}, "load", READ_PREFIX)
+    loads = d._wrap(lambda *a, **k: {"mode": "walk", "legs": 4}, "load", READ_PREFIX)
     with d.recording() as got:
         read("a.bin")
         draw()
         read("b.bin")
-        loads("cal.json")                       # no array: not carried
+        loads("cal.json")                       # neither an array nor a float: not carried
     assert list(ports(got)) == ["io_0_fromfile", "noise_0_normal", "io_1_fromfile"]
     assert ports(got)["io_1_fromfile"].tolist() == [3.0, 3.0]
     with d.replaying(got):

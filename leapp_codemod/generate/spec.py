@@ -9,7 +9,12 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 from pathlib import Path
 
-from leapp_codemod.knowledge.categories import HOST_CATEGORIES, LEFT_OUT_CATEGORIES, LIBRARY_CATEGORIES
+from leapp_codemod.knowledge.categories import (
+    HOST_CATEGORIES,
+    LEFT_OUT_CATEGORIES,
+    LIBRARY_CATEGORIES,
+    PATCHABLE_CATEGORIES,
+)
 from leapp_codemod.knowledge.leapp import EXPORTERS
 from leapp_codemod.analysis.inline.range import parse_inline_entry
 from leapp_codemod.generate.inline_spec import DRIVER_MAIN
@@ -23,6 +28,7 @@ from leapp_codemod.generate.source_info import EntrySource, SourceError, entry_s
 from leapp_codemod.generate.sources import Sources
 from leapp_codemod.generate.twin import Blocked
 from leapp_codemod.model import Finding, PatchTarget, ScanResult, StateAttr
+from leapp_codemod.source.guards import guard_in
 
 if TYPE_CHECKING:  # pragma: no cover
     from leapp_codemod.analysis.model.project import Project
@@ -351,6 +357,26 @@ def _read_entry(scan: ScanResult, opts: Options, sources: Sources) -> _Entry:
     return _Entry(entry, module, qualname, inline, carried, opts)
 
 
+def _without_raise_only_checks(scan: ScanResult, sources: Sources) -> tuple[ScanResult, list[str]]:
+    """The scan without its tensor-branch findings at checks whose other side only raises (`if
+    torch.isnan(x).any(): raise ...`): they compute nothing, so the traced side is the side every
+    accepted input takes and the function needs no replacement for them (see source/guards.py).
+    Returns the scan and one note per such check."""
+    notes, kept = [], []
+    for f in scan.findings:
+        tree = sources.tree_at(f.path) if f.category == "tensor-branch" else None
+        guard = guard_in(tree, f.line) if tree is not None else ""
+        if guard:
+            notes.append(f"{f.path}:{f.line}: `{guard}` only raises: a check that restricts nothing (the traced side "
+                         "is the side every accepted input takes), so it needs no replacement")
+        else:
+            kept.append(f)
+    if not notes:
+        return scan, []
+    patched = {f.function for f in kept if f.category in PATCHABLE_CATEGORIES}
+    return replace(scan, findings=kept, patch_targets=[t for t in scan.patch_targets if t.function in patched]), notes
+
+
 def _patch_targets(scan: ScanResult) -> tuple[dict[str, list[PatchTarget]], set[int]]:
     """Functions to replace with the bindings to patch for each, and the findings a library patch covers.
     Library calls with a known equivalent are patched where they are looked up; a helper the scan would
@@ -463,6 +489,7 @@ def build_spec(scan: ScanResult, opts: Options, project: Project | None = None) 
     """The integration for a scan's entry; `project` is the scan's loaded project (its parsed modules)."""
     root = import_root(opts.app)
     sources = Sources(root, project)
+    scan, guard_notes = _without_raise_only_checks(scan, sources)
     found = _read_entry(scan, opts, sources)
     entry, module, qualname, inline, opts = found.source, found.module, found.qualname, found.inline, found.opts
     out_dir = opts.output.resolve().parent
@@ -484,7 +511,7 @@ def build_spec(scan: ScanResult, opts: Options, project: Project | None = None) 
         patches = [replace(p, module=DRIVER_MAIN) if p.module == module else p for p in patches]
     stubs = {r.fn_name for r in replacements if r.is_stub}
     unresolved, host, left_out = _classify(scan, covered, stubs, state, sources)
-    notes = [f"{entry.path.name}:{entry.line}: {entry.note}"] if entry.note else []
+    notes = ([f"{entry.path.name}:{entry.line}: {entry.note}"] if entry.note else []) + guard_notes
     extra, app_modules, app_extra = _imports(replacements, patches, module, inline, root)
     driver = _rel(opts.driver, out_dir) if opts.driver else None
     return IntegrationSpec(

@@ -118,14 +118,14 @@ def twin_item(value, index):
 
 
 def twin_array(data, dtype=None):
-    """`np.array([...])` of a list of numbers computed from `twin_unpack` slices: the one-element
-    arrays joined with `np.concatenate` (nested lists stacked), which LEAPP traces; the patched
-    `np.array` traces only a traced argument, not a list of them."""
+    """`np.array([...])` of a list of numbers computed from `twin_unpack` slices or 0-d arrays (a
+    `twin_scalar`): the one-element arrays joined with `np.concatenate` (nested lists stacked), which
+    LEAPP traces; the patched `np.array` traces only a traced argument, not a list of them."""
     if not isinstance(data, (list, tuple)):
         return np.array(data, dtype=dtype)
     if any(isinstance(v, (list, tuple)) for v in data):
         out = np.stack([twin_array(v) for v in data])
-    elif any(isinstance(v, np.ndarray) and v.shape == (1,) for v in data):
+    elif any(isinstance(v, np.ndarray) and v.shape in ((1,), ()) for v in data):
         kind = np.result_type(*[v.dtype if isinstance(v, (np.ndarray, np.generic)) else np.asarray(v).dtype
                                 for v in data])      # what np.array([...]) gives: numbers count as float64/int64
         out = np.concatenate([np.reshape(v, (1,)).astype(kind) if isinstance(v, np.ndarray) else np.full((1,), v, kind)

@@ -154,8 +154,11 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
 
     def _export_all() -> None:
         """Trace, export and validate while the driver's own world (files, devices) is still up."""
+        refused = draws.refused_read(recorder.draws) or _text_read(module, recorder)
+        if refused:
+            raise RunnerError(refused, "host-read")
         t_plan = time.monotonic()
-        plan = plan_state(state, recorder)
+        plan = plan_state(state, recorder, frozenset(export.app_outputs(module, recorder)))
         timings["state_plan"] = round(time.monotonic() - t_plan, 2)
         done["plan"] = plan
         if plan.entries:
@@ -350,6 +353,18 @@ def _left_out(module, recorder) -> list[str]:
         return left_out(module.named_outputs(recorder.traced[0].outputs))
     except Exception:  # noqa: BLE001 - a named_outputs that does not fit the result is reported elsewhere
         return []
+
+
+def _text_read(module, recorder) -> str:
+    """The refusal of a file's text read inside the step (verdict.uncarried_text_read), given the reads
+    the recorded calls carried and the `open(...)` calls that feed them."""
+    from leapp_codemod.runner import draws
+    from leapp_codemod.runner.verdict import uncarried_text_read
+
+    sites = {site for call in recorder.traced for _, site, _, kind in (call.draws or ()) if kind == draws.READ_PREFIX}
+    carried = sites | set(draws.opened_for(sites))
+    findings = (*getattr(module, "HOST_RUNTIME", ()), *getattr(module, "LEFT_OUT", ()))
+    return uncarried_text_read(findings, recorder.cover.to_json() if recorder.cover else None, carried)
 
 
 def _app_dir(module, import_root: str) -> str:

@@ -16,11 +16,17 @@ input (a number passes through LEAPP as a constant): they are kept out (`scalar_
 The same mechanism carries the I/O reads of the step (`np.fromfile`, `np.loadtxt`, `torch.load`, ...,
 the read vocabulary of knowledge.io): each array read becomes the input `io_<i>_<function>`, recorded
 on every recorded call (so a file rewritten during the run is a changed input), fed back to both
-sides in validation and varied in the varied-input rollout. A read that returns no array (a JSON
-dict) is kept out like a scalar draw.
+sides in validation and varied in the varied-input rollout. A read that returns numbers instead of
+an array (`json.load(f)["gain"]`, a YAML list of offsets) is carried the same way: every float and every
+list of numbers holding a float in what it returned becomes the float32 input `io_<i>_<function>_<key>`
+(a shape-(1,) array for a number), and the application, fed, gets the value in the kind it read. A read
+that returns neither (only strings, integers, an object) cannot be an input: `run` refuses it
+(`refused_read`: the read stays in the host runtime, status `partial`) rather than export the value it
+had while traced as a constant.
 """
 from __future__ import annotations
 
+import copy
 import functools
 import os
 import sys
@@ -37,6 +43,13 @@ DRAW_FUNCTIONS = {
     "numpy.random": ("rand", "randn", "normal", "uniform", "standard_normal", "random", "random_sample", "randint",
                      "choice", "laplace", "exponential", "beta", "gamma", "multivariate_normal"),
 }
+# Draw methods: of a NumPy Generator (the generators `np.random.default_rng` makes while the run is
+# carried out draw through them) and the in-place fills of a torch tensor (`x.normal_()`).
+GENERATOR_METHODS = ("normal", "uniform", "standard_normal", "random", "integers", "choice", "laplace", "exponential",
+                     "beta", "gamma", "multivariate_normal", "standard_exponential", "lognormal", "poisson",
+                     "binomial", "permutation", "shuffle")
+TENSOR_FILLS = ("normal_", "uniform_", "bernoulli_", "exponential_", "random_", "cauchy_", "log_normal_",
+                "geometric_")
 PORT_PREFIX = "noise"
 READ_PREFIX = "io"
 RANDOM_CATEGORY = Category.RANDOM_IN_PIPELINE.value
@@ -66,7 +79,68 @@ def _is_array(value) -> bool:
 
 
 def _copy(value):
+    if not _is_array(value):
+        return copy.deepcopy(value)      # the numbers a read returned (carried_leaves)
     return value.clone() if hasattr(value, "clone") else value.copy()
+
+
+def _is_number(value) -> bool:
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)) or type(value).__module__ == "numpy" \
+        and type(value).__name__.startswith(("float", "int", "uint"))
+
+
+def _is_float(value) -> bool:
+    return isinstance(value, float) or (type(value).__module__ == "numpy" and type(value).__name__.startswith("float"))
+
+
+def _numbers(value) -> list | None:
+    """The numbers of a (nested, rectangular) list or tuple of numbers, else None."""
+    if _is_number(value):
+        return [value]
+    if not isinstance(value, (list, tuple)) or not value:
+        return None
+    parts = [_numbers(v) for v in value]
+    if any(p is None for p in parts) or len({len(p) for p in parts}) != 1 or (
+            len({isinstance(v, (list, tuple)) for v in value}) != 1):
+        return None
+    return [n for p in parts for n in p]
+
+
+def _carried(value) -> bool:
+    """A float, or a list of numbers holding a float: what a read's value carries as an input."""
+    if _is_float(value):
+        return True
+    found = _numbers(value) if isinstance(value, (list, tuple)) else None
+    return bool(found) and any(_is_float(n) for n in found)
+
+
+def _walk(value, prefix: str, visit):
+    """`value` with every carried leaf (see `_carried`) replaced by `visit(port name, leaf)`; dicts,
+    lists and tuples are walked, other values stay."""
+    from leapp_codemod.boundary import port_name as leaf_name
+
+    if _carried(value):
+        return visit(prefix, value)
+    if isinstance(value, dict):
+        return {k: _walk(v, leaf_name(prefix, k), visit) for k, v in value.items()}
+    if type(value) in (list, tuple):
+        return type(value)(_walk(v, leaf_name(prefix, i), visit) for i, v in enumerate(value))
+    return value
+
+
+def carried_leaves(value, prefix: str) -> dict:
+    """{port: float32 array} for every float (a shape-(1,) array) and list of numbers in a read's value."""
+    import numpy as np
+
+    found: dict = {}
+    _walk(value, prefix, lambda name, leaf: found.setdefault(name, np.asarray(leaf, dtype=np.float32).reshape(
+        (1,) if _is_number(leaf) else np.shape(leaf))))
+    return found
+
+
+def _like(leaf, array):
+    """`array` (a carried leaf's input value) back in the kind the read returned it."""
+    return float(array.reshape(-1)[0]) if _is_number(leaf) else array.tolist()
 
 
 def _call_site() -> str:
@@ -95,9 +169,11 @@ class Draws:
     active: bool = False                             # the wrappers are in place
 
     def draw(self, original, function: str, args, kwargs, kind: str = PORT_PREFIX):
+        if function.endswith("_") and self.mode in ("feed", "trace") and self.queue and args:
+            return self._fill(args[0], function, kind)
         if self.mode == "record":
             value = original(*args, **kwargs)
-            if _is_array(value):
+            if _is_array(value) or (kind == READ_PREFIX and carried_leaves(value, "read")):
                 self.captured.append((function, _call_site(), _copy(value), kind))
             else:
                 self.scalar_sites[f"{_call_site()} {function}"] = kind
@@ -111,9 +187,26 @@ class Draws:
             from leapp_codemod import boundary
 
             port = port_name(index, fn, kind)
+            if not _is_array(value):        # numbers a read returned: each carried leaf an input
+                leaves = carried_leaves(value, port)
+                traced = boundary.input_tensors(self.node, leaves)
+                traced = dict(zip(leaves, traced if len(leaves) > 1 else (traced,)))
+                for name in leaves:
+                    self.sites.setdefault(name, f"{site} {fn}")
+                return _walk(_copy(value), port, lambda name, _: traced[name])
             self.sites.setdefault(port, f"{site} {fn}")
             return boundary.input_tensors(self.node, {port: _copy(value)})
         return original(*args, **kwargs)
+
+    def _fill(self, tensor, function: str, kind: str):
+        """An in-place fill (`x.normal_()`) fed or traced: fed, the tensor takes the recorded values; traced,
+        the call returns the input that carries them (the tensor itself cannot become a traced value, so
+        the step must use what the fill returns, as `torch.empty(n).normal_()` does)."""
+        value = self.draw(None, function, (), {}, kind)
+        if self.mode == "feed":
+            tensor.copy_(value)
+            return tensor
+        return value
 
     @contextmanager
     def recording(self):
@@ -162,6 +255,8 @@ class Draws:
                 originals[id(original)] = wrapper
                 setattr(module, name, wrapper)
                 done.append((module, name, original))
+        if PORT_PREFIX in self.kinds:
+            done.extend(self._wrap_methods(originals))
         root = os.path.abspath(app_root) + os.sep if app_root else None
         for module in list(sys.modules.values()):
             path = os.path.abspath(getattr(module, "__file__", "") or "")
@@ -179,6 +274,32 @@ class Draws:
             for module, name, original in reversed(done):
                 setattr(module, name, original)
 
+    def _wrap_methods(self, originals: dict) -> list:
+        """Wrap `np.random.default_rng` (its generators draw through `DrawingGenerator`) and the torch
+        tensor fills; returns (owner, name, original) to put back."""
+        import numpy as np
+        import torch
+
+        done = []
+        make = np.random.default_rng
+        if not getattr(make, "__leapp_codemod_draw__", False):
+            @functools.wraps(make)
+            def default_rng(*args, **kwargs):
+                made, cls = make(*args, **kwargs), generator_class()
+                return made if isinstance(made, cls) else cls(made.bit_generator, self)
+
+            default_rng.__leapp_codemod_draw__ = True
+            originals[id(make)] = default_rng
+            np.random.default_rng = default_rng
+            done.append((np.random, "default_rng", make))
+        for name in TENSOR_FILLS:
+            original = getattr(torch.Tensor, name, None)
+            if original is None or getattr(original, "__leapp_codemod_draw__", False):
+                continue
+            setattr(torch.Tensor, name, self._wrap(original, name))
+            done.append((torch.Tensor, name, original))
+        return done
+
     def _wrap(self, original, function: str, kind: str = PORT_PREFIX):
         @functools.wraps(original)
         def draw(*args, **kwargs):
@@ -186,6 +307,39 @@ class Draws:
 
         draw.__leapp_codemod_draw__ = True
         return draw
+
+
+@functools.cache
+def generator_class() -> type:
+    """`DrawingGenerator`: a NumPy Generator whose draws go through `Draws.draw` (built on first use:
+    this module does not import NumPy at import time)."""
+    import numpy as np
+
+    def method(name):
+        def drawn(self, *args, **kwargs):
+            return self._leapp_codemod_draws.draw(getattr(np.random.Generator, name).__get__(self), name, args, kwargs)
+        drawn.__name__ = name
+        return drawn
+
+    def init(self, bit_generator, draws):
+        np.random.Generator.__init__(self, bit_generator)
+        self._leapp_codemod_draws = draws
+
+    def deepcopy(self, memo):
+        import copy
+
+        return type(self)(copy.deepcopy(self.bit_generator, memo), self._leapp_codemod_draws)
+
+    def shallow(self):
+        import copy
+
+        return type(self)(copy.deepcopy(self.bit_generator), self._leapp_codemod_draws)
+
+    body = {name: method(name) for name in GENERATOR_METHODS if hasattr(np.random.Generator, name)}
+    body.update(__init__=init, __deepcopy__=deepcopy, __copy__=shallow, __module__=__name__,
+                __doc__="A NumPy Generator whose draws go through `Draws.draw` (made by the wrapped "
+                        "`np.random.default_rng` while a run carries draws out; the same bit generator).")
+    return type("DrawingGenerator", (np.random.Generator,), body)
 
 
 def _reads_listed(findings) -> bool:
@@ -212,10 +366,48 @@ def report(d: Draws | None) -> dict:
         out["noise_inputs"] = {p: s for p, s in d.sites.items() if p.startswith(PORT_PREFIX + "_")}
     if READ_PREFIX in d.kinds:
         out["host_read_inputs"] = {p: s for p, s in d.sites.items() if p.startswith(READ_PREFIX + "_")}
+        opens = opened_for(carried_draws(out["host_read_inputs"]))
+        if opens:
+            out["host_read_opens"] = opens
     for kind, key in ((PORT_PREFIX, "noise_not_carried"), (READ_PREFIX, "host_reads_not_carried")):
         left = sorted(s for s, k in d.scalar_sites.items() if k == kind)
         if left:
             out[key] = left
+    return out
+
+
+def _opens(node) -> bool:
+    import ast
+
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "open"
+
+
+def opened_for(sites: set[str]) -> dict[str, str]:
+    """{`path:line` of an `open(...)`: `path:line` of the carried read that takes its file object}
+    (`with open(p) as f:` / `f = open(p)` then `json.load(f)`): the file is what that read reads,
+    carried with it."""
+    import ast
+
+    out: dict = {}
+    lines_of: dict = {}
+    for site in sites:
+        path, _, line = site.rpartition(":")
+        if line.isdigit():
+            lines_of.setdefault(path, set()).add(int(line))
+    for path, lines in lines_of.items():
+        try:
+            with open(path, encoding="utf-8") as f:
+                tree = ast.parse(f.read())
+        except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+            continue
+        takes = {a.id: n.lineno for n in ast.walk(tree) if isinstance(n, ast.Call) and n.lineno in lines
+                 for a in n.args if isinstance(a, ast.Name)}
+        for n in ast.walk(tree):
+            pairs = ([(n.context_expr, n.optional_vars)] if isinstance(n, ast.withitem) else
+                     [(n.value, n.targets[0])] if isinstance(n, ast.Assign) and len(n.targets) == 1 else [])
+            for call, name in pairs:
+                if _opens(call) and isinstance(name, ast.Name) and name.id in takes:
+                    out[f"{path}:{call.lineno}"] = f"{path}:{takes[name.id]}"
     return out
 
 
@@ -235,13 +427,34 @@ def replayed(draws: Draws | None, recorded, node: str = ""):
         yield
 
 
-def ports(recorded) -> dict:
-    """{port: value} of one call's recorded draws and reads (what the exported model takes as inputs)."""
-    out, counts = {}, {}
-    for fn, _, value, kind in recorded:
-        out[port_name(counts.get(kind, 0), fn, kind)] = value
+def _named(recorded):
+    """(port, (function, site, value, kind)) for one call's recorded draws and reads, numbered per kind."""
+    counts: dict = {}
+    for rec in recorded:
+        kind = rec[3]
+        yield port_name(counts.get(kind, 0), rec[0], kind), rec
         counts[kind] = counts.get(kind, 0) + 1
+
+
+def ports(recorded) -> dict:
+    """{port: value} of one call's recorded draws and reads (what the exported model takes as inputs;
+    a read that returned numbers gives one port per carried leaf)."""
+    out = {}
+    for port, (_, _, value, _) in _named(recorded):
+        out.update({port: value} if _is_array(value) else carried_leaves(value, port))
     return out
+
+
+def refused_read(d: Draws | None) -> str:
+    """One line naming the first read inside the step that returned neither an array nor numbers, or ''."""
+    left = sorted(s for s, k in (d.scalar_sites if d else {}).items() if k == READ_PREFIX)
+    if not left:
+        return ""
+    site, _, function = left[0].partition(" ")
+    return (f"{site}: the step reads `{function}` and gets neither an array nor numbers (a float or a list of "
+            "numbers): such a read cannot become a graph input the host feeds, and the export would keep the "
+            "value it had while traced as a constant; read it in the host and pass what the step needs "
+            "as an argument")
 
 
 def plain(recorded) -> tuple:
@@ -260,7 +473,9 @@ def varied_reads(recorded, every: list, seed: int = 0) -> tuple:
     varied = base
     for i, port in enumerate(p for p in base if p.startswith(READ_PREFIX + "_")):
         varied = vary_one(calls, varied, port, seed=seed + i)
-    return tuple((fn, site, varied[port], kind) for port, (fn, site, _, kind) in zip(base, recorded))
+    return tuple((fn, site, varied[port] if _is_array(value) else
+                  _walk(value, port, lambda name, leaf: _like(leaf, varied[name])), kind)
+                 for port, (fn, site, value, kind) in _named(recorded))
 
 
 def _text(node) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from leapp_codemod.knowledge.leapp import ATOL, EXPORTERS, FORMAT_OF, RTOL
 from leapp_codemod.runner import backend_options, draws, values
-from leapp_codemod.runner.dropped import scripted_call_failure
+from leapp_codemod.runner.dropped import scripted_call_failure, tensor_into_numpy
 from leapp_codemod.runner.errors import cut, full_text, one_line
 from leapp_codemod.runner.inputs_kept import dropped_inputs
 from leapp_codemod.runner.intercept import Recorder
@@ -127,7 +127,8 @@ def attempt_export(module, recorder: Recorder, backend: str, directory: Path, st
             leapp.stop()
     except Exception as exc:  # noqa: BLE001 - application code may raise anything while traced
         att.stage = "missing dependency" if _missing_dependency(exc) else "tracing"
-        scripted = scripted_call_failure(exc, app_root, cwd)
+        scripted = (scripted_call_failure(exc, app_root, cwd)
+                    or tensor_into_numpy(exc, app_root, cwd, getattr(module, "__file__", "") or ""))
         att.reason = cut(f"{scripted}: {full_text(exc)}" if scripted else full_text(exc), REASON_LIMIT)
         att.exporter_specific = _exporter_specific(exc, backend)
         _finish(att, capture, logger, started)
@@ -165,7 +166,7 @@ def attempt_export(module, recorder: Recorder, backend: str, directory: Path, st
         att.reason = att.validation.get("summary", "fresh-input parity failed")
     _finish(att, capture, logger, started)
     if att.stage == "validation" and bad and att.validation.get("ok"):
-        att.spurious = spurious_state(att.messages, _app_outputs(module, recorder))
+        att.spurious = spurious_state(att.messages, app_outputs(module, recorder))
         if att.spurious:
             att.reason = (f"LEAPP's validation mismatched only on state output(s) {', '.join(att.spurious)}, "
                           f"while the model's outputs agree with the application on "
@@ -224,7 +225,8 @@ def spurious_state(messages: list[str], app_outputs: set[str]) -> list[str]:
     return names
 
 
-def _app_outputs(module, recorder: Recorder) -> set[str]:
+def app_outputs(module, recorder: Recorder) -> set[str]:
+    """The LEAPP output port names of the entry's return value (as the first traced call returned it)."""
     try:
         return set(values.flatten(module.named_outputs(recorder.traced[0].outputs)))
     except Exception:  # noqa: BLE001 - outputs that cannot be named here are named nowhere

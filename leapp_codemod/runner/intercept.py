@@ -135,8 +135,10 @@ class Recorder:
                                   f"{self.entry.qualname}; regenerate the module", "inputs")
             key = values.constant_key(named[name])
             if self.constants.get(name, (key,))[0] != key:
+                part = values.key_difference(self.constants[name][0], key)
                 raise RunnerError(f"argument {name!r} of {self.entry.qualname} holds values that are not tensors "
-                                  f"or arrays and change between calls ({self.constants[name][1]} then "
+                                  f"or arrays and change between calls"
+                                  f"{f' (its part {name}{part})' if part else ''} ({self.constants[name][1]} then "
                                   f"{values.constant_text(named[name])}); they cannot be constants of the exported "
                                   "model", "inputs")
             self.constants.setdefault(name, (key, values.constant_text(named[name]), values.has_constants(named[name])))

@@ -38,8 +38,8 @@ def _is_state_value(value) -> bool:
 
 
 def _candidate(value) -> bool:
-    return (value is None or _is_state_value(value)
-            or (isinstance(value, _NUMBER) and not isinstance(value, (bool, np.bool_))))
+    """A value whose changes are watched: state, a number, a flag (a Python bool the host may set)."""
+    return value is None or _is_state_value(value) or isinstance(value, (*_NUMBER, bool, np.bool_))
 
 
 _MODULE_INTERNALS = frozenset(vars(torch.nn.Module()))   # torch's own bookkeeping (hooks, dicts)

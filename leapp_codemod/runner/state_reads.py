@@ -166,6 +166,14 @@ def leaf_paths(path: tuple, value, lengths: list[int]) -> list[tuple]:
     return [path]
 
 
+def _longest(path: tuple, calls: list, first):
+    """The value of `path` with the most slots among the first changed one and the ones the probed
+    calls start from: a deque that starts empty and fills up is probed slot by slot at its full length."""
+    seen = [first] + [lookup(c.state_before, path, None) for c in calls]
+    sized = [v for v in seen if isinstance(v, (list, collections.deque))]
+    return max(sized, key=len) if sized else first
+
+
 class _Prober:
     """Runs one recorded call on fresh copies of the application's objects (see the module docstring)."""
 
@@ -243,7 +251,8 @@ def probe(recorder, fresh, candidates: list[tuple], growing: list[tuple]) -> Rea
         return None
     reads = Reads()
     for path in candidates:
-        reads.leaves[path] = leaf_paths(path, recorder.changed.get(path), recorder.lengths.get(path, []))
+        reads.leaves[path] = leaf_paths(path, _longest(path, calls, recorder.changed.get(path)),
+                                        recorder.lengths.get(path, []))
     leaves = [leaf for path in candidates for leaf in reads.leaves[path]]
     edges: dict = {leaf: set() for leaf in leaves}
     direct: set = set()
@@ -302,6 +311,8 @@ def probe(recorder, fresh, candidates: list[tuple], growing: list[tuple]) -> Rea
         for leaf in leaves:
             if leaf in direct and leaf not in reads.kinds and _is_number(lookup(starts, leaf)):
                 reads.kinds[leaf] = _kind(prober, leaf, lookup(starts, leaf), base_out, base_after)
+            elif leaf in direct and leaf not in reads.kinds and isinstance(lookup(starts, leaf), (bool, np.bool_)):
+                reads.kinds[leaf] = _kind(prober, leaf, int(lookup(starts, leaf)), base_out, base_after)
     state = set(direct) | unknown | reads.in_place   # a buffer filled in place must be traced to keep the writes
     grew = True
     while grew:

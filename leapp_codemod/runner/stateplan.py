@@ -6,7 +6,7 @@ import copy
 import itertools
 from dataclasses import dataclass, field
 
-from leapp_codemod.boundary import StateRef, port_name, state_leaves
+from leapp_codemod.boundary import StateRef, as_host, port_name, state_leaves
 from leapp_codemod.runner import state_observe as observe
 from leapp_codemod.runner import state_reads, values
 from leapp_codemod.runner.errors import RunnerError, where
@@ -27,15 +27,17 @@ class StatePlan:
     def refs(self, roots: dict) -> list[StateRef]:
         """The state refs, then the refs of the values the host sets (graph inputs, `host=True`)."""
         return ([observe.ref(name, roots, path) for name, path in self.entries]
-                + [StateRef(name, roots[path[0]], tuple(path[1:]), host=True) for name, path in self.host])
+                + [StateRef(name, roots[path[0]], tuple(path[1:]), host=True, kind=self.kinds.get(name, ""))
+                   for name, path in self.host])
 
     def host_values(self, reachable_values: dict) -> dict:
         """{graph input: value} of the values the host sets, from a {path: value} snapshot."""
-        return {name: values.plain(lookup(reachable_values, path)) for name, path in self.host}
+        return {name: values.plain(as_host(lookup(reachable_values, path), self.kinds.get(name, "")))
+                for name, path in self.host}
 
     def host_values_on(self, roots: dict) -> dict:
         """{graph input: value} of the values the host sets, read on live roots (before a call)."""
-        return {ref.name: values.plain(ref.get()) for ref in self.refs(roots) if ref.host}
+        return {ref.name: values.plain(as_host(ref.get(), ref.kind)) for ref in self.refs(roots) if ref.host}
 
     def ports(self, reachable_values: dict) -> dict:
         """{LEAPP state port: value} from a {path: value} snapshot of the reachable values."""
@@ -52,11 +54,14 @@ class StatePlan:
         return {name: observe.describe_path(path) for name, path in self.host}
 
 
-def plan_state(declared: dict, recorder: Recorder) -> StatePlan:
+def plan_state(declared: dict, recorder: Recorder, outputs: frozenset[str] = frozenset()) -> StatePlan:
     """The state: every changed value that a call reads before writing it and whose read reaches the
-    outputs (see state_reads), named after the STATE entry that declares it or after its path."""
+    outputs (see state_reads), named after the STATE entry that declares it or after its path.
+    No state is named like an input or an output port (`outputs`): LEAPP merges a state output into
+    the outputs by name, so a step returning its own state (`return self.filtered`) would lose the
+    output to the state's next value."""
     plan = StatePlan()
-    taken: set[str] = set(recorder.input_names)
+    taken: set[str] = set(recorder.input_names) | set(outputs)
     wanted: list[tuple[str | None, tuple, str]] = []       # (declared name or None, path, explanation)
     growing: list[tuple] = []
     calls = len(recorder.traced) + len(recorder.checks)
@@ -85,8 +90,8 @@ def plan_state(declared: dict, recorder: Recorder) -> StatePlan:
             growing.append(path)
             how = _how_length_changes(sizes, "changes length")
             plan.notes.append(f"{observe.describe_path(path)} ({type(value).__name__}) {how}: {_LENGTH_FIX_NOTE}")
-        elif observe.exportable_state(value):
-            wanted.append((None, path, ""))
+        elif observe.exportable_state(value) or isinstance(value, bool):
+            wanted.append((None, path, ""))    # a bool is probed: a flag the host sets is an input
         else:
             plan.notes.append(f"{observe.describe_path(path)} ({type(value).__name__}) changes on every call but "
                               "is neither a number nor a tensor or array: it is not exported as state (it stays in the host runtime)")
@@ -107,11 +112,17 @@ def plan_state(declared: dict, recorder: Recorder) -> StatePlan:
         if reads is not None:
             plan.notes.extend(_left_out_note(reads, leaf, label) for leaf in leaves if leaf not in reads.state)
             for leaf in leaves:
-                if leaf in reads.host_set and observe.exportable_state(reads.host_set[leaf]) \
-                        and not isinstance(reads.host_set[leaf], (int, float)):
+                if leaf in reads.host_set and (observe.exportable_state(reads.host_set[leaf])
+                                               or isinstance(reads.host_set[leaf], bool)):
                     plan.host.append((observe.state_name(leaf, taken), leaf))
                     taken.add(plan.host[-1][0])
+                    if leaf in reads.kinds:
+                        plan.kinds[plan.host[-1][0]] = reads.kinds[leaf]
         for leaf in ([path] if kept == leaves else kept):
+            if isinstance(lookup(recorder.changed, leaf), bool):
+                plan.notes.append(f"{observe.describe_path(leaf)} (a Python bool) is read and changed by the calls: "
+                                  "a flag LEAPP cannot carry as state; the export takes the value it had while traced")
+                continue
             name = (label if leaf == path else port_name(label, leaf[-1][1])) if label else None
             name = name if name and name not in taken else observe.state_name(leaf, taken)
             taken.add(name)
@@ -129,8 +140,8 @@ def plan_state(declared: dict, recorder: Recorder) -> StatePlan:
 def _left_out_note(reads: state_reads.Reads, leaf: tuple, label: str | None) -> str:
     where = observe.describe_path(leaf) + (f" (STATE[{label!r}])" if label else "")
     if leaf in reads.host_set:
-        exported = ("a graph input the host feeds" if not isinstance(reads.host_set[leaf], (int, float))
-                    else "the export takes the value it had while traced")
+        exported = ("a graph input the host feeds" if observe.exportable_state(reads.host_set[leaf])
+                    or isinstance(reads.host_set[leaf], bool) else "the export takes the value it had while traced")
         return (f"{where} is reset to {reads.host_set[leaf]!r} by every call whatever it held: a value the host "
                 f"sets before a call (an episode-start flag), not state; {exported}")
     return f"{where}: {reads.unread[leaf]}: not state"

@@ -30,9 +30,20 @@ def plain(value):
         return out.as_subclass(torch.Tensor) if type(out) is not torch.Tensor else out
     if isinstance(value, np.ndarray):
         return np.array(value, copy=True, subok=False)
-    if isinstance(value, (Mapping, list, tuple, collections.deque)):
+    if isinstance(value, (Mapping, list, tuple, collections.deque)) or _record(value) is not None:
         return boundary.rebuild(value, iter([plain(v) for v in boundary.flatten(value).values()]))
     return value
+
+
+def _record(value):
+    """The attributes of a record object whose tensor/array attributes are inputs (see
+    `boundary.record_children`), or None."""
+    if value is None or isinstance(value, (bool, int, float, str, bytes, np.generic, Mapping, list, tuple,
+                                           collections.deque)) or is_array(value):
+        return None
+    if boundary.record_children(value) is None:
+        return None
+    return boundary.record_attributes(value)
 
 
 def constant_key(value):
@@ -46,7 +57,22 @@ def constant_key(value):
         return (type(value).__name__, tuple(constant_key(v) for v in value))
     if value is None or isinstance(value, (bool, int, float, str, bytes, np.generic)):
         return ("value", type(value).__name__, repr(value))
+    attributes = _record(value)
+    if attributes is not None:
+        return ("record", type(value).__qualname__, tuple((k, constant_key(v)) for k, v in attributes))
     return ("object", type(value).__qualname__, id(value))
+
+
+def key_difference(a, b, path: str = "") -> str:
+    """Where two `constant_key`s first differ: `.mode`, `[2]`, `['gain']` ('' at the top)."""
+    if a[0] == b[0] == "record" and a[1] == b[1] and [k for k, _ in a[2]] == [k for k, _ in b[2]]:
+        return next((key_difference(x, y, f"{path}.{k}") for (k, x), (_, y) in zip(a[2], b[2]) if x != y), path)
+    if a[0] == b[0] == "map" and [k for k, _ in a[1]] == [k for k, _ in b[1]]:
+        return next((key_difference(x, y, f"{path}[{k}]") for (k, x), (_, y) in zip(a[1], b[1]) if x != y), path)
+    if a[0] == b[0] and a[0] in ("list", "tuple", "deque") and len(a[1]) == len(b[1]):
+        return next((key_difference(x, y, f"{path}[{i}]") for i, (x, y) in enumerate(zip(a[1], b[1])) if x != y),
+                    path)
+    return path
 
 
 def has_constants(value) -> bool:
@@ -57,6 +83,9 @@ def has_constants(value) -> bool:
         return any(has_constants(v) for v in value.values())
     if isinstance(value, (list, tuple, collections.deque)):
         return any(has_constants(v) for v in value)
+    attributes = _record(value)
+    if attributes is not None:
+        return any(has_constants(v) for _, v in attributes)
     return True
 
 
@@ -70,6 +99,9 @@ def constant_text(value) -> str:
         return f"{type(value).__name__}(" + ", ".join(constant_text(v) for v in value) + ")"
     if value is None or isinstance(value, (bool, int, float, str, bytes, np.generic)):
         return repr(value)[:60]
+    attributes = _record(value)
+    if attributes is not None:
+        return f"{type(value).__qualname__}(" + ", ".join(f"{k}={constant_text(v)}" for k, v in attributes) + ")"
     return f"<{type(value).__qualname__} object>"
 
 
@@ -248,6 +280,8 @@ def perturbed(value, rng: np.random.Generator):
             return tuple(walk(x) for x in v)
         if isinstance(v, list):
             return [walk(x) for x in v]
+        if _record(v) is not None:
+            return boundary.rebuild(v, iter([walk(x) for x in boundary.flatten(v).values()]))
         return v
 
     out = walk(value)

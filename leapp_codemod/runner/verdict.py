@@ -8,6 +8,7 @@ from pathlib import Path
 
 from leapp_codemod.io_util import prepare_out_dir, write_atomic
 from leapp_codemod.knowledge.leapp import FORMAT_OF
+from leapp_codemod.rules import scalar_list_join
 from leapp_codemod.runner.draws import RANDOM_CATEGORY, carried_draws, gate
 from leapp_codemod.runner.dropped import leapp_cause
 from leapp_codemod.runner.linecover import ran
@@ -62,7 +63,13 @@ def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: f
         msg = data.get("error") or _child_crash(child)
         report.update(status="failed", error=msg, failed_stage=data.get("error_stage", "runner"))
         shapes = [f for f in info.left_out if _category(f) == "shape-specialization"]
-        if shapes and "had other input shapes" in msg:
+        if data.get("error_stage") == "host-read":     # a read no input can carry: it stays in the host
+            site = msg.split(": ")[0]
+            read = [f for f in (*info.host_runtime, *info.left_out) if f.split(" ")[0] == site]
+            report.update(status="partial", host_runtime=list(dict.fromkeys((*info.host_runtime, *read))),
+                          error=f"partial pipeline: {msg}")
+            report["proposed_split"] = proposed_split(info.entry, report["host_runtime"])
+        elif shapes and "had other input shapes" in msg:
             report.update(status="partial", host_runtime=list(info.host_runtime) + shapes,
                           error=f"partial pipeline: the input shapes change between calls, so the shape-specialized "
                                 f"code must stay in the host runtime ({msg})")
@@ -170,7 +177,8 @@ def _host_reads(report: dict, data: dict, chosen: dict) -> set[str]:
     unused = sorted(s for p, s in reads.items() if used is not None and p not in used)
     if unused:
         report["host_reads_not_reaching_outputs"] = unused
-    return carried_draws(reads)     # an input the graph trimmed: the outputs do not depend on that read
+    carried = carried_draws(reads)     # the `open(...)` whose file object a carried read takes goes with it
+    return carried | {o for o, r in (data.get("host_read_opens") or {}).items() if r in carried}
 
 
 def _graph_inputs(yaml_path: Path) -> set[str] | None:
@@ -195,6 +203,26 @@ def _finding_guard(info: ModuleInfo, finding: str) -> str:
     loc = _loc(finding)
     source = _source_of(info, loc[0]) if loc else ""
     return guard_at(source, loc[1]) if source else ""
+
+
+# Reads that return text (a file's contents): nothing of what they return becomes a graph input.
+_TEXT_READS = frozenset({"open", "read_text", "read_bytes", "read", "readline", "readlines"})
+
+
+def uncarried_text_read(findings, executed: dict | None, carried: set) -> str:
+    """One line naming the first read of a file's text inside the step (`float(open(p).read())`) that
+    ran during the recorded calls and that no carried read takes (see draws.opened_for), or ''."""
+    for f in findings:
+        m = re.search(r"performs I/O inside the pipeline \((.*?)\);", f)
+        words = re.findall(r"[A-Za-z_]\w*", m.group(1)) if m else []
+        site = f.split(" ")[0]
+        if (_category(f) == "io-in-pipeline" and words and words[-1] in _TEXT_READS and is_io_read(f)
+                and site not in carried and ran(executed, f)):
+            return (f"{site}: the step reads a file's text (`{words[-1]}()`) and computes with what it read: "
+                    "text cannot become a graph input the host feeds, and the export would keep the value read "
+                    "while traced as a constant; read it with np.loadtxt or json.load (carried as an input) "
+                    "or in the host and pass the value as an argument")
+    return ""
 
 
 def domain_limits(info: ModuleInfo, chosen: dict, executed: dict | None,
@@ -333,10 +361,25 @@ def _failed(report: dict, info: ModuleInfo, data: dict, bad_parity: list, execut
             "explained_by": report["explained_by"] or ["no static finding"],
             "state_observed": [row["owner_path"] for row in report.get("state_observed", [])]}
         report["error"] = f"computation was lost while tracing: {last['lost_computation']}"
+    _name_list_join(report, info, last, executed)
     cause = leapp_cause(last)
     if cause and not last.get("dropped_inputs"):
         report["leapp_cause"] = cause
         report["error"] += f"; cause, as LEAPP logged it: {cause}"
+
+
+def _name_list_join(report: dict, info: ModuleInfo, last: dict, executed: dict | None) -> None:
+    """An export that every exporter rejects because a NumPy join holds a Python list of traced values
+    (`torch.cat` of `[a, [s], b]`): the error names the join's line (from the scan's finding) first."""
+    if last.get("failed_stage") != "lowering" or not scalar_list_join.LOWERING_ERROR.search(last.get("reason") or ""):
+        return
+    joins = [f for f in info.findings if scalar_list_join.PHRASE in f and ran(executed, f) is not False]
+    where = (f"at {', '.join(f.split(' ', 1)[0] for f in joins)}" if joins else
+             "(no scan finding names the line: look for `np.concatenate([..., [value], ...])`)")
+    report["error"] = (f"{last.get('backend')} failed at lowering: a NumPy join holds a Python list of traced values "
+                       f"{where}; the exporters take arrays only there (make the values one array first, e.g. "
+                       f"`np.reshape(value, (1,))`): {last.get('reason')}")
+    report["explained_by"] = joins + [f for f in report.get("explained_by", []) if f not in joins]
 
 
 def proposed_split(entry: str, host: list[str]) -> dict:

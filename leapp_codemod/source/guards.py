@@ -1,6 +1,7 @@
 """A check whose other side only raises (`if bad: raise ValueError(...)`, `assert ok`): it rejects inputs and
 computes nothing, so the side traced is the side every accepted input takes. One rule for the scan (a shape
-guard is no finding) and for `run` (a tensor branch at such a check restricts no domain)."""
+guard is no finding), for `generate` (a tensor branch at such a check needs no replacement) and for `run` (it
+restricts no domain)."""
 from __future__ import annotations
 
 import ast
@@ -36,8 +37,11 @@ def guard_at(path: str, line: int) -> str:
     """The source of the check at `path:line` when that line is the condition of a check that only raises
     (`if (q < 0).any(): raise ...`), '' for any other line or an unreadable file."""
     tree = _tree(path)
-    if tree is None:
-        return ""
+    return guard_in(tree, line) if tree is not None else ""
+
+
+def guard_in(tree: ast.Module, line: int) -> str:
+    """`guard_at` on a parsed file."""
     inner = None
     for node in ast.walk(tree):
         if isinstance(node, (ast.If, ast.While, ast.Assert, ast.IfExp)):

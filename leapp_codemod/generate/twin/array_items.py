@@ -6,6 +6,9 @@
   which broadcast as the scalars did, and unpacks anything else as Python does.
 * `np.array([x * z - w * y, ...])` flagged by the scan -> `twin_array([...])`: the items joined; in
   such a helper, `v[0]` -> `twin_item(v, 0)` too (a one-element slice of a 1-D array, not its item).
+* `np.concatenate([a, [s], b])` (any NumPy join) flagged by the scan -> `np.concatenate([a, twin_array([s]),
+  b])`: the list of values inside the join becomes one array (LEAPP would keep the Python list inside
+  `torch.cat`, which no exporter takes).
 * `TABLE[i]` of a module-level list or tuple of numbers with a computed index -> `twin_take(TABLE, i)`:
   a gather from the table as a constant tensor or array when `i` is one (a 0-d tensor index would
   otherwise become a Python number and the entry a constant)."""
@@ -17,6 +20,7 @@ import re
 import libcst as cst
 
 from leapp_codemod.generate.twin.base import Example, TwinRule, call, dotted
+from leapp_codemod.rules.scalar_list_join import JOINERS
 
 
 class ArrayItems(TwinRule):
@@ -36,6 +40,9 @@ class ArrayItems(TwinRule):
                 (("scalar-extraction", "w, x, y, z = q"),),
                 "def f(q):\n    w, x, y, z = twin_unpack(q, 4)\n"
                 "    return np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))\n"),
+        Example("import numpy as np\n\n\ndef f(q, rate):\n    return np.hstack((q, [rate * 0.5, rate]))\n",
+                (("scalar-extraction", "np.hstack((q, [rate * 0.5, rate]))"),),
+                "def f(q, rate):\n    return np.hstack((q, twin_array([rate * 0.5, rate])))\n"),
     )
 
     def __init__(self, ctx):
@@ -63,6 +70,15 @@ class ArrayItems(TwinRule):
                     and all(a.keyword and a.keyword.value == "dtype" for a in updated.args[1:])):
                 self.use(flags, "arrays built from lists of array items joined with np.concatenate (`twin_array`)")
                 return updated.with_changes(func=cst.Name("twin_array"))
+            joined = self.flags_on(original, "scalar-extraction") if target in JOINERS else []
+            if joined and updated.args and isinstance(updated.args[0].value, (cst.List, cst.Tuple)):
+                seq = updated.args[0].value
+                items = [e.with_changes(value=call("twin_array", e.value)) if isinstance(e.value, (cst.List, cst.Tuple))
+                         else e for e in seq.elements]
+                if items != list(seq.elements):
+                    self.use(joined, "lists of values inside NumPy joins made one array first (`twin_array`)")
+                    return updated.with_changes(args=[updated.args[0].with_changes(
+                        value=seq.with_changes(elements=items)), *updated.args[1:]])
         return super().leave_Call(original, updated)
 
     def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:

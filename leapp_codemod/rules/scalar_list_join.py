@@ -1,0 +1,94 @@
+import ast
+import re
+
+from leapp_codemod.rules._helpers import show
+from leapp_codemod.rules.base import Hit, Rule
+
+# NumPy functions that join a sequence of arrays: LEAPP maps them to `torch.cat`/`torch.stack`, whose
+# sequence must hold tensors only.
+JOINERS = frozenset({"numpy.concatenate", "numpy.hstack", "numpy.vstack", "numpy.stack", "numpy.column_stack",
+                     "numpy.row_stack", "numpy.dstack", "numpy.append"})
+
+
+# How a finding of this rule reads, and how the exporters reject what it flags (`run` names the line by both).
+PHRASE = "joins a Python list of pipeline values"
+LOWERING_ERROR = re.compile(r"expected Tensor as element \d+ in argument \d+, but got (?:immutable_)?list"
+                            r"|List\[Union\[Tensor, List\[Tensor\]\]\]")
+
+
+def scalar_lists(node: ast.Call, ctx) -> list[ast.expr]:
+    """The list/tuple literals inside a joiner's sequence that hold pipeline values (`[yaw_rate]` in
+    `np.concatenate([a, [yaw_rate], b])`); none when the callee is no NumPy joiner."""
+    if not node.args or ctx.call_name(node) not in JOINERS:
+        return []
+    seq = node.args[0]
+    if ctx.call_name(node) == "numpy.append":
+        items = node.args[1:2]
+    elif isinstance(seq, (ast.List, ast.Tuple)):
+        items = seq.elts
+    else:
+        return []
+    return [e for e in items if isinstance(e, (ast.List, ast.Tuple)) and any(_from_data(x, ctx) for x in e.elts)]
+
+
+def _from_data(expr: ast.expr, ctx, depth: int = 0) -> bool:
+    """Pipeline data, or a Python number taken from it (`s = float(x.sum())`, `x.item()`): under the
+    twin that keeps the cast traced it is a 0-d array inside the list."""
+    if depth > 3:
+        return False
+    if ctx.is_data(expr):
+        return not ctx.is_shape(expr)
+    if isinstance(expr, ast.Call):
+        func = expr.func
+        if ctx.builtin(expr) in ("float", "int") and len(expr.args) == 1:
+            return _from_data(expr.args[0], ctx, depth + 1)
+        return isinstance(func, ast.Attribute) and func.attr == "item" and _from_data(func.value, ctx, depth + 1)
+    if isinstance(expr, ast.BinOp):
+        return _from_data(expr.left, ctx, depth + 1) or _from_data(expr.right, ctx, depth + 1)
+    if isinstance(expr, ast.UnaryOp):
+        return _from_data(expr.operand, ctx, depth + 1)
+    if isinstance(expr, ast.Name):
+        bound = [n.value for n in ast.walk(ctx.fn.node) if isinstance(n, ast.Assign) and n.lineno < expr.lineno
+                 and any(isinstance(t, ast.Name) and t.id == expr.id for t in n.targets)]
+        return bool(bound) and _from_data(bound[-1], ctx, depth + 1)
+    return False
+
+
+def check(node: ast.Call, ctx):
+    inner = scalar_lists(node, ctx)
+    if not inner or ctx.only_logged(node):
+        return
+    yield Hit(node, f"`{show(node)}` {PHRASE} (`{show(inner[0])}`) with arrays; "
+                    f"LEAPP {ctx.support.version} records the list as it is inside `torch.cat`, which the export "
+                    "rejects ('expected Tensor as element ..., but got list')",
+              f"make the values one array before joining: `np.reshape({show(inner[0].elts[0])}, (1,))` for one "
+              "value, `np.stack([...])` for several (`generate` writes the twin)")
+
+
+RULE = Rule(
+    code="LCM304", name="scalar-list-join", category="scalar-extraction", severity="error",
+    summary="a Python list of pipeline values inside `np.concatenate` / `np.hstack` / `np.stack`",
+    what="Flags NumPy joins (`np.concatenate`, `np.hstack`, `np.vstack`, `np.stack`, `np.column_stack`, "
+         "`np.dstack`, `np.append`) whose sequence holds a list or tuple literal of pipeline values, such as "
+         "`np.concatenate([obs, [yaw_rate], cmd])` or `np.hstack((x, [s]))` where `s` comes from traced data. "
+         "Not flagged: lists of constants or of settings (`[0.0, 1.0]`, `[self.gain]`), and joins of arrays only.",
+    why="LEAPP traces the join as `torch.cat` with the inner list kept as a Python list of traced values. Tracing "
+        "runs and the values are right, then `compile_graph` fails on every exporter: `torch.cat` takes tensors "
+        "only ('expected Tensor as element 2 in argument 0, but got immutable_list'), with no application line "
+        "in the message. Checked with the installed leapp 0.7.2.",
+    fix="Turn the values into one array before the join: `np.reshape(s, (1,))` (or `s[None]` of a 0-d array) for "
+        "one value, `np.stack([s0, s1])` for several; `generate` writes a twin doing that.",
+    example="obs = np.concatenate([cmd_vel, odom, [imu_yaw_rate]])",
+    fixed_example="obs = np.concatenate([cmd_vel, odom, np.reshape(imu_yaw_rate, (1,))])",
+    node_types=(ast.Call,), check=check,
+    valid=(
+        "import numpy as np\ndef step(obs, q):\n    return np.concatenate([obs, q[:2], [0.0, 1.0]])\n",
+        "import numpy as np\nclass P:\n    def __init__(self):\n        self.gain = 2.0\n"
+        "    def step(self, obs):\n        return np.hstack((obs, [self.gain]))\n",
+    ),
+    invalid=(
+        "import numpy as np\ndef step(obs, yaw):\n    return np.concatenate([obs, [yaw], obs[:2]])  # error\n",
+        "import numpy as np\ndef step(obs):\n    s = obs.sum()\n    return np.hstack((obs, [s, s * 2]))  # error\n",
+        "import numpy as np\ndef step(obs):\n    s = float(np.abs(obs).max())\n    return np.concatenate((obs, [s]))  # error\n",
+    ),
+)
