@@ -9,6 +9,9 @@ import json
 import os
 import re
 import resource
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -200,3 +203,75 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem):
     yield
     with open(_CPU_REPORT, "a", encoding="utf-8") as out:
         out.write(json.dumps({"test": item.nodeid, "cpu": round(_cpu_seconds() - start, 3)}) + "\n")
+
+
+# `run`'s child from a warm process (tests/forkserver.py, leapp_codemod/runner/warmstart.py): a worker whose
+# tests include end-to-end ones starts one server that has imported torch, LEAPP, NumPy and ONNX Runtime,
+# and every `run` of the session asks it to fork the child instead of starting an interpreter that imports
+# them again (about 8 s of CPU each). Tests and modules marked `real_spawn` start the child as users do;
+# so does every test of `make test-fast` (no server). `LEAPP_CODEMOD_TEST_WARM=0` turns it off.
+WARM = os.environ.get("LEAPP_CODEMOD_TEST_WARM", "1") != "0"
+from leapp_codemod.runner.warmstart import ENV as FORKSERVER_ENV  # noqa: E402 - stdlib only
+
+
+@pytest.fixture(scope="session")
+def forkserver(tmp_path_factory):
+    """The warm-start server's `PID:SOCKET`, or None when it did not come up (the child then starts as always)."""
+    folder = tmp_path_factory.mktemp("forkserver")
+    log_path, sock = folder / "server.log", folder / "s"
+    if len(str(sock)) > 100:            # a Unix socket's path is at most 107 bytes
+        import tempfile
+        sock = Path(tempfile.mkdtemp(prefix="lcm-fs-")) / "s"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LEAPP_CODEMOD_")}
+    env.update(PYTHONDONTWRITEBYTECODE="1", PYTHONUNBUFFERED="1")       # as runner.parent starts the child
+    log = open(log_path, "wb")
+    server = subprocess.Popen([sys.executable, str(Path(__file__).with_name("forkserver.py")), str(sock)],
+                              stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env, start_new_session=True)
+    deadline = time.monotonic() + 300
+    while not sock.exists() and server.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    yield f"{server.pid}:{sock}" if sock.exists() else None
+    server.kill()
+    server.wait()
+    log.close()
+
+
+def _wants_warm(node) -> bool:
+    return WARM and node.get_closest_marker("real_spawn") is None
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _warm_session(request):
+    """Starts the server when this worker runs an end-to-end test (`make test-fast` runs none)."""
+    if not (WARM and any(item.get_closest_marker("e2e") for item in request.session.items)):
+        yield
+        return
+    address = request.getfixturevalue("forkserver")
+    if address:
+        os.environ[FORKSERVER_ENV] = address
+    yield
+    os.environ.pop(FORKSERVER_ENV, None)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _spawn_of_module(request, _warm_session):
+    yield from _spawn_mode(request)
+
+
+@pytest.fixture(autouse=True)
+def _spawn_of_test(request, _spawn_of_module):
+    yield from _spawn_mode(request)
+
+
+def _spawn_mode(request):
+    """A module or test marked `real_spawn` runs without the server's address (its `run` starts a fresh
+    interpreter); the address comes back after it."""
+    address = os.environ.get(FORKSERVER_ENV)
+    if address is None or _wants_warm(request.node):
+        yield
+        return
+    del os.environ[FORKSERVER_ENV]
+    try:
+        yield
+    finally:
+        os.environ[FORKSERVER_ENV] = address
