@@ -79,6 +79,10 @@ SLOW_IN_FAST: dict[str, str] = {
     "tests/test_generate.py::test_generated_module_imports_from_the_project_and_from_elsewhere[src": "hyphen stays",
     "tests/test_generate_defaults.py::test_a_refused_output_names_the_command_that_succeeds": "args0 above stays",
     "tests/test_observe_layer.py::test_a_signal_to_scan_driver_stops_the_observed_process_group[15]": "[2] stays",
+    "tests/test_reliability.py::test_generate_with_a_wrong_entry_is_one_line_and_exit_2[dp.policy-":
+        "scans the 2,000-deep tree first; test_generate's wrong entry stays",
+    "tests/test_boundary.py::test_without_a_session_input_tensors_passes_values_through":
+        "imports LEAPP (about 5 s of CPU); every end-to-end run passes values through it",
 }
 # SARIF on every fixture: the first two stay in the loop.
 _SARIF_KEPT = ("[scan_arm_policy]", "[scan_clean_balance]")
@@ -275,3 +279,14 @@ def _spawn_mode(request):
         yield
     finally:
         os.environ[FORKSERVER_ENV] = address
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """With `LEAPP_CODEMOD_TEST_CPU`: one more line per process (each xdist worker, and the controller)
+    with its whole CPU: what the tests' lines do not hold is collection and start-up."""
+    if _CPU_REPORT:
+        own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        with open(_CPU_REPORT, "a", encoding="utf-8") as out:
+            out.write(json.dumps({"process": os.environ.get("PYTEST_XDIST_WORKER", "controller"),
+                                  "self": round(own.ru_utime + own.ru_stime, 3),
+                                  "children": round(children.ru_utime + children.ru_stime, 3)}) + "\n")
