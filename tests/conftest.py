@@ -97,6 +97,7 @@ def _slow_in_fast(nodeid: str) -> bool:
 # Scopes whose fixtures are built once per worker that runs a test of the scope: tests sharing one
 # must run on one worker, or each worker builds (exports, generates) it again.
 SHARED_SCOPES = ("module", "class", "package")
+BUILDS_NOTHING = frozenset({"_spawn_of_module"})     # module-scoped, but only sets an environment variable
 
 
 def _shared_fixtures(item: pytest.Item) -> set[str]:
@@ -108,7 +109,8 @@ def _shared_fixtures(item: pytest.Item) -> set[str]:
     callspec = getattr(item, "callspec", None)
     indices = callspec.indices if callspec is not None else {}
     return {f"{name}={indices[name]}" if name in indices else name for name in item.fixturenames
-            if any(fixturedef.scope in SHARED_SCOPES for fixturedef in info.name2fixturedefs.get(name, ()))}
+            if name not in BUILDS_NOTHING
+            and any(fixturedef.scope in SHARED_SCOPES for fixturedef in info.name2fixturedefs.get(name, ()))}
 
 
 def _groups(items: list[pytest.Item]) -> dict[pytest.Item, str]:
