@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from leapp_codemod.runner import warmstart  # the standard library only
+
 # CI runs the property tests with a fixed derandomized search (reproducible runs); locally each run
 # explores new examples.
 settings.register_profile("ci", derandomize=True, database=None)
@@ -226,7 +228,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem):
 # them again (about 8 s of CPU each). Tests and modules marked `real_spawn` start the child as users do;
 # so does every test of `make test-fast` (no server). `LEAPP_CODEMOD_TEST_WARM=0` turns it off.
 WARM = os.environ.get("LEAPP_CODEMOD_TEST_WARM", "1") != "0"
-from leapp_codemod.runner.warmstart import ENV as FORKSERVER_ENV  # noqa: E402 - stdlib only
+FORKSERVER_ENV = warmstart.ENV
 
 
 @pytest.fixture(scope="session")
@@ -239,16 +241,15 @@ def forkserver(tmp_path_factory):
         sock = Path(tempfile.mkdtemp(prefix="lcm-fs-")) / "s"
     env = {k: v for k, v in os.environ.items() if not k.startswith("LEAPP_CODEMOD_")}
     env.update(PYTHONDONTWRITEBYTECODE="1", PYTHONUNBUFFERED="1")       # as runner.parent starts the child
-    log = open(log_path, "wb")
-    server = subprocess.Popen([sys.executable, str(Path(__file__).with_name("forkserver.py")), str(sock)],
-                              stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env, start_new_session=True)
+    with open(log_path, "wb") as log:
+        server = subprocess.Popen([sys.executable, str(Path(__file__).with_name("forkserver.py")), str(sock)],
+                                  stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env, start_new_session=True)
     deadline = time.monotonic() + 300
     while not sock.exists() and server.poll() is None and time.monotonic() < deadline:
         time.sleep(0.1)
     yield f"{server.pid}:{sock}" if sock.exists() else None
     server.kill()
     server.wait()
-    log.close()
 
 
 def _wants_warm(node) -> bool:

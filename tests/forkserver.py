@@ -131,7 +131,7 @@ def _finish(code: int) -> None:
         threading._shutdown()       # what the interpreter does at exit: wait for non-daemon threads
         import atexit
         atexit._run_exitfuncs()
-    except BaseException:  # noqa: BLE001
+    except BaseException:  # noqa: BLE001, S110 - an exit handler's failure does not change the status
         pass
     for stream in (sys.stdout, sys.stderr):
         try:
