@@ -5,14 +5,20 @@ leaves out the tests marked `e2e` (real LEAPP/torch/onnxruntime exports) and `sl
 checks, subprocess-heavy checks, and the tests `SLOW_IN_FAST` names), for the edit loop. A module marked whole (`pytestmark = pytest.mark.e2e`
 or `.slow`) is not even imported then: its imports (torch, leapp, hypothesmith) cost seconds.
 """
+import gc
 import json
 import os
 import re
 import resource
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
+
+from leapp_codemod.runner import warmstart  # the standard library only
 
 # CI runs the property tests with a fixed derandomized search (reproducible runs); locally each run
 # explores new examples.
@@ -76,6 +82,10 @@ SLOW_IN_FAST: dict[str, str] = {
     "tests/test_generate.py::test_generated_module_imports_from_the_project_and_from_elsewhere[src": "hyphen stays",
     "tests/test_generate_defaults.py::test_a_refused_output_names_the_command_that_succeeds": "args0 above stays",
     "tests/test_observe_layer.py::test_a_signal_to_scan_driver_stops_the_observed_process_group[15]": "[2] stays",
+    "tests/test_reliability.py::test_generate_with_a_wrong_entry_is_one_line_and_exit_2[dp.policy-":
+        "scans the 2,000-deep tree first; test_generate's wrong entry stays",
+    "tests/test_boundary.py::test_without_a_session_input_tensors_passes_values_through":
+        "imports LEAPP (about 5 s of CPU); every end-to-end run passes values through it",
 }
 # SARIF on every fixture: the first two stay in the loop.
 _SARIF_KEPT = ("[scan_arm_policy]", "[scan_clean_balance]")
@@ -90,6 +100,7 @@ def _slow_in_fast(nodeid: str) -> bool:
 # Scopes whose fixtures are built once per worker that runs a test of the scope: tests sharing one
 # must run on one worker, or each worker builds (exports, generates) it again.
 SHARED_SCOPES = ("module", "class", "package")
+BUILDS_NOTHING = frozenset({"_spawn_of_module"})     # module-scoped, but only sets an environment variable
 
 
 def _shared_fixtures(item: pytest.Item) -> set[str]:
@@ -101,7 +112,8 @@ def _shared_fixtures(item: pytest.Item) -> set[str]:
     callspec = getattr(item, "callspec", None)
     indices = callspec.indices if callspec is not None else {}
     return {f"{name}={indices[name]}" if name in indices else name for name in item.fixturenames
-            if any(fixturedef.scope in SHARED_SCOPES for fixturedef in info.name2fixturedefs.get(name, ()))}
+            if name not in BUILDS_NOTHING
+            and any(fixturedef.scope in SHARED_SCOPES for fixturedef in info.name2fixturedefs.get(name, ()))}
 
 
 def _groups(items: list[pytest.Item]) -> dict[pytest.Item, str]:
@@ -166,6 +178,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items.sort(key=lambda item: rank[item.nodeid.split("::", 1)[0]])  # stable: each module keeps its order
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What collection imported (pytest, hypothesis, torch and SciPy for the modules that import them at
+    the top) is kept out of the garbage collector's full passes from here on (`gc.freeze`): each pass
+    otherwise walks those millions of objects again; about 15 % of the CPU of in-process tests."""
+    gc.freeze()
+
+
 @pytest.fixture(scope="session")
 def doc_session(tmp_path_factory):
     """Runs a documented command session (tests/test_doc_examples.py) once per worker, checking its quoted
@@ -200,3 +220,85 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem):
     yield
     with open(_CPU_REPORT, "a", encoding="utf-8") as out:
         out.write(json.dumps({"test": item.nodeid, "cpu": round(_cpu_seconds() - start, 3)}) + "\n")
+
+
+# `run`'s child from a warm process (tests/forkserver.py, leapp_codemod/runner/warmstart.py): a worker whose
+# tests include end-to-end ones starts one server that has imported torch, LEAPP, NumPy and ONNX Runtime,
+# and every `run` of the session asks it to fork the child instead of starting an interpreter that imports
+# them again (about 8 s of CPU each). Tests and modules marked `real_spawn` start the child as users do;
+# so does every test of `make test-fast` (no server). `LEAPP_CODEMOD_TEST_WARM=0` turns it off.
+WARM = os.environ.get("LEAPP_CODEMOD_TEST_WARM", "1") != "0"
+FORKSERVER_ENV = warmstart.ENV
+
+
+@pytest.fixture(scope="session")
+def forkserver(tmp_path_factory):
+    """The warm-start server's `PID:SOCKET`, or None when it did not come up (the child then starts as always)."""
+    folder = tmp_path_factory.mktemp("forkserver")
+    log_path, sock = folder / "server.log", folder / "s"
+    if len(str(sock)) > 100:            # a Unix socket's path is at most 107 bytes
+        import tempfile
+        sock = Path(tempfile.mkdtemp(prefix="lcm-fs-")) / "s"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LEAPP_CODEMOD_")}
+    env.update(PYTHONDONTWRITEBYTECODE="1", PYTHONUNBUFFERED="1")       # as runner.parent starts the child
+    with open(log_path, "wb") as log:
+        server = subprocess.Popen([sys.executable, str(Path(__file__).with_name("forkserver.py")), str(sock)],
+                                  stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env, start_new_session=True)
+    deadline = time.monotonic() + 300
+    while not sock.exists() and server.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    yield f"{server.pid}:{sock}" if sock.exists() else None
+    server.kill()
+    server.wait()
+
+
+def _wants_warm(node) -> bool:
+    return WARM and node.get_closest_marker("real_spawn") is None
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _warm_session(request):
+    """Starts the server when this worker runs an end-to-end test (`make test-fast` runs none)."""
+    if not (WARM and any(item.get_closest_marker("e2e") for item in request.session.items)):
+        yield
+        return
+    address = request.getfixturevalue("forkserver")
+    if address:
+        os.environ[FORKSERVER_ENV] = address
+    yield
+    os.environ.pop(FORKSERVER_ENV, None)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _spawn_of_module(request, _warm_session):
+    yield from _spawn_mode(request)
+
+
+@pytest.fixture(autouse=True)
+def _spawn_of_test(request, _spawn_of_module):
+    yield from _spawn_mode(request)
+
+
+def _spawn_mode(request):
+    """A module or test marked `real_spawn` runs without the server's address (its `run` starts a fresh
+    interpreter); the address comes back after it."""
+    address = os.environ.get(FORKSERVER_ENV)
+    if address is None or _wants_warm(request.node):
+        yield
+        return
+    del os.environ[FORKSERVER_ENV]
+    try:
+        yield
+    finally:
+        os.environ[FORKSERVER_ENV] = address
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """With `LEAPP_CODEMOD_TEST_CPU`: one more line per process (each xdist worker, and the controller)
+    with its whole CPU: what the tests' lines do not hold is collection and start-up."""
+    if _CPU_REPORT:
+        own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        with open(_CPU_REPORT, "a", encoding="utf-8") as out:
+            out.write(json.dumps({"process": os.environ.get("PYTEST_XDIST_WORKER", "controller"),
+                                  "self": round(own.ru_utime + own.ru_stime, 3),
+                                  "children": round(children.ru_utime + children.ru_stime, 3)}) + "\n")

@@ -14,7 +14,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 TOOL = [sys.executable, "-m", "leapp_codemod"]
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.real_spawn]     # the child as users start it
 
 
 def alive(pid: int) -> bool:

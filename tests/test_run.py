@@ -83,6 +83,7 @@ def assert_validated(proc, report, work: Path) -> None:
         assert row["calls"] == 3 and row["max_abs_error"] < 1e-4
 
 
+@pytest.mark.real_spawn    # a fresh interpreter for the child, as users run it (tests/conftest.py)
 def test_mlp_with_numpy_preprocessing_validates_and_leaves_the_app_untouched(tmp_path):
     work = project(tmp_path, "run_mlp_numpy")
     before = tree_hash(work)
@@ -262,6 +263,7 @@ def test_a_random_draw_in_the_step_becomes_a_noise_input_the_host_feeds(tmp_path
     assert "noise_0_randn_like" in (work / report["graph_yaml"]).read_text()
 
 
+@pytest.mark.real_spawn    # a fresh interpreter for the child, as users run it (tests/conftest.py)
 def test_timeout_stops_the_run(tmp_path):
     work = project(tmp_path, "run_failures")
     generate(work, "failapp", "failapp.pipeline:Pipeline.act", driver="main_slow.py")
@@ -299,6 +301,7 @@ def _group_alive(pgid: int) -> bool:
     return True
 
 
+@pytest.mark.real_spawn    # a fresh interpreter for the child, as users run it (tests/conftest.py)
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads the process table from /proc")
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_a_signal_to_run_stops_the_drivers_whole_process_group(tmp_path, signum):

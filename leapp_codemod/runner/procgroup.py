@@ -90,8 +90,15 @@ def die_with_parent(parent: int) -> None:
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)
     except (OSError, AttributeError):
         pass
-    if os.getppid() != parent:
+    if os.getppid() != parent and os.getppid() != _warm_start_server():
         os._exit(1)
+
+
+def _warm_start_server() -> int | None:
+    """The test session's warm-start server, which forks the child and kills it when the tool dies."""
+    from leapp_codemod.runner.warmstart import server_pid
+
+    return server_pid()
 
 
 def finish_child(code: int) -> None:
@@ -228,8 +235,9 @@ def run_supervised(cmd: list[str], *, env: dict, timeout: float, log: IO[bytes] 
     try:
         with interruptible():
             try:
-                proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out_w, stderr=out_w,
-                                        pass_fds=pass_fds, env=env, start_new_session=True)
+                proc = _warm_start(cmd, env, out_w, pass_fds) or subprocess.Popen(
+                    cmd, stdin=subprocess.DEVNULL, stdout=out_w, stderr=out_w, pass_fds=pass_fds, env=env,
+                    start_new_session=True)
             finally:
                 os.close(out_w)
                 for fd in pass_fds:
@@ -261,6 +269,13 @@ def run_supervised(cmd: list[str], *, env: dict, timeout: float, log: IO[bytes] 
             watchdog.wait(timeout=5)
         except subprocess.TimeoutExpired:
             watchdog.kill()
+
+
+def _warm_start(cmd: list[str], env: dict, out_w: int, pass_fds: tuple[int, ...]):
+    """The child forked by the test session's warm-start server (`warmstart`), or None: started as always."""
+    from leapp_codemod.runner import warmstart
+
+    return warmstart.start(cmd, env=env, stdout=out_w, pass_fds=pass_fds) if warmstart.ENV in env else None
 
 
 def _pump(proc: subprocess.Popen, out_r: int, progress_fd: int | None, output: CappedOutput,
