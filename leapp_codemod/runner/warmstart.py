@@ -2,8 +2,9 @@
 
 The child imports torch and LEAPP (about 8 s of CPU) each time `run` starts it. When the environment
 names a warm-start server (`LEAPP_CODEMOD_FORKSERVER=PID:SOCKET`, set only by the test session,
-`tests/forkserver.py`), the tool asks that server, which has imported torch, LEAPP, NumPy and ONNX
-Runtime and nothing of this package or the application, to fork the child. The server gives the child
+`tests/forkserver.py`), the tool asks that server, which has imported NumPy, torch, ONNX and Warp (most of
+what `import leapp` costs) and nothing of LEAPP, ONNX Runtime, this package or the application, to
+fork the child. The server gives the child
 what `subprocess.Popen` would: the command line, environment, working folder and file descriptors
 (stdin from /dev/null, stdout and stderr to the tool's pipe, the progress pipe under its number), a
 session of its own; it kills the child's process group when the tool's connection closes (the tool
