@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from leapp_codemod.analysis.model.config_values import leaves
-from leapp_codemod.analysis.model.hydra_configs import config_roots
+from leapp_codemod.analysis.model.hydra_configs import project_config_roots
 from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.model import Entrypoint
 from leapp_codemod.source.config_files import config_texts
@@ -54,8 +54,7 @@ def selected_classes(project: Project) -> dict[str, str]:
     key = ("config_selected_classes",)
     if key in project.memo:
         return project.memo[key]
-    paths = [m.path for m in project.modules.values() if not project.is_library(m.name)]
-    texts = {Path(path): text for path, text in config_texts(config_roots(paths), _YAML)}
+    texts = {Path(path): text for path, text in config_texts(project_config_roots(project), _YAML)}
     out: dict[str, str] = {}
     for path, text in texts.items():
         for group, option in default_choices(text):

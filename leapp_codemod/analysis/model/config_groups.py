@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from leapp_codemod.analysis.model.hydra_configs import config_roots
+from leapp_codemod.analysis.model.hydra_configs import project_config_roots
 from leapp_codemod.source.config_files import config_texts
 
 _KEY_LINE = re.compile(r"^(\s*)([A-Za-z_][\w.-]*)\s*:\s*(.*?)\s*(#.*)?$")
@@ -23,8 +23,7 @@ def group_values(project) -> dict[tuple[str, str], frozenset[str]]:
     key = ("config_groups",)
     found = project.memo.get(key)
     if found is None:
-        paths = [m.path for m in project.modules.values() if not project.is_library(m.name)]
-        found = project.memo[key] = read_groups(config_roots(paths))
+        found = project.memo[key] = read_groups(project_config_roots(project))
     return found
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import tomllib
 
-from leapp_codemod.analysis.model.hydra_configs import _LINE, config_roots
+from leapp_codemod.analysis.model.hydra_configs import _LINE, project_config_roots
 from leapp_codemod.source.config_files import config_texts
 
 CONFIG_KEY = "config:"            # constants key prefix: "config:<key>" -> values the configs give it
@@ -30,8 +30,7 @@ def config_values(project) -> dict[str, frozenset]:
     key = ("config_values",)
     found = project.memo.get(key)
     if found is None:
-        paths = [m.path for m in project.modules.values() if not project.is_library(m.name)]
-        found = project.memo[key] = read_values(config_roots(paths))
+        found = project.memo[key] = read_values(project_config_roots(project))
     return found
 
 

@@ -43,6 +43,11 @@ def config_roots(module_paths) -> list[Path]:
     return [common]
 
 
+def project_config_roots(project) -> list[Path]:
+    """The config folders of a loaded project: those of its own (non-library) modules."""
+    return config_roots([m.path for m in project.modules.values() if not project.is_library(m.name)])
+
+
 def read_targets(roots: list[Path]) -> list[HydraTarget]:
     """Every `_target_` entry in the YAML configs below `roots`."""
     out: list[HydraTarget] = []

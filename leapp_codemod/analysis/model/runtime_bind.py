@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 
-from leapp_codemod.analysis.model.hydra_configs import HydraTarget, config_roots, matching, read_targets
+from leapp_codemod.analysis.model.hydra_configs import HydraTarget, matching, project_config_roots, read_targets
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo
 from leapp_codemod.analysis.model.resolve_types import is_abstract
 from leapp_codemod.model import Resolved
@@ -38,8 +38,7 @@ def _memo(project, key, build):
 
 def hydra_targets(project) -> list[HydraTarget]:
     def build():
-        paths = [m.path for m in project.modules.values() if not project.is_library(m.name)]
-        return read_targets(config_roots(paths))
+        return read_targets(project_config_roots(project))
     return _memo(project, ("hydra_targets",), build)
 
 
