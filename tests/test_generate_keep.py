@@ -212,6 +212,15 @@ def test_driver_defaults_to_the_script_whose_loop_calls_the_entry(keep, tmp_path
     assert 'DRIVER = "main.py"' in (work / "integration.py").read_text()
 
 
+def test_a_loop_in_a_module_nobody_runs_is_driven_by_the_script_that_imports_it(tmp_path):
+    work = copy_fixture(tmp_path, "driver_through_script")
+    proc = cli(["generate", ".", "--entry", "rover.policy:SpeedPolicy.act", "-o", "integration.py"], work)
+    assert proc.returncode == 0, proc.stderr
+    assert ("driver: scripts/deploy.py (it runs rover/runner.py, whose loop calls SpeedPolicy.act at "
+            "rover/runner.py:13)") in proc.stderr
+    assert 'DRIVER = "scripts/deploy.py"' in (work / "integration.py").read_text()
+
+
 def test_generate_without_any_driver_says_so_up_front(tmp_path):
     work = copy_fixture(tmp_path, "run_patch")
     (work / "main.py").unlink()

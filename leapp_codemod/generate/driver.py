@@ -3,7 +3,8 @@
 The same call-site analysis `entrypoints` ranks with (a call in a loop resolved to the entry, or
 a `.name(...)` call in a loop of an unresolved object), over the folder that holds the
 application. A script (it has `if __name__ == "__main__":` or its loop runs at module level)
-outside the application package is preferred.
+outside the application package is preferred. A loop (or a registered callback) in a module nobody runs
+as a script is driven by the script that imports that module, directly or through other modules.
 """
 from __future__ import annotations
 
@@ -73,8 +74,34 @@ def find_driver(app: Path, entry: str) -> FoundDriver | None:
         candidates.append(((not is_script, inside_app, path, line), path, line))
     if not candidates:
         return None
-    _, path, line = min(candidates)
+    (not_script, *_), path, line = min(candidates)
+    if not_script:
+        # A loop or callback in a module nobody runs as a script: run the script that imports it.
+        caller = next(module for module in project.modules.values() if module.path == path)
+        script = _script_reaching(project, caller.name, app_tree)
+        if script is not None:
+            return FoundDriver(Path(script.path), line, f"it runs {path}, whose loop calls {qualname} at {path}:{line}")
     return FoundDriver(Path(path), line, f"its loop calls {qualname} at {path}:{line}")
+
+
+def _script_reaching(project, module_name: str, app_tree: Path):
+    """The script (`if __name__ == "__main__":`) that imports `module_name`, directly or through other
+    modules of the project; inside the application's folder and nearest in imports first."""
+    reached, frontier, depth, found = {module_name}, {module_name}, 0, []
+    while frontier:
+        depth += 1
+        frontier = {module.name for module in project.modules.values()
+                    if module.name not in reached and not project.is_library(module.name)
+                    and any(_names(target, name) for target in module.imports.values() for name in frontier)}
+        reached |= frontier
+        found += [(not Path(project.modules[name].path).resolve().is_relative_to(app_tree), depth,
+                   project.modules[name].path, name) for name in frontier if project.modules[name].has_main_guard]
+    return project.modules[min(found)[3]] if found else None
+
+
+def _names(target: str, module_name: str) -> bool:
+    """An import target (`pkg.mod`, `pkg.mod.Class`) that names the module."""
+    return target == module_name or target.startswith(module_name + ".")
 
 
 def _entry_loop_calls(sites, project, module_name: str, qualname: str):
