@@ -121,3 +121,10 @@ TENSOR_LIBRARY_NAMES = frozenset({"torch", "np", "numpy", "F", "nn", "math"})
 LIBRARY_NAMES = TENSOR_LIBRARY_NAMES | {"scipy", "cv2", "cv", "ndi", "special"}
 # torch.nn containers whose elements are modules built in the constructor call.
 CONTAINER_MODULES = ("torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.ModuleDict")
+
+# Calls that return their first argument's callable wrapped: calling the result runs that function
+# (`torch.compile(self._plan)`, `functools.partial(f, k=1)`; `functools.wraps(f)(g)` and
+# `functools.update_wrapper(g, f)` run the wrapper `g`).
+CALLABLE_WRAPPERS = frozenset({"torch.compile", "torch.jit.script", "torch.jit.trace", "functools.partial",
+                               "functools.update_wrapper", "functools.wraps", "functools.lru_cache",
+                               "functools.cache", "torch.no_grad", "torch.inference_mode"})

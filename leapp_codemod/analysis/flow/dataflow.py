@@ -1,9 +1,8 @@
 """Which values are pipeline data: a per-function pass plus an interprocedural fixpoint.
 
-A function's local facts (`Env`) are computed by two in-order passes over its statements
-(the second catches loop-carried names). Calls then push facts into callees: which
-parameters receive pipeline data, NumPy arrays or known types. The analysis repeats over
-the reachable functions until no fact grows.
+A function's local facts (`Env`) are computed by two in-order passes over its statements (the second catches
+loop-carried names). Calls then push facts into callees: which parameters receive pipeline data, NumPy arrays
+or known types. The analysis repeats over the reachable functions until no fact grows.
 """
 from __future__ import annotations
 
@@ -20,9 +19,9 @@ from leapp_codemod.analysis.model.leapp_support import LeappSupport
 from leapp_codemod.analysis.model.libraries import call_origin
 from leapp_codemod.analysis.model.resolve_types import receiver_ids
 from leapp_codemod.analysis.model.project import Project
-from leapp_codemod.analysis.model.walk import UNKNOWN, binding_nodes, is_self_attr, iter_nodes, self_name_of
+from leapp_codemod.analysis.model.walk import UNKNOWN, binding_nodes, is_property, is_self_attr, iter_nodes, self_name_of
 from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS, FRESH_COPY_METHODS
-from leapp_codemod.analysis.model.settings import class_settings, dict_defaults, module_flags
+from leapp_codemod.analysis.model.settings import class_settings, dict_defaults, module_flags, unpacked_items
 
 CONFIG_PARAM_NAMES = frozenset({"cfg", "config", "conf", "settings", "params", "hparams", "opts", "options", "args"})
 SCALAR_ANNOTATIONS = frozenset({"int", "float", "str", "bool", "bytes", "None"})
@@ -159,7 +158,7 @@ def compute_env(ctx: FunctionContext) -> Env:
     return env
 
 
-def _param_map(callee: FunctionInfo, call: ast.Call, bound: bool) -> list[tuple[str, ast.expr]]:
+def _param_map(callee: FunctionInfo, call: ast.Call, bound: bool, caller=None) -> list[tuple[str, ast.expr]]:
     params = callee.positional_params
     if bound and params:
         params = params[1:]
@@ -178,7 +177,10 @@ def _param_map(callee: FunctionInfo, call: ast.Call, bound: bool) -> list[tuple[
     kwarg = callee.node.args.kwarg.arg if callee.node.args.kwarg else None
     named = {kw.arg for kw in call.keywords if kw.arg}
     for kw in call.keywords:
-        if kw.arg is None:  # `**kwargs` fills the parameters nothing else passes
+        items = unpacked_items(caller, kw.value) if kw.arg is None and caller is not None else None
+        if items is not None:   # `**kwargs` whose keys are known: only those are passed
+            pairs += [(k if k in callee.params else kwarg, v) for k, v in items if k in callee.params or kwarg]
+        elif kw.arg is None:  # `**kwargs` fills the parameters nothing else passes
             taken = {p for p, _ in pairs} | named | ({callee.positional_params[0]} if bound and params else set())
             pairs += [(p, kw.value) for p in callee.params if p not in taken]
         elif kw.arg in callee.params:
@@ -287,7 +289,7 @@ class Analysis:
                     and is_self_attr(node, self_name):
                 facts.attr_reads.setdefault(ctx.cls.id, {}).setdefault(node.attr, set()).add((fn.id, node.lineno))
                 getter = self.project.find_method(ctx.cls, node.attr)
-                if getter is not None and _is_property(getter):
+                if getter is not None and is_property(getter):
                     self.add_reachable(getter)
             elif isinstance(node, ast.Call):
                 self._propagate_call(ctx, node)
@@ -339,7 +341,7 @@ class Analysis:
                 if binding:
                     facts.call_bindings.setdefault(callee.id, set()).add(binding)
             library = self.project.is_library(callee.module)
-            pairs = _param_map(callee, call, _is_bound_call(callee, call, ctx))
+            pairs = _param_map(callee, call, _is_bound_call(callee, call, ctx), ctx.fn)
             _record_constants(facts, ctx, callee, pairs)
             for param, arg in pairs:
                 if ctx.is_data(arg):
@@ -390,7 +392,9 @@ def _record_constants(facts: Facts, ctx: FunctionContext, callee: FunctionInfo, 
     passed = set()
     for param, arg in pairs:
         passed.add(param)
-        if isinstance(arg, ast.Constant):
+        if callee.node.args.kwarg is not None and param == callee.node.args.kwarg.arg:
+            values = {UNKNOWN}   # `**kwargs` holds a dict, whatever the keyword's value
+        elif isinstance(arg, ast.Constant):
             values = {arg.value}
         elif is_self_attr(arg, ctx.self_name) and arg.attr == "training":
             values = {False}     # `drop_path(x, p, self.training)`: export runs the module in eval mode
@@ -409,11 +413,6 @@ def _record_constants(facts: Facts, ctx: FunctionContext, callee: FunctionInfo, 
     for arg, default in defaults:
         if arg.arg not in passed:
             table.setdefault(arg.arg, set()).add(default.value if isinstance(default, ast.Constant) else UNKNOWN)
-
-
-def _is_property(fn: FunctionInfo) -> bool:
-    return any((isinstance(d, ast.Name) and d.id in ("property", "cached_property"))
-               or (isinstance(d, ast.Attribute) and d.attr == "cached_property") for d in fn.node.decorator_list)
 
 
 def _binding(ctx: FunctionContext, call: ast.Call) -> tuple[str, str] | None:

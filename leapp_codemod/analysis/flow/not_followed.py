@@ -16,6 +16,7 @@ import ast
 import sys
 
 from leapp_codemod.analysis.infer.context import FunctionContext, is_self_attr, iter_nodes
+from leapp_codemod.analysis.model.walk import is_property
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.knowledge.libraries import FOREIGN_ROOTS, MODELED_ROOTS
 from leapp_codemod.knowledge.vocab import DATA_METHOD_NAMES
@@ -77,6 +78,9 @@ def unresolved(ctx: FunctionContext, call: ast.Call) -> NotFollowed | None:
         receiver = func.value
         if (ctx.is_data(receiver) and not untyped) or ctx.is_numpy(receiver) or _names_library(ctx, func):
             return None
+        getter = _property_getter(ctx, func)
+        if getter is not None:
+            return None if ctx.resolve_call(call) else _property_entry(ctx, call, getter)
         if is_self_attr(func, ctx.self_name) and ctx.cls is not None \
                 and ctx.project.find_method(ctx.cls, func.attr) is None:
             receiver = func            # `self.policy(obs)`: the attribute holds the callable
@@ -97,6 +101,27 @@ def unresolved(ctx: FunctionContext, call: ast.Call) -> NotFollowed | None:
         return None
     reason += _duck_note(ctx, call)
     return NotFollowed(ctx.fn.path, call.lineno, _text(func), reason, ast.unparse(receiver), ctx.fn.id)
+
+
+def _property_getter(ctx: FunctionContext, func: ast.Attribute) -> FunctionInfo | None:
+    """The `@property` getter `obj.attr` reads, when the receiver's class is known."""
+    if is_self_attr(func, ctx.self_name):
+        classes = ctx.receiver_classes()
+    else:
+        classes = [c for c in (ctx._class_for_type(t) for t in ctx.types_of(func.value)) if c is not None]
+    for cls in classes:
+        getter = ctx.project.find_method(cls, func.attr)
+        if getter is not None and is_property(getter):
+            return getter
+    return None
+
+
+def _property_entry(ctx: FunctionContext, call: ast.Call, getter: FunctionInfo) -> NotFollowed:
+    returned = [n.value for n in getter.nodes if isinstance(n, ast.Return) and n.value is not None]
+    shown = ", ".join(f"`{_short(v)}`" for v in returned[:2]) or "nothing"
+    reason = (f"`{call.func.attr}` is a property ({getter.path}:{getter.node.lineno}) returning {shown}; "
+              "the callable it returns is neither a project function nor a wrapper of one the scan follows")
+    return NotFollowed(ctx.fn.path, call.lineno, _text(call.func), reason, ast.unparse(call.func), ctx.fn.id)
 
 
 def untyped_parameter_method(ctx: FunctionContext, call: ast.Call) -> bool:

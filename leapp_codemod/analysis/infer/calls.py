@@ -8,7 +8,7 @@ from leapp_codemod.analysis.model import runtime_bind
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo
 from leapp_codemod.analysis.model.resolve_callables import CallableResolver
 from leapp_codemod.analysis.model.resolve_types import is_abstract, overrides
-from leapp_codemod.analysis.model.walk import is_self_attr
+from leapp_codemod.analysis.model.walk import is_property, is_self_attr
 from leapp_codemod.knowledge.vocab import DATA_METHOD_NAMES
 from leapp_codemod.observe.merge import function_by_id, observed_callees
 
@@ -41,7 +41,7 @@ class CallQuestions:
     @answered_once
     def resolve_call(self, call: ast.Call) -> list[FunctionInfo]:
         """Project functions a call may run (empty for library calls), with those observed running from it."""
-        found = self._resolve_static(call)
+        found = self._through_properties(call, self._resolve_static(call))
         observed = self.facts.observed
         if observed is None:
             return found
@@ -55,6 +55,20 @@ class CallQuestions:
             observed.resolved.add((self.fn.id, call.lineno))
             return seen     # several classes were possible; the run showed which one this call runs
         return found + extra
+
+    def _through_properties(self, call: ast.Call, found: list[FunctionInfo]) -> list[FunctionInfo]:
+        """`self.plan(obs)` with `plan` a `@property`: the call runs what the getter returns (a bound method,
+        `torch.compile(self._plan)`, a `functools.partial`), not the getter; nothing when that stays unknown
+        (the call is then listed as not followed)."""
+        func = call.func
+        if not isinstance(func, ast.Attribute) or not any(f.name == func.attr and is_property(f) for f in found):
+            return found
+        receivers = tuple(self.receiver_classes()) if is_self_attr(func, self.self_name) else ()
+        out: list[FunctionInfo] = []
+        for fn in found:
+            run = CallableResolver(self).property_callees(fn, receivers) if is_property(fn) else [fn]
+            out += [f for f in run if f not in out]
+        return out
 
     def _resolve_static(self, call: ast.Call) -> list[FunctionInfo]:
         func = call.func

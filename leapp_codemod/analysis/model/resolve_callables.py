@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIndex
 from leapp_codemod.analysis.model.project import Project, questions
 from leapp_codemod.analysis.model import runtime_bind
+from leapp_codemod.knowledge.vocab import CALLABLE_WRAPPERS
 
 _MAX_DEPTH = 6
 
@@ -296,6 +297,9 @@ class CallableResolver:
 
     def _call_value(self, call: ast.Call, where: Where, depth: int) -> list[FunctionInfo]:
         func = call.func
+        wrapped = _wrapped_callable(self.project, call, where.module)
+        if wrapped is not None:                    # `torch.compile(self._plan)`: calling it runs `_plan`
+            return self._leaf(wrapped, where, "value", depth + 1)
         if isinstance(func, ast.Name) and func.id == "getattr" and len(call.args) >= 2:
             return self._getattr(call, where, depth)
         held = runtime_bind.hydra_callable_values(self.ctx, call, where.module)
@@ -330,6 +334,15 @@ class CallableResolver:
             return out
         return []
 
+    def property_callees(self, getter: FunctionInfo, receivers: tuple) -> list[FunctionInfo]:
+        """What calling the value a `@property` returns runs: a bound method, or the function a wrapper
+        (`torch.compile`, `functools.partial`) holds."""
+        out: list[FunctionInfo] = []
+        for fn in self._returns(getter, 0, receivers):
+            if fn is not getter and fn not in out:
+                out.append(fn)
+        return out
+
     def _returns(self, fn: FunctionInfo, depth: int, receivers: tuple = ()) -> list[FunctionInfo]:
         where = Where(self.project.modules[fn.module], fn, receivers)
         out = []
@@ -360,6 +373,11 @@ class CallableResolver:
         out = []
         if where.fn is not None:
             ctx = self.ctx.for_function(where.fn)
+            if isinstance(value.value, ast.Name) and value.value.id == ctx.self_name and ctx.cls is not None:
+                for cls in where.receivers or (ctx.cls,):   # `self._plan`: a bound method of the receiver
+                    method = self.project.find_method(cls, value.attr)
+                    if method is not None and method not in out:
+                        out.append(method)
             for type_name in ctx.types_of(value.value):
                 cls = ctx._class_for_type(type_name)
                 method = self.project.find_method(cls, value.attr) if cls else None
@@ -395,6 +413,19 @@ class CallableResolver:
                     return
         for stored, module in field_stores(self.project).get(value.attr, ()):
             yield stored, Where(module, None)
+
+
+def _wrapped_callable(project: Project, call: ast.Call, module: ModuleIndex) -> ast.expr | None:
+    """The callable a wrapper call returns wrapped (CALLABLE_WRAPPERS): its first argument, or for
+    `functools.wraps(f)(g)` the wrapper `g`."""
+    func = call.func
+    if isinstance(func, ast.Call) and call.args:   # `functools.wraps(f)(g)`, `torch.no_grad()(f)`
+        name = project.qualify(func.func, module)
+        return call.args[0] if name and project.external_name(name) in CALLABLE_WRAPPERS else None
+    name = project.qualify(func, module)
+    if not name or not call.args or project.external_name(name) not in CALLABLE_WRAPPERS:
+        return None
+    return call.args[0]
 
 
 def nested_function(project: Project, fn: FunctionInfo, name: str) -> FunctionInfo | None:

@@ -372,3 +372,40 @@ def _int_names(scope: ast.AST) -> set[str]:
         elif isinstance(node, (ast.arguments,)):
             other.update(a.arg for a in (*node.posonlyargs, *node.args, *node.kwonlyargs))
     return ints - other
+
+
+# ------------------------------------------------------------------ what `f(x, **kwargs)` passes
+def unpacked_items(fn, expr: ast.expr) -> list[tuple[str, ast.expr]] | None:
+    """The (key, value) pairs a `**expr` in `fn` can pass, when every key is known: a dict literal with
+    constant keys, or a local bound only to such literals and filled only by `name["key"] = value`
+    (`kwargs = {}; if bet: kwargs["centers"] = c; actor(x, **kwargs)` passes `centers` at most, never
+    `action`). None when anything else could add a key (`kwargs.update(...)`, a parameter, `{**base}`)."""
+    if isinstance(expr, ast.Dict):
+        return _literal_items(expr)
+    if not isinstance(expr, ast.Name) or expr.id in fn.params:
+        return None
+    name, items = expr.id, []
+    for node in fn.nodes:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            literal = _literal_items(node.value) if len(node.targets) == 1 and isinstance(node.value, ast.Dict) else None
+            if literal is None:
+                return None
+            items += literal
+        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == name \
+                and isinstance(node.ctx, ast.Store):
+            if not (isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str)):
+                return None
+            items.append((node.slice.value, node))
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == name:
+            return None   # `kwargs.update(...)`, `kwargs.setdefault(...)`
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.With, ast.NamedExpr)) \
+                and any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in ast.walk(node)):
+            return None
+    return items if any(True for n in fn.nodes if isinstance(n, ast.Assign)
+                        and any(isinstance(t, ast.Name) and t.id == name for t in n.targets)) else None
+
+
+def _literal_items(literal: ast.Dict) -> list[tuple[str, ast.expr]] | None:
+    if any(not (isinstance(k, ast.Constant) and isinstance(k.value, str)) for k in literal.keys):
+        return None   # `{**base}` or a computed key
+    return [(k.value, v) for k, v in zip(literal.keys, literal.values)]

@@ -22,6 +22,12 @@ def is_self_attr(expr: ast.expr, self_name: str | None) -> bool:
             and expr.value.id == self_name)
 
 
+def is_property(fn: FunctionInfo) -> bool:
+    """`@property` / `@functools.cached_property`: reading the attribute runs the getter."""
+    return any((isinstance(d, ast.Name) and d.id in ("property", "cached_property"))
+               or (isinstance(d, ast.Attribute) and d.attr == "cached_property") for d in fn.node.decorator_list)
+
+
 def self_name_of(fn: FunctionInfo) -> str | None:
     if not fn.is_method:
         return None
@@ -120,7 +126,8 @@ def _constant_values(expr: ast.expr, fn: FunctionInfo, constants: dict[str, set]
 
 
 def _compare_outcomes(test: ast.Compare, fn: FunctionInfo, constants: dict[str, set]) -> set | None:
-    """`mode == "relative"`, `self.kind != "bang"`, `mode in ("a", "b")` over the values the setting can hold."""
+    """`mode == "relative"`, `self.kind != "bang"`, `mode in ("a", "b")`, `target is not None` over the values
+    the setting can hold (a `None` default no reached call overrides is the constant None)."""
     op, right = test.ops[0], test.comparators[0]
     values = _constant_values(test.left, fn, constants)
     if values is None:
@@ -128,6 +135,10 @@ def _compare_outcomes(test: ast.Compare, fn: FunctionInfo, constants: dict[str, 
     if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(right, ast.Constant):
         same = {v == right.value for v in values}
         return same if isinstance(op, ast.Eq) else {not s for s in same}
+    if isinstance(op, (ast.Is, ast.IsNot)) and isinstance(right, ast.Constant) and right.value in (None, True, False) \
+            and all(v is None or isinstance(v, (bool, int, float, str)) for v in values):
+        same = {v is right.value for v in values}   # `action is None` where no call passes an action
+        return same if isinstance(op, ast.Is) else {not s for s in same}
     if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, (ast.Tuple, ast.List, ast.Set)) \
             and all(isinstance(e, ast.Constant) for e in right.elts):
         options = {e.value for e in right.elts}
