@@ -1,0 +1,81 @@
+"""Optional inputs no reached call passes are the constant None (their blocks never run); a call through a
+`@property` runs the callable the getter returns, or is listed as not followed."""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from leapp_codemod.cli import main
+
+APP = Path(__file__).resolve().parent.parent / "fixtures" / "optional_training_args"
+MARKER = re.compile(r"#\s*(?:expect:\s*(?P<cat>[a-z-]+)|(?P<clean>clean))\s*$")
+
+
+def _tree_hash(root: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
+@pytest.fixture(scope="module")
+def scanned(tmp_path_factory):
+    root = tmp_path_factory.mktemp("app") / "app"
+    shutil.copytree(APP, root)
+    before = _tree_hash(root)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(root)
+        patch.setenv("LEAPP_CODEMOD_CACHE_DIR", str(root.parent / "cache"))
+        result = CliRunner().invoke(main, ["scan", ".", "--entry", "arm.policy:ArmPolicy.step", "--format", "json",
+                                           "--no-cache"], catch_exceptions=False)
+    assert _tree_hash(root) == before
+    return root, json.loads(result.output)
+
+
+def _markers(root: Path):
+    expected, clean = set(), set()
+    for path in sorted(root.rglob("*.py")):
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            match = MARKER.search(line)
+            if match and match.group("clean"):
+                clean.add((path.relative_to(root).as_posix(), number))
+            elif match:
+                expected.add((path.relative_to(root).as_posix(), number, match.group("cat")))
+    return expected, clean
+
+
+def test_markers_are_there():
+    expected, clean = _markers(APP)
+    assert len(expected) >= 3 and len(clean) >= 3
+
+
+def test_blocks_an_optional_input_no_call_passes_rules_out_are_not_the_pipeline(scanned):
+    root, document = scanned
+    expected, clean = _markers(root)
+    found = {(f["path"], f["line"]) for f in document["findings"]}
+    assert not found & clean
+    # `ref=obs` is passed a real value: its block stays in the pipeline
+    assert ("arm/heads.py", next(n for p, n, c in expected if c == "scalar-extraction" and p == "arm/heads.py")) \
+        in found
+
+
+def test_a_call_through_a_property_runs_what_the_getter_returns(scanned):
+    root, document = scanned
+    expected, _ = _markers(root)
+    found = {(f["path"], f["line"], f["category"]) for f in document["findings"]}
+    assert expected <= found   # `_draw` (through torch.compile) and `_jitter` (through functools.partial) ran
+
+
+def test_a_property_whose_callable_stays_unknown_is_listed_not_followed(scanned):
+    _, document = scanned
+    listed = [nf for nf in document["not_followed"] if nf["text"].startswith("self.sampler.remote")]
+    assert len(listed) == 1
+    assert "is a property" in listed[0]["reason"] and "heads.py" in listed[0]["reason"]
+    others = [nf for nf in document["not_followed"] if "draw" in nf["text"] or "jitter" in nf["text"]]
+    assert others == []
