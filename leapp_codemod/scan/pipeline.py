@@ -13,7 +13,7 @@ from leapp_codemod.analysis.inline.range import parse_inline_entry
 from leapp_codemod.analysis.model.leapp_support import LeappSupport, load_support
 from leapp_codemod.analysis.model.libraries import LibraryLoader, site_dirs
 from leapp_codemod.analysis.model.project import Project
-from leapp_codemod.analysis.model.settings import PYTHON_INT, caller_settings
+from leapp_codemod.analysis.model.settings import PYTHON_INT, caller_settings, deploy_none_inputs
 from leapp_codemod.analysis.model.runtime_bind import resolutions, set_bindings
 from leapp_codemod.model import ScanResult
 from leapp_codemod.observe.merge import ObservedInput, label_findings, observe_project, still_not_followed
@@ -81,6 +81,7 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
                 | optional_inputs(project, entry_fn))
         if not inline:
             settings = caller_settings(project, entry_fn)   # what the callers pass decides, not annotations
+            settings |= deploy_none_inputs(project, entry_fn)  # `model(obs, None)` in every deploy call
             data -= set(settings)
             analysis.facts.param_constants[entry_fn.id] = entry_flag_constants(project, entry_fn, data) | {
                 p: values for p, values in settings.items() if PYTHON_INT not in values}

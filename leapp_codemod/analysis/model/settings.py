@@ -12,8 +12,11 @@ from __future__ import annotations
 import ast
 
 from leapp_codemod.analysis.model.config_values import CONFIG_LOCALS
+from leapp_codemod.analysis.model.hydra_configs import matching
 from leapp_codemod.analysis.model.index import ClassInfo
 from leapp_codemod.analysis.model.resolve_sites import _scopes, argument_for, sites_of
+from leapp_codemod.analysis.model.runtime_bind import INSTANTIATE, config_chain, hydra_targets
+from leapp_codemod.knowledge.vocab import DEVICE_DTYPE_MOVES
 
 CONSTRUCTION = frozenset({"__init__", "__post_init__", "setup", "__new__"})
 
@@ -409,3 +412,79 @@ def _literal_items(literal: ast.Dict) -> list[tuple[str, ast.expr]] | None:
     if any(not (isinstance(k, ast.Constant) and isinstance(k.value, str)) for k in literal.keys):
         return None   # `{**base}` or a computed key
     return [(k.value, v) for k, v in zip(literal.keys, literal.values)]
+
+
+# ------------------------------------------------------------------ entry inputs the deploy calls leave None
+GRADIENT_CALLS = frozenset({"backward", "zero_grad"})   # a scope calling these trains: not the deploy path
+INSTANCE_KEEPING = DEVICE_DTYPE_MOVES | {"eval", "requires_grad_", "share_memory"}   # return the module itself
+
+
+def deploy_none_inputs(project, fn) -> dict[str, set]:
+    """Parameters of the entry `fn` that every call outside training code passes as None or leaves at a None
+    default (`model(obs, goal, None)` in the evaluation loop; `model(obs, goal, act)` next to
+    `loss.backward()` trains and does not count). Such an input is the constant None: the blocks
+    `if action_seq is not None:` guards never run. Calls are the entry's name (`agent.act(...)`) or, for
+    `forward`/`__call__`, a name bound to an instance of its class (`Model(...)`, a Hydra `instantiate`
+    whose `_target_` is the class). No deploy call, or one passing anything else, leaves the parameter alone."""
+    cls = project.modules[fn.module].classes.get(fn.class_name or "")
+    params = fn.positional_params[1:] if fn.is_method else fn.positional_params
+    defaults = _none_defaults(fn)
+    passed: dict[str, set] = {}
+    sites = 0
+    for module in (m for m in project.modules.values() if not project.is_library(m.name)):
+        own = cls is not None and fn.name in ("forward", "__call__")
+        instances = _instance_names(project, module, cls) if own else set()
+        for nodes in _scopes(module.tree):
+            calls = [n for n in nodes if isinstance(n, ast.Call) and _calls_entry(n.func, fn.name, instances)]
+            if not calls or any(isinstance(n, ast.Call) and _called_name(n.func) in GRADIENT_CALLS for n in nodes):
+                continue
+            for call in calls:
+                if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+                    return {}   # `model(*batch)`: what it passes is unknown
+                given = {params[i]: a for i, a in enumerate(call.args) if i < len(params)}
+                given |= {k.arg: k.value for k in call.keywords if k.arg}
+                sites += 1
+                for param in params:
+                    arg = given.get(param)
+                    none = (param in defaults) if arg is None else (isinstance(arg, ast.Constant) and arg.value is None)
+                    passed.setdefault(param, set()).add(None if none else "<other>")
+    return {p: {None} for p, values in passed.items() if sites and values == {None}}
+
+
+def _none_defaults(fn) -> set[str]:
+    args = fn.node.args
+    positional = [*args.posonlyargs, *args.args]
+    out = {a.arg for a, d in zip(positional[len(positional) - len(args.defaults):], args.defaults)
+           if isinstance(d, ast.Constant) and d.value is None}
+    return out | {a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if isinstance(d, ast.Constant) and d.value is None}
+
+
+def _calls_entry(func: ast.expr, name: str, instances: set[str]) -> bool:
+    """`agent.act(...)` by name; `model(...)` / `model.forward(...)` on an instance for `forward`/`__call__`."""
+    called = ast.unparse(func.value if isinstance(func, ast.Attribute) and func.attr in ("forward", "__call__")
+                         else func)
+    if name in ("forward", "__call__"):
+        return called in instances
+    return _called_name(func) == name
+
+
+def _instance_names(project, module, cls) -> set[str]:
+    """Names (`model`, `self.policy`) the module binds to an instance of `cls` or a subclass."""
+    out: set[str] = set()
+    for node in module.nodes:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Call)):
+            continue
+        call = node.value
+        while isinstance(call.func, ast.Attribute) and call.func.attr in INSTANCE_KEEPING \
+                and isinstance(call.func.value, ast.Call):   # `instantiate(cfg.model).to(device)`
+            call = call.func.value
+        name = project.qualify(call.func, module)
+        built = project.class_of(name) if name else None
+        if built is None and name and project.external_name(name) in INSTANTIATE and call.args:
+            chain = config_chain(call.args[0])
+            targets = matching(hydra_targets(project), chain) if chain is not None else []
+            classes = {t.target: project.class_of(t.target) for t in targets}
+            built = next(iter(classes.values())) if len(classes) == 1 else None
+        if built is not None and cls in project.mro(built):
+            out.add(ast.unparse(node.targets[0]))
+    return out

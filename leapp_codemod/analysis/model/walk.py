@@ -73,17 +73,17 @@ def constant_flag_block(node: ast.If, fn: FunctionInfo, constants: dict[str, set
         for branch in ("body", "orelse"):
             if (branch, node.lineno) in observed:
                 return branch
-    outcome = _outcome(node.test, fn, constants)
+    outcome = _outcome(node.test, fn, constants, node)
     if outcome is None:
         return None
     return "orelse" if outcome else "body"
 
 
-def _outcome(test: ast.expr, fn: FunctionInfo, constants: dict[str, set]) -> bool | None:
+def _outcome(test: ast.expr, fn: FunctionInfo, constants: dict[str, set], guard: ast.AST | None = None) -> bool | None:
     """The truth value the constants give `test`, or None when they leave it open. `a and b` is False when
     one side is; `a or b` is True when one side is."""
     if isinstance(test, ast.BoolOp):
-        outcomes = [_outcome(v, fn, constants) for v in test.values]
+        outcomes = [_outcome(v, fn, constants, guard) for v in test.values]
         absorbing = isinstance(test.op, ast.Or)
         if absorbing in outcomes:
             return absorbing
@@ -92,17 +92,19 @@ def _outcome(test: ast.expr, fn: FunctionInfo, constants: dict[str, set]) -> boo
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         test, negate = test.operand, True
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
-        outcomes = _compare_outcomes(test, fn, constants)
+        outcomes = _compare_outcomes(test, fn, constants, guard)
     else:
-        values = _constant_values(test, fn, constants)
+        values = _constant_values(test, fn, constants, guard)
         outcomes = {bool(v) for v in values} if values else None
     if not outcomes or len(outcomes) != 1:
         return None
     return next(iter(outcomes)) != negate
 
 
-def _constant_values(expr: ast.expr, fn: FunctionInfo, constants: dict[str, set]) -> set | None:
-    """The constants a flag (a parameter, or a setting `self.x` the object was built with) can hold."""
+def _constant_values(expr: ast.expr, fn: FunctionInfo, constants: dict[str, set], guard: ast.AST | None = None) -> set | None:
+    """The constants a flag (a parameter, or a setting `self.x` the object was built with) can hold. A name
+    rebound only inside the block `guard` tests (`if target is not None: target = pad(target)`), outside any
+    loop, still holds its constant when the test runs."""
     if isinstance(expr, ast.Name):
         key = expr.id
     elif isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == self_name_of(fn) \
@@ -119,17 +121,31 @@ def _constant_values(expr: ast.expr, fn: FunctionInfo, constants: dict[str, set]
     values = constants.get(key)
     if not values or UNKNOWN in values:
         return None
-    if isinstance(expr, ast.Name) and key not in constants.get(CONFIG_LOCALS, ()) and any(isinstance(n, ast.Name) and n.id == key and isinstance(n.ctx, ast.Store)
-                                          for n in fn.nodes):
+    if isinstance(expr, ast.Name) and key not in constants.get(CONFIG_LOCALS, ()) \
+            and any(isinstance(n, ast.Name) and n.id == key and isinstance(n.ctx, ast.Store)
+                    for n in fn.nodes if id(n) not in _inside_unlooped(fn, guard)):
         return None  # rebound in the body
     return values
 
 
-def _compare_outcomes(test: ast.Compare, fn: FunctionInfo, constants: dict[str, set]) -> set | None:
+def _inside_unlooped(fn: FunctionInfo, guard: ast.AST | None) -> set[int]:
+    """Ids of the nodes inside `guard` when no loop of `fn` encloses it (its test runs once per call)."""
+    if guard is None:
+        return set()
+    key = ("inside_unlooped", id(guard))
+    found = fn.walks.get(key)
+    if found is None:
+        looped = any(isinstance(loop, (ast.For, ast.AsyncFor, ast.While)) and any(n is guard for n in ast.walk(loop))
+                     for loop in fn.nodes)
+        found = fn.walks[key] = set() if looped else {id(n) for n in ast.walk(guard)}
+    return found
+
+
+def _compare_outcomes(test: ast.Compare, fn: FunctionInfo, constants: dict[str, set], guard=None) -> set | None:
     """`mode == "relative"`, `self.kind != "bang"`, `mode in ("a", "b")`, `target is not None` over the values
     the setting can hold (a `None` default no reached call overrides is the constant None)."""
     op, right = test.ops[0], test.comparators[0]
-    values = _constant_values(test.left, fn, constants)
+    values = _constant_values(test.left, fn, constants, guard)
     if values is None:
         return None
     if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(right, ast.Constant):
