@@ -79,3 +79,33 @@ def test_a_property_whose_callable_stays_unknown_is_listed_not_followed(scanned)
     assert "is a property" in listed[0]["reason"] and "heads.py" in listed[0]["reason"]
     others = [nf for nf in document["not_followed"] if "draw" in nf["text"] or "jitter" in nf["text"]]
     assert others == []
+
+
+def _scan(root: Path, entry: str) -> dict:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(root)
+        patch.setenv("LEAPP_CODEMOD_CACHE_DIR", str(root.parent / "cache"))
+        result = CliRunner().invoke(main, ["scan", ".", "--entry", entry, "--format", "json", "--no-cache"],
+                                    catch_exceptions=False)
+    return json.loads(result.output)
+
+
+PRINT_LINE = ("arm/tracker.py", 15)
+
+
+def test_an_entry_input_every_deploy_call_passes_as_none_rules_out_its_block(tmp_path):
+    """`tracker(frame, None)` in the deploy script; `tracker(frame, labels)` next to `loss.backward()` trains."""
+    root = tmp_path / "app"
+    shutil.copytree(APP, root)
+    assert "print" in (root / PRINT_LINE[0]).read_text().splitlines()[PRINT_LINE[1] - 1]
+    document = _scan(root, "arm.tracker:Tracker.forward")
+    assert {(f["path"], f["line"]) for f in document["findings"]} == set()
+
+
+def test_a_deploy_call_passing_a_real_value_keeps_the_block(tmp_path):
+    root = tmp_path / "app"
+    shutil.copytree(APP, root)
+    deploy = root / "arm" / "deploy_tracker.py"
+    deploy.write_text(deploy.read_text().replace("tracker(frame, None)", "tracker(frame, frame)"))
+    document = _scan(root, "arm.tracker:Tracker.forward")
+    assert PRINT_LINE in {(f["path"], f["line"]) for f in document["findings"]}
