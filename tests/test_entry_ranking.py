@@ -411,3 +411,49 @@ def test_code_in_a_trainers_package_is_training_code():
                                          None, "lib/trainers/parallel.py"))
     assert not is_training_loop(FunctionInfo("lib.players.parallel:worker", "lib.players.parallel", "worker", node,
                                              None, "lib/players/parallel.py"))
+
+
+def test_positional_registrations_on_library_objects_and_registering_names(tmp_path):
+    (tmp_path / "arm_node.py").write_text(textwrap.dedent('''
+        import atexit
+        from multiprocessing import Pool
+
+        from fieldbus import Bus, FrameReader
+
+
+        class ArmNode:
+            def __init__(self):
+                self.reader = FrameReader("cam0")
+                self.reader.Start(self.on_frame, 30)          # a method of a library object
+                bus = Bus()
+                bus.add_listener("joint_states", self.on_joints)   # named for registering
+                self.pool = Pool(2)
+                self.pool.map(self.decode, ["a", "b"])        # applied there and then
+                atexit.register(self.shutdown)                # runs once at exit
+                self.order = sorted([3, 1], key=self.rank)
+                self.helper(self.scale)                       # a project method, named for nothing
+
+            def on_frame(self, frame):
+                pass
+
+            def on_joints(self, msg):
+                pass
+
+            def decode(self, item):
+                pass
+
+            def shutdown(self):
+                pass
+
+            def rank(self, x):
+                return x
+
+            def scale(self, x):
+                return x
+
+            def helper(self, fn):
+                return fn(1)
+        '''))
+    project = load_project([str(tmp_path)]).project
+    registered = {fid.rpartition(".")[2] for fid in registered_callbacks(project)}
+    assert registered == {"on_frame", "on_joints"}
