@@ -457,3 +457,15 @@ def test_positional_registrations_on_library_objects_and_registering_names(tmp_p
     project = load_project([str(tmp_path)]).project
     registered = {fid.rpartition(".")[2] for fid in registered_callbacks(project)}
     assert registered == {"on_frame", "on_joints"}
+
+
+# --------------------------------------------------------------------------- training code
+def test_a_step_judged_training_code_never_outranks_a_model_that_trains_nothing(tmp_path, monkeypatch):
+    want = expected("entry_training_step_in_loop")
+    candidates = ranked(app(tmp_path, "entry_training_step_in_loop"), monkeypatch)
+    assert candidates[0]["entry"] == want["entry"]
+    step = by_id(candidates)[want["training"]]
+    # the loop and driver signs stay in its reasons; the training verdict decides its place
+    assert any("called in a loop" in r for r in step["reasons"])
+    assert any(r.endswith("(training code)") for r in step["reasons"])
+    assert step["score"] < candidates[0]["score"]

@@ -19,7 +19,7 @@ from leapp_codemod.analysis.entry.drivers import (
     loops_of,
     name_words,
 )
-from leapp_codemod.analysis.entry.lookup import below_model_signs
+from leapp_codemod.analysis.entry.lookup import TRAINING_CODE, below_model_signs, below_non_training
 from leapp_codemod.analysis.entry.loops import (
     MODEL_LOADERS,
     MODEL_METHODS,
@@ -450,10 +450,10 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, l
         score -= 1
     if fn.name in TRAINING_NAMES:
         score -= 5
-        reasons.append(f"`{fn.name}` is a critic, value, loss or update function (training code)")
+        reasons.append(f"`{fn.name}` is a critic, value, loss or update function {TRAINING_CODE}")
     elif computes_loss(fn):
         score -= 4
-        reasons.append("computes a loss or gradients (training code)")
+        reasons.append(f"computes a loss or gradients {TRAINING_CODE}")
     if fn.name.lstrip("_").split("_")[0].lower() in IO_WORDS:
         score -= 4
         reasons.append(f"`{fn.name}` logs, draws or saves (I/O, not the policy step)")
@@ -538,7 +538,7 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
     ranked += [_inline_candidate(fn, pipeline, definers, project,
                                  fn.id in sites.callbacks and pipeline.loop_line == fn.node.lineno)
                for fn, pipeline, definers in _outermost(sites.inline)]
-    ranked = below_their_ranges(below_model_signs(below_parts(below_copies(ranked), project)), {
+    ranked = below_their_ranges(below_model_signs(below_non_training(below_parts(below_copies(ranked), project))), {
         fid: f"{driver.path}:{pipeline.start}-{pipeline.end}" for fid, (driver, pipeline) in sites.inline_networks.items()})
     # equal scores: the class the project builds more often first (`PPO.act` before an example's `Shared.act`)
     # ... and of inline ranges, the longer pipeline first
