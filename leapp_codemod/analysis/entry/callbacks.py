@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import ast
 
-from leapp_codemod.analysis.entry.drivers import loops_of, module_body_function, name_words
+from leapp_codemod.analysis.entry.drivers import (
+    loops_of,
+    module_body_function,
+    name_words,
+)
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.project import Project
 

@@ -19,7 +19,11 @@ from leapp_codemod.analysis.entry.drivers import (
     loops_of,
     name_words,
 )
-from leapp_codemod.analysis.entry.lookup import TRAINING_CODE, below_model_signs, below_non_training
+from leapp_codemod.analysis.entry.lookup import (
+    TRAINING_CODE,
+    below_model_signs,
+    below_non_training,
+)
 from leapp_codemod.analysis.entry.loops import (
     MODEL_LOADERS,
     MODEL_METHODS,

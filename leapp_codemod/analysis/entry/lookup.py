@@ -140,8 +140,8 @@ def below_non_training(ranked: list[Entrypoint]) -> list[Entrypoint]:
     if floor is None:
         return list(ranked)
     return [replace(c, score=floor - 1, reasons=(
-        *c.reasons, f"ranked below every candidate that runs a model and is not training code "
-                    f"(-{c.score - floor + 1})"))
+        *c.reasons, (f"ranked below every candidate that runs a model and is not training code "
+                     f"(-{c.score - floor + 1})")))
             if is_training_candidate(c) and c.score >= floor else c for c in ranked]
 
 
