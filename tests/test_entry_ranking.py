@@ -27,6 +27,7 @@ from leapp_codemod.analysis.entry.ordering import (
     below_parts,
     built_on_self,
     copied_folder,
+    covers_body,
 )
 from leapp_codemod.analysis.entry.signs import deploy_path
 from leapp_codemod.analysis.model.index import FunctionInfo
@@ -74,16 +75,19 @@ def by_id(candidates: list[dict]) -> dict[str, dict]:
 def test_a_callback_handed_by_keyword_holds_the_inline_range(tmp_path, monkeypatch):
     want = expected("entry_stream_callback")
     candidates = ranked(app(tmp_path, "entry_stream_callback"), monkeypatch)
-    assert candidates[0]["entry"] == want["entry"]
-    assert "callback" in candidates[0]["reasons"][0]
+    assert [c["entry"] for c in candidates[:2]] == [want["callback"], want["range"]]
+    the_range = by_id(candidates)[want["range"]]
+    assert "callback" in the_range["reasons"][0]
     callback = by_id(candidates)[want["callback"]]
     assert any(r.startswith("registered in GraspService.__init__") for r in callback["reasons"])
+    # the range is the callback's whole body: the function is offered first, saying so
+    assert any(r.startswith(f"its body is the inline range {want['range']}") for r in callback["reasons"])
     # the status callback runs no model: it is not offered above either
     status = by_id(candidates).get("grasp_service:GraspService.on_status")
     assert status is None or status["score"] < callback["score"]
 
 
-def test_a_scan_without_entry_starts_from_the_callback_range(tmp_path, monkeypatch):
+def test_a_scan_without_entry_starts_from_the_callback_whose_body_is_the_range(tmp_path, monkeypatch):
     root = app(tmp_path, "entry_stream_callback")
     monkeypatch.chdir(root)
     out = CliRunner().invoke(main, ["scan", ".", "--format", "json", "--no-cache"], catch_exceptions=False)
@@ -91,6 +95,22 @@ def test_a_scan_without_entry_starts_from_the_callback_range(tmp_path, monkeypat
     assert document["entry"] == expected("entry_stream_callback")["entry"]
     # the blended opening kept on `self` for the next frame is state of the range
     assert ("grasp_service.py", 32, "LCM702") in {(f["path"], f["line"], f["code"]) for f in document["findings"]}
+
+
+def test_a_range_covers_a_body_when_only_a_docstring_precedes_and_sends_follow_it():
+    fn = ast.parse(textwrap.dedent('''
+        def on_tick(self):
+            """One control tick."""
+            q = self.read()
+            a = self.net(q)
+            self.last = a
+            self.bus.publish(a)
+            self.log.debug("sent")
+        ''')).body[0]
+    assert covers_body(fn, 4, 6)             # docstring before, two sends after
+    assert not covers_body(fn, 5, 6)         # the read of the observation is left out
+    assert not covers_body(fn, 4, 5)         # `self.last = a` is kept after the range: not a send
+    assert covers_body(fn, 4, 8)             # the sends inside the range too
 
 
 def test_thread_and_timer_classes_and_target_keywords_register_callbacks(tmp_path):
@@ -411,3 +431,61 @@ def test_code_in_a_trainers_package_is_training_code():
                                          None, "lib/trainers/parallel.py"))
     assert not is_training_loop(FunctionInfo("lib.players.parallel:worker", "lib.players.parallel", "worker", node,
                                              None, "lib/players/parallel.py"))
+
+
+def test_positional_registrations_on_library_objects_and_registering_names(tmp_path):
+    (tmp_path / "arm_node.py").write_text(textwrap.dedent('''
+        import atexit
+        from multiprocessing import Pool
+
+        from fieldbus import Bus, FrameReader
+
+
+        class ArmNode:
+            def __init__(self):
+                self.reader = FrameReader("cam0")
+                self.reader.Start(self.on_frame, 30)          # a method of a library object
+                bus = Bus()
+                bus.add_listener("joint_states", self.on_joints)   # named for registering
+                self.pool = Pool(2)
+                self.pool.map(self.decode, ["a", "b"])        # applied there and then
+                atexit.register(self.shutdown)                # runs once at exit
+                self.order = sorted([3, 1], key=self.rank)
+                self.helper(self.scale)                       # a project method, named for nothing
+
+            def on_frame(self, frame):
+                pass
+
+            def on_joints(self, msg):
+                pass
+
+            def decode(self, item):
+                pass
+
+            def shutdown(self):
+                pass
+
+            def rank(self, x):
+                return x
+
+            def scale(self, x):
+                return x
+
+            def helper(self, fn):
+                return fn(1)
+        '''))
+    project = load_project([str(tmp_path)]).project
+    registered = {fid.rpartition(".")[2] for fid in registered_callbacks(project)}
+    assert registered == {"on_frame", "on_joints"}
+
+
+# --------------------------------------------------------------------------- training code
+def test_a_step_judged_training_code_never_outranks_a_model_that_trains_nothing(tmp_path, monkeypatch):
+    want = expected("entry_training_step_in_loop")
+    candidates = ranked(app(tmp_path, "entry_training_step_in_loop"), monkeypatch)
+    assert candidates[0]["entry"] == want["entry"]
+    step = by_id(candidates)[want["training"]]
+    # the loop and driver signs stay in its reasons; the training verdict decides its place
+    assert any("called in a loop" in r for r in step["reasons"])
+    assert any(r.endswith("(training code)") for r in step["reasons"])
+    assert step["score"] < candidates[0]["score"]

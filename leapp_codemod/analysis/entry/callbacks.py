@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import ast
 
-from leapp_codemod.analysis.entry.drivers import loops_of, module_body_function
+from leapp_codemod.analysis.entry.drivers import (
+    loops_of,
+    module_body_function,
+    name_words,
+)
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.project import Project
 
@@ -18,6 +22,18 @@ REGISTRARS = frozenset({"create_timer", "create_subscription", "registerCallback
 # over by one of these keywords (`Worker(target=self.run)`, `Channel(callback=self.on_msg)`).
 REGISTRAR_SUFFIXES = ("Thread", "Timer")
 REGISTRAR_KEYWORDS = frozenset({"target", "callback", "cb", "handler", "func"})
+# ... or a method named for registering, even with the function positional (`sub.Init(self.handler, 10)`,
+# `signal.connect(self.on_frame)`, `bus.add_listener(self.on_msg)`), or any method of an object the class
+# builds from a library class (`self.sub = ChannelSubscriber(...)`; `self.sub.Start(self.on_msg)`).
+REGISTRAR_WORDS = frozenset({"subscribe", "subscriber", "subscription", "init", "register", "connect", "listen",
+                             "listener", "on", "attach", "bind", "watch", "observe"})
+# Calls that apply a function there and then, or register it for something other than a repeated drive:
+# `pool.map(self.f, xs)`, `sorted(xs, key=self.rank)`, `atexit.register(self.close)`, a module hook.
+APPLY_NAMES = frozenset({"map", "imap", "starmap", "map_async", "apply", "apply_async", "apply_along_axis",
+                         "filter", "reduce", "sort", "sorted", "min", "max", "vmap", "jit", "grad", "partial",
+                         "submit", "run_in_executor", "call"})
+ONE_SHOT_ROOTS = frozenset({"atexit", "signal", "weakref", "functools", "itertools", "builtins", "torch", "numpy",
+                            "jax", "operator", "copyreg", "faulthandler", "sys"})
 
 
 def callers_of(project: Project) -> list[tuple[FunctionInfo, bool]]:
@@ -43,7 +59,8 @@ def registered_callbacks(project: Project) -> dict[str, tuple[FunctionInfo, int]
                 continue
             func = node.func
             name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-            if name in REGISTRARS or name.endswith(REGISTRAR_SUFFIXES):
+            if name in REGISTRARS or name.endswith(REGISTRAR_SUFFIXES) \
+                    or _registers_positionally(project, module, cls, node):
                 handed = [*node.args, *(k.value for k in node.keywords)]
             else:
                 handed = [k.value for k in node.keywords if k.arg in REGISTRAR_KEYWORDS]
@@ -60,6 +77,37 @@ def registered_callbacks(project: Project) -> dict[str, tuple[FunctionInfo, int]
                 if target is not None:
                     out.setdefault(target.id, (fn, node.lineno))
     return out
+
+
+def _registers_positionally(project: Project, module, cls, call: ast.Call) -> bool:
+    """A method call that hands functions over positionally to be called back: named for registering
+    (`Init`, `connect`, `add_listener`, `on`) or made on an object built from a library class."""
+    func = call.func
+    if not isinstance(func, ast.Attribute) or func.attr.startswith("__") or func.attr in APPLY_NAMES:
+        return False
+    if any(w in ("hook", "hooks") for w in name_words(func.attr)):
+        return False     # `model.register_forward_hook(self.probe)`: the model's own call runs it
+    qualified = project.qualify(func, module)
+    if qualified and project.external_name(qualified).split(".")[0] in ONE_SHOT_ROOTS:
+        return False
+    if name_words(func.attr) & REGISTRAR_WORDS:
+        return True
+    return _library_object(project, module, cls, func.value)
+
+
+def _library_object(project: Project, module, cls, receiver: ast.expr) -> bool:
+    """`self.x` where the class builds `x` from a class outside the project (`ChannelSubscriber(...)`)."""
+    if cls is None or not (isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name)):
+        return False
+    for _, value in cls.attr_values.get(receiver.attr, ()):
+        if not isinstance(value, ast.Call) or not isinstance(value.func, (ast.Name, ast.Attribute)):
+            continue
+        name = project.qualify(value.func, module)
+        last = name.rpartition(".")[2] if name else ""
+        if name and last[:1].isupper() and project.lookup(name) is None \
+                and project.external_name(name).split(".")[0] not in ONE_SHOT_ROOTS:
+            return True
+    return False
 
 
 def driven_bodies(fn: FunctionInfo, callbacks: dict[str, tuple[FunctionInfo, int]]):

@@ -126,3 +126,13 @@ def builds_optimizer(cls_node: ast.ClassDef) -> bool:
             if isinstance(value, ast.Name) and value.id in ("optim", "optimizers"):
                 return True
     return False
+
+
+def in_trainer(fn: FunctionInfo, project, memo: dict[str, bool]) -> bool:
+    """Is `fn` a method of a class that builds an optimizer (a training runner's `play`)?"""
+    cls = project.modules[fn.module].classes.get(fn.class_name) if fn.class_name else None
+    if cls is None:
+        return False
+    if cls.id not in memo:
+        memo[cls.id] = builds_optimizer(cls.node)
+    return memo[cls.id]

@@ -12,14 +12,18 @@ from leapp_codemod.analysis.entry.callbacks import (
 from leapp_codemod.analysis.entry.config_choice import favour_selected
 from leapp_codemod.analysis.entry.drivers import (
     MODULE_QUALNAME,
-    builds_optimizer,
     driver_ids,
+    in_trainer,
     is_test_path,
     is_training_loop,
     loops_of,
     name_words,
 )
-from leapp_codemod.analysis.entry.lookup import below_model_signs
+from leapp_codemod.analysis.entry.lookup import (
+    TRAINING_CODE,
+    below_model_signs,
+    below_non_training,
+)
 from leapp_codemod.analysis.entry.loops import (
     MODEL_LOADERS,
     MODEL_METHODS,
@@ -32,6 +36,9 @@ from leapp_codemod.analysis.entry.ordering import (
     below_copies,
     below_parts,
     below_their_ranges,
+    callbacks_first,
+    covers_body,
+    outermost_ranges,
 )
 from leapp_codemod.analysis.entry.peers import (
     GENERIC_STEP_NAMES,
@@ -147,7 +154,7 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
     resolved, trainers = [], {}
     for fn, is_root in callers_of(project):
         sites.functions[fn.id] = fn
-        trains = is_training_loop(fn) or _in_trainer(fn, project, trainers)
+        trains = is_training_loop(fn) or in_trainer(fn, project, trainers)
         if trains:
             training.append(fn)
         if trains or is_test_path(fn.path) or _is_module_method(fn, project):
@@ -226,14 +233,6 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
     return sites
 
 
-def _outermost(inline: list[tuple[FunctionInfo, InlinePipeline, int]]) -> list[tuple[FunctionInfo, InlinePipeline, int]]:
-    """Inline ranges not inside another range of the same function (the denoising loop inside a control
-    loop's range is part of that range)."""
-    return [(fn, p, d) for fn, p, d in inline
-            if not any(other is not p and fn2.id == fn.id and other.start <= p.start and p.end <= other.end
-                       and (other.start, other.end) != (p.start, p.end) for fn2, other, _ in inline)]
-
-
 def _network_at(pipeline: InlinePipeline, networks: dict[int, list[str]]) -> list[str]:
     """The project nn.Module methods an inline range calls as its model (`model.act(obs)`)."""
     return [fid for line, fids in networks.items() if pipeline.start <= line <= pipeline.end for fid in fids]
@@ -244,16 +243,6 @@ def _unbound_definers(pipeline: InlinePipeline, models: set[str], definers: dict
     model, `session.run(...)`, or a model called directly)."""
     receiver, dot, method = pipeline.model.rpartition(".")
     return definers.get(method, 0) if dot and receiver not in models else 0
-
-
-def _in_trainer(fn: FunctionInfo, project: Project, memo: dict[str, bool]) -> bool:
-    """Is `fn` a method of a class that builds an optimizer (a training runner's `play`)?"""
-    cls = project.modules[fn.module].classes.get(fn.class_name) if fn.class_name else None
-    if cls is None:
-        return False
-    if cls.id not in memo:
-        memo[cls.id] = builds_optimizer(cls.node)
-    return memo[cls.id]
 
 
 def _is_module_method(fn: FunctionInfo, project: Project) -> bool:
@@ -450,10 +439,10 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, l
         score -= 1
     if fn.name in TRAINING_NAMES:
         score -= 5
-        reasons.append(f"`{fn.name}` is a critic, value, loss or update function (training code)")
+        reasons.append(f"`{fn.name}` is a critic, value, loss or update function {TRAINING_CODE}")
     elif computes_loss(fn):
         score -= 4
-        reasons.append("computes a loss or gradients (training code)")
+        reasons.append(f"computes a loss or gradients {TRAINING_CODE}")
     if fn.name.lstrip("_").split("_")[0].lower() in IO_WORDS:
         score -= 4
         reasons.append(f"`{fn.name}` logs, draws or saves (I/O, not the policy step)")
@@ -535,10 +524,14 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
             ranked.append(Entrypoint(fn.module, fn.qualname, fn.path, fn.node.lineno, score, tuple(reasons)))
     favour_most_built(ranked, project)
     favour_selected(ranked, project)
-    ranked += [_inline_candidate(fn, pipeline, definers, project,
-                                 fn.id in sites.callbacks and pipeline.loop_line == fn.node.lineno)
-               for fn, pipeline, definers in _outermost(sites.inline)]
-    ranked = below_their_ranges(below_model_signs(below_parts(below_copies(ranked), project)), {
+    outermost = outermost_ranges(sites.inline)
+    registered = {(fn.id, p.start): fn.id in sites.callbacks and p.loop_line == fn.node.lineno for fn, p, _ in outermost}
+    ranked += [_inline_candidate(fn, p, d, project, registered[fn.id, p.start]) for fn, p, d in outermost]
+    ranked = callbacks_first(ranked, {f"{fn.path}:{p.start}-{p.end}": (fn.module, fn.qualname, fn.node.lineno)
+                                      for fn, p, _ in outermost
+                                      if registered[fn.id, p.start] and covers_body(fn.node, p.start, p.end)})
+    ranked = below_non_training(below_parts(below_copies(ranked), project))
+    ranked = below_their_ranges(below_model_signs(ranked), {
         fid: f"{driver.path}:{pipeline.start}-{pipeline.end}" for fid, (driver, pipeline) in sites.inline_networks.items()})
     # equal scores: the class the project builds more often first (`PPO.act` before an example's `Shared.act`)
     # ... and of inline ranges, the longer pipeline first

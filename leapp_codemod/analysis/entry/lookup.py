@@ -125,6 +125,26 @@ def below_model_signs(ranked: list[Entrypoint]) -> list[Entrypoint]:
         *c.reasons, f"ranked below every candidate that runs a model (-{drop})")) for c in ranked]
 
 
+TRAINING_CODE = "(training code)"     # how a candidate's reason says the tool judged it training code
+
+
+def is_training_candidate(candidate: Entrypoint) -> bool:
+    return candidate.kind == "function" and any(r.endswith(TRAINING_CODE) for r in candidate.reasons)
+
+
+def below_non_training(ranked: list[Entrypoint]) -> list[Entrypoint]:
+    """A candidate judged training code (a loss, an update) is scored below every candidate that is not and
+    carries a model sign, whatever its other signs add up to (a training step called in a loop of a
+    pretraining script never outranks the policy's forward), with the reason."""
+    floor = min((c.score for c in ranked if has_model_sign(c) and not is_training_candidate(c)), default=None)
+    if floor is None:
+        return list(ranked)
+    return [replace(c, score=floor - 1, reasons=(
+        *c.reasons, (f"ranked below every candidate that runs a model and is not training code "
+                     f"(-{c.score - floor + 1})")))
+            if is_training_candidate(c) and c.score >= floor else c for c in ranked]
+
+
 def choose_entry(ranked: list[Entrypoint], inline: bool = False) -> tuple[Entrypoint | None, str]:
     """The candidate a scan starts from, and the one line that says which and why.
 

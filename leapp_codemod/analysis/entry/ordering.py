@@ -87,3 +87,44 @@ def below_parts(ranked: list[Entrypoint], project) -> list[Entrypoint]:
                 *c.reasons, f"a part of another model: {parts[cls.id]} builds and keeps it (-{PART_PENALTY})"))
         out.append(c)
     return out
+
+
+def covers_body(fn_node: ast.FunctionDef | ast.AsyncFunctionDef, start: int, end: int) -> bool:
+    """Do statements `start`-`end` make up the function's whole body? A docstring before them and calls after
+    them whose result nothing keeps (`self.publish(cmd)`: the output sent out) do not count."""
+    body = list(fn_node.body)
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]
+    if not body or body[0].lineno < start:
+        return False
+    after = [stmt for stmt in body if stmt.lineno > end]
+    return bool(body[0].lineno <= end) and all(
+        isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) for stmt in after)
+
+
+def callbacks_first(ranked: list[Entrypoint], whole: dict[str, tuple[str, str, int]]) -> list[Entrypoint]:
+    """`whole`: inline range id -> (module, qualname, line) of the registered callback whose whole body the
+    range is. The callback itself is offered one point above its range (the function is what a user names
+    with `--entry`), its own candidate raised if it has one; the range stays, below it."""
+    scores = {c.id: c for c in ranked if c.kind == "inline" and c.id in whole}
+    out = list(ranked)
+    for range_id, (module, qualname, line) in whole.items():
+        if range_id not in scores:
+            continue
+        inline = scores[range_id]
+        note = f"its body is the inline range {range_id}: the callback is offered as the entry"
+        own = next((i for i, c in enumerate(out)
+                    if c.kind == "function" and (c.module, c.qualname) == (module, qualname)), None)
+        if own is None:
+            out.append(Entrypoint(module, qualname, inline.path, line, inline.score + 1, (*inline.reasons, note)))
+        elif out[own].score <= inline.score:
+            out[own] = replace(out[own], score=inline.score + 1, reasons=(*out[own].reasons, note))
+    return out
+
+
+def outermost_ranges(inline: list[tuple]) -> list[tuple]:
+    """Inline ranges not inside another range of the same function (the denoising loop inside a control
+    loop's range is part of that range)."""
+    return [(fn, p, d) for fn, p, d in inline
+            if not any(other is not p and fn2.id == fn.id and other.start <= p.start and p.end <= other.end
+                       and (other.start, other.end) != (p.start, p.end) for fn2, other, _ in inline)]
