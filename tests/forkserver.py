@@ -78,6 +78,11 @@ def _child(request: dict, fds: list[int], server_fds: list[int]) -> None:
     try:
         os.setsid()
         _die_with_parent()
+        # What the exec'd child of the tool starts with (the tool handles SIGINT and SIGTERM, so exec resets
+        # them): Ctrl-C and the watchdog's SIGINT raise KeyboardInterrupt even when this server inherited
+        # SIGINT ignored (a test worker, a background job).
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
         for fd in server_fds:
             os.close(fd)
         pass_fds = [int(n) for n in request["pass_fds"]]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -19,7 +20,7 @@ from leapp_codemod.runner import procgroup, warmstart
 pytestmark = [pytest.mark.slow, pytest.mark.real_spawn]      # its own server: torch and LEAPP imported once
 
 PROBE = '''\
-import json, os, sys
+import json, os, signal, sys
 import numpy
 fds = sorted(int(n) for n in os.listdir("/proc/self/fd"))
 print(json.dumps({
@@ -29,6 +30,7 @@ print(json.dumps({
     "session_leader": os.getsid(0) == os.getpid(),
     "ours": sorted(m for m in sys.modules if m.split(".")[0] in ("leapp_codemod", "probe_app", "leapp", "onnxruntime")),
     "draw": float(numpy.random.rand()), "main": sys.modules["__main__"].__file__,
+    "sigint_raises": signal.getsignal(signal.SIGINT) is signal.default_int_handler,
 }))
 if len(sys.argv) > 2 and sys.argv[2] == "progress":
     os.write(50, b"through the passed descriptor\\n")
@@ -47,8 +49,9 @@ def server(tmp_path_factory):
     folder = tmp_path_factory.mktemp("fs")
     sock = folder / "s"
     env = {k: v for k, v in os.environ.items() if not k.startswith("LEAPP_CODEMOD_")}
+    ignore_sigint = lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)   # noqa: E731 - as a test worker may leave it
     proc = subprocess.Popen([sys.executable, str(Path(__file__).with_name("forkserver.py")), str(sock), "probe"],
-                            stdin=subprocess.DEVNULL, env=env, start_new_session=True)
+                            stdin=subprocess.DEVNULL, env=env, start_new_session=True, preexec_fn=ignore_sigint)
     while not sock.exists():
         assert proc.poll() is None, "the server did not start"
         time.sleep(0.1)
@@ -75,9 +78,13 @@ def _start(warm: str | None, args: list[str]):
     os.dup2(pw, PASSED)         # the progress pipe's number, as the child's config names it
     os.close(pw)
     cmd = [sys.executable, "-m", "probe", *args]
-    proc = procgroup._warm_start(cmd, env, out_w, (PASSED,)) if warm else subprocess.Popen(
-        cmd, stdin=subprocess.DEVNULL, stdout=out_w, stderr=out_w, pass_fds=(PASSED,), env=env,
-        start_new_session=True)
+    handled = signal.signal(signal.SIGINT, lambda *_: None)      # the tool handles SIGINT while the child runs
+    try:
+        proc = procgroup._warm_start(cmd, env, out_w, (PASSED,)) if warm else subprocess.Popen(
+            cmd, stdin=subprocess.DEVNULL, stdout=out_w, stderr=out_w, pass_fds=(PASSED,), env=env,
+            start_new_session=True)
+    finally:
+        signal.signal(signal.SIGINT, handled)
     os.close(out_w)
     os.close(PASSED)
     return proc, out_r, pr
@@ -99,11 +106,13 @@ def test_the_warm_child_gets_what_a_fresh_interpreter_gets(server, probe_dir):
     assert warm_passed == cold_passed == b"through the passed descriptor\n"
     cold["env"].pop(warmstart.ENV, None)
     warm["env"].pop(warmstart.ENV)
-    for key in ("argv", "orig_argv", "cwd", "path", "env", "fds", "stdin", "out_is_err", "session_leader", "main"):
+    for key in ("argv", "orig_argv", "cwd", "path", "env", "fds", "stdin", "out_is_err", "session_leader", "main",
+                "sigint_raises"):
         assert warm[key] == cold[key], key
     assert warm["argv"][0] == str(probe_dir / "probe.py") and warm["cwd"] == str(probe_dir)
     assert warm["session_leader"] and warm["stdin"] == os.devnull and warm["out_is_err"]
     assert warm["ours"] == cold["ours"] == []
+    assert warm["sigint_raises"]                             # the watchdog's SIGINT stops a sleeping driver
     again = _finish(*_start(server, ["0"]))[1]
     assert again["draw"] != warm["draw"]                     # NumPy's generator is not the server's copy
 
