@@ -269,15 +269,16 @@ def caller_settings(project, fn) -> dict[str, set]:
     for module in project.modules.values():
         if project.is_library(module.name):
             continue
-        counters = {cls.name: _int_attrs(cls) for cls in module.classes.values()}
-        owners = {id(fn.node): fn.class_name for fn in module.functions.values()}
+        owners = {id(method.node): method.class_name for method in module.functions.values()}
         for scope in _call_scopes(module):
+            calls = [node for node in ast.walk(scope)
+                     if isinstance(node, ast.Call) and _called_name(node.func) == fn.name]
+            if not calls:
+                continue
             ints = _int_names(scope)
-            owner = owners.get(id(scope))
-            ints |= {f"self.{a}" for a in counters.get(owner, ())}
-            for node in ast.walk(scope):
-                if not isinstance(node, ast.Call) or _called_name(node.func) != fn.name:
-                    continue
+            owner = module.classes.get(owners.get(id(scope)) or "")
+            ints |= {f"self.{a}" for a in (_int_attrs(owner) if owner is not None else ())}
+            for node in calls:
                 if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
                     spoiled.update(params)
                     continue
