@@ -31,6 +31,8 @@ NON_DATA_BUILTINS = frozenset({"float", "int", "bool", "complex", "str", "repr",
 # ---------------------------------------------------------------- the same values, moved or copied
 # Methods that move a tensor/module to another device or dtype and return it.
 DEVICE_DTYPE_MOVES = frozenset({"to", "float", "double", "half", "cpu", "cuda"})
+# Calls only training code makes (`loss.backward()`, `optim.zero_grad()`): a scope with one is no deploy path.
+GRADIENT_CALLS = frozenset({"backward", "zero_grad"})
 # Methods that return a copy (or a converted copy) of a tensor/array's values.
 TENSOR_COPY_METHODS = DEVICE_DTYPE_MOVES | {"clone", "detach", "copy", "contiguous", "numpy", "astype"}
 # ... of those, the ones that make a fresh copy on every device and dtype (a `.to()` may return the receiver).

@@ -11,10 +11,10 @@ import re
 from pathlib import PurePosixPath
 
 from leapp_codemod.analysis.model.index import FunctionInfo, ModuleIndex
+from leapp_codemod.knowledge.vocab import GRADIENT_CALLS
 
 MODULE_QUALNAME = "<module>"
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)
-_GRADIENT_METHODS = frozenset({"backward", "zero_grad"})
 _OPTIMIZER_WORDS = ("optim", "sched", "scaler")
 
 
@@ -75,7 +75,7 @@ def is_training_loop(fn: FunctionInfo) -> bool:
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
             continue
         attr = node.func.attr
-        if attr in _GRADIENT_METHODS:
+        if attr in GRADIENT_CALLS:
             return True
         if attr == "step" and len(node.args) + len(node.keywords) <= 1:
             # `optimizer.step()`, `scaler.step(optimizer)`, `lr_scheduler.step(epoch)`; not a diffusion

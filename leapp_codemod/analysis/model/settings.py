@@ -16,7 +16,7 @@ from leapp_codemod.analysis.model.hydra_configs import matching
 from leapp_codemod.analysis.model.index import ClassInfo
 from leapp_codemod.analysis.model.resolve_sites import _scopes, argument_for, sites_of
 from leapp_codemod.analysis.model.runtime_bind import INSTANTIATE, config_chain, hydra_targets
-from leapp_codemod.knowledge.vocab import DEVICE_DTYPE_MOVES
+from leapp_codemod.knowledge.vocab import DEVICE_DTYPE_MOVES, GRADIENT_CALLS
 
 CONSTRUCTION = frozenset({"__init__", "__post_init__", "setup", "__new__"})
 
@@ -416,7 +416,6 @@ def _literal_items(literal: ast.Dict) -> list[tuple[str, ast.expr]] | None:
 
 
 # ------------------------------------------------------------------ entry inputs the deploy calls leave None
-GRADIENT_CALLS = frozenset({"backward", "zero_grad"})   # a scope calling these trains: not the deploy path
 INSTANCE_KEEPING = DEVICE_DTYPE_MOVES | {"eval", "requires_grad_", "share_memory"}   # return the module itself
 
 
