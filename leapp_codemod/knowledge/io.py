@@ -21,6 +21,9 @@ IO_ROOTS = ("requests.", "urllib.", "http.", "socket.", "subprocess.", "shutil."
             "rclpy.", "rospy.", "wandb.", "mlflow.", "tensorboardX.", "torch.utils.tensorboard.",
             # robot middleware and device links: LCM, DDS, Unitree SDK, serial ports, CAN, MQTT, cameras
             "lcm.", "cyclonedds.", "unitree_sdk2py.core.channel.", "serial.", "can.", "paho.", "pyrealsense2.", "ecal.")
+# Objects a simulator or a driver refreshes between calls (the MuJoCo state `MjData`: `qpos`, `sensordata`,
+# `sensor(name).data`): an attribute holding one is an input of every step that reads its fields.
+LIVE_STATE_CONSTRUCTORS = frozenset({"mujoco.MjData", "mujoco.mjData", "isaacgym.gymtorch.wrap_tensor"})
 # Clock reads: the value read while tracing becomes a constant of the exported model.
 CLOCK_FUNCTIONS = frozenset({"time.time", "time.time_ns", "time.perf_counter", "time.perf_counter_ns",
                              "time.monotonic", "time.monotonic_ns", "time.process_time", "datetime.datetime.now",

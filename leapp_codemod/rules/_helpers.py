@@ -58,3 +58,21 @@ def _last(node: ast.expr) -> bool:
     if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
         return _minus_one(node.slice)
     return False
+
+
+def filled_local_list(arg: ast.expr, ctx) -> bool:
+    """A Python sequence filled with pipeline data: a local list built from literals and filled
+    (`vals = []`, `vals.extend(state[k])`, `vals.append(x)`), or a queue the step keeps on self
+    (`self.frames`, `self.frames[cam]`): its elements are separate values, not one traced array."""
+    if ctx.is_state_container(arg):
+        return True
+    if not isinstance(arg, ast.Name):
+        return False
+    values = [n.value for n in ast.walk(ctx.fn.node) if isinstance(n, ast.Assign)
+              and any(isinstance(t, ast.Name) and t.id == arg.id for t in n.targets)]
+    if not values or not all(isinstance(v, (ast.List, ast.Tuple)) for v in values):
+        return False
+    return any(ctx.is_data(e) for v in values for e in v.elts) or any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("append", "extend")
+        and isinstance(n.func.value, ast.Name) and n.func.value.id == arg.id and ctx.args_data(n)
+        for n in ast.walk(ctx.fn.node))

@@ -1,6 +1,6 @@
 import ast
 
-from leapp_codemod.rules._helpers import show
+from leapp_codemod.rules._helpers import filled_local_list, show
 from leapp_codemod.rules.base import Hit, Rule
 
 CASTS = ("float", "int", "bool", "complex")
@@ -72,7 +72,7 @@ def _list_of_data(arg: ast.expr, ctx) -> bool:
                    ctx.is_data(e) and not ctx.is_shape(e) and not _numbers_only(e, ctx) for e in arg.elts)
     if isinstance(arg, (ast.ListComp, ast.GeneratorExp)):
         return ctx.is_data(arg.elt) and not ctx.is_shape(arg.elt)
-    return False
+    return filled_local_list(arg, ctx)
 
 
 def _numbers_only(expr: ast.expr, ctx) -> bool:

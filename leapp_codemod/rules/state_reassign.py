@@ -14,6 +14,12 @@ def check(node, ctx):
         yield Hit(node, f"`{show(node)}` stores pipeline data in `{attr}`, which the driver loop's next iteration "
                         "reads (recurrent state)", carried_fix(attr))
         return
+    if "." in attr:
+        yield Hit(node, f"`{show(node)}` stores pipeline data in the function attribute `{attr}`, which the next "
+                        "call reads (recurrent state kept on a function object)",
+                  f"keep `{attr}` on an object as a tensor attribute (or pass it in and return it) so it can be "
+                  "declared as LEAPP state")
+        return
     yield Hit(node, f"`{show(node)}` stores pipeline data in `self.{attr}`, which the next call reads (recurrent state)",
               f"declare `{attr}` as LEAPP state (`state_tensors`/`update_state` around the call, or "
               f"`annotate.module(node, model, buffer_names=['{attr}'])`); `generate` writes it")

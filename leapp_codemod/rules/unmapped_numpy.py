@@ -1,6 +1,6 @@
 import ast
 
-from leapp_codemod.rules._helpers import show
+from leapp_codemod.rules._helpers import filled_local_list, show
 from leapp_codemod.rules.base import Hit, Rule
 
 
@@ -31,15 +31,7 @@ def _list_of_data(arg: ast.expr, ctx) -> bool:
         return any(ctx.is_data(e) and not ctx.is_shape(e) for e in arg.elts)
     if isinstance(arg, (ast.ListComp, ast.GeneratorExp)):
         return ctx.is_data(arg.elt) and not ctx.is_shape(arg.elt)
-    if isinstance(arg, ast.Name):
-        values = [n.value for n in ast.walk(ctx.fn.node) if isinstance(n, ast.Assign)
-                  and any(isinstance(t, ast.Name) and t.id == arg.id for t in n.targets)]
-        if values and all(isinstance(v, (ast.List, ast.Tuple)) for v in values):
-            return any(ctx.is_data(e) for v in values for e in v.elts) or any(
-                isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("append", "extend")
-                and isinstance(n.func.value, ast.Name) and n.func.value.id == arg.id and ctx.args_data(n)
-                for n in ast.walk(ctx.fn.node))
-    return False
+    return filled_local_list(arg, ctx)
 
 
 RULE = Rule(

@@ -69,8 +69,9 @@ def run_rules(analysis: Analysis, functions, rules: tuple[Rule, ...], only_paths
                             library_calls.add(call)
                     writes = rule.state_writes(node, ctx) if rule.state_writes is not None else ()
                     for write in writes:
-                        if ctx.is_loop_carried(write[0]):
-                            continue  # `generate` carries an inline range's state itself
+                        if ctx.is_loop_carried(write[0]) or not write[0].isidentifier():
+                            continue  # `generate` carries an inline range's state itself; a function's attribute
+                                      # (`handler.filtered`) is reported, not declarable
                         if ctx.cls is not None and not ctx.holds_tensor(write[0]):
                             continue  # a counter, a list or a dict: reported, not declarable as tensors
                         owner = ctx.state_owner(write[0])

@@ -9,18 +9,21 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from leapp_codemod.analysis.model.class_state import callback_inputs, foreign_writes, mutated_attrs, tensor_items
+from leapp_codemod.analysis.model.class_state import (
+    callback_inputs, foreign_writes, live_state_attrs, mutated_attrs, tensor_items,
+)
 from leapp_codemod.analysis.model.config_values import CONFIG_KEY, CONFIG_LOCALS, config_key, function_config_constants
 from leapp_codemod.analysis.infer.context import FunctionContext
-from leapp_codemod.analysis.infer.taint import holds_dict
-from leapp_codemod.analysis.infer.lattice import Env, Facts
+from leapp_codemod.analysis.infer.taint import function_attr, holds_dict
+from leapp_codemod.analysis.infer.lattice import NESTED, Env, Facts
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.leapp_support import LeappSupport
 from leapp_codemod.analysis.model.libraries import call_origin
 from leapp_codemod.analysis.model.resolve_types import receiver_ids
 from leapp_codemod.analysis.model.project import Project
+from leapp_codemod.analysis.model.tensor_values import external_namer, tensor_like
 from leapp_codemod.analysis.model.walk import UNKNOWN, binding_nodes, is_property, is_self_attr, iter_nodes, self_name_of
-from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS, FRESH_COPY_METHODS
+from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS
 from leapp_codemod.analysis.model.settings import class_settings, dict_defaults, module_flags, unpacked_items
 
 CONFIG_PARAM_NAMES = frozenset({"cfg", "config", "conf", "settings", "params", "hparams", "opts", "options", "args"})
@@ -67,6 +70,8 @@ def _bind(ctx: FunctionContext, target: ast.expr, value: ast.expr | None, elemen
         return
     if is_self_attr(target, ctx.self_name) and ctx.cls is not None and ctx.is_data(value):
         ctx.facts.data_attrs.setdefault(ctx.cls.id, set()).add(target.attr)
+    elif function_attr(ctx, target) and ctx.is_data(value):
+        ctx.facts.data_globals.setdefault(ctx.module.name, set()).add(function_attr(ctx, target))
 
 
 def _bind_loop(ctx: FunctionContext, target: ast.expr, iterable: ast.expr) -> None:
@@ -241,15 +246,15 @@ class Analysis:
             self.facts.foreign_written |= foreign_writes(mod)   # entry mode: fields code fills on a shared object
         self.mutated |= self.facts.foreign_written
         for cls, mod in classes:
-            attrs = {a for a, values in cls.attr_values.items() if any(_tensor_like(v, self.project, mod) for _, v in values)}
+            attrs = {a for a, values in cls.attr_values.items() if any(tensor_like(v, self.project, mod) for _, v in values)}
             attrs |= cls.buffers | cls.parameters
-            attrs |= {a for a, v in cls.class_attrs.items() if _tensor_like(v, self.project, mod)}
-            attrs |= tensor_items(cls, lambda value, m=mod: _tensor_like(value, self.project, m))
-            attrs = (attrs & self.mutated) | callback_inputs(cls)
+            attrs |= {a for a, v in cls.class_attrs.items() if tensor_like(v, self.project, mod)}
+            attrs |= tensor_items(cls, lambda value, m=mod: tensor_like(value, self.project, m))
+            attrs = (attrs & self.mutated) | callback_inputs(cls) | live_state_attrs(cls, external_namer(self.project, mod))
             if attrs:
                 self.facts.data_attrs.setdefault(cls.id, set()).update(attrs)
         for mod in fresh:
-            tensors = {name for name, value in mod.globals.items() if _tensor_like(value, self.project, mod)}
+            tensors = {name for name, value in mod.globals.items() if tensor_like(value, self.project, mod)}
             if tensors:
                 self.facts.data_globals[mod.name] = tensors
 
@@ -301,11 +306,15 @@ class Analysis:
     def _container_fill(self, ctx: FunctionContext, call: ast.Call) -> None:
         """`self.frames.append(obs)`: the list/deque holds pipeline data from call to call."""
         func = call.func
-        if (isinstance(func, ast.Attribute) and func.attr in CONTAINER_MUTATORS and is_self_attr(func.value, ctx.self_name)
-                and ctx.args_data(call) and not ctx.resolve_call(call)
+        if not (isinstance(func, ast.Attribute) and func.attr in CONTAINER_MUTATORS and ctx.args_data(call)):
+            return
+        held, suffix = func.value, ""
+        if isinstance(held, ast.Subscript):   # `self.frames[cam].append(img)`: a dict of queues
+            held, suffix = held.value, NESTED
+        if (is_self_attr(held, ctx.self_name) and not ctx.resolve_call(call)
                 and not any(":" in t for t in ctx.types_of(func.value))):  # not a project object
-            self.facts.data_attrs.setdefault(ctx.cls.id, set()).add(func.value.attr)
-            self.facts.container_attrs.setdefault(ctx.cls.id, set()).add(func.value.attr)
+            self.facts.data_attrs.setdefault(ctx.cls.id, set()).add(held.attr)
+            self.facts.container_attrs.setdefault(ctx.cls.id, set()).add(held.attr + suffix)
 
     def _counter_update(self, ctx: FunctionContext, node: ast.AugAssign | ast.Assign) -> None:
         """`self.count += 1`, `self.phase = (self.phase + dt) % 1.0`: a Python value the step carries
@@ -425,45 +434,6 @@ def _binding(ctx: FunctionContext, call: ast.Call) -> tuple[str, str] | None:
         if owner and owner in ctx.project.modules:
             return owner, func.attr
     return None
-
-
-def _tensor_like(expr: ast.expr, project: Project, module) -> bool:
-    """Does an attribute's initial value look like a tensor or array (state), not config or a module?
-    A dict or list literal of tensors (`{"base": torch.zeros(3)}`) counts too. Iterative: a
-    2,000-term constant sum must not exhaust the stack."""
-    stack = [expr]
-    while stack:
-        e = stack.pop()
-        if isinstance(e, ast.BinOp):
-            stack += [e.left, e.right]
-        elif isinstance(e, ast.Dict):
-            stack += [v for v in e.values if v is not None]
-        elif isinstance(e, (ast.List, ast.Tuple)):
-            stack += e.elts
-        elif isinstance(e, ast.DictComp):
-            stack.append(e.value)
-        elif isinstance(e, ast.ListComp):
-            stack.append(e.elt)
-        elif isinstance(e, ast.Call) and _tensor_call(e, project, module):
-            return True
-    return False
-
-
-def _tensor_call(expr: ast.Call, project: Project, module) -> bool:
-    func = expr.func
-    if isinstance(func, ast.Attribute) and func.attr in FRESH_COPY_METHODS:
-        return True
-    name = project.qualify(func, module)
-    if not name:
-        return False
-    name = project.external_name(name)
-    if name in ("torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer"):
-        return True
-    if name.startswith("torch.nn.") or name.startswith("torch.distributions.") or name.startswith("torch.optim."):
-        return False
-    if name.startswith("numpy.random."):
-        return False
-    return name.startswith("torch.") or name.startswith("numpy.")
 
 
 def lint_data_params(fn: FunctionInfo, containers: bool = False) -> set[str]:

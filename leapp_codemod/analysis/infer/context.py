@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from leapp_codemod.analysis.infer.calls import CallQuestions
 from leapp_codemod.analysis.infer.io import IoQuestions
-from leapp_codemod.analysis.infer.lattice import Env, Facts
+from leapp_codemod.analysis.infer.lattice import NESTED, Env, Facts
 from leapp_codemod.analysis.infer.state import StateQuestions
 from leapp_codemod.analysis.infer.taint import TaintQuestions, parent_map
 from leapp_codemod.analysis.infer.types import TypeQuestions
@@ -137,10 +137,13 @@ class FunctionContext(TaintQuestions, TypeQuestions, CallQuestions, StateQuestio
         return name in self.fn.carried and self._carried(ast.Name(id=name, ctx=ast.Load()))
 
     def is_state_container(self, expr: ast.expr) -> bool:
-        """`self.queue` when the step fills it with pipeline data (a history list, a deque of frames), or a
-        container the driver loop carries into the next iteration."""
+        """`self.queue` when the step fills it with pipeline data (a history list, a deque of frames), an
+        entry of a dict of such queues (`self.frames[cam]`), or a container the driver loop carries into the
+        next iteration."""
         if isinstance(expr, ast.Name):
             return expr.id in self.fn.carried
+        if isinstance(expr, ast.Subscript) and is_self_attr(expr.value, self.self_name):
+            return self._class_fact(self.facts.container_attrs, expr.value.attr + NESTED)  # `self.frames[cam]`
         return is_self_attr(expr, self.self_name) and self._class_fact(self.facts.container_attrs, expr.attr)
 
     def self_attr_is_data(self, attr: str) -> bool:

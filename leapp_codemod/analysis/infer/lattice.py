@@ -8,6 +8,9 @@ from dataclasses import dataclass, field
 
 from leapp_codemod.observe.merge import ObservedFacts
 
+# Suffix of a `container_attrs` entry whose values, not the attribute itself, are the filled queues.
+NESTED = "[]"
+
 
 @dataclass
 class Env:
@@ -65,6 +68,7 @@ class Facts:
     # class id -> Python scalars the step updates from their own value (`self.count += 1`, a phase clock)
     counter_attrs: dict[str, set[str]] = field(default_factory=dict)
     # class id -> lists/deques/dicts on self that the step fills with pipeline data
+    # Attributes holding a list/deque the step fills; `frames[]` (see NESTED) for a dict of such queues.
     container_attrs: dict[str, set[str]] = field(default_factory=dict)
     # function id -> parameter -> constant values its callers pass (UNKNOWN when one passes something else)
     param_constants: dict[str, dict[str, set]] = field(default_factory=dict)

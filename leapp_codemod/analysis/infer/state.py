@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from leapp_codemod.analysis.infer.taint import parent_map
+from leapp_codemod.analysis.infer.taint import function_attr, parent_map
 from leapp_codemod.analysis.model.walk import is_self_attr
 from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS, INPLACE_EXCEPTIONS, SAME_VALUE_METHODS
 
@@ -65,8 +65,10 @@ class StateQuestions:
                 root = root.value
             attr = self._is_state_root(root)
             return [(attr, "inplace")] if attr and self._carried(root) else []
-        if method in CONTAINER_MUTATORS and self.is_state_container(root) and self._carried(root):
-            return [(root.id if isinstance(root, ast.Name) else root.attr, "inplace")]
+        if method in CONTAINER_MUTATORS and self.is_state_container(root):
+            held = root.value if isinstance(root, ast.Subscript) else root   # `self.frames[cam].append(img)`
+            if self._carried(held):
+                return [(held.id if isinstance(held, ast.Name) else held.attr, "inplace")]
         return []
 
     def _assign_state_write(self, target: ast.expr, value: ast.expr, line: int) -> tuple[str, str] | None:
@@ -78,6 +80,12 @@ class StateQuestions:
             return (attr, "inplace") if attr and self._carried(root) else None
         if isinstance(target, ast.Name) and target.id in self.fn.carried:
             return (target.id, "reassigned") if self.is_data(value) and self._carried(target) else None
+        stored = function_attr(self, target)
+        if stored:
+            read_before = any(function_attr(self, n) == stored and isinstance(n.ctx, ast.Load)
+                              for n in (*ast.walk(value), *(m for m in self.fn.nodes if getattr(m, "lineno", line) < line))
+                              if isinstance(n, ast.Attribute))
+            return (stored, "reassigned") if read_before and self.is_data(value) else None
         if not is_self_attr(target, self.self_name) or self.cls is None:
             return None
         if not self.is_data(value) and not self._fed_back(value, target.attr) and not self._chosen_by_data(target):

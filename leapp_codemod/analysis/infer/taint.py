@@ -20,6 +20,15 @@ ARRAY_TYPE_NAMES = frozenset({"ndarray", "Tensor", "generic", "number", "floatin
                               "Any", "TracedTensor", "?", "Sequence", "Collection", "Iterable"})
 
 
+def function_attr(ctx, e: ast.expr) -> str | None:
+    """`handler.filtered` for an attribute set on a module-level function object (a value kept from call to
+    call the way a C `static` is), else None."""
+    if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id in ctx.module.functions \
+            and e.value.id not in ctx.fn.params and e.value.id not in ctx.env.types:
+        return f"{e.value.id}.{e.attr}"
+    return None
+
+
 def _any_leaf(e: ast.expr | None, step) -> bool:
     """True when `step` says True for `e` or for any sub-expression it hands back (no recursion)."""
     stack = [e]
@@ -133,6 +142,8 @@ class TaintQuestions:
             if is_self_attr(e, self.self_name):
                 return self.self_attr_is_data(e.attr)
             if e.attr in self.facts.foreign_written and self._filled_field(e):
+                return True
+            if function_attr(self, e) in self.facts.data_globals.get(self.module.name, ()):
                 return True
             return [e.value]
         if isinstance(e, ast.Subscript):

@@ -12,6 +12,7 @@ import ast
 import re
 
 from leapp_codemod.analysis.model.index import ClassInfo
+from leapp_codemod.knowledge.io import LIVE_STATE_CONSTRUCTORS
 from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS, TENSOR_LIBRARY_NAMES
 
 CONSTRUCTION_METHODS = frozenset({"__init__", "__post_init__", "__setstate__"})
@@ -57,8 +58,24 @@ def callback_methods(cls: ClassInfo) -> set[str]:
     return out
 
 
+def live_state_attrs(cls: ClassInfo, qualify) -> set[str]:
+    """Attributes holding an object a simulator or driver refreshes between calls (`self.data =
+    mujoco.MjData(model)`): the step reads its fields as inputs although no code of the class writes them.
+    `qualify` maps a call's function expression to its dotted external name."""
+    return {attr for attr, values in cls.attr_values.items()
+            if any(isinstance(value, ast.Call) and qualify(value.func) in LIVE_STATE_CONSTRUCTORS for _, value in values)}
+
+
+def _container_root(target: ast.expr) -> ast.expr:
+    """`self.cmd[0]` and `self.cmd["vx"][1]` write into `self.cmd`."""
+    while isinstance(target, ast.Subscript):
+        target = target.value
+    return target
+
+
 def callback_inputs(cls: ClassInfo) -> set[str]:
-    """Attributes a callback method writes with something other than a constant, and objects on self it
+    """Attributes a callback method writes with something other than a constant (`self.cmd = msg.v`,
+    `self.cmd[0] += 0.1`, `self.cmd[i] = v`), and objects on self it
     hands the message to (`self.remote.set(msg.wireless_remote)`: their state comes from the message)."""
     callbacks = callback_methods(cls)
     out: set[str] = set()
@@ -68,12 +85,13 @@ def callback_inputs(cls: ClassInfo) -> set[str]:
         self_name = _self_name(fn)
         written: set[str] = set()
         for node in info.nodes:
-            if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None \
-                    and not isinstance(node.value, ast.Constant):
+            changes = isinstance(node, ast.AugAssign) or isinstance(node, (ast.Assign, ast.AnnAssign)) \
+                and node.value is not None and not isinstance(node.value, ast.Constant)
+            if changes:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for target in targets:
                     elts = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
-                    written |= {a for a in (_self_attr(t, self_name) for t in elts) if a}
+                    written |= {a for a in (_self_attr(_container_root(t), self_name) for t in elts) if a}
         message = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args)[1:]}
         for node in info.nodes:
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
