@@ -17,6 +17,9 @@ class StateQuestions:
             return root.attr
         if isinstance(root, ast.Name) and (self.is_data_global(root.id) or root.id in self.fn.carried):
             return root.id
+        stored = function_attr(self, root)
+        if stored and stored in self.facts.data_globals.get(self.module.name, ()):
+            return stored   # `low_pass.memory += ...`: kept on the function object from call to call
         return None
 
     def state_owner(self, attr: str) -> str:
