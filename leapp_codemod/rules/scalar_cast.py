@@ -108,5 +108,7 @@ RULE = Rule(
         "def step(obs, limit):\n    near = int(obs.norm() < limit)  # error\n    return obs * near\n",
         "import math\ndef step(q):\n    yaw = math.atan2(q[1], q[0])  # error\n    return q * yaw\n",
         "import torch\ndef step(x):\n    return torch.tensor([x[0] * 2, x[1]])  # error\n",
+        "import torch\ndef step(parts):\n    flat = []\n    for p in parts:\n        flat.extend(p)\n"
+        "    return torch.tensor(flat)  # error\n",
     ),
 )

@@ -49,5 +49,7 @@ RULE = Rule(
     invalid=(
         "import torch\nclass P:\n    def __init__(self):\n        self.h = torch.zeros(1, 8)\n"
         "    def step(self, obs):\n        h = torch.tanh(obs + self.h)\n        self.h = h  # error\n        return h\n",
+        "def step(obs):\n    if not hasattr(step, 'peak'):\n        step.peak = obs\n"
+        "    step.peak = 0.9 * step.peak + 0.1 * obs  # error\n    return step.peak\n",
     ),
 )
