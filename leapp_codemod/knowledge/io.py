@@ -28,6 +28,8 @@ LIVE_STATE_CONSTRUCTORS = frozenset({"mujoco.MjData", "mujoco.mjData", "isaacgym
 CLOCK_FUNCTIONS = frozenset({"time.time", "time.time_ns", "time.perf_counter", "time.perf_counter_ns",
                              "time.monotonic", "time.monotonic_ns", "time.process_time", "datetime.datetime.now",
                              "datetime.datetime.utcnow", "datetime.now", "datetime.utcnow"})
+# Calls that hand out a clock object whose `.now()` reads the time (`node.get_clock()`, `rclpy.clock.Clock()`).
+CLOCK_FACTORIES = frozenset({"get_clock", "Clock", "ROSClock"})
 # Middleware handles built by a factory method of a node object (`self.create_publisher(...)`).
 MIDDLEWARE_FACTORIES = frozenset({"create_publisher", "create_subscription", "create_client", "create_service",
                                   "advertise", "Publisher", "ChannelPublisher", "ChannelSubscriber"})

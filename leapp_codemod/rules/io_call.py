@@ -53,5 +53,8 @@ RULE = Rule(
         "class Node:\n    def __init__(self):\n        self.pub = self.create_publisher(object, 'cmd', 10)\n"
         "    def step(self, obs):\n        self.get_logger().info('step')  # error\n"
         "        self.pub.publish(obs)  # error\n        return obs\n",
+        "import torch\nclass Node:\n    def __init__(self):\n        self.clock = self.get_clock()\n"
+        "    def step(self, obs):\n        stamp = self.clock.now()  # error\n"
+        "        return obs * torch.tensor(stamp.nanoseconds * 1e-9)\n",
     ),
 )

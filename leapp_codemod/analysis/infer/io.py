@@ -8,9 +8,14 @@ from __future__ import annotations
 import ast
 
 from leapp_codemod.knowledge.io import (
-    CLOCK_FUNCTIONS, FILE_METHODS, IO_BUILTINS, IO_FUNCTIONS, IO_ROOTS, LOGGING_METHODS, MIDDLEWARE_FACTORIES,
+    CLOCK_FACTORIES, CLOCK_FUNCTIONS, FILE_METHODS, IO_BUILTINS, IO_FUNCTIONS, IO_ROOTS, LOGGING_METHODS, MIDDLEWARE_FACTORIES,
     PATH_IO_METHODS,
 )
+
+
+def _called_name(call: ast.Call) -> str | None:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
 
 
 class IoQuestions:
@@ -22,23 +27,19 @@ class IoQuestions:
         if name in CLOCK_FUNCTIONS:
             return f"`{name}`"
         func = node.func
-        if (isinstance(func, ast.Attribute) and func.attr == "now" and isinstance(func.value, ast.Call)
-                and isinstance(func.value.func, ast.Attribute) and func.value.func.attr == "get_clock"):
-            return "the node clock"
+        if isinstance(func, ast.Attribute) and func.attr == "now" and (
+                isinstance(func.value, ast.Call) and _called_name(func.value) in CLOCK_FACTORIES
+                or self._factory_made(func.value, CLOCK_FACTORIES)):
+            return "the node clock"   # `self.get_clock().now()`, `self._clock.now()`
         return None
 
-    def _factory_made(self, receiver: ast.expr) -> bool:
-        """`self.pub` assigned from `self.create_publisher(...)` / `ChannelPublisher(...)` anywhere in its class."""
+    def _factory_made(self, receiver: ast.expr, factories=MIDDLEWARE_FACTORIES) -> bool:
+        """`self.pub` assigned from `self.create_publisher(...)` / `ChannelPublisher(...)` (one of `factories`)
+        anywhere in its class."""
         if not (isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name) and self.cls is not None):
             return False
-        for klass in self.project.mro(self.cls):
-            for _, value in klass.attr_values.get(receiver.attr, ()):
-                if isinstance(value, ast.Call):
-                    func = value.func
-                    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
-                    if name in MIDDLEWARE_FACTORIES:
-                        return True
-        return False
+        return any(isinstance(value, ast.Call) and _called_name(value) in factories
+                   for klass in self.project.mro(self.cls) for _, value in klass.attr_values.get(receiver.attr, ()))
 
     def io_kind(self, node: ast.Call) -> str | None:
         """What kind of I/O a call performs (for the message), or None."""
