@@ -224,6 +224,12 @@ SCRATCH_NOT_STATE = {
         "import torch\nclass P:\n    def __init__(self):\n        self.hist = torch.zeros(3, 4)\n"
         "    def step(self, obs):\n        self.hist[:-1] = self.hist[1:].clone()  # error: inplace-state\n"
         "        self.hist[-1] = obs  # error: inplace-state\n        return self.hist.flatten()\n"),
+    # a write through a fixed index set (a module constant) leaves the other entries as the last call's
+    # accumulation left them
+    "index-set-write-is-state": (
+        "import numpy as np\nWRIST = [4, 5]\nclass P:\n    def __init__(self):\n        self.pose = np.zeros(6)\n"
+        "    def step(self, wrist, delta):\n        self.pose[WRIST] = wrist  # error: inplace-state\n"
+        "        self.pose = self.pose + delta  # error: inplace-state\n        return self.pose\n"),
 }
 
 

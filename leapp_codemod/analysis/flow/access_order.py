@@ -123,7 +123,9 @@ class _Walk:
                 self.expr(root.slice, ctx, guarded, depth)
                 root = root.value
             if is_self_attr(root, ctx.self_name):
-                self.write(root.attr, ctx, guarded)   # the step fills the buffer it then reads
+                # the step fills the buffer it then reads (`self.obs[:3] = ...`); a write through an index
+                # (`self.ctrl[ARM_IDS] = q`) leaves the other entries as the previous call left them
+                self.write(root.attr, ctx, guarded or not _fills(target.slice, ctx))
             elif isinstance(root, ast.Name):
                 self.write_name(root.id, ctx, guarded)
             else:
@@ -180,6 +182,15 @@ class _Walk:
     def _varies(test: ast.expr, ctx: FunctionContext) -> bool:
         """Can the condition differ from one call to the next? Pipeline data and state can."""
         return ctx.is_data(test)
+
+
+def _fills(index: ast.expr, ctx: FunctionContext) -> bool:
+    """Slices, positions and loop indices (`[:3]`, `[0]`, `[i]` in `for i in range(n)`) fill a buffer piece by
+    piece; a fixed index set (`[ARM_IDS]` naming a module constant, `[self.arm_ids]`, `[[0, 2, 4]]`) writes
+    only those entries, so the others keep what the previous call left."""
+    parts = index.elts if isinstance(index, ast.Tuple) else [index]
+    return not any(isinstance(p, (ast.List, ast.Attribute)) or isinstance(p, ast.Name) and p.id in ctx.module.globals
+                   and p.id not in ctx.fn.params for p in parts)
 
 
 def _subexpressions(node: ast.AST):
