@@ -52,6 +52,9 @@ RULE = Rule(
         "    def step(self, obs):\n        self.buf.copy_(obs)  # error\n        return self.buf * 2\n",
         "import torch\nclass P:\n    def __init__(self):\n        self.acc = torch.zeros(1, 4)\n"
         "    def step(self, err):\n        self.acc += 0.1 * err  # error\n        return self.acc\n",
+        "import torch\nclass P:\n    def reset(self, dev):\n        self.votes = torch.zeros(8, 3).to(dev)\n"
+        "    def step(self, logits, t: int):\n        self.votes[t % 8] = logits  # error\n"
+        "        return self.votes.mean(0)\n",
         "# range: 6-8\nimport numpy as np\ndef main(read, policy):\n    level = np.zeros(2)\n    for _ in range(5):\n"
         "        x = read()\n        level += x * 0.1  # error\n        y = policy(level)\n        print(y)\n",
     ),

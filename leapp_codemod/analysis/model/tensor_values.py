@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from leapp_codemod.analysis.model.project import Project
-from leapp_codemod.knowledge.vocab import FRESH_COPY_METHODS
+from leapp_codemod.knowledge.vocab import FRESH_COPY_METHODS, SAME_VALUE_METHODS
 
 
 def external_namer(project: Project, module):
@@ -35,6 +35,8 @@ def tensor_like(expr: ast.expr, project: Project, module) -> bool:
             stack.append(e.elt)
         elif isinstance(e, ast.Call) and tensor_call(e, project, module):
             return True
+        elif isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr in SAME_VALUE_METHODS:
+            stack.append(e.func.value)   # `torch.zeros(n).to(device)` is the tensor `torch.zeros` made
     return False
 
 
