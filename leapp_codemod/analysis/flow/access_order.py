@@ -186,11 +186,20 @@ class _Walk:
 
 def _fills(index: ast.expr, ctx: FunctionContext) -> bool:
     """Slices, positions and loop indices (`[:3]`, `[0]`, `[i]` in `for i in range(n)`) fill a buffer piece by
-    piece; a fixed index set (`[ARM_IDS]` naming a module constant, `[self.arm_ids]`, `[[0, 2, 4]]`) writes
-    only those entries, so the others keep what the previous call left."""
+    piece; a fixed or passed-in index (see `_selects`) writes only those entries, so the others keep what the
+    previous call left."""
     parts = index.elts if isinstance(index, ast.Tuple) else [index]
-    return not any(isinstance(p, (ast.List, ast.Attribute)) or isinstance(p, ast.Name) and p.id in ctx.module.globals
-                   and p.id not in ctx.fn.params for p in parts)
+    return not any(_selects(p, ctx) for p in parts)
+
+
+def _selects(part: ast.expr, ctx: FunctionContext) -> bool:
+    """An index that picks entries the code does not sweep: a list, an attribute, a module constant, or a
+    value the caller passes (`[t % 8]` of a step counter parameter: one slot per call of a ring buffer)."""
+    if isinstance(part, ast.Slice):
+        return False
+    params = set(ctx.fn.params) - {ctx.self_name}
+    return isinstance(part, (ast.List, ast.Attribute)) or any(
+        isinstance(n, ast.Name) and (n.id in params or n.id in ctx.module.globals) for n in ast.walk(part))
 
 
 def _subexpressions(node: ast.AST):
