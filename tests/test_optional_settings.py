@@ -109,3 +109,27 @@ def test_a_deploy_call_passing_a_real_value_keeps_the_block(tmp_path):
     deploy.write_text(deploy.read_text().replace("tracker(frame, None)", "tracker(frame, frame)"))
     document = _scan(root, "arm.tracker:Tracker.forward")
     assert PRINT_LINE in {(f["path"], f["line"]) for f in document["findings"]}
+
+
+PARTIAL_AGENT = (
+    "import torch\n\n\nclass Agent:\n    def __init__(self):\n        self.net = torch.nn.Linear(4, 2)\n\n"
+    "    @torch.no_grad()\n    def act(self, obs, explore=True):\n        mean = self.net(obs)\n"
+    "        if explore:\n            mean = mean + 0.1 * torch.randn_like(mean)\n        return mean\n")
+PARTIAL_DRIVER = (
+    "import functools\n\nimport torch\n\nfrom agent import Agent\n\n\ndef main():\n    agent = Agent()\n"
+    "    policy = functools.partial(agent.act, explore=False)\n    for _ in range(10):\n"
+    "        print(policy(torch.randn(4)))\n{extra}\n\nif __name__ == '__main__':\n    main()\n")
+DRAW_LINE = ("agent.py", 12)
+
+
+@pytest.mark.parametrize("extra, drawn", [
+    ("", False),                                            # every call binds explore=False
+    ("    agent.act(torch.randn(4))  # a call left to the default", True),
+])
+def test_a_flag_bound_by_functools_partial_is_a_call_site(tmp_path, extra, drawn):
+    root = tmp_path / "app"
+    root.mkdir()
+    (root / "agent.py").write_text(PARTIAL_AGENT)
+    (root / "main.py").write_text(PARTIAL_DRIVER.format(extra=extra))
+    document = _scan(root, "agent:Agent.act")
+    assert (DRAW_LINE in {(f["path"], f["line"]) for f in document["findings"]}) is drawn

@@ -472,24 +472,39 @@ def flag_params(fn: FunctionInfo) -> set[str]:
             if isinstance(d, ast.Constant) and (d.value is None or isinstance(d.value, (bool, int, float, str)))}
 
 
+# A call that leaves a parameter to its default (`caller_arguments`).
+DEFAULT = object()
+
+
 def caller_arguments(project: Project, fn: FunctionInfo) -> dict[str, set]:
     """What calls in the project (a driver) pass to each parameter of `fn`, matched by the function's
-    name: the constant values, or UNKNOWN for anything else."""
+    name (or bound by `functools.partial`): the constant values, UNKNOWN for anything else, DEFAULT where a
+    call leaves the parameter to its default."""
     out: dict[str, set] = {}
     params = fn.positional_params[1:] if fn.is_method else fn.positional_params
     for module in project.modules.values():
         for node in ast.walk(module.tree):
             if not isinstance(node, ast.Call):
                 continue
-            func = node.func
-            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+            func, args = node.func, node.args
+            name = _called_name(func)
+            if name == "partial" and args and _called_name(args[0]) == fn.name:
+                func, args = args[0], args[1:]   # `functools.partial(agent.act, training=False)` binds them
+                name = fn.name
             if name != fn.name:
                 continue
-            passed = [(params[i], arg) for i, arg in enumerate(node.args) if i < len(params)]
+            passed = [(params[i], arg) for i, arg in enumerate(args) if i < len(params)]
             passed += [(k.arg, k.value) for k in node.keywords if k.arg]
             for param, arg in passed:
                 out.setdefault(param, set()).add(arg.value if isinstance(arg, ast.Constant) else UNKNOWN)
+            if not any(isinstance(a, ast.Starred) for a in args) and not any(k.arg is None for k in node.keywords):
+                for param in set(params) - {p for p, _ in passed}:
+                    out.setdefault(param, set()).add(DEFAULT)
     return out
+
+
+def _called_name(func: ast.expr) -> str | None:
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
 
 
 def passed_by_callers(project: Project, fn: FunctionInfo) -> set[str]:
@@ -505,7 +520,11 @@ def entry_flag_constants(project: Project, fn: FunctionInfo, data: set[str]) -> 
     defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
     defaults |= {a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None}
     passed = caller_arguments(project, fn)
-    return {p: {defaults[p].value} | passed.get(p, set()) for p in flag_params(fn) - data}
+    out = {}
+    for p in flag_params(fn) - data:
+        values = passed.get(p, {DEFAULT})
+        out[p] = values - {DEFAULT} | ({defaults[p].value} if DEFAULT in values else set())
+    return out
 
 
 def entry_data_params(fn: FunctionInfo) -> set[str]:
