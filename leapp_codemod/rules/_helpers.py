@@ -62,9 +62,10 @@ def _last(node: ast.expr) -> bool:
 
 def filled_local_list(arg: ast.expr, ctx) -> bool:
     """A Python sequence filled with pipeline data: a local list built from literals and filled
-    (`vals = []`, `vals.extend(state[k])`, `vals.append(x)`), or a queue the step keeps on self
-    (`self.frames`, `self.frames[cam]`): its elements are separate values, not one traced array."""
-    if ctx.is_state_container(arg):
+    (`vals = []`, `vals.extend(state[k])`, `vals.append(x)`), a queue the step keeps on self
+    (`self.frames`, `self.frames[cam]`), or a field of a middleware message (`msg.ranges`): its elements are
+    separate Python values, not one traced array."""
+    if ctx.is_state_container(arg) or ctx.is_message_field(arg):
         return True
     if not isinstance(arg, ast.Name):
         return False

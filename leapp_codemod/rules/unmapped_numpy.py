@@ -9,7 +9,9 @@ def check(node: ast.Call, ctx):
     if not name or not name.startswith("numpy.") or name.startswith("numpy.random."):
         return
     if name in ("numpy.array", "numpy.asarray") and node.args and _list_of_data(node.args[0], ctx):
-        yield Hit(node, f"`{show(node)}` builds an array from a list of pipeline values; LEAPP's patched "
+        source = "a middleware message's field (Python values)" if ctx.is_message_field(node.args[0]) else \
+            "a list of pipeline values"
+        yield Hit(node, f"`{show(node)}` builds an array from {source}; LEAPP's patched "
                         f"`np.{name[6:]}` traces only a traced argument, so the list becomes a plain array of numbers",
                   "build it with a mapped function instead (`np.stack([...])`, `np.concatenate`), or FunctionPatch "
                   f"`{ctx.fn.qualname}` with a torch implementation")
@@ -63,5 +65,12 @@ RULE = Rule(
         "from numpy import deg2rad\ndef step(cmd):\n    return deg2rad(cmd * 30.0)  # error\n",
         "import numpy as np\ndef step(q):\n    out = []\n    for i in range(3):\n        out.append(q[i] * 2)\n"
         "    return np.array(out)  # error\n",
+        # a field of a message a subscription callback stored
+        "import numpy as np\nclass Node:\n    def on_joints(self, msg):\n        self.joints = msg\n"
+        "    def step(self, cmd):\n        q = np.asarray(self.joints.position)  # error\n        return q * cmd\n",
+        # a message handed from the callback (the entry) to a helper
+        "import numpy as np\ndef to_vec(m):\n    return np.array(m.velocity)  # error\n"
+        "class Node:\n    def __init__(self, sub):\n        sub.register(self.step)\n"
+        "    def step(self, msg):\n        return to_vec(msg) * 2\n",
     ),
 )

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from leapp_codemod.analysis.infer.calls import CallQuestions
 from leapp_codemod.analysis.infer.io import IoQuestions
 from leapp_codemod.analysis.infer.lattice import NESTED, Env, Facts
+from leapp_codemod.analysis.infer.messages import MessageQuestions
 from leapp_codemod.analysis.infer.state import StateQuestions
 from leapp_codemod.analysis.infer.taint import TaintQuestions, parent_map
 from leapp_codemod.analysis.infer.types import TypeQuestions
@@ -34,7 +35,7 @@ __all__ = ["Env", "Facts", "FunctionContext", "is_self_attr", "iter_nodes"]
 
 
 @dataclass
-class FunctionContext(TaintQuestions, TypeQuestions, CallQuestions, StateQuestions, IoQuestions):
+class FunctionContext(TaintQuestions, TypeQuestions, CallQuestions, StateQuestions, IoQuestions, MessageQuestions):
     fn: FunctionInfo
     module: ModuleIndex
     project: Project

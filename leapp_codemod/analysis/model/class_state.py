@@ -73,6 +73,37 @@ def _container_root(target: ast.expr) -> ast.expr:
     return target
 
 
+def message_params(cls: ClassInfo, method: str) -> set[str]:
+    """The message parameter of a subscription callback (`def on_scan(self, msg)`: a callback method with one
+    parameter besides self); empty for any other method."""
+    info = cls.methods.get(method)
+    if info is None or method not in callback_methods(cls):
+        return set()
+    params = [a.arg for a in (*info.node.args.posonlyargs, *info.node.args.args)[1:]]
+    return set(params) if len(params) == 1 else set()
+
+
+def message_attrs(cls: ClassInfo) -> set[str]:
+    """Attributes a subscription callback stores its message, or a part of it, in (`self.scan = msg`,
+    `self.imu = msg.imu_state`)."""
+    out: set[str] = set()
+    for name in callback_methods(cls):
+        message = message_params(cls, name)
+        if not message:
+            continue
+        self_name = _self_name(cls.methods[name].node)
+        for node in cls.methods[name].nodes:
+            if isinstance(node, ast.Assign) and _rooted_at(node.value, message):
+                out |= {a for a in (_self_attr(t, self_name) for t in node.targets) if a}
+    return out
+
+
+def _rooted_at(value: ast.expr, names: set[str]) -> bool:
+    while isinstance(value, (ast.Attribute, ast.Subscript)):
+        value = value.value
+    return isinstance(value, ast.Name) and value.id in names
+
+
 def callback_inputs(cls: ClassInfo) -> set[str]:
     """Attributes a callback method writes with something other than a constant (`self.cmd = msg.v`,
     `self.cmd[0] += 0.1`, `self.cmd[i] = v`), and objects on self it

@@ -1,0 +1,72 @@
+"""Middleware message questions about one function: is a value a field of a message a subscription delivered?
+
+A message's fields are Python values (numbers, lists, `array.array`): `np.array(msg.ranges)` or
+`torch.tensor(imu.gyroscope)` copies them into a fresh array that no trace connects to anything.
+"""
+from __future__ import annotations
+
+import ast
+
+from leapp_codemod.analysis.model.class_state import message_attrs, message_params
+from leapp_codemod.analysis.model.walk import is_self_attr
+
+_MAX_LOCAL_HOPS = 3
+
+
+class MessageQuestions:
+    """Mixin of `FunctionContext`: fields of middleware messages."""
+
+    def is_message_field(self, expr: ast.expr, hops: int = 0) -> bool:
+        """`msg.ranges`, `self.scan.ranges` (a callback stored the message), `imu.gyroscope` (`imu =
+        msg.imu_state`): a field read from a message a subscription callback received."""
+        fields, root = 0, expr
+        while isinstance(root, (ast.Attribute, ast.Subscript)) and not is_self_attr(root, self.self_name):
+            fields += isinstance(root, ast.Attribute)
+            root = root.value
+        if fields == 0:
+            return False
+        if self.cls is not None and is_self_attr(root, self.self_name):
+            return any(root.attr in message_attrs(klass) for klass in self.project.mro(self.cls))
+        if not isinstance(root, ast.Name):
+            return False
+        if root.id in self.message_params():
+            return True
+        if hops >= _MAX_LOCAL_HOPS:
+            return False
+        bound = [n.value for n in self.fn.nodes if isinstance(n, ast.Assign) and len(n.targets) == 1
+                 and isinstance(n.targets[0], ast.Name) and n.targets[0].id == root.id]
+        return len(bound) == 1 and self._message_or_field(bound[0], hops + 1)
+
+    def message_params(self) -> set[str]:
+        """Parameters holding a message: a subscription callback's own, or what callers pass a message to
+        (`state = parse_state(msg)` in the callback makes `parse_state`'s first parameter one)."""
+        known = self.fn.walks.get("message_params")
+        if known is not None:
+            return known
+        self.fn.walks["message_params"] = set()   # a recursive helper is not proven by itself
+        own = message_params(self.cls, self.fn.name) if self.cls is not None else set()
+        found = set(own) or self._passed_messages()
+        self.fn.walks["message_params"] = found
+        return found
+
+    def _passed_messages(self) -> set[str]:
+        params = self.fn.positional_params[1:] if self.fn.is_method else self.fn.positional_params
+        out: set[str] = set()
+        for caller_id in sorted(self.facts.callers.get(self.fn.id, ())):
+            module, _, qualname = caller_id.partition(":")
+            caller = self.project.modules[module].functions.get(qualname) if module in self.project.modules else None
+            if caller is None:
+                continue
+            reader = self.for_function(caller)
+            for call in (n for n in caller.nodes if isinstance(n, ast.Call)):
+                if any(callee.id == self.fn.id for callee in reader.resolve_call(call)):
+                    out |= {params[i] for i, arg in enumerate(call.args[:len(params)])
+                            if reader._message_or_field(arg, 1)}
+        return out
+
+    def _message_or_field(self, value: ast.expr, hops: int) -> bool:
+        if isinstance(value, ast.Name):
+            return value.id in self.message_params()
+        if self.cls is not None and is_self_attr(value, self.self_name):
+            return any(value.attr in message_attrs(klass) for klass in self.project.mro(self.cls))
+        return self.is_message_field(value, hops)
