@@ -25,7 +25,7 @@ RULE = Rule(
     what="Flags `print`, `open`, logging calls (module loggers and ROS 2 `get_logger()` included), `pathlib` reads "
          "and writes, `np.save`/`torch.load`, network and subprocess calls, robot middleware (LCM `publish`, DDS "
          "`Write`, ROS 2 publishers, sockets, serial ports) and clock reads (`time.time()`, "
-         "`node.get_clock().now()`) inside the pipeline. Output in an `except` block (a warning that a "
+         "`node.get_clock().now()`, `.now()` of a clock kept on self) inside the pipeline. Output in an `except` block (a warning that a "
          "fallback ran) is not flagged: a traced call that raised is no export.",
     why="The exported graph contains only tensor operations. A read that feeds the computation (a file, a "
         "message, the clock) is frozen to the value read while tracing; a write (telemetry, a published command, a "

@@ -87,8 +87,9 @@ RULE = Rule(
     summary="`float()` / `int()` / `bool()` on pipeline data",
     what="Flags the Python casts `float`, `int`, `bool` and `complex` applied to a tensor or array of the pipeline, "
          "`math` functions given pipeline data (`math.atan2(q[1], q[0])`: they call `__float__`), and "
-         "`torch.tensor([...])` of a list of pipeline values (LEAPP's patched `torch.tensor` traces only a traced "
-         "argument, not a list of them; checked in the installed leapp 0.7.2).",
+         "`torch.tensor([...])` of a list of pipeline values, of a list the step fills with them (`vals.extend(x)`) "
+         "or of a middleware message's field (LEAPP's patched `torch.tensor` traces only a traced argument, not a "
+         "list of them; checked in the installed leapp 0.7.2).",
     why="A cast calls `__float__`/`__int__` and returns a Python number: the value leaves the graph and is baked "
         "into the export as a constant. LEAPP logs only a DEBUG line. `int(traced_bool)` even bypasses LEAPP's "
         "boolean-context check, so a decision made with it is exported as whatever it was while tracing.",

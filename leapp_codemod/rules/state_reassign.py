@@ -31,8 +31,9 @@ RULE = Rule(
     what="Flags `self.x = <pipeline data>` in the step when the pipeline reads `self.x` before that write (earlier "
          "in the same function, on the same line, or in another reachable function), so the next call sees the new "
          "value: a recurrent hidden state, a last action, a filter memory, or a constant a branch on pipeline data "
-         "picks (`if norm(cmd) < eps: self.freq = 0.0`). A scratch attribute written and then read within one call "
-         "is not flagged.",
+         "picks (`if norm(cmd) < eps: self.freq = 0.0`). The same for a value kept on a module function's object "
+         "(`handler.filtered = a * x + (1 - a) * handler.filtered`). A scratch attribute written and then read "
+         "within one call is not flagged.",
     why="Without a state declaration the exported graph reads `self.x` as the constant it held while tracing, and "
         "the new value is dropped: the model forgets between calls. `annotate.module` can turn reassigned buffers "
         "into state, but its compile-time validation reports false failures with several traced calls.",

@@ -41,8 +41,9 @@ RULE = Rule(
     summary="NumPy function that the installed LEAPP does not map, on pipeline data",
     what="Flags calls to NumPy functions and ufuncs missing from LEAPP's NumPy→torch tables "
          "(read from the installed leapp, e.g. `np.linalg.norm`, `np.interp`, `np.deg2rad`) when they receive pipeline data, "
-         "and `np.array`/`np.asarray` of a list of pipeline values (LEAPP patches them to trace a traced argument "
-         "only; a list of traced values becomes a plain array: checked in the installed leapp 0.7.2).",
+         "and `np.array`/`np.asarray` of a list of pipeline values, of a list or queue the step fills with them, or "
+         "of a middleware message's field (`np.array(msg.ranges)`: Python values) (LEAPP patches them to trace a "
+         "traced argument only; a list of traced values becomes a plain array: checked in the installed leapp 0.7.2).",
     why="LEAPP intercepts NumPy through `__array_function__`/`__array_ufunc__` and records a torch op only for "
         "mapped callables. Others log 'No torch equivalent for numpy function ...' and return a plain ndarray: if "
         "it is the only path to an output, `output_tensors` raises 'received non-traced tensors'; mixed with traced "
