@@ -130,3 +130,7 @@ CONTAINER_MODULES = ("torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.Mod
 CALLABLE_WRAPPERS = frozenset({"torch.compile", "torch.jit.script", "torch.jit.trace", "functools.partial",
                                "functools.update_wrapper", "functools.wraps", "functools.lru_cache",
                                "functools.cache", "torch.no_grad", "torch.inference_mode"})
+
+# Calls that return a Python sequence of separate values (`struct.unpack` of message bytes, `list(x)`, `tuple(x)`,
+# `map(f, x)`): an array built from one holds numbers, not the traced values they came from.
+PYTHON_SEQUENCE_CALLS = frozenset({"struct.unpack", "struct.unpack_from", "list", "tuple", "map"})

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import ast
 
+from leapp_codemod.knowledge.vocab import PYTHON_SEQUENCE_CALLS
+
 _MAX_SHOWN = 60
 
 
@@ -67,6 +69,8 @@ def filled_local_list(arg: ast.expr, ctx) -> bool:
     separate Python values, not one traced array."""
     if ctx.is_state_container(arg) or ctx.is_message_field(arg):
         return True
+    if isinstance(arg, ast.Call) and (ctx.builtin(arg) or ctx.call_name(arg)) in PYTHON_SEQUENCE_CALLS:
+        return ctx.args_data(arg) or any(filled_local_list(a, ctx) for a in arg.args)
     if not isinstance(arg, ast.Name):
         return False
     values = [n.value for n in ast.walk(ctx.fn.node) if isinstance(n, ast.Assign)

@@ -69,6 +69,9 @@ RULE = Rule(
         # a field of a message a subscription callback stored
         "import numpy as np\nclass Node:\n    def on_joints(self, msg):\n        self.joints = msg\n"
         "    def step(self, cmd):\n        q = np.asarray(self.joints.position)  # error\n        return q * cmd\n",
+        # bytes unpacked into a tuple of Python numbers
+        "import struct\nimport numpy as np\ndef step(packet, gain):\n"
+        "    q = np.array(struct.unpack('<4f', packet))  # error\n    return q * gain\n",
         # a message handed from the callback (the entry) to a helper
         "import numpy as np\ndef to_vec(m):\n    return np.array(m.velocity)  # error\n"
         "class Node:\n    def __init__(self, sub):\n        sub.register(self.step)\n"
