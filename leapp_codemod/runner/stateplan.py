@@ -106,6 +106,7 @@ def plan_state(declared: dict, recorder: Recorder, outputs: frozenset[str] = fro
     if reads is not None:
         plan.probed_calls = list(reads.calls)
         _refuse_read_growing(recorder, reads)
+        _refuse_uncarried(reads)
     for label, path, why in wanted:
         leaves = reads.leaves[path] if reads is not None else [path]
         kept = [leaf for leaf in leaves if reads is None or leaf in reads.state]
@@ -178,6 +179,23 @@ def _refuse_read_growing(recorder: Recorder, reads: state_reads.Reads) -> None:
         sizes = recorder.lengths.get(path, [])
         raise RunnerError(f"{observe.describe_path(path)} {_how_length_changes(sizes)} and the step's outputs depend "
                           f"on it: {_LENGTH_FIX}", "state")
+
+
+_KIND_WORDS = {"numpy": "as a shape-(1,) NumPy array", "torch": "as a 0-d tensor"}
+
+
+def _refuse_uncarried(reads: state_reads.Reads) -> None:
+    """A number the outputs depend on that neither kind LEAPP traces can carry: the call raises with each
+    (NumPy code that takes a number meets an array of shape (1,), or meets a tensor it cannot trace)."""
+    for leaf, failed in reads.uncarried.items():
+        if leaf not in reads.state and leaf not in reads.host_set:
+            continue
+        tried = "; ".join(f"{_KIND_WORDS[kind]} the call raises at {why}" for kind, why in failed.items())
+        raise RunnerError(
+            f"{observe.describe_path(leaf)} is a Python number the outputs depend on (a step counter or clock), read "
+            f"by code that needs a number: LEAPP 0.7.2 traces NumPy arithmetic on a number only as an array, and "
+            f"{tried}. Export what the number feeds as an input the host computes (a gait phase or clock passed to "
+            "the entry), or keep the counter and the code that reads it in torch", "state")
 
 
 def _copies(recorder: Recorder) -> dict:
