@@ -191,9 +191,10 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
             if att.outcome == "validated":
                 chosen = att
                 break
-            if export.shared_tracing_failure(att):
-                progress(f"{backend}: the trace itself failed; every exporter exports the same trace, so the "
-                         "others are not tried")
+            if export.shared_failure(att):
+                what = ("the trace itself failed" if att.stage == "tracing" else
+                        f"the traced graph itself fails when torch runs it ({att.graph_error})")
+                progress(f"{backend}: {what}; every exporter exports the same trace, so the others are not tried")
                 break
             att.lost = export.lost_computation(att)
             if att.lost:
