@@ -7,9 +7,9 @@ a checked call, that call is run once as recorded and once per candidate with on
 changed. A candidate whose change moves neither an output nor the new value of another state value
 was written before it was read, or read only by telemetry, I/O or code outside the entry (the slot a
 `deque(maxlen=N)` evicts, a per-call cache, a peak kept for a log line): not state. An array or tensor
-the call writes into in place (a preallocated observation buffer filled slice by slice) stays state
-even when every slot is written before it is read: LEAPP traces those writes only into a traced
-buffer. A value the step
+the call writes into in place (a preallocated observation buffer filled slice by slice, also when the
+step then rebinds the attribute to a new value computed from it) stays state even when every slot is
+written before it is read: LEAPP traces those writes only into a traced buffer. A value the step
 resets to the same constant on every call, whatever it held, is set by the host (an episode-start
 flag): a host-driven input, not state. A Python or NumPy number that is state is carried in the kind
 its readers take (a shape-(1,) NumPy array for NumPy code, a 0-d tensor for torch code), tried on the
@@ -200,6 +200,7 @@ class _Prober:
             if change is not None:
                 change(roots)
             held = {p: v for p in self.watch if values.is_array(v := _safe(roots, p))}
+            held_before = {p: copy.deepcopy(values.plain(v)) for p, v in held.items()}
             torch.set_rng_state(self.rng[0])
             np.random.set_state(self.rng[1])
             random.setstate(self.rng[2])
@@ -208,7 +209,10 @@ class _Prober:
                 entry = entry.__get__(roots["self"])
             with _quiet():
                 out = entry(**values.plain(self.call.inputs), **self.recorder.statics)
-            self.in_place = {p for p, v in held.items() if _safe(roots, p) is v}
+            # written into in place: the buffer still held, or the one held before the step rebound the
+            # path to a new value after filling it (`buf[:3] = x; buf = np.clip(buf, ...)`)
+            self.in_place = {p for p, v in held.items()
+                             if _safe(roots, p) is v or not same(values.plain(v), held_before[p])}
             return values.plain(out), {p: values.plain(_safe(roots, p)) for p in self.watch}
         finally:
             for path, value in self.restore.items():
