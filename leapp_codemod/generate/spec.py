@@ -20,7 +20,7 @@ from leapp_codemod.analysis.inline.range import parse_inline_entry
 from leapp_codemod.generate.inline_spec import DRIVER_MAIN
 from leapp_codemod.generate.inline_spec import STATE_OWNER as INLINE_STATE_OWNER
 from leapp_codemod.generate.inline_spec import InlineSpecError, inline_entry_source, inline_graph_name
-from leapp_codemod.generate.adapters import domain, torch_adapter
+from leapp_codemod.generate.adapters import class_constructor, domain, torch_adapter
 from leapp_codemod.generate.extras import ExtrasError, build_extras
 from leapp_codemod.generate.literals import default_graph_name, pystr, snake
 from leapp_codemod.generate.derive import helper_sources, library_targets, make_twin
@@ -464,9 +464,26 @@ def _classify(scan: ScanResult, covered: dict[int, str], stubs: set[str], state:
         elif idx in covered:
             if covered[idx] in stubs:
                 unresolved.append(f"{ref} (write {covered[idx]})")
+        elif _diverted_class(scan, f):
+            unresolved.append(f"{ref} (`run` diverts {_diverted_class(scan, f)} to its torch adapter while "
+                              "tracing; the validation checks it)")
         elif not _finding_resolved_by_state(f, state, sources):
             unresolved.append(ref)
     return unresolved, host, left_out
+
+
+def _diverted_class(scan: ScanResult, f: Finding) -> str:
+    """The class adapter `run` diverts a library constructor on the finding's line to (runner/
+    class_patches.py), or ''."""
+    if f.category not in LIBRARY_CATEGORIES:
+        return ""
+    for call in scan.library_calls:
+        if call.path == f.path and call.line == f.line:
+            owner, _, name = call.target.rpartition(".")
+            found = class_constructor(f"{owner}:{name}")
+            if found:
+                return found
+    return ""
 
 
 def _imports(replacements, patches, module: str, inline, root: Path) -> tuple[list[str], list[str], list[str]]:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from leapp_codemod.knowledge.leapp import ATOL, EXPORTERS, FORMAT_OF, RTOL
 from leapp_codemod.runner import backend_options, draws, values
+from leapp_codemod.runner.class_patches import diverted
 from leapp_codemod.runner.dropped import scripted_call_failure, tensor_into_numpy
 from leapp_codemod.runner.errors import cut, full_text, one_line
 from leapp_codemod.runner.graph_check import graph_error
@@ -122,7 +123,7 @@ def attempt_export(module, recorder: Recorder, backend: str, directory: Path, st
     logger.addHandler(capture)
     try:
         try:
-            with during_trace():
+            with during_trace(), diverted(recorder.entry.function):
                 for call in recorder.traced:
                     kwargs = values.plain(call.inputs) | dict(recorder.statics)
                     with draws.replayed(recorder.draws, call.draws, module.NODE):
