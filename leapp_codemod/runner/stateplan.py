@@ -6,6 +6,9 @@ import copy
 import itertools
 from dataclasses import dataclass, field
 
+import numpy as np
+import torch
+
 from leapp_codemod.boundary import StateRef, as_host, port_name, state_leaves
 from leapp_codemod.runner import state_observe as observe
 from leapp_codemod.runner import state_reads, values
@@ -132,6 +135,11 @@ def plan_state(declared: dict, recorder: Recorder, outputs: frozenset[str] = fro
             if reads is not None and leaf in reads.kinds:
                 plan.kinds[name] = reads.kinds[leaf]
     for name, path in plan.entries:
+        first, written = lookup(recorder.initial, path, None), lookup(recorder.changed, path, None)
+        if written_dtype(first, written) is not first:
+            plan.notes.append(f"{observe.describe_path(path)} starts as {first.dtype} and the step stores "
+                              f"{written.dtype} in it: it is carried as {written.dtype} (LEAPP keeps a state's "
+                              "dtype), the first call reading its starting value in that dtype")
         plan.observed.append(observe.Observed(path, name, lookup(recorder.changed, path),
                                               lookup(recorder.initial, path), plan.explained.get(name, ""),
                                               plan.kinds.get(name, "")))
@@ -230,7 +238,7 @@ def start_state(recorder: Recorder, plan: StatePlan, roots: dict) -> tuple[list[
     for ref, (name, path) in zip(refs, plan.entries):
         initial = lookup(recorder.initial, path, _MISSING)
         if initial is not _MISSING:
-            ref.set(values.plain(initial))
+            ref.set(written_dtype(values.plain(initial), lookup(recorder.changed, path, None)))
         if name in plan.kinds and initial is not _MISSING:
             ref.set(state_reads.carried(values.plain(initial), plan.kinds[name]))
     warm = any(not state_leaves(_safe_get(ref), ref.name) for ref in refs)
@@ -241,6 +249,19 @@ def start_state(recorder: Recorder, plan: StatePlan, roots: dict) -> tuple[list[
 
 
 _MISSING = object()
+
+
+def written_dtype(initial, written):
+    """`initial` in the floating dtype the step writes, when a floating array or tensor of the same shape
+    starts in another one (`last_action = np.zeros(n)` is float64, the policy's action stored in it is
+    float32): LEAPP requires a state's update to keep the dtype of its starting value. Else `initial`."""
+    if isinstance(initial, np.ndarray) and isinstance(written, np.ndarray) and initial.shape == written.shape \
+            and initial.dtype.kind == "f" and written.dtype.kind == "f" and initial.dtype != written.dtype:
+        return initial.astype(written.dtype)
+    if isinstance(initial, torch.Tensor) and isinstance(written, torch.Tensor) and initial.shape == written.shape \
+            and initial.is_floating_point() and written.is_floating_point() and initial.dtype != written.dtype:
+        return initial.to(written.dtype)
+    return initial
 
 
 def _safe_get(ref: StateRef):
