@@ -169,7 +169,7 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         progress(f"recorded {len(recorder.traced)} calls to trace and {len(recorder.checks)} to check "
                  f"(of {recorder.calls_seen} calls so far)")
         t_check = time.monotonic()
-        rows = twincheck.check_replacements(module.PATCHES, recorder, trace=True)
+        rows = twincheck.check_replacements(module.PATCHES, recorder, trace=True, patching=module.function_patches)
         timings["twin_check"] = round(time.monotonic() - t_check, 2)
         done["twin_check"] = rows
         if rows:
