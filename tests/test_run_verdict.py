@@ -142,3 +142,18 @@ def test_run_refuses_a_module_older_than_the_application(tmp_path):
     message = proc.stderr.strip().splitlines()
     assert len(message) == 1 and "gripapp/grasp.py changed after this module was generated" in message[0]
     assert "regenerate" in message[0] and not (work / "out").exists()
+
+
+def test_the_lost_computation_reason_is_never_cut_mid_word():
+    from leapp_codemod.runner.export import Attempt, lost_computation
+
+    message = ("main_pipeline: Sample 0 (initial trace) passed validation, but one or more re-entry samples failed. "
+               "This pattern often means a value that changes across iterations was captured as a constant "
+               "during the initial trace, for example a Python number or a NumPy scalar read from the application")
+    att = Attempt("onnx", Path("."), stage="validation",
+                  signals=[{"signal": "frozen-constant", "location": "main.py:59", "message": message}])
+    reason = lost_computation(att)
+    assert reason.startswith("LEAPP frozen-constant signal at main.py:59: main_pipeline: Sample 0")
+    assert reason.endswith("...")
+    shown = reason.split(": ", 1)[1].removesuffix("...")
+    assert message.startswith(shown) and message[len(shown)] in " ,;:.", "cut at a word boundary"
