@@ -24,3 +24,19 @@ def test_a_rotation_chain_in_a_range_uses_the_rotation_adapter_and_validates(tmp
     assert report["validation"]["across_run"]["ok"] and len(report["validation"]["across_run"]["later_calls"]["calls"]) >= 8
     after = tree_hash(work)
     assert {k: v for k, v in after.items() if k in before} == before
+
+
+def test_a_rotation_chain_in_a_method_entry_validates(tmp_path):
+    """The same chain in the entry method's own body (`Rotation.from_quat(q).inv().apply(g)`): the entry's
+    module binding `Rotation` is diverted while tracing."""
+    work = project(tmp_path, "run_rotation_entry")
+    before = tree_hash(work / "imuapp")
+    gen = cli(["generate", "imuapp", "--entry", "imuapp.est:Leveler.act", "--driver", "main.py", "-o",
+               "integration.py"], work)
+    assert gen.returncode == 0, gen.stderr
+    assert "raise NotImplementedError(STUB)" not in (work / "integration.py").read_text()
+    proc, report = run_json(work)
+    assert proc.returncode == 0 and report["status"] == "validated", report.get("error")
+    perturbed = report["validation"]["across_run"]["perturbed"]       # the quaternion varied on the manifold
+    assert perturbed["ok"] and perturbed["steps"] >= 8
+    assert tree_hash(work / "imuapp") == before
