@@ -37,6 +37,6 @@ def test_a_rotation_chain_in_a_method_entry_validates(tmp_path):
     assert "raise NotImplementedError(STUB)" not in (work / "integration.py").read_text()
     proc, report = run_json(work)
     assert proc.returncode == 0 and report["status"] == "validated", report.get("error")
-    perturbed = report["validation"]["across_run"]["perturbed"]       # the quaternion varied on the manifold
+    perturbed = report["validation"]["across_run"]["perturbed"]       # calls on varied inputs
     assert perturbed["ok"] and perturbed["steps"] >= 8
     assert tree_hash(work / "imuapp") == before
