@@ -490,8 +490,8 @@ def _imports(replacements, patches, module: str, inline, root: Path) -> tuple[li
     """(extra imports, application modules to import, application imports the twins need)."""
     extra = {"import numpy as np"} if any("np." in ln for r in replacements for ln in r.body_lines) else set()
     extra |= {line for r in replacements for line in r.imports}
-    if any(r.helpers for r in replacements):   # the twin_* helpers test for and build tensors and arrays
-        extra |= {"import numpy as np", "import torch"}
+    helpers = helper_sources({h for r in replacements for h in r.helpers})   # the twin_* helpers' own names
+    extra |= {line for mod, line in (("np.", "import numpy as np"), ("torch.", "import torch")) if mod in helpers}
     top = module.split(".")[0]
     app_extra = sorted(x for x in extra if x.split()[1].split(".")[0] == top)
     if inline and app_extra:   # importing the driver by name would run it a second time
