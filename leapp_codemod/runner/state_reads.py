@@ -417,8 +417,8 @@ def _raised_at(exc: BaseException) -> str:
     site = ""
     for frame in traceback.extract_tb(exc.__traceback__):
         path = os.path.abspath(frame.filename)
-        if ("site-packages" in path or "dist-packages" in path or path.startswith(_OWN_DIR)
-                or frame.filename.startswith("<") or path.startswith(sys.prefix) or path.startswith(sys.base_prefix)):
+        if ("site-packages" in path or "dist-packages" in path or frame.filename.startswith("<")
+                or path.startswith((_OWN_DIR, sys.prefix, sys.base_prefix))):
             continue
         text = (frame.line or linecache.getline(path, frame.lineno)).strip()
         site = f"{os.path.relpath(path)}:{frame.lineno} (`{text}`)"
