@@ -72,6 +72,26 @@ def test_a_mismatch_only_on_a_state_output_is_named_spurious_not_lost(tmp_path):
     assert "spurious state" in report["error"] and "computation was lost" not in report["error"]
 
 
+def test_the_verdict_names_the_first_failure_at_the_furthest_stage(tmp_path):
+    lowering = [dict(VALIDATION_FAILURE, backend=b, failed_stage="lowering", reason=f"{b}: cannot lower op X",
+                     exporter_specific=True) for b in ("onnx", "onnx-torchscript", "pt2")]
+    report = _report(tmp_path, _info(tmp_path), lowering, {})
+    assert report["status"] == "failed" and report["failed_stage"] == "lowering"
+    assert report["error"] == "onnx failed at lowering: onnx: cannot lower op X"
+    validation = dict(VALIDATION_FAILURE, backend="jit-script")
+    later = _report(tmp_path, _info(tmp_path), [*lowering, validation], {})
+    assert later["failed_stage"] == "validation" and later["error"].startswith("jit-script failed at validation")
+
+
+def test_a_graph_that_torch_rejects_is_named_as_not_retried(tmp_path):
+    shared = dict(VALIDATION_FAILURE, failed_stage="lowering", reason="TorchExportError: ... got list",
+                  exporter_specific=False, graph_error="TypeError: clamp() received an invalid combination")
+    report = _report(tmp_path, _info(tmp_path), [shared], {})
+    assert report["failed_stage"] == "lowering"
+    assert report["not_retried"].startswith("the traced graph itself fails when torch runs it, outside any "
+                                            "exporter (TypeError: clamp()")
+
+
 def test_findings_are_confirmed_only_on_executed_lines(tmp_path):
     findings = ("app/step.py:12 scalar-extraction: `float(x)`", "app/step.py:20 scalar-extraction: `int(y)`")
     signal = {"signal": "scalar-extraction", "message": "m", "location": "", "categories": ["scalar-extraction"]}
@@ -122,3 +142,18 @@ def test_run_refuses_a_module_older_than_the_application(tmp_path):
     message = proc.stderr.strip().splitlines()
     assert len(message) == 1 and "gripapp/grasp.py changed after this module was generated" in message[0]
     assert "regenerate" in message[0] and not (work / "out").exists()
+
+
+def test_the_lost_computation_reason_is_never_cut_mid_word():
+    from leapp_codemod.runner.export import Attempt, lost_computation
+
+    message = ("main_pipeline: Sample 0 (initial trace) passed validation, but one or more re-entry samples failed. "
+               "This pattern often means a value that changes across iterations was captured as a constant "
+               "during the initial trace, for example a Python number or a NumPy scalar read from the application")
+    att = Attempt("onnx", Path("."), stage="validation",
+                  signals=[{"signal": "frozen-constant", "location": "main.py:59", "message": message}])
+    reason = lost_computation(att)
+    assert reason.startswith("LEAPP frozen-constant signal at main.py:59: main_pipeline: Sample 0")
+    assert reason.endswith("...")
+    shown = reason.split(": ", 1)[1].removesuffix("...")
+    assert message.startswith(shown) and message[len(shown)] in " ,;:.", "cut at a word boundary"

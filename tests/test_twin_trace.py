@@ -129,3 +129,26 @@ def test_array_item_helpers_keep_values_and_python_behaviour():
     gathered = twin_take(table, torch.tensor(2))
     assert isinstance(gathered, torch.Tensor) and gathered.ndim == 0 and float(gathered) == pytest.approx(1.5)
     assert twin_take(table, 1) == 0.8 and float(twin_take(table, np.array(0))) == 0.4
+
+
+def bearing(yaw_deg):
+    """Unit heading vectors from yaws in degrees (`np.deg2rad` is not mapped by LEAPP 0.7.2)."""
+    yaw = np.deg2rad(yaw_deg)
+    return np.stack([np.cos(yaw), np.sin(yaw)], axis=-1)
+
+
+def test_a_twin_is_traced_with_the_pipelines_other_patches_active(tmp_path):
+    """A twin that calls a function another FunctionPatch replaces (here `np.deg2rad`, by its adapter)
+    traces in the pipeline; checked alone without that patch it looked untraced and was refused."""
+    import leapp
+
+    from leapp_codemod.adapters import ADAPTERS
+
+    patch = SimpleNamespace(module="nav.heading", name="bearing", replacement=bearing, original="nav.heading:bearing",
+                            hazards=("nav/heading.py:3 unmapped-numpy",))
+    calls = [PatchCall(patch, (np.array([10.0, -45.0, 120.0], np.float32),), {})]
+    alone = check_patch(patch, bearing, calls, workdir=tmp_path)
+    assert not alone["ok"] and "is not traced" in alone["error"], alone
+    with_patches = check_patch(patch, bearing, calls, workdir=tmp_path, patching=lambda: [
+        leapp.FunctionPatch(np, "deg2rad", ADAPTERS["numpy.deg2rad"].function)])
+    assert with_patches["ok"] and with_patches["traced"] is True, with_patches.get("error")

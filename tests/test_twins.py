@@ -490,3 +490,26 @@ def test_every_flag_on_a_line_must_be_rewritten(app):
                 ("scalar-extraction", "a.item()"), ("scalar-extraction", "b.tolist()"))
     assert isinstance(built.result, Blocked) and built.result.line == 2
     assert "scalar extraction is not in a form" in built.result.reason
+
+
+def test_a_numpy_function_of_extracted_numbers_returns_numpys_float64(app):
+    """`np.arccos(float(a) / norm)` is a NumPy float64 in the original (a NumPy function of Python
+    numbers), which makes the float32 arithmetic downstream float64; the twin's 0-d values keep the
+    float32 of the array they came from, so the twin casts the function's result as NumPy does."""
+    built = app("""\
+        import numpy as np
+
+
+        def tilt(accel):
+            norm = float(np.sqrt(np.sum(accel * accel)))
+            return np.arccos(float(np.sum(accel[2:3])) / norm)
+        """, "tilt", ("scalar-extraction", "float(np.sqrt(np.sum(accel * accel)))"),
+        ("scalar-extraction", "float(np.sum(accel[2:3]))"))
+    original, twin = load(built)
+    assert "twin_numpy_number(np.arccos(" in built.result.source
+    from leapp_codemod.runner.twincheck import promotion
+    for _ in range(10):
+        accel = (RNG.normal(0.0, 1.0, 3) + np.array([0.0, 0.0, 9.8])).astype(np.float32)
+        assert_same(original, twin, accel)
+        assert promotion(original(accel), twin(accel)) is None
+        assert (np.ones(2, np.float32) * twin(accel)).dtype == (np.ones(2, np.float32) * original(accel)).dtype

@@ -39,3 +39,18 @@ def torch_adapter(function: str) -> str | None:
     candidates.append(f"{'.'.join(p for p in parts if not p.startswith('_'))}.{name}")
     names = torch_adapter_names()
     return next((c for c in candidates if c in names), None)
+
+
+def class_constructor(function: str) -> str | None:
+    """The class adapter whose constructor a library "module:qualname" is (SciPy's
+    `Rotation:from_quat` -> "scipy.spatial.transform.Rotation"), or None. `run` diverts such a class
+    in the entry's own module to its adapter while tracing (runner/class_patches.py), so the call
+    needs no FunctionPatch of its own."""
+    module, _, name = function.partition(":")
+    owner, _, ctor = f"{module}.{name}".rpartition(".")
+    table = registry()
+    parts = owner.split(".")
+    for cls in dict.fromkeys([owner, ".".join(p for p in parts if not p.startswith("_"))]):
+        if table.get(cls) == "class" and table.get(f"{cls}.{ctor}") == "constructor":
+            return cls
+    return None

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from leapp_codemod.analysis.model.leapp_support import GLOBAL_PATCHES
 from leapp_codemod.generate import adapters as adapter_index
-from leapp_codemod.generate.adapters import torch_adapter
+from leapp_codemod.generate.adapters import class_constructor, torch_adapter
 from leapp_codemod.generate.source_info import SourceError, module_file
 from leapp_codemod.generate.sources import Sources
 from leapp_codemod.generate.twin import Blocked, build_twin, flags_for
@@ -43,6 +43,8 @@ def library_targets(scan: ScanResult, finding: Finding, stubs: bool = False) -> 
             continue
         owner, _, name = call.target.rpartition(".")
         function = f"{owner}:{name}"
+        if stubs and class_constructor(function) is not None:
+            continue        # the entry's own class binding is diverted to the class adapter by `run`
         if torch_adapter(function) is None and not (stubs and _head_call(finding.message) == call.name):
             continue
         found.append(PatchTarget(call.module, call.name, function))

@@ -20,7 +20,7 @@ from leapp_codemod.analysis.inline.range import parse_inline_entry
 from leapp_codemod.generate.inline_spec import DRIVER_MAIN
 from leapp_codemod.generate.inline_spec import STATE_OWNER as INLINE_STATE_OWNER
 from leapp_codemod.generate.inline_spec import InlineSpecError, inline_entry_source, inline_graph_name
-from leapp_codemod.generate.adapters import domain, torch_adapter
+from leapp_codemod.generate.adapters import class_constructor, domain, torch_adapter
 from leapp_codemod.generate.extras import ExtrasError, build_extras
 from leapp_codemod.generate.literals import default_graph_name, pystr, snake
 from leapp_codemod.generate.derive import helper_sources, library_targets, make_twin
@@ -464,15 +464,34 @@ def _classify(scan: ScanResult, covered: dict[int, str], stubs: set[str], state:
         elif idx in covered:
             if covered[idx] in stubs:
                 unresolved.append(f"{ref} (write {covered[idx]})")
+        elif _diverted_class(scan, f):
+            unresolved.append(f"{ref} (`run` diverts {_diverted_class(scan, f)} to its torch adapter while "
+                              "tracing; the validation checks it)")
         elif not _finding_resolved_by_state(f, state, sources):
             unresolved.append(ref)
     return unresolved, host, left_out
+
+
+def _diverted_class(scan: ScanResult, f: Finding) -> str:
+    """The class adapter `run` diverts a library constructor on the finding's line to (runner/
+    class_patches.py), or ''."""
+    if f.category not in LIBRARY_CATEGORIES:
+        return ""
+    for call in scan.library_calls:
+        if call.path == f.path and call.line == f.line:
+            owner, _, name = call.target.rpartition(".")
+            found = class_constructor(f"{owner}:{name}")
+            if found:
+                return found
+    return ""
 
 
 def _imports(replacements, patches, module: str, inline, root: Path) -> tuple[list[str], list[str], list[str]]:
     """(extra imports, application modules to import, application imports the twins need)."""
     extra = {"import numpy as np"} if any("np." in ln for r in replacements for ln in r.body_lines) else set()
     extra |= {line for r in replacements for line in r.imports}
+    helpers = helper_sources({h for r in replacements for h in r.helpers})   # the twin_* helpers' own names
+    extra |= {line for mod, line in (("np.", "import numpy as np"), ("torch.", "import torch")) if mod in helpers}
     top = module.split(".")[0]
     app_extra = sorted(x for x in extra if x.split()[1].split(".")[0] == top)
     if inline and app_extra:   # importing the driver by name would run it a second time

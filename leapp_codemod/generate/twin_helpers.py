@@ -34,6 +34,17 @@ def twin_scalar(value, cast=None):
     return value.astype(np.int64)
 
 
+def twin_numpy_number(value):
+    """A NumPy function of Python numbers: NumPy returns a float64 (or int64) scalar, which promotes
+    float32 arithmetic downstream to float64; the 0-d tensor or array standing for those numbers kept
+    the dtype of the value it came from, so the result is cast as NumPy's would be."""
+    if isinstance(value, torch.Tensor):
+        return value.to(torch.float64 if value.is_floating_point() else value.dtype if value.dtype == torch.bool
+                        else torch.int64)
+    value = np.asarray(value)
+    return value.astype({"f": np.float64, "b": np.bool_}.get(value.dtype.kind, np.int64))
+
+
 def twin_min(a, b):
     """Python's `min(a, b)`, elementwise: `b` where `b < a`, else `a` (ties and NaNs as in Python)."""
     return torch.where(b < a, b, a) if twin_is_tensor(a, b) else np.where(b < a, b, a)

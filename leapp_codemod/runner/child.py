@@ -169,7 +169,7 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         progress(f"recorded {len(recorder.traced)} calls to trace and {len(recorder.checks)} to check "
                  f"(of {recorder.calls_seen} calls so far)")
         t_check = time.monotonic()
-        rows = twincheck.check_replacements(module.PATCHES, recorder, trace=True)
+        rows = twincheck.check_replacements(module.PATCHES, recorder, trace=True, patching=module.function_patches)
         timings["twin_check"] = round(time.monotonic() - t_check, 2)
         done["twin_check"] = rows
         if rows:
@@ -191,9 +191,10 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
             if att.outcome == "validated":
                 chosen = att
                 break
-            if export.shared_tracing_failure(att):
-                progress(f"{backend}: the trace itself failed; every exporter exports the same trace, so the "
-                         "others are not tried")
+            if export.shared_failure(att):
+                what = ("the trace itself failed" if att.stage == "tracing" else
+                        f"the traced graph itself fails when torch runs it ({att.graph_error})")
+                progress(f"{backend}: {what}; every exporter exports the same trace, so the others are not tried")
                 break
             att.lost = export.lost_computation(att)
             if att.lost:

@@ -10,8 +10,10 @@ from pathlib import Path
 
 from leapp_codemod.knowledge.leapp import ATOL, EXPORTERS, FORMAT_OF, RTOL
 from leapp_codemod.runner import backend_options, draws, values
+from leapp_codemod.runner.class_patches import diverted
 from leapp_codemod.runner.dropped import scripted_call_failure, tensor_into_numpy
 from leapp_codemod.runner.errors import cut, full_text, one_line
+from leapp_codemod.runner.graph_check import graph_error
 from leapp_codemod.runner.inputs_kept import dropped_inputs
 from leapp_codemod.runner.intercept import Recorder
 from leapp_codemod.runner.logcap import Capture
@@ -44,7 +46,8 @@ class Attempt:
     warm_up: bool = False            # a warm-up call gave state initialised to None its value
     backend_params: dict = field(default_factory=dict)   # {"passed": {...}, "not_accepted": [...]}
     lost: str = ""                   # why the trace itself lost computation (no exporter can recover it)
-    exporter_specific: bool = False  # a tracing failure that another exporter may not repeat
+    exporter_specific: bool = False  # a tracing or lowering failure that another exporter may not repeat
+    graph_error: str = ""            # what the traced graph raised when run by torch itself (see graph_check)
     spurious: list = field(default_factory=list)   # state outputs that alone failed LEAPP's validation
     dropped: list = field(default_factory=list)    # declared inputs the graph lost (see inputs_kept)
     causes: list = field(default_factory=list)     # LEAPP records that computation left the trace
@@ -60,8 +63,10 @@ class Attempt:
             data["reason"] = self.reason
         if self.spurious:
             data["spurious_state"] = list(self.spurious)
-        if self.stage == "tracing":
+        if self.stage in ("tracing", "lowering"):
             data["exporter_specific"] = self.exporter_specific
+        if self.graph_error:
+            data["graph_error"] = self.graph_error
         if self.dropped:
             data["dropped_inputs"] = list(self.dropped)
         if self.causes and self.outcome != "validated":
@@ -118,7 +123,7 @@ def attempt_export(module, recorder: Recorder, backend: str, directory: Path, st
     logger.addHandler(capture)
     try:
         try:
-            with during_trace():
+            with during_trace(), diverted(recorder.entry.function):
                 for call in recorder.traced:
                     kwargs = values.plain(call.inputs) | dict(recorder.statics)
                     with draws.replayed(recorder.draws, call.draws, module.NODE):
@@ -139,6 +144,8 @@ def attempt_export(module, recorder: Recorder, backend: str, directory: Path, st
     except Exception as exc:  # noqa: BLE001 - exporter errors come in many types
         att.stage = "missing dependency" if _missing_dependency(exc) else "lowering"
         att.reason = cut(full_text(exc), REASON_LIMIT)
+        att.graph_error = graph_error() if att.stage == "lowering" else ""
+        att.exporter_specific = att.stage != "lowering" or not att.graph_error
         _finish(att, capture, logger, started)
         return att
     att.leapp_validation = {k: (v if isinstance(v, bool) else one_line(v)) for k, v in (results or {}).items()}
@@ -204,9 +211,10 @@ def dropped_text(rows: list[dict]) -> str:
             "only if it is meant to be constant)")
 
 
-def shared_tracing_failure(att: Attempt) -> bool:
-    """A tracing failure that every other exporter would repeat (so none is tried)."""
-    return att.stage == "tracing" and not att.exporter_specific
+def shared_failure(att: Attempt) -> bool:
+    """A tracing failure, or a lowering failure of the traced graph itself, that every other exporter
+    would repeat (so none is tried)."""
+    return att.stage in ("tracing", "lowering") and not att.exporter_specific
 
 
 _MISMATCH = re.compile(r"^\w+: (?P<node>[^/\s]+)/(?P<output>\S+) sample \d+: Mismatch detected")
@@ -248,7 +256,7 @@ def lost_computation(att: Attempt) -> str:
                     key=lambda s: _LOST_SIGNALS.index(s["signal"]))
     if frozen:
         where = f" at {frozen[0]['location']}" if frozen[0].get("location") else ""
-        return f"LEAPP {frozen[0]['signal']} signal{where}: {frozen[0]['message'][:160]}"
+        return f"LEAPP {frozen[0]['signal']} signal{where}: {cut(frozen[0]['message'], 240)}"
     roll = att.validation.get("rollout_from_reset") or {}
     calls = att.validation.get("calls") or []
     if roll and not roll.get("ok") and calls and all(c.get("ok") for c in calls):

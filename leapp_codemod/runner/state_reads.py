@@ -7,9 +7,9 @@ a checked call, that call is run once as recorded and once per candidate with on
 changed. A candidate whose change moves neither an output nor the new value of another state value
 was written before it was read, or read only by telemetry, I/O or code outside the entry (the slot a
 `deque(maxlen=N)` evicts, a per-call cache, a peak kept for a log line): not state. An array or tensor
-the call writes into in place (a preallocated observation buffer filled slice by slice) stays state
-even when every slot is written before it is read: LEAPP traces those writes only into a traced
-buffer. A value the step
+the call writes into in place (a preallocated observation buffer filled slice by slice, also when the
+step then rebinds the attribute to a new value computed from it) stays state even when every slot is
+written before it is read: LEAPP traces those writes only into a traced buffer. A value the step
 resets to the same constant on every call, whatever it held, is set by the host (an episode-start
 flag): a host-driven input, not state. A Python or NumPy number that is state is carried in the kind
 its readers take (a shape-(1,) NumPy array for NumPy code, a 0-d tensor for torch code), tried on the
@@ -22,9 +22,14 @@ import collections
 import contextlib
 import copy
 import io
+import linecache
 import logging
+import os
 import random
+import sys
+import traceback
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -47,6 +52,7 @@ class Reads:
     growing_read: list = field(default_factory=list)   # growing containers the outputs depend on
     in_place: set = field(default_factory=set)         # buffers a call writes into (kept as state: see probe)
     calls: list = field(default_factory=list)          # indices of the probed calls
+    uncarried: dict = field(default_factory=dict)      # number leaf path -> {kind: where the call raised}
 
 
 def _get(roots: dict, path: tuple):
@@ -194,6 +200,7 @@ class _Prober:
             if change is not None:
                 change(roots)
             held = {p: v for p in self.watch if values.is_array(v := _safe(roots, p))}
+            held_before = {p: copy.deepcopy(values.plain(v)) for p, v in held.items()}
             torch.set_rng_state(self.rng[0])
             np.random.set_state(self.rng[1])
             random.setstate(self.rng[2])
@@ -202,7 +209,10 @@ class _Prober:
                 entry = entry.__get__(roots["self"])
             with _quiet():
                 out = entry(**values.plain(self.call.inputs), **self.recorder.statics)
-            self.in_place = {p for p, v in held.items() if _safe(roots, p) is v}
+            # written into in place: the buffer still held, or the one held before the step rebound the
+            # path to a new value after filling it (`buf[:3] = x; buf = np.clip(buf, ...)`)
+            self.in_place = {p for p, v in held.items()
+                             if _safe(roots, p) is v or not same(values.plain(v), held_before[p])}
             return values.plain(out), {p: values.plain(_safe(roots, p)) for p in self.watch}
         finally:
             for path, value in self.restore.items():
@@ -309,10 +319,12 @@ def probe(recorder, fresh, candidates: list[tuple], growing: list[tuple]) -> Rea
                 if out is _ABSENT or not same(base_out, out):
                     reads.growing_read.append(path)
         for leaf in leaves:
-            if leaf in direct and leaf not in reads.kinds and _is_number(lookup(starts, leaf)):
-                reads.kinds[leaf] = _kind(prober, leaf, lookup(starts, leaf), base_out, base_after)
-            elif leaf in direct and leaf not in reads.kinds and isinstance(lookup(starts, leaf), (bool, np.bool_)):
-                reads.kinds[leaf] = _kind(prober, leaf, int(lookup(starts, leaf)), base_out, base_after)
+            number = lookup(starts, leaf)
+            if leaf in direct and leaf not in reads.kinds and (_is_number(number) or isinstance(number, (bool, np.bool_))):
+                number = number if _is_number(number) else int(number)
+                reads.kinds[leaf], failed = _kind(prober, leaf, number, base_out, base_after)
+                if failed:
+                    reads.uncarried[leaf] = failed
     state = set(direct) | unknown | reads.in_place   # a buffer filled in place must be traced to keep the writes
     grew = True
     while grew:
@@ -362,22 +374,56 @@ def carried(value, kind: str):
     return torch.tensor(int(value) if integer else float(value), dtype=torch.int64 if integer else torch.float64)
 
 
-def _kind(prober: _Prober, leaf: tuple, value, base_out, base_after) -> str:
-    """The kind a number state is carried in: the first of a NumPy array and a tensor (see `carried`)
-    under which the call gives the same outputs (NumPy first when the number is a NumPy scalar or
-    every array the entry receives is a NumPy array)."""
+def _kind(prober: _Prober, leaf: tuple, value, base_out, base_after) -> tuple[str, dict]:
+    """(the kind a number state is carried in, {kind: where it fails}): the first of a NumPy array and a
+    tensor (see `carried`) under which the call gives the same outputs (NumPy first when the number is a
+    NumPy scalar or every array the entry receives is a NumPy array). A kind under which the call raises
+    is named with the line that raised; the tensor kind raises where NumPy takes the tensor in, which is
+    where LEAPP's trace of a tensor ends."""
     arrays = list(values.flatten(prober.call.inputs).values())
     numpy_first = isinstance(value, np.generic) or (arrays and all(isinstance(a, (np.ndarray, np.number))
                                                                    for a in arrays))
     order = ("numpy", "torch") if numpy_first else ("torch", "numpy")
+    failed: dict = {}
     for kind in order:
         try:
-            out, _ = prober.run(lambda roots, kind=kind: _set(roots, leaf, carried(value, kind)))
-        except Exception:  # noqa: BLE001, S112 - the readers refuse this kind
+            out, _ = prober.run(lambda roots, kind=kind: _set(roots, leaf, _probe_value(value, kind)))
+        except Exception as exc:  # noqa: BLE001 - the readers refuse this kind
+            failed[kind] = _raised_at(exc)
             continue
         if _same_values(base_out, out):
-            return kind
-    return order[0]
+            return kind, {}
+    return order[0], failed if len(failed) == len(order) else {}
+
+
+class _NumberTensor(torch.Tensor):
+    """A 0-d tensor standing for a number in a probe. NumPy taking it in (`__array__`) raises: under
+    LEAPP a traced tensor that reaches NumPy leaves the trace there."""
+
+    def __array__(self, *args, **kwargs):
+        raise TypeError("a tensor standing for a Python number reached NumPy code")
+
+
+def _probe_value(value, kind: str):
+    out = carried(value, kind)
+    return out.as_subclass(_NumberTensor) if kind == "torch" else out
+
+
+_OWN_DIR = str(Path(__file__).resolve().parent.parent)
+
+
+def _raised_at(exc: BaseException) -> str:
+    """`path:line (`source`): Type: message` of the innermost application frame of an exception."""
+    site = ""
+    for frame in traceback.extract_tb(exc.__traceback__):
+        path = os.path.abspath(frame.filename)
+        if ("site-packages" in path or "dist-packages" in path or frame.filename.startswith("<")
+                or path.startswith((_OWN_DIR, sys.prefix, sys.base_prefix))):
+            continue
+        text = (frame.line or linecache.getline(path, frame.lineno)).strip()
+        site = f"{os.path.relpath(path)}:{frame.lineno} (`{text}`)"
+    message = " ".join(str(exc).split())
+    return f"{site + ': ' if site else ''}{type(exc).__name__}: {message}"
 
 
 def _same_values(a, b) -> bool:

@@ -6,6 +6,9 @@ import copy
 import itertools
 from dataclasses import dataclass, field
 
+import numpy as np
+import torch
+
 from leapp_codemod.boundary import StateRef, as_host, port_name, state_leaves
 from leapp_codemod.runner import state_observe as observe
 from leapp_codemod.runner import state_reads, values
@@ -106,6 +109,7 @@ def plan_state(declared: dict, recorder: Recorder, outputs: frozenset[str] = fro
     if reads is not None:
         plan.probed_calls = list(reads.calls)
         _refuse_read_growing(recorder, reads)
+        _refuse_uncarried(reads)
     for label, path, why in wanted:
         leaves = reads.leaves[path] if reads is not None else [path]
         kept = [leaf for leaf in leaves if reads is None or leaf in reads.state]
@@ -131,6 +135,11 @@ def plan_state(declared: dict, recorder: Recorder, outputs: frozenset[str] = fro
             if reads is not None and leaf in reads.kinds:
                 plan.kinds[name] = reads.kinds[leaf]
     for name, path in plan.entries:
+        first, written = lookup(recorder.initial, path, None), lookup(recorder.changed, path, None)
+        if written_dtype(first, written) is not first:
+            plan.notes.append(f"{observe.describe_path(path)} starts as {first.dtype} and the step stores "
+                              f"{written.dtype} in it: it is carried as {written.dtype} (LEAPP keeps a state's "
+                              "dtype), the first call reading its starting value in that dtype")
         plan.observed.append(observe.Observed(path, name, lookup(recorder.changed, path),
                                               lookup(recorder.initial, path), plan.explained.get(name, ""),
                                               plan.kinds.get(name, "")))
@@ -180,6 +189,23 @@ def _refuse_read_growing(recorder: Recorder, reads: state_reads.Reads) -> None:
                           f"on it: {_LENGTH_FIX}", "state")
 
 
+_KIND_WORDS = {"numpy": "as a shape-(1,) NumPy array", "torch": "as a 0-d tensor"}
+
+
+def _refuse_uncarried(reads: state_reads.Reads) -> None:
+    """A number the outputs depend on that neither kind LEAPP traces can carry: the call raises with each
+    (NumPy code that takes a number meets an array of shape (1,), or meets a tensor it cannot trace)."""
+    for leaf, failed in reads.uncarried.items():
+        if leaf not in reads.state and leaf not in reads.host_set:
+            continue
+        tried = "; ".join(f"{_KIND_WORDS[kind]} the call raises at {why}" for kind, why in failed.items())
+        raise RunnerError(
+            f"{observe.describe_path(leaf)} is a Python number the outputs depend on (a step counter or clock), read "
+            f"by code that needs a number: LEAPP 0.7.2 traces NumPy arithmetic on a number only as an array, and "
+            f"{tried}. Export what the number feeds as an input the host computes (a gait phase or clock passed to "
+            "the entry), or keep the counter and the code that reads it in torch", "state")
+
+
 def _copies(recorder: Recorder) -> dict:
     """Roots for a probe: a copy of the instance (never the application's own) and the live modules."""
     roots, how = fresh_roots(recorder)
@@ -212,7 +238,7 @@ def start_state(recorder: Recorder, plan: StatePlan, roots: dict) -> tuple[list[
     for ref, (name, path) in zip(refs, plan.entries):
         initial = lookup(recorder.initial, path, _MISSING)
         if initial is not _MISSING:
-            ref.set(values.plain(initial))
+            ref.set(written_dtype(values.plain(initial), lookup(recorder.changed, path, None)))
         if name in plan.kinds and initial is not _MISSING:
             ref.set(state_reads.carried(values.plain(initial), plan.kinds[name]))
     warm = any(not state_leaves(_safe_get(ref), ref.name) for ref in refs)
@@ -223,6 +249,19 @@ def start_state(recorder: Recorder, plan: StatePlan, roots: dict) -> tuple[list[
 
 
 _MISSING = object()
+
+
+def written_dtype(initial, written):
+    """`initial` in the floating dtype the step writes, when a floating array or tensor of the same shape
+    starts in another one (`last_action = np.zeros(n)` is float64, the policy's action stored in it is
+    float32): LEAPP requires a state's update to keep the dtype of its starting value. Else `initial`."""
+    if isinstance(initial, np.ndarray) and isinstance(written, np.ndarray) and initial.shape == written.shape \
+            and initial.dtype.kind == "f" and written.dtype.kind == "f" and initial.dtype != written.dtype:
+        return initial.astype(written.dtype)
+    if isinstance(initial, torch.Tensor) and isinstance(written, torch.Tensor) and initial.shape == written.shape \
+            and initial.is_floating_point() and written.is_floating_point() and initial.dtype != written.dtype:
+        return initial.to(written.dtype)
+    return initial
 
 
 def _safe_get(ref: StateRef):

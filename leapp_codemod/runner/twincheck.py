@@ -66,7 +66,7 @@ def promotion(expected, got) -> str | None:
     return None
 
 
-def check_patch(patch, original, calls, seed: int = 0, workdir: Path | None = None) -> dict:
+def check_patch(patch, original, calls, seed: int = 0, workdir: Path | None = None, patching=None) -> dict:
     """One row of the report: whether `patch.replacement` agrees with `original` on every sample and,
     with a `workdir`, keeps every argument the original depends on under a LEAPP trace of the first."""
     row = {"patch": f"{patch.module}.{patch.name}", "replacement": patch.replacement.__name__,
@@ -97,7 +97,7 @@ def check_patch(patch, original, calls, seed: int = 0, workdir: Path | None = No
                    error="the original raised on every recorded input, so the replacement was checked on zero samples")
     elif calls and workdir is not None:
         try:
-            problem = trace_check(patch.replacement, original, calls, workdir)
+            problem = trace_check(patch.replacement, original, calls, workdir, patching)
         except Exception as exc:  # noqa: BLE001 - the check itself could not run (not the replacement's fault)
             from leapp_codemod.runner.errors import one_line
             row["note"] = f"not traced alone: {one_line(exc)}"
@@ -109,23 +109,25 @@ def check_patch(patch, original, calls, seed: int = 0, workdir: Path | None = No
     return row
 
 
-def check_replacements(patches, recorder: Recorder, trace: bool = False) -> list[dict]:
+def check_replacements(patches, recorder: Recorder, trace: bool = False, patching=None) -> list[dict]:
     """Every patch called during the traced calls, checked on its recorded arguments (and, with
-    `trace`, traced alone under LEAPP, its files in a temporary directory)."""
+    `trace`, traced alone under LEAPP, its files in a temporary directory, with the FunctionPatch list
+    `patching()` gives active as it is in the pipeline's trace: a twin calling `np.radians`, which
+    another patch replaces, traces as it will there)."""
     if trace:
         with tempfile.TemporaryDirectory(prefix="leapp-codemod-twin-") as workdir:
-            return _check_all(patches, recorder, Path(workdir))
+            return _check_all(patches, recorder, Path(workdir), patching)
     return _check_all(patches, recorder, None)
 
 
-def _check_all(patches, recorder: Recorder, workdir: Path | None) -> list[dict]:
+def _check_all(patches, recorder: Recorder, workdir: Path | None, patching=None) -> list[dict]:
     rows = []
     for patch in patches:
         original = recorder.originals.get((patch.module, patch.name))
         if original is None:
             continue
         calls = [c for c in recorder.twin_calls if c.patch is patch]
-        row = check_patch(patch, original, calls, workdir=workdir)
+        row = check_patch(patch, original, calls, workdir=workdir, patching=patching)
         called = recorder.twin_call_counts.get(id(patch), 0)
         if called and not calls:
             row.update(ok=False, input=f"{called} call(s) during the traced calls",

@@ -155,22 +155,32 @@ def varying(calls) -> set[str] | None:
     return out
 
 
-def trace_check(replacement, original, calls, workdir: Path) -> str | None:
+def _patches(patching) -> list:
+    """The pipeline's FunctionPatch list (`patching()`), or none when it cannot be built here."""
+    if patching is None:
+        return []
+    try:
+        return list(patching())
+    except Exception:  # noqa: BLE001 - a patch that cannot be built here is checked without the others
+        return []
+
+
+def trace_check(replacement, original, calls, workdir: Path, patching=None) -> str | None:
     """`trace_alone` on the first recorded call with every array argument traced; when that raises,
     again with only the arguments that varied between the calls traced (a constant argument, such
     as a filter's coefficients, may be one the replacement requires untraced). An argument that stayed
     constant (a robot standing level) is still traced first, so its loss shows."""
     args, kwargs = calls[0].args, calls[0].kwargs
-    problem = trace_alone(replacement, original, args, kwargs, workdir)
+    problem = trace_alone(replacement, original, args, kwargs, workdir, patching=patching)
     moving = varying(calls)
     if problem and problem.startswith((RAISES, REFUSED)) and moving is not None \
             and moving != set(array_arguments(args, kwargs)):
-        problem = trace_alone(replacement, original, args, kwargs, workdir, moving)
+        problem = trace_alone(replacement, original, args, kwargs, workdir, moving, patching=patching)
     return problem
 
 
 def trace_alone(replacement, original, args: tuple, kwargs: dict, workdir: Path,
-                traced: set[str] | None = None) -> str | None:
+                traced: set[str] | None = None, patching=None) -> str | None:
     """Why `replacement` is not faithful under a LEAPP trace on these arguments, or None. `traced`:
     the array arguments to declare as inputs (all when None)."""
     import leapp
@@ -187,7 +197,7 @@ def trace_alone(replacement, original, args: tuple, kwargs: dict, workdir: Path,
     needed = influencing(original, args, kwargs, arrays)
     inputs = {name: _plain_copy(v) for name, v in arrays.items()}
     problem = None
-    leapp.start(NODE, save_path=str(workdir))
+    leapp.start(NODE, save_path=str(workdir), patching=_patches(patching))
     try:
         _quiet_console()
         traced = annotate.input_tensors(NODE, dict(inputs))

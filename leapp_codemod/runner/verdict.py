@@ -99,7 +99,7 @@ def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: f
             row["explained_by"] = next((f for f in info.findings if _category(f) == "inplace-state"
                                         and re.search(rf"\b{re.escape(attr)}\b", f)), "no static finding")
     chosen = next((a for a in data["attempts"] if a["outcome"] == "validated"), None)
-    last = chosen or (data["attempts"][-1] if data["attempts"] else None)
+    last = chosen or deciding_attempt(data["attempts"]) or None
     if last:
         report["validation"] = last.get("validation", {})
     bad_parity = [p for p in report["patch_parity"] if not p.get("ok")]
@@ -321,10 +321,23 @@ def _partial(report: dict, info: ModuleInfo, host: list[str]) -> None:
     report["proposed_split"] = proposed_split(info.entry, host)
 
 
+_STAGE_ORDER = ("missing dependency", "tracing", "lowering", "validation")
+
+
+def deciding_attempt(attempts: list[dict]) -> dict:
+    """The failed attempt a verdict names: the first one that reached the furthest stage (a later
+    exporter failing at the same stage only repeats it in its own words)."""
+    if not attempts:
+        return {}
+    rank = {stage: i for i, stage in enumerate(_STAGE_ORDER)}
+    furthest = max(rank.get(a.get("failed_stage") or "", -1) for a in attempts)
+    return next(a for a in attempts if rank.get(a.get("failed_stage") or "", -1) == furthest)
+
+
 def _failed(report: dict, info: ModuleInfo, data: dict, bad_parity: list, executed: dict | None) -> None:
     """No exporter validated: `partial` when host-side lines that executed explain a validation
     failure, else `failed` with the deciding attempt's stage and its first error in full."""
-    last = data["attempts"][-1] if data["attempts"] else {}
+    last = deciding_attempt(data["attempts"])
     stage = last.get("failed_stage")
     host = [h for h in (info.host_runtime or info.left_out) if ran(executed, h) is not False]
     if stage == "validation" and host and not bad_parity and not last.get("spurious_state"):
@@ -342,6 +355,10 @@ def _failed(report: dict, info: ModuleInfo, data: dict, bad_parity: list, execut
         if stage == "tracing" and len(data["attempts"]) == 1 and not last.get("exporter_specific"):
             report["not_retried"] = ("the trace itself failed; every exporter exports the same trace, so no "
                                      "other exporter was tried")
+        elif stage == "lowering" and len(data["attempts"]) == 1 and last.get("exporter_specific") is False:
+            report["not_retried"] = (f"the traced graph itself fails when torch runs it, outside any exporter "
+                                     f"({last.get('graph_error')}); every exporter lowers that graph, so no other "
+                                     "exporter was tried")
     else:
         report["error"] = "no exporter was tried"
     report["explained_by"] = [f for f in info.findings if _category(f) in _SILENT and ran(executed, f) is not False]

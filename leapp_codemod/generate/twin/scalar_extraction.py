@@ -46,7 +46,22 @@ class ScalarExtraction(TwinRule):
             if result is not None:
                 return result
         self._check_numbers(original, updated)
-        return super().leave_Call(original, updated)
+        result = super().leave_Call(original, updated)
+        return self._numpy_of_numbers(updated) if result is updated else result
+
+    def _numpy_of_numbers(self, updated: cst.Call) -> cst.BaseExpression:
+        """`np.f(x)` where every argument was a Python number in the original: NumPy returned a float64
+        scalar there (which makes float32 arithmetic downstream float64), so the twin casts the same way."""
+        text = dotted(updated.func) or ""
+        head = text.split(".")[0]
+        if (isinstance(updated.func, cst.Name) or self.ctx.bindings.get(head, head).split(".")[0] != "numpy"
+                or not updated.args or any(a.keyword or a.star for a in updated.args)
+                or not all(_number_expr(a.value, self.ctx) for a in updated.args)
+                or not any(is_tensor_valued(a.value, self.ctx) for a in updated.args)):
+            return updated
+        self.ctx.rules.add("NumPy functions of values that were Python numbers cast to NumPy's float64 "
+                           "(`twin_numpy_number`)")
+        return call("twin_numpy_number", updated)
 
     def _extraction(self, original: cst.Call, updated: cst.Call):
         func = updated.func
@@ -184,6 +199,20 @@ class ScalarExtraction(TwinRule):
         out += [cst.SimpleStatementLine([first], leading_lines=comments), *body_assigns,
                 cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(acc))], element)])]
         return Step(out, new_rest)
+
+
+def _number_expr(node: cst.BaseExpression, ctx) -> bool:
+    """An expression of values that were Python numbers in the original: names holding them,
+    extractions (`twin_scalar`), numeric literals and arithmetic on those."""
+    if isinstance(node, cst.Name):
+        return node.value in ctx.tainted
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return True
+    if isinstance(node, cst.UnaryOperation):
+        return _number_expr(node.expression, ctx)
+    if isinstance(node, cst.BinaryOperation):
+        return _number_expr(node.left, ctx) and _number_expr(node.right, ctx)
+    return isinstance(node, cst.Call) and dotted(node.func) in ("twin_scalar", "twin_numpy_number")
 
 
 def _elementwise(node: cst.BaseExpression, line: int) -> cst.BaseExpression:

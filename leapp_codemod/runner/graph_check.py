@@ -1,0 +1,45 @@
+"""Whether a lowering failure belongs to the traced graph or to the exporter.
+
+Every exporter lowers the same traced graph. When that graph, run as it is by torch (no exporter, on
+the values of the first traced call), raises, the failure is the graph's own (a Python list where a
+tensor op takes tensors, an op called with arguments it does not accept): no other exporter can fix
+it, so it is classified once and not retried. A graph that runs failed in its exporter only.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+
+import torch
+
+from leapp_codemod.runner.errors import one_line
+
+
+def graph_error() -> str:
+    """`Type: message` of the first traced node whose graph raises when run by torch itself, or ''
+    when every graph runs (or none can be run here: the failure is then the exporter's)."""
+    try:
+        from leapp import leapp as session
+        nodes = list(session._MANAGER.get_nodes().values())
+    except Exception:  # noqa: BLE001 - a LEAPP without this bookkeeping: cannot tell
+        return ""
+    for node in nodes:
+        error = _runs(getattr(node, "m", None), [getattr(d, "value", None) for d in getattr(node, "inputs", None) or []])
+        if error:
+            return error
+    return ""
+
+
+def _runs(graph, inputs: list) -> str:
+    if not isinstance(graph, torch.fx.GraphModule) or not all(isinstance(v, torch.Tensor) for v in inputs):
+        return ""
+    placeholders = [n for n in graph.graph.nodes if n.op == "placeholder"]
+    if len(placeholders) != len(inputs):
+        return ""
+    try:
+        # torch.fx prints the generated code of a failing graph to stderr: the error is reported instead
+        with torch.no_grad(), contextlib.redirect_stderr(io.StringIO()):
+            graph(*inputs)
+    except Exception as exc:  # noqa: BLE001 - any error of the graph itself
+        return one_line(exc)
+    return ""
