@@ -26,7 +26,7 @@ class MessageQuestions:
         if fields == 0:
             return False
         if self.cls is not None and is_self_attr(root, self.self_name):
-            return any(root.attr in message_attrs(klass) for klass in self.project.mro(self.cls))
+            return any(root.attr in self._message_attrs(klass) for klass in self.project.mro(self.cls))
         if not isinstance(root, ast.Name):
             return False
         if root.id in self.message_params():
@@ -36,6 +36,13 @@ class MessageQuestions:
         bound = [n.value for n in self.fn.nodes if isinstance(n, ast.Assign) and len(n.targets) == 1
                  and isinstance(n.targets[0], ast.Name) and n.targets[0].id == root.id]
         return len(bound) == 1 and self._message_or_field(bound[0], hops + 1)
+
+    def _message_attrs(self, klass) -> set[str]:
+        key = ("message_attrs", klass.id)
+        found = self.project.memo.get(key)
+        if found is None:
+            found = self.project.memo[key] = message_attrs(klass)
+        return found
 
     def message_params(self) -> set[str]:
         """Parameters holding a message: a subscription callback's own, or what callers pass a message to
@@ -68,5 +75,5 @@ class MessageQuestions:
         if isinstance(value, ast.Name):
             return value.id in self.message_params()
         if self.cls is not None and is_self_attr(value, self.self_name):
-            return any(value.attr in message_attrs(klass) for klass in self.project.mro(self.cls))
+            return any(value.attr in self._message_attrs(klass) for klass in self.project.mro(self.cls))
         return self.is_message_field(value, hops)
