@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+import inprocess
+
 from leapp_codemod.runner.warp_check import WarpFacts, problem
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -19,6 +21,8 @@ ENTRY = "app.controller:JointController.torques"
 
 
 def cli(args, cwd):
+    if args[0] in inprocess.IN_PROCESS:       # what is printed and returned, not the process
+        return inprocess.cli(args, cwd)
     return subprocess.run(TOOL + args, cwd=cwd, capture_output=True, text=True, timeout=300, check=False)
 
 
