@@ -182,6 +182,7 @@ def doc_session(tmp_path_factory):
 # `LEAPP_CODEMOD_TEST_CPU=FILE`: each test's CPU seconds (user + system, its child processes included:
 # the CLI, `run`'s child) appended to FILE as JSON lines; wall time misleads on a shared machine.
 _CPU_REPORT = os.environ.get("LEAPP_CODEMOD_TEST_CPU")
+_REAPED: dict[str, float] = {}      # CPU of a process reaped in a test's teardown that is not the test's
 
 
 def _cpu_seconds() -> float:
@@ -196,8 +197,9 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem):
         return
     start = _cpu_seconds()
     yield
+    reaped = _REAPED.pop("forkserver", 0.0)     # not this test's: see `forkserver`
     with open(_CPU_REPORT, "a", encoding="utf-8") as out:
-        out.write(json.dumps({"test": item.nodeid, "cpu": round(_cpu_seconds() - start, 3)}) + "\n")
+        out.write(json.dumps({"test": item.nodeid, "cpu": round(_cpu_seconds() - start - reaped, 3)}) + "\n")
 
 
 # `run`'s child from a warm process (tests/forkserver.py, leapp_codemod/runner/warmstart.py): a worker whose
@@ -226,8 +228,16 @@ def forkserver(tmp_path_factory):
     while not sock.exists() and server.poll() is None and time.monotonic() < deadline:
         time.sleep(0.1)
     yield f"{server.pid}:{sock}" if sock.exists() else None
+    before = _cpu_seconds()
     server.kill()
     server.wait()
+    if _CPU_REPORT:
+        # Reaping the server adds its whole CPU (its children's too, each already reported under its test)
+        # to this worker's children; the last test, whose teardown this is, does not count it.
+        _REAPED["forkserver"] = _cpu_seconds() - before
+        with open(_CPU_REPORT, "a", encoding="utf-8") as out:
+            out.write(json.dumps({"process": f"forkserver of {os.environ.get('PYTEST_XDIST_WORKER', 'controller')}",
+                                  "children": round(_REAPED["forkserver"], 3)}) + "\n")
 
 
 def _wants_warm(node) -> bool:
