@@ -32,7 +32,7 @@ def _expressions(tree: ast.AST) -> list[ast.expr]:
 def test_kept_answers_equal_the_plain_walk_for_every_sub_expression():
     # calls, tuples and operators mixed, one shape leaf deep inside, several parts without one
     tree = ast.parse("f(x, (x + g(x, n) * 2, [x, x - 1]), x) - h(x)[0] + (x, (x, n))", mode="eval")
-    kept: dict[int, bool] = {}
+    kept: dict[int, tuple] = {}
     for order in (_expressions(tree), list(reversed(_expressions(tree)))):
         kept.clear()
         for node in order:

@@ -32,25 +32,26 @@ def _any_leaf(e: ast.expr | None, step) -> bool:
     return False
 
 
-def _any_leaf_kept(e: ast.expr | None, step, kept: dict[int, bool]) -> bool:
-    """`_any_leaf`, keeping answers in `kept` (node id -> answer) while the facts `step` reads are final:
-    a False answer holds for every sub-expression walked, so a rule asking about each operator of a
-    2,000-term sum walks the sum once, not 2,000 times."""
+def _any_leaf_kept(e: ast.expr | None, step, kept: dict[int, tuple]) -> bool:
+    """`_any_leaf`, keeping answers in `kept` (node id -> (node, answer); the node is held so that its id
+    is never another's) while the facts `step` reads are final: a False answer holds for every
+    sub-expression walked, so a rule asking about each operator of a 2,000-term sum walks the sum once,
+    not 2,000 times."""
     walked, stack = [], [e]
     while stack:
         node = stack.pop()
-        answer = kept.get(id(node))
+        answer = kept.get(id(node), (None, None))[1]
         if answer is False:
             continue
         verdict = True if answer else step(node)
         if verdict is True:
-            kept[id(e)] = True
+            kept[id(e)] = (e, True)
             return True
         walked.append(node)
         if verdict:
             stack.extend(verdict)
     for node in walked:
-        kept[id(node)] = False
+        kept[id(node)] = (node, False)
     return False
 
 
