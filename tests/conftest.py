@@ -49,51 +49,29 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 # Tests left out of the edit loop (`--fast`) though not marked in their module: each costs a second or
 # more of CPU (a driver run under observation, several CLI processes, a whole-tree scan) and another
 # test of the same behaviour stays in the loop. `make test` runs them all. A node id, or its start.
+# (Tests that run `scan`/`lint`/`generate` in their own process, tests/inprocess.py, cost a tenth of
+# that and stay in the loop: every `generate` layout and refusal, SARIF of every fixture.)
 SLOW_IN_FAST: dict[str, str] = {
     "tests/test_scan_observed.py::": "runs each application's driver under observation",
     "tests/test_observe.py::test_generate_static_choice_and_the_driver_beside_it": "generate twice and a driver run",
-    "tests/test_generate_defaults.py::test_generate_with_no_flags[hook_after_export-balancer": "one layout stays",
-    "tests/test_generate_defaults.py::test_generate_with_no_flags[layout_src-": "one layout stays",
-    "tests/test_generate_defaults.py::test_generate_with_no_flags[layout_script-": "one layout stays",
-    "tests/test_generate_defaults.py::test_every_refusal_names_a_command_that_succeeds[args1": "args0 stays",
-    "tests/test_generate_defaults.py::test_every_refusal_names_a_command_that_succeeds[args2": "args0 stays",
     "tests/test_generate_defaults.py::test_the_projects_line_length_is_kept": "three generate runs",
     "tests/test_reliability.py::test_generate_with_a_wrong_entry_is_one_line_and_exit_2[nope": "a deep tree scanned",
     "tests/test_reliability.py::test_generate_with_a_wrong_entry_is_one_line_and_exit_2[dp.policy:": "the same",
-    "tests/test_report_sarif.py::test_scan_of_every_fixture_writes_a_valid_sarif_file[scan_": "two fixtures stay",
     "tests/test_no_heavy_imports.py::test_scan_imports_no_torch_numpy_or_leapp": "every command on every fixture",
-    "tests/test_lint_quiet.py::test_noqa_is_honoured_like_leapp_ignore": "several lint processes",
-    "tests/test_lint_quiet.py::test_add_noqa_appends_and_keeps_existing_codes": "several lint processes",
     "tests/test_cli_output.py::test_colour_on_a_terminal_and_off_with_no_color_or_a_pipe": "a pseudo-terminal run",
     "tests/test_cache_tool_change.py::test_an_edited_rule_invalidates_the_cache": "copies the tool and scans",
     "tests/test_fuzz_inputs.py::test_a_few_hundred_inputs_give_no_traceback": "hundreds of inputs",
     "tests/test_readonly.py::test_real_process_writes_no_bytecode_or_files": "every command in a read-only tree",
     "tests/test_scan_flow.py::test_recurrent_state_through_an_installed_library": "scans an installed library",
-    "tests/test_split.py::test_usage_errors[args1": "one generate per message; args0 stays",
-    "tests/test_split.py::test_usage_errors[args2": "the same",
-    "tests/test_split.py::test_usage_errors[args3": "the same",
-    "tests/test_split.py::test_usage_errors[args4": "the same",
-    "tests/test_split.py::test_usage_errors[args5": "the same",
-    "tests/test_generate.py::test_generate_with_an_entry_that_does_not_exist_prints_one_line_and_exits_2[mlpapp.pipeline:Nope":
-        "one generate per message; the first stays",
-    "tests/test_generate.py::test_generate_with_an_entry_that_does_not_exist_prints_one_line_and_exits_2[mlpapp.missing":
-        "the same",
-    "tests/test_generate.py::test_generated_module_imports_from_the_project_and_from_elsewhere[dot": "hyphen stays",
-    "tests/test_generate.py::test_generated_module_imports_from_the_project_and_from_elsewhere[src": "hyphen stays",
-    "tests/test_generate_defaults.py::test_a_refused_output_names_the_command_that_succeeds": "args0 above stays",
     "tests/test_observe_layer.py::test_a_signal_to_scan_driver_stops_the_observed_process_group[15]": "[2] stays",
     "tests/test_reliability.py::test_generate_with_a_wrong_entry_is_one_line_and_exit_2[dp.policy-":
         "scans the 2,000-deep tree first; test_generate's wrong entry stays",
     "tests/test_boundary.py::test_without_a_session_input_tensors_passes_values_through":
         "imports LEAPP (about 5 s of CPU); every end-to-end run passes values through it",
 }
-# SARIF on every fixture: the first two stay in the loop.
-_SARIF_KEPT = ("[scan_arm_policy]", "[scan_clean_balance]")
 
 
 def _slow_in_fast(nodeid: str) -> bool:
-    if nodeid.endswith(_SARIF_KEPT):
-        return False
     return any(nodeid.startswith(start) for start in SLOW_IN_FAST)
 
 
@@ -204,6 +182,7 @@ def doc_session(tmp_path_factory):
 # `LEAPP_CODEMOD_TEST_CPU=FILE`: each test's CPU seconds (user + system, its child processes included:
 # the CLI, `run`'s child) appended to FILE as JSON lines; wall time misleads on a shared machine.
 _CPU_REPORT = os.environ.get("LEAPP_CODEMOD_TEST_CPU")
+_REAPED: dict[str, float] = {}      # CPU of a process reaped in a test's teardown that is not the test's
 
 
 def _cpu_seconds() -> float:
@@ -218,8 +197,9 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem):
         return
     start = _cpu_seconds()
     yield
+    reaped = _REAPED.pop("forkserver", 0.0)     # not this test's: see `forkserver`
     with open(_CPU_REPORT, "a", encoding="utf-8") as out:
-        out.write(json.dumps({"test": item.nodeid, "cpu": round(_cpu_seconds() - start, 3)}) + "\n")
+        out.write(json.dumps({"test": item.nodeid, "cpu": round(_cpu_seconds() - start - reaped, 3)}) + "\n")
 
 
 # `run`'s child from a warm process (tests/forkserver.py, leapp_codemod/runner/warmstart.py): a worker whose
@@ -248,8 +228,16 @@ def forkserver(tmp_path_factory):
     while not sock.exists() and server.poll() is None and time.monotonic() < deadline:
         time.sleep(0.1)
     yield f"{server.pid}:{sock}" if sock.exists() else None
+    before = _cpu_seconds()
     server.kill()
     server.wait()
+    if _CPU_REPORT:
+        # Reaping the server adds its whole CPU (its children's too, each already reported under its test)
+        # to this worker's children; the last test, whose teardown this is, does not count it.
+        _REAPED["forkserver"] = _cpu_seconds() - before
+        with open(_CPU_REPORT, "a", encoding="utf-8") as out:
+            out.write(json.dumps({"process": f"forkserver of {os.environ.get('PYTEST_XDIST_WORKER', 'controller')}",
+                                  "children": round(_REAPED["forkserver"], 3)}) + "\n")
 
 
 def _wants_warm(node) -> bool:

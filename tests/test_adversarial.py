@@ -15,6 +15,8 @@ from types import SimpleNamespace
 
 import pytest
 
+import inprocess
+
 from leapp_codemod.io_util import UnsafeOutput, atomic_file, write_atomic
 
 TOOL = [sys.executable, "-m", "leapp_codemod"]
@@ -24,8 +26,12 @@ MODULE = ('ENTRY = "app.policy:act"\nGRAPH = "act"\nNODE = "act"\nEXPORT_WITH = 
           'APP_ROOT = "."\nDRIVER = "main.py"\nPATCHES = []\n')
 
 
-def cli(args, cwd, timeout=60, **kw):
-    return subprocess.run(TOOL + list(args), cwd=cwd, capture_output=True, text=True, timeout=timeout, **kw)
+def cli(args, cwd, timeout=None, **kw):
+    """`scan`/`lint`/`generate` in the test's process (tests/inprocess.py); a process where the test passes a
+    timeout (a FIFO or a device must not hang the tool) or process settings (another user), and for `run`."""
+    if timeout is None and not kw and args[0] in inprocess.IN_PROCESS:
+        return inprocess.cli(args, cwd)
+    return subprocess.run(TOOL + list(args), cwd=cwd, capture_output=True, text=True, timeout=timeout or 60, **kw)
 
 
 def one_error(proc) -> str:

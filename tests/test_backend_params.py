@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+import inprocess
+
 from leapp_codemod.generate.backend_params import (
     BackendParamError,
     accepted_keys,
@@ -25,6 +27,8 @@ ENTRY = "loco.policy:LocomotionPolicy.act"
 
 
 def cli(args, cwd, env=None):
+    if args[0] in inprocess.IN_PROCESS:       # what is printed and returned, not the process
+        return inprocess.cli(args, cwd, env=env)
     return subprocess.run(TOOL + args, cwd=cwd, capture_output=True, text=True, timeout=300, check=False,
                           env=dict(os.environ, **(env or {})))
 

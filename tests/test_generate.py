@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+import inprocess
 from leapp_codemod.scan import scan_project
 from leapp_codemod.generate import GenerateError, Options, generate, render_module
 from leapp_codemod.generate.source_info import output_structure
@@ -127,9 +128,7 @@ def test_unknown_entry_is_a_clear_error(tmp_path, monkeypatch):
 def test_generate_with_an_entry_that_does_not_exist_prints_one_line_and_exits_2(tmp_path, entry):
     work = tmp_path / "proj"
     shutil.copytree(FIXTURES / "run_mlp_numpy", work)
-    proc = subprocess.run([sys.executable, "-m", "leapp_codemod", "generate", "mlpapp", "--entry", entry, "-o",
-                           str(tmp_path / "i.py")], cwd=work, capture_output=True, text=True, timeout=120,
-                          check=False)
+    proc = inprocess.cli(["generate", "mlpapp", "--entry", entry, "-o", str(tmp_path / "i.py")], work)
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [proc.stderr.strip()] and entry in proc.stderr
     assert not (tmp_path / "i.py").exists()
@@ -247,8 +246,7 @@ def test_generated_module_imports_from_the_project_and_from_elsewhere(tmp_path, 
     (code_dir / "gait.py").write_text("def act(obs):\n    return obs * 2.0\n")
     entry = "walker.gait:act" if layout == "src" else "gait:act"
     out = project_dir / "integration.py"
-    proc = subprocess.run([sys.executable, "-m", "leapp_codemod", "generate", app, "--entry", entry, "-o",
-                           str(out)], cwd=project_dir / cwd, capture_output=True, text=True, timeout=120, check=False)
+    proc = inprocess.cli(["generate", app, "--entry", entry, "-o", str(out)], project_dir / cwd)
     assert proc.returncode == 0, proc.stderr
     text = out.read_text()
     assert "act-plus-plus" not in text.split("APP_ROOT")[0]     # never imported by a directory name

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+import inprocess
+
 ROOT = Path(__file__).resolve().parents[1]
 TOOL = [sys.executable, "-m", "leapp_codemod"]
 
@@ -22,7 +24,7 @@ def _copy(tmp_path: Path, fixture: str) -> Path:
 
 
 def _tool(args, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(TOOL + args, cwd=cwd, capture_output=True, text=True, timeout=300)
+    return inprocess.cli(args, cwd)      # what is printed and returned, not the process (tests/inprocess.py)
 
 
 def _sources(work: Path) -> str:

@@ -2,16 +2,15 @@
 exclusions decide what is reported, not what the program is (an excluded driver still shows the entry)."""
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
+import inprocess
+
 ROOT = Path(__file__).resolve().parents[1]
-TOOL = [sys.executable, "-m", "leapp_codemod"]
 
 
 def _tool(args, cwd):
-    return subprocess.run(TOOL + [*args, "--no-cache"], cwd=cwd, capture_output=True, text=True, timeout=300)
+    return inprocess.cli([*args, "--no-cache"], cwd)      # what is printed and returned (tests/inprocess.py)
 
 
 def _copy(tmp_path, fixture):

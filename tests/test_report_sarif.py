@@ -1,7 +1,5 @@
 import ast
 import json
-import subprocess
-import sys
 from functools import lru_cache
 from pathlib import Path
 
@@ -9,6 +7,8 @@ import jsonschema
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+import inprocess
 
 from leapp_codemod.model import Category, Entrypoint, FileError, Finding, ScanResult
 from leapp_codemod.report import render
@@ -211,8 +211,7 @@ def test_there_are_scan_fixtures():
 def test_scan_of_every_fixture_writes_a_valid_sarif_file(fixture, tmp_path):
     out = tmp_path / "leapp.sarif"
     rel = fixture.relative_to(ROOT).as_posix()
-    proc = subprocess.run([sys.executable, "-m", "leapp_codemod", "scan", rel, "--no-cache", "--format", "sarif",
-                           "--output", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    proc = inprocess.cli(["scan", rel, "--no-cache", "--format", "sarif", "--output", str(out)], ROOT)
     assert proc.returncode in (0, 1), proc.stderr
     assert proc.stdout == ""
     log = json.loads(out.read_text(encoding="utf-8"))

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+import inprocess
+
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
 TOOL = [sys.executable, "-m", "leapp_codemod"]
@@ -58,7 +60,7 @@ def project(tmp_path: Path, fixture: str) -> Path:
 
 
 def generate(work: Path, app: str, entry: str, driver: str = "main.py", out: str = "integration.py") -> Path:
-    proc = cli(["generate", app, "--entry", entry, "--driver", driver, "-o", out], work)
+    proc = inprocess.cli(["generate", app, "--entry", entry, "--driver", driver, "-o", out], work)   # no process
     assert proc.returncode == 0, proc.stderr
     return work / out
 

@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+import inprocess
 from test_doc_examples import doc_group, find_session
 
 from leapp_codemod.runner.split_report import summarize
@@ -22,6 +24,8 @@ REASON = "the encoder runs on the camera computer at 15 Hz, the actor on the rob
 
 
 def cli(args, cwd):
+    if args[0] in inprocess.IN_PROCESS:       # what is printed and returned, not the process
+        return inprocess.cli(args, cwd)
     return subprocess.run(TOOL + args, cwd=cwd, capture_output=True, text=True, timeout=300, check=False)
 
 

@@ -2,6 +2,7 @@
 warp-lang), and `run` refusing in one line where LEAPP's Warp backend cannot work."""
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 import subprocess
@@ -9,6 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+import inprocess
 
 from leapp_codemod.runner.warp_check import WarpFacts, problem
 
@@ -18,10 +21,15 @@ ENTRY = "app.controller:JointController.torques"
 
 
 def cli(args, cwd):
+    if args[0] in inprocess.IN_PROCESS:       # what is printed and returned, not the process
+        return inprocess.cli(args, cwd)
     return subprocess.run(TOOL + args, cwd=cwd, capture_output=True, text=True, timeout=300, check=False)
 
 
+@functools.cache
 def cuda_devices() -> int:
+    """Asked when a test that depends on it is set up (a `skipif` string), not at collection: importing
+    warp costs seconds of CPU in every worker, `make test-fast` too."""
     try:
         import warp as wp
         return len(wp.get_cuda_devices())
@@ -99,7 +107,7 @@ def test_what_is_missing_is_named(facts, expected):
 
 
 @pytest.mark.e2e
-@pytest.mark.skipif(cuda_devices() > 0, reason="this machine has CUDA")
+@pytest.mark.skipif("cuda_devices() > 0", reason="this machine has CUDA")
 def test_run_without_cuda_says_so_in_one_line(app):
     text = cli(["run", "../integration.py", "--out", "out"], app)      # one run: the text line and the report
     assert text.returncode == 1
@@ -113,7 +121,7 @@ def test_run_without_cuda_says_so_in_one_line(app):
 
 
 @pytest.mark.e2e
-@pytest.mark.skipif(cuda_devices() == 0, reason="a Warp export needs CUDA")
+@pytest.mark.skipif("cuda_devices() == 0", reason="a Warp export needs CUDA")
 def test_run_exports_warp_kernels_with_cuda(app):
     proc = cli(["run", "../integration.py", "--out", "out_gpu", "--format", "json"], app)
     report = json.loads(proc.stdout)

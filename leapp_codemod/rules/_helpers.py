@@ -40,8 +40,7 @@ def last_dimension(node: ast.expr, ctx) -> bool:
     (`x.shape[-1]`, `x.size(-1)`: an action dimension, a feature width) of pipeline data, or a name bound
     only to one of those (`width = feats.shape[-1]`)."""
     if isinstance(node, ast.Name):
-        values = [n.value for n in ctx.fn.nodes if isinstance(n, ast.Assign)
-                  and any(isinstance(t, ast.Name) and t.id == node.id for t in n.targets)]
+        values = ctx.fn.assigned(node.id)
         return bool(values) and node.id not in ctx.fn.params and all(_last(v) for v in values)
     return _last(node)
 

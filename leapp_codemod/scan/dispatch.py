@@ -49,6 +49,7 @@ def run_rules(analysis: Analysis, functions, rules: tuple[Rule, ...], only_paths
         except RecursionError:
             errors.append(FileError(fn.path, f"line {fn.node.lineno}: {fn.qualname} is too deeply nested to analyze"))
             continue
+        ctx.shape_answers = {}      # the facts are final from here on: `is_shape` answers are kept
         for node in iter_nodes(fn, analysis.facts.param_constants.get(fn.id)):
             for rule in by_type.get(type(node), ()):
                 try:

@@ -46,6 +46,9 @@ class FunctionContext(TaintQuestions, TypeQuestions, CallQuestions, StateQuestio
     # line -> (start, end) positions of the statements of this function that do nothing but I/O,
     # computed once when first asked (see `only_logged`)
     io_statements: dict[int, list[tuple[tuple[int, int], tuple[int, int]]]] | None = None
+    # `is_shape` answers by node id (with the node), kept only while the local facts are final (the
+    # rules' pass sets it)
+    shape_answers: dict[int, tuple] | None = None
 
     # ------------------------------------------------------------------ basics
     def _asker(self):

@@ -41,6 +41,28 @@ def _any_leaf(e: ast.expr | None, step) -> bool:
     return False
 
 
+def _any_leaf_kept(e: ast.expr | None, step, kept: dict[int, tuple]) -> bool:
+    """`_any_leaf`, keeping answers in `kept` (node id -> (node, answer); the node is held so that its id
+    is never another's) while the facts `step` reads are final: a False answer holds for every
+    sub-expression walked, so a rule asking about each operator of a 2,000-term sum walks the sum once,
+    not 2,000 times."""
+    walked, stack = [], [e]
+    while stack:
+        node = stack.pop()
+        answer = kept.get(id(node), (None, None))[1]
+        if answer is False:
+            continue
+        verdict = True if answer else step(node)
+        if verdict is True:
+            kept[id(e)] = (e, True)
+            return True
+        walked.append(node)
+        if verdict:
+            stack.extend(verdict)
+    for node in walked:
+        kept[id(node)] = (node, False)
+    return False
+
 
 class TaintQuestions:
     """Mixin of `FunctionContext`: pipeline data, shapes, NumPy-ness."""
@@ -50,8 +72,7 @@ class TaintQuestions:
         data: its length is set by the code path (configuration), not by the data (`h = []; h.append(x)`)."""
         if not isinstance(e, ast.Name):
             return False
-        bindings = [n.value for n in self.fn.nodes if isinstance(n, ast.Assign)
-                    and any(isinstance(t, ast.Name) and t.id == e.id for t in n.targets)]
+        bindings = self.fn.assigned(e.id)
         if not bindings or not all(_empty_container(v) for v in bindings):
             return False
         for loop in self.fn.nodes:
@@ -220,7 +241,8 @@ class TaintQuestions:
         return False
 
     def is_shape(self, e: ast.expr | None) -> bool:
-        return _any_leaf(e, self._shape_step)
+        kept = self.shape_answers
+        return _any_leaf(e, self._shape_step) if kept is None else _any_leaf_kept(e, self._shape_step, kept)
 
     def _shape_step(self, e: ast.expr | None) -> bool | list:
         if e is None:

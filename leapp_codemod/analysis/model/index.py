@@ -43,6 +43,18 @@ class FunctionInfo:
             nodes = self.walks["all"] = tuple(ast.walk(self.node))
         return nodes
 
+    def assigned(self, name: str) -> tuple[ast.expr, ...]:
+        """The values of the function's `=` statements that bind `name` itself, in `nodes` order (one per
+        statement; indexed once, so a question asked of every name stays linear)."""
+        index = self.walks.get("assigned")
+        if index is None:
+            index = self.walks["assigned"] = {}
+            for node in self.nodes:
+                if isinstance(node, ast.Assign):
+                    for target in dict.fromkeys(t.id for t in node.targets if isinstance(t, ast.Name)):
+                        index.setdefault(target, []).append(node.value)
+        return tuple(index.get(name, ()))
+
     @property
     def params(self) -> list[str]:
         args = self.node.args
