@@ -359,3 +359,26 @@ MODULE_FLAGS_AND_LOGGING = {
 def test_module_flags_and_values_only_logged(tmp_path, name):
     snippet = MODULE_FLAGS_AND_LOGGING[name]
     assert {(f.line, f.category) for f in scan_snippet(tmp_path, snippet).findings} == expected_marks(snippet)
+
+
+NO_INPUT_STEPS = {
+    # the step takes nothing: its inputs come from a device object on self whose reads the step uses
+    "reads-a-device": (
+        "import numpy as np\nclass Gripper:\n    def __init__(self, camera, logger):\n        self.camera = camera\n"
+        "        self.logger = logger\n"
+        "    def step(self):\n        frame = self.camera.grab()\n        self.logger.info('tick')\n"
+        "        if frame.mean() > 0.5:  # error: tensor-branch\n            return np.zeros(2)\n"
+        "        return np.ones(2)\n"),
+    # a project object the step calls is followed as code, not read as an input
+    "project-object-is-code": (
+        "import numpy as np\nclass Source:\n    def grab(self):\n        return np.ones(3)\n"
+        "class Gripper:\n    def __init__(self):\n        self.camera = Source()\n"
+        "    def step(self):\n        frame = self.camera.grab()\n"
+        "        if frame.mean() > 0.5:\n            return np.zeros(2)\n        return np.ones(2)\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NO_INPUT_STEPS))
+def test_a_step_without_inputs_reads_them_from_objects_it_cannot_follow(tmp_path, name):
+    snippet = NO_INPUT_STEPS[name]
+    assert {(f.line, f.category) for f in scan_snippet(tmp_path, snippet).findings} == expected_marks(snippet)

@@ -3,10 +3,12 @@ from __future__ import annotations
 
 import ast
 
+from leapp_codemod.analysis.entry.loops import is_model_name
 from leapp_codemod.analysis.entry.lookup import EntryNotFound, resolve_entry
 from leapp_codemod.analysis.flow.dataflow import passed_by_callers
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.project import Project
+from leapp_codemod.analysis.model.walk import is_self_attr, self_name_of
 from leapp_codemod.model import Entrypoint
 from leapp_codemod.scan.options import ScanError
 
@@ -53,3 +55,38 @@ def annotated_data(fn: FunctionInfo) -> set[str]:
 def as_entrypoint(fn: FunctionInfo, canonical: str | None = None):
     module, _, qualname = (canonical or fn.id).partition(":")
     return Entrypoint(module, qualname, fn.path, fn.node.lineno, 0, ("given with --entry",))
+
+
+def reader_attrs(project: Project, fn: FunctionInfo) -> set[str]:
+    """For a method entry that takes no data: the objects on self it reads its inputs from. A method of an
+    object the scan cannot follow (a device, a simulator, a sensor bridge) whose result the step uses
+    (`q = self.robot.read_joints()`) hands the step its inputs; the model (`self.policy.predict(...)`, any
+    attribute named like a model) and project objects are not readers."""
+    cls = project.modules[fn.module].classes.get(fn.class_name or "")
+    self_name = self_name_of(fn)
+    if cls is None or self_name is None:
+        return set()
+    statements = {id(n.value) for n in fn.nodes if isinstance(n, ast.Expr)}
+    out = set()
+    for node in fn.nodes:
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and is_self_attr(node.func.value, self_name)) or id(node) in statements:
+            continue   # a bare `self.pub.publish(x)` writes; a reader's result is used
+        attr = node.func.value.attr
+        if is_model_name(attr) or attr in cls.methods or _project_object(project, cls, attr):
+            continue
+        out.add(attr)
+    return out
+
+
+def _project_object(project: Project, cls, attr: str) -> bool:
+    """Is `self.<attr>` built from a project class (followed as code, not read as input)?"""
+    module = project.modules[cls.module]
+    for klass in project.mro(cls):
+        for _, value in klass.attr_values.get(attr, ()):
+            if isinstance(value, ast.Call) and isinstance(value.func, (ast.Name, ast.Attribute)):
+                name = project.qualify(value.func, module)
+                if name and project.class_of(name) is not None:
+                    return True
+    return False
+

@@ -20,7 +20,7 @@ from leapp_codemod.observe.merge import ObservedInput, label_findings, observe_p
 from leapp_codemod.observe.merge import note as observed_note
 from leapp_codemod.rules import select_rules
 from leapp_codemod.scan.dispatch import run_rules
-from leapp_codemod.scan.entry import annotated_data, as_entrypoint, entry_class, optional_inputs, find_function
+from leapp_codemod.scan.entry import annotated_data, as_entrypoint, entry_class, find_function, optional_inputs, reader_attrs
 from leapp_codemod.scan.lint import options_key, support_key, lint_files, lint_module
 from leapp_codemod.scan.load import LoadedProject, load_files, load_project
 from leapp_codemod.scan.options import ScanError, ScanOptions
@@ -85,6 +85,10 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
             data -= set(settings)
             analysis.facts.param_constants[entry_fn.id] = entry_flag_constants(project, entry_fn, data) | {
                 p: values for p, values in settings.items() if PYTHON_INT not in values}
+            if not data and entry_fn.class_name:   # a step with no inputs reads them from objects on self
+                readers = reader_attrs(project, entry_fn)
+                if readers:
+                    analysis.facts.data_attrs.setdefault(f"{entry_fn.module}:{entry_fn.class_name}", set()).update(readers)
             owner = entry_class(project, entry_fn, options.entry) if options.entry else None
             if owner is not None:  # `--entry Model.forward` runs on a Model: `self.f()` dispatches to Model's f
                 analysis.facts.receivers[entry_fn.id] = {owner.id}
