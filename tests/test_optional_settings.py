@@ -2,6 +2,7 @@
 `@property` runs the callable the getter returns, or is listed as not followed."""
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import re
@@ -133,3 +134,28 @@ def test_a_flag_bound_by_functools_partial_is_a_call_site(tmp_path, extra, drawn
     (root / "main.py").write_text(PARTIAL_DRIVER.format(extra=extra))
     document = _scan(root, "agent:Agent.act")
     assert (DRAW_LINE in {(f["path"], f["line"]) for f in document["findings"]}) is drawn
+
+
+def test_reading_the_deploy_calls_survives_a_library_loaded_meanwhile(tmp_path, monkeypatch):
+    """Resolving what a deploy call's receiver is can load an installed library's module into the project
+    while its modules are being walked (a crash on a public repository: 'dictionary changed size during
+    iteration'); the walk goes over the modules as they were when it began."""
+    from leapp_codemod.analysis.model import settings
+    from leapp_codemod.analysis.model.index import ModuleIndex
+    root = tmp_path / "app"
+    root.mkdir()
+    (root / "agent.py").write_text(PARTIAL_AGENT.replace("def act(self, obs", "def __call__(self, obs"))
+    (root / "main.py").write_text("import torch\nfrom agent import Agent\n\n\ndef main():\n    agent = Agent()\n"
+                                  "    for _ in range(3):\n        agent(torch.randn(4), None)\n")
+    original = settings._instance_names
+    loaded = []
+
+    def loading(project, module, cls):
+        if not loaded:   # what `Project._load_library` does when a name resolves into an installed package
+            extra = ModuleIndex(name="late_library", path="late_library.py", is_package=False, tree=ast.Module([], []))
+            project.modules["late_library"] = extra
+            loaded.append(extra)
+        return original(project, module, cls)
+    monkeypatch.setattr(settings, "_instance_names", loading)
+    document = _scan(root, "agent:Agent.__call__")
+    assert loaded and document["errors"] == []

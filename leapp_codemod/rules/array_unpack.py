@@ -15,6 +15,10 @@ def check(node: ast.AST, ctx):
             yield Hit(node, f"`{names} = {show(node.value)}` unpacks a NumPy array of pipeline data into Python "
                             "names: each one is a NumPy scalar the trace does not follow, so what is computed from "
                             "them is exported as a constant", _FIX)
+        elif _element(node, ctx) and not ctx.only_logged(node):
+            yield Hit(node, f"`{show(node)}` takes one element of a NumPy array of pipeline data into a Python name: "
+                            "a NumPy scalar the trace does not follow, so what is computed from it is exported as a "
+                            "constant", _FIX)
         return
     iterable, target = node.iter, node.target
     if isinstance(iterable, ast.Call) and ctx.builtin(iterable) in ITEM_WRAPPERS and len(iterable.args) == 1:
@@ -51,6 +55,31 @@ def _array_of_data(value: ast.expr, ctx, target: ast.expr) -> bool:
     if not _used_as_numbers(names, ctx):
         return False  # the items only go on whole into other calls (`[tf(frame) for frame in frames]`)
     return ctx.is_numpy(value) or _items_reach_numpy(ctx, names)
+
+
+def _element(node: ast.Assign, ctx) -> bool:
+    """`w = q[0]`, with another position of the same array also taken into a name (`x = q[1]`): the components
+    of a NumPy vector of the pipeline (a quaternion, a velocity) as Python names. One position alone is more
+    often the first row of a batch, which stays traced."""
+    position = _position(node)
+    if position is None:
+        return False
+    array = ast.unparse(node.value.value)
+    others = {p for n in ctx.fn.nodes if isinstance(n, ast.Assign) and (p := _position(n)) is not None
+              and ast.unparse(n.value.value) == array}
+    return len(others) > 1 and _array_of_data(node.value.value, ctx, node.targets[0])
+
+
+def _position(node: ast.Assign) -> int | None:
+    """The integer position of `name = array[k]`, else None."""
+    if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name) or not isinstance(node.value, ast.Subscript):
+        return None
+    index, sign = node.value.slice, 1
+    if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub):
+        index, sign = index.operand, -1
+    if isinstance(index, ast.Constant) and isinstance(index.value, int) and not isinstance(index.value, bool):
+        return sign * index.value
+    return None
 
 
 def _bound_to_container(value: ast.expr, ctx) -> bool:
@@ -113,7 +142,8 @@ def _reads(expr: ast.expr) -> set[str]:
 RULE = Rule(
     code="LCM104", name="array-unpack", category="scalar-extraction", severity="error",
     summary="NumPy array of pipeline data unpacked or iterated into Python names",
-    what="Flags unpacking a NumPy array of the pipeline into names (`x, y, z, w = quat`, `a, b = arr[:2]`) and "
+    what="Flags unpacking a NumPy array of the pipeline into names (`x, y, z, w = quat`, `a, b = arr[:2]`), taking "
+         "one element of one into a name (`w = quat[0]`), and "
          "`for` loops or comprehensions over one (`[v * 2 for v in arr]`, `for i, v in enumerate(arr)`), not a name "
          "bound to a list or other container. An array "
          "counts when the scan knows it is NumPy, or when it is pipeline data whose items go on into `np.*` calls. "
@@ -136,6 +166,8 @@ RULE = Rule(
     node_types=(ast.Assign, ast.For, ast.comprehension), check=check,
     valid=(
         "import torch\ndef step(obs):\n    x, y = obs[:2]\n    return torch.stack([x * 2, y])\n",
+        # one position alone: the first row of a batch
+        "import numpy as np\ndef step(actions, low, high):\n    act = actions[0]\n    return np.clip(act * 2, low, high)\n",
         "import numpy as np\ndef step(obs):\n    a = np.asarray(obs)\n    n, m = a.shape\n"
         "    return a.reshape(n * m)\n",
         "import numpy as np\ndef step(obs, gains):\n    a = np.asarray(obs)\n    for g in gains:\n        a = a * g\n"
@@ -144,6 +176,8 @@ RULE = Rule(
         "    return np.concatenate(out)\n",
     ),
     invalid=(
+        "import numpy as np\ndef tilt(q):\n    w = q[0]  # error\n    x = q[-3]  # error\n"
+        "    return np.stack([2 * w * x, 1 - 2 * x * x])\ndef step(obs):\n    return tilt(np.asarray(obs))\n",
         "import numpy as np\ndef step(obs):\n    q = np.asarray(obs)\n    x, y, z, w = q  # error\n"
         "    return np.array([w * x, y * z])\n",
         "import numpy as np\ndef step(obs):\n    a = np.tanh(obs)\n    lo, hi = a[:2]  # error\n"

@@ -39,7 +39,7 @@ ONE_SHOT_ROOTS = frozenset({"atexit", "signal", "weakref", "functools", "itertoo
 def callers_of(project: Project) -> list[tuple[FunctionInfo, bool]]:
     """Every function that can call something, with whether it is a driver root."""
     out = [(fn, False) for fn in project.functions()]
-    for module in project.modules.values():
+    for module in list(project.modules.values()):
         body = module_body_function(module)
         if body is not None:
             out.append((body, module.has_main_guard or any(True for _ in loops_of(body))))

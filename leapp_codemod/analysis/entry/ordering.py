@@ -59,7 +59,7 @@ def built_on_self(project) -> dict[str, str]:
     """nn.Module classes another project class builds and keeps (`self.actor = Actor(...)`, also inside
     `nn.Sequential(...)`): class id -> `Owner.method` that builds it."""
     out: dict[str, str] = {}
-    for module in project.modules.values():
+    for module in list(project.modules.values()):
         for owner in module.classes.values():
             for attr, values in owner.attr_values.items():
                 for method, value in values:

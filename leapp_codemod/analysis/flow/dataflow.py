@@ -482,7 +482,7 @@ def caller_arguments(project: Project, fn: FunctionInfo) -> dict[str, set]:
     call leaves the parameter to its default."""
     out: dict[str, set] = {}
     params = fn.positional_params[1:] if fn.is_method else fn.positional_params
-    for module in project.modules.values():
+    for module in list(project.modules.values()):
         for node in ast.walk(module.tree):
             if not isinstance(node, ast.Call):
                 continue

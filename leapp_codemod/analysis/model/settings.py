@@ -95,7 +95,7 @@ def _mutated(project, cls: ClassInfo, attr: str) -> bool:
     stores = project.memo.get(key)
     if stores is None:
         stores = set()
-        for module in project.modules.values():
+        for module in list(project.modules.values()):
             if project.is_library(module.name):
                 continue
             for node in ast.walk(module.tree):
@@ -203,7 +203,7 @@ def _calls_named(project) -> dict[str, list[tuple[ast.Call, dict]]]:
     if found is not None:
         return found
     found = project.memo[key] = {}
-    for module in project.modules.values():
+    for module in list(project.modules.values()):
         if project.is_library(module.name):
             continue
         for nodes in _scopes(module.tree):
@@ -266,7 +266,7 @@ def caller_settings(project, fn) -> dict[str, set]:
         a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is None}
     values: dict[str, set] = {}
     spoiled: set[str] = set()
-    for module in project.modules.values():
+    for module in list(project.modules.values()):
         if project.is_library(module.name):
             continue
         owners = {id(method.node): method.class_name for method in module.functions.values()}
@@ -431,7 +431,7 @@ def deploy_none_inputs(project, fn) -> dict[str, set]:
     defaults = _none_defaults(fn)
     passed: dict[str, set] = {}
     sites = 0
-    for module in (m for m in project.modules.values() if not project.is_library(m.name)):
+    for module in [m for m in list(project.modules.values()) if not project.is_library(m.name)]:
         own = cls is not None and fn.name in ("forward", "__call__")
         instances = _instance_names(project, module, cls) if own else set()
         for nodes in _scopes(module.tree):
