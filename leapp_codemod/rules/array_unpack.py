@@ -121,7 +121,8 @@ def _used_as_numbers(names: set[str], ctx) -> bool:
 
 
 def _items_reach_numpy(ctx, names: set[str]) -> bool:
-    """Does a value computed from `names` (through plain assignments in the function) reach a `numpy.*` call?"""
+    """Does a value computed from `names` (through plain assignments in the function) reach a `numpy.*` call,
+    or get written into an array a `numpy.*` call made (`g = np.zeros(3); g[0] = 2 * w * z`)?"""
     assigns = [n for n in ast.walk(ctx.fn.node) if isinstance(n, ast.Assign)]
     derived = set(names)
     for _ in range(4):
@@ -131,8 +132,12 @@ def _items_reach_numpy(ctx, names: set[str]) -> bool:
                 derived |= {n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
         if len(derived) == before:
             break
+    numpy_buffers = {t.id for node in assigns for t in node.targets if isinstance(t, ast.Name)
+                     and isinstance(node.value, ast.Call) and (ctx.call_name(node.value) or "").startswith("numpy.")}
     return any(isinstance(n, ast.Call) and (ctx.call_name(n) or "").startswith("numpy.")
-               and any(_reads(a) & derived for a in n.args) for n in ast.walk(ctx.fn.node))
+               and any(_reads(a) & derived for a in n.args) for n in ast.walk(ctx.fn.node)) or any(
+        isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id in numpy_buffers
+        and _reads(node.value) & derived for node in assigns for t in node.targets)   # `g[0] = 2 * w * z`
 
 
 def _reads(expr: ast.expr) -> set[str]:

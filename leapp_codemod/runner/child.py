@@ -234,7 +234,9 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         if later:
             inline.on_first_call.append(lambda: stack.enter_context(patch_recorders(later, recorder)))
         try:
-            crash = run_driver(driver, progress, inline.run if inline else None, tuple(cfg.get("driver_args") or ()))
+            from leapp_codemod.runner.own_main import main_guard_runner
+            own = None if inline else main_guard_runner(driver, entry.module)   # the entry's file is the driver
+            crash = run_driver(driver, progress, inline.run if inline else own, tuple(cfg.get("driver_args") or ()))
         finally:
             for timer in watchdog:
                 timer.cancel()

@@ -1,5 +1,6 @@
 """Array items as values LEAPP follows.
 
+* `w = q[0]` flagged by the scan -> `w = twin_item(q, 0)`, as for unpacking below.
 * `a, b, c = q` -> `a, b, c = twin_unpack(q, 3)`: iterating a NumPy array gives NumPy scalars, which
   LEAPP does not trace (every value computed from them, and the argument they came from, drop out of
   the graph; so does arithmetic on 0-d arrays); `twin_unpack` gives one-element slices of a 1-D array,
@@ -40,6 +41,11 @@ class ArrayItems(TwinRule):
                 (("scalar-extraction", "w, x, y, z = q"),),
                 "def f(q):\n    w, x, y, z = twin_unpack(q, 4)\n"
                 "    return np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))\n"),
+        Example("import numpy as np\n\n\ndef f(q):\n    w = q[0]\n    z = q[-1]\n"
+                "    g = np.zeros(2)\n    g[0] = 2 * w * z\n    return g\n",
+                (("scalar-extraction", "w = q[0]"), ("scalar-extraction", "z = q[-1]")),
+                "def f(q):\n    w = twin_item(q, 0)\n    z = twin_item(q, -1)\n"
+                "    g = np.zeros(2)\n    g[0] = 2 * w * z\n    return g\n"),
         Example("import numpy as np\n\n\ndef f(q, rate):\n    return np.hstack((q, [rate * 0.5, rate]))\n",
                 (("scalar-extraction", "np.hstack((q, [rate * 0.5, rate]))"),),
                 "def f(q, rate):\n    return np.hstack((q, twin_array([rate * 0.5, rate])))\n"),
@@ -57,6 +63,15 @@ class ArrayItems(TwinRule):
                 self.use(self.flags_on(original, "scalar-extraction"),
                          "array items unpacked into names kept as one-element slices (`twin_unpack`)")
                 updated = updated.with_changes(value=call("twin_unpack", updated.value, cst.Integer(str(len(names)))))
+        elif self.depth and len(updated.targets) == 1 and isinstance(updated.targets[0].target, cst.Name) \
+                and isinstance(updated.value, cst.Subscript) and isinstance(updated.value.value, cst.Name):
+            value = updated.value
+            index = value.slice[0].slice.value if len(value.slice) == 1 and isinstance(
+                value.slice[0].slice, cst.Index) else None
+            flags = self.flags_on(original, "scalar-extraction") if _integer(index) else []
+            if flags:
+                self.use(flags, "integer items of arrays kept as one-element slices (`twin_item`)")
+                updated = updated.with_changes(value=call("twin_item", value.value, index))
         return super().leave_Assign(original, updated)
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
