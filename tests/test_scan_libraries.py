@@ -114,3 +114,21 @@ def test_cli_flag_turns_following_off_and_nothing_is_imported(tmp_path):
     on, off, heavy = json.loads(done.stdout)
     assert [f["code"] for f in on] == ["LCM702"] and off == []
     assert heavy == []
+
+
+def test_an_installed_librarys_scalar_and_constructor_code_is_not_the_pipeline(tmp_path):
+    """A step that builds a `tensordict.TensorDict` from its tensors follows the installed tensordict. Its code
+    for Python/NumPy scalars (`elif isinstance(array, np.bool_): array.item()`) and the attributes its
+    constructor sets on the new object are not what the traced tensors run through, nor state the step keeps."""
+    pytest.importorskip("tensordict")
+    app = tmp_path / "planner"
+    app.mkdir()
+    (app / "nav.py").write_text(
+        "import torch\nfrom tensordict import TensorDict\n\n\nclass Planner:\n    def __init__(self):\n"
+        "        self.net = torch.nn.Linear(6, 2)\n\n    def plan(self, lidar, goal):\n"
+        "        td = TensorDict({'obs': torch.cat([lidar, goal], dim=-1)}, batch_size=[1])\n"
+        "        return self.net(td['obs'])\n")
+    result = scan_project([str(app)], entry="nav:Planner.plan")
+    inside = [f.message for f in result.findings]
+    assert not any("array.item()" in m or "_td_dim_names" in m for m in inside), inside
+    assert not [s for s in result.state if s.owner.startswith("tensordict")]

@@ -50,8 +50,12 @@ def run_rules(analysis: Analysis, functions, rules: tuple[Rule, ...], only_paths
             errors.append(FileError(fn.path, f"line {fn.node.lineno}: {fn.qualname} is too deeply nested to analyze"))
             continue
         ctx.shape_answers = {}      # the facts are final from here on: `is_shape` answers are kept
+        library = analysis.project.is_library(fn.module)
         for node in iter_nodes(fn, analysis.facts.param_constants.get(fn.id)):
-            for rule in by_type.get(type(node), ()):
+            rules_here = by_type.get(type(node), ())
+            if library and rules_here and (ctx.under_scalar_dispatch(node) or ctx.in_error_handler(node)):
+                continue   # an installed library's code for Python/NumPy scalars, or for an error: not the trace
+            for rule in rules_here:
                 try:
                     hits = list(rule.check(node, ctx))
                 except Exception as exc:  # noqa: BLE001 - one odd construct must not stop the scan

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 from leapp_codemod.analysis.infer.taint import function_attr, parent_map
+from leapp_codemod.analysis.model.class_state import CONSTRUCTION_METHODS
 from leapp_codemod.analysis.model.walk import is_self_attr
 from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS, INPLACE_EXCEPTIONS, SAME_VALUE_METHODS
 
@@ -36,7 +37,10 @@ class StateQuestions:
 
     def state_writes(self, node: ast.AST) -> list[tuple[str, str]]:
         """(attr, kind) for each piece of persistent state (of `self` or a module global) `node` writes:
-        kind 'inplace' (`x.copy_()`, `x += ...`, `x[i] = ...`, `queue.append(...)`) or 'reassigned'."""
+        kind 'inplace' (`x.copy_()`, `x += ...`, `x[i] = ...`, `queue.append(...)`) or 'reassigned'. A
+        constructor writes a new object's attributes: nothing a later call of the step reads back."""
+        if self.cls is not None and self.fn.name in CONSTRUCTION_METHODS:
+            return []
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             return self._call_state_writes(node)
         if isinstance(node, ast.AugAssign):

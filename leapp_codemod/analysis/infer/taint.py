@@ -20,6 +20,20 @@ ARRAY_TYPE_NAMES = frozenset({"ndarray", "Tensor", "generic", "number", "floatin
                               "Any", "TracedTensor", "?", "Sequence", "Collection", "Iterable"})
 
 
+# Type names an `isinstance` test names for Python and NumPy scalars (`np.bool_`, `numbers.Number`).
+SCALAR_TYPE_NAMES = frozenset({"bool", "int", "float", "complex", "str", "bytes", "bool_", "number", "integer",
+                               "floating", "generic", "Number", "Integral", "Real"})
+
+
+def _scalar_test(test: ast.expr) -> bool:
+    if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance"
+            and len(test.args) == 2):
+        return False
+    kinds = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
+    names = [k.attr if isinstance(k, ast.Attribute) else getattr(k, "id", None) for k in kinds]
+    return bool(names) and all(n in SCALAR_TYPE_NAMES for n in names)
+
+
 def function_attr(ctx, e: ast.expr) -> str | None:
     """`handler.filtered` for an attribute set on a module-level function object (a value kept from call to
     call the way a C `static` is), else None."""
@@ -66,6 +80,17 @@ def _any_leaf_kept(e: ast.expr | None, step, kept: dict[int, tuple]) -> bool:
 
 class TaintQuestions:
     """Mixin of `FunctionContext`: pipeline data, shapes, NumPy-ness."""
+
+    def under_scalar_dispatch(self, node: ast.AST) -> bool:
+        """Is `node` inside the branch of `if isinstance(v, (float, int))` / `elif isinstance(v, np.bool_)`: code
+        for a Python or NumPy scalar, which the tensors and arrays of a pipeline never take?"""
+        parents = parent_map(self.fn)
+        child, parent = node, parents.get(id(node))
+        while parent is not None:
+            if isinstance(parent, ast.If) and any(child is s for s in parent.body) and _scalar_test(parent.test):
+                return True
+            child, parent = parent, parents.get(id(parent))
+        return False
 
     def fixed_length_list(self, e: ast.expr) -> bool:
         """A local list/dict the function builds from an empty literal, never filled in a loop over pipeline
