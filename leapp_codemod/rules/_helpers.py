@@ -72,11 +72,10 @@ def filled_local_list(arg: ast.expr, ctx) -> bool:
         return ctx.args_data(arg) or any(filled_local_list(a, ctx) for a in arg.args)
     if not isinstance(arg, ast.Name):
         return False
-    values = [n.value for n in ast.walk(ctx.fn.node) if isinstance(n, ast.Assign)
-              and any(isinstance(t, ast.Name) and t.id == arg.id for t in n.targets)]
+    values = ctx.fn.assigned(arg.id)
     if not values or not all(isinstance(v, (ast.List, ast.Tuple)) for v in values):
         return False
     return any(ctx.is_data(e) for v in values for e in v.elts) or any(
         isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("append", "extend")
         and isinstance(n.func.value, ast.Name) and n.func.value.id == arg.id and ctx.args_data(n)
-        for n in ast.walk(ctx.fn.node))
+        for n in ctx.fn.nodes)

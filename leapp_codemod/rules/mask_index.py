@@ -28,8 +28,7 @@ def is_mask(e: ast.expr, ctx, hops: int = 0) -> bool:
         func = e.func
         return isinstance(func, ast.Attribute) and func.attr in MASK_METHODS and ctx.is_data(func.value)
     if isinstance(e, ast.Name) and hops < _MAX_HOPS:
-        bound = [n.value for n in ctx.fn.nodes if isinstance(n, ast.Assign) and len(n.targets) == 1
-                 and isinstance(n.targets[0], ast.Name) and n.targets[0].id == e.id]
+        bound = ctx.fn.assigned(e.id)
         return len(bound) == 1 and is_mask(bound[0], ctx, hops + 1)
     return False
 

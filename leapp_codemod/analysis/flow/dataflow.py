@@ -16,13 +16,15 @@ from leapp_codemod.analysis.model.config_values import CONFIG_KEY, CONFIG_LOCALS
 from leapp_codemod.analysis.infer.context import FunctionContext
 from leapp_codemod.analysis.infer.taint import function_attr, holds_dict
 from leapp_codemod.analysis.infer.lattice import NESTED, Env, Facts
-from leapp_codemod.analysis.model.index import FunctionInfo
+from leapp_codemod.analysis.model.index import FunctionInfo, called_name
 from leapp_codemod.analysis.model.leapp_support import LeappSupport
 from leapp_codemod.analysis.model.libraries import call_origin
 from leapp_codemod.analysis.model.resolve_types import receiver_ids
 from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.analysis.model.tensor_values import external_namer, tensor_like
-from leapp_codemod.analysis.model.walk import UNKNOWN, binding_nodes, is_property, is_self_attr, iter_nodes, self_name_of
+from leapp_codemod.analysis.model.walk import (
+    UNKNOWN, binding_nodes, is_property, is_self_attr, iter_nodes, self_name_of,
+)
 from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS
 from leapp_codemod.analysis.model.settings import class_settings, dict_defaults, module_flags, unpacked_items
 
@@ -487,8 +489,8 @@ def caller_arguments(project: Project, fn: FunctionInfo) -> dict[str, set]:
             if not isinstance(node, ast.Call):
                 continue
             func, args = node.func, node.args
-            name = _called_name(func)
-            if name == "partial" and args and _called_name(args[0]) == fn.name:
+            name = called_name(func)
+            if name == "partial" and args and called_name(args[0]) == fn.name:
                 func, args = args[0], args[1:]   # `functools.partial(agent.act, training=False)` binds them
                 name = fn.name
             if name != fn.name:
@@ -501,10 +503,6 @@ def caller_arguments(project: Project, fn: FunctionInfo) -> dict[str, set]:
                 for param in set(params) - {p for p, _ in passed}:
                     out.setdefault(param, set()).add(DEFAULT)
     return out
-
-
-def _called_name(func: ast.expr) -> str | None:
-    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
 
 
 def passed_by_callers(project: Project, fn: FunctionInfo) -> set[str]:

@@ -7,15 +7,11 @@ from __future__ import annotations
 
 import ast
 
+from leapp_codemod.analysis.model.index import called_name
 from leapp_codemod.knowledge.io import (
     CLOCK_FACTORIES, CLOCK_FUNCTIONS, FILE_METHODS, IO_BUILTINS, IO_FUNCTIONS, IO_ROOTS, LOGGING_METHODS, MIDDLEWARE_FACTORIES,
     PATH_IO_METHODS,
 )
-
-
-def _called_name(call: ast.Call) -> str | None:
-    func = call.func
-    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
 
 
 class IoQuestions:
@@ -28,7 +24,7 @@ class IoQuestions:
             return f"`{name}`"
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr == "now" and (
-                isinstance(func.value, ast.Call) and _called_name(func.value) in CLOCK_FACTORIES
+                isinstance(func.value, ast.Call) and called_name(func.value.func) in CLOCK_FACTORIES
                 or self._factory_made(func.value, CLOCK_FACTORIES)):
             return "the node clock"   # `self.get_clock().now()`, `self._clock.now()`
         return None
@@ -38,7 +34,7 @@ class IoQuestions:
         anywhere in its class."""
         if not (isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name) and self.cls is not None):
             return False
-        return any(isinstance(value, ast.Call) and _called_name(value) in factories
+        return any(isinstance(value, ast.Call) and called_name(value.func) in factories
                    for klass in self.project.mro(self.cls) for _, value in klass.attr_values.get(receiver.attr, ()))
 
     def io_kind(self, node: ast.Call) -> str | None:

@@ -33,8 +33,7 @@ class MessageQuestions:
             return True
         if hops >= _MAX_LOCAL_HOPS:
             return False
-        bound = [n.value for n in self.fn.nodes if isinstance(n, ast.Assign) and len(n.targets) == 1
-                 and isinstance(n.targets[0], ast.Name) and n.targets[0].id == root.id]
+        bound = self.fn.assigned(root.id)
         return len(bound) == 1 and self._message_or_field(bound[0], hops + 1)
 
     def _message_attrs(self, klass) -> set[str]:

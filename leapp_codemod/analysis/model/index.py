@@ -265,3 +265,8 @@ def build_index(parsed: ParsedFile) -> ModuleIndex:
         elif isinstance(stmt, ast.If) and _is_main_guard(stmt):
             index.has_main_guard = True
     return index
+
+
+def called_name(func: ast.expr) -> str | None:
+    """The last name a call's function expression spells: `f` for `f(...)`, `m` for `obj.m(...)`."""
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None

@@ -16,6 +16,7 @@ from leapp_codemod.analysis.model.hydra_configs import matching
 from leapp_codemod.analysis.model.index import ClassInfo
 from leapp_codemod.analysis.model.resolve_sites import _scopes, argument_for, sites_of
 from leapp_codemod.analysis.model.runtime_bind import INSTANTIATE, config_chain, hydra_targets
+from leapp_codemod.analysis.model.index import called_name
 from leapp_codemod.knowledge.vocab import DEVICE_DTYPE_MOVES, GRADIENT_CALLS
 
 CONSTRUCTION = frozenset({"__init__", "__post_init__", "setup", "__new__"})
@@ -272,7 +273,7 @@ def caller_settings(project, fn) -> dict[str, set]:
         owners = {id(method.node): method.class_name for method in module.functions.values()}
         for scope in _call_scopes(module):
             calls = [node for node in ast.walk(scope)
-                     if isinstance(node, ast.Call) and _called_name(node.func) == fn.name]
+                     if isinstance(node, ast.Call) and called_name(node.func) == fn.name]
             if not calls:
                 continue
             ints = _int_names(scope)
@@ -302,10 +303,6 @@ def _call_scopes(module) -> list[ast.AST]:
                            if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))],
                      type_ignores=[])
     return [*functions, top]
-
-
-def _called_name(func: ast.expr) -> str | None:
-    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
 
 
 def _int_attrs(cls: ClassInfo) -> set[str]:
@@ -436,7 +433,7 @@ def deploy_none_inputs(project, fn) -> dict[str, set]:
         instances = _instance_names(project, module, cls) if own else set()
         for nodes in _scopes(module.tree):
             calls = [n for n in nodes if isinstance(n, ast.Call) and _calls_entry(n.func, fn.name, instances)]
-            if not calls or any(isinstance(n, ast.Call) and _called_name(n.func) in GRADIENT_CALLS for n in nodes):
+            if not calls or any(isinstance(n, ast.Call) and called_name(n.func) in GRADIENT_CALLS for n in nodes):
                 continue
             for call in calls:
                 if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
@@ -465,7 +462,7 @@ def _calls_entry(func: ast.expr, name: str, instances: set[str]) -> bool:
                          else func)
     if name in ("forward", "__call__"):
         return called in instances
-    return _called_name(func) == name
+    return called_name(func) == name
 
 
 def _instance_names(project, module, cls) -> set[str]:

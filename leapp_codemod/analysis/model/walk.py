@@ -234,4 +234,3 @@ def live_statements(block: list[ast.stmt], fn: FunctionInfo, constants: dict[str
             if taken and isinstance(taken[-1], (ast.Return, ast.Raise)):
                 return block[: i + 1]
     return block
-
