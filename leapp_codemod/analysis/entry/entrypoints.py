@@ -50,6 +50,8 @@ from leapp_codemod.analysis.entry.receivers import (
     collect_bindings,
     local_receiver_types,
 )
+from leapp_codemod.analysis.entry.served import dotted, is_project_call, served_models
+from leapp_codemod.analysis.entry.served import served_locals as served_locals_of
 from leapp_codemod.analysis.entry.signs import (
     ACTION_WORDS,
     ENV_BASE,
@@ -78,9 +80,6 @@ POLICY_STEP_NAMES = frozenset({"act", "predict", "policy", "get_action", "get_ac
 TRAINING_NAMES = frozenset({"evaluate", "evaluate_actions", "get_value", "get_values", "value", "values",
                             "compute_loss", "compute_losses", "loss", "update", "train", "train_step",
                             "training_step", "learn", "backward", "compute_returns", "critic"})
-GETTER_WORDS = frozenset({"get", "load", "make", "build", "create", "restore"})
-# ... of the policy the application runs (`get_inference_policy`, `make_policy`), not of a part of it.
-SERVED_WORDS = frozenset({"policy", "inference"})
 # First words of helpers that log, draw or save: called in a driver loop, yet not the pipeline.
 IO_WORDS = frozenset({"log", "plot", "print", "save", "render", "draw", "write", "record", "publish", "send",
                       "display", "show", "visualize", "dump", "export"})
@@ -144,11 +143,14 @@ def _non_torch(fn: FunctionInfo, project: Project) -> bool:
 
 
 def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
-    sites = CallSites(served=_served_models(project))
+    sites = CallSites(served=served_models(project, support))
     callbacks = sites.callbacks = registered_callbacks(project)
     by_getter: dict[str, list[str]] = {}
+    getters_named: dict[str, list[str]] = {}
     for target_id, getter in sites.served.items():
         by_getter.setdefault(getter.id, []).append(target_id)
+        if getter.id not in getters_named.get(getter.name, []):
+            getters_named.setdefault(getter.name, []).append(getter.id)
     facts = Facts()
     roots, ignored, training, contexts = [], set(), [], []
     resolved, trainers = [], {}
@@ -172,7 +174,7 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
         bound = local_receiver_types(ctx, bindings)
         if bound:    # receivers the callers (or an assertion) bind: `Model=Agent`, `run(make_policy(cfg))`
             calls = [(node, targets or bound_targets(project, node, bound)) for node, targets in calls]
-        served_locals = _served_locals(fn, dict(calls), by_getter) if by_getter else {}
+        served_locals = served_locals_of(fn, dict(calls), by_getter, getters_named) if by_getter else {}
         networks = {id(node): node for node, targets in calls if targets and all(_is_module_method(t, project)
                                                                                  for t in targets)}
         contexts.append((ctx, served_locals, {id(node) for node, targets in calls if targets} - set(networks),
@@ -184,7 +186,7 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
             loop_calls |= {id(node) for node, _ in calls}
         for node, targets in calls:
             if not targets and isinstance(node.func, ast.Name) and node.func.id in served_locals:
-                targets = [project.lookup(_dotted(t)) for t in served_locals[node.func.id]]
+                targets = [project.lookup(dotted(t)) for t in served_locals[node.func.id]]
             for target in targets:
                 sites.delegates.setdefault(fn.id, set()).add(target.id)
                 sites.callers.setdefault(target.id, set()).add(fn.id)
@@ -221,7 +223,7 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
             # `policy.predict_action(obs)` on an object of unknown class: one project class defines the method,
             # it is the candidate; several do, the inline range is (which class runs is decided at run time)
             pipelines = [p for p in inline_pipelines(loop, models, lambda call, names=served_locals, known=project_calls:
-                                                     _is_project_call(call, names, known))
+                                                     is_project_call(call, names, known))
                          if _network_at(p, networks) or _unbound_definers(p, models, definers) != 1]
             if pipelines:
                 best = max(pipelines, key=lambda p: p.statements)
@@ -249,63 +251,6 @@ def _is_module_method(fn: FunctionInfo, project: Project) -> bool:
     """Methods of nn.Modules call their layers, in loops too; they never drive the application."""
     cls = project.modules[fn.module].classes.get(fn.class_name) if fn.class_name else None
     return cls is not None and project.is_nn_module(cls)
-
-
-def _served_models(project: Project) -> dict[str, FunctionInfo]:
-    """Call targets of classes that a policy getter, loader or factory returns: fid -> the getter.
-
-    `def get_inference_policy(self) -> MLPModel:` or `def load_policy(path): return Policy(...)`.
-    """
-    out: dict[str, str] = {}
-    for fn in project.functions():
-        words = name_words(fn.name)
-        if not (words & GETTER_WORDS and words & SERVED_WORDS):
-            continue
-        module = project.modules[fn.module]
-        returned = [fn.node.returns] if fn.node.returns is not None else []
-        built: dict[str, list[ast.expr]] = {}
-        for node in ast.walk(fn.node):
-            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
-                for target in node.targets:
-                    if isinstance(target, ast.Name):
-                        built.setdefault(target.id, []).append(node.value.func)
-        for node in ast.walk(fn.node):
-            if isinstance(node, ast.Return) and isinstance(node.value, ast.Call):
-                returned.append(node.value.func)
-            elif isinstance(node, ast.Return) and isinstance(node.value, ast.Name):
-                returned += built.get(node.value.id, [])
-        for expr in returned:
-            name = project.qualify(expr, module) if isinstance(expr, (ast.Name, ast.Attribute)) else None
-            cls = project.class_of(name)
-            target = project.call_target(cls) if cls is not None else None
-            if target is not None:
-                out.setdefault(target.id, fn)
-    return out
-
-
-def _dotted(fid: str) -> str:
-    return fid.replace(":", ".")
-
-
-def _is_project_call(call: ast.Call, served_locals: dict[str, list[str]], resolved: set[int]) -> bool:
-    if id(call) in resolved:
-        return True
-    return isinstance(call.func, ast.Name) and bool(served_locals.get(call.func.id))
-
-
-def _served_locals(fn: FunctionInfo, resolved: dict[ast.Call, list], by_getter: dict[str, list[str]]
-                   ) -> dict[str, list[str]]:
-    """Local names bound to what a policy getter returns: name -> call targets of the served models.
-
-    `policy = make_policy(cfg)` then `policy(obs)` in a loop calls the served model."""
-    out: dict[str, list[str]] = {}
-    for node in ast.walk(fn.node):
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
-            targets = [t.id for t in node.targets if isinstance(t, ast.Name)]
-            for getter in resolved.get(node.value, ()):
-                for name in targets:
-                    out.setdefault(name, []).extend(by_getter.get(getter.id, []))
-    return out
 
 
 def _calls_nn_module(ctx: FunctionContext, call: ast.Call) -> bool:
