@@ -14,3 +14,53 @@ def test_a_getters_bound_method_run_in_a_play_loop_outranks_the_loop(tmp_path, m
     assert any("GraspRunner.make_policy returns" in r for r in candidates[0]["reasons"])
     # the evaluation loop's model call is the method's call site, not an inline range above it
     assert not any(c["kind"] == "inline" and c["score"] >= candidates[0]["score"] for c in candidates)
+
+
+def test_a_callback_chaining_two_model_runners_outranks_each_of_them(tmp_path, monkeypatch):
+    want = expected("entry_encoder_then_planner")
+    candidates = ranked(app(tmp_path, "entry_encoder_then_planner"), monkeypatch)
+    assert candidates[0]["entry"] == want["entry"]
+    assert any(r.startswith("the policy step") and "ScanEncoderRunner.embed" in r and "PlannerRunner.plan" in r
+               for r in candidates[0]["reasons"])
+    found = by_id(candidates)
+    for part in want["parts"]:
+        assert found[part]["score"] < candidates[0]["score"]
+        assert any("a part of that step" in r for r in found[part]["reasons"])
+    # the goal callback runs no model: never above the step
+    goal = found.get("nav.node:NavNode.on_goal")
+    assert goal is None or goal["score"] < candidates[0]["score"]
+
+
+def test_a_tick_that_sends_out_what_a_thin_model_wrapper_returns_outranks_the_wrapper(tmp_path, monkeypatch):
+    want = expected("entry_wrapper_in_tick")
+    candidates = ranked(app(tmp_path, "entry_wrapper_in_tick"), monkeypatch)
+    assert [c["entry"] for c in candidates[:2]] == [want["entry"], want["wrapper"]]
+    assert any("a model wrapper Crawler.tick calls" in r and "(line 27)" in r for r in candidates[1]["reasons"])
+
+
+def test_a_policy_method_on_an_object_the_scan_cannot_follow_is_a_model_sign(tmp_path, monkeypatch):
+    want = expected("entry_unfollowed_policy")
+    candidates = ranked(app(tmp_path, "entry_unfollowed_policy"), monkeypatch)
+    assert candidates[0]["entry"] == want["entry"]
+    assert "runs a policy through `self.brain.select_action`, an object the scan does not follow" in \
+        candidates[0]["reasons"]
+    assert not any(r.startswith("no sign of a model") for r in candidates[0]["reasons"])
+
+
+def test_calls_in_different_branches_are_no_chain():
+    import ast
+    import textwrap
+
+    from leapp_codemod.analysis.entry.composers import _exclusive
+    fn = ast.parse(textwrap.dedent('''
+        def f(self, x):
+            if self.fast:
+                a = self.small(x)
+            else:
+                a = self.big(x)
+            b = self.head(a)
+        ''')).body[0]
+    calls = {c.func.attr: c for c in ast.walk(fn) if isinstance(c, ast.Call)}
+    assert _exclusive(fn, calls["small"], calls["big"])
+    assert not _exclusive(fn, calls["small"], calls["head"])
+    assert not _exclusive(fn, calls["head"], calls["big"])

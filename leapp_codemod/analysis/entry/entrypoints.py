@@ -9,6 +9,7 @@ from leapp_codemod.analysis.entry.callbacks import (
     driven_bodies,
     registered_callbacks,
 )
+from leapp_codemod.analysis.entry.composers import Composer, above_their_parts, model_parts
 from leapp_codemod.analysis.entry.config_choice import favour_selected
 from leapp_codemod.analysis.entry.drivers import (
     MODULE_QUALNAME,
@@ -76,6 +77,8 @@ POLICY_STEP_NAMES = frozenset({"act", "predict", "policy", "get_action", "get_ac
                                "compute_action", "compute_actions", "select_action", "select_actions", "control",
                                "run_policy", "act_inference", "control_step", "predict_action", "policy_step",
                                "sample_action", "sample_actions", "infer_action", "get_control"})
+# ... of them, those that name a policy's step on any receiver (not `run`, `forward`, `control`).
+UNFOLLOWED_POLICY_METHODS = POLICY_STEP_NAMES & MODEL_METHODS - {"predict", "infer", "inference"}
 # Critics, value and loss functions, training updates: never the exported policy step.
 TRAINING_NAMES = frozenset({"evaluate", "evaluate_actions", "get_value", "get_values", "value", "values",
                             "compute_loss", "compute_losses", "loss", "update", "train", "train_step",
@@ -109,6 +112,9 @@ class CallSites:
     delegates: dict[str, set[str]] = field(default_factory=dict)
     # project network methods a driver loop calls inline, with pipeline code around -> (driver, range)
     inline_networks: dict[str, tuple[FunctionInfo, InlinePipeline]] = field(default_factory=dict)
+    project_calls: dict[str, list[tuple[ast.Call, list[str]]]] = field(default_factory=dict)  # fid -> its calls
+    policy_calls: dict[str, str] = field(default_factory=dict)   # fid -> `self.player.get_action` it calls
+    parts: dict[str, Composer] = field(default_factory=dict)   # a model call's function -> the step composing it
 
     def model_via(self, fid: str, depth: int = 2) -> str | None:
         """The callee through which `fid` calls a model (two delegations deep), when it does not itself."""
@@ -187,6 +193,8 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
         for node, targets in calls:
             if not targets and isinstance(node.func, ast.Name) and node.func.id in served_locals:
                 targets = [project.lookup(dotted(t)) for t in served_locals[node.func.id]]
+            if targets:
+                sites.project_calls.setdefault(fn.id, []).append((node, [t.id for t in targets]))
             for target in targets:
                 sites.delegates.setdefault(fn.id, set()).add(target.id)
                 sites.callers.setdefault(target.id, set()).add(fn.id)
@@ -198,6 +206,9 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
                 continue    # `controller_error = lambda stats: ...`: the function's own expression, not a model
             if _calls_nn_module(ctx, node) or ((not targets or closures) and model_call(node, set()) is not None):
                 sites.calls_module.add(fn.id)
+            elif not targets and _unfollowed_policy_call(node, ctx.self_name):
+                sites.calls_module.add(fn.id)
+                sites.policy_calls.setdefault(fn.id, ast.unparse(node.func))
             if id(node) in loop_calls and not targets and isinstance(node.func, ast.Attribute):
                 sites.by_name_in_loops.setdefault(node.func.attr, []).append((fn, node.lineno))
     sites.drivers = driver_ids(roots, sites.callees) - ignored
@@ -206,6 +217,7 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
     for table in (sites.in_loops, sites.by_name_in_loops):
         for key, found in table.items():
             table[key] = [(caller, line) for caller, line in found if caller.id not in sites.ignored]
+    _find_parts(sites)
     # `policy.predict_action(obs)` on an object of unknown class: the project's methods of that name
     # are the candidates, not the loop.
     definers: dict[str, int] = {}
@@ -233,6 +245,27 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
                     for fid in network:
                         sites.inline_networks.setdefault(fid, (ctx.fn, best))
     return sites
+
+
+def _find_parts(sites: CallSites) -> None:
+    """Model calls of the steps that callbacks and driver loops run (see composers.py)."""
+    looped = {fid for fid, found in sites.in_loops.items() if any(c.id in sites.drivers for c, _ in found)}
+    for fid in sorted((set(sites.callbacks) | looped) - sites.ignored):
+        fn = sites.functions.get(fid)
+        if fn is None:
+            continue
+        found = model_parts(fn, sites.project_calls.get(fid, []),
+                            lambda t: t in sites.calls_module or sites.model_via(t) is not None, sites.functions)
+        for part, composer in found.items():
+            sites.parts.setdefault(part, composer)
+
+
+def _unfollowed_policy_call(call: ast.Call, self_name: str | None) -> bool:
+    """`self.player.get_action(obs)` on an object the scan cannot follow (built by a library's factory): a
+    method named like a policy step, on something other than `self`, runs the policy."""
+    func = call.func
+    return (isinstance(func, ast.Attribute) and func.attr in UNFOLLOWED_POLICY_METHODS
+            and not (isinstance(func.value, ast.Name) and func.value.id in (self_name, "super")))
 
 
 def _network_at(pipeline: InlinePipeline, networks: dict[int, list[str]]) -> list[str]:
@@ -360,7 +393,8 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, l
         reasons.append("runs under torch.no_grad / inference_mode")
     if fn.id in sites.calls_module:
         score += 2
-        reasons.append("calls an nn.Module or a loaded model")
+        reasons.append(f"runs a policy through `{sites.policy_calls[fn.id]}`, an object the scan does not follow"
+                       if fn.id in sites.policy_calls else "calls an nn.Module or a loaded model")
     elif sites.model_via(fn.id):
         score += 2
         via = sites.functions.get(sites.model_via(fn.id))
@@ -476,6 +510,7 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
                                       for fn, p, _ in outermost
                                       if registered[fn.id, p.start] and covers_body(fn.node, p.start, p.end)})
     ranked = below_non_training(below_parts(below_copies(ranked), project))
+    ranked = above_their_parts(ranked, sites.parts)
     ranked = below_their_ranges(below_model_signs(ranked), {
         fid: f"{driver.path}:{pipeline.start}-{pipeline.end}" for fid, (driver, pipeline) in sites.inline_networks.items()})
     # equal scores: the class the project builds more often first (`PPO.act` before an example's `Shared.act`)

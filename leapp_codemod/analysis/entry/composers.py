@@ -1,0 +1,135 @@
+"""The function that composes the policy step ranks above the model calls it makes.
+
+A callback the framework calls again and again, or a function a driver calls in its loop, is the policy
+step when what it calls is only a part of it:
+- it runs models through two or more project functions on one path (an image encoder, then the policy on
+  the encoded latent): each is a part, the function that chains them is the step;
+- it calls a thin model wrapper (a function of at most WRAPPER_ASSIGNMENTS assignments around the model
+  call) after statements that build the wrapper's input and before a call that sends the result out
+  (`publisher.Write(cmd)`, `self.publish_action()`): the function feeds observation-derived data to the
+  model and sends out what comes back; the wrapper is its model call.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, replace
+
+from leapp_codemod.analysis.entry.loops import SINK_CALLS
+from leapp_codemod.analysis.model.index import FunctionInfo
+from leapp_codemod.model import Entrypoint
+
+WRAPPER_ASSIGNMENTS = 3
+# A function of the step's own class whose name starts with one of these sends the action out.
+SEND_WORDS = frozenset({"publish", "send", "write", "command", "actuate", "apply"})
+# Statements before the model call that build its input (reading the message, filling the observation).
+MIN_STATEMENTS_BEFORE = 2
+
+
+@dataclass(frozen=True)
+class Composer:
+    fn: FunctionInfo
+    reason: str
+
+
+def _branches(fn_node: ast.AST, target: ast.AST) -> list[tuple[int, str]]:
+    """(id of an `if`/`try`, which branch) for every conditional `target` sits in."""
+    path: list[tuple[int, str]] = []
+
+    def visit(node: ast.AST) -> bool:
+        if node is target:
+            return True
+        for name, value in ast.iter_fields(node):
+            children = value if isinstance(value, list) else [value]
+            for child in children:
+                if isinstance(child, ast.AST):
+                    if isinstance(node, (ast.If, ast.Try, ast.IfExp)) and name != "test":
+                        path.append((id(node), name))
+                        if visit(child):
+                            return True
+                        path.pop()
+                    elif visit(child):
+                        return True
+        return False
+
+    visit(fn_node)
+    return path
+
+
+def _exclusive(fn_node: ast.AST, a: ast.AST, b: ast.AST) -> bool:
+    """Do `a` and `b` sit in different branches of one conditional (never both on one path)?"""
+    branches_a = dict(_branches(fn_node, a))
+    return any(node in branches_a and branches_a[node] != branch for node, branch in _branches(fn_node, b))
+
+
+def _assignments(fn: FunctionInfo) -> int:
+    return sum(isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)) for n in fn.nodes)
+
+
+def _statements_before(fn: FunctionInfo, line: int) -> int:
+    body = fn.node.body[1:] if (fn.node.body and isinstance(fn.node.body[0], ast.Expr)
+                                and isinstance(fn.node.body[0].value, ast.Constant)) else fn.node.body
+    return sum(1 for stmt in body for n in ast.walk(stmt)
+               if isinstance(n, ast.stmt) and not isinstance(n, (ast.If, ast.Try, ast.With, ast.For, ast.While))
+               and n.lineno < line)
+
+
+def _send_after(fn: FunctionInfo, line: int) -> int | None:
+    """The line of the first call after `line` that sends something out, or None."""
+    for node in sorted((n for n in fn.nodes if isinstance(n, ast.Call) and n.lineno > line),
+                       key=lambda n: n.lineno):
+        name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+        if name in SINK_CALLS - {"print", "log", "info", "debug", "warning", "sleep", "render", "imshow"} or (
+                name.lstrip("_").split("_")[0].lower() in SEND_WORDS):
+            return node.lineno
+    return None
+
+
+def model_parts(fn: FunctionInfo, calls: list[tuple[ast.Call, list[str]]], runs_model, functions: dict
+                ) -> dict[str, Composer]:
+    """Project functions `fn` calls that are parts of its policy step: callee id -> why.
+
+    `calls`: (call node, ids of the project functions it may run); `runs_model(fid)`: does that function run
+    a model, itself or through its callees; `functions`: fid -> FunctionInfo."""
+    runners = [(node, tid) for node, tids in calls for tid in tids if tid != fn.id and runs_model(tid)]
+    out: dict[str, Composer] = {}
+    for node, tid in runners:
+        others = [(other, oid) for other, oid in runners
+                  if oid != tid and other is not node and not _exclusive(fn.node, node, other)]
+        if others:
+            names = sorted({oid.partition(":")[2] for _, oid in others})
+            out.setdefault(tid, Composer(fn, f"runs a model together with {', '.join(names)} on one path of "
+                                             f"{fn.qualname} ({fn.path}:{node.lineno}): a part of that step"))
+    for node, tid in runners:
+        callee = functions.get(tid)
+        if tid in out or callee is None or _assignments(callee) > WRAPPER_ASSIGNMENTS:
+            continue
+        sent = _send_after(fn, node.lineno)
+        if sent is not None and _statements_before(fn, node.lineno) >= MIN_STATEMENTS_BEFORE:
+            out[tid] = Composer(fn, f"a model wrapper {fn.qualname} calls ({fn.path}:{node.lineno}) between "
+                                    f"statements that build its input and a send of the result (line {sent})")
+    return out
+
+
+def above_their_parts(ranked: list[Entrypoint], parts: dict[str, Composer]) -> list[Entrypoint]:
+    """Each composer scored one point above the best of its parts (added when it was no candidate), each
+    part saying whose step it is part of."""
+    out = list(ranked)
+    by_id = {c.id: i for i, c in enumerate(out) if c.kind == "function"}
+    best: dict[str, int] = {}
+    for i, c in enumerate(out):
+        composer = parts.get(c.id) if c.kind == "function" else None
+        if composer is not None:
+            out[i] = replace(c, reasons=(*c.reasons, composer.reason))
+            best[composer.fn.id] = max(best.get(composer.fn.id, c.score), c.score)
+    for fid, score in best.items():
+        fn = next(p.fn for p in parts.values() if p.fn.id == fid)
+        names = ", ".join(sorted(part.partition(":")[2] for part, p in parts.items() if p.fn.id == fid))
+        note = (f"the policy step: feeds observation-derived data to the models it runs through {names} and "
+                f"sends out the result")
+        if fid in by_id:
+            own = out[by_id[fid]]
+            if own.score <= score:
+                out[by_id[fid]] = replace(own, score=score + 1, reasons=(*own.reasons, note))
+        else:
+            out.append(Entrypoint(fn.module, fn.qualname, fn.path, fn.node.lineno, score + 1, (note,)))
+    return out
