@@ -64,3 +64,26 @@ def test_calls_in_different_branches_are_no_chain():
     assert _exclusive(fn, calls["small"], calls["big"])
     assert not _exclusive(fn, calls["small"], calls["head"])
     assert not _exclusive(fn, calls["head"], calls["big"])
+
+
+def test_a_deploy_loop_five_calls_below_the_main_guard_through_the_drivers_own_methods_is_found(
+        tmp_path, monkeypatch):
+    want = expected("entry_deep_driver")
+    candidates = ranked(app(tmp_path, "entry_deep_driver"), monkeypatch)
+    assert candidates and candidates[0]["entry"] == want["range"]
+    assert candidates[0]["kind"] == "inline"
+    assert "calls the model `net.step` inline" in candidates[0]["reasons"][0]
+
+
+def test_a_drivers_own_methods_cost_no_depth_but_other_callees_do():
+    from types import SimpleNamespace
+
+    from leapp_codemod.analysis.entry.drivers import driver_ids
+    root = SimpleNamespace(id="app:<module>")      # driver_ids reads only the roots' ids
+    callees = {"app:<module>": {"app:main"}, "app:main": {"robot:Robot.serve"},
+               "robot:Robot.serve": {"robot:Robot._mode"}, "robot:Robot._mode": {"robot:Robot._loop", "lib:helper"},
+               "robot:Robot._loop": {"robot:Other.deep"}, "robot:Other.deep": {"robot:Other.deeper"},
+               "lib:helper": {"lib:inner"}}
+    found = driver_ids([root], callees, depth=2)
+    assert {"app:main", "robot:Robot.serve", "robot:Robot._mode", "robot:Robot._loop"} <= found
+    assert "lib:helper" not in found and "robot:Other.deep" not in found

@@ -14,11 +14,12 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, replace
 
-from leapp_codemod.analysis.entry.loops import SINK_CALLS
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.model import Entrypoint
 
 WRAPPER_ASSIGNMENTS = 3
+# Calls that send the action out of the process (not a simulator's `step`, not logging).
+SEND_CALLS = frozenset({"publish", "Write", "write", "send", "sendall", "sendto"})
 # A function of the step's own class whose name starts with one of these sends the action out.
 SEND_WORDS = frozenset({"publish", "send", "write", "command", "actuate", "apply"})
 # Statements before the model call that build its input (reading the message, filling the observation).
@@ -78,8 +79,7 @@ def _send_after(fn: FunctionInfo, line: int) -> int | None:
     for node in sorted((n for n in fn.nodes if isinstance(n, ast.Call) and n.lineno > line),
                        key=lambda n: n.lineno):
         name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
-        if name in SINK_CALLS - {"print", "log", "info", "debug", "warning", "sleep", "render", "imshow"} or (
-                name.lstrip("_").split("_")[0].lower() in SEND_WORDS):
+        if name in SEND_CALLS or name.lstrip("_").split("_")[0].lower() in SEND_WORDS:
             return node.lineno
     return None
 
@@ -90,7 +90,10 @@ def model_parts(fn: FunctionInfo, calls: list[tuple[ast.Call, list[str]]], runs_
 
     `calls`: (call node, ids of the project functions it may run); `runs_model(fid)`: does that function run
     a model, itself or through its callees; `functions`: fid -> FunctionInfo."""
-    runners = [(node, tid) for node, tids in calls for tid in tids if tid != fn.id and runs_model(tid)]
+    looped = [(loop.lineno, loop.end_lineno or loop.lineno) for loop in ast.walk(fn.node)
+              if isinstance(loop, (ast.For, ast.AsyncFor, ast.While))]
+    runners = [(node, tid) for node, tids in calls for tid in tids if tid != fn.id and runs_model(tid)
+               and not any(start <= node.lineno <= end for start, end in looped)]   # fn's own loop: a driver
     out: dict[str, Composer] = {}
     for node, tid in runners:
         others = [(other, oid) for other, oid in runners

@@ -104,13 +104,34 @@ def loops_of(fn: FunctionInfo):
 
 
 def driver_ids(roots: list[FunctionInfo], callees: dict[str, set[str]], depth: int = 3) -> set[str]:
-    """The roots plus what they call, `depth` calls deep."""
-    seen = {fn.id for fn in roots}
+    """The roots plus what they call, `depth` calls deep. A driver's calls of its own class's methods
+    (`self._run()` -> `self._run_policy_depth()`) cost no depth: they are the driver's own code."""
+    seen = _own_methods({fn.id for fn in roots}, callees)
     frontier = set(seen)
     for _ in range(depth):
         frontier = {c for fid in frontier for c in callees.get(fid, ())} - seen
+        frontier = _own_methods(frontier, callees) - seen
         seen |= frontier
     return seen
+
+
+def _class_of(fid: str) -> str | None:
+    module, _, qualname = fid.partition(":")
+    owner, dot, _ = qualname.rpartition(".")
+    return f"{module}:{owner}" if dot and "<locals>" not in qualname else None
+
+
+def _own_methods(fids: set[str], callees: dict[str, set[str]]) -> set[str]:
+    """`fids` and the methods of their classes they call, transitively."""
+    out, todo = set(fids), list(fids)
+    while todo:
+        fid = todo.pop()
+        owner = _class_of(fid)
+        for callee in callees.get(fid, ()):
+            if owner is not None and callee not in out and _class_of(callee) == owner:
+                out.add(callee)
+                todo.append(callee)
+    return out
 
 
 def builds_optimizer(cls_node: ast.ClassDef) -> bool:

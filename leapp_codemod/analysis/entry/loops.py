@@ -24,6 +24,8 @@ MODEL_WORDS = frozenset({"policy", "model", "actor", "net", "network", "agent", 
 MODEL_METHODS = frozenset({"predict", "act", "forward", "run", "infer", "inference", "predict_action",
                            "select_action", "compute_action", "compute_actions", "get_action", "get_actions",
                            "act_inference", "policy_step", "run_policy", "sample_actions"})
+# ... and on a receiver named like a model only (`self.model.step(obs)`; `env.step(a)` steps a simulator).
+MODEL_STEP = frozenset({"step"})
 # Calls whose result is a model: `policy = torch.jit.load(path)`, `runner.get_inference_policy()`.
 MODEL_LOADERS = ("jit.load", "torch.load", "InferenceSession", "get_inference_policy", "load_policy",
                  "load_model", "load_checkpoint")
@@ -85,7 +87,7 @@ def model_call(call: ast.Call, models: set[str]) -> str | None:
     if not isinstance(func, ast.Attribute):
         return None
     receiver = _final_name(func.value)
-    if func.attr in MODEL_METHODS and receiver and (receiver in models or is_model_name(receiver)):
+    if func.attr in MODEL_METHODS | MODEL_STEP and receiver and (receiver in models or is_model_name(receiver)):
         return f"{receiver}.{func.attr}"
     if func.attr not in MODEL_METHODS and is_model_name(func.attr) and not func.attr[:1].isupper():
         return ast.unparse(func)
