@@ -87,3 +87,17 @@ def test_a_drivers_own_methods_cost_no_depth_but_other_callees_do():
     found = driver_ids([root], callees, depth=2)
     assert {"app:main", "robot:Robot.serve", "robot:Robot._mode", "robot:Robot._loop"} <= found
     assert "lib:helper" not in found and "robot:Other.deep" not in found
+
+
+def test_the_agents_call_outranks_the_rollout_that_drives_it_and_a_routine_whose_result_is_only_logged(
+        tmp_path, monkeypatch):
+    want = expected("entry_rollout_and_report")
+    candidates = ranked(app(tmp_path, "entry_rollout_and_report"), monkeypatch)
+    assert candidates[0]["entry"] == want["entry"]
+    found = by_id(candidates)
+    assert any(r.startswith("runs the model and steps the environment in one loop of its own")
+               for r in found[want["rollout"]]["reasons"])
+    assert any(r.startswith("its result only reaches a logger (fly_glider.py:16)")
+               for r in found[want["logged"]]["reasons"])
+    # the episode loop's reset is bookkeeping, not pipeline code: the agent's call is not demoted below it
+    assert not any("the range around it is the policy step" in r for r in candidates[0]["reasons"])

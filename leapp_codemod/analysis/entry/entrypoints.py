@@ -51,6 +51,7 @@ from leapp_codemod.analysis.entry.receivers import (
     collect_bindings,
     local_receiver_types,
 )
+from leapp_codemod.analysis.entry.uses import only_logged, runs_rollout
 from leapp_codemod.analysis.entry.served import dotted, is_project_call, served_models
 from leapp_codemod.analysis.entry.served import served_locals as served_locals_of
 from leapp_codemod.analysis.entry.signs import (
@@ -422,6 +423,17 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, l
     elif computes_loss(fn):
         score -= 4
         reasons.append(f"computes a loss or gradients {TRAINING_CODE}")
+    logged = [(caller, line) for caller, line in loops if only_logged(caller, line, fn.name)]
+    if loops and len(logged) == len(loops):
+        score -= 4
+        reasons.append(f"its result only reaches a logger ({logged[0][0].path}:{logged[0][1]}): it reports, it "
+                       f"sends no action out")
+    rollout = runs_rollout(fn, {node.lineno for node, tids in sites.project_calls.get(fn.id, [])
+                                if any(t in sites.calls_module or sites.model_via(t) for t in tids)})
+    if rollout is not None:
+        score -= 4
+        reasons.append(f"runs the model and steps the environment in one loop of its own ({fn.path}:{rollout}): "
+                       f"a rollout that drives the policy step")
     if fn.name.lstrip("_").split("_")[0].lower() in IO_WORDS:
         score -= 4
         reasons.append(f"`{fn.name}` logs, draws or saves (I/O, not the policy step)")

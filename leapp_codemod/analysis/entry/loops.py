@@ -163,20 +163,38 @@ def _first_model_call(stmt: ast.stmt, models: set[str], is_project_call) -> str 
     return None
 
 
+# Receivers whose `step()` is no simulator's or robot's: optimizers, schedulers, the model itself.
+NOT_STEPPED = frozenset({"optimizer", "optim", "opt", "scheduler", "sched", "lr", "model", "policy", "net", "self"})
+
+
+def steps_or_resets(node: ast.AST) -> bool:
+    """Does `node` step or reset something other than a model, optimizer or scheduler (`env.step(a)`,
+    `envs[i].reset()`)?"""
+    for call in (n for n in ast.walk(node) if isinstance(n, ast.Call)):
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr in ("step", "reset"):
+            name = _final_name(func.value) or _final_name(getattr(func.value, "value", func.value)) or ""
+            words = set(name.lower().split("_"))
+            if name and not words & NOT_STEPPED:
+                return True
+    return False
+
+
 def _slice(block: list[ast.stmt], index: int) -> tuple[int, int, int]:
-    """(first index, last index, statement count) of the slice around block[index]."""
+    """(first index, last index, statement count) of the slice around block[index]. Statements that step or
+    reset an environment (episode bookkeeping around the model call) are in the slice, not in the count."""
     needed = used_names(block[index])
     first, count = index, 1
     for j in range(index - 1, -1, -1):
         if defined_names(block[j]) & needed:
             needed |= used_names(block[j])
-            first, count = j, count + 1
+            first, count = j, count + (not steps_or_resets(block[j]))
     produced = defined_names(block[index])
     last = index
     for j in range(index + 1, len(block)):
         if used_names(block[j]) & produced and not _is_sink(block[j]):
             produced |= defined_names(block[j])
-            last, count = j, count + 1
+            last, count = j, count + (not steps_or_resets(block[j]))
     return first, last, count
 
 

@@ -1,0 +1,64 @@
+"""What a candidate's caller does with it, and what a candidate does itself, that says it is no policy step.
+
+- Its result is only logged: `video = agent._wm.video_pred(batch)` then `logger.video("openl", video)`.
+  The policy step returns what is sent out as an action; a routine whose output only reaches a logger
+  draws, records or reports.
+- It runs a rollout: one of its own loops both runs the model and steps something else
+  (`action = agent(obs)` ... `env.step(a)`): it drives the policy step, it is not one.
+"""
+from __future__ import annotations
+
+import ast
+
+from leapp_codemod.analysis.entry.drivers import name_words
+from leapp_codemod.analysis.entry.loops import steps_or_resets
+from leapp_codemod.analysis.model.index import FunctionInfo
+
+# Receivers whose calls log or report (`logger.video(...)`, `writer.add_scalar(...)`, `wandb.log(...)`).
+LOGGER_WORDS = frozenset({"logger", "log", "writer", "wandb", "tb", "tensorboard", "summary", "recorder", "viz"})
+# First words of functions that log, draw or save.
+LOG_VERBS = frozenset({"log", "plot", "print", "save", "render", "draw", "write", "record", "display", "show",
+                       "visualize", "dump", "video", "add"})
+
+
+def _logging_call(call: ast.Call) -> bool:
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    if name.lstrip("_").split("_")[0].lower() in LOG_VERBS and isinstance(func, ast.Name):
+        return True
+    receiver = func.value if isinstance(func, ast.Attribute) else None
+    while isinstance(receiver, ast.Attribute):
+        receiver = receiver.value if not (name_words(receiver.attr) & LOGGER_WORDS) else None
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute) and \
+            name_words(func.value.attr) & LOGGER_WORDS:
+        return True
+    return isinstance(receiver, ast.Name) and bool(name_words(receiver.id) & LOGGER_WORDS)
+
+
+def only_logged(caller: FunctionInfo, line: int, callee_name: str) -> bool:
+    """Is the result of the call of `callee_name` on `line` of `caller` used only as arguments of logging
+    calls (and used at all)?"""
+    target = None
+    for node in caller.nodes:
+        if (isinstance(node, ast.Assign) and node.lineno == line and isinstance(node.value, ast.Call)
+                and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+            func = node.value.func
+            if (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")) == callee_name:
+                target = node.targets[0].id
+    if target is None:
+        return False
+    logged = {id(n) for call in caller.nodes if isinstance(call, ast.Call) and _logging_call(call)
+              for n in ast.walk(call) if isinstance(n, ast.Name)}
+    uses = [n for n in caller.nodes if isinstance(n, ast.Name) and n.id == target and isinstance(n.ctx, ast.Load)]
+    return bool(uses) and all(id(n) in logged for n in uses)
+
+
+def runs_rollout(fn: FunctionInfo, model_lines: set[int]) -> int | None:
+    """The line of a loop of `fn` that runs the model (a call on one of `model_lines`) and steps something
+    else in the same iteration, or None."""
+    for loop in (n for n in fn.nodes if isinstance(n, (ast.For, ast.While, ast.AsyncFor))):
+        inner = [n for stmt in loop.body for n in ast.walk(stmt)]
+        if any(getattr(n, "lineno", 0) in model_lines for n in inner if isinstance(n, ast.Call)) and any(
+                steps_or_resets(stmt) for stmt in loop.body):
+            return loop.lineno
+    return None
