@@ -101,3 +101,27 @@ def test_the_agents_call_outranks_the_rollout_that_drives_it_and_a_routine_whose
                for r in found[want["logged"]]["reasons"])
     # the episode loop's reset is bookkeeping, not pipeline code: the agent's call is not demoted below it
     assert not any("the range around it is the policy step" in r for r in candidates[0]["reasons"])
+
+
+def test_generate_names_the_send_of_a_step_that_returns_nothing():
+    import ast
+    import textwrap
+
+    import pytest
+
+    from leapp_codemod.generate.source_info import SourceError, output_structure
+    fn = ast.parse(textwrap.dedent('''
+        def on_frame(self, msg):
+            x = self.encode(msg.data)
+            cmd = self.head(x)
+            self.bus.send(cmd.tolist())
+        ''')).body[0]
+    with pytest.raises(SourceError) as caught:
+        output_structure(fn, set())
+    text = str(caught.value)
+    assert "on_frame returns nothing" in text
+    assert "it sends its result out at line 5: `self.bus.send(cmd.tolist())`" in text
+    quiet = ast.parse("def idle(self):\n    self.count = 0\n").body[0]
+    with pytest.raises(SourceError) as caught:
+        output_structure(quiet, set())
+    assert "sends" not in str(caught.value)

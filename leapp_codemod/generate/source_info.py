@@ -8,6 +8,7 @@ import keyword
 from dataclasses import dataclass
 from pathlib import Path
 
+from leapp_codemod.knowledge.io import SEND_METHODS
 from leapp_codemod.knowledge.vocab import LIBRARY_NAMES, NAME_KEEPING_CONVERSIONS
 from leapp_codemod.source.parse import decode, is_literal, parse_text
 
@@ -201,12 +202,25 @@ def _identifier(name: str | None) -> str | None:
     return cleaned
 
 
+def _send_hint(fn: ast.FunctionDef) -> str:
+    """Where a step that returns nothing sends its result out, and what to export instead."""
+    sends = [n for n in ast.walk(fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+             and n.func.attr in SEND_METHODS]
+    if not sends:
+        return ""
+    first = min(sends, key=lambda n: n.lineno)
+    return (f" (it sends its result out at line {first.lineno}: `{ast.unparse(first)}`); pass --entry with the "
+            f"function it calls to run the model, or a statement range FILE:START-END of one block that ends "
+            f"before the send")
+
+
 def output_structure(fn: ast.FunctionDef, taken: set[str]) -> tuple[tuple[OutputLeaf, ...], str, str]:
     """Output leaves, the dict literal that names them, and a note when it had to guess."""
     returns = [r for r in _returns(fn) if r.value is not None]
     note = ""
     if not returns:
-        raise SourceError(f"line {fn.lineno}: {fn.name} returns nothing; an output boundary needs a return value")
+        raise SourceError(f"line {fn.lineno}: {fn.name} returns nothing; an output boundary needs a return value"
+                          + _send_hint(fn))
     shapes = {_shape(r.value) for r in returns}
     if len(shapes) > 1:
         note = "return statements differ in structure; the last one was used"

@@ -33,6 +33,8 @@ CLOCK_FACTORIES = frozenset({"get_clock", "Clock", "ROSClock"})
 # Middleware handles built by a factory method of a node object (`self.create_publisher(...)`).
 MIDDLEWARE_FACTORIES = frozenset({"create_publisher", "create_subscription", "create_client", "create_service",
                                   "advertise", "Publisher", "ChannelPublisher", "ChannelSubscriber"})
+# Calls that send a step's result out of the process (a middleware publish, a bus or socket write).
+SEND_METHODS = frozenset({"publish", "Write", "write", "send", "sendall", "sendto"})
 LOGGING_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "fatal"})
 PATH_IO_METHODS = frozenset({"read_text", "read_bytes", "write_text", "write_bytes", "open", "unlink", "touch",
                              "mkdir", "exists", "iterdir", "glob"})

@@ -15,11 +15,10 @@ import ast
 from dataclasses import dataclass, replace
 
 from leapp_codemod.analysis.model.index import FunctionInfo
+from leapp_codemod.knowledge.io import SEND_METHODS
 from leapp_codemod.model import Entrypoint
 
 WRAPPER_ASSIGNMENTS = 3
-# Calls that send the action out of the process (not a simulator's `step`, not logging).
-SEND_CALLS = frozenset({"publish", "Write", "write", "send", "sendall", "sendto"})
 # A function of the step's own class whose name starts with one of these sends the action out.
 SEND_WORDS = frozenset({"publish", "send", "write", "command", "actuate", "apply"})
 # Statements before the model call that build its input (reading the message, filling the observation).
@@ -79,7 +78,7 @@ def _send_after(fn: FunctionInfo, line: int) -> int | None:
     for node in sorted((n for n in fn.nodes if isinstance(n, ast.Call) and n.lineno > line),
                        key=lambda n: n.lineno):
         name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
-        if name in SEND_CALLS or name.lstrip("_").split("_")[0].lower() in SEND_WORDS:
+        if name in SEND_METHODS or name.lstrip("_").split("_")[0].lower() in SEND_WORDS:
             return node.lineno
     return None
 
