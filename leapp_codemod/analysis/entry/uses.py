@@ -56,6 +56,8 @@ def only_logged(caller: FunctionInfo, line: int, callee_name: str) -> bool:
 def runs_rollout(fn: FunctionInfo, model_lines: set[int]) -> int | None:
     """The line of a loop of `fn` that runs the model (a call on one of `model_lines`) and steps something
     else in the same iteration, or None."""
+    if not model_lines:
+        return None
     for loop in (n for n in fn.nodes if isinstance(n, (ast.For, ast.While, ast.AsyncFor))):
         inner = [n for stmt in loop.body for n in ast.walk(stmt)]
         if any(getattr(n, "lineno", 0) in model_lines for n in inner if isinstance(n, ast.Call)) and any(
