@@ -125,3 +125,13 @@ def test_generate_names_the_send_of_a_step_that_returns_nothing():
     with pytest.raises(SourceError) as caught:
         output_structure(quiet, set())
     assert "sends" not in str(caught.value)
+
+
+def test_a_sim2sim_range_that_builds_the_observation_outranks_a_method_run_only_by_a_play_rollout(
+        tmp_path, monkeypatch):
+    want = expected("entry_play_and_sim2sim")
+    candidates = ranked(app(tmp_path, "entry_play_and_sim2sim"), monkeypatch)
+    assert [c["entry"] for c in candidates[:2]] == [want["range"], want["method"]]
+    reasons = candidates[1]["reasons"]
+    assert any(r.startswith("run only by simulation rollouts (the loop at quad/scripts/play.py:11") for r in reasons)
+    assert f"ranked below the range {want['range']}, which builds the observation itself (11 statements)" in reasons

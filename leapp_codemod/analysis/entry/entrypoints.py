@@ -51,7 +51,7 @@ from leapp_codemod.analysis.entry.receivers import (
     collect_bindings,
     local_receiver_types,
 )
-from leapp_codemod.analysis.entry.uses import only_logged, runs_rollout
+from leapp_codemod.analysis.entry.uses import ROLLOUT_DRIVEN, below_built_pipelines, only_logged, runs_rollout
 from leapp_codemod.analysis.entry.served import dotted, is_project_call, served_models
 from leapp_codemod.analysis.entry.served import served_locals as served_locals_of
 from leapp_codemod.analysis.entry.signs import (
@@ -428,6 +428,9 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, l
         score -= 4
         reasons.append(f"its result only reaches a logger ({logged[0][0].path}:{logged[0][1]}): it reports, it "
                        f"sends no action out")
+    if loops and all(runs_rollout(caller, {line}) is not None for caller, line in loops):
+        reasons.append(f"{ROLLOUT_DRIVEN} (the loop at {loops[0][0].path}:{loops[0][1]} also steps or resets what "
+                       f"the action drives)")
     rollout = runs_rollout(fn, {node.lineno for node, tids in sites.project_calls.get(fn.id, [])
                                 if any(t in sites.calls_module or sites.model_via(t) for t in tids)})
     if rollout is not None:
@@ -523,6 +526,8 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
                                       if registered[fn.id, p.start] and covers_body(fn.node, p.start, p.end)})
     ranked = below_non_training(below_parts(below_copies(ranked), project))
     ranked = above_their_parts(ranked, sites.parts)
+    ranked = below_built_pipelines(ranked, {f"{fn.path}:{p.start}-{p.end}": p.statements for fn, p, _ in outermost},
+                                   INLINE_NETWORK_STATEMENTS)
     ranked = below_their_ranges(below_model_signs(ranked), {
         fid: f"{driver.path}:{pipeline.start}-{pipeline.end}" for fid, (driver, pipeline) in sites.inline_networks.items()})
     # equal scores: the class the project builds more often first (`PPO.act` before an example's `Shared.act`)

@@ -5,15 +5,23 @@
   draws, records or reports.
 - It runs a rollout: one of its own loops both runs the model and steps something else
   (`action = agent(obs)` ... `env.step(a)`): it drives the policy step, it is not one.
+- It is run only by rollouts (`actions = policy(obs)` then `env.step(actions)`: the environment builds the
+  observation). When the project also writes a pipeline inline that builds the observation itself (a
+  sim2sim or deploy loop with many statements around the model call), that range is what runs on the robot:
+  the rollout-driven function ranks below it.
 """
 from __future__ import annotations
 
 import ast
 
+from dataclasses import replace
+
 from leapp_codemod.analysis.entry.drivers import name_words
 from leapp_codemod.analysis.entry.loops import steps_or_resets
 from leapp_codemod.analysis.model.index import FunctionInfo
+from leapp_codemod.model import Entrypoint
 
+ROLLOUT_DRIVEN = "run only by simulation rollouts"
 # Receivers whose calls log or report (`logger.video(...)`, `writer.add_scalar(...)`, `wandb.log(...)`).
 LOGGER_WORDS = frozenset({"logger", "log", "writer", "wandb", "tb", "tensorboard", "summary", "recorder", "viz"})
 # First words of functions that log, draw or save.
@@ -64,3 +72,21 @@ def runs_rollout(fn: FunctionInfo, model_lines: set[int]) -> int | None:
                 steps_or_resets(stmt) for stmt in loop.body):
             return loop.lineno
     return None
+
+
+def below_built_pipelines(ranked: list[Entrypoint], statements: dict[str, int], least: int) -> list[Entrypoint]:
+    """`statements`: inline range id -> statements of pipeline code. Functions run only by rollouts are put one
+    point below the best range of at least `least` statements scored at or below them, with the reason."""
+    scores = {c.id: c.score for c in ranked if c.kind == "inline" and statements.get(c.id, 0) >= least}
+    if not scores:
+        return list(ranked)
+    best_id = max(scores, key=lambda k: (scores[k], statements[k]))
+    out = []
+    for c in ranked:
+        if c.kind == "function" and c.score >= scores[best_id] and any(r.startswith(ROLLOUT_DRIVEN)
+                                                                        for r in c.reasons):
+            c = replace(c, score=scores[best_id] - 1, reasons=(
+                *c.reasons, f"ranked below the range {best_id}, which builds the observation itself "
+                            f"({statements[best_id]} statements)"))
+        out.append(c)
+    return out
