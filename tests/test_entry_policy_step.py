@@ -135,3 +135,19 @@ def test_a_sim2sim_range_that_builds_the_observation_outranks_a_method_run_only_
     reasons = candidates[1]["reasons"]
     assert any(r.startswith("run only by simulation rollouts (the loop at quad/scripts/play.py:11") for r in reasons)
     assert f"ranked below the range {want['range']}, which builds the observation itself (11 statements)" in reasons
+
+
+def test_stepping_an_environment_is_not_stepping_an_optimizer_a_scheduler_or_the_model():
+    import ast
+
+    from leapp_codemod.analysis.entry.loops import steps_or_resets
+
+    def steps(code: str) -> bool:
+        return steps_or_resets(ast.parse(code).body[0])
+    assert steps("obs, r, done, info = env.step(action)")
+    assert steps("results = [e.step(a) for e, a in zip(envs, actions)]")
+    assert steps("obs = self.sim.reset()")
+    assert not steps("x = self.noise_scheduler.step(eps, t, x).prev_sample")
+    assert not steps("optimizer.step()")
+    assert not steps("action, logs = self.model.step(frames)")
+    assert not steps("hidden = policy.reset()")
