@@ -151,3 +151,29 @@ def test_stepping_an_environment_is_not_stepping_an_optimizer_a_scheduler_or_the
     assert not steps("optimizer.step()")
     assert not steps("action, logs = self.model.step(frames)")
     assert not steps("hidden = policy.reset()")
+
+
+def test_the_class_a_command_line_default_builds_is_first_of_its_peers(tmp_path, monkeypatch):
+    want = expected("entry_cli_default")
+    candidates = ranked(app(tmp_path, "entry_cli_default"), monkeypatch)
+    assert [c["entry"] for c in candidates[:2]] == [want["entry"], want["peer"]]
+    assert "its class is the one the configs select by default (evaluate.py:24 (--algo default 'td3'))" in \
+        candidates[0]["reasons"]
+
+
+def test_argparse_choices_read_only_the_branch_the_default_takes():
+    import ast
+    import textwrap
+
+    from leapp_codemod.analysis.entry.config_choice import argparse_choices
+    tree = ast.parse(textwrap.dedent('''
+        p.add_argument("--policy-kind", default="mlp")
+        p.add_argument("--seed", default=0)
+        if args.policy_kind == "rnn":
+            net = RNNPolicy()
+        elif args.policy_kind == "mlp":
+            net = MLPPolicy(make_layers())
+        if args.seed == "x":
+            other = Other()
+        '''))
+    assert argparse_choices(tree) == {"MLPPolicy": "6 (--policy_kind default 'mlp')"}

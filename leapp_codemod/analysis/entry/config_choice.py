@@ -4,10 +4,13 @@ A library ships several policies with one step method (`BCRNNPolicy.get_action`,
 and builds one by a name from its config. The primary config's defaults list picks a file of each config
 group (`defaults: [- policy: bc_transformer_policy]` reads `policy/bc_transformer_policy.yaml` beside it), and
 that file names the class (`policy_type: BCTransformerPolicy`, or `_target_: pkg.policies.BCTransformerPolicy`).
-The configs are read as text; nothing is imported or run.
+The configs are read as text; nothing is imported or run. A command-line default chooses the same way:
+`parser.add_argument("--policy", default="TD3")` and then `if args.policy == "TD3": policy = TD3.TD3(...)`
+selects the class built under the test the default passes.
 """
 from __future__ import annotations
 
+import ast
 import os
 import re
 from dataclasses import replace
@@ -63,7 +66,40 @@ def selected_classes(project: Project) -> dict[str, str]:
                 if chosen in texts:
                     for name in named_in(texts[chosen], chosen.name):
                         out.setdefault(name, os.path.relpath(chosen))
+    for module in list(project.modules.values()):
+        for name, where in argparse_choices(module.tree).items():
+            out.setdefault(name, f"{os.path.relpath(module.path)}:{where}")
     project.memo[key] = out
+    return out
+
+
+def _string(node: ast.AST | None) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def argparse_choices(tree: ast.Module) -> dict[str, str]:
+    """Class name -> `line (--flag default 'value')` for classes built under `if args.flag == default:`."""
+    defaults: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument":
+            flag = next((_string(a) for a in node.args if (_string(a) or "").startswith("--")), None)
+            value = next((_string(k.value) for k in node.keywords if k.arg == "default"), None)
+            if flag and value:
+                defaults[flag.lstrip("-").replace("-", "_")] = value
+    out: dict[str, str] = {}
+    if not defaults:
+        return out
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.If) and isinstance(node.test, ast.Compare) and len(node.test.ops) == 1
+                and isinstance(node.test.ops[0], ast.Eq) and isinstance(node.test.left, ast.Attribute)):
+            continue
+        dest, value = node.test.left.attr, _string(node.test.comparators[0])
+        if dest not in defaults or value != defaults[dest]:
+            continue
+        for call in (n for stmt in node.body for n in ast.walk(stmt) if isinstance(n, ast.Call)):
+            name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
+            if name[:1].isupper():
+                out.setdefault(name, f"{node.lineno} (--{dest} default '{value}')")
     return out
 
 
