@@ -478,9 +478,9 @@ def locate(tree: ast.Module, path: str, start: int, end: int, n_lines: int) -> I
                          "inside a function, a loop or module-level code")
     inputs, state, constants, outputs = classify(found, start, end, scope, loop)
     self_name = _self_param(scope) if class_name else None
-    if self_name in inputs:      # the instance is context, never an exported input
-        inputs = tuple(n for n in inputs if n != self_name)
-        constants = (self_name, *constants)
+    if self_name in (*inputs, *state, *outputs):   # the instance is context, never an exported input or state
+        inputs, state, outputs = (tuple(n for n in names if n != self_name) for names in (inputs, state, outputs))
+        constants = (self_name, *(n for n in constants if n != self_name))
     return InlineRange(path=path, start=start, end=end,
                        statements=tuple(found.block[found.first:found.last + 1]), block=found.block,
                        first=found.first, scope=scope, scope_qualname=".".join(scope_names),
