@@ -143,3 +143,12 @@ def test_an_inline_range_that_updates_self_follows_the_objects_on_self(tmp_path,
     assert not any(path == "frames.py" for path, _, _ in hits)   # the unrelated top-level `buffers` package
     bound = {(b.line, b.targets) for b in result.bound_calls}
     assert (42, ("main:Net.forward_policy",)) in bound   # the network attached through a setter
+
+
+def test_values_a_thread_or_key_handler_writes_into_nested_objects_are_inputs(tmp_path, monkeypatch):
+    result = scan(tmp_path, "teleop_app", "teleop.node:TeleopNode.act", monkeypatch)
+    hits = found(result)
+    assert {("node.py", 35, "LCM102"), ("node.py", 36, "LCM102")} <= hits   # lists the polling thread fills
+    assert ("node.py", 37, "LCM102") in hits       # a target the inherited key handler nudges
+    assert ("node.py", 40, "LCM702") in hits
+    assert ("node.py", 33, "LCM201") not in hits   # a toggled flag is a mode, not pipeline data

@@ -7,7 +7,7 @@ or known types. The analysis repeats over the reachable functions until no fact 
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from leapp_codemod.analysis.model.class_state import (
     callback_inputs, foreign_writes, live_state_attrs, mutated_attrs, tensor_items,
@@ -216,6 +216,7 @@ class Analysis:
     facts: Facts = field(default_factory=Facts)
     reachable: dict[str, FunctionInfo] = field(default_factory=dict)
     seeded: set[str] = field(default_factory=set)
+    entry_methods: set[tuple[str, str]] = field(default_factory=set)   # (class id, method) of the roots
     mutated: set[str] = field(default_factory=set)   # attribute names written after construction somewhere
     flags: dict[str, dict[str, set]] = field(default_factory=dict)  # module -> its constant flags
     pass_envs: dict[str, Env] = field(default_factory=dict)      # local facts computed by the current pass
@@ -252,13 +253,22 @@ class Analysis:
             attrs |= cls.buffers | cls.parameters
             attrs |= {a for a, v in cls.class_attrs.items() if tensor_like(v, self.project, mod)}
             attrs |= tensor_items(cls, lambda value, m=mod: tensor_like(value, self.project, m))
-            attrs = (attrs & self.mutated) | callback_inputs(cls) | live_state_attrs(cls, external_namer(self.project, mod))
+            attrs = (attrs & self.mutated) | callback_inputs(self._with_inherited(cls), frozenset(m for c, m in self.entry_methods if c == cls.id)) | live_state_attrs(cls, external_namer(self.project, mod))
             if attrs:
                 self.facts.data_attrs.setdefault(cls.id, set()).update(attrs)
         for mod in fresh:
             tensors = {name for name, value in mod.globals.items() if tensor_like(value, self.project, mod)}
             if tensors:
                 self.facts.data_globals[mod.name] = tensors
+
+    def _with_inherited(self, cls):
+        """The class with the methods it inherits from project bases (its own win): a handler a base class
+        defines is registered by the subclass (`Listener(on_press=self.on_key)`)."""
+        bases = self.project.mro(cls)[1:]
+        if not bases:
+            return cls
+        methods = {name: fn for klass in reversed(bases) for name, fn in klass.methods.items()}
+        return replace(cls, methods={**methods, **cls.methods})
 
     def add_reachable(self, fn: FunctionInfo) -> None:
         if fn.id not in self.reachable:
@@ -369,6 +379,7 @@ class Analysis:
         """Grow the facts until nothing changes (or for `rounds` passes). Facts only grow and are finite,
         so the fixpoint is reached whatever the call depth; functions found during a pass are analyzed
         in that same pass, so a call chain resolves in one."""
+        self.entry_methods |= {(f"{r.module}:{r.class_name}", r.name) for r in roots if r.class_name}
         self.seed_class_state()
         for fid, params in data_params.items():
             self.facts.data_params.setdefault(fid, set()).update(params)
