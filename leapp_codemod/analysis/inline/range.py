@@ -367,14 +367,8 @@ def classify(found: _Found, start: int, end: int, scope: ast.AST, loop: ast.AST 
     statements = found.block[found.first:found.last + 1]
     events = uses(statements)
     written_in = {n for n, k, _ in events if k in "wm"}
-    maybe = _conditional_writes(statements)
     read_first: list[str] = []
-    seen_w: set[str] = set()
-    for name, kind, line in events:
-        if kind == "w" and (name, line) not in maybe:
-            seen_w.add(name)
-        elif kind == "r" and name not in seen_w and name not in read_first:
-            read_first.append(name)
+    _first_reads(statements, set(), read_first)
     fresh = _fresh_readings(statements)
     module_level = isinstance(scope, ast.Module)
     scope_events = uses(_scope_statements(scope))
@@ -444,15 +438,62 @@ def _fresh_readings(statements: list[ast.stmt]) -> set[str]:
     return fresh - other
 
 
-def _conditional_writes(statements: list[ast.stmt]) -> set[tuple[str, int]]:
-    """(name, line) of writes that not every iteration runs: inside an `if`, a loop or a `try` of the range.
-    A read after such a write may still see the value of an earlier iteration (a feature reused on frames
-    without a new camera image)."""
-    out: set[tuple[str, int]] = set()
+_EXITS = (ast.Continue, ast.Break, ast.Return, ast.Raise)
+
+
+def _first_reads(statements: list[ast.stmt], written: set[str], out: list[str]) -> set[str]:
+    """Names some path reads before a write on that path has set them (added to `out` in first-use order):
+    what an iteration of the range takes from the one before. `written` holds the names every path has set so
+    far; the names every path through `statements` sets are returned. A write under an `if`, in a loop body
+    or a `try` covers the reads after it in the same block only (a feature reused on frames without a new
+    camera image is carried); an inner loop's target and a branch's local written before each read are not."""
+    written = set(written)
+
+    def reads(nodes) -> None:
+        for name, kind, _ in uses(nodes):
+            if kind == "w":
+                written.add(name)
+            elif kind == "r" and name not in written and name not in out:
+                out.append(name)
+
     for stmt in statements:
-        if isinstance(stmt, (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, getattr(ast, "TryStar", ast.Try))):
-            out |= {(n, line) for n, k, line in uses([stmt]) if k == "w"}
-    return out
+        if isinstance(stmt, ast.If):
+            reads([stmt.test])
+            body = _first_reads(stmt.body, written, out)
+            orelse = _first_reads(stmt.orelse, written, out)
+            if _exits(stmt.body):
+                written |= orelse
+            elif _exits(stmt.orelse):
+                written |= body
+            else:
+                written |= body & orelse
+        elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+            reads([stmt.iter])
+            inner = set(written)
+            for name, kind, _ in uses([stmt.target]):
+                inner.add(name)
+            _first_reads(stmt.body, inner, out)
+            _first_reads(stmt.orelse, written, out)
+        elif isinstance(stmt, ast.While):
+            reads([stmt.test])
+            _first_reads(stmt.body, written, out)
+            _first_reads(stmt.orelse, written, out)
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            reads(stmt.items)
+            written |= _first_reads(stmt.body, written, out)
+        elif isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            _first_reads(stmt.body, written, out)
+            for handler in stmt.handlers:
+                _first_reads(handler.body, written | ({handler.name} if handler.name else set()), out)
+            _first_reads(stmt.orelse, written, out)
+            written |= _first_reads(stmt.finalbody, written, out)
+        else:
+            reads([stmt])
+    return written
+
+
+def _exits(block: list[ast.stmt]) -> bool:
+    return bool(block) and isinstance(block[-1], _EXITS)
 
 
 def locate(tree: ast.Module, path: str, start: int, end: int, n_lines: int) -> InlineRange:
