@@ -148,7 +148,14 @@ def test_an_inline_range_that_updates_self_follows_the_objects_on_self(tmp_path,
 def test_values_a_thread_or_key_handler_writes_into_nested_objects_are_inputs(tmp_path, monkeypatch):
     result = scan(tmp_path, "teleop_app", "teleop.node:TeleopNode.act", monkeypatch)
     hits = found(result)
-    assert {("node.py", 35, "LCM102"), ("node.py", 36, "LCM102")} <= hits   # lists the polling thread fills
-    assert ("node.py", 37, "LCM102") in hits       # a target the inherited key handler nudges
-    assert ("node.py", 40, "LCM702") in hits
-    assert ("node.py", 33, "LCM201") not in hits   # a toggled flag is a mode, not pipeline data
+    assert {("node.py", 37, "LCM102"), ("node.py", 38, "LCM102")} <= hits   # lists the polling thread fills
+    assert ("node.py", 39, "LCM102") in hits       # a target the inherited key handler nudges
+    assert ("node.py", 43, "LCM702") in hits
+    assert ("node.py", 35, "LCM201") not in hits   # a toggled flag is a mode, not pipeline data
+
+
+def test_a_function_handed_to_a_thread_runs_on_the_data_it_is_handed(tmp_path, monkeypatch):
+    result = scan(tmp_path, "teleop_app", "teleop.node:TeleopNode.act", monkeypatch)
+    hits = found(result)
+    assert ("recorder.py", 13, "LCM901") in hits       # np.save in the thread's target, on the observation
+    assert ("recorder.py", 18, "LCM701") not in hits   # the list of thread handles holds no pipeline data

@@ -25,6 +25,7 @@ from leapp_codemod.analysis.model.tensor_values import external_namer, tensor_li
 from leapp_codemod.analysis.model.walk import (
     UNKNOWN, binding_nodes, is_property, is_self_attr, iter_nodes, self_name_of,
 )
+from leapp_codemod.knowledge.io import THREAD_HANDOFFS
 from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS
 from leapp_codemod.analysis.model.settings import class_settings, dict_defaults, module_flags, unpacked_items
 
@@ -348,6 +349,11 @@ class Analysis:
 
     def _propagate_call(self, ctx: FunctionContext, call: ast.Call) -> None:
         facts = self.facts
+        handoff = THREAD_HANDOFFS.get(ctx.call_name(call) or "") if call.keywords or len(call.args) > 1 else None
+        if handoff is not None:
+            handed = handed_call(call, handoff)
+            if handed is not None:   # `Thread(target=self.save, args=(img,))` runs `self.save(img)`
+                self._propagate_call(ctx, handed)
         for callee in ctx.resolve_call(call):
             self.add_reachable(callee)
             facts.callers.setdefault(callee.id, set()).add(ctx.fn.id)
@@ -544,3 +550,15 @@ def entry_data_params(fn: FunctionInfo) -> set[str]:
         params = [*params, fn.node.args.kwarg.arg]
     self_name = self_name_of(fn)
     return {p for p in params if p != self_name}
+
+
+def handed_call(call: ast.Call, handoff: tuple[str, int, str, int]) -> ast.Call | None:
+    """The call a thread or process will make: `Thread(target=f, args=(a, b))` as `f(a, b)`."""
+    func_kw, func_pos, args_kw, args_pos = handoff
+    keywords = {k.arg: k.value for k in call.keywords}
+    func = keywords.get(func_kw, call.args[func_pos] if len(call.args) > func_pos else None)
+    args = keywords.get(args_kw, call.args[args_pos] if len(call.args) > args_pos else None)
+    if func is None or isinstance(func, ast.Constant):
+        return None
+    elts = list(args.elts) if isinstance(args, (ast.Tuple, ast.List)) else []
+    return ast.copy_location(ast.Call(func=func, args=elts, keywords=[]), call)
