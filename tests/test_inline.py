@@ -312,3 +312,25 @@ def test_carried_means_some_path_reads_before_a_write_on_that_path():
     _, rng = read_range("m.py", source, 5, 21)
     assert rng.state == ("thrust",)          # refreshed every 4th step, reused on the others
     assert not {"rotor", "gain", "scale", "weights", "total"} & set(rng.inputs + rng.state)
+
+
+def test_a_value_refreshed_on_every_kth_step_is_reported_as_carried(tmp_path, monkeypatch):
+    from leapp_codemod.scan import scan_project
+    lines = [
+        "import numpy as np",                                   # 1
+        "def fly(drone, net, steps):",                          # 2
+        "    thrust = None",                                    # 3
+        "    for k in range(steps):",                           # 4
+        "        imu = drone.imu()",                            # 5
+        "        if k % 4 == 0:",                               # 6
+        "            thrust = net(imu)",                        # 7
+        "        weights = np.ones(3)",                         # 8
+        "        weights = weights / weights.sum()",            # 9
+        "        drone.send(thrust * weights)",                 # 10
+    ]
+    (tmp_path / "flight.py").write_text("\n".join(lines) + "\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("LEAPP_CODEMOD_CACHE_DIR", str(tmp_path / "cache"))
+    found = {(f.line, f.code) for f in scan_project(["."], entry="flight.py:6-10").findings}
+    assert (7, "LCM702") in found          # written on every 4th step, read on the others
+    assert not {(8, "LCM702"), (9, "LCM702")} & found

@@ -180,8 +180,10 @@ class _Walk:
 
     @staticmethod
     def _varies(test: ast.expr, ctx: FunctionContext) -> bool:
-        """Can the condition differ from one call to the next? Pipeline data and state can."""
-        return ctx.is_data(test)
+        """Can the condition differ from one call to the next? Pipeline data, state and a number an inline
+        range takes from its loop (`if t % query_every == 0:` of a step counter) can."""
+        varying = {name for name, changes in ctx.fn.numbers.items() if changes} | set(ctx.fn.carried)
+        return ctx.is_data(test) or any(isinstance(n, ast.Name) and n.id in varying for n in ast.walk(test))
 
 
 def _fills(index: ast.expr, ctx: FunctionContext) -> bool:
