@@ -7,10 +7,10 @@ or known types. The analysis repeats over the reachable functions until no fact 
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from leapp_codemod.analysis.model.class_state import (
-    callback_inputs, foreign_writes, live_state_attrs, mutated_attrs, tensor_items,
+    callback_inputs, foreign_writes, live_state_attrs, mutated_attrs, tensor_items, with_inherited,
 )
 from leapp_codemod.analysis.model.config_values import CONFIG_KEY, CONFIG_LOCALS, config_key, function_config_constants
 from leapp_codemod.analysis.infer.context import FunctionContext
@@ -26,6 +26,7 @@ from leapp_codemod.analysis.model.walk import (
     UNKNOWN, binding_nodes, is_property, is_self_attr, iter_nodes, self_name_of,
 )
 from leapp_codemod.knowledge.io import THREAD_HANDOFFS
+from leapp_codemod.analysis.model.resolve_sites import handed_call
 from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS
 from leapp_codemod.analysis.model.settings import class_settings, dict_defaults, module_flags, unpacked_items
 
@@ -254,22 +255,13 @@ class Analysis:
             attrs |= cls.buffers | cls.parameters
             attrs |= {a for a, v in cls.class_attrs.items() if tensor_like(v, self.project, mod)}
             attrs |= tensor_items(cls, lambda value, m=mod: tensor_like(value, self.project, m))
-            attrs = (attrs & self.mutated) | callback_inputs(self._with_inherited(cls), frozenset(m for c, m in self.entry_methods if c == cls.id)) | live_state_attrs(cls, external_namer(self.project, mod))
+            attrs = (attrs & self.mutated) | callback_inputs(with_inherited(self.project, cls), frozenset(m for c, m in self.entry_methods if c == cls.id)) | live_state_attrs(cls, external_namer(self.project, mod))
             if attrs:
                 self.facts.data_attrs.setdefault(cls.id, set()).update(attrs)
         for mod in fresh:
             tensors = {name for name, value in mod.globals.items() if tensor_like(value, self.project, mod)}
             if tensors:
                 self.facts.data_globals[mod.name] = tensors
-
-    def _with_inherited(self, cls):
-        """The class with the methods it inherits from project bases (its own win): a handler a base class
-        defines is registered by the subclass (`Listener(on_press=self.on_key)`)."""
-        bases = self.project.mro(cls)[1:]
-        if not bases:
-            return cls
-        methods = {name: fn for klass in reversed(bases) for name, fn in klass.methods.items()}
-        return replace(cls, methods={**methods, **cls.methods})
 
     def add_reachable(self, fn: FunctionInfo) -> None:
         if fn.id not in self.reachable:
@@ -551,14 +543,3 @@ def entry_data_params(fn: FunctionInfo) -> set[str]:
     self_name = self_name_of(fn)
     return {p for p in params if p != self_name}
 
-
-def handed_call(call: ast.Call, handoff: tuple[str, int, str, int]) -> ast.Call | None:
-    """The call a thread or process will make: `Thread(target=f, args=(a, b))` as `f(a, b)`."""
-    func_kw, func_pos, args_kw, args_pos = handoff
-    keywords = {k.arg: k.value for k in call.keywords}
-    func = keywords.get(func_kw, call.args[func_pos] if len(call.args) > func_pos else None)
-    args = keywords.get(args_kw, call.args[args_pos] if len(call.args) > args_pos else None)
-    if func is None or isinstance(func, ast.Constant):
-        return None
-    elts = list(args.elts) if isinstance(args, (ast.Tuple, ast.List)) else []
-    return ast.copy_location(ast.Call(func=func, args=elts, keywords=[]), call)

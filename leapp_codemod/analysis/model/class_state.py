@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import replace
 
 from leapp_codemod.analysis.model.index import ClassInfo
 from leapp_codemod.knowledge.io import LIVE_STATE_CONSTRUCTORS
@@ -269,3 +270,13 @@ def foreign_writes(module) -> set[str]:
                         and target.value.id not in ("self", "cls"):
                     out.add(target.attr)        # `state.q` on a local or a parameter
     return out
+
+
+def with_inherited(project, cls: ClassInfo) -> ClassInfo:
+    """The class with the methods it inherits from project bases (its own win): a handler a base class
+    defines is registered by the subclass (`Listener(on_press=self.on_key)`)."""
+    bases = project.mro(cls)[1:]
+    if not bases:
+        return cls
+    methods = {name: fn for klass in reversed(bases) for name, fn in klass.methods.items()}
+    return replace(cls, methods={**methods, **cls.methods})
