@@ -35,15 +35,28 @@ class _Walk:
     written_names: set[str] = field(default_factory=set)         # loop-carried names with one
     family: dict[str, set[str]] = field(default_factory=dict)    # class id -> ids of its MRO
     statements: int = 0
+    walked: set[tuple[str, frozenset, frozenset]] = field(default_factory=set)
+    none_params: frozenset = frozenset()     # parameters of the function being walked that are None here
+    given_params: frozenset = frozenset()    # ... and that this call sets to a value that is not None
 
-    def function(self, fn: FunctionInfo, guarded: bool, depth: int) -> None:
-        if fn.id in self.order.visited or depth > MAX_DEPTH:
+    def function(self, fn: FunctionInfo, guarded: bool, depth: int, none: frozenset = frozenset(),
+                 given: frozenset = frozenset()) -> None:
+        """Walk `fn` the first time it is reached, and again when a call decides its `if param is None:`
+        blocks differently (`publish(cmd)` and `publish()` read different attributes)."""
+        key = (fn.id, none, given)
+        if key in self.walked or depth > MAX_DEPTH or (fn.id in self.order.visited and not (none or given)):
             return
+        self.walked.add(key)
         self.order.visited.add(fn.id)
         ctx = self.contexts(fn)
         if ctx.cls is not None and ctx.cls.id not in self.family:
             self.family[ctx.cls.id] = {k.id for k in ctx.project.mro(ctx.cls)}
-        self.block(fn.node.body, ctx, guarded, depth)
+        outer = (self.none_params, self.given_params)
+        self.none_params, self.given_params = none, given
+        try:
+            self.block(fn.node.body, ctx, guarded, depth)
+        finally:
+            self.none_params, self.given_params = outer
 
     # ------------------------------------------------------------------ statements
     def block(self, stmts: list[ast.stmt], ctx: FunctionContext, guarded: bool, depth: int) -> None:
@@ -60,7 +73,7 @@ class _Walk:
             self.expr(node.test, ctx, guarded, depth)
             inner = guarded or self._varies(node.test, ctx)
             skipped = training_only_block(node, ctx.self_name) or constant_flag_block(
-                node, ctx.fn, ctx.facts.param_constants.get(ctx.fn.id))
+                node, ctx.fn, ctx.facts.param_constants.get(ctx.fn.id)) or self._none_test(node.test)
             if skipped != "body":
                 self.block(node.body, ctx, inner, depth)
             if skipped != "orelse":
@@ -161,7 +174,21 @@ class _Walk:
         except RecursionError:
             return
         for callee in callees:
-            self.function(callee, guarded, depth + 1)
+            none, given = _none_arguments(callee, call)
+            self.function(callee, guarded, depth + 1, none, given)
+
+    def _none_test(self, test: ast.expr) -> str | None:
+        """The branch of `if param is None:` / `if param is not None:` this call never takes."""
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name)
+                and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None
+                and isinstance(test.ops[0], (ast.Is, ast.IsNot))):
+            return None
+        name, negated = test.left.id, isinstance(test.ops[0], ast.IsNot)
+        if name in self.none_params:
+            return "body" if negated else "orelse"
+        if name in self.given_params:
+            return "orelse" if negated else "body"
+        return None
 
     # ------------------------------------------------------------------ events
     def read(self, attr: str, ctx: FunctionContext, line: int) -> None:
@@ -229,3 +256,24 @@ def access_order(entry: FunctionInfo, contexts) -> AccessOrder | None:
     walk = _Walk(contexts)
     walk.function(entry, False, 0)
     return walk.order if walk.statements <= MAX_STATEMENTS else None
+
+
+def _none_arguments(callee: FunctionInfo, call: ast.Call) -> tuple[frozenset, frozenset]:
+    """(parameters None at this call: left to a None default or passed None, parameters given a value that is
+    never None: a literal, a call, an operation), as far as the call's own text tells."""
+    args = callee.node.args
+    positional = [a.arg for a in (*args.posonlyargs, *args.args)]
+    if callee.is_method and positional:
+        positional = positional[1:]
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return frozenset(), frozenset()
+    passed = dict(zip(positional, call.args))
+    passed.update({k.arg: k.value for k in call.keywords})
+    defaults = dict(zip(reversed([a.arg for a in (*args.posonlyargs, *args.args)]), reversed(args.defaults)))
+    defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+    none = {p for p, d in defaults.items() if p not in passed and isinstance(d, ast.Constant) and d.value is None}
+    none |= {p for p, v in passed.items() if isinstance(v, ast.Constant) and v.value is None}
+    given = {p for p, v in passed.items() if not isinstance(v, (ast.Name, ast.Attribute, ast.Subscript, ast.IfExp,
+                                                                 ast.BoolOp, ast.Constant, ast.Starred))
+             or isinstance(v, ast.Constant) and v.value is not None}
+    return frozenset(none), frozenset(given)
