@@ -242,6 +242,13 @@ SCRATCH_NOT_STATE = {
         "    def send(self, cmd=None):\n        if cmd is None:\n            cmd = self.cmd\n        return cmd * 1.0\n"
         "    def step(self, obs):\n        out = self.send()\n        self.cmd = obs * 2  # error: inplace-state\n"
         "        return out + self.send(torch.ones(2))\n"),
+    # a branch that returns early writes the attribute; the read after the `if` runs only when it does not
+    "write-in-an-early-return-branch-covers-nothing-after": (
+        "import torch\nclass P:\n    def __init__(self):\n        self.paused = False\n        self.last = torch.zeros(2)\n"
+        "    def on_pause(self, msg):\n        self.paused = True\n"
+        "    def hold(self):\n        self.last = torch.zeros(2)\n        return self.last\n"
+        "    def step(self, obs):\n        if self.paused:\n            return self.hold()\n"
+        "        out = obs + self.last\n        self.last = out  # error: inplace-state\n        return out\n"),
 }
 
 
