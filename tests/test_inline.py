@@ -283,3 +283,54 @@ def test_a_range_file_may_be_named_from_the_scanned_folder(tmp_path, monkeypatch
     assert '"deploy/play.py:32-36"' in (tmp_path / "inline_state" / "integration.py").read_text()
     missing = CliRunner().invoke(main, ["scan", "deploy", "--entry", "nowhere.py:1-2"])
     assert missing.exit_code == 2 and "nowhere.py: no such file" in missing.output
+
+
+def test_carried_means_some_path_reads_before_a_write_on_that_path():
+    source = (
+        "import numpy as np\n"                                      # 1
+        "def fly(drone, net, steps):\n"                             # 2
+        "    thrust = None\n"                                       # 3
+        "    for k in range(steps):\n"                              # 4
+        "        imu = drone.imu()\n"                               # 5
+        "        if k % 4 == 0:\n"                                  # 6
+        "            thrust = net(imu)\n"                           # 7
+        "            scale = 1.0\n"                                 # 8
+        "        else:\n"                                           # 9
+        "            scale = 0.5\n"                                 # 10
+        "        parts = []\n"                                      # 11
+        "        for rotor in drone.rotors:\n"                      # 12
+        "            rotor = rotor * scale\n"                       # 13
+        "            gain = rotor + 1\n"                            # 14
+        "            parts.append(gain * thrust)\n"                 # 15
+        "        if not parts:\n"                                   # 16
+        "            continue\n"                                    # 17
+        "        total = sum(parts)\n"                              # 18
+        "        weights = np.ones(3)\n"                            # 19
+        "        weights = weights / weights.sum()\n"               # 20
+        "        drone.send(total * weights)\n"                     # 21
+    )
+    _, rng = read_range("m.py", source, 5, 21)
+    assert rng.state == ("thrust",)          # refreshed every 4th step, reused on the others
+    assert not {"rotor", "gain", "scale", "weights", "total"} & set(rng.inputs + rng.state)
+
+
+def test_a_value_refreshed_on_every_kth_step_is_reported_as_carried(tmp_path, monkeypatch):
+    from leapp_codemod.scan import scan_project
+    lines = [
+        "import numpy as np",                                   # 1
+        "def fly(drone, net, steps):",                          # 2
+        "    thrust = None",                                    # 3
+        "    for k in range(steps):",                           # 4
+        "        imu = drone.imu()",                            # 5
+        "        if k % 4 == 0:",                               # 6
+        "            thrust = net(imu)",                        # 7
+        "        weights = np.ones(3)",                         # 8
+        "        weights = weights / weights.sum()",            # 9
+        "        drone.send(thrust * weights)",                 # 10
+    ]
+    (tmp_path / "flight.py").write_text("\n".join(lines) + "\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("LEAPP_CODEMOD_CACHE_DIR", str(tmp_path / "cache"))
+    found = {(f.line, f.code) for f in scan_project(["."], entry="flight.py:6-10").findings}
+    assert (7, "LCM702") in found          # written on every 4th step, read on the others
+    assert not {(8, "LCM702"), (9, "LCM702")} & found

@@ -132,3 +132,30 @@ def test_a_buffer_filled_in_place_then_rebound_from_itself_is_still_a_filled_buf
     assert not any(code == "LCM703" for line, code in by_line if line in (18, 20))  # wrist, offset: not buffers
     fix = next(f.fix for f in result.findings if f.code == "LCM703" and f.line == 14)
     assert "rebound" in fix and "FunctionPatch of `act`" in fix   # run would not keep it as state
+
+
+def test_an_inline_range_that_updates_self_follows_the_objects_on_self(tmp_path, monkeypatch):
+    result = scan(tmp_path, "station_app", "station/loop.py:38-46", monkeypatch)
+    hits = found(result)
+    assert {("buffers.py", 11, "LCM701"), ("buffers.py", 12, "LCM701")} <= hits   # the factory's frame stack
+    assert ("loop.py", 44, "LCM702") in hits      # self.heading carried to the next iteration
+    assert ("loop.py", 45, "LCM301") in hits      # np.array of a list holding pipeline values
+    assert not any(path == "frames.py" for path, _, _ in hits)   # the unrelated top-level `buffers` package
+    bound = {(b.line, b.targets) for b in result.bound_calls}
+    assert (42, ("main:Net.forward_policy",)) in bound   # the network attached through a setter
+
+
+def test_values_a_thread_or_key_handler_writes_into_nested_objects_are_inputs(tmp_path, monkeypatch):
+    result = scan(tmp_path, "teleop_app", "teleop.node:TeleopNode.act", monkeypatch)
+    hits = found(result)
+    assert {("node.py", 37, "LCM102"), ("node.py", 38, "LCM102")} <= hits   # lists the polling thread fills
+    assert ("node.py", 39, "LCM102") in hits       # a target the inherited key handler nudges
+    assert ("node.py", 43, "LCM702") in hits
+    assert ("node.py", 35, "LCM201") not in hits   # a toggled flag is a mode, not pipeline data
+
+
+def test_a_function_handed_to_a_thread_runs_on_the_data_it_is_handed(tmp_path, monkeypatch):
+    result = scan(tmp_path, "teleop_app", "teleop.node:TeleopNode.act", monkeypatch)
+    hits = found(result)
+    assert ("recorder.py", 13, "LCM901") in hits       # np.save in the thread's target, on the observation
+    assert ("recorder.py", 18, "LCM701") not in hits   # the list of thread handles holds no pipeline data

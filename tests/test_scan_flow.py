@@ -230,6 +230,25 @@ SCRATCH_NOT_STATE = {
         "import numpy as np\nWRIST = [4, 5]\nclass P:\n    def __init__(self):\n        self.pose = np.zeros(6)\n"
         "    def step(self, wrist, delta):\n        self.pose[WRIST] = wrist  # error: inplace-state\n"
         "        self.pose = self.pose + delta  # error: inplace-state\n        return self.pose\n"),
+    # a helper reads the attribute only when called without a value; the call that passes one comes first
+    "default-none-read-after-the-write": (
+        "import torch\nclass P:\n    def __init__(self):\n        self.cmd = torch.zeros(2)\n"
+        "    def send(self, cmd=None):\n        if cmd is None:\n            cmd = self.cmd\n        return cmd * 1.0\n"
+        "    def step(self, obs):\n        self.send(torch.zeros(2))\n        self.cmd = obs * 2\n"
+        "        out = self.send()\n        self.cmd = torch.zeros(2)\n        return out\n"),
+    # ... and the same helper called without a value before the write reads the previous call's value
+    "default-none-read-before-the-write": (
+        "import torch\nclass P:\n    def __init__(self):\n        self.cmd = torch.zeros(2)\n"
+        "    def send(self, cmd=None):\n        if cmd is None:\n            cmd = self.cmd\n        return cmd * 1.0\n"
+        "    def step(self, obs):\n        out = self.send()\n        self.cmd = obs * 2  # error: inplace-state\n"
+        "        return out + self.send(torch.ones(2))\n"),
+    # a branch that returns early writes the attribute; the read after the `if` runs only when it does not
+    "write-in-an-early-return-branch-covers-nothing-after": (
+        "import torch\nclass P:\n    def __init__(self):\n        self.paused = False\n        self.last = torch.zeros(2)\n"
+        "    def on_pause(self, msg):\n        self.paused = True\n"
+        "    def hold(self):\n        self.last = torch.zeros(2)\n        return self.last\n"
+        "    def step(self, obs):\n        if self.paused:\n            return self.hold()\n"
+        "        out = obs + self.last\n        self.last = out  # error: inplace-state\n        return out\n"),
 }
 
 

@@ -39,3 +39,12 @@ LOGGING_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "excep
 PATH_IO_METHODS = frozenset({"read_text", "read_bytes", "write_text", "write_bytes", "open", "unlink", "touch",
                              "mkdir", "exists", "iterdir", "glob"})
 FILE_METHODS = frozenset({"read", "readline", "readlines", "write", "writelines", "flush"})
+
+# Calls that hand a function and its arguments to another thread or process: the function runs outside the
+# traced call (what it does with pipeline data is dropped from the export), and the call returns a handle,
+# never data. name -> (function keyword, its position, arguments keyword, their position).
+THREAD_HANDOFFS = {
+    "threading.Thread": ("target", 1, "args", 3),
+    "threading.Timer": ("function", 1, "args", 2),
+    "multiprocessing.Process": ("target", 1, "args", 3),
+}

@@ -65,6 +65,8 @@ NDARRAY_RESULT_METHODS = NDARRAY_METHODS & {"astype", "reshape", "copy", "transp
 # Methods of a Python list/deque/dict/set that change it in place.
 CONTAINER_MUTATORS = frozenset({"append", "appendleft", "extend", "extendleft", "insert", "pop", "popleft",
                                 "clear", "remove", "rotate", "update", "setdefault", "add", "discard"})
+# ndarray methods that change only the array's flags (writeable, aligned): no value goes in or out.
+NDARRAY_FLAG_METHODS = frozenset({"setflags"})
 # Trailing-underscore methods that change a tensor's flags, not its values: not in-place writes.
 INPLACE_EXCEPTIONS = frozenset({"requires_grad_", "share_memory_", "retain_grad_"})
 # In-place tensor methods that overwrite every element (given one argument): the old value is not read.

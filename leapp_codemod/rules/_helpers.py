@@ -68,6 +68,8 @@ def filled_local_list(arg: ast.expr, ctx) -> bool:
     separate Python values, not one traced array."""
     if ctx.is_state_container(arg) or ctx.is_message_field(arg):
         return True
+    if isinstance(arg, ast.Attribute) and ctx.is_data(arg) and held_python_list(arg, ctx):
+        return True
     if isinstance(arg, ast.Call) and (ctx.builtin(arg) or ctx.call_name(arg)) in PYTHON_SEQUENCE_CALLS:
         return ctx.args_data(arg) or any(filled_local_list(a, ctx) for a in arg.args)
     if not isinstance(arg, ast.Name):
@@ -79,3 +81,23 @@ def filled_local_list(arg: ast.expr, ctx) -> bool:
         isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("append", "extend")
         and isinstance(n.func.value, ast.Name) and n.func.value.id == arg.id and ctx.args_data(n)
         for n in ctx.fn.nodes)
+
+
+def held_python_list(attr: ast.Attribute, ctx) -> bool:
+    """An attribute every assignment of which makes a Python list (`self.q = [0.0] * n`, `self.gyro = [0., 0.,
+    0.]`), on self or on an object of a project class (`self.arm.joints.position`): code elsewhere fills its
+    items one Python number at a time."""
+    if isinstance(attr.value, ast.Name) and attr.value.id == ctx.self_name:
+        owners = ctx.receiver_classes()
+    else:
+        owners = [c for c in (ctx._class_for_type(t) for t in ctx.types_of(attr.value)) if c is not None]
+    values = [v for cls in owners for klass in ctx.project.mro(cls) for _, v in klass.attr_values.get(attr.attr, ())]
+    return bool(values) and all(_makes_list(v) for v in values)
+
+
+def _makes_list(value: ast.expr) -> bool:
+    if isinstance(value, (ast.List, ast.ListComp)):
+        return True
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult):
+        return isinstance(value.left, ast.List) or isinstance(value.right, ast.List)
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "list"

@@ -8,10 +8,12 @@ def check(node: ast.Name, ctx):
     fn = ctx.fn
     if not fn.numbers.get(node.id) or not isinstance(node.ctx, ast.Load) or node.id in fn.carried:
         return  # not a number, or one that is the same on every iteration (a setting)
-    first = min((n.lineno, n.col_offset) for n in iter_nodes(fn, ctx.facts.param_constants.get(fn.id))
-                if isinstance(n, ast.Name) and n.id == node.id and isinstance(n.ctx, ast.Load))
-    if (node.lineno, node.col_offset) != first:
-        return  # one finding per input, at its first use
+    nodes = list(iter_nodes(fn, ctx.facts.param_constants.get(fn.id)))
+    dead = _dead_uses(nodes)
+    live = [(n.lineno, n.col_offset) for n in nodes
+            if isinstance(n, ast.Name) and n.id == node.id and isinstance(n.ctx, ast.Load) and id(n) not in dead]
+    if not live or (node.lineno, node.col_offset) != min(live):
+        return  # one finding per input, at its first use that something reads
     bound = fn.outer_values[node.id]
     yield Hit(node, f"`{node.id}` is a Python number from before the range (line {bound.lineno}); the LEAPP boundary "
                     "passes numbers through as constants, so what the range computes from it is frozen at its "
@@ -20,12 +22,24 @@ def check(node: ast.Name, ctx):
               "it as an array; a number that only counts iterations can stay outside the pipeline")
 
 
+def _dead_uses(nodes: list[ast.AST]) -> set[int]:
+    """ids of the name reads inside assignments to locals nothing reads (`count = counter * dt` with `count`
+    never used): what they compute reaches no output."""
+    loaded = {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    out: set[int] = set()
+    for n in nodes:
+        if isinstance(n, ast.Assign) and all(isinstance(t, ast.Name) and t.id not in loaded for t in n.targets):
+            out |= {id(x) for x in ast.walk(n.value) if isinstance(x, ast.Name)}
+    return out
+
+
 RULE = Rule(
     code="LCM103", name="python-number-input", category="scalar-extraction", severity="error",
     summary="an inline range reads a Python number that changes between iterations",
     what="In a pipeline written inline in a driver loop (`--entry FILE:START-END`), flags the first use of a "
          "value from before the range that is a Python number: a step counter (`counter += 1`), a loop index "
-         "(`for step in range(n)`), a clock. Only inline entries: a function entry's parameters are its caller's.",
+         "(`for step in range(n)`), a clock. Only inline entries: a function entry's parameters are its caller's. "
+         "A use that only feeds a local nothing reads (`elapsed = counter * dt`, unused) is not flagged.",
     why="LEAPP traces tensors and arrays. The integration's input boundary passes any other value through "
         "unchanged, so a number is a constant of the graph: a gait phase computed from a step counter is the "
         "phase of the traced iteration forever.",
@@ -41,6 +55,10 @@ RULE = Rule(
         # a setting that is the same on every iteration is no hazard, and branching on it is no tensor branch
         "# range: 7-9\nimport numpy as np\ndef main(sensors):\n    log_every = 10\n    while True:\n"
         "        x = sensors()\n        y = np.tanh(x)\n        if log_every > 5:\n            y = y * 2\n"
+        "        print(y)\n",
+        # a value computed from the counter that nothing reads reaches no output
+        "# range: 7-9\nimport numpy as np\ndef main(sensors):\n    counter = 0\n    while counter < 10:\n"
+        "        counter += 1\n        x = sensors()\n        elapsed = counter * 0.02\n        y = np.tanh(x)\n"
         "        print(y)\n",
     ),
     invalid=(

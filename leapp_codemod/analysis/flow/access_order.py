@@ -35,15 +35,47 @@ class _Walk:
     written_names: set[str] = field(default_factory=set)         # loop-carried names with one
     family: dict[str, set[str]] = field(default_factory=dict)    # class id -> ids of its MRO
     statements: int = 0
+    walked: set[tuple[str, frozenset, frozenset]] = field(default_factory=set)
+    none_params: frozenset = frozenset()     # parameters of the function being walked that are None here
+    given_params: frozenset = frozenset()    # ... and that this call sets to a value that is not None
+    returns: list[list] = field(default_factory=list)   # per function being walked: writes at each early return
+    summaries: dict[tuple, dict[str, set[str]]] = field(default_factory=dict)   # walked call -> what it writes
 
-    def function(self, fn: FunctionInfo, guarded: bool, depth: int) -> None:
-        if fn.id in self.order.visited or depth > MAX_DEPTH:
+    def function(self, fn: FunctionInfo, guarded: bool, depth: int, none: frozenset = frozenset(),
+                 given: frozenset = frozenset()) -> None:
+        """Walk `fn` the first time it is reached, and again when a call decides its `if param is None:`
+        blocks differently (`publish(cmd)` and `publish()` read different attributes)."""
+        key = (fn.id, none, given)
+        if key in self.walked or depth > MAX_DEPTH:
+            for attr, classes in self.summaries.get(key, {}).items():   # its writes happen on every call
+                self.written.setdefault(attr, set()).update(classes)
             return
+        self.walked.add(key)
+        before = self._writes()[0]
         self.order.visited.add(fn.id)
         ctx = self.contexts(fn)
         if ctx.cls is not None and ctx.cls.id not in self.family:
             self.family[ctx.cls.id] = {k.id for k in ctx.project.mro(ctx.cls)}
-        self.block(fn.node.body, ctx, guarded, depth)
+        outer = (self.none_params, self.given_params)
+        self.none_params, self.given_params = none, given
+        self.returns.append([])
+        try:
+            self.block(fn.node.body, ctx, guarded, depth)
+        finally:
+            self.none_params, self.given_params = outer
+            early = self.returns.pop()
+        # after the call: what every way out of it wrote. A return under a condition on configuration is
+        # taken on every call or on none: when the end of the function is reachable, that is the way out.
+        varying = [writes for writes, guarded_exit in early if guarded_exit]
+        paths = [*varying, self._writes()] if _falls_through(fn.node.body) else [w for w, _ in early]
+        if early and paths:   # (on whichever class it ran)
+            self.written = {a: set.union(*(p[0][a] for p in paths)) for a in paths[0][0]
+                            if all(p[0].get(a) for p in paths)}
+            self.written_names = set.intersection(*(p[1] for p in paths))
+        self.summaries[key] = {a: c - before.get(a, set()) for a, c in self.written.items() if c - before.get(a, set())}
+
+    def _writes(self) -> tuple[dict[str, set[str]], set[str]]:
+        return {a: set(c) for a, c in self.written.items()}, set(self.written_names)
 
     # ------------------------------------------------------------------ statements
     def block(self, stmts: list[ast.stmt], ctx: FunctionContext, guarded: bool, depth: int) -> None:
@@ -53,6 +85,20 @@ class _Walk:
                 return   # the order is incomplete: `access_order` gives no answer
             self.stmt(stmt, ctx, guarded, depth)
 
+    def branch(self, stmts: list[ast.stmt], ctx: FunctionContext, guarded: bool, depth: int) -> None:
+        """A branch that ends by returning or raising: its writes cover the reads inside it, not the code after
+        the `if` in the same function, which runs only when the branch does not (`if not self.enabled:
+        self.send(zero); return`). What it wrote counts again after the function returns, if every way out of
+        the function wrote it."""
+        if not (stmts and isinstance(stmts[-1], (ast.Return, ast.Raise)) and self.returns):
+            self.block(stmts, ctx, guarded, depth)
+            return
+        before = self._writes()
+        self.block(stmts, ctx, guarded, depth)
+        if isinstance(stmts[-1], ast.Return):
+            self.returns[-1].append((self._writes(), guarded))
+        self.written, self.written_names = before
+
     def stmt(self, node: ast.stmt, ctx: FunctionContext, guarded: bool, depth: int) -> None:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             return
@@ -60,11 +106,11 @@ class _Walk:
             self.expr(node.test, ctx, guarded, depth)
             inner = guarded or self._varies(node.test, ctx)
             skipped = training_only_block(node, ctx.self_name) or constant_flag_block(
-                node, ctx.fn, ctx.facts.param_constants.get(ctx.fn.id))
+                node, ctx.fn, ctx.facts.param_constants.get(ctx.fn.id)) or self._none_test(node.test)
             if skipped != "body":
-                self.block(node.body, ctx, inner, depth)
+                self.branch(node.body, ctx, inner, depth)
             if skipped != "orelse":
-                self.block(node.orelse, ctx, inner, depth)
+                self.branch(node.orelse, ctx, inner, depth)
         elif isinstance(node, (ast.For, ast.AsyncFor)):
             self.expr(node.iter, ctx, guarded, depth)
             inner = guarded or self._varies(node.iter, ctx)
@@ -161,7 +207,21 @@ class _Walk:
         except RecursionError:
             return
         for callee in callees:
-            self.function(callee, guarded, depth + 1)
+            none, given = _none_arguments(callee, call)
+            self.function(callee, guarded, depth + 1, none, given)
+
+    def _none_test(self, test: ast.expr) -> str | None:
+        """The branch of `if param is None:` / `if param is not None:` this call never takes."""
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name)
+                and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None
+                and isinstance(test.ops[0], (ast.Is, ast.IsNot))):
+            return None
+        name, negated = test.left.id, isinstance(test.ops[0], ast.IsNot)
+        if name in self.none_params:
+            return "body" if negated else "orelse"
+        if name in self.given_params:
+            return "orelse" if negated else "body"
+        return None
 
     # ------------------------------------------------------------------ events
     def read(self, attr: str, ctx: FunctionContext, line: int) -> None:
@@ -180,8 +240,10 @@ class _Walk:
 
     @staticmethod
     def _varies(test: ast.expr, ctx: FunctionContext) -> bool:
-        """Can the condition differ from one call to the next? Pipeline data and state can."""
-        return ctx.is_data(test)
+        """Can the condition differ from one call to the next? Pipeline data, state and a number an inline
+        range takes from its loop (`if t % query_every == 0:` of a step counter) can."""
+        varying = {name for name, changes in ctx.fn.numbers.items() if changes} | set(ctx.fn.carried)
+        return ctx.is_data(test) or any(isinstance(n, ast.Name) and n.id in varying for n in ast.walk(test))
 
 
 def _fills(index: ast.expr, ctx: FunctionContext) -> bool:
@@ -227,3 +289,36 @@ def access_order(entry: FunctionInfo, contexts) -> AccessOrder | None:
     walk = _Walk(contexts)
     walk.function(entry, False, 0)
     return walk.order if walk.statements <= MAX_STATEMENTS else None
+
+
+def _none_arguments(callee: FunctionInfo, call: ast.Call) -> tuple[frozenset, frozenset]:
+    """(parameters None at this call: left to a None default or passed None, parameters given a value that is
+    never None: a literal, a call, an operation), as far as the call's own text tells."""
+    args = callee.node.args
+    positional = [a.arg for a in (*args.posonlyargs, *args.args)]
+    if callee.is_method and positional:
+        positional = positional[1:]
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return frozenset(), frozenset()
+    passed = dict(zip(positional, call.args))
+    passed.update({k.arg: k.value for k in call.keywords})
+    defaults = dict(zip(reversed([a.arg for a in (*args.posonlyargs, *args.args)]), reversed(args.defaults)))
+    defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+    none = {p for p, d in defaults.items() if p not in passed and isinstance(d, ast.Constant) and d.value is None}
+    none |= {p for p, v in passed.items() if isinstance(v, ast.Constant) and v.value is None}
+    given = {p for p, v in passed.items() if not isinstance(v, (ast.Name, ast.Attribute, ast.Subscript, ast.IfExp,
+                                                                 ast.BoolOp, ast.Constant, ast.Starred))
+             or isinstance(v, ast.Constant) and v.value is not None}
+    return frozenset(none), frozenset(given)
+
+
+def _falls_through(stmts: list[ast.stmt]) -> bool:
+    """Can running the block reach its end (no `return`/`raise` on every path)?"""
+    if not stmts:
+        return True
+    last = stmts[-1]
+    if isinstance(last, (ast.Return, ast.Raise)):
+        return False
+    if isinstance(last, ast.If):
+        return _falls_through(last.body) or _falls_through(last.orelse)
+    return True

@@ -10,7 +10,7 @@ import ast
 from dataclasses import dataclass, field
 
 from leapp_codemod.analysis.model.class_state import (
-    callback_inputs, foreign_writes, live_state_attrs, mutated_attrs, tensor_items,
+    callback_inputs, foreign_writes, live_state_attrs, mutated_attrs, tensor_items, with_inherited,
 )
 from leapp_codemod.analysis.model.config_values import CONFIG_KEY, CONFIG_LOCALS, config_key, function_config_constants
 from leapp_codemod.analysis.infer.context import FunctionContext
@@ -25,6 +25,8 @@ from leapp_codemod.analysis.model.tensor_values import external_namer, tensor_li
 from leapp_codemod.analysis.model.walk import (
     UNKNOWN, binding_nodes, is_property, is_self_attr, iter_nodes, self_name_of,
 )
+from leapp_codemod.knowledge.io import THREAD_HANDOFFS
+from leapp_codemod.analysis.model.resolve_sites import handed_call
 from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS
 from leapp_codemod.analysis.model.settings import class_settings, dict_defaults, module_flags, unpacked_items
 
@@ -216,6 +218,7 @@ class Analysis:
     facts: Facts = field(default_factory=Facts)
     reachable: dict[str, FunctionInfo] = field(default_factory=dict)
     seeded: set[str] = field(default_factory=set)
+    entry_methods: set[tuple[str, str]] = field(default_factory=set)   # (class id, method) of the roots
     mutated: set[str] = field(default_factory=set)   # attribute names written after construction somewhere
     flags: dict[str, dict[str, set]] = field(default_factory=dict)  # module -> its constant flags
     pass_envs: dict[str, Env] = field(default_factory=dict)      # local facts computed by the current pass
@@ -252,7 +255,7 @@ class Analysis:
             attrs |= cls.buffers | cls.parameters
             attrs |= {a for a, v in cls.class_attrs.items() if tensor_like(v, self.project, mod)}
             attrs |= tensor_items(cls, lambda value, m=mod: tensor_like(value, self.project, m))
-            attrs = (attrs & self.mutated) | callback_inputs(cls) | live_state_attrs(cls, external_namer(self.project, mod))
+            attrs = (attrs & self.mutated) | callback_inputs(with_inherited(self.project, cls), frozenset(m for c, m in self.entry_methods if c == cls.id)) | live_state_attrs(cls, external_namer(self.project, mod))
             if attrs:
                 self.facts.data_attrs.setdefault(cls.id, set()).update(attrs)
         for mod in fresh:
@@ -338,6 +341,11 @@ class Analysis:
 
     def _propagate_call(self, ctx: FunctionContext, call: ast.Call) -> None:
         facts = self.facts
+        handoff = THREAD_HANDOFFS.get(ctx.call_name(call) or "") if call.keywords or len(call.args) > 1 else None
+        if handoff is not None:
+            handed = handed_call(call, handoff)
+            if handed is not None:   # `Thread(target=self.save, args=(img,))` runs `self.save(img)`
+                self._propagate_call(ctx, handed)
         for callee in ctx.resolve_call(call):
             self.add_reachable(callee)
             facts.callers.setdefault(callee.id, set()).add(ctx.fn.id)
@@ -369,6 +377,7 @@ class Analysis:
         """Grow the facts until nothing changes (or for `rounds` passes). Facts only grow and are finite,
         so the fixpoint is reached whatever the call depth; functions found during a pass are analyzed
         in that same pass, so a call chain resolves in one."""
+        self.entry_methods |= {(f"{r.module}:{r.class_name}", r.name) for r in roots if r.class_name}
         self.seed_class_state()
         for fid, params in data_params.items():
             self.facts.data_params.setdefault(fid, set()).update(params)
@@ -533,3 +542,4 @@ def entry_data_params(fn: FunctionInfo) -> set[str]:
         params = [*params, fn.node.args.kwarg.arg]
     self_name = self_name_of(fn)
     return {p for p in params if p != self_name}
+

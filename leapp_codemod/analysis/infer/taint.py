@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 
 from leapp_codemod.analysis.model.walk import is_self_attr
+from leapp_codemod.knowledge.io import THREAD_HANDOFFS
 from leapp_codemod.knowledge.vocab import (
     CONTAINER_MUTATORS, META_ATTRS, NDARRAY_RESULT_METHODS, NON_DATA_BUILTINS, SCALAR_METHODS, SHAPE_ATTRS,
     SHAPE_METHODS, TYPE_QUERIES,
@@ -231,8 +232,8 @@ class TaintQuestions:
             return True  # the length of a queue the step fills changes from call to call
         if builtin in NON_DATA_BUILTINS:
             return False
-        if self.call_name(call) in TYPE_QUERIES:
-            return False
+        if self.call_name(call) in TYPE_QUERIES or self.call_name(call) in THREAD_HANDOFFS:
+            return False   # answers what a value is; a thread's handle
         func = call.func
         children: list = []
         if isinstance(func, ast.Attribute):

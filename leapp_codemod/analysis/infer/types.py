@@ -149,6 +149,8 @@ class TypeQuestions:
                                 and isinstance(value.func.value, ast.Name) and value.func.value.id == "self":
                             own = self.project.find_method(klass, value.func.attr)   # `self.get_policy(path)`
                             built |= self.return_types(own) if own is not None and own.name != "__init__" else set()
+                            nested = module.classes.get(f"{klass.id.partition(':')[2]}.{value.func.attr}")
+                            built |= {nested.id} if nested is not None else set()   # `self.imu = self.IMU()`
                         out |= built
                     elif isinstance(value, ast.Name) and method in klass.methods:
                         out |= self.param_value_types(klass.methods[method], value.id)

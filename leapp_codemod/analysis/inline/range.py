@@ -20,7 +20,8 @@ import os
 import re
 from dataclasses import dataclass
 
-from leapp_codemod.analysis.inline.mutated import LOOP_MUTATORS, only_mutated
+from leapp_codemod.analysis.inline.mutated import only_mutated
+from leapp_codemod.analysis.inline.uses import first_reads, uses
 from leapp_codemod.source.parse import is_literal
 
 INLINE_ENTRY = re.compile(r"^(?P<file>.+\.pyw?):(?P<start>\d+)-(?P<end>\d+)$")
@@ -157,160 +158,6 @@ def _why_not(tree: ast.Module, start: int, end: int, n_lines: int) -> str:
     return f"line {end} does not end a statement; END must be the last line of a statement"
 
 
-# ------------------------------------------------------------------------------------ names
-class _Uses(ast.NodeVisitor):
-    """Name reads and writes in evaluation order: (name, 'r'|'w', line)."""
-
-    def __init__(self) -> None:
-        self.events: list[tuple[str, str, int]] = []
-        self._hidden: list[set[str]] = []
-
-    def _hidden_name(self, name: str) -> bool:
-        return any(name in h for h in self._hidden)
-
-    def visit_Name(self, node: ast.Name) -> None:
-        if self._hidden_name(node.id):
-            return
-        kind = "r" if isinstance(node.ctx, ast.Load) else "w"
-        self.events.append((node.id, kind, node.lineno))
-
-    def _store_into(self, node) -> None:
-        """`a.b[i] = v`: reads and mutates `a` ('m'), reads what the subscripts read."""
-        if isinstance(node.ctx, ast.Load):
-            self.generic_visit(node)
-            return
-        base = node
-        while isinstance(base, (ast.Attribute, ast.Subscript, ast.Starred)):
-            if isinstance(base, ast.Subscript):
-                self.visit(base.slice)
-            base = base.value
-        if isinstance(base, ast.Name) and not self._hidden_name(base.id):
-            self.events.append((base.id, "r", base.lineno))
-            self.events.append((base.id, "m", base.lineno))
-        elif not isinstance(base, ast.Name):
-            self.visit(base)
-
-    visit_Attribute = visit_Subscript = _store_into
-
-    def visit_Call(self, node: ast.Call) -> None:
-        """`hist.append(x)`: reads `hist`, then changes it in place ('m'), as a store into it does."""
-        self.generic_visit(node)
-        func = node.func
-        if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr in LOOP_MUTATORS
-                and not self._hidden_name(func.value.id)):
-            self.events.append((func.value.id, "m", node.lineno))
-
-    def visit_Assign(self, node: ast.Assign) -> None:
-        self.visit(node.value)
-        for t in node.targets:
-            self.visit(t)
-
-    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
-        if node.value is not None:
-            self.visit(node.value)
-            self.visit(node.target)
-
-    def visit_AugAssign(self, node: ast.AugAssign) -> None:
-        if isinstance(node.target, ast.Name):
-            self.events.append((node.target.id, "r", node.lineno))
-        else:
-            self.visit(node.target)
-        self.visit(node.value)
-        if isinstance(node.target, ast.Name):
-            self.events.append((node.target.id, "w", node.lineno))
-
-    def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
-        self.visit(node.value)
-        self.visit(node.target)
-
-    def visit_For(self, node: ast.For) -> None:
-        self.visit(node.iter)
-        self.visit(node.target)
-        for s in (*node.body, *node.orelse):
-            self.visit(s)
-
-    visit_AsyncFor = visit_For
-
-    def _comprehension(self, node) -> None:
-        bound: set[str] = set()
-        for gen in node.generators:
-            bound |= {n.id for n in ast.walk(gen.target) if isinstance(n, ast.Name)}
-        self.visit(node.generators[0].iter)
-        self._hidden.append(bound)
-        for i, gen in enumerate(node.generators):
-            if i:
-                self.visit(gen.iter)
-            for cond in gen.ifs:
-                self.visit(cond)
-        for part in ("elt", "key", "value"):
-            if getattr(node, part, None) is not None:
-                self.visit(getattr(node, part))
-        self._hidden.pop()
-
-    visit_ListComp = visit_SetComp = visit_GeneratorExp = visit_DictComp = _comprehension
-
-    def _definition(self, node) -> None:
-        for d in getattr(node, "decorator_list", []):
-            self.visit(d)
-        if isinstance(node, ast.Lambda) or not isinstance(node, ast.ClassDef):
-            args = node.args
-            for d in (*args.defaults, *[k for k in args.kw_defaults if k is not None]):
-                self.visit(d)
-            params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
-            params |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
-        else:
-            params = set()
-        inner = _Uses()
-        inner._hidden = [*self._hidden, params | _assigned_in(node)]
-        for child in ([node.body] if isinstance(node, ast.Lambda) else node.body):
-            inner.visit(child)
-        self.events += [(n, "r", line) for n, k, line in inner.events if k == "r"]
-        if not isinstance(node, ast.Lambda):
-            self.events.append((node.name, "w", node.lineno))
-
-    visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = _definition
-
-    def _import(self, node) -> None:
-        for alias in node.names:
-            name = alias.asname or alias.name.split(".")[0]
-            if name != "*":
-                self.events.append((name, "w", node.lineno))
-
-    visit_Import = visit_ImportFrom = _import
-
-    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
-        if node.type is not None:
-            self.visit(node.type)
-        if node.name:
-            self.events.append((node.name, "w", node.lineno))
-        for s in node.body:
-            self.visit(s)
-
-
-def _assigned_in(node: ast.AST) -> set[str]:
-    """Names a function/class body binds locally (its own scope only)."""
-    out: set[str] = set()
-    stack = list(node.body) if isinstance(node.body, list) else []
-    while stack:
-        n = stack.pop()
-        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
-            out.add(n.id)
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            out.add(n.name)
-            continue
-        if isinstance(n, ast.Lambda):
-            continue
-        stack.extend(ast.iter_child_nodes(n))
-    return out
-
-
-def uses(nodes) -> list[tuple[str, str, int]]:
-    visitor = _Uses()
-    for node in nodes:
-        visitor.visit(node)
-    return visitor.events
-
-
 def _scope_statements(scope: ast.AST) -> list[ast.stmt]:
     return list(scope.body)
 
@@ -367,14 +214,8 @@ def classify(found: _Found, start: int, end: int, scope: ast.AST, loop: ast.AST 
     statements = found.block[found.first:found.last + 1]
     events = uses(statements)
     written_in = {n for n, k, _ in events if k in "wm"}
-    maybe = _conditional_writes(statements)
     read_first: list[str] = []
-    seen_w: set[str] = set()
-    for name, kind, line in events:
-        if kind == "w" and (name, line) not in maybe:
-            seen_w.add(name)
-        elif kind == "r" and name not in seen_w and name not in read_first:
-            read_first.append(name)
+    first_reads(statements, set(), read_first)
     fresh = _fresh_readings(statements)
     module_level = isinstance(scope, ast.Module)
     scope_events = uses(_scope_statements(scope))
@@ -444,17 +285,6 @@ def _fresh_readings(statements: list[ast.stmt]) -> set[str]:
     return fresh - other
 
 
-def _conditional_writes(statements: list[ast.stmt]) -> set[tuple[str, int]]:
-    """(name, line) of writes that not every iteration runs: inside an `if`, a loop or a `try` of the range.
-    A read after such a write may still see the value of an earlier iteration (a feature reused on frames
-    without a new camera image)."""
-    out: set[tuple[str, int]] = set()
-    for stmt in statements:
-        if isinstance(stmt, (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, getattr(ast, "TryStar", ast.Try))):
-            out |= {(n, line) for n, k, line in uses([stmt]) if k == "w"}
-    return out
-
-
 def locate(tree: ast.Module, path: str, start: int, end: int, n_lines: int) -> InlineRange:
     found = _find(tree, start, end)
     if found is None:
@@ -478,9 +308,9 @@ def locate(tree: ast.Module, path: str, start: int, end: int, n_lines: int) -> I
                          "inside a function, a loop or module-level code")
     inputs, state, constants, outputs = classify(found, start, end, scope, loop)
     self_name = _self_param(scope) if class_name else None
-    if self_name in inputs:      # the instance is context, never an exported input
-        inputs = tuple(n for n in inputs if n != self_name)
-        constants = (self_name, *constants)
+    if self_name in (*inputs, *state, *outputs):   # the instance is context, never an exported input or state
+        inputs, state, outputs = (tuple(n for n in names if n != self_name) for names in (inputs, state, outputs))
+        constants = (self_name, *(n for n in constants if n != self_name))
     return InlineRange(path=path, start=start, end=end,
                        statements=tuple(found.block[found.first:found.last + 1]), block=found.block,
                        first=found.first, scope=scope, scope_qualname=".".join(scope_names),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import replace
 
 from leapp_codemod.analysis.model.index import ClassInfo
 from leapp_codemod.knowledge.io import LIVE_STATE_CONSTRUCTORS
@@ -104,33 +105,82 @@ def _rooted_at(value: ast.expr, names: set[str]) -> bool:
     return isinstance(value, ast.Name) and value.id in names
 
 
-def callback_inputs(cls: ClassInfo) -> set[str]:
-    """Attributes a callback method writes with something other than a constant (`self.cmd = msg.v`,
-    `self.cmd[0] += 0.1`, `self.cmd[i] = v`), and objects on self it
-    hands the message to (`self.remote.set(msg.wireless_remote)`: their state comes from the message)."""
-    callbacks = callback_methods(cls)
+def callback_inputs(cls: ClassInfo, entries: frozenset[str] = frozenset()) -> set[str]:
+    """Attributes callback code writes with something other than a constant (`self.cmd = msg.v`,
+    `self.cmd[0] += 0.1`, `self.target.z += dz`, `arm.joints.q[i] = q` with `self.arm` passed as `arm`), and
+    objects on self it hands the message to (`self.remote.set(msg.wireless_remote)`: their state comes from
+    the message). Callback code is a callback method and the methods it calls on self, except `entries`
+    (a thread loop that calls the step: the step's own writes are not inputs)."""
     out: set[str] = set()
-    for name in callbacks:
+    for name, bound in _callback_closure(cls, entries).items():
         info = cls.methods[name]
         fn = info.node
         self_name = _self_name(fn)
         written: set[str] = set()
         for node in info.nodes:
             changes = isinstance(node, ast.AugAssign) or isinstance(node, (ast.Assign, ast.AnnAssign)) \
-                and node.value is not None and not isinstance(node.value, ast.Constant)
+                and node.value is not None and not _constant_like(node.value)
             if changes:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for target in targets:
                     elts = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
-                    written |= {a for a in (_self_attr(_container_root(t), self_name) for t in elts) if a}
-        message = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args)[1:]}
+                    written |= {a for a in (_written_root(t, self_name, bound) for t in elts) if a}
+        message = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args)[1:]} - set(bound)
         for node in info.nodes:
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
                 receiver = _self_attr(node.func.value, self_name)
-                if receiver and _carries_message(node, message, written, self_name):
+                if receiver and receiver not in cls.methods and _carries_message(node, message, written, self_name):
                     written.add(receiver)
         out |= written
     return out
+
+
+def _callback_closure(cls: ClassInfo, entries: frozenset[str]) -> dict[str, dict[str, str]]:
+    """Callback methods and the methods of self they call (transitively, entries left out), each with its
+    parameters bound to attributes of self by the call (`self._fill(self.arm)`: `arm` is `self.arm`)."""
+    found: dict[str, dict[str, str]] = {name: {} for name in callback_methods(cls)}
+    pending = list(found)
+    while pending:
+        name = pending.pop()
+        info = cls.methods[name]
+        self_name = _self_name(info.node)
+        for node in info.nodes:
+            callee = _self_attr(node.func, self_name) if isinstance(node, ast.Call) else None
+            if callee is None or callee not in cls.methods or callee in found or callee in entries \
+                    or callee in CONSTRUCTION_METHODS:
+                continue
+            params = [a.arg for a in (*cls.methods[callee].node.args.posonlyargs, *cls.methods[callee].node.args.args)[1:]]
+            bound = {p: attr for p, attr in zip(params, (_self_attr(a, self_name) for a in node.args)) if attr}
+            found[callee] = bound
+            pending.append(callee)
+    return found
+
+
+def _written_root(target: ast.expr, self_name: str | None, bound: dict[str, str]) -> str | None:
+    """The attribute of self a write lands in: `self.a`, `self.a[i]`, `self.a.b.c[j]`, or a parameter bound
+    to `self.a` (`arm.joints.q[i]`)."""
+    while isinstance(target, (ast.Subscript, ast.Attribute)):
+        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == self_name:
+            return target.attr
+        target = target.value
+    if isinstance(target, ast.Name) and target.id in bound:
+        return bound[target.id]
+    return None
+
+
+def _constant_like(value: ast.expr) -> bool:
+    """A constant, a negated one, a named constant (`TRACK`, `Mode.HOLD`) or a toggled flag (`not self.running`):
+    a mode a handler selects, not a value that flows into the pipeline."""
+    if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not) and isinstance(value.operand, ast.Attribute) \
+            and isinstance(value.operand.value, ast.Name):
+        return True
+    if isinstance(value, ast.UnaryOp):
+        value = value.operand
+    if isinstance(value, ast.Constant):
+        return True
+    if isinstance(value, ast.Name):
+        return value.id.isupper()
+    return isinstance(value, ast.Attribute) and value.attr.isupper() and isinstance(value.value, ast.Name)
 
 
 def _carries_message(call: ast.Call, message: set[str], written: set[str], self_name: str | None) -> bool:
@@ -220,3 +270,13 @@ def foreign_writes(module) -> set[str]:
                         and target.value.id not in ("self", "cls"):
                     out.add(target.attr)        # `state.q` on a local or a parameter
     return out
+
+
+def with_inherited(project, cls: ClassInfo) -> ClassInfo:
+    """The class with the methods it inherits from project bases (its own win): a handler a base class
+    defines is registered by the subclass (`Listener(on_press=self.on_key)`)."""
+    bases = project.mro(cls)[1:]
+    if not bases:
+        return cls
+    methods = {name: fn for klass in reversed(bases) for name, fn in klass.methods.items()}
+    return replace(cls, methods={**methods, **cls.methods})

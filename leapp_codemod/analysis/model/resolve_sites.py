@@ -96,3 +96,15 @@ def argument_for(init: FunctionInfo, call: ast.Call, param: str) -> ast.expr | N
         if kw.arg == param:
             return kw.value
     return None
+
+
+def handed_call(call: ast.Call, handoff: tuple[str, int, str, int]) -> ast.Call | None:
+    """The call a thread or process will make: `Thread(target=f, args=(a, b))` as `f(a, b)`."""
+    func_kw, func_pos, args_kw, args_pos = handoff
+    keywords = {k.arg: k.value for k in call.keywords}
+    func = keywords.get(func_kw, call.args[func_pos] if len(call.args) > func_pos else None)
+    args = keywords.get(args_kw, call.args[args_pos] if len(call.args) > args_pos else None)
+    if func is None or isinstance(func, ast.Constant):
+        return None
+    elts = list(args.elts) if isinstance(args, (ast.Tuple, ast.List)) else []
+    return ast.copy_location(ast.Call(func=func, args=elts, keywords=[]), call)
