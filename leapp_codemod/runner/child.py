@@ -158,7 +158,7 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         if refused:
             raise RunnerError(refused, "host-read")
         t_plan = time.monotonic()
-        plan = plan_state(state, recorder, frozenset(export.app_outputs(module, recorder)))
+        plan = plan_state(state, recorder, frozenset(export.app_outputs(module, recorder)), tuple(module.PATCHES))
         timings["state_plan"] = round(time.monotonic() - t_plan, 2)
         done["plan"] = plan
         if plan.entries:

@@ -14,13 +14,16 @@ resets to the same constant on every call, whatever it held, is set by the host 
 flag): a host-driven input, not state. A Python or NumPy number that is state is carried in the kind
 its readers take (a shape-(1,) NumPy array for NumPy code, a 0-d tensor for torch code), tried on the
 same copies. Probes run with the global random generators restored, printing silenced, and module
-globals put back; they never touch the application's own instance.
+globals put back; they never touch the application's own instance. They run with the integration
+module's FunctionPatch replacements in place, as tracing will: a state kind the twinned code takes
+(a shape-(1,) phase joined by a twin) is not refused for what only the original helper does with it.
 """
 from __future__ import annotations
 
 import collections
 import contextlib
 import copy
+import importlib
 import io
 import linecache
 import logging
@@ -183,8 +186,9 @@ def _longest(path: tuple, calls: list, first):
 class _Prober:
     """Runs one recorded call on fresh copies of the application's objects (see the module docstring)."""
 
-    def __init__(self, recorder, fresh, call, starts: dict, restore: dict, watch: list):
+    def __init__(self, recorder, fresh, call, starts: dict, restore: dict, watch: list, patches=()):
         self.recorder, self.fresh, self.call, self.watch = recorder, fresh, call, watch
+        self.patches = tuple(patches)   # the integration module's FunctionPatch replacements (see replaced)
         self.starts = starts          # path -> the value it holds before the call
         self.restore = restore        # path of a module global -> its value now (put back after each run)
         self.rng = (torch.get_rng_state(), np.random.get_state(), random.getstate())
@@ -207,7 +211,7 @@ class _Prober:
             entry = self.recorder.entry.function
             if self.recorder.entry.is_method:
                 entry = entry.__get__(roots["self"])
-            with _quiet():
+            with _quiet(), replaced(self.patches):
                 out = entry(**values.plain(self.call.inputs), **self.recorder.statics)
             # written into in place: the buffer still held, or the one held before the step rebound the
             # path to a new value after filling it (`buf[:3] = x; buf = np.clip(buf, ...)`)
@@ -236,6 +240,22 @@ _ABSENT = object()
 
 
 @contextlib.contextmanager
+def replaced(patches):
+    """While the block runs, each patched name is bound to its replacement (as LEAPP binds it while a
+    traced value flows through); the bindings in place before (the runner's recorders) are put back."""
+    saved = []
+    try:
+        for patch in patches:
+            module = importlib.import_module(patch.module)
+            saved.append((module, patch.name, getattr(module, patch.name)))
+            setattr(module, patch.name, patch.replacement)
+        yield
+    finally:
+        for module, name, value in reversed(saved):
+            setattr(module, name, value)
+
+
+@contextlib.contextmanager
 def _quiet():
     previous = logging.root.manager.disable
     logging.disable(logging.CRITICAL)
@@ -250,12 +270,13 @@ def _changed_leaves(base: dict, got: dict) -> set:
     return {p for p in base if not same(base[p], got.get(p, _ABSENT))}
 
 
-def probe(recorder, fresh, candidates: list[tuple], growing: list[tuple]) -> Reads | None:
+def probe(recorder, fresh, candidates: list[tuple], growing: list[tuple], patches=()) -> Reads | None:
     """Decide by reads which `candidates` (changed paths) are state; `growing` are containers whose
     length changed between calls (checked only for whether the outputs depend on them: one item more,
     or the first item fewer). `fresh()`
     gives new copies of the roots. None when the probes cannot tell (no copy of the instance, no
-    recorded starting state, the call is not deterministic, or the recorded call raises)."""
+    recorded starting state, the call is not deterministic, or the recorded call raises). `patches` are
+    the integration module's FunctionPatch replacements, in place during every probe call."""
     calls = _probe_calls(recorder)
     if not calls:
         return None
@@ -275,7 +296,7 @@ def probe(recorder, fresh, candidates: list[tuple], growing: list[tuple]) -> Rea
     restore = {p: v for p in recorder.changed if p[0] != "self" and (v := _safe(live, p)) is not _ABSENT}
     for call in calls:
         starts = {p: v for p in recorder.changed if (v := lookup(call.state_before, p, _ABSENT)) is not _ABSENT}
-        prober = _Prober(recorder, fresh, call, starts, restore, leaves)
+        prober = _Prober(recorder, fresh, call, starts, restore, leaves, patches)
         try:
             base_out, base_after = prober.run()
             again_out, again_after = prober.run()

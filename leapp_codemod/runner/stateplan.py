@@ -57,12 +57,14 @@ class StatePlan:
         return {name: observe.describe_path(path) for name, path in self.host}
 
 
-def plan_state(declared: dict, recorder: Recorder, outputs: frozenset[str] = frozenset()) -> StatePlan:
+def plan_state(declared: dict, recorder: Recorder, outputs: frozenset[str] = frozenset(),
+               patches: tuple = ()) -> StatePlan:
     """The state: every changed value that a call reads before writing it and whose read reaches the
     outputs (see state_reads), named after the STATE entry that declares it or after its path.
     No state is named like an input or an output port (`outputs`): LEAPP merges a state output into
     the outputs by name, so a step returning its own state (`return self.filtered`) would lose the
-    output to the state's next value."""
+    output to the state's next value. The reads are probed with the FunctionPatch replacements
+    `patches` in place, as the trace runs them."""
     plan = StatePlan()
     taken: set[str] = set(recorder.input_names) | set(outputs)
     wanted: list[tuple[str | None, tuple, str]] = []       # (declared name or None, path, explanation)
@@ -100,7 +102,7 @@ def plan_state(declared: dict, recorder: Recorder, outputs: frozenset[str] = fro
                               "is neither a number nor a tensor or array: it is not exported as state (it stays in the host runtime)")
     inline = recorder.entry.module.__name__ == "__main__"   # a statement range reaches the driver's live objects
     reads = None if inline else state_reads.probe(recorder, lambda: _copies(recorder), [p for _, p, _ in wanted],
-                                                  growing)
+                                                  growing, patches)
     if reads is None and wanted:
         plan.notes.append("which changed values are read was not probed (" + (
             "a statement range of the driver, whose simulator a probe call would advance" if inline else
