@@ -290,6 +290,7 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         "twin_check": done.get("twin_check", []),
         "replayed": done.get("replayed"),
         "executed": recorder.cover.to_json(),
+        "executed_order": recorder.cover.order_json(),
         **draws.report(recorder.draws),
     }
 

@@ -11,7 +11,7 @@ from leapp_codemod.knowledge.leapp import FORMAT_OF
 from leapp_codemod.rules import scalar_list_join
 from leapp_codemod.runner.draws import RANDOM_CATEGORY, carried_draws, gate
 from leapp_codemod.runner.dropped import leapp_cause
-from leapp_codemod.runner.linecover import ran
+from leapp_codemod.runner.linecover import first_run, ran
 from leapp_codemod.runner.module_info import ModuleInfo
 from leapp_codemod.runner.module_info import category as _category
 from leapp_codemod.runner.module_info import loc as _loc
@@ -361,7 +361,7 @@ def _failed(report: dict, info: ModuleInfo, data: dict, bad_parity: list, execut
                                      "exporter was tried")
     else:
         report["error"] = "no exporter was tried"
-    report["explained_by"] = [f for f in info.findings if _category(f) in _SILENT and ran(executed, f) is not False]
+    report["explained_by"] = explaining(info, executed, data.get("executed_order"), report.get("state_observed", []))
     if stage:
         report["failed_stage"] = stage
     if last.get("spurious_state"):
@@ -383,6 +383,25 @@ def _failed(report: dict, info: ModuleInfo, data: dict, bad_parity: list, execut
     if cause and not last.get("dropped_inputs"):
         report["leapp_cause"] = cause
         report["error"] += f"; cause, as LEAPP logged it: {cause}"
+
+
+def explaining(info: ModuleInfo, executed: dict | None, order: list[str] | None, state_rows: list[dict]) -> list[str]:
+    """The findings that explain a failed attempt or lost computation: those the module leaves unresolved
+    (a patch's hazards are resolved; an in-place write the run carried as state is too), on lines that
+    executed during the recorded calls, of a kind that loses computation on its way to the outputs (an I/O
+    call that only reports does not); ordered by where the data flows through a call (the line that ran
+    first is the first cause), then as the module lists them."""
+    carried = {row.get("explained_by") for row in state_rows}
+    found = []
+    for f in dict.fromkeys((*info.unresolved, *info.left_out, *info.host_runtime)):
+        cat = _category(f)
+        if cat not in _SILENT or f in carried or ran(executed, f) is False:
+            continue
+        if cat == "io-in-pipeline" and not is_io_read(f):
+            continue
+        found.append(f)
+    rank = {f: first_run(order, f) for f in found}
+    return sorted(found, key=lambda f: (rank[f] is None, rank[f] or 0))
 
 
 def _name_list_join(report: dict, info: ModuleInfo, last: dict, executed: dict | None) -> None:
