@@ -23,7 +23,6 @@ from __future__ import annotations
 import collections
 import contextlib
 import copy
-import importlib
 import io
 import linecache
 import logging
@@ -39,6 +38,7 @@ import torch
 
 from leapp_codemod.boundary import StateRef
 from leapp_codemod.runner import values
+from leapp_codemod.runner.intercept import replaced
 
 _NUMBER = (int, float, np.integer, np.floating)
 
@@ -237,22 +237,6 @@ def _safe(roots: dict, path: tuple):
 
 
 _ABSENT = object()
-
-
-@contextlib.contextmanager
-def replaced(patches):
-    """While the block runs, each patched name is bound to its replacement (as LEAPP binds it while a
-    traced value flows through); the bindings in place before (the runner's recorders) are put back."""
-    saved = []
-    try:
-        for patch in patches:
-            module = importlib.import_module(patch.module)
-            saved.append((module, patch.name, getattr(module, patch.name)))
-            setattr(module, patch.name, patch.replacement)
-        yield
-    finally:
-        for module, name, value in reversed(saved):
-            setattr(module, name, value)
 
 
 @contextlib.contextmanager
