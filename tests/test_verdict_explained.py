@@ -24,6 +24,8 @@ UNRESOLVED = (   # as a module header lists them: by path, then line
     "app/step.py:8 scalar-extraction: `grip, wrist = policy(f)` unpacks a NumPy array of pipeline data",
     "app/step.py:10 tensor-branch: `grip = 0.0` is chosen by `f > 100.0`",
     "app/features.py:3 scalar-extraction: `float(s)` turns pipeline data into a Python number",
+    "app/step.py:6 inplace-state: `f, self.hidden = self.rnn(x, self.hidden)` stores pipeline data in `self.hidden`, "
+    "which the next call reads (recurrent state) (in lib/rnn.py:51)",
 )
 PATCHED = "app/features.py:2 unmapped-numpy: `x.sum()` has no torch equivalent (patched by force_traceable)"
 
@@ -55,10 +57,12 @@ def test_explained_by_lists_unresolved_lines_that_ran_first_cause_first(tmp_path
                "reason": "parity FAILED on 3 fresh calls", "signals": [],
                "lost_computation": "LEAPP: a value was inlined as a constant"}
     child = ChildResult(data={"attempts": [failure], "executed": cover.to_json(), "executed_order": cover.order_json(),
-                              "calls": {}, "graph": "g"})
+                              "calls": {}, "graph": "g", "state_observed": [   # the run carried self.hidden
+                                  {"owner_path": "self.rnn.hidden", "explained_by": "STATE['hidden'] in the module"}]})
     report = build_report(info, RunOptions(file=info.path, out=tmp_path / "out"), child, 1.0)
     assert report["status"] == "failed"
     # the helper's extraction ran before the inline unpack (data flows force -> policy -> grip); the branch
-    # at :10 never took its side, the log line only reports, and the patched `x.sum()` is resolved
+    # at :10 never took its side, the log line only reports, the patched `x.sum()` is resolved and the
+    # recurrent state the run carried is resolved too
     assert [f.split(" ")[0] for f in report["explained_by"]] == ["app/features.py:3", "app/step.py:8"]
     assert report["lost_computation"]["explained_by"] == report["explained_by"]

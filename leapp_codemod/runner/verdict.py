@@ -392,11 +392,14 @@ def explaining(info: ModuleInfo, executed: dict | None, order: list[str] | None,
     call that only reports does not); ordered by where the data flows through a call (the line that ran
     first is the first cause), then as the module lists them."""
     carried = {row.get("explained_by") for row in state_rows}
+    attrs = {re.split(r"[.\[]", row.get("owner_path", ""))[-1].strip("'\"]") for row in state_rows}
     found = []
     for f in dict.fromkeys((*info.unresolved, *info.left_out, *info.host_runtime)):
         cat = _category(f)
         if cat not in _SILENT or f in carried or ran(executed, f) is False:
             continue
+        if cat == "inplace-state" and set(re.findall(r"`self\.(\w+)`", f)) & attrs:
+            continue                 # the run carried the attribute it writes as state
         if cat == "io-in-pipeline" and not is_io_read(f):
             continue
         found.append(f)
