@@ -277,6 +277,7 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         "state_observed": [o.to_json() for o in done["plan"].observed],
         "state_notes": done["plan"].notes,
         "host_set_inputs": done["plan"].host_json(),
+        "host_branches": done["plan"].host_branches,
         "snapshot": ("a copy of the instance before its first call" if recorder.snapshot is not None
                      else f"state-only (the instance cannot be copied: {recorder.snapshot_error})"
                      if recorder.entry.is_method else "module"),

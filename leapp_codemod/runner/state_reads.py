@@ -56,6 +56,7 @@ class Reads:
     in_place: set = field(default_factory=set)         # buffers a call writes into (kept as state: see probe)
     calls: list = field(default_factory=list)          # indices of the probed calls
     uncarried: dict = field(default_factory=dict)      # number leaf path -> {kind: where the call raised}
+    branch_only: dict = field(default_factory=dict)    # host-set leaf -> where Python control flow reads it
 
 
 def _get(roots: dict, path: tuple):
@@ -346,6 +347,11 @@ def probe(recorder, fresh, candidates: list[tuple], growing: list[tuple], patche
             reads.host_set[leaf] = seen[0]
             state.discard(leaf)
     reads.state = state
+    if calls:
+        for leaf, constant in reads.host_set.items():
+            site = _branch_read(prober, leaf, constant)
+            if site:
+                reads.branch_only[leaf] = site
     for leaf in leaves:
         if leaf not in state and leaf not in reads.host_set:
             reads.unread[leaf] = ("its old value never reaches the outputs (written before it is read, or read "
@@ -399,6 +405,35 @@ def _kind(prober: _Prober, leaf: tuple, value, base_out, base_after) -> tuple[st
         if _same_values(base_out, out):
             return kind, {}
     return order[0], failed if len(failed) == len(order) else {}
+
+
+class _BranchRead(Exception):
+    """Raised where Python control flow takes the truth of a host value standing in a probe."""
+
+
+class _FlagTensor(torch.Tensor):
+    """A 0-d tensor standing for a host-set flag or number in a probe: Python control flow taking its
+    truth (`if not flag:`, `a if flag else b`, `and`/`or`) raises, as a traced input would be a tensor
+    branch there (LEAPP traces one side and signals it)."""
+
+    def __bool__(self):
+        raise _BranchRead("a host-set value decides Python control flow")
+
+
+def _branch_read(prober: _Prober, leaf: tuple, constant) -> str:
+    """Where Python control flow reads the host-set value at `leaf` (`path:line (`source`)`), or ''
+    when the call takes it as data only (arithmetic, an array)."""
+    if not (_is_number(constant) or isinstance(constant, (bool, np.bool_))):
+        return ""
+    number = carried(int(constant) if isinstance(constant, (bool, np.bool_)) else constant, "torch")
+    try:
+        prober.run(lambda roots: _set(roots, leaf, number.as_subclass(_FlagTensor)))
+    except _BranchRead as exc:
+        text = _raised_at(exc)
+        return text.split(": _BranchRead", 1)[0] if ": _BranchRead" in text else "code outside the application"
+    except Exception:  # noqa: BLE001 - a call that refuses a tensor here says nothing of control flow
+        return ""
+    return ""
 
 
 class _NumberTensor(torch.Tensor):

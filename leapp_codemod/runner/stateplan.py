@@ -26,6 +26,8 @@ class StatePlan:
     kinds: dict[str, str] = field(default_factory=dict)       # number state name -> "numpy" | "torch"
     probed_calls: list[int] = field(default_factory=list)     # the calls whose reads decided the state
     host: list[tuple[str, tuple]] = field(default_factory=list)   # (graph input name, path) set by the host
+    host_branches: dict[str, str] = field(default_factory=dict)   # path -> the domain a host flag restricts to
+    host_constants: list[tuple[tuple, object]] = field(default_factory=list)   # (path, value) such a flag is traced at
 
     def refs(self, roots: dict) -> list[StateRef]:
         """The state refs, then the refs of the values the host sets (graph inputs, `host=True`)."""
@@ -49,6 +51,11 @@ class StatePlan:
             out.update(state_leaves(state_reads.carried(lookup(reachable_values, path), self.kinds.get(name, "")),
                                     name))
         return out
+
+    def in_domain(self, snapshot: dict) -> bool:
+        """A call (by the {path: value} snapshot before it) inside the domain the export holds for: every
+        host flag that Python control flow reads holds the value it is traced at."""
+        return all(state_reads.same(values.plain(lookup(snapshot, path)), value) for path, value in self.host_constants)
 
     def to_json(self) -> dict:
         return {name: observe.describe_path(path) for name, path in self.entries}
@@ -118,6 +125,14 @@ def plan_state(declared: dict, recorder: Recorder, outputs: frozenset[str] = fro
         if reads is not None:
             plan.notes.extend(_left_out_note(reads, leaf, label) for leaf in leaves if leaf not in reads.state)
             for leaf in leaves:
+                if leaf in reads.branch_only:
+                    loc, _, source = reads.branch_only[leaf].partition(" ")
+                    plan.host_branches[observe.describe_path(leaf)] = (
+                        f"{loc} host-set {observe.describe_path(leaf)}: read by Python control flow {source}, it stays "
+                        f"a host value, not a graph input; the export takes the side of calls where it is "
+                        f"{reads.host_set[leaf]!r}")
+                    plan.host_constants.append((leaf, reads.host_set[leaf]))
+                    continue
                 if leaf in reads.host_set and (observe.exportable_state(reads.host_set[leaf])
                                                or isinstance(reads.host_set[leaf], bool)):
                     plan.host.append((observe.state_name(leaf, taken), leaf))
@@ -150,6 +165,11 @@ def plan_state(declared: dict, recorder: Recorder, outputs: frozenset[str] = fro
 
 def _left_out_note(reads: state_reads.Reads, leaf: tuple, label: str | None) -> str:
     where = observe.describe_path(leaf) + (f" (STATE[{label!r}])" if label else "")
+    if leaf in reads.branch_only:
+        return (f"{where} is reset to {reads.host_set[leaf]!r} by every call whatever it held: a value the host sets "
+                f"before a call, read by Python control flow at {reads.branch_only[leaf]}; as a graph input it would "
+                "be a tensor branch, so it stays a host value (not state, not an input) and the export takes the "
+                f"side it takes when the value is {reads.host_set[leaf]!r}")
     if leaf in reads.host_set:
         exported = ("a graph input the host feeds" if observe.exportable_state(reads.host_set[leaf])
                     or isinstance(reads.host_set[leaf], bool) else "the export takes the value it had while traced")
@@ -237,6 +257,8 @@ def start_state(recorder: Recorder, plan: StatePlan, roots: dict) -> tuple[list[
     one of them was None (created by the first call), one warm-up call on the first traced input
     gives it its value. Returns the refs and whether a warm-up call ran."""
     refs = plan.refs(roots)
+    for path, value in plan.host_constants:     # a host flag Python control flow reads: traced at its constant
+        StateRef("host", roots[path[0]], tuple(path[1:])).set(value)
     for ref, (name, path) in zip(refs, plan.entries):
         initial = lookup(recorder.initial, path, _MISSING)
         if initial is not _MISSING:

@@ -90,7 +90,8 @@ def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: f
         report["inputs"] = {"recording": str(opts.inputs), "format_version": meta.get("version"),
                             "recorded_with": meta.get("versions"), "driver_started": False}
     report["state"] = data.get("state")
-    for key in ("state_observed", "state_notes", "host_set_inputs", "snapshot", "constants", "outputs_left_out"):
+    for key in ("state_observed", "state_notes", "host_set_inputs", "host_branches", "snapshot", "constants",
+                "outputs_left_out"):
         if data.get(key):
             report[key] = data[key]
     for row in report.get("state_observed", []):
@@ -271,6 +272,9 @@ def _domain_checked(validation: dict, calls: dict) -> str:
                      f"{later[-1]['call']} of the driver's run")
     if more.get("perturbed"):
         parts.append(f"{more['perturbed']['steps']} inputs varied within their observed ranges")
+    if more.get("outside_domain"):
+        parts.append(f"not on call(s) {', '.join(map(str, more['outside_domain'][:6]))}, where a host-set value "
+                     "read by Python control flow held its other value")
     return ", ".join(parts)
 
 
@@ -279,6 +283,7 @@ def _validated(report: dict, info: ModuleInfo, chosen: dict, executed: dict | No
     """`validated`, or `restricted` (validated on a restricted domain) while a tensor branch or an I/O
     read remains that the checks could only cover on the inputs they saw."""
     limits, guards = domain_limits(info, chosen, executed, carried)
+    limits += list((report.get("host_branches") or {}).values())   # a host flag kept out of the graph
     if guards:
         report["checks_traced"] = guards
     if not limits:
