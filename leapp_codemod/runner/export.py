@@ -301,6 +301,7 @@ def check_patch_parity(module, recorder: Recorder) -> list[dict]:
         row["calls"] += 1
         try:
             expected, got = module.patch_parity(pc.patch, pc.args, pc.kwargs)
+            got = values.numbers_as_one_element(expected, got)     # a twin's number as a one-element array
         except Exception as exc:  # noqa: BLE001 - report the replacement's error, keep going
             row["ok"] = False
             row["error"] = one_line(exc)

@@ -13,7 +13,7 @@ from leapp_codemod.boundary import StateRef, as_host, port_name, state_leaves
 from leapp_codemod.runner import state_observe as observe
 from leapp_codemod.runner import state_reads, values
 from leapp_codemod.runner.errors import RunnerError, where
-from leapp_codemod.runner.intercept import Recorder, find_instances, owner_class
+from leapp_codemod.runner.intercept import Recorder, find_instances, owner_class, replaced
 from leapp_codemod.runner.state_reads import lookup
 
 
@@ -28,6 +28,7 @@ class StatePlan:
     host: list[tuple[str, tuple]] = field(default_factory=list)   # (graph input name, path) set by the host
     host_branches: dict[str, str] = field(default_factory=dict)   # path -> the domain a host flag restricts to
     host_constants: list[tuple[tuple, object]] = field(default_factory=list)   # (path, value) such a flag is traced at
+    patches: tuple = ()     # the FunctionPatch replacements the application runs with on state in its carried kinds
 
     def refs(self, roots: dict) -> list[StateRef]:
         """The state refs, then the refs of the values the host sets (graph inputs, `host=True`)."""
@@ -72,7 +73,7 @@ def plan_state(declared: dict, recorder: Recorder, outputs: frozenset[str] = fro
     the outputs by name, so a step returning its own state (`return self.filtered`) would lose the
     output to the state's next value. The reads are probed with the FunctionPatch replacements
     `patches` in place, as the trace runs them."""
-    plan = StatePlan()
+    plan = StatePlan(patches=tuple(patches))
     taken: set[str] = set(recorder.input_names) | set(outputs)
     wanted: list[tuple[str | None, tuple, str]] = []       # (declared name or None, path, explanation)
     growing: list[tuple] = []
@@ -268,7 +269,8 @@ def start_state(recorder: Recorder, plan: StatePlan, roots: dict) -> tuple[list[
     warm = any(not state_leaves(_safe_get(ref), ref.name) for ref in refs)
     if warm and recorder.traced:
         entry = recorder.entry.function.__get__(roots["self"]) if recorder.entry.is_method else recorder.entry.function
-        entry(**values.plain(recorder.traced[0].inputs), **recorder.statics)
+        with replaced(plan.patches):
+            entry(**values.plain(recorder.traced[0].inputs), **recorder.statics)
     return refs, warm
 
 

@@ -66,18 +66,6 @@ def promotion(expected, got) -> str | None:
     return None
 
 
-def numbers_as_one_element(expected, got):
-    """`got` with each shape-(1,) array or tensor that stands where the original returned a number (a NumPy
-    or Python scalar, a 0-d array) made 0-d: a twin keeps numbers as one-element arrays (`twin_unpack`),
-    the shape LEAPP traces NumPy numbers in; the values are compared, the shape is the twin's convention."""
-    if isinstance(expected, (tuple, list)) and isinstance(got, (tuple, list)) and len(expected) == len(got):
-        return type(got)(numbers_as_one_element(e, g) for e, g in zip(expected, got))
-    number = isinstance(expected, (int, float, np.generic)) or (values.is_array(expected) and expected.ndim == 0)
-    if number and values.is_array(got) and tuple(got.shape) == (1,):
-        return got.reshape(())
-    return got
-
-
 def check_patch(patch, original, calls, seed: int = 0, workdir: Path | None = None, patching=None) -> dict:
     """One row of the report: whether `patch.replacement` agrees with `original` on every sample and,
     with a `workdir`, keeps every argument the original depends on under a LEAPP trace of the first."""
@@ -93,7 +81,7 @@ def check_patch(patch, original, calls, seed: int = 0, workdir: Path | None = No
                 continue
             row["samples"] += 1
             try:
-                got = numbers_as_one_element(expected, _run(patch.replacement, args, kwargs))
+                got = values.numbers_as_one_element(expected, _run(patch.replacement, args, kwargs))
                 problem, worst = values.mismatch(expected, got, RTOL, ATOL)
                 problem = problem or promotion(expected, got)
             except Exception as exc:  # noqa: BLE001 - any error of the replacement is a disagreement

@@ -8,7 +8,7 @@ from pathlib import Path
 from leapp_codemod.boundary import state_leaves
 from leapp_codemod.knowledge.leapp import ATOL, RTOL
 from leapp_codemod.runner import draws, values
-from leapp_codemod.runner.intercept import Recorder
+from leapp_codemod.runner.intercept import Recorder, replaced
 from leapp_codemod.runner.stateplan import StatePlan, fresh_roots, start_state
 
 
@@ -197,7 +197,7 @@ def _rollout(im, module, recorder: Recorder, state: StatePlan, inputs: list | No
         if inputs is not None:                # varied inputs: the reads vary too (a changed file)
             noise = draws.varied_reads(noise, drawn, seed=steps)
         try:
-            with draws.replayed(recorder.draws, noise):
+            with draws.replayed(recorder.draws, noise), replaced(state.patches):
                 produced = entry(**values.plain(call_inputs), **recorder.statics)
         except Exception as exc:  # noqa: BLE001 - the application may refuse a varied input
             from leapp_codemod.runner.errors import one_line
