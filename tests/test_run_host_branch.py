@@ -14,7 +14,7 @@ def test_a_host_flag_read_by_python_control_flow_stays_a_host_value(tmp_path):
     work = project(tmp_path, "run_host_branch")
     before = tree_hash(work / "gripctl")
     generate(work, "gripctl", "gripctl.servo:ForceServo.command")
-    proc, report = run_json(work)
+    _, report = run_json(work)
     assert report["status"] == "restricted", report.get("error")
     assert "host_set_inputs" not in report and "self.resumed" not in report.get("state", {}).values()
     (why,) = report["restricted_domain"]["because"]

@@ -19,13 +19,13 @@ STEP = ("import logging\nfrom app.features import force\n\n\ndef act(x, policy):
         "    return grip + wrist\n")
 
 UNRESOLVED = (   # as a module header lists them: by path, then line
-    "app/step.py:7 io-in-pipeline: `logging.info('f=%s', f)` performs I/O inside the pipeline (logging.info); "
-    "it is left out",
+    ("app/step.py:7 io-in-pipeline: `logging.info('f=%s', f)` performs I/O inside the pipeline (logging.info); "
+     "it is left out"),
     "app/step.py:8 scalar-extraction: `grip, wrist = policy(f)` unpacks a NumPy array of pipeline data",
     "app/step.py:10 tensor-branch: `grip = 0.0` is chosen by `f > 100.0`",
     "app/features.py:3 scalar-extraction: `float(s)` turns pipeline data into a Python number",
-    "app/step.py:6 inplace-state: `f, self.hidden = self.rnn(x, self.hidden)` stores pipeline data in `self.hidden`, "
-    "which the next call reads (recurrent state) (in lib/rnn.py:51)",
+    ("app/step.py:6 inplace-state: `f, self.hidden = self.rnn(x, self.hidden)` stores pipeline data in "
+     "`self.hidden`, which the next call reads (recurrent state) (in lib/rnn.py:51)"),
 )
 PATCHED = "app/features.py:2 unmapped-numpy: `x.sum()` has no torch equivalent (patched by force_traceable)"
 

@@ -13,7 +13,12 @@ from leapp_codemod.boundary import StateRef, as_host, port_name, state_leaves
 from leapp_codemod.runner import state_observe as observe
 from leapp_codemod.runner import state_reads, values
 from leapp_codemod.runner.errors import RunnerError, where
-from leapp_codemod.runner.intercept import Recorder, find_instances, owner_class, replaced
+from leapp_codemod.runner.intercept import (
+    Recorder,
+    find_instances,
+    owner_class,
+    replaced,
+)
 from leapp_codemod.runner.state_reads import lookup
 
 
