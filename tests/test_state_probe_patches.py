@@ -63,3 +63,18 @@ def test_with_the_replacement_in_place_the_clock_is_state_carried_as_an_array(ti
     assert [(name, path) for name, path in plan.entries] == [("t", ("self", ("attr", "t")))]
     assert plan.kinds == {"t": "numpy"}
     assert tiltctl.tilt_row is before, "the binding in place before the probe is put back"
+
+
+def test_a_bound_adapter_that_calls_the_function_it_replaces_reaches_the_original():
+    import numpy as np
+
+    from leapp_codemod.runner.intercept import replaced
+
+    def norm_adapter(x, *args, **kwargs):      # an adapter: on a value it does not trace, the library's own
+        return np.linalg.norm(x, *args, **kwargs)
+
+    original = np.linalg.norm
+    with replaced((_Patch("numpy.linalg", "norm", norm_adapter),)):
+        assert np.linalg.norm is not original
+        assert np.linalg.norm(np.array([3.0, 4.0])) == 5.0       # no recursion into the adapter
+    assert np.linalg.norm is original

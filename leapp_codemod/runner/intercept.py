@@ -370,11 +370,29 @@ def replaced(patches):
         for patch in patches:
             module = importlib.import_module(patch.module)
             saved.append((module, patch.name, getattr(module, patch.name)))
-            setattr(module, patch.name, patch.replacement)
+            setattr(module, patch.name, _bound(patch.replacement, saved[-1][2]))
         yield
     finally:
         for module, name, value in reversed(saved):
             setattr(module, name, value)
+
+
+def _bound(replacement: Callable, before: Callable) -> Callable:
+    """`replacement`, except inside itself: an adapter that calls the library function it replaces (on a
+    value it does not trace) reaches the binding in place before, not itself again."""
+    inside: list = []
+
+    def bound(*args, **kwargs):
+        if inside:
+            return before(*args, **kwargs)
+        inside.append(True)
+        try:
+            return replacement(*args, **kwargs)
+        finally:
+            inside.pop()
+
+    bound.__wrapped__ = replacement
+    return bound
 
 
 def find_instances(roots: dict, cls: type, limit: int = 20000) -> list[tuple]:
