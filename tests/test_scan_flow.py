@@ -180,8 +180,9 @@ def test_constant_flags_prune_the_code_they_rule_out(tmp_path):
     assert {(f.line, f.category) for f in scan_snippet(tmp_path, snippet).findings} == expected_marks(snippet)
 
 
-def test_only_tensor_state_is_handed_to_generate(tmp_path):
-    """A counter, a deque and a dict of tensors are reported, but only tensors are declared as state."""
+def test_only_tensor_and_counter_state_is_handed_to_generate(tmp_path):
+    """A counter, a deque and a dict of tensors are reported; tensors and the counter are declared as state
+    (`run` keeps a declared counter only when a call reads it), the deque and the dict are not."""
     snippet = ("import collections\nimport torch\nclass P:\n    def __init__(self):\n        self.h = None\n"
                "        self.count = 0\n        self.frames = collections.deque(maxlen=2)\n"
                "        self.bufs = {'a': torch.zeros(3)}\n"
@@ -191,7 +192,7 @@ def test_only_tensor_state_is_handed_to_generate(tmp_path):
                "        self.h = out * self.count\n        return out\n")
     result = scan_snippet(tmp_path, snippet)
     assert {f.line for f in result.findings if f.category == "inplace-state"} == {10, 11, 13, 14}
-    assert [(s.attr, s.kind) for s in result.state] == [("h", "reassigned")]
+    assert [(s.attr, s.kind) for s in result.state] == [("count", "inplace"), ("h", "reassigned")]
 
 
 SCRATCH_NOT_STATE = {

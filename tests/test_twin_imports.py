@@ -53,3 +53,42 @@ def test_twin_imports_constants_of_other_project_modules(tmp_path, monkeypatch):
     finally:
         for name in [m for m in sys.modules if m.split(".")[0] == "cstpkg"]:
             del sys.modules[name]
+
+
+GRIP = """\
+import numpy as np
+
+
+def squash(v):
+    return np.tanh(v)
+
+
+def grip(x):
+    return squash(x[::-1]) * 2.0
+"""
+
+
+def test_a_twin_calls_its_modules_helpers_through_the_module_where_patches_bind_them(tmp_path, monkeypatch):
+    """`grip`'s twin calls `squash` as `grippkg.hand.squash`: when `squash` has a twin patched on its
+    module, the twin of `grip` runs it, not the original the integration module imported by name."""
+    (tmp_path / "grippkg").mkdir()
+    (tmp_path / "grippkg" / "__init__.py").write_text("")
+    (tmp_path / "grippkg" / "hand.py").write_text(GRIP)
+    line = GRIP.splitlines().index("def grip(x):") + 2
+    finding = Finding("grippkg/hand.py", line, 19, line, 26, "T000", "numpy-negative-stride", "error", "h", "fix",
+                      "grippkg.hand:grip")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        result = make_twin(tmp_path, "grippkg.hand:grip", "grip_twin", [finding], set())
+        assert not isinstance(result, Blocked), result
+        assert "grippkg.hand.squash(" in result.source and "import grippkg.hand" in result.imports
+        namespace: dict = {}
+        exec("\n".join([*result.imports, helper_sources(result.helpers), textwrap.dedent(result.source)]), namespace)
+        hand = importlib.import_module("grippkg.hand")
+        x = np.random.default_rng(1).normal(size=(4,))
+        np.testing.assert_array_equal(namespace["grip_twin"](x), hand.grip(x))
+        monkeypatch.setattr(hand, "squash", lambda v: v * 0.0)     # what a FunctionPatch binds there
+        np.testing.assert_array_equal(namespace["grip_twin"](x), np.zeros(4))
+    finally:
+        for name in [m for m in sys.modules if m.split(".")[0] == "grippkg"]:
+            del sys.modules[name]

@@ -314,8 +314,8 @@ def test_library_calls_become_torch_adapters(app):
      [("tensor-branch", "x.sum() > 0")], 2, "does more than assign names"),
     ("from scipy.linalg import expm\n\n\ndef f(a):\n    return expm(a)\n",
      [("foreign-library", "expm(a)")], 5, "no torch adapter"),
-    ("import math\n\n\ndef f(t):\n    d = t.item()\n    return math.sqrt(d)\n",
-     [("scalar-extraction", "t.item()")], 6, "reaches `math.sqrt(...)`, which needs a Python number"),
+    ("import math\n\n\ndef f(t):\n    d = t.item()\n    return math.factorial(d)\n",
+     [("scalar-extraction", "t.item()")], 6, "reaches `math.factorial(...)`, which needs a Python number"),
     ("import torch\n\n\ndef f(x):\n    out = []\n    for v in x.tolist():\n        if v > 0:\n"
      + "            out.append(v)\n    return torch.tensor(out)\n",
      [("scalar-extraction", "x.tolist()")], 6, "may only assign names and append once"),

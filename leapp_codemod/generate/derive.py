@@ -18,7 +18,7 @@ from leapp_codemod.generate import adapters as adapter_index
 from leapp_codemod.generate.adapters import class_constructor, torch_adapter
 from leapp_codemod.generate.source_info import SourceError, module_file
 from leapp_codemod.generate.sources import Sources
-from leapp_codemod.generate.twin import Blocked, build_twin, flags_for
+from leapp_codemod.generate.twin import Blocked, Twin, build_twin, flags_for
 from leapp_codemod.model import FileError, Finding, PatchTarget, ScanResult
 from leapp_codemod.source.files import SourceFile
 from leapp_codemod.source.parse import read_source
@@ -133,8 +133,17 @@ def make_twin(root: Path, function: str, fn_name: str, findings: list[Finding],
         return result
     fn = ast.parse(result.source).body[0]
     free = _free_names(fn)
+    helpers_here = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))} & free
+    if helpers_here:        # looked up through their module at call time, where a FunctionPatch binds them
+        source = _through_module(result.source, helpers_here, module)
+        result = Twin(source, result.helpers, result.rules)
+        fn = ast.parse(source).body[0]
+        free = _free_names(fn)
     helpers = set(result.helpers)
     imports = {"import numpy as np"} if "np" in free or helpers else set()
+    if helpers_here:
+        imports.add(f"import {module}")
+        free.discard(module.split(".")[0])
     if ("torch" in free or helpers) and "torch" not in bindings:
         imports.add("import torch")
     if "ADAPTERS" in free:
@@ -161,6 +170,19 @@ def make_twin(root: Path, function: str, fn_name: str, findings: list[Finding],
     if "np" in bindings and bindings["np"] != "numpy":
         return Blocked(first, "`np` is not numpy in this module")
     return Rewrite(result.source, tuple(sorted(imports)), "; ".join(result.rules), tuple(sorted(helpers)))
+
+
+def _through_module(source: str, names: set[str], module: str) -> str:
+    """`source` with each read of a module-level function in `names` written as `module.name`: the twin
+    then calls what the module binds when it runs (another helper's twin while a FunctionPatch or `run`
+    binds it there), not the original the integration module would have imported by name."""
+    lines = source.splitlines(keepends=True)
+    reads = sorted(((n.lineno, n.col_offset, n.id) for n in ast.walk(ast.parse(source))
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in names), reverse=True)
+    for line, col, name in reads:
+        text = lines[line - 1]
+        lines[line - 1] = text[:col] + f"{module}.{name}" + text[col + len(name):]
+    return "".join(lines)
 
 
 def _plain_module_imports(tree: ast.Module, name: str) -> list[str]:

@@ -24,6 +24,7 @@ from leapp_codemod.generate.adapters import class_constructor, domain, torch_ada
 from leapp_codemod.generate.extras import ExtrasError, build_extras
 from leapp_codemod.generate.literals import default_graph_name, pystr, snake
 from leapp_codemod.generate.derive import helper_sources, library_targets, make_twin
+from leapp_codemod.generate.fresh_objects import without_fresh_objects
 from leapp_codemod.generate.source_info import EntrySource, SourceError, entry_source, import_root, module_file
 from leapp_codemod.generate.sources import Sources
 from leapp_codemod.generate.twin import Blocked
@@ -524,13 +525,14 @@ def build_spec(scan: ScanResult, opts: Options, project: Project | None = None) 
 
     taken = set(inputs) | set(static)
     entry_owner = f"{module}:{qualname.rpartition('.')[0]}" if entry.is_method else ""
-    state = _state_specs(scan.state, taken, entry_owner) + found.carried
+    held, fresh_notes = without_fresh_objects(scan.state, scan.reachable, sources.project)
+    state = _state_specs(held, taken, entry_owner) + found.carried
     replacements, patches, covered = _replacements(scan, root, sources)
     if inline:   # the driver runs as __main__: its own bindings are patched there, never imported
         patches = [replace(p, module=DRIVER_MAIN) if p.module == module else p for p in patches]
     stubs = {r.fn_name for r in replacements if r.is_stub}
     unresolved, host, left_out = _classify(scan, covered, stubs, state, sources)
-    notes = ([f"{entry.path.name}:{entry.line}: {entry.note}"] if entry.note else []) + guard_notes
+    notes = ([f"{entry.path.name}:{entry.line}: {entry.note}"] if entry.note else []) + guard_notes + fresh_notes
     extra, app_modules, app_extra = _imports(replacements, patches, module, inline, root)
     driver = _rel(opts.driver, out_dir) if opts.driver else None
     return IntegrationSpec(

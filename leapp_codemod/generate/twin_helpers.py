@@ -34,6 +34,19 @@ def twin_scalar(value, cast=None):
     return value.astype(np.int64)
 
 
+def twin_math(torch_fn, numpy_fn, math_fn, *args):
+    """`math_fn(*args)` where an argument may now be a tensor (`torch_fn`, the other arguments made
+    tensors of its dtype) or an array (`numpy_fn`); on Python numbers, a value the host keeps as a
+    number, `math_fn` itself. The result keeps the dtype of the tensor or array it came from."""
+    tensors = [a for a in args if isinstance(a, torch.Tensor)]
+    if tensors:
+        like = tensors[0]
+        return torch_fn(*[a if isinstance(a, torch.Tensor) else torch.as_tensor(a, dtype=like.dtype) for a in args])
+    if any(isinstance(a, (np.ndarray, np.generic)) for a in args):
+        return numpy_fn(*args)
+    return math_fn(*args)
+
+
 def twin_numpy_number(value):
     """A NumPy function of Python numbers: NumPy returns a float64 (or int64) scalar, which promotes
     float32 arithmetic downstream to float64; the 0-d tensor or array standing for those numbers kept
@@ -81,6 +94,8 @@ def twin_tensor(data, *, dtype=None):
     holds what was a list of Python numbers: the items are stacked as the lists were nested."""
     if isinstance(data, (list, tuple)):
         data = torch.stack([twin_tensor(item) for item in data])
+    elif not isinstance(data, torch.Tensor):
+        data = torch.as_tensor(data)      # an item the host kept as a number (the original's own value)
     return data.to(twin_python_dtype(data) if dtype is None else dtype)
 
 

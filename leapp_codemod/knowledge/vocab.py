@@ -136,3 +136,16 @@ CALLABLE_WRAPPERS = frozenset({"torch.compile", "torch.jit.script", "torch.jit.t
 # Calls that return a Python sequence of separate values (`struct.unpack` of message bytes, `list(x)`, `tuple(x)`,
 # `map(f, x)`): an array built from one holds numbers, not the traced values they came from.
 PYTHON_SEQUENCE_CALLS = frozenset({"struct.unpack", "struct.unpack_from", "list", "tuple", "map"})
+
+# `math` functions with an elementwise torch and NumPy equivalent of the same value: name -> (torch, numpy).
+# A twin calls the torch one on a tensor, the NumPy one on an array, and `math`'s own on a Python number.
+MATH_TWINS = {
+    "sin": ("sin", "sin"), "cos": ("cos", "cos"), "tan": ("tan", "tan"), "asin": ("asin", "arcsin"),
+    "acos": ("acos", "arccos"), "atan": ("atan", "arctan"), "atan2": ("atan2", "arctan2"),
+    "sinh": ("sinh", "sinh"), "cosh": ("cosh", "cosh"), "tanh": ("tanh", "tanh"), "asinh": ("asinh", "arcsinh"),
+    "acosh": ("acosh", "arccosh"), "atanh": ("atanh", "arctanh"), "exp": ("exp", "exp"),
+    "expm1": ("expm1", "expm1"), "log1p": ("log1p", "log1p"), "log2": ("log2", "log2"),
+    "log10": ("log10", "log10"), "sqrt": ("sqrt", "sqrt"), "fabs": ("abs", "abs"), "hypot": ("hypot", "hypot"),
+    "copysign": ("copysign", "copysign"), "degrees": ("rad2deg", "degrees"), "radians": ("deg2rad", "radians"),
+    "fmod": ("fmod", "fmod"),
+}

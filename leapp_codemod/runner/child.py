@@ -158,7 +158,7 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         if refused:
             raise RunnerError(refused, "host-read")
         t_plan = time.monotonic()
-        plan = plan_state(state, recorder, frozenset(export.app_outputs(module, recorder)))
+        plan = plan_state(state, recorder, frozenset(export.app_outputs(module, recorder)), tuple(module.PATCHES))
         timings["state_plan"] = round(time.monotonic() - t_plan, 2)
         done["plan"] = plan
         if plan.entries:
@@ -277,6 +277,7 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         "state_observed": [o.to_json() for o in done["plan"].observed],
         "state_notes": done["plan"].notes,
         "host_set_inputs": done["plan"].host_json(),
+        "host_branches": done["plan"].host_branches,
         "snapshot": ("a copy of the instance before its first call" if recorder.snapshot is not None
                      else f"state-only (the instance cannot be copied: {recorder.snapshot_error})"
                      if recorder.entry.is_method else "module"),
@@ -290,6 +291,7 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         "twin_check": done.get("twin_check", []),
         "replayed": done.get("replayed"),
         "executed": recorder.cover.to_json(),
+        "executed_order": recorder.cover.order_json(),
         **draws.report(recorder.draws),
     }
 

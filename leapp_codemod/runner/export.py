@@ -15,7 +15,7 @@ from leapp_codemod.runner.dropped import scripted_call_failure, tensor_into_nump
 from leapp_codemod.runner.errors import cut, full_text, one_line
 from leapp_codemod.runner.graph_check import graph_error
 from leapp_codemod.runner.inputs_kept import dropped_inputs
-from leapp_codemod.runner.intercept import Recorder
+from leapp_codemod.runner.intercept import Recorder, replaced
 from leapp_codemod.runner.logcap import Capture
 from leapp_codemod.runner.stateplan import StatePlan, fresh_roots, start_state
 from leapp_codemod.runner.trace_shims import during_trace
@@ -123,7 +123,7 @@ def attempt_export(module, recorder: Recorder, backend: str, directory: Path, st
     logger.addHandler(capture)
     try:
         try:
-            with during_trace(), diverted(recorder.entry.function):
+            with during_trace(), diverted(recorder.entry.function), replaced(module.PATCHES):
                 for call in recorder.traced:
                     kwargs = values.plain(call.inputs) | dict(recorder.statics)
                     with draws.replayed(recorder.draws, call.draws, module.NODE):
@@ -301,6 +301,7 @@ def check_patch_parity(module, recorder: Recorder) -> list[dict]:
         row["calls"] += 1
         try:
             expected, got = module.patch_parity(pc.patch, pc.args, pc.kwargs)
+            got = values.numbers_as_one_element(expected, got)     # a twin's number as a one-element array
         except Exception as exc:  # noqa: BLE001 - report the replacement's error, keep going
             row["ok"] = False
             row["error"] = one_line(exc)

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from leapp_codemod.runner import values
-from leapp_codemod.runner.intercept import Recorder
+from leapp_codemod.runner.intercept import Recorder, replaced
 from leapp_codemod.runner.perturb import vary_one
 from leapp_codemod.runner.stateplan import StatePlan, fresh_roots, start_state
 from leapp_codemod.runner.validation import bound_entry
@@ -25,7 +25,8 @@ def graph_inputs(yaml_path: Path) -> set[str]:
 def _outputs(module, recorder: Recorder, state: StatePlan, inputs: dict) -> dict:
     roots, _ = fresh_roots(recorder)
     start_state(recorder, state, roots)
-    result = bound_entry(recorder, roots)(**values.plain(inputs), **recorder.statics)
+    with replaced(state.patches):
+        result = bound_entry(recorder, roots)(**values.plain(inputs), **recorder.statics)
     return {k: values.to_numpy64(v) for k, v in values.flatten(module.named_outputs(values.plain(result))).items()}
 
 

@@ -357,6 +357,44 @@ def patch_recorders(patches, recorder: Recorder):
             setattr(module, name, original)
 
 
+@contextmanager
+def replaced(patches):
+    """While the block runs, each patched name is bound to its replacement on every call, traced or not;
+    the bindings in place before (the runner's recorders, LEAPP's FunctionPatch) are put back. The state
+    probe and the traced calls run so: LEAPP runs the original on a re-entry sample (a value it does not
+    trace), so a state kind only the replacement takes (a shape-(1,) phase a twin joins) would fail there.
+    The replacements were checked against the originals before tracing, and the export is validated
+    against the application's own outputs."""
+    saved = []
+    try:
+        for patch in patches:
+            module = importlib.import_module(patch.module)
+            saved.append((module, patch.name, getattr(module, patch.name)))
+            setattr(module, patch.name, _bound(patch.replacement, saved[-1][2]))
+        yield
+    finally:
+        for module, name, value in reversed(saved):
+            setattr(module, name, value)
+
+
+def _bound(replacement: Callable, before: Callable) -> Callable:
+    """`replacement`, except inside itself: an adapter that calls the library function it replaces (on a
+    value it does not trace) reaches the binding in place before, not itself again."""
+    inside: list = []
+
+    def bound(*args, **kwargs):
+        if inside:
+            return before(*args, **kwargs)
+        inside.append(True)
+        try:
+            return replacement(*args, **kwargs)
+        finally:
+            inside.pop()
+
+    bound.__wrapped__ = replacement
+    return bound
+
+
 def find_instances(roots: dict, cls: type, limit: int = 20000) -> list[tuple]:
     """Paths (root label, *steps) of every `cls` object reachable from the roots, breadth first."""
     seen: set[int] = set()

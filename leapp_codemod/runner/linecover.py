@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 class LineCover:
     roots: tuple[str, ...]                      # absolute directories of the application's sources
     lines: dict[str, set[int]] = field(default_factory=dict)    # absolute path -> executed lines
+    order: list[tuple[str, int]] = field(default_factory=list)   # (absolute path, line) in first-run order
     _wanted: dict[str, str | None] = field(default_factory=dict)
 
     def _path(self, filename: str) -> str | None:
@@ -26,11 +27,18 @@ class LineCover:
         if path is None:
             return None
         seen = self.lines.setdefault(path, set())
-        seen.add(frame.f_lineno)
+        order = self.order
+
+        def first(line: int) -> None:
+            if line not in seen:
+                seen.add(line)
+                order.append((path, line))
+
+        first(frame.f_lineno)
 
         def local(frame, event, arg):
             if event == "line":
-                seen.add(frame.f_lineno)
+                first(frame.f_lineno)
             return local
         return local
 
@@ -45,6 +53,10 @@ class LineCover:
 
     def to_json(self) -> dict[str, list[int]]:
         return {path: sorted(lines) for path, lines in sorted(self.lines.items())}
+
+    def order_json(self, limit: int = 20000) -> list[str]:
+        """`path:line` of the executed lines in the order they first ran (the order data flows through a call)."""
+        return [f"{path}:{line}" for path, line in self.order[:limit]]
 
 
 def ran(executed: dict[str, list[int]] | None, location: str, slack: int = 0) -> bool | None:
@@ -62,3 +74,15 @@ def ran(executed: dict[str, list[int]] | None, location: str, slack: int = 0) ->
         if file.replace(os.sep, "/").endswith(tail) or file == path:
             return any(abs(n - number) <= slack for n in lines)
     return False
+
+
+def first_run(order: list[str] | None, location: str) -> int | None:
+    """The position of `path:line` (a finding's location, relative to any directory) in the first-run
+    order of the executed lines, or None when it is not there."""
+    path, _, line = location.partition(":")
+    digits = line.split(" ")[0]
+    if not order or not digits.isdigit():
+        return None
+    tail = "/" + path.replace(os.sep, "/").lstrip("./") + ":" + digits
+    return next((i for i, at in enumerate(order) if at.replace(os.sep, "/").endswith(tail) or at == location.split(" ")[0]),
+                None)

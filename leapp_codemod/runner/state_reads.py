@@ -14,7 +14,9 @@ resets to the same constant on every call, whatever it held, is set by the host 
 flag): a host-driven input, not state. A Python or NumPy number that is state is carried in the kind
 its readers take (a shape-(1,) NumPy array for NumPy code, a 0-d tensor for torch code), tried on the
 same copies. Probes run with the global random generators restored, printing silenced, and module
-globals put back; they never touch the application's own instance.
+globals put back; they never touch the application's own instance. They run with the integration
+module's FunctionPatch replacements in place, as tracing will: a state kind the twinned code takes
+(a shape-(1,) phase joined by a twin) is not refused for what only the original helper does with it.
 """
 from __future__ import annotations
 
@@ -36,6 +38,7 @@ import torch
 
 from leapp_codemod.boundary import StateRef
 from leapp_codemod.runner import values
+from leapp_codemod.runner.intercept import replaced
 
 _NUMBER = (int, float, np.integer, np.floating)
 
@@ -53,6 +56,7 @@ class Reads:
     in_place: set = field(default_factory=set)         # buffers a call writes into (kept as state: see probe)
     calls: list = field(default_factory=list)          # indices of the probed calls
     uncarried: dict = field(default_factory=dict)      # number leaf path -> {kind: where the call raised}
+    branch_only: dict = field(default_factory=dict)    # host-set leaf -> where Python control flow reads it
 
 
 def _get(roots: dict, path: tuple):
@@ -183,8 +187,9 @@ def _longest(path: tuple, calls: list, first):
 class _Prober:
     """Runs one recorded call on fresh copies of the application's objects (see the module docstring)."""
 
-    def __init__(self, recorder, fresh, call, starts: dict, restore: dict, watch: list):
+    def __init__(self, recorder, fresh, call, starts: dict, restore: dict, watch: list, patches=()):
         self.recorder, self.fresh, self.call, self.watch = recorder, fresh, call, watch
+        self.patches = tuple(patches)   # the integration module's FunctionPatch replacements (see replaced)
         self.starts = starts          # path -> the value it holds before the call
         self.restore = restore        # path of a module global -> its value now (put back after each run)
         self.rng = (torch.get_rng_state(), np.random.get_state(), random.getstate())
@@ -207,7 +212,7 @@ class _Prober:
             entry = self.recorder.entry.function
             if self.recorder.entry.is_method:
                 entry = entry.__get__(roots["self"])
-            with _quiet():
+            with _quiet(), replaced(self.patches):
                 out = entry(**values.plain(self.call.inputs), **self.recorder.statics)
             # written into in place: the buffer still held, or the one held before the step rebound the
             # path to a new value after filling it (`buf[:3] = x; buf = np.clip(buf, ...)`)
@@ -250,12 +255,13 @@ def _changed_leaves(base: dict, got: dict) -> set:
     return {p for p in base if not same(base[p], got.get(p, _ABSENT))}
 
 
-def probe(recorder, fresh, candidates: list[tuple], growing: list[tuple]) -> Reads | None:
+def probe(recorder, fresh, candidates: list[tuple], growing: list[tuple], patches=()) -> Reads | None:
     """Decide by reads which `candidates` (changed paths) are state; `growing` are containers whose
     length changed between calls (checked only for whether the outputs depend on them: one item more,
     or the first item fewer). `fresh()`
     gives new copies of the roots. None when the probes cannot tell (no copy of the instance, no
-    recorded starting state, the call is not deterministic, or the recorded call raises)."""
+    recorded starting state, the call is not deterministic, or the recorded call raises). `patches` are
+    the integration module's FunctionPatch replacements, in place during every probe call."""
     calls = _probe_calls(recorder)
     if not calls:
         return None
@@ -275,7 +281,7 @@ def probe(recorder, fresh, candidates: list[tuple], growing: list[tuple]) -> Rea
     restore = {p: v for p in recorder.changed if p[0] != "self" and (v := _safe(live, p)) is not _ABSENT}
     for call in calls:
         starts = {p: v for p in recorder.changed if (v := lookup(call.state_before, p, _ABSENT)) is not _ABSENT}
-        prober = _Prober(recorder, fresh, call, starts, restore, leaves)
+        prober = _Prober(recorder, fresh, call, starts, restore, leaves, patches)
         try:
             base_out, base_after = prober.run()
             again_out, again_after = prober.run()
@@ -341,6 +347,11 @@ def probe(recorder, fresh, candidates: list[tuple], growing: list[tuple]) -> Rea
             reads.host_set[leaf] = seen[0]
             state.discard(leaf)
     reads.state = state
+    if calls:
+        for leaf, constant in reads.host_set.items():
+            site = _branch_read(prober, leaf, constant)
+            if site:
+                reads.branch_only[leaf] = site
     for leaf in leaves:
         if leaf not in state and leaf not in reads.host_set:
             reads.unread[leaf] = ("its old value never reaches the outputs (written before it is read, or read "
@@ -394,6 +405,35 @@ def _kind(prober: _Prober, leaf: tuple, value, base_out, base_after) -> tuple[st
         if _same_values(base_out, out):
             return kind, {}
     return order[0], failed if len(failed) == len(order) else {}
+
+
+class _BranchRead(Exception):
+    """Raised where Python control flow takes the truth of a host value standing in a probe."""
+
+
+class _FlagTensor(torch.Tensor):
+    """A 0-d tensor standing for a host-set flag or number in a probe: Python control flow taking its
+    truth (`if not flag:`, `a if flag else b`, `and`/`or`) raises, as a traced input would be a tensor
+    branch there (LEAPP traces one side and signals it)."""
+
+    def __bool__(self):
+        raise _BranchRead("a host-set value decides Python control flow")
+
+
+def _branch_read(prober: _Prober, leaf: tuple, constant) -> str:
+    """Where Python control flow reads the host-set value at `leaf` (`path:line (`source`)`), or ''
+    when the call takes it as data only (arithmetic, an array)."""
+    if not (_is_number(constant) or isinstance(constant, (bool, np.bool_))):
+        return ""
+    number = carried(int(constant) if isinstance(constant, (bool, np.bool_)) else constant, "torch")
+    try:
+        prober.run(lambda roots: _set(roots, leaf, number.as_subclass(_FlagTensor)))
+    except _BranchRead as exc:
+        text = _raised_at(exc)
+        return text.split(": _BranchRead", 1)[0] if ": _BranchRead" in text else "code outside the application"
+    except Exception:  # noqa: BLE001 - a call that refuses a tensor here says nothing of control flow
+        return ""
+    return ""
 
 
 class _NumberTensor(torch.Tensor):

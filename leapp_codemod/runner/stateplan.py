@@ -13,7 +13,12 @@ from leapp_codemod.boundary import StateRef, as_host, port_name, state_leaves
 from leapp_codemod.runner import state_observe as observe
 from leapp_codemod.runner import state_reads, values
 from leapp_codemod.runner.errors import RunnerError, where
-from leapp_codemod.runner.intercept import Recorder, find_instances, owner_class
+from leapp_codemod.runner.intercept import (
+    Recorder,
+    find_instances,
+    owner_class,
+    replaced,
+)
 from leapp_codemod.runner.state_reads import lookup
 
 
@@ -26,6 +31,9 @@ class StatePlan:
     kinds: dict[str, str] = field(default_factory=dict)       # number state name -> "numpy" | "torch"
     probed_calls: list[int] = field(default_factory=list)     # the calls whose reads decided the state
     host: list[tuple[str, tuple]] = field(default_factory=list)   # (graph input name, path) set by the host
+    host_branches: dict[str, str] = field(default_factory=dict)   # path -> the domain a host flag restricts to
+    host_constants: list[tuple[tuple, object]] = field(default_factory=list)   # (path, value) such a flag is traced at
+    patches: tuple = ()     # the FunctionPatch replacements the application runs with on state in its carried kinds
 
     def refs(self, roots: dict) -> list[StateRef]:
         """The state refs, then the refs of the values the host sets (graph inputs, `host=True`)."""
@@ -50,6 +58,11 @@ class StatePlan:
                                     name))
         return out
 
+    def in_domain(self, snapshot: dict) -> bool:
+        """A call (by the {path: value} snapshot before it) inside the domain the export holds for: every
+        host flag that Python control flow reads holds the value it is traced at."""
+        return all(state_reads.same(values.plain(lookup(snapshot, path)), value) for path, value in self.host_constants)
+
     def to_json(self) -> dict:
         return {name: observe.describe_path(path) for name, path in self.entries}
 
@@ -57,13 +70,15 @@ class StatePlan:
         return {name: observe.describe_path(path) for name, path in self.host}
 
 
-def plan_state(declared: dict, recorder: Recorder, outputs: frozenset[str] = frozenset()) -> StatePlan:
+def plan_state(declared: dict, recorder: Recorder, outputs: frozenset[str] = frozenset(),
+               patches: tuple = ()) -> StatePlan:
     """The state: every changed value that a call reads before writing it and whose read reaches the
     outputs (see state_reads), named after the STATE entry that declares it or after its path.
     No state is named like an input or an output port (`outputs`): LEAPP merges a state output into
     the outputs by name, so a step returning its own state (`return self.filtered`) would lose the
-    output to the state's next value."""
-    plan = StatePlan()
+    output to the state's next value. The reads are probed with the FunctionPatch replacements
+    `patches` in place, as the trace runs them."""
+    plan = StatePlan(patches=tuple(patches))
     taken: set[str] = set(recorder.input_names) | set(outputs)
     wanted: list[tuple[str | None, tuple, str]] = []       # (declared name or None, path, explanation)
     growing: list[tuple] = []
@@ -100,7 +115,7 @@ def plan_state(declared: dict, recorder: Recorder, outputs: frozenset[str] = fro
                               "is neither a number nor a tensor or array: it is not exported as state (it stays in the host runtime)")
     inline = recorder.entry.module.__name__ == "__main__"   # a statement range reaches the driver's live objects
     reads = None if inline else state_reads.probe(recorder, lambda: _copies(recorder), [p for _, p, _ in wanted],
-                                                  growing)
+                                                  growing, patches)
     if reads is None and wanted:
         plan.notes.append("which changed values are read was not probed (" + (
             "a statement range of the driver, whose simulator a probe call would advance" if inline else
@@ -116,6 +131,14 @@ def plan_state(declared: dict, recorder: Recorder, outputs: frozenset[str] = fro
         if reads is not None:
             plan.notes.extend(_left_out_note(reads, leaf, label) for leaf in leaves if leaf not in reads.state)
             for leaf in leaves:
+                if leaf in reads.branch_only:
+                    loc, _, source = reads.branch_only[leaf].partition(" ")
+                    plan.host_branches[observe.describe_path(leaf)] = (
+                        f"{loc} host-set {observe.describe_path(leaf)}: read by Python control flow {source}, it stays "
+                        f"a host value, not a graph input; the export takes the side of calls where it is "
+                        f"{reads.host_set[leaf]!r}")
+                    plan.host_constants.append((leaf, reads.host_set[leaf]))
+                    continue
                 if leaf in reads.host_set and (observe.exportable_state(reads.host_set[leaf])
                                                or isinstance(reads.host_set[leaf], bool)):
                     plan.host.append((observe.state_name(leaf, taken), leaf))
@@ -148,6 +171,11 @@ def plan_state(declared: dict, recorder: Recorder, outputs: frozenset[str] = fro
 
 def _left_out_note(reads: state_reads.Reads, leaf: tuple, label: str | None) -> str:
     where = observe.describe_path(leaf) + (f" (STATE[{label!r}])" if label else "")
+    if leaf in reads.branch_only:
+        return (f"{where} is reset to {reads.host_set[leaf]!r} by every call whatever it held: a value the host sets "
+                f"before a call, read by Python control flow at {reads.branch_only[leaf]}; as a graph input it would "
+                "be a tensor branch, so it stays a host value (not state, not an input) and the export takes the "
+                f"side it takes when the value is {reads.host_set[leaf]!r}")
     if leaf in reads.host_set:
         exported = ("a graph input the host feeds" if observe.exportable_state(reads.host_set[leaf])
                     or isinstance(reads.host_set[leaf], bool) else "the export takes the value it had while traced")
@@ -235,6 +263,8 @@ def start_state(recorder: Recorder, plan: StatePlan, roots: dict) -> tuple[list[
     one of them was None (created by the first call), one warm-up call on the first traced input
     gives it its value. Returns the refs and whether a warm-up call ran."""
     refs = plan.refs(roots)
+    for path, value in plan.host_constants:     # a host flag Python control flow reads: traced at its constant
+        StateRef("host", roots[path[0]], tuple(path[1:])).set(value)
     for ref, (name, path) in zip(refs, plan.entries):
         initial = lookup(recorder.initial, path, _MISSING)
         if initial is not _MISSING:
@@ -244,7 +274,8 @@ def start_state(recorder: Recorder, plan: StatePlan, roots: dict) -> tuple[list[
     warm = any(not state_leaves(_safe_get(ref), ref.name) for ref in refs)
     if warm and recorder.traced:
         entry = recorder.entry.function.__get__(roots["self"]) if recorder.entry.is_method else recorder.entry.function
-        entry(**values.plain(recorder.traced[0].inputs), **recorder.statics)
+        with replaced(plan.patches):
+            entry(**values.plain(recorder.traced[0].inputs), **recorder.statics)
     return refs, warm
 
 

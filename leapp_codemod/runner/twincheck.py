@@ -81,7 +81,7 @@ def check_patch(patch, original, calls, seed: int = 0, workdir: Path | None = No
                 continue
             row["samples"] += 1
             try:
-                got = _run(patch.replacement, args, kwargs)
+                got = values.numbers_as_one_element(expected, _run(patch.replacement, args, kwargs))
                 problem, worst = values.mismatch(expected, got, RTOL, ATOL)
                 problem = problem or promotion(expected, got)
             except Exception as exc:  # noqa: BLE001 - any error of the replacement is a disagreement

@@ -211,7 +211,8 @@ def trace_alone(replacement, original, args: tuple, kwargs: dict, workdir: Path,
         leaves = values.raw_leaves(got)
         outputs = {f"out_{i}": v for i, (n, v) in enumerate(sorted(leaves.items())) if _traced(v)}
         untraced = [n or "the result" for n, v in leaves.items() if not _traced(v)]
-        problem, _ = values.mismatch(expected, values.plain(got) if isinstance(got, torch.Tensor) else got,
+        got = values.numbers_as_one_element(expected, values.plain(got) if isinstance(got, torch.Tensor) else got)
+        problem, _ = values.mismatch(expected, got,
                                      RTOL, ATOL)
         if problem:
             problem = f"on LEAPP-traced arguments {problem}"

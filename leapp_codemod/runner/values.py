@@ -317,3 +317,15 @@ def mismatch(expected, got, rtol: float, atol: float) -> tuple[str | None, float
             detail = errors.shape_mismatch or f"max abs error {errors.max_abs:.3g}, max rel error {errors.max_rel:.3g}"
             return f"{what} differs: {detail}", worst
     return None, worst
+
+
+def numbers_as_one_element(expected, got):
+    """`got` with each shape-(1,) array or tensor that stands where the original returned a number (a NumPy
+    or Python scalar, a 0-d array) made 0-d: a twin keeps numbers as one-element arrays (`twin_unpack`),
+    the shape LEAPP traces NumPy numbers in; the values are compared, the shape is the twin's convention."""
+    if isinstance(expected, (tuple, list)) and isinstance(got, (tuple, list)) and len(expected) == len(got):
+        return type(got)(numbers_as_one_element(e, g) for e, g in zip(expected, got))
+    number = isinstance(expected, (int, float, np.generic)) or (is_array(expected) and expected.ndim == 0)
+    if number and is_array(got) and tuple(got.shape) == (1,):
+        return got.reshape(())
+    return got

@@ -11,7 +11,7 @@ from leapp_codemod.knowledge.leapp import FORMAT_OF
 from leapp_codemod.rules import scalar_list_join
 from leapp_codemod.runner.draws import RANDOM_CATEGORY, carried_draws, gate
 from leapp_codemod.runner.dropped import leapp_cause
-from leapp_codemod.runner.linecover import ran
+from leapp_codemod.runner.linecover import first_run, ran
 from leapp_codemod.runner.module_info import ModuleInfo
 from leapp_codemod.runner.module_info import category as _category
 from leapp_codemod.runner.module_info import loc as _loc
@@ -90,7 +90,8 @@ def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: f
         report["inputs"] = {"recording": str(opts.inputs), "format_version": meta.get("version"),
                             "recorded_with": meta.get("versions"), "driver_started": False}
     report["state"] = data.get("state")
-    for key in ("state_observed", "state_notes", "host_set_inputs", "snapshot", "constants", "outputs_left_out"):
+    for key in ("state_observed", "state_notes", "host_set_inputs", "host_branches", "snapshot", "constants",
+                "outputs_left_out"):
         if data.get(key):
             report[key] = data[key]
     for row in report.get("state_observed", []):
@@ -271,6 +272,9 @@ def _domain_checked(validation: dict, calls: dict) -> str:
                      f"{later[-1]['call']} of the driver's run")
     if more.get("perturbed"):
         parts.append(f"{more['perturbed']['steps']} inputs varied within their observed ranges")
+    if more.get("outside_domain"):
+        parts.append(f"not on call(s) {', '.join(map(str, more['outside_domain'][:6]))}, where a host-set value "
+                     "read by Python control flow held its other value")
     return ", ".join(parts)
 
 
@@ -279,6 +283,7 @@ def _validated(report: dict, info: ModuleInfo, chosen: dict, executed: dict | No
     """`validated`, or `restricted` (validated on a restricted domain) while a tensor branch or an I/O
     read remains that the checks could only cover on the inputs they saw."""
     limits, guards = domain_limits(info, chosen, executed, carried)
+    limits += list((report.get("host_branches") or {}).values())   # a host flag kept out of the graph
     if guards:
         report["checks_traced"] = guards
     if not limits:
@@ -361,7 +366,7 @@ def _failed(report: dict, info: ModuleInfo, data: dict, bad_parity: list, execut
                                      "exporter was tried")
     else:
         report["error"] = "no exporter was tried"
-    report["explained_by"] = [f for f in info.findings if _category(f) in _SILENT and ran(executed, f) is not False]
+    report["explained_by"] = explaining(info, executed, data.get("executed_order"), report.get("state_observed", []))
     if stage:
         report["failed_stage"] = stage
     if last.get("spurious_state"):
@@ -383,6 +388,28 @@ def _failed(report: dict, info: ModuleInfo, data: dict, bad_parity: list, execut
     if cause and not last.get("dropped_inputs"):
         report["leapp_cause"] = cause
         report["error"] += f"; cause, as LEAPP logged it: {cause}"
+
+
+def explaining(info: ModuleInfo, executed: dict | None, order: list[str] | None, state_rows: list[dict]) -> list[str]:
+    """The findings that explain a failed attempt or lost computation: those the module leaves unresolved
+    (a patch's hazards are resolved; an in-place write the run carried as state is too), on lines that
+    executed during the recorded calls, of a kind that loses computation on its way to the outputs (an I/O
+    call that only reports does not); ordered by where the data flows through a call (the line that ran
+    first is the first cause), then as the module lists them."""
+    carried = {row.get("explained_by") for row in state_rows}
+    attrs = {re.split(r"[.\[]", row.get("owner_path", ""))[-1].strip("'\"]") for row in state_rows}
+    found = []
+    for f in dict.fromkeys((*info.unresolved, *info.left_out, *info.host_runtime)):
+        cat = _category(f)
+        if cat not in _SILENT or f in carried or ran(executed, f) is False:
+            continue
+        if cat == "inplace-state" and set(re.findall(r"`self\.(\w+)`", f)) & attrs:
+            continue                 # the run carried the attribute it writes as state
+        if cat == "io-in-pipeline" and not is_io_read(f):
+            continue
+        found.append(f)
+    rank = {f: first_run(order, f) for f in found}
+    return sorted(found, key=lambda f: (rank[f] is None, rank[f] or 0))
 
 
 def _name_list_join(report: dict, info: ModuleInfo, last: dict, executed: dict | None) -> None:

@@ -77,8 +77,10 @@ def run_rules(analysis: Analysis, functions, rules: tuple[Rule, ...], only_paths
                         if ctx.is_loop_carried(write[0]) or not write[0].isidentifier():
                             continue  # `generate` carries an inline range's state itself; a function's attribute
                                       # (`handler.filtered`) is reported, not declarable
-                        if ctx.cls is not None and not ctx.holds_tensor(write[0]):
-                            continue  # a counter, a list or a dict: reported, not declarable as tensors
+                        if ctx.cls is not None and not ctx.holds_tensor(write[0]) \
+                                and not (ctx.holds_counter(write[0]) and not library):
+                            continue  # a list or a dict: reported, not declarable (the application's own
+                                      # counter is: `run` carries it as a number state when a call reads it)
                         owner = ctx.state_owner(write[0])
                         is_buffer = ctx.cls is not None and owner == ctx.cls.id and write[0] in ctx.cls.buffers
                         state.setdefault((owner, write[0]), StateAttr(owner, write[0], write[1], fn.path,

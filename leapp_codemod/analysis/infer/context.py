@@ -115,6 +115,11 @@ class FunctionContext(TaintQuestions, TypeQuestions, CallQuestions, StateQuestio
         return not any(isinstance(value, literals) for klass in self.project.mro(self.cls)
                        for _, value in klass.attr_values.get(attr, ()))
 
+    def holds_counter(self, attr: str) -> bool:
+        """Is `self.<attr>` a Python number the step carries from call to call (`self.t += self.dt`)? It is
+        declarable: `run` carries it in the kind its readers take and keeps it only when a call reads it."""
+        return bool(self._class_fact(self.facts.counter_attrs, attr))
+
     def in_error_handler(self, node: ast.AST) -> bool:
         """Is `node` inside an `except` block of this function? The traced call is one that raised nothing."""
         parents = parent_map(self.fn)

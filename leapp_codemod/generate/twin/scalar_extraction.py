@@ -102,7 +102,10 @@ class ScalarExtraction(TwinRule):
             raise Refused(line, f"`{text}(...)` of a tensor value with arguments other than dtype")
         dtype = {a.keyword.value: a.value for a in updated.args if a.keyword}
         positional = [a.value for a in updated.args if not a.keyword]
-        self.ctx.rules.add(f"`{text}` of a value that is now a tensor written as `twin_{target[6:]}`")
+        start = self.pos(original).start        # the flag on this call itself (a list of pipeline values)
+        self.use([f for f in self.flags_on(original, *ScalarExtraction.CATEGORIES)
+                  if (f.line, f.col) == (start.line, start.column)],
+                 f"`{text}` of a value that is now a tensor written as `twin_{target[6:]}`")
         if target == "torch.full":
             if len(positional) != 2:
                 raise Refused(line, "`torch.full` needs size and fill value as positional arguments")
