@@ -159,3 +159,11 @@ def test_a_function_handed_to_a_thread_runs_on_the_data_it_is_handed(tmp_path, m
     hits = found(result)
     assert ("recorder.py", 13, "LCM901") in hits       # np.save in the thread's target, on the observation
     assert ("recorder.py", 18, "LCM701") not in hits   # the list of thread handles holds no pipeline data
+
+
+def test_numpy_arrays_held_on_self_are_known_by_how_they_are_allocated(tmp_path, monkeypatch):
+    result = scan(tmp_path, "gimbal_app", "gimbal.control:Gimbal.track", monkeypatch)
+    hits = found(result)
+    assert ("control.py", 19, "LCM104") in hits       # the limiter returns its NumPy `self.out`
+    assert ("control.py", 16, "LCM002") not in hits   # a fixed-size buffer's length is no run-time shape
+    assert ("control.py", 16, "LCM702") in hits       # the slot counter is still state

@@ -12,6 +12,9 @@ SHAPE_ATTRS = frozenset({"shape", "ndim"})
 # Attributes of a tensor/array that describe it, not its values: never pipeline data.
 META_ATTRS = frozenset({"dtype", "device", "is_cuda", "requires_grad", "training", "layout", "names",
                         "is_leaf", "grad_fn", "itemsize", "nbytes"})
+# NumPy calls that allocate an array of a size they are given: an attribute only ever bound to one of them (and
+# written in place) keeps that shape on every call.
+NUMPY_ALLOCATORS = frozenset({"numpy.zeros", "numpy.ones", "numpy.full", "numpy.empty", "numpy.eye", "numpy.identity"})
 # Methods that return a shape (or a part of one) of their receiver.
 SHAPE_METHODS = frozenset({"size", "dim", "numel", "nelement", "ndimension"})
 # Methods that return a Python value, not a tensor: their result is never pipeline data (the rules judge the call).

@@ -42,6 +42,8 @@ def _array_of_data(value: ast.expr, ctx, target: ast.expr) -> bool:
     """A name, attribute or slice holding a NumPy array of the pipeline (not a tuple a call returns, not a shape):
     known to be NumPy, or pipeline data whose items go on into NumPy calls (`x, y, z, w = quat` and then
     `np.arctan2(2 * (w * z + x * y), ...)`: the helper treats them as NumPy values)."""
+    if isinstance(value, ast.Call):   # a helper returning one array (`v, w = self.smoother(cmd)`), not a tuple
+        return _returned_array(value, ctx, target)
     if not isinstance(value, (ast.Name, ast.Attribute, ast.Subscript)):
         return False
     if isinstance(value, ast.Attribute) and value.attr in ("shape", "strides"):
@@ -55,6 +57,17 @@ def _array_of_data(value: ast.expr, ctx, target: ast.expr) -> bool:
     if not _used_as_numbers(names, ctx):
         return False  # the items only go on whole into other calls (`[tf(frame) for frame in frames]`)
     return ctx.is_numpy(value) or _items_reach_numpy(ctx, names)
+
+
+def _returned_array(call: ast.Call, ctx, target: ast.expr) -> bool:
+    """A project function's call whose every callee returns a NumPy array of the pipeline, its items used
+    as numbers."""
+    callees = ctx.resolve_call(call)
+    if not callees or not all(c.id in ctx.facts.returns_numpy and c.id in ctx.facts.returns_data for c in callees):
+        return False
+    names = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+    return not any(isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id in names
+                   for n in ast.walk(ctx.fn.node)) and _used_as_numbers(names, ctx)
 
 
 def _element(node: ast.Assign, ctx) -> bool:

@@ -10,8 +10,8 @@ import ast
 from leapp_codemod.analysis.model.walk import is_self_attr
 from leapp_codemod.knowledge.io import THREAD_HANDOFFS
 from leapp_codemod.knowledge.vocab import (
-    CONTAINER_MUTATORS, META_ATTRS, NDARRAY_RESULT_METHODS, NON_DATA_BUILTINS, SCALAR_METHODS, SHAPE_ATTRS,
-    SHAPE_METHODS, TYPE_QUERIES,
+    CONTAINER_MUTATORS, META_ATTRS, NDARRAY_RESULT_METHODS, NON_DATA_BUILTINS, NUMPY_ALLOCATORS, SCALAR_METHODS,
+    SHAPE_ATTRS, SHAPE_METHODS, TYPE_QUERIES,
 )
 
 # Views of a mapping's entries: their length is the number of keys, which the code sets.
@@ -276,16 +276,16 @@ class TaintQuestions:
         if isinstance(e, ast.Name):
             return e.id in self.env.shape
         if isinstance(e, ast.Attribute):
-            return e.attr in SHAPE_ATTRS and self.is_data(e.value)
+            return e.attr in SHAPE_ATTRS and self.is_data(e.value) and not self._allocated(e.value)
         if isinstance(e, ast.Subscript):
             return [e.value]
         if isinstance(e, ast.Call):
             if isinstance(e.func, ast.Attribute) and e.func.attr in SHAPE_METHODS:
-                return self.is_data(e.func.value)
+                return self.is_data(e.func.value) and not self._allocated(e.func.value)
             builtin = self.builtin(e)
             if builtin == "len":
                 return any(self.is_data(a) and not self.is_state_container(a) and not self.fixed_length_list(a)
-                           and not self.counts_entries(a, e) for a in e.args)
+                           and not self.counts_entries(a, e) and not self._allocated(a) for a in e.args)
             if builtin in ("min", "max", "abs", "int", "float", "round", "sum"):
                 return list(e.args)
             return False
@@ -296,6 +296,12 @@ class TaintQuestions:
         if isinstance(e, (ast.Tuple, ast.List)):
             return list(e.elts)
         return False
+
+    def _allocated(self, e: ast.expr) -> bool:
+        """`self.buf` allocated by NumPy with a size fixed at construction and only written in place or by
+        arithmetic on itself: its shape is the same on every call (a ring buffer's `len(self.data)`)."""
+        return is_self_attr(e, self.self_name) and self.cls is not None and any(
+            numpy_attr(self.project, klass, e.attr, allocators_only=True) for klass in self.project.mro(self.cls))
 
     # ------------------------------------------------------------------ numpy-ness
     def is_numpy(self, e: ast.expr | None) -> bool:
@@ -309,6 +315,8 @@ class TaintQuestions:
         if isinstance(e, ast.Subscript):
             return [e.value]
         if isinstance(e, ast.Attribute):
+            if is_self_attr(e, self.self_name) and self.cls is not None:
+                return any(numpy_attr(self.project, klass, e.attr) for klass in self.project.mro(self.cls))
             return [e.value] if e.attr == "T" else False
         if isinstance(e, ast.BinOp):
             return [e.left, e.right]
@@ -481,3 +489,32 @@ def holds_dict(fn, iterable: ast.expr) -> bool:
         return False
     return any(isinstance(n, ast.Assign) and isinstance(n.value, (ast.Dict, ast.DictComp))
                and any(isinstance(t, ast.Name) and t.id == iterable.id for t in n.targets) for n in fn.nodes)
+
+
+def numpy_attr(project, cls, attr: str, allocators_only: bool = False) -> bool:
+    """Does `self.<attr>` always hold a NumPy array: built by a NumPy call (with `allocators_only`, one that
+    allocates a given size: `np.zeros`, `np.full`, ...), and otherwise only rebound to arithmetic on itself
+    (`self.last = np.zeros(2)`, `self.last = self.last + step`)?"""
+    key = ("numpy_attr", cls.id, attr, allocators_only)
+    found = project.memo.get(key)
+    if found is None:
+        module = project.modules[cls.module]
+        values = [v for _, v in cls.attr_values.get(attr, ())]
+        built = [_numpy_call(project, module, v, allocators_only) for v in values]
+        found = project.memo[key] = any(built) and all(b or _arithmetic_on(v, attr) for b, v in zip(built, values))
+    return found
+
+
+def _numpy_call(project, module, value: ast.expr, allocators_only: bool = False) -> bool:
+    if not isinstance(value, ast.Call):
+        return False
+    name = project.external_name(project.qualify(value.func, module) or "")
+    if allocators_only:
+        return name in NUMPY_ALLOCATORS
+    return name.startswith("numpy.") and not name.startswith("numpy.random")
+
+
+def _arithmetic_on(value: ast.expr, attr: str) -> bool:
+    """`self.x + step`, `0.9 * self.x + 0.1 * y`: arithmetic that reads the attribute itself, and no calls."""
+    return isinstance(value, ast.BinOp) and not any(isinstance(n, ast.Call) for n in ast.walk(value)) and any(
+        isinstance(n, ast.Attribute) and n.attr == attr and isinstance(n.value, ast.Name) for n in ast.walk(value))
