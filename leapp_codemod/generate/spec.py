@@ -25,7 +25,8 @@ from leapp_codemod.generate.extras import ExtrasError, build_extras
 from leapp_codemod.generate.literals import default_graph_name, pystr, snake
 from leapp_codemod.generate.derive import helper_sources, library_targets, make_twin
 from leapp_codemod.generate.fresh_objects import without_fresh_objects
-from leapp_codemod.generate.source_info import EntrySource, SourceError, entry_source, import_root, module_file
+from leapp_codemod.generate.source_info import (EntrySource, SourceError, entry_source, import_root, module_file,
+                                                no_inputs_hint)
 from leapp_codemod.generate.sources import Sources
 from leapp_codemod.generate.twin import Blocked
 from leapp_codemod.model import Finding, PatchTarget, ScanResult, StateAttr
@@ -515,10 +516,10 @@ def build_spec(scan: ScanResult, opts: Options, project: Project | None = None) 
     out_dir = opts.output.resolve().parent
     inputs = tuple(p.name for p in entry.params if not p.static)
     static = tuple(p.name for p in entry.params if p.static)
-    kwonly = frozenset() if inline else frozenset(
-        a.arg for a in sources.function(module, qualname).node.args.kwonlyargs)
+    node = None if inline else sources.function(module, qualname).node
+    kwonly = frozenset() if node is None else frozenset(a.arg for a in node.args.kwonlyargs)
     if not inputs:
-        raise SpecError(f"{entry.path}:{entry.line}: {qualname} takes no inputs to export")
+        raise SpecError(f"{entry.path}:{entry.line}: {qualname} takes no inputs to export{no_inputs_hint(node)}")
     graph = opts.graph or (inline_graph_name(inline) if inline else default_graph_name(qualname))
     if "/" in graph or not graph:
         raise SpecError(f"--name must not contain '/': {graph!r}")
