@@ -167,3 +167,18 @@ def test_numpy_arrays_held_on_self_are_known_by_how_they_are_allocated(tmp_path,
     assert ("control.py", 19, "LCM104") in hits       # the limiter returns its NumPy `self.out`
     assert ("control.py", 16, "LCM002") not in hits   # a fixed-size buffer's length is no run-time shape
     assert ("control.py", 16, "LCM702") in hits       # the slot counter is still state
+
+
+def test_stages_built_through_a_registry_factory_are_followed(tmp_path, monkeypatch):
+    result = scan(tmp_path, "stages_app", "stages.pipeline:Chain.run", monkeypatch)
+    hits = found(result)
+    assert ("filters.py", 13, "LCM702") in hits      # LowPass.__call__: the filter memory
+    assert ("filters.py", 23, "LCM201") in hits      # Deadzone.__call__: a branch on the data
+    assert not result.not_followed
+
+
+def test_a_callable_taken_from_a_loop_over_unknown_items_is_listed(tmp_path, monkeypatch):
+    result = scan(tmp_path, "stages_app", "stages.pipeline:Plugins.run", monkeypatch)
+    listed = {n.line: n.reason for n in result.not_followed}
+    assert "`st` is an item of `self.stages`" in listed[25]
+    assert "`loaded` argument of Plugins.__init__" in listed[25]

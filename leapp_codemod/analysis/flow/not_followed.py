@@ -249,11 +249,29 @@ def receiver_reason(ctx: FunctionContext, receiver: ast.expr, depth: int = 0) ->
             if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == receiver.id
                                                     for t in node.targets):
                 return _value_reason(ctx, node.value, ctx.fn, f"`{receiver.id}`", depth)
+        iterable = _loop_iterable(ctx.fn.node, receiver.id)
+        if iterable is not None:   # `for term in self.terms: term(obs)`, `[f(x) for f in fns]`
+            inner = receiver_reason(ctx, iterable, depth + 1) if depth < 2 else None
+            return f"`{receiver.id}` is an item of `{_short(iterable)}`" + (
+                f": {inner}" if inner else ", whose items' class is unknown")
         return None
     if isinstance(receiver, ast.Attribute):
         return f"the type of `{_short(receiver)}` is unknown"
     if isinstance(receiver, ast.Subscript):
         return f"what `{_short(receiver.value)}` holds is unknown"
+    return None
+
+
+def _loop_iterable(fn_node: ast.AST, name: str) -> ast.expr | None:
+    """What a `for` loop or a comprehension binds `name` from (`self.terms` in `for term in self.terms`)."""
+    for node in ast.walk(fn_node):
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            target = node.target
+            if isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(node.iter, ast.Call) \
+                    and isinstance(node.iter.func, ast.Name) and node.iter.func.id == "enumerate":
+                target = target.elts[1]
+            if isinstance(target, ast.Name) and target.id == name:
+                return node.iter
     return None
 
 

@@ -11,6 +11,7 @@ the only thing of the analysis the rules import.
 from __future__ import annotations
 
 import ast
+import builtins
 from dataclasses import dataclass, field
 
 from leapp_codemod.analysis.infer.calls import CallQuestions
@@ -30,6 +31,9 @@ from leapp_codemod.analysis.model.walk import (
     self_name_of,
     training_only_block,
 )
+
+# The names Python looks up as builtins when nothing shadows them (`float`, `print`, `len`, ...).
+BUILTIN_NAMES = frozenset(dir(builtins))
 
 __all__ = ["Env", "Facts", "FunctionContext", "is_self_attr", "iter_nodes"]
 
@@ -93,8 +97,9 @@ class FunctionContext(TaintQuestions, TypeQuestions, CallQuestions, StateQuestio
         """The builtin a call names (`float`, `print`, ...) unless the name is shadowed."""
         if isinstance(call.func, ast.Name):
             name = call.func.id
-            if (name not in self.module.imports and name not in self.module.functions and name not in self.module.classes
-                    and name not in self.module.globals and name not in self.fn.params and name not in self.env.types):
+            if (name in BUILTIN_NAMES and name not in self.module.imports and name not in self.module.functions
+                    and name not in self.module.classes and name not in self.module.globals
+                    and name not in self.fn.params and name not in self.env.types):
                 return name
         return None
 

@@ -223,9 +223,11 @@ class CallableResolver:
             how = "item" if how in ("element", "item") else how
             container = container.func.value
         if isinstance(container, ast.Name) and where.fn is not None and container.id not in where.fn.params:
-            name = self.project.qualify(container, where.module)   # `HEADS` a decorator registry fills
-            for member in runtime_bind.registry_members(self.project, name) if name else ():
-                yield ast.Name(id=member.name, ctx=ast.Load()), Where(self.project.modules[member.module], None)
+            aliased = runtime_bind.global_aliases(where.fn.node, where.module).get(container.id)
+            for table in aliased or [container.id]:   # `HEADS` a decorator registry fills, or a local naming it
+                name = self.project.qualify(ast.Name(id=table, ctx=ast.Load()), where.module)
+                for member in runtime_bind.registry_members(self.project, name) if name else ():
+                    yield ast.Name(id=member.name, ctx=ast.Load()), Where(self.project.modules[member.module], None)
         for literal, literal_where in self._literals(container, where, depth):
             if isinstance(literal, ast.Dict):
                 key = how.partition(":")[2] if how.startswith("key:") else None
@@ -235,12 +237,14 @@ class CallableResolver:
             elif isinstance(literal, (ast.List, ast.Tuple, ast.Set)):
                 for element in literal.elts:
                     yield element, literal_where
+            elif isinstance(literal, (ast.ListComp, ast.GeneratorExp)) and how == "element":
+                yield literal.elt, literal_where   # `[build("obs", s) for s in specs]`: what each item is built by
 
     def _literals(self, expr: ast.expr, where: Where, depth: int):
         """Container literals (also inside `nn.ModuleDict({...})`/`dict(...)`) an expression may be."""
         if depth > _MAX_DEPTH:
             return
-        if isinstance(expr, (ast.Dict, ast.List, ast.Tuple, ast.Set)):
+        if isinstance(expr, (ast.Dict, ast.List, ast.Tuple, ast.Set, ast.ListComp, ast.GeneratorExp)):
             yield expr, where
         elif isinstance(expr, ast.Call) and expr.args and isinstance(expr.args[0], (ast.Dict, ast.List, ast.Tuple)):
             yield expr.args[0], where
@@ -326,6 +330,9 @@ class CallableResolver:
             for callee in ctx.resolve_call(call):
                 if callee.name != "__init__":
                     out += self._returns(callee, depth)
+                elif callee.class_name is not None:   # `cls(**params)` of a class a registry holds: an instance
+                    run = self.project.call_target(self.project.modules[callee.module].classes[callee.class_name])
+                    out += [run] if run is not None and run not in out else []
             for type_name in ctx.types_of(call):
                 cls = ctx._class_for_type(type_name)
                 run = self.project.call_target(cls) if cls else None

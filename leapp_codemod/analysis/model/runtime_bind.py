@@ -288,7 +288,7 @@ def _registries(project) -> dict[str, list[ClassInfo]]:
     """"module.GLOBAL" -> the classes (or functions) a decorator registry stores in that module-level dict:
     `@register("bang") class BangHead` where `register` (or the function it returns) does `HEADS[name] = cls`."""
     def build():
-        stores: dict[str, str] = {}          # decorator function id -> "module.GLOBAL" it fills
+        stores: dict[str, list[str]] = {}    # decorator function id -> the "module.GLOBAL"s it fills
         for module in list(project.modules.values()):
             if project.is_library(module.name):
                 continue
@@ -297,12 +297,14 @@ def _registries(project) -> dict[str, list[ClassInfo]]:
                     continue
                 params = {a.arg for n in ast.walk(fn.node) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                           for a in (*n.args.posonlyargs, *n.args.args)}
+                aliases = global_aliases(fn.node, module)
                 for node in ast.walk(fn.node):
                     if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in params:
                         for target in node.targets:
-                            if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
-                                    and target.value.id in module.globals:
-                                stores[fn.id] = f"{module.name}.{target.value.id}"
+                            if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+                                for table in ([target.value.id] if target.value.id in module.globals
+                                              else aliases.get(target.value.id, [])):
+                                    stores.setdefault(fn.id, []).append(f"{module.name}.{table}")
         members: dict[str, list] = {}
         if not stores:
             return members
@@ -316,9 +318,23 @@ def _registries(project) -> dict[str, list[ClassInfo]]:
                     name = project.qualify(func, module)
                     found = project.lookup(name) if name else None
                     if isinstance(found, FunctionInfo) and found.id in stores:
-                        members.setdefault(stores[found.id], []).append(item)
+                        for table in stores[found.id]:
+                            members.setdefault(table, []).append(item)
         return members
     return _memo(project, ("registries",), build)
+
+
+def global_aliases(fn_node: ast.AST, module) -> dict[str, list[str]]:
+    """Local names bound to module-level globals: `table = OBS_TERMS if kind == "obs" else ACTION_TERMS` ->
+    {"table": ["OBS_TERMS", "ACTION_TERMS"]} (every global the name may be)."""
+    out: dict[str, list[str]] = {}
+    for node in ast.walk(fn_node):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            options = [node.value.body, node.value.orelse] if isinstance(node.value, ast.IfExp) else [node.value]
+            names = [o.id for o in options if isinstance(o, ast.Name) and o.id in module.globals]
+            if names and len(names) == len(options):
+                out.setdefault(node.targets[0].id, []).extend(names)
+    return out
 
 
 def registry_members(project, qualified: str) -> list[ClassInfo]:
