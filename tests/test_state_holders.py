@@ -13,7 +13,12 @@ import pytest
 from leapp_codemod.runner import state_holders
 from leapp_codemod.runner.errors import EnoughCalls, RunnerError
 from leapp_codemod.runner.intercept import Recorder, intercepted, resolve_entry
-from leapp_codemod.runner.stateplan import StatePlan, fresh_roots, plan_state, start_state
+from leapp_codemod.runner.stateplan import (
+    StatePlan,
+    fresh_roots,
+    plan_state,
+    start_state,
+)
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "run_sensor_window"
 

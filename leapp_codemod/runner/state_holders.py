@@ -106,9 +106,9 @@ def refusal(roots: dict, holder: tuple, inside: list[tuple], sizes: list[dict]) 
     kind = type(live).__name__ if live is not None else "container"
     maxlen = getattr(live, "maxlen", None) if isinstance(live, collections.deque) else None
     if maxlen:
-        kind, fix = (f"deque(maxlen={maxlen})", f"fill it to its {maxlen} slots where it is made "
-                     f"(deque([...] * {maxlen}, maxlen={maxlen})) so every call sees the same slots, or keep it "
-                     "and the code that reads it in the host runtime")
+        kind = f"deque(maxlen={maxlen})"
+        fix = (f"fill it to its {maxlen} slots where it is made (deque([...] * {maxlen}, maxlen={maxlen})) so "
+               "every call sees the same slots, or keep it and the code that reads it in the host runtime")
     else:
         fix = ("keep a fixed number of slots instead (deque(maxlen=N) filled where it is made, or a tensor of N "
                "slots and a counter as state), or keep the container and the code that reads it in the host runtime")

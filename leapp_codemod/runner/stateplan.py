@@ -10,8 +10,8 @@ import numpy as np
 import torch
 
 from leapp_codemod.boundary import StateRef, as_host, port_name, state_leaves
-from leapp_codemod.runner import state_observe as observe
 from leapp_codemod.runner import state_holders, state_reads, values
+from leapp_codemod.runner import state_observe as observe
 from leapp_codemod.runner.errors import RunnerError, where
 from leapp_codemod.runner.intercept import (
     Recorder,
