@@ -88,3 +88,18 @@ def test_a_state_slot_missing_when_the_plan_is_applied_is_refused_not_an_index_e
     assert err.value.stage == "state" and "\n" not in text and "IndexError" not in text
     assert text.startswith("state: self.windows['yaw'][3] (state 'windows_yaw_3') is not there when the starting "
                            "state is set: self.windows['yaw'] (sensorwin/smoother.py:13) holds 1 items")
+
+
+def test_a_state_refusal_is_explained_by_the_findings_on_the_container_it_names():
+    from types import SimpleNamespace
+
+    from leapp_codemod.runner.verdict import holder_findings
+
+    append = "buf/ring.py:17 inplace-state: `self.slots.append([x, 0])` mutates persistent state `self.slots` in place"
+    other = "buf/ring.py:30 inplace-state: `self.slots_seen += 1` mutates persistent state `self.slots_seen` in place"
+    draw = "buf/ring.py:9 random-in-pipeline: `torch.randn(3)` draws random numbers inside the pipeline"
+    info = SimpleNamespace(unresolved=(append, other), left_out=(), host_runtime=(draw,))
+    msg = "state: self.ring.slots (buf/ring.py:11, a deque) changes length between the observed calls (0, 1 items"
+    assert holder_findings(info, msg) == [append]
+    assert holder_findings(info, "state: self.gains['kp'] (buf/ring.py:5, a deque) changes length") == []
+    assert holder_findings(info, "self.slots grows on every call") == []
