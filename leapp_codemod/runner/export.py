@@ -12,7 +12,7 @@ from leapp_codemod.knowledge.leapp import ATOL, EXPORTERS, FORMAT_OF, RTOL
 from leapp_codemod.runner import backend_options, draws, values
 from leapp_codemod.runner.class_patches import diverted
 from leapp_codemod.runner.dropped import scripted_call_failure, tensor_into_numpy
-from leapp_codemod.runner.errors import cut, full_text, one_line
+from leapp_codemod.runner.errors import RunnerError, cut, full_text, one_line
 from leapp_codemod.runner.graph_check import graph_error
 from leapp_codemod.runner.inputs_kept import dropped_inputs
 from leapp_codemod.runner.intercept import Recorder, replaced
@@ -105,6 +105,8 @@ def attempt_export(module, recorder: Recorder, backend: str, directory: Path, st
     roots, att.restored_from = fresh_roots(recorder)
     try:
         refs, att.warm_up = start_state(recorder, state, roots)
+    except RunnerError:
+        raise                   # the state plan cannot be applied: the run stops at the state stage
     except Exception as exc:  # noqa: BLE001 - application code may raise anything
         att.stage, att.reason = "tracing", f"restoring the starting state failed: {one_line(exc)}"
         att.seconds = time.monotonic() - started

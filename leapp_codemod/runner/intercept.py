@@ -93,6 +93,8 @@ class Recorder:
     initial: dict = field(default_factory=dict)     # path -> copy of the value before the first call
     changed: dict = field(default_factory=dict)     # path -> copy of the value after the call that changed it
     lengths: dict = field(default_factory=dict)     # path -> length of a changed container after each recorded call
+    sizes: list = field(default_factory=list)       # {path: length} of every container walked through, before the
+                                                    # first recorded call and after each one (see stateplan.holders)
     error: RunnerError | None = None
     on_done: Callable[[], None] | None = None     # runs inside the driver's last needed call
     layout: str = ""                              # input shapes/dtypes of the first call
@@ -160,7 +162,9 @@ class Recorder:
         else:
             self.instance = self.entry.module
             self.roots = {self.entry.module.__name__: self.entry.module}
-        self.initial = {path: values.plain(v) for path, v in observe.reachable(self.roots).items()}
+        sizes: dict = {}
+        self.initial = {path: values.plain(v) for path, v in observe.walk(self.roots, sizes=sizes)[0].items()}
+        self.sizes.append(sizes)
         try:
             self.state_refs = find_state(self.instance, self.declared) if self.declared else {}
         except RunnerError:
@@ -185,7 +189,9 @@ class Recorder:
                     result = self.entry.function(*args, **kwargs)
             else:
                 result = self.entry.function(*args, **kwargs)
-        now, objects = observe.walk(self.roots)
+        sizes: dict = {}
+        now, objects = observe.walk(self.roots, sizes=sizes)
+        self.sizes.append(sizes)
         after = ({path: observe.fingerprint(v) for path, v in now.items()}, objects)
         for path in observe.changed(before, after):
             self.changed.setdefault(path, values.plain(now[path]))

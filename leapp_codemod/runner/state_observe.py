@@ -66,9 +66,11 @@ def children(obj) -> list[tuple[tuple[str, object], object]]:
     return []
 
 
-def walk(roots: dict[str, object], limit: int = LIMIT) -> tuple[dict[tuple, object], dict[tuple, int]]:
+def walk(roots: dict[str, object], limit: int = LIMIT,
+         sizes: dict | None = None) -> tuple[dict[tuple, object], dict[tuple, int]]:
     """({path: value} of every candidate state value reachable from the roots, {path: id} of every
-    object passed through on the way). A path is (root label, *steps)."""
+    object passed through on the way). A path is (root label, *steps). `sizes`, when given, receives
+    {path: length} of every list, tuple, deque and dict passed through (not a candidate itself)."""
     found: dict[tuple, object] = {}
     objects: dict[tuple, int] = {}
     seen: set[int] = set()
@@ -81,6 +83,8 @@ def walk(roots: dict[str, object], limit: int = LIMIT) -> tuple[dict[tuple, obje
             continue
         seen.add(id(obj))
         objects[path] = id(obj)
+        if sizes is not None and isinstance(obj, (list, tuple, collections.deque, Mapping)):
+            sizes[path] = len(obj)
         for step, child in children(obj):
             child_path = path + (step,)
             if _candidate(child):

@@ -10,8 +10,8 @@ import numpy as np
 import torch
 
 from leapp_codemod.boundary import StateRef, as_host, port_name, state_leaves
+from leapp_codemod.runner import state_holders, state_reads, values
 from leapp_codemod.runner import state_observe as observe
-from leapp_codemod.runner import state_reads, values
 from leapp_codemod.runner.errors import RunnerError, where
 from leapp_codemod.runner.intercept import (
     Recorder,
@@ -79,6 +79,7 @@ def plan_state(declared: dict, recorder: Recorder, outputs: frozenset[str] = fro
     output to the state's next value. The reads are probed with the FunctionPatch replacements
     `patches` in place, as the trace runs them."""
     plan = StatePlan(patches=tuple(patches))
+    state_holders.refuse_varying(recorder, recorder.changed)
     taken: set[str] = set(recorder.input_names) | set(outputs)
     wanted: list[tuple[str | None, tuple, str]] = []       # (declared name or None, path, explanation)
     growing: list[tuple] = []
@@ -276,6 +277,9 @@ def start_state(recorder: Recorder, plan: StatePlan, roots: dict) -> tuple[list[
         entry = recorder.entry.function.__get__(roots["self"]) if recorder.entry.is_method else recorder.entry.function
         with replaced(plan.patches):
             entry(**values.plain(recorder.traced[0].inputs), **recorder.statics)
+    for ref, (_, path) in zip(refs, plan.entries + plan.host):
+        if _safe_get(ref, _MISSING) is _MISSING:     # a slot the objects do not hold: never read blindly
+            raise state_holders.unreachable(ref, path, roots)
     return refs, warm
 
 
@@ -295,8 +299,8 @@ def written_dtype(initial, written):
     return initial
 
 
-def _safe_get(ref: StateRef):
+def _safe_get(ref: StateRef, missing=None):
     try:
         return ref.get()
     except (AttributeError, KeyError, IndexError):
-        return None
+        return missing

@@ -62,6 +62,9 @@ def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: f
     if "error" in data or not data:
         msg = data.get("error") or _child_crash(child)
         report.update(status="failed", error=msg, failed_stage=data.get("error_stage", "runner"))
+        holder = holder_findings(info, msg) if data.get("error_stage") == "state" else []
+        if holder:
+            report["explained_by"] = holder
         shapes = [f for f in info.left_out if _category(f) == "shape-specialization"]
         if data.get("error_stage") == "host-read":     # a read no input can carry: it stays in the host
             site = msg.split(": ")[0]
@@ -388,6 +391,19 @@ def _failed(report: dict, info: ModuleInfo, data: dict, bad_parity: list, execut
     if cause and not last.get("dropped_inputs"):
         report["leapp_cause"] = cause
         report["error"] += f"; cause, as LEAPP logged it: {cause}"
+
+
+_HOLDER = re.compile(r"^state: \S*?\.(\w+)(?:\[| \()")
+
+
+def holder_findings(info: ModuleInfo, msg: str) -> list[str]:
+    """The scan's findings on the attribute a state refusal names (`state: self.ensembler.chunks (...`):
+    the lines that append to, pop from or rebuild the container whose length changes."""
+    m = _HOLDER.match(msg)
+    if not m:
+        return []
+    return [f for f in dict.fromkeys((*info.unresolved, *info.left_out, *info.host_runtime))
+            if re.search(rf"\bself\.{m.group(1)}\b", f)]
 
 
 def explaining(info: ModuleInfo, executed: dict | None, order: list[str] | None, state_rows: list[dict]) -> list[str]:
