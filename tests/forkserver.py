@@ -2,8 +2,8 @@
 
 `python tests/forkserver.py SOCKET [MODULE...]` imports NumPy, torch (with torch.export's tracer), ONNX and
 Warp, what `import leapp` spends nearly all its time on, and the modules an ONNX export imports (`PRELOAD`;
-nothing of LEAPP itself, ONNX Runtime, leapp_codemod or an application), then forks one child per request, as `subprocess.Popen`
-would have started `python -m leapp_codemod.runner.child CONFIG`:
+nothing of LEAPP itself, ONNX Runtime, leapp_codemod or an application), then forks one child per request,
+as `subprocess.Popen` would have started `python -m leapp_codemod.runner.child CONFIG`:
 - the request's command line (`sys.argv`, `sys.orig_argv`), environment (all of it), working folder,
   `sys.path[0]` (the folder, as `-m` sets it); stdin from /dev/null, stdout and stderr to the tool's
   pipe, each passed descriptor under its own number, every descriptor of the server closed;

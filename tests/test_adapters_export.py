@@ -87,7 +87,8 @@ def numpy_outputs(f, names, a, v, w):
         "at2d": lambda: f("atleast_2d")(v[0]), "bcast": lambda: f("broadcast_to")(v[0], (2, 3)),
         "copy": lambda: f("copy")(a), "contig": lambda: f("ascontiguousarray")(a.T),
         "recip": lambda: f("reciprocal")(a * a + 1.0), "fpow": lambda: f("float_power")(np.abs(v) + 1.0, w),
-        "fabs": lambda: f("fabs")(a), "arctan2": lambda: f("arctan2")(v, w), "arctan2_32": lambda: f("arctan2")(a, a + 1.0),
+        "fabs": lambda: f("fabs")(a), "arctan2": lambda: f("arctan2")(v, w),
+        "arctan2_32": lambda: f("arctan2")(a, a + 1.0),
         "arcsin": lambda: f("arcsin")(np.tanh(v)), "arccos": lambda: f("arccos")(np.tanh(w)),
         "arctan": lambda: f("arctan")(v), "tan": lambda: f("tan")(w),
     }
