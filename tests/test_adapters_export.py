@@ -65,57 +65,37 @@ def export_and_compare(tmp_path, graph, samples, adapted, original, rtol, atol):
 XP, FP = np.array([-2.0, -0.5, 0.0, 1.0, 3.0]), np.array([0.0, 1.0, -1.0, 2.0, 0.5])
 
 
-def numpy_outputs(f, names, a, v, w):
-    """NumPy calls LEAPP cannot trace or export; `f("linalg.norm")` is the function under test. Only the
-    outputs in `names` are computed (each case of the family is a graph of its own)."""
+def numpy_outputs(f, a, v, w):
+    """NumPy calls LEAPP cannot trace or export; `f("linalg.norm")` is the function under test."""
     with_nan = np.where(a > 1.0, np.float32(np.nan), np.where(a < -1.0, -np.inf, a))
-    table = {
-        "norm": lambda: f("linalg.norm")(v, axis=-1), "norm_all": lambda: f("linalg.norm")(a).reshape(1),
-        "norm_inf": lambda: f("linalg.norm")(a, ord=np.inf, axis=1), "interp": lambda: f("interp")(a, XP, FP),
-        "interp64": lambda: f("interp")(v, XP, FP), "deg2rad": lambda: f("deg2rad")(a),
-        "deg2rad64": lambda: f("deg2rad")(v), "rad2deg": lambda: f("rad2deg")(a), "cross": lambda: f("cross")(v, w),
-        "outer": lambda: f("outer")(v[0], w[1]), "diff": lambda: f("diff")(a, axis=0, prepend=0.0),
-        "tile": lambda: f("tile")(v, (2, 1)), "repeat": lambda: f("repeat")(a, [1, 0, 2, 1], axis=1),
-        "take": lambda: f("take")(a, [3, -1], axis=1), "pad_edge": lambda: f("pad")(a, ((1, 0), (2, 1)), mode="edge"),
-        "pad_const": lambda: f("pad")(a, 1, constant_values=7.0),
-        "pad_reflect": lambda: f("pad")(a, (0, 2), mode="reflect"), "median": lambda: f("median")(a, axis=1),
-        "pct": lambda: f("percentile")(a, [10.0, 75.0], axis=0), "quantile": lambda: f("quantile")(a, 0.3).reshape(1),
-        "average": lambda: f("average")(a, axis=1, weights=np.array([0.5, 1.0, 2.0, 0.25])),
-        "nan_to_num": lambda: f("nan_to_num")(with_nan), "hypot": lambda: f("hypot")(v, w),
-        "logaddexp": lambda: f("logaddexp")(v, w), "round": lambda: f("round")(a, 2),
-        "max_all": lambda: f("max")(a).reshape(1), "stack": lambda: f("column_stack")([v[:, 0], w]),
-        "at2d": lambda: f("atleast_2d")(v[0]), "bcast": lambda: f("broadcast_to")(v[0], (2, 3)),
-        "copy": lambda: f("copy")(a), "contig": lambda: f("ascontiguousarray")(a.T),
-        "recip": lambda: f("reciprocal")(a * a + 1.0), "fpow": lambda: f("float_power")(np.abs(v) + 1.0, w),
-        "fabs": lambda: f("fabs")(a), "arctan2": lambda: f("arctan2")(v, w),
-        "arctan2_32": lambda: f("arctan2")(a, a + 1.0),
-        "arcsin": lambda: f("arcsin")(np.tanh(v)), "arccos": lambda: f("arccos")(np.tanh(w)),
-        "arctan": lambda: f("arctan")(v), "tan": lambda: f("tan")(w),
+    return {
+        "norm": f("linalg.norm")(v, axis=-1), "norm_all": f("linalg.norm")(a).reshape(1),
+        "norm_inf": f("linalg.norm")(a, ord=np.inf, axis=1), "interp": f("interp")(a, XP, FP),
+        "interp64": f("interp")(v, XP, FP), "deg2rad": f("deg2rad")(a), "deg2rad64": f("deg2rad")(v),
+        "rad2deg": f("rad2deg")(a), "cross": f("cross")(v, w), "outer": f("outer")(v[0], w[1]),
+        "diff": f("diff")(a, axis=0, prepend=0.0), "tile": f("tile")(v, (2, 1)),
+        "repeat": f("repeat")(a, [1, 0, 2, 1], axis=1), "take": f("take")(a, [3, -1], axis=1),
+        "pad_edge": f("pad")(a, ((1, 0), (2, 1)), mode="edge"), "pad_const": f("pad")(a, 1, constant_values=7.0),
+        "pad_reflect": f("pad")(a, (0, 2), mode="reflect"), "median": f("median")(a, axis=1),
+        "pct": f("percentile")(a, [10.0, 75.0], axis=0), "quantile": f("quantile")(a, 0.3).reshape(1),
+        "average": f("average")(a, axis=1, weights=np.array([0.5, 1.0, 2.0, 0.25])),
+        "nan_to_num": f("nan_to_num")(with_nan), "hypot": f("hypot")(v, w), "logaddexp": f("logaddexp")(v, w),
+        "round": f("round")(a, 2), "max_all": f("max")(a).reshape(1), "stack": f("column_stack")([v[:, 0], w]),
+        "at2d": f("atleast_2d")(v[0]), "bcast": f("broadcast_to")(v[0], (2, 3)), "copy": f("copy")(a),
+        "contig": f("ascontiguousarray")(a.T), "recip": f("reciprocal")(a * a + 1.0),
+        "fpow": f("float_power")(np.abs(v) + 1.0, w), "fabs": f("fabs")(a), "arctan2": f("arctan2")(v, w),
+        "arctan2_32": f("arctan2")(a, a + 1.0), "arcsin": f("arcsin")(np.tanh(v)),
+        "arccos": f("arccos")(np.tanh(w)), "arctan": f("arctan")(v), "tan": f("tan")(w),
     }
-    return {name: table[name]() for name in names}
 
 
-# The NumPy family in three graphs of about a dozen outputs each (one graph of all 40 cost more to export
-# than the three together, and ran as one long test).
-NUMPY_CASES = {
-    "norms_interp_angles": ("norm", "norm_all", "norm_inf", "interp", "interp64", "deg2rad", "deg2rad64", "rad2deg",
-                            "cross", "outer", "diff", "tile", "repeat"),
-    "shapes_statistics": ("take", "pad_edge", "pad_const", "pad_reflect", "median", "pct", "quantile", "average",
-                          "nan_to_num", "hypot", "logaddexp", "round", "max_all"),
-    "arrays_trigonometry": ("stack", "at2d", "bcast", "copy", "contig", "recip", "fpow", "fabs", "arctan2",
-                            "arctan2_32", "arcsin", "arccos", "arctan", "tan"),
-}
-
-
-@pytest.mark.parametrize("case", list(NUMPY_CASES))
-def test_numpy_family_exports(tmp_path, case):
+def test_numpy_family_exports(tmp_path):
     rng = np.random.default_rng(0)
     samples = [{"a": rng.uniform(-3, 3, (3, 4)).astype(np.float32), "v": rng.normal(size=(2, 3)),
                 "w": rng.normal(size=(2, 3))} for _ in range(N_TRACE + N_FRESH)]
-    names = NUMPY_CASES[case]
-    adapted = functools.partial(numpy_outputs, lambda name: ADAPTERS[f"numpy.{name}"].function, names)
-    original = functools.partial(numpy_outputs, lambda name: operator.attrgetter(name)(np), names)
-    export_and_compare(tmp_path, f"numpy_{case}", samples, adapted, original, rtol=1e-5, atol=1e-5)
+    adapted = functools.partial(numpy_outputs, lambda name: ADAPTERS[f"numpy.{name}"].function)
+    original = functools.partial(numpy_outputs, lambda name: operator.attrgetter(name)(np))
+    export_and_compare(tmp_path, "numpy_extra", samples, adapted, original, rtol=1e-5, atol=1e-5)
 
 
 def test_special_family_exports(tmp_path):
@@ -132,9 +112,9 @@ def test_special_family_exports(tmp_path):
                        rtol=1e-5, atol=1e-6)
 
 
-# The rotation family in five graphs, each exported on its own: one graph of all twelve outputs is about 7,000
-# nodes, and ONNX's optimizer spends most of the export matching rewrite rules over it (50 CPU-s as one test,
-# left alone at the end of a parallel run; 31 CPU-s as five). Each case names its outputs' inputs.
+# The rotation family in five graphs, each exported on its own, so xdist can spread them: one graph of all
+# twelve outputs (about 7,000 nodes) was one test of 31 CPU-s, which could leave a worker alone at the end of a
+# parallel run; the five cost 34 CPU-s in all, the longest 13. Each case names its outputs' inputs.
 ROTATION_CASES = {
     "matrix_rotvec_magnitude": ("q",),
     "euler": ("q",),
