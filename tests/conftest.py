@@ -55,8 +55,6 @@ SLOW_IN_FAST: dict[str, str] = {
     "tests/test_scan_observed.py::": "runs each application's driver under observation",
     "tests/test_observe.py::test_generate_static_choice_and_the_driver_beside_it": "generate twice and a driver run",
     "tests/test_generate_defaults.py::test_the_projects_line_length_is_kept": "three generate runs",
-    "tests/test_reliability.py::test_generate_with_a_wrong_entry_is_one_line_and_exit_2[nope": "a deep tree scanned",
-    "tests/test_reliability.py::test_generate_with_a_wrong_entry_is_one_line_and_exit_2[dp.policy:": "the same",
     "tests/test_no_heavy_imports.py::test_scan_imports_no_torch_numpy_or_leapp": "every command on every fixture",
     "tests/test_cli_output.py::test_colour_on_a_terminal_and_off_with_no_color_or_a_pipe": "a pseudo-terminal run",
     "tests/test_cache_tool_change.py::test_an_edited_rule_invalidates_the_cache": "copies the tool and scans",
@@ -64,8 +62,6 @@ SLOW_IN_FAST: dict[str, str] = {
     "tests/test_readonly.py::test_real_process_writes_no_bytecode_or_files": "every command in a read-only tree",
     "tests/test_scan_flow.py::test_recurrent_state_through_an_installed_library": "scans an installed library",
     "tests/test_observe_layer.py::test_a_signal_to_scan_driver_stops_the_observed_process_group[15]": "[2] stays",
-    "tests/test_reliability.py::test_generate_with_a_wrong_entry_is_one_line_and_exit_2[dp.policy-":
-        "scans the 2,000-deep tree first; test_generate's wrong entry stays",
     "tests/test_boundary.py::test_without_a_session_input_tensors_passes_values_through":
         "imports LEAPP (about 5 s of CPU); every end-to-end run passes values through it",
 }

@@ -1,9 +1,9 @@
 """The test session's warm-start server for `run`'s child (`leapp_codemod/runner/warmstart.py`).
 
 `python tests/forkserver.py SOCKET [MODULE...]` imports NumPy, torch (with torch.export's tracer), ONNX and
-Warp, what `import leapp` spends nearly all its time on (nothing of LEAPP itself, ONNX Runtime,
-leapp_codemod or an application), then forks one child per request, as `subprocess.Popen`
-would have started `python -m leapp_codemod.runner.child CONFIG`:
+Warp, what `import leapp` spends nearly all its time on, and the modules an ONNX export imports (`PRELOAD`;
+nothing of LEAPP itself, ONNX Runtime, leapp_codemod or an application), then forks one child per request,
+as `subprocess.Popen` would have started `python -m leapp_codemod.runner.child CONFIG`:
 - the request's command line (`sys.argv`, `sys.orig_argv`), environment (all of it), working folder,
   `sys.path[0]` (the folder, as `-m` sets it); stdin from /dev/null, stdout and stderr to the tool's
   pipe, each passed descriptor under its own number, every descriptor of the server closed;
@@ -31,7 +31,17 @@ import traceback
 
 # torch, torch.export's tracer, ONNX and Warp: 8.3 of the 8.5 CPU-s `import leapp` costs. Not ONNX Runtime
 # (LEAPP imports it; 0.1 s): it starts a telemetry thread and opens an SQLite file, which a fork must not share.
-PRELOAD = ("numpy", "torch", "torch._export.converter", "onnx", "warp")
+# Then what every ONNX export imports next (torch.onnx's exporter, onnxscript's torchlib, the ONNX reference
+# evaluator) and what LEAPP's graph picture and YAML and this package's source reading import: another
+# 1.8 CPU-s per exporting child (4 children of tests/test_run.py: 21.8 -> 14.4 CPU-s); modules only, nothing is called.
+PRELOAD = ("numpy", "torch", "torch._export.converter", "onnx", "warp",
+           "torch.onnx._internal.exporter._compat", "torch.onnx._internal.exporter._torchlib.ops",
+           "onnxscript.function_libs.torch_lib.ops", "onnx.reference", "safetensors.torch",
+           "onnxscript._framework_apis.torch_2_9", "onnxscript.rewriter.onnx_fusions",
+           "torch._export.passes.replace_set_grad_with_hop_pass", "torch._export.passes.replace_autocast_with_hop_pass",
+           "torch._inductor.fx_passes.dedupe_symint_uses", "torch.fx.experimental.validator",
+           "PIL.Image", "PIL.ImageDraw", "PIL.ImageFont", "PIL.PngImagePlugin", "fast_sugiyama", "jinja2", "yaml",
+           "libcst", "libcst.metadata")
 NOT_PRELOADED = ("onnxruntime", "leapp", "leapp_codemod")
 MODULES = ("leapp_codemod.runner.child",)
 STARTUP_PREFIXES = ("PYTHON", "LD_", "LC_", "LANG", "TORCH", "PYTORCH", "OMP_", "MKL_", "KMP_", "OPENBLAS",

@@ -112,27 +112,54 @@ def test_special_family_exports(tmp_path):
                        rtol=1e-5, atol=1e-6)
 
 
-def test_rotation_family_exports(tmp_path):
+# The rotation family in five graphs, each exported on its own, so xdist can spread them: one graph of all
+# twelve outputs (about 7,000 nodes) was one test of 31 CPU-s, which could leave a worker alone at the end of a
+# parallel run; the five cost 34 CPU-s in all, the longest 13. Each case names its outputs' inputs.
+ROTATION_CASES = {
+    "matrix_rotvec_magnitude": ("q",),
+    "euler": ("q",),
+    "apply_compose": ("q", "q2", "v"),
+    "from_euler": ("e",),
+    "from_rotvec_matrix": ("rv", "m"),
+}
+
+
+def rotation_outputs(case, rotation):
+    def matrix_rotvec_magnitude(q):
+        r = rotation.from_quat(q)
+        return {"matrix": r.as_matrix(), "rotvec": r.as_rotvec(), "magnitude": r.magnitude()}
+
+    def euler(q):
+        r = rotation.from_quat(q)
+        return {"euler": r.as_euler("xyz"), "euler_zxz": r.as_euler("ZXZ", degrees=True)}
+
+    def apply_compose(q, q2, v):
+        r, r2 = rotation.from_quat(q), rotation.from_quat(q2)
+        return {"applied": r.apply(v), "applied_inv": r.apply(v, inverse=True),
+                "composed": (r * r2.inv()).as_quat(canonical=True)}
+
+    def from_euler(e):
+        return {"from_euler": rotation.from_euler("zYx".lower(), e).as_quat(),
+                "from_euler_i": rotation.from_euler("XYZ", e, degrees=True).as_matrix()}
+
+    def from_rotvec_matrix(rv, m):
+        return {"from_rotvec": rotation.from_rotvec(rv).as_quat(), "from_matrix": rotation.from_matrix(m).as_quat()}
+
+    return locals()[case]
+
+
+@pytest.mark.parametrize("case", list(ROTATION_CASES))
+def test_rotation_family_exports(tmp_path, case):
     rng = np.random.default_rng(2)
 
-    def compute(rotation):
-        def outputs(q, q2, v, e, rv, m):
-            r, r2 = rotation.from_quat(q), rotation.from_quat(q2)
-            return {"matrix": r.as_matrix(), "euler": r.as_euler("xyz"), "euler_zxz": r.as_euler("ZXZ", degrees=True),
-                    "rotvec": r.as_rotvec(), "applied": r.apply(v), "applied_inv": r.apply(v, inverse=True),
-                    "composed": (r * r2.inv()).as_quat(canonical=True), "from_euler": rotation.from_euler(
-                        "zYx".lower(), e).as_quat(), "from_euler_i": rotation.from_euler("XYZ", e, degrees=True)
-                    .as_matrix(), "from_rotvec": rotation.from_rotvec(rv).as_quat(),
-                    "from_matrix": rotation.from_matrix(m).as_quat(), "magnitude": r.magnitude()}
-        return outputs
-
     def sample():
-        return {"q": rng.normal(size=(3, 4)), "q2": rng.normal(size=(3, 4)), "v": rng.normal(size=(3, 3)),
-                "e": rng.uniform(-1.4, 1.4, (3, 3)), "rv": rng.normal(size=(3, 3)),
-                "m": SciPyRotation.from_quat(rng.normal(size=(3, 4))).as_matrix()}
+        drawn = {"q": rng.normal(size=(3, 4)), "q2": rng.normal(size=(3, 4)), "v": rng.normal(size=(3, 3)),
+                 "e": rng.uniform(-1.4, 1.4, (3, 3)), "rv": rng.normal(size=(3, 3)),
+                 "m": SciPyRotation.from_quat(rng.normal(size=(3, 4))).as_matrix()}
+        return {name: drawn[name] for name in ROTATION_CASES[case]}
 
-    export_and_compare(tmp_path, "rotation", [sample() for _ in range(N_TRACE + N_FRESH)], compute(Rotation),
-                       compute(SciPyRotation), rtol=1e-9, atol=1e-9)
+    export_and_compare(tmp_path, f"rotation_{case}", [sample() for _ in range(N_TRACE + N_FRESH)],
+                       rotation_outputs(case, Rotation), rotation_outputs(case, SciPyRotation), rtol=1e-9, atol=1e-9)
 
 
 def test_sklearn_family_exports(tmp_path):

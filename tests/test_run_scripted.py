@@ -27,11 +27,17 @@ def test_capture_keeps_the_records_of_dropped_computation_at_any_level():
                                                      "computation or directly returned as output: {'quat'}"]
 
 
-@pytest.mark.e2e
-def test_a_torchscript_policy_is_named_as_the_cause(tmp_path):
-    work = project(tmp_path, "run_scripted")
+@pytest.fixture(scope="module")
+def scripted(tmp_path_factory):
+    """One `run` of the TorchScript policy: both tests below read its report (one export, not two)."""
+    work = project(tmp_path_factory.mktemp("scripted"), "run_scripted")
     generate(work, "armapp", "armapp.reach:ReachController.command")
-    proc, report = run_json(work, "integration.py", "--require-format", "onnx")
+    return run_json(work, "integration.py", "--require-format", "onnx")
+
+
+@pytest.mark.e2e
+def test_a_torchscript_policy_is_named_as_the_cause(scripted):
+    proc, report = scripted
     assert proc.returncode == 1 and report["status"] == "failed"
     assert report["leapp_cause"].startswith("Detected TorchScript call")
     assert "cause, as LEAPP logged it: Detected TorchScript call" in report["error"]
@@ -48,10 +54,8 @@ def test_the_torchscript_notice_is_not_quoted_as_the_cause_of_a_later_failure():
 
 
 @pytest.mark.e2e
-def test_a_scripted_if_on_a_tensor_is_named_with_the_line_that_calls_the_script(tmp_path):
-    work = project(tmp_path, "run_scripted")
-    generate(work, "armapp", "armapp.reach:ReachController.command")
-    _, report = run_json(work, "integration.py", "--require-format", "onnx")
+def test_a_scripted_if_on_a_tensor_is_named_with_the_line_that_calls_the_script(scripted):
+    _, report = scripted
     assert report["status"] == "failed" and report["failed_stage"] == "tracing"
     assert "LEAPP could not trace the TorchScript call at armapp/reach.py:27" in report["error"]
     assert "prim::If" in report["error"] and "torch.cond" in report["error"]
