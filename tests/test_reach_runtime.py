@@ -182,3 +182,11 @@ def test_a_callable_taken_from_a_loop_over_unknown_items_is_listed(tmp_path, mon
     listed = {n.line: n.reason for n in result.not_followed}
     assert "`st` is an item of `self.stages`" in listed[25]
     assert "`loaded` argument of Plugins.__init__" in listed[25]
+
+
+def test_objects_a_top_level_script_passes_type_the_entry_parameters(tmp_path, monkeypatch):
+    result = scan(tmp_path, "script_app", "fly:step_once", monkeypatch)
+    hits = found(result)
+    assert ("models.py", 10, "LCM801") in hits     # estimator(obs) runs StateEstimator.forward
+    assert ("models.py", 20, "LCM101") in hits
+    assert not result.not_followed

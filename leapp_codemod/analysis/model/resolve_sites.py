@@ -84,6 +84,34 @@ def sites_of(project: Project, cls: ClassInfo) -> list[Site]:
     return out
 
 
+def script_argument_types(project: Project, fn: FunctionInfo) -> dict[str, set[str]]:
+    """The project classes module-level code passes for the parameters of a plain function: a script that
+    builds `planner = MPCPlanner(...)` at its top level and then calls `act(env, planner, obs)`."""
+    if fn.class_name is not None:
+        return {}
+    dotted = f"{fn.module}.{fn.qualname}"
+    out: dict[str, set[str]] = {}
+    for module in [m for m in project.modules.values() if not project.is_library(m.name)]:
+        nodes = next(_scopes(module.tree))
+        scope: dict[str, list[ast.expr]] = {}
+        for node in nodes:
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        scope.setdefault(target.id, []).append(node.value)
+        for call in (n for n in nodes if isinstance(n, ast.Call)):
+            if project.qualify(call.func, module) != dotted:
+                continue
+            passed = [(p, a) for p, a in zip(fn.positional_params, call.args) if not isinstance(a, ast.Starred)]
+            for param, arg in passed + [(k.arg, k.value) for k in call.keywords if k.arg]:
+                for value in scope.get(arg.id, []) if isinstance(arg, ast.Name) else [arg]:
+                    name = project.qualify(value.func, module) if isinstance(value, ast.Call) else None
+                    cls = project.class_of(name) if name else None
+                    if cls is not None:
+                        out.setdefault(param, set()).add(cls.id)
+    return out
+
+
 def argument_for(init: FunctionInfo, call: ast.Call, param: str) -> ast.expr | None:
     """The expression a constructor call passes for `param` of `__init__` (self excluded)."""
     positional = init.positional_params[1:]
