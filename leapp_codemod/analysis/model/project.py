@@ -24,7 +24,8 @@ def _resolve_in(folder: Path, target: str, by_path: dict[Path, str]) -> str | No
             if name is not None:
                 return ".".join([name, *parts[cut:]])
     return None
-NN_MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module", "nn.Module"})
+NN_MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module", "nn.Module", "torch.jit.ScriptModule",
+                             "torch.jit._script.ScriptModule"})   # a ScriptModule is an nn.Module: calling runs forward
 
 
 class Questions:

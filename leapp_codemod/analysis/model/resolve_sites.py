@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIndex
 from leapp_codemod.analysis.model.project import Project
+from leapp_codemod.knowledge.vocab import SELF_RETURNING_METHODS
 
 
 @dataclass(frozen=True)
@@ -105,6 +106,9 @@ def script_argument_types(project: Project, fn: FunctionInfo) -> dict[str, set[s
             passed = [(p, a) for p, a in zip(fn.positional_params, call.args) if not isinstance(a, ast.Starred)]
             for param, arg in passed + [(k.arg, k.value) for k in call.keywords if k.arg]:
                 for value in scope.get(arg.id, []) if isinstance(arg, ast.Name) else [arg]:
+                    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+                            and value.func.attr in SELF_RETURNING_METHODS and isinstance(value.func.value, ast.Call):
+                        value = value.func.value   # `Model(...).to(device)` holds the Model
                     name = project.qualify(value.func, module) if isinstance(value, ast.Call) else None
                     cls = project.class_of(name) if name else None
                     if cls is not None:
