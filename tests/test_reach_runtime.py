@@ -187,6 +187,6 @@ def test_a_callable_taken_from_a_loop_over_unknown_items_is_listed(tmp_path, mon
 def test_objects_a_top_level_script_passes_type_the_entry_parameters(tmp_path, monkeypatch):
     result = scan(tmp_path, "script_app", "fly:step_once", monkeypatch)
     hits = found(result)
-    assert ("models.py", 10, "LCM801") in hits     # estimator(obs) runs StateEstimator.forward
-    assert ("models.py", 20, "LCM101") in hits
+    assert ("models.py", 11, "LCM801") in hits     # estimator(obs) runs the ScriptModule's forward
+    assert ("models.py", 21, "LCM101") in hits
     assert not result.not_followed
