@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from test_run import FIXTURES, generate, project, tree_hash
 
-from leapp_codemod.generate.fresh_objects import without_fresh_objects
+from leapp_codemod.analysis.model.fresh_objects import without_fresh_objects
 from leapp_codemod.model import StateAttr
 from leapp_codemod.scan.pipeline import scan_model
 

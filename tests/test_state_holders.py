@@ -103,3 +103,12 @@ def test_a_state_refusal_is_explained_by_the_findings_on_the_container_it_names(
     assert holder_findings(info, msg) == [append]
     assert holder_findings(info, "state: self.gains['kp'] (buf/ring.py:5, a deque) changes length") == []
     assert holder_findings(info, "self.slots grows on every call") == []
+
+
+def test_a_container_the_first_call_fills_once_is_no_varying_holder():
+    cache = ("step", ("attr", "logger"), ("attr", "_cache"))
+    value = (*cache, ("item", 20))
+    filled_once = [{cache: 0}, {cache: 1}, {cache: 1}, {cache: 1}]
+    growing = [{cache: 0}, {cache: 1}, {cache: 2}, {cache: 2}]
+    assert state_holders.varying_holder(value, filled_once) is None
+    assert state_holders.varying_holder(value, growing) == cache

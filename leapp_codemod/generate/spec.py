@@ -24,7 +24,7 @@ from leapp_codemod.generate.adapters import class_constructor, domain, torch_ada
 from leapp_codemod.generate.extras import ExtrasError, build_extras
 from leapp_codemod.generate.literals import default_graph_name, pystr, snake
 from leapp_codemod.generate.derive import helper_sources, library_targets, make_twin
-from leapp_codemod.generate.fresh_objects import without_fresh_objects
+from leapp_codemod.analysis.model.fresh_objects import without_fresh_objects
 from leapp_codemod.generate.source_info import (EntrySource, SourceError, entry_source, import_root, module_file,
                                                 no_inputs_hint)
 from leapp_codemod.generate.sources import Sources

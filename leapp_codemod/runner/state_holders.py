@@ -21,9 +21,11 @@ _SHOWN = 10     # lengths shown in the refusal
 
 def varying_holder(path: tuple, sizes: list[dict]) -> tuple | None:
     """The outermost container on the way to `path` (not `path` itself) whose length differs between
-    the recorded snapshots `sizes` ({container path: length}, one per observed call); None if none."""
+    the recorded snapshots `sizes` ({container path: length}, before the first observed call and after each);
+    None if none. A container the first call fills and that keeps its length afterwards (a per-level cache
+    made on first use) has a fixed slot once the warm-up call has run: only the snapshots after a call count."""
     for k in range(2, len(path)):
-        known = {s[path[:k]] for s in sizes if path[:k] in s}
+        known = {s[path[:k]] for s in sizes[1:] if path[:k] in s}
         if len(known) > 1:
             return path[:k]
     return None

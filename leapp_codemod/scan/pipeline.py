@@ -20,6 +20,7 @@ from leapp_codemod.observe.merge import ObservedInput, label_findings, observe_p
 from leapp_codemod.observe.merge import note as observed_note
 from leapp_codemod.rules import select_rules
 from leapp_codemod.scan.dispatch import run_rules
+from leapp_codemod.analysis.model.fresh_objects import without_fresh_objects
 from leapp_codemod.analysis.model.resolve_sites import script_argument_types
 from leapp_codemod.scan.entry import annotated_data, as_entrypoint, entry_class, find_function, optional_inputs, reader_attrs
 from leapp_codemod.scan.lint import options_key, support_key, lint_files, lint_module
@@ -114,7 +115,8 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
     findings = [f for f in findings
                 if not is_suppressed(loaded.suppressions.get(f.path, {}), f.line, f.end_line, f.code)]
     result.findings = dedupe(findings)
-    result.state = sorted(state, key=lambda s: (s.owner, s.attr))
+    held, _ = without_fresh_objects(state, list(analysis.reachable), project)   # objects the step builds anew
+    result.state = sorted(held, key=lambda s: (s.owner, s.attr))
     result.reachable = list(analysis.reachable) if entry_fn is not None else []
     result.patch_targets = patch_targets(analysis, result.findings)
     kept = {(f.path, f.line) for f in result.findings}

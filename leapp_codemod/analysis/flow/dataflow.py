@@ -10,7 +10,7 @@ import ast
 from dataclasses import dataclass, field
 
 from leapp_codemod.analysis.model.class_state import (
-    callback_inputs, foreign_writes, live_state_attrs, mutated_attrs, tensor_items, with_inherited,
+    foreign_writes, inputs_from_callbacks, live_state_attrs, mutated_attrs, tensor_items,
 )
 from leapp_codemod.analysis.model.config_values import CONFIG_KEY, CONFIG_LOCALS, config_key, function_config_constants
 from leapp_codemod.analysis.infer.context import FunctionContext
@@ -255,7 +255,7 @@ class Analysis:
             attrs |= cls.buffers | cls.parameters
             attrs |= {a for a, v in cls.class_attrs.items() if tensor_like(v, self.project, mod)}
             attrs |= tensor_items(cls, lambda value, m=mod: tensor_like(value, self.project, m))
-            attrs = (attrs & self.mutated) | callback_inputs(with_inherited(self.project, cls), frozenset(m for c, m in self.entry_methods if c == cls.id)) | live_state_attrs(cls, external_namer(self.project, mod))
+            attrs = (attrs & self.mutated) | inputs_from_callbacks(self.project, cls, frozenset(m for c, m in self.entry_methods if c == cls.id)) | live_state_attrs(cls, external_namer(self.project, mod))
             if attrs:
                 self.facts.data_attrs.setdefault(cls.id, set()).update(attrs)
         for mod in fresh:

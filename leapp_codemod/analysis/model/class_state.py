@@ -105,14 +105,17 @@ def _rooted_at(value: ast.expr, names: set[str]) -> bool:
     return isinstance(value, ast.Name) and value.id in names
 
 
-def callback_inputs(cls: ClassInfo, entries: frozenset[str] = frozenset()) -> set[str]:
+def callback_inputs(cls: ClassInfo, entries: frozenset[str] = frozenset(), own_code: bool = True) -> set[str]:
     """Attributes callback code writes with something other than a constant (`self.cmd = msg.v`,
     `self.cmd[0] += 0.1`, `self.target.z += dz`, `arm.joints.q[i] = q` with `self.arm` passed as `arm`), and
     objects on self it hands the message to (`self.remote.set(msg.wireless_remote)`: their state comes from
     the message). Callback code is a callback method and the methods it calls on self, except `entries`
-    (a thread loop that calls the step: the step's own writes are not inputs)."""
+    (a thread loop that calls the step: the step's own writes are not inputs). In an installed library's class
+    (`own_code` false) only the callback methods themselves and their direct writes count: its handlers and
+    helpers are the library's bookkeeping, not the application's inputs."""
     out: set[str] = set()
-    for name, bound in _callback_closure(cls, entries).items():
+    closure = _callback_closure(cls, entries) if own_code else {name: {} for name in callback_methods(cls)}
+    for name, bound in closure.items():
         info = cls.methods[name]
         fn = info.node
         self_name = _self_name(fn)
@@ -124,7 +127,8 @@ def callback_inputs(cls: ClassInfo, entries: frozenset[str] = frozenset()) -> se
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for target in targets:
                     elts = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
-                    written |= {a for a in (_written_root(t, self_name, bound) for t in elts) if a}
+                    written |= {a for a in (_written_root(t, self_name, bound) if own_code
+                                            else _self_attr(_container_root(t), self_name) for t in elts) if a}
         message = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args)[1:]} - set(bound)
         for node in info.nodes:
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
@@ -280,3 +284,10 @@ def with_inherited(project, cls: ClassInfo) -> ClassInfo:
         return cls
     methods = {name: fn for klass in reversed(bases) for name, fn in klass.methods.items()}
     return replace(cls, methods={**methods, **cls.methods})
+
+
+def inputs_from_callbacks(project, cls: ClassInfo, entries: frozenset[str]) -> set[str]:
+    """`callback_inputs` of a class: with the handlers it inherits for the application's own classes, the
+    direct ones only for an installed library's."""
+    own = not project.is_library(cls.module)
+    return callback_inputs(with_inherited(project, cls) if own else cls, entries, own_code=own)
