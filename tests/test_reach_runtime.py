@@ -190,3 +190,9 @@ def test_objects_a_top_level_script_passes_type_the_entry_parameters(tmp_path, m
     assert ("models.py", 11, "LCM801") in hits     # estimator(obs) runs the ScriptModule's forward
     assert ("models.py", 21, "LCM101") in hits
     assert not result.not_followed
+
+
+def test_objects_a_main_function_passes_type_the_entry_parameters(tmp_path, monkeypatch):
+    result = scan(tmp_path, "script_app", "replay:replay_step", monkeypatch)
+    assert ("models.py", 11, "LCM801") in found(result)    # model(obs) runs StateEstimator.forward
+    assert not result.not_followed

@@ -86,34 +86,53 @@ def sites_of(project: Project, cls: ClassInfo) -> list[Site]:
 
 
 def script_argument_types(project: Project, fn: FunctionInfo) -> dict[str, set[str]]:
-    """The project classes module-level code passes for the parameters of a plain function: a script that
-    builds `planner = MPCPlanner(...)` at its top level and then calls `act(env, planner, obs)`."""
+    """The project classes the project's code passes for the parameters of a plain function: a script that
+    builds `planner = MPCPlanner(...)` (at its top level or in `main()`) and then calls `act(env, planner, obs)`."""
     if fn.class_name is not None:
         return {}
     dotted = f"{fn.module}.{fn.qualname}"
     out: dict[str, set[str]] = {}
-    for module in [m for m in project.modules.values() if not project.is_library(m.name)]:
-        nodes = next(_scopes(module.tree))
-        scope: dict[str, list[ast.expr]] = {}
-        for node in nodes:
-            if isinstance(node, ast.Assign):
-                for target in node.targets:
-                    if isinstance(target, ast.Name):
-                        scope.setdefault(target.id, []).append(node.value)
-        for call in (n for n in nodes if isinstance(n, ast.Call)):
-            if project.qualify(call.func, module) != dotted:
-                continue
-            passed = [(p, a) for p, a in zip(fn.positional_params, call.args) if not isinstance(a, ast.Starred)]
-            for param, arg in passed + [(k.arg, k.value) for k in call.keywords if k.arg]:
-                for value in scope.get(arg.id, []) if isinstance(arg, ast.Name) else [arg]:
-                    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
-                            and value.func.attr in SELF_RETURNING_METHODS and isinstance(value.func.value, ast.Call):
-                        value = value.func.value   # `Model(...).to(device)` holds the Model
-                    name = project.qualify(value.func, module) if isinstance(value, ast.Call) else None
-                    cls = project.class_of(name) if name else None
-                    if cls is not None:
-                        out.setdefault(param, set()).add(cls.id)
+    for call, scope, module in calls_named(project).get(fn.name, ()):
+        if project.qualify(call.func, module) != dotted:
+            continue
+        passed = [(p, a) for p, a in zip(fn.positional_params, call.args) if not isinstance(a, ast.Starred)]
+        for param, arg in passed + [(k.arg, k.value) for k in call.keywords if k.arg]:
+            for value in scope.get(arg.id, []) if isinstance(arg, ast.Name) else [arg]:
+                while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+                        and value.func.attr in SELF_RETURNING_METHODS and isinstance(value.func.value, ast.Call):
+                    value = value.func.value   # `Model(...).to(device)` holds the Model
+                name = project.qualify(value.func, module) if isinstance(value, ast.Call) else None
+                cls = project.class_of(name) if name else None
+                if cls is not None:
+                    out.setdefault(param, set()).add(cls.id)
     return out
+
+
+def calls_named(project) -> dict[str, list[tuple[ast.Call, dict, ModuleIndex]]]:
+    """Every call in the project's own modules by the name it calls (`f(...)`, `obj.f(...)`), with the
+    names its scope binds and its module (memoised per scan)."""
+    key = ("calls_named",)
+    found = project.memo.get(key)
+    if found is not None:
+        return found
+    found = project.memo[key] = {}
+    for module in list(project.modules.values()):
+        if project.is_library(module.name):
+            continue
+        for nodes in _scopes(module.tree):
+            scope: dict[str, list[ast.expr]] = {}
+            for node in nodes:
+                if isinstance(node, ast.Assign):
+                    for target in node.targets:
+                        if isinstance(target, ast.Name):
+                            scope.setdefault(target.id, []).append(node.value)
+            for node in nodes:
+                if isinstance(node, ast.Call):
+                    func = node.func
+                    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+                    if name:
+                        found.setdefault(name, []).append((node, scope, module))
+    return found
 
 
 def argument_for(init: FunctionInfo, call: ast.Call, param: str) -> ast.expr | None:

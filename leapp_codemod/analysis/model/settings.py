@@ -14,7 +14,7 @@ import ast
 from leapp_codemod.analysis.model.config_values import CONFIG_LOCALS
 from leapp_codemod.analysis.model.hydra_configs import matching
 from leapp_codemod.analysis.model.index import ClassInfo
-from leapp_codemod.analysis.model.resolve_sites import _scopes, argument_for, sites_of
+from leapp_codemod.analysis.model.resolve_sites import _scopes, argument_for, calls_named, sites_of
 from leapp_codemod.analysis.model.runtime_bind import INSTANTIATE, config_chain, hydra_targets
 from leapp_codemod.analysis.model.index import called_name
 from leapp_codemod.knowledge.vocab import DEVICE_DTYPE_MOVES, GRADIENT_CALLS
@@ -183,7 +183,7 @@ def _passed_literals(project, fn, param: str) -> list[ast.Dict] | None:
     anything else, or no call is found."""
     positional = fn.positional_params[1:] if fn.is_method else fn.positional_params
     out: list[ast.Dict] = []
-    for call, scope in _calls_named(project).get(fn.name, ()):
+    for call, scope, _ in calls_named(project).get(fn.name, ()):
         arg = next((a for i, a in enumerate(call.args) if i < len(positional) and positional[i] == param), None)
         arg = arg or next((k.value for k in call.keywords if k.arg == param), None)
         if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
@@ -194,33 +194,6 @@ def _passed_literals(project, fn, param: str) -> list[ast.Dict] | None:
             return None
         out.append(arg)
     return out or None
-
-
-def _calls_named(project) -> dict[str, list[tuple[ast.Call, dict]]]:
-    """Every call in the project's own modules by the name it calls (`f(...)`, `obj.f(...)`), with the
-    names its scope binds (memoised per scan)."""
-    key = ("calls_named",)
-    found = project.memo.get(key)
-    if found is not None:
-        return found
-    found = project.memo[key] = {}
-    for module in list(project.modules.values()):
-        if project.is_library(module.name):
-            continue
-        for nodes in _scopes(module.tree):
-            scope: dict[str, list[ast.expr]] = {}
-            for node in nodes:
-                if isinstance(node, ast.Assign):
-                    for target in node.targets:
-                        if isinstance(target, ast.Name):
-                            scope.setdefault(target.id, []).append(node.value)
-            for node in nodes:
-                if isinstance(node, ast.Call):
-                    func = node.func
-                    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-                    if name:
-                        found.setdefault(name, []).append((node, scope))
-    return found
 
 
 def module_flags(tree: ast.Module, nodes=None) -> dict[str, set]:
