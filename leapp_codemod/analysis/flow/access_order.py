@@ -20,7 +20,9 @@ from dataclasses import dataclass, field
 from leapp_codemod.analysis.infer.context import FunctionContext
 from leapp_codemod.analysis.infer.lattice import AccessOrder
 from leapp_codemod.analysis.model.index import FunctionInfo
-from leapp_codemod.analysis.model.walk import constant_flag_block, is_self_attr, live_statements, training_only_block
+from leapp_codemod.analysis.model.walk import (
+    constant_flag_block, is_self_attr, leaves_function, live_statements, training_only_block,
+)
 from leapp_codemod.knowledge.vocab import OVERWRITING_METHODS
 
 MAX_DEPTH = 40
@@ -90,7 +92,7 @@ class _Walk:
         the `if` in the same function, which runs only when the branch does not (`if not self.enabled:
         self.send(zero); return`). What it wrote counts again after the function returns, if every way out of
         the function wrote it."""
-        if not (stmts and isinstance(stmts[-1], (ast.Return, ast.Raise)) and self.returns):
+        if not (leaves_function(stmts) and self.returns):
             self.block(stmts, ctx, guarded, depth)
             return
         before = self._writes()
@@ -314,11 +316,9 @@ def _none_arguments(callee: FunctionInfo, call: ast.Call) -> tuple[frozenset, fr
 
 def _falls_through(stmts: list[ast.stmt]) -> bool:
     """Can running the block reach its end (no `return`/`raise` on every path)?"""
-    if not stmts:
-        return True
-    last = stmts[-1]
-    if isinstance(last, (ast.Return, ast.Raise)):
+    if leaves_function(stmts):
         return False
+    last = stmts[-1] if stmts else None
     if isinstance(last, ast.If):
         return _falls_through(last.body) or _falls_through(last.orelse)
     return True

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 
-from leapp_codemod.analysis.model.walk import is_self_attr
+from leapp_codemod.analysis.model.walk import is_self_attr, leaves_function
 from leapp_codemod.knowledge.io import THREAD_HANDOFFS
 from leapp_codemod.knowledge.vocab import (
     CONTAINER_MUTATORS, META_ATTRS, NDARRAY_RESULT_METHODS, NON_DATA_BUILTINS, NUMPY_ALLOCATORS, SCALAR_METHODS,
@@ -143,7 +143,7 @@ class TaintQuestions:
         for stmt in self.fn.node.body:
             if stmt.lineno >= line:
                 break
-            if isinstance(stmt, ast.If) and not stmt.orelse and isinstance(stmt.body[-1], (ast.Return, ast.Raise)):
+            if isinstance(stmt, ast.If) and not stmt.orelse and leaves_function(stmt.body):
                 pos, _neg = _type_tests(stmt.test).get(name, (set(), set()))
                 if pos & {"ndarray", "Tensor"}:
                     return True

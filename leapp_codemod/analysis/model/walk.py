@@ -221,6 +221,11 @@ def _evaluated_test(node: ast.If | ast.IfExp, self_name: str | None) -> list[ast
     return [test]
 
 
+def leaves_function(block: list[ast.stmt] | None) -> bool:
+    """Does the block end by returning or raising (nothing after it in the function runs on that path)?"""
+    return bool(block) and isinstance(block[-1], (ast.Return, ast.Raise))
+
+
 def live_statements(block: list[ast.stmt], fn: FunctionInfo, constants: dict[str, set] | None) -> list[ast.stmt]:
     """`block` up to an `if flag: ... return` (or `if not self.training: ... return`: export runs in eval
     mode) whose taken branch returns: what follows never runs."""
@@ -231,6 +236,6 @@ def live_statements(block: list[ast.stmt], fn: FunctionInfo, constants: dict[str
         if isinstance(stmt, ast.If):
             skipped = training_only_block(stmt, self_name) or constant_flag_block(stmt, fn, constants)
             taken = stmt.orelse if skipped == "body" else stmt.body if skipped == "orelse" else None
-            if taken and isinstance(taken[-1], (ast.Return, ast.Raise)):
+            if leaves_function(taken):
                 return block[: i + 1]
     return block
