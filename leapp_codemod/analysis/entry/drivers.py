@@ -64,11 +64,21 @@ def name_words(name: str) -> set[str]:
     return {w.lower() for w in re.split(r"[^A-Za-z0-9]+", spaced) if w}
 
 
+# Last words of a function name that say it acts: `update_belief_and_act` updates a filter to act, it does not train.
+ACTING_WORDS = frozenset({"act", "action", "actions", "predict", "infer", "inference", "control"})
+
+
+def _names_acting(name: str) -> bool:
+    words = re.split(r"[^A-Za-z0-9]+", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower())
+    return bool(words) and words[-1] in ACTING_WORDS
+
+
 def is_training_loop(fn: FunctionInfo) -> bool:
     """Training code: named like it (function, class, file or a package it sits in: `train/sample.py`),
     calls `.backward()`/`.zero_grad()`, or steps something named like an optimizer or scheduler with at
     most one argument."""
-    words = name_words(f"{fn.qualname} {fn.module} {PurePosixPath(fn.path).stem}")
+    owner = fn.qualname if not _names_acting(fn.name) else fn.qualname.rpartition(".")[0]
+    words = name_words(f"{owner} {fn.module} {PurePosixPath(fn.path).stem}")
     if (words | {w[:-1] for w in words if w.endswith("s")}) & TRAINING_WORDS:   # `trainers/`, `updates.py`
         return True
     for node in ast.walk(fn.node):
@@ -84,6 +94,37 @@ def is_training_loop(fn: FunctionInfo) -> bool:
             if any(word in receiver for word in _OPTIMIZER_WORDS):
                 return True
     return False
+
+
+# Words of a flag that selects evaluating a trained policy instead of training it (`if args.test:`,
+# `if args.demo:`, `if cfg.eval_only:`): such a branch of training code runs the policy as a user deploys it.
+EVALUATION_FLAG_WORDS = frozenset({"test", "eval", "evaluate", "evaluation", "demo", "play", "deploy", "inference",
+                                   "infer", "enjoy"})
+
+
+def evaluation_branch_calls(fn: FunctionInfo) -> set[int]:
+    """In training code, the ids of the calls made in the body of an `if` on an evaluation flag (`if args.test:
+    for _ in range(n): a = act(obs)`, `if args.demo: eval_performance(env, agent)`): that branch does not train,
+    it runs the trained policy. A test on anything else (`if epoch % 10 == 0`) is no evaluation flag."""
+    out: set[int] = set()
+    for node in ast.walk(fn.node):
+        if isinstance(node, ast.If) and _is_evaluation_flag(node.test):
+            out |= {id(call) for stmt in node.body for call in ast.walk(stmt) if isinstance(call, ast.Call)}
+    return out
+
+
+def _is_evaluation_flag(test: ast.expr) -> bool:
+    """`args.test`, `cfg.eval_only`, `demo` (a bare flag, or compared to True); not a call or arithmetic."""
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.Eq)) \
+            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is True:
+        test = test.left
+    if isinstance(test, ast.Attribute):
+        name = test.attr
+    elif isinstance(test, ast.Name):
+        name = test.id
+    else:
+        return False
+    return bool(name_words(name) & EVALUATION_FLAG_WORDS) and not name_words(name) & TRAINING_WORDS
 
 
 def loops_of(fn: FunctionInfo):

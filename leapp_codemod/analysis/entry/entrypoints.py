@@ -14,6 +14,7 @@ from leapp_codemod.analysis.entry.config_choice import favour_selected
 from leapp_codemod.analysis.entry.drivers import (
     MODULE_QUALNAME,
     driver_ids,
+    evaluation_branch_calls,
     in_trainer,
     is_test_path,
     is_training_loop,
@@ -160,15 +161,20 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
             getters_named.setdefault(getter.name, []).append(getter.id)
     facts = Facts()
     roots, ignored, training, contexts = [], set(), [], []
-    resolved, trainers = [], {}
+    resolved, trainers, trained = [], {}, set()
+    evaluating: dict[str, set[int]] = {}     # training code with an evaluation branch -> that branch's calls
     for fn, is_root in callers_of(project):
         sites.functions[fn.id] = fn
         trains = is_training_loop(fn) or in_trainer(fn, project, trainers)
-        if trains:
+        if trains and not is_test_path(fn.path):
+            evaluation = evaluation_branch_calls(fn)
+            if evaluation:
+                evaluating[fn.id] = evaluation
+        if trains and fn.id not in evaluating:
             training.append(fn)
-        if trains or is_test_path(fn.path) or _is_module_method(fn, project):
+        if (trains and fn.id not in evaluating) or is_test_path(fn.path) or _is_module_method(fn, project):
             ignored.add(fn.id)
-        elif is_root or fn.id in callbacks:
+        elif is_root or fn.id in callbacks or fn.id in evaluating:
             roots.append(fn)
         ctx = FunctionContext(fn, project.modules[fn.module], project, facts, support)
         compute_env(ctx)
@@ -191,9 +197,13 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
                    for t in n.targets if isinstance(t, ast.Name)}
         if fn.id in callbacks:   # the framework calls it again and again: its calls are a loop body
             loop_calls |= {id(node) for node, _ in calls}
+        evaluation = evaluating.get(fn.id)
         for node, targets in calls:
             if not targets and isinstance(node.func, ast.Name) and node.func.id in served_locals:
                 targets = [project.lookup(dotted(t)) for t in served_locals[node.func.id]]
+            if evaluation is not None and id(node) not in evaluation:
+                trained.update(t.id for t in targets)   # the training part of a script that also evaluates
+                continue
             if targets:
                 sites.project_calls.setdefault(fn.id, []).append((node, [t.id for t in targets]))
             for target in targets:
@@ -214,6 +224,7 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
                 sites.by_name_in_loops.setdefault(node.func.attr, []).append((fn, node.lineno))
     sites.drivers = driver_ids(roots, sites.callees) - ignored
     # what training code calls (rollout collection, updates) is training code too, unless a driver calls it
+    training += [sites.functions[fid] for fid in sorted(trained) if fid in sites.functions]
     sites.ignored = ignored | (driver_ids(training, sites.callees, 2) - sites.drivers)
     for table in (sites.in_loops, sites.by_name_in_loops):
         for key, found in table.items():
@@ -233,6 +244,8 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
             module_models[ctx.module.name] = loaded_models(ctx.module.tree.body)
         models = loaded_models(ctx.fn.node.body) | module_models[ctx.module.name]
         for loop in driven_bodies(ctx.fn, callbacks):
+            if ctx.fn.id in evaluating and not _in_branch(loop, evaluating[ctx.fn.id]):
+                continue    # a loop of the training part of a script that also evaluates
             # `policy.predict_action(obs)` on an object of unknown class: one project class defines the method,
             # it is the candidate; several do, the inline range is (which class runs is decided at run time)
             pipelines = [p for p in inline_pipelines(loop, models, lambda call, names=served_locals, known=project_calls:
@@ -246,6 +259,10 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
                     for fid in network:
                         sites.inline_networks.setdefault(fid, (ctx.fn, best))
     return sites
+
+
+def _in_branch(loop: ast.AST, calls: set[int]) -> bool:
+    return any(id(node) in calls for node in ast.walk(loop) if isinstance(node, ast.Call))
 
 
 def _find_parts(sites: CallSites) -> None:

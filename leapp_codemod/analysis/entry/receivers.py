@@ -64,20 +64,52 @@ def _class_named(ctx, expr: ast.expr) -> ClassInfo | None:
 
 def collect_bindings(contexts, wanted) -> ParamBindings:
     """Bindings of parameters from every resolved call: `contexts` is [(ctx, [(call, targets), ...])];
-    only callees for which `wanted(callee)` holds (those with a loop: their calls are what is ranked)."""
+    only callees for which `wanted(callee)` holds (those with a loop: their calls are what is ranked) or
+    that pass a parameter on. A parameter passed on as it is (`eval_performance(env, agent)` ->
+    `_run_episodes(env, agent)`) carries what its own callers bind to the function that receives it."""
     out = ParamBindings()
+    forwarded: list[tuple[str, str, str, str]] = []    # (caller id, its parameter, callee id, callee parameter)
     for ctx, calls in contexts:
+        own = {a.arg for a in (*ctx.fn.node.args.posonlyargs, *ctx.fn.node.args.args, *ctx.fn.node.args.kwonlyargs)}
         for call, targets in calls:
             for callee in targets:
-                if callee.name == "__init__" or not wanted(callee):
+                if callee.name == "__init__":
+                    continue
+                passes = _passes_parameters(callee)
+                if not (passes or wanted(callee)):
                     continue
                 for param, arg in param_pairs(callee, call, _is_bound(callee, call, ctx)):
+                    if isinstance(arg, ast.Name) and arg.id in own:
+                        forwarded.append((ctx.fn.id, arg.id, callee.id, param))
                     cls = _class_named(ctx, arg)
                     if cls is not None:
                         out.add(out.classes, callee.id, param, {cls.id})
                     else:
                         out.add(out.instances, callee.id, param, {t for t in ctx.types_of(arg) if ":" in t})
+    _propagate(out, forwarded)
     return out
+
+
+def _passes_parameters(fn: FunctionInfo) -> bool:
+    """Does `fn` pass one of its parameters as it is to a call (`_run_episodes(env, agent, ...)`)?"""
+    own = {a.arg for a in (*fn.node.args.posonlyargs, *fn.node.args.args, *fn.node.args.kwonlyargs)}
+    return any(isinstance(arg, ast.Name) and arg.id in own
+               for node in fn.nodes if isinstance(node, ast.Call)
+               for arg in (*node.args, *(kw.value for kw in node.keywords)))
+
+
+def _propagate(out: ParamBindings, forwarded: list[tuple[str, str, str, str]]) -> None:
+    """Copy what callers bind along parameters passed on, until nothing changes."""
+    changed = True
+    while changed:
+        changed = False
+        for caller, name, callee, param in forwarded:
+            for table in (out.instances, out.classes):
+                found = table.get(caller, {}).get(name, set())
+                have = table.get(callee, {}).get(param, set())
+                if found - have:
+                    out.add(table, callee, param, found)
+                    changed = True
 
 
 def _root_call_name(expr: ast.expr) -> str | None:
