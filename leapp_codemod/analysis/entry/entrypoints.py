@@ -27,12 +27,12 @@ from leapp_codemod.analysis.entry.lookup import (
     below_non_training,
 )
 from leapp_codemod.analysis.entry.loops import (
-    MODEL_LOADERS,
     MODEL_METHODS,
     InlinePipeline,
     inline_pipelines,
     loaded_models,
     model_call,
+    offline_loop,
 )
 from leapp_codemod.analysis.entry.ordering import (
     below_copies,
@@ -57,6 +57,7 @@ from leapp_codemod.analysis.entry.served import dotted, is_project_call, served_
 from leapp_codemod.analysis.entry.served import served_locals as served_locals_of
 from leapp_codemod.analysis.entry.signs import (
     ACTION_WORDS,
+    calls_nn_module,
     ENV_BASE,
     STEP_VERBS,
     computes_loss,
@@ -71,7 +72,6 @@ from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.leapp_support import LeappSupport
 from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.analysis.model.resolve_types import overrides
-from leapp_codemod.analysis.model.runtime_bind import INSTANTIATE
 from leapp_codemod.model import Entrypoint
 
 # Names real code gives the function that runs one policy step.
@@ -128,6 +128,8 @@ class CallSites:
 
 def _loop_call_nodes(fn: FunctionInfo):
     for loop in loops_of(fn):
+        if offline_loop(loop):
+            continue    # walks a dataset and sends nothing out: no control loop
         for stmt in loop.body:
             for sub in ast.walk(stmt):
                 if isinstance(sub, ast.Call):
@@ -193,6 +195,7 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
         contexts.append((ctx, served_locals, {id(node) for node, targets in calls if targets} - set(networks),
                          {node.lineno: [t.id for t in dict(calls)[node]] for node in networks.values()}))
         loop_calls = {id(c) for c in _loop_call_nodes(fn)}
+        offline = {id(c) for loop in loops_of(fn) if offline_loop(loop) for c in ast.walk(loop)}
         lambdas = {t.id for n in ast.walk(fn.node) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Lambda)
                    for t in n.targets if isinstance(t, ast.Name)}
         if fn.id in callbacks:   # the framework calls it again and again: its calls are a loop body
@@ -208,14 +211,15 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
                 sites.project_calls.setdefault(fn.id, []).append((node, [t.id for t in targets]))
             for target in targets:
                 sites.delegates.setdefault(fn.id, set()).add(target.id)
-                sites.callers.setdefault(target.id, set()).add(fn.id)
+                if id(node) not in offline:    # measured on recorded data: no caller in a pipeline
+                    sites.callers.setdefault(target.id, set()).add(fn.id)
                 sites.callees.setdefault(fn.id, set()).add(target.id)
                 if id(node) in loop_calls:
                     sites.in_loops.setdefault(target.id, []).append((fn, node.lineno))
             closures = bool(targets) and all("<locals>" in t.id for t in targets)   # `self.policy = policy_act`
             if isinstance(node.func, ast.Name) and node.func.id in lambdas:
                 continue    # `controller_error = lambda stats: ...`: the function's own expression, not a model
-            if _calls_nn_module(ctx, node) or ((not targets or closures) and model_call(node, set()) is not None):
+            if calls_nn_module(ctx, node) or ((not targets or closures) and model_call(node, set()) is not None):
                 sites.calls_module.add(fn.id)
             elif not targets and _unfollowed_policy_call(node, ctx.self_name):
                 sites.calls_module.add(fn.id)
@@ -246,6 +250,8 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
         for loop in driven_bodies(ctx.fn, callbacks):
             if ctx.fn.id in evaluating and not _in_branch(loop, evaluating[ctx.fn.id]):
                 continue    # a loop of the training part of a script that also evaluates
+            if offline_loop(loop):
+                continue
             # `policy.predict_action(obs)` on an object of unknown class: one project class defines the method,
             # it is the candidate; several do, the inline range is (which class runs is decided at run time)
             pipelines = [p for p in inline_pipelines(loop, models, lambda call, names=served_locals, known=project_calls:
@@ -302,40 +308,6 @@ def _is_module_method(fn: FunctionInfo, project: Project) -> bool:
     """Methods of nn.Modules call their layers, in loops too; they never drive the application."""
     cls = project.modules[fn.module].classes.get(fn.class_name) if fn.class_name else None
     return cls is not None and project.is_nn_module(cls)
-
-
-def _calls_nn_module(ctx: FunctionContext, call: ast.Call) -> bool:
-    func = call.func
-    if ctx.cls is None or not isinstance(func, ast.Attribute):
-        return False
-    inner = func.value    # `self.sess.run(None, feeds)`: a model method on a loaded model
-    if (func.attr in MODEL_METHODS and isinstance(inner, ast.Attribute) and isinstance(inner.value, ast.Name)
-            and inner.value.id == ctx.self_name):
-        return _built_as_model(ctx, inner.attr)
-    if not (isinstance(inner, ast.Name) and inner.id == ctx.self_name):
-        return False
-    for type_name in ctx.attr_types(ctx.cls, func.attr):
-        if type_name.startswith("torch.nn.") or type_name.startswith("nn."):
-            return True
-        cls = ctx._class_for_type(type_name)
-        if cls is not None and ctx.project.is_nn_module(cls):
-            return True
-    return _built_as_model(ctx, func.attr)
-
-
-def _built_as_model(ctx: FunctionContext, attr: str) -> bool:
-    """Is `self.<attr>` a loaded model (`self.sess = ort.InferenceSession(path)`, `torch.jit.load(path)`) or built
-    by Hydra from a config's `_target_` (`self.backbone = instantiate(cfg.backbone)`)? Whatever its name, what
-    the step calls through it is the model."""
-    for klass in ctx.project.mro(ctx.cls):
-        module = ctx.project.modules.get(klass.module, ctx.module)
-        for _, value in klass.attr_values.get(attr, ()):
-            if not (isinstance(value, ast.Call) and isinstance(value.func, (ast.Name, ast.Attribute))):
-                continue
-            name = ctx.project.qualify(value.func, module) or ast.unparse(value.func)
-            if ctx.project.external_name(name) in INSTANTIATE or name.endswith(MODEL_LOADERS):
-                return True
-    return False
 
 
 def _returns_value(fn: FunctionInfo) -> bool:

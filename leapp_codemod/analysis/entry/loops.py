@@ -14,6 +14,7 @@ the range: whole statements, 1-based inclusive lines.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 
 from leapp_codemod.knowledge.vocab import LOOP_MUTATORS
@@ -222,3 +223,30 @@ def inline_pipelines(loop: ast.For | ast.AsyncFor | ast.While, models: set[str],
                                         block[last].end_lineno or block[last].lineno, count))
             break
     return found
+
+
+# Words of a `for` loop's iterable or target that say it walks a recorded dataset: `for batch in loader`,
+# `for i in range(0, n, batch_size)`, `for sample in tqdm(dataset)`.
+DATASET_WORDS = frozenset({"loader", "dataloader", "dataset", "datasets", "batch", "batches", "minibatch",
+                           "minibatches", "samples", "demos", "demonstrations", "trajectories", "split"})
+# Sink calls that only report (the rest of SINK_CALLS send something out or step a simulator).
+REPORT_CALLS = frozenset({"print", "log", "info", "debug", "warning", "add_scalar", "render", "imshow", "set_data",
+                          "append_log"})
+
+
+def offline_loop(loop: ast.AST) -> bool:
+    """A `for` loop over a dataset or its batches (see DATASET_WORDS) that steps no environment and sends
+    nothing out (no publish, send, write or simulator step in its body): an offline evaluation or analysis
+    loop, not a control loop. Its model calls are measured against recorded data, never deployed."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)):
+        return False
+    names = " ".join(_identifiers(loop.iter) + _identifiers(loop.target))
+    if not set(re.split(r"[^a-z0-9]+", names.lower())) & DATASET_WORDS:
+        return False
+    body = ast.Module(body=loop.body, type_ignores=[])
+    return not steps_or_resets(body) and not any(
+        isinstance(n, ast.Call) and _final_name(n.func) in SINK_CALLS - REPORT_CALLS for n in ast.walk(body))
+
+
+def _identifiers(expr: ast.AST) -> list[str]:
+    return [n.id if isinstance(n, ast.Name) else n.attr for n in ast.walk(expr) if isinstance(n, (ast.Name, ast.Attribute))]

@@ -3,8 +3,14 @@ and whether it is an environment's or optimizer's step rather than a policy's.""
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING
 
 from leapp_codemod.analysis.entry.drivers import name_words
+from leapp_codemod.analysis.entry.loops import MODEL_LOADERS, MODEL_METHODS
+from leapp_codemod.analysis.model.runtime_bind import INSTANTIATE
+
+if TYPE_CHECKING:
+    from leapp_codemod.analysis.infer.context import FunctionContext
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.project import Project
 
@@ -80,3 +86,37 @@ def deploy_path(*paths: str) -> str | None:
             if name_words(part.removesuffix(".py")) & DEPLOY_WORDS:
                 return part
     return None
+
+
+def calls_nn_module(ctx: FunctionContext, call: ast.Call) -> bool:
+    func = call.func
+    if ctx.cls is None or not isinstance(func, ast.Attribute):
+        return False
+    inner = func.value    # `self.sess.run(None, feeds)`: a model method on a loaded model
+    if (func.attr in MODEL_METHODS and isinstance(inner, ast.Attribute) and isinstance(inner.value, ast.Name)
+            and inner.value.id == ctx.self_name):
+        return built_as_model(ctx, inner.attr)
+    if not (isinstance(inner, ast.Name) and inner.id == ctx.self_name):
+        return False
+    for type_name in ctx.attr_types(ctx.cls, func.attr):
+        if type_name.startswith("torch.nn.") or type_name.startswith("nn."):
+            return True
+        cls = ctx._class_for_type(type_name)
+        if cls is not None and ctx.project.is_nn_module(cls):
+            return True
+    return built_as_model(ctx, func.attr)
+
+
+def built_as_model(ctx: FunctionContext, attr: str) -> bool:
+    """Is `self.<attr>` a loaded model (`self.sess = ort.InferenceSession(path)`, `torch.jit.load(path)`) or built
+    by Hydra from a config's `_target_` (`self.backbone = instantiate(cfg.backbone)`)? Whatever its name, what
+    the step calls through it is the model."""
+    for klass in ctx.project.mro(ctx.cls):
+        module = ctx.project.modules.get(klass.module, ctx.module)
+        for _, value in klass.attr_values.get(attr, ()):
+            if not (isinstance(value, ast.Call) and isinstance(value.func, (ast.Name, ast.Attribute))):
+                continue
+            name = ctx.project.qualify(value.func, module) or ast.unparse(value.func)
+            if ctx.project.external_name(name) in INSTANTIATE or name.endswith(MODEL_LOADERS):
+                return True
+    return False

@@ -1,0 +1,74 @@
+"""Which loops drive the exported step: the evaluation branch of a training script does (and what it calls
+through parameters passed on binds the receiver); a loop over a recorded dataset that sends nothing out does
+not. Each on a fixture app of its own shape."""
+from __future__ import annotations
+
+import ast
+
+from test_entry_ranking import app, by_id, expected, private_cache, ranked  # noqa: F401  (fixture)
+
+from leapp_codemod.analysis.entry.drivers import (
+    evaluation_branch_calls,
+    is_training_loop,
+)
+from leapp_codemod.analysis.entry.loops import offline_loop
+from leapp_codemod.analysis.model.index import FunctionInfo
+
+
+def test_the_deploy_branch_of_a_fitting_script_drives_a_plain_function_named_to_act(tmp_path, monkeypatch):
+    want = expected("entry_eval_branch")
+    candidates = ranked(app(tmp_path, "entry_eval_branch"), monkeypatch)
+    assert candidates[0]["entry"] == want["entry"]
+    assert any(r.startswith("called in a loop by main") for r in candidates[0]["reasons"])
+
+
+def test_a_pilot_passed_on_through_two_functions_binds_the_loops_receiver(tmp_path, monkeypatch):
+    want = expected("entry_forwarded_pilot")
+    candidates = ranked(app(tmp_path, "entry_forwarded_pilot"), monkeypatch)
+    assert candidates[0]["entry"] == want["entry"]
+    assert any(r.startswith("called in a loop by _leg") for r in candidates[0]["reasons"])
+    peer = by_id(candidates).get(want["peer"])
+    assert peer is None or peer["score"] < candidates[0]["score"]
+
+
+def test_a_metrics_loop_over_a_dataloader_is_no_control_loop(tmp_path, monkeypatch):
+    want = expected("entry_offline_metrics")
+    candidates = ranked(app(tmp_path, "entry_offline_metrics"), monkeypatch)
+    assert candidates[0]["entry"] == want["entry"]
+    assert not any(c["kind"] == "inline" and c["path"] == want["offline_file"] for c in candidates)
+
+
+def _loop(source: str) -> ast.AST:
+    return next(n for n in ast.walk(ast.parse(source)) if isinstance(n, (ast.For, ast.While)))
+
+
+def test_offline_loops_walk_a_dataset_and_send_nothing_out():
+    assert offline_loop(_loop("for batch in loader:\n    errs.append(model(batch) - batch.y)\n"))
+    assert offline_loop(_loop("for i in range(0, n, batch_size):\n    preds.append(net(x[i:i + batch_size]))\n"))
+    # a replay that commands the robot, a rollout that steps a simulator, a loop over time steps: control loops
+    assert not offline_loop(_loop("for batch in loader:\n    arm.send(model(batch))\n"))
+    assert not offline_loop(_loop("for sample in samples:\n    obs, r, d, _ = env.step(policy(sample))\n"))
+    assert not offline_loop(_loop("for t in range(steps):\n    out.append(policy(obs))\n"))
+    assert not offline_loop(_loop("while True:\n    batch = next(it)\n    preds.append(model(batch))\n"))
+
+
+def _function(source: str) -> FunctionInfo:
+    node = ast.parse(source).body[0]
+    return FunctionInfo(f"train_x:{node.name}", "train_x", node.name, node, None, "train_x.py")
+
+
+def test_only_an_if_on_an_evaluation_flag_is_an_evaluation_branch():
+    fn = _function("def main(args):\n    if args.play:\n        run(policy)\n    if epoch % 10 == 0:\n"
+                   "        save(model)\n    if args.train_eval:\n        fit(model)\n    fit(model)\n")
+    calls = {ast.unparse(c.func) for c in ast.walk(fn.node) if isinstance(c, ast.Call) and id(c) in
+             evaluation_branch_calls(fn)}
+    assert calls == {"run"}
+
+
+def test_a_function_named_to_act_is_not_training_by_its_name_alone():
+    def named(name: str, module: str = "estimator") -> FunctionInfo:
+        node = ast.parse(f"def {name}(x):\n    return x\n").body[0]
+        return FunctionInfo(f"{module}:{name}", module, name, node, None, f"{module}.py")
+    assert not is_training_loop(named("update_belief_and_act"))
+    assert is_training_loop(named("update_policy"))
+    assert is_training_loop(named("update_belief_and_act", "train_world_model"))
