@@ -59,7 +59,8 @@ def _function(source: str) -> FunctionInfo:
 
 def test_only_an_if_on_an_evaluation_flag_is_an_evaluation_branch():
     fn = _function("def main(args):\n    if args.play:\n        run(policy)\n    if epoch % 10 == 0:\n"
-                   "        save(model)\n    if args.train_eval:\n        fit(model)\n    fit(model)\n")
+                   "        save(model)\n    if args.train_eval:\n        fit(model)\n    fit(model)\n"
+                   "    for epoch in range(9):\n        if eval_mode:\n            rollout(policy)\n")
     calls = {ast.unparse(c.func) for c in ast.walk(fn.node) if isinstance(c, ast.Call) and id(c) in
              evaluation_branch_calls(fn)}
     assert calls == {"run"}

@@ -105,11 +105,20 @@ EVALUATION_FLAG_WORDS = frozenset({"test", "eval", "evaluate", "evaluation", "de
 def evaluation_branch_calls(fn: FunctionInfo) -> set[int]:
     """In training code, the ids of the calls made in the body of an `if` on an evaluation flag (`if args.test:
     for _ in range(n): a = act(obs)`, `if args.demo: eval_performance(env, agent)`): that branch does not train,
-    it runs the trained policy. A test on anything else (`if epoch % 10 == 0`) is no evaluation flag."""
+    it runs the trained policy. A test on anything else (`if epoch % 10 == 0`) is no evaluation flag, and an
+    `if` inside a loop is not searched."""
     out: set[int] = set()
-    for node in ast.walk(fn.node):
+    stack: list[ast.AST] = list(fn.node.body)
+    while stack:    # an `if eval_mode:` inside a loop is a training loop's periodic evaluation: not searched
+        node = stack.pop()
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef,
+                             ast.ClassDef, ast.Lambda)):
+            continue
         if isinstance(node, ast.If) and _is_evaluation_flag(node.test):
             out |= {id(call) for stmt in node.body for call in ast.walk(stmt) if isinstance(call, ast.Call)}
+            stack.extend(node.orelse)
+            continue
+        stack.extend(ast.iter_child_nodes(node))
     return out
 
 

@@ -268,7 +268,9 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
 
 
 def _in_branch(loop: ast.AST, calls: set[int]) -> bool:
-    return any(id(node) in calls for node in ast.walk(loop) if isinstance(node, ast.Call))
+    """Is the loop inside the evaluation branch whose calls are `calls`?"""
+    made = [id(node) for node in ast.walk(loop) if isinstance(node, ast.Call)]
+    return bool(made) and all(call in calls for call in made)
 
 
 def _find_parts(sites: CallSites) -> None:
