@@ -73,3 +73,21 @@ def test_a_function_named_to_act_is_not_training_by_its_name_alone():
     assert not is_training_loop(named("update_belief_and_act"))
     assert is_training_loop(named("update_policy"))
     assert is_training_loop(named("update_belief_and_act", "train_world_model"))
+
+
+def test_ties_put_the_inline_range_first_and_scan_chooses_what_entrypoints_lists_first():
+    from leapp_codemod.analysis.entry.entrypoints import tie_order
+    from leapp_codemod.analysis.entry.lookup import choose_entry
+    from leapp_codemod.model import Entrypoint
+
+    class NoProject:    # built_count finds no module: 0 sites
+        modules: dict = {}
+
+    thread = Entrypoint("fly", "get_action", "fly.py", 10, 10, ("registered as a thread target",))
+    short = Entrypoint("fly", "get_action@20", "fly.py", 20, 10, ("inline",), kind="inline", start=22, end=30)
+    long = Entrypoint("fly", "get_action@20", "a.py", 20, 10, ("inline",), kind="inline", start=22, end=60)
+    better = Entrypoint("fly", "step", "fly.py", 70, 11, ("more signs",))
+    ranked = sorted([thread, short, better, long], key=lambda e: tie_order(e, NoProject()))
+    assert ranked == [better, long, short, thread]
+    chosen, _ = choose_entry(ranked[1:], inline=True)
+    assert chosen is long

@@ -453,6 +453,16 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, l
     return score, reasons
 
 
+def tie_order(candidate: Entrypoint, project: Project) -> tuple:
+    """Sort key: the score first; on equal scores an inline range before a function (the range is one step
+    with its observation and action code; a function tied with it is the driver running its loop or a callee
+    inside it), the longer range first, the function whose class the project builds more often first (`PPO.act`
+    before an example's `Shared.act`), then by path and line. `scan` chooses the same first candidate."""
+    if candidate.kind == "inline":
+        return (-candidate.score, 0, candidate.start - candidate.end, candidate.path, candidate.line)
+    return (-candidate.score, 1, -built_count(project, candidate), candidate.path, candidate.line)
+
+
 def _driven_caller(fn: FunctionInfo, sites: CallSites):
     """A caller of `fn` that a driver calls in a loop (or a framework calls back) and that returns nothing (it
     sends the action out itself, so `fn` is where observations become an action): (caller, (driver, line))."""
@@ -521,8 +531,5 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
                                    INLINE_NETWORK_STATEMENTS)
     ranked = below_their_ranges(below_model_signs(ranked), {
         fid: f"{driver.path}:{pipeline.start}-{pipeline.end}" for fid, (driver, pipeline) in sites.inline_networks.items()})
-    # equal scores: the class the project builds more often first (`PPO.act` before an example's `Shared.act`)
-    # ... and of inline ranges, the longer pipeline first
-    ranked.sort(key=lambda e: (-e.score, -built_count(project, e) if e.kind == "function" else e.start - e.end,
-                               e.path, e.line))
+    ranked.sort(key=lambda e: tie_order(e, project))
     return ranked[:limit] if limit else ranked

@@ -153,7 +153,7 @@ def choose_entry(ranked: list[Entrypoint], inline: bool = False) -> tuple[Entryp
     """
     chosen = next((c for c in ranked if c.kind == "function"), None)
     top = ranked[0] if ranked else None
-    if inline and top is not None and top.kind == "inline" and (chosen is None or top.score > chosen.score):
+    if inline and top is not None and top.kind == "inline":    # ranked first, ties included (see tie_order)
         return top, f"entry: {top.id} (the {top.title}, ranked first; {_why(top)})"
     if chosen is None:
         if ranked:
