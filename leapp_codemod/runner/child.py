@@ -136,7 +136,7 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
     state = dict(getattr(module, "STATE", {}) or {})
     recorder = Recorder(entry=entry, input_names=tuple(module.INPUTS),
                         static_names=tuple(getattr(module, "STATIC", ())), n_trace=cfg["traces"],
-                        n_check=cfg["checks"], declared=state)
+                        n_check=cfg["checks"], declared=state, held=dict(getattr(module, "HELD", {}) or {}))
     from leapp_codemod.runner.linecover import LineCover
     recorder.cover = LineCover(tuple(dict.fromkeys(str(Path(p).resolve()) for p in (
         cfg["import_root"], driver.parent))))
@@ -191,6 +191,7 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
             if att.outcome == "validated":
                 chosen = att
                 break
+            att.lost = export.lost_computation(att)
             if export.shared_failure(att):
                 what = ("the trace itself failed" if att.stage == "tracing" else
                         f"the traced graph itself fails when torch runs it ({att.graph_error})")

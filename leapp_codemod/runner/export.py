@@ -111,7 +111,7 @@ def attempt_export(module, recorder: Recorder, backend: str, directory: Path, st
         att.stage, att.reason = "tracing", f"restoring the starting state failed: {one_line(exc)}"
         att.seconds = time.monotonic() - started
         return att
-    entry = bound_entry(recorder, roots)
+    entry = bound_entry(recorder, roots, fed=False)
     capture = Capture(app_root=app_root, cwd=cwd)
     logger = logging.getLogger("leapp")
     progress(f"{backend}: tracing {len(recorder.traced)} calls")
@@ -243,6 +243,8 @@ def app_outputs(module, recorder: Recorder) -> set[str]:
         return set()
 
 
+# LEAPP's error when a value handed to update_state()/output_tensors() is not traced: its computation was lost.
+_UNTRACED = "received non-traced tensors"
 # LEAPP signals that a value was baked into the trace (a branch taken once, a scalar pulled out).
 _LOST_SIGNALS = ("frozen-constant", "tensor-branch", "numpy-item-tolist", "scalar-extraction")
 
@@ -252,6 +254,10 @@ def lost_computation(att: Attempt) -> str:
     LEAPP's frozen-constant signal (a re-entry sample disagreed with the first trace, or a value was
     inlined as a constant) or a signal of a value baked into the trace (a tensor branch, a scalar
     extraction), or calls that each agree while a rollout from reset diverges."""
+    if att.stage == "tracing" and _UNTRACED in (att.reason or ""):
+        what = att.reason.split("() for node", 1)[0].rsplit(" ", 1)[-1]
+        return (f"the values passed to {what}() are no longer traced (LEAPP: {cut(att.reason, 160)}): an operation "
+                "between the inputs and them left the trace (a Python or NumPy value built from traced ones)")
     if att.stage != "validation" or att.spurious:
         return ""
     frozen = sorted((s for s in att.signals if s.get("signal") in _LOST_SIGNALS),

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+from leapp_codemod import held
 from leapp_codemod.boundary import StateRef, as_host, port_name, state_leaves
 from leapp_codemod.runner import state_holders, state_reads, values
 from leapp_codemod.runner import state_observe as observe
@@ -274,7 +275,9 @@ def start_state(recorder: Recorder, plan: StatePlan, roots: dict) -> tuple[list[
             ref.set(state_reads.carried(values.plain(initial), plan.kinds[name]))
     warm = any(not state_leaves(_safe_get(ref), ref.name) for ref in refs)
     if warm and recorder.traced:
-        entry = recorder.entry.function.__get__(roots["self"]) if recorder.entry.is_method else recorder.entry.function
+        entry = recorder.entry.function
+        if recorder.entry.is_method:
+            entry = held.fed(entry.__get__(roots["self"]), recorder.held)
         with replaced(plan.patches):
             entry(**values.plain(recorder.traced[0].inputs), **recorder.statics)
     for ref, (_, path) in zip(refs, plan.entries + plan.host):
