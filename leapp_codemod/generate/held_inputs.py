@@ -7,8 +7,6 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from leapp_codemod.generate.source_info import no_inputs_hint  # noqa: F401 - read with held_inputs by spec
-
 
 @dataclass(frozen=True)
 class HeldInput:
@@ -78,3 +76,24 @@ def held_inputs(fn: ast.FunctionDef, path: Path, taken: set[str] = frozenset()) 
         names.add(name)
         out.append(HeldInput(name=name, path=dotted, where=f"{path.name}:{line}"))
     return tuple(out)
+
+
+def held_calls(fn: ast.FunctionDef, limit: int = 4) -> list[str]:
+    """The calls on objects the method holds (`self.robot.get_q()`), in the order of first call."""
+    args = fn.args.posonlyargs + fn.args.args
+    me = args[0].arg if args else None
+    found: dict[str, int] = {}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Call) and (chain := _chain(node.func, me)) and len(chain) >= 2:
+            text = f"self.{'.'.join(chain)}()"
+            found[text] = min(found.get(text, node.lineno), node.lineno)
+    return sorted(found, key=found.get)[:limit]
+
+
+def no_inputs_hint(fn: ast.FunctionDef | None) -> str:
+    """Why a method entry without arguments and without fields to read has no inputs ('' when it calls
+    nothing on the objects it holds)."""
+    calls = held_calls(fn) if fn is not None else []
+    return (f": it reads them through calls on objects it holds ({', '.join(calls)}), which cannot be served as "
+            "inputs (fields can: HELD); export a function that takes them as arguments, or name an inline range "
+            "that starts where they have been read (--entry FILE:START-END)" if calls else "")

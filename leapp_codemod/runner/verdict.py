@@ -55,6 +55,8 @@ def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: f
                     "twin_check": data.get("twin_check", []),
                     "driver_args": list(opts.driver_args or info.driver_args),
                     "timings": dict(data.get("timings", {}), total=round(wall, 2))}
+    if data.get("held_inputs"):     # inputs read from fields of objects the entry holds (leapp_codemod.held)
+        report["held_inputs"] = data["held_inputs"]
     if child.timed_out:
         report.update(status="failed", failed_stage="timeout",
                       error=f"timed out after {opts.timeout:g} s (see {opts.out / 'run.log'})")
