@@ -25,7 +25,7 @@ class StandIn:
     """Stands for `real` during one call: the attributes in `fed` return the values given (a nested
     StandIn for a path that goes deeper), the rest is read from and written to `real`."""
 
-    __slots__ = ("_leapp_real", "_leapp_fed")
+    __slots__ = ("_leapp_fed", "_leapp_real")
 
     def __init__(self, real: Any, fed: dict):
         object.__setattr__(self, "_leapp_real", real)

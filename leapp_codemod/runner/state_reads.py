@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from leapp_codemod import held
+from leapp_codemod import held as held_inputs
 from leapp_codemod.boundary import StateRef
 from leapp_codemod.runner import values
 from leapp_codemod.runner.intercept import replaced
@@ -212,7 +212,7 @@ class _Prober:
             random.setstate(self.rng[2])
             entry = self.recorder.entry.function
             if self.recorder.entry.is_method:
-                entry = held.fed(entry.__get__(roots["self"]), self.recorder.held)
+                entry = held_inputs.fed(entry.__get__(roots["self"]), self.recorder.held)
             with _quiet(), replaced(self.patches):
                 out = entry(**values.plain(self.call.inputs), **self.recorder.statics)
             # written into in place: the buffer still held, or the one held before the step rebound the
