@@ -26,19 +26,19 @@ def footf(monkeypatch):
         sys.modules.pop(name)
 
 
-def test_state_masked_on_the_observed_calls_is_kept_and_the_masking_calls_are_named(footf):
-    filt = footf.ContactFilter()
-    entry = resolve_entry("footf.contact:ContactFilter.update")
+def _plan(entry_name: str, obj):
+    entry = resolve_entry(entry_name)
     recorder = Recorder(entry=entry, input_names=("raw", "touching"), static_names=(), n_trace=3, n_check=3)
     gen = torch.Generator().manual_seed(1)
 
-    def drive():           # the foot is in the air on every observed call: the gate masks the old force
+    with intercepted(entry, recorder):   # the foot is in the air on every observed call: the gate masks the state
         for _ in range(5):
-            filt.update(torch.randn(1, 3, generator=gen), torch.zeros(1))
+            getattr(obj, entry_name.rpartition(".")[2])(torch.randn(1, 3, generator=gen), torch.zeros(1))
+    return plan_state({}, recorder)
 
-    with intercepted(entry, recorder):
-        drive()
-    plan = plan_state({}, recorder)
+
+def test_state_masked_on_the_observed_calls_is_kept_and_the_masking_calls_are_named(footf):
+    plan = _plan("footf.contact:ContactFilter.update", footf.ContactFilter())
     assert [describe_path(path) for _, path in plan.entries] == ["self.force"]
     notes = "\n".join(plan.notes)
     probed = ", ".join(map(str, plan.probed_calls))
@@ -46,3 +46,9 @@ def test_state_masked_on_the_observed_calls_is_kept_and_the_masking_calls_are_na
     for left_out in ("self.peak", "self.cache"):
         assert f"{left_out}: its old value never reaches the outputs" in notes
         assert f"on the probed call(s) {probed}: not state" in notes
+
+
+def test_state_masked_to_a_constant_is_state_not_a_host_set_flag(footf):
+    plan = _plan("footf.contact:SwingClock.tick", footf.SwingClock())
+    assert [describe_path(path) for _, path in plan.entries] == ["self.phase"]
+    assert not plan.host and "self.phase: kept as state" in "\n".join(plan.notes)

@@ -347,7 +347,8 @@ def probe(recorder, fresh, candidates: list[tuple], growing: list[tuple], patche
     fed = {m for leaf in leaves for m in edges[leaf]}
     for leaf in leaves:
         seen = after_values[leaf]
-        if leaf in state and leaf not in fed and leaf not in unknown and seen and all(
+        if leaf in state and leaf not in fed and leaf not in unknown and (leaf in direct or leaf not in reads.masked) \
+                and seen and all(
                 same(seen[0], v) for v in seen) and _reset_everywhere(recorder, leaf, seen[0]):
             reads.host_set[leaf] = seen[0]
             state.discard(leaf)
