@@ -10,6 +10,7 @@ from leapp_codemod.io_util import prepare_out_dir, write_atomic
 from leapp_codemod.knowledge.leapp import FORMAT_OF
 from leapp_codemod.rules import scalar_list_join
 from leapp_codemod.runner.draws import RANDOM_CATEGORY, carried_draws, gate
+from leapp_codemod.runner.errors import cut
 from leapp_codemod.runner.dropped import leapp_cause
 from leapp_codemod.runner.linecover import first_run, ran
 from leapp_codemod.runner.module_info import ModuleInfo
@@ -362,6 +363,9 @@ def _failed(report: dict, info: ModuleInfo, data: dict, bad_parity: list, execut
                            f"(max abs error {p['max_abs_error']:.3g}); hazards: {', '.join(p['hazards']) or '-'}")
     elif last:
         report["error"] = f"{last.get('backend')} failed at {stage}: {last.get('reason')}"
+        if stage == "lowering" and last.get("graph_error") and last.get("exporter_specific") is False:
+            report["error"] = (f"{last.get('backend')} failed at lowering: the traced graph itself fails when torch "
+                               f"runs it: {last['graph_error']} (the exporter said: {cut(last.get('reason') or '', 240)})")
         if stage == "tracing" and len(data["attempts"]) == 1 and not last.get("exporter_specific"):
             report["not_retried"] = ("the trace itself failed; every exporter exports the same trace, so no "
                                      "other exporter was tried")
