@@ -74,6 +74,7 @@ class Context:
     flagged_adapters: frozenset[str] = frozenset()    # adapters of library names flagged somewhere in the helper
     tables: frozenset[str] = frozenset()              # module-level lists/tuples of numbers (see array_items)
     array_lists: bool = False                         # the scan flagged an np.array of a list in the helper
+    item_params: frozenset[str] = frozenset()         # parameters whose integer items stay arrays (fresh_writes)
 
 
 @dataclass(frozen=True)

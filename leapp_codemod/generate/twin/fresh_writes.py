@@ -6,13 +6,17 @@ plain constant when no traced array is among its arguments). LEAPP traces `__set
 or tensor (lowered to index_put), so `twin_put` makes the allocation traced at the first traced value
 written into it (same values, same dtype) and writes there; on plain values it writes as the original
 does. From the first flagged write on, every element write into the name is rewritten, flagged or not
-(the scan flags the first and counts the rest).
+(the scan flags the first and counts the rest). Integer items of the parameters (`pose[2]`) are kept as
+one-element arrays (`twin_item`: LEAPP gives a plain number for them), and `twin_put` writes a
+one-element array into a single slot and joins a list of values (`twin_array`).
 
 Also in every twin: `np.cumsum(a)` / `np.cumprod(a)` without an axis -> over `np.reshape(a, (-1,))`
 along axis 0 (the same values: NumPy flattens first). LEAPP maps the call to `torch.cumsum` without
 the `dim` torch requires, so the traced graph fails when it runs; with the axis it exports. A write into anything else (an argument, an attribute, a value the
 helper did not allocate) is persistent state and is not rewritten here."""
 from __future__ import annotations
+
+import ast
 
 import libcst as cst
 
@@ -31,11 +35,11 @@ class FreshWrites(TwinRule):
     EXAMPLES = (
         Example("def f(a):\n    J = np.zeros((2, 2))\n    J[0, 0] = a[0]\n    J[1, :] = a\n    return J\n",
                 ((_CATEGORY, "J[0, 0] = a[0]"),),
-                "def f(a):\n    J = np.zeros((2, 2))\n    J = twin_put(J, (0, 0), a[0])\n"
+                "def f(a):\n    J = np.zeros((2, 2))\n    J = twin_put(J, (0, 0), twin_item(a, 0))\n"
                 "    J = twin_put(J, (1, slice(None, None, None)), a)\n    return J\n"),
         Example("def f(a):\n    J = np.zeros(2)\n    J[0] = a[0]\n    return np.cumsum(a) + J\n",
                 (("inplace-state", "J[0] = a[0]"),),
-                "def f(a):\n    J = np.zeros(2)\n    J = twin_put(J, 0, a[0])\n"
+                "def f(a):\n    J = np.zeros(2)\n    J = twin_put(J, 0, twin_item(a, 0))\n"
                 "    return np.cumsum(np.reshape(a, (-1,)), axis=0) + J\n"),
     )
 
@@ -107,3 +111,17 @@ def _index(elements) -> cst.BaseExpression | None:
     if len(parts) == 1:
         return parts[0]
     return cst.Tuple([cst.Element(p) for p in parts])
+
+
+def item_params(source: str, name: str, flags) -> frozenset[str]:
+    """The parameters of `name` whose integer items the twin keeps as one-element arrays (`twin_item`) when
+    it writes into its own allocations: LEAPP gives a plain number for `pose[2]` of a traced array, so
+    the values written from it would drop out of the graph."""
+    if not any(f.category == _CATEGORY for f in flags):
+        return frozenset()
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return frozenset()
+    fn = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name), None)
+    return frozenset(a.arg for a in fn.args.posonlyargs + fn.args.args) if fn else frozenset()
