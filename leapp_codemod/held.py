@@ -92,8 +92,9 @@ def lookup(instance: Any, path: str):
 
 
 def read(instance: Any, paths: dict[str, str]) -> dict[str, Any]:
-    """A copy of each held field's current value (input name -> value). A field that is a method or
-    holds no array or number cannot be an input: HeldError naming it."""
+    """A copy of each held field's current value (input name -> value) that is an array, a tensor or a
+    NumPy number; other fields (a Python number, an object) are left out, so the entry reads them from the
+    real object. A field that is a method cannot be an input: HeldError naming it."""
     out = {}
     for name, path in paths.items():
         try:
@@ -103,10 +104,8 @@ def read(instance: Any, paths: dict[str, str]) -> dict[str, Any]:
         if callable(value):
             raise HeldError(f"held input {name!r}: self.{path} is a method, not a field; it cannot be served as "
                             "an input (export from where its result is a value: an argument or a field)")
-        if not _servable(value):
-            raise HeldError(f"held input {name!r}: self.{path} holds {type(value).__name__}, not an array, a tensor "
-                            "or a NumPy number; it cannot be served as a traced input")
-        out[name] = value.clone() if hasattr(value, "clone") else copy.copy(value)
+        if _servable(value):    # anything else (a Python number, an object) is read from the real object
+            out[name] = value.clone() if hasattr(value, "clone") else copy.copy(value)
     return out
 
 

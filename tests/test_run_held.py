@@ -51,6 +51,7 @@ def test_a_stand_in_serves_the_fed_fields_and_writes_through_to_the_real_object(
     assert fed().tolist() == [1.0, 3.0, 5.0]                 # nothing fed: the real field
     with pytest.raises(held.HeldError, match=r"self\.robot\.get_q is a method, not a field"):
         held.read(ctrl, {"q": "robot.get_q"})
+    assert held.read(ctrl, {"n": "robot.count", "q": "robot.state.q"}).keys() == {"q"}   # a number stays a field
 
 
 @pytest.mark.e2e

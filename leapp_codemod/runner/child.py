@@ -294,7 +294,8 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         "executed": recorder.cover.to_json(),
         "executed_order": recorder.cover.order_json(),
         **draws.report(recorder.draws),
-        **({"held_inputs": {name: f"self.{path}" for name, path in recorder.held.items()}} if recorder.held else {}),
+        **({"held_inputs": {name: f"self.{path}" for name, path in recorder.held.items()
+                            if recorder.traced and name in recorder.traced[0].inputs}} if recorder.held else {}),
     }
 
 

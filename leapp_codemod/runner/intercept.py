@@ -280,7 +280,7 @@ class Recorder:
                 inputs |= self._held(instance)
             except RunnerError:
                 return self.entry.function(*args, **kwargs)
-        if (instance is not None and instance is not self.instance) or len(inputs) != len(self.input_names) + len(self.held) \
+        if (instance is not None and instance is not self.instance) or set(inputs) != set(self.traced[0].inputs if self.traced else inputs) \
                 or self.later_calls % self.later_every or values.layout(inputs) != self.layout:
             return self.entry.function(*args, **kwargs)
         record = Call(self.calls_seen, values.plain(inputs), state_before=self.read_reachable())
