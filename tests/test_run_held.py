@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_run import assert_validated, generate, project, run_json, tree_hash
+from test_run import assert_validated, cli, generate, project, run_json, tree_hash
 
 from leapp_codemod import held
 
@@ -68,3 +68,6 @@ def test_fields_of_an_sdk_object_the_step_reads_become_inputs_and_the_export_val
     later = report["validation"]["across_run"]["later_calls"]
     assert report["validation"]["across_run"]["ok"] and later["ok"] and len(later["calls"]) >= 8
     assert tree_hash(work / "arm") == before
+    proc = cli(["record", "integration.py"], work, 300)       # a recording holds arguments only: refused, one line
+    assert proc.returncode != 0 and "reads its inputs from fields of objects it holds (HELD: robot.state.q" in proc.stderr
+    assert "Traceback" not in proc.stderr
