@@ -153,7 +153,8 @@ def generate(app: Path, entry: str | None, static: bool, driver: Path | None, ou
     stubs = [r.fn_name for r in spec.replacements if r.is_stub]
     if driver is not None:
         click.echo(f"driver: {_shown(driver)}" + (f" ({driver_note})" if driver_note else ""), err=True)
-    click.echo(f"wrote {name}: node {spec.node!r}, {len(spec.inputs)} inputs, {len(spec.state)} state tensors, "
+    held = f" (+{len(spec.held)} read from held objects: {', '.join(h.path for h in spec.held)})" if spec.held else ""
+    click.echo(f"wrote {name}: node {spec.node!r}, {len(spec.inputs)} inputs{held}, {len(spec.state)} state tensors, "
                f"{len(spec.patches)} function patches ({len(stubs)} to write), "
                f"{len(spec.unresolved)} unresolved findings", err=True)
     merged = planned.merge

@@ -1,5 +1,6 @@
-"""A method entry that takes no inputs: `generate` refuses it and says which fields of the objects it holds it
-reads its inputs from, and what to export instead."""
+"""A method entry that takes no arguments: the fields it reads from objects it holds become the module's HELD
+inputs (leapp_codemod.held); when it reads them only through calls on those objects, `generate` refuses it
+naming the calls and what to export instead."""
 from __future__ import annotations
 
 import textwrap
@@ -8,47 +9,61 @@ from click.testing import CliRunner
 
 from leapp_codemod.cli import main
 
-APP = {
-    "servo/__init__.py": "",
-    "servo/bus.py": """
-        import numpy as np
+BUS = """
+    import numpy as np
 
-        class Bus:
-            def __init__(self):
-                self.joints = np.zeros(4)
-                self.target = np.zeros(4)
-    """,
-    "servo/loop.py": """
-        import numpy as np
-        import torch
+    class Bus:
+        def __init__(self):
+            self.joints = np.zeros(4)
+            self.target = np.zeros(4)
 
-        from servo.bus import Bus
+        def read(self):
+            return self.joints.copy()
+"""
+LOOP = """
+    import numpy as np
+    import torch
 
-        class Servo:
-            def __init__(self, net):
-                self.net = net
-                self.bus = Bus()
+    from servo.bus import Bus
 
-            def tick(self):
-                q = self.bus.joints
-                goal = self.bus.target
-                x = torch.as_tensor(np.concatenate([q, goal - q]), dtype=torch.float32)
-                return self.net(x[None]).detach().numpy()[0]
-    """,
-}
+    class Servo:
+        def __init__(self, net):
+            self.net = net
+            self.bus = Bus()
+
+        def tick(self):
+            {body}
+            x = torch.as_tensor(np.concatenate([q, goal - q]), dtype=torch.float32)
+            return self.net(x[None]).detach().numpy()[0]
+"""
 
 
-def test_a_method_without_inputs_is_refused_naming_the_fields_it_reads(tmp_path, monkeypatch):
-    for name, text in APP.items():
+def _generate(tmp_path, monkeypatch, body: str):
+    files = {"servo/__init__.py": "", "servo/bus.py": BUS, "servo/loop.py": LOOP.replace("{body}", body)}
+    for name, text in files.items():
         path = tmp_path / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(textwrap.dedent(text))
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("LEAPP_CODEMOD_CACHE_DIR", str(tmp_path / "cache"))
-    result = CliRunner().invoke(main, ["generate", ".", "--entry", "servo.loop:Servo.tick"])
+    return CliRunner().invoke(main, ["generate", ".", "--entry", "servo.loop:Servo.tick"])
+
+
+def test_the_fields_a_method_without_arguments_reads_become_held_inputs(tmp_path, monkeypatch):
+    result = _generate(tmp_path, monkeypatch, "q = self.bus.joints\n            goal = self.bus.target")
+    assert result.exit_code == 0, result.output
+    module = (tmp_path / "leapp_integration.py").read_text()
+    assert '"bus_joints": "bus.joints",  # read at loop.py:13' in module
+    assert '"bus_target": "bus.target",  # read at loop.py:14' in module
+    assert "held_inputs.bind(entry, HELD, fed)()" in module
+    assert "INPUTS = ()" in module
+
+
+def test_a_method_reading_only_through_calls_is_refused_naming_the_calls(tmp_path, monkeypatch):
+    result = _generate(tmp_path, monkeypatch, "q = self.bus.read()\n            goal = np.zeros(4)")
     assert result.exit_code == 2
     message = result.output.strip().splitlines()[-1]
     assert "Servo.tick takes no inputs to export" in message
-    assert "(self.bus.joints, self.bus.target)" in message
+    assert "calls on objects it holds (self.bus.read())" in message
     assert "--entry FILE:START-END" in message
     assert not (tmp_path / "leapp_integration.py").exists()

@@ -111,7 +111,34 @@ def solve(a: Any, b: Any) -> Any:
     return finish(out, is_numpy_input(a) and is_numpy_input(b), dtype)
 
 
+_PINV_RCOND = 1e-15      # NumPy's default cutoff, relative to the largest singular value
+
+
+def check_pinv(a: Any, rcond: Any = None, hermitian: bool = False, **kwargs: Any) -> None:
+    name = "numpy.linalg.pinv"
+    check_dtype(name, "a", a, _DTYPES)
+    if len(_shape(a)) < 2:
+        raise refuse(name, "a", f"shape {_shape(a)} (a matrix, or a batch of matrices, is needed)")
+    if hermitian:
+        raise refuse(name, "hermitian", "True (only the general SVD form is adapted)")
+    for key, value in (("rcond", rcond), *kwargs.items()):
+        if key not in ("rcond", "rtol") or not (value is None or isinstance(value, (int, float))):
+            raise refuse(name, key, f"{value!r} (a constant number or None)")
+
+
+def pinv(a: Any, rcond: Any = None, hermitian: bool = False, **kwargs: Any) -> Any:
+    """`torch.linalg.pinv` with NumPy's relative cutoff (`rcond`/`rtol`: singular values at or below
+    cutoff * the largest are dropped). ONNX has no lowering for it: the export takes another exporter."""
+    check_pinv(a, rcond, hermitian, **kwargs)
+    cutoff = next((v for v in (rcond, kwargs.get("rtol")) if v is not None), _PINV_RCOND)
+    dtype = _result_dtype(a)
+    return finish(torch.linalg.pinv(to_tensor(a, compute_dtype(dtype)), rtol=float(cutoff)), is_numpy_input(a), dtype)
+
+
 ADAPTERS = {
+    "numpy.linalg.pinv": Adapter("numpy.linalg.pinv", pinv, "float32, float64 or integers; matrices of any size "
+                                 "(batched); constant rcond/rtol; not hermitian; no ONNX lowering (pt2/jit export)",
+                                 check_pinv),
     "numpy.linalg.inv": Adapter("numpy.linalg.inv", inv, "float32, float64 or integers; square matrices of size "
                                 "1 to 4 with any leading batch dimensions; a singular matrix gives inf/nan",
                                 check_inv),

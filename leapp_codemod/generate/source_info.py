@@ -288,28 +288,3 @@ def entry_source(fn_src: FunctionSource, module: str, qualname: str) -> EntrySou
     return EntrySource(module=module, qualname=qualname, path=fn_src.path, line=fn.lineno, is_method=is_method,
                        params=params, outputs=leaves, outputs_expr=expr, note=note)
 
-
-def no_inputs_hint(method: ast.FunctionDef | None) -> str:
-    """Where a method without inputs takes them from, and what to export instead ('' when it reads none)."""
-    read = held_fields(method) if method is not None else []
-    return (f": it reads them from objects it holds ({', '.join(read)}); export a function that takes them as "
-            "arguments, or name an inline range that starts where they have been read (--entry FILE:START-END)"
-            if read else "")
-
-
-def held_fields(fn: ast.FunctionDef, limit: int = 4) -> list[str]:
-    """The fields a method without inputs reads from objects it holds (`self.data.sensordata`, `self.robot.q`):
-    where its inputs come from. Calls (`self.actor.act(...)`) are not fields."""
-    args = fn.args.posonlyargs + fn.args.args
-    me = args[0].arg if args else None
-    called = {id(n.func) for n in ast.walk(fn) if isinstance(n, ast.Call)}
-    out: list[str] = []
-    for node in ast.walk(fn):
-        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and id(node) not in called \
-                and isinstance(node.value, ast.Attribute) and isinstance(node.value.value, ast.Name) \
-                and node.value.value.id == me:
-            text = ast.unparse(node)
-            if text not in out:
-                out.append(text)
-    return sorted(out, key=lambda t: next(n.lineno for n in ast.walk(fn) if isinstance(n, ast.Attribute)
-                                          and ast.unparse(n) == t))[:limit]

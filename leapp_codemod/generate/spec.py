@@ -25,8 +25,8 @@ from leapp_codemod.generate.extras import ExtrasError, build_extras
 from leapp_codemod.generate.literals import default_graph_name, pystr, snake
 from leapp_codemod.generate.derive import helper_sources, library_targets, make_twin
 from leapp_codemod.analysis.model.fresh_objects import without_fresh_objects
-from leapp_codemod.generate.source_info import (EntrySource, SourceError, entry_source, import_root, module_file,
-                                                no_inputs_hint)
+from leapp_codemod.generate.held_inputs import held_inputs, no_inputs_hint
+from leapp_codemod.generate.source_info import EntrySource, SourceError, entry_source, import_root, module_file
 from leapp_codemod.generate.sources import Sources
 from leapp_codemod.generate.twin import Blocked
 from leapp_codemod.model import Finding, PatchTarget, ScanResult, StateAttr
@@ -119,6 +119,7 @@ class IntegrationSpec:
     left_out: tuple[str, ...] = ()   # I/O and shape-specialized code left out of / baked into the export
     driver_args: tuple[str, ...] = ()            # DRIVER_ARGS
     driver_env: tuple[tuple[str, str], ...] = ()  # DRIVER_ENV
+    held: tuple = ()            # HeldInput: fields of objects the entry holds read as inputs (HELD)
 
     @property
     def driver_args_literal(self) -> str:
@@ -518,7 +519,8 @@ def build_spec(scan: ScanResult, opts: Options, project: Project | None = None) 
     static = tuple(p.name for p in entry.params if p.static)
     node = None if inline else sources.function(module, qualname).node
     kwonly = frozenset() if node is None else frozenset(a.arg for a in node.args.kwonlyargs)
-    if not inputs:
+    fields = held_inputs(node, entry.path, set(static)) if node is not None and entry.is_method and not inputs else ()
+    if not inputs and not fields:
         raise SpecError(f"{entry.path}:{entry.line}: {qualname} takes no inputs to export{no_inputs_hint(node)}")
     graph = opts.graph or (inline_graph_name(inline) if inline else default_graph_name(qualname))
     if "/" in graph or not graph:
@@ -545,5 +547,4 @@ def build_spec(scan: ScanResult, opts: Options, project: Project | None = None) 
         app_imports=tuple(dict.fromkeys([f"import {m}" for m in app_modules] + app_extra)),
         twin_helpers=helper_sources({h for r in replacements for h in r.helpers}),
         extras=_extras(scan, opts, root, entry, inputs, sources), inline=inline is not None,
-        left_out=tuple(left_out), driver_args=opts.driver_args, driver_env=opts.driver_env,
-    )
+        left_out=tuple(left_out), driver_args=opts.driver_args, driver_env=opts.driver_env, held=fields)

@@ -170,3 +170,27 @@ def twin_take(table, index):
     if isinstance(index, np.ndarray):
         return np.asarray(table)[index]
     return table[index]
+
+
+def twin_traced(value):
+    """A LEAPP traced array or tensor (checked by class name: this source is copied into modules)."""
+    return type(value).__name__.startswith("Traced")
+
+
+def twin_put(target, index, value):
+    """`target[index] = value`, returning the array written: a plain array or tensor the helper allocated
+    becomes traced (same values and dtype) at the first traced value written into it, since LEAPP traces
+    `__setitem__` only on a traced target; plain values are written as the original does."""
+    if isinstance(value, (list, tuple)) and any(twin_traced(v) for v in value):
+        value = twin_array(value)
+    if tuple(getattr(value, "shape", ())) == (1,) and np.empty(tuple(target.shape), dtype=bool)[index].ndim == 0:
+        value = value.reshape(())           # a one-element array (`twin_item`) into a single slot
+    if twin_traced(value) and not twin_traced(target):
+        if isinstance(target, np.ndarray) and not isinstance(value, torch.Tensor):
+            seed = np.zeros_like(np.reshape(value, (-1,))[:1]).reshape((1,) * max(target.ndim, 1))
+            target = (seed.astype(target.dtype) + target).astype(target.dtype)
+        elif isinstance(target, torch.Tensor) and isinstance(value, torch.Tensor):
+            seed = torch.zeros_like(value.reshape(-1)[:1]).reshape((1,) * max(target.dim(), 1))
+            target = (seed.to(target.dtype) + target).to(target.dtype)
+    target[index] = value
+    return target

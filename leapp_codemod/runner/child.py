@@ -131,12 +131,16 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
     if (cfg.get("inputs") or cfg.get("record")) and inline_run.is_inline(module.ENTRY):
         raise RunnerError(f"{module.ENTRY} is a statement range of the driver: `record` and `run --inputs` "
                           "replay function entries only; run the driver instead", "inputs")
+    if (cfg.get("inputs") or cfg.get("record")) and getattr(module, "HELD", None):
+        raise RunnerError(f"{module.ENTRY} reads its inputs from fields of objects it holds (HELD: "
+                          f"{', '.join(module.HELD.values())}): `record` and `run --inputs` replay arguments only; "
+                          "run the driver instead", "inputs")
     inline = inline_run.prepare(module.ENTRY, driver)
     entry = inline.entry if inline else resolve_entry(module.ENTRY)
     state = dict(getattr(module, "STATE", {}) or {})
     recorder = Recorder(entry=entry, input_names=tuple(module.INPUTS),
                         static_names=tuple(getattr(module, "STATIC", ())), n_trace=cfg["traces"],
-                        n_check=cfg["checks"], declared=state)
+                        n_check=cfg["checks"], declared=state, held=dict(getattr(module, "HELD", {}) or {}))
     from leapp_codemod.runner.linecover import LineCover
     recorder.cover = LineCover(tuple(dict.fromkeys(str(Path(p).resolve()) for p in (
         cfg["import_root"], driver.parent))))
@@ -191,6 +195,7 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
             if att.outcome == "validated":
                 chosen = att
                 break
+            att.lost = export.lost_computation(att)
             if export.shared_failure(att):
                 what = ("the trace itself failed" if att.stage == "tracing" else
                         f"the traced graph itself fails when torch runs it ({att.graph_error})")
@@ -293,6 +298,8 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         "executed": recorder.cover.to_json(),
         "executed_order": recorder.cover.order_json(),
         **draws.report(recorder.draws),
+        **({"held_inputs": {name: f"self.{path}" for name, path in recorder.held.items()
+                            if recorder.traced and name in recorder.traced[0].inputs}} if recorder.held else {}),
     }
 
 

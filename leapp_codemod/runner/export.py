@@ -13,7 +13,7 @@ from leapp_codemod.runner import backend_options, draws, values
 from leapp_codemod.runner.class_patches import diverted
 from leapp_codemod.runner.dropped import scripted_call_failure, tensor_into_numpy
 from leapp_codemod.runner.errors import RunnerError, cut, full_text, one_line
-from leapp_codemod.runner.graph_check import graph_error
+from leapp_codemod.runner.graph_check import graph_error, mixed_dtype_lines
 from leapp_codemod.runner.inputs_kept import dropped_inputs
 from leapp_codemod.runner.intercept import Recorder, replaced
 from leapp_codemod.runner.logcap import Capture
@@ -111,7 +111,7 @@ def attempt_export(module, recorder: Recorder, backend: str, directory: Path, st
         att.stage, att.reason = "tracing", f"restoring the starting state failed: {one_line(exc)}"
         att.seconds = time.monotonic() - started
         return att
-    entry = bound_entry(recorder, roots)
+    entry = bound_entry(recorder, roots, fed=False)
     capture = Capture(app_root=app_root, cwd=cwd)
     logger = logging.getLogger("leapp")
     progress(f"{backend}: tracing {len(recorder.traced)} calls")
@@ -147,6 +147,10 @@ def attempt_export(module, recorder: Recorder, backend: str, directory: Path, st
         att.stage = "missing dependency" if _missing_dependency(exc) else "lowering"
         att.reason = cut(full_text(exc), REASON_LIMIT)
         att.graph_error = graph_error() if att.stage == "lowering" else ""
+        mixed = mixed_dtype_lines(att.graph_error, recorder.cover.to_json() if recorder.cover else {}, cwd)
+        if mixed:
+            att.graph_error += (f"; the matrix products the step ran: {', '.join(mixed)} (NumPy promotes float32 "
+                                "with float64 there, a traced graph does not: make both operands one dtype)")
         att.exporter_specific = att.stage != "lowering" or not att.graph_error
         _finish(att, capture, logger, started)
         return att
@@ -243,6 +247,8 @@ def app_outputs(module, recorder: Recorder) -> set[str]:
         return set()
 
 
+# LEAPP's error when a value handed to update_state()/output_tensors() is not traced: its computation was lost.
+_UNTRACED = "received non-traced tensors"
 # LEAPP signals that a value was baked into the trace (a branch taken once, a scalar pulled out).
 _LOST_SIGNALS = ("frozen-constant", "tensor-branch", "numpy-item-tolist", "scalar-extraction")
 
@@ -252,6 +258,10 @@ def lost_computation(att: Attempt) -> str:
     LEAPP's frozen-constant signal (a re-entry sample disagreed with the first trace, or a value was
     inlined as a constant) or a signal of a value baked into the trace (a tensor branch, a scalar
     extraction), or calls that each agree while a rollout from reset diverges."""
+    if att.stage == "tracing" and _UNTRACED in (att.reason or ""):
+        what = att.reason.split("() for node", 1)[0].rsplit(" ", 1)[-1]
+        return (f"the values passed to {what}() are no longer traced (LEAPP: {cut(att.reason, 160)}): an operation "
+                "between the inputs and them left the trace (a Python or NumPy value built from traced ones)")
     if att.stage != "validation" or att.spurious:
         return ""
     frozen = sorted((s for s in att.signals if s.get("signal") in _LOST_SIGNALS),

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
+from pathlib import Path
 
 import torch
 
@@ -43,3 +45,29 @@ def _runs(graph, inputs: list) -> str:
     except Exception as exc:  # noqa: BLE001 - any error of the graph itself
         return one_line(exc)
     return ""
+
+
+# Torch's words for operands of one op in different dtypes (float32 @ float64 does not promote in a graph).
+_DTYPE_MIX = ("must have the same dtype", "expected scalar type", "expected both vectors to have same dtype",
+              "expected m1 and m2 to have the same dtype")
+_PRODUCT = re.compile(r"[^@\s]\s*@\s*[^@=\s]|\bmatmul\(|\.dot\(|\bnp\.dot\(|\beinsum\(")
+
+
+def mixed_dtype_lines(error: str, executed: dict[str, list[int]], root: str, limit: int = 4) -> list[str]:
+    """When the graph fails on operands of different dtypes: the executed application lines (paths under
+    `root`) that take a matrix product, where NumPy promotes float32 with float64 and a traced graph does not."""
+    if not any(m in error for m in _DTYPE_MIX):
+        return []
+    out: list[str] = []
+    for path, lines in executed.items():
+        try:
+            text = Path(path).read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError):
+            continue
+        shown = Path(path).resolve()
+        name = str(shown.relative_to(Path(root).resolve())) if shown.is_relative_to(Path(root).resolve()) else path
+        for line in lines:
+            src = text[line - 1].split("#", 1)[0] if 0 < line <= len(text) else ""
+            if not src.strip().startswith("@") and _PRODUCT.search(src):
+                out.append(f"{name}:{line}")
+    return out[:limit]

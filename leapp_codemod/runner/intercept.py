@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from leapp_codemod import held
 from leapp_codemod.runner import state_observe as observe
 from leapp_codemod.runner import values
 from leapp_codemod.runner.errors import EnoughCalls, RunnerError, where
@@ -112,6 +113,7 @@ class Recorder:
     later_budget: float = 20.0              # seconds the driver may run on after the export
     later_calls: int = 0                    # calls seen after the export
     draws: Any = None                       # a runner.draws.Draws: draws and reads inside the step become inputs
+    held: dict = field(default_factory=dict)  # input -> dotted path of a field the entry reads from its instance
     _later_deadline: float = 0.0
     _later_n: list = field(default_factory=list)       # the later-call number of each sample
     _seen: set = field(default_factory=set)
@@ -213,8 +215,13 @@ class Recorder:
             self.error = exc
             raise EnoughCalls() from None
         inputs = {n: named[n] for n in self.input_names}
-        key = values.digest(values.flatten(inputs))
         instance = args[0] if self.entry.is_method else None
+        try:
+            inputs |= self._held(instance)
+        except RunnerError as exc:
+            self.error = exc
+            raise EnoughCalls() from None
+        key = values.digest(values.flatten(inputs))
         if instance is not None and self.instance is not None and instance is not self.instance:
             self.other_instances += 1      # only the first instance's calls are traced and checked
             return self.entry.function(*args, **kwargs)
@@ -268,7 +275,12 @@ class Recorder:
         instance = args[0] if self.entry.is_method else None
         named = self._bind(args, kwargs)
         inputs = {n: named[n] for n in self.input_names if n in named}
-        if (instance is not None and instance is not self.instance) or len(inputs) != len(self.input_names) \
+        if instance is self.instance and self.held:
+            try:
+                inputs |= self._held(instance)
+            except RunnerError:
+                return self.entry.function(*args, **kwargs)
+        if (instance is not None and instance is not self.instance) or set(inputs) != set(self.traced[0].inputs if self.traced else inputs) \
                 or self.later_calls % self.later_every or values.layout(inputs) != self.layout:
             return self.entry.function(*args, **kwargs)
         record = Call(self.calls_seen, values.plain(inputs), state_before=self.read_reachable())
@@ -284,6 +296,15 @@ class Recorder:
             self.later = [self.later[i] for i in kept]
             self._later_n = [self._later_n[i] for i in kept]
         return result
+
+    def _held(self, instance) -> dict:
+        """The values of the fields the entry reads from objects it holds (see leapp_codemod.held)."""
+        if not self.held or instance is None:
+            return {}
+        try:
+            return held.read(instance, self.held)
+        except held.HeldError as exc:
+            raise RunnerError(f"{self.entry.qualname}: {exc}", "inputs") from None
 
     def read_reachable(self) -> dict:
         return {path: values.plain(v) for path, v in observe.reachable(self.roots).items()}

@@ -36,6 +36,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from leapp_codemod import held as held_inputs
 from leapp_codemod.boundary import StateRef
 from leapp_codemod.runner import values
 from leapp_codemod.runner.intercept import replaced
@@ -57,6 +58,7 @@ class Reads:
     calls: list = field(default_factory=list)          # indices of the probed calls
     uncarried: dict = field(default_factory=dict)      # number leaf path -> {kind: where the call raised}
     branch_only: dict = field(default_factory=dict)    # host-set leaf -> where Python control flow reads it
+    masked: dict = field(default_factory=dict)         # leaf -> probed calls that read it but mask its effect
 
 
 def _get(roots: dict, path: tuple):
@@ -195,7 +197,7 @@ class _Prober:
         self.rng = (torch.get_rng_state(), np.random.get_state(), random.getstate())
         self.in_place: set = set()    # leaves the last run wrote into (the same array or tensor object)
 
-    def run(self, change=None):
+    def run(self, change=None, watch=None):
         """(outputs, roots after the call), or raises what the application raised. `change(roots)`
         is applied after the state is brought to the call's starting state."""
         roots = self.fresh()
@@ -211,8 +213,8 @@ class _Prober:
             random.setstate(self.rng[2])
             entry = self.recorder.entry.function
             if self.recorder.entry.is_method:
-                entry = entry.__get__(roots["self"])
-            with _quiet(), replaced(self.patches):
+                entry = held_inputs.fed(entry.__get__(roots["self"]), self.recorder.held)
+            with _quiet(), replaced(self.patches), (watch or contextlib.nullcontext()):
                 out = entry(**values.plain(self.call.inputs), **self.recorder.statics)
             # written into in place: the buffer still held, or the one held before the step rebound the
             # path to a new value after filling it (`buf[:3] = x; buf = np.clip(buf, ...)`)
@@ -313,6 +315,8 @@ def probe(recorder, fresh, candidates: list[tuple], growing: list[tuple], patche
                     direct.add(leaf)
                 if leaf in direct or moved - {leaf}:
                     break
+            if leaf not in direct and not edges[leaf] and leaf not in unknown and _read_by_torch(prober, leaf, old):
+                reads.masked.setdefault(leaf, []).append(call.index)
         for path in growing:
             old = lookup(starts, path, _ABSENT)
             for other in ((grown(old), shrunk(old)) if old is not _ABSENT else ()):
@@ -332,6 +336,7 @@ def probe(recorder, fresh, candidates: list[tuple], growing: list[tuple], patche
                 if failed:
                     reads.uncarried[leaf] = failed
     state = set(direct) | unknown | reads.in_place   # a buffer filled in place must be traced to keep the writes
+    state |= set(reads.masked) - {leaf for leaf in leaves if edges[leaf]}   # read, its effect masked: see _read_by_torch
     grew = True
     while grew:
         grew = False
@@ -342,7 +347,8 @@ def probe(recorder, fresh, candidates: list[tuple], growing: list[tuple], patche
     fed = {m for leaf in leaves for m in edges[leaf]}
     for leaf in leaves:
         seen = after_values[leaf]
-        if leaf in state and leaf not in fed and leaf not in unknown and seen and all(
+        if leaf in state and leaf not in fed and leaf not in unknown and (leaf in direct or leaf not in reads.masked) \
+                and seen and all(
                 same(seen[0], v) for v in seen) and _reset_everywhere(recorder, leaf, seen[0]):
             reads.host_set[leaf] = seen[0]
             state.discard(leaf)
@@ -357,6 +363,39 @@ def probe(recorder, fresh, candidates: list[tuple], growing: list[tuple], patche
             reads.unread[leaf] = ("its old value never reaches the outputs (written before it is read, or read "
                                   "only by telemetry, I/O or code outside the entry)")
     return reads
+
+
+# Torch functions that read only a tensor's shape, dtype or device, never its values.
+_SHAPE_ONLY = frozenset({"zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like",
+                         "randint_like", "size", "dim", "__len__", "__get__", "shape", "dtype", "device"})
+
+
+def _read_by_torch(prober: _Prober, leaf: tuple, old) -> bool:
+    """The call reads the tensor `old` at `leaf` by value (a torch function takes it) although changing it
+    moved no output and no state: the step masks its effect on this call (`torch.where(standing, 0,
+    phase + step)` while standing) and it can show on others; a value written before it is read, or read
+    only to update itself, is not read this way (those move nothing or only themselves)."""
+    if not isinstance(old, torch.Tensor):
+        return False
+    from torch.overrides import TorchFunctionMode
+
+    marker = old.clone()
+    seen: list[bool] = []
+
+    class Watch(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            if not seen and getattr(func, "__name__", "") not in _SHAPE_ONLY and any(
+                    a is marker or (isinstance(a, (list, tuple)) and any(b is marker for b in a))
+                    for a in (*args, *kwargs.values())):
+                seen.append(True)
+            return func(*args, **kwargs)
+
+    try:
+        prober.run(lambda roots: _set(roots, leaf, marker), watch=Watch())
+    except Exception:  # noqa: BLE001 - a call that raises under the watch tells nothing
+        return False
+    return bool(seen)
 
 
 def _reset_everywhere(recorder, leaf: tuple, constant) -> bool:

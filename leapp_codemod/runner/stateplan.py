@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+from leapp_codemod import held
 from leapp_codemod.boundary import StateRef, as_host, port_name, state_leaves
 from leapp_codemod.runner import state_holders, state_reads, values
 from leapp_codemod.runner import state_observe as observe
@@ -131,6 +132,10 @@ def plan_state(declared: dict, recorder: Recorder, outputs: frozenset[str] = fro
         kept = [leaf for leaf in leaves if reads is None or leaf in reads.state]
         if reads is not None:
             plan.notes.extend(_left_out_note(reads, leaf, label) for leaf in leaves if leaf not in reads.state)
+            plan.notes.extend(f"{observe.describe_path(leaf)}: kept as state: call(s) {', '.join(map(str, calls))} "
+                              "read its old value but mask its effect (no output moved when it changed); it can "
+                              "reach the outputs on other calls" for leaf, calls in reads.masked.items()
+                              if leaf in reads.state and leaf in leaves)
             for leaf in leaves:
                 if leaf in reads.branch_only:
                     loc, _, source = reads.branch_only[leaf].partition(" ")
@@ -182,7 +187,7 @@ def _left_out_note(reads: state_reads.Reads, leaf: tuple, label: str | None) -> 
                     or isinstance(reads.host_set[leaf], bool) else "the export takes the value it had while traced")
         return (f"{where} is reset to {reads.host_set[leaf]!r} by every call whatever it held: a value the host "
                 f"sets before a call (an episode-start flag), not state; {exported}")
-    return f"{where}: {reads.unread[leaf]}: not state"
+    return f"{where}: {reads.unread[leaf]} on the probed call(s) {', '.join(map(str, reads.calls))}: not state"
 
 
 def length_changes(sizes: list[int]) -> bool:
@@ -274,7 +279,9 @@ def start_state(recorder: Recorder, plan: StatePlan, roots: dict) -> tuple[list[
             ref.set(state_reads.carried(values.plain(initial), plan.kinds[name]))
     warm = any(not state_leaves(_safe_get(ref), ref.name) for ref in refs)
     if warm and recorder.traced:
-        entry = recorder.entry.function.__get__(roots["self"]) if recorder.entry.is_method else recorder.entry.function
+        entry = recorder.entry.function
+        if recorder.entry.is_method:
+            entry = held.fed(entry.__get__(roots["self"]), recorder.held)
         with replaced(plan.patches):
             entry(**values.plain(recorder.traced[0].inputs), **recorder.statics)
     for ref, (_, path) in zip(refs, plan.entries + plan.host):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from leapp_codemod import held
 from leapp_codemod.boundary import state_leaves
 from leapp_codemod.knowledge.leapp import ATOL, RTOL
 from leapp_codemod.runner import draws, values
@@ -12,9 +13,13 @@ from leapp_codemod.runner.intercept import Recorder, replaced
 from leapp_codemod.runner.stateplan import StatePlan, fresh_roots, start_state
 
 
-def bound_entry(recorder: Recorder, roots: dict):
+def bound_entry(recorder: Recorder, roots: dict, fed: bool = True):
+    """The entry on `roots`' instance; `fed`: it takes the held inputs (leapp_codemod.held) as keyword
+    arguments too (the generated module's `step` serves them itself: fed=False)."""
     fn = recorder.entry.function
-    return fn.__get__(roots["self"]) if recorder.entry.is_method else fn
+    if not recorder.entry.is_method:
+        return fn
+    return held.fed(fn.__get__(roots["self"]), recorder.held) if fed else fn.__get__(roots["self"])
 
 
 def _im_inputs(im_inputs: list[str], node: str, call_inputs: dict) -> dict:

@@ -11,6 +11,7 @@ from leapp_codemod.knowledge.leapp import FORMAT_OF
 from leapp_codemod.rules import scalar_list_join
 from leapp_codemod.runner.draws import RANDOM_CATEGORY, carried_draws, gate
 from leapp_codemod.runner.dropped import leapp_cause
+from leapp_codemod.runner.errors import cut
 from leapp_codemod.runner.linecover import first_run, ran
 from leapp_codemod.runner.module_info import ModuleInfo
 from leapp_codemod.runner.module_info import category as _category
@@ -55,6 +56,8 @@ def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: f
                     "twin_check": data.get("twin_check", []),
                     "driver_args": list(opts.driver_args or info.driver_args),
                     "timings": dict(data.get("timings", {}), total=round(wall, 2))}
+    if data.get("held_inputs"):     # inputs read from fields of objects the entry holds (leapp_codemod.held)
+        report["held_inputs"] = data["held_inputs"]
     if child.timed_out:
         report.update(status="failed", failed_stage="timeout",
                       error=f"timed out after {opts.timeout:g} s (see {opts.out / 'run.log'})")
@@ -360,6 +363,9 @@ def _failed(report: dict, info: ModuleInfo, data: dict, bad_parity: list, execut
                            f"(max abs error {p['max_abs_error']:.3g}); hazards: {', '.join(p['hazards']) or '-'}")
     elif last:
         report["error"] = f"{last.get('backend')} failed at {stage}: {last.get('reason')}"
+        if stage == "lowering" and last.get("graph_error") and last.get("exporter_specific") is False:
+            report["error"] = (f"{last.get('backend')} failed at lowering: the traced graph itself fails when torch "
+                               f"runs it: {last['graph_error']} (the exporter said: {cut(last.get('reason') or '', 240)})")
         if stage == "tracing" and len(data["attempts"]) == 1 and not last.get("exporter_specific"):
             report["not_retried"] = ("the trace itself failed; every exporter exports the same trace, so no "
                                      "other exporter was tried")
@@ -386,6 +392,8 @@ def _failed(report: dict, info: ModuleInfo, data: dict, bad_parity: list, execut
             "explained_by": report["explained_by"] or ["no static finding"],
             "state_observed": [row["owner_path"] for row in report.get("state_observed", [])]}
         report["error"] = f"computation was lost while tracing: {last['lost_computation']}"
+        if stage == "tracing" and report["explained_by"]:     # no LEAPP signal names a line: the scan's first
+            report["error"] += f"; first line that can explain it: {report['explained_by'][0].split(': ', 1)[0]}"
     _name_list_join(report, info, last, executed)
     cause = leapp_cause(last)
     if cause and not last.get("dropped_inputs"):

@@ -74,7 +74,7 @@ def dedupe(findings: list[Finding]) -> list[Finding]:
 
 
 def patch_targets(analysis: Analysis, findings: list[Finding]) -> list[PatchTarget]:
-    flagged = {f.function for f in findings if f.category in PATCHABLE_CATEGORIES}
+    flagged = {f.function for f in findings if f.category in PATCHABLE_CATEGORIES or _local_buffer(f)}
     out = set()
     for fid in flagged:
         fn = analysis.reachable.get(fid)
@@ -83,3 +83,9 @@ def patch_targets(analysis: Analysis, findings: list[Finding]) -> list[PatchTarg
         for module, name in analysis.facts.call_bindings.get(fid, ()):
             out.add(PatchTarget(module, name, fid))
     return sorted(out, key=lambda t: (t.function, t.module, t.name))
+
+
+def _local_buffer(finding: Finding) -> bool:
+    """A write into an array the function allocates itself (LCM703's local case, whose fix is a FunctionPatch
+    of the function: `generate` twins it with the writes kept on a traced allocation)."""
+    return finding.category == "inplace-state" and "in a FunctionPatch of" in finding.fix

@@ -33,6 +33,7 @@ from leapp_codemod.generate.twin.base import (
     dotted,
 )
 from leapp_codemod.generate.twin.branch_where import BranchWhere
+from leapp_codemod.generate.twin.fresh_writes import FreshWrites, item_params
 from leapp_codemod.generate.twin.library_adapter import LibraryAdapter, flagged_adapters
 from leapp_codemod.generate.twin.math_functions import MathFunctions
 from leapp_codemod.generate.twin.negative_stride import NegativeStride
@@ -40,7 +41,8 @@ from leapp_codemod.generate.twin.scalar_extraction import ScalarExtraction
 from leapp_codemod.generate.twin.unsigned_astype import UnsignedAstype
 
 # Earlier rules see a node first; a rule hands a node it does not rewrite on to the next.
-RULES = (NegativeStride, UnsignedAstype, LibraryAdapter, ArrayItems, MathFunctions, ScalarExtraction, BranchWhere)
+RULES = (NegativeStride, UnsignedAstype, LibraryAdapter, ArrayItems, MathFunctions, ScalarExtraction, BranchWhere,
+         FreshWrites)
 REWRITTEN = tuple(c for rule in RULES for c in rule.CATEGORIES)
 
 __all__ = ["RULES", "Blocked", "Flag", "Twin", "build_twin", "flags_for", "run_example"]
@@ -116,7 +118,7 @@ def build_twin(source: str, name: str, fn_name: str, flags: list[Flag], bindings
         return Blocked(0, "the module is nested too deeply to rewrite")
     ctx = Context(flags=flags, bindings=bindings, registry=registry,
                   flagged_adapters=flagged_adapters(source, flags, bindings, registry), tables=number_tables(source),
-                  array_lists=array_lists(source, flags))
+                  array_lists=array_lists(source, flags), item_params=item_params(source, name, flags))
     rewriter = _Rewriter(ctx, name, fn_name)
     try:
         wrapper.visit(rewriter)
@@ -144,6 +146,9 @@ def _uncovered_reason(flag: Flag) -> str:
                "or an elementwise `tolist()` loop)"
     if flag.category in BranchWhere.CATEGORIES:
         return "this value-dependent control flow is not a choice between side-effect-free values"
+    if flag.category in FreshWrites.CATEGORIES:
+        return ("no rewrite rule for inplace-state: a write into a value the helper did not allocate itself (an "
+                "argument or persistent state)")
     return f"no rewrite rule matched this {flag.category}"
 
 

@@ -99,8 +99,8 @@ class ArrayItems(TwinRule):
     def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
         index = updated.slice[0].slice.value if len(updated.slice) == 1 and isinstance(
             updated.slice[0].slice, cst.Index) else None
-        if (self.depth and self.ctx.array_lists and isinstance(updated.value, cst.Name)
-                and updated.value.value not in self.ctx.tables and _integer(index)):
+        if (self.depth and isinstance(updated.value, cst.Name) and updated.value.value not in self.ctx.tables
+                and (self.ctx.array_lists or updated.value.value in self.ctx.item_params) and _integer(index)):
             self.ctx.rules.add("integer items of arrays kept as one-element slices (`twin_item`)")
             return call("twin_item", updated.value, index)
         if (self.depth and isinstance(updated.value, cst.Name) and updated.value.value in self.ctx.tables

@@ -19,7 +19,7 @@ from leapp_codemod.knowledge.vocab import PURE_BUILTINS, PURE_LIBRARIES, PURE_ME
 # Run-time helpers a twin may call (their source is copied from twin_helpers.py).
 TENSOR_HELPERS = frozenset({"twin_scalar", "twin_min", "twin_max", "twin_where", "twin_full", "twin_tensor",
                             "twin_unpack", "twin_take", "twin_item", "twin_numpy_number", "twin_math"})
-ALL_HELPERS = TENSOR_HELPERS | {"twin_zip", "twin_array"}
+ALL_HELPERS = TENSOR_HELPERS | {"twin_zip", "twin_array", "twin_put"}
 
 
 @dataclass(frozen=True)
@@ -74,6 +74,7 @@ class Context:
     flagged_adapters: frozenset[str] = frozenset()    # adapters of library names flagged somewhere in the helper
     tables: frozenset[str] = frozenset()              # module-level lists/tuples of numbers (see array_items)
     array_lists: bool = False                         # the scan flagged an np.array of a list in the helper
+    item_params: frozenset[str] = frozenset()         # parameters whose integer items stay arrays (fresh_writes)
 
 
 @dataclass(frozen=True)

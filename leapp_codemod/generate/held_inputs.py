@@ -1,0 +1,99 @@
+"""The fields a method entry reads from objects it holds (`self.data.sensordata`, `self.robot.state.q`):
+inputs that are not arguments. `generate` declares them in the module's HELD (see leapp_codemod.held)."""
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class HeldInput:
+    name: str    # the input's name (an identifier)
+    path: str    # dotted path from the entry's instance ("data.sensordata")
+    where: str   # "file:line" of the first read
+
+
+def _chain(node: ast.AST, me: str) -> list[str] | None:
+    """`self.a.b.c` as ["a", "b", "c"], or None when the expression is no attribute chain on `me`."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return parts[::-1] if isinstance(node, ast.Name) and node.id == me else None
+
+
+def _written(fn: ast.FunctionDef) -> set[int]:
+    """ids of the attribute expressions the method writes through (`self.data.ctrl[:] = u`,
+    `self.buf.x += 1`, `self.a.b = v`): those stay on the real object."""
+    out: set[int] = set()
+    for node in ast.walk(fn):
+        targets = node.targets if isinstance(node, ast.Assign) else (
+            [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else [])
+        for target in targets:
+            for sub in ast.walk(target):
+                if isinstance(sub, ast.Attribute):
+                    out.add(id(sub))
+    return out
+
+
+def held_reads(fn: ast.FunctionDef) -> list[tuple[str, int]]:
+    """(dotted path, line) of each field two or more attributes deep on the instance that the method
+    reads as a value: the longest chain, never a callee (`self.actor.act(...)`) or its receiver, never
+    a chain the method writes through. In the order of first read."""
+    args = fn.args.posonlyargs + fn.args.args
+    if not args:
+        return []
+    me = args[0].arg
+    skip = _written(fn)
+    inner: set[int] = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Call):
+            skip.add(id(node.func))
+            if isinstance(node.func, ast.Attribute):
+                skip.add(id(node.func.value))      # a method's receiver: `self.robot.get_state()`
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute):
+            inner.add(id(node.value))
+    found: dict[str, int] = {}
+    for node in ast.walk(fn):
+        if not isinstance(node, ast.Attribute) or id(node) in skip or id(node) in inner:
+            continue
+        chain = _chain(node, me)
+        if chain and len(chain) >= 2:
+            path = ".".join(chain)
+            found[path] = min(found.get(path, node.lineno), node.lineno)
+    return sorted(found.items(), key=lambda item: item[1])
+
+
+def held_inputs(fn: ast.FunctionDef, path: Path, taken: set[str] = frozenset()) -> tuple[HeldInput, ...]:
+    out: list[HeldInput] = []
+    names = set(taken)
+    for dotted, line in held_reads(fn):
+        name = re.sub(r"\W", "_", dotted.replace(".", "_"))
+        while name in names:
+            name += "_"
+        names.add(name)
+        out.append(HeldInput(name=name, path=dotted, where=f"{path.name}:{line}"))
+    return tuple(out)
+
+
+def held_calls(fn: ast.FunctionDef, limit: int = 4) -> list[str]:
+    """The calls on objects the method holds (`self.robot.get_q()`), in the order of first call."""
+    args = fn.args.posonlyargs + fn.args.args
+    me = args[0].arg if args else None
+    found: dict[str, int] = {}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Call) and (chain := _chain(node.func, me)) and len(chain) >= 2:
+            text = f"self.{'.'.join(chain)}()"
+            found[text] = min(found.get(text, node.lineno), node.lineno)
+    return sorted(found, key=found.get)[:limit]
+
+
+def no_inputs_hint(fn: ast.FunctionDef | None) -> str:
+    """Why a method entry without arguments and without fields to read has no inputs ('' when it calls
+    nothing on the objects it holds)."""
+    calls = held_calls(fn) if fn is not None else []
+    return (f": it reads them through calls on objects it holds ({', '.join(calls)}), which cannot be served as "
+            "inputs (fields can: HELD); export a function that takes them as arguments, or name an inline range "
+            "that starts where they have been read (--entry FILE:START-END)" if calls else "")
