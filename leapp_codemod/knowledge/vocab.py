@@ -136,6 +136,18 @@ CALLABLE_WRAPPERS = frozenset({"torch.compile", "torch.jit.script", "torch.jit.t
                                "functools.update_wrapper", "functools.wraps", "functools.lru_cache",
                                "functools.cache", "torch.no_grad", "torch.inference_mode"})
 
+# Decorators that run a function once per set of arguments and keep its result (`@functools.lru_cache()` under
+# `@property`, `@cached_property`): what its body reads is read once, a constant of every later call.
+CACHING_DECORATORS = frozenset({"functools.lru_cache", "functools.cache", "functools.cached_property"})
+
+# Calls that return a copy of their one argument, the same kind of value (`copy.copy(self.joint_state_msg)`).
+VALUE_COPY_CALLS = frozenset({"copy.copy", "copy.deepcopy"})
+
+# Name parts that say a value is a probability distribution when the scan cannot type it (`dist`, `action_dist`,
+# `action_distrib`, `pi`, `_g_distribution`, `probs`): `.sample()` on one draws random numbers.
+DISTRIBUTION_WORDS = frozenset({"dist", "distr", "distrib", "distribs", "dists", "distribution", "distributions",
+                                "probs", "pd", "pi"})
+
 # Calls that return a Python sequence of separate values (`struct.unpack` of message bytes, `list(x)`, `tuple(x)`,
 # `map(f, x)`): an array built from one holds numbers, not the traced values they came from.
 PYTHON_SEQUENCE_CALLS = frozenset({"struct.unpack", "struct.unpack_from", "list", "tuple", "map"})

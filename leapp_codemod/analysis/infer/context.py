@@ -31,6 +31,7 @@ from leapp_codemod.analysis.model.walk import (
     self_name_of,
     training_only_block,
 )
+from leapp_codemod.knowledge.vocab import CACHING_DECORATORS
 
 # The names Python looks up as builtins when nothing shadows them (`float`, `print`, `len`, ...).
 BUILTIN_NAMES = frozenset(dir(builtins))
@@ -142,6 +143,14 @@ class FunctionContext(TaintQuestions, TypeQuestions, CallQuestions, StateQuestio
             return False
         return training_only_block(node, self.self_name) is not None \
             or constant_flag_block(node, self.fn, self.facts.param_constants.get(self.fn.id)) is not None
+
+    def runs_once(self) -> bool:
+        """Is this function cached (`@functools.lru_cache()`, `@cached_property`) and called with no pipeline data?
+        Its body runs on the first call only: what it reads (a parameter server, a file) is a constant after."""
+        cached = any(self.qualify(d.func if isinstance(d, ast.Call) else d) in CACHING_DECORATORS
+                     for d in getattr(self.fn.node, "decorator_list", ()))
+        params = self.fn.positional_params[1:] if self.fn.is_method else self.fn.positional_params
+        return cached and not any(self.is_data(ast.Name(id=p, ctx=ast.Load())) for p in params)
 
     def is_loop_carried(self, name: str) -> bool:
         return name in self.fn.carried
