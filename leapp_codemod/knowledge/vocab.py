@@ -26,6 +26,9 @@ TYPE_QUERIES = frozenset({"torch.is_tensor", "torch.is_floating_point", "torch.i
                           "torch.is_grad_enabled", "torch.is_inference_mode_enabled", "torch.is_autocast_enabled",
                           "torch.jit.is_scripting", "torch.jit.is_tracing", "torch.onnx.is_in_onnx_export",
                           "torch.compiler.is_compiling", "torch.numel", "numpy.isscalar", "numpy.iterable"})
+# NumPy functions that answer with the shape of their argument (Python ints), no array data: never an untraced
+# NumPy computation (what is done with the shape is the shape rules' business).
+NUMPY_SHAPE_QUERIES = frozenset({"numpy.shape", "numpy.ndim", "numpy.size"})
 # Builtins whose result is never pipeline data (a Python scalar, a string, a type, an iterator, nothing).
 NON_DATA_BUILTINS = frozenset({"float", "int", "bool", "complex", "str", "repr", "len", "isinstance", "issubclass",
                                "type", "id", "hash", "print", "range", "callable", "hasattr", "getattr", "format",

@@ -8,6 +8,13 @@ ITEM_WRAPPERS = frozenset({"enumerate", "reversed"})
 
 
 def check(node: ast.AST, ctx):
+    if isinstance(node, (ast.Assign, ast.AugAssign)) and _element_rewrite(node, ctx) and not ctx.only_logged(node):
+        yield Hit(node, f"`{show(node)}` reads one element of a NumPy array of pipeline data as a NumPy scalar and "
+                        "writes what it computes back into the array: the trace follows neither, so the element is "
+                        "exported as the constant seen while tracing", _FIX)
+        return
+    if isinstance(node, ast.AugAssign):
+        return
     if isinstance(node, ast.Assign):
         unpacked = [t for t in node.targets if isinstance(t, (ast.Tuple, ast.List))]
         if unpacked and _array_of_data(node.value, ctx, unpacked[0]) and not ctx.only_logged(node):
@@ -73,19 +80,46 @@ def _returned_array(call: ast.Call, ctx, target: ast.expr) -> bool:
 def _element(node: ast.Assign, ctx) -> bool:
     """`w = q[0]`, with another position of the same array also taken into a name (`x = q[1]`): the components
     of a NumPy vector of the pipeline (a quaternion, a velocity) as Python names. One position alone is more
-    often the first row of a batch, which stays traced."""
+    often the first row of a batch, which stays traced. Into an attribute (`cmd.vx = act[0]`, `cmd.wz =
+    act[1]`, a message field or an object's) the elements leave the trace whatever is done with them next."""
     position = _position(node)
     if position is None:
         return False
     array = ast.unparse(node.value.value)
     others = {p for n in ctx.fn.nodes if isinstance(n, ast.Assign) and (p := _position(n)) is not None
               and ast.unparse(n.value.value) == array}
-    return len(others) > 1 and _array_of_data(node.value.value, ctx, node.targets[0])
+    if len(others) < 2:
+        return False
+    if isinstance(node.targets[0], ast.Attribute):
+        return _numpy_vector(node.value.value, ctx)
+    return _array_of_data(node.value.value, ctx, node.targets[0])
+
+
+def _numpy_vector(value: ast.expr, ctx) -> bool:
+    """A name, attribute or slice known to hold a NumPy array of pipeline data, not a shape, a container or an
+    array with several axes."""
+    return isinstance(value, (ast.Name, ast.Attribute, ast.Subscript)) and ctx.is_data(value) \
+        and ctx.is_numpy(value) and not ctx.is_shape(value) and not _bound_to_container(value, ctx) \
+        and not _many_dimensions(value, ctx)
+
+
+def _element_rewrite(node: ast.Assign | ast.AugAssign, ctx) -> bool:
+    """`a[i] = a[i] * s + m`, `a[3] = np.clip(a[3], 0, 1)`, `a[3] *= 1.15`: one element of a NumPy array of the
+    pipeline read, computed with and written back in place (a single index, not a slice)."""
+    target = node.target if isinstance(node, ast.AugAssign) else (node.targets[0] if len(node.targets) == 1 else None)
+    if not isinstance(target, ast.Subscript) or isinstance(target.slice, (ast.Slice, ast.Tuple)):
+        return False
+    if isinstance(node, ast.Assign):
+        element = ast.unparse(target)
+        if not any(isinstance(n, ast.Subscript) and ast.unparse(n) == element for n in ast.walk(node.value)):
+            return False
+    return _numpy_vector(target.value, ctx)
 
 
 def _position(node: ast.Assign) -> int | None:
-    """The integer position of `name = array[k]`, else None."""
-    if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name) or not isinstance(node.value, ast.Subscript):
+    """The integer position of `name = array[k]` (or `obj.field = array[k]`), else None."""
+    if len(node.targets) != 1 or not isinstance(node.targets[0], (ast.Name, ast.Attribute)) \
+            or not isinstance(node.value, ast.Subscript):
         return None
     index, sign = node.value.slice, 1
     if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub):
@@ -161,7 +195,8 @@ RULE = Rule(
     code="LCM104", name="array-unpack", category="scalar-extraction", severity="error",
     summary="NumPy array of pipeline data unpacked or iterated into Python names",
     what="Flags unpacking a NumPy array of the pipeline into names (`x, y, z, w = quat`, `a, b = arr[:2]`), taking "
-         "one element of one into a name (`w = quat[0]`), and "
+         "one element of one into a name (`w = quat[0]`) or into an attribute (`msg.q = act[0]`, a message "
+         "field), reading an element and writing what is computed from it back (`a[i] = a[i] * s`, `a[3] *= 2`), and "
          "`for` loops or comprehensions over one (`[v * 2 for v in arr]`, `for i, v in enumerate(arr)`), not a name "
          "bound to a list or other container. An array "
          "counts when the scan knows it is NumPy, or when it is pipeline data whose items go on into `np.*` calls. "
@@ -181,7 +216,7 @@ RULE = Rule(
             "    return np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))",
     fixed_example="def heading(quat):\n    x, y, z, w = quat[..., 0], quat[..., 1], quat[..., 2], quat[..., 3]\n"
                   "    return np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))",
-    node_types=(ast.Assign, ast.For, ast.comprehension), check=check,
+    node_types=(ast.Assign, ast.AugAssign, ast.For, ast.comprehension), check=check,
     valid=(
         "import torch\ndef step(obs):\n    x, y = obs[:2]\n    return torch.stack([x * 2, y])\n",
         # one position alone: the first row of a batch
@@ -192,6 +227,11 @@ RULE = Rule(
         "    return a\n",
         "import numpy as np\ndef step(obs):\n    parts = [np.tanh(obs), obs * 2]\n    out = [p + 1 for p in parts]\n"
         "    return np.concatenate(out)\n",
+        # elements of a torch tensor are traced 0-d tensors, into a field or back into the tensor
+        "import torch\ndef step(obs, cmd):\n    a = torch.tanh(obs)\n    cmd.vx = a[0]\n    cmd.wz = a[1]\n"
+        "    a[0] = a[0] * 2\n    return a\n",
+        # a slice written back stays an array
+        "import numpy as np\ndef step(obs):\n    a = np.tanh(obs)\n    a[0:2] = a[0:2] * 2\n    return a\n",
     ),
     invalid=(
         "import numpy as np\ndef tilt(q):\n    w = q[0]  # error\n    x = q[-3]  # error\n"
@@ -204,5 +244,11 @@ RULE = Rule(
         "    return np.stack(out)\n",
         "import numpy as np\ndef step(obs):\n    a = np.tanh(obs)\n    total = 0.0\n"
         "    for i, v in enumerate(a):  # error\n        total = total + v * i\n    return a * total\n",
+        # elements into the fields of an outgoing command
+        "import numpy as np\nclass Cmd:\n    pass\ndef step(obs):\n    a = np.tanh(obs)\n    cmd = Cmd()\n"
+        "    cmd.vx = a[0]  # error\n    cmd.wz = a[1]  # error\n    return cmd\n",
+        # one element read, computed with and written back
+        "import numpy as np\ndef step(obs, scale):\n    a = np.tanh(obs)\n    for i in range(3):\n"
+        "        a[i] = a[i] * scale[i]  # error\n    a[2] *= 0.5  # error\n    return a\n",
     ),
 )
