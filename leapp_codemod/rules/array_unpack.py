@@ -23,7 +23,8 @@ def check(node: ast.AST, ctx):
                             "names: each one is a NumPy scalar the trace does not follow, so what is computed from "
                             "them is exported as a constant", _FIX)
         elif _element(node, ctx) and not ctx.only_logged(node):
-            yield Hit(node, f"`{show(node)}` takes one element of a NumPy array of pipeline data into a Python name: "
+            into = "a Python name" if isinstance(node.targets[0], ast.Name) else "an attribute"
+            yield Hit(node, f"`{show(node)}` takes one element of a NumPy array of pipeline data into {into}: "
                             "a NumPy scalar the trace does not follow, so what is computed from it is exported as a "
                             "constant", _FIX)
         return

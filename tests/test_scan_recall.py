@@ -1,0 +1,47 @@
+"""Rule reach on code shaped like real deploy scripts (fixtures/scan_recall): element extraction into
+attributes and element read-modify-writes, arrays built from a copied message's field, draws from a
+distribution a network of unknown class returns, and what is no hazard (cached reads, shape queries)."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from leapp_codemod.scan import scan_project
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "scan_recall"
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("LEAPP_CODEMOD_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def scan(tmp_path, app: str, entry: str, monkeypatch):
+    root = tmp_path / app
+    shutil.copytree(FIXTURES / app, root)
+    monkeypatch.chdir(root)
+    return scan_project(["."], entry=entry)
+
+
+def found(result) -> set[tuple[str, int, str]]:
+    return {(Path(f.path).name, f.line, f.code) for f in result.findings}
+
+
+def test_numpy_elements_into_fields_and_written_back_are_extractions(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "boat_app", "boat.helm:Helm.steer", monkeypatch))
+    assert {("helm.py", line, "LCM104") for line in (12, 13, 27, 28)} <= hits
+
+
+def test_torch_elements_into_fields_stay_traced(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "boat_app", "boat.helm:TorchHelm.steer", monkeypatch))
+    assert not any(code == "LCM104" for _, _, code in hits)
+
+
+def test_copied_message_distribution_and_cached_reads(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "arm_app", "arm.node:ArmNode.act", monkeypatch))
+    assert ("node.py", 26, "LCM301") in hits      # np.asarray of a deep-copied message's field
+    assert ("node.py", 30, "LCM801") in hits      # pi.rsample()
+    assert ("node.py", 27, "LCM301") not in hits  # np.size: a shape query
+    assert not any(line in (21, 22) for _, line, _ in hits)   # the cached_property reads its file once
