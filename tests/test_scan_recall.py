@@ -45,3 +45,15 @@ def test_copied_message_distribution_and_cached_reads(tmp_path, monkeypatch):
     assert ("node.py", 30, "LCM801") in hits      # pi.rsample()
     assert ("node.py", 27, "LCM301") not in hits  # np.size: a shape query
     assert not any(line in (21, 22) for _, line, _ in hits)   # the cached_property reads its file once
+
+
+def test_module_global_filter_in_a_callee_is_state(tmp_path, monkeypatch):
+    result = scan(tmp_path, "kart_app", "kart:drive", monkeypatch)
+    hits = found(result)
+    assert ("kart.py", 11, "LCM702") in hits                  # smoothed = 0.8 * smoothed + 0.2 * speed
+    assert not any(line in (17, 23) for _, line, _ in hits)   # scratch written before read; laps unread
+
+
+def test_module_global_rebound_in_an_inline_loop_is_carried_state(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "kart_app", "pit.py:9-11", monkeypatch))
+    assert ("pit.py", 10, "LCM702") in hits                   # yaw_prev = yaw

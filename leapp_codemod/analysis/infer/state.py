@@ -23,10 +23,23 @@ class StateQuestions:
             return stored   # `low_pass.memory += ...`: kept on the function object from call to call
         return None
 
+    def declared_globals(self) -> frozenset[str]:
+        """Names the function declares `global`: module globals it rebinds."""
+        known = self.fn.walks.get("declared_globals")
+        if known is None:
+            known = self.fn.walks["declared_globals"] = frozenset(
+                name for n in self.fn.nodes if isinstance(n, ast.Global) for name in n.names)
+        return known
+
+    def _global_read_before(self, name: str, line: int) -> bool:
+        """Does the function read the global `name` on or before `line` (the write's own value included)?"""
+        return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) and n.lineno <= line
+                   for n in self.fn.nodes)
+
     def state_owner(self, attr: str) -> str:
         """'module:Class' for attributes of self, 'module' for module globals and loop-carried names."""
         if self.cls is not None and attr not in self.facts.data_globals.get(self.module.name, ()) \
-                and attr not in self.fn.carried:
+                and attr not in self.fn.carried and attr not in self.declared_globals():
             return self.cls.id
         return self.module.name
 
@@ -47,6 +60,9 @@ class StateQuestions:
             target = node.target
             while isinstance(target, ast.Subscript):
                 target = target.value
+            if isinstance(target, ast.Name) and target.id in self.declared_globals() \
+                    and target.id not in self.fn.carried:
+                return [(target.id, "inplace")] if self.is_data(node.value) else []   # `global acc; acc += obs`
             attr = self._is_state_root(target)
             if attr and self._is_counter(target) and not self._read_elsewhere(attr, {node.lineno}):
                 return []  # a counter nothing else reads
@@ -87,6 +103,10 @@ class StateQuestions:
             return (attr, "inplace") if attr and self._carried(root) else None
         if isinstance(target, ast.Name) and target.id in self.fn.carried:
             return (target.id, "reassigned") if self.is_data(value) and self._carried(target) else None
+        if isinstance(target, ast.Name) and target.id in self.declared_globals():
+            # `global prev; vel = obs - prev; prev = obs`: the next call reads what this one left
+            return (target.id, "reassigned") if self.is_data(value) and self._global_read_before(target.id, line) \
+                else None
         stored = function_attr(self, target)
         if stored:
             read_before = any(function_attr(self, n) == stored and isinstance(n.ctx, ast.Load)
