@@ -57,3 +57,9 @@ def test_module_global_filter_in_a_callee_is_state(tmp_path, monkeypatch):
 def test_module_global_rebound_in_an_inline_loop_is_carried_state(tmp_path, monkeypatch):
     hits = found(scan(tmp_path, "kart_app", "pit.py:9-11", monkeypatch))
     assert ("pit.py", 10, "LCM702") in hits                   # yaw_prev = yaw
+
+
+def test_items_of_a_reading_from_before_an_inline_range_are_extractions(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "buoy_app", "loop.py:9-14", monkeypatch))
+    assert ("loop.py", 9, "LCM104") in hits and ("loop.py", 10, "LCM104") in hits
+    assert not any(line in (12, 13) for _, line, _ in hits)    # items of a tensor stay traced

@@ -1,6 +1,6 @@
 import ast
 
-from leapp_codemod.rules._helpers import show
+from leapp_codemod.rules._helpers import is_number, show
 from leapp_codemod.rules.base import Hit, Rule
 
 # Builtins that hand their argument's items to a `for` target one by one (`enumerate` with the index first).
@@ -22,6 +22,12 @@ def check(node: ast.AST, ctx):
             yield Hit(node, f"`{names} = {show(node.value)}` unpacks a NumPy array of pipeline data into Python "
                             "names: each one is a NumPy scalar the trace does not follow, so what is computed from "
                             "them is exported as a constant", _FIX)
+        elif _outer_element(node, ctx) and not ctx.only_logged(node):
+            yield Hit(node, f"`{show(node)}` takes one element of `{_outer_position(node)[0]}`, a value from before the "
+                            "range, into a Python name: from a Python list or a NumPy array the element is a Python "
+                            "number the trace does not follow, so what is computed from it is exported as a constant",
+                      "start the range where the values are one array (or a tensor) and index it there "
+                      "(`q[..., 1:4]`), or export the function that receives the array")
         elif _element(node, ctx) and not ctx.only_logged(node):
             into = "a Python name" if isinstance(node.targets[0], ast.Name) else "an attribute"
             yield Hit(node, f"`{show(node)}` takes one element of a NumPy array of pipeline data into {into}: "
@@ -94,6 +100,47 @@ def _element(node: ast.Assign, ctx) -> bool:
     if isinstance(node.targets[0], ast.Attribute):
         return _numpy_vector(node.value.value, ctx)
     return _array_of_data(node.value.value, ctx, node.targets[0])
+
+
+def _outer_position(node: ast.Assign) -> tuple[str, int] | None:
+    """(array, k) of `name = array[k]` or `name = array[k] - 3.7` (one number added, scaled...) where `array` is a
+    plain name, else None."""
+    if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+        return None
+    value = node.value
+    if isinstance(value, ast.BinOp):
+        value = value.left if is_number(value.right) else value.right if is_number(value.left) else None
+    if not isinstance(value, ast.Subscript) or not isinstance(value.value, ast.Name):
+        return None
+    position = _position(ast.Assign(targets=node.targets, value=value))
+    return (value.value.id, position) if position is not None else None
+
+
+def _outer_element(node: ast.Assign, ctx) -> bool:
+    """In an inline range, `x = pose[1] - 3.7`, `y = pose[2]`, ... on a value from before the range nothing
+    says is a tensor (a Python list a reader thread fills, a NumPy array): two positions or more taken into
+    names used as numbers."""
+    found = _outer_position(node)
+    if found is None or found[0] not in ctx.fn.outer_values or found[0] in ctx.fn.carried:
+        return False
+    array = found[0]
+    positions = {p for n in ctx.fn.nodes if isinstance(n, ast.Assign) and (o := _outer_position(n)) is not None
+                 and o[0] == array for p in (o[1],)}
+    value = ast.Name(id=array, ctx=ast.Load())
+    if len(positions) < 2 or not ctx.is_data(value) or ctx.is_shape(value) \
+            or not _held_or_numpy(ctx.fn.outer_values[array], ctx) or _many_dimensions(value, ctx):
+        return False
+    names = {node.targets[0].id}
+    return not any(isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id in names
+                   for n in ast.walk(ctx.fn.node)) and _used_as_numbers(names, ctx)
+
+
+def _held_or_numpy(bound: ast.expr, ctx) -> bool:
+    """What a range input was bound to before the range says it is no tensor: a value read from an object or
+    a container (`reader.value`, `frames[-1]`), a list or tuple display, or what a NumPy call returns."""
+    if isinstance(bound, ast.Call):
+        return (ctx.call_name(bound) or "").startswith("numpy.")
+    return isinstance(bound, (ast.Attribute, ast.Subscript, ast.List, ast.Tuple))
 
 
 def _numpy_vector(value: ast.expr, ctx) -> bool:
@@ -197,7 +244,8 @@ RULE = Rule(
     summary="NumPy array of pipeline data unpacked or iterated into Python names",
     what="Flags unpacking a NumPy array of the pipeline into names (`x, y, z, w = quat`, `a, b = arr[:2]`), taking "
          "one element of one into a name (`w = quat[0]`) or into an attribute (`msg.q = act[0]`, a message "
-         "field), reading an element and writing what is computed from it back (`a[i] = a[i] * s`, `a[3] *= 2`), and "
+         "field) or, in an inline range, from a value bound before the range that is not known to be a tensor "
+         "(`x = pose[1] - 0.5`, `y = pose[2]`: a list a reader thread fills), reading an element and writing what is computed from it back (`a[i] = a[i] * s`, `a[3] *= 2`), and "
          "`for` loops or comprehensions over one (`[v * 2 for v in arr]`, `for i, v in enumerate(arr)`), not a name "
          "bound to a list or other container. An array "
          "counts when the scan knows it is NumPy, or when it is pipeline data whose items go on into `np.*` calls. "
@@ -233,6 +281,10 @@ RULE = Rule(
         "    a[0] = a[0] * 2\n    return a\n",
         # a slice written back stays an array
         "import numpy as np\ndef step(obs):\n    a = np.tanh(obs)\n    a[0:2] = a[0:2] * 2\n    return a\n",
+        # an inline range's input known to be a tensor: its elements are traced 0-d tensors
+        "# range: 7-9\nimport numpy as np\nimport torch\ndef main(reader, send):\n    while True:\n"
+        "        pose = torch.as_tensor(reader.value)\n        x = pose[1] - 0.5\n        y = pose[2]\n"
+        "        send(torch.stack([x * 2, y]))\n",
     ),
     invalid=(
         "import numpy as np\ndef tilt(q):\n    w = q[0]  # error\n    x = q[-3]  # error\n"
@@ -251,5 +303,8 @@ RULE = Rule(
         # one element read, computed with and written back
         "import numpy as np\ndef step(obs, scale):\n    a = np.tanh(obs)\n    for i in range(3):\n"
         "        a[i] = a[i] * scale[i]  # error\n    a[2] *= 0.5  # error\n    return a\n",
+        # an inline range reading the items of a value from before it (a list a reader thread fills)
+        "# range: 6-8\nimport numpy as np\ndef main(reader, send):\n    while True:\n        pose = reader.value\n"
+        "        x = pose[1] - 0.5  # error\n        y = pose[2]  # error\n        send(np.array([x * 2, y + 1]))\n",
     ),
 )
