@@ -155,13 +155,23 @@ def _element_rewrite(node: ast.Assign | ast.AugAssign, ctx) -> bool:
     """`a[i] = a[i] * s + m`, `a[3] = np.clip(a[3], 0, 1)`, `a[3] *= 1.15`: one element of a NumPy array of the
     pipeline read, computed with and written back in place (a single index, not a slice)."""
     target = node.target if isinstance(node, ast.AugAssign) else (node.targets[0] if len(node.targets) == 1 else None)
-    if not isinstance(target, ast.Subscript) or isinstance(target.slice, (ast.Slice, ast.Tuple)):
+    if not isinstance(target, ast.Subscript) or not _single_index(target.slice):
         return False
     if isinstance(node, ast.Assign):
         element = ast.unparse(target)
         if not any(isinstance(n, ast.Subscript) and ast.unparse(n) == element for n in ast.walk(node.value)):
             return False
     return _numpy_vector(target.value, ctx)
+
+
+def _single_index(index: ast.expr) -> bool:
+    """`3`, `-1`, `i`, `i + 1`: one position (not a slice, a tuple of indices or a list of positions)."""
+    if isinstance(index, ast.UnaryOp):
+        return _single_index(index.operand)
+    if isinstance(index, ast.BinOp):
+        return _single_index(index.left) and _single_index(index.right)
+    return isinstance(index, ast.Name) or isinstance(index, ast.Constant) and isinstance(index.value, int) \
+        and not isinstance(index.value, bool)
 
 
 def _position(node: ast.Assign) -> int | None:
@@ -280,6 +290,8 @@ RULE = Rule(
         "import torch\ndef step(obs, cmd):\n    a = torch.tanh(obs)\n    cmd.vx = a[0]\n    cmd.wz = a[1]\n"
         "    a[0] = a[0] * 2\n    return a\n",
         # a slice written back stays an array
+        "import numpy as np\ndef step(obs):\n    a = np.tanh(obs)\n    a[[0, 2]] = np.clip(a[[0, 2]], -1, 1)\n"
+        "    return a\n",
         "import numpy as np\ndef step(obs):\n    a = np.tanh(obs)\n    a[0:2] = a[0:2] * 2\n    return a\n",
         # an inline range's input known to be a tensor: its elements are traced 0-d tensors
         "# range: 7-9\nimport numpy as np\nimport torch\ndef main(reader, send):\n    while True:\n"
