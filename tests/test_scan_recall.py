@@ -63,3 +63,9 @@ def test_items_of_a_reading_from_before_an_inline_range_are_extractions(tmp_path
     hits = found(scan(tmp_path, "buoy_app", "loop.py:9-14", monkeypatch))
     assert ("loop.py", 9, "LCM104") in hits and ("loop.py", 10, "LCM104") in hits
     assert not any(line in (12, 13) for _, line, _ in hits)    # items of a tensor stay traced
+
+
+def test_send_through_a_client_of_an_unread_library_is_io(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "gripper_app", "gripper:Gripper.close_on", monkeypatch))
+    assert ("gripper.py", 29, "LCM901") in hits       # self.bus.send(...), servo_bus not installed
+    assert ("gripper.py", 28, "LCM901") not in hits   # the project's own Outbox.send is followed

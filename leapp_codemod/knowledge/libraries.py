@@ -11,3 +11,5 @@ TRACEABLE = frozenset({"sklearn.preprocessing.StandardScaler.transform"})
 MODELED_ROOTS = frozenset({"torch", "numpy", "leapp", "leapp_codemod", "warp", "typing_extensions", "functorch",
                            "triton", "onnx", "onnxruntime", "_pytest", "pytest", "setuptools", "pip", "pkg_resources",
                            "matplotlib", "wandb", "tensorboard", "hydra", "omegaconf", "yaml", "click", "tqdm"})
+# Loaded models the rules treat as one opaque traced call, whether or not their runtime is installed.
+OPAQUE_MODELS = frozenset({"onnxruntime", "tensorrt", "openvino", "tflite_runtime"})

@@ -26,7 +26,8 @@ RULE = Rule(
     summary="printing, logging, file or network I/O inside the exported step",
     what="Flags `print`, `open`, logging calls (module loggers and ROS 2 `get_logger()` included), `pathlib` reads "
          "and writes, `np.save`/`torch.load`, network and subprocess calls, robot middleware (LCM `publish`, DDS "
-         "`Write`, ROS 2 publishers, sockets, serial ports) and clock reads (`time.time()`, "
+         "`Write`, ROS 2 publishers, sockets, serial ports, `.send()`/`.write()` of a client object of a library "
+         "neither scanned nor installed) and clock reads (`time.time()`, "
          "`node.get_clock().now()`, `.now()` of a clock kept on self) inside the pipeline. Output in an `except` block (a warning that a "
          "fallback ran) is not flagged: a traced call that raised is no export. Nor is I/O in a "
          "cached function (`@functools.lru_cache()`, `@cached_property`) called without pipeline data: it runs once.",
@@ -63,5 +64,8 @@ RULE = Rule(
         "import torch\nclass Node:\n    def __init__(self):\n        self.clock = self.get_clock()\n"
         "    def step(self, obs):\n        stamp = self.clock.now()  # error\n"
         "        return obs * torch.tensor(stamp.nanoseconds * 1e-9)\n",
+        # a send through a client of a library neither scanned nor installed
+        "from robot_link import Link\nclass Arm:\n    def __init__(self):\n        self.link = Link('10.0.0.2')\n"
+        "    def step(self, obs):\n        self.link.send(obs * 2)  # error\n        return obs\n",
     ),
 )

@@ -13,12 +13,16 @@ Each entry says why the receiver stayed unknown, so the user can bind it (`--bin
 from __future__ import annotations
 
 import ast
-import sys
 
-from leapp_codemod.analysis.infer.context import FunctionContext, is_self_attr, iter_nodes
-from leapp_codemod.analysis.model.walk import is_property
+from leapp_codemod.analysis.infer.context import (
+    FunctionContext,
+    is_self_attr,
+    iter_nodes,
+)
 from leapp_codemod.analysis.model.index import FunctionInfo
-from leapp_codemod.knowledge.libraries import FOREIGN_ROOTS, MODELED_ROOTS
+from leapp_codemod.analysis.model.libraries import in_project as _in_project
+from leapp_codemod.analysis.model.libraries import library_available
+from leapp_codemod.analysis.model.walk import is_property
 from leapp_codemod.knowledge.vocab import DATA_METHOD_NAMES
 from leapp_codemod.model import NotFollowed
 
@@ -40,8 +44,6 @@ PLAIN_METHODS = frozenset({
     "index", "count", "sort", "reverse", "put_nowait", "get_nowait", "wait", "acquire", "release",
     "write", "flush", "close", "read", "readline", "info", "debug", "warning", "error", "exception", "log",
 })
-# Loaded models the rules treat as one opaque traced call, whether or not their runtime is installed.
-OPAQUE_MODELS = frozenset({"onnxruntime", "tensorrt", "openvino", "tflite_runtime"})
 MAX_TEXT = 60
 
 
@@ -170,15 +172,6 @@ def _imported_target(ctx: FunctionContext, func: ast.expr) -> str | None:
     return ctx.module.imports[root.id]
 
 
-def _in_project(project, target: str) -> bool:
-    parts = target.split(".")
-    for cut in range(len(parts), 0, -1):
-        module = project.module_named(".".join(parts[:cut]))
-        if module is not None:
-            return not project.is_library(module.name)
-    return False
-
-
 def _known_library_object(ctx: FunctionContext, receiver: ast.expr) -> bool:
     """The receiver holds an object of an available library's class (`lcm.LCM()`, `torch.jit.load(...)`),
     not one a factory chose at run time nor one of a module that is neither scanned nor installed."""
@@ -187,15 +180,6 @@ def _known_library_object(ctx: FunctionContext, receiver: ast.expr) -> bool:
         return False
     return any(t not in RUNTIME_FACTORIES and library_available(ctx.project, t) and not _in_project(ctx.project, t)
                for t in types)
-
-
-def library_available(project, dotted: str) -> bool:
-    """Is the top-level package of `dotted` one whose behaviour the scan knows or can read?"""
-    root = dotted.partition(".")[0]
-    if root in MODELED_ROOTS or root in FOREIGN_ROOTS or root in sys.stdlib_module_names or root in OPAQUE_MODELS:
-        return True
-    libraries = project.libraries
-    return libraries is None or libraries.package(root) is not None
 
 
 def _missing_module(ctx: FunctionContext, receiver: ast.expr) -> str | None:
