@@ -69,3 +69,10 @@ def test_send_through_a_client_of_an_unread_library_is_io(tmp_path, monkeypatch)
     hits = found(scan(tmp_path, "gripper_app", "gripper:Gripper.close_on", monkeypatch))
     assert ("gripper.py", 29, "LCM901") in hits       # self.bus.send(...), servo_bus not installed
     assert ("gripper.py", 28, "LCM901") not in hits   # the project's own Outbox.send is followed
+
+
+def test_a_cache_of_module_buffers_is_no_state_but_one_of_inputs_is(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "lens_app", "lens:Lens.rays", monkeypatch))
+    assert ("lens.py", 19, "LCM702") not in hits     # self._scale from the Whitener's own buffer
+    assert ("lens.py", 39, "LCM702") in hits         # self.first = pixels
+    assert ("lens.py", 37, "LCM702") in hits         # self._k_inv from callback-written intrinsics

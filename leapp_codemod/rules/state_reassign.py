@@ -42,7 +42,8 @@ RULE = Rule(
          "picks (`if norm(cmd) < eps: self.freq = 0.0`). The same for a value kept on a module function's object "
          "(`handler.filtered = a * x + (1 - a) * handler.filtered`), and for a module global the step declares `global`, "
          "reads and rebinds (`vel = obs - prev; prev = obs`). A scratch attribute written and then read "
-         "within one call is not flagged.",
+         "within one call is not flagged, nor a cache filled once under `if self.c is None:` from attributes of self "
+         "only (`self.c = (self._var + eps) ** -0.5`).",
     why="Without a state declaration the exported graph reads `self.x` as the constant it held while tracing, and "
         "the new value is dropped: the model forgets between calls. `annotate.module` can turn reassigned buffers "
         "into state, but its compile-time validation reports false failures with several traced calls.",
@@ -58,6 +59,14 @@ RULE = Rule(
         # a global written before any read: a scratch value, no state
         "import numpy as np\nlast = None\n\ndef step(obs):\n    global last\n    last = np.tanh(obs)\n"
         "    return last * 2\n",
+        # a cache filled once from the module's own buffers, not from the input
+        "import torch\nclass Norm(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.register_buffer('var', torch.ones(3))\n        self.inv = None\n\n    def observe(self, x):\n"
+        "        self.var = 0.9 * self.var + 0.1 * x * x\n        self.inv = None\n\n"
+        "    def forward(self, obs, learn=True):\n        if learn:\n            self.observe(obs)\n"
+        "        if self.inv is None:\n            self.inv = (self.var + 1e-2) ** -0.5\n        return obs * self.inv\n\n"
+        "class P:\n    def __init__(self):\n        self.norm = Norm()\n\n    def step(self, obs):\n"
+        "        return self.norm(obs, learn=False)\n",
     ),
     invalid=(
         "import torch\nclass P:\n    def __init__(self):\n        self.h = torch.zeros(1, 8)\n"

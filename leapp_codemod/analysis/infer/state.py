@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from leapp_codemod.analysis.infer.taint import function_attr, parent_map
-from leapp_codemod.analysis.model.class_state import CONSTRUCTION_METHODS
+from leapp_codemod.analysis.model.class_state import CONSTRUCTION_METHODS, inputs_from_callbacks
 from leapp_codemod.analysis.model.walk import is_self_attr
 from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS, INPLACE_EXCEPTIONS, SAME_VALUE_METHODS
 
@@ -119,10 +119,37 @@ class StateQuestions:
             return None
         if _same_value(value, target.attr, self.self_name):
             return None  # `self.w = self.w.to(x.device)`: the same tensor, moved
+        if self._lazy_fill(target, value):
+            return None  # `if self._inv is None: self._inv = (self._var + eps) ** -0.5`: a cache of module state
         if self._is_counter(target):
             updates = {line}
             return (target.attr, "reassigned") if self._read_elsewhere(target.attr, updates) else None
         return (target.attr, "reassigned") if self._read_across_calls(target.attr, line) else None
+
+    def _lazy_fill(self, target: ast.Attribute, value: ast.expr) -> bool:
+        """A cache filled once under `if self.<attr> is None:` from attributes of self and module names only
+        (no parameter, no local, no attribute a callback writes): a function of the module's own state (its
+        buffers), the same value on every later call."""
+        branch = parent_map(self.fn).get(id(parent_map(self.fn).get(id(target))))
+        test = branch.test if isinstance(branch, ast.If) else None
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Is)
+                and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None
+                and is_self_attr(test.left, self.self_name) and test.left.attr == target.attr):
+            return False
+        module_names = set(self.module.imports) | set(self.module.globals)
+        if not all(n.id == self.self_name or n.id in module_names and n.id not in self.fn.params
+                   for n in ast.walk(value) if isinstance(n, ast.Name)):
+            return False
+        read = {n.attr for n in ast.walk(value) if is_self_attr(n, self.self_name)}
+        return not read & self._callback_written()
+
+    def _callback_written(self) -> set[str]:
+        """Attributes of self a callback writes from outside (`self.K = msg.k`): inputs, not the module's own."""
+        key = ("callback_written", self.cls.id)
+        found = self.project.memo.get(key)
+        if found is None:
+            found = self.project.memo[key] = inputs_from_callbacks(self.project, self.cls, frozenset())
+        return found
 
     def constants_chosen_by_data(self, node: ast.If) -> list[str]:
         """`if np.linalg.norm(cmd) < eps: self.freq = 0.0 else: ...`: attributes of self the branches set to
