@@ -76,3 +76,9 @@ def test_a_cache_of_module_buffers_is_no_state_but_one_of_inputs_is(tmp_path, mo
     assert ("lens.py", 19, "LCM702") not in hits     # self._scale from the Whitener's own buffer
     assert ("lens.py", 39, "LCM702") in hits         # self.first = pixels
     assert ("lens.py", 37, "LCM702") in hits         # self._k_inv from callback-written intrinsics
+
+
+def test_a_flag_the_callers_set_to_literals_is_no_second_branch(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "buoy_app", "dock.py:13-19", monkeypatch))
+    assert ("dock.py", 15, "LCM201") in hits       # the caller's branch on the distance
+    assert ("dock.py", 5, "LCM201") not in hits    # `if slow:` in limit()

@@ -21,7 +21,9 @@ RULE = Rule(
     code="LCM201", name="tensor-condition", category="tensor-branch", severity="error",
     summary="`if` / `while` / `assert` on pipeline data",
     what="Flags `if`, `while` and `assert` statements whose condition is computed from pipeline data. An `if` "
-         "whose branches only do I/O (`if step % 50 == 0: print(...)`) is left to the I/O finding.",
+         "whose branches only do I/O (`if step % 50 == 0: print(...)`) is left to the I/O finding, and a test of "
+         "parameters every call passes as literals (`f(a, True)` here, `f(a, noise)` with `noise = False` there) is "
+         "the callers' choice, reported where they make it.",
     why="A traced graph has no Python control flow. LEAPP logs an ERROR ('Attempted to use TracedTensor ... in a "
         "boolean context') but keeps tracing: only the branch (or the number of loop iterations) taken on the traced "
         "inputs is recorded. If every traced sample takes the same path, `compile_graph(validate=True)` passes and "
@@ -42,5 +44,10 @@ RULE = Rule(
     invalid=(
         "def step(obs, limit):\n    if obs.abs().max() > limit:  # error\n        return obs * 0\n    return obs\n",
         "def step(cmd, limit):\n    while cmd.abs().max() > limit:  # error\n        cmd = cmd * 0.9\n    return cmd\n",
+        # the flag a helper tests is a literal at every call: the caller's branch is the one finding
+        "# range: 11-15\nimport numpy as np\ndef shape_cmd(a, jitter):\n    if jitter:\n        a = a * 0.5\n"
+        "    return a\n\ndef main(stream, send):\n    jitter = False\n    for obs in stream:\n"
+        "        a = np.tanh(obs)\n        if a.sum() > 0:  # error\n            jitter = True\n"
+        "        send(shape_cmd(a, jitter))\n        jitter = False\n",
     ),
 )

@@ -25,6 +25,7 @@ from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIn
 from leapp_codemod.analysis.model.leapp_support import LeappSupport
 from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.analysis.model.walk import (
+    UNKNOWN,
     constant_flag_block,
     is_self_attr,
     iter_nodes,
@@ -142,7 +143,20 @@ class FunctionContext(TaintQuestions, TypeQuestions, CallQuestions, StateQuestio
         if isinstance(node, ast.While):
             return False
         return training_only_block(node, self.self_name) is not None \
-            or constant_flag_block(node, self.fn, self.facts.param_constants.get(self.fn.id)) is not None
+            or constant_flag_block(node, self.fn, self.facts.param_constants.get(self.fn.id)) is not None \
+            or self._flags_callers_set(node.test)
+
+    def _flags_callers_set(self, test: ast.expr) -> bool:
+        """`if noise:` / `if not noise and mode == 1:` on parameters every call passes as constants (of several
+        values: `f(a, True)` here, `f(a, False)` there): the callers choose the branch, no data does."""
+        constants = self.facts.param_constants.get(self.fn.id) or {}
+        names = [n for n in ast.walk(test) if isinstance(n, ast.Name)]
+        plain = all(isinstance(n, (ast.Name, ast.Constant, ast.BoolOp, ast.UnaryOp, ast.Compare, ast.boolop,
+                                   ast.unaryop, ast.cmpop, ast.expr_context)) for n in ast.walk(test))
+        return plain and bool(names) and all(
+            n.id in self.fn.params and constants.get(n.id) and UNKNOWN not in constants[n.id]
+            and not any(isinstance(m, ast.Name) and m.id == n.id and isinstance(m.ctx, ast.Store) for m in self.fn.nodes)
+            for n in names)
 
     def runs_once(self) -> bool:
         """Is this function cached (`@functools.lru_cache()`, `@cached_property`) and called with no pipeline data?
