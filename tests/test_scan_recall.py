@@ -82,3 +82,9 @@ def test_a_flag_the_callers_set_to_literals_is_no_second_branch(tmp_path, monkey
     hits = found(scan(tmp_path, "buoy_app", "dock.py:13-19", monkeypatch))
     assert ("dock.py", 15, "LCM201") in hits       # the caller's branch on the distance
     assert ("dock.py", 5, "LCM201") not in hits    # `if slow:` in limit()
+
+
+def test_tensordict_internals_are_quiet_and_the_wrapped_module_is_followed(tmp_path, monkeypatch):
+    pytest.importorskip("tensordict")
+    result = scan(tmp_path, "td_app", "agent:Agent.act", monkeypatch)
+    assert found(result) == {("agent.py", 13, "LCM801")}    # Head.forward's draw, nothing from tensordict
