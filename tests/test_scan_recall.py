@@ -88,3 +88,11 @@ def test_tensordict_internals_are_quiet_and_the_wrapped_module_is_followed(tmp_p
     pytest.importorskip("tensordict")
     result = scan(tmp_path, "td_app", "agent:Agent.act", monkeypatch)
     assert found(result) == {("agent.py", 13, "LCM801")}    # Head.forward's draw, nothing from tensordict
+
+
+def test_a_closure_bound_before_an_inline_range_is_followed(tmp_path, monkeypatch):
+    result = scan(tmp_path, "closure_app", "rollout.py:15-16", monkeypatch)
+    assert ("rollout.py", 7, "LCM801") in found(result)
+    listed = {n.line: n.reason for n in result.not_followed}
+    assert 15 not in listed                                   # act(...) is the closure, followed
+    assert "enclosing make_actor" in listed[6]                # net(obs): make_actor's parameter

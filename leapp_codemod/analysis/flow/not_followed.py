@@ -238,12 +238,26 @@ def receiver_reason(ctx: FunctionContext, receiver: ast.expr, depth: int = 0) ->
             inner = receiver_reason(ctx, iterable, depth + 1) if depth < 2 else None
             return f"`{receiver.id}` is an item of `{_short(iterable)}`" + (
                 f": {inner}" if inner else ", whose items' class is unknown")
+        enclosing = _enclosing_function(ctx)
+        if enclosing is not None and depth < 2 and (
+                receiver.id in enclosing.params or receiver.id in {t.id for n in enclosing.nodes
+                                                                   if isinstance(n, ast.Assign) for t in n.targets
+                                                                   if isinstance(t, ast.Name)}):
+            inner = receiver_reason(ctx.for_function(enclosing), receiver, depth + 1)
+            if inner:   # `net(obs)` in a closure `make_actor` returns: `net` is make_actor's
+                return f"`{receiver.id}` comes from the enclosing {enclosing.qualname}: {inner}"
         return None
     if isinstance(receiver, ast.Attribute):
         return f"the type of `{_short(receiver)}` is unknown"
     if isinstance(receiver, ast.Subscript):
         return f"what `{_short(receiver.value)}` holds is unknown"
     return None
+
+
+def _enclosing_function(ctx: FunctionContext) -> FunctionInfo | None:
+    """The function a closure is defined in (`make_actor` for `make_actor.<locals>.act`)."""
+    outer, sep, _ = ctx.fn.qualname.rpartition(".<locals>.")
+    return ctx.module.functions.get(outer) if sep else None
 
 
 def _loop_iterable(fn_node: ast.AST, name: str) -> ast.expr | None:
