@@ -29,6 +29,7 @@ from leapp_codemod.analysis.model.walk import (
     constant_flag_block,
     is_self_attr,
     iter_nodes,
+    name_stores,
     self_name_of,
     training_only_block,
 )
@@ -149,20 +150,26 @@ class FunctionContext(TaintQuestions, TypeQuestions, CallQuestions, StateQuestio
     def _flags_callers_set(self, test: ast.expr) -> bool:
         """`if noise:` / `if not noise and mode == 1:` on parameters every call passes as constants (of several
         values: `f(a, True)` here, `f(a, False)` there): the callers choose the branch, no data does."""
-        constants = self.facts.param_constants.get(self.fn.id) or {}
+        constants = self.facts.param_constants.get(self.fn.id)
+        if not constants:
+            return False
         names = [n for n in ast.walk(test) if isinstance(n, ast.Name)]
+        if not names or not all(n.id in constants for n in names):
+            return False
         plain = all(isinstance(n, (ast.Name, ast.Constant, ast.BoolOp, ast.UnaryOp, ast.Compare, ast.boolop,
                                    ast.unaryop, ast.cmpop, ast.expr_context)) for n in ast.walk(test))
         return plain and bool(names) and all(
             n.id in self.fn.params and constants.get(n.id) and UNKNOWN not in constants[n.id]
-            and not any(isinstance(m, ast.Name) and m.id == n.id and isinstance(m.ctx, ast.Store) for m in self.fn.nodes)
-            for n in names)
+            and not name_stores(self.fn).get(n.id) for n in names)
 
     def runs_once(self) -> bool:
         """Is this function cached (`@functools.lru_cache()`, `@cached_property`) and called with no pipeline data?
         Its body runs on the first call only: what it reads (a parameter server, a file) is a constant after."""
-        cached = any(self.qualify(d.func if isinstance(d, ast.Call) else d) in CACHING_DECORATORS
-                     for d in getattr(self.fn.node, "decorator_list", ()))
+        cached = self.fn.walks.get("cached")
+        if cached is None:
+            cached = self.fn.walks["cached"] = any(
+                self.qualify(d.func if isinstance(d, ast.Call) else d) in CACHING_DECORATORS
+                for d in getattr(self.fn.node, "decorator_list", ()))
         params = self.fn.positional_params[1:] if self.fn.is_method else self.fn.positional_params
         return cached and not any(self.is_data(ast.Name(id=p, ctx=ast.Load())) for p in params)
 
