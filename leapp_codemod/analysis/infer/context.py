@@ -38,7 +38,7 @@ from leapp_codemod.knowledge.vocab import CACHING_DECORATORS
 # The names Python looks up as builtins when nothing shadows them (`float`, `print`, `len`, ...).
 BUILTIN_NAMES = frozenset(dir(builtins))
 
-__all__ = ["Env", "Facts", "FunctionContext", "is_self_attr", "iter_nodes"]
+__all__ = ["Env", "Facts", "FunctionContext", "is_self_attr", "iter_nodes", "name_stores"]
 
 
 @dataclass
