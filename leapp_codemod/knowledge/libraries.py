@@ -11,3 +11,10 @@ TRACEABLE = frozenset({"sklearn.preprocessing.StandardScaler.transform"})
 MODELED_ROOTS = frozenset({"torch", "numpy", "leapp", "leapp_codemod", "warp", "typing_extensions", "functorch",
                            "triton", "onnx", "onnxruntime", "_pytest", "pytest", "setuptools", "pip", "pkg_resources",
                            "matplotlib", "wandb", "tensorboard", "hydra", "omegaconf", "yaml", "click", "tqdm"})
+# Loaded models the rules treat as one opaque traced call, whether or not their runtime is installed.
+OPAQUE_MODELS = frozenset({"onnxruntime", "tensorrt", "openvino", "tflite_runtime"})
+# Installed packages that only hold and route tensors (TensorDict: nested dicts of tensors with a batch shape).
+# Their code is followed to reach the modules they wrap, but what it does itself (type-dispatch helpers,
+# bookkeeping of names and shapes on fresh containers) is torch work on tensors or plain Python about them,
+# never the pipeline's hazard: findings located there are not reported.
+PLUMBING_ROOTS = frozenset({"tensordict"})

@@ -26,6 +26,9 @@ TYPE_QUERIES = frozenset({"torch.is_tensor", "torch.is_floating_point", "torch.i
                           "torch.is_grad_enabled", "torch.is_inference_mode_enabled", "torch.is_autocast_enabled",
                           "torch.jit.is_scripting", "torch.jit.is_tracing", "torch.onnx.is_in_onnx_export",
                           "torch.compiler.is_compiling", "torch.numel", "numpy.isscalar", "numpy.iterable"})
+# NumPy functions that answer with the shape of their argument (Python ints), no array data: never an untraced
+# NumPy computation (what is done with the shape is the shape rules' business).
+NUMPY_SHAPE_QUERIES = frozenset({"numpy.shape", "numpy.ndim", "numpy.size"})
 # Builtins whose result is never pipeline data (a Python scalar, a string, a type, an iterator, nothing).
 NON_DATA_BUILTINS = frozenset({"float", "int", "bool", "complex", "str", "repr", "len", "isinstance", "issubclass",
                                "type", "id", "hash", "print", "range", "callable", "hasattr", "getattr", "format",
@@ -135,6 +138,18 @@ CONTAINER_MODULES = ("torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.Mod
 CALLABLE_WRAPPERS = frozenset({"torch.compile", "torch.jit.script", "torch.jit.trace", "functools.partial",
                                "functools.update_wrapper", "functools.wraps", "functools.lru_cache",
                                "functools.cache", "torch.no_grad", "torch.inference_mode"})
+
+# Decorators that run a function once per set of arguments and keep its result (`@functools.lru_cache()` under
+# `@property`, `@cached_property`): what its body reads is read once, a constant of every later call.
+CACHING_DECORATORS = frozenset({"functools.lru_cache", "functools.cache", "functools.cached_property"})
+
+# Calls that return a copy of their one argument, the same kind of value (`copy.copy(self.joint_state_msg)`).
+VALUE_COPY_CALLS = frozenset({"copy.copy", "copy.deepcopy"})
+
+# Name parts that say a value is a probability distribution when the scan cannot type it (`dist`, `action_dist`,
+# `action_distrib`, `pi`, `_g_distribution`, `probs`): `.sample()` on one draws random numbers.
+DISTRIBUTION_WORDS = frozenset({"dist", "distr", "distrib", "distribs", "dists", "distribution", "distributions",
+                                "probs", "pd", "pi"})
 
 # Calls that return a Python sequence of separate values (`struct.unpack` of message bytes, `list(x)`, `tuple(x)`,
 # `map(f, x)`): an array built from one holds numbers, not the traced values they came from.

@@ -1,6 +1,6 @@
 import ast
 
-from leapp_codemod.rules._helpers import show
+from leapp_codemod.rules._helpers import is_number, show
 from leapp_codemod.rules.base import Hit, Rule
 
 # Builtins that hand their argument's items to a `for` target one by one (`enumerate` with the index first).
@@ -8,6 +8,13 @@ ITEM_WRAPPERS = frozenset({"enumerate", "reversed"})
 
 
 def check(node: ast.AST, ctx):
+    if isinstance(node, (ast.Assign, ast.AugAssign)) and _element_rewrite(node, ctx) and not ctx.only_logged(node):
+        yield Hit(node, f"`{show(node)}` reads one element of a NumPy array of pipeline data as a NumPy scalar and "
+                        "writes what it computes back into the array: the trace follows neither, so the element is "
+                        "exported as the constant seen while tracing", _FIX)
+        return
+    if isinstance(node, ast.AugAssign):
+        return
     if isinstance(node, ast.Assign):
         unpacked = [t for t in node.targets if isinstance(t, (ast.Tuple, ast.List))]
         if unpacked and _array_of_data(node.value, ctx, unpacked[0]) and not ctx.only_logged(node):
@@ -15,8 +22,15 @@ def check(node: ast.AST, ctx):
             yield Hit(node, f"`{names} = {show(node.value)}` unpacks a NumPy array of pipeline data into Python "
                             "names: each one is a NumPy scalar the trace does not follow, so what is computed from "
                             "them is exported as a constant", _FIX)
+        elif _outer_element(node, ctx) and not ctx.only_logged(node):
+            yield Hit(node, f"`{show(node)}` takes one element of `{_outer_position(node)[0]}`, a value from before the "
+                            "range, into a Python name: from a Python list or a NumPy array the element is a Python "
+                            "number the trace does not follow, so what is computed from it is exported as a constant",
+                      "start the range where the values are one array (or a tensor) and index it there "
+                      "(`q[..., 1:4]`), or export the function that receives the array")
         elif _element(node, ctx) and not ctx.only_logged(node):
-            yield Hit(node, f"`{show(node)}` takes one element of a NumPy array of pipeline data into a Python name: "
+            into = "a Python name" if isinstance(node.targets[0], ast.Name) else "an attribute"
+            yield Hit(node, f"`{show(node)}` takes one element of a NumPy array of pipeline data into {into}: "
                             "a NumPy scalar the trace does not follow, so what is computed from it is exported as a "
                             "constant", _FIX)
         return
@@ -73,19 +87,97 @@ def _returned_array(call: ast.Call, ctx, target: ast.expr) -> bool:
 def _element(node: ast.Assign, ctx) -> bool:
     """`w = q[0]`, with another position of the same array also taken into a name (`x = q[1]`): the components
     of a NumPy vector of the pipeline (a quaternion, a velocity) as Python names. One position alone is more
-    often the first row of a batch, which stays traced."""
+    often the first row of a batch, which stays traced. Into an attribute (`cmd.vx = act[0]`, `cmd.wz =
+    act[1]`, a message field or an object's) the elements leave the trace whatever is done with them next."""
     position = _position(node)
     if position is None:
         return False
     array = ast.unparse(node.value.value)
     others = {p for n in ctx.fn.nodes if isinstance(n, ast.Assign) and (p := _position(n)) is not None
               and ast.unparse(n.value.value) == array}
-    return len(others) > 1 and _array_of_data(node.value.value, ctx, node.targets[0])
+    if len(others) < 2:
+        return False
+    if isinstance(node.targets[0], ast.Attribute):
+        return _numpy_vector(node.value.value, ctx)
+    return _array_of_data(node.value.value, ctx, node.targets[0])
+
+
+def _outer_position(node: ast.Assign) -> tuple[str, int] | None:
+    """(array, k) of `name = array[k]` or `name = array[k] - 3.7` (one number added, scaled...) where `array` is a
+    plain name, else None."""
+    if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+        return None
+    value = node.value
+    if isinstance(value, ast.BinOp):
+        value = value.left if is_number(value.right) else value.right if is_number(value.left) else None
+    if not isinstance(value, ast.Subscript) or not isinstance(value.value, ast.Name):
+        return None
+    position = _position(ast.Assign(targets=node.targets, value=value))
+    return (value.value.id, position) if position is not None else None
+
+
+def _outer_element(node: ast.Assign, ctx) -> bool:
+    """In an inline range, `x = pose[1] - 3.7`, `y = pose[2]`, ... on a value from before the range nothing
+    says is a tensor (a Python list a reader thread fills, a NumPy array): two positions or more taken into
+    names used as numbers."""
+    found = _outer_position(node)
+    if found is None or found[0] not in ctx.fn.outer_values or found[0] in ctx.fn.carried:
+        return False
+    array = found[0]
+    positions = {p for n in ctx.fn.nodes if isinstance(n, ast.Assign) and (o := _outer_position(n)) is not None
+                 and o[0] == array for p in (o[1],)}
+    value = ast.Name(id=array, ctx=ast.Load())
+    if len(positions) < 2 or not ctx.is_data(value) or ctx.is_shape(value) \
+            or not _held_or_numpy(ctx.fn.outer_values[array], ctx) or _many_dimensions(value, ctx):
+        return False
+    names = {node.targets[0].id}
+    return not any(isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id in names
+                   for n in ast.walk(ctx.fn.node)) and _used_as_numbers(names, ctx)
+
+
+def _held_or_numpy(bound: ast.expr, ctx) -> bool:
+    """What a range input was bound to before the range says it is no tensor: a value read from an object or
+    a container (`reader.value`, `frames[-1]`), a list or tuple display, or what a NumPy call returns."""
+    if isinstance(bound, ast.Call):
+        return (ctx.call_name(bound) or "").startswith("numpy.")
+    return isinstance(bound, (ast.Attribute, ast.Subscript, ast.List, ast.Tuple))
+
+
+def _numpy_vector(value: ast.expr, ctx) -> bool:
+    """A name, attribute or slice known to hold a NumPy array of pipeline data, not a shape, a container or an
+    array with several axes."""
+    return isinstance(value, (ast.Name, ast.Attribute, ast.Subscript)) and ctx.is_data(value) \
+        and ctx.is_numpy(value) and not ctx.is_shape(value) and not _bound_to_container(value, ctx) \
+        and not _many_dimensions(value, ctx)
+
+
+def _element_rewrite(node: ast.Assign | ast.AugAssign, ctx) -> bool:
+    """`a[i] = a[i] * s + m`, `a[3] = np.clip(a[3], 0, 1)`, `a[3] *= 1.15`: one element of a NumPy array of the
+    pipeline read, computed with and written back in place (a single index, not a slice)."""
+    target = node.target if isinstance(node, ast.AugAssign) else (node.targets[0] if len(node.targets) == 1 else None)
+    if not isinstance(target, ast.Subscript) or not _single_index(target.slice):
+        return False
+    if isinstance(node, ast.Assign):
+        element = ast.unparse(target)
+        if not any(isinstance(n, ast.Subscript) and ast.unparse(n) == element for n in ast.walk(node.value)):
+            return False
+    return _numpy_vector(target.value, ctx)
+
+
+def _single_index(index: ast.expr) -> bool:
+    """`3`, `-1`, `i`, `i + 1`: one position (not a slice, a tuple of indices or a list of positions)."""
+    if isinstance(index, ast.UnaryOp):
+        return _single_index(index.operand)
+    if isinstance(index, ast.BinOp):
+        return _single_index(index.left) and _single_index(index.right)
+    return isinstance(index, ast.Name) or isinstance(index, ast.Constant) and isinstance(index.value, int) \
+        and not isinstance(index.value, bool)
 
 
 def _position(node: ast.Assign) -> int | None:
-    """The integer position of `name = array[k]`, else None."""
-    if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name) or not isinstance(node.value, ast.Subscript):
+    """The integer position of `name = array[k]` (or `obj.field = array[k]`), else None."""
+    if len(node.targets) != 1 or not isinstance(node.targets[0], (ast.Name, ast.Attribute)) \
+            or not isinstance(node.value, ast.Subscript):
         return None
     index, sign = node.value.slice, 1
     if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub):
@@ -161,7 +253,9 @@ RULE = Rule(
     code="LCM104", name="array-unpack", category="scalar-extraction", severity="error",
     summary="NumPy array of pipeline data unpacked or iterated into Python names",
     what="Flags unpacking a NumPy array of the pipeline into names (`x, y, z, w = quat`, `a, b = arr[:2]`), taking "
-         "one element of one into a name (`w = quat[0]`), and "
+         "one element of one into a name (`w = quat[0]`) or into an attribute (`msg.q = act[0]`, a message "
+         "field) or, in an inline range, from a value bound before the range that is not known to be a tensor "
+         "(`x = pose[1] - 0.5`, `y = pose[2]`: a list a reader thread fills), reading an element and writing what is computed from it back (`a[i] = a[i] * s`, `a[3] *= 2`), and "
          "`for` loops or comprehensions over one (`[v * 2 for v in arr]`, `for i, v in enumerate(arr)`), not a name "
          "bound to a list or other container. An array "
          "counts when the scan knows it is NumPy, or when it is pipeline data whose items go on into `np.*` calls. "
@@ -181,7 +275,7 @@ RULE = Rule(
             "    return np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))",
     fixed_example="def heading(quat):\n    x, y, z, w = quat[..., 0], quat[..., 1], quat[..., 2], quat[..., 3]\n"
                   "    return np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))",
-    node_types=(ast.Assign, ast.For, ast.comprehension), check=check,
+    node_types=(ast.Assign, ast.AugAssign, ast.For, ast.comprehension), check=check,
     valid=(
         "import torch\ndef step(obs):\n    x, y = obs[:2]\n    return torch.stack([x * 2, y])\n",
         # one position alone: the first row of a batch
@@ -192,6 +286,17 @@ RULE = Rule(
         "    return a\n",
         "import numpy as np\ndef step(obs):\n    parts = [np.tanh(obs), obs * 2]\n    out = [p + 1 for p in parts]\n"
         "    return np.concatenate(out)\n",
+        # elements of a torch tensor are traced 0-d tensors, into a field or back into the tensor
+        "import torch\ndef step(obs, cmd):\n    a = torch.tanh(obs)\n    cmd.vx = a[0]\n    cmd.wz = a[1]\n"
+        "    a[0] = a[0] * 2\n    return a\n",
+        # a slice written back stays an array
+        "import numpy as np\ndef step(obs):\n    a = np.tanh(obs)\n    a[[0, 2]] = np.clip(a[[0, 2]], -1, 1)\n"
+        "    return a\n",
+        "import numpy as np\ndef step(obs):\n    a = np.tanh(obs)\n    a[0:2] = a[0:2] * 2\n    return a\n",
+        # an inline range's input known to be a tensor: its elements are traced 0-d tensors
+        "# range: 7-9\nimport numpy as np\nimport torch\ndef main(reader, send):\n    while True:\n"
+        "        pose = torch.as_tensor(reader.value)\n        x = pose[1] - 0.5\n        y = pose[2]\n"
+        "        send(torch.stack([x * 2, y]))\n",
     ),
     invalid=(
         "import numpy as np\ndef tilt(q):\n    w = q[0]  # error\n    x = q[-3]  # error\n"
@@ -204,5 +309,14 @@ RULE = Rule(
         "    return np.stack(out)\n",
         "import numpy as np\ndef step(obs):\n    a = np.tanh(obs)\n    total = 0.0\n"
         "    for i, v in enumerate(a):  # error\n        total = total + v * i\n    return a * total\n",
+        # elements into the fields of an outgoing command
+        "import numpy as np\nclass Cmd:\n    pass\ndef step(obs):\n    a = np.tanh(obs)\n    cmd = Cmd()\n"
+        "    cmd.vx = a[0]  # error\n    cmd.wz = a[1]  # error\n    return cmd\n",
+        # one element read, computed with and written back
+        "import numpy as np\ndef step(obs, scale):\n    a = np.tanh(obs)\n    for i in range(3):\n"
+        "        a[i] = a[i] * scale[i]  # error\n    a[2] *= 0.5  # error\n    return a\n",
+        # an inline range reading the items of a value from before it (a list a reader thread fills)
+        "# range: 6-8\nimport numpy as np\ndef main(reader, send):\n    while True:\n        pose = reader.value\n"
+        "        x = pose[1] - 0.5  # error\n        y = pose[2]  # error\n        send(np.array([x * 2, y + 1]))\n",
     ),
 )

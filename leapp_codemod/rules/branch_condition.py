@@ -1,5 +1,6 @@
 import ast
 
+from leapp_codemod.analysis.infer.context import name_stores
 from leapp_codemod.rules._helpers import show
 from leapp_codemod.rules.base import Hit, Rule
 
@@ -9,6 +10,8 @@ KEYWORD = {ast.If: "if", ast.While: "while", ast.Assert: "assert"}
 def check(node, ctx):
     if isinstance(node, ast.If) and ctx.only_io(node.body + node.orelse):
         return  # `if step % 50 == 0: print(...)`: the print is the finding
+    if _container_emptiness(node.test, ctx):
+        return  # `assert not queue` on a Python list the function built: a length, no value is tested
     if ctx.is_data(node.test) and not ctx.decided_by_settings(node):
         keyword = KEYWORD[type(node)]
         yield Hit(node.test, f"`{keyword} {show(node.test)}` decides Python control flow on pipeline data; "
@@ -17,11 +20,37 @@ def check(node, ctx):
                   "(or `np.where`), or FunctionPatch the helper with such a version")
 
 
+_CONTAINER_CALLS = frozenset({"list", "dict", "set", "tuple", "sorted"})
+
+
+def _container_emptiness(test: ast.expr, ctx) -> bool:
+    """`if not items:` / `if items:` where every binding of the local `items` builds a Python list, dict, set or
+    tuple (`[None] * n`, `list(reversed(xs))`, `{}`): the test reads the container's length."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    if not isinstance(test, ast.Name) or test.id in ctx.fn.params:
+        return False
+    values = ctx.fn.assigned(test.id)
+    return bool(values) and name_stores(ctx.fn).get(test.id) == len(values) and all(_builds_container(v, ctx)
+                                                                                     for v in values)
+
+
+def _builds_container(value: ast.expr, ctx) -> bool:
+    if isinstance(value, (ast.List, ast.ListComp, ast.Dict, ast.DictComp, ast.Set, ast.SetComp, ast.Tuple)):
+        return True
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult):
+        return isinstance(value.left, (ast.List, ast.Tuple)) or isinstance(value.right, (ast.List, ast.Tuple))
+    return isinstance(value, ast.Call) and ctx.builtin(value) in _CONTAINER_CALLS
+
+
 RULE = Rule(
     code="LCM201", name="tensor-condition", category="tensor-branch", severity="error",
     summary="`if` / `while` / `assert` on pipeline data",
     what="Flags `if`, `while` and `assert` statements whose condition is computed from pipeline data. An `if` "
-         "whose branches only do I/O (`if step % 50 == 0: print(...)`) is left to the I/O finding.",
+         "whose branches only do I/O (`if step % 50 == 0: print(...)`) is left to the I/O finding, and a test of "
+         "parameters every call passes as literals (`f(a, True)` here, `f(a, noise)` with `noise = False` there) is "
+         "the callers' choice, reported where they make it. Nor is `if not items:` on a local every binding of which "
+         "builds a Python list, dict, set or tuple (its length is tested).",
     why="A traced graph has no Python control flow. LEAPP logs an ERROR ('Attempted to use TracedTensor ... in a "
         "boolean context') but keeps tracing: only the branch (or the number of loop iterations) taken on the traced "
         "inputs is recorded. If every traced sample takes the same path, `compile_graph(validate=True)` passes and "
@@ -38,9 +67,17 @@ RULE = Rule(
         "        if self.calls % 50 == 0:\n            print('alive')  # the print is reported, not the branch\n"
         "        return obs * 2\n",
         "class P:\n    def __init__(self):\n        self.training = False\n    def step(self, obs):\n        if self.training:\n            pass\n        return obs\n",
+        # the emptiness of a Python list the function built is its length, not a value
+        "import torch\ndef step(obs, layers):\n    queue = list(reversed(layers))\n    while queue:\n"
+        "        obs = queue.pop()(obs)\n    assert not queue\n    return torch.tanh(obs)\n",
     ),
     invalid=(
         "def step(obs, limit):\n    if obs.abs().max() > limit:  # error\n        return obs * 0\n    return obs\n",
         "def step(cmd, limit):\n    while cmd.abs().max() > limit:  # error\n        cmd = cmd * 0.9\n    return cmd\n",
+        # the flag a helper tests is a literal at every call: the caller's branch is the one finding
+        "# range: 11-15\nimport numpy as np\ndef shape_cmd(a, jitter):\n    if jitter:\n        a = a * 0.5\n"
+        "    return a\n\ndef main(stream, send):\n    jitter = False\n    for obs in stream:\n"
+        "        a = np.tanh(obs)\n        if a.sum() > 0:  # error\n            jitter = True\n"
+        "        send(shape_cmd(a, jitter))\n        jitter = False\n",
     ),
 )

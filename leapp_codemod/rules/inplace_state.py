@@ -57,5 +57,8 @@ RULE = Rule(
         "        return self.votes.mean(0)\n",
         "# range: 6-8\nimport numpy as np\ndef main(read, policy):\n    level = np.zeros(2)\n    for _ in range(5):\n"
         "        x = read()\n        level += x * 0.1  # error\n        y = policy(level)\n        print(y)\n",
+        # a module global the step declares `global` and adds to
+        "import numpy as np\ntotal = np.zeros(3)\n\ndef step(obs):\n    global total\n    total += obs  # error\n"
+        "    return total * 0.5\n",
     ),
 )

@@ -7,6 +7,8 @@ CLOCK_FIX = "pass the time in as an input of the pipeline (read the clock in the
 
 
 def check(node: ast.Call, ctx):
+    if ctx.runs_once():
+        return  # a cached function (`@functools.lru_cache()`): its reads happen once, their values are constants
     clock = ctx.clock_kind(node)
     if clock is not None:
         yield Hit(node, f"`{show(node)}` reads the clock inside the pipeline ({clock}); the exported model keeps "
@@ -24,9 +26,11 @@ RULE = Rule(
     summary="printing, logging, file or network I/O inside the exported step",
     what="Flags `print`, `open`, logging calls (module loggers and ROS 2 `get_logger()` included), `pathlib` reads "
          "and writes, `np.save`/`torch.load`, network and subprocess calls, robot middleware (LCM `publish`, DDS "
-         "`Write`, ROS 2 publishers, sockets, serial ports) and clock reads (`time.time()`, "
+         "`Write`, ROS 2 publishers, sockets, serial ports, `.send()`/`.write()` of a client object of a library "
+         "neither scanned nor installed) and clock reads (`time.time()`, "
          "`node.get_clock().now()`, `.now()` of a clock kept on self) inside the pipeline. Output in an `except` block (a warning that a "
-         "fallback ran) is not flagged: a traced call that raised is no export.",
+         "fallback ran) is not flagged: a traced call that raised is no export. Nor is I/O in a "
+         "cached function (`@functools.lru_cache()`, `@cached_property`) called without pipeline data: it runs once.",
     why="The exported graph contains only tensor operations. A read that feeds the computation (a file, a "
         "message, the clock) is frozen to the value read while tracing; a write (telemetry, a published command, a "
         "debug print) silently disappears from the deployed model. The run report marks such a pipeline `partial`.",
@@ -43,6 +47,10 @@ RULE = Rule(
         "from unitree_sdk2py.utils.crc import CRC\ndef step(obs, cmd):\n    cmd.crc = CRC().Crc(cmd)\n    return obs\n",
         ("import warnings\nimport numpy as np\ndef step(parts):\n    try:\n        return np.stack(parts)\n"
          "    except ValueError:\n        warnings.warn('ragged parts')\n        return np.concatenate(parts)\n"),
+        # a cached property reads its configuration once: a constant of every later call
+        "import functools\nimport json\nclass Arm:\n    @property\n    @functools.lru_cache()\n"
+        "    def offset(self):\n        with open('offset.json') as f:\n            return json.load(f)['z']\n\n"
+        "    def step(self, obs):\n        return obs + self.offset\n",
     ),
     invalid=(
         "def step(obs):\n    print(obs)  # error\n    return obs\n",
@@ -56,5 +64,8 @@ RULE = Rule(
         "import torch\nclass Node:\n    def __init__(self):\n        self.clock = self.get_clock()\n"
         "    def step(self, obs):\n        stamp = self.clock.now()  # error\n"
         "        return obs * torch.tensor(stamp.nanoseconds * 1e-9)\n",
+        # a send through a client of a library neither scanned nor installed
+        "from robot_link import Link\nclass Arm:\n    def __init__(self):\n        self.link = Link('10.0.0.2')\n"
+        "    def step(self, obs):\n        self.link.send(obs * 2)  # error\n        return obs\n",
     ),
 )

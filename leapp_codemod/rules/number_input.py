@@ -23,13 +23,25 @@ def check(node: ast.Name, ctx):
 
 
 def _dead_uses(nodes: list[ast.AST]) -> set[int]:
-    """ids of the name reads inside assignments to locals nothing reads (`count = counter * dt` with `count`
-    never used): what they compute reaches no output."""
-    loaded = {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    out: set[int] = set()
+    """ids of the name reads inside assignments to locals nothing reads, or that only dead assignments read
+    (`count = counter * dt; phase = count % p; s = np.sin(phase)` with `s` never used): what they compute
+    reaches no output."""
+    assigns = [n for n in nodes if isinstance(n, ast.Assign) and all(isinstance(t, ast.Name) for t in n.targets)]
+    loads: dict[str, list[int]] = {}
     for n in nodes:
-        if isinstance(n, ast.Assign) and all(isinstance(t, ast.Name) and t.id not in loaded for t in n.targets):
-            out |= {id(x) for x in ast.walk(n.value) if isinstance(x, ast.Name)}
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+            loads.setdefault(n.id, []).append(id(n))
+    reads = {id(a): {id(x) for x in ast.walk(a.value) if isinstance(x, ast.Name)} for a in assigns}
+    dead: set[int] = set()       # ids of the dead assignments
+    out: set[int] = set()        # ids of the name reads inside them
+    changed = True
+    while changed:
+        changed = False
+        for a in assigns:
+            if id(a) not in dead and all(set(loads.get(t.id, ())) <= out for t in a.targets):
+                dead.add(id(a))
+                out |= reads[id(a)]
+                changed = True
     return out
 
 
@@ -39,7 +51,8 @@ RULE = Rule(
     what="In a pipeline written inline in a driver loop (`--entry FILE:START-END`), flags the first use of a "
          "value from before the range that is a Python number: a step counter (`counter += 1`), a loop index "
          "(`for step in range(n)`), a clock. Only inline entries: a function entry's parameters are its caller's. "
-         "A use that only feeds a local nothing reads (`elapsed = counter * dt`, unused) is not flagged.",
+         "A use that only feeds a local nothing reads (`elapsed = counter * dt`, unused), or locals that only such "
+         "dead locals read (`phase = elapsed % p; s = np.sin(phase)`, `s` unused), is not flagged.",
     why="LEAPP traces tensors and arrays. The integration's input boundary passes any other value through "
         "unchanged, so a number is a constant of the graph: a gait phase computed from a step counter is the "
         "phase of the traced iteration forever.",
@@ -60,6 +73,10 @@ RULE = Rule(
         "# range: 7-9\nimport numpy as np\ndef main(sensors):\n    counter = 0\n    while counter < 10:\n"
         "        counter += 1\n        x = sensors()\n        elapsed = counter * 0.02\n        y = np.tanh(x)\n"
         "        print(y)\n",
+        # a chain of locals computed from the counter that ends unread
+        "# range: 7-11\nimport numpy as np\ndef main(sensors):\n    counter = 0\n    while counter < 10:\n"
+        "        counter += 1\n        x = sensors()\n        elapsed = counter * 0.02\n        phase = elapsed % 0.8\n"
+        "        s = np.sin(phase)\n        y = np.tanh(x)\n        print(y)\n",
     ),
     invalid=(
         "# range: 7-8\nimport numpy as np\ndef main(sensors):\n    counter = 0\n    while counter < 10:\n"

@@ -1,5 +1,6 @@
 import ast
 
+from leapp_codemod.knowledge.vocab import DISTRIBUTION_WORDS
 from leapp_codemod.rules._helpers import show
 from leapp_codemod.rules.base import Hit, Rule
 
@@ -39,10 +40,6 @@ def _is_distribution(project, type_name: str) -> bool:
         return False
     return any(isinstance(base, str) and base.startswith("torch.distributions.")
                for klass in project.mro(cls) for base in project.bases(klass))
-
-
-# Name parts that say a value is a probability distribution (`dist`, `action_dist`, `_g_distribution`, `probs`).
-DISTRIBUTION_WORDS = frozenset({"dist", "distr", "distribution", "probs", "pd"})
 
 
 def _named_distribution(receiver: ast.expr) -> bool:
@@ -101,8 +98,8 @@ RULE = Rule(
     code="LCM801", name="random-draw", category="random-in-pipeline", severity="error",
     summary="random number generation inside the exported step",
     what="Flags torch RNG calls (`torch.randn`, `randn_like`, in-place `normal_`), `torch.distributions` "
-         "sampling (also `.sample()`/`.rsample()` on a value named as a distribution, `dist`, `action_dist`, "
-         "`probs`, built by a callable the scan cannot type), NumPy `np.random.*` and Generator draws "
+         "sampling (also `.sample()`/`.rsample()` on a value named as a distribution, `dist`, `action_distrib`, "
+         "`pi`, `probs`, built by a callable the scan cannot type), NumPy `np.random.*` and Generator draws "
          "(`rng.normal(...)`) and the stdlib `random` module inside the pipeline.",
     why="A draw without traced arguments (`torch.randn(shape)`, any NumPy draw) becomes a constant: the export "
         "repeats the noise sampled while tracing. Draws on traced tensors (`randn_like`, `Normal(...).sample()`) "
@@ -123,5 +120,7 @@ RULE = Rule(
         "import torch\nfrom torch import distributions as D\n\nclass Clipped(D.Normal):\n    pass\n\n"
         "def step(mu):\n    return Clipped(mu, 0.2).rsample()  # error\n",
         "def step(logits, head):\n    action_dist = head(logits)\n    return action_dist.sample()  # error\n",
+        "class Agent:\n    def __init__(self, model):\n        self.model = model\n\n    def step(self, obs):\n"
+        "        action_distrib, value = self.model(obs)\n        return action_distrib.sample()  # error\n",
     ),
 )

@@ -5,6 +5,10 @@ from leapp_codemod.rules.inplace_state import carried_fix
 from leapp_codemod.rules.base import Hit, Rule, written_state
 
 
+_GLOBAL_FIX = ("keep `{attr}` on an object as a tensor attribute (or pass it in and return it) so it can be declared "
+               "as LEAPP state")
+
+
 def check(node, ctx):
     write = ctx.state_write(node)
     if write is None or write[1] != "reassigned":
@@ -13,6 +17,10 @@ def check(node, ctx):
     if ctx.is_loop_carried(attr):
         yield Hit(node, f"`{show(node)}` stores pipeline data in `{attr}`, which the driver loop's next iteration "
                         "reads (recurrent state)", carried_fix(attr))
+        return
+    if attr in ctx.declared_globals():
+        yield Hit(node, f"`{show(node)}` stores pipeline data in the module global `{attr}`, which the next call "
+                        "reads (recurrent state)", _GLOBAL_FIX.format(attr=attr))
         return
     if "." in attr:
         yield Hit(node, f"`{show(node)}` stores pipeline data in the function attribute `{attr}`, which the next "
@@ -32,8 +40,10 @@ RULE = Rule(
          "in the same function, on the same line, or in another reachable function), so the next call sees the new "
          "value: a recurrent hidden state, a last action, a filter memory, or a constant a branch on pipeline data "
          "picks (`if norm(cmd) < eps: self.freq = 0.0`). The same for a value kept on a module function's object "
-         "(`handler.filtered = a * x + (1 - a) * handler.filtered`). A scratch attribute written and then read "
-         "within one call is not flagged.",
+         "(`handler.filtered = a * x + (1 - a) * handler.filtered`), and for a module global the step declares `global`, "
+         "reads and rebinds (`vel = obs - prev; prev = obs`). A scratch attribute written and then read "
+         "within one call is not flagged, nor a cache filled once under `if self.c is None:` from attributes of self "
+         "only (`self.c = (self._var + eps) ** -0.5`).",
     why="Without a state declaration the exported graph reads `self.x` as the constant it held while tracing, and "
         "the new value is dropped: the model forgets between calls. `annotate.module` can turn reassigned buffers "
         "into state, but its compile-time validation reports false failures with several traced calls.",
@@ -46,11 +56,25 @@ RULE = Rule(
     valid=(
         "import torch\nclass P:\n    def __init__(self):\n        self.last = torch.zeros(1)\n"
         "    def step(self, obs):\n        self.debug_copy = obs\n        return obs * 2\n",
+        # a global written before any read: a scratch value, no state
+        "import numpy as np\nlast = None\n\ndef step(obs):\n    global last\n    last = np.tanh(obs)\n"
+        "    return last * 2\n",
+        # a cache filled once from the module's own buffers, not from the input
+        "import torch\nclass Norm(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.register_buffer('var', torch.ones(3))\n        self.inv = None\n\n    def observe(self, x):\n"
+        "        self.var = 0.9 * self.var + 0.1 * x * x\n        self.inv = None\n\n"
+        "    def forward(self, obs, learn=True):\n        if learn:\n            self.observe(obs)\n"
+        "        if self.inv is None:\n            self.inv = (self.var + 1e-2) ** -0.5\n        return obs * self.inv\n\n"
+        "class P:\n    def __init__(self):\n        self.norm = Norm()\n\n    def step(self, obs):\n"
+        "        return self.norm(obs, learn=False)\n",
     ),
     invalid=(
         "import torch\nclass P:\n    def __init__(self):\n        self.h = torch.zeros(1, 8)\n"
         "    def step(self, obs):\n        h = torch.tanh(obs + self.h)\n        self.h = h  # error\n        return h\n",
         "def step(obs):\n    if not hasattr(step, 'peak'):\n        step.peak = obs\n"
         "    step.peak = 0.9 * step.peak + 0.1 * obs  # error\n    return step.peak\n",
+        # a module global the step declares `global`, reads and rebinds
+        "import numpy as np\nprev = np.zeros(3)\n\ndef step(obs):\n    global prev\n    vel = obs - prev\n"
+        "    prev = obs  # error\n    return vel * 2\n",
     ),
 )

@@ -1,5 +1,6 @@
 import ast
 
+from leapp_codemod.knowledge.vocab import NUMPY_SHAPE_QUERIES
 from leapp_codemod.rules._helpers import filled_local_list, show
 from leapp_codemod.rules.base import Hit, Rule
 
@@ -16,7 +17,8 @@ def check(node: ast.Call, ctx):
                   "build it with a mapped function instead (`np.stack([...])`, `np.concatenate`), or FunctionPatch "
                   f"`{ctx.fn.qualname}` with a torch implementation")
         return
-    if ctx.support.maps_numpy(name) or not ctx.args_data(node) or ctx.is_type_query(node):
+    if ctx.support.maps_numpy(name) or not ctx.args_data(node) or ctx.is_type_query(node) \
+            or name in NUMPY_SHAPE_QUERIES:
         return
     data_args = [a for a in (*node.args, *(k.value for k in node.keywords)) if ctx.is_data(a)]
     if all(isinstance(a, ast.Name) and ctx.not_an_array(a.id, node) for a in data_args):
@@ -60,6 +62,8 @@ RULE = Rule(
         "import numpy as np\ndef step(obs):\n    return np.concatenate([np.sin(obs), np.clip(obs, -1, 1)], axis=-1)\n",
         "import numpy as np\ndef step(obs):\n    table = np.linalg.norm(np.ones(3))\n    return obs * table\n",
         "import numpy as np\ndef step(obs):\n    return np.array(obs, dtype=np.float32) + np.array([1.0, 2.0])\n",
+        # shape queries answer with Python ints, no array data
+        "import numpy as np\ndef step(obs):\n    rows = np.shape(obs)[0]\n    return np.tanh(obs) * np.ndim(obs), rows\n",
     ),
     invalid=(
         "import numpy as np\ndef step(vel):\n    return np.linalg.norm(vel, axis=-1)  # error\n",

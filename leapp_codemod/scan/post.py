@@ -7,6 +7,7 @@ from dataclasses import replace
 from leapp_codemod.analysis.flow.dataflow import Analysis
 from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.knowledge.categories import PATCHABLE_CATEGORIES, REPORTED_IN_LIBRARIES
+from leapp_codemod.knowledge.libraries import PLUMBING_ROOTS
 from leapp_codemod.model import Finding, LibraryCall, PatchTarget
 from leapp_codemod.rules import ALL_RULES
 
@@ -22,7 +23,8 @@ def call_site_findings(findings: list[Finding], origins: dict[str, set[tuple]], 
         if fn is None or not project.is_library(fn.module):
             out.append(finding)
             continue
-        if finding.category not in REPORTED_IN_LIBRARIES or finding.code in UNREPORTED_LIBRARY_CODES:
+        if finding.category not in REPORTED_IN_LIBRARIES or finding.code in UNREPORTED_LIBRARY_CODES \
+                or fn.module.partition(".")[0] in PLUMBING_ROOTS:
             continue
         for caller_id, line, col, end_line, end_col in sorted(origins.get(fn.id, ())):
             caller = reachable.get(caller_id)

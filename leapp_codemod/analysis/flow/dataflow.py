@@ -23,7 +23,7 @@ from leapp_codemod.analysis.model.resolve_types import receiver_ids
 from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.analysis.model.tensor_values import external_namer, tensor_like
 from leapp_codemod.analysis.model.walk import (
-    UNKNOWN, binding_nodes, is_property, is_self_attr, iter_nodes, self_name_of,
+    UNKNOWN, binding_nodes, is_property, is_self_attr, iter_nodes, literal_bindings, self_name_of,
 )
 from leapp_codemod.knowledge.io import THREAD_HANDOFFS
 from leapp_codemod.analysis.model.resolve_sites import handed_call
@@ -421,6 +421,8 @@ def _record_constants(facts: Facts, ctx: FunctionContext, callee: FunctionInfo, 
         elif isinstance(arg, ast.Name) and (arg.id in ctx.fn.params or arg.id in mine.get(CONFIG_LOCALS, ())) \
                 and mine.get(arg.id):
             values = set(mine[arg.id])   # the caller's own constant parameter, or a name bound from a config
+        elif isinstance(arg, ast.Name) and (literals := literal_bindings(ctx.fn, arg.id)) is not None:
+            values = literals    # `noise = True` ... `f(action, noise)`: a flag the caller sets to literals
         elif config_key(arg) is not None and mine.get(CONFIG_KEY + config_key(arg)):
             values = set(mine[CONFIG_KEY + config_key(arg)])   # `f(x, mode=cfg.mode)`, decided by the configs
         else:

@@ -13,12 +13,16 @@ Each entry says why the receiver stayed unknown, so the user can bind it (`--bin
 from __future__ import annotations
 
 import ast
-import sys
 
-from leapp_codemod.analysis.infer.context import FunctionContext, is_self_attr, iter_nodes
-from leapp_codemod.analysis.model.walk import is_property
+from leapp_codemod.analysis.infer.context import (
+    FunctionContext,
+    is_self_attr,
+    iter_nodes,
+)
 from leapp_codemod.analysis.model.index import FunctionInfo
-from leapp_codemod.knowledge.libraries import FOREIGN_ROOTS, MODELED_ROOTS
+from leapp_codemod.analysis.model.libraries import in_project as _in_project
+from leapp_codemod.analysis.model.libraries import library_available
+from leapp_codemod.analysis.model.walk import is_property
 from leapp_codemod.knowledge.vocab import DATA_METHOD_NAMES
 from leapp_codemod.model import NotFollowed
 
@@ -40,8 +44,6 @@ PLAIN_METHODS = frozenset({
     "index", "count", "sort", "reverse", "put_nowait", "get_nowait", "wait", "acquire", "release",
     "write", "flush", "close", "read", "readline", "info", "debug", "warning", "error", "exception", "log",
 })
-# Loaded models the rules treat as one opaque traced call, whether or not their runtime is installed.
-OPAQUE_MODELS = frozenset({"onnxruntime", "tensorrt", "openvino", "tflite_runtime"})
 MAX_TEXT = 60
 
 
@@ -170,15 +172,6 @@ def _imported_target(ctx: FunctionContext, func: ast.expr) -> str | None:
     return ctx.module.imports[root.id]
 
 
-def _in_project(project, target: str) -> bool:
-    parts = target.split(".")
-    for cut in range(len(parts), 0, -1):
-        module = project.module_named(".".join(parts[:cut]))
-        if module is not None:
-            return not project.is_library(module.name)
-    return False
-
-
 def _known_library_object(ctx: FunctionContext, receiver: ast.expr) -> bool:
     """The receiver holds an object of an available library's class (`lcm.LCM()`, `torch.jit.load(...)`),
     not one a factory chose at run time nor one of a module that is neither scanned nor installed."""
@@ -187,15 +180,6 @@ def _known_library_object(ctx: FunctionContext, receiver: ast.expr) -> bool:
         return False
     return any(t not in RUNTIME_FACTORIES and library_available(ctx.project, t) and not _in_project(ctx.project, t)
                for t in types)
-
-
-def library_available(project, dotted: str) -> bool:
-    """Is the top-level package of `dotted` one whose behaviour the scan knows or can read?"""
-    root = dotted.partition(".")[0]
-    if root in MODELED_ROOTS or root in FOREIGN_ROOTS or root in sys.stdlib_module_names or root in OPAQUE_MODELS:
-        return True
-    libraries = project.libraries
-    return libraries is None or libraries.package(root) is not None
 
 
 def _missing_module(ctx: FunctionContext, receiver: ast.expr) -> str | None:
@@ -254,12 +238,26 @@ def receiver_reason(ctx: FunctionContext, receiver: ast.expr, depth: int = 0) ->
             inner = receiver_reason(ctx, iterable, depth + 1) if depth < 2 else None
             return f"`{receiver.id}` is an item of `{_short(iterable)}`" + (
                 f": {inner}" if inner else ", whose items' class is unknown")
+        enclosing = _enclosing_function(ctx)
+        if enclosing is not None and depth < 2 and (
+                receiver.id in enclosing.params or receiver.id in {t.id for n in enclosing.nodes
+                                                                   if isinstance(n, ast.Assign) for t in n.targets
+                                                                   if isinstance(t, ast.Name)}):
+            inner = receiver_reason(ctx.for_function(enclosing), receiver, depth + 1)
+            if inner:   # `net(obs)` in a closure `make_actor` returns: `net` is make_actor's
+                return f"`{receiver.id}` comes from the enclosing {enclosing.qualname}: {inner}"
         return None
     if isinstance(receiver, ast.Attribute):
         return f"the type of `{_short(receiver)}` is unknown"
     if isinstance(receiver, ast.Subscript):
         return f"what `{_short(receiver.value)}` holds is unknown"
     return None
+
+
+def _enclosing_function(ctx: FunctionContext) -> FunctionInfo | None:
+    """The function a closure is defined in (`make_actor` for `make_actor.<locals>.act`)."""
+    outer, sep, _ = ctx.fn.qualname.rpartition(".<locals>.")
+    return ctx.module.functions.get(outer) if sep else None
 
 
 def _loop_iterable(fn_node: ast.AST, name: str) -> ast.expr | None:

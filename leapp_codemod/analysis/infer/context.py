@@ -25,17 +25,20 @@ from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIn
 from leapp_codemod.analysis.model.leapp_support import LeappSupport
 from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.analysis.model.walk import (
+    UNKNOWN,
     constant_flag_block,
     is_self_attr,
     iter_nodes,
+    name_stores,
     self_name_of,
     training_only_block,
 )
+from leapp_codemod.knowledge.vocab import CACHING_DECORATORS
 
 # The names Python looks up as builtins when nothing shadows them (`float`, `print`, `len`, ...).
 BUILTIN_NAMES = frozenset(dir(builtins))
 
-__all__ = ["Env", "Facts", "FunctionContext", "is_self_attr", "iter_nodes"]
+__all__ = ["Env", "Facts", "FunctionContext", "is_self_attr", "iter_nodes", "name_stores"]
 
 
 @dataclass
@@ -141,7 +144,34 @@ class FunctionContext(TaintQuestions, TypeQuestions, CallQuestions, StateQuestio
         if isinstance(node, ast.While):
             return False
         return training_only_block(node, self.self_name) is not None \
-            or constant_flag_block(node, self.fn, self.facts.param_constants.get(self.fn.id)) is not None
+            or constant_flag_block(node, self.fn, self.facts.param_constants.get(self.fn.id)) is not None \
+            or self._flags_callers_set(node.test)
+
+    def _flags_callers_set(self, test: ast.expr) -> bool:
+        """`if noise:` / `if not noise and mode == 1:` on parameters every call passes as constants (of several
+        values: `f(a, True)` here, `f(a, False)` there): the callers choose the branch, no data does."""
+        constants = self.facts.param_constants.get(self.fn.id)
+        if not constants:
+            return False
+        names = [n for n in ast.walk(test) if isinstance(n, ast.Name)]
+        if not names or not all(n.id in constants for n in names):
+            return False
+        plain = all(isinstance(n, (ast.Name, ast.Constant, ast.BoolOp, ast.UnaryOp, ast.Compare, ast.boolop,
+                                   ast.unaryop, ast.cmpop, ast.expr_context)) for n in ast.walk(test))
+        return plain and bool(names) and all(
+            n.id in self.fn.params and constants.get(n.id) and UNKNOWN not in constants[n.id]
+            and not name_stores(self.fn).get(n.id) for n in names)
+
+    def runs_once(self) -> bool:
+        """Is this function cached (`@functools.lru_cache()`, `@cached_property`) and called with no pipeline data?
+        Its body runs on the first call only: what it reads (a parameter server, a file) is a constant after."""
+        cached = self.fn.walks.get("cached")
+        if cached is None:
+            cached = self.fn.walks["cached"] = any(
+                self.qualify(d.func if isinstance(d, ast.Call) else d) in CACHING_DECORATORS
+                for d in getattr(self.fn.node, "decorator_list", ()))
+        params = self.fn.positional_params[1:] if self.fn.is_method else self.fn.positional_params
+        return cached and not any(self.is_data(ast.Name(id=p, ctx=ast.Load())) for p in params)
 
     def is_loop_carried(self, name: str) -> bool:
         return name in self.fn.carried

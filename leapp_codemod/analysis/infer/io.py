@@ -8,9 +8,10 @@ from __future__ import annotations
 import ast
 
 from leapp_codemod.analysis.model.index import called_name
+from leapp_codemod.analysis.model.libraries import in_project, library_available
 from leapp_codemod.knowledge.io import (
     CLOCK_FACTORIES, CLOCK_FUNCTIONS, FILE_METHODS, IO_BUILTINS, IO_FUNCTIONS, IO_ROOTS, LOGGING_METHODS, MIDDLEWARE_FACTORIES,
-    PATH_IO_METHODS,
+    PATH_IO_METHODS, SEND_METHODS,
 )
 
 
@@ -65,7 +66,17 @@ class IoQuestions:
             return f"file access `.{func.attr}()`"
         if any(t.startswith(IO_ROOTS) for t in types):
             return f"`{sorted(types)[0]}.{func.attr}`"
+        if func.attr in SEND_METHODS:
+            client = next((t for t in sorted(types) if self._unread_library_type(t)), None)
+            if client is not None:
+                return f"`.{func.attr}()` of a `{client}` client"   # `self.con.send(...)`, `self.con = rtde.RTDE(...)`
         return None
+
+    def _unread_library_type(self, type_name: str) -> bool:
+        """A class of a third-party module neither scanned nor installed (`rtde.RTDE`): a device or network client
+        whose sends leave the process, with no code the scan could follow."""
+        return ":" not in type_name and "." in type_name and not in_project(self.project, type_name) \
+            and not library_available(self.project, type_name)
 
     def only_io(self, statements: list[ast.stmt]) -> bool:
         """Statements that do nothing but I/O (`print(...)`, `log.info(...)`, `pass`): a branch around

@@ -9,6 +9,7 @@ import ast
 
 from leapp_codemod.analysis.model.class_state import message_attrs, message_params
 from leapp_codemod.analysis.model.walk import is_self_attr
+from leapp_codemod.knowledge.vocab import VALUE_COPY_CALLS
 
 _MAX_LOCAL_HOPS = 3
 
@@ -71,6 +72,9 @@ class MessageQuestions:
         return out
 
     def _message_or_field(self, value: ast.expr, hops: int) -> bool:
+        if isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords \
+                and self.call_name(value) in VALUE_COPY_CALLS:
+            value = value.args[0]   # `msg = copy.copy(self.joint_state_msg)`: the same message's fields
         if isinstance(value, ast.Name):
             return value.id in self.message_params()
         if self.cls is not None and is_self_attr(value, self.self_name):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from leapp_codemod.analysis.infer.taint import function_attr, parent_map
-from leapp_codemod.analysis.model.class_state import CONSTRUCTION_METHODS
+from leapp_codemod.analysis.model.class_state import CONSTRUCTION_METHODS, inputs_from_callbacks
 from leapp_codemod.analysis.model.walk import is_self_attr
 from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS, INPLACE_EXCEPTIONS, SAME_VALUE_METHODS
 
@@ -23,10 +23,23 @@ class StateQuestions:
             return stored   # `low_pass.memory += ...`: kept on the function object from call to call
         return None
 
+    def declared_globals(self) -> frozenset[str]:
+        """Names the function declares `global`: module globals it rebinds."""
+        known = self.fn.walks.get("declared_globals")
+        if known is None:
+            known = self.fn.walks["declared_globals"] = frozenset(
+                name for n in self.fn.nodes if isinstance(n, ast.Global) for name in n.names)
+        return known
+
+    def _global_read_before(self, name: str, line: int) -> bool:
+        """Does the function read the global `name` on or before `line` (the write's own value included)?"""
+        return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) and n.lineno <= line
+                   for n in self.fn.nodes)
+
     def state_owner(self, attr: str) -> str:
         """'module:Class' for attributes of self, 'module' for module globals and loop-carried names."""
         if self.cls is not None and attr not in self.facts.data_globals.get(self.module.name, ()) \
-                and attr not in self.fn.carried:
+                and attr not in self.fn.carried and attr not in self.declared_globals():
             return self.cls.id
         return self.module.name
 
@@ -47,6 +60,9 @@ class StateQuestions:
             target = node.target
             while isinstance(target, ast.Subscript):
                 target = target.value
+            if isinstance(target, ast.Name) and target.id in self.declared_globals() \
+                    and target.id not in self.fn.carried:
+                return [(target.id, "inplace")] if self.is_data(node.value) else []   # `global acc; acc += obs`
             attr = self._is_state_root(target)
             if attr and self._is_counter(target) and not self._read_elsewhere(attr, {node.lineno}):
                 return []  # a counter nothing else reads
@@ -87,6 +103,10 @@ class StateQuestions:
             return (attr, "inplace") if attr and self._carried(root) else None
         if isinstance(target, ast.Name) and target.id in self.fn.carried:
             return (target.id, "reassigned") if self.is_data(value) and self._carried(target) else None
+        if isinstance(target, ast.Name) and target.id in self.declared_globals():
+            # `global prev; vel = obs - prev; prev = obs`: the next call reads what this one left
+            return (target.id, "reassigned") if self.is_data(value) and self._global_read_before(target.id, line) \
+                else None
         stored = function_attr(self, target)
         if stored:
             read_before = any(function_attr(self, n) == stored and isinstance(n.ctx, ast.Load)
@@ -99,10 +119,37 @@ class StateQuestions:
             return None
         if _same_value(value, target.attr, self.self_name):
             return None  # `self.w = self.w.to(x.device)`: the same tensor, moved
+        if self._lazy_fill(target, value):
+            return None  # `if self._inv is None: self._inv = (self._var + eps) ** -0.5`: a cache of module state
         if self._is_counter(target):
             updates = {line}
             return (target.attr, "reassigned") if self._read_elsewhere(target.attr, updates) else None
         return (target.attr, "reassigned") if self._read_across_calls(target.attr, line) else None
+
+    def _lazy_fill(self, target: ast.Attribute, value: ast.expr) -> bool:
+        """A cache filled once under `if self.<attr> is None:` from attributes of self and module names only
+        (no parameter, no local, no attribute a callback writes): a function of the module's own state (its
+        buffers), the same value on every later call."""
+        branch = parent_map(self.fn).get(id(parent_map(self.fn).get(id(target))))
+        test = branch.test if isinstance(branch, ast.If) else None
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Is)
+                and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None
+                and is_self_attr(test.left, self.self_name) and test.left.attr == target.attr):
+            return False
+        module_names = set(self.module.imports) | set(self.module.globals)
+        if not all(n.id == self.self_name or n.id in module_names and n.id not in self.fn.params
+                   for n in ast.walk(value) if isinstance(n, ast.Name)):
+            return False
+        read = {n.attr for n in ast.walk(value) if is_self_attr(n, self.self_name)}
+        return not read & self._callback_written()
+
+    def _callback_written(self) -> set[str]:
+        """Attributes of self a callback writes from outside (`self.K = msg.k`): inputs, not the module's own."""
+        key = ("callback_written", self.cls.id)
+        found = self.project.memo.get(key)
+        if found is None:
+            found = self.project.memo[key] = inputs_from_callbacks(self.project, self.cls, frozenset())
+        return found
 
     def constants_chosen_by_data(self, node: ast.If) -> list[str]:
         """`if np.linalg.norm(cmd) < eps: self.freq = 0.0 else: ...`: attributes of self the branches set to

@@ -229,6 +229,10 @@ def classify(found: _Found, start: int, end: int, scope: ast.AST, loop: ast.AST 
     unread = only_mutated(statements) - assigned      # added to, never read: not carried state
     inputs, state, constants = [], [], []
     for name in read_first:
+        if not module_level and name in declared:
+            if name in written_in and name not in unread:
+                state.append(name)   # a module global the range reads, then rebinds for the next iteration
+            continue
         local = name in scope_bound and name not in declared
         if module_level:
             local = name in scope_bound

@@ -18,7 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from leapp_codemod.analysis.model.index import ModuleIndex, build_index
-from leapp_codemod.knowledge.libraries import FOREIGN_ROOTS, MODELED_ROOTS
+from leapp_codemod.knowledge.libraries import (
+    FOREIGN_ROOTS,
+    MODELED_ROOTS,
+    OPAQUE_MODELS,
+)
 from leapp_codemod.source.files import SourceFile
 from leapp_codemod.source.parse import ParsedFile, parse_file
 
@@ -116,3 +120,22 @@ class LibraryLoader:
 def call_origin(call: ast.Call, caller_id: str) -> tuple:
     return (caller_id, call.lineno, call.col_offset, call.end_lineno or call.lineno,
             call.end_col_offset if call.end_col_offset is not None else call.col_offset)
+
+
+def library_available(project, dotted: str) -> bool:
+    """Is the top-level package of `dotted` one whose behaviour the scan knows or can read?"""
+    root = dotted.partition(".")[0]
+    if root in MODELED_ROOTS or root in FOREIGN_ROOTS or root in sys.stdlib_module_names or root in OPAQUE_MODELS:
+        return True
+    libraries = project.libraries
+    return libraries is None or libraries.package(root) is not None
+
+
+def in_project(project, target: str) -> bool:
+    """Does the dotted `target` name a module of the scanned code (not an installed library's)?"""
+    parts = target.split(".")
+    for cut in range(len(parts), 0, -1):
+        module = project.module_named(".".join(parts[:cut]))
+        if module is not None:
+            return not project.is_library(module.name)
+    return False

@@ -182,6 +182,8 @@ class CallableResolver:
         """(expression, where, how) the callee expression may evaluate to, one step back."""
         if isinstance(expr, ast.Name) and where.fn is not None:
             found = assignments(self.project, where.fn).get(expr.id, ())
+            if not found and expr.id in where.fn.outer_values:   # an inline range's name bound before it
+                return [(where.fn.outer_values[expr.id], Where(where.module, None), "value")]
             return [(value, where, how) for value, how in found]
         if isinstance(expr, ast.Subscript):
             return [(expr.value, where, f"key:{_constant_key(expr.slice)}")]

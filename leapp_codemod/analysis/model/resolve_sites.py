@@ -9,10 +9,12 @@ same scope so that a name passed along can be followed to the call that built it
 from __future__ import annotations
 
 import ast
+import sys
 from dataclasses import dataclass
 
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIndex
 from leapp_codemod.analysis.model.project import Project
+from leapp_codemod.knowledge.libraries import FOREIGN_ROOTS, MODELED_ROOTS
 from leapp_codemod.knowledge.vocab import SELF_RETURNING_METHODS
 
 
@@ -55,12 +57,35 @@ def _index_sites(project: Project) -> dict[str, list[Site]]:
                     calls.append(node)
             for call in calls:
                 name = project.qualify(call.func, module)
-                if not name or name.partition(".")[0] not in local_roots:
+                if not name:
+                    continue
+                if name.partition(".")[0] not in local_roots:
+                    if name.partition(".")[0] not in UNFOLLOWED_ROOTS:
+                        sites.setdefault(LIBRARY_KEY + name, []).append(Site(call, module, scope))
                     continue
                 cls = project.class_of(name)
                 if cls is not None:
                     sites.setdefault(cls.id, []).append(Site(call, module, scope))
     return sites
+
+
+# Packages never followed (the rules model them) and the standard library: their calls build no followed class.
+UNFOLLOWED_ROOTS = MODELED_ROOTS | FOREIGN_ROOTS | frozenset(sys.stdlib_module_names)
+
+# Key prefix of the project's calls of names outside it (`tensordict.nn.TensorDictModule(Head(), ...)`), by the
+# dotted name they are called through: sites of an installed library's classes, found when one is asked for.
+LIBRARY_KEY = "library:"
+
+
+def _library_sites(project: Project, cls: ClassInfo) -> list[Site]:
+    """The project's own calls that build an installed library's class (through any name it is exported as)."""
+    by_class = sites_by_class(project)
+    key = ("library_sites", cls.id, project.own_module_count())
+    if key not in project.memo:
+        project.memo[key] = [site for name, found in by_class.items() if name.startswith(LIBRARY_KEY)
+                             and name.rpartition(".")[2] == cls.name
+                             and project.class_of(name[len(LIBRARY_KEY):]) is cls for site in found]
+    return project.memo[key]
 
 
 def sites_by_class(project: Project) -> dict[str, list[Site]]:
@@ -75,9 +100,11 @@ def sites_of(project: Project, cls: ClassInfo) -> list[Site]:
     """Calls that build `cls` or a subclass that inherits its `__init__`."""
     by_class = sites_by_class(project)
     init = project.find_method(cls, "__init__")
+    if project.is_library(cls.module):
+        return _library_sites(project, cls)
     out = list(by_class.get(cls.id, ()))
     for class_id, found in by_class.items():
-        if class_id == cls.id or not found:
+        if class_id == cls.id or not found or class_id.startswith(LIBRARY_KEY):
             continue
         other = project.class_of(class_id.replace(":", "."))
         if other is not None and init is not None and project.find_method(other, "__init__") is init:

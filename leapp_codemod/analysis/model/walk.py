@@ -101,6 +101,32 @@ def _outcome(test: ast.expr, fn: FunctionInfo, constants: dict[str, set], guard:
     return next(iter(outcomes)) != negate
 
 
+def name_stores(fn: FunctionInfo) -> dict[str, int]:
+    """How many times the function binds each name (`=`, `+=`, loop targets, ...), counted once."""
+    stores = fn.walks.get("name_stores")
+    if stores is None:
+        stores = fn.walks["name_stores"] = {}
+        for n in fn.nodes:
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                stores[n.id] = stores.get(n.id, 0) + 1
+    return stores
+
+
+def literal_bindings(fn: FunctionInfo, name: str) -> set | None:
+    """The constants a local that is not a parameter holds when every binding of it is a literal
+    (`noise = True` ... `noise = False`, an inline range's binding before it included), else None."""
+    if name in fn.params and name not in fn.outer_values:
+        return None   # a parameter, unless it is an inline range's input bound before the range
+    values = [*fn.assigned(name)]
+    if name_stores(fn).get(name, 0) != len(values):
+        return None   # bound otherwise too (a loop target, `+=`, a tuple target)
+    if name in fn.outer_values:
+        values.append(fn.outer_values[name])
+    if not values or not all(isinstance(v, ast.Constant) for v in values):
+        return None   # or to something computed
+    return {v.value for v in values}
+
+
 def _constant_values(expr: ast.expr, fn: FunctionInfo, constants: dict[str, set], guard: ast.AST | None = None) -> set | None:
     """The constants a flag (a parameter, or a setting `self.x` the object was built with) can hold. A name
     rebound only inside the block `guard` tests (`if target is not None: target = pad(target)`), outside any
