@@ -14,7 +14,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "leapp_codemod"
 # Lowest first. A module may import its own layer and the layers before it, never a later one.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("knowledge",),                                                 # plain data
-    ("model", "settings", "config", "io_util", "boundary", "adapters", "data"),   # shared vocabulary, small utilities
+    ("model", "settings", "config", "io_util", "boundary", "held", "adapters", "data"),  # shared vocabulary, small utilities, runtime support of generated modules
     ("source",),                                                    # files, parsing, cache
     ("observe.merge", "observe.saved"),                             # an observation as data, and its file
     ("analysis.model",),                                            # what the code says: index, project, resolution

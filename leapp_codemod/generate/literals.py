@@ -10,6 +10,16 @@ def pystr(text: str) -> str:
     return json.dumps(text)
 
 
+def tuple_literal(items) -> str:
+    """A Python tuple literal of strings."""
+    items = [pystr(i) for i in items]
+    if not items:
+        return "()"
+    if len(items) == 1:
+        return f"({items[0]},)"
+    return "(" + ", ".join(items) + ")"
+
+
 def snake(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
 

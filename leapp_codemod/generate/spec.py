@@ -22,7 +22,7 @@ from leapp_codemod.generate.inline_spec import STATE_OWNER as INLINE_STATE_OWNER
 from leapp_codemod.generate.inline_spec import InlineSpecError, inline_entry_source, inline_graph_name
 from leapp_codemod.generate.adapters import class_constructor, domain, torch_adapter
 from leapp_codemod.generate.extras import ExtrasError, build_extras
-from leapp_codemod.generate.literals import default_graph_name, pystr, snake
+from leapp_codemod.generate.literals import default_graph_name, pystr, snake, tuple_literal
 from leapp_codemod.generate.derive import helper_sources, library_targets, make_twin
 from leapp_codemod.analysis.model.fresh_objects import without_fresh_objects
 from leapp_codemod.generate.held_inputs import held_inputs, no_inputs_hint
@@ -86,7 +86,7 @@ class PatchSpec:
 
     @property
     def hazards_literal(self) -> str:
-        return _tuple_literal(self.hazards)
+        return tuple_literal(self.hazards)
 
 
 @dataclass(frozen=True)
@@ -123,7 +123,7 @@ class IntegrationSpec:
 
     @property
     def driver_args_literal(self) -> str:
-        return _tuple_literal(self.driver_args)
+        return tuple_literal(self.driver_args)
 
     @property
     def driver_env_literal(self) -> str:
@@ -147,11 +147,11 @@ class IntegrationSpec:
 
     @property
     def inputs_literal(self) -> str:
-        return _tuple_literal(self.inputs)
+        return tuple_literal(self.inputs)
 
     @property
     def static_literal(self) -> str:
-        return _tuple_literal(self.static_params)
+        return tuple_literal(self.static_params)
 
     @property
     def inputs_dict(self) -> str:
@@ -177,15 +177,6 @@ def _comment_lines(item: str) -> list[str]:
 
 class SpecError(Exception):
     """The integration cannot be generated (message names the file)."""
-
-
-def _tuple_literal(items) -> str:
-    items = [pystr(i) for i in items]
-    if not items:
-        return "()"
-    if len(items) == 1:
-        return f"({items[0]},)"
-    return "(" + ", ".join(items) + ")"
 
 
 def finding_ref(f: Finding) -> str:
