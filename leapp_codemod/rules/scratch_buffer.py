@@ -118,6 +118,10 @@ def _writes_of(name: str, ctx) -> list[int]:
                    and ast.unparse(_root(_subscript_target(n))) == name and ctx.is_data(n.value)})
 
 
+# The fix of a buffer the function owns: patch the function. `scan` reads it to make the function a patch target.
+PATCH_FIX = "in a FunctionPatch of"
+
+
 def check(node, ctx):
     name = buffer_name(node, ctx)
     if name is None:
@@ -130,13 +134,13 @@ def check(node, ctx):
     if "." in name and _rebound_here(name.partition(".")[2], ctx):
         fix = (f"`{name}` is also rebound later in the step, so it ends each call as a new array and `leapp-codemod "
                "run` does not keep it as state: assemble the value from its parts (`np.concatenate`, `torch.cat`) "
-               f"in a FunctionPatch of `{enclosing_name(ctx.fn.qualname)}`")
+               f"{PATCH_FIX} `{enclosing_name(ctx.fn.qualname)}`")
     elif "." in name or name in ctx.fn.carried:
         fix = (f"declare `{name}` as LEAPP state around the pipeline call (`state_tensors` before, `update_state` "
                "after): the buffer is then a traced value and so are the writes into it; `generate` writes this")
     else:
-        fix = ("build the value from its parts instead (`np.concatenate`/`torch.cat`/`torch.stack`) in a "
-               f"FunctionPatch of `{enclosing_name(ctx.fn.qualname)}` (`generate` writes the patch for you to fill)")
+        fix = ("build the value from its parts instead (`np.concatenate`/`torch.cat`/`torch.stack`) "
+               f"{PATCH_FIX} `{enclosing_name(ctx.fn.qualname)}` (`generate` writes the patch for you to fill)")
     yield Hit(node, f"`{show(node)}` writes pipeline data into the preallocated buffer `{name}`{more}; LEAPP does "
                     "not trace writes into an untraced array, so the export reads the buffer as a constant", fix)
 

@@ -9,7 +9,7 @@ from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.knowledge.categories import PATCHABLE_CATEGORIES, REPORTED_IN_LIBRARIES
 from leapp_codemod.knowledge.libraries import PLUMBING_ROOTS
 from leapp_codemod.model import Finding, LibraryCall, PatchTarget
-from leapp_codemod.rules import ALL_RULES
+from leapp_codemod.rules import ALL_RULES, scratch_buffer
 
 # Codes of the rules that say their findings inside an installed library are not reported.
 UNREPORTED_LIBRARY_CODES = frozenset(rule.code for rule in ALL_RULES if not rule.in_libraries)
@@ -90,4 +90,4 @@ def patch_targets(analysis: Analysis, findings: list[Finding]) -> list[PatchTarg
 def _local_buffer(finding: Finding) -> bool:
     """A write into an array the function allocates itself (LCM703's local case, whose fix is a FunctionPatch
     of the function: `generate` twins it with the writes kept on a traced allocation)."""
-    return finding.category == "inplace-state" and "in a FunctionPatch of" in finding.fix
+    return finding.code == scratch_buffer.RULE.code and scratch_buffer.PATCH_FIX in finding.fix
