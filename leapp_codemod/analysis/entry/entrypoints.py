@@ -291,7 +291,14 @@ def _unfollowed_policy_call(call: ast.Call, self_name: str | None) -> bool:
     method named like a policy step, on something other than `self`, runs the policy."""
     func = call.func
     return (isinstance(func, ast.Attribute) and func.attr in UNFOLLOWED_POLICY_METHODS
-            and not (isinstance(func.value, ast.Name) and func.value.id in (self_name, "super")))
+            and not (isinstance(func.value, ast.Name) and func.value.id in (self_name, "super"))
+            and not _names_a_command(call))
+
+
+def _names_a_command(call: ast.Call) -> bool:
+    """`client.act("init", payload)`: a command sent by name (a string literal first), a request to a server
+    or a robot, not a policy fed an observation."""
+    return bool(call.args) and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str)
 
 
 def _network_at(pipeline: InlinePipeline, networks: dict[int, list[str]]) -> list[str]:
@@ -505,11 +512,17 @@ def _inline_candidate(fn: FunctionInfo, pipeline: InlinePipeline, definers: int,
                       tuple(reasons), kind="inline", start=pipeline.start, end=pipeline.end)
 
 
+def _looped_closures(sites: CallSites) -> list[FunctionInfo]:
+    """Closures a helper returns that a loop calls (`get_action = build_get_action(agent)`, then
+    `action = get_action(obs)` each step): candidates like any function (`--entry mod:build.<locals>.get_action`)."""
+    return [fn for fid, fn in sorted(sites.functions.items()) if ".<locals>." in fid and sites.in_loops.get(fid)]
+
+
 def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -> list[Entrypoint]:
     """Candidates best first; `limit` 0 keeps them all."""
     sites = _collect_call_sites(project, support)
     ranked: list[Entrypoint] = []
-    for fn in project.functions():
+    for fn in [*project.functions(), *_looped_closures(sites)]:
         if fn.name.startswith("test_") or (fn.name.startswith("_") and fn.name != "__call__"):
             continue
         if is_test_path(fn.path):
