@@ -7,6 +7,9 @@ class its examples, scripts and configs build most often.
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import PurePosixPath
+
+from leapp_codemod.analysis.entry.drivers import TRAINING_WORDS, is_test_path, name_words
 
 from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.analysis.model.resolve_sites import sites_by_class
@@ -19,8 +22,9 @@ GENERIC_STEP_NAMES = frozenset({"forward", "__call__", "step"})
 
 def favour_most_built(ranked: list[Entrypoint], project: Project) -> None:
     """Peers (methods of one name on different classes, `PPO.act` next to `SAC.act`): the one whose class
-    the project builds most often (its examples and scripts) gets one point, when it is built at least twice
-    and strictly more often than every other peer."""
+    the project builds most often (its examples and scripts; builds in tests and training modules do not
+    count) gets one point, when it is built strictly more often than every other peer and at least twice, or
+    is the only one built at all."""
     peers: dict[str, list[int]] = {}
     for i, candidate in enumerate(ranked):
         # `forward`/`__call__`/`step` are every network's and environment's: no peers of a policy step
@@ -31,20 +35,30 @@ def favour_most_built(ranked: list[Entrypoint], project: Project) -> None:
             continue
         counts = sorted(((built_count(project, ranked[i]), i) for i in members), reverse=True)
         (best, index), (second, _) = counts[0], counts[1]
-        if best >= 2 and best > second:
+        if best > second and (best >= 2 or second == 0):
             old = ranked[index]
             ranked[index] = replace(old, score=old.score + 1, reasons=(
-                *old.reasons, f"its class is built at {best} places in the project, more than any other class "
-                              f"defining `{name}` ({second} at most)"))
+                *old.reasons, f"its class is built at {best} place{'s' if best > 1 else ''} in the project outside "
+                              f"tests and training code, more than any other class defining `{name}` "
+                              f"({second} at most)"))
 
 
 def built_count(project: Project, candidate: Entrypoint) -> int:
-    """Calls in the project that build the candidate's class or a subclass that inherits the method."""
+    """Calls in the project that build the candidate's class or a subclass that inherits the method, outside
+    tests and training modules."""
     module = project.modules.get(candidate.module)
     owner = module.classes.get(candidate.qualname.rpartition(".")[0]) if module else None
     if owner is None:
         return 0
     method = project.find_method(owner, candidate.qualname.rpartition(".")[2])
     built = sites_by_class(project)
-    return sum(len(built.get(klass.id, ())) for klass in (owner, *subclasses(project, owner))
-               if project.find_method(klass, method.name if method else "") is method)
+    return sum(1 for klass in (owner, *subclasses(project, owner))
+               if project.find_method(klass, method.name if method else "") is method
+               for site in built.get(klass.id, ()) if not _fitting_or_testing(site.module.path, site.module.name))
+
+
+def _fitting_or_testing(path: str, module: str) -> bool:
+    """A build in a test file or a training module (`train.py`, `trainers/ppo.py`) says nothing about which
+    class is deployed."""
+    words = name_words(f"{module} {PurePosixPath(path).stem}")
+    return is_test_path(path) or bool((words | {w[:-1] for w in words if w.endswith("s")}) & TRAINING_WORDS)
