@@ -64,6 +64,7 @@ from leapp_codemod.analysis.entry.signs import (
     decorated_no_grad,
     deploy_path,
     environment_or_optimizer,
+    names_a_command,
 )
 from leapp_codemod.analysis.flow.dataflow import compute_env
 from leapp_codemod.analysis.infer.context import FunctionContext
@@ -292,13 +293,8 @@ def _unfollowed_policy_call(call: ast.Call, self_name: str | None) -> bool:
     func = call.func
     return (isinstance(func, ast.Attribute) and func.attr in UNFOLLOWED_POLICY_METHODS
             and not (isinstance(func.value, ast.Name) and func.value.id in (self_name, "super"))
-            and not _names_a_command(call))
+            and not names_a_command(call))
 
-
-def _names_a_command(call: ast.Call) -> bool:
-    """`client.act("init", payload)`: a command sent by name (a string literal first), a request to a server
-    or a robot, not a policy fed an observation."""
-    return bool(call.args) and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str)
 
 
 def _network_at(pipeline: InlinePipeline, networks: dict[int, list[str]]) -> list[str]:
