@@ -197,3 +197,12 @@ def test_a_closure_a_helper_returns_and_a_driver_loop_calls_is_the_step(tmp_path
     assert document["entry"] == want["entry"]
     assert any(f["line"] == want["finding_line"] and f["path"].endswith("controllers.py")
                for f in document["findings"])
+
+
+def test_a_networks_method_the_agent_runs_by_the_same_name_ranks_below_the_agent(tmp_path, monkeypatch):
+    want = expected("entry_delegated_model")
+    candidates = ranked(app(tmp_path, "entry_delegated_model"), monkeypatch)
+    assert candidates[0]["entry"] == want["entry"]
+    network = by_id(candidates)[want["network"]]
+    assert network["score"] == candidates[0]["score"] - 1
+    assert any("SortingAgent.predict runs through `self.model.predict`" in r for r in network["reasons"])

@@ -44,6 +44,7 @@ from leapp_codemod.analysis.entry.ordering import (
 )
 from leapp_codemod.analysis.entry.peers import (
     GENERIC_STEP_NAMES,
+    below_delegated_models,
     built_count,
     favour_most_built,
 )
@@ -534,7 +535,7 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
     ranked = callbacks_first(ranked, {f"{fn.path}:{p.start}-{p.end}": (fn.module, fn.qualname, fn.node.lineno)
                                       for fn, p, _ in outermost
                                       if registered[fn.id, p.start] and covers_body(fn.node, p.start, p.end)})
-    ranked = below_non_training(below_parts(below_copies(ranked), project))
+    ranked = below_delegated_models(below_non_training(below_parts(below_copies(ranked), project)), project)
     ranked = above_their_parts(ranked, sites.parts)
     ranked = below_built_pipelines(ranked, {f"{fn.path}:{p.start}-{p.end}": p.statements for fn, p, _ in outermost},
                                    INLINE_NETWORK_STATEMENTS)

@@ -6,10 +6,12 @@ class its examples, scripts and configs build most often.
 """
 from __future__ import annotations
 
+import ast
 from dataclasses import replace
 from pathlib import PurePosixPath
 
 from leapp_codemod.analysis.entry.drivers import TRAINING_WORDS, is_test_path, name_words
+from leapp_codemod.analysis.entry.lookup import has_model_sign, is_training_candidate
 
 from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.analysis.model.resolve_sites import sites_by_class
@@ -62,3 +64,50 @@ def _fitting_or_testing(path: str, module: str) -> bool:
     class is deployed."""
     words = name_words(f"{module} {PurePosixPath(path).stem}")
     return is_test_path(path) or bool((words | {w[:-1] for w in words if w.endswith("s")}) & TRAINING_WORDS)
+
+
+def below_delegated_models(ranked: list[Entrypoint], project: Project) -> list[Entrypoint]:
+    """A peer that is a network's method (its class is an nn.Module, or a mixin every project subclass of which
+    is one: `class Policy(GaussianMixin, Model)`) is put one point below another peer that runs a model it
+    holds through a method of the same name (`PPO.act` calling `self.policy.act(inputs)`), whatever its other
+    signs: the network's `act` is what that step runs, the step prepares its inputs. Only a delegating peer
+    that runs a model and is not training code counts."""
+    delegators: dict[str, tuple[Entrypoint, str]] = {}   # method name -> the best delegating candidate
+    for c in ranked:
+        fn = _method(project, c)
+        if fn is None or not has_model_sign(c) or is_training_candidate(c):
+            continue
+        for node in ast.walk(fn.node):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == fn.name \
+                    and isinstance(node.func.value, ast.Attribute) and isinstance(node.func.value.value, ast.Name) \
+                    and node.func.value.value.id == (fn.positional_params or [""])[0]:
+                if fn.name not in delegators or delegators[fn.name][0].score < c.score:
+                    delegators[fn.name] = (c, ast.unparse(node.func))
+                break
+    out = []
+    for c in ranked:
+        step, how = delegators.get(c.qualname.rpartition(".")[2], (None, ""))
+        if step is not None and step is not c and c.score >= step.score and _network_class(project, c):
+            c = replace(c, score=step.score - 1, reasons=(
+                *c.reasons, f"a network's `{c.qualname.rpartition('.')[2]}` that {step.qualname} runs through "
+                            f"`{how}`: ranked below that step"))
+        out.append(c)
+    return out
+
+
+def _method(project: Project, candidate: Entrypoint):
+    module = project.modules.get(candidate.module)
+    owner_name, dot, name = candidate.qualname.rpartition(".")
+    cls = module.classes.get(owner_name) if module is not None and dot and candidate.kind == "function" else None
+    return cls.methods.get(name) if cls is not None else None
+
+
+def _network_class(project: Project, candidate: Entrypoint) -> bool:
+    module = project.modules.get(candidate.module)
+    cls = module.classes.get(candidate.qualname.rpartition(".")[0]) if module is not None else None
+    if cls is None or candidate.kind != "function":
+        return False
+    if project.is_nn_module(cls):
+        return True
+    below = subclasses(project, cls)
+    return bool(below) and all(project.is_nn_module(sub) for sub in below)
