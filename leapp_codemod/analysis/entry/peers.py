@@ -71,12 +71,14 @@ def below_delegated_models(ranked: list[Entrypoint], project: Project) -> list[E
     is one: `class Policy(GaussianMixin, Model)`) is put one point below another peer that runs a model it
     holds through a method of the same name (`PPO.act` calling `self.policy.act(inputs)`), whatever its other
     signs: the network's `act` is what that step runs, the step prepares its inputs. Only a delegating peer
-    that runs a model and is not training code counts."""
+    that runs a model, is not training code and is no network itself counts, and never for `forward`,
+    `__call__` or `step` (every network's)."""
     delegators: dict[str, tuple[Entrypoint, str]] = {}   # method name -> the best delegating candidate
     for c in ranked:
         fn = _method(project, c)
-        if fn is None or not has_model_sign(c) or is_training_candidate(c):
-            continue
+        if fn is None or fn.name in GENERIC_STEP_NAMES or not has_model_sign(c) or is_training_candidate(c) \
+                or _network_class(project, c):
+            continue    # a network's `forward` calling `self.encoder.forward(x)` composes, it runs no held model
         for node in ast.walk(fn.node):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == fn.name \
                     and isinstance(node.func.value, ast.Attribute) and isinstance(node.func.value.value, ast.Name) \
