@@ -534,3 +534,47 @@ def test_a_step_judged_training_code_never_outranks_a_model_that_trains_nothing(
     assert any("called in a loop" in r for r in step["reasons"])
     assert any(r.endswith("(training code)") for r in step["reasons"])
     assert step["score"] < candidates[0]["score"]
+
+
+def test_only_a_step_that_is_no_network_ranks_a_held_networks_same_named_method_below_it(tmp_path):
+    from leapp_codemod.analysis.entry.peers import below_delegated_models
+    (tmp_path / "arm.py").write_text(textwrap.dedent('''
+        import torch
+        from torch import nn
+
+
+        class Trunk(nn.Module):
+            def forward(self, x):
+                return x * 2
+
+            def act(self, x):
+                return self.forward(x)
+
+
+        class Critic(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.trunk = Trunk()
+
+            def forward(self, x):
+                return self.trunk.forward(x).sum()
+
+            def act(self, x):
+                return self.trunk.act(x)
+
+
+        class Reacher:
+            def __init__(self, net):
+                self.net = net
+
+            def act(self, obs):
+                return self.net.act(torch.as_tensor(obs))
+        '''))
+    project = load_project([str(tmp_path)]).project
+    signed = ("calls an nn.Module or a loaded model",)
+    listed = [Entrypoint("arm", q, "arm.py", 1, 8, signed) for q in
+              ("Trunk.forward", "Critic.forward", "Trunk.act", "Critic.act", "Reacher.act")]
+    scores = {c.qualname: c.score for c in below_delegated_models(listed, project)}
+    # Reacher.act (no network) runs the held network's `act`: the networks' `act`s go one below it; a network's
+    # `forward`/`act` calling its block's is composition and demotes nothing on its own
+    assert scores == {"Trunk.forward": 8, "Critic.forward": 8, "Trunk.act": 7, "Critic.act": 7, "Reacher.act": 8}
