@@ -41,7 +41,7 @@ def callers_of(project: Project) -> list[tuple[FunctionInfo, bool]]:
     """Every function that can call something, with whether it is a driver root: the project's functions,
     the closures they return (`get_action = build_get_action(agent)` then `get_action(obs)` in a loop)
     and the modules' top-level code."""
-    key = ("entry-callers",)
+    key = ("entry-callers", len(project.modules))
     if key in project.memo:
         return project.memo[key]
     out = [(fn, False) for fn in project.functions()]
