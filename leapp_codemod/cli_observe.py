@@ -148,7 +148,7 @@ def _entry_location(paths: list[str], entry: str | None, exclude: tuple[str, ...
         chosen, _ = static_choice(rank_entrypoints(project, load_support()))
         if chosen is None:
             raise ObservationError("no entrypoint to observe was found; pass --entry MODULE:QUALNAME")
-        fn, canonical = project.modules[chosen.module].functions[chosen.qualname], chosen.id
+        fn, canonical = find_function(project, chosen.id)
     node = fn.node
     first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
     return canonical, EntryLocation(str(Path(fn.path).resolve()), first, node.name)

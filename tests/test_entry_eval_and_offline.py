@@ -91,3 +91,14 @@ def test_ties_put_the_inline_range_first_and_scan_chooses_what_entrypoints_lists
     assert ranked == [better, long, short, thread]
     chosen, _ = choose_entry(ranked[1:], inline=True)
     assert chosen is long
+
+
+def test_the_peer_built_outside_training_code_is_the_deployed_one(tmp_path, monkeypatch):
+    want = expected("entry_deploy_built_peer")
+    candidates = ranked(app(tmp_path, "entry_deploy_built_peer"), monkeypatch)
+    assert candidates[0]["entry"] == want["entry"]
+    assert any("built at 1 place in the project outside tests and training code" in r
+               for r in candidates[0]["reasons"])
+    peer = by_id(candidates)[want["peer"]]
+    assert peer["score"] < candidates[0]["score"]
+    assert not any("built at" in r for r in peer["reasons"])   # the training script's builds do not count

@@ -4,6 +4,8 @@ it calls or a training update; a middleware callback that publishes the action, 
 calls. Each on a fixture app of its own shape."""
 from __future__ import annotations
 
+import json
+
 from test_entry_ranking import app, by_id, expected, private_cache, ranked  # noqa: F401  (fixture)
 
 
@@ -177,3 +179,30 @@ def test_argparse_choices_read_only_the_branch_the_default_takes():
             other = Other()
         '''))
     assert argparse_choices(tree) == {"MLPPolicy": "6 (--policy_kind default 'mlp')"}
+
+
+def test_a_closure_a_helper_returns_and_a_driver_loop_calls_is_the_step(tmp_path, monkeypatch):
+    want = expected("entry_returned_closure")
+    root = app(tmp_path, "entry_returned_closure")
+    candidates = ranked(root, monkeypatch)
+    assert candidates[0]["entry"] == want["entry"]
+    assert any(r.startswith("called in a loop by main") for r in candidates[0]["reasons"])
+    # a link method sending a command by name over RPC (`self._rpc.act("drive", ...)`) runs no policy
+    link = by_id(candidates)[want["link"]]
+    assert link["score"] < candidates[0]["score"]
+    assert not any("runs a policy through" in r for r in link["reasons"])
+    # a plain scan starts from the closure and reports what its body does
+    from test_entry_discovery import run
+    document = json.loads(run(root, monkeypatch, "scan", ".", "--format", "json").stdout)
+    assert document["entry"] == want["entry"]
+    assert any(f["line"] == want["finding_line"] and f["path"].endswith("controllers.py")
+               for f in document["findings"])
+
+
+def test_a_networks_method_the_agent_runs_by_the_same_name_ranks_below_the_agent(tmp_path, monkeypatch):
+    want = expected("entry_delegated_model")
+    candidates = ranked(app(tmp_path, "entry_delegated_model"), monkeypatch)
+    assert candidates[0]["entry"] == want["entry"]
+    network = by_id(candidates)[want["network"]]
+    assert network["score"] == candidates[0]["score"] - 1
+    assert any("SortingAgent.predict runs through `self.model.predict`" in r for r in network["reasons"])

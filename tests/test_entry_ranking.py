@@ -325,6 +325,51 @@ def test_networks_another_class_builds_and_keeps_are_parts(tmp_path, monkeypatch
     assert scores == {"Encoder.forward": 8 - PART_PENALTY, "Head.forward": 8 - PART_PENALTY, "PixelAgent.choose": 8}
 
 
+def test_a_model_one_runtime_class_keeps_whole_is_no_part(tmp_path):
+    # a serving class (no network) loads one grasp network and runs it: the network is the model, not a part
+    # of one; the same network kept by a bigger network is a part of it
+    (tmp_path / "grasp.py").write_text(textwrap.dedent('''
+        import torch
+        from torch import nn
+
+
+        class GraspNet(nn.Module):
+            def __init__(self, width):
+                super().__init__()
+                self.mlp = nn.Linear(width, 4)
+
+            def forward(self, cloud):
+                return self.mlp(cloud.mean(dim=1))
+
+
+        class GraspServer:
+            def __init__(self, path):
+                self.weights = torch.load(path)
+                self.net = GraspNet(64)
+                self.net.load_state_dict(self.weights)
+
+            def propose(self, cloud):
+                return self.net(cloud)
+
+
+        class TwoStage(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.coarse = GraspNet(32)
+
+            def forward(self, cloud):
+                return self.coarse(cloud)
+        '''))
+    project = load_project([str(tmp_path)]).project
+    assert built_on_self(project) == {"grasp:GraspNet": "TwoStage.__init__"}
+    (tmp_path / "grasp.py").write_text((tmp_path / "grasp.py").read_text().split("class TwoStage")[0])
+    project = load_project([str(tmp_path)]).project
+    assert built_on_self(project) == {}
+    listed = [Entrypoint("grasp", q, "grasp.py", 1, 8, ("r",)) for q in ("GraspNet.forward", "GraspServer.propose")]
+    assert {c.qualname: c.score for c in below_parts(listed, project)} == {"GraspNet.forward": 8,
+                                                                          "GraspServer.propose": 8}
+
+
 @pytest.mark.parametrize("paths, part", [
     (("sim2real/rl_policy/walk.py",), "sim2real"), (("pkg/models/net.py", "scripts/play_policy.py"), "play_policy.py"),
     (("eval_policy_pusht.py",), "eval_policy_pusht.py"), (("pkg/models/net.py", "tools/train.py"), None),
@@ -489,3 +534,47 @@ def test_a_step_judged_training_code_never_outranks_a_model_that_trains_nothing(
     assert any("called in a loop" in r for r in step["reasons"])
     assert any(r.endswith("(training code)") for r in step["reasons"])
     assert step["score"] < candidates[0]["score"]
+
+
+def test_only_a_step_that_is_no_network_ranks_a_held_networks_same_named_method_below_it(tmp_path):
+    from leapp_codemod.analysis.entry.peers import below_delegated_models
+    (tmp_path / "arm.py").write_text(textwrap.dedent('''
+        import torch
+        from torch import nn
+
+
+        class Trunk(nn.Module):
+            def forward(self, x):
+                return x * 2
+
+            def act(self, x):
+                return self.forward(x)
+
+
+        class Critic(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.trunk = Trunk()
+
+            def forward(self, x):
+                return self.trunk.forward(x).sum()
+
+            def act(self, x):
+                return self.trunk.act(x)
+
+
+        class Reacher:
+            def __init__(self, net):
+                self.net = net
+
+            def act(self, obs):
+                return self.net.act(torch.as_tensor(obs))
+        '''))
+    project = load_project([str(tmp_path)]).project
+    signed = ("calls an nn.Module or a loaded model",)
+    listed = [Entrypoint("arm", q, "arm.py", 1, 8, signed) for q in
+              ("Trunk.forward", "Critic.forward", "Trunk.act", "Critic.act", "Reacher.act")]
+    scores = {c.qualname: c.score for c in below_delegated_models(listed, project)}
+    # Reacher.act (no network) runs the held network's `act`: the networks' `act`s go one below it; a network's
+    # `forward`/`act` calling its block's is composition and demotes nothing on its own
+    assert scores == {"Trunk.forward": 8, "Critic.forward": 8, "Trunk.act": 7, "Critic.act": 7, "Reacher.act": 8}

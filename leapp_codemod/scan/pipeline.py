@@ -68,7 +68,7 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
                 inline, chosen = None, None
                 chosen, result.entry_note = choose_entry(result.entrypoints)
         if chosen is not None and chosen.kind == "function":
-            entry_fn = project.modules[chosen.module].functions[chosen.qualname]
+            entry_fn = find_function(project, chosen.id)[0]   # a method, a closure a helper returns
     if entry_fn is not None and not options.all_functions:
         if options.follow_libraries:
             own_tops = frozenset(m.partition(".")[0] for m in (*project.modules, *project.aliases))

@@ -12,6 +12,7 @@ from leapp_codemod.analysis.entry.drivers import (
 )
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.project import Project
+from leapp_codemod.analysis.model.resolve_callables import nested_function
 
 # Calls that register a function for a framework to call again and again: a ROS timer or subscription, a
 # message-filter callback, a thread's target. The registered function is a driver, like a loop body.
@@ -37,13 +38,30 @@ ONE_SHOT_ROOTS = frozenset({"atexit", "signal", "weakref", "functools", "itertoo
 
 
 def callers_of(project: Project) -> list[tuple[FunctionInfo, bool]]:
-    """Every function that can call something, with whether it is a driver root."""
+    """Every function that can call something, with whether it is a driver root: the project's functions,
+    the closures they return (`get_action = build_get_action(agent)` then `get_action(obs)` in a loop)
+    and the modules' top-level code."""
+    key = ("entry-callers", len(project.modules))
+    if key in project.memo:
+        return project.memo[key]
     out = [(fn, False) for fn in project.functions()]
+    out += [(closure, False) for fn, _ in list(out) for closure in returned_closures(project, fn)]
     for module in list(project.modules.values()):
         body = module_body_function(module)
         if body is not None:
             out.append((body, module.has_main_guard or any(True for _ in loops_of(body))))
+    project.memo[key] = out
     return out
+
+
+def returned_closures(project: Project, fn: FunctionInfo) -> list[FunctionInfo]:
+    """The functions `fn` defines in its own body and returns by name (`def get_action(obs): ...` then
+    `return get_action`): a caller runs them, one call per step, after `fn` built them once."""
+    returned = {node.value.id for node in ast.walk(fn.node)
+                if isinstance(node, ast.Return) and isinstance(node.value, ast.Name)}
+    defined = [stmt.name for stmt in fn.node.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    found = (nested_function(project, fn, name) for name in defined if name in returned)
+    return [closure for closure in found if closure is not None]
 
 
 def registered_callbacks(project: Project) -> dict[str, tuple[FunctionInfo, int]]:

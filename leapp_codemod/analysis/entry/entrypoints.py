@@ -44,6 +44,7 @@ from leapp_codemod.analysis.entry.ordering import (
 )
 from leapp_codemod.analysis.entry.peers import (
     GENERIC_STEP_NAMES,
+    below_delegated_models,
     built_count,
     favour_most_built,
 )
@@ -64,6 +65,7 @@ from leapp_codemod.analysis.entry.signs import (
     decorated_no_grad,
     deploy_path,
     environment_or_optimizer,
+    names_a_command,
 )
 from leapp_codemod.analysis.flow.dataflow import compute_env
 from leapp_codemod.analysis.infer.context import FunctionContext
@@ -291,7 +293,9 @@ def _unfollowed_policy_call(call: ast.Call, self_name: str | None) -> bool:
     method named like a policy step, on something other than `self`, runs the policy."""
     func = call.func
     return (isinstance(func, ast.Attribute) and func.attr in UNFOLLOWED_POLICY_METHODS
-            and not (isinstance(func.value, ast.Name) and func.value.id in (self_name, "super")))
+            and not (isinstance(func.value, ast.Name) and func.value.id in (self_name, "super"))
+            and not names_a_command(call))
+
 
 
 def _network_at(pipeline: InlinePipeline, networks: dict[int, list[str]]) -> list[str]:
@@ -505,11 +509,17 @@ def _inline_candidate(fn: FunctionInfo, pipeline: InlinePipeline, definers: int,
                       tuple(reasons), kind="inline", start=pipeline.start, end=pipeline.end)
 
 
+def _looped_closures(sites: CallSites) -> list[FunctionInfo]:
+    """Closures a helper returns that a loop calls (`get_action = build_get_action(agent)`, then
+    `action = get_action(obs)` each step): candidates like any function (`--entry mod:build.<locals>.get_action`)."""
+    return [fn for fid, fn in sorted(sites.functions.items()) if ".<locals>." in fid and sites.in_loops.get(fid)]
+
+
 def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -> list[Entrypoint]:
     """Candidates best first; `limit` 0 keeps them all."""
     sites = _collect_call_sites(project, support)
     ranked: list[Entrypoint] = []
-    for fn in project.functions():
+    for fn in [*project.functions(), *_looped_closures(sites)]:
         if fn.name.startswith("test_") or (fn.name.startswith("_") and fn.name != "__call__"):
             continue
         if is_test_path(fn.path):
@@ -525,7 +535,7 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
     ranked = callbacks_first(ranked, {f"{fn.path}:{p.start}-{p.end}": (fn.module, fn.qualname, fn.node.lineno)
                                       for fn, p, _ in outermost
                                       if registered[fn.id, p.start] and covers_body(fn.node, p.start, p.end)})
-    ranked = below_non_training(below_parts(below_copies(ranked), project))
+    ranked = below_delegated_models(below_non_training(below_parts(below_copies(ranked), project)), project)
     ranked = above_their_parts(ranked, sites.parts)
     ranked = below_built_pipelines(ranked, {f"{fn.path}:{p.start}-{p.end}": p.statements for fn, p, _ in outermost},
                                    INLINE_NETWORK_STATEMENTS)

@@ -56,11 +56,14 @@ PART_PENALTY = 2
 
 
 def built_on_self(project) -> dict[str, str]:
-    """nn.Module classes another project class builds and keeps (`self.actor = Actor(...)`, also inside
-    `nn.Sequential(...)`): class id -> `Owner.method` that builds it."""
+    """nn.Module classes another project class builds and keeps as a part of its model (`self.actor =
+    Actor(...)`, also inside `nn.Sequential(...)`): class id -> `Owner.method` that builds it. The owner is a
+    network itself, or keeps two or more project networks it composes (an agent's encoder and head); a class
+    that is no network and keeps one model (a wrapper's `self.policy = Policy(cfg)`) runs that model whole."""
     out: dict[str, str] = {}
     for module in list(project.modules.values()):
         for owner in module.classes.values():
+            kept: dict[str, str] = {}
             for attr, values in owner.attr_values.items():
                 for method, value in values:
                     for call in (n for n in ast.walk(value) if isinstance(n, ast.Call)):
@@ -69,7 +72,10 @@ def built_on_self(project) -> dict[str, str]:
                         name = project.qualify(call.func, module)
                         cls = project.class_of(name) if name else None
                         if cls is not None and cls is not owner and project.is_nn_module(cls):
-                            out.setdefault(cls.id, f"{owner.name}.{method}")
+                            kept.setdefault(cls.id, f"{owner.name}.{method}")
+            if project.is_nn_module(owner) or len(kept) >= 2:
+                for cls_id, where in kept.items():
+                    out.setdefault(cls_id, where)
     return out
 
 

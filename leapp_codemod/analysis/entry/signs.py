@@ -120,3 +120,9 @@ def built_as_model(ctx: FunctionContext, attr: str) -> bool:
             if ctx.project.external_name(name) in INSTANTIATE or name.endswith(MODEL_LOADERS):
                 return True
     return False
+
+
+def names_a_command(call: ast.Call) -> bool:
+    """`client.act("init", payload)`: a command sent by name (a string literal first), a request to a server
+    or a robot, not a policy fed an observation."""
+    return bool(call.args) and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str)
