@@ -67,3 +67,30 @@ def test_a_method_reading_only_through_calls_is_refused_naming_the_calls(tmp_pat
     assert "calls on objects it holds (self.bus.read())" in message
     assert "--entry FILE:START-END" in message
     assert not (tmp_path / "leapp_integration.py").exists()
+
+
+def test_a_closure_entry_is_refused_in_one_line_naming_the_function_that_makes_it(tmp_path, monkeypatch):
+    """A function defined inside another one exists only once that one has run: nothing can import it to wrap
+    it, so `generate` says so (never "takes no inputs") and points at an inline range around its call."""
+    files = {"pilot/__init__.py": "", "pilot/make.py": """
+        import torch
+
+        def build_pilot(net, scale):
+            def fly(obs):
+                with torch.no_grad():
+                    return net(torch.as_tensor(obs, dtype=torch.float32)) * scale
+            return fly
+    """}
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("LEAPP_CODEMOD_CACHE_DIR", str(tmp_path / "cache"))
+    result = CliRunner().invoke(main, ["generate", ".", "--entry", "pilot.make:build_pilot.<locals>.fly"])
+    assert result.exit_code == 2, result.output
+    message = result.output.strip().splitlines()[-1]
+    assert "pilot/make.py:5: build_pilot.<locals>.fly is a function made at run time inside `build_pilot`" in message
+    assert "--entry FILE:START-END" in message
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "leapp_integration.py").exists()

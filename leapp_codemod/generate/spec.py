@@ -508,6 +508,10 @@ def build_spec(scan: ScanResult, opts: Options, project: Project | None = None) 
     out_dir = opts.output.resolve().parent
     inputs = tuple(p.name for p in entry.params if not p.static)
     static = tuple(p.name for p in entry.params if p.static)
+    if not inline and ".<locals>." in qualname:
+        raise SpecError(f"{entry.path}:{entry.line}: {qualname} is a function made at run time inside "
+                        f"`{qualname.partition('.<locals>.')[0]}`, so no module can import it to wrap it: name the "
+                        "statements that call it as an inline range (--entry FILE:START-END)")
     node = None if inline else sources.function(module, qualname).node
     kwonly = frozenset() if node is None else frozenset(a.arg for a in node.args.kwonlyargs)
     fields = held_inputs(node, entry.path, set(static)) if node is not None and entry.is_method and not inputs else ()
