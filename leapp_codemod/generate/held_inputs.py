@@ -38,7 +38,7 @@ def _aliases(fn: ast.FunctionDef, me: str) -> dict[str, tuple[list[str], int]]:
             targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
             for target in targets:
                 for sub in ast.walk(target) if target is not None else ():
-                    if isinstance(sub, ast.Name):
+                    if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
                         value = node.value if isinstance(node, ast.Assign) and target is sub else None
                         bound.setdefault(sub.id, []).append(value)
     out = {}
