@@ -62,6 +62,7 @@ def test_held_fields_next_to_arguments_become_inputs_and_a_normalizer_read_throu
     assert report["held_inputs"] == {"sim_data_qpos": "self.sim.data.qpos", "sim_data_qvel": "self.sim.data.qvel"}
     assert "state" in report["held_not_inputs"]["self.norm.mean"]
     assert "constant" in report["held_not_inputs"]["self.limits.scale"]
+    assert "no array" in report["held_not_inputs"]["self.norm.clip"]     # a Python float
     assert list(report["state"].values()) == ["self.norm.mean"]
     yaml = (work / report["graph_yaml"]).read_text()
     assert "sim_data_qpos" in yaml and "sim_data_qvel" in yaml and "command" in yaml and "limits_scale" not in yaml

@@ -6,7 +6,9 @@ changes between calls:
   normalizer's running mean) is the state plan's to decide; serving it as an input would hand the
   entry its value from before the call on every read, and clash with the state of the same leaf;
 - for an entry with arguments, a field holding the same value on every recorded call (a gain array of a
-  config object, a network's weight) stays a constant of the export, as it would without HELD.
+  config object, a network's weight) stays a constant of the export, as it would without HELD;
+- a field holding no array, tensor or NumPy number (a Python float of a config) is read from the real
+  object (leapp_codemod.held.read), so it is no input either.
 An entry without arguments keeps every unchanged field: they are all the inputs it has.
 """
 from __future__ import annotations
@@ -35,7 +37,10 @@ def settle(recorder) -> dict[str, str]:
     dropped: dict[str, str] = {}
     for name, dotted in list(recorder.held.items()):
         why = ""
-        if _written_by_entry(_observe_path(dotted), recorder.changed):
+        if calls and not any(name in c.inputs for c in calls):
+            why = ("holds no array, tensor or NumPy number: read from the real object while tracing (a constant "
+                   "of the export)")
+        elif _written_by_entry(_observe_path(dotted), recorder.changed):
             why = "changed by the entry's own calls: state (the state plan decides), never a held input"
         elif recorder.input_names and _same_on_every_call(name, calls):
             why = f"the same value on all {len(calls)} recorded calls: a constant of the export, not an input"
