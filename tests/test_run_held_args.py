@@ -22,7 +22,8 @@ def test_fields_read_through_a_local_alias_are_held_reads_and_the_alias_itself_i
         "    s = self.robot.state\n"
         "    arm = self.arm\n"
         "    s.mode = 1\n"                         # written through the alias: stays on the real object
-        "    return s.q + arm.joints.dq + self.base.twist + s.read() + cmd\n").body[0]
+        "    n = self.base.twist.shape[0] + s.q.ndim\n"    # an array's metadata is no field to serve
+        "    return s.q + arm.joints.dq + self.base.twist + s.read() + cmd * n\n").body[0]
     assert {p for p, _ in held_reads(fn)} == {"robot.state.q", "arm.joints.dq", "base.twist"}
     twice = ast.parse("def step(self, c):\n    s = self.a.b\n    s = self.c.d\n    return s.q + c\n").body[0]
     assert {p for p, _ in held_reads(twice)} == {"a.b", "c.d"}     # rebound: no alias, no guessed path

@@ -48,6 +48,11 @@ def _aliases(fn: ast.FunctionDef, me: str) -> dict[str, tuple[list[str], int]]:
     return out
 
 
+# An array's metadata read as a value (`self.buf.shape`) is no field to serve: the array's shape, dtype
+# and device are constants of a traced graph.
+_METADATA = frozenset({"shape", "dtype", "device", "ndim", "T", "mT", "is_cuda", "requires_grad"})
+
+
 def _written(fn: ast.FunctionDef) -> set[int]:
     """ids of the attribute expressions the method writes through (`self.data.ctrl[:] = u`,
     `self.buf.x += 1`, `self.a.b = v`): those stay on the real object."""
@@ -88,7 +93,7 @@ def held_reads(fn: ast.FunctionDef) -> list[tuple[str, int]]:
         if not isinstance(node, ast.Attribute) or id(node) in skip or id(node) in inner:
             continue
         chain = _chain(node, me, prefixes)
-        if chain and len(chain) >= 2:
+        if chain and len(chain) >= 2 and chain[-1] not in _METADATA:
             path = ".".join(chain)
             found[path] = min(found.get(path, node.lineno), node.lineno)
     return sorted(found.items(), key=lambda item: item[1])
