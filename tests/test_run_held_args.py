@@ -70,3 +70,14 @@ def test_held_fields_next_to_arguments_become_inputs_and_a_normalizer_read_throu
     later = report["validation"]["across_run"]["later_calls"]
     assert report["validation"]["across_run"]["ok"] and later["ok"] and len(later["calls"]) >= 8
     assert tree_hash(work / "hopper") == before
+
+
+@pytest.mark.e2e
+def test_an_entry_whose_only_held_field_is_its_own_state_is_refused_in_one_line(tmp_path):
+    work = project(tmp_path, "run_held_args")
+    module = generate(work, "hopper", "hopper.policy:Drift.tick", driver="main_drift.py", out="drift.py").read_text()
+    assert '"norm_mean": "norm.mean",' in module and '"running_mean_mean": ("hopper.policy:RunningMean", "mean")' in module
+    proc, report = run_json(work, "drift.py")
+    assert proc.returncode != 0 and report["status"] == "failed" and report["failed_stage"] == "inputs"
+    assert report["error"].startswith("hopper.policy:Drift.tick has no inputs left")
+    assert "self.norm.mean: changed by the entry's own calls: state" in report["error"]

@@ -164,6 +164,9 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         done["held_dropped"] = held_plan.settle(recorder)
         for where, why in done["held_dropped"].items():
             progress(f"held field {where}: {why}")
+        if done["held_dropped"] and not recorder.input_names and not recorder.held:
+            raise RunnerError(f"{module.ENTRY} has no inputs left: none of the fields it reads from held objects is "
+                              f"one ({'; '.join(f'{w}: {y}' for w, y in done['held_dropped'].items())})", "inputs")
         t_plan = time.monotonic()
         plan = plan_state(state, recorder, frozenset(export.app_outputs(module, recorder)), tuple(module.PATCHES))
         timings["state_plan"] = round(time.monotonic() - t_plan, 2)
