@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from test_run import assert_validated, generate, project, run_json, tree_hash
+from test_run import assert_validated, cli, generate, project, run_json, tree_hash
 
 from leapp_codemod.generate.held_inputs import held_reads
 from leapp_codemod.runner import held_plan
@@ -69,6 +69,9 @@ def test_held_fields_next_to_arguments_become_inputs_and_a_normalizer_read_throu
     assert "sim_data_qpos" in yaml and "sim_data_qvel" in yaml and "command" in yaml and "limits_scale" not in yaml
     later = report["validation"]["across_run"]["later_calls"]
     assert report["validation"]["across_run"]["ok"] and later["ok"] and len(later["calls"]) >= 8
+    proc = cli(["record", "integration.py", "--out", "calls.npz"], work, 300)   # qpos/qvel vary: refused, one line
+    assert proc.returncode != 0 and "HELD: sim.data.qpos, sim.data.qvel, changing between calls" in proc.stderr
+    assert "Traceback" not in proc.stderr and not (work / "calls.npz").exists()
     assert tree_hash(work / "hopper") == before
 
 

@@ -131,7 +131,7 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
     if (cfg.get("inputs") or cfg.get("record")) and inline_run.is_inline(module.ENTRY):
         raise RunnerError(f"{module.ENTRY} is a statement range of the driver: `record` and `run --inputs` "
                           "replay function entries only; run the driver instead", "inputs")
-    if (cfg.get("inputs") or cfg.get("record")) and getattr(module, "HELD", None):
+    if (cfg.get("inputs") or cfg.get("record")) and getattr(module, "HELD", None) and not module.INPUTS:
         raise RunnerError(f"{module.ENTRY} reads its inputs from fields of objects it holds (HELD: "
                           f"{', '.join(module.HELD.values())}): `record` and `run --inputs` replay arguments only; "
                           "run the driver instead", "inputs")
