@@ -84,3 +84,30 @@ def test_an_entry_whose_only_held_field_is_its_own_state_is_refused_in_one_line(
     assert proc.returncode != 0 and report["status"] == "failed" and report["failed_stage"] == "inputs"
     assert report["error"].startswith("hopper.policy:Drift.tick has no inputs left")
     assert "self.norm.mean: changed by the entry's own calls: state" in report["error"]
+
+
+class _Base:
+    def act(self, command):
+        return command + self.sensor.reading
+
+
+class _Sensor:
+    def __init__(self):
+        self.reading = np.zeros(2)
+
+
+class _Child(_Base):
+    def __init__(self):
+        self.sensor = _Sensor()
+
+    def act(self, command):
+        assert isinstance(self, _Child)
+        return super().act(command) * 2
+
+
+def test_an_entry_served_through_a_stand_in_keeps_isinstance_and_super():
+    from leapp_codemod import held
+
+    ctrl = _Child()
+    out = held.fed(ctrl.act, {"reading": "sensor.reading"})(np.ones(2), reading=np.full(2, 3.0))
+    assert out.tolist() == [8.0, 8.0] and ctrl.sensor.reading.tolist() == [0.0, 0.0]
