@@ -41,6 +41,10 @@ class StandIn:
             return types.MethodType(static, self)      # the class's own methods see the fed fields too
         return getattr(real, name)
 
+    @property
+    def __class__(self):    # isinstance(self, Cls) and super() in the entry see the real object's class
+        return type(object.__getattribute__(self, "_leapp_real"))
+
     def __setattr__(self, name: str, value) -> None:
         setattr(object.__getattribute__(self, "_leapp_real"), name, value)
 

@@ -41,5 +41,7 @@ def test_element_writes_into_a_fresh_array_and_pinv_export_through_the_fallback_
     assert backends[0] == "onnx" and report["attempts"][0]["failed_stage"] == "lowering"
     assert "linalg_pinv" in report["attempts"][0]["reason"] or "linalg_pinv" in " ".join(
         report["attempts"][0].get("leapp_messages", []))
+    torchscript = next(a for a in report["attempts"] if a["backend"] == "onnx-torchscript")
+    assert "'aten::linalg_pinv'" in torchscript["reason"] and "__init__()" not in torchscript["reason"]  # torch's own
     assert report["attempts"][-1]["outcome"] == "validated" and report["attempts"][-1]["backend"] != "onnx"
     assert tree_hash(work / "planar") == before

@@ -15,13 +15,42 @@ class HeldInput:
     where: str   # "file:line" of the first read
 
 
-def _chain(node: ast.AST, me: str) -> list[str] | None:
-    """`self.a.b.c` as ["a", "b", "c"], or None when the expression is no attribute chain on `me`."""
+def _chain(node: ast.AST, me: str, aliases: dict[str, list[str]] | None = None) -> list[str] | None:
+    """`self.a.b.c` as ["a", "b", "c"] (`s.c` as the same when `aliases` says `s = self.a.b`), or None
+    when the expression is no attribute chain on `me`."""
     parts: list[str] = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)
         node = node.value
-    return parts[::-1] if isinstance(node, ast.Name) and node.id == me else None
+    if not isinstance(node, ast.Name):
+        return None
+    if node.id == me:
+        return parts[::-1]
+    return (aliases[node.id] + parts[::-1]) if aliases and node.id in aliases and parts else None
+
+
+def _aliases(fn: ast.FunctionDef, me: str) -> dict[str, tuple[list[str], int]]:
+    """Local names bound once to an attribute chain on the instance (`s = self.robot.state`):
+    name -> (the chain, id of the chain's expression)."""
+    bound: dict[str, list] = {}
+    for node in ast.walk(fn):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.With, ast.NamedExpr)):
+            targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+            for target in targets:
+                for sub in ast.walk(target) if target is not None else ():
+                    if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                        value = node.value if isinstance(node, ast.Assign) and target is sub else None
+                        bound.setdefault(sub.id, []).append(value)
+    out = {}
+    for name, values in bound.items():
+        if len(values) == 1 and isinstance(values[0], ast.Attribute) and (chain := _chain(values[0], me)):
+            out[name] = (chain, id(values[0]))
+    return out
+
+
+# An array's metadata read as a value (`self.buf.shape`) is no field to serve: the array's shape, dtype
+# and device are constants of a traced graph.
+_METADATA = frozenset({"shape", "dtype", "device", "ndim", "T", "mT", "is_cuda", "requires_grad"})
 
 
 def _written(fn: ast.FunctionDef) -> set[int]:
@@ -47,6 +76,8 @@ def held_reads(fn: ast.FunctionDef) -> list[tuple[str, int]]:
         return []
     me = args[0].arg
     skip = _written(fn)
+    aliases = _aliases(fn, me)
+    prefixes = {name: chain for name, (chain, _) in aliases.items()}
     inner: set[int] = set()
     for node in ast.walk(fn):
         if isinstance(node, ast.Call):
@@ -55,12 +86,14 @@ def held_reads(fn: ast.FunctionDef) -> list[tuple[str, int]]:
                 skip.add(id(node.func.value))      # a method's receiver: `self.robot.get_state()`
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute):
             inner.add(id(node.value))
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases:
+            inner.add(aliases[node.value.id][1])     # `s = self.robot.state; s.q`: the field is robot.state.q
     found: dict[str, int] = {}
     for node in ast.walk(fn):
         if not isinstance(node, ast.Attribute) or id(node) in skip or id(node) in inner:
             continue
-        chain = _chain(node, me)
-        if chain and len(chain) >= 2:
+        chain = _chain(node, me, prefixes)
+        if chain and len(chain) >= 2 and chain[-1] not in _METADATA:
             path = ".".join(chain)
             found[path] = min(found.get(path, node.lineno), node.lineno)
     return sorted(found.items(), key=lambda item: item[1])

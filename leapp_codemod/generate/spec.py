@@ -514,7 +514,7 @@ def build_spec(scan: ScanResult, opts: Options, project: Project | None = None) 
                         "statements that call it as an inline range (--entry FILE:START-END)")
     node = None if inline else sources.function(module, qualname).node
     kwonly = frozenset() if node is None else frozenset(a.arg for a in node.args.kwonlyargs)
-    fields = held_inputs(node, entry.path, set(static)) if node is not None and entry.is_method and not inputs else ()
+    fields = held_inputs(node, entry.path, set(static) | set(inputs)) if node is not None and entry.is_method else ()
     if not inputs and not fields:
         raise SpecError(f"{entry.path}:{entry.line}: {qualname} takes no inputs to export{no_inputs_hint(node)}")
     graph = opts.graph or (inline_graph_name(inline) if inline else default_graph_name(qualname))

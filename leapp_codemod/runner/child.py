@@ -103,7 +103,7 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
             sys.path.remove(p)
         sys.path.insert(0, p)
     progress("importing the application")
-    from leapp_codemod.runner import draws, export, names, twincheck
+    from leapp_codemod.runner import draws, export, held_plan, names, twincheck
     from leapp_codemod.runner import inline as inline_run
     from leapp_codemod.runner import state_observe as observe
     from leapp_codemod.runner.intercept import (
@@ -131,7 +131,7 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
     if (cfg.get("inputs") or cfg.get("record")) and inline_run.is_inline(module.ENTRY):
         raise RunnerError(f"{module.ENTRY} is a statement range of the driver: `record` and `run --inputs` "
                           "replay function entries only; run the driver instead", "inputs")
-    if (cfg.get("inputs") or cfg.get("record")) and getattr(module, "HELD", None):
+    if (cfg.get("inputs") or cfg.get("record")) and getattr(module, "HELD", None) and not module.INPUTS:
         raise RunnerError(f"{module.ENTRY} reads its inputs from fields of objects it holds (HELD: "
                           f"{', '.join(module.HELD.values())}): `record` and `run --inputs` replay arguments only; "
                           "run the driver instead", "inputs")
@@ -161,6 +161,12 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         refused = draws.refused_read(recorder.draws) or _text_read(module, recorder)
         if refused:
             raise RunnerError(refused, "host-read")
+        done["held_dropped"] = held_plan.settle(recorder)
+        for where, why in done["held_dropped"].items():
+            progress(f"held field {where}: {why}")
+        if done["held_dropped"] and not recorder.input_names and not recorder.held:
+            raise RunnerError(f"{module.ENTRY} has no inputs left: none of the fields it reads from held objects is "
+                              f"one ({'; '.join(f'{w}: {y}' for w, y in done['held_dropped'].items())})", "inputs")
         t_plan = time.monotonic()
         plan = plan_state(state, recorder, frozenset(export.app_outputs(module, recorder)), tuple(module.PATCHES))
         timings["state_plan"] = round(time.monotonic() - t_plan, 2)
@@ -300,6 +306,7 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         **draws.report(recorder.draws),
         **({"held_inputs": {name: f"self.{path}" for name, path in recorder.held.items()
                             if recorder.traced and name in recorder.traced[0].inputs}} if recorder.held else {}),
+        **({"held_not_inputs": done["held_dropped"]} if done.get("held_dropped") else {}),
     }
 
 

@@ -17,20 +17,49 @@ class EnoughCalls(BaseException):
     driver's own `except Exception` handlers do not swallow it)."""
 
 
+# A library that re-raises an error as `type(error)(message)` fails on an exception class whose
+# constructor takes other arguments (LEAPP's fatal() with torch's UnsupportedOperatorError); the
+# TypeError it gets names the class, the error it meant to raise is in the exception chain.
+_BROKEN_RAISE = re.compile(r"^(\w+)\.__init__\(\) missing \d+ required (?:positional|keyword-only) argument")
+_BROKEN_FALLBACK = {"UnsupportedOperatorError": "the torchscript ONNX exporter failed inside torch while reporting "
+                                               "an unsupported operator"}
+
+
+def told(exc: BaseException) -> tuple[str, str]:
+    """(type name, message) to report for `exc`: for a TypeError raised while constructing another
+    exception (see _BROKEN_RAISE) the exception it meant to raise, found in the chain (cause or
+    context), or a sentence saying what failed; never the TypeError's own text."""
+    message = re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).strip()
+    broken = _BROKEN_RAISE.match(message) if isinstance(exc, TypeError) else None
+    if broken is None:
+        return type(exc).__name__, message
+    seen: set[int] = set()
+    inner = exc.__cause__ or exc.__context__
+    while inner is not None and id(inner) not in seen:
+        seen.add(id(inner))
+        if type(inner).__name__ == broken.group(1) and str(inner).strip():
+            return told(inner)
+        inner = inner.__cause__ or inner.__context__
+    return broken.group(1), _BROKEN_FALLBACK.get(
+        broken.group(1), f"the exporter failed while raising {broken.group(1)}, whose own message is lost")
+
+
 def one_line(exc: BaseException, limit: int = 240) -> str:
     """`Type: first line of the message`, without colour codes; a longer text is cut at a word
     boundary and ends with '...'."""
-    lines = [ln for ln in re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).strip().splitlines() if ln.strip()]
+    name, message = told(exc)
+    lines = [ln for ln in message.splitlines() if ln.strip()]
     first = " ".join(lines[0].split()) if lines else ""
-    text = f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+    text = f"{name}: {first}" if first else name
     return cut(text, limit)
 
 
 def full_text(exc: BaseException) -> str:
     """`Type: message` with every line of the message joined, colour codes removed, never cut."""
-    lines = [" ".join(ln.split()) for ln in re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).strip().splitlines()]
+    name, message = told(exc)
+    lines = [" ".join(ln.split()) for ln in message.splitlines()]
     message = " ".join(ln for ln in lines if ln)
-    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+    return f"{name}: {message}" if message else name
 
 
 def cut(text: str, limit: int) -> str:

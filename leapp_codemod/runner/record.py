@@ -270,7 +270,14 @@ def has_pickle(path: Path) -> bool:
 def saver(path: Path, module, recorder, done: dict, allow_pickle: bool = False):
     """The recorder's on_done hook in `record` mode: save the calls instead of exporting."""
     def save_calls() -> None:
+        from leapp_codemod.runner import held_plan
+
         try:
+            held_plan.settle(recorder)     # held fields that are no inputs are constants of the recording's instance
+            if recorder.held:
+                raise RecordingError(f"{module.ENTRY} reads inputs from fields of objects it holds (HELD: "
+                                     f"{', '.join(recorder.held.values())}, changing between calls): `record` and "
+                                     "`run --inputs` replay arguments only; run the driver instead")
             done["recorded"] = save(path, module, recorder, allow_pickle)
         except (RecordingError, OSError) as exc:
             done["error"] = RecordingError(str(exc))

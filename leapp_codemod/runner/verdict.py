@@ -58,6 +58,8 @@ def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: f
                     "timings": dict(data.get("timings", {}), total=round(wall, 2))}
     if data.get("held_inputs"):     # inputs read from fields of objects the entry holds (leapp_codemod.held)
         report["held_inputs"] = data["held_inputs"]
+    if data.get("held_not_inputs"):     # held fields left out of the inputs: state, or constant on every call
+        report["held_not_inputs"] = data["held_not_inputs"]
     if child.timed_out:
         report.update(status="failed", failed_stage="timeout",
                       error=f"timed out after {opts.timeout:g} s (see {opts.out / 'run.log'})")
