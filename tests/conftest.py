@@ -37,6 +37,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("fast"):
         config.option.markexpr = f"({config.option.markexpr}) and {FAST}" if config.option.markexpr else FAST
+    _start_shared_server(config)
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
@@ -191,11 +192,13 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem):
     if not _CPU_REPORT:
         yield
         return
-    start = _cpu_seconds()
+    start, began = _cpu_seconds(), time.time()
     yield
     reaped = _REAPED.pop("forkserver", 0.0)     # not this test's: see `forkserver`
     with open(_CPU_REPORT, "a", encoding="utf-8") as out:
-        out.write(json.dumps({"test": item.nodeid, "cpu": round(_cpu_seconds() - start - reaped, 3)}) + "\n")
+        out.write(json.dumps({"test": item.nodeid, "cpu": round(_cpu_seconds() - start - reaped, 3),
+                              "worker": os.environ.get("PYTEST_XDIST_WORKER", "controller"),
+                              "start": round(began, 2), "wall": round(time.time() - began, 3)}) + "\n")
 
 
 # `run`'s child from a warm process (tests/forkserver.py, leapp_codemod/runner/warmstart.py): a worker whose
@@ -207,10 +210,8 @@ WARM = os.environ.get("LEAPP_CODEMOD_TEST_WARM", "1") != "0"
 FORKSERVER_ENV = warmstart.ENV
 
 
-@pytest.fixture(scope="session")
-def forkserver(tmp_path_factory):
-    """The warm-start server's `PID:SOCKET`, or None when it did not come up (the child then starts as always)."""
-    folder = tmp_path_factory.mktemp("forkserver")
+def _start_server(folder: Path) -> tuple[subprocess.Popen, Path]:
+    """Starts the warm-start server (it binds its socket once warm, about 8 CPU-s later); returns it and the socket."""
     log_path, sock = folder / "server.log", folder / "s"
     if len(str(sock)) > 100:            # a Unix socket's path is at most 107 bytes
         import tempfile
@@ -220,20 +221,83 @@ def forkserver(tmp_path_factory):
     with open(log_path, "wb") as log:
         server = subprocess.Popen([sys.executable, str(Path(__file__).with_name("forkserver.py")), str(sock)],
                                   stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env, start_new_session=True)
-    deadline = time.monotonic() + 300
-    while not sock.exists() and server.poll() is None and time.monotonic() < deadline:
+    return server, sock
+
+
+def _await_server(pid: int, sock: Path, seconds: float = 300) -> str | None:
+    """`PID:SOCKET` once the server's socket exists; None when the server died or took too long."""
+    deadline = time.monotonic() + seconds
+    while not sock.exists() and time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return None
         time.sleep(0.1)
-    yield f"{server.pid}:{sock}" if sock.exists() else None
+    return f"{pid}:{sock}" if sock.exists() else None
+
+
+def _stop_server(server: subprocess.Popen, owner: str) -> float:
+    """Kills and reaps the server; returns the CPU seconds reaping added to this process's children."""
     before = _cpu_seconds()
     server.kill()
     server.wait()
+    spent = _cpu_seconds() - before
     if _CPU_REPORT:
-        # Reaping the server adds its whole CPU (its children's too, each already reported under its test)
-        # to this worker's children; the last test, whose teardown this is, does not count it.
-        _REAPED["forkserver"] = _cpu_seconds() - before
         with open(_CPU_REPORT, "a", encoding="utf-8") as out:
-            out.write(json.dumps({"process": f"forkserver of {os.environ.get('PYTEST_XDIST_WORKER', 'controller')}",
-                                  "children": round(_REAPED["forkserver"], 3)}) + "\n")
+            out.write(json.dumps({"process": f"forkserver of {owner}", "children": round(spent, 3)}) + "\n")
+    return spent
+
+
+# Under xdist (`make test`) the controller starts one server for all workers as soon as it is configured:
+# it warms up while the workers start and collect (about 9 CPU-s each), so no worker waits for it, and it
+# is warmed once, not once per worker. The workers find it through SHARED_ENV. A run that cannot export
+# (`--fast`, or only files with no test marked e2e) starts none; a run without xdist starts its own in
+# the `forkserver` fixture.
+SHARED_ENV = "LEAPP_CODEMOD_TEST_SHARED_FORKSERVER"
+_SHARED: dict[str, subprocess.Popen] = {}
+
+
+def _may_export(config: pytest.Config) -> bool:
+    if not WARM or config.getoption("fast"):
+        return False
+    for arg in config.args or ["."]:
+        path = Path(config.invocation_params.dir, arg.split("::", 1)[0])
+        if path.is_dir() or (path.is_file() and "mark.e2e" in path.read_text(encoding="utf-8", errors="replace")):
+            return True
+    return False
+
+
+def _start_shared_server(config: pytest.Config) -> None:
+    distributed = getattr(config.option, "numprocesses", None) and getattr(config.option, "dist", "no") != "no"
+    if hasattr(config, "workerinput") or not distributed or not _may_export(config):
+        return
+    import tempfile
+    server, sock = _start_server(Path(tempfile.mkdtemp(prefix="lcm-fs-")))
+    _SHARED["server"] = server
+    os.environ[SHARED_ENV] = f"{server.pid}:{sock}"         # the workers, started after this, inherit it
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    server = _SHARED.pop("server", None)
+    if server is not None:
+        os.environ.pop(SHARED_ENV, None)
+        _stop_server(server, "the controller")
+
+
+@pytest.fixture(scope="session")
+def forkserver(tmp_path_factory):
+    """The warm-start server's `PID:SOCKET`, or None when it did not come up (the child then starts as always):
+    the controller's (SHARED_ENV) under xdist, else one this process starts."""
+    shared = os.environ.get(SHARED_ENV)
+    if shared:
+        pid, _, sock = shared.partition(":")
+        yield _await_server(int(pid), Path(sock))
+        return
+    server, sock = _start_server(tmp_path_factory.mktemp("forkserver"))
+    yield _await_server(server.pid, sock)
+    # Reaping the server adds its whole CPU (its children's too, each already reported under its test)
+    # to this worker's children; the last test, whose teardown this is, does not count it.
+    _REAPED["forkserver"] = _stop_server(server, os.environ.get("PYTEST_XDIST_WORKER", "controller"))
 
 
 def _wants_warm(node) -> bool:
