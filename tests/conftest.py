@@ -201,10 +201,10 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem):
                               "start": round(began, 2), "wall": round(time.time() - began, 3)}) + "\n")
 
 
-# `run`'s child from a warm process (tests/forkserver.py, leapp_codemod/runner/warmstart.py): a worker whose
-# tests include end-to-end ones starts one server that has imported torch, LEAPP, NumPy and ONNX Runtime,
-# and every `run` of the session asks it to fork the child instead of starting an interpreter that imports
-# them again (about 8 s of CPU each). Tests and modules marked `real_spawn` start the child as users do;
+# `run`'s child and the observer's from a warm process (tests/forkserver.py, leapp_codemod/runner/warmstart.py):
+# one server (the controller's under xdist, else this process's) that has imported torch, NumPy, ONNX and
+# Warp, and every `run` or observed driver of a worker whose tests include end-to-end ones asks it to fork
+# the child instead of starting an interpreter that imports them again (about 8 s of CPU each for `run`). Tests and modules marked `real_spawn` start the child as users do;
 # so does every test of `make test-fast` (no server). `LEAPP_CODEMOD_TEST_WARM=0` turns it off.
 WARM = os.environ.get("LEAPP_CODEMOD_TEST_WARM", "1") != "0"
 FORKSERVER_ENV = warmstart.ENV
