@@ -37,7 +37,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("fast"):
         config.option.markexpr = f"({config.option.markexpr}) and {FAST}" if config.option.markexpr else FAST
-    _start_shared_server(config)
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
@@ -202,9 +201,9 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem):
 
 
 # `run`'s child and the observer's from a warm process (tests/forkserver.py, leapp_codemod/runner/warmstart.py):
-# one server (the controller's under xdist, else this process's) that has imported torch, NumPy, ONNX and
-# Warp, and every `run` or observed driver of a worker whose tests include end-to-end ones asks it to fork
-# the child instead of starting an interpreter that imports them again (about 8 s of CPU each for `run`). Tests and modules marked `real_spawn` start the child as users do;
+# a worker whose tests include end-to-end ones starts one server that has imported torch, NumPy, ONNX and
+# Warp, and every `run` or observed driver of the worker asks it to fork the child instead of starting an
+# interpreter that imports them again (about 8 s of CPU each for `run`, 2.5 s for the observer's driver). Tests and modules marked `real_spawn` start the child as users do;
 # so does every test of `make test-fast` (no server). `LEAPP_CODEMOD_TEST_WARM=0` turns it off.
 WARM = os.environ.get("LEAPP_CODEMOD_TEST_WARM", "1") != "0"
 FORKSERVER_ENV = warmstart.ENV
@@ -248,51 +247,12 @@ def _stop_server(server: subprocess.Popen, owner: str) -> float:
     return spent
 
 
-# Under xdist (`make test`) the controller starts one server for all workers as soon as it is configured:
-# it warms up while the workers start and collect (about 9 CPU-s each), so no worker waits for it, and it
-# is warmed once, not once per worker. The workers find it through SHARED_ENV. A run that cannot export
-# (`--fast`, or only files with no test marked e2e) starts none; a run without xdist starts its own in
-# the `forkserver` fixture.
-SHARED_ENV = "LEAPP_CODEMOD_TEST_SHARED_FORKSERVER"
-_SHARED: dict[str, subprocess.Popen] = {}
-
-
-def _may_export(config: pytest.Config) -> bool:
-    if not WARM or config.getoption("fast"):
-        return False
-    for arg in config.args or ["."]:
-        path = Path(config.invocation_params.dir, arg.split("::", 1)[0])
-        if path.is_dir() or (path.is_file() and "mark.e2e" in path.read_text(encoding="utf-8", errors="replace")):
-            return True
-    return False
-
-
-def _start_shared_server(config: pytest.Config) -> None:
-    distributed = getattr(config.option, "numprocesses", None) and getattr(config.option, "dist", "no") != "no"
-    if hasattr(config, "workerinput") or not distributed or not _may_export(config):
-        return
-    import tempfile
-    server, sock = _start_server(Path(tempfile.mkdtemp(prefix="lcm-fs-")))
-    _SHARED["server"] = server
-    os.environ[SHARED_ENV] = f"{server.pid}:{sock}"         # the workers, started after this, inherit it
-
-
-def pytest_unconfigure(config: pytest.Config) -> None:
-    server = _SHARED.pop("server", None)
-    if server is not None:
-        os.environ.pop(SHARED_ENV, None)
-        _stop_server(server, "the controller")
-
-
 @pytest.fixture(scope="session")
 def forkserver(tmp_path_factory):
-    """The warm-start server's `PID:SOCKET`, or None when it did not come up (the child then starts as always):
-    the controller's (SHARED_ENV) under xdist, else one this process starts."""
-    shared = os.environ.get(SHARED_ENV)
-    if shared:
-        pid, _, sock = shared.partition(":")
-        yield _await_server(int(pid), Path(sock))
-        return
+    """The warm-start server's `PID:SOCKET`, or None when it did not come up (the child then starts as always).
+    Each worker starts its own once its collection is done: the libraries the test modules import set
+    variables (KMP_*, TORCHINDUCTOR_CACHE_DIR, LD_LIBRARY_PATH) that the server compares with each request's
+    start-up environment, so a server started before collection (by xdist's controller) refuses them all."""
     server, sock = _start_server(tmp_path_factory.mktemp("forkserver"))
     yield _await_server(server.pid, sock)
     # Reaping the server adds its whole CPU (its children's too, each already reported under its test)
