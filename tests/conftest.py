@@ -191,26 +191,26 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem):
     if not _CPU_REPORT:
         yield
         return
-    start = _cpu_seconds()
+    start, began = _cpu_seconds(), time.time()
     yield
     reaped = _REAPED.pop("forkserver", 0.0)     # not this test's: see `forkserver`
     with open(_CPU_REPORT, "a", encoding="utf-8") as out:
-        out.write(json.dumps({"test": item.nodeid, "cpu": round(_cpu_seconds() - start - reaped, 3)}) + "\n")
+        out.write(json.dumps({"test": item.nodeid, "cpu": round(_cpu_seconds() - start - reaped, 3),
+                              "worker": os.environ.get("PYTEST_XDIST_WORKER", "controller"),
+                              "start": round(began, 2), "wall": round(time.time() - began, 3)}) + "\n")
 
 
-# `run`'s child from a warm process (tests/forkserver.py, leapp_codemod/runner/warmstart.py): a worker whose
-# tests include end-to-end ones starts one server that has imported torch, LEAPP, NumPy and ONNX Runtime,
-# and every `run` of the session asks it to fork the child instead of starting an interpreter that imports
-# them again (about 8 s of CPU each). Tests and modules marked `real_spawn` start the child as users do;
+# `run`'s child and the observer's from a warm process (tests/forkserver.py, leapp_codemod/runner/warmstart.py):
+# a worker whose tests include end-to-end ones starts one server that has imported torch, NumPy, ONNX and
+# Warp, and every `run` or observed driver of the worker asks it to fork the child instead of starting an
+# interpreter that imports them again (about 8 s of CPU each for `run`, 2.5 s for the observer's driver). Tests and modules marked `real_spawn` start the child as users do;
 # so does every test of `make test-fast` (no server). `LEAPP_CODEMOD_TEST_WARM=0` turns it off.
 WARM = os.environ.get("LEAPP_CODEMOD_TEST_WARM", "1") != "0"
 FORKSERVER_ENV = warmstart.ENV
 
 
-@pytest.fixture(scope="session")
-def forkserver(tmp_path_factory):
-    """The warm-start server's `PID:SOCKET`, or None when it did not come up (the child then starts as always)."""
-    folder = tmp_path_factory.mktemp("forkserver")
+def _start_server(folder: Path) -> tuple[subprocess.Popen, Path]:
+    """Starts the warm-start server (it binds its socket once warm, about 8 CPU-s later); returns it and the socket."""
     log_path, sock = folder / "server.log", folder / "s"
     if len(str(sock)) > 100:            # a Unix socket's path is at most 107 bytes
         import tempfile
@@ -220,20 +220,44 @@ def forkserver(tmp_path_factory):
     with open(log_path, "wb") as log:
         server = subprocess.Popen([sys.executable, str(Path(__file__).with_name("forkserver.py")), str(sock)],
                                   stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env, start_new_session=True)
-    deadline = time.monotonic() + 300
-    while not sock.exists() and server.poll() is None and time.monotonic() < deadline:
+    return server, sock
+
+
+def _await_server(pid: int, sock: Path, seconds: float = 300) -> str | None:
+    """`PID:SOCKET` once the server's socket exists; None when the server died or took too long."""
+    deadline = time.monotonic() + seconds
+    while not sock.exists() and time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return None
         time.sleep(0.1)
-    yield f"{server.pid}:{sock}" if sock.exists() else None
+    return f"{pid}:{sock}" if sock.exists() else None
+
+
+def _stop_server(server: subprocess.Popen, owner: str) -> float:
+    """Kills and reaps the server; returns the CPU seconds reaping added to this process's children."""
     before = _cpu_seconds()
     server.kill()
     server.wait()
+    spent = _cpu_seconds() - before
     if _CPU_REPORT:
-        # Reaping the server adds its whole CPU (its children's too, each already reported under its test)
-        # to this worker's children; the last test, whose teardown this is, does not count it.
-        _REAPED["forkserver"] = _cpu_seconds() - before
         with open(_CPU_REPORT, "a", encoding="utf-8") as out:
-            out.write(json.dumps({"process": f"forkserver of {os.environ.get('PYTEST_XDIST_WORKER', 'controller')}",
-                                  "children": round(_REAPED["forkserver"], 3)}) + "\n")
+            out.write(json.dumps({"process": f"forkserver of {owner}", "children": round(spent, 3)}) + "\n")
+    return spent
+
+
+@pytest.fixture(scope="session")
+def forkserver(tmp_path_factory):
+    """The warm-start server's `PID:SOCKET`, or None when it did not come up (the child then starts as always).
+    Each worker starts its own once its collection is done: the libraries the test modules import set
+    variables (KMP_*, TORCHINDUCTOR_CACHE_DIR, LD_LIBRARY_PATH) that the server compares with each request's
+    start-up environment, so a server started before collection (by xdist's controller) refuses them all."""
+    server, sock = _start_server(tmp_path_factory.mktemp("forkserver"))
+    yield _await_server(server.pid, sock)
+    # Reaping the server adds its whole CPU (its children's too, each already reported under its test)
+    # to this worker's children; the last test, whose teardown this is, does not count it.
+    _REAPED["forkserver"] = _stop_server(server, os.environ.get("PYTEST_XDIST_WORKER", "controller"))
 
 
 def _wants_warm(node) -> bool:

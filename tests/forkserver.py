@@ -1,4 +1,4 @@
-"""The test session's warm-start server for `run`'s child (`leapp_codemod/runner/warmstart.py`).
+"""The test session's warm-start server for `run`'s child and the observer's (`leapp_codemod/runner/warmstart.py`).
 
 `python tests/forkserver.py SOCKET [MODULE...]` imports NumPy, torch (with torch.export's tracer), ONNX and
 Warp, what `import leapp` spends nearly all its time on, and the modules an ONNX export imports (`PRELOAD`;
@@ -43,7 +43,7 @@ PRELOAD = ("numpy", "torch", "torch._export.converter", "onnx", "warp",
            "PIL.Image", "PIL.ImageDraw", "PIL.ImageFont", "PIL.PngImagePlugin", "fast_sugiyama", "jinja2", "yaml",
            "libcst", "libcst.metadata")
 NOT_PRELOADED = ("onnxruntime", "leapp", "leapp_codemod")
-MODULES = ("leapp_codemod.runner.child",)
+MODULES = ("leapp_codemod.runner.child", "leapp_codemod.observe.child")
 STARTUP_PREFIXES = ("PYTHON", "LD_", "LC_", "LANG", "TORCH", "PYTORCH", "OMP_", "MKL_", "KMP_", "OPENBLAS",
                     "CUDA", "NUMPY", "ORT_", "WARP", "LEAPP")
 PR_SET_PDEATHSIG = 1

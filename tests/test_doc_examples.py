@@ -6,7 +6,9 @@ A command block is a fenced block (no language, or console/sh/bash) whose lines 
 (`[--option]`) and `pip`/`make` lines are documentation, not run here (`make demo` is checked against the
 README's quick start below). A block that starts with `cd` starts a session in a fresh copy of the
 repository's examples and fixtures; a block that does not continues the previous session. `/tmp/` paths
-are rewritten into the session's scratch folder. A line whose comment says "needs CUDA" is run only where
+are rewritten into the session's scratch folder. `scan`, `lint`, `entrypoints` and `generate` run in this
+process (tests/inprocess.py: what they print and return, without an interpreter's start-up); `run` and
+`record` run in their own process, as users start them. A line whose comment says "needs CUDA" is run only where
 torch sees a GPU. A fenced block right after `<!-- output -->` is the quoted output of the command before
 it: each of its lines must appear, in order, in what the command printed, with every number masked
 (a line ending in `...` or `…` matches any line that starts the same way). Sessions that run `run` or
@@ -27,6 +29,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import inprocess
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -168,7 +171,7 @@ def run_session(session: Session, tmp_path: Path) -> SessionRun:
         if "needs CUDA" in comment and not _has_cuda():
             continue
         words = shlex.split(command, comments=True)
-        env = dict(os.environ, NO_COLOR="1")
+        env = {"NO_COLOR": "1"}
         while words and re.match(r"[A-Z_][A-Z0-9_]*=", words[0]):
             key, _, value = words.pop(0).partition("=")
             env[key] = value
@@ -177,7 +180,11 @@ def run_session(session: Session, tmp_path: Path) -> SessionRun:
             cwd = (cwd / words[1]).resolve()
             assert cwd.is_dir(), f"{where}: no such folder"
             continue
-        done = subprocess.run(tool + words[1:], cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
+        if words[1] in inprocess.IN_PROCESS:
+            done = inprocess.cli(words[1:], cwd, env=env)
+        else:
+            done = subprocess.run(tool + words[1:], cwd=cwd, env=dict(os.environ, **env), capture_output=True,
+                                  text=True, timeout=900)
         ran.append(done)
         verdict_not_ok = (step.expected or [""])[0].startswith(("validated on a restricted domain", "failed", "partial"))
         allowed = (0, 1) if words[1] in ("scan", "lint") or verdict_not_ok else (0,)

@@ -123,7 +123,7 @@ def test_a_different_start_up_environment_or_module_is_started_as_always(server,
     assert proc is None
     for fd in (out_r, pr):
         os.close(fd)
-    assert warmstart.start([sys.executable, "-m", "leapp_codemod.observe.child", "x"],
+    assert warmstart.start([sys.executable, "-m", "leapp_codemod.cli", "x"],
                            env={warmstart.ENV: server}, stdout=1, pass_fds=()) is None
 
 

@@ -112,6 +112,7 @@ def test_entrypoints_by_observation_rank_the_right_entry_first(fixture, tmp_path
 SLEEPER = "import os, sys, time\nopen(sys.argv[0] + '.pid', 'w').write(str(os.getpid()))\ntime.sleep(120)\n"
 
 
+@pytest.mark.real_spawn        # the observer as users start it (PR_SET_PDEATHSIG), not forked by the test session's server
 def test_the_observed_driver_dies_with_its_parent(tmp_path):
     driver = tmp_path / "sleeper.py"
     driver.write_text(SLEEPER)

@@ -105,6 +105,7 @@ def test_the_recorder_sees_callees_receivers_lines_and_which_reads_stayed_the_sa
     assert reads[("global:obsapp", ("MODE",))]["kind"] == "string"
 
 
+@pytest.mark.real_spawn        # the observer as users start it, not forked by the test session's server
 def test_an_observed_driver_that_runs_too_long_is_stopped_with_one_line(tmp_path):
     driver = tmp_path / "forever.py"
     driver.write_text("import time\nwhile True:\n    time.sleep(0.1)\n")

@@ -1,6 +1,8 @@
-"""A test-suite aid: start `run`'s child from a warm process instead of a fresh interpreter.
+"""A test-suite aid: start `run`'s child, and the observer's (`scan --driver`, `entrypoints --driver`, `generate
+--driver`), from a warm process instead of a fresh interpreter.
 
-The child imports torch and LEAPP (about 8 s of CPU) each time `run` starts it. When the environment
+The child imports torch and LEAPP (about 8 s of CPU) each time `run` starts it; the observer's driver
+imports torch (about 2.5 s). When the environment
 names a warm-start server (`LEAPP_CODEMOD_FORKSERVER=PID:SOCKET`, set only by the test session,
 `tests/forkserver.py`), the tool asks that server, which has imported NumPy, torch, ONNX and Warp (most of
 what `import leapp` costs) and nothing of LEAPP, ONNX Runtime, this package or the application, to
@@ -23,7 +25,7 @@ import sys
 import time
 
 ENV = "LEAPP_CODEMOD_FORKSERVER"
-WARM_MODULES = ("leapp_codemod.runner.child",)   # what the server may start; the observer is not preloaded
+WARM_MODULES = ("leapp_codemod.runner.child", "leapp_codemod.observe.child")   # what the server may start
 
 
 def server_pid(environ=os.environ) -> int | None:
