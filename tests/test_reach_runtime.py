@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from scanfixture import found, scan_copy
 
 from leapp_codemod.scan import scan_project
 
@@ -20,14 +21,7 @@ def private_cache(tmp_path, monkeypatch):
 
 
 def scan(tmp_path, app: str, entry: str, monkeypatch):
-    root = tmp_path / app
-    shutil.copytree(FIXTURES / app, root)
-    monkeypatch.chdir(root)
-    return scan_project(["."], entry=entry)
-
-
-def found(result) -> set[tuple[str, int, str]]:
-    return {(Path(f.path).name, f.line, f.code) for f in result.findings}
+    return scan_copy("scan_reach_runtime", tmp_path, app, entry, monkeypatch)
 
 
 def test_untyped_parameter_bound_to_the_class_the_calling_module_registers(tmp_path, monkeypatch):

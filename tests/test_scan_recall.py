@@ -3,14 +3,8 @@ attributes and element read-modify-writes, arrays built from a copied message's 
 distribution a network of unknown class returns, and what is no hazard (cached reads, shape queries)."""
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 import pytest
-
-from leapp_codemod.scan import scan_project
-
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "scan_recall"
+from scanfixture import found, scan_copy
 
 
 @pytest.fixture(autouse=True)
@@ -19,14 +13,7 @@ def private_cache(tmp_path, monkeypatch):
 
 
 def scan(tmp_path, app: str, entry: str, monkeypatch):
-    root = tmp_path / app
-    shutil.copytree(FIXTURES / app, root)
-    monkeypatch.chdir(root)
-    return scan_project(["."], entry=entry)
-
-
-def found(result) -> set[tuple[str, int, str]]:
-    return {(Path(f.path).name, f.line, f.code) for f in result.findings}
+    return scan_copy("scan_recall", tmp_path, app, entry, monkeypatch)
 
 
 def test_numpy_elements_into_fields_and_written_back_are_extractions(tmp_path, monkeypatch):
