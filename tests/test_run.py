@@ -213,7 +213,7 @@ def test_export_failure_points_at_the_responsible_line(tmp_path):
     work = project(tmp_path, "run_failures")
     before = tree_hash(work)
     module = generate(work, "failapp", "failapp.pipeline:Pipeline.solve", driver="main_solve.py")
-    proc, report = run_json(work)            # `pinv` has no adapter: its stub stops `run` before tracing
+    proc, report = run_json(work)            # `svd` has no adapter: its stub stops `run` before tracing
     assert proc.returncode == 1 and report["error"].startswith("stub not written: failapp/pipeline.py:16 ")
     text = module.read_text()                # without the stub's patch, the untraced call fails the export
     module.write_text(re.sub(r"PATCHES: tuple\[Patch, \.\.\.\] = \(\n(    .*\n)*\)\n", "PATCHES: tuple = ()\n", text))
@@ -222,7 +222,8 @@ def test_export_failure_points_at_the_responsible_line(tmp_path):
     assert proc.returncode == 1
     assert "Traceback" not in proc.stdout + proc.stderr
     first = proc.stdout.splitlines()[0]
-    assert re.search(r"onnx failed at tracing: .*received non-traced tensors", first), first
+    assert re.search(r"computation was lost while tracing: .*received non-traced tensors.*first line that can "
+                     r"explain it: failapp/pipeline\.py:16 unmapped-numpy", first), first
     report = json.loads((work / "out" / "report.json").read_text())
     assert report["status"] == "failed"
     after = tree_hash(work)

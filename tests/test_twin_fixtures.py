@@ -6,7 +6,7 @@
   before tracing, naming the argument LEAPP would have dropped.
 * `twin_filter`: a force controller that low-pass filters with `scipy.signal.lfilter` and carries
   the filter state `zi` between calls, then decouples axes with `np.linalg.inv`: it validates with the
-  state exported; its `np.linalg.pinv` variant (no adapter) stops with "stub not written: file:line".
+  state exported; its `np.linalg.lstsq` variant (no adapter) stops with "stub not written: file:line".
 """
 from __future__ import annotations
 
@@ -79,11 +79,11 @@ def test_filter_state_carried_through_lfilter_validates(tmp_path):
 def test_a_library_call_without_adapter_is_a_stub_that_stops_run_before_tracing(tmp_path):
     work, _ = _app(tmp_path, "twin_filter", "smoothing", "smoothing.controller:ForceController.act_robust")
     text = (work / "integration.py").read_text()
-    stub = re.search(r"def pinv_traceable\(\*args, \*\*kwargs\):\n(?:    .*\n)*?    raise NotImplementedError\(STUB\)",
+    stub = re.search(r"def lstsq_traceable\(\*args, \*\*kwargs\):\n(?:    .*\n)*?    raise NotImplementedError\(STUB\)",
                      text)
     assert stub and "smoothing/controller.py:29" in stub.group(0)
     proc = _cli(["run", "integration.py", "--out", "out"], work)
     assert proc.returncode == 1
-    assert proc.stdout.startswith("failed: stub not written: smoothing/controller.py:29 (pinv_traceable at "
+    assert proc.stdout.startswith("failed: stub not written: smoothing/controller.py:29 (lstsq_traceable at "
                                   "integration.py:"), proc.stdout
     assert not (work / "out" / "attempts").exists()

@@ -1,7 +1,9 @@
 """`numpy.linalg.inv` and `numpy.linalg.solve` for small square matrices (1x1 to 4x4, any leading
 batch dimensions), written as closed-form cofactor expansions: only elementwise arithmetic, indexing
 and stacking, which LEAPP traces and every exporter lowers (ONNX has no general matrix inverse).
-A singular matrix gives inf/nan where NumPy raises LinAlgError."""
+A singular matrix gives inf/nan where NumPy raises LinAlgError. `numpy.linalg.pinv` (any size) is
+`torch.linalg.pinv` with NumPy's relative cutoff: ONNX has no lowering for it, so its graphs export through a
+later step of the exporter ladder (pt2)."""
 from __future__ import annotations
 
 from itertools import permutations

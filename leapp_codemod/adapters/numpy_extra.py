@@ -6,7 +6,8 @@ Unmapped in the installed LEAPP (`leapp_codemod.analysis.model.leapp_support.loa
     numpy.diff, numpy.tile, numpy.repeat, numpy.pad, numpy.median, numpy.percentile, numpy.quantile,
     numpy.average, numpy.nan_to_num, numpy.atleast_1d, numpy.atleast_2d, numpy.atleast_3d,
     numpy.broadcast_to, numpy.column_stack, numpy.copy, numpy.ascontiguousarray, numpy.take,
-    numpy.linalg.inv, numpy.linalg.solve (1x1 to 4x4 matrices, in `adapters.linalg`)
+    numpy.linalg.inv, numpy.linalg.solve (1x1 to 4x4 matrices, in `adapters.linalg`),
+    numpy.linalg.pinv (in `adapters.linalg`; no ONNX lowering: the pt2 exporter takes it)
 Mapped but failing at ONNX export or in ONNX Runtime:
     numpy.hypot (no ONNX lowering), numpy.round / numpy.around with decimals != 0,
     numpy.max / numpy.min / numpy.amax / numpy.amin without an axis (onnx-dynamo),
