@@ -52,6 +52,7 @@ from leapp_codemod.analysis.entry.receivers import (
     bound_targets,
     collect_bindings,
     local_receiver_types,
+    on_library_module,
 )
 from leapp_codemod.analysis.entry.uses import ROLLOUT_DRIVEN, below_built_pipelines, only_logged, runs_rollout
 from leapp_codemod.analysis.entry.served import dotted, is_project_call, served_models
@@ -226,7 +227,8 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
             elif not targets and _unfollowed_policy_call(node, ctx.self_name):
                 sites.calls_module.add(fn.id)
                 sites.policy_calls.setdefault(fn.id, ast.unparse(node.func))
-            if id(node) in loop_calls and not targets and isinstance(node.func, ast.Attribute):
+            if (id(node) in loop_calls and not targets and isinstance(node.func, ast.Attribute)
+                    and not on_library_module(node.func, ctx.module, project)):
                 sites.by_name_in_loops.setdefault(node.func.attr, []).append((fn, node.lineno))
     sites.drivers = driver_ids(roots, sites.callees) - ignored
     # what training code calls (rollout collection, updates) is training code too, unless a driver calls it

@@ -179,3 +179,17 @@ def bound_targets(project: Project, call: ast.Call, types: dict[str, set[str]]) 
         else:
             out.append(target)
     return out
+
+
+def on_library_module(func: ast.expr, module, project: Project) -> bool:
+    """Is `func` a name reached through an import of something outside the project (`subprocess.run`,
+    `np.random.rand`, `os.path.join`)? Such a call is the library's function: it never runs a project
+    method that happens to have the same name."""
+    node = func.value if isinstance(func, ast.Attribute) else None
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    if not isinstance(node, ast.Name) or node.id not in module.imports:
+        return False
+    top = module.imports[node.id].split(".")[0]
+    return not any((name == top or name.startswith(top + ".")) and not project.is_library(name)
+                   for name in project.modules)
