@@ -34,3 +34,31 @@ def test_a_library_call_never_drives_a_project_method_of_the_same_name(tmp_path,
     if namesake is not None:     # it may be listed for its network call, never as driven by `shlex.split`
         assert not any("called in a loop" in r for r in namesake["reasons"])
         assert namesake["score"] < candidates[0]["score"]
+
+
+def test_the_derived_script_of_a_near_copy_wins_the_tie(tmp_path, monkeypatch):
+    want = expected("entry_derived_copy")
+    candidates = ranked(app(tmp_path, "entry_derived_copy"), monkeypatch)
+    first, base = candidates[0], by_id(candidates)[want["base"]]
+    assert first["entry"] == want["entry"] and first["score"] == base["score"]    # a tie, broken
+    assert any("near-copy" in r and "runner.py" in r for r in first["reasons"])
+    assert not any("near-copy" in r for r in base["reasons"])
+
+
+def test_the_script_a_readme_runs_first_wins_the_tie(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from leapp_codemod.cli import main
+
+    want = expected("entry_readme_order")
+    root = app(tmp_path, "entry_readme_order")
+    candidates = ranked(root, monkeypatch)
+    assert [c["entry"] for c in candidates[:2]] == [want["entry"], want["other"]]
+    assert candidates[0]["score"] == candidates[1]["score"]
+    assert any("README.md names `hover.py` first" in r for r in candidates[0]["reasons"])
+    # a plain `scan` takes the same entry
+    out = CliRunner().invoke(main, ["scan", "."], catch_exceptions=False)
+    assert out.stdout.startswith(f"entry: {want['entry']} ")
+    # without the README the tie falls back to the path order
+    (root / "README.md").unlink()
+    assert ranked(root, monkeypatch)[0]["entry"] == want["other"]

@@ -54,6 +54,7 @@ from leapp_codemod.analysis.entry.receivers import (
     local_receiver_types,
     on_library_module,
 )
+from leapp_codemod.analysis.entry.ties import break_ties
 from leapp_codemod.analysis.entry.uses import ROLLOUT_DRIVEN, below_built_pipelines, only_logged, runs_rollout
 from leapp_codemod.analysis.entry.served import dotted, is_project_call, served_models
 from leapp_codemod.analysis.entry.served import served_locals as served_locals_of
@@ -543,5 +544,5 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
                                    INLINE_NETWORK_STATEMENTS)
     ranked = below_their_ranges(below_model_signs(ranked), {
         fid: f"{driver.path}:{pipeline.start}-{pipeline.end}" for fid, (driver, pipeline) in sites.inline_networks.items()})
-    ranked.sort(key=lambda e: tie_order(e, project))
+    ranked = break_ties(sorted(ranked, key=lambda e: tie_order(e, project)), project)
     return ranked[:limit] if limit else ranked

@@ -1,0 +1,129 @@
+"""Candidates tied on score in different scripts: which one the user runs.
+
+Two signals, in this order, each named in the winner's reasons:
+
+1. **The derived script of a near-copy.** Deploy folders often keep a vendor's script next to the project's
+   own version of it (`deploy.py` and `deploy_dwaq.py`, most lines shared). The file that adds code of its
+   own to the lines both share is the one the project wrote for its policy; the other is the base it
+   started from.
+2. **The script a README runs first.** Two near-identical scripts for two tasks (`python track.py`, then
+   `python track_arbitrary.py`): the README's first command is the project's main use.
+
+Nothing else moves: candidates keep their scores, and a tie the signals do not settle keeps `tie_order`.
+"""
+from __future__ import annotations
+
+import ast
+import os
+import re
+from dataclasses import replace
+from pathlib import Path, PurePosixPath
+
+from leapp_codemod.analysis.model.hydra_configs import project_config_roots
+from leapp_codemod.model import Entrypoint
+from leapp_codemod.source.parse import read_regular_text
+
+# Two files are near-copies when this share of the smaller one's statement lines is in the other ...
+NEAR_COPY_SHARE = 0.6
+# ... and the derived one adds at least this many lines of its own, and twice as many as the base.
+DERIVED_MIN_LINES = 10
+README_BYTES = 256 * 1024
+README_LEVELS = 3    # folders above the scan root searched for a README, up to the repository root
+_REPOSITORY_MARKER = ".git"
+
+
+def statement_lines(tree: ast.Module) -> set[str]:
+    """The module's code as a set of normalised lines (comments and layout dropped)."""
+    return {line.strip() for line in ast.unparse(tree).splitlines() if line.strip()}
+
+
+def derived_over(lines_a: set[str], lines_b: set[str]) -> tuple[int, int] | None:
+    """(own, shared) when the file with `lines_a` is a near-copy of the one with `lines_b` that adds code."""
+    shared = len(lines_a & lines_b)
+    if not lines_a or not lines_b or shared < NEAR_COPY_SHARE * min(len(lines_a), len(lines_b)):
+        return None
+    own_a, own_b = len(lines_a - lines_b), len(lines_b - lines_a)
+    if own_a >= DERIVED_MIN_LINES and own_a >= 2 * own_b:
+        return own_a, shared
+    return None
+
+
+def readme_texts(project) -> list[tuple[str, str]]:
+    """(name, text) of the README files in the scan root and the few folders above it, nearest first."""
+    out: list[tuple[str, str]] = []
+    for root in project_config_roots(project):
+        folder = Path(os.path.abspath(root))
+        for _ in range(README_LEVELS + 1):
+            for path in sorted(folder.glob("[Rr][Ee][Aa][Dd][Mm][Ee]*")):
+                text = read_regular_text(path, README_BYTES) if path.is_file() else None
+                if text is not None:
+                    out.append((path.name, text))
+            if (folder / _REPOSITORY_MARKER).exists() or folder.parent == folder:
+                break
+            folder = folder.parent
+    return out
+
+
+def first_mention(readmes: list[tuple[str, str]], script: str) -> tuple[int, int] | None:
+    """(README index, offset) of the first time a README names `script` as a file (`python rl_track.py`)."""
+    pattern = re.compile(rf"(?<![\w.\-]){re.escape(script)}(?![\w\-])")
+    for index, (_, text) in enumerate(readmes):
+        match = pattern.search(text)
+        if match:
+            return index, match.start()
+    return None
+
+
+def break_ties(ranked: list[Entrypoint], project) -> list[Entrypoint]:
+    """`ranked` sorted best first; within each run of equal scores spanning several files, the derived script of
+    a near-copy goes before its base, then the script a README names first. Reasons say why."""
+    out: list[Entrypoint] = []
+    i = 0
+    readmes = None
+    while i < len(ranked):
+        j = i
+        while j < len(ranked) and ranked[j].score == ranked[i].score:
+            j += 1
+        group = ranked[i:j]
+        if len({c.path for c in group}) > 1:
+            if readmes is None:
+                readmes = readme_texts(project)
+            group = _order_group(group, project, readmes)
+        out += group
+        i = j
+    return out
+
+
+def _order_group(group: list[Entrypoint], project, readmes) -> list[Entrypoint]:
+    lines: dict[str, set[str]] = {}
+    for c in group:
+        module = project.modules.get(c.module)
+        if module is not None and c.path not in lines:
+            lines[c.path] = statement_lines(module.tree)
+    based: dict[str, str] = {}      # path -> the reason it is the derived script
+    bases: set[str] = set()
+    for a in lines:
+        for b in lines:
+            found = derived_over(lines[a], lines[b]) if a != b else None
+            if found is not None:
+                based[a] = (f"ties at score {group[0].score} with {b}, a near-copy of this file: this one adds "
+                            f"{found[0]} lines of its own to the {found[1]} they share (the derived script)")
+                bases.add(b)
+    named = {path: first_mention(readmes, PurePosixPath(path).name) for path in lines}
+    missing = (len(readmes) + 1, 0)
+
+    def key(item):
+        index, c = item
+        return (c.path in bases and c.path not in based, named.get(c.path) or missing, index)
+
+    ordered = [c for _, c in sorted(enumerate(group), key=key)]
+    if ordered[0] is group[0]:
+        return group
+    first = ordered[0]
+    if first.path in based:
+        note = based[first.path]
+    else:
+        readme, _ = named[first.path]
+        note = (f"ties at score {first.score} with another script; {readmes[readme][0]} names "
+                f"`{PurePosixPath(first.path).name}` first")
+    return [replace(first, reasons=(*first.reasons, note)), *ordered[1:]]
