@@ -114,7 +114,7 @@ def _order_group(group: list[Entrypoint], project, readmes) -> list[Entrypoint]:
 
     def key(item):
         index, c = item
-        return (c.path in bases and c.path not in based, named.get(c.path) or missing, index)
+        return (c.path in bases and c.path not in based, c.path not in based, named.get(c.path) or missing, index)
 
     ordered = [c for _, c in sorted(enumerate(group), key=key)]
     if ordered[0] is group[0]:
@@ -122,8 +122,9 @@ def _order_group(group: list[Entrypoint], project, readmes) -> list[Entrypoint]:
     first = ordered[0]
     if first.path in based:
         note = based[first.path]
-    else:
-        readme, _ = named[first.path]
-        note = (f"ties at score {first.score} with another script; {readmes[readme][0]} names "
+    elif named.get(first.path) is not None:
+        note = (f"ties at score {first.score} with another script; {readmes[named[first.path][0]][0]} names "
                 f"`{PurePosixPath(first.path).name}` first")
+    else:
+        note = f"ties at score {first.score} with {group[0].path}, the base of a near-copy that adds to it"
     return [replace(first, reasons=(*first.reasons, note)), *ordered[1:]]
