@@ -62,3 +62,12 @@ def test_the_script_a_readme_runs_first_wins_the_tie(tmp_path, monkeypatch):
     # without the README the tie falls back to the path order
     (root / "README.md").unlink()
     assert ranked(root, monkeypatch)[0]["entry"] == want["other"]
+
+
+def test_a_thread_driven_step_ranks_above_a_simulation_rollout(tmp_path, monkeypatch):
+    want = expected("entry_thread_vs_sim")
+    candidates = ranked(app(tmp_path, "entry_thread_vs_sim"), monkeypatch)
+    assert candidates[0]["entry"] == want["entry"]
+    simulated = [c for c in candidates if c["path"] == want["simulation"]]
+    assert simulated and all(c["score"] < candidates[0]["score"] for c in simulated)
+    assert any("a simulation rollout" in r for c in simulated for r in c["reasons"])

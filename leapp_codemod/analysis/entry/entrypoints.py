@@ -55,7 +55,8 @@ from leapp_codemod.analysis.entry.receivers import (
     on_library_module,
 )
 from leapp_codemod.analysis.entry.ties import break_ties
-from leapp_codemod.analysis.entry.uses import ROLLOUT_DRIVEN, below_built_pipelines, only_logged, runs_rollout
+from leapp_codemod.analysis.entry.uses import (ROLLOUT_DRIVEN, below_built_pipelines, below_driven_callbacks, only_logged,
+                                               runs_rollout, simulated_ranges)
 from leapp_codemod.analysis.entry.served import dotted, is_project_call, served_models
 from leapp_codemod.analysis.entry.served import served_locals as served_locals_of
 from leapp_codemod.analysis.entry.signs import (
@@ -542,6 +543,8 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
     ranked = above_their_parts(ranked, sites.parts)
     ranked = below_built_pipelines(ranked, {f"{fn.path}:{p.start}-{p.end}": p.statements for fn, p, _ in outermost},
                                    INLINE_NETWORK_STATEMENTS)
+    ranked = below_driven_callbacks(ranked, {fid for fid in sites.callbacks if fid in sites.calls_module or sites.model_via(
+        fid)}, simulated_ranges(outermost))
     ranked = below_their_ranges(below_model_signs(ranked), {
         fid: f"{driver.path}:{pipeline.start}-{pipeline.end}" for fid, (driver, pipeline) in sites.inline_networks.items()})
     ranked = break_ties(sorted(ranked, key=lambda e: tie_order(e, project)), project)

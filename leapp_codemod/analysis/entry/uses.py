@@ -90,3 +90,35 @@ def below_built_pipelines(ranked: list[Entrypoint], statements: dict[str, int], 
                             f"({statements[best_id]} statements)"))
         out.append(c)
     return out
+
+
+def simulated_ranges(inline) -> set[str]:
+    """Ids of the inline ranges (`(fn, pipeline, _)` triples) whose loop steps or resets something else in the
+    same iteration (`obs, r, done, _ = env.step(action)`): the observation comes from a simulator. The ids of
+    the functions holding such a loop (the rollout itself) are in the set too."""
+    out = set()
+    for fn, pipeline, _ in inline:
+        loop = next((n for n in fn.nodes if isinstance(n, (ast.For, ast.While, ast.AsyncFor))
+                     and n.lineno == pipeline.loop_line), None)
+        if loop is not None and any(steps_or_resets(stmt) for stmt in loop.body):
+            out |= {f"{fn.path}:{pipeline.start}-{pipeline.end}", fn.id}
+    return out
+
+
+def below_driven_callbacks(ranked: list[Entrypoint], callbacks: set[str], simulated: set[str]) -> list[Entrypoint]:
+    """`callbacks`: ids of functions a framework calls repeatedly (a timer, a subscriber, a thread) that run a
+    model; `simulated`: ids of inline ranges that step a simulator. Such a callback is the deployed step (it
+    runs on the robot's clock or data); a simulation rollout scored at or above it goes one point below it."""
+    scores = [c.score for c in ranked if c.kind == "function" and c.id in callbacks]
+    if not scores:
+        return list(ranked)
+    best = max(scores)
+    leader = next(c for c in ranked if c.kind == "function" and c.id in callbacks and c.score == best)
+    out = []
+    for c in ranked:
+        if c.id in simulated and c.id not in callbacks and c.score >= best:
+            c = replace(c, score=best - 1, reasons=(
+                *c.reasons, f"a simulation rollout (its loop steps or resets an environment): ranked below "
+                            f"{leader.qualname}, which a framework calls repeatedly and which runs the model"))
+        out.append(c)
+    return out
