@@ -71,3 +71,19 @@ def test_a_thread_driven_step_ranks_above_a_simulation_rollout(tmp_path, monkeyp
     simulated = [c for c in candidates if c["path"] == want["simulation"]]
     assert simulated and all(c["score"] < candidates[0]["score"] for c in simulated)
     assert any("a simulation rollout" in r for c in simulated for r in c["reasons"])
+
+
+def test_one_naming_scheme_when_the_scanned_folder_is_a_package(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from leapp_codemod.cli import main
+
+    want = expected("entry_package_root_scheme")
+    root = app(tmp_path, "entry_package_root_scheme")
+    entries = {c["entry"] for c in ranked(root, monkeypatch)}
+    assert {want["node"], want["pilot"]} <= entries
+    assert not any(e.startswith("entry_package_root_scheme.") for e in entries)
+    for spelling in (want["node"], f"entry_package_root_scheme.{want['node']}"):   # the package name stays an alias
+        out = CliRunner().invoke(main, ["scan", ".", "--entry", spelling], catch_exceptions=False)
+        assert out.exit_code in (0, 1) and out.stdout.startswith("entry: ")
+        assert out.stdout.splitlines()[0].split(" (")[0].endswith(want["node"])

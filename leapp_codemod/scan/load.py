@@ -80,17 +80,26 @@ def _preferred_name(src: SourceFile, imported: set[str]) -> str:
 
 def _one_scheme_per_folder(preferred: dict[SourceFile, str]) -> dict[SourceFile, str]:
     """Files of one folder named alike: when the project imports one of them by its name from the project
-    root (`pkg.policy.model_a`), its neighbours take that form too (`pkg.policy.model_b`, not a bare `model_b`)."""
+    root (`pkg.policy.model_a`), its neighbours take that form too (`pkg.policy.model_b`, not a bare `model_b`).
+    When the project imports a file without the package its folder sits in (`agents.agent64` for
+    `src/agents/agent64.py`: `src/` is on sys.path), the other files of that package drop it too (`node`, not
+    `src.node`): one tree, one scheme."""
     prefixes: dict = {}
+    dropped: set[str] = set()
     for src, name in preferred.items():
         if name != src.module and "." in name:
             prefixes.setdefault(src.path.parent, name.rpartition(".")[0] + ".")
+        if name != src.module and src.module.endswith("." + name):
+            dropped.add(src.module[: -len(name)])
     out = {}
     for src, name in preferred.items():
         prefix = prefixes.get(src.path.parent)
         if prefix and not name.startswith(prefix):
             name = next((alias for alias in src.aliases if alias.startswith(prefix)
                          and "." not in alias[len(prefix):]), name)
+        elif name == src.module:
+            name = next((name[len(p):] for p in sorted(dropped) if name.startswith(p) and name[len(p):] in src.aliases),
+                        name)
         out[src] = name
     return out
 
