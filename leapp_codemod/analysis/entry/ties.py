@@ -6,8 +6,9 @@ Two signals, in this order, each named in the winner's reasons:
    own version of it (`deploy.py` and `deploy_dwaq.py`, most lines shared). The file that adds code of its
    own to the lines both share is the one the project wrote for its policy; the other is the base it
    started from.
-2. **The script a README runs first.** Two near-identical scripts for two tasks (`python track.py`, then
-   `python track_arbitrary.py`): the README's first command is the project's main use.
+2. **The script a README runs first**, between near-copies. Two near-identical scripts for two tasks
+   (`python track.py`, then `python track_arbitrary.py`): the README's first command is the project's main
+   use. Scripts that are no copies of each other are not compared this way (a README names many files).
 
 Nothing else moves: candidates keep their scores, and a tie the signals do not settle keeps `tie_order`.
 """
@@ -37,11 +38,16 @@ def statement_lines(tree: ast.Module) -> set[str]:
     return {line.strip() for line in ast.unparse(tree).splitlines() if line.strip()}
 
 
+def near_copies(lines_a: set[str], lines_b: set[str]) -> bool:
+    """Do two files share most of their code (NEAR_COPY_SHARE of the smaller one's lines)?"""
+    return bool(lines_a and lines_b) and len(lines_a & lines_b) >= NEAR_COPY_SHARE * min(len(lines_a), len(lines_b))
+
+
 def derived_over(lines_a: set[str], lines_b: set[str]) -> tuple[int, int] | None:
     """(own, shared) when the file with `lines_a` is a near-copy of the one with `lines_b` that adds code."""
-    shared = len(lines_a & lines_b)
-    if not lines_a or not lines_b or shared < NEAR_COPY_SHARE * min(len(lines_a), len(lines_b)):
+    if not near_copies(lines_a, lines_b):
         return None
+    shared = len(lines_a & lines_b)
     own_a, own_b = len(lines_a - lines_b), len(lines_b - lines_a)
     if own_a >= DERIVED_MIN_LINES and own_a >= 2 * own_b:
         return own_a, shared
@@ -109,7 +115,8 @@ def _order_group(group: list[Entrypoint], project, readmes) -> list[Entrypoint]:
                 based[a] = (f"ties at score {group[0].score} with {b}, a near-copy of this file: this one adds "
                             f"{found[0]} lines of its own to the {found[1]} they share (the derived script)")
                 bases.add(b)
-    named = {path: first_mention(readmes, PurePosixPath(path).name) for path in lines}
+    copied = {a for a in lines for b in lines if a != b and near_copies(lines[a], lines[b])}
+    named = {path: first_mention(readmes, PurePosixPath(path).name) for path in copied}
     missing = (len(readmes) + 1, 0)
 
     def key(item):
