@@ -87,3 +87,11 @@ def test_one_naming_scheme_when_the_scanned_folder_is_a_package(tmp_path, monkey
         out = CliRunner().invoke(main, ["scan", ".", "--entry", spelling], catch_exceptions=False)
         assert out.exit_code in (0, 1) and out.stdout.startswith("entry: ")
         assert out.stdout.splitlines()[0].split(" (")[0].endswith(want["node"])
+
+
+def test_a_dataset_loop_inside_another_loop_is_still_no_control_loop(tmp_path, monkeypatch):
+    want = expected("entry_nested_offline_loop")
+    candidates = ranked(app(tmp_path, "entry_nested_offline_loop"), monkeypatch)
+    assert candidates[0]["entry"] == want["entry"]
+    offline = by_id(candidates).get(want["offline"])
+    assert offline is None or not any("called in a loop" in r for r in offline["reasons"])

@@ -34,14 +34,8 @@ from leapp_codemod.analysis.entry.loops import (
     model_call,
     offline_loop,
 )
-from leapp_codemod.analysis.entry.ordering import (
-    below_copies,
-    below_parts,
-    below_their_ranges,
-    callbacks_first,
-    covers_body,
-    outermost_ranges,
-)
+from leapp_codemod.analysis.entry.ordering import (below_copies, below_parts, below_their_ranges, callbacks_first,
+                                                   covers_body, outermost_ranges)
 from leapp_codemod.analysis.entry.peers import (
     GENERIC_STEP_NAMES,
     below_delegated_models,
@@ -132,12 +126,12 @@ class CallSites:
 
 
 def _loop_call_nodes(fn: FunctionInfo):
+    """Calls in the function's loops, except those in a loop over a dataset that sends nothing out (any depth)."""
+    offline = {id(c) for loop in loops_of(fn) if offline_loop(loop) for c in ast.walk(loop)}
     for loop in loops_of(fn):
-        if offline_loop(loop):
-            continue    # walks a dataset and sends nothing out: no control loop
         for stmt in loop.body:
             for sub in ast.walk(stmt):
-                if isinstance(sub, ast.Call):
+                if isinstance(sub, ast.Call) and id(sub) not in offline:
                     yield sub
 
 
@@ -543,8 +537,8 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
     ranked = above_their_parts(ranked, sites.parts)
     ranked = below_built_pipelines(ranked, {f"{fn.path}:{p.start}-{p.end}": p.statements for fn, p, _ in outermost},
                                    INLINE_NETWORK_STATEMENTS)
-    ranked = below_driven_callbacks(ranked, {fid for fid in sites.callbacks if fid in sites.calls_module or sites.model_via(
-        fid)}, simulated_ranges(outermost))
+    ranked = below_driven_callbacks(ranked, {f for f in sites.callbacks if f in sites.calls_module or sites.model_via(f)},
+                                    simulated_ranges(outermost))
     ranked = below_their_ranges(below_model_signs(ranked), {
         fid: f"{driver.path}:{pipeline.start}-{pipeline.end}" for fid, (driver, pipeline) in sites.inline_networks.items()})
     ranked = break_ties(sorted(ranked, key=lambda e: tie_order(e, project)), project)
