@@ -95,3 +95,10 @@ def test_a_dataset_loop_inside_another_loop_is_still_no_control_loop(tmp_path, m
     assert candidates[0]["entry"] == want["entry"]
     offline = by_id(candidates).get(want["offline"])
     assert offline is None or not any("called in a loop" in r for r in offline["reasons"])
+
+
+def test_a_testing_flag_selects_the_evaluation_branch_of_training_code(tmp_path, monkeypatch):
+    want = expected("entry_testing_flag")
+    candidates = ranked(app(tmp_path, "entry_testing_flag"), monkeypatch)
+    assert candidates[0]["entry"] == want["entry"]
+    assert any("called in a loop by Learner.cycle" in r for r in candidates[0]["reasons"])

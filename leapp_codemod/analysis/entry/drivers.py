@@ -98,8 +98,8 @@ def is_training_loop(fn: FunctionInfo) -> bool:
 
 # Words of a flag that selects evaluating a trained policy instead of training it (`if args.test:`,
 # `if args.demo:`, `if cfg.eval_only:`): such a branch of training code runs the policy as a user deploys it.
-EVALUATION_FLAG_WORDS = frozenset({"test", "eval", "evaluate", "evaluation", "demo", "play", "deploy", "inference",
-                                   "infer", "enjoy"})
+EVALUATION_FLAG_WORDS = frozenset({"test", "testing", "eval", "evaluate", "evaluation", "demo", "play", "deploy",
+                                   "inference", "infer", "enjoy"})
 
 
 def evaluation_branch_calls(fn: FunctionInfo) -> set[int]:
