@@ -45,6 +45,17 @@ def test_the_derived_script_of_a_near_copy_wins_the_tie(tmp_path, monkeypatch):
     assert not any("near-copy" in r for r in base["reasons"])
 
 
+def test_a_derived_variant_without_a_network_of_its_own_settles_no_tie(tmp_path, monkeypatch):
+    want = expected("entry_derived_copy")
+    root = app(tmp_path, "entry_derived_copy")
+    derived = root / "runner_smooth.py"
+    derived.write_text(derived.read_text(encoding="utf-8").replace("(nn.Module)", "").replace(
+        "super().__init__()", "pass"), encoding="utf-8")
+    candidates = ranked(root, monkeypatch)
+    assert candidates[0]["entry"] == want["base"]      # the path order, as without the rule
+    assert not any("near-copy" in r for c in candidates for r in c["reasons"])
+
+
 def test_the_script_a_readme_runs_first_wins_the_tie(tmp_path, monkeypatch):
     from click.testing import CliRunner
 

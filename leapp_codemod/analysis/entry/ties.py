@@ -2,10 +2,12 @@
 
 Two signals, in this order, each named in the winner's reasons:
 
-1. **The derived script of a near-copy.** Deploy folders often keep a vendor's script next to the project's
-   own version of it (`deploy.py` and `deploy_dwaq.py`, most lines shared). The file that adds code of its
-   own to the lines both share is the one the project wrote for its policy; the other is the base it
-   started from.
+1. **The derived script of a near-copy that brings its own model.** Deploy folders often keep a vendor's
+   script next to the project's own version of it (`deploy.py` running a loaded TorchScript file, and
+   `deploy_dwaq.py`, most lines shared, defining the network it runs). The file that adds code of its own to
+   the lines both share, among it a network class (`nn.Module`) the other file lacks, is the one the project
+   wrote for its policy. A derived file without a network of its own is a variant (a server wrapper, another
+   task) and settles nothing.
 2. **The script a README runs first**, between near-copies. Two near-identical scripts for two tasks
    (`python track.py`, then `python track_arbitrary.py`): the README's first command is the project's main
    use. Scripts that are no copies of each other are not compared this way (a README names many files).
@@ -52,6 +54,12 @@ def derived_over(lines_a: set[str], lines_b: set[str]) -> tuple[int, int] | None
     if own_a >= DERIVED_MIN_LINES and own_a >= 2 * own_b:
         return own_a, shared
     return None
+
+
+def own_networks(project, module_name: str) -> set[str]:
+    """Names of the `nn.Module` classes a module defines."""
+    module = project.modules.get(module_name)
+    return {name for name, cls in module.classes.items() if project.is_nn_module(cls)} if module else set()
 
 
 def readme_texts(project) -> list[tuple[str, str]]:
@@ -106,14 +114,17 @@ def _order_group(group: list[Entrypoint], project, readmes) -> list[Entrypoint]:
         module = project.modules.get(c.module)
         if module is not None and c.path not in lines:
             lines[c.path] = statement_lines(module.tree)
+    networks = {c.path: own_networks(project, c.module) for c in group}
     based: dict[str, str] = {}      # path -> the reason it is the derived script
     bases: set[str] = set()
     for a in lines:
         for b in lines:
             found = derived_over(lines[a], lines[b]) if a != b else None
-            if found is not None:
+            brought = sorted(networks[a] - networks[b])
+            if found is not None and brought:
                 based[a] = (f"ties at score {group[0].score} with {b}, a near-copy of this file: this one adds "
-                            f"{found[0]} lines of its own to the {found[1]} they share (the derived script)")
+                            f"{found[0]} lines of its own to the {found[1]} they share, among them the network class "
+                            f"`{brought[0]}` (the derived script)")
                 bases.add(b)
     copied = {a for a in lines for b in lines if a != b and near_copies(lines[a], lines[b])}
     named = {path: first_mention(readmes, PurePosixPath(path).name) for path in copied}
