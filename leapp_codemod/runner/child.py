@@ -350,6 +350,7 @@ def _check_across_run(module, recorder, chosen, plan, progress, timings):
              f"(of {recorder.later_calls} after the export) and on varied inputs")
     try:
         more = validate_across_run(module, recorder, chosen.yaml, plan)
+        more = _with_inputs_used(module, recorder, chosen.yaml, plan, more)
     except Exception as exc:  # noqa: BLE001 - a model that does not run is a validation failure
         more = {"ok": False, "summary": f"the exported model did not run on the later calls: {one_line(exc)}"}
     timings["check_across_run"] = round(time.monotonic() - t0, 2)
@@ -360,6 +361,23 @@ def _check_across_run(module, recorder, chosen, plan, progress, timings):
     chosen.lost = export.lost_computation(chosen)
     progress(f"{chosen.backend}: failed at validation: {chosen.reason}")
     return None
+
+
+def _with_inputs_used(module, recorder, yaml_path, plan, more: dict) -> dict:
+    """`more` with the element-by-element input-use check (runner.sensitivity); an element the
+    application depends on and the export ignores decides the summary."""
+    from leapp import InferenceManager
+
+    from leapp_codemod.runner.sensitivity import check_elements
+
+    used = check_elements(InferenceManager(str(yaml_path)), module, recorder, plan)
+    more = {**more, "inputs_used": used}
+    if not used["ok"]:
+        ignored = any(f["kind"] == "ignored" for f in used["findings"])
+        if ignored or more.get("ok", True):
+            more["summary"] = used["summary"]
+        more["ok"] = False
+    return more
 
 
 def _left_out(module, recorder) -> list[str]:

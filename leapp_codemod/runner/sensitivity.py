@@ -1,0 +1,168 @@
+"""Every input element used as the application uses it: around a recorded call, each element of each
+floating input is moved by a meaningful step (its observed spread, at least STEP * (|value| + 1)),
+one at a time, and the change of the application's outputs is compared with the change of the
+exported model's. An element the application reacts to and the export ignores (a quaternion's
+`w = q[0]` read as a Python number and baked at 1.0) fails the run naming the input and element;
+a different reaction beyond LEAPP's tolerance that persists at a tenth of the step fails it too (a
+mismatch only at the large step may be a branch flip, which the other checks report)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from leapp_codemod import boundary
+from leapp_codemod.knowledge.leapp import ATOL, RTOL
+from leapp_codemod.runner import draws, values
+from leapp_codemod.runner.intercept import Recorder, replaced
+from leapp_codemod.runner.perturb import STEP, _as_numpy, _floating, _like
+from leapp_codemod.runner.stateplan import StatePlan, fresh_roots, start_state
+from leapp_codemod.runner.validation import _run, bound_entry
+
+MAX_ELEMENTS = 64       # elements checked per input (evenly spread over a larger input)
+
+
+@dataclass(frozen=True)
+class Finding:
+    element: str        # `quat[0]`
+    kind: str           # "ignored" | "different"
+    step: float
+    app_change: float   # max abs change of the application's outputs
+    export_change: float
+    error: float        # max abs difference of the two changes
+
+    def text(self) -> str:
+        if self.kind == "ignored":
+            return (f"input `{self.element}` is not used by the export, the original depends on it (a step of "
+                    f"{self.step:.3g} changes the application's outputs by up to {self.app_change:.3g}, the "
+                    f"exported model's by {self.export_change:.3g})")
+        return (f"the export reacts to input `{self.element}` differently from the original (a step of "
+                f"{self.step:.3g}: application change {self.app_change:.3g}, export change "
+                f"{self.export_change:.3g}, difference {self.error:.3g})")
+
+
+def element_name(leaf: str, shape: tuple, flat_index: int) -> str:
+    if not shape:
+        return leaf
+    idx = np.unravel_index(flat_index, shape)
+    return f"{leaf}[{', '.join(str(int(i)) for i in idx)}]"
+
+
+def steps_for(samples: list[np.ndarray], base: np.ndarray) -> np.ndarray:
+    """Per element: the observed spread, at least STEP * (|value| + 1)."""
+    stack = np.stack(samples) if samples else base[None]
+    span = stack.max(axis=0) - stack.min(axis=0)
+    return np.maximum(span, STEP * (np.abs(base) + 1.0))
+
+
+def chosen_elements(size: int, limit: int = MAX_ELEMENTS) -> list[int]:
+    if size <= limit:
+        return list(range(size))
+    return sorted({int(i) for i in np.linspace(0, size - 1, limit)})
+
+
+def _changes(a: dict, b: dict) -> dict:
+    return {k: values.to_numpy64(b[k]) - values.to_numpy64(a[k]) for k in a if k in b
+            and np.shape(a[k]) == np.shape(b[k])}
+
+
+def _max(d: dict) -> float:
+    return max((float(np.max(np.abs(v))) for v in d.values() if np.size(v)), default=0.0)
+
+
+def _beyond(expected: dict, got: dict) -> bool:
+    """Whether `got` differs from `expected` beyond LEAPP's tolerance (ATOL + RTOL * |expected|)."""
+    for k, e in expected.items():
+        e, g = values.to_numpy64(e), values.to_numpy64(got.get(k, e))
+        if e.shape != g.shape or np.any(np.abs(e - g) > ATOL + RTOL * np.abs(e)):
+            return True
+    return False
+
+
+def judge(app0: dict, app1: dict, exp0: dict, exp1: dict) -> tuple[str, float, float, float] | None:
+    """(kind, app change, export change, error) when the export's reaction differs from the application's."""
+    if not _beyond(app1, exp1):
+        return None
+    da, de = _changes(app0, app1), _changes(exp0, exp1)
+    error = _max({k: de[k] - da[k] for k in da if k in de})
+    kind = "ignored" if not _beyond(exp0, exp1) and _beyond(app0, app1) else "different"
+    return kind, _max(da), _max(de), error
+
+
+class _Pair:
+    """The application (from its starting state) and InferenceManager (after reset) on one call's inputs."""
+
+    def __init__(self, im, module, recorder: Recorder, state: StatePlan):
+        self.im, self.module, self.recorder, self.state = im, module, recorder, state
+        self.noise = recorder.traced[0].draws if recorder.traced else ()
+
+    def __call__(self, call_inputs: dict) -> tuple[dict, dict]:
+        roots, _ = fresh_roots(self.recorder)
+        start_state(self.recorder, self.state, roots)
+        host = self.state.host_values_on(roots)
+        with draws.replayed(self.recorder.draws, self.noise), replaced(self.state.patches):
+            produced = bound_entry(self.recorder, roots)(**values.plain(call_inputs), **self.recorder.statics)
+        app = {k: values.to_numpy64(v) for k, v in values.flatten(self.module.named_outputs(values.plain(produced))).items()}
+        self.im.reset()
+        got = _run(self.im, self.module.NODE, call_inputs | host | draws.ports(self.noise))
+        return app, {k: values.to_numpy64(got[k]) for k in app if k in got}
+
+
+def _moved(base_call: dict, leaf: str, flat_index: int, step: float) -> dict:
+    flat = boundary.flatten(dict(base_call))
+    leaves = []
+    for name, value in flat.items():
+        if name == leaf:
+            arr = _as_numpy(value).copy()
+            arr.reshape(-1)[flat_index] += step
+            value = _like(value, arr)
+        leaves.append(value)
+    return boundary.rebuild(dict(base_call), iter(leaves))
+
+
+def check_elements(im, module, recorder: Recorder, state: StatePlan) -> dict:
+    """{"ok", "checked", "findings": [...], "summary"?}; see the module docstring."""
+    if not recorder.traced:
+        return {"ok": True, "checked": 0, "findings": []}
+    pair = _Pair(im, module, recorder, state)
+    base_call = recorder.traced[0].inputs
+    calls = [boundary.flatten(dict(c.inputs)) for c in (*recorder.traced, *recorder.checks, *recorder.later)]
+    try:
+        app0, exp0 = pair(base_call)
+    except Exception as exc:  # noqa: BLE001 - an application that cannot be replayed tells nothing here
+        return {"ok": True, "checked": 0, "findings": [], "skipped": f"replay failed: {exc}"}
+    if _beyond(app0, exp0):          # the base call already mismatches: the other checks report it
+        return {"ok": True, "checked": 0, "findings": [], "skipped": "the base call already mismatches"}
+    findings, checked = [], 0
+    for leaf, value in boundary.flatten(dict(base_call)).items():
+        if not _floating(value):
+            continue
+        base = _as_numpy(value)
+        samples = [_as_numpy(f[leaf]) for f in calls if leaf in f and np.shape(f[leaf]) == base.shape]
+        steps = steps_for(samples, base).reshape(-1)
+        for i in chosen_elements(base.size):
+            checked += 1
+            found = _try(pair, base_call, leaf, i, float(steps[i]), app0, exp0)
+            if found is not None:
+                findings.append(Finding(element_name(leaf, base.shape, i), *found))
+    out = {"ok": not findings, "checked": checked, "findings": [f.__dict__ for f in findings]}
+    if findings:
+        first = next((f for f in findings if f.kind == "ignored"), findings[0])
+        more = f" ({len(findings) - 1} more element(s) in inputs_used)" if len(findings) > 1 else ""
+        out["summary"] = first.text() + more
+    return out
+
+
+def _try(pair, base_call, leaf, i, step, app0, exp0):
+    """(kind, step, app change, export change, error) when the reaction differs at `step` and at step / 10."""
+    result = None
+    for s in (step, step / 10):
+        try:
+            app1, exp1 = pair(_moved(base_call, leaf, i, s))
+        except Exception:  # noqa: BLE001 - an application that refuses the moved input tells nothing
+            return None
+        verdict = judge(app0, app1, exp0, exp1)
+        if verdict is None:
+            return None
+        result = result or (verdict[0], s, *verdict[1:])
+    return result
