@@ -419,6 +419,10 @@ def _attempt_json(att, out: Path) -> dict:
     data["yaml"] = str(att.yaml) if att.yaml else None
     data["restored_from"] = att.restored_from
     data["warm_up_call"] = att.warm_up
+    if att.warm_up_equal:
+        data["starting_state_note"] = (f"the starting window came from a warm-up call: state ports "
+                                       f"{', '.join(att.warm_up_equal)} start with equal values (an episode-start "
+                                       f"fill); the export was checked from that start")
     if att.lost:
         data["lost_computation"] = att.lost
     return data

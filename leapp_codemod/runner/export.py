@@ -17,7 +17,7 @@ from leapp_codemod.runner.graph_check import graph_error, mixed_dtype_lines
 from leapp_codemod.runner.inputs_kept import dropped_inputs
 from leapp_codemod.runner.intercept import Recorder, replaced
 from leapp_codemod.runner.logcap import Capture
-from leapp_codemod.runner.stateplan import StatePlan, fresh_roots, start_state
+from leapp_codemod.runner.stateplan import StatePlan, equal_ports, fresh_roots, start_state
 from leapp_codemod.runner.trace_shims import during_trace
 from leapp_codemod.runner.validation import bound_entry, validate
 
@@ -44,6 +44,7 @@ class Attempt:
     yaml: Path | None = None
     restored_from: str = ""          # copy | state-only snapshot | module
     warm_up: bool = False            # a warm-up call gave state initialised to None its value
+    warm_up_equal: list = field(default_factory=list)   # state ports that start equal after the warm-up
     backend_params: dict = field(default_factory=dict)   # {"passed": {...}, "not_accepted": [...]}
     lost: str = ""                   # why the trace itself lost computation (no exporter can recover it)
     exporter_specific: bool = False  # a tracing or lowering failure that another exporter may not repeat
@@ -105,6 +106,7 @@ def attempt_export(module, recorder: Recorder, backend: str, directory: Path, st
     roots, att.restored_from = fresh_roots(recorder)
     try:
         refs, att.warm_up = start_state(recorder, state, roots)
+        att.warm_up_equal = equal_ports(refs) if att.warm_up else []
     except RunnerError:
         raise                   # the state plan cannot be applied: the run stops at the state stage
     except Exception as exc:  # noqa: BLE001 - application code may raise anything
