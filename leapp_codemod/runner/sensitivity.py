@@ -102,7 +102,8 @@ class _Pair:
         host = self.state.host_values_on(roots)
         with draws.replayed(self.recorder.draws, self.noise), replaced(self.state.patches):
             produced = bound_entry(self.recorder, roots)(**values.plain(call_inputs), **self.recorder.statics)
-        app = {k: values.to_numpy64(v) for k, v in values.flatten(self.module.named_outputs(values.plain(produced))).items()}
+        named = values.flatten(self.module.named_outputs(values.plain(produced)))
+        app = {k: values.to_numpy64(v) for k, v in named.items()}
         self.im.reset()
         got = _run(self.im, self.module.NODE, call_inputs | host | draws.ports(self.noise))
         return app, {k: values.to_numpy64(got[k]) for k in app if k in got}

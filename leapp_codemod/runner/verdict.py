@@ -11,7 +11,7 @@ from leapp_codemod.knowledge.leapp import FORMAT_OF
 from leapp_codemod.rules import scalar_list_join
 from leapp_codemod.runner.draws import RANDOM_CATEGORY, carried_draws, gate
 from leapp_codemod.runner.dropped import leapp_cause
-from leapp_codemod.runner.errors import cut
+from leapp_codemod.runner.errors import cut, failing_op
 from leapp_codemod.runner.linecover import first_run, ran
 from leapp_codemod.runner.module_info import ModuleInfo
 from leapp_codemod.runner.module_info import category as _category
@@ -398,7 +398,11 @@ def _failed(report: dict, info: ModuleInfo, data: dict, bad_parity: list, execut
             report["error"] += f"; first line that can explain it: {report['explained_by'][0].split(': ', 1)[0]}"
     _name_list_join(report, info, last, executed)
     cause = leapp_cause(last)
-    if cause and not last.get("dropped_inputs"):
+    op = failing_op(last.get("graph_error") or "") if stage == "lowering" else ""
+    if cause and not last.get("dropped_inputs") and op and not re.search(rf"\b{re.escape(op)}\b", cause):
+        report["leapp_also_logged"] = cause       # about another op than the one the graph fails on
+        report["error"] += f"; LEAPP also logged (about another op than the failing {op}): {cause}"
+    elif cause and not last.get("dropped_inputs"):
         report["leapp_cause"] = cause
         report["error"] += f"; cause, as LEAPP logged it: {cause}"
 
