@@ -1,5 +1,5 @@
 """Every input element used as the application uses it: around a recorded call, each element of each
-floating input is moved by a meaningful step (its observed spread, at least STEP * (|value| + 1)),
+floating input is moved by a meaningful step (its observed spread, at least STEP: about a unit),
 one at a time, and the change of the application's outputs is compared with the change of the
 exported model's. An element the application reacts to and the export ignores (a quaternion's
 `w = q[0]` read as a Python number and baked at 1.0) fails the run naming the input and element;
@@ -14,6 +14,7 @@ import numpy as np
 from leapp_codemod import boundary
 from leapp_codemod.knowledge.leapp import ATOL, RTOL
 from leapp_codemod.runner import draws, values
+from leapp_codemod.runner.errors import one_line
 from leapp_codemod.runner.intercept import Recorder, replaced
 from leapp_codemod.runner.perturb import STEP, _as_numpy, _floating, _like
 from leapp_codemod.runner.stateplan import StatePlan, fresh_roots, start_state
@@ -49,10 +50,11 @@ def element_name(leaf: str, shape: tuple, flat_index: int) -> str:
 
 
 def steps_for(samples: list[np.ndarray], base: np.ndarray) -> np.ndarray:
-    """Per element: the observed spread, at least STEP * (|value| + 1)."""
+    """Per element: the observed spread, at least STEP (an element that never varied, or barely, is
+    moved by about a unit)."""
     stack = np.stack(samples) if samples else base[None]
     span = stack.max(axis=0) - stack.min(axis=0)
-    return np.maximum(span, STEP * (np.abs(base) + 1.0))
+    return np.maximum(span, STEP)
 
 
 def chosen_elements(size: int, limit: int = MAX_ELEMENTS) -> list[int]:
@@ -80,13 +82,18 @@ def _beyond(expected: dict, got: dict) -> bool:
 
 
 def judge(app0: dict, app1: dict, exp0: dict, exp1: dict) -> tuple[str, float, float, float] | None:
-    """(kind, app change, export change, error) when the export's reaction differs from the application's."""
-    if not _beyond(app1, exp1):
-        return None
+    """(kind, app change, export change, error) when the export's reaction differs from the application's:
+    "ignored" when the export's outputs do not move (within ATOL) while the application's move beyond
+    LEAPP's tolerance taken on the change itself; "different" when the two changes differ beyond LEAPP's
+    tolerance taken on the application's moved outputs."""
     da, de = _changes(app0, app1), _changes(exp0, exp1)
-    error = _max({k: de[k] - da[k] for k in da if k in de})
-    kind = "ignored" if not _beyond(exp0, exp1) and _beyond(app0, app1) else "different"
-    return kind, _max(da), _max(de), error
+    diff = {k: de.get(k, np.zeros_like(da[k])) - da[k] for k in da}
+    error = _max(diff)
+    if _max(de) <= ATOL and any(np.any(np.abs(diff[k]) > ATOL + RTOL * np.abs(da[k])) for k in da):
+        return "ignored", _max(da), _max(de), error
+    if any(np.any(np.abs(diff[k]) > ATOL + RTOL * np.abs(values.to_numpy64(app1[k]))) for k in da):
+        return "different", _max(da), _max(de), error
+    return None
 
 
 class _Pair:
@@ -126,32 +133,57 @@ def check_elements(im, module, recorder: Recorder, state: StatePlan) -> dict:
     if not recorder.traced:
         return {"ok": True, "checked": 0, "findings": []}
     pair = _Pair(im, module, recorder, state)
-    base_call = recorder.traced[0].inputs
     calls = [boundary.flatten(dict(c.inputs)) for c in (*recorder.traced, *recorder.checks, *recorder.later)]
-    try:
-        app0, exp0 = pair(base_call)
-    except Exception as exc:  # noqa: BLE001 - an application that cannot be replayed tells nothing here
-        return {"ok": True, "checked": 0, "findings": [], "skipped": f"replay failed: {exc}"}
-    if _beyond(app0, exp0):          # the base call already mismatches: the other checks report it
-        return {"ok": True, "checked": 0, "findings": [], "skipped": "the base call already mismatches"}
-    findings, checked = [], 0
-    for leaf, value in boundary.flatten(dict(base_call)).items():
-        if not _floating(value):
+    recorded = recorder.traced[0].inputs
+    findings: dict[str, Finding] = {}
+    checked, skipped = 0, []
+    # Around the recorded call, then around a copy of it with every element moved by up to half its step:
+    # at a recorded point an element can have no effect (a quaternion's w while the vector part is 0).
+    for base_call, only_ignored in ((recorded, False), (_jittered(recorded, calls), True)):
+        try:
+            app0, exp0 = pair(base_call)
+        except Exception as exc:  # noqa: BLE001 - an application that cannot be replayed tells nothing here
+            skipped.append(f"{'varied' if only_ignored else 'recorded'} call: {one_line(exc)}")
             continue
-        base = _as_numpy(value)
-        samples = [_as_numpy(f[leaf]) for f in calls if leaf in f and np.shape(f[leaf]) == base.shape]
-        steps = steps_for(samples, base).reshape(-1)
-        for i in chosen_elements(base.size):
-            checked += 1
-            found = _try(pair, base_call, leaf, i, float(steps[i]), app0, exp0)
-            if found is not None:
-                findings.append(Finding(element_name(leaf, base.shape, i), *found))
+        if not only_ignored and _beyond(app0, exp0):     # the recorded call mismatches: other checks report it
+            continue
+        for leaf, value in boundary.flatten(dict(base_call)).items():
+            if not _floating(value):
+                continue
+            base = _as_numpy(value)
+            steps = steps_for(_samples(calls, leaf, base), base).reshape(-1)
+            for i in chosen_elements(base.size):
+                checked += 1
+                name = element_name(leaf, base.shape, i)
+                found = None if name in findings else _try(pair, base_call, leaf, i, float(steps[i]), app0, exp0)
+                if found is not None and (found[0] == "ignored" or not only_ignored):
+                    findings[name] = Finding(name, *found)
+    findings = list(findings.values())
     out = {"ok": not findings, "checked": checked, "findings": [f.__dict__ for f in findings]}
+    if skipped:
+        out["skipped"] = skipped
     if findings:
         first = next((f for f in findings if f.kind == "ignored"), findings[0])
         more = f" ({len(findings) - 1} more element(s) in inputs_used)" if len(findings) > 1 else ""
         out["summary"] = first.text() + more
     return out
+
+
+def _samples(calls: list[dict], leaf: str, base: np.ndarray) -> list[np.ndarray]:
+    return [_as_numpy(f[leaf]) for f in calls if leaf in f and np.shape(f[leaf]) == base.shape]
+
+
+def _jittered(base_call: dict, calls: list[dict], seed: int = 3) -> dict:
+    """`base_call` with every floating element moved by a random amount of up to half its step."""
+    rng = np.random.default_rng(seed)
+    leaves = []
+    for name, value in boundary.flatten(dict(base_call)).items():
+        if _floating(value):
+            base = _as_numpy(value)
+            half = 0.5 * steps_for(_samples(calls, name, base), base)
+            value = _like(value, base + rng.uniform(-1.0, 1.0, base.shape) * half)
+        leaves.append(value)
+    return boundary.rebuild(dict(base_call), iter(leaves))
 
 
 def _try(pair, base_call, leaf, i, step, app0, exp0):
