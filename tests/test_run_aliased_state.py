@@ -50,3 +50,13 @@ def test_a_window_filled_with_one_reading_validates_with_distinct_ports(tmp_path
     assert set(report["state"]) == {"history_1", "history_2"}
     assert "starting window came from a warm-up call" in attempt["starting_state_note"]
     assert tree_hash(work / "armhist") == before
+
+
+def test_the_summary_shows_the_starting_state_note_of_the_validated_attempt():
+    from leapp_codemod.runner.summary import summary_lines
+
+    report = {"status": "restricted", "entry": "a:b", "backend": "onnx", "validation": {}, "graph_yaml": "g",
+              "restricted_domain": {"because": ["a.py:3 tensor-branch"], "domain_checked": "3 calls"}, "models": [],
+              "attempts": [{"outcome": "validated", "backend": "onnx",
+                            "starting_state_note": "the starting window came from a warm-up call: ports h_1, h_2"}]}
+    assert "  starting state: the starting window came from a warm-up call: ports h_1, h_2" in summary_lines(report)
