@@ -364,8 +364,8 @@ def _check_across_run(module, recorder, chosen, plan, progress, timings):
 
 
 def _with_inputs_used(module, recorder, yaml_path, plan, more: dict) -> dict:
-    """`more` with the element-by-element input-use check (runner.sensitivity); an element the
-    application depends on and the export ignores decides the summary."""
+    """`more` with the element-by-element input-use check (runner.sensitivity); its finding leads the
+    summary, followed by the across-run failure, if any."""
     from leapp import InferenceManager
 
     from leapp_codemod.runner.sensitivity import check_elements
@@ -373,9 +373,8 @@ def _with_inputs_used(module, recorder, yaml_path, plan, more: dict) -> dict:
     used = check_elements(InferenceManager(str(yaml_path)), module, recorder, plan)
     more = {**more, "inputs_used": used}
     if not used["ok"]:
-        ignored = any(f["kind"] == "ignored" for f in used["findings"])
-        if ignored or more.get("ok", True):
-            more["summary"] = used["summary"]
+        earlier = more.get("summary", "") if not more.get("ok", True) else ""
+        more["summary"] = f"{used['summary']}; {earlier}" if earlier else used["summary"]
         more["ok"] = False
     return more
 
