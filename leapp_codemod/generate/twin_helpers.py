@@ -59,12 +59,18 @@ def twin_numpy_number(value):
 
 
 def twin_min(a, b):
-    """Python's `min(a, b)`, elementwise: `b` where `b < a`, else `a` (ties and NaNs as in Python)."""
+    """Python's `min(a, b)`, elementwise: `b` where `b < a`, else `a` (ties and NaNs as in Python);
+    Python's own on Python numbers (a value the host keeps as a number)."""
+    if not twin_is_tensor(a, b) and not any(isinstance(v, (np.ndarray, np.generic)) for v in (a, b)):
+        return min(a, b)
     return torch.where(b < a, b, a) if twin_is_tensor(a, b) else np.where(b < a, b, a)
 
 
 def twin_max(a, b):
-    """Python's `max(a, b)`, elementwise: `b` where `b > a`, else `a` (ties and NaNs as in Python)."""
+    """Python's `max(a, b)`, elementwise: `b` where `b > a`, else `a` (ties and NaNs as in Python);
+    Python's own on Python numbers."""
+    if not twin_is_tensor(a, b) and not any(isinstance(v, (np.ndarray, np.generic)) for v in (a, b)):
+        return max(a, b)
     return torch.where(b > a, b, a) if twin_is_tensor(a, b) else np.where(b > a, b, a)
 
 

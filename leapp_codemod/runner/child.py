@@ -350,6 +350,7 @@ def _check_across_run(module, recorder, chosen, plan, progress, timings):
              f"(of {recorder.later_calls} after the export) and on varied inputs")
     try:
         more = validate_across_run(module, recorder, chosen.yaml, plan)
+        more = _with_inputs_used(module, recorder, chosen.yaml, plan, more)
     except Exception as exc:  # noqa: BLE001 - a model that does not run is a validation failure
         more = {"ok": False, "summary": f"the exported model did not run on the later calls: {one_line(exc)}"}
     timings["check_across_run"] = round(time.monotonic() - t0, 2)
@@ -360,6 +361,22 @@ def _check_across_run(module, recorder, chosen, plan, progress, timings):
     chosen.lost = export.lost_computation(chosen)
     progress(f"{chosen.backend}: failed at validation: {chosen.reason}")
     return None
+
+
+def _with_inputs_used(module, recorder, yaml_path, plan, more: dict) -> dict:
+    """`more` with the element-by-element input-use check (runner.sensitivity); its finding leads the
+    summary, followed by the across-run failure, if any."""
+    from leapp import InferenceManager
+
+    from leapp_codemod.runner.sensitivity import check_elements
+
+    used = check_elements(InferenceManager(str(yaml_path)), module, recorder, plan)
+    more = {**more, "inputs_used": used}
+    if not used["ok"]:
+        earlier = more.get("summary", "") if not more.get("ok", True) else ""
+        more["summary"] = f"{used['summary']}; {earlier}" if earlier else used["summary"]
+        more["ok"] = False
+    return more
 
 
 def _left_out(module, recorder) -> list[str]:
@@ -401,6 +418,10 @@ def _attempt_json(att, out: Path) -> dict:
     data["yaml"] = str(att.yaml) if att.yaml else None
     data["restored_from"] = att.restored_from
     data["warm_up_call"] = att.warm_up
+    if att.warm_up_equal:
+        data["starting_state_note"] = (f"the starting window came from a warm-up call: state ports "
+                                       f"{', '.join(att.warm_up_equal)} start with equal values (an episode-start "
+                                       f"fill); the export was checked from that start")
     if att.lost:
         data["lost_computation"] = att.lost
     return data

@@ -78,3 +78,13 @@ def where(exc: BaseException) -> str:
     frames = traceback.extract_tb(exc.__traceback__)
     at = f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
     return one_line(exc, 200) + at
+
+
+# Torch's and Python's words for a call that refused its arguments: `cumsum() missing 1 required ...`.
+_FAILING_OP = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\(\):? (?:missing|got|takes|received|argument)")
+
+
+def failing_op(error: str) -> str:
+    """The function a graph error names as refusing its arguments (`cumsum`), or ''."""
+    m = _FAILING_OP.search(error or "")
+    return m.group(1) if m else ""

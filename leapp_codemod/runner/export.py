@@ -12,12 +12,12 @@ from leapp_codemod.knowledge.leapp import ATOL, EXPORTERS, FORMAT_OF, RTOL
 from leapp_codemod.runner import backend_options, draws, values
 from leapp_codemod.runner.class_patches import diverted
 from leapp_codemod.runner.dropped import scripted_call_failure, tensor_into_numpy
-from leapp_codemod.runner.errors import RunnerError, cut, full_text, one_line
-from leapp_codemod.runner.graph_check import graph_error, mixed_dtype_lines
+from leapp_codemod.runner.errors import RunnerError, cut, failing_op, full_text, one_line
+from leapp_codemod.runner.graph_check import graph_error, mixed_dtype_lines, op_lines
 from leapp_codemod.runner.inputs_kept import dropped_inputs
 from leapp_codemod.runner.intercept import Recorder, replaced
 from leapp_codemod.runner.logcap import Capture
-from leapp_codemod.runner.stateplan import StatePlan, fresh_roots, start_state
+from leapp_codemod.runner.stateplan import StatePlan, equal_ports, fresh_roots, start_state
 from leapp_codemod.runner.trace_shims import during_trace
 from leapp_codemod.runner.validation import bound_entry, validate
 
@@ -44,6 +44,7 @@ class Attempt:
     yaml: Path | None = None
     restored_from: str = ""          # copy | state-only snapshot | module
     warm_up: bool = False            # a warm-up call gave state initialised to None its value
+    warm_up_equal: list = field(default_factory=list)   # state ports that start equal after the warm-up
     backend_params: dict = field(default_factory=dict)   # {"passed": {...}, "not_accepted": [...]}
     lost: str = ""                   # why the trace itself lost computation (no exporter can recover it)
     exporter_specific: bool = False  # a tracing or lowering failure that another exporter may not repeat
@@ -105,6 +106,7 @@ def attempt_export(module, recorder: Recorder, backend: str, directory: Path, st
     roots, att.restored_from = fresh_roots(recorder)
     try:
         refs, att.warm_up = start_state(recorder, state, roots)
+        att.warm_up_equal = equal_ports(refs) if att.warm_up else []
     except RunnerError:
         raise                   # the state plan cannot be applied: the run stops at the state stage
     except Exception as exc:  # noqa: BLE001 - application code may raise anything
@@ -147,10 +149,14 @@ def attempt_export(module, recorder: Recorder, backend: str, directory: Path, st
         att.stage = "missing dependency" if _missing_dependency(exc) else "lowering"
         att.reason = cut(full_text(exc), REASON_LIMIT)
         att.graph_error = graph_error() if att.stage == "lowering" else ""
-        mixed = mixed_dtype_lines(att.graph_error, recorder.cover.to_json() if recorder.cover else {}, cwd)
+        executed = recorder.cover.to_json() if recorder.cover else {}
+        mixed = mixed_dtype_lines(att.graph_error, executed, cwd)
         if mixed:
             att.graph_error += (f"; the matrix products the step ran: {', '.join(mixed)} (NumPy promotes float32 "
                                 "with float64 there, a traced graph does not: make both operands one dtype)")
+        calls = op_lines(att.graph_error, executed, cwd)
+        if calls:
+            att.graph_error += f"; the lines the step ran that call {failing_op(att.graph_error)}: {', '.join(calls)}"
         att.exporter_specific = att.stage != "lowering" or not att.graph_error
         _finish(att, capture, logger, started)
         return att

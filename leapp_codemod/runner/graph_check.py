@@ -14,7 +14,7 @@ from pathlib import Path
 
 import torch
 
-from leapp_codemod.runner.errors import one_line
+from leapp_codemod.runner.errors import failing_op, one_line
 
 
 def graph_error() -> str:
@@ -69,5 +69,30 @@ def mixed_dtype_lines(error: str, executed: dict[str, list[int]], root: str, lim
         for line in lines:
             src = text[line - 1].split("#", 1)[0] if 0 < line <= len(text) else ""
             if not src.strip().startswith("@") and _PRODUCT.search(src):
+                out.append(f"{name}:{line}")
+    return out[:limit]
+
+
+def op_lines(error: str, executed: dict[str, list[int]], root: str, limit: int = 4) -> list[str]:
+    """The executed application lines (paths under `root`) that call the function the graph error
+    names (`np.cumsum(...)`, `torch.cumsum(...)`, `x.cumsum(...)`): the torch message carries no line."""
+    op = failing_op(error)
+    if not op:
+        return []
+    call = re.compile(rf"(?:\.|\b){re.escape(op)}\s*\(")
+    out: list[str] = []
+    base = Path(root).resolve() if root else None
+    for path, lines in executed.items():
+        shown = Path(path).resolve()
+        if base is not None and not shown.is_relative_to(base):
+            continue
+        try:
+            text = Path(path).read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError):
+            continue
+        name = str(shown.relative_to(base)) if base is not None else path
+        for line in lines:
+            src = text[line - 1].split("#", 1)[0] if 0 < line <= len(text) else ""
+            if call.search(src) and not src.lstrip().startswith(("def ", "class ")):
                 out.append(f"{name}:{line}")
     return out[:limit]

@@ -10,6 +10,7 @@ import torch
 from leapp_codemod import boundary
 
 NUDGE = 0.02            # relative size of the nudge given to a leaf that never changed
+STEP = 0.5              # smallest per-element step of the input-use check (runner.sensitivity), in input units
 
 
 def _as_numpy(value) -> np.ndarray:

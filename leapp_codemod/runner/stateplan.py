@@ -2,6 +2,7 @@
 name) checked against what the recorded calls changed, plus what only observation found."""
 from __future__ import annotations
 
+import collections
 import copy
 import itertools
 from dataclasses import dataclass, field
@@ -287,7 +288,70 @@ def start_state(recorder: Recorder, plan: StatePlan, roots: dict) -> tuple[list[
     for ref, (_, path) in zip(refs, plan.entries + plan.host):
         if _safe_get(ref, _MISSING) is _MISSING:     # a slot the objects do not hold: never read blindly
             raise state_holders.unreachable(ref, path, roots)
+    unalias([ref for ref in refs if not ref.host])
     return refs, warm
+
+
+def _distinct(value, seen: set):
+    """`value` (an array or tensor) itself the first time it is seen, else a copy of it."""
+    if id(value) in seen:
+        return value.clone() if isinstance(value, torch.Tensor) else value.copy()
+    seen.add(id(value))
+    return value
+
+
+def _unalias_in(container, seen: set) -> None:
+    """Replace, in place, every array/tensor slot of a list, deque or dict already seen by a copy."""
+    keys = list(container) if isinstance(container, dict) else range(len(container))
+    for key in keys:
+        item = container[key]
+        if isinstance(item, (np.ndarray, torch.Tensor)):
+            container[key] = _distinct(item, seen)
+        elif isinstance(item, (list, collections.deque, dict)):
+            _unalias_in(item, seen)
+
+
+def unalias(refs: list[StateRef]) -> int:
+    """Make state leaves that are one object distinct (a window filled with `[frame] * n`): each
+    state port must be its own traced value, or the trace reads one port for all of them. Returns how
+    many slots were copied."""
+    seen: set = set()
+    copied = 0
+    for ref in refs:
+        value = _safe_get(ref, _MISSING)
+        if isinstance(value, (np.ndarray, torch.Tensor)):
+            fresh = _distinct(value, seen)
+            if fresh is not value:
+                ref.set(fresh)
+                copied += 1
+        elif isinstance(value, (list, collections.deque, dict)):
+            before = len(seen)
+            ids = _leaf_ids(value)
+            _unalias_in(value, seen)
+            copied += len(ids) - (len(seen) - before)
+    return copied
+
+
+def equal_ports(refs: list[StateRef]) -> list[str]:
+    """The state ports whose starting value equals another port's (a window filled by one reading)."""
+    ports = {}
+    for ref in refs:
+        if not ref.host:
+            ports.update(state_leaves(_safe_get(ref), ref.name) if _safe_get(ref) is not None else {})
+    flat = {k: values.to_numpy64(v) for k, v in ports.items()}
+    return sorted(k for k, v in flat.items()
+                  if any(j != k and w.shape == v.shape and np.array_equal(w, v) for j, w in flat.items()))
+
+
+def _leaf_ids(container) -> list[int]:
+    items = container.values() if isinstance(container, dict) else container
+    out = []
+    for item in items:
+        if isinstance(item, (np.ndarray, torch.Tensor)):
+            out.append(id(item))
+        elif isinstance(item, (list, collections.deque, dict)):
+            out.extend(_leaf_ids(item))
+    return out
 
 
 _MISSING = object()

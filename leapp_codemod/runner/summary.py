@@ -19,6 +19,9 @@ def summary_lines(report: dict) -> list[str]:
             lines.append(f"  domain checked: {restricted['domain_checked']}")
         for check in report.get("checks_traced", []):
             lines.append(f"  note: {check}")
+        for a in report.get("attempts", []):
+            if a.get("outcome") == "validated" and a.get("starting_state_note"):
+                lines.append(f"  starting state: {a['starting_state_note']}")
         lines.append(f"  graph: {report['graph_yaml']}")
         for m in report["models"]:
             lines.append(f"  model: {m}")

@@ -11,7 +11,7 @@ from leapp_codemod.knowledge.leapp import FORMAT_OF
 from leapp_codemod.rules import scalar_list_join
 from leapp_codemod.runner.draws import RANDOM_CATEGORY, carried_draws, gate
 from leapp_codemod.runner.dropped import leapp_cause
-from leapp_codemod.runner.errors import cut
+from leapp_codemod.runner.errors import cut, failing_op
 from leapp_codemod.runner.linecover import first_run, ran
 from leapp_codemod.runner.module_info import ModuleInfo
 from leapp_codemod.runner.module_info import category as _category
@@ -398,7 +398,11 @@ def _failed(report: dict, info: ModuleInfo, data: dict, bad_parity: list, execut
             report["error"] += f"; first line that can explain it: {report['explained_by'][0].split(': ', 1)[0]}"
     _name_list_join(report, info, last, executed)
     cause = leapp_cause(last)
-    if cause and not last.get("dropped_inputs"):
+    op = failing_op(last.get("graph_error") or "") if stage == "lowering" else ""
+    if cause and not last.get("dropped_inputs") and op and not re.search(rf"\b{re.escape(op)}\b", cause):
+        report["leapp_also_logged"] = cause       # about another op than the one the graph fails on
+        report["error"] += f"; LEAPP also logged (about another op than the failing {op}): {cause}"
+    elif cause and not last.get("dropped_inputs"):
         report["leapp_cause"] = cause
         report["error"] += f"; cause, as LEAPP logged it: {cause}"
 
@@ -509,14 +513,28 @@ def stub_error(info: ModuleInfo) -> str:
     first = info.stubs[0]
     at = first.hazards[0].split(" ")[0] if first.hazards else f"{info.path}:{first.line}"
     more = f"; {len(info.stubs) - 1} more stub(s)" if len(info.stubs) > 1 else ""
+    others = other_findings(info)
+    also = (f"; other unresolved findings on the entry's path, which may decide the export even once the stub is "
+            f"written (not yet checked for execution: nothing ran): {'; '.join(others)}" if others else "")
     return (f"stub not written: {at} ({first.function} at {info.path}:{first.line} raises NotImplementedError "
-            f"until you write it; nothing was traced{more})")
+            f"until you write it; nothing was traced{more}){also}")
+
+
+def other_findings(info: ModuleInfo) -> list[str]:
+    """The module header's unresolved findings that no stub covers (`file:line category`)."""
+    covered = {h.split(" ")[0] for s in info.stubs for h in s.hazards}
+    out = []
+    for text in info.unresolved:
+        head = text.split(" ")
+        if head and head[0] not in covered and len(head) > 1:
+            out.append(f"{head[0]} {head[1].rstrip(':')}")
+    return out
 
 
 def stub_report(info: ModuleInfo, opts: RunOptions) -> dict:
     return {"status": "failed", "entry": info.entry, "integration": str(info.path), "graph_yaml": None,
             "models": [], "attempts": [], "validation": {}, "findings_confirmed": [], "timings": {},
-            "error": stub_error(info),
+            "error": stub_error(info), "other_unresolved": other_findings(info),
             "stubs": [{"function": s.function, "at": f"{info.path}:{s.line}", "patches": list(s.patches),
                        "hazards": list(s.hazards), "blocked": s.blocked} for s in info.stubs]}
 

@@ -24,6 +24,24 @@ from leapp_codemod.generate.twin.base import Example, TwinRule, call, dotted
 from leapp_codemod.rules.scalar_list_join import JOINERS
 
 
+_ITEM_CASTS = ("float", "int", "twin_scalar")
+
+
+def _cast_items_source(value) -> cst.BaseExpression | None:
+    """`q` of `(float(c) for c in q)` (also `[...]` and `twin_scalar(c, "float")`, which an earlier rule
+    made of the cast): unpacking the items cast one by one is unpacking `q` itself into one-element
+    slices, which keep the values traced; None for any other value."""
+    if not isinstance(value, (cst.GeneratorExp, cst.ListComp)):
+        return None
+    loop, elt = value.for_in, value.elt
+    if loop.inner_for_in is not None or loop.ifs or not isinstance(loop.target, cst.Name):
+        return None
+    if not (isinstance(elt, cst.Call) and isinstance(elt.func, cst.Name) and elt.func.value in _ITEM_CASTS
+            and elt.args and isinstance(elt.args[0].value, cst.Name) and elt.args[0].value.value == loop.target.value):
+        return None
+    return loop.iter
+
+
 class ArrayItems(TwinRule):
     CATEGORIES = ("unmapped-numpy",)
     EXAMPLES = (
@@ -46,6 +64,10 @@ class ArrayItems(TwinRule):
                 (("scalar-extraction", "w = q[0]"), ("scalar-extraction", "z = q[-1]")),
                 "def f(q):\n    w = twin_item(q, 0)\n    z = twin_item(q, -1)\n"
                 "    g = np.zeros(2)\n    g[0] = 2 * w * z\n    return g\n"),
+        Example("import math\n\n\ndef f(q):\n    w, x, y, z = (float(c) for c in q)\n"
+                "    return 2.0 * (w * z + x * y)\n",
+                (("scalar-extraction", "float(c)"),),
+                "def f(q):\n    w, x, y, z = twin_unpack(q, 4)\n    return 2.0 * (w * z + x * y)\n"),
         Example("import numpy as np\n\n\ndef f(q, rate):\n    return np.hstack((q, [rate * 0.5, rate]))\n",
                 (("scalar-extraction", "np.hstack((q, [rate * 0.5, rate]))"),),
                 "def f(q, rate):\n    return np.hstack((q, twin_array([rate * 0.5, rate])))\n"),
@@ -62,7 +84,9 @@ class ArrayItems(TwinRule):
                     updated.value, (cst.Tuple, cst.List)):
                 self.use(self.flags_on(original, "scalar-extraction"),
                          "array items unpacked into names kept as one-element slices (`twin_unpack`)")
-                updated = updated.with_changes(value=call("twin_unpack", updated.value, cst.Integer(str(len(names)))))
+                source = _cast_items_source(updated.value)
+                updated = updated.with_changes(value=call("twin_unpack", source or updated.value,
+                                                          cst.Integer(str(len(names)))))
         elif self.depth and len(updated.targets) == 1 and isinstance(updated.targets[0].target, cst.Name) \
                 and isinstance(updated.value, cst.Subscript) and isinstance(updated.value.value, cst.Name):
             value = updated.value

@@ -72,7 +72,8 @@ class ScalarExtraction(TwinRule):
         else:
             return None         # `tolist()` is the loop rule's, refused elsewhere by the coverage check
         flags = self.flags_on(original, *ScalarExtraction.CATEGORIES)
-        if not flags and not is_tensor_valued(value, self.ctx):
+        same_line = any(self.flagged(original, c) for c in ScalarExtraction.CATEGORIES)   # the scan reports one a line
+        if not flags and not same_line and not is_tensor_valued(value, self.ctx):
             return None
         self.use(flags, "scalar extractions kept as 0-d tensors (`twin_scalar`)")
         args = [value] + ([cst.SimpleString(f'"{cast}"')] if cast else [])
@@ -81,12 +82,15 @@ class ScalarExtraction(TwinRule):
     def _min_max(self, original: cst.Call, updated: cst.Call):
         if not (isinstance(updated.func, cst.Name) and updated.func.value in ("min", "max")):
             return None
-        if not any(is_tensor_valued(a.value, self.ctx) for a in updated.args):
+        if "min" in self.ctx.bindings or "max" in self.ctx.bindings:
+            return None         # a module-level `min`/`max` that is not the builtin
+        flags = self.flags_on(original, "tensor-branch")     # a min/max the scan saw comparing pipeline data
+        if not flags and not any(is_tensor_valued(a.value, self.ctx) for a in updated.args):
             return None
         if len(updated.args) != 2 or any(a.keyword or a.star for a in updated.args):
             raise Refused(self.line(original), f"`{updated.func.value}(...)` of a tensor value needs exactly two "
                                                "positional arguments to become an elementwise choice")
-        self.ctx.rules.add("Python min/max of tensor values written as elementwise choices (`twin_min`/`twin_max`)")
+        self.use(flags, "Python min/max of tensor values written as elementwise choices (`twin_min`/`twin_max`)")
         return call(f"twin_{updated.func.value}", updated.args[0].value, updated.args[1].value)
 
     def _full(self, original: cst.Call, updated: cst.Call):
