@@ -190,3 +190,21 @@ def test_objects_a_main_function_passes_type_the_entry_parameters(tmp_path, monk
     result = scan(tmp_path, "script_app", "replay:replay_step", monkeypatch)
     assert ("models.py", 11, "LCM801") in found(result)    # model(obs) runs StateEstimator.forward
     assert not result.not_followed
+
+
+def test_a_library_base_method_runs_the_project_override(tmp_path, monkeypatch):
+    result = scan(tmp_path, "hook_app", "pick.controller:Controller.act", monkeypatch)
+    hits = found(result)
+    assert ("table.py", 9, "LCM201") in hits                  # TableEnv._read, reached through EnvBase.step -> _step
+    assert not any(code == "LCM401" or line == 16 for path, line, code in hits if path == "table.py")  # ShelfEnv
+    bound = {b.line: b for b in result.bound_calls if Path(b.path).name == "controller.py"}
+    assert bound[12].targets == ("pick.envs.base:PickBase._step",)
+    assert "library base" in bound[12].how
+    assert not any(Path(n.path).name == "controller.py" and n.line == 12 for n in result.not_followed)
+
+
+def test_an_inline_range_input_built_from_a_project_class_is_typed(tmp_path, monkeypatch):
+    result = scan(tmp_path, "hook_app", "pick/run.py:10-11", monkeypatch)
+    assert ("sensors.py", 8, "LCM901") in found(result)       # Stamp.grab reads the clock
+    assert not any(Path(f.path).name == "sensors.py" and f.line == 16 for f in result.findings)  # Replay.grab
+    assert not any(Path(b.path).name == "run.py" and b.line == 10 for b in result.bound_calls)   # typed, no guess

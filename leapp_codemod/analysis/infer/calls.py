@@ -100,6 +100,10 @@ class CallQuestions:
                 method = project.find_method(cls, func.attr) if cls else None
                 if method is not None:
                     found.append(method)
+                elif cls is not None and (hook := project.library_hook(cls, func.attr)) is not None:
+                    found.append(hook[0])
+                    runtime_bind.record(project, call, self.fn.path, [hook[0]],
+                                        f"the library base `{hook[1]}` runs the project override `{hook[0].name}`")
                 if method is not None and is_abstract(method):  # a declared base type: an override runs
                     found += [m for m in overrides(project, cls, func.attr) if m not in found]
             if found and ("bindings",) in project.memo and runtime_bind.bound_types(self, receiver):

@@ -27,6 +27,9 @@ def _resolve_in(folder: Path, target: str, by_path: dict[Path, str]) -> str | No
 NN_MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module", "nn.Module", "torch.jit.ScriptModule",
                              "torch.jit._script.ScriptModule"})   # a ScriptModule is an nn.Module: calling runs forward
 
+_NOT_TEMPLATE_BASES = frozenset({"object", "abc.ABC", "ABC", "typing.Generic", "Generic", "typing.Protocol",
+                                 "Protocol", "typing.NamedTuple", "NamedTuple", "enum.Enum", "Enum"})
+
 
 class Questions:
     """Answers to `types_of`, `resolve_call` and `attr_types` while one outermost question is answered.
@@ -242,6 +245,21 @@ class Project:
         for klass in self.mro(cls):
             if name in klass.methods:
                 return klass.methods[name]
+        return None
+
+    def library_hook(self, cls: ClassInfo, name: str) -> tuple[FunctionInfo, str] | None:
+        """`env.step(td)` on a project subclass of a library base (torchrl `EnvBase`, a gym `Env`) that does
+        not define `step` itself: the library's public method calls the project's `_step` override (a
+        template method). The override and the library base it comes through, or None."""
+        if name.startswith("_") or self.is_library(cls.module) or self.find_method(cls, name) is not None:
+            return None
+        hook = self.find_method(cls, "_" + name)
+        if hook is None:
+            return None
+        for klass in self.mro(cls):
+            for base in self.bases(klass):
+                if isinstance(base, str) and base not in _NOT_TEMPLATE_BASES and base not in NN_MODULE_BASES:
+                    return hook, base
         return None
 
     def is_nn_module(self, cls: ClassInfo, seen: frozenset = frozenset()) -> bool:
