@@ -208,3 +208,18 @@ def test_an_inline_range_input_built_from_a_project_class_is_typed(tmp_path, mon
     assert ("sensors.py", 8, "LCM901") in found(result)       # Stamp.grab reads the clock
     assert not any(Path(f.path).name == "sensors.py" and f.line == 16 for f in result.findings)  # Replay.grab
     assert not any(Path(b.path).name == "run.py" and b.line == 10 for b in result.bound_calls)   # typed, no guess
+
+
+def test_a_value_the_callee_replaces_and_an_appended_log_are_not_carried(tmp_path, monkeypatch):
+    from leapp_codemod.analysis.inline.function import inline_function
+    from leapp_codemod.analysis.inline.range import parse_inline_entry
+    from leapp_codemod.scan.load import load_project
+
+    root = tmp_path / "hook_app"
+    shutil.copytree(FIXTURES / "hook_app", root)
+    monkeypatch.chdir(root)
+    fn, rng = inline_function(load_project(["."]).project, parse_inline_entry("pick/loop.py:13-16"))
+    assert "sample" not in fn.carried and "sample" not in rng.state   # LiveEnv._step rebinds its argument first
+    assert "trace" not in fn.carried                                  # only appended to: a log
+    hits = found(scan(tmp_path / "again", "hook_app", "pick/loop.py:13-16", monkeypatch))
+    assert not any(path == "loop.py" for path, _, _ in hits)

@@ -158,6 +158,7 @@ class TypeQuestions:
                             and isinstance(value.func, ast.Attribute) and value.func.attr in SELF_RETURNING_METHODS \
                             and isinstance(value.func.value, ast.Name):   # `self.net = network.to(device)`
                         out |= self.param_value_types(klass.methods[method], value.func.value.id)
+                        out |= self._local_built(klass.methods[method], value.func.value.id, module)
                 if attr in klass.class_attrs and isinstance(klass.class_attrs[attr], ast.Call):
                     out |= self.call_result_types(klass.class_attrs[attr], module)
                 if not declared and attr in klass.attr_annotations:
@@ -165,6 +166,14 @@ class TypeQuestions:
             return out | declared
         finally:
             del q.guards[guard]
+
+    def _local_built(self, fn: FunctionInfo, name: str, module: ModuleIndex) -> set[str]:
+        """`model = build_model(cfg); self.model = model.cuda()`: the project classes the local was built as."""
+        out: set[str] = set()
+        for value in fn.assigned(name):
+            if isinstance(value, ast.Call):
+                out |= {t for t in self.call_result_types(value, module) if ":" in t}
+        return out
 
     def param_value_types(self, fn: FunctionInfo, param: str) -> set[str]:
         """What a method parameter may hold: its annotation, what reachable callers pass and, for
