@@ -8,7 +8,7 @@ from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIn
 from leapp_codemod.analysis.model.project import questions
 from leapp_codemod.analysis.model.resolve_callables import CallableResolver, returned_builds
 from leapp_codemod.analysis.model.resolve_sites import argument_for, sites_of
-from leapp_codemod.analysis.model.resolve_types import annotation_classes, builds_own_class
+from leapp_codemod.analysis.model.resolve_types import annotation_classes, builds_own_class, subclasses
 from leapp_codemod.analysis.model import runtime_bind
 from leapp_codemod.analysis.model.walk import is_self_attr
 from leapp_codemod.knowledge.vocab import CONTAINER_MODULES, SELF_RETURNING_METHODS
@@ -192,6 +192,10 @@ class TypeQuestions:
                     out |= self.expr_types_in_scope(value, site.module, site.scope)
             if cls is not None and ("hydra_targets",) in self.project.memo:
                 out |= runtime_bind.hydra_argument_types(self, cls, param)
+            for sub_init, passed in _super_init_passes(self.project, cls, fn) if cls is not None else ():
+                value = argument_for(fn, passed, param)
+                if isinstance(value, ast.Name) and value.id in sub_init.params:
+                    out |= self.param_value_types(sub_init, value.id)   # `super().__init__(cfg, swarm)`
         return out
 
     def expr_types_in_scope(self, e: ast.expr, module: ModuleIndex, scope: dict, depth: int = 0) -> set[str]:
@@ -230,6 +234,21 @@ class TypeQuestions:
     def global_types(self, module: ModuleIndex, name: str) -> set[str]:
         value = module.globals.get(name)
         return self.call_result_types(value, module) if isinstance(value, ast.Call) else set()
+
+
+def _super_init_passes(project, cls: ClassInfo, init: FunctionInfo):
+    """(subclass `__init__`, its `super().__init__(...)` call) for the direct subclasses that hand their
+    own arguments on to `init`."""
+    for sub in subclasses(project, cls):
+        own = sub.methods.get("__init__")
+        if own is None or project.find_method(cls, "__init__") is not init \
+                or not any(isinstance(b, ClassInfo) and b.id == cls.id for b in project.bases(sub)):
+            continue
+        for node in own.nodes:
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "__init__" \
+                    and isinstance(node.func.value, ast.Call) and isinstance(node.func.value.func, ast.Name) \
+                    and node.func.value.func.id == "super":
+                yield own, node
 
 
 def _branches(values):

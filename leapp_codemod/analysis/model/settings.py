@@ -36,13 +36,19 @@ def _settings(project, cls: ClassInfo, unknown) -> dict[str, set]:
         return {}   # a subclass constructs it through super().__init__(...): not a site we read
     sites = None
     out: dict[str, set] = {}
+    building = _construction(project, cls)
     for klass in project.mro(cls):
         for attr, writes in klass.attr_values.items():
-            if f"self.{attr}" in out or any(method not in CONSTRUCTION for method, _ in writes) or len(writes) != 1:
+            if f"self.{attr}" in out or any(method not in building for method, _ in writes) or len(writes) != 1:
                 continue
-            if _mutated(project, cls, attr):
+            if _mutated(project, cls, attr) or any(attr in k.attr_values for k in project.mro(cls) if k is not klass):
                 continue
             method, value = writes[0]
+            if method not in CONSTRUCTION:
+                value = _chosen(value, out)
+            if isinstance(value, ast.Constant) and isinstance(value.value, (bool, int)) and method not in CONSTRUCTION:
+                out[f"self.{attr}"] = {value.value}   # `self.use_history = False` in a `_set_specs()` the constructor calls
+                continue
             if not (isinstance(value, ast.Name) and value.id in init.params and method == "__init__"
                     and klass.methods.get("__init__") is init):
                 continue
@@ -51,6 +57,25 @@ def _settings(project, cls: ClassInfo, unknown) -> dict[str, set]:
             values = _passed(init, value.id, sites, unknown)
             if values:
                 out[f"self.{attr}"] = values
+    return out
+
+
+def _chosen(value: ast.expr, known: dict[str, set]) -> ast.expr:
+    """`a if self.flag else 0` with `self.flag` a known one-valued setting: the branch it selects."""
+    while isinstance(value, ast.IfExp) and len(known.get(ast.unparse(value.test), ())) == 1:
+        value = value.body if next(iter(known[ast.unparse(value.test)])) else value.orelse
+    return value
+
+
+def _construction(project, cls: ClassInfo) -> set[str]:
+    """The constructor's method names plus the methods of the class the constructors (its own and its
+    bases') call on self (`self._set_specs()`), one level deep."""
+    out = set(CONSTRUCTION)
+    inits = [k.methods["__init__"] for k in project.mro(cls) if "__init__" in k.methods]
+    for node in (n for init in inits for n in init.nodes):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
+                and node.func.value.id == "self" and project.find_method(cls, node.func.attr) is not None:
+            out.add(node.func.attr)
     return out
 
 

@@ -167,6 +167,14 @@ def _inside_unlooped(fn: FunctionInfo, guard: ast.AST | None) -> set[int]:
     return found
 
 
+_ORDER = {ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b, ast.Lt: lambda a, b: a < b,
+          ast.LtE: lambda a, b: a <= b}
+
+
+def _numbers(values: set, right) -> bool:
+    return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (*values, right))
+
+
 def _compare_outcomes(test: ast.Compare, fn: FunctionInfo, constants: dict[str, set], guard=None) -> set | None:
     """`mode == "relative"`, `self.kind != "bang"`, `mode in ("a", "b")`, `target is not None` over the values
     the setting can hold (a `None` default no reached call overrides is the constant None)."""
@@ -181,6 +189,8 @@ def _compare_outcomes(test: ast.Compare, fn: FunctionInfo, constants: dict[str, 
             and all(v is None or isinstance(v, (bool, int, float, str)) for v in values):
         same = {v is right.value for v in values}   # `action is None` where no call passes an action
         return same if isinstance(op, ast.Is) else {not s for s in same}
+    if isinstance(op, tuple(_ORDER)) and isinstance(right, ast.Constant) and _numbers(values, right.value):
+        return {_ORDER[type(op)](v, right.value) for v in values}   # `self.history_len > 0` with the length set
     if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, (ast.Tuple, ast.List, ast.Set)) \
             and all(isinstance(e, ast.Constant) for e in right.elts):
         options = {e.value for e in right.elts}
