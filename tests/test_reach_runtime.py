@@ -223,3 +223,20 @@ def test_a_value_the_callee_replaces_and_an_appended_log_are_not_carried(tmp_pat
     assert "trace" not in fn.carried                                  # only appended to: a log
     hits = found(scan(tmp_path / "again", "hook_app", "pick/loop.py:13-16", monkeypatch))
     assert not any(path == "loop.py" for path, _, _ in hits)
+
+
+def test_settings_from_a_constructor_helper_and_arguments_handed_to_the_base(tmp_path, monkeypatch):
+    result = scan(tmp_path, "setup_app", "rover.fast:FastRover.step", monkeypatch)
+    assert ("base.py", 16, "LCM701") not in found(result)     # window is 0: the history block never runs
+    assert not any(Path(b.path).name == "base.py" for b in result.bound_calls)   # typed: UdpLink, no guess
+    assert not result.not_followed
+
+
+def test_a_scan_root_that_is_a_package_keeps_the_driver_sites(tmp_path, monkeypatch):
+    root = tmp_path / "rovers"
+    shutil.copytree(FIXTURES / "setup_app", root)
+    (root / "__init__.py").write_text("")           # `rovers.rover.base` too; the driver imports `rover.base`
+    monkeypatch.chdir(root)
+    result = scan_project(["."], entry="rover.fast:FastRover.step")
+    assert not any(Path(b.path).name == "base.py" for b in result.bound_calls)
+    assert ("base.py", 16, "LCM701") not in found(result)

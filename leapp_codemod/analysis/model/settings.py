@@ -31,24 +31,18 @@ def class_settings(project, cls: ClassInfo, unknown) -> dict[str, set]:
 
 
 def _settings(project, cls: ClassInfo, unknown) -> dict[str, set]:
+    out = _literal_settings(project, cls)
     init = project.find_method(cls, "__init__")
     if init is None or any("__init__" in sub.methods for sub in _subclasses(project, cls)):
-        return {}   # a subclass constructs it through super().__init__(...): not a site we read
+        return out  # a subclass constructs it through super().__init__(...): not a site we read
     sites = None
-    out: dict[str, set] = {}
-    building = _construction(project, cls)
     for klass in project.mro(cls):
         for attr, writes in klass.attr_values.items():
-            if f"self.{attr}" in out or any(method not in building for method, _ in writes) or len(writes) != 1:
+            if f"self.{attr}" in out or any(method not in CONSTRUCTION for method, _ in writes) or len(writes) != 1:
                 continue
-            if _mutated(project, cls, attr) or any(attr in k.attr_values for k in project.mro(cls) if k is not klass):
+            if _mutated(project, cls, attr):
                 continue
             method, value = writes[0]
-            if method not in CONSTRUCTION:
-                value = _chosen(value, out)
-            if isinstance(value, ast.Constant) and isinstance(value.value, (bool, int)) and method not in CONSTRUCTION:
-                out[f"self.{attr}"] = {value.value}   # `self.use_history = False` in a `_set_specs()` the constructor calls
-                continue
             if not (isinstance(value, ast.Name) and value.id in init.params and method == "__init__"
                     and klass.methods.get("__init__") is init):
                 continue
@@ -57,6 +51,25 @@ def _settings(project, cls: ClassInfo, unknown) -> dict[str, set]:
             values = _passed(init, value.id, sites, unknown)
             if values:
                 out[f"self.{attr}"] = values
+    return out
+
+
+def _literal_settings(project, cls: ClassInfo) -> dict[str, set]:
+    """`self.use_history = False` (or `4 if self.use_history else 0`) written once, in a method the
+    constructors call on self (`self._set_specs()`), and nowhere else in the class, its bases, its
+    subclasses or outside: a setting with that one value."""
+    out: dict[str, set] = {}
+    building = _construction(project, cls) - CONSTRUCTION
+    family = [*project.mro(cls), *_subclasses(project, cls)]
+    for klass in project.mro(cls):
+        for attr, writes in klass.attr_values.items():
+            if len(writes) != 1 or writes[0][0] not in building or f"self.{attr}" in out:
+                continue
+            if any(attr in k.attr_values for k in family if k is not klass) or _mutated(project, cls, attr):
+                continue
+            value = _chosen(writes[0][1], out)
+            if isinstance(value, ast.Constant) and isinstance(value.value, (bool, int)):
+                out[f"self.{attr}"] = {value.value}
     return out
 
 
