@@ -240,3 +240,12 @@ def test_a_scan_root_that_is_a_package_keeps_the_driver_sites(tmp_path, monkeypa
     result = scan_project(["."], entry="rover.fast:FastRover.step")
     assert not any(Path(b.path).name == "base.py" for b in result.bound_calls)
     assert ("base.py", 16, "LCM701") not in found(result)
+
+
+@pytest.mark.parametrize("entry, hit", [("walker.agent:WalkAgent.act", ("nets.py", 12, "LCM801")),
+                                        ("walker.agent:HeadAgent.act", ("nets.py", 17, "LCM201"))])
+def test_a_network_the_library_base_builds_from_a_named_class(tmp_path, monkeypatch, entry, hit):
+    result = scan(tmp_path, "libbuilt_app", entry, monkeypatch)
+    assert hit in found(result)
+    assert not result.not_followed
+    assert any("library base builds" in b.how for b in result.bound_calls)

@@ -5,6 +5,7 @@ import ast
 
 from leapp_codemod.analysis.infer.memo import answered_once
 from leapp_codemod.analysis.model import runtime_bind
+from leapp_codemod.analysis.model.library_built import library_built_classes
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo
 from leapp_codemod.analysis.model.resolve_callables import CallableResolver
 from leapp_codemod.analysis.model.resolve_types import is_abstract, overrides
@@ -127,6 +128,10 @@ class CallQuestions:
                 if target is not None:
                     out.append(target)
             if out:
+                built = set().union(*(library_built_classes(project, c, func.attr) for c in self.receiver_classes()))
+                if built and built >= attr_types:
+                    runtime_bind.record(project, call, self.fn.path, out, "the library base builds "
+                                        f"`self.{func.attr}` from the class the project names")
                 return out
         resolver = CallableResolver(self)
         if resolver.applies(func):

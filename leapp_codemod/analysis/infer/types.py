@@ -10,6 +10,7 @@ from leapp_codemod.analysis.model.resolve_callables import CallableResolver, ret
 from leapp_codemod.analysis.model.resolve_sites import argument_for, sites_of
 from leapp_codemod.analysis.model.resolve_types import annotation_classes, builds_own_class, subclasses
 from leapp_codemod.analysis.model import runtime_bind
+from leapp_codemod.analysis.model.library_built import library_built_classes
 from leapp_codemod.analysis.model.walk import is_self_attr
 from leapp_codemod.knowledge.vocab import CONTAINER_MODULES, SELF_RETURNING_METHODS
 
@@ -163,6 +164,8 @@ class TypeQuestions:
                     out |= self.call_result_types(klass.class_attrs[attr], module)
                 if not declared and attr in klass.attr_annotations:
                     declared = annotation_classes(self.project, klass.attr_annotations[attr], module)
+            if not out and not declared:   # `self.model` a library base builds from `ModelCls`
+                out = library_built_classes(self.project, cls, attr)
             return out | declared
         finally:
             del q.guards[guard]
