@@ -249,3 +249,8 @@ def test_a_network_the_library_base_builds_from_a_named_class(tmp_path, monkeypa
     assert hit in found(result)
     assert not result.not_followed
     assert any("library base builds" in b.how for b in result.bound_calls)
+
+
+def test_an_isinstance_check_on_a_loaded_network_rules_out_the_fallback(tmp_path, monkeypatch):
+    result = scan(tmp_path, "loaded_app", "arm_policy:ArmPolicy.act", monkeypatch)
+    assert not any(line == 15 for _, line, _ in found(result))   # the `not isinstance` block is dead

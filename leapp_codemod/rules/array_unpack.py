@@ -219,10 +219,31 @@ def _used_as_numbers(names: set[str], ctx) -> bool:
                 isinstance(n, ast.UnaryOp) and is_item(n.operand) or \
                 isinstance(n, ast.Compare) and any(is_item(e) for e in (n.left, *n.comparators)):
             return True
-        if isinstance(n, ast.Call) and any(is_item(a) for a in n.args) \
-                and (ctx.call_name(n) or "").startswith(("numpy.", "math.")):
+        if isinstance(n, ast.Call) and (ctx.call_name(n) or "").startswith(("numpy.", "math.")) and any(
+                is_item(a) or isinstance(a, (ast.List, ast.Tuple)) and any(is_item(e) for e in a.elts) for a in n.args):
+            return True   # `np.arctan2(y, x)`, `np.array([steer, speed])`
+        if isinstance(n, ast.Call) and any(is_item(a) for a in n.args) and _callee_computes(n, ctx, is_item):
+            return True   # `scale(speed, ...)`: a project helper does arithmetic on it
+    return False
+
+
+def _callee_computes(call: ast.Call, ctx, is_item) -> bool:
+    """A project function the call runs uses the parameter an item is passed for as a number."""
+    for callee in ctx.resolve_call(call):
+        params = callee.positional_params[1:] if callee.is_method and not isinstance(call.func, ast.Name) \
+            else callee.positional_params
+        passed = {params[i] for i, a in enumerate(call.args) if i < len(params) and is_item(a)}
+        if passed and _used_as_numbers_in(passed, callee.node):
             return True
     return False
+
+
+def _used_as_numbers_in(names: set[str], node: ast.AST) -> bool:
+    def is_item(e) -> bool:
+        return isinstance(e, ast.Name) and e.id in names
+    return any(isinstance(n, ast.BinOp) and (is_item(n.left) or is_item(n.right))
+               or isinstance(n, ast.Compare) and any(is_item(e) for e in (n.left, *n.comparators))
+               for n in ast.walk(node))
 
 
 def _items_reach_numpy(ctx, names: set[str]) -> bool:
@@ -318,5 +339,9 @@ RULE = Rule(
         # an inline range reading the items of a value from before it (a list a reader thread fills)
         "# range: 6-8\nimport numpy as np\ndef main(reader, send):\n    while True:\n        pose = reader.value\n"
         "        x = pose[1] - 0.5  # error\n        y = pose[2]  # error\n        send(np.array([x * 2, y + 1]))\n",
+        # items handed to a helper that computes with them, and listed into a new array
+        "import numpy as np\ndef to_range(v, lo, hi):\n    return lo + (v + 1.0) * (hi - lo) / 2\n"
+        "def step(obs):\n    out = np.tanh(obs)\n    gas, turn = out  # error\n"
+        "    return to_range(gas, 0.0, 3.0), np.array([turn, gas])\n",
     ),
 )

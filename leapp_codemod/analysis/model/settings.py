@@ -31,7 +31,7 @@ def class_settings(project, cls: ClassInfo, unknown) -> dict[str, set]:
 
 
 def _settings(project, cls: ClassInfo, unknown) -> dict[str, set]:
-    out = _literal_settings(project, cls)
+    out = _literal_settings(project, cls) | _module_checks(project, cls)
     init = project.find_method(cls, "__init__")
     if init is None or any("__init__" in sub.methods for sub in _subclasses(project, cls)):
         return out  # a subclass constructs it through super().__init__(...): not a site we read
@@ -51,6 +51,33 @@ def _settings(project, cls: ClassInfo, unknown) -> dict[str, set]:
             values = _passed(init, value.id, sites, unknown)
             if values:
                 out[f"self.{attr}"] = values
+    return out
+
+
+MODULE_LOADERS = frozenset({"torch.jit.load", "torch.jit.script", "torch.jit.trace"})
+
+
+def _module_checks(project, cls: ClassInfo) -> dict[str, set]:
+    """`isinstance(self.model, nn.Module)` is True when every value the class stores in `self.model` is
+    None or a network (`torch.jit.load(path)`, a project nn.Module): the other branch never runs."""
+    out: dict[str, set] = {}
+    family = [*project.mro(cls), *_subclasses(project, cls)]
+    attrs = {a for k in family for a in k.attr_values}
+    for attr in attrs:
+        values = [(k, v) for k in family for _, v in k.attr_values.get(attr, ())]
+        networks = 0
+        for klass, value in values:
+            if isinstance(value, ast.Constant) and value.value is None:
+                continue
+            name = project.qualify(value.func, project.modules[klass.module]) if isinstance(value, ast.Call) else None
+            built = project.class_of(name) if name else None
+            if not name or not (project.external_name(name) in MODULE_LOADERS
+                                or (built is not None and project.is_nn_module(built))):
+                break
+            networks += 1
+        else:
+            if networks and not _mutated(project, cls, attr):
+                out[f"isinstance:self.{attr}"] = {True}
     return out
 
 

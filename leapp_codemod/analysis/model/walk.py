@@ -127,11 +127,23 @@ def literal_bindings(fn: FunctionInfo, name: str) -> set | None:
     return {v.value for v in values}
 
 
+def module_check_key(expr: ast.expr, self_name: str | None) -> str | None:
+    """`isinstance(self.model, torch.nn.Module)` -> the settings key saying what it holds ("isinstance:self.model")."""
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "isinstance" \
+            and len(expr.args) == 2 and ast.unparse(expr.args[1]).split(".")[-2:] == ["nn", "Module"]:
+        target = expr.args[0]
+        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == self_name:
+            return f"isinstance:self.{target.attr}"
+    return None
+
+
 def _constant_values(expr: ast.expr, fn: FunctionInfo, constants: dict[str, set], guard: ast.AST | None = None) -> set | None:
     """The constants a flag (a parameter, or a setting `self.x` the object was built with) can hold. A name
     rebound only inside the block `guard` tests (`if target is not None: target = pad(target)`), outside any
     loop, still holds its constant when the test runs."""
-    if isinstance(expr, ast.Name):
+    if module_check_key(expr, self_name_of(fn)) in constants:
+        key = module_check_key(expr, self_name_of(fn))
+    elif isinstance(expr, ast.Name):
         key = expr.id
     elif isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == self_name_of(fn) \
             and f"self.{expr.attr}" in constants:
