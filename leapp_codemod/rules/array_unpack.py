@@ -68,7 +68,7 @@ def _array_of_data(value: ast.expr, ctx, target: ast.expr) -> bool:
     if any(isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id in names
            for n in ast.walk(ctx.fn.node)) or _many_dimensions(value, ctx):
         return False  # rows of a 2-D array (indexed further, or the array known to have several axes) stay traced
-    if not _used_as_numbers(names, ctx):
+    if not _used_as_numbers(names, ctx, through_calls=isinstance(target, (ast.Tuple, ast.List))):
         return False  # the items only go on whole into other calls (`[tf(frame) for frame in frames]`)
     return ctx.is_numpy(value) or _items_reach_numpy(ctx, names)
 
@@ -210,8 +210,9 @@ def _many_dimensions(value: ast.expr, ctx) -> bool:
     return False
 
 
-def _used_as_numbers(names: set[str], ctx) -> bool:
-    """An item is an operand of arithmetic, a comparison, or an argument of a NumPy or `math` function."""
+def _used_as_numbers(names: set[str], ctx, through_calls: bool = False) -> bool:
+    """An item is an operand of arithmetic, a comparison, or an argument of a NumPy or `math` function;
+    for a fixed unpacking (`gas, turn = out`: scalars, not rows) also an argument a project helper computes with."""
     def is_item(e) -> bool:
         return isinstance(e, ast.Name) and e.id in names
     for n in ast.walk(ctx.fn.node):
@@ -222,7 +223,8 @@ def _used_as_numbers(names: set[str], ctx) -> bool:
         if isinstance(n, ast.Call) and (ctx.call_name(n) or "").startswith(("numpy.", "math.")) and any(
                 is_item(a) or isinstance(a, (ast.List, ast.Tuple)) and any(is_item(e) for e in a.elts) for a in n.args):
             return True   # `np.arctan2(y, x)`, `np.array([steer, speed])`
-        if isinstance(n, ast.Call) and any(is_item(a) for a in n.args) and _callee_computes(n, ctx, is_item):
+        if through_calls and isinstance(n, ast.Call) and any(is_item(a) for a in n.args) \
+                and _callee_computes(n, ctx, is_item):
             return True   # `scale(speed, ...)`: a project helper does arithmetic on it
     return False
 
