@@ -254,3 +254,10 @@ def test_a_network_the_library_base_builds_from_a_named_class(tmp_path, monkeypa
 def test_an_isinstance_check_on_a_loaded_network_rules_out_the_fallback(tmp_path, monkeypatch):
     result = scan(tmp_path, "loaded_app", "arm_policy:ArmPolicy.act", monkeypatch)
     assert not any(line == 15 for _, line, _ in found(result))   # the `not isinstance` block is dead
+
+
+def test_an_empty_container_and_a_forwarded_setting_are_not_data(tmp_path, monkeypatch):
+    result = scan(tmp_path, "sampler_app", "planner:Planner.plan", monkeypatch)
+    hits = found(result)
+    assert ("planner.py", 15, "LCM201") not in hits     # `if options:` -- the caller passes `{}`
+    assert ("planner.py", 18, "LCM201") not in hits     # a level of the schedule built from settings only

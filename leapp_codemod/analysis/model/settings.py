@@ -314,7 +314,7 @@ def caller_settings(project, fn) -> dict[str, set]:
                      if isinstance(node, ast.Call) and called_name(node.func) == fn.name]
             if not calls:
                 continue
-            ints = _int_names(scope)
+            ints = _int_names(scope) | _forwarded_settings(scope)
             owner = module.classes.get(owners.get(id(scope)) or "")
             ints |= {f"self.{a}" for a in (_int_attrs(owner) if owner is not None else ())}
             for node in calls:
@@ -371,6 +371,8 @@ def _int_attrs(cls: ClassInfo) -> set[str]:
 def _setting_value(arg: ast.expr, ints: set[str]):
     if isinstance(arg, ast.Constant) and isinstance(arg.value, (bool, int, float, str)):
         return arg.value
+    if isinstance(arg, (ast.Dict, ast.List, ast.Tuple)) and not (arg.keys if isinstance(arg, ast.Dict) else arg.elts):
+        return ()   # `extra_args={}`: an empty container (falsy), never data
     if isinstance(arg, ast.Name) and arg.id in ints:
         return PYTHON_INT
     if isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name) and arg.value.id == "self" \
@@ -379,6 +381,20 @@ def _setting_value(arg: ast.expr, ints: set[str]):
     if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name) and arg.func.id in ("int", "len"):
         return PYTHON_INT
     return None
+
+
+def _forwarded_settings(scope: ast.AST) -> set[str]:
+    """Parameters of the calling function with a literal default (`new_sampler_type=None`, `steps=10`) that
+    it never rebinds and hands on: settings of its own caller (counted like a varying int: never data)."""
+    if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return set()
+    args = scope.args
+    positional = [*args.posonlyargs, *args.args]
+    pairs = [*zip(positional[len(positional) - len(args.defaults):], args.defaults),
+             *((a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)]
+    stored = {n.id for n in ast.walk(scope) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return {a.arg for a, d in pairs if isinstance(d, ast.Constant) and not isinstance(d.value, bytes)
+            and a.arg not in stored}
 
 
 def _int_names(scope: ast.AST) -> set[str]:
