@@ -34,6 +34,11 @@ def check(node: ast.AST, ctx):
                             "a NumPy scalar the trace does not follow, so what is computed from it is exported as a "
                             "constant", _FIX)
         return
+    picked = _picked_in_comprehension(node, ctx) if isinstance(node, ast.comprehension) else None
+    if picked is not None:
+        yield Hit(picked, f"`{show(picked)}` picks single elements of a NumPy array of pipeline data into a Python "
+                          "list: each is a NumPy scalar the trace does not follow", _FIX)
+        return
     iterable, target = node.iter, node.target
     if isinstance(iterable, ast.Call) and ctx.builtin(iterable) in ITEM_WRAPPERS and len(iterable.args) == 1:
         if ctx.builtin(iterable) == "enumerate":
@@ -46,6 +51,24 @@ def check(node: ast.AST, ctx):
     if _array_of_data(source, ctx, target) and not ctx.only_logged(iterable):
         yield Hit(iterable, f"iterating `{show(iterable)}` takes the items of a NumPy array of pipeline data one "
                             "by one: each is a NumPy scalar the trace does not follow", _FIX)
+
+
+def _picked_in_comprehension(node: ast.comprehension, ctx) -> ast.Subscript | None:
+    """`[ranges[int(step * i)] for i in range(n)]`: the comprehension's element is one item of a 1-D NumPy
+    array of the pipeline, indexed by a number the loop computes (a down-sampling done item by item)."""
+    owner = next((n for n in ctx.fn.nodes if isinstance(n, (ast.ListComp, ast.GeneratorExp))
+                  and n.generators and n.generators[0] is node), None)
+    elt = owner.elt if owner is not None else None
+    if not (isinstance(elt, ast.Subscript) and isinstance(elt.value, (ast.Name, ast.Attribute))
+            and not isinstance(elt.slice, (ast.Slice, ast.Tuple))):
+        return None
+    loop_names = {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+    if not loop_names & {n.id for n in ast.walk(elt.slice) if isinstance(n, ast.Name)}:
+        return None
+    array = elt.value
+    if not (ctx.is_numpy(array) and ctx.is_data(array)) or _many_dimensions(array, ctx) or ctx.only_logged(owner):
+        return None
+    return elt
 
 
 _FIX = ("index the array instead and keep the pieces arrays (`x, y = q[..., 0], q[..., 1]` or `q[0:1]`), or move "
@@ -345,5 +368,8 @@ RULE = Rule(
         "import numpy as np\ndef to_range(v, lo, hi):\n    return lo + (v + 1.0) * (hi - lo) / 2\n"
         "def step(obs):\n    out = np.tanh(obs)\n    gas, turn = out  # error\n"
         "    return to_range(gas, 0.0, 3.0), np.array([turn, gas])\n",
+        # single items picked by a computed index into a list (down-sampling item by item)
+        "import numpy as np\ndef step(scan, n):\n    r = np.asarray(scan, dtype=np.float32)\n"
+        "    picked = [r[int(len(r) / n * i)] for i in range(n)]  # error\n    return np.clip(picked, 0.0, 5.0)\n",
     ),
 )
