@@ -53,6 +53,9 @@ def check(node: ast.AST, ctx):
                             "by one: each is a NumPy scalar the trace does not follow", _FIX)
 
 
+_STACKING = frozenset({"stack", "vstack", "hstack", "concatenate", "column_stack", "cat"})
+
+
 def _picked_in_comprehension(node: ast.comprehension, ctx) -> ast.Subscript | None:
     """`[ranges[int(step * i)] for i in range(n)]`: the comprehension's element is one item of a 1-D NumPy
     array of the pipeline, indexed by a number the loop computes (a down-sampling done item by item)."""
@@ -63,8 +66,12 @@ def _picked_in_comprehension(node: ast.comprehension, ctx) -> ast.Subscript | No
             and not isinstance(elt.slice, (ast.Slice, ast.Tuple))):
         return None
     loop_names = {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
-    if not loop_names & {n.id for n in ast.walk(elt.slice) if isinstance(n, ast.Name)}:
-        return None
+    if not loop_names & {n.id for n in ast.walk(elt.slice) if isinstance(n, ast.Name)} \
+            or any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) for n in ast.walk(elt.slice)):
+        return None   # a position the loop computes, not one looked up by name (`links.index(name)`)
+    if any(isinstance(n, ast.Call) and owner in n.args and (ctx.call_name(n) or "").split(".")[-1] in _STACKING
+           for n in ctx.fn.nodes):
+        return None   # `np.stack([rows[i] for i ...])`: the items are rows of a larger array
     array = elt.value
     if not (ctx.is_numpy(array) and ctx.is_data(array)) or _many_dimensions(array, ctx) or ctx.only_logged(owner):
         return None
