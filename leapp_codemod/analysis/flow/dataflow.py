@@ -14,6 +14,7 @@ from leapp_codemod.analysis.model.class_state import (
 )
 from leapp_codemod.analysis.model.config_values import CONFIG_KEY, CONFIG_LOCALS, config_key, function_config_constants
 from leapp_codemod.analysis.infer.context import FunctionContext
+from leapp_codemod.analysis.inline.function import constructed_before
 from leapp_codemod.analysis.infer.taint import function_attr, holds_dict
 from leapp_codemod.analysis.infer.lattice import NESTED, Env, Facts
 from leapp_codemod.analysis.model.index import FunctionInfo, called_name
@@ -121,19 +122,6 @@ def _bind_local_call(ctx: FunctionContext, call: ast.Call, args: ast.arguments) 
             ctx.env.data.add(kw.arg)
 
 
-def _constructed_before(ctx: FunctionContext) -> dict[str, set[str]]:
-    """An inline range's inputs built from a project class before the range (`env = TrackEnv(cfg)`):
-    the range calls that object's methods."""
-    out = {}
-    for name, value in ctx.fn.outer_values.items():
-        if name in ctx.fn.params and isinstance(value, ast.Call):
-            qualified = ctx.project.qualify(value.func, ctx.module)
-            cls = ctx.project.class_of(qualified)
-            if cls is not None:
-                out[name] = {cls.id}
-    return out
-
-
 def compute_env(ctx: FunctionContext) -> Env:
     """Fill `ctx.env` for the function's current parameter facts; returns it."""
     fn = ctx.fn
@@ -145,7 +133,7 @@ def compute_env(ctx: FunctionContext) -> Env:
     env.shape |= facts.shape_params.get(fn.id, set())
     for param, types in facts.param_types.get(fn.id, {}).items():
         env.types.setdefault(param, set()).update(types)
-    for param, classes in _constructed_before(ctx).items():
+    for param, classes in constructed_before(ctx.project, ctx.fn, ctx.module).items():
         env.types.setdefault(param, set()).update(classes)
     nodes = binding_nodes(fn, facts.param_constants.get(fn.id))
     for _ in range(3):
