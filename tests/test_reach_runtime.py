@@ -261,3 +261,11 @@ def test_an_empty_container_and_a_forwarded_setting_are_not_data(tmp_path, monke
     hits = found(result)
     assert ("planner.py", 15, "LCM201") not in hits     # `if options:` -- the caller passes `{}`
     assert ("planner.py", 18, "LCM201") not in hits     # a level of the schedule built from settings only
+
+
+def test_a_project_instantiate_helper_builds_what_the_yaml_target_names(tmp_path, monkeypatch):
+    result = scan(tmp_path, "target_app", "grip.controller:GripController.command", monkeypatch)
+    hits = found(result)
+    assert ("filters.py", 17, "LCM201") in hits              # Deadband, named by conf/grip.yaml
+    assert ("filters.py", 24, "LCM801") not in hits          # Passthrough: a subclass no config names
+    assert any(b.targets == ("grip.filters:Deadband",) for b in result.bound_calls)

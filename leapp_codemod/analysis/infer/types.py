@@ -85,7 +85,8 @@ class TypeQuestions:
             named = runtime_bind.config_named(self, func, module)
             if named is not None:
                 return {c.id for c in named if isinstance(c, ClassInfo)}
-        if (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")) in ("instantiate", "call"):
+        if (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")) in ("instantiate", "call") \
+                or runtime_bind.own_instantiate(self.project, self.project.qualify(func, module)):
             built = runtime_bind.hydra_result_types(self, call, module)
             if built is not None:
                 return built
@@ -166,9 +167,16 @@ class TypeQuestions:
                     declared = annotation_classes(self.project, klass.attr_annotations[attr], module)
             if not out and not declared:   # `self.model` a library base builds from `ModelCls`
                 out = library_built_classes(self.project, cls, attr)
+            if any(":" in t for t in out) and all(self._derives_from_any(t, declared) for t in out if ":" in t):
+                return out   # `self.f: Filter = build(cfg.f)`: the subclasses built, not every one declared
             return out | declared
         finally:
             del q.guards[guard]
+
+    def _derives_from_any(self, type_id: str, declared: set[str]) -> bool:
+        cls = self._class_for_type(type_id)
+        bases = {c.id for c in self.project.mro(cls)} if cls is not None else set()
+        return bool(declared) and bool(bases & declared)
 
     def _local_built(self, fn: FunctionInfo, name: str, module: ModuleIndex) -> set[str]:
         """`model = build_model(cfg); self.model = model.cuda()`: the project classes the local was built as."""
