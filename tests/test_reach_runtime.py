@@ -190,3 +190,82 @@ def test_objects_a_main_function_passes_type_the_entry_parameters(tmp_path, monk
     result = scan(tmp_path, "script_app", "replay:replay_step", monkeypatch)
     assert ("models.py", 11, "LCM801") in found(result)    # model(obs) runs StateEstimator.forward
     assert not result.not_followed
+
+
+def test_a_library_base_method_runs_the_project_override(tmp_path, monkeypatch):
+    result = scan(tmp_path, "hook_app", "pick.controller:Controller.act", monkeypatch)
+    hits = found(result)
+    assert ("table.py", 9, "LCM201") in hits                  # TableEnv._read, reached through EnvBase.step -> _step
+    assert not any(code == "LCM401" or line == 16 for path, line, code in hits if path == "table.py")  # ShelfEnv
+    bound = {b.line: b for b in result.bound_calls if Path(b.path).name == "controller.py"}
+    assert bound[12].targets == ("pick.envs.base:PickBase._step",)
+    assert "library base" in bound[12].how
+    assert not any(Path(n.path).name == "controller.py" and n.line == 12 for n in result.not_followed)
+
+
+def test_an_inline_range_input_built_from_a_project_class_is_typed(tmp_path, monkeypatch):
+    result = scan(tmp_path, "hook_app", "pick/run.py:10-11", monkeypatch)
+    assert ("sensors.py", 8, "LCM901") in found(result)       # Stamp.grab reads the clock
+    assert not any(Path(f.path).name == "sensors.py" and f.line == 16 for f in result.findings)  # Replay.grab
+    assert not any(Path(b.path).name == "run.py" and b.line == 10 for b in result.bound_calls)   # typed, no guess
+
+
+def test_a_value_the_callee_replaces_and_an_appended_log_are_not_carried(tmp_path, monkeypatch):
+    from leapp_codemod.analysis.inline.function import inline_function
+    from leapp_codemod.analysis.inline.range import parse_inline_entry
+    from leapp_codemod.scan.load import load_project
+
+    root = tmp_path / "hook_app"
+    shutil.copytree(FIXTURES / "hook_app", root)
+    monkeypatch.chdir(root)
+    fn, rng = inline_function(load_project(["."]).project, parse_inline_entry("pick/loop.py:13-16"))
+    assert "sample" not in fn.carried and "sample" not in rng.state   # LiveEnv._step rebinds its argument first
+    assert "trace" not in fn.carried                                  # only appended to: a log
+    hits = found(scan(tmp_path / "again", "hook_app", "pick/loop.py:13-16", monkeypatch))
+    assert not any(path == "loop.py" for path, _, _ in hits)
+
+
+def test_settings_from_a_constructor_helper_and_arguments_handed_to_the_base(tmp_path, monkeypatch):
+    result = scan(tmp_path, "setup_app", "rover.fast:FastRover.step", monkeypatch)
+    assert ("base.py", 16, "LCM701") not in found(result)     # window is 0: the history block never runs
+    assert not any(Path(b.path).name == "base.py" for b in result.bound_calls)   # typed: UdpLink, no guess
+    assert not result.not_followed
+
+
+def test_a_scan_root_that_is_a_package_keeps_the_driver_sites(tmp_path, monkeypatch):
+    root = tmp_path / "rovers"
+    shutil.copytree(FIXTURES / "setup_app", root)
+    (root / "__init__.py").write_text("")           # `rovers.rover.base` too; the driver imports `rover.base`
+    monkeypatch.chdir(root)
+    result = scan_project(["."], entry="rover.fast:FastRover.step")
+    assert not any(Path(b.path).name == "base.py" for b in result.bound_calls)
+    assert ("base.py", 16, "LCM701") not in found(result)
+
+
+@pytest.mark.parametrize("entry, hit", [("walker.agent:WalkAgent.act", ("nets.py", 12, "LCM801")),
+                                        ("walker.agent:HeadAgent.act", ("nets.py", 17, "LCM201"))])
+def test_a_network_the_library_base_builds_from_a_named_class(tmp_path, monkeypatch, entry, hit):
+    result = scan(tmp_path, "libbuilt_app", entry, monkeypatch)
+    assert hit in found(result)
+    assert not result.not_followed
+    assert any("library base builds" in b.how for b in result.bound_calls)
+
+
+def test_an_isinstance_check_on_a_loaded_network_rules_out_the_fallback(tmp_path, monkeypatch):
+    result = scan(tmp_path, "loaded_app", "arm_policy:ArmPolicy.act", monkeypatch)
+    assert not any(line == 15 for _, line, _ in found(result))   # the `not isinstance` block is dead
+
+
+def test_an_empty_container_and_a_forwarded_setting_are_not_data(tmp_path, monkeypatch):
+    result = scan(tmp_path, "sampler_app", "planner:Planner.plan", monkeypatch)
+    hits = found(result)
+    assert ("planner.py", 15, "LCM201") not in hits     # `if options:` -- the caller passes `{}`
+    assert ("planner.py", 18, "LCM201") not in hits     # a level of the schedule built from settings only
+
+
+def test_a_project_instantiate_helper_builds_what_the_yaml_target_names(tmp_path, monkeypatch):
+    result = scan(tmp_path, "target_app", "grip.controller:GripController.command", monkeypatch)
+    hits = found(result)
+    assert ("filters.py", 17, "LCM201") in hits              # Deadband, named by conf/grip.yaml
+    assert ("filters.py", 24, "LCM801") not in hits          # Passthrough: a subclass no config names
+    assert any(b.targets == ("grip.filters:Deadband",) for b in result.bound_calls)

@@ -34,6 +34,11 @@ def check(node: ast.AST, ctx):
                             "a NumPy scalar the trace does not follow, so what is computed from it is exported as a "
                             "constant", _FIX)
         return
+    picked = _picked_in_comprehension(node, ctx) if isinstance(node, ast.comprehension) else None
+    if picked is not None:
+        yield Hit(picked, f"`{show(picked)}` picks single elements of a NumPy array of pipeline data into a Python "
+                          "list: each is a NumPy scalar the trace does not follow", _FIX)
+        return
     iterable, target = node.iter, node.target
     if isinstance(iterable, ast.Call) and ctx.builtin(iterable) in ITEM_WRAPPERS and len(iterable.args) == 1:
         if ctx.builtin(iterable) == "enumerate":
@@ -46,6 +51,31 @@ def check(node: ast.AST, ctx):
     if _array_of_data(source, ctx, target) and not ctx.only_logged(iterable):
         yield Hit(iterable, f"iterating `{show(iterable)}` takes the items of a NumPy array of pipeline data one "
                             "by one: each is a NumPy scalar the trace does not follow", _FIX)
+
+
+_STACKING = frozenset({"stack", "vstack", "hstack", "concatenate", "column_stack", "cat"})
+
+
+def _picked_in_comprehension(node: ast.comprehension, ctx) -> ast.Subscript | None:
+    """`[ranges[int(step * i)] for i in range(n)]`: the comprehension's element is one item of a 1-D NumPy
+    array of the pipeline, indexed by a number the loop computes (a down-sampling done item by item)."""
+    owner = next((n for n in ctx.fn.nodes if isinstance(n, (ast.ListComp, ast.GeneratorExp))
+                  and n.generators and n.generators[0] is node), None)
+    elt = owner.elt if owner is not None else None
+    if not (isinstance(elt, ast.Subscript) and isinstance(elt.value, (ast.Name, ast.Attribute))
+            and not isinstance(elt.slice, (ast.Slice, ast.Tuple))):
+        return None
+    loop_names = {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+    if not loop_names & {n.id for n in ast.walk(elt.slice) if isinstance(n, ast.Name)} \
+            or any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) for n in ast.walk(elt.slice)):
+        return None   # a position the loop computes, not one looked up by name (`links.index(name)`)
+    if any(isinstance(n, ast.Call) and owner in n.args and (ctx.call_name(n) or "").split(".")[-1] in _STACKING
+           for n in ctx.fn.nodes):
+        return None   # `np.stack([rows[i] for i ...])`: the items are rows of a larger array
+    array = elt.value
+    if not (ctx.is_numpy(array) and ctx.is_data(array)) or _many_dimensions(array, ctx) or ctx.only_logged(owner):
+        return None
+    return elt
 
 
 _FIX = ("index the array instead and keep the pieces arrays (`x, y = q[..., 0], q[..., 1]` or `q[0:1]`), or move "
@@ -68,7 +98,7 @@ def _array_of_data(value: ast.expr, ctx, target: ast.expr) -> bool:
     if any(isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id in names
            for n in ast.walk(ctx.fn.node)) or _many_dimensions(value, ctx):
         return False  # rows of a 2-D array (indexed further, or the array known to have several axes) stay traced
-    if not _used_as_numbers(names, ctx):
+    if not _used_as_numbers(names, ctx, through_calls=isinstance(target, (ast.Tuple, ast.List))):
         return False  # the items only go on whole into other calls (`[tf(frame) for frame in frames]`)
     return ctx.is_numpy(value) or _items_reach_numpy(ctx, names)
 
@@ -210,8 +240,9 @@ def _many_dimensions(value: ast.expr, ctx) -> bool:
     return False
 
 
-def _used_as_numbers(names: set[str], ctx) -> bool:
-    """An item is an operand of arithmetic, a comparison, or an argument of a NumPy or `math` function."""
+def _used_as_numbers(names: set[str], ctx, through_calls: bool = False) -> bool:
+    """An item is an operand of arithmetic, a comparison, or an argument of a NumPy or `math` function;
+    for a fixed unpacking (`gas, turn = out`: scalars, not rows) also an argument a project helper computes with."""
     def is_item(e) -> bool:
         return isinstance(e, ast.Name) and e.id in names
     for n in ast.walk(ctx.fn.node):
@@ -219,10 +250,32 @@ def _used_as_numbers(names: set[str], ctx) -> bool:
                 isinstance(n, ast.UnaryOp) and is_item(n.operand) or \
                 isinstance(n, ast.Compare) and any(is_item(e) for e in (n.left, *n.comparators)):
             return True
-        if isinstance(n, ast.Call) and any(is_item(a) for a in n.args) \
-                and (ctx.call_name(n) or "").startswith(("numpy.", "math.")):
+        if isinstance(n, ast.Call) and (ctx.call_name(n) or "").startswith(("numpy.", "math.")) and any(
+                is_item(a) or isinstance(a, (ast.List, ast.Tuple)) and any(is_item(e) for e in a.elts) for a in n.args):
+            return True   # `np.arctan2(y, x)`, `np.array([steer, speed])`
+        if through_calls and isinstance(n, ast.Call) and any(is_item(a) for a in n.args) \
+                and _callee_computes(n, ctx, is_item):
+            return True   # `scale(speed, ...)`: a project helper does arithmetic on it
+    return False
+
+
+def _callee_computes(call: ast.Call, ctx, is_item) -> bool:
+    """A project function the call runs uses the parameter an item is passed for as a number."""
+    for callee in ctx.resolve_call(call):
+        params = callee.positional_params[1:] if callee.is_method and not isinstance(call.func, ast.Name) \
+            else callee.positional_params
+        passed = {params[i] for i, a in enumerate(call.args) if i < len(params) and is_item(a)}
+        if passed and _used_as_numbers_in(passed, callee.node):
             return True
     return False
+
+
+def _used_as_numbers_in(names: set[str], node: ast.AST) -> bool:
+    def is_item(e) -> bool:
+        return isinstance(e, ast.Name) and e.id in names
+    return any(isinstance(n, ast.BinOp) and (is_item(n.left) or is_item(n.right))
+               or isinstance(n, ast.Compare) and any(is_item(e) for e in (n.left, *n.comparators))
+               for n in ast.walk(node))
 
 
 def _items_reach_numpy(ctx, names: set[str]) -> bool:
@@ -318,5 +371,12 @@ RULE = Rule(
         # an inline range reading the items of a value from before it (a list a reader thread fills)
         "# range: 6-8\nimport numpy as np\ndef main(reader, send):\n    while True:\n        pose = reader.value\n"
         "        x = pose[1] - 0.5  # error\n        y = pose[2]  # error\n        send(np.array([x * 2, y + 1]))\n",
+        # items handed to a helper that computes with them, and listed into a new array
+        "import numpy as np\ndef to_range(v, lo, hi):\n    return lo + (v + 1.0) * (hi - lo) / 2\n"
+        "def step(obs):\n    out = np.tanh(obs)\n    gas, turn = out  # error\n"
+        "    return to_range(gas, 0.0, 3.0), np.array([turn, gas])\n",
+        # single items picked by a computed index into a list (down-sampling item by item)
+        "import numpy as np\ndef step(scan, n):\n    r = np.asarray(scan, dtype=np.float32)\n"
+        "    picked = [r[int(len(r) / n * i)] for i in range(n)]  # error\n    return np.clip(picked, 0.0, 5.0)\n",
     ),
 )

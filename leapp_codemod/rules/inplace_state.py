@@ -60,5 +60,10 @@ RULE = Rule(
         # a module global the step declares `global` and adds to
         "import numpy as np\ntotal = np.zeros(3)\n\ndef step(obs):\n    global total\n    total += obs  # error\n"
         "    return total * 0.5\n",
+        # per-camera frame buffers updated through a loop alias of the attribute's items
+        "import numpy as np\nclass P:\n    def __init__(self):\n        self.frames = [np.zeros((4, 8)), np.zeros((4, 8))]\n"
+        "    def step(self, images):\n        for buf, image in zip(self.frames, images):\n"
+        "            buf[:-1] = buf[1:]  # error\n            buf[-1] = image  # error\n"
+        "        return np.stack(self.frames).mean(axis=1)\n",
     ),
 )

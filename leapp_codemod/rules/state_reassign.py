@@ -9,9 +9,46 @@ _GLOBAL_FIX = ("keep `{attr}` on an object as a tensor attribute (or pass it in 
                "as LEAPP state")
 
 
+def _reads(test: ast.expr, self_name: str, attr: str) -> bool:
+    return any(isinstance(n, ast.Attribute) and n.attr == attr and isinstance(n.value, ast.Name)
+               and n.value.id == self_name for n in ast.walk(test))
+
+
+def _computes(block: list[ast.stmt]) -> bool:
+    """The block assigns something (a buffer fill, a history update), not only logs."""
+    return any(isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)) for stmt in block for n in ast.walk(stmt))
+
+
+def flipped_flag(node, ctx) -> ast.If | None:
+    """`self.first_run = False` in the step, after `if self.first_run:` chose between two computations, with
+    another literal set elsewhere in the class (the constructor, a reset): the flag the step flips is state."""
+    self_name = ctx.self_name
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, bool) and isinstance(node.targets[0], ast.Attribute)
+            and isinstance(node.targets[0].value, ast.Name) and node.targets[0].value.id == self_name
+            and ctx.cls is not None and self_name is not None):
+        return None
+    attr = node.targets[0].attr
+    others = [v for k in ctx.project.mro(ctx.cls) for m, v in k.attr_values.get(attr, ()) if m != ctx.fn.name]
+    if not any(isinstance(v, ast.Constant) and v.value is not node.value.value for v in others):
+        return None
+    return next((n for n in ctx.fn.nodes if isinstance(n, ast.If) and n.lineno < node.lineno
+                 and _reads(n.test, self_name, attr) and _computes(n.body) and _computes(n.orelse)), None)
+
+
 def check(node, ctx):
     write = ctx.state_write(node)
-    if write is None or write[1] != "reassigned":
+    if write is None:
+        guard = flipped_flag(node, ctx)
+        if guard is not None:
+            attr = node.targets[0].attr
+            yield Hit(node, f"`{show(node)}` flips the flag `self.{attr}` that `{show(guard.test)}` (line "
+                            f"{guard.lineno}) reads before it: the next call takes the other branch, and the export "
+                            "keeps only the branch the traced call took (recurrent state)",
+                      f"keep `{attr}` as a tensor and select with `torch.where`, declared as LEAPP state; or run "
+                      "the first-call branch outside the exported step")
+        return
+    if write[1] != "reassigned":
         return
     attr = write[0]
     if ctx.is_loop_carried(attr):
@@ -43,7 +80,9 @@ RULE = Rule(
          "(`handler.filtered = a * x + (1 - a) * handler.filtered`), and for a module global the step declares `global`, "
          "reads and rebinds (`vel = obs - prev; prev = obs`). A scratch attribute written and then read "
          "within one call is not flagged, nor a cache filled once under `if self.c is None:` from attributes of self "
-         "only (`self.c = (self._var + eps) ** -0.5`).",
+         "only (`self.c = (self._var + eps) ** -0.5`). Also a Python flag the step flips with a literal "
+         "(`self.first_run = False`) after a branch on it chose between two computations, when the class sets "
+         "the other literal elsewhere (the constructor, a reset): a warn-once flag that guards only a log is not.",
     why="Without a state declaration the exported graph reads `self.x` as the constant it held while tracing, and "
         "the new value is dropped: the model forgets between calls. `annotate.module` can turn reassigned buffers "
         "into state, but its compile-time validation reports false failures with several traced calls.",
@@ -67,6 +106,10 @@ RULE = Rule(
         "        if self.inv is None:\n            self.inv = (self.var + 1e-2) ** -0.5\n        return obs * self.inv\n\n"
         "class P:\n    def __init__(self):\n        self.norm = Norm()\n\n    def step(self, obs):\n"
         "        return self.norm(obs, learn=False)\n",
+        # a warn-once flag: the guarded block only logs
+        "import torch\nclass P:\n    def __init__(self):\n        self.warned = False\n"
+        "    def step(self, obs):\n        if not self.warned:\n            print('first call')\n"
+        "            self.warned = True\n        return obs * 2\n",
     ),
     invalid=(
         "import torch\nclass P:\n    def __init__(self):\n        self.h = torch.zeros(1, 8)\n"
@@ -76,5 +119,10 @@ RULE = Rule(
         # a module global the step declares `global`, reads and rebinds
         "import numpy as np\nprev = np.zeros(3)\n\ndef step(obs):\n    global prev\n    vel = obs - prev\n"
         "    prev = obs  # error\n    return vel * 2\n",
+        # a first-call switch: fill the whole history once, then roll it
+        "import numpy as np\nclass P:\n    def __init__(self):\n        self.first = True\n"
+        "        self.hist = np.zeros((4, 3))\n    def step(self, obs):\n        if self.first:\n"
+        "            self.hist[:] = obs\n            self.first = False  # error\n        else:\n"
+        "            self.hist = np.roll(self.hist, -1, axis=0)\n        return self.hist.sum(axis=0)\n",
     ),
 )

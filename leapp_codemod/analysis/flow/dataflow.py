@@ -14,6 +14,7 @@ from leapp_codemod.analysis.model.class_state import (
 )
 from leapp_codemod.analysis.model.config_values import CONFIG_KEY, CONFIG_LOCALS, config_key, function_config_constants
 from leapp_codemod.analysis.infer.context import FunctionContext
+from leapp_codemod.analysis.inline.function import constructed_before
 from leapp_codemod.analysis.infer.taint import function_attr, holds_dict
 from leapp_codemod.analysis.infer.lattice import NESTED, Env, Facts
 from leapp_codemod.analysis.model.index import FunctionInfo, called_name
@@ -132,6 +133,8 @@ def compute_env(ctx: FunctionContext) -> Env:
     env.shape |= facts.shape_params.get(fn.id, set())
     for param, types in facts.param_types.get(fn.id, {}).items():
         env.types.setdefault(param, set()).update(types)
+    for param, classes in constructed_before(ctx.project, ctx.fn, ctx.module).items():
+        env.types.setdefault(param, set()).update(classes)
     nodes = binding_nodes(fn, facts.param_constants.get(fn.id))
     for _ in range(3):
         before = env.size()

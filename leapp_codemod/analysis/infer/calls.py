@@ -5,6 +5,7 @@ import ast
 
 from leapp_codemod.analysis.infer.memo import answered_once
 from leapp_codemod.analysis.model import runtime_bind
+from leapp_codemod.analysis.model.library_built import library_built_classes
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo
 from leapp_codemod.analysis.model.resolve_callables import CallableResolver
 from leapp_codemod.analysis.model.resolve_types import is_abstract, overrides
@@ -100,6 +101,10 @@ class CallQuestions:
                 method = project.find_method(cls, func.attr) if cls else None
                 if method is not None:
                     found.append(method)
+                elif cls is not None and (hook := project.library_hook(cls, func.attr)) is not None:
+                    found.append(hook[0])
+                    runtime_bind.record(project, call, self.fn.path, [hook[0]],
+                                        f"the library base `{hook[1]}` runs the project override `{hook[0].name}`")
                 if method is not None and is_abstract(method):  # a declared base type: an override runs
                     found += [m for m in overrides(project, cls, func.attr) if m not in found]
             if found and ("bindings",) in project.memo and runtime_bind.bound_types(self, receiver):
@@ -123,6 +128,10 @@ class CallQuestions:
                 if target is not None:
                     out.append(target)
             if out:
+                built = set().union(*(library_built_classes(project, c, func.attr) for c in self.receiver_classes()))
+                if built and built >= attr_types:
+                    runtime_bind.record(project, call, self.fn.path, out, "the library base builds "
+                                        f"`self.{func.attr}` from the class the project names")
                 return out
         resolver = CallableResolver(self)
         if resolver.applies(func):

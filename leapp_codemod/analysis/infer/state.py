@@ -23,6 +23,24 @@ class StateQuestions:
             return stored   # `low_pass.memory += ...`: kept on the function object from call to call
         return None
 
+    def loop_alias(self, name: ast.expr) -> ast.Attribute | None:
+        """`self.bufs` when `name` is the loop target that walks its items (`for buf in self.bufs`, also
+        `zip(self.bufs, frames)` and `enumerate(self.bufs)`): writes through the alias change `self.bufs`."""
+        if not isinstance(name, ast.Name):
+            return None
+        for loop in (n for n in self.fn.nodes if isinstance(n, ast.For)):
+            pairs = [(loop.target, loop.iter)]
+            it = loop.iter
+            if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and isinstance(loop.target, ast.Tuple):
+                if it.func.id == "zip" and len(it.args) == len(loop.target.elts):
+                    pairs = list(zip(loop.target.elts, it.args))
+                elif it.func.id == "enumerate" and it.args and len(loop.target.elts) == 2:
+                    pairs = [(loop.target.elts[1], it.args[0])]
+            for target, source in pairs:
+                if isinstance(target, ast.Name) and target.id == name.id and is_self_attr(source, self.self_name):
+                    return source
+        return None
+
     def declared_globals(self) -> frozenset[str]:
         """Names the function declares `global`: module globals it rebinds."""
         known = self.fn.walks.get("declared_globals")
@@ -88,6 +106,7 @@ class StateQuestions:
                 root = root.value
             attr = self._is_state_root(root)
             return [(attr, "inplace")] if attr and self._carried(root) else []
+        root = self.loop_alias(root) or root      # `for buf in self.bufs: buf.append(x)`
         if method in CONTAINER_MUTATORS and self.is_state_container(root):
             held = root.value if isinstance(root, ast.Subscript) else root   # `self.frames[cam].append(img)`
             if self._carried(held):
@@ -99,6 +118,7 @@ class StateQuestions:
             root = target
             while isinstance(root, ast.Subscript):
                 root = root.value
+            root = self.loop_alias(root) or root   # `for buf in self.bufs: buf[:] = x`
             attr = self._is_state_root(root)
             return (attr, "inplace") if attr and self._carried(root) else None
         if isinstance(target, ast.Name) and target.id in self.fn.carried:

@@ -8,8 +8,9 @@ from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIn
 from leapp_codemod.analysis.model.project import questions
 from leapp_codemod.analysis.model.resolve_callables import CallableResolver, returned_builds
 from leapp_codemod.analysis.model.resolve_sites import argument_for, sites_of
-from leapp_codemod.analysis.model.resolve_types import annotation_classes, builds_own_class
+from leapp_codemod.analysis.model.resolve_types import annotation_classes, builds_own_class, subclasses
 from leapp_codemod.analysis.model import runtime_bind
+from leapp_codemod.analysis.model.library_built import library_built_classes
 from leapp_codemod.analysis.model.walk import is_self_attr
 from leapp_codemod.knowledge.vocab import CONTAINER_MODULES, SELF_RETURNING_METHODS
 
@@ -84,7 +85,8 @@ class TypeQuestions:
             named = runtime_bind.config_named(self, func, module)
             if named is not None:
                 return {c.id for c in named if isinstance(c, ClassInfo)}
-        if (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")) in ("instantiate", "call"):
+        if (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")) in ("instantiate", "call") \
+                or runtime_bind.own_instantiate(self.project, self.project.qualify(func, module)):
             built = runtime_bind.hydra_result_types(self, call, module)
             if built is not None:
                 return built
@@ -158,13 +160,31 @@ class TypeQuestions:
                             and isinstance(value.func, ast.Attribute) and value.func.attr in SELF_RETURNING_METHODS \
                             and isinstance(value.func.value, ast.Name):   # `self.net = network.to(device)`
                         out |= self.param_value_types(klass.methods[method], value.func.value.id)
+                        out |= self._local_built(klass.methods[method], value.func.value.id, module)
                 if attr in klass.class_attrs and isinstance(klass.class_attrs[attr], ast.Call):
                     out |= self.call_result_types(klass.class_attrs[attr], module)
                 if not declared and attr in klass.attr_annotations:
                     declared = annotation_classes(self.project, klass.attr_annotations[attr], module)
+            if not out and not declared:   # `self.model` a library base builds from `ModelCls`
+                out = library_built_classes(self.project, cls, attr)
+            if any(":" in t for t in out) and all(self._derives_from_any(t, declared) for t in out if ":" in t):
+                return out   # `self.f: Filter = build(cfg.f)`: the subclasses built, not every one declared
             return out | declared
         finally:
             del q.guards[guard]
+
+    def _derives_from_any(self, type_id: str, declared: set[str]) -> bool:
+        cls = self._class_for_type(type_id)
+        bases = {c.id for c in self.project.mro(cls)} if cls is not None else set()
+        return bool(declared) and bool(bases & declared)
+
+    def _local_built(self, fn: FunctionInfo, name: str, module: ModuleIndex) -> set[str]:
+        """`model = build_model(cfg); self.model = model.cuda()`: the project classes the local was built as."""
+        out: set[str] = set()
+        for value in fn.assigned(name):
+            if isinstance(value, ast.Call):
+                out |= {t for t in self.call_result_types(value, module) if ":" in t}
+        return out
 
     def param_value_types(self, fn: FunctionInfo, param: str) -> set[str]:
         """What a method parameter may hold: its annotation, what reachable callers pass and, for
@@ -183,6 +203,10 @@ class TypeQuestions:
                     out |= self.expr_types_in_scope(value, site.module, site.scope)
             if cls is not None and ("hydra_targets",) in self.project.memo:
                 out |= runtime_bind.hydra_argument_types(self, cls, param)
+            for sub_init, passed in _super_init_passes(self.project, cls, fn) if cls is not None else ():
+                value = argument_for(fn, passed, param)
+                if isinstance(value, ast.Name) and value.id in sub_init.params:
+                    out |= self.param_value_types(sub_init, value.id)   # `super().__init__(cfg, swarm)`
         return out
 
     def expr_types_in_scope(self, e: ast.expr, module: ModuleIndex, scope: dict, depth: int = 0) -> set[str]:
@@ -221,6 +245,21 @@ class TypeQuestions:
     def global_types(self, module: ModuleIndex, name: str) -> set[str]:
         value = module.globals.get(name)
         return self.call_result_types(value, module) if isinstance(value, ast.Call) else set()
+
+
+def _super_init_passes(project, cls: ClassInfo, init: FunctionInfo):
+    """(subclass `__init__`, its `super().__init__(...)` call) for the direct subclasses that hand their
+    own arguments on to `init`."""
+    for sub in subclasses(project, cls):
+        own = sub.methods.get("__init__")
+        if own is None or project.find_method(cls, "__init__") is not init \
+                or not any(isinstance(b, ClassInfo) and b.id == cls.id for b in project.bases(sub)):
+            continue
+        for node in own.nodes:
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "__init__" \
+                    and isinstance(node.func.value, ast.Call) and isinstance(node.func.value.func, ast.Name) \
+                    and node.func.value.func.id == "super":
+                yield own, node
 
 
 def _branches(values):

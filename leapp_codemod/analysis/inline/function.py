@@ -11,7 +11,8 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
-from leapp_codemod.analysis.model.index import FunctionInfo
+from leapp_codemod.analysis.inline.mutated import only_mutated
+from leapp_codemod.analysis.model.index import FunctionInfo, ModuleIndex
 from leapp_codemod.analysis.inline.range import (
     trim,
     InlineEntry,
@@ -45,7 +46,65 @@ def _filled_in_place(rng: InlineRange) -> frozenset[str]:
             out.add(node.func.value.id)
         elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name):
             out.add(node.value.id)
-    return frozenset(out & set(rng.constants))
+    return frozenset(out & set(rng.constants)) - only_mutated(list(rng.statements))   # a log is no state
+
+
+def constructed_before(project: Project, fn: FunctionInfo, module: ModuleIndex) -> dict[str, set[str]]:
+    """An inline range's inputs built from a project class before the range (`env = TrackEnv(cfg)`):
+    the range calls that object's methods."""
+    out = {}
+    for name, value in fn.outer_values.items():
+        if name in fn.params and isinstance(value, ast.Call):
+            cls = project.class_of(project.qualify(value.func, module))
+            if cls is not None:
+                out[name] = {cls.id}
+    return out
+
+
+def _discards(fn: FunctionInfo, param: str) -> bool:
+    """The function rebinds `param` before anything reads it (`td = TensorDict(...)` first thing)."""
+    for stmt in fn.node.body:
+        names = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and n.id == param}
+        if not names:
+            continue
+        return isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == param for t in stmt.targets) \
+            and not any(isinstance(n, ast.Name) and n.id == param for n in ast.walk(stmt.value))
+    return False
+
+
+def _callee_of(project: Project, module: ModuleIndex, call: ast.Call, outer: dict[str, ast.expr]) -> FunctionInfo | None:
+    """`env.step(...)` on an object the enclosing scope built from a project class before the range."""
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+            and isinstance(outer.get(func.value.id), ast.Call)):
+        return None
+    cls = project.class_of(project.qualify(outer[func.value.id].func, module))
+    if cls is None:
+        return None
+    hook = project.library_hook(cls, func.attr)
+    return project.find_method(cls, func.attr) or (hook[0] if hook else None)
+
+
+def _handed_away(project: Project, module: ModuleIndex, rng: InlineRange, outer: dict[str, ast.expr]) -> set[str]:
+    """State names whose first use rebinds them from a call that throws the old value away
+    (`data = env.step(data)` where the project's `step` replaces its argument before reading it): the
+    previous iteration's value never reaches the pipeline, so nothing is carried."""
+    out = set()
+    for name in rng.state:
+        stmt = next((s for s in rng.statements if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(s))),
+                    None)
+        if not (isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call)
+                and any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets)):
+            continue
+        call = stmt.value
+        loads = [n for n in ast.walk(call) if isinstance(n, ast.Name) and n.id == name]
+        position = next((i for i, a in enumerate(call.args) if isinstance(a, ast.Name) and a.id == name), None)
+        callee = _callee_of(project, module, call, outer) if len(loads) == 1 and position is not None else None
+        params = callee.positional_params if callee is not None else []
+        offset = 1 if callee is not None and callee.is_method else 0
+        if callee is not None and position + offset < len(params) and _discards(callee, params[position + offset]):
+            out.add(name)
+    return out
 
 
 def _bound_before(rng: InlineRange) -> dict[str, ast.expr]:
@@ -101,6 +160,10 @@ def inline_function(project: Project, entry: InlineEntry) -> tuple[FunctionInfo,
     if (start, end) != (entry.start, entry.end):
         rng = replace(rng, note=f"lines {entry.start}-{entry.end} trimmed to {start}-{end} (blank or comment lines "
                                 "at the ends)")
+    discarded = _handed_away(project, module, rng, _bound_before(rng))
+    if discarded:
+        rng = replace(rng, state=tuple(n for n in rng.state if n not in discarded),
+                      constants=(*rng.constants, *sorted(discarded)))
     node = as_function(rng)
     qualname = f"{rng.scope_qualname}.{rng.label}" if rng.scope_qualname else rng.label
     owner = rng.scope_qualname.rpartition(".")[0] if rng.class_name else None

@@ -35,11 +35,14 @@ class HydraTarget:
 
 
 def config_roots(module_paths) -> list[Path]:
-    """The folders to read configs from: the common folder of the scanned (non-library) modules."""
+    """The folders to read configs from: the common folder of the scanned (non-library) modules, or the
+    folder that holds their top package."""
     folders = {Path(os.path.abspath(p)).parent for p in module_paths}
     if not folders:
         return []
     common = Path(os.path.commonpath([str(f) for f in folders]))
+    while (common / "__init__.py").is_file() and common.parent != common:
+        common = common.parent   # the folder holding the top package (configs sit next to it: `conf/`)
     return [common]
 
 

@@ -27,6 +27,9 @@ def _resolve_in(folder: Path, target: str, by_path: dict[Path, str]) -> str | No
 NN_MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module", "nn.Module", "torch.jit.ScriptModule",
                              "torch.jit._script.ScriptModule"})   # a ScriptModule is an nn.Module: calling runs forward
 
+_NOT_TEMPLATE_BASES = frozenset({"object", "abc.ABC", "ABC", "typing.Generic", "Generic", "typing.Protocol",
+                                 "Protocol", "typing.NamedTuple", "NamedTuple", "enum.Enum", "Enum"})
+
 
 class Questions:
     """Answers to `types_of`, `resolve_call` and `attr_types` while one outermost question is answered.
@@ -122,6 +125,11 @@ class Project:
         """Point absolute imports at the file Python would load: a module next to the importing
         script (its folder is first on sys.path) wins over a same-named module elsewhere."""
         by_path = {path: name for name, path in files.items()}
+        suffixes: dict[str, list[str]] = {}
+        for name in files:
+            parts = name.split(".")
+            for cut in range(1, len(parts) - 1):    # dotted tails of two parts or more
+                suffixes.setdefault(".".join(parts[cut:]), []).append(name)
         for name, module in self.modules.items():
             path = files.get(name)
             if path is None or "@" in name:
@@ -130,9 +138,23 @@ class Project:
             for _ in range(name.count(".") + (1 if module.is_package else 0)):
                 top = top.parent
             for local, target in list(module.imports.items()):
-                resolved = _resolve_in(top, target, by_path)
+                resolved = _resolve_in(top, target, by_path) or self._under_a_path_entry(target, suffixes)
                 if resolved and resolved != target:
                     module.imports[local] = resolved
+
+    def _under_a_path_entry(self, target: str, suffixes: dict[str, list[str]]) -> str | None:
+        """`from utils.models.detector import f` in a project that puts one of its folders on sys.path
+        (`VIRT/utils/...` scanned from the repository root): the one project module whose dotted name ends
+        with the import's module part, when no module has that name itself and exactly one ends with it."""
+        parts = target.split(".")
+        for cut in range(len(parts), 1, -1):
+            head = ".".join(parts[:cut])
+            if self.module_named(head) is not None:
+                return None
+            found = suffixes.get(head, ())
+            if len(found) == 1:
+                return ".".join([found[0], *parts[cut:]])
+        return None
 
     # ----------------------------------------------------------------- qualified names
     def qualify(self, expr: ast.expr, module: ModuleIndex) -> str | None:
@@ -242,6 +264,21 @@ class Project:
         for klass in self.mro(cls):
             if name in klass.methods:
                 return klass.methods[name]
+        return None
+
+    def library_hook(self, cls: ClassInfo, name: str) -> tuple[FunctionInfo, str] | None:
+        """`env.step(td)` on a project subclass of a library base (torchrl `EnvBase`, a gym `Env`) that does
+        not define `step` itself: the library's public method calls the project's `_step` override (a
+        template method). The override and the library base it comes through, or None."""
+        if name.startswith("_") or self.is_library(cls.module) or self.find_method(cls, name) is not None:
+            return None
+        hook = self.find_method(cls, "_" + name)
+        if hook is None:
+            return None
+        for klass in self.mro(cls):
+            for base in self.bases(klass):
+                if isinstance(base, str) and base not in _NOT_TEMPLATE_BASES and base not in NN_MODULE_BASES:
+                    return hook, base
         return None
 
     def is_nn_module(self, cls: ClassInfo, seen: frozenset = frozenset()) -> bool:

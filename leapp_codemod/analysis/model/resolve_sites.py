@@ -44,6 +44,8 @@ def _scopes(tree: ast.Module):
 def _index_sites(project: Project) -> dict[str, list[Site]]:
     sites: dict[str, list[Site]] = {}
     local_roots = {name.partition(".")[0] for name in project.modules if not project.is_library(name)}
+    local_roots |= {alias.partition(".")[0] for alias, name in project.aliases.items()   # `from fake import X`
+                    if not project.is_library(name)}
     for module in [m for m in project.modules.values() if not project.is_library(m.name)]:
         for nodes in _scopes(module.tree):
             scope: dict[str, list[ast.expr]] = {}

@@ -118,7 +118,7 @@ def receiver_ids(ctx, call: ast.Call, callee: FunctionInfo) -> set[str]:
     if owner is None:
         return set()
     func = call.func
-    if isinstance(func, ast.Attribute) and callee.name == func.attr:
+    if isinstance(func, ast.Attribute) and callee.name in (func.attr, "_" + func.attr):   # `_step`: a library hook
         value = func.value
         if (isinstance(value, ast.Name) and value.id == ctx.self_name) or (
                 isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "super"):

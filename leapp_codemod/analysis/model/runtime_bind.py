@@ -109,7 +109,7 @@ def instantiated_targets(ctx, call: ast.Call, module) -> list[HydraTarget] | Non
     """The `_target_` entries `instantiate(<arg>)` may build, or None when the call is not Hydra's."""
     name = ctx.project.qualify(call.func, module)
     name = ctx.project.external_name(name) if name else None
-    if name not in INSTANTIATE or not call.args:
+    if (name not in INSTANTIATE and not own_instantiate(ctx.project, name)) or not call.args:
         return None
     chain = config_chain(call.args[0])
     if chain is None:
@@ -117,6 +117,25 @@ def instantiated_targets(ctx, call: ast.Call, module) -> list[HydraTarget] | Non
     if chain and chain[-1] == "_target_":
         chain = chain[:-1]
     return own_configs(ctx, matching(hydra_targets(ctx.project), chain))
+
+
+_IMPORTERS = frozenset({"importlib.import_module", "__import__", "pydoc.locate"})
+
+
+def own_instantiate(project, name: str | None) -> bool:
+    """A project function that builds what a config's `_target_` names, as Hydra's `instantiate` does: it
+    reads the `"_target_"` key and imports the named module (`importlib.import_module`, then `getattr`)."""
+    fn = project.lookup(name) if name else None
+    if not isinstance(fn, FunctionInfo):
+        return False
+    key = ("own_instantiate", fn.id)
+    if key not in project.memo:
+        module = project.modules[fn.module]
+        reads = any(isinstance(n, ast.Constant) and n.value == "_target_" for n in fn.nodes)
+        imports = any(isinstance(n, ast.Call) and project.external_name(project.qualify(n.func, module) or "")
+                      in _IMPORTERS for n in fn.nodes)
+        project.memo[key] = reads and imports
+    return project.memo[key]
 
 
 def own_configs(ctx, found: list[HydraTarget]) -> list[HydraTarget]:

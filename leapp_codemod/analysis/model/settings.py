@@ -31,11 +31,11 @@ def class_settings(project, cls: ClassInfo, unknown) -> dict[str, set]:
 
 
 def _settings(project, cls: ClassInfo, unknown) -> dict[str, set]:
+    out = _literal_settings(project, cls) | _module_checks(project, cls)
     init = project.find_method(cls, "__init__")
     if init is None or any("__init__" in sub.methods for sub in _subclasses(project, cls)):
-        return {}   # a subclass constructs it through super().__init__(...): not a site we read
+        return out  # a subclass constructs it through super().__init__(...): not a site we read
     sites = None
-    out: dict[str, set] = {}
     for klass in project.mro(cls):
         for attr, writes in klass.attr_values.items():
             if f"self.{attr}" in out or any(method not in CONSTRUCTION for method, _ in writes) or len(writes) != 1:
@@ -51,6 +51,71 @@ def _settings(project, cls: ClassInfo, unknown) -> dict[str, set]:
             values = _passed(init, value.id, sites, unknown)
             if values:
                 out[f"self.{attr}"] = values
+    return out
+
+
+MODULE_LOADERS = frozenset({"torch.jit.load", "torch.jit.script", "torch.jit.trace"})
+
+
+def _module_checks(project, cls: ClassInfo) -> dict[str, set]:
+    """`isinstance(self.model, nn.Module)` is True when every value the class stores in `self.model` is
+    None or a network (`torch.jit.load(path)`, a project nn.Module): the other branch never runs."""
+    out: dict[str, set] = {}
+    family = [*project.mro(cls), *_subclasses(project, cls)]
+    attrs = {a for k in family for a in k.attr_values}
+    for attr in attrs:
+        values = [(k, v) for k in family for _, v in k.attr_values.get(attr, ())]
+        networks = 0
+        for klass, value in values:
+            if isinstance(value, ast.Constant) and value.value is None:
+                continue
+            name = project.qualify(value.func, project.modules[klass.module]) if isinstance(value, ast.Call) else None
+            built = project.class_of(name) if name else None
+            if not name or not (project.external_name(name) in MODULE_LOADERS
+                                or (built is not None and project.is_nn_module(built))):
+                break
+            networks += 1
+        else:
+            if networks and not _mutated(project, cls, attr):
+                out[f"isinstance:self.{attr}"] = {True}
+    return out
+
+
+def _literal_settings(project, cls: ClassInfo) -> dict[str, set]:
+    """`self.use_history = False` (or `4 if self.use_history else 0`) written once, in a method the
+    constructors call on self (`self._set_specs()`), and nowhere else in the class, its bases, its
+    subclasses or outside: a setting with that one value."""
+    out: dict[str, set] = {}
+    building = _construction(project, cls) - CONSTRUCTION
+    family = [*project.mro(cls), *_subclasses(project, cls)]
+    for klass in project.mro(cls):
+        for attr, writes in klass.attr_values.items():
+            if len(writes) != 1 or writes[0][0] not in building or f"self.{attr}" in out:
+                continue
+            if any(attr in k.attr_values for k in family if k is not klass) or _mutated(project, cls, attr):
+                continue
+            value = _chosen(writes[0][1], out)
+            if isinstance(value, ast.Constant) and isinstance(value.value, (bool, int)):
+                out[f"self.{attr}"] = {value.value}
+    return out
+
+
+def _chosen(value: ast.expr, known: dict[str, set]) -> ast.expr:
+    """`a if self.flag else 0` with `self.flag` a known one-valued setting: the branch it selects."""
+    while isinstance(value, ast.IfExp) and len(known.get(ast.unparse(value.test), ())) == 1:
+        value = value.body if next(iter(known[ast.unparse(value.test)])) else value.orelse
+    return value
+
+
+def _construction(project, cls: ClassInfo) -> set[str]:
+    """The constructor's method names plus the methods of the class the constructors (its own and its
+    bases') call on self (`self._set_specs()`), one level deep."""
+    out = set(CONSTRUCTION)
+    inits = [k.methods["__init__"] for k in project.mro(cls) if "__init__" in k.methods]
+    for node in (n for init in inits for n in init.nodes):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
+                and node.func.value.id == "self" and project.find_method(cls, node.func.attr) is not None:
+            out.add(node.func.attr)
     return out
 
 
@@ -249,7 +314,7 @@ def caller_settings(project, fn) -> dict[str, set]:
                      if isinstance(node, ast.Call) and called_name(node.func) == fn.name]
             if not calls:
                 continue
-            ints = _int_names(scope)
+            ints = _int_names(scope) | _forwarded_settings(scope)
             owner = module.classes.get(owners.get(id(scope)) or "")
             ints |= {f"self.{a}" for a in (_int_attrs(owner) if owner is not None else ())}
             for node in calls:
@@ -306,6 +371,8 @@ def _int_attrs(cls: ClassInfo) -> set[str]:
 def _setting_value(arg: ast.expr, ints: set[str]):
     if isinstance(arg, ast.Constant) and isinstance(arg.value, (bool, int, float, str)):
         return arg.value
+    if isinstance(arg, (ast.Dict, ast.List, ast.Tuple)) and not (arg.keys if isinstance(arg, ast.Dict) else arg.elts):
+        return ()   # `extra_args={}`: an empty container (falsy), never data
     if isinstance(arg, ast.Name) and arg.id in ints:
         return PYTHON_INT
     if isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name) and arg.value.id == "self" \
@@ -314,6 +381,20 @@ def _setting_value(arg: ast.expr, ints: set[str]):
     if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name) and arg.func.id in ("int", "len"):
         return PYTHON_INT
     return None
+
+
+def _forwarded_settings(scope: ast.AST) -> set[str]:
+    """Parameters of the calling function with a literal default (`new_sampler_type=None`, `steps=10`) that
+    it never rebinds and hands on: settings of its own caller (counted like a varying int: never data)."""
+    if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return set()
+    args = scope.args
+    positional = [*args.posonlyargs, *args.args]
+    pairs = [*zip(positional[len(positional) - len(args.defaults):], args.defaults),
+             *((a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)]
+    stored = {n.id for n in ast.walk(scope) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return {a.arg for a, d in pairs if isinstance(d, ast.Constant) and not isinstance(d.value, bytes)
+            and a.arg not in stored}
 
 
 def _int_names(scope: ast.AST) -> set[str]:

@@ -127,11 +127,23 @@ def literal_bindings(fn: FunctionInfo, name: str) -> set | None:
     return {v.value for v in values}
 
 
+def module_check_key(expr: ast.expr, self_name: str | None) -> str | None:
+    """`isinstance(self.model, torch.nn.Module)` -> the settings key saying what it holds ("isinstance:self.model")."""
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "isinstance" \
+            and len(expr.args) == 2 and ast.unparse(expr.args[1]).split(".")[-2:] == ["nn", "Module"]:
+        target = expr.args[0]
+        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == self_name:
+            return f"isinstance:self.{target.attr}"
+    return None
+
+
 def _constant_values(expr: ast.expr, fn: FunctionInfo, constants: dict[str, set], guard: ast.AST | None = None) -> set | None:
     """The constants a flag (a parameter, or a setting `self.x` the object was built with) can hold. A name
     rebound only inside the block `guard` tests (`if target is not None: target = pad(target)`), outside any
     loop, still holds its constant when the test runs."""
-    if isinstance(expr, ast.Name):
+    if module_check_key(expr, self_name_of(fn)) in constants:
+        key = module_check_key(expr, self_name_of(fn))
+    elif isinstance(expr, ast.Name):
         key = expr.id
     elif isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == self_name_of(fn) \
             and f"self.{expr.attr}" in constants:
@@ -167,6 +179,14 @@ def _inside_unlooped(fn: FunctionInfo, guard: ast.AST | None) -> set[int]:
     return found
 
 
+_ORDER = {ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b, ast.Lt: lambda a, b: a < b,
+          ast.LtE: lambda a, b: a <= b}
+
+
+def _numbers(values: set, right) -> bool:
+    return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (*values, right))
+
+
 def _compare_outcomes(test: ast.Compare, fn: FunctionInfo, constants: dict[str, set], guard=None) -> set | None:
     """`mode == "relative"`, `self.kind != "bang"`, `mode in ("a", "b")`, `target is not None` over the values
     the setting can hold (a `None` default no reached call overrides is the constant None)."""
@@ -181,6 +201,8 @@ def _compare_outcomes(test: ast.Compare, fn: FunctionInfo, constants: dict[str, 
             and all(v is None or isinstance(v, (bool, int, float, str)) for v in values):
         same = {v is right.value for v in values}   # `action is None` where no call passes an action
         return same if isinstance(op, ast.Is) else {not s for s in same}
+    if isinstance(op, tuple(_ORDER)) and isinstance(right, ast.Constant) and _numbers(values, right.value):
+        return {_ORDER[type(op)](v, right.value) for v in values}   # `self.history_len > 0` with the length set
     if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, (ast.Tuple, ast.List, ast.Set)) \
             and all(isinstance(e, ast.Constant) for e in right.elts):
         options = {e.value for e in right.elts}
