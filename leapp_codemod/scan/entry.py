@@ -5,7 +5,7 @@ import ast
 
 from leapp_codemod.analysis.entry.loops import is_model_name
 from leapp_codemod.analysis.entry.lookup import EntryNotFound, resolve_entry
-from leapp_codemod.analysis.flow.dataflow import passed_by_callers
+from leapp_codemod.analysis.flow.params import passed_by_callers
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.analysis.model.walk import is_self_attr, self_name_of

@@ -2,7 +2,8 @@
 worker processes when cold."""
 from __future__ import annotations
 
-from leapp_codemod.analysis.flow.dataflow import Analysis, lint_data_params
+from leapp_codemod.analysis.flow.dataflow import Analysis
+from leapp_codemod.analysis.flow.params import lint_data_params
 from leapp_codemod.analysis.model.index import build_index
 from leapp_codemod.analysis.model.leapp_support import LeappSupport
 from leapp_codemod.analysis.model.libraries import installed_key, site_dirs

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from leapp_codemod.analysis.entry.entrypoints import rank_entrypoints
 from leapp_codemod.analysis.entry.lookup import choose_entry
 from leapp_codemod.analysis.flow.access_order import access_order
-from leapp_codemod.analysis.flow.dataflow import Analysis, entry_data_params, entry_flag_constants, lint_data_params
+from leapp_codemod.analysis.flow.dataflow import Analysis
+from leapp_codemod.analysis.flow.params import entry_data_params, entry_flag_constants, lint_data_params
 from leapp_codemod.analysis.flow.not_followed import not_followed
 from leapp_codemod.analysis.inline.function import InlineEntryError, inline_function
 from leapp_codemod.analysis.inline.range import parse_inline_entry

@@ -14,28 +14,22 @@ from leapp_codemod.analysis.model.class_state import (
 )
 from leapp_codemod.analysis.model.config_values import CONFIG_KEY, CONFIG_LOCALS, config_key, function_config_constants
 from leapp_codemod.analysis.infer.context import FunctionContext
-from leapp_codemod.analysis.inline.function import constructed_before
 from leapp_codemod.analysis.infer.taint import function_attr, holds_dict
 from leapp_codemod.analysis.infer.lattice import NESTED, Env, Facts
-from leapp_codemod.analysis.model.index import FunctionInfo, called_name
+from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.leapp_support import LeappSupport
 from leapp_codemod.analysis.model.libraries import call_origin
-from leapp_codemod.analysis.model.resolve_types import receiver_ids
+from leapp_codemod.analysis.model.resolve_types import constructed_before, receiver_ids
 from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.analysis.model.tensor_values import external_namer, tensor_like
 from leapp_codemod.analysis.model.walk import (
-    UNKNOWN, binding_nodes, is_property, is_self_attr, iter_nodes, literal_bindings, self_name_of,
+    UNKNOWN, binding_nodes, is_property, is_self_attr, iter_nodes, literal_bindings,
 )
 from leapp_codemod.knowledge.io import THREAD_HANDOFFS
 from leapp_codemod.analysis.model.resolve_sites import handed_call
 from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS
 from leapp_codemod.analysis.model.settings import class_settings, dict_defaults, module_flags, unpacked_items
 
-CONFIG_PARAM_NAMES = frozenset({"cfg", "config", "conf", "settings", "params", "hparams", "opts", "options", "args"})
-SCALAR_ANNOTATIONS = frozenset({"int", "float", "str", "bool", "bytes", "None"})
-# Containers: a `dict` of observations is the common input of a policy; only lint mode, which has no
-# caller to follow, reads them as settings.
-NON_DATA_ANNOTATIONS = SCALAR_ANNOTATIONS | {"dict", "list", "tuple"}
 
 
 def _bind(ctx: FunctionContext, target: ast.expr, value: ast.expr | None, element: bool = False) -> None:
@@ -450,101 +444,3 @@ def _binding(ctx: FunctionContext, call: ast.Call) -> tuple[str, str] | None:
         if owner and owner in ctx.project.modules:
             return owner, func.attr
     return None
-
-
-def lint_data_params(fn: FunctionInfo, containers: bool = False) -> set[str]:
-    """Lint mode: parameters treated as pipeline data when no entrypoint is known. With `containers` (the
-    entry), a parameter annotated `dict`/`list`/`tuple` is data too: the annotation says what holds the
-    values, not that they are settings."""
-    non_data = SCALAR_ANNOTATIONS if containers else NON_DATA_ANNOTATIONS
-    out = set()
-    skip_first = fn.is_method
-    args = fn.node.args
-    all_args = [*args.posonlyargs, *args.args, *args.kwonlyargs]
-    for i, arg in enumerate(all_args):
-        if skip_first and i == 0:
-            continue
-        if arg.arg in CONFIG_PARAM_NAMES or arg.arg.endswith(("_cfg", "_config")):
-            continue
-        ann = arg.annotation
-        if isinstance(ann, ast.Name) and (ann.id in non_data or ann.id.endswith(("Config", "Cfg"))):
-            continue
-        if isinstance(ann, ast.Constant) and isinstance(ann.value, str) and ann.value in non_data:
-            continue
-        if arg.arg in flag_params(fn):
-            continue
-        out.add(arg.arg)
-    return out
-
-
-def flag_params(fn: FunctionInfo) -> set[str]:
-    """Parameters whose default is a Python flag or setting (`hard_reset=False`, `mode="eval"`, `k=3`,
-    `hidden=None`): not pipeline data by themselves."""
-    args = fn.node.args
-    positional = [*args.posonlyargs, *args.args]
-    pairs = list(zip(positional[len(positional) - len(args.defaults):], args.defaults))
-    pairs += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
-    return {a.arg for a, d in pairs
-            if isinstance(d, ast.Constant) and (d.value is None or isinstance(d.value, (bool, int, float, str)))}
-
-
-# A call that leaves a parameter to its default (`caller_arguments`).
-DEFAULT = object()
-
-
-def caller_arguments(project: Project, fn: FunctionInfo) -> dict[str, set]:
-    """What calls in the project (a driver) pass to each parameter of `fn`, matched by the function's
-    name (or bound by `functools.partial`): the constant values, UNKNOWN for anything else, DEFAULT where a
-    call leaves the parameter to its default."""
-    out: dict[str, set] = {}
-    params = fn.positional_params[1:] if fn.is_method else fn.positional_params
-    for module in list(project.modules.values()):
-        for node in ast.walk(module.tree):
-            if not isinstance(node, ast.Call):
-                continue
-            func, args = node.func, node.args
-            name = called_name(func)
-            if name == "partial" and args and called_name(args[0]) == fn.name:
-                func, args = args[0], args[1:]   # `functools.partial(agent.act, training=False)` binds them
-                name = fn.name
-            if name != fn.name:
-                continue
-            passed = [(params[i], arg) for i, arg in enumerate(args) if i < len(params)]
-            passed += [(k.arg, k.value) for k in node.keywords if k.arg]
-            for param, arg in passed:
-                out.setdefault(param, set()).add(arg.value if isinstance(arg, ast.Constant) else UNKNOWN)
-            if not any(isinstance(a, ast.Starred) for a in args) and not any(k.arg is None for k in node.keywords):
-                for param in set(params) - {p for p, _ in passed}:
-                    out.setdefault(param, set()).add(DEFAULT)
-    return out
-
-
-def passed_by_callers(project: Project, fn: FunctionInfo) -> set[str]:
-    """Parameters of `fn` that some call in the project passes a non-constant value to."""
-    return {p for p, values in caller_arguments(project, fn).items() if UNKNOWN in values}
-
-
-def entry_flag_constants(project: Project, fn: FunctionInfo, data: set[str]) -> dict[str, set]:
-    """The values the entry's flag parameters (`deterministic=False`, `stochastic_output=False`) take:
-    their default, plus what calls in the project pass. Blocks a flag rules out are not the pipeline."""
-    args = fn.node.args
-    positional = [*args.posonlyargs, *args.args]
-    defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
-    defaults |= {a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None}
-    passed = caller_arguments(project, fn)
-    out = {}
-    for p in flag_params(fn) - data:
-        values = passed.get(p, {DEFAULT})
-        out[p] = values - {DEFAULT} | ({defaults[p].value} if DEFAULT in values else set())
-    return out
-
-
-def entry_data_params(fn: FunctionInfo) -> set[str]:
-    params = fn.params
-    if fn.node.args.vararg:
-        params = [*params, fn.node.args.vararg.arg]
-    if fn.node.args.kwarg:
-        params = [*params, fn.node.args.kwarg.arg]
-    self_name = self_name_of(fn)
-    return {p for p in params if p != self_name}
-

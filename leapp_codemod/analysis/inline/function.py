@@ -49,18 +49,6 @@ def _filled_in_place(rng: InlineRange) -> frozenset[str]:
     return frozenset(out & set(rng.constants)) - only_mutated(list(rng.statements))   # a log is no state
 
 
-def constructed_before(project: Project, fn: FunctionInfo, module: ModuleIndex) -> dict[str, set[str]]:
-    """An inline range's inputs built from a project class before the range (`env = TrackEnv(cfg)`):
-    the range calls that object's methods."""
-    out = {}
-    for name, value in fn.outer_values.items():
-        if name in fn.params and isinstance(value, ast.Call):
-            cls = project.class_of(project.qualify(value.func, module))
-            if cls is not None:
-                out[name] = {cls.id}
-    return out
-
-
 def _discards(fn: FunctionInfo, param: str) -> bool:
     """The function rebinds `param` before anything reads it (`td = TensorDict(...)` first thing)."""
     for stmt in fn.node.body:

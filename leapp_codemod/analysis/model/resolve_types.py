@@ -146,3 +146,15 @@ def _derives(project: Project, class_id: str, owner: ClassInfo) -> bool:
 def overrides(project: Project, cls: ClassInfo, name: str) -> list[FunctionInfo]:
     """Methods called `name` defined by subclasses of `cls`."""
     return [klass.methods[name] for klass in subclasses(project, cls) if name in klass.methods]
+
+
+def constructed_before(project: Project, fn: FunctionInfo, module: ModuleIndex) -> dict[str, set[str]]:
+    """An inline range's inputs built from a project class before the range (`env = TrackEnv(cfg)`):
+    the range calls that object's methods."""
+    out = {}
+    for name, value in fn.outer_values.items():
+        if name in fn.params and isinstance(value, ast.Call):
+            cls = project.class_of(project.qualify(value.func, module))
+            if cls is not None:
+                out[name] = {cls.id}
+    return out
