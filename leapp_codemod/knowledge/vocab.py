@@ -167,3 +167,14 @@ MATH_TWINS = {
     "copysign": ("copysign", "copysign"), "degrees": ("rad2deg", "degrees"), "radians": ("deg2rad", "radians"),
     "fmod": ("fmod", "fmod"),
 }
+
+# The legacy typed tensor constructors -> the dtype each one makes. LEAPP 0.7.2 patches only `torch.tensor`,
+# `torch.as_tensor` and `torch.from_numpy`: one of these applied to pipeline data returns a plain tensor.
+LEGACY_TENSOR_DTYPES = {
+    "Tensor": "torch.float32", "FloatTensor": "torch.float32", "DoubleTensor": "torch.float64",
+    "HalfTensor": "torch.float16", "BFloat16Tensor": "torch.bfloat16", "LongTensor": "torch.int64",
+    "IntTensor": "torch.int32", "ShortTensor": "torch.int16", "CharTensor": "torch.int8",
+    "ByteTensor": "torch.uint8", "BoolTensor": "torch.bool",
+}
+LEGACY_TENSOR_CONSTRUCTORS = {f"{module}.{name}": dtype for name, dtype in LEGACY_TENSOR_DTYPES.items()
+                              for module in ("torch", "torch.cuda") if (module, name) != ("torch.cuda", "Tensor")}
