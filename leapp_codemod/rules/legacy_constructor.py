@@ -26,11 +26,21 @@ def check(node: ast.Call, ctx):
     arg = data_argument(node, ctx) if dtype else None
     if arg is None or ctx.only_logged(node):
         return
+    device = ".cuda()" if called.startswith("torch.cuda.") else ""
     yield Hit(node, f"`{show(node)}` builds a tensor from pipeline data with the legacy constructor `{called}`; "
                     f"LEAPP {ctx.support.version} traces only `torch.tensor`/`torch.as_tensor`/`torch.from_numpy`, so "
                     "the result is a plain tensor and the values are exported as constants",
-              f"use `torch.as_tensor({show(arg)}, dtype={dtype})`"
-              + (" (a list of values: `torch.stack([...])`)" if isinstance(arg, (ast.List, ast.Tuple)) else ""))
+              f"use `torch.as_tensor({show(arg)}, dtype={dtype}){device}`"
+              + (" (for a Python list of values, stack them: `torch.stack([...])`)" if _python_list(arg, ctx) else ""))
+
+
+def _python_list(arg: ast.expr, ctx) -> bool:
+    """A list literal or comprehension, or a name the function binds to one: its elements are separate values."""
+    if isinstance(arg, (ast.List, ast.Tuple, ast.ListComp)):
+        return True
+    return isinstance(arg, ast.Name) and any(
+        isinstance(n, ast.Assign) and isinstance(n.value, (ast.List, ast.ListComp))
+        and any(isinstance(t, ast.Name) and t.id == arg.id for t in n.targets) for n in ast.walk(ctx.fn.node))
 
 
 RULE = Rule(
