@@ -38,14 +38,19 @@ LOOP = """
 """
 
 
-def _generate(tmp_path, monkeypatch, body: str):
-    files = {"servo/__init__.py": "", "servo/bus.py": BUS, "servo/loop.py": LOOP.replace("{body}", body)}
+def _write(tmp_path, monkeypatch, files: dict[str, str]) -> None:
+    """Write the app's files under tmp_path and work from there with a private cache."""
     for name, text in files.items():
         path = tmp_path / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(textwrap.dedent(text))
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("LEAPP_CODEMOD_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def _generate(tmp_path, monkeypatch, body: str):
+    files = {"servo/__init__.py": "", "servo/bus.py": BUS, "servo/loop.py": LOOP.replace("{body}", body)}
+    _write(tmp_path, monkeypatch, files)
     return CliRunner().invoke(main, ["generate", ".", "--entry", "servo.loop:Servo.tick"])
 
 
@@ -81,12 +86,7 @@ def test_a_closure_entry_is_refused_in_one_line_naming_the_function_that_makes_i
                     return net(torch.as_tensor(obs, dtype=torch.float32)) * scale
             return fly
     """}
-    for name, text in files.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("LEAPP_CODEMOD_CACHE_DIR", str(tmp_path / "cache"))
+    _write(tmp_path, monkeypatch, files)
     result = CliRunner().invoke(main, ["generate", ".", "--entry", "pilot.make:build_pilot.<locals>.fly"])
     assert result.exit_code == 2, result.output
     message = result.output.strip().splitlines()[-1]
