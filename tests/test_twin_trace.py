@@ -152,3 +152,25 @@ def test_a_twin_is_traced_with_the_pipelines_other_patches_active(tmp_path):
     with_patches = check_patch(patch, bearing, calls, workdir=tmp_path, patching=lambda: [
         leapp.FunctionPatch(np, "deg2rad", ADAPTERS["numpy.deg2rad"].function)])
     assert with_patches["ok"] and with_patches["traced"] is True, with_patches.get("error")
+
+
+COMMANDS = np.array([[0.0, 0.0], [0.3, 0.0], [0.0, 0.5]], dtype=np.float32)
+
+
+def command_for(action):
+    """A discrete action picks a row of a command table (an integer index, no floating argument)."""
+    return COMMANDS[int(action)]
+
+
+def test_a_replacement_with_no_floating_argument_is_not_called_traced(tmp_path):
+    """Nothing can be declared a LEAPP input for an integer index, so the check compares values only and
+    says so: never `traced: true` on a check that traced nothing."""
+    row = _check(lambda action: COMMANDS[action], command_for, np.int64(2), tmp_path=tmp_path)
+    assert row["ok"] is True and row["samples"] >= 1
+    assert row["traced"] is None
+    assert row["note"].startswith("not traced alone: the recorded call passes no floating array")
+
+
+def test_a_replacement_with_a_floating_argument_is_still_traced(tmp_path):
+    row = _check(heading_error_sliced, heading_error, GOAL, POSE, tmp_path=tmp_path)
+    assert row["traced"] is True and "note" not in row

@@ -56,8 +56,10 @@ def summary_lines(report: dict) -> list[str]:
             lines.append(f"  LEAPP {s['signal']} {origin}: {cut(s['message'], 160)}")
     checked = [r for r in report.get("twin_check", []) if r.get("samples")]
     if checked and all(r.get("ok") for r in report.get("twin_check", [])):
+        by_value = [r for r in checked if r.get("traced") is None and r.get("note")]
         lines.append(f"  pre-trace check: {len(checked)} replacement(s) agree with the originals on "
-                     f"{sum(r['samples'] for r in checked)} recorded and perturbed inputs")
+                     f"{sum(r['samples'] for r in checked)} recorded and perturbed inputs"
+                     + (f" ({len(by_value)} by value only: {by_value[0]['note']})" if by_value else ""))
     for p in report.get("patch_parity", []):
         state = "ok" if p.get("ok") else "MISMATCH"
         lines.append(f"  patch {p['patch']}: parity {state} on {p['calls']} calls "

@@ -16,7 +16,12 @@ import torch
 from leapp_codemod.knowledge.leapp import ATOL, RTOL
 from leapp_codemod.runner import values
 from leapp_codemod.runner.intercept import Recorder
-from leapp_codemod.runner.twintrace import trace_check
+from leapp_codemod.runner.twintrace import array_arguments, trace_check
+
+# Why a replacement was compared by value only: LEAPP inputs are floating arrays, and the recorded call had none
+# (an integer index, Python numbers), so nothing could be declared traced to see what the replacement keeps.
+UNTRACEABLE = ("not traced alone: the recorded call passes no floating array to declare as a LEAPP input, so only "
+               "its values were compared")
 
 PERTURBATIONS = 3
 
@@ -95,6 +100,8 @@ def check_patch(patch, original, calls, seed: int = 0, workdir: Path | None = No
     if calls and row["samples"] == 0:
         row.update(ok=False, input=f"{len(calls)} recorded call(s)",
                    error="the original raised on every recorded input, so the replacement was checked on zero samples")
+    elif calls and workdir is not None and not array_arguments(calls[0].args, calls[0].kwargs):
+        row.update(traced=None, note=UNTRACEABLE)
     elif calls and workdir is not None:
         try:
             problem = trace_check(patch.replacement, original, calls, workdir, patching)
