@@ -7,6 +7,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..source.chains import attribute_chain
+
 
 @dataclass(frozen=True)
 class HeldInput:
@@ -18,15 +20,13 @@ class HeldInput:
 def _chain(node: ast.AST, me: str, aliases: dict[str, list[str]] | None = None) -> list[str] | None:
     """`self.a.b.c` as ["a", "b", "c"] (`s.c` as the same when `aliases` says `s = self.a.b`), or None
     when the expression is no attribute chain on `me`."""
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
+    chain = attribute_chain(node)
+    if chain is None:
         return None
-    if node.id == me:
-        return parts[::-1]
-    return (aliases[node.id] + parts[::-1]) if aliases and node.id in aliases and parts else None
+    root, parts = chain
+    if root == me:
+        return list(parts)
+    return (aliases[root] + list(parts)) if aliases and root in aliases and parts else None
 
 
 def _aliases(fn: ast.FunctionDef, me: str) -> dict[str, tuple[list[str], int]]:

@@ -18,6 +18,8 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ..source.chains import attribute_chain
+
 OBSERVED_KEY = "<observed>"      # in a function's constants table: the (branch, line) blocks ruled out
 
 
@@ -103,16 +105,14 @@ def facts_from(observation: dict, module_of: Callable[[str], str | None], source
 
 def _path(expr: ast.expr, self_name: str | None) -> tuple[str, tuple[str, ...]] | None:
     """('self', ('cfg', 'use_filter')) for `self.cfg.use_filter`, ('global', ('MODE',)) for `MODE`."""
-    parts: list[str] = []
-    while isinstance(expr, ast.Attribute):
-        parts.append(expr.attr)
-        expr = expr.value
-    if not isinstance(expr, ast.Name):
+    chain = attribute_chain(expr)
+    if chain is None:
         return None
-    if expr.id == self_name and parts:
-        return ("self", tuple(reversed(parts))) if len(parts) <= 2 else None
+    root, parts = chain
+    if root == self_name and parts:
+        return ("self", parts) if len(parts) <= 2 else None
     if not parts:
-        return "global", (expr.id,)
+        return "global", (root,)
     return None
 
 
