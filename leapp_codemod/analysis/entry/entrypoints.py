@@ -27,7 +27,6 @@ from leapp_codemod.analysis.entry.lookup import (
     below_non_training,
 )
 from leapp_codemod.analysis.entry.loops import (
-    MODEL_METHODS,
     InlinePipeline,
     inline_pipelines,
     loaded_models,
@@ -48,23 +47,16 @@ from leapp_codemod.analysis.entry.receivers import (
     local_receiver_types,
     on_library_module,
 )
-from leapp_codemod.analysis.entry.steps import below_driven_steps, below_their_steps
+from leapp_codemod.analysis.entry.steps import below_driven_steps, below_their_steps, driven_steps
 from leapp_codemod.analysis.entry.ties import break_ties
 from leapp_codemod.analysis.entry.uses import (ROLLOUT_DRIVEN, below_built_pipelines, below_driven_callbacks, only_logged,
                                                runs_rollout, simulated_ranges)
 from leapp_codemod.analysis.entry.served import dotted, is_project_call, served_models
 from leapp_codemod.analysis.entry.served import served_locals as served_locals_of
-from leapp_codemod.analysis.entry.signs import (
-    ACTION_WORDS,
-    calls_nn_module,
-    ENV_BASE,
-    STEP_VERBS,
-    computes_loss,
-    decorated_no_grad,
-    deploy_path,
-    environment_or_optimizer,
-    names_a_command,
-)
+from leapp_codemod.analysis.entry.signs import (ACTION_WORDS, ENV_BASE, IO_WORDS, POLICY_STEP_NAMES, STEP_VERBS,
+                                                TRAINING_NAMES, UNFOLLOWED_POLICY_METHODS, calls_nn_module, computes_loss,
+                                                decorated_no_grad, deploy_path, environment_or_optimizer, is_step_name,
+                                                names_a_command)
 from leapp_codemod.analysis.flow.dataflow import compute_env
 from leapp_codemod.analysis.infer.context import FunctionContext
 from leapp_codemod.analysis.infer.lattice import Facts
@@ -74,20 +66,6 @@ from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.analysis.model.resolve_types import is_abstract, overrides
 from leapp_codemod.model import Entrypoint
 
-# Names real code gives the function that runs one policy step.
-POLICY_STEP_NAMES = frozenset({"act", "predict", "policy", "get_action", "get_actions", "infer", "inference",
-                               "compute_action", "compute_actions", "select_action", "select_actions", "control",
-                               "run_policy", "act_inference", "control_step", "predict_action", "policy_step",
-                               "sample_action", "sample_actions", "infer_action", "get_control"})
-# ... of them, those that name a policy's step on any receiver (not `run`, `forward`, `control`).
-UNFOLLOWED_POLICY_METHODS = POLICY_STEP_NAMES & MODEL_METHODS - {"predict", "infer", "inference"}
-# Critics, value and loss functions, training updates: never the exported policy step.
-TRAINING_NAMES = frozenset({"evaluate", "evaluate_actions", "get_value", "get_values", "value", "values",
-                            "compute_loss", "compute_losses", "loss", "update", "train", "train_step",
-                            "training_step", "learn", "backward", "compute_returns", "critic"})
-# First words of helpers that log, draw or save: called in a driver loop, yet not the pipeline.
-IO_WORDS = frozenset({"log", "plot", "print", "save", "render", "draw", "write", "record", "publish", "send",
-                      "display", "show", "visualize", "dump", "export"})
 # A project network's method called in a driver loop amid this many statements of pipeline code (building
 # the observation, scaling the action) is a model call of that range, not the policy step itself.
 INLINE_NETWORK_STATEMENTS = 6
@@ -466,31 +444,6 @@ def _model_lines(fn: FunctionInfo, sites: CallSites) -> set[int]:
         if any(t in sites.calls_module or sites.model_via(t) for t in tids)}
 
 
-def _driven_steps(fn: FunctionInfo, sites: CallSites) -> set[str]:
-    """The policy steps a rollout's loop runs: the project functions its model calls in that loop resolve to,
-    or, for a call on an object of unknown class (`policy.act(obs, t)`), the one project method of that name
-    that is not abstract. Empty when `fn` runs no rollout."""
-    lines = _model_lines(fn, sites)
-    at = runs_rollout(fn, lines)
-    loop = next((n for n in fn.nodes if isinstance(n, (ast.For, ast.While, ast.AsyncFor)) and n.lineno == at), None)
-    if loop is None:
-        return set()
-    calls = [n for n in ast.walk(loop) if isinstance(n, ast.Call) and n.lineno in lines]
-    resolved = {id(node): tids for node, tids in sites.project_calls.get(fn.id, [])}
-    out: set[str] = set()
-    for call in calls:
-        if id(call) in resolved:
-            out.update(resolved[id(call)])
-        elif isinstance(call.func, ast.Attribute) and len(sites.definers.get(call.func.attr, ())) == 1:
-            out.update(sites.definers[call.func.attr])
-    return out
-
-
-def _is_step_name(name: str) -> bool:
-    words = name_words(name)
-    return name in POLICY_STEP_NAMES or bool(words & ACTION_WORDS and words & STEP_VERBS)
-
-
 def tie_order(candidate: Entrypoint, project: Project) -> tuple:
     """Sort key: the score first; on equal scores an inline range before a function (the range is one step
     with its observation and action code; a function tied with it is the driver running its loop or a callee
@@ -578,10 +531,11 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
     ranked = below_their_ranges(below_model_signs(ranked), {
         fid: f"{driver.path}:{pipeline.start}-{pipeline.end}" for fid, (driver, pipeline) in sites.inline_networks.items()})
     functions = {fn.id: fn for fn in project.functions()} | sites.functions
-    ranked = below_driven_steps(ranked, {c.id: _driven_steps(functions[c.id], sites) for c in ranked
-                                         if c.kind == "function" and c.id in functions})
+    ranked = below_driven_steps(ranked, {
+        c.id: driven_steps(functions[c.id], _model_lines(functions[c.id], sites), sites.project_calls.get(c.id, []),
+                           sites.definers) for c in ranked if c.kind == "function" and c.id in functions})
     ranked = below_their_steps(ranked, {c.id for c in ranked if c.kind == "function" and c.id in functions
-                                        and _is_step_name(functions[c.id].name) and _returns_value(functions[c.id])},
-                               sites.callees, lambda fid: fid in functions and _is_step_name(functions[fid].name))
+                                        and is_step_name(functions[c.id].name) and _returns_value(functions[c.id])},
+                               sites.callees, lambda fid: fid in functions and is_step_name(functions[fid].name))
     ranked = break_ties(sorted(ranked, key=lambda e: tie_order(e, project)), project)
     return ranked[:limit] if limit else ranked

@@ -14,13 +14,36 @@
 """
 from __future__ import annotations
 
+import ast
 from dataclasses import replace
 
 from leapp_codemod.analysis.entry.lookup import has_model_sign, is_training_candidate
+from leapp_codemod.analysis.entry.uses import runs_rollout
+from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.model import Entrypoint
 
 # How many calls deep a step's parts are looked for (step -> helper -> encoder -> its model).
 PART_DEPTH = 3
+
+
+def driven_steps(fn: FunctionInfo, model_lines: set[int], project_calls: list[tuple[ast.Call, list[str]]],
+                 definers: dict[str, list[str]]) -> set[str]:
+    """The policy steps a rollout's loop runs: the project functions its model calls (on `model_lines`) in that
+    loop resolve to (`project_calls`: its calls and their targets), or, for a call on an object of unknown class
+    (`policy.act(obs, t)`), the one project method of that name that is not abstract (`definers`: method name
+    -> such methods). Empty when `fn` runs no rollout."""
+    at = runs_rollout(fn, model_lines)
+    loop = next((n for n in fn.nodes if isinstance(n, (ast.For, ast.While, ast.AsyncFor)) and n.lineno == at), None)
+    if loop is None:
+        return set()
+    resolved = {id(node): tids for node, tids in project_calls}
+    out: set[str] = set()
+    for call in (n for n in ast.walk(loop) if isinstance(n, ast.Call) and n.lineno in model_lines):
+        if id(call) in resolved:
+            out.update(resolved[id(call)])
+        elif isinstance(call.func, ast.Attribute) and len(definers.get(call.func.attr, ())) == 1:
+            out.update(definers[call.func.attr])
+    return out
 
 
 def below_driven_steps(ranked: list[Entrypoint], drives: dict[str, set[str]]) -> list[Entrypoint]:
