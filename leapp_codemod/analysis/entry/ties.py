@@ -46,7 +46,7 @@ README_LEVELS = 3    # folders above the scan root searched for a README, up to 
 RUN_TEXTS = (".md", ".rst", ".txt", ".sh", ".bash", ".launch", ".launch.py", ".launch.xml", ".yaml", ".yml")
 # Folder and file-name words of a copy kept for testing or debugging, not the one deployed.
 SCRATCH_WORDS = frozenset({"test", "tests", "debug", "debugging", "scratch", "tmp", "temp", "draft", "sandbox",
-                           "playground", "try", "trial"})
+                           "playground"})
 _REPOSITORY_MARKER = ".git"
 
 
