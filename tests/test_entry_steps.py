@@ -112,3 +112,18 @@ def test_the_entry_line_says_the_tie_only_when_the_chosen_candidate_carries_it()
     plain = Entrypoint("m", "f", "m.py", 1, 9, ("called in a loop", "policy-step name"))
     assert "nothing in the project separates them" in choose_entry([tied])[1]
     assert TIED not in choose_entry([plain])[1]
+
+
+def test_of_two_tied_copies_the_one_the_other_imports_goes_first(tmp_path, monkeypatch):
+    root = app(tmp_path, "entry_sibling_scripts")
+    (root / "start_walking.sh").unlink()
+    shutil.rmtree(root / "debug")
+    original = (root / "robot" / "hexapod_walk.py").read_text(encoding="utf-8")
+    (root / "robot" / "hexapod_walk.py").rename(root / "robot" / "walk_core.py")
+    # a copy for benchmarking that reuses the original's module (its link settings) and repeats its loop
+    (root / "robot" / "walk.py").write_text(original.replace(
+        "from hexapod_io import HexapodLink\n", "from hexapod_io import HexapodLink\n\nimport walk_core  # noqa: F401\n"),
+        encoding="utf-8")
+    first, second = _first_two(ranked(root, monkeypatch))
+    assert first["path"].endswith("walk_core.py") and second["path"].endswith("walk.py")
+    assert any("a near-copy that imports this module" in r for r in first["reasons"])
