@@ -27,7 +27,6 @@ from leapp_codemod.analysis.entry.lookup import (
     below_non_training,
 )
 from leapp_codemod.analysis.entry.loops import (
-    MODEL_METHODS,
     InlinePipeline,
     inline_pipelines,
     loaded_models,
@@ -48,45 +47,25 @@ from leapp_codemod.analysis.entry.receivers import (
     local_receiver_types,
     on_library_module,
 )
+from leapp_codemod.analysis.entry.steps import below_driven_steps, below_their_steps, driven_steps
 from leapp_codemod.analysis.entry.ties import break_ties
 from leapp_codemod.analysis.entry.uses import (ROLLOUT_DRIVEN, below_built_pipelines, below_driven_callbacks, only_logged,
                                                runs_rollout, simulated_ranges)
 from leapp_codemod.analysis.entry.served import dotted, is_project_call, served_models
 from leapp_codemod.analysis.entry.served import served_locals as served_locals_of
-from leapp_codemod.analysis.entry.signs import (
-    ACTION_WORDS,
-    calls_nn_module,
-    ENV_BASE,
-    STEP_VERBS,
-    computes_loss,
-    decorated_no_grad,
-    deploy_path,
-    environment_or_optimizer,
-    names_a_command,
-)
+from leapp_codemod.analysis.entry.signs import (ACTION_WORDS, ENV_BASE, IO_WORDS, POLICY_STEP_NAMES, STEP_VERBS,
+                                                TRAINING_NAMES, UNFOLLOWED_POLICY_METHODS, calls_nn_module, computes_loss,
+                                                decorated_no_grad, deploy_path, environment_or_optimizer, is_step_name,
+                                                names_a_command)
 from leapp_codemod.analysis.flow.dataflow import compute_env
 from leapp_codemod.analysis.infer.context import FunctionContext
 from leapp_codemod.analysis.infer.lattice import Facts
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.leapp_support import LeappSupport
 from leapp_codemod.analysis.model.project import Project
-from leapp_codemod.analysis.model.resolve_types import overrides
+from leapp_codemod.analysis.model.resolve_types import is_abstract, overrides
 from leapp_codemod.model import Entrypoint
 
-# Names real code gives the function that runs one policy step.
-POLICY_STEP_NAMES = frozenset({"act", "predict", "policy", "get_action", "get_actions", "infer", "inference",
-                               "compute_action", "compute_actions", "select_action", "select_actions", "control",
-                               "run_policy", "act_inference", "control_step", "predict_action", "policy_step",
-                               "sample_action", "sample_actions", "infer_action", "get_control"})
-# ... of them, those that name a policy's step on any receiver (not `run`, `forward`, `control`).
-UNFOLLOWED_POLICY_METHODS = POLICY_STEP_NAMES & MODEL_METHODS - {"predict", "infer", "inference"}
-# Critics, value and loss functions, training updates: never the exported policy step.
-TRAINING_NAMES = frozenset({"evaluate", "evaluate_actions", "get_value", "get_values", "value", "values",
-                            "compute_loss", "compute_losses", "loss", "update", "train", "train_step",
-                            "training_step", "learn", "backward", "compute_returns", "critic"})
-# First words of helpers that log, draw or save: called in a driver loop, yet not the pipeline.
-IO_WORDS = frozenset({"log", "plot", "print", "save", "render", "draw", "write", "record", "publish", "send",
-                      "display", "show", "visualize", "dump", "export"})
 # A project network's method called in a driver loop amid this many statements of pipeline code (building
 # the observation, scaling the action) is a model call of that range, not the policy step itself.
 INLINE_NETWORK_STATEMENTS = 6
@@ -116,6 +95,8 @@ class CallSites:
     project_calls: dict[str, list[tuple[ast.Call, list[str]]]] = field(default_factory=dict)  # fid -> its calls
     policy_calls: dict[str, str] = field(default_factory=dict)   # fid -> `self.player.get_action` it calls
     parts: dict[str, Composer] = field(default_factory=dict)   # a model call's function -> the step composing it
+    model_lines: dict[str, set[int]] = field(default_factory=dict)   # fid -> lines of its own model calls
+    definers: dict[str, list[str]] = field(default_factory=dict)   # method name -> project methods, not abstract
 
     def model_via(self, fid: str, depth: int = 2) -> str | None:
         """The callee through which `fid` calls a model (two delegations deep), when it does not itself."""
@@ -220,8 +201,10 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
                 continue    # `controller_error = lambda stats: ...`: the function's own expression, not a model
             if calls_nn_module(ctx, node) or ((not targets or closures) and model_call(node, set()) is not None):
                 sites.calls_module.add(fn.id)
+                sites.model_lines.setdefault(fn.id, set()).add(node.lineno)
             elif not targets and _unfollowed_policy_call(node, ctx.self_name):
                 sites.calls_module.add(fn.id)
+                sites.model_lines.setdefault(fn.id, set()).add(node.lineno)
                 sites.policy_calls.setdefault(fn.id, ast.unparse(node.func))
             if (id(node) in loop_calls and not targets and isinstance(node.func, ast.Attribute)
                     and not on_library_module(node.func, ctx.module, project)):
@@ -236,10 +219,10 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
     _find_parts(sites)
     # `policy.predict_action(obs)` on an object of unknown class: the project's methods of that name
     # are the candidates, not the loop.
-    definers: dict[str, int] = {}
     for fn in project.functions():
-        if fn.class_name is not None:
-            definers[fn.name] = definers.get(fn.name, 0) + 1
+        if fn.class_name is not None and not is_abstract(fn):   # a method that only raises runs nothing
+            sites.definers.setdefault(fn.name, []).append(fn.id)
+    definers = {name: len(fids) for name, fids in sites.definers.items()}
     module_models: dict[str, set[str]] = {}
     for ctx, served_locals, project_calls, networks in contexts:
         if ctx.fn.id not in sites.drivers:
@@ -424,8 +407,7 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, l
     if loops and all(runs_rollout(caller, {line}) is not None for caller, line in loops):
         reasons.append(f"{ROLLOUT_DRIVEN} (the loop at {loops[0][0].path}:{loops[0][1]} also steps or resets what "
                        f"the action drives)")
-    rollout = runs_rollout(fn, {node.lineno for node, tids in sites.project_calls.get(fn.id, [])
-                                if any(t in sites.calls_module or sites.model_via(t) for t in tids)})
+    rollout = runs_rollout(fn, _model_lines(fn, sites))
     if rollout is not None:
         score -= 4
         reasons.append(f"runs the model and steps the environment in one loop of its own ({fn.path}:{rollout}): "
@@ -453,6 +435,13 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, l
         score -= 4
         reasons.append("its module uses JAX/TensorFlow, not PyTorch (LEAPP traces PyTorch)")
     return score, reasons
+
+
+def _model_lines(fn: FunctionInfo, sites: CallSites) -> set[int]:
+    """Lines where `fn` runs a model: its own model calls and its calls of project functions that run one."""
+    return sites.model_lines.get(fn.id, set()) | {
+        node.lineno for node, tids in sites.project_calls.get(fn.id, [])
+        if any(t in sites.calls_module or sites.model_via(t) for t in tids)}
 
 
 def tie_order(candidate: Entrypoint, project: Project) -> tuple:
@@ -520,7 +509,7 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
     for fn in [*project.functions(), *_looped_closures(sites)]:
         if fn.name.startswith("test_") or (fn.name.startswith("_") and fn.name != "__call__"):
             continue
-        if is_test_path(fn.path):
+        if is_test_path(fn.path) or is_abstract(fn):
             continue
         score, reasons = _score(fn, project, sites)
         if score >= 4:
@@ -541,5 +530,12 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
                                     simulated_ranges(outermost))
     ranked = below_their_ranges(below_model_signs(ranked), {
         fid: f"{driver.path}:{pipeline.start}-{pipeline.end}" for fid, (driver, pipeline) in sites.inline_networks.items()})
+    functions = {fn.id: fn for fn in project.functions()} | sites.functions
+    ranked = below_driven_steps(ranked, {
+        c.id: driven_steps(functions[c.id], _model_lines(functions[c.id], sites), sites.project_calls.get(c.id, []),
+                           sites.definers) for c in ranked if c.kind == "function" and c.id in functions})
+    ranked = below_their_steps(ranked, {c.id for c in ranked if c.kind == "function" and c.id in functions
+                                        and is_step_name(functions[c.id].name) and _returns_value(functions[c.id])},
+                               sites.callees, lambda fid: fid in functions and is_step_name(functions[fid].name))
     ranked = break_ties(sorted(ranked, key=lambda e: tie_order(e, project)), project)
     return ranked[:limit] if limit else ranked

@@ -106,6 +106,14 @@ def _why(candidate: Entrypoint) -> str:
 
 
 NO_MODEL = "no sign of a model"
+# How the first candidate says that others tie with it and nothing separates them (see ties.py).
+TIED = "ties with"
+
+
+def _tie(candidate: Entrypoint) -> str:
+    """`; ties with ...` when the candidate says nothing separates it from others, else ''."""
+    note = next((r for r in candidate.reasons if r.startswith(TIED) and "nothing in the project" in r), None)
+    return f"; {note}" if note else ""
 
 
 def has_model_sign(candidate: Entrypoint) -> bool:
@@ -154,7 +162,7 @@ def choose_entry(ranked: list[Entrypoint], inline: bool = False) -> tuple[Entryp
     chosen = next((c for c in ranked if c.kind == "function"), None)
     top = ranked[0] if ranked else None
     if inline and top is not None and top.kind == "inline":    # ranked first, ties included (see tie_order)
-        return top, f"entry: {top.id} (the {top.title}, ranked first; {_why(top)})"
+        return top, f"entry: {top.id} (the {top.title}, ranked first; {_why(top)}){_tie(top)}"
     if chosen is None:
         if ranked:
             best = ranked[0]
@@ -166,7 +174,7 @@ def choose_entry(ranked: list[Entrypoint], inline: bool = False) -> tuple[Entryp
         best = ", ".join(f"--entry {c.id}" for c in ranked[:3])
         return chosen, (f"entry: no confident entry (no candidate feeds data to a model); analyzed the best "
                         f"guess {chosen.id} ({_why(chosen)}); the best 3: {best}")
-    line = f"entry: {chosen.id} ({_why(chosen)})"
+    line = f"entry: {chosen.id} ({_why(chosen)}){_tie(chosen)}"
     better = next((c for c in ranked if c.kind == "inline" and c.score > chosen.score), None)
     if better is not None:
         line += f"; an {better.title} ranks higher: scan it with --entry {better.id}"

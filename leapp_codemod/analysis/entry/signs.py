@@ -20,8 +20,28 @@ STEP_VERBS = frozenset({"get", "compute", "select", "predict", "sample", "infer"
 # Folders and scripts that deploy, play back or evaluate a trained policy: what they run is what users export.
 DEPLOY_WORDS = frozenset({"deploy", "deployment", "sim2real", "sim2sim", "play", "inference", "enjoy", "eval",
                           "evaluation", "rollout"})
+# Names real code gives the function that runs one policy step.
+POLICY_STEP_NAMES = frozenset({"act", "predict", "policy", "get_action", "get_actions", "infer", "inference",
+                               "compute_action", "compute_actions", "select_action", "select_actions", "control",
+                               "run_policy", "act_inference", "control_step", "predict_action", "policy_step",
+                               "sample_action", "sample_actions", "infer_action", "get_control"})
+# ... of them, those that name a policy's step on any receiver (not `run`, `forward`, `control`).
+UNFOLLOWED_POLICY_METHODS = POLICY_STEP_NAMES & MODEL_METHODS - {"predict", "infer", "inference"}
+# Critics, value and loss functions, training updates: never the exported policy step.
+TRAINING_NAMES = frozenset({"evaluate", "evaluate_actions", "get_value", "get_values", "value", "values",
+                            "compute_loss", "compute_losses", "loss", "update", "train", "train_step",
+                            "training_step", "learn", "backward", "compute_returns", "critic"})
+# First words of helpers that log, draw or save: called in a driver loop, yet not the pipeline.
+IO_WORDS = frozenset({"log", "plot", "print", "save", "render", "draw", "write", "record", "publish", "send",
+                      "display", "show", "visualize", "dump", "export"})
 ENV_METHODS = frozenset({"reset"})
 NO_GRAD = ("torch.no_grad", "torch.inference_mode", "torch.autograd.grad_mode.no_grad")
+
+
+def is_step_name(name: str) -> bool:
+    """`act`, `get_action`, `choose_actions`: a name real code gives the function that runs one policy step."""
+    words = name_words(name)
+    return name in POLICY_STEP_NAMES or bool(words & ACTION_WORDS and words & STEP_VERBS)
 
 
 def decorated_no_grad(fn: FunctionInfo, project: Project) -> bool:

@@ -8,11 +8,18 @@ Two signals, in this order, each named in the winner's reasons:
    the lines both share, among it a network class (`nn.Module`) the other file lacks, is the one the project
    wrote for its policy. A derived file without a network of its own is a variant (a server wrapper, another
    task) and settles nothing.
-2. **The script a README runs first**, between near-copies. Two near-identical scripts for two tasks
-   (`python track.py`, then `python track_arbitrary.py`): the README's first command is the project's main
-   use. Scripts that are no copies of each other are not compared this way (a README names many files).
+2. **The script the project's own words run first**, between near-copies: a README (`python track.py`, then
+   `python track_arbitrary.py`: the first command is the project's main use), then the documentation, shell
+   scripts and launch files below the scan root (`run_robot.sh` running `python robot/walk.py`). Two copies
+   with one file name are told apart by the folder the text names with it (`robot/walk.py`). Scripts that
+   are no copies of each other are not compared this way (a README names many files).
+3. **Not a scratch copy**: a file whose folders or name say test, debug, scratch, tmp, draft or sandbox goes
+   after one that does not.
+4. **The one the others import from**, between near-copies: a copy that imports the other's module runs on
+   top of it.
 
-Nothing else moves: candidates keep their scores, and a tie the signals do not settle keeps `tie_order`.
+Nothing else moves: candidates keep their scores. When none of the signals separates the first candidates,
+the first one says that they tie (`TIED`), naming the others, so a user picks with `--entry`.
 """
 from __future__ import annotations
 
@@ -22,8 +29,11 @@ import re
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
+from leapp_codemod.analysis.entry.lookup import TIED
+from leapp_codemod.analysis.entry.peers import built_count
 from leapp_codemod.analysis.model.hydra_configs import project_config_roots
 from leapp_codemod.model import Entrypoint
+from leapp_codemod.source.config_files import config_texts
 from leapp_codemod.source.parse import read_regular_text
 
 # Two files are near-copies when this share of the smaller one's statement lines is in the other ...
@@ -32,6 +42,11 @@ NEAR_COPY_SHARE = 0.6
 DERIVED_MIN_LINES = 10
 README_BYTES = 256 * 1024
 README_LEVELS = 3    # folders above the scan root searched for a README, up to the repository root
+# Files below the scan root whose text may run a script: documentation, shell scripts, launch files.
+RUN_TEXTS = (".md", ".rst", ".txt", ".sh", ".bash", ".launch", ".launch.py", ".launch.xml", ".yaml", ".yml")
+# Folder and file-name words of a copy kept for testing or debugging, not the one deployed.
+SCRATCH_WORDS = frozenset({"test", "tests", "debug", "debugging", "scratch", "tmp", "temp", "draft", "sandbox",
+                           "playground"})
 _REPOSITORY_MARKER = ".git"
 
 
@@ -78,14 +93,61 @@ def readme_texts(project) -> list[tuple[str, str]]:
     return out
 
 
+def run_texts(project) -> list[tuple[str, str]]:
+    """(name, text) of the README files (see `readme_texts`), then the documentation, shell scripts and launch
+    files below the scan root, in path order."""
+    out = readme_texts(project)
+    roots = project_config_roots(project)
+    known = {name for name, _ in out}
+    for path, text in config_texts(roots, RUN_TEXTS):
+        if path.name not in known or path.parent not in roots:
+            out.append((str(path.relative_to(roots[0])) if roots and path.is_relative_to(roots[0]) else path.name,
+                        text))
+    return out
+
+
 def first_mention(readmes: list[tuple[str, str]], script: str) -> tuple[int, int] | None:
-    """(README index, offset) of the first time a README names `script` as a file (`python rl_track.py`)."""
+    """(text index, offset) of the first time a text names `script` as a file (`python rl_track.py`,
+    `robot/walk.py`)."""
     pattern = re.compile(rf"(?<![\w.\-]){re.escape(script)}(?![\w\-])")
     for index, (_, text) in enumerate(readmes):
         match = pattern.search(text)
         if match:
             return index, match.start()
     return None
+
+
+def _spelling(path: str, paths: list[str]) -> str:
+    """How a text names the file at `path` among `paths`: its name, with its folder when another has the name."""
+    pure = PurePosixPath(path)
+    if sum(PurePosixPath(p).name == pure.name for p in paths) > 1 and len(pure.parts) > 1:
+        return f"{pure.parent.name}/{pure.name}"
+    return pure.name
+
+
+def scratch_word(path: str) -> str | None:
+    """The folder or file-name word that marks `path` as a test or debugging copy, or None."""
+    for part in PurePosixPath(path).parts:
+        words = set(re.split(r"[^a-z0-9]+", part.lower().removesuffix(".py")))
+        if words & SCRATCH_WORDS:
+            return part
+    return None
+
+
+def _same_standing(a: Entrypoint, b: Entrypoint, project) -> bool:
+    """Do two candidates of one score also agree on what `tie_order` compares after it (kind, range length,
+    how often the project builds the class)?"""
+    if a.kind != b.kind:
+        return False
+    if a.kind == "inline":
+        return a.end - a.start == b.end - b.start
+    return built_count(project, a) == built_count(project, b)
+
+
+def _imports_module(project, importer: str, module_name: str) -> bool:
+    module = project.modules.get(importer)
+    return module is not None and any(t == module_name or t.startswith(module_name + ".")
+                                      for t in module.imports.values())
 
 
 def break_ties(ranked: list[Entrypoint], project) -> list[Entrypoint]:
@@ -101,14 +163,14 @@ def break_ties(ranked: list[Entrypoint], project) -> list[Entrypoint]:
         group = ranked[i:j]
         if len({c.path for c in group}) > 1:
             if readmes is None:
-                readmes = readme_texts(project)
-            group = _order_group(group, project, readmes)
+                readmes = run_texts(project)
+            group = _order_group(group, project, readmes, first=not out)
         out += group
         i = j
     return out
 
 
-def _order_group(group: list[Entrypoint], project, readmes) -> list[Entrypoint]:
+def _order_group(group: list[Entrypoint], project, readmes, first: bool = False) -> list[Entrypoint]:
     lines: dict[str, set[str]] = {}
     for c in group:
         module = project.modules.get(c.module)
@@ -127,22 +189,43 @@ def _order_group(group: list[Entrypoint], project, readmes) -> list[Entrypoint]:
                             f"`{brought[0]}` (the derived script)")
                 bases.add(b)
     copied = {a for a in lines for b in lines if a != b and near_copies(lines[a], lines[b])}
-    named = {path: first_mention(readmes, PurePosixPath(path).name) for path in copied}
+    paths = sorted(lines)
+    named = {path: first_mention(readmes, _spelling(path, paths)) for path in copied}
     missing = (len(readmes) + 1, 0)
+    scratch = {c.path: scratch_word(c.path) for c in group}
+    modules = {c.path: c.module for c in group}
+    imported = {b for a in copied for b in copied if a != b and _imports_module(project, modules[a], modules[b])}
 
     def key(item):
         index, c = item
-        return (c.path in bases and c.path not in based, c.path not in based, named.get(c.path) or missing, index)
+        return (c.path in bases and c.path not in based, c.path not in based, named.get(c.path) or missing,
+                scratch[c.path] is not None, c.path not in imported, index)
 
     ordered = [c for _, c in sorted(enumerate(group), key=key)]
-    if ordered[0] is group[0]:
+    lead = ordered[0]
+    if lead is group[0] and not first:
         return group
-    first = ordered[0]
-    if first.path in based:
-        note = based[first.path]
-    elif named.get(first.path) is not None:
-        note = (f"ties at score {first.score} with another script; {readmes[named[first.path][0]][0]} names "
-                f"`{PurePosixPath(first.path).name}` first")
+    if lead.path in based:
+        note = based[lead.path]
+    elif named.get(lead.path) is not None and key((0, lead))[2] < min(
+            key((0, c))[2] for c in group if c.path != lead.path):
+        note = (f"ties at score {lead.score} with another script; {readmes[named[lead.path][0]][0]} names "
+                f"`{_spelling(lead.path, paths)}` first")
+    elif scratch[lead.path] is None and any(scratch[c.path] for c in group):
+        other = next(c for c in group if scratch[c.path])
+        note = (f"ties at score {lead.score} with {other.path}, in `{scratch[other.path]}`, named like a test "
+                f"or debugging copy")
+    elif lead.path in imported:
+        note = f"ties at score {lead.score} with a near-copy that imports this module: the one the others build on"
+    elif lead is not group[0] and group[0].path in bases:
+        note = f"ties at score {lead.score} with {group[0].path}, the base of a near-copy that adds to it"
     else:
-        note = f"ties at score {first.score} with {group[0].path}, the base of a near-copy that adds to it"
-    return [replace(first, reasons=(*first.reasons, note)), *ordered[1:]]
+        note = None
+    if note is None:
+        same = [c for c in group[1:] if c.path != lead.path and _same_standing(c, lead, project)]
+        if not first or not same:
+            return group
+        shown = ", ".join(c.id for c in same[:3]) + (f" and {len(same) - 3} more" if len(same) > 3 else "")
+        note = (f"{TIED} {shown} at score {lead.score}: nothing in the project separates them (no README, "
+                f"documentation or launch file names one first); pick one with --entry")
+    return [replace(lead, reasons=(*lead.reasons, note)), *ordered[1:]]

@@ -1,0 +1,129 @@
+"""The policy step ranks above what only drives it (a rollout that steps the environment, times and records
+around the call) and above a model helper it calls (an encoder also run by a caching script); of two copies
+of one script holding the same inline range, the one the project runs wins the tie, and a tie nothing
+settles is said. Each on a fixture app of its own shape."""
+from __future__ import annotations
+
+import shutil
+
+from click.testing import CliRunner
+from test_entry_ranking import app, by_id, expected, private_cache, ranked  # noqa: F401  (fixture)
+
+from leapp_codemod.analysis.entry.lookup import TIED, choose_entry
+from leapp_codemod.analysis.entry.steps import below_driven_steps, below_their_steps, parts_of
+from leapp_codemod.cli import main
+from leapp_codemod.model import Entrypoint
+
+
+# --------------------------------------------------------------------------- a rollout below its policy
+def test_the_policy_an_episode_collector_drives_outranks_the_collector(tmp_path, monkeypatch):
+    want = expected("entry_driver_of_policy")
+    candidates = ranked(app(tmp_path, "entry_driver_of_policy"), monkeypatch)
+    assert candidates[0]["entry"] == want["entry"]
+    driver = by_id(candidates)[want["driver"]]
+    assert driver["score"] < candidates[0]["score"]
+    assert any("runs the model and steps the environment in one loop of its own" in r for r in driver["reasons"])
+    # the interface's abstract method runs nothing: no candidate, and no "bound at run time" range for it
+    assert want["abstract"] not in by_id(candidates)
+    assert not any(c["kind"] == "inline" and c["score"] >= candidates[0]["score"] for c in candidates)
+
+
+def _entry(name: str, score: int, reasons: tuple[str, ...] = ("policy-step name",)) -> Entrypoint:
+    module, _, qualname = name.partition(":")
+    return Entrypoint(module, qualname, f"{module}.py", 1, score, reasons)
+
+
+def test_a_rollout_goes_below_only_a_step_it_drives_and_only_when_scored_at_or_above_it():
+    ranked_ = [_entry("a:run", 9), _entry("b:Pol.act", 6), _entry("c:other", 12)]
+    out = by_id_entries(below_driven_steps(ranked_, {"a:run": {"b:Pol.act"}, "c:other": {"missing:step"}}))
+    assert out["a:run"].score == 5 and "the policy step its loop drives" in out["a:run"].reasons[-1]
+    assert out["c:other"].score == 12          # drives nothing that is a candidate
+    lower = by_id_entries(below_driven_steps([_entry("a:run", 3), _entry("b:Pol.act", 6)], {"a:run": {"b:Pol.act"}}))
+    assert lower["a:run"].score == 3           # already below: untouched
+
+
+def by_id_entries(entries: list[Entrypoint]) -> dict[str, Entrypoint]:
+    return {e.id: e for e in entries}
+
+
+# --------------------------------------------------------------------------- a part below its step
+def test_the_step_outranks_the_encoder_helper_it_calls_that_a_caching_loop_also_runs(tmp_path, monkeypatch):
+    want = expected("entry_helper_in_step")
+    candidates = ranked(app(tmp_path, "entry_helper_in_step"), monkeypatch)
+    assert candidates[0]["entry"] == want["entry"]
+    found = by_id(candidates)
+    for part in want["parts"]:
+        assert found[part]["score"] < candidates[0]["score"]
+        assert any(r.startswith("a part of Navigator.compute_action") for r in found[part]["reasons"])
+
+
+def test_parts_stop_at_other_steps_and_at_cycles():
+    callees = {"s:act": {"h:encode", "p:Inner.act"}, "h:encode": {"h:net"}, "p:Inner.act": {"p:deep"},
+               "h:net": {"s:act"}}
+    is_step = {"s:act", "p:Inner.act"}.__contains__
+    assert parts_of("s:act", callees, is_step) == {"h:encode", "h:net"}
+    ranked_ = [_entry("h:encode", 12, ("calls a model",)), _entry("s:act", 9), _entry("p:deep", 11)]
+    out = by_id_entries(below_their_steps(ranked_, {"s:act"}, callees, is_step))
+    assert out["h:encode"].score == 8
+    assert out["p:deep"].score == 11           # behind another step: not a part of this one
+    # a step without a model sign leads nothing
+    bare = [_entry("h:encode", 12), _entry("s:act", 9, ("no sign of a model (...)",))]
+    assert by_id_entries(below_their_steps(bare, {"s:act"}, callees, is_step))["h:encode"].score == 12
+
+
+# --------------------------------------------------------------------------- sibling copies of one script
+def _first_two(candidates):
+    inline = [c for c in candidates if c["kind"] == "inline"]
+    assert len(inline) == 2 and inline[0]["score"] == inline[1]["score"]
+    return inline
+
+
+def test_the_copy_a_shell_script_runs_wins_the_tie(tmp_path, monkeypatch):
+    want = expected("entry_sibling_scripts")
+    first, second = _first_two(ranked(app(tmp_path, "entry_sibling_scripts"), monkeypatch))
+    assert first["path"].endswith(want["entry_file"]) and second["path"].endswith(want["copy_file"])
+    assert any("start_walking.sh names `robot/hexapod_walk.py` first" in r for r in first["reasons"])
+
+
+def test_without_a_text_naming_one_the_debugging_copy_goes_second(tmp_path, monkeypatch):
+    want = expected("entry_sibling_scripts")
+    root = app(tmp_path, "entry_sibling_scripts")
+    (root / "start_walking.sh").unlink()
+    first, second = _first_two(ranked(root, monkeypatch))
+    assert first["path"].endswith(want["entry_file"]) and second["path"].endswith(want["copy_file"])
+    assert any("in `debug`, named like a test or debugging copy" in r for r in first["reasons"])
+
+
+def test_a_tie_nothing_settles_is_said_by_entrypoints_and_scan(tmp_path, monkeypatch):
+    root = app(tmp_path, "entry_sibling_scripts")
+    (root / "start_walking.sh").unlink()
+    shutil.move(root / "debug", root / "left_leg_first")
+    shutil.move(root / "robot", root / "right_leg_first")
+    first, second = _first_two(ranked(root, monkeypatch))
+    tie = [r for r in first["reasons"] if r.startswith(TIED)]
+    assert len(tie) == 1 and second["entry"] in tie[0] and "nothing in the project separates them" in tie[0]
+    result = CliRunner().invoke(main, ["scan", ".", "--format", "text"], catch_exceptions=False)
+    assert "nothing in the project separates them" in result.stdout + result.stderr
+
+
+def test_the_entry_line_says_the_tie_only_when_the_chosen_candidate_carries_it():
+    tied = Entrypoint("m", "f", "m.py", 1, 9, ("called in a loop", f"{TIED} n:g at score 9: nothing in the project "
+                                                                  f"separates them; pick one with --entry"))
+    plain = Entrypoint("m", "f", "m.py", 1, 9, ("called in a loop", "policy-step name"))
+    assert "nothing in the project separates them" in choose_entry([tied])[1]
+    assert TIED not in choose_entry([plain])[1]
+
+
+def test_of_two_tied_copies_the_one_the_other_imports_goes_first(tmp_path, monkeypatch):
+    root = app(tmp_path, "entry_sibling_scripts")
+    (root / "start_walking.sh").unlink()
+    shutil.rmtree(root / "debug")
+    original = (root / "robot" / "hexapod_walk.py").read_text(encoding="utf-8")
+    (root / "robot" / "hexapod_walk.py").rename(root / "robot" / "walk_core.py")
+    # a copy for benchmarking that reuses the original's module (its link settings) and repeats its loop
+    (root / "robot" / "walk.py").write_text(original.replace(
+        "from hexapod_io import HexapodLink\n", "from hexapod_io import HexapodLink\n\nimport walk_core  # noqa: F401\n"),
+        encoding="utf-8")
+    first, second = _first_two(ranked(root, monkeypatch))
+    assert first["path"].endswith("walk_core.py") and second["path"].endswith("walk.py")
+    assert any("a near-copy that imports this module" in r for r in first["reasons"])
