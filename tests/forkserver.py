@@ -5,7 +5,8 @@ Warp, what `import leapp` spends nearly all its time on, and the modules an ONNX
 nothing of LEAPP itself, ONNX Runtime, leapp_codemod or an application), then forks one child per request,
 as `subprocess.Popen` would have started `python -m leapp_codemod.runner.child CONFIG`:
 - the request's command line (`sys.argv`, `sys.orig_argv`), environment (all of it), working folder,
-  `sys.path[0]` (the folder, as `-m` sets it); stdin from /dev/null, stdout and stderr to the tool's
+  `sys.path[0]` (the folder, as `-m` sets it) and the folders of its PYTHONPATH after it (a PYTHONPATH this
+  server cannot honour exactly, e.g. one holding a module it has imported, is refused); stdin from /dev/null, stdout and stderr to the tool's
   pipe, each passed descriptor under its own number, every descriptor of the server closed;
 - a session of its own (the tool and its watchdog kill the group by the child's pid);
 - it dies with the server (PR_SET_PDEATHSIG), and the server kills its process group with SIGKILL when
@@ -62,10 +63,29 @@ def _refusal(request: dict, base_env: dict, modules: tuple[str, ...]) -> str:
     argv = request.get("argv") or []
     if argv[:2] != [sys.executable, "-m"] or len(argv) < 3 or argv[2] not in modules:
         return "not a warm command"
-    if _startup_env(request["env"]) != base_env:
-        changed = sorted(set(_startup_env(request["env"]).items()) ^ set(base_env.items()))
+    env = _startup_env(request["env"])
+    if "PYTHONPATH" not in base_env and _extra_path(env.get("PYTHONPATH", "")) is not None:
+        env.pop("PYTHONPATH", None)         # the child puts these folders where a fresh interpreter would
+    if env != base_env:
+        changed = sorted(set(env.items()) ^ set(base_env.items()))
         return f"start-up environment differs: {changed[0][0]}"
     return ""
+
+
+def _extra_path(value: str) -> list[str] | None:
+    """The folders `PYTHONPATH=value` puts after `sys.path[0]` in a fresh interpreter, when this server can
+    give the child the same: absolute folders, each once, none already on the path, none holding a module
+    this server has imported (the fresh interpreter would import that one) or one `site` imports at start-up;
+    None otherwise (the child is then started as always)."""
+    entries = value.split(os.pathsep) if value else []
+    if (len(set(entries)) != len(entries) or set(entries) & set(sys.path)
+            or not all(os.path.isabs(e) and os.path.isdir(e) for e in entries)):
+        return None
+    imported = {name.partition(".")[0] for name in sys.modules} | {"sitecustomize", "usercustomize"}
+    for entry in entries:
+        if {name.partition(".")[0] for name in os.listdir(entry)} & imported:
+            return None
+    return entries
 
 
 def _read_request(conn: socket.socket) -> tuple[dict, list[int]]:
@@ -114,6 +134,7 @@ def _child(request: dict, fds: list[int], server_fds: list[int]) -> None:
         os.environ.clear()
         os.environ.update(request["env"])
         sys.path[0] = os.getcwd()
+        sys.path[1:1] = _extra_path(request["env"].get("PYTHONPATH", "")) or []
         sys.argv = ["-m", *request["argv"][3:]]
         sys.orig_argv = list(request["argv"])
         import numpy

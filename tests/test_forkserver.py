@@ -117,6 +117,23 @@ def test_the_warm_child_gets_what_a_fresh_interpreter_gets(server, probe_dir):
     assert again["draw"] != warm["draw"]                     # NumPy's generator is not the server's copy
 
 
+def test_a_pythonpath_of_new_folders_is_put_where_a_fresh_interpreter_puts_it(server, probe_dir, monkeypatch):
+    extra = probe_dir / "site-packages"
+    extra.mkdir()
+    (extra / "probe_lib.py").write_text("")
+    monkeypatch.setenv("PYTHONPATH", str(extra))
+    cold = _finish(*_start(None, ["0"]))[1]
+    proc, out_r, pr = _start(server, ["0"])
+    assert isinstance(proc, warmstart.WarmChild)
+    warm = _finish(proc, out_r, pr)[1]
+    assert warm["path"] == cold["path"] and warm["path"][1] == str(extra)
+    (extra / "numpy").mkdir()             # a module the server has imported: a fresh interpreter would take this one
+    proc, out_r, pr = _start(server, ["0"])
+    assert proc is None
+    for fd in (out_r, pr):
+        os.close(fd)
+
+
 def test_a_different_start_up_environment_or_module_is_started_as_always(server, probe_dir, monkeypatch):
     monkeypatch.setenv("PYTHONHASHSEED", "7")
     proc, out_r, pr = _start(server, ["0"])

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import torch
 
+from leapp_codemod.runner import runon
 from leapp_codemod.runner.perturb import is_quaternion, perturbed_inputs, varied
 from tests.test_run import cli, generate, project, run_json, tree_hash
 
@@ -65,12 +66,37 @@ def test_a_branch_that_never_flips_is_validated_only_on_a_restricted_domain(tmp_
 
 
 @pytest.mark.e2e
-def test_a_driver_that_waits_forever_after_the_export_is_stopped(tmp_path):
+def test_a_driver_that_waits_forever_after_the_export_is_stopped(tmp_path, monkeypatch):
     import time as clock
 
     work = project(tmp_path, "run_later")
     generate(work, "battapp", "battapp.drive:WheelController.wheels", driver="main_serve.py")
+    # The run-on budget and the watchdog's grace shortened from 20 + 10 s (runner/runon.py): the driver
+    # sleeps forever after its last call, so only the watchdog ends it, 3 + 2 s after the export.
+    monkeypatch.setenv(runon.ENV, "3:2")
     started = clock.monotonic()
     proc, report = run_json(work, "integration.py", "--require-format", "onnx", "--timeout", "400", timeout=450)
     assert report["status"] == "restricted" and clock.monotonic() - started < 300    # not the run timeout (400 s)
-    assert report["attempts"][0]["validation"]["across_run"]["ok"] is True
+    assert "letting the driver run on (up to 3 s)" in proc.stderr
+    across = report["attempts"][0]["validation"]["across_run"]
+    assert across["ok"] is True
+    assert [c["call"] for c in across["later_calls"]["calls"]] == [9, 10]   # the two calls after the export
+
+
+def test_the_run_on_durations_come_from_one_variable():
+    assert runon.from_environ({}) == runon.RunOn(runon.BUDGET, runon.GRACE)
+    assert runon.from_environ({runon.ENV: "3:2"}).watchdog == 5.0
+    assert runon.from_environ({runon.ENV: " 4 "}) == runon.RunOn(4.0, runon.GRACE)
+    for bad in ("x", "0", "-1:2", "3:", "3:0", "nan", "inf:1", "1:2:3"):
+        with pytest.raises(ValueError, match=rf"^{runon.ENV}='.*': expected BUDGET or BUDGET:GRACE"):
+            runon.from_environ({runon.ENV: bad})
+
+
+@pytest.mark.e2e
+def test_a_bad_run_on_setting_fails_with_one_line(tmp_path, monkeypatch):
+    work = project(tmp_path, "run_later")
+    generate(work, "battapp", "battapp.drive:WheelController.wheels", driver="main_serve.py")
+    monkeypatch.setenv(runon.ENV, "soon")
+    proc, report = run_json(work, "integration.py")
+    assert proc.returncode != 0 and report["status"] == "failed"
+    assert report["error"].startswith(f"{runon.ENV}='soon': expected BUDGET or BUDGET:GRACE")

@@ -103,7 +103,7 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
             sys.path.remove(p)
         sys.path.insert(0, p)
     progress("importing the application")
-    from leapp_codemod.runner import draws, export, held_plan, names, twincheck
+    from leapp_codemod.runner import draws, export, held_plan, names, runon, twincheck
     from leapp_codemod.runner import inline as inline_run
     from leapp_codemod.runner import state_observe as observe
     from leapp_codemod.runner.intercept import (
@@ -115,6 +115,10 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
     )
     from leapp_codemod.runner.stateplan import plan_state
 
+    try:
+        run_on = runon.from_environ()
+    except ValueError as exc:
+        raise RunnerError(str(exc), "config") from None
     try:
         module = _load_module(Path(cfg["file"]))
     except Exception as exc:  # noqa: BLE001
@@ -140,7 +144,8 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
     state = dict(getattr(module, "STATE", {}) or {})
     recorder = Recorder(entry=entry, input_names=tuple(module.INPUTS),
                         static_names=tuple(getattr(module, "STATIC", ())), n_trace=cfg["traces"],
-                        n_check=cfg["checks"], declared=state, held=dict(getattr(module, "HELD", {}) or {}))
+                        n_check=cfg["checks"], declared=state, held=dict(getattr(module, "HELD", {}) or {}),
+                        later_budget=run_on.budget)
     from leapp_codemod.runner.linecover import LineCover
     recorder.cover = LineCover(tuple(dict.fromkeys(str(Path(p).resolve()) for p in (
         cfg["import_root"], driver.parent))))
@@ -216,7 +221,7 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         timings["export_and_validate"] = round(time.monotonic() - t2, 2)
         if chosen is not None:
             recorder.keep_going = True
-            watchdog.append(_watchdog(recorder.later_budget + WATCHDOG_GRACE))
+            watchdog.append(_watchdog(run_on.watchdog))
             progress(f"letting the driver run on (up to {recorder.later_budget:g} s) to check the model on calls "
                      "from the whole run")
 
@@ -320,9 +325,6 @@ def _import_leapp(progress, timings: dict) -> None:
     t0 = time.monotonic()
     import leapp  # noqa: F401
     timings["import_leapp"] = round(time.monotonic() - t0, 2)
-
-
-WATCHDOG_GRACE = 10.0       # seconds past the run-on budget before a driver that no longer calls the entry is stopped
 
 
 def _watchdog(seconds: float):

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from leapp_codemod import held
+from leapp_codemod.runner import runon, values
 from leapp_codemod.runner import state_observe as observe
-from leapp_codemod.runner import values
 from leapp_codemod.runner.errors import EnoughCalls, RunnerError, where
 
 
@@ -110,7 +110,7 @@ class Recorder:
     keep_going: bool = False                # after the export, let the driver run on and sample its calls
     later_every: int = 1                    # sample every k-th later call (doubles when `later_cap` is reached)
     later_cap: int = 24
-    later_budget: float = 20.0              # seconds the driver may run on after the export
+    later_budget: float = runon.BUDGET     # seconds the driver may run on after the export
     later_calls: int = 0                    # calls seen after the export
     draws: Any = None                       # a runner.draws.Draws: draws and reads inside the step become inputs
     held: dict = field(default_factory=dict)  # input -> dotted path of a field the entry reads from its instance
