@@ -119,8 +119,10 @@ def _source_problem(full: str, root: Path | None, follow: bool,
 
 
 def _walk(root: str, excludes: tuple[str, ...], seen_dirs: set, out: list, errors: list,
-          follow: bool = False, make=None) -> None:
-    """Every readable .py file under `root`, as `make(real, display, roots)` (a named SourceFile by default)."""
+          follow: bool = False, make=None, wanted=None) -> None:
+    """Every readable .py file under `root`, as `make(real, display, roots)` (a named SourceFile by default).
+    `wanted(path)`: a cheap test a file must pass before the exclusions and the file checks are applied
+    (a search that keeps few files tests them first)."""
     make = make or _source_file
     roots = _roots(root)
     top = Path(root).resolve()
@@ -152,6 +154,8 @@ def _walk(root: str, excludes: tuple[str, ...], seen_dirs: set, out: list, error
             if not name.endswith(".py"):
                 continue
             full = os.path.join(current, name)
+            if wanted is not None and not wanted(full):
+                continue
             rel = os.path.relpath(full, root)
             if _excluded(Path(rel).as_posix(), name, excludes):
                 continue
@@ -162,12 +166,13 @@ def _walk(root: str, excludes: tuple[str, ...], seen_dirs: set, out: list, error
             out.append(make(real, _display(full), roots))
 
 
-def python_paths(folder: str) -> set[Path]:
+def python_paths(folder: str, wanted=None) -> set[Path]:
     """The resolved paths of the files `discover([folder])` finds (same exclusions, links and file checks),
-    without naming their modules: for a search that only reads the files (see `resolved`)."""
+    without naming their modules: for a search that only reads the files (see `resolved`). `wanted`: a
+    test on the path a file must also pass, asked before the other checks (see `_walk`)."""
     found: list[Path] = []
     if os.path.isdir(folder) and os.access(folder, os.R_OK | os.X_OK):
-        _walk(folder, DEFAULT_EXCLUDES, set(), found, [], make=lambda real, display, roots: real)
+        _walk(folder, DEFAULT_EXCLUDES, set(), found, [], make=lambda real, display, roots: real, wanted=wanted)
     return set(found)
 
 
