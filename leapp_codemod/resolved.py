@@ -48,9 +48,12 @@ class Resolution:
         return {**self.finding.to_json(), "resolved_by": self.by}
 
 
-def is_generated(path: Path) -> bool:
+_HEADER = GENERATED_HEADER.encode("utf-8")
+
+
+def is_generated(path: Path | str) -> bool:
     """The file starts with the generated header (only its first bytes are read)."""
-    header = GENERATED_HEADER.encode("utf-8")
+    header = _HEADER
     try:
         with open(path, "rb") as handle:
             return handle.read(len(header)) == header
@@ -64,7 +67,7 @@ def _generated_file(path: str) -> bool:
         regular = stat.S_ISREG(os.stat(path).st_mode)
     except (OSError, ValueError):
         return False
-    return regular and is_generated(Path(path))
+    return regular and is_generated(path)
 
 
 def discover_integrations(root: Path, configured=(), files=()) -> list[Path]:

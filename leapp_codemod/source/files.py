@@ -130,8 +130,9 @@ def _walk(root: str, excludes: tuple[str, ...], seen_dirs: set, out: list, error
     def unreadable(exc: OSError) -> None:
         errors.append(FileError(_display(exc.filename or root), f"cannot read folder: {exc.strerror or exc}"))
 
+    reals: dict[str, Path] = {}   # a kept folder that is no link -> its resolved path (resolved / name)
     for current, dirnames, filenames in os.walk(root, followlinks=True, onerror=unreadable):
-        real_current = Path(current).resolve()
+        real_current = reals.pop(current, None) or Path(current).resolve()
         seen_dirs.add(real_current)
         rel_dir = os.path.relpath(current, root)
         kept = []
@@ -140,7 +141,11 @@ def _walk(root: str, excludes: tuple[str, ...], seen_dirs: set, out: list, error
             if _excluded(rel, d, excludes):
                 continue
             full = os.path.join(current, d)
-            real = Path(full).resolve()
+            try:
+                link = stat.S_ISLNK(os.lstat(full).st_mode)
+            except OSError:
+                link = True
+            real = Path(full).resolve() if link else real_current / d
             if real == real_current or real in real_current.parents:
                 errors.append(FileError(_display(full), "symlink loop (points to an enclosing folder); skipped"))
             elif os.path.islink(full) and not follow and not _inside(real, top):
@@ -149,6 +154,8 @@ def _walk(root: str, excludes: tuple[str, ...], seen_dirs: set, out: list, error
             elif real not in seen_dirs:  # a folder reached twice through links is read once
                 seen_dirs.add(real)
                 kept.append(d)
+                if not link:
+                    reals[full] = real
         dirnames[:] = kept
         for name in sorted(filenames):
             if not name.endswith(".py"):
