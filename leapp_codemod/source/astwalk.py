@@ -56,3 +56,16 @@ def walked(node: ast.AST) -> tuple[ast.AST, ...]:
                     if isinstance(item, AST):
                         push(item)
     return tuple(out)
+
+
+def children(node: ast.AST) -> list[ast.AST]:
+    """`list(ast.iter_child_nodes(node))`."""
+    AST = ast.AST
+    out: list[ast.AST] = []
+    for name in _FIELDS.get(node.__class__) or _fields(node.__class__):
+        value = getattr(node, name, None)
+        if isinstance(value, AST):
+            out.append(value)
+        elif isinstance(value, list):
+            out += [item for item in value if isinstance(item, AST)]
+    return out
