@@ -30,10 +30,13 @@ def is_property(fn: FunctionInfo) -> bool:
 
 
 def self_name_of(fn: FunctionInfo) -> str | None:
-    if not fn.is_method:
-        return None
-    params = fn.positional_params
-    return params[0] if params else None
+    """The name a method calls its instance (found once per function: every question about `self` asks it)."""
+    walks = fn.walks
+    if "self_name" in walks:
+        return walks["self_name"]
+    params = fn.positional_params if fn.is_method else None
+    found = walks["self_name"] = params[0] if params else None
+    return found
 
 
 def _is_training(expr: ast.expr, self_name: str | None) -> bool:
