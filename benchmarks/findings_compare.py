@@ -10,7 +10,8 @@
 
 Trees: every folder of `fixtures/`, `examples/`, the cases of a corpus folder (`--corpus`, default
 ../shared/corpus/cases when it exists) and the benchmark corpus (installed torch.nn,
-torch.distributions, leapp; `--no-bench` to skip). Each tree is copied to a scratch folder first (the
+torch.distributions, leapp; `--no-bench` to skip) and the installed RL libraries (stable_baselines3,
+rsl_rl, skrl; `--no-packages` to skip). Each tree is copied to a scratch folder first (the
 scanned tree is never touched) and scanned with `scan --format json --exit-zero --no-cache` in entry
 mode (discovered entry), with `--entry` when the tree names one (`expected.toml` / `case.toml`), and
 with `--all`. A run's record is its exit code, stdout and stderr, with the scratch folder and the
@@ -30,14 +31,16 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _corpus import corpus_dirs  # noqa: E402
+from _corpus import corpus_dirs, package_dir  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = REPO.parent.parent / "shared" / "corpus" / "cases"
+TOGETHER = "bench/together"
+PACKAGES = ("stable_baselines3", "rsl_rl", "skrl")
 ENTRY = re.compile(r'^entry\s*=\s*"([^"]+)"', re.MULTILINE)
 
 
-def trees(corpus: Path | None, bench: bool) -> dict[str, Path]:
+def trees(corpus: Path | None, bench: bool, packages: bool = True) -> dict[str, Path]:
     """name -> folder to scan."""
     found: dict[str, Path] = {}
     for group in ("fixtures", "examples"):
@@ -51,6 +54,10 @@ def trees(corpus: Path | None, bench: bool) -> dict[str, Path]:
     if bench:
         for path in corpus_dirs():
             found[f"bench/{path.parent.name}.{path.name}" if path.parent.name == "torch" else f"bench/{path.name}"] = path
+        found[TOGETHER] = corpus_dirs()[0]  # scanned in place (read-only), not copied
+    if packages:
+        for name in PACKAGES:
+            found[f"package/{name}"] = package_dir(name)
     return found
 
 
@@ -72,7 +79,7 @@ def app_of(tree: Path) -> str:
 
 def generate_runs(name: str, tree: Path) -> list[tuple[str, list[str]]]:
     """(run id, generate arguments) for one tree: the named entry, else the static ranking's."""
-    if name.startswith("bench/"):
+    if name.startswith(("bench/", "package/")):
         return []
     entry = named_entry(tree)
     chosen = ["--entry", entry] if entry else ["--static"]
@@ -82,7 +89,10 @@ def generate_runs(name: str, tree: Path) -> list[tuple[str, list[str]]]:
 def runs(name: str, tree: Path) -> list[tuple[str, list[str]]]:
     """(run id, scan arguments) for one tree."""
     base = ["scan", "--format", "json", "--exit-zero", "--no-cache", "-j", "1"]
-    if name.startswith("bench/"):
+    if name == TOGETHER:
+        # in place, as benchmarks/scan_speed.py scans it: the integration search walks their common folder
+        return [(f"{name}@all", base + ["--all", *map(str, corpus_dirs())])]
+    if name.startswith(("bench/", "package/")):
         return [(f"{name}@all", base + ["--all", "."])]
     out = [(f"{name}@entry", base + ["."]), (f"{name}@all", base + ["--all", "."])]
     entry = named_entry(tree)
@@ -98,7 +108,10 @@ def normalize(text: str, scratch: Path, venv: Path) -> str:
 def run_one(tool: list[str], venv: Path, run_id: str, args: list[str], tree: Path) -> dict:
     with tempfile.TemporaryDirectory(prefix="findings-") as tmp:
         scratch = Path(tmp) / "tree"
-        shutil.copytree(tree, scratch, ignore=shutil.ignore_patterns("__pycache__", ".leapp-codemod-cache"))
+        if run_id.startswith(TOGETHER):
+            scratch.mkdir()
+        else:
+            shutil.copytree(tree, scratch, ignore=shutil.ignore_patterns("__pycache__", ".leapp-codemod-cache"))
         env = {**os.environ, "LEAPP_CODEMOD_CACHE_DIR": str(Path(tmp) / "cache"), "PYTHONHASHSEED": "0"}
         out = Path(tmp) / "integration_out.py"
         args = [str(out) if a == "<out>" else a for a in args]
@@ -111,10 +124,10 @@ def run_one(tool: list[str], venv: Path, run_id: str, args: list[str], tree: Pat
 
 
 def record_all(tool: list[str], corpus: Path | None, bench: bool, only: str, jobs: int,
-               generate: bool = False) -> dict[str, dict]:
+               generate: bool = False, packages: bool = True) -> dict[str, dict]:
     venv = Path(tool[0]).parent.parent
     plan = generate_runs if generate else runs
-    work = [(run_id, args, tree) for name, tree in trees(corpus, bench).items() if name.startswith(only)
+    work = [(run_id, args, tree) for name, tree in trees(corpus, bench, packages).items() if name.startswith(only)
             for run_id, args in plan(name, tree)]
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         results = list(pool.map(lambda item: run_one(tool, venv, *item), work))
@@ -149,6 +162,7 @@ def main() -> int:
     parser.add_argument("--tool", default=None, help="the leapp-codemod executable (default: next to this interpreter)")
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--no-bench", action="store_true")
+    parser.add_argument("--no-packages", action="store_true", help="skip the installed RL libraries")
     parser.add_argument("--only", default="", help="only trees whose name starts with this (fixtures/scan_)")
     parser.add_argument("-j", "--jobs", type=int, default=2)
     parser.add_argument("--generate", action="store_true",
@@ -157,7 +171,8 @@ def main() -> int:
     opts = parser.parse_args()
     # the console script, as users run it (`python -m` would put the scanned folder first on sys.path)
     tool = [opts.tool or str(Path(sys.executable).parent / "leapp-codemod")]
-    results = record_all(tool, opts.corpus, not opts.no_bench, opts.only, opts.jobs, opts.generate)
+    results = record_all(tool, opts.corpus, not opts.no_bench, opts.only, opts.jobs, opts.generate,
+                          not opts.no_packages)
     target = opts.store if opts.mode == "record" else opts.save
     if target is not None:
         target.mkdir(parents=True, exist_ok=True)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,9 +48,12 @@ class Resolution:
         return {**self.finding.to_json(), "resolved_by": self.by}
 
 
-def is_generated(path: Path) -> bool:
+_HEADER = GENERATED_HEADER.encode("utf-8")
+
+
+def is_generated(path: Path | str) -> bool:
     """The file starts with the generated header (only its first bytes are read)."""
-    header = GENERATED_HEADER.encode("utf-8")
+    header = _HEADER
     try:
         with open(path, "rb") as handle:
             return handle.read(len(header)) == header
@@ -57,14 +61,24 @@ def is_generated(path: Path) -> bool:
         return False
 
 
+def _generated_file(path: str) -> bool:
+    """A regular file (a FIFO or a device is never opened) that starts with the generated header."""
+    try:
+        regular = stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+    return regular and is_generated(path)
+
+
 def discover_integrations(root: Path, configured=(), files=()) -> list[Path]:
     """The integration modules that count: `configured` (paths) when any, else the files carrying the
-    generated header among `files` (what the scan walked) and under `root`."""
+    generated header among `files` (what the scan walked) and under `root`. The search under `root` reads
+    each file's first bytes before its other checks: nearly every file fails there, and cheaply."""
     if configured:
         return [Path(name).resolve() for name in configured]
     from leapp_codemod.source.files import python_paths
     found = {Path(p).resolve() for p in files if str(p).endswith(".py")}
-    found |= python_paths(str(root)) if root.is_dir() else set()
+    found |= python_paths(str(root), wanted=_generated_file) if root.is_dir() else set()
     return sorted(p for p in found if is_generated(p))
 
 

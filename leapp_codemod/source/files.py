@@ -119,8 +119,10 @@ def _source_problem(full: str, root: Path | None, follow: bool,
 
 
 def _walk(root: str, excludes: tuple[str, ...], seen_dirs: set, out: list, errors: list,
-          follow: bool = False, make=None) -> None:
-    """Every readable .py file under `root`, as `make(real, display, roots)` (a named SourceFile by default)."""
+          follow: bool = False, make=None, wanted=None) -> None:
+    """Every readable .py file under `root`, as `make(real, display, roots)` (a named SourceFile by default).
+    `wanted(path)`: a cheap test a file must pass before the exclusions and the file checks are applied
+    (a search that keeps few files tests them first)."""
     make = make or _source_file
     roots = _roots(root)
     top = Path(root).resolve()
@@ -128,8 +130,9 @@ def _walk(root: str, excludes: tuple[str, ...], seen_dirs: set, out: list, error
     def unreadable(exc: OSError) -> None:
         errors.append(FileError(_display(exc.filename or root), f"cannot read folder: {exc.strerror or exc}"))
 
+    reals: dict[str, Path] = {}   # a kept folder that is no link -> its resolved path (resolved / name)
     for current, dirnames, filenames in os.walk(root, followlinks=True, onerror=unreadable):
-        real_current = Path(current).resolve()
+        real_current = reals.pop(current, None) or Path(current).resolve()
         seen_dirs.add(real_current)
         rel_dir = os.path.relpath(current, root)
         kept = []
@@ -138,7 +141,11 @@ def _walk(root: str, excludes: tuple[str, ...], seen_dirs: set, out: list, error
             if _excluded(rel, d, excludes):
                 continue
             full = os.path.join(current, d)
-            real = Path(full).resolve()
+            try:
+                link = stat.S_ISLNK(os.lstat(full).st_mode)
+            except OSError:
+                link = True
+            real = Path(full).resolve() if link else real_current / d
             if real == real_current or real in real_current.parents:
                 errors.append(FileError(_display(full), "symlink loop (points to an enclosing folder); skipped"))
             elif os.path.islink(full) and not follow and not _inside(real, top):
@@ -147,11 +154,15 @@ def _walk(root: str, excludes: tuple[str, ...], seen_dirs: set, out: list, error
             elif real not in seen_dirs:  # a folder reached twice through links is read once
                 seen_dirs.add(real)
                 kept.append(d)
+                if not link:
+                    reals[full] = real
         dirnames[:] = kept
         for name in sorted(filenames):
             if not name.endswith(".py"):
                 continue
             full = os.path.join(current, name)
+            if wanted is not None and not wanted(full):
+                continue
             rel = os.path.relpath(full, root)
             if _excluded(Path(rel).as_posix(), name, excludes):
                 continue
@@ -162,12 +173,13 @@ def _walk(root: str, excludes: tuple[str, ...], seen_dirs: set, out: list, error
             out.append(make(real, _display(full), roots))
 
 
-def python_paths(folder: str) -> set[Path]:
+def python_paths(folder: str, wanted=None) -> set[Path]:
     """The resolved paths of the files `discover([folder])` finds (same exclusions, links and file checks),
-    without naming their modules: for a search that only reads the files (see `resolved`)."""
+    without naming their modules: for a search that only reads the files (see `resolved`). `wanted`: a
+    test on the path a file must also pass, asked before the other checks (see `_walk`)."""
     found: list[Path] = []
     if os.path.isdir(folder) and os.access(folder, os.R_OK | os.X_OK):
-        _walk(folder, DEFAULT_EXCLUDES, set(), found, [], make=lambda real, display, roots: real)
+        _walk(folder, DEFAULT_EXCLUDES, set(), found, [], make=lambda real, display, roots: real, wanted=wanted)
     return set(found)
 
 

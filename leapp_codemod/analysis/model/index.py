@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from leapp_codemod.source.astwalk import walk, walked
 from leapp_codemod.source.parse import ParsedFile
 
 
@@ -40,7 +41,7 @@ class FunctionInfo:
         """Every node of the function, `ast.walk` order (walked once, read by many questions)."""
         nodes = self.walks.get("all")
         if nodes is None:
-            nodes = self.walks["all"] = tuple(ast.walk(self.node))
+            nodes = self.walks["all"] = walked(self.node)
         return nodes
 
     def assigned(self, name: str) -> tuple[ast.expr, ...]:
@@ -114,7 +115,7 @@ class ModuleIndex:
         """Every node of the module, `ast.walk` order (walked once, read by the index and the analysis)."""
         tree, nodes = self.walked
         if tree is not self.tree:
-            nodes = tuple(ast.walk(self.tree))
+            nodes = walked(self.tree)
             self.walked = (self.tree, nodes)
         return nodes
 
@@ -194,7 +195,7 @@ def _collect_self_attrs(fn: ast.FunctionDef | ast.AsyncFunctionDef, info: ClassI
     self_name = _self_name(fn)
     if self_name is None:
         return
-    for node in ast.walk(fn):
+    for node in walk(fn):
         targets: list[ast.expr] = []
         value = None
         if isinstance(node, ast.Assign):

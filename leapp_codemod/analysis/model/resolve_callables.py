@@ -225,7 +225,10 @@ class CallableResolver:
             how = "item" if how in ("element", "item") else how
             container = container.func.value
         if isinstance(container, ast.Name) and where.fn is not None and container.id not in where.fn.params:
-            aliased = runtime_bind.global_aliases(where.fn.node, where.module).get(container.id)
+            aliases = where.fn.walks.get("global_aliases")
+            if aliases is None:   # found once per function: they depend on its code and the module's globals
+                aliases = where.fn.walks["global_aliases"] = runtime_bind.global_aliases(where.fn.node, where.module)
+            aliased = aliases.get(container.id)
             for table in aliased or [container.id]:   # `HEADS` a decorator registry fills, or a local naming it
                 name = self.project.qualify(ast.Name(id=table, ctx=ast.Load()), where.module)
                 for member in runtime_bind.registry_members(self.project, name) if name else ():

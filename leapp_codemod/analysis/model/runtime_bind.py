@@ -16,6 +16,7 @@ from leapp_codemod.analysis.model.hydra_configs import HydraTarget, matching, pr
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo
 from leapp_codemod.analysis.model.resolve_types import is_abstract
 from leapp_codemod.model import Resolved
+from leapp_codemod.source.astwalk import walk
 
 INSTANTIATE = frozenset({"hydra.utils.instantiate", "hydra.utils.call", "hydra._internal.utils.instantiate"})
 GET_CLASS = frozenset({"hydra.utils.get_class", "hydra.utils.get_method", "hydra.utils.get_object",
@@ -347,7 +348,7 @@ def global_aliases(fn_node: ast.AST, module) -> dict[str, list[str]]:
     """Local names bound to module-level globals: `table = OBS_TERMS if kind == "obs" else ACTION_TERMS` ->
     {"table": ["OBS_TERMS", "ACTION_TERMS"]} (every global the name may be)."""
     out: dict[str, list[str]] = {}
-    for node in ast.walk(fn_node):
+    for node in walk(fn_node):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             options = [node.value.body, node.value.orelse] if isinstance(node.value, ast.IfExp) else [node.value]
             names = [o.id for o in options if isinstance(o, ast.Name) and o.id in module.globals]

@@ -15,6 +15,7 @@ from leapp_codemod.analysis.model.config_values import (
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.settings import DICT_KEY, dict_read
 from leapp_codemod.observe.merge import OBSERVED_KEY
+from leapp_codemod.source.astwalk import children as child_nodes
 
 
 def is_self_attr(expr: ast.expr, self_name: str | None) -> bool:
@@ -29,10 +30,13 @@ def is_property(fn: FunctionInfo) -> bool:
 
 
 def self_name_of(fn: FunctionInfo) -> str | None:
-    if not fn.is_method:
-        return None
-    params = fn.positional_params
-    return params[0] if params else None
+    """The name a method calls its instance (found once per function: every question about `self` asks it)."""
+    walks = fn.walks
+    if "self_name" in walks:
+        return walks["self_name"]
+    params = fn.positional_params if fn.is_method else None
+    found = walks["self_name"] = params[0] if params else None
+    return found
 
 
 def _is_training(expr: ast.expr, self_name: str | None) -> bool:
@@ -254,7 +258,7 @@ def _walk_live(fn: FunctionInfo, constants: dict[str, set] | None):
             children = _evaluated_test(node, self_name) + ([] if skipped == "body" else [node.body]) \
                 + ([] if skipped == "orelse" else [node.orelse])
         else:
-            children = list(ast.iter_child_nodes(node))
+            children = child_nodes(node)
         stack.extend(reversed(children))
 
 
