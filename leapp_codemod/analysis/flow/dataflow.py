@@ -26,8 +26,8 @@ from leapp_codemod.analysis.model.walk import (
     UNKNOWN, binding_nodes, is_property, is_self_attr, iter_nodes, literal_bindings,
 )
 from leapp_codemod.knowledge.io import THREAD_HANDOFFS
-from leapp_codemod.analysis.model.resolve_sites import handed_call
-from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS
+from leapp_codemod.analysis.model.resolve_sites import applied_call, handed_call
+from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS, ELEMENT_APPLIERS
 from leapp_codemod.analysis.model.settings import class_settings, dict_defaults, module_flags, unpacked_items
 
 
@@ -343,6 +343,10 @@ class Analysis:
             handed = handed_call(call, handoff)
             if handed is not None:   # `Thread(target=self.save, args=(img,))` runs `self.save(img)`
                 self._propagate_call(ctx, handed)
+        if (ctx.builtin(call) or ctx.call_name(call)) in ELEMENT_APPLIERS:
+            applied = applied_call(call)
+            if applied is not None:  # `map(self.encode, frames)` runs `self.encode(frames[i])`
+                self._propagate_call(ctx, applied)
         for callee in ctx.resolve_call(call):
             self.add_reachable(callee)
             facts.callers.setdefault(callee.id, set()).add(ctx.fn.id)

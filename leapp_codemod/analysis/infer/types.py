@@ -57,6 +57,8 @@ class TypeQuestions:
                     and self._is_local(e.func):
                 out |= CallableResolver(self).classes(e.func)   # `cls = get_class(...)`; `cls(cfg)`
             return out
+        if isinstance(e, ast.Subscript) and not isinstance(e.slice, ast.Slice):
+            return self.element_types(e.value)   # `self.sensors[k]`: an item of a container of objects
         return set()
 
     def _builds_own_class(self, fn: FunctionInfo) -> bool:
@@ -219,16 +221,25 @@ class TypeQuestions:
         return set()
 
     def element_types(self, e: ast.expr | None) -> set[str]:
-        """Types of the modules inside an nn.ModuleList / nn.Sequential / nn.ModuleDict expression."""
+        """Project types of the items of an nn.ModuleList / nn.Sequential / nn.ModuleDict expression, or of a
+        list, tuple or dict attribute of self built from a literal or a comprehension."""
         values: list[tuple[ast.expr, ModuleIndex]] = []
         if is_self_attr(e, self.self_name) and self.cls is not None:
             for klass in self.project.mro(self.cls):
                 module = self.project.modules[klass.module]
                 values += [(v, module) for _, v in klass.attr_values.get(e.attr, ())]
+        elif isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and not e.args \
+                and e.func.attr in ("values", "items"):
+            return self.element_types(e.func.value)   # `self.legs.values()`: the dict's values
         elif isinstance(e, ast.Call):
             values.append((e, self.module))
         out: set[str] = set()
         for value, module in values:
+            literal = _literal_items(value)
+            if literal is not None:   # `self.terms = [Term(a), Term(b)]`, `{k: Sensor(k) for k in names}`
+                out |= {t for item in literal if isinstance(item, ast.Call)
+                        for t in self.call_result_types(item, module)}
+                continue
             if not isinstance(value, ast.Call):
                 continue
             name = self.project.qualify(value.func, module)
@@ -260,6 +271,19 @@ def _super_init_passes(project, cls: ClassInfo, init: FunctionInfo):
                     and isinstance(node.func.value, ast.Call) and isinstance(node.func.value.func, ast.Name) \
                     and node.func.value.func.id == "super":
                 yield own, node
+
+
+def _literal_items(value: ast.expr) -> list[ast.expr] | None:
+    """The items a list/tuple/set/dict literal or comprehension builds (dict values), else None."""
+    if isinstance(value, (ast.List, ast.Tuple, ast.Set)):
+        return [v.value if isinstance(v, ast.Starred) else v for v in value.elts]
+    if isinstance(value, ast.Dict):
+        return [v for v in value.values if v is not None]
+    if isinstance(value, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+        return [value.elt]
+    if isinstance(value, ast.DictComp):
+        return [value.value]
+    return None
 
 
 def _branches(values):

@@ -188,3 +188,12 @@ def handed_call(call: ast.Call, handoff: tuple[str, int, str, int]) -> ast.Call 
         return None
     elts = list(args.elts) if isinstance(args, (ast.Tuple, ast.List)) else []
     return ast.copy_location(ast.Call(func=func, args=elts, keywords=[]), call)
+
+
+def applied_call(call: ast.Call) -> ast.Call | None:
+    """The call an applier (ELEMENT_APPLIERS) makes on each item: `map(f, xs, ys)` as `f(xs[0], ys[0])`."""
+    if len(call.args) < 2 or isinstance(call.args[0], (ast.Constant, ast.Starred)):
+        return None
+    items = [ast.copy_location(ast.Subscript(value=a, slice=ast.Constant(0), ctx=ast.Load()), a)
+             for a in call.args[1:] if not isinstance(a, ast.Starred)]
+    return ast.copy_location(ast.Call(func=call.args[0], args=items, keywords=[]), call)
