@@ -76,3 +76,17 @@ def test_a_closure_made_on_every_call_keeps_nothing(tmp_path, monkeypatch):
     found = findings(tmp_path, monkeypatch, "smoother_app", "filters:per_call")
     _, clean = expected("smoother_app", ("filters.py",))
     assert clean and not found
+
+
+def test_items_typed_by_the_attribute_annotation_are_followed(tmp_path, monkeypatch):
+    # `self.rings: dict[str, dict[str, Ring]]` filled through a local dict: the item's `push` runs
+    found = findings(tmp_path, monkeypatch, "hexapod_app", "hexapod.history:History.update")
+    check(found, "hexapod_app", ("hexapod/history.py",))
+
+
+def test_a_bound_method_of_an_unknown_receiver_is_told_with_its_receiver(tmp_path, monkeypatch):
+    result = scan_copy(GROUP, tmp_path, "relay_app", "forward:Forwarder.step", monkeypatch)
+    assert [(Path(nf.path).name, nf.line, nf.receiver) for nf in result.not_followed] == \
+        [("forward.py", 10, "self.pilot")]   # bind the receiver, not the parameter `fn`
+    reason = result.not_followed[0].reason
+    assert "bound method `self.pilot.drive`" in reason and "autopilot_sdk" in reason

@@ -231,9 +231,11 @@ class TypeQuestions:
         elif isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and not e.args \
                 and e.func.attr in ("values", "items"):
             return self.element_types(e.func.value)   # `self.legs.values()`: the dict's values
+        elif isinstance(e, ast.Subscript) and not isinstance(e.slice, ast.Slice):
+            return self._annotated_items(e)   # `self.buffers[group]`: a dict of dicts
         elif isinstance(e, ast.Call):
             values.append((e, self.module))
-        out: set[str] = set()
+        out: set[str] = self._annotated_items(e) if values else set()
         for value, module in values:
             literal = _literal_items(value)
             if literal is not None:   # `self.terms = [Term(a), Term(b)]`, `{k: Sensor(k) for k in names}`
@@ -253,6 +255,23 @@ class TypeQuestions:
                         out |= self.call_result_types(item, module)
         return {t for t in out if ":" in t}
 
+    def _annotated_items(self, e: ast.expr) -> set[str]:
+        """Project classes of the items of `self.x`, `self.x[k]`, ... as the attribute's annotation declares them
+        (`self.bufs: dict[str, dict[str, Ring]]`: the items of `self.bufs[g]` are Rings)."""
+        depth, base = 1, e
+        while isinstance(base, ast.Subscript) and not isinstance(base.slice, ast.Slice):
+            depth, base = depth + 1, base.value
+        if not is_self_attr(base, self.self_name) or self.cls is None:
+            return set()
+        for klass in self.project.mro(self.cls):
+            annotation = klass.attr_annotations.get(base.attr)
+            if annotation is None:
+                continue
+            for _ in range(depth):
+                annotation = _item_annotation(annotation)
+            return annotation_classes(self.project, annotation, self.project.modules[klass.module])
+        return set()
+
     def global_types(self, module: ModuleIndex, name: str) -> set[str]:
         value = module.globals.get(name)
         return self.call_result_types(value, module) if isinstance(value, ast.Call) else set()
@@ -271,6 +290,26 @@ def _super_init_passes(project, cls: ClassInfo, init: FunctionInfo):
                     and isinstance(node.func.value, ast.Call) and isinstance(node.func.value.func, ast.Name) \
                     and node.func.value.func.id == "super":
                 yield own, node
+
+
+def _item_annotation(annotation: ast.expr | None) -> ast.expr | None:
+    """The item type a container annotation declares: `V` of `dict[K, V]`/`Mapping[K, V]`, `T` of `list[T]`,
+    `Sequence[T]`, `tuple[T, ...]`; None for anything else."""
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            annotation = ast.parse(annotation.value, mode="eval").body
+        except SyntaxError:
+            return None
+    if not isinstance(annotation, ast.Subscript):
+        return None
+    head = annotation.value.attr if isinstance(annotation.value, ast.Attribute) else getattr(annotation.value, "id", "")
+    inner = annotation.slice
+    items = inner.elts if isinstance(inner, ast.Tuple) else [inner]
+    if head.lower() in ("dict", "mapping", "mutablemapping", "ordereddict", "defaultdict") and len(items) == 2:
+        return items[1]
+    if head.lower() in ("list", "sequence", "mutablesequence", "tuple", "deque", "iterable") and items:
+        return items[0]
+    return None
 
 
 def _literal_items(value: ast.expr) -> list[ast.expr] | None:
