@@ -80,8 +80,10 @@ def test_a_closure_made_on_every_call_keeps_nothing(tmp_path, monkeypatch):
 
 def test_items_typed_by_the_attribute_annotation_are_followed(tmp_path, monkeypatch):
     # `self.rings: dict[str, dict[str, Ring]]` filled through a local dict: the item's `push` runs
-    found = findings(tmp_path, monkeypatch, "hexapod_app", "hexapod.history:History.update")
-    check(found, "hexapod_app", ("hexapod/history.py",))
+    result = scan_copy(GROUP, tmp_path, "hexapod_app", "hexapod.history:History.update", monkeypatch)
+    check({(Path(f.path).as_posix().removeprefix("./"), f.line, f.category) for f in result.findings},
+          "hexapod_app", ("hexapod/history.py",))
+    assert result.bound_calls == ()   # typed by the annotation, not guessed by duck typing
 
 
 def test_a_bound_method_of_an_unknown_receiver_is_told_with_its_receiver(tmp_path, monkeypatch):
@@ -90,3 +92,8 @@ def test_a_bound_method_of_an_unknown_receiver_is_told_with_its_receiver(tmp_pat
         [("forward.py", 10, "self.pilot")]   # bind the receiver, not the parameter `fn`
     reason = result.not_followed[0].reason
     assert "bound method `self.pilot.drive`" in reason and "autopilot_sdk" in reason
+
+
+def test_loop_items_and_fields_typed_by_annotations_are_followed_not_duck_typed(tmp_path, monkeypatch):
+    found = findings(tmp_path, monkeypatch, "hexapod_app", "hexapod.observe:ObsGroup.compute")
+    check(found, "hexapod_app", ("hexapod/observe.py",))

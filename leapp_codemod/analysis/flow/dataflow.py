@@ -76,6 +76,15 @@ def _bind(ctx: FunctionContext, target: ast.expr, value: ast.expr | None, elemen
 def _bind_loop(ctx: FunctionContext, target: ast.expr, iterable: ast.expr) -> None:
     """Loop targets take the elements of the iterable; dict keys (`for k, v in d.items()`,
     `for k in d.keys()`) are names, never pipeline data."""
+    if isinstance(iterable, ast.Name) and iterable.id not in ctx.fn.params:
+        assigned = ctx.fn.assigned(iterable.id)
+        if len(assigned) == 1 and isinstance(assigned[0], ast.Call) and ctx.builtin(assigned[0]) in ("zip", "enumerate"):
+            iterable = assigned[0]   # `pairs = zip(names, self.cfgs[group])` ... `for name, cfg in pairs`
+    if (isinstance(iterable, ast.Call) and ctx.builtin(iterable) == "zip" and isinstance(target, (ast.Tuple, ast.List))
+            and len(target.elts) == len(iterable.args) and not any(isinstance(a, ast.Starred) for a in iterable.args)):
+        for elt, arg in zip(target.elts, iterable.args):   # each target takes the items of its own iterable
+            _bind_loop(ctx, elt, arg)
+        return
     method = iterable.func.attr if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute) else None
     if method == "keys" or holds_dict(ctx.fn, iterable):
         return

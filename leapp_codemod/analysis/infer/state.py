@@ -29,10 +29,12 @@ class StateQuestions:
     def held_path(self, expr: ast.expr) -> str | None:
         """'sub.hist', 'terms[].hist': `expr` is an attribute of an object self holds (`self.sub.hist`), an item
         of a container on self (`self.terms[k].hist`) or a loop variable walking one (`t.hist` with
-        `for t in self.terms`). Its value lives as long as self: what the step writes there, the next call
-        reads. None for anything else, `self.x` itself included."""
+        `for t in self.terms`), when that object is of a project class. Its value lives as long as self: what the
+        step writes there, the next call reads. None for anything else, `self.x` itself included."""
         if not isinstance(expr, ast.Attribute) or is_self_attr(expr, self.self_name) or self.cls is None:
             return None
+        if not any(":" in t for t in self.types_of(expr.value)):
+            return None   # a library object's field (`self.sim_data.ctrl[:] = u` feeds a simulator): not the step's
         parts = [expr.attr]
         holder = expr.value
         while True:

@@ -158,6 +158,8 @@ class TypeQuestions:
                         out |= built
                     elif isinstance(value, ast.Name) and method in klass.methods:
                         out |= self.param_value_types(klass.methods[method], value.id)
+                    elif isinstance(value, ast.Attribute) and method in klass.methods:
+                        out |= self._param_field_types(klass.methods[method], value)
                     if isinstance(value, ast.Call) and not any(":" in t for t in out) and method in klass.methods \
                             and isinstance(value.func, ast.Attribute) and value.func.attr in SELF_RETURNING_METHODS \
                             and isinstance(value.func.value, ast.Name):   # `self.net = network.to(device)`
@@ -174,6 +176,22 @@ class TypeQuestions:
             return out | declared
         finally:
             del q.guards[guard]
+
+    def _param_field_types(self, fn: FunctionInfo, value: ast.Attribute) -> set[str]:
+        """`self.noise = cfg.noise` with `cfg` a typed parameter: the project classes the field's class
+        declares or assigns for it (`noise: NoiseCfg | None` in the config class)."""
+        chain: list[str] = []
+        root: ast.expr = value
+        while isinstance(root, ast.Attribute):
+            chain.insert(0, root.attr)
+            root = root.value
+        if not isinstance(root, ast.Name) or root.id not in fn.params or len(chain) > 3:
+            return set()
+        types = {t for t in self.param_value_types(fn, root.id) if ":" in t}
+        for attr in chain:
+            classes = [c for c in (self._class_for_type(t) for t in types) if c is not None]
+            types = {t for c in classes for t in self.attr_types(c, attr) if ":" in t}
+        return types
 
     def _derives_from_any(self, type_id: str, declared: set[str]) -> bool:
         cls = self._class_for_type(type_id)
