@@ -91,7 +91,7 @@ def test_a_bound_method_of_an_unknown_receiver_is_told_with_its_receiver(tmp_pat
     assert [(Path(nf.path).name, nf.line, nf.receiver) for nf in result.not_followed] == \
         [("forward.py", 10, "self.pilot")]   # bind the receiver, not the parameter `fn`
     reason = result.not_followed[0].reason
-    assert "bound method `self.pilot.drive`" in reason and "autopilot_sdk" in reason
+    assert "passed `self.pilot.drive` (looked up on `self.pilot`)" in reason and "autopilot_sdk" in reason
 
 
 def test_loop_items_and_fields_typed_by_annotations_are_followed_not_duck_typed(tmp_path, monkeypatch):
