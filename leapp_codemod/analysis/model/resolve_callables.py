@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIndex
 from leapp_codemod.analysis.model.project import Project, questions
 from leapp_codemod.analysis.model import runtime_bind
+from leapp_codemod.analysis.model.resolve_sites import passed_argument
 from leapp_codemod.knowledge.vocab import CALLABLE_WRAPPERS
 
 _MAX_DEPTH = 6
@@ -443,17 +444,6 @@ class CallableResolver:
                     return
         for stored, module in field_stores(self.project).get(value.attr, ()):
             yield stored, Where(module, None)
-
-
-def passed_argument(fn: FunctionInfo, call: ast.Call, param: str) -> ast.expr | None:
-    """The expression `call` passes for `param` of `fn` (a method called bound: `self` is not passed)."""
-    positional = fn.positional_params[1:] if fn.is_method else fn.positional_params
-    for i, arg in enumerate(call.args):
-        if isinstance(arg, ast.Starred):
-            return None
-        if i < len(positional) and positional[i] == param:
-            return arg
-    return next((k.value for k in call.keywords if k.arg == param), None)
 
 
 def _wrapped_callable(project: Project, call: ast.Call, module: ModuleIndex) -> ast.expr | None:

@@ -178,6 +178,17 @@ def argument_for(init: FunctionInfo, call: ast.Call, param: str) -> ast.expr | N
     return None
 
 
+def passed_argument(fn: FunctionInfo, call: ast.Call, param: str) -> ast.expr | None:
+    """The expression `call` passes for `param` of `fn` (a method called bound: `self` is not passed)."""
+    positional = fn.positional_params[1:] if fn.is_method else fn.positional_params
+    for i, arg in enumerate(call.args):
+        if isinstance(arg, ast.Starred):
+            return None
+        if i < len(positional) and positional[i] == param:
+            return arg
+    return next((k.value for k in call.keywords if k.arg == param), None)
+
+
 def handed_call(call: ast.Call, handoff: tuple[str, int, str, int]) -> ast.Call | None:
     """The call a thread or process will make: `Thread(target=f, args=(a, b))` as `f(a, b)`."""
     func_kw, func_pos, args_kw, args_pos = handoff
