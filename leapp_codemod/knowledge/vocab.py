@@ -139,6 +139,10 @@ CALLABLE_WRAPPERS = frozenset({"torch.compile", "torch.jit.script", "torch.jit.t
                                "functools.update_wrapper", "functools.wraps", "functools.lru_cache",
                                "functools.cache", "torch.no_grad", "torch.inference_mode"})
 
+# Calls that call their first argument on the items of the others (`map(self.encode, frames)`,
+# `filter(keep, xs)`, `functools.reduce(step, xs)`): the function runs on each item.
+ELEMENT_APPLIERS = frozenset({"map", "filter", "itertools.starmap", "functools.reduce"})
+
 # Decorators that run a function once per set of arguments and keep its result (`@functools.lru_cache()` under
 # `@property`, `@cached_property`): what its body reads is read once, a constant of every later call.
 CACHING_DECORATORS = frozenset({"functools.lru_cache", "functools.cache", "functools.cached_property"})

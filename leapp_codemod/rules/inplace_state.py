@@ -9,6 +9,26 @@ def carried_fix(name: str) -> str:
             "iteration (a list or deque of arrays has to become one array first)")
 
 
+def held_fix(path: str) -> str:
+    return (f"`self.{path}` is state kept inside another object, which LEAPP state cannot name: keep it in one "
+            "tensor attribute of the stepping object (e.g. stack the items' buffers) so `generate` can declare it, "
+            "or declare each buffer from the integration module with `state_tensors`/`update_state`")
+
+
+def closure_fix(state: str) -> str:
+    return (f"`{state}` lives in a closure cell, which LEAPP state cannot name: keep it on an object as a tensor "
+            "attribute (or pass it in and return it) so `generate` can declare it as LEAPP state")
+
+
+def _target_root(node) -> ast.expr | None:
+    """The expression a write lands in, under subscripts and chained in-place calls."""
+    target = node.target if isinstance(node, ast.AugAssign) else node.targets[0] if isinstance(node, ast.Assign) \
+        else node.func.value if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) else None
+    while isinstance(target, ast.Subscript) or isinstance(target, ast.Call) and isinstance(target.func, ast.Attribute):
+        target = target.value if isinstance(target, ast.Subscript) else target.func.value
+    return target
+
+
 def check(node, ctx):
     write = ctx.state_write(node)
     if write is None or write[1] != "inplace":
@@ -17,6 +37,15 @@ def check(node, ctx):
     if ctx.is_loop_carried(attr):
         yield Hit(node, f"`{show(node)}` mutates `{attr}` in place, which the driver loop carries into its next "
                         "iteration; the export freezes or drops it", carried_fix(attr))
+        return
+    if attr.rpartition(".")[2] in ctx.closure_cells() and attr == ctx.closure_state(attr.rpartition(".")[2]):
+        yield Hit(node, f"`{show(node)}` mutates `{attr.rpartition('.')[2]}` in place, a variable of the enclosing "
+                        f"{attr.rpartition('.')[0]} that the closure keeps from one call to the next; the export "
+                        "freezes or drops it", closure_fix(attr))
+        return
+    if ctx.held_path(_target_root(node)) == attr:
+        yield Hit(node, f"`{show(node)}` mutates `self.{attr}` in place, an array an object held by `self` keeps "
+                        "from call to call; the export freezes or drops it", held_fix(attr))
         return
     owner = ctx.state_owner(attr)
     where = f"self.{attr}" if ":" in owner else attr
@@ -30,7 +59,11 @@ RULE = Rule(
     code="LCM701", name="inplace-state-write", category="inplace-state", severity="error",
     summary="in-place write to tensor state that persists across calls",
     what="Flags in-place updates of tensors stored on `self` by the step: `self.buf.copy_(...)`, "
-         "`self.state.mul_(a).add_(b)`, `self.h += x`, `self.hist[:, -1] = obs`.",
+         "`self.state.mul_(a).add_(b)`, `self.h += x`, `self.hist[:, -1] = obs`; also of arrays kept by objects "
+         "self holds, directly or in a container (`self.est.cov.mul_(a)`, `self.pads[2].level += x`, "
+         "`for leg in self.legs.values(): leg.window[-1] = q`), reported as `self.legs[].window` (LEAPP state "
+         "cannot name them: not declared by `generate`), and of arrays a closure keeps from one call to the "
+         "next (a closure returned by its maker: `peaks[:] = ...` on a variable of the maker).",
     why="LEAPP sees a persistent tensor as a constant. In-place updates are never detected as state: `mul_`/`add_`/"
         "`lerp_`/`+=` freeze the pre-trace state silently, and `copy_` of a traced value into it makes torch.export "
         "fail with 'Expected meta != nullptr'. The exported model forgets its memory.",

@@ -1,44 +1,28 @@
 import ast
 
+from leapp_codemod.knowledge.draws import (
+    DISTRIBUTION_DRAWS, DISTRIBUTION_MODULES, GENERATOR_DRAWS, GENERATOR_TYPES, NOT_DRAWS, RANDOM_INPLACE_METHODS,
+    RANDOM_MODULES, RNG_NAMES, SCIPY_DRAWS, STDLIB_DRAWS, TORCH_RANDOM,
+)
 from leapp_codemod.knowledge.vocab import DISTRIBUTION_WORDS
 from leapp_codemod.rules._helpers import show
 from leapp_codemod.rules.base import Hit, Rule
 
-TORCH_RANDOM = frozenset({
-    "torch.rand", "torch.randn", "torch.randint", "torch.randperm", "torch.rand_like", "torch.randn_like",
-    "torch.randint_like", "torch.normal", "torch.bernoulli", "torch.multinomial", "torch.poisson",
-    "torch.nn.functional.dropout", "torch.nn.functional.gumbel_softmax", "torch.nn.init.normal_",
-    "torch.nn.init.uniform_",
-})
-RANDOM_INPLACE_METHODS = frozenset({"normal_", "uniform_", "bernoulli_", "exponential_", "random_", "geometric_",
-                                    "cauchy_", "log_normal_"})
-GENERATOR_DRAWS = frozenset({"normal", "uniform", "integers", "random", "choice", "standard_normal", "randn",
-                             "rand", "randint", "permutation", "shuffle", "binomial", "poisson", "exponential",
-                             "gamma", "beta", "multivariate_normal", "laplace", "logistic", "lognormal",
-                             "random_sample", "sample"})
-NOT_DRAWS = frozenset({"numpy.random.default_rng", "numpy.random.seed", "numpy.random.Generator",
-                       "numpy.random.RandomState", "numpy.random.SeedSequence", "numpy.random.PCG64",
-                       "numpy.random.get_state", "numpy.random.set_state"})
-STDLIB_DRAWS = frozenset({"random.random", "random.uniform", "random.gauss", "random.normalvariate", "random.choice",
-                          "random.randint", "random.randrange", "random.shuffle", "random.sample", "random.choices"})
-RNG_NAMES = ("rng", "generator", "np_random", "random_state", "noise_gen")
-
-
 def _is_generator_type(type_name: str) -> bool:
-    return type_name in ("numpy.random.default_rng", "numpy.random.Generator", "numpy.random.RandomState",
-                         "random.Random", "torch.Generator")
+    return type_name in GENERATOR_TYPES
 
 
 def _is_distribution(project, type_name: str) -> bool:
-    """A `torch.distributions` class, or a project class deriving from one (`class Squashed(D.Normal)`)."""
-    if type_name.startswith("torch.distributions."):
+    """A `torch.distributions` class or `scipy.stats` distribution (frozen or not), or a project class deriving
+    from one (`class Squashed(D.Normal)`)."""
+    if type_name.startswith(DISTRIBUTION_MODULES):
         return True
     module_name, sep, qualname = type_name.partition(":")
     module = project.modules.get(module_name) if sep else None
     cls = module.classes.get(qualname) if module is not None else None
     if cls is None:
         return False
-    return any(isinstance(base, str) and base.startswith("torch.distributions.")
+    return any(isinstance(base, str) and base.startswith(DISTRIBUTION_MODULES)
                for klass in project.mro(cls) for base in project.bases(klass))
 
 
@@ -63,14 +47,19 @@ def draw_kind(node: ast.Call, ctx) -> str | None:
         return None
     if name in TORCH_RANDOM or name in STDLIB_DRAWS:
         return name
-    if name and name.startswith("numpy.random.") and name not in NOT_DRAWS:
+    if name and name.startswith(RANDOM_MODULES) and name not in NOT_DRAWS:
         return name
+    if name and name.startswith("scipy.stats.") and name.rpartition(".")[2] in SCIPY_DRAWS:
+        return name   # `scipy.stats.norm.rvs(0, 1)`
     func = node.func
     if not isinstance(func, ast.Attribute):
         return None
     receiver_types = ctx.types_of(func.value)
-    if func.attr in ("sample", "rsample", "sample_n") and any(_is_distribution(ctx.project, t) for t in receiver_types):
+    if func.attr in DISTRIBUTION_DRAWS and any(_is_distribution(ctx.project, t) for t in receiver_types):
         return f"torch.distributions sampling `.{func.attr}()`"
+    if func.attr in SCIPY_DRAWS and (any(_is_distribution(ctx.project, t) for t in receiver_types)
+                                     or not any(":" in t for t in receiver_types)):
+        return f"sampling `.{func.attr}()` from a scipy.stats distribution"   # `self.noise.rvs(size=3)`
     if func.attr in ("sample", "rsample") and _named_distribution(func.value) and ctx.is_data(func.value) \
             and not any(":" in t for t in receiver_types):
         return f"sampling `.{func.attr}()` from a distribution built at run time"
@@ -99,8 +88,11 @@ RULE = Rule(
     summary="random number generation inside the exported step",
     what="Flags torch RNG calls (`torch.randn`, `randn_like`, in-place `normal_`), `torch.distributions` "
          "sampling (also `.sample()`/`.rsample()` on a value named as a distribution, `dist`, `action_distrib`, "
-         "`pi`, `probs`, built by a callable the scan cannot type), NumPy `np.random.*` and Generator draws "
-         "(`rng.normal(...)`) and the stdlib `random` module inside the pipeline.",
+         "`pi`, `probs`, built by a callable the scan cannot type), `scipy.stats` draws (`.rvs()` of a frozen "
+         "distribution kept on self, `stats.norm.rvs(...)`), NumPy `np.random.*` and Generator draws "
+         "(`rng.normal(...)`, `np.random.default_rng().normal(...)`), `jax.random` draws, and the stdlib "
+         "`random` module and `random.Random` instances inside the pipeline (one vocabulary: "
+         "`knowledge/draws.py`).",
     why="A draw without traced arguments (`torch.randn(shape)`, any NumPy draw) becomes a constant: the export "
         "repeats the noise sampled while tracing. Draws on traced tensors (`randn_like`, `Normal(...).sample()`) "
         "are exported as ONNX random ops, so the model is nondeterministic and no validation can match it.",
@@ -122,5 +114,10 @@ RULE = Rule(
         "def step(logits, head):\n    action_dist = head(logits)\n    return action_dist.sample()  # error\n",
         "class Agent:\n    def __init__(self, model):\n        self.model = model\n\n    def step(self, obs):\n"
         "        action_distrib, value = self.model(obs)\n        return action_distrib.sample()  # error\n",
+        # a frozen scipy.stats distribution kept on self, and a stdlib Random instance
+        "import random\nfrom scipy import stats\nclass Jitter:\n    def __init__(self):\n"
+        "        self.shake = stats.t(df=3, scale=0.1)\n        self.coin = random.Random(7)\n"
+        "    def step(self, obs):\n        j = self.shake.rvs(size=3)  # error\n"
+        "        k = self.coin.triangular(0.0, 1.0)  # error\n        return obs + j * k\n",
     ),
 )

@@ -1,7 +1,7 @@
 import ast
 
 from leapp_codemod.rules._helpers import show
-from leapp_codemod.rules.inplace_state import carried_fix
+from leapp_codemod.rules.inplace_state import carried_fix, closure_fix, held_fix
 from leapp_codemod.rules.base import Hit, Rule, written_state
 
 
@@ -59,6 +59,17 @@ def check(node, ctx):
         yield Hit(node, f"`{show(node)}` stores pipeline data in the module global `{attr}`, which the next call "
                         "reads (recurrent state)", _GLOBAL_FIX.format(attr=attr))
         return
+    if attr.rpartition(".")[2] in ctx.closure_cells() and attr == ctx.closure_state(attr.rpartition(".")[2]):
+        name = attr.rpartition(".")[2]
+        yield Hit(node, f"`{show(node)}` stores pipeline data in `{name}`, a variable of the enclosing "
+                        f"{attr.rpartition('.')[0]} that the closure keeps from one call to the next (recurrent state)",
+                  closure_fix(attr))
+        return
+    if isinstance(node.targets[0] if isinstance(node, ast.Assign) else node.target, ast.Attribute) \
+            and ctx.held_path(node.targets[0] if isinstance(node, ast.Assign) else node.target) == attr:
+        yield Hit(node, f"`{show(node)}` stores pipeline data in `self.{attr}`, kept by an object `self` holds, which "
+                        "the next call reads (recurrent state)", held_fix(attr))
+        return
     if "." in attr:
         yield Hit(node, f"`{show(node)}` stores pipeline data in the function attribute `{attr}`, which the next "
                         "call reads (recurrent state kept on a function object)",
@@ -78,7 +89,9 @@ RULE = Rule(
          "value: a recurrent hidden state, a last action, a filter memory, or a constant a branch on pipeline data "
          "picks (`if norm(cmd) < eps: self.freq = 0.0`). The same for a value kept on a module function's object "
          "(`handler.filtered = a * x + (1 - a) * handler.filtered`), and for a module global the step declares `global`, "
-         "reads and rebinds (`vel = obs - prev; prev = obs`). A scratch attribute written and then read "
+         "reads and rebinds (`vel = obs - prev; prev = obs`), for a field of an object self holds that is read "
+         "before the write (`leg.last_cmd = cmd` with `for leg in self.legs.values()`, read by the leg's own method), "
+         "and for a variable a closure that outlives its maker rebinds with `nonlocal`. A scratch attribute written and then read "
          "within one call is not flagged, nor a cache filled once under `if self.c is None:` from attributes of self "
          "only (`self.c = (self._var + eps) ** -0.5`). Also a Python flag the step flips with a literal "
          "(`self.first_run = False`) after a branch on it chose between two computations, when the class sets "

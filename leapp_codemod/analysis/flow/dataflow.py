@@ -26,8 +26,8 @@ from leapp_codemod.analysis.model.walk import (
     UNKNOWN, binding_nodes, is_property, is_self_attr, iter_nodes, literal_bindings,
 )
 from leapp_codemod.knowledge.io import THREAD_HANDOFFS
-from leapp_codemod.analysis.model.resolve_sites import handed_call
-from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS
+from leapp_codemod.analysis.model.resolve_sites import applied_call, handed_call
+from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS, ELEMENT_APPLIERS
 from leapp_codemod.analysis.model.settings import class_settings, dict_defaults, module_flags, unpacked_items
 
 
@@ -76,6 +76,15 @@ def _bind(ctx: FunctionContext, target: ast.expr, value: ast.expr | None, elemen
 def _bind_loop(ctx: FunctionContext, target: ast.expr, iterable: ast.expr) -> None:
     """Loop targets take the elements of the iterable; dict keys (`for k, v in d.items()`,
     `for k in d.keys()`) are names, never pipeline data."""
+    if isinstance(iterable, ast.Name) and iterable.id not in ctx.fn.params:
+        assigned = ctx.fn.assigned(iterable.id)
+        if len(assigned) == 1 and isinstance(assigned[0], ast.Call) and ctx.builtin(assigned[0]) in ("zip", "enumerate"):
+            iterable = assigned[0]   # `pairs = zip(names, self.cfgs[group])` ... `for name, cfg in pairs`
+    if (isinstance(iterable, ast.Call) and ctx.builtin(iterable) == "zip" and isinstance(target, (ast.Tuple, ast.List))
+            and len(target.elts) == len(iterable.args) and not any(isinstance(a, ast.Starred) for a in iterable.args)):
+        for elt, arg in zip(target.elts, iterable.args):   # each target takes the items of its own iterable
+            _bind_loop(ctx, elt, arg)
+        return
     method = iterable.func.attr if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute) else None
     if method == "keys" or holds_dict(ctx.fn, iterable):
         return
@@ -343,6 +352,10 @@ class Analysis:
             handed = handed_call(call, handoff)
             if handed is not None:   # `Thread(target=self.save, args=(img,))` runs `self.save(img)`
                 self._propagate_call(ctx, handed)
+        if (ctx.builtin(call) or ctx.call_name(call)) in ELEMENT_APPLIERS:
+            applied = applied_call(call)
+            if applied is not None:  # `map(self.encode, frames)` runs `self.encode(frames[i])`
+                self._propagate_call(ctx, applied)
         for callee in ctx.resolve_call(call):
             self.add_reachable(callee)
             facts.callers.setdefault(callee.id, set()).add(ctx.fn.id)

@@ -102,7 +102,26 @@ def unresolved(ctx: FunctionContext, call: ast.Call) -> NotFollowed | None:
     if reason is None:
         return None
     reason += _duck_note(ctx, call)
-    return NotFollowed(ctx.fn.path, call.lineno, _text(func), reason, ast.unparse(receiver), ctx.fn.id)
+    return NotFollowed(ctx.fn.path, call.lineno, _text(func), reason, _bind_target(ctx, receiver), ctx.fn.id)
+
+
+def _bind_target(ctx: FunctionContext, receiver: ast.expr) -> str:
+    """The expression a `--bind` names: the receiver, or for a parameter every caller passes the bound method
+    of one receiver (`self._run(self.policy.act, obs)`), that receiver (`self.policy`)."""
+    if isinstance(receiver, ast.Name) and receiver.id in ctx.fn.params:
+        passed = _passed_arguments(ctx, receiver.id)
+        owners = {ast.unparse(a.value) for a in passed if isinstance(a, ast.Attribute)}
+        if passed and len(owners) == 1 and all(_looked_up(ctx, a) for a in passed):
+            return owners.pop()
+    return ast.unparse(receiver)
+
+
+def _looked_up(ctx: FunctionContext, arg: ast.expr) -> bool:
+    """`self.policy.act`, `agent.step`: a callable looked up on another object (a bound method, a field),
+    whose receiver is what to name; not `self.scheduler` (an attribute of the caller's own object) nor a
+    library function (`np.tanh`)."""
+    return isinstance(arg, ast.Attribute) and not _names_library(ctx, arg) and not (
+        isinstance(arg.value, ast.Name) and arg.value.id in (ctx.self_name, "self"))
 
 
 def _property_getter(ctx: FunctionContext, func: ast.Attribute) -> FunctionInfo | None:
@@ -293,6 +312,13 @@ def _passed_reason(ctx: FunctionContext, param: str, passed: list, depth: int) -
     reasons = []
     for caller_ctx, arg in ((c, a) for c, passed_arg in callers for a in _alternatives(passed_arg)):
         if library_value(caller_ctx, arg, caller_ctx.fn) or _known_library_object(caller_ctx, arg):
+            continue
+        if _looked_up(caller_ctx, arg):
+            inner = receiver_reason(caller_ctx, arg.value, depth + 1)   # `self.policy.act`: a bound method
+            if inner is None:
+                continue
+            reasons.append(f"`{param}` is a parameter of {ctx.fn.qualname}, passed `{_short(arg)}` (looked up on "
+                           f"`{_short(arg.value)}`) by {caller_ctx.fn.qualname}: {inner}")
             continue
         inner = receiver_reason(caller_ctx, arg, depth + 1)
         if inner is None:

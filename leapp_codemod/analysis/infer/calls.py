@@ -133,6 +133,15 @@ class CallQuestions:
                     runtime_bind.record(project, call, self.fn.path, out, "the library base builds "
                                         f"`self.{func.attr}` from the class the project names")
                 return out
+        if isinstance(func, ast.Subscript) and not isinstance(func.slice, ast.Slice):
+            out = []   # `self.noise_models[name](obs)`: the items' class, as built or annotated, is called
+            for type_name in self.element_types(func.value):
+                cls = self._class_for_type(type_name)
+                target = project.call_target(cls) if cls else None
+                if target is not None and target not in out:
+                    out.append(target)
+            if out:
+                return out
         resolver = CallableResolver(self)
         if resolver.applies(func):
             dynamic = resolver.callees(func)

@@ -21,22 +21,50 @@ class StateQuestions:
         stored = function_attr(self, root)
         if stored and stored in self.facts.data_globals.get(self.module.name, ()):
             return stored   # `low_pass.memory += ...`: kept on the function object from call to call
+        held = self.held_path(root)
+        if held and self.is_data(root):
+            return held     # `term.hist[:, 0] = v` with `for term in self.terms`: an array an item of self holds
         return None
+
+    def held_path(self, expr: ast.expr) -> str | None:
+        """'sub.hist', 'terms[].hist': `expr` is an attribute of an object self holds (`self.sub.hist`), an item
+        of a container on self (`self.terms[k].hist`) or a loop variable walking one (`t.hist` with
+        `for t in self.terms`), when that object is of a project class. Its value lives as long as self: what the
+        step writes there, the next call reads. None for anything else, `self.x` itself included."""
+        if not isinstance(expr, ast.Attribute) or is_self_attr(expr, self.self_name) or self.cls is None:
+            return None
+        if not any(":" in t for t in self.types_of(expr.value)):
+            return None   # a library object's field (`self.sim_data.ctrl[:] = u` feeds a simulator): not the step's
+        parts = [expr.attr]
+        holder = expr.value
+        while True:
+            if isinstance(holder, ast.Subscript) and not isinstance(holder.slice, ast.Slice):
+                parts.append("[]")
+                holder = holder.value
+            elif is_self_attr(holder, self.self_name):
+                parts.append(holder.attr)
+                break
+            elif isinstance(holder, ast.Attribute):
+                parts.append(holder.attr)
+                holder = holder.value
+            elif isinstance(holder, ast.Name) and self.loop_alias(holder) is not None:
+                parts += ["[]", self.loop_alias(holder).attr]
+                break
+            else:
+                return None
+        path = ""
+        for part in reversed(parts):
+            path += part if part == "[]" or not path else f".{part}"
+        return path
 
     def loop_alias(self, name: ast.expr) -> ast.Attribute | None:
         """`self.bufs` when `name` is the loop target that walks its items (`for buf in self.bufs`, also
-        `zip(self.bufs, frames)` and `enumerate(self.bufs)`): writes through the alias change `self.bufs`."""
+        `zip(self.bufs, frames)`, `enumerate(self.bufs)`, `self.legs.values()`, `self.legs.items()` and their
+        nestings): writes through the alias change `self.bufs`."""
         if not isinstance(name, ast.Name):
             return None
-        for loop in (n for n in self.fn.nodes if isinstance(n, ast.For)):
-            pairs = [(loop.target, loop.iter)]
-            it = loop.iter
-            if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and isinstance(loop.target, ast.Tuple):
-                if it.func.id == "zip" and len(it.args) == len(loop.target.elts):
-                    pairs = list(zip(loop.target.elts, it.args))
-                elif it.func.id == "enumerate" and it.args and len(loop.target.elts) == 2:
-                    pairs = [(loop.target.elts[1], it.args[0])]
-            for target, source in pairs:
+        for loop in (n for n in self.fn.nodes if isinstance(n, (ast.For, ast.comprehension))):
+            for target, source in _walked(loop.target, loop.iter):
                 if isinstance(target, ast.Name) and target.id == name.id and is_self_attr(source, self.self_name):
                     return source
         return None
@@ -48,6 +76,32 @@ class StateQuestions:
             known = self.fn.walks["declared_globals"] = frozenset(
                 name for n in self.fn.nodes if isinstance(n, ast.Global) for name in n.names)
         return known
+
+    def closure_cells(self) -> frozenset[str]:
+        """Variables of the enclosing function this closure keeps from one of its calls to the next: the
+        closure escapes (is returned or stored by) a function the pipeline does not call, so its cells live
+        as long as the closure (`def make_step(net): last = ...; def step(obs): nonlocal last ...; return
+        step`). A closure defined in a function the pipeline calls gets fresh cells on every call: none."""
+        known = self.fn.walks.get("closure_cells")
+        if known is not None:
+            return known
+        self.fn.walks["closure_cells"] = frozenset()
+        outer_name, sep, own = self.fn.qualname.rpartition(".<locals>.")
+        outer = self.module.functions.get(outer_name) if sep else None
+        if outer is None or self.facts.callers.get(outer.id) or not _escapes(outer.node, own):
+            return frozenset()
+        local = {n.id for n in _own_nodes(self.fn.node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        kept = (set(outer.params) | {n.id for n in _own_nodes(outer.node) if isinstance(n, ast.Name)
+                                     and isinstance(n.ctx, ast.Store)}) - (local - self._nonlocals())
+        known = self.fn.walks["closure_cells"] = frozenset(kept)
+        return known
+
+    def _nonlocals(self) -> set[str]:
+        return {name for n in _own_nodes(self.fn.node) if isinstance(n, ast.Nonlocal) for name in n.names}
+
+    def closure_state(self, name: str) -> str:
+        """How a kept closure variable is named as state: 'make_step.last' (never a declarable identifier)."""
+        return f"{self.fn.qualname.rpartition('.<locals>.')[0]}.{name}"
 
     def _global_read_before(self, name: str, line: int) -> bool:
         """Does the function read the global `name` on or before `line` (the write's own value included)?"""
@@ -81,6 +135,8 @@ class StateQuestions:
             if isinstance(target, ast.Name) and target.id in self.declared_globals() \
                     and target.id not in self.fn.carried:
                 return [(target.id, "inplace")] if self.is_data(node.value) else []   # `global acc; acc += obs`
+            if isinstance(target, ast.Name) and target.id in self.closure_cells():
+                return [(self.closure_state(target.id), "inplace")] if self.is_data(node.value) else []
             attr = self._is_state_root(target)
             if attr and self._is_counter(target) and not self._read_elsewhere(attr, {node.lineno}):
                 return []  # a counter nothing else reads
@@ -119,10 +175,16 @@ class StateQuestions:
             while isinstance(root, ast.Subscript):
                 root = root.value
             root = self.loop_alias(root) or root   # `for buf in self.bufs: buf[:] = x`
+            if isinstance(root, ast.Name) and root.id in self.closure_cells():
+                return (self.closure_state(root.id), "inplace") if self.is_data(value) else None
             attr = self._is_state_root(root)
             return (attr, "inplace") if attr and self._carried(root) else None
         if isinstance(target, ast.Name) and target.id in self.fn.carried:
             return (target.id, "reassigned") if self.is_data(value) and self._carried(target) else None
+        if isinstance(target, ast.Name) and target.id in self.closure_cells():
+            # `nonlocal last; d = obs - last; last = obs` in a closure that outlives its maker
+            return (self.closure_state(target.id), "reassigned") \
+                if self.is_data(value) and self._global_read_before(target.id, line) else None
         if isinstance(target, ast.Name) and target.id in self.declared_globals():
             # `global prev; vel = obs - prev; prev = obs`: the next call reads what this one left
             return (target.id, "reassigned") if self.is_data(value) and self._global_read_before(target.id, line) \
@@ -133,6 +195,10 @@ class StateQuestions:
                               for n in (*ast.walk(value), *(m for m in self.fn.nodes if getattr(m, "lineno", line) < line))
                               if isinstance(n, ast.Attribute))
             return (stored, "reassigned") if read_before and self.is_data(value) else None
+        held = self.held_path(target)
+        if held is not None:
+            return (held, "reassigned") if self.is_data(value) and self._held_read_before(target, held, line) \
+                else None
         if not is_self_attr(target, self.self_name) or self.cls is None:
             return None
         if not self.is_data(value) and not self._fed_back(value, target.attr) and not self._chosen_by_data(target):
@@ -145,6 +211,20 @@ class StateQuestions:
             updates = {line}
             return (target.attr, "reassigned") if self._read_elsewhere(target.attr, updates) else None
         return (target.attr, "reassigned") if self._read_across_calls(target.attr, line) else None
+
+    def _held_read_before(self, target: ast.Attribute, held: str, line: int) -> bool:
+        """Is the held attribute (`self.legs[i].prev`) read before this write can have set it: on or before
+        its line in this function, or by a reachable method of the object's class (`self.prev`)?"""
+        if any(isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and n.attr == target.attr
+               and n.lineno <= line and self.held_path(n) == held for n in self.fn.nodes):
+            return True
+        for type_name in self.types_of(target.value):
+            module, _, qual = type_name.partition(":")
+            cls = self.project.modules[module].classes.get(qual) if module in self.project.modules else None
+            if cls is not None and any(self.facts.attr_reads.get(c.id, {}).get(target.attr)
+                                       for c in self.project.mro(cls)):
+                return True
+        return False
 
     def _lazy_fill(self, target: ast.Attribute, value: ast.expr) -> bool:
         """A cache filled once under `if self.<attr> is None:` from attributes of self and module names only
@@ -266,6 +346,45 @@ class StateQuestions:
         call_lines = [node.lineno for node in self.fn.nodes if isinstance(node, ast.Call)
                       and any(c.id == fid for c in self.resolve_call(node))]
         return bool(call_lines) and min(call_lines) > line
+
+
+def _walked(target: ast.expr, iterable: ast.expr) -> list[tuple[ast.expr, ast.expr]]:
+    """(loop target, the container whose items it takes): `for i, (k, leg) in enumerate(self.legs.items())`
+    gives `leg` the items of `self.legs`."""
+    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and isinstance(target, ast.Tuple):
+        if iterable.func.id == "zip" and len(iterable.args) == len(target.elts):
+            return [p for t, a in zip(target.elts, iterable.args) for p in _walked(t, a)]
+        if iterable.func.id == "enumerate" and iterable.args and len(target.elts) == 2:
+            return _walked(target.elts[1], iterable.args[0])
+    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute) and not iterable.args:
+        if iterable.func.attr == "values":
+            return _walked(target, iterable.func.value)
+        if iterable.func.attr == "items" and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+            return _walked(target.elts[1], iterable.func.value)
+    return [(target, iterable)]
+
+
+def _own_nodes(fn_node: ast.AST):
+    """The nodes of a function's own body, nested function and class bodies left out."""
+    stack = list(ast.iter_child_nodes(fn_node))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
+
+
+def _escapes(outer: ast.AST, name: str) -> bool:
+    """Does the function hand out its nested function `name`: return it (alone or in a tuple) or store it
+    in an attribute, an item or a global?"""
+    for node in _own_nodes(outer):
+        value = node.value if isinstance(node, (ast.Return, ast.Assign)) else None
+        values = value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value]
+        if not any(isinstance(v, ast.Name) and v.id == name for v in values):
+            continue
+        if isinstance(node, ast.Return) or any(not isinstance(t, ast.Name) for t in node.targets):
+            return True
+    return False
 
 
 def _target_pairs(target: ast.expr, value: ast.expr):

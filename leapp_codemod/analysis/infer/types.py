@@ -57,6 +57,8 @@ class TypeQuestions:
                     and self._is_local(e.func):
                 out |= CallableResolver(self).classes(e.func)   # `cls = get_class(...)`; `cls(cfg)`
             return out
+        if isinstance(e, ast.Subscript) and not isinstance(e.slice, ast.Slice):
+            return self.element_types(e.value)   # `self.sensors[k]`: an item of a container of objects
         return set()
 
     def _builds_own_class(self, fn: FunctionInfo) -> bool:
@@ -156,6 +158,8 @@ class TypeQuestions:
                         out |= built
                     elif isinstance(value, ast.Name) and method in klass.methods:
                         out |= self.param_value_types(klass.methods[method], value.id)
+                    elif isinstance(value, ast.Attribute) and method in klass.methods:
+                        out |= self._param_field_types(klass.methods[method], value)
                     if isinstance(value, ast.Call) and not any(":" in t for t in out) and method in klass.methods \
                             and isinstance(value.func, ast.Attribute) and value.func.attr in SELF_RETURNING_METHODS \
                             and isinstance(value.func.value, ast.Name):   # `self.net = network.to(device)`
@@ -172,6 +176,22 @@ class TypeQuestions:
             return out | declared
         finally:
             del q.guards[guard]
+
+    def _param_field_types(self, fn: FunctionInfo, value: ast.Attribute) -> set[str]:
+        """`self.noise = cfg.noise` with `cfg` a typed parameter: the project classes the field's class
+        declares or assigns for it (`noise: NoiseCfg | None` in the config class)."""
+        chain: list[str] = []
+        root: ast.expr = value
+        while isinstance(root, ast.Attribute):
+            chain.insert(0, root.attr)
+            root = root.value
+        if not isinstance(root, ast.Name) or root.id not in fn.params or len(chain) > 3:
+            return set()
+        types = {t for t in self.param_value_types(fn, root.id) if ":" in t}
+        for attr in chain:
+            classes = [c for c in (self._class_for_type(t) for t in types) if c is not None]
+            types = {t for c in classes for t in self.attr_types(c, attr) if ":" in t}
+        return types
 
     def _derives_from_any(self, type_id: str, declared: set[str]) -> bool:
         cls = self._class_for_type(type_id)
@@ -219,16 +239,27 @@ class TypeQuestions:
         return set()
 
     def element_types(self, e: ast.expr | None) -> set[str]:
-        """Types of the modules inside an nn.ModuleList / nn.Sequential / nn.ModuleDict expression."""
+        """Project types of the items of an nn.ModuleList / nn.Sequential / nn.ModuleDict expression, or of a
+        list, tuple or dict attribute of self built from a literal or a comprehension."""
         values: list[tuple[ast.expr, ModuleIndex]] = []
         if is_self_attr(e, self.self_name) and self.cls is not None:
             for klass in self.project.mro(self.cls):
                 module = self.project.modules[klass.module]
                 values += [(v, module) for _, v in klass.attr_values.get(e.attr, ())]
+        elif isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and not e.args \
+                and e.func.attr in ("values", "items"):
+            return self.element_types(e.func.value)   # `self.legs.values()`: the dict's values
+        elif isinstance(e, ast.Subscript) and not isinstance(e.slice, ast.Slice):
+            return self._annotated_items(e)   # `self.buffers[group]`: a dict of dicts
         elif isinstance(e, ast.Call):
             values.append((e, self.module))
-        out: set[str] = set()
+        out: set[str] = self._annotated_items(e) if values else set()
         for value, module in values:
+            literal = _literal_items(value)
+            if literal is not None:   # `self.terms = [Term(a), Term(b)]`, `{k: Sensor(k) for k in names}`
+                out |= {t for item in literal if isinstance(item, ast.Call)
+                        for t in self.call_result_types(item, module)}
+                continue
             if not isinstance(value, ast.Call):
                 continue
             name = self.project.qualify(value.func, module)
@@ -241,6 +272,23 @@ class TypeQuestions:
                     if isinstance(item, ast.Call):
                         out |= self.call_result_types(item, module)
         return {t for t in out if ":" in t}
+
+    def _annotated_items(self, e: ast.expr) -> set[str]:
+        """Project classes of the items of `self.x`, `self.x[k]`, ... as the attribute's annotation declares them
+        (`self.bufs: dict[str, dict[str, Ring]]`: the items of `self.bufs[g]` are Rings)."""
+        depth, base = 1, e
+        while isinstance(base, ast.Subscript) and not isinstance(base.slice, ast.Slice):
+            depth, base = depth + 1, base.value
+        if not is_self_attr(base, self.self_name) or self.cls is None:
+            return set()
+        for klass in self.project.mro(self.cls):
+            annotation = klass.attr_annotations.get(base.attr)
+            if annotation is None:
+                continue
+            for _ in range(depth):
+                annotation = _item_annotation(annotation)
+            return annotation_classes(self.project, annotation, self.project.modules[klass.module])
+        return set()
 
     def global_types(self, module: ModuleIndex, name: str) -> set[str]:
         value = module.globals.get(name)
@@ -260,6 +308,39 @@ def _super_init_passes(project, cls: ClassInfo, init: FunctionInfo):
                     and isinstance(node.func.value, ast.Call) and isinstance(node.func.value.func, ast.Name) \
                     and node.func.value.func.id == "super":
                 yield own, node
+
+
+def _item_annotation(annotation: ast.expr | None) -> ast.expr | None:
+    """The item type a container annotation declares: `V` of `dict[K, V]`/`Mapping[K, V]`, `T` of `list[T]`,
+    `Sequence[T]`, `tuple[T, ...]`; None for anything else."""
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            annotation = ast.parse(annotation.value, mode="eval").body
+        except SyntaxError:
+            return None
+    if not isinstance(annotation, ast.Subscript):
+        return None
+    head = annotation.value.attr if isinstance(annotation.value, ast.Attribute) else getattr(annotation.value, "id", "")
+    inner = annotation.slice
+    items = inner.elts if isinstance(inner, ast.Tuple) else [inner]
+    if head.lower() in ("dict", "mapping", "mutablemapping", "ordereddict", "defaultdict") and len(items) == 2:
+        return items[1]
+    if head.lower() in ("list", "sequence", "mutablesequence", "tuple", "deque", "iterable") and items:
+        return items[0]
+    return None
+
+
+def _literal_items(value: ast.expr) -> list[ast.expr] | None:
+    """The items a list/tuple/set/dict literal or comprehension builds (dict values), else None."""
+    if isinstance(value, (ast.List, ast.Tuple, ast.Set)):
+        return [v.value if isinstance(v, ast.Starred) else v for v in value.elts]
+    if isinstance(value, ast.Dict):
+        return [v for v in value.values if v is not None]
+    if isinstance(value, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+        return [value.elt]
+    if isinstance(value, ast.DictComp):
+        return [value.value]
+    return None
 
 
 def _branches(values):

@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from leapp_codemod.analysis.model.index import ClassInfo
 from leapp_codemod.knowledge.io import LIVE_STATE_CONSTRUCTORS
-from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS, TENSOR_LIBRARY_NAMES
+from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS, INPLACE_EXCEPTIONS, TENSOR_LIBRARY_NAMES
 
 CONSTRUCTION_METHODS = frozenset({"__init__", "__post_init__", "__setstate__"})
 _CALLBACK_NAME = re.compile(r"^(on_|handle_|_on_|_handle_)|(callback|_cb|handler)$", re.IGNORECASE)
@@ -258,10 +258,19 @@ def tensor_items(cls: ClassInfo, tensor_like) -> set[str]:
 
 def foreign_writes(module) -> set[str]:
     """Attribute names the module's code writes on another object (`self.state.q = q.copy()`,
-    `state.cmd[0] = axis`, `hub.level += x`): what a driver, a thread or a callback fills in a shared object
+    `state.cmd[0] = axis`, `hub.level += x`, `self.est.cov.mul_(a)`): what a driver, a thread or a callback fills in a shared object
     that the step reads (constants left out: a flag set once is a setting)."""
     out: set[str] = set()
     for node in module.nodes:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr.endswith("_") \
+                and not node.func.attr.endswith("__") and node.func.attr not in INPLACE_EXCEPTIONS:
+            target = node.func.value   # `self.est.cov.mul_(0.9)`: an in-place op on another object's tensor
+            while isinstance(target, ast.Subscript):
+                target = target.value
+            if isinstance(target, ast.Attribute) and not (isinstance(target.value, ast.Name)
+                                                          and target.value.id in ("self", "cls")):
+                out.add(target.attr)
+            continue
         if isinstance(node, (ast.Assign, ast.AugAssign)):
             if isinstance(node.value, ast.Constant):
                 continue

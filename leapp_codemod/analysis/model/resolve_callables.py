@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIndex
 from leapp_codemod.analysis.model.project import Project, questions
 from leapp_codemod.analysis.model import runtime_bind
+from leapp_codemod.analysis.model.resolve_sites import passed_argument
 from leapp_codemod.knowledge.vocab import CALLABLE_WRAPPERS
 
 _MAX_DEPTH = 6
@@ -121,8 +122,9 @@ class CallableResolver:
         root = func
         while isinstance(root, (ast.Attribute, ast.Subscript)):
             root = root.value
-        if isinstance(root, ast.Call):
-            return isinstance(root.func, ast.Name) and root.func.id == "getattr" or root is not func
+        if isinstance(root, ast.Call):   # `getattr(self, name)(x)`, `functools.partial(self.f, k)(x)`
+            return isinstance(root.func, ast.Name) and root.func.id == "getattr" or root is not func \
+                or _wrapped_callable(self.project, root, self.ctx.module) is not None
         if not isinstance(root, ast.Name):
             return False
         ctx = self.ctx
@@ -184,6 +186,8 @@ class CallableResolver:
             found = assignments(self.project, where.fn).get(expr.id, ())
             if not found and expr.id in where.fn.outer_values:   # an inline range's name bound before it
                 return [(where.fn.outer_values[expr.id], Where(where.module, None), "value")]
+            if not found and expr.id in where.fn.params:   # `def _run(self, fn, x): fn(x)`: what callers pass
+                return self._passed(where.fn, expr.id)
             return [(value, where, how) for value, how in found]
         if isinstance(expr, ast.Subscript):
             return [(expr.value, where, f"key:{_constant_key(expr.slice)}")]
@@ -191,6 +195,24 @@ class CallableResolver:
                 and expr.args and isinstance(expr.args[0], ast.Constant):   # `self.models.get("policy")`
             return [(expr.func.value, where, f"key:{_constant_key(expr.args[0])}")]
         return [(expr, where, "value")]
+
+    def _passed(self, fn: FunctionInfo, param: str) -> list[tuple[ast.expr, Where, str]]:
+        """(argument, where) for each reachable call of `fn` that passes `param`: a callable handed to a
+        helper (`self._run(self.policy.act, obs)`, `apply(normalize, x)`) is what the helper calls."""
+        out = []
+        for caller_id in sorted(self.ctx.facts.callers.get(fn.id, ())):
+            module_name, _, qualname = caller_id.partition(":")
+            module = self.project.modules.get(module_name)
+            caller = module.functions.get(qualname) if module is not None else None
+            if caller is None:
+                continue
+            caller_ctx = self.ctx.for_function(caller)
+            for node in caller.nodes:
+                if isinstance(node, ast.Call) and fn in caller_ctx.resolve_call(node):
+                    arg = passed_argument(fn, node, param)
+                    if arg is not None:
+                        out.append((arg, Where(module, caller), "value"))
+        return out
 
     def _leaf(self, value: ast.expr, where: Where, how: str, depth: int) -> list[FunctionInfo]:
         if how != "value":

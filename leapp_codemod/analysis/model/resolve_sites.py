@@ -178,6 +178,17 @@ def argument_for(init: FunctionInfo, call: ast.Call, param: str) -> ast.expr | N
     return None
 
 
+def passed_argument(fn: FunctionInfo, call: ast.Call, param: str) -> ast.expr | None:
+    """The expression `call` passes for `param` of `fn` (a method called bound: `self` is not passed)."""
+    positional = fn.positional_params[1:] if fn.is_method else fn.positional_params
+    for i, arg in enumerate(call.args):
+        if isinstance(arg, ast.Starred):
+            return None
+        if i < len(positional) and positional[i] == param:
+            return arg
+    return next((k.value for k in call.keywords if k.arg == param), None)
+
+
 def handed_call(call: ast.Call, handoff: tuple[str, int, str, int]) -> ast.Call | None:
     """The call a thread or process will make: `Thread(target=f, args=(a, b))` as `f(a, b)`."""
     func_kw, func_pos, args_kw, args_pos = handoff
@@ -188,3 +199,12 @@ def handed_call(call: ast.Call, handoff: tuple[str, int, str, int]) -> ast.Call 
         return None
     elts = list(args.elts) if isinstance(args, (ast.Tuple, ast.List)) else []
     return ast.copy_location(ast.Call(func=func, args=elts, keywords=[]), call)
+
+
+def applied_call(call: ast.Call) -> ast.Call | None:
+    """The call an applier (ELEMENT_APPLIERS) makes on each item: `map(f, xs, ys)` as `f(xs[0], ys[0])`."""
+    if len(call.args) < 2 or isinstance(call.args[0], (ast.Constant, ast.Starred)):
+        return None
+    items = [ast.copy_location(ast.Subscript(value=a, slice=ast.Constant(0), ctx=ast.Load()), a)
+             for a in call.args[1:] if not isinstance(a, ast.Starred)]
+    return ast.copy_location(ast.Call(func=call.args[0], args=items, keywords=[]), call)
