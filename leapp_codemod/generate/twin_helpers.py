@@ -149,6 +149,14 @@ def twin_item(value, index):
     return value[index]
 
 
+def twin_vector(value):
+    """A 0-d NumPy array (or NumPy scalar) as a one-element 1-D array, so that comparing it gives a traced
+    array rather than a plain `np.bool_`; tensors, Python numbers and larger arrays are unchanged."""
+    if isinstance(value, np.generic) or isinstance(value, np.ndarray) and value.ndim == 0:
+        return np.reshape(value, (1,))
+    return value
+
+
 def twin_array(data, dtype=None):
     """`np.array([...])` of a list of numbers computed from `twin_unpack` slices or 0-d arrays (a
     `twin_scalar`): the one-element arrays joined with `np.concatenate` (nested lists stacked), which
