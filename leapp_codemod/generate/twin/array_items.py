@@ -10,9 +10,10 @@
 * `np.concatenate([a, [s], b])` (any NumPy join) flagged by the scan -> `np.concatenate([a, twin_array([s]),
   b])`: the list of values inside the join becomes one array (LEAPP would keep the Python list inside
   `torch.cat`, which no exporter takes).
-* `TABLE[i]` of a module-level list or tuple of numbers with a computed index -> `twin_take(TABLE, i)`:
-  a gather from the table as a constant tensor or array when `i` is one (a 0-d tensor index would
-  otherwise become a Python number and the entry a constant)."""
+* `TABLE[i]` (also `GRID[ix, iy]`, `TABLE[a, :]`) of a module-level constant table (a list or tuple of
+  numbers, or a NumPy array built from literals: see `number_tables`) with a computed index ->
+  `twin_take(TABLE, i)`: a gather from the table as a constant tensor or traced array when an index is
+  one (NumPy's own indexing would turn a traced index into plain numbers and the entry into a constant)."""
 from __future__ import annotations
 
 import ast
@@ -127,12 +128,30 @@ class ArrayItems(TwinRule):
                 and (self.ctx.array_lists or updated.value.value in self.ctx.item_params) and _integer(index)):
             self.ctx.rules.add("integer items of arrays kept as one-element slices (`twin_item`)")
             return call("twin_item", updated.value, index)
-        if (self.depth and isinstance(updated.value, cst.Name) and updated.value.value in self.ctx.tables
-                and len(updated.slice) == 1 and isinstance(updated.slice[0].slice, cst.Index)
-                and not isinstance(updated.slice[0].slice.value, (cst.Integer, cst.UnaryOperation))):
-            self.ctx.rules.add("constant tables indexed by a computed index written as gathers (`twin_take`)")
-            return call("twin_take", updated.value, updated.slice[0].slice.value)
+        if self.depth and isinstance(updated.value, cst.Name) and updated.value.value in self.ctx.tables:
+            index = _computed_index(updated.slice)
+            if index is not None:
+                self.ctx.rules.add("constant tables indexed by a computed index written as gathers (`twin_take`)")
+                return call("twin_take", updated.value, index)
         return super().leave_Subscript(original, updated)
+
+
+def _computed_index(elements) -> cst.BaseExpression | None:
+    """The index of `TABLE[...]` as one expression (`slice(...)` for slices, a tuple for several parts), when
+    some part is computed (not a literal integer or a slice); None otherwise."""
+    parts = []
+    for element in elements:
+        item = element.slice
+        if isinstance(item, cst.Slice):
+            parts.append(call("slice", *[p if p is not None else cst.Name("None")
+                                         for p in (item.lower, item.upper, item.step)]))
+        elif isinstance(item, cst.Index) and not item.star:
+            parts.append(item.value)
+        else:
+            return None
+    if all(_integer(p) or isinstance(p, cst.Call) and dotted(p.func) == "slice" for p in parts):
+        return None
+    return parts[0] if len(parts) == 1 else cst.Tuple([cst.Element(p) for p in parts])
 
 
 def _integer(node) -> bool:
@@ -150,7 +169,9 @@ def array_lists(source: str, flags) -> bool:
 
 
 def number_tables(source: str) -> frozenset[str]:
-    """Module-level names bound once to a list or tuple literal of numbers (nested ones included)."""
+    """Module-level names bound once to a constant table: a list or tuple literal of numbers (nested ones
+    included), or a NumPy array built from such literals and from earlier tables (`np.array([[...]])`,
+    `np.asarray(..., dtype=...)`, `np.linspace(0, 1, 5)`, `np.eye(3)`): nothing read at run time."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -163,11 +184,45 @@ def number_tables(source: str) -> frozenset[str]:
             for n in ast.walk(t):
                 if isinstance(n, ast.Name):
                     bound[n.id] = bound.get(n.id, 0) + 1
+    numpy_names = {a.asname or a.name for node in tree.body if isinstance(node, ast.Import)
+                   for a in node.names if a.name == "numpy"}
+    numbers = set()
     for node in tree.body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
-                and isinstance(node.value, (ast.List, ast.Tuple)) and _numbers(node.value):
-            tables.add(node.targets[0].id)
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+            continue
+        target = node.targets[0].id
+        if isinstance(node.value, (ast.List, ast.Tuple)) and _numbers(node.value):
+            tables.add(target)
+        elif isinstance(node.value, ast.Call) and _numpy_constant(node.value, numpy_names, tables | numbers):
+            tables.add(target)
+        elif isinstance(node.value, (ast.Constant, ast.UnaryOp, ast.BinOp)) and _numpy_constant(
+                node.value, numpy_names, numbers):
+            numbers.add(target)
     return frozenset(t for t in tables if bound.get(t) == 1)
+
+
+# NumPy functions that build an array from their arguments alone (no file, no random state).
+_NUMPY_BUILDERS = frozenset({"array", "asarray", "linspace", "arange", "eye", "zeros", "ones", "full", "diag",
+                             "deg2rad", "radians", "sin", "cos", "exp", "sqrt", "outer", "stack", "concatenate",
+                             "float32", "float64", "int64", "int32"})
+
+
+def _numpy_constant(node, numpy_names: set[str], constants: set[str]) -> bool:
+    """`node` computes an array from literals, constants and NumPy builders only."""
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Call):
+            func = sub.func
+            if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                    and func.value.id in numpy_names and func.attr in _NUMPY_BUILDERS):
+                return False
+        elif isinstance(sub, ast.Attribute):
+            if not (isinstance(sub.value, ast.Name) and sub.value.id in numpy_names):
+                return False
+        elif isinstance(sub, ast.Name) and sub.id not in numpy_names and sub.id not in constants:
+            return False
+        elif isinstance(sub, (ast.Lambda, ast.Subscript, ast.Starred, ast.NamedExpr, ast.comprehension)):
+            return False
+    return True
 
 
 def _numbers(node) -> bool:
