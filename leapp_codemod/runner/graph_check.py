@@ -49,7 +49,9 @@ def _runs(graph, inputs: list) -> str:
 
 # Torch's words for operands of one op in different dtypes (float32 @ float64 does not promote in a graph).
 _DTYPE_MIX = ("must have the same dtype", "expected scalar type", "expected both vectors to have same dtype",
-              "expected m1 and m2 to have the same dtype")
+              "expected m1 and m2 to have the same dtype",
+              "bound to different types (tensor(double) and tensor(float)",     # ONNX Runtime loading the model
+              "bound to different types (tensor(float) and tensor(double)")
 _PRODUCT = re.compile(r"[^@\s]\s*@\s*[^@=\s]|\bmatmul\(|\.dot\(|\bnp\.dot\(|\beinsum\(")
 
 
@@ -71,6 +73,12 @@ def mixed_dtype_lines(error: str, executed: dict[str, list[int]], root: str, lim
             if not src.strip().startswith("@") and _PRODUCT.search(src):
                 out.append(f"{name}:{line}")
     return out[:limit]
+
+
+def mixed_dtype_text(lines: list[str]) -> str:
+    """How a verdict names the lines `mixed_dtype_lines` found."""
+    return (f"the matrix products the step ran: {', '.join(lines)} (NumPy promotes float32 with float64 there, a "
+            "traced graph does not: make both operands one dtype)")
 
 
 def op_lines(error: str, executed: dict[str, list[int]], root: str, limit: int = 4) -> list[str]:

@@ -377,6 +377,11 @@ def _failed(report: dict, info: ModuleInfo, data: dict, bad_parity: list, execut
                                      "exporter was tried")
     else:
         report["error"] = "no exporter was tried"
+    mixed = next((a["dtype_mix_lines"] for a in data["attempts"] if a.get("dtype_mix_lines")), None)
+    if mixed and "error" in report and mixed[0] not in report["error"]:
+        report["dtype_mix"] = mixed         # the cause, whichever attempt found it, leads the one line
+        report["error"] = (f"float32 and float64 operands of one matrix product at {', '.join(mixed)} (NumPy "
+                           f"promotes, a traced graph does not: make both operands one dtype); {report['error']}")
     report["explained_by"] = explaining(info, executed, data.get("executed_order"), report.get("state_observed", []))
     if stage:
         report["failed_stage"] = stage
