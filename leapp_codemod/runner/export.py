@@ -19,6 +19,7 @@ from leapp_codemod.runner.intercept import Recorder, replaced
 from leapp_codemod.runner.logcap import Capture
 from leapp_codemod.runner.stateplan import StatePlan, equal_ports, fresh_roots, start_state
 from leapp_codemod.runner.trace_shims import during_trace
+from leapp_codemod.runner.twincheck import promotion
 from leapp_codemod.runner.validation import bound_entry, validate
 
 
@@ -338,4 +339,8 @@ def check_patch_parity(module, recorder: Recorder) -> list[dict]:
             if not values.compare(e_flat[k], g_flat[k], errs, RTOL, ATOL):
                 row["ok"] = False
         row["max_abs_error"] = max(row["max_abs_error"], errs.max_abs)
+        kind, _ = values.mismatch(expected, got, RTOL, ATOL)
+        changed = promotion(expected, got) or (kind if kind and " where the original returns " in kind else None)
+        if changed and "error" not in row:     # same values, another dtype or kind: what the export inherits
+            row.update(ok=False, error=changed)
     return list(rows.values())

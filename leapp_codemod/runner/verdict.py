@@ -361,8 +361,9 @@ def _failed(report: dict, info: ModuleInfo, data: dict, bad_parity: list, execut
     report["host_runtime"] = [h for h in info.host_runtime if ran(executed, h) is not False]
     if bad_parity:
         p = bad_parity[0]
+        detail = f": {p['error']}" if p.get("error") else ""
         report["error"] = (f"FunctionPatch {p['patch']} ({p['replacement']}) differs from the original "
-                           f"(max abs error {p['max_abs_error']:.3g}); hazards: {', '.join(p['hazards']) or '-'}")
+                           f"(max abs error {p['max_abs_error']:.3g}){detail}; hazards: {', '.join(p['hazards']) or '-'}")
     elif last:
         report["error"] = f"{last.get('backend')} failed at {stage}: {last.get('reason')}"
         if stage == "lowering" and last.get("graph_error") and last.get("exporter_specific") is False:

@@ -128,6 +128,12 @@ class ArrayItems(TwinRule):
                 and (self.ctx.array_lists or updated.value.value in self.ctx.item_params) and _integer(index)):
             self.ctx.rules.add("integer items of arrays kept as one-element slices (`twin_item`)")
             return call("twin_item", updated.value, index)
+        if (self.depth and isinstance(updated.value, cst.Name) and updated.value.value not in self.ctx.tables
+                and isinstance(index, cst.Name) and index.value in self.ctx.loop_indices):
+            flags = self.flags_on(original, "scalar-extraction")
+            if flags:       # `q[i]` at the position a `for i in range(...)` counts, into Python arithmetic
+                self.use(flags, "array items read at a loop's position kept as one-element slices (`twin_item`)")
+                return call("twin_item", updated.value, index)
         if self.depth and isinstance(updated.value, cst.Name) and updated.value.value in self.ctx.tables:
             index = _computed_index(updated.slice)
             if index is not None:
