@@ -378,6 +378,9 @@ RULE = Rule(
         "        send(torch.stack([x * 2, y]))\n",
     ),
     invalid=(
+        # an element per pass of a loop into Python arithmetic
+        "import math\nimport numpy as np\ndef step(q):\n    a = 0.0\n    for i in range(3):\n"
+        "        a = a + q[i]  # error\n    return np.array([math.cos(a), math.sin(a)])\n",
         "import numpy as np\ndef tilt(q):\n    w = q[0]  # error\n    x = q[-3]  # error\n"
         "    return np.stack([2 * w * x, 1 - 2 * x * x])\ndef step(obs):\n    return tilt(np.asarray(obs))\n",
         "import numpy as np\ndef step(obs):\n    q = np.asarray(obs)\n    x, y, z, w = q  # error\n"

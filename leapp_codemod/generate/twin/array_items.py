@@ -1,6 +1,7 @@
 """Array items as values LEAPP follows.
 
-* `w = q[0]` flagged by the scan -> `w = twin_item(q, 0)`, as for unpacking below.
+* `w = q[0]` flagged by the scan -> `w = twin_item(q, 0)`, as for unpacking below; also `s = s + q[i]` at the
+  position a `for i in range(...)` counts.
 * `a, b, c = q` -> `a, b, c = twin_unpack(q, 3)`: iterating a NumPy array gives NumPy scalars, which
   LEAPP does not trace (every value computed from them, and the argument they came from, drop out of
   the graph; so does arithmetic on 0-d arrays); `twin_unpack` gives one-element slices of a 1-D array,
@@ -69,6 +70,14 @@ class ArrayItems(TwinRule):
                 "    return 2.0 * (w * z + x * y)\n",
                 (("scalar-extraction", "float(c)"),),
                 "def f(q):\n    w, x, y, z = twin_unpack(q, 4)\n    return 2.0 * (w * z + x * y)\n"),
+        Example("import numpy as np\nGRID = np.array([[0.0, 1.0], [2.0, 3.0]])\n\n\ndef f(p):\n"
+                "    ix = np.floor(p).astype(np.int64)\n    return GRID[ix[0], ix[1]]\n", (),
+                "def f(p):\n    ix = np.floor(p).astype(np.int64)\n    return twin_take(GRID, (ix[0], ix[1]))\n"),
+        Example("import math\n\n\ndef f(q):\n    s = 0.0\n    for i in range(3):\n        s = s + q[i]\n"
+                "    return math.cos(s)\n",
+                (("scalar-extraction", "s = s + q[i]"), ("scalar-extraction", "math.cos(s)")),
+                "def f(q):\n    s = 0.0\n    for i in range(3):\n        s = s + twin_item(q, i)\n"
+                "    return twin_math(torch.cos, np.cos, math.cos, s)\n"),
         Example("import numpy as np\n\n\ndef f(q, rate):\n    return np.hstack((q, [rate * 0.5, rate]))\n",
                 (("scalar-extraction", "np.hstack((q, [rate * 0.5, rate]))"),),
                 "def f(q, rate):\n    return np.hstack((q, twin_array([rate * 0.5, rate])))\n"),

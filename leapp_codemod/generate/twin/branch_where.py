@@ -1,7 +1,11 @@
 """tensor-branch: a value-dependent choice -> `twin_where` (both sides evaluated).
 
 Rewritten are a ternary `a if c else b`, `if c: return a` chains (possibly after assignments), and an
-`if`/`else` whose branches only assign names. Both sides run in the twin, so each must be free of
+`if`/`else` whose branches only assign names or array slots (`if err[i] > 0: duty[i] = a else: duty[i] = b`,
+one-armed `if c: out[k] = v`): a slot becomes `twin_where(cond, a, <the slot's value>)` written back
+(`twin_put` into an array the helper allocated), the element reads in the condition and in the slot values
+kept traced (`twin_item`, also at a `for i in range(...)` position) and a compared 0-d NumPy value made a
+one-element array (`twin_vector`: its comparison would be a plain `np.bool_`). Both sides run in the twin, so each must be free of
 side effects (`base.side_effect`): a method call on a parameter (`hist.push(x)`) is not presumed pure
 and refuses the twin. A `while` or `for` whose trip count depends on pipeline data refuses it too."""
 from __future__ import annotations
@@ -39,6 +43,20 @@ class BranchWhere(TwinRule):
         Example("def f(x):\n    if x.mean() > 0:\n        y = x * 2\n    else:\n        y = -x\n    return y\n",
                 ((_CATEGORY, "x.mean() > 0"),),
                 "def f(x):\n    twin_cond = twin_vector(x.mean()) > 0\n    y = twin_where(twin_cond, x * 2, -x)\n    return y\n"),
+        Example("import numpy as np\n\n\ndef f(err, a, b):\n    duty = np.zeros(4)\n    for i in range(4):\n"
+                "        if err[i] > 0:\n            duty[i] = a * err[i]\n        else:\n            duty[i] = b\n"
+                "    return duty\n",
+                ((_CATEGORY, "err[i] > 0"), ("inplace-state", "duty[i] = a * err[i]")),
+                "def f(err, a, b):\n    duty = np.zeros(4)\n    for i in range(4):\n"
+                "        twin_cond = twin_item(err, i) > 0\n"
+                "        duty = twin_put(duty, i, twin_where(twin_cond, a * twin_item(err, i), b))\n    return duty\n"),
+        Example("def f(out, x, k):\n    if x.sum() > 1.0:\n        out[k] = x.sum()\n    return out\n",
+                ((_CATEGORY, "x.sum() > 1.0"),),
+                "def f(out, x, k):\n    twin_cond = twin_vector(x.sum()) > 1.0\n"
+                "    out[k] = twin_where(twin_cond, x.sum(), twin_item(out, k))\n    return out\n"),
+        Example("import numpy as np\n\n\ndef f(x):\n    out = np.zeros(2)\n    if x[0] > 0:\n        out[0] = 1.0\n"
+                "    elif x[1] > 0:\n        out[1] = 1.0\n    return out\n", ((_CATEGORY, "x[0] > 0"),),
+                refused="an `elif` chain that assigns is not rewritten"),
         Example("def f(x, hist):\n    return hist.push(x) if x.sum() > 0 else x\n", ((_CATEGORY, "x.sum() > 0"),),
                 refused="`hist.push(...)`, which may have side effects"),
         Example("def f(x, hist):\n    if x.sum() > 0:\n        y = hist.push(x)\n    else:\n        y = x\n"
