@@ -12,8 +12,9 @@ from leapp_codemod.knowledge.leapp import ATOL, EXPORTERS, FORMAT_OF, RTOL
 from leapp_codemod.runner import backend_options, draws, values
 from leapp_codemod.runner.class_patches import diverted
 from leapp_codemod.runner.dropped import scripted_call_failure, tensor_into_numpy
+from leapp_codemod.runner.dtype_mix import mixed_dtype_text
 from leapp_codemod.runner.errors import RunnerError, cut, failing_op, full_text, one_line
-from leapp_codemod.runner.graph_check import graph_error, mixed_dtype_lines, mixed_dtype_text, op_lines
+from leapp_codemod.runner.graph_check import graph_error, mixed_dtype_lines, op_lines
 from leapp_codemod.runner.inputs_kept import dropped_inputs
 from leapp_codemod.runner.intercept import Recorder, replaced
 from leapp_codemod.runner.logcap import Capture

@@ -75,12 +75,6 @@ def mixed_dtype_lines(error: str, executed: dict[str, list[int]], root: str, lim
     return out[:limit]
 
 
-def mixed_dtype_text(lines: list[str]) -> str:
-    """How a verdict names the lines `mixed_dtype_lines` found."""
-    return (f"the matrix products the step ran: {', '.join(lines)} (NumPy promotes float32 with float64 there, a "
-            "traced graph does not: make both operands one dtype)")
-
-
 def op_lines(error: str, executed: dict[str, list[int]], root: str, limit: int = 4) -> list[str]:
     """The executed application lines (paths under `root`) that call the function the graph error
     names (`np.cumsum(...)`, `torch.cumsum(...)`, `x.cumsum(...)`): the torch message carries no line."""

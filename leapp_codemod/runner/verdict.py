@@ -11,6 +11,7 @@ from leapp_codemod.knowledge.leapp import FORMAT_OF
 from leapp_codemod.rules import scalar_list_join
 from leapp_codemod.runner.draws import RANDOM_CATEGORY, carried_draws, gate
 from leapp_codemod.runner.dropped import leapp_cause
+from leapp_codemod.runner.dtype_mix import lead_with_dtype_mix
 from leapp_codemod.runner.errors import cut, failing_op
 from leapp_codemod.runner.linecover import first_run, ran
 from leapp_codemod.runner.module_info import ModuleInfo
@@ -378,11 +379,7 @@ def _failed(report: dict, info: ModuleInfo, data: dict, bad_parity: list, execut
                                      "exporter was tried")
     else:
         report["error"] = "no exporter was tried"
-    mixed = next((a["dtype_mix_lines"] for a in data["attempts"] if a.get("dtype_mix_lines")), None)
-    if mixed and "error" in report and mixed[0] not in report["error"]:
-        report["dtype_mix"] = mixed         # the cause, whichever attempt found it, leads the one line
-        report["error"] = (f"float32 and float64 operands of one matrix product at {', '.join(mixed)} (NumPy "
-                           f"promotes, a traced graph does not: make both operands one dtype); {report['error']}")
+    lead_with_dtype_mix(report, data["attempts"])      # the cause, whichever attempt found it, leads
     report["explained_by"] = explaining(info, executed, data.get("executed_order"), report.get("state_observed", []))
     if stage:
         report["failed_stage"] = stage
