@@ -179,7 +179,7 @@ def twin_take(table, index):
     """`table[index]` for a constant table (a Python list or tuple of numbers, or a NumPy array) and a
     computed index (one part or a tuple of parts). With a tensor part: a gather from the table as a
     constant tensor (a list as `torch.tensor` makes it, an array keeping its dtype), given back as NumPy
-    where the table was an array and as a tensor otherwise. With a NumPy part: the table made an array of
+    where the table was an array (one number as a one-element array) and as a tensor otherwise. With a NumPy part: the table made an array of
     the trace (same values and dtype; a list of Python floats as float32, which, as a Python float does,
     leaves float32 arithmetic float32) and indexed there, where NumPy's own indexing would read the index
     as plain numbers; a gather that would give one number gives a one-element array instead, which
@@ -190,15 +190,18 @@ def twin_take(table, index):
         key = tuple(p.to(torch.int64) if isinstance(p, torch.Tensor) and not p.is_floating_point() else p
                     for p in parts)
         out = const[key if isinstance(index, tuple) else key[0]]
-        return out.numpy() if isinstance(table, np.ndarray) else out
+        if not isinstance(table, np.ndarray):
+            return out
+        out = out.numpy()                   # LEAPP keeps a traced tensor traced as NumPy
+        return out.reshape((1,)) if out.ndim == 0 else out
     if not any(isinstance(p, (np.ndarray, np.generic)) for p in parts):
         return table[index]
     const = np.asarray(table)
     if isinstance(table, (list, tuple)) and const.dtype.kind == "f":
         const = const.astype(np.float32)        # a Python float keeps float32 arithmetic float32, as float32 does
-    arrays = [p for p in parts if isinstance(p, np.ndarray)]
-    if arrays and twin_traced(arrays[0]):
-        seed = np.zeros_like(np.reshape(arrays[0], (-1,))[:1]).astype(const.dtype).reshape((1,) * max(const.ndim, 1))
+    traced = next((p for p in parts if isinstance(p, np.ndarray) and twin_traced(p)), None)
+    if traced is not None:
+        seed = np.zeros_like(np.reshape(traced, (-1,))[:1]).astype(const.dtype).reshape((1,) * max(const.ndim, 1))
         const = (seed + const).astype(const.dtype)
     if len(parts) >= const.ndim and all(getattr(p, "ndim", 0) == 0 and not isinstance(p, slice) for p in parts):
         parts = tuple(np.reshape(p, (1,)) for p in parts)      # one number: a one-element array instead
