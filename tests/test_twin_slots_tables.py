@@ -7,7 +7,8 @@ controllers of their own shape:
   lift[0] = ...`; the twin chooses per slot and validates (the branch flips leg by leg across the run).
 * `twin_mower`: a lawn mower that samples a constant grass-height NumPy map at cells computed from its
   position (`GRASS[cells[:, 0], cells[:, 1]]`) and picks a drive command from a constant NumPy table by the
-  argmax of a Q-network (and a blade height from a list): gathers on traced constants, validated.
+  argmax of a Q-network (and a blade height from a list): the scan flags both reads (LCM106), the twins
+  gather on traced constants and validate.
 * `twin_crane`: a crane boom whose forward kinematics reads `joint_pos[i]` in a `for i in range(3)` loop
   into Python arithmetic: the scan names that line, the twin keeps the element traced and validates.
 * `run_gimbal`: a camera gimbal that clips with list bounds (patched with the `numpy.clip` adapter) and
@@ -131,6 +132,11 @@ def test_slot_branches_of_a_gait_helper_become_choices_per_slot_and_validate(tmp
 
 @pytest.mark.e2e
 def test_traced_indexes_into_constant_numpy_tables_become_gathers_and_validate(tmp_path):
+    scanned = tmp_path / "scan_mower"
+    shutil.copytree(FIXTURES / "twin_mower", scanned, ignore=shutil.ignore_patterns("__pycache__"))
+    findings = json.loads(_cli(["scan", "mower", "--no-cache", "--format", "json"], scanned).stdout)["findings"]
+    assert {(f["path"], f["line"]) for f in findings if f["code"] == "LCM106"} == {("mower/field.py", 23),
+                                                                                  ("mower/field.py", 30)}
     work, before, text = _generate(tmp_path, "twin_mower", "mower", "mower.agent:MowerAgent.act")
     assert "raise NotImplementedError(STUB)" not in text
     assert "twin_take(GRASS, (cells[:, 0], cells[:, 1]))" in text

@@ -23,6 +23,7 @@ import re
 import libcst as cst
 
 from leapp_codemod.generate.twin.base import Example, TwinRule, call, dotted
+from leapp_codemod.rules._helpers import numpy_constant
 from leapp_codemod.rules.scalar_list_join import JOINERS
 
 
@@ -146,7 +147,8 @@ class ArrayItems(TwinRule):
         if self.depth and isinstance(updated.value, cst.Name) and updated.value.value in self.ctx.tables:
             index = _computed_index(updated.slice)
             if index is not None:
-                self.ctx.rules.add("constant tables indexed by a computed index written as gathers (`twin_take`)")
+                self.use(self.flags_on(original, "scalar-extraction"),
+                         "constant tables indexed by a computed index written as gathers (`twin_take`)")
                 return call("twin_take", updated.value, index)
         return super().leave_Subscript(original, updated)
 
@@ -208,36 +210,12 @@ def number_tables(source: str) -> frozenset[str]:
         target = node.targets[0].id
         if isinstance(node.value, (ast.List, ast.Tuple)) and _numbers(node.value):
             tables.add(target)
-        elif isinstance(node.value, ast.Call) and _numpy_constant(node.value, numpy_names, tables | numbers):
+        elif isinstance(node.value, ast.Call) and numpy_constant(node.value, numpy_names, tables | numbers):
             tables.add(target)
-        elif isinstance(node.value, (ast.Constant, ast.UnaryOp, ast.BinOp)) and _numpy_constant(
+        elif isinstance(node.value, (ast.Constant, ast.UnaryOp, ast.BinOp)) and numpy_constant(
                 node.value, numpy_names, numbers):
             numbers.add(target)
     return frozenset(t for t in tables if bound.get(t) == 1)
-
-
-# NumPy functions that build an array from their arguments alone (no file, no random state).
-_NUMPY_BUILDERS = frozenset({"array", "asarray", "linspace", "arange", "eye", "zeros", "ones", "full", "diag",
-                             "deg2rad", "radians", "sin", "cos", "exp", "sqrt", "outer", "stack", "concatenate",
-                             "float32", "float64", "int64", "int32"})
-
-
-def _numpy_constant(node, numpy_names: set[str], constants: set[str]) -> bool:
-    """`node` computes an array from literals, constants and NumPy builders only."""
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.Call):
-            func = sub.func
-            if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
-                    and func.value.id in numpy_names and func.attr in _NUMPY_BUILDERS):
-                return False
-        elif isinstance(sub, ast.Attribute):
-            if not (isinstance(sub.value, ast.Name) and sub.value.id in numpy_names):
-                return False
-        elif isinstance(sub, ast.Name) and sub.id not in numpy_names and sub.id not in constants:
-            return False
-        elif isinstance(sub, (ast.Lambda, ast.Subscript, ast.Starred, ast.NamedExpr, ast.comprehension)):
-            return False
-    return True
 
 
 def _numbers(node) -> bool:
