@@ -176,14 +176,15 @@ def twin_array(data, dtype=None):
 
 
 def twin_take(table, index):
-    """`table[index]` for a constant table (a Python list or tuple of numbers, or a NumPy array) and a
-    computed index (one part or a tuple of parts). With a tensor part: a gather from the table as a
-    constant tensor (a list as `torch.tensor` makes it, an array keeping its dtype), given back as NumPy
-    where the table was an array (one number as a one-element array) and as a tensor otherwise. With a NumPy part: the table made an array of
-    the trace (same values and dtype; a list of Python floats as float32, which, as a Python float does,
-    leaves float32 arithmetic float32) and indexed there, where NumPy's own indexing would read the index
-    as plain numbers; a gather that would give one number gives a one-element array instead, which
-    broadcasts as the number did and stays traced. Plain Python indexes index the table as written."""
+    """`table[index]` for a constant table (a Python list or tuple of numbers, or a NumPy array) and a computed
+    index (one part or a tuple of parts). With a tensor part: a gather from the table as a constant tensor
+    (a list as `torch.tensor` makes it, an array keeping its dtype), given back as NumPy where the table was
+    an array (one number as a one-element array) and as a tensor otherwise. With a NumPy part: the table
+    made an array of the trace (same values and dtype; a list of Python floats as float32, which, as a
+    Python float does, leaves float32 arithmetic float32) and indexed there, where NumPy's own indexing
+    would read the index as plain numbers; a gather that would give one number gives a one-element array
+    instead, which broadcasts as the number did and stays traced. Plain Python indexes index the table as
+    written."""
     parts = index if isinstance(index, tuple) else (index,)
     if any(isinstance(p, torch.Tensor) for p in parts):
         const = torch.tensor(table) if isinstance(table, (list, tuple)) else torch.as_tensor(np.asarray(table))

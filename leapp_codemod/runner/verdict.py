@@ -363,8 +363,8 @@ def _failed(report: dict, info: ModuleInfo, data: dict, bad_parity: list, execut
     if bad_parity:
         p = bad_parity[0]
         detail = f": {p['error']}" if p.get("error") else ""
-        report["error"] = (f"FunctionPatch {p['patch']} ({p['replacement']}) differs from the original "
-                           f"(max abs error {p['max_abs_error']:.3g}){detail}; hazards: {', '.join(p['hazards']) or '-'}")
+        report["error"] = (f"FunctionPatch {p['patch']} ({p['replacement']}) differs from the original (max abs "
+                           f"error {p['max_abs_error']:.3g}){detail}; hazards: {', '.join(p['hazards']) or '-'}")
     elif last:
         report["error"] = f"{last.get('backend')} failed at {stage}: {last.get('reason')}"
         if stage == "lowering" and last.get("graph_error") and last.get("exporter_specific") is False:

@@ -5,9 +5,9 @@ Rewritten are a ternary `a if c else b`, `if c: return a` chains (possibly after
 one-armed `if c: out[k] = v`): a slot becomes `twin_where(cond, a, <the slot's value>)` written back
 (`twin_put` into an array the helper allocated), the element reads in the condition and in the slot values
 kept traced (`twin_item`, also at a `for i in range(...)` position) and a compared 0-d NumPy value made a
-one-element array (`twin_vector`: its comparison would be a plain `np.bool_`). Both sides run in the twin, so each must be free of
-side effects (`base.side_effect`): a method call on a parameter (`hist.push(x)`) is not presumed pure
-and refuses the twin. A `while` or `for` whose trip count depends on pipeline data refuses it too."""
+one-element array (`twin_vector`: its comparison would be a plain `np.bool_`). Both sides run in the
+twin, so each must be free of side effects (`base.side_effect`): a method call on a parameter
+(`hist.push(x)`) is not presumed pure and refuses the twin. A `while` or `for` whose trip count depends on pipeline data refuses it too."""
 from __future__ import annotations
 
 import ast
@@ -42,7 +42,8 @@ class BranchWhere(TwinRule):
                 "def f(x):\n    return twin_where(x.max() > 1.0, x / x.max(), x)\n"),
         Example("def f(x):\n    if x.mean() > 0:\n        y = x * 2\n    else:\n        y = -x\n    return y\n",
                 ((_CATEGORY, "x.mean() > 0"),),
-                "def f(x):\n    twin_cond = twin_vector(x.mean()) > 0\n    y = twin_where(twin_cond, x * 2, -x)\n    return y\n"),
+                "def f(x):\n    twin_cond = twin_vector(x.mean()) > 0\n    y = twin_where(twin_cond, x * 2, -x)\n"
+                "    return y\n"),
         Example("import numpy as np\n\n\ndef f(err, a, b):\n    duty = np.zeros(4)\n    for i in range(4):\n"
                 "        if err[i] > 0:\n            duty[i] = a * err[i]\n        else:\n            duty[i] = b\n"
                 "    return duty\n",
