@@ -7,7 +7,8 @@ one-armed `if c: out[k] = v`): a slot becomes `twin_where(cond, a, <the slot's v
 kept traced (`twin_item`, also at a `for i in range(...)` position) and a compared 0-d NumPy value made a
 one-element array (`twin_vector`: its comparison would be a plain `np.bool_`). Both sides run in the
 twin, so each must be free of side effects (`base.side_effect`): a method call on a parameter
-(`hist.push(x)`) is not presumed pure and refuses the twin. A `while` or `for` whose trip count depends on pipeline data refuses it too."""
+(`hist.push(x)`) is not presumed pure and refuses the twin. A `while` or `for` whose trip count depends
+on pipeline data refuses it too."""
 from __future__ import annotations
 
 import ast
