@@ -12,7 +12,8 @@ Mapped but failing at ONNX export or in ONNX Runtime:
     numpy.hypot (no ONNX lowering), numpy.round / numpy.around with decimals != 0,
     numpy.max / numpy.min / numpy.amax / numpy.amin without an axis (onnx-dynamo),
     numpy.arctan2 / numpy.atan2, numpy.arctan / numpy.atan, numpy.arcsin / numpy.asin,
-    numpy.arccos / numpy.acos, numpy.tan on float64 (ONNX Runtime has no float64 kernel for them).
+    numpy.arccos / numpy.acos, numpy.tan on float64 (ONNX Runtime has no float64 kernel for them),
+    numpy.clip with list or tuple bounds (LEAPP hands the lists to `torch.clamp`, which the trace cannot run).
 
 The exported graphs keep float64 precision: float64 constants are tensors (see `_core.const`).
 
