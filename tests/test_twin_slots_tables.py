@@ -180,3 +180,31 @@ def test_clip_with_list_bounds_is_patched_and_a_dtype_mix_is_named_in_the_verdic
     first = next(ln for ln in text_proc.stdout.splitlines() if ln.startswith("failed:"))
     assert "gimbal/control.py:16" in first
     assert _sources(work / "gimbal") == before
+
+
+def test_patch_parity_after_the_export_names_a_dtype_change_the_values_hide():
+    """Same values, another dtype: the row fails and says which (the verdict quotes `error`)."""
+    from types import SimpleNamespace
+
+    from leapp_codemod.runner.export import check_patch_parity
+
+    def original(x):
+        return x * 2.0
+
+    def widened(x):                       # a twin that computes in float64
+        return x.astype(np.float64) * 2.0
+
+    def number_as_array(x):               # a Python float returned as a 0-d float64 array
+        return np.asarray(float(x.sum()))
+
+    rows = []
+    for replacement, reference in ((widened, original), (original, original),
+                                   (number_as_array, lambda x: float(x.sum()))):
+        patch = SimpleNamespace(module="app.filters", name="smooth", replacement=replacement, hazards=("app.py:3",))
+        module = SimpleNamespace(patch_parity=lambda p, args, kwargs, ref=reference: (ref(*args), p.replacement(*args)))
+        recorder = SimpleNamespace(patch_calls=[SimpleNamespace(patch=patch, args=(np.ones(3, np.float32),),
+                                                                kwargs={})])
+        rows.append(check_patch_parity(module, recorder)[0])
+    assert not rows[0]["ok"] and "float64[3] array" in rows[0]["error"] and "float32[3] array" in rows[0]["error"]
+    assert rows[1]["ok"] and "error" not in rows[1]
+    assert not rows[2]["ok"] and "float32 arithmetic downstream gives float64" in rows[2]["error"]
