@@ -12,7 +12,8 @@ Mapped but failing at ONNX export or in ONNX Runtime:
     numpy.hypot (no ONNX lowering), numpy.round / numpy.around with decimals != 0,
     numpy.max / numpy.min / numpy.amax / numpy.amin without an axis (onnx-dynamo),
     numpy.arctan2 / numpy.atan2, numpy.arctan / numpy.atan, numpy.arcsin / numpy.asin,
-    numpy.arccos / numpy.acos, numpy.tan on float64 (ONNX Runtime has no float64 kernel for them).
+    numpy.arccos / numpy.acos, numpy.tan on float64 (ONNX Runtime has no float64 kernel for them),
+    numpy.clip with list or tuple bounds (LEAPP hands the lists to `torch.clamp`, which the trace cannot run).
 
 The exported graphs keep float64 precision: float64 constants are tensors (see `_core.const`).
 
@@ -73,6 +74,7 @@ from .numpy_math import (
     check_arcsin,
     check_arctan,
     check_arctan2,
+    check_clip,
     check_deg2rad,
     check_fabs,
     check_float_power,
@@ -84,6 +86,7 @@ from .numpy_math import (
     check_reciprocal,
     check_round,
     check_tan,
+    clip,
     deg2rad,
     fabs,
     float_power,
@@ -140,6 +143,8 @@ ADAPTERS = dict([
     _entry("numpy.arccos", arccos, check_arccos, _TRIG),
     _entry("numpy.acos", arccos, check_arccos, _TRIG),
     _entry("numpy.tan", tan, check_tan, _TRIG),
+    _entry("numpy.clip", clip, check_clip, "float or int; bounds: numbers, arrays (traced or constant) or lists of "
+           "numbers that broadcast against the input, either may be None; a_min/a_max or min/max; no out="),
     _entry("numpy.round", round_, check_round, "float32, float64 or integers; decimals: any int constant; no out="),
     _entry("numpy.around", round_, check_round, "float32, float64 or integers; decimals: any int constant; no out="),
     _entry("numpy.max", amax, check_amax, _MOVE + "axis None, int or tuple; keepdims; no out/initial/where"),

@@ -265,3 +265,44 @@ def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None, period
         out = torch.where(inside, slope * (t - knots[j]) + values[j], out)
     out = torch.where(torch.isnan(t), t, out)
     return finish(out, is_numpy_input(x), np.float64, scalar=plain(x))
+
+
+# ------------------------------------------------------------------------------------- clip ---
+def _clip_bounds(a_min: Any, a_max: Any, kwargs: dict[str, Any]) -> tuple[Any, Any]:
+    """The bounds whichever way they were passed (`a_min`/`a_max`, NumPy 2's `min`/`max`); a list or
+    tuple of bounds as the array NumPy makes of it."""
+    lo, hi = kwargs.pop("min", a_min), kwargs.pop("max", a_max)
+    return tuple(np.asarray(b) if isinstance(b, list | tuple) else b for b in (lo, hi))
+
+
+def check_clip(a: Any, a_min: Any = None, a_max: Any = None, out: Any = None, **kwargs: Any) -> None:
+    name = "numpy.clip"
+    lo, hi = _clip_bounds(a_min, a_max, dict(kwargs))
+    _no_extra(name, {k: v for k, v in kwargs.items() if k not in ("min", "max")})
+    if out is not None:
+        raise refuse(name, "out", "out= is not supported")
+    check_dtype(name, "a", a, NUMERIC)
+    bounds = [b for b in (lo, hi) if b is not None]
+    for label, bound in zip(("a_min", "a_max"), (lo, hi)):
+        if bound is not None:
+            check_dtype(name, label, bound, NUMERIC)
+    try:
+        np.broadcast_shapes(_shape(a), *[_shape(b) for b in bounds])
+    except ValueError as exc:
+        raise refuse(name, "bounds", f"shapes {_shape(a)} and {[_shape(b) for b in bounds]} do not broadcast") from exc
+
+
+def clip(a: Any, a_min: Any = None, a_max: Any = None, out: Any = None, **kwargs: Any) -> Any:
+    """`np.clip` with bounds that are numbers, arrays (traced or not) or lists of numbers: NumPy's
+    `maximum` then `minimum` (so `a_max` wins where the bounds cross, and NaN passes through), in the
+    dtype NumPy gives (a list of floats bounds float32 values as a float64 array, promoting them)."""
+    check_clip(a, a_min, a_max, out, **kwargs)
+    lo, hi = _clip_bounds(a_min, a_max, dict(kwargs))
+    dtype = result_dtype(np.clip, a, lo, hi)
+    t = to_tensor(a, compute_dtype(dtype) if dtype.kind == "f" else None)
+    for bound, pick in ((lo, torch.maximum), (hi, torch.minimum)):
+        if bound is not None:
+            t = pick(t, to_tensor(bound, t.dtype))
+    as_numpy = is_numpy_input(a) or not isinstance(a, torch.Tensor)
+    return finish(t, as_numpy, dtype, scalar=plain(a, lo, hi))
+

@@ -149,6 +149,14 @@ def twin_item(value, index):
     return value[index]
 
 
+def twin_vector(value):
+    """A 0-d NumPy array (or NumPy scalar) as a one-element 1-D array, so that comparing it gives a traced
+    array rather than a plain `np.bool_`; tensors, Python numbers and larger arrays are unchanged."""
+    if isinstance(value, np.generic) or isinstance(value, np.ndarray) and value.ndim == 0:
+        return np.reshape(value, (1,))
+    return value
+
+
 def twin_array(data, dtype=None):
     """`np.array([...])` of a list of numbers computed from `twin_unpack` slices or 0-d arrays (a
     `twin_scalar`): the one-element arrays joined with `np.concatenate` (nested lists stacked), which
@@ -168,14 +176,37 @@ def twin_array(data, dtype=None):
 
 
 def twin_take(table, index):
-    """`table[index]` for a constant Python list or tuple of numbers: with an index that is a tensor
-    or array, a gather from the table as a constant of the same kind (indexing the list would turn
-    the index into a Python number and the chosen entry into a constant)."""
-    if isinstance(index, torch.Tensor):
-        return torch.tensor(table)[index]
-    if isinstance(index, np.ndarray):
-        return np.asarray(table)[index]
-    return table[index]
+    """`table[index]` for a constant table (a Python list or tuple of numbers, or a NumPy array) and a computed
+    index (one part or a tuple of parts). With a tensor part: a gather from the table as a constant tensor
+    (a list as `torch.tensor` makes it, an array keeping its dtype), given back as NumPy where the table was
+    an array (one number as a one-element array) and as a tensor otherwise. With a NumPy part: the table
+    made an array of the trace (same values and dtype; a list of Python floats as float32, which, as a
+    Python float does, leaves float32 arithmetic float32) and indexed there, where NumPy's own indexing
+    would read the index as plain numbers; a gather that would give one number gives a one-element array
+    instead, which broadcasts as the number did and stays traced. Plain Python indexes index the table as
+    written."""
+    parts = index if isinstance(index, tuple) else (index,)
+    if any(isinstance(p, torch.Tensor) for p in parts):
+        const = torch.tensor(table) if isinstance(table, (list, tuple)) else torch.as_tensor(np.asarray(table))
+        key = tuple(p.to(torch.int64) if isinstance(p, torch.Tensor) and not p.is_floating_point() else p
+                    for p in parts)
+        out = const[key if isinstance(index, tuple) else key[0]]
+        if not isinstance(table, np.ndarray):
+            return out
+        out = out.numpy()                   # LEAPP keeps a traced tensor traced as NumPy
+        return out.reshape((1,)) if out.ndim == 0 else out
+    if not any(isinstance(p, (np.ndarray, np.generic)) for p in parts):
+        return table[index]
+    const = np.asarray(table)
+    if isinstance(table, (list, tuple)) and const.dtype.kind == "f":
+        const = const.astype(np.float32)        # a Python float keeps float32 arithmetic float32, as float32 does
+    traced = next((p for p in parts if isinstance(p, np.ndarray) and twin_traced(p)), None)
+    if traced is not None:
+        seed = np.zeros_like(np.reshape(traced, (-1,))[:1]).astype(const.dtype).reshape((1,) * max(const.ndim, 1))
+        const = (seed + const).astype(const.dtype)
+    if len(parts) >= const.ndim and all(getattr(p, "ndim", 0) == 0 and not isinstance(p, slice) for p in parts):
+        parts = tuple(np.reshape(p, (1,)) for p in parts)      # one number: a one-element array instead
+    return const[parts if len(parts) > 1 else parts[0]]
 
 
 def twin_traced(value):

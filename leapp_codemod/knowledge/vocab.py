@@ -182,3 +182,10 @@ LEGACY_TENSOR_DTYPES = {
 }
 LEGACY_TENSOR_CONSTRUCTORS = {f"{module}.{name}": dtype for name, dtype in LEGACY_TENSOR_DTYPES.items()
                               for module in ("torch", "torch.cuda") if (module, name) != ("torch.cuda", "Tensor")}
+
+
+# NumPy functions that build an array from their arguments alone (no file, no random state): a module-level
+# name bound to one of them over literals is a constant table (rules/table_index.py, generate's `twin_take`).
+NUMPY_TABLE_BUILDERS = frozenset({
+    "array", "asarray", "linspace", "arange", "eye", "zeros", "ones", "full", "diag", "deg2rad", "radians", "sin",
+    "cos", "exp", "sqrt", "outer", "stack", "concatenate", "float32", "float64", "int64", "int32"})

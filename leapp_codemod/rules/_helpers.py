@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import ast
 
-from leapp_codemod.knowledge.vocab import PYTHON_SEQUENCE_CALLS
+from leapp_codemod.knowledge.vocab import NUMPY_TABLE_BUILDERS, PYTHON_SEQUENCE_CALLS
 
 _MAX_SHOWN = 60
 
@@ -101,3 +101,29 @@ def _makes_list(value: ast.expr) -> bool:
     if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult):
         return isinstance(value.left, ast.List) or isinstance(value.right, ast.List)
     return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "list"
+
+
+def number_literal(node: ast.expr) -> bool:
+    """A list or tuple literal of numbers, nested ones included (a constant table)."""
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return len(node.elts) > 0 and all(number_literal(e) for e in node.elts)
+    return is_number(node)
+
+
+def numpy_constant(node: ast.expr, numpy_names: set[str], constants: set[str]) -> bool:
+    """`node` computes an array from literals, names in `constants` and NumPy table builders only
+    (`np.array([[...]])`, `np.deg2rad([10, 20])`, `np.linspace(0, 1, 5)`): nothing read at run time."""
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Call):
+            func = sub.func
+            if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                    and func.value.id in numpy_names and func.attr in NUMPY_TABLE_BUILDERS):
+                return False
+        elif isinstance(sub, ast.Attribute):
+            if not (isinstance(sub.value, ast.Name) and sub.value.id in numpy_names):
+                return False
+        elif isinstance(sub, ast.Name) and sub.id not in numpy_names and sub.id not in constants:
+            return False
+        elif isinstance(sub, (ast.Lambda, ast.Subscript, ast.Starred, ast.NamedExpr, ast.comprehension)):
+            return False
+    return True

@@ -15,6 +15,12 @@ def check(node: ast.AST, ctx):
         return
     if isinstance(node, ast.AugAssign):
         return
+    read = _loop_element(node, ctx) if isinstance(node, ast.Assign) else None
+    if read is not None and not ctx.only_logged(node):
+        yield Hit(node, f"`{show(node)}` reads `{show(read)}`, one element of a NumPy array of pipeline data per "
+                        "pass of the loop, into Python arithmetic: the element is a NumPy scalar the trace does not "
+                        "follow, so what is computed from it is exported as the constant seen while tracing", _FIX)
+        return
     if isinstance(node, ast.Assign):
         unpacked = [t for t in node.targets if isinstance(t, (ast.Tuple, ast.List))]
         if unpacked and _array_of_data(node.value, ctx, unpacked[0]) and not ctx.only_logged(node):
@@ -51,6 +57,26 @@ def check(node: ast.AST, ctx):
     if _array_of_data(source, ctx, target) and not ctx.only_logged(iterable):
         yield Hit(iterable, f"iterating `{show(iterable)}` takes the items of a NumPy array of pipeline data one "
                             "by one: each is a NumPy scalar the trace does not follow", _FIX)
+
+
+def _loop_element(node: ast.Assign, ctx) -> ast.Subscript | None:
+    """`angle = angle + q[i]` (`x = q[i]`, any arithmetic into a plain name) inside `for i in range(...)`: the
+    element `q[i]` of a one-axis NumPy array of pipeline data, read at the position the loop counts."""
+    if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+        return None
+    loops = {n.target.id for n in ctx.fn.nodes if isinstance(n, ast.For) and isinstance(n.target, ast.Name)
+             and isinstance(n.iter, ast.Call) and ctx.builtin(n.iter) == "range"
+             and any(sub is node for sub in ast.walk(n))}
+    for read in ast.walk(node.value):
+        if not (isinstance(read, ast.Subscript) and isinstance(read.value, ast.Name)
+                and isinstance(read.slice, ast.Name) and read.slice.id in loops):
+            continue
+        array = read.value
+        names = {node.targets[0].id}
+        if ctx.is_data(array) and not ctx.is_shape(array) and not _many_dimensions(array, ctx) \
+                and _used_as_numbers(names, ctx) and (ctx.is_numpy(array) or _items_reach_numpy(ctx, names)):
+            return read
+    return None
 
 
 _STACKING = frozenset({"stack", "vstack", "hstack", "concatenate", "column_stack", "cat"})
@@ -352,6 +378,9 @@ RULE = Rule(
         "        send(torch.stack([x * 2, y]))\n",
     ),
     invalid=(
+        # an element per pass of a loop into Python arithmetic
+        "import math\nimport numpy as np\ndef step(q):\n    a = 0.0\n    for i in range(3):\n"
+        "        a = a + q[i]  # error\n    return np.array([math.cos(a), math.sin(a)])\n",
         "import numpy as np\ndef tilt(q):\n    w = q[0]  # error\n    x = q[-3]  # error\n"
         "    return np.stack([2 * w * x, 1 - 2 * x * x])\ndef step(obs):\n    return tilt(np.asarray(obs))\n",
         "import numpy as np\ndef step(obs):\n    q = np.asarray(obs)\n    x, y, z, w = q  # error\n"

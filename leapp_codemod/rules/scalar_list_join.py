@@ -54,6 +54,9 @@ def _from_data(expr: ast.expr, ctx, depth: int = 0) -> bool:
     return False
 
 
+from_data = _from_data      # also used by table_index
+
+
 def check(node: ast.Call, ctx):
     inner = scalar_lists(node, ctx)
     if not inner or ctx.only_logged(node):

@@ -17,6 +17,14 @@ def check(node: ast.Call, ctx):
                   "build it with a mapped function instead (`np.stack([...])`, `np.concatenate`), or FunctionPatch "
                   f"`{ctx.fn.qualname}` with a torch implementation")
         return
+    sequence = _sequence_bound(node, ctx) if name == "numpy.clip" else None
+    if sequence is not None and ctx.args_data(node):
+        yield Hit(node, f"`{show(node)}` clips with a list of bounds (`{show(sequence)}`); LEAPP {ctx.support.version} "
+                        "hands the list to `torch.clamp`, which takes numbers or tensors only, so the trace fails "
+                        "when it is compiled",
+                  "pass the bounds as arrays (`np.asarray([...])`), or let `generate` patch `np.clip` with its "
+                  "adapter")
+        return
     if ctx.support.maps_numpy(name) or not ctx.args_data(node) or ctx.is_type_query(node) \
             or name in NUMPY_SHAPE_QUERIES:
         return
@@ -27,6 +35,25 @@ def check(node: ast.Call, ctx):
     yield Hit(node, f"`np.{short}` is not mapped by LEAPP {ctx.support.version}; `{show(node)}` runs untraced",
               f"use a mapped NumPy or torch equivalent, or FunctionPatch `{ctx.fn.qualname}` with a torch "
               f"implementation (`generate` writes the patch)")
+
+
+def _sequence_bound(node: ast.Call, ctx) -> ast.expr | None:
+    """A bound of `np.clip` (positional, `a_min`/`a_max` or `min`/`max`) written as a list or tuple literal, or
+    as a name bound once at module level to one."""
+    bounds = [*node.args[1:3], *(k.value for k in node.keywords if k.arg in ("a_min", "a_max", "min", "max"))]
+    for bound in bounds:
+        if isinstance(bound, (ast.List, ast.Tuple)):
+            return bound
+        if isinstance(bound, ast.Name) and isinstance(_module_value(bound.id, ctx), (ast.List, ast.Tuple)):
+            return bound
+    return None
+
+
+def _module_value(name: str, ctx) -> ast.expr | None:
+    """The value a module global `name` is bound to (not shadowed in the function)."""
+    if name in ctx.fn.params or ctx.fn.assigned(name):
+        return None
+    return ctx.module.globals.get(name)
 
 
 def _list_of_data(arg: ast.expr, ctx) -> bool:
@@ -67,6 +94,8 @@ RULE = Rule(
     ),
     invalid=(
         "import numpy as np\ndef step(vel):\n    return np.linalg.norm(vel, axis=-1)  # error\n",
+        "import numpy as np\nLIMITS = [0.4, 0.4, 1.0]\ndef step(cmd):\n"
+        "    return np.clip(cmd, [-0.4, -0.4, -1.0], LIMITS)  # error\n",
         "from numpy import deg2rad\ndef step(cmd):\n    return deg2rad(cmd * 30.0)  # error\n",
         "import numpy as np\ndef step(q):\n    out = []\n    for i in range(3):\n        out.append(q[i] * 2)\n"
         "    return np.array(out)  # error\n",

@@ -12,6 +12,7 @@ from leapp_codemod.knowledge.leapp import ATOL, EXPORTERS, FORMAT_OF, RTOL
 from leapp_codemod.runner import backend_options, draws, values
 from leapp_codemod.runner.class_patches import diverted
 from leapp_codemod.runner.dropped import scripted_call_failure, tensor_into_numpy
+from leapp_codemod.runner.dtype_mix import mixed_dtype_text
 from leapp_codemod.runner.errors import RunnerError, cut, failing_op, full_text, one_line
 from leapp_codemod.runner.graph_check import graph_error, mixed_dtype_lines, op_lines
 from leapp_codemod.runner.inputs_kept import dropped_inputs
@@ -19,6 +20,7 @@ from leapp_codemod.runner.intercept import Recorder, replaced
 from leapp_codemod.runner.logcap import Capture
 from leapp_codemod.runner.stateplan import StatePlan, equal_ports, fresh_roots, start_state
 from leapp_codemod.runner.trace_shims import during_trace
+from leapp_codemod.runner.twincheck import promotion
 from leapp_codemod.runner.validation import bound_entry, validate
 
 
@@ -52,6 +54,7 @@ class Attempt:
     spurious: list = field(default_factory=list)   # state outputs that alone failed LEAPP's validation
     dropped: list = field(default_factory=list)    # declared inputs the graph lost (see inputs_kept)
     causes: list = field(default_factory=list)     # LEAPP records that computation left the trace
+    dtype_mix: list = field(default_factory=list)  # executed matrix-product lines behind a float32/float64 mix
 
     def to_json(self, out: Path) -> dict:
         data = {"backend": self.backend, "format": FORMAT_OF[self.backend], "outcome": self.outcome,
@@ -70,6 +73,8 @@ class Attempt:
             data["graph_error"] = self.graph_error
         if self.dropped:
             data["dropped_inputs"] = list(self.dropped)
+        if self.dtype_mix and self.outcome != "validated":
+            data["dtype_mix_lines"] = list(self.dtype_mix)
         if self.causes and self.outcome != "validated":
             data["leapp_causes"] = list(self.causes)
         return data
@@ -150,10 +155,9 @@ def attempt_export(module, recorder: Recorder, backend: str, directory: Path, st
         att.reason = cut(full_text(exc), REASON_LIMIT)
         att.graph_error = graph_error() if att.stage == "lowering" else ""
         executed = recorder.cover.to_json() if recorder.cover else {}
-        mixed = mixed_dtype_lines(att.graph_error, executed, cwd)
-        if mixed:
-            att.graph_error += (f"; the matrix products the step ran: {', '.join(mixed)} (NumPy promotes float32 "
-                                "with float64 there, a traced graph does not: make both operands one dtype)")
+        att.dtype_mix = mixed_dtype_lines(att.graph_error, executed, cwd)
+        if att.dtype_mix:
+            att.graph_error += f"; {mixed_dtype_text(att.dtype_mix)}"
         calls = op_lines(att.graph_error, executed, cwd)
         if calls:
             att.graph_error += f"; the lines the step ran that call {failing_op(att.graph_error)}: {', '.join(calls)}"
@@ -172,6 +176,8 @@ def attempt_export(module, recorder: Recorder, backend: str, directory: Path, st
         att.stage = "validation"
         att.reason = "LEAPP validation on the traced calls failed: " + "; ".join(
             f"{k}: {'mismatch' if v is False else v}" for k, v in bad.items())
+        # ONNX Runtime refusing the model it was given ("bound to different types"): the verdict names the lines
+        att.dtype_mix = mixed_dtype_lines(att.reason, recorder.cover.to_json() if recorder.cover else {}, cwd)
     progress(f"{backend}: validating on {len(recorder.checks)} fresh calls")
     try:
         att.validation = validate(module, recorder, att.yaml, state)
@@ -334,4 +340,8 @@ def check_patch_parity(module, recorder: Recorder) -> list[dict]:
             if not values.compare(e_flat[k], g_flat[k], errs, RTOL, ATOL):
                 row["ok"] = False
         row["max_abs_error"] = max(row["max_abs_error"], errs.max_abs)
+        kind, _ = values.mismatch(expected, got, RTOL, ATOL)
+        changed = promotion(expected, got) or (kind if kind and " where the original returns " in kind else None)
+        if changed and "error" not in row:     # same values, another dtype or kind: what the export inherits
+            row.update(ok=False, error=changed)
     return list(rows.values())

@@ -49,7 +49,9 @@ def _runs(graph, inputs: list) -> str:
 
 # Torch's words for operands of one op in different dtypes (float32 @ float64 does not promote in a graph).
 _DTYPE_MIX = ("must have the same dtype", "expected scalar type", "expected both vectors to have same dtype",
-              "expected m1 and m2 to have the same dtype")
+              "expected m1 and m2 to have the same dtype",
+              "bound to different types (tensor(double) and tensor(float)",     # ONNX Runtime loading the model
+              "bound to different types (tensor(float) and tensor(double)")
 _PRODUCT = re.compile(r"[^@\s]\s*@\s*[^@=\s]|\bmatmul\(|\.dot\(|\bnp\.dot\(|\beinsum\(")
 
 

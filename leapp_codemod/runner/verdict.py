@@ -11,6 +11,7 @@ from leapp_codemod.knowledge.leapp import FORMAT_OF
 from leapp_codemod.rules import scalar_list_join
 from leapp_codemod.runner.draws import RANDOM_CATEGORY, carried_draws, gate
 from leapp_codemod.runner.dropped import leapp_cause
+from leapp_codemod.runner.dtype_mix import lead_with_dtype_mix
 from leapp_codemod.runner.errors import cut, failing_op
 from leapp_codemod.runner.linecover import first_run, ran
 from leapp_codemod.runner.module_info import ModuleInfo
@@ -361,8 +362,9 @@ def _failed(report: dict, info: ModuleInfo, data: dict, bad_parity: list, execut
     report["host_runtime"] = [h for h in info.host_runtime if ran(executed, h) is not False]
     if bad_parity:
         p = bad_parity[0]
-        report["error"] = (f"FunctionPatch {p['patch']} ({p['replacement']}) differs from the original "
-                           f"(max abs error {p['max_abs_error']:.3g}); hazards: {', '.join(p['hazards']) or '-'}")
+        detail = f": {p['error']}" if p.get("error") else ""
+        report["error"] = (f"FunctionPatch {p['patch']} ({p['replacement']}) differs from the original (max abs "
+                           f"error {p['max_abs_error']:.3g}){detail}; hazards: {', '.join(p['hazards']) or '-'}")
     elif last:
         report["error"] = f"{last.get('backend')} failed at {stage}: {last.get('reason')}"
         if stage == "lowering" and last.get("graph_error") and last.get("exporter_specific") is False:
@@ -377,6 +379,7 @@ def _failed(report: dict, info: ModuleInfo, data: dict, bad_parity: list, execut
                                      "exporter was tried")
     else:
         report["error"] = "no exporter was tried"
+    lead_with_dtype_mix(report, data["attempts"])      # the cause, whichever attempt found it, leads
     report["explained_by"] = explaining(info, executed, data.get("executed_order"), report.get("state_observed", []))
     if stage:
         report["failed_stage"] = stage

@@ -32,7 +32,7 @@ from leapp_codemod.generate.twin.base import (
     Twin,
     dotted,
 )
-from leapp_codemod.generate.twin.branch_where import BranchWhere
+from leapp_codemod.generate.twin.branch_where import BranchWhere, loop_indices
 from leapp_codemod.generate.twin.fresh_writes import FreshWrites, item_params
 from leapp_codemod.generate.twin.library_adapter import LibraryAdapter, flagged_adapters
 from leapp_codemod.generate.twin.math_functions import MathFunctions
@@ -118,7 +118,8 @@ def build_twin(source: str, name: str, fn_name: str, flags: list[Flag], bindings
         return Blocked(0, "the module is nested too deeply to rewrite")
     ctx = Context(flags=flags, bindings=bindings, registry=registry,
                   flagged_adapters=flagged_adapters(source, flags, bindings, registry), tables=number_tables(source),
-                  array_lists=array_lists(source, flags), item_params=item_params(source, name, flags))
+                  array_lists=array_lists(source, flags), item_params=item_params(source, name, flags),
+                  loop_indices=loop_indices(source, name))
     rewriter = _Rewriter(ctx, name, fn_name)
     try:
         wrapper.visit(rewriter)

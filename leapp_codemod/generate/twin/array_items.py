@@ -1,6 +1,7 @@
 """Array items as values LEAPP follows.
 
-* `w = q[0]` flagged by the scan -> `w = twin_item(q, 0)`, as for unpacking below.
+* `w = q[0]` flagged by the scan -> `w = twin_item(q, 0)`, as for unpacking below; also `s = s + q[i]` at the
+  position a `for i in range(...)` counts.
 * `a, b, c = q` -> `a, b, c = twin_unpack(q, 3)`: iterating a NumPy array gives NumPy scalars, which
   LEAPP does not trace (every value computed from them, and the argument they came from, drop out of
   the graph; so does arithmetic on 0-d arrays); `twin_unpack` gives one-element slices of a 1-D array,
@@ -10,9 +11,10 @@
 * `np.concatenate([a, [s], b])` (any NumPy join) flagged by the scan -> `np.concatenate([a, twin_array([s]),
   b])`: the list of values inside the join becomes one array (LEAPP would keep the Python list inside
   `torch.cat`, which no exporter takes).
-* `TABLE[i]` of a module-level list or tuple of numbers with a computed index -> `twin_take(TABLE, i)`:
-  a gather from the table as a constant tensor or array when `i` is one (a 0-d tensor index would
-  otherwise become a Python number and the entry a constant)."""
+* `TABLE[i]` (also `GRID[ix, iy]`, `TABLE[a, :]`) of a module-level constant table (a list or tuple of
+  numbers, or a NumPy array built from literals: see `number_tables`) with a computed index ->
+  `twin_take(TABLE, i)`: a gather from the table as a constant tensor or traced array when an index is
+  one (NumPy's own indexing would turn a traced index into plain numbers and the entry into a constant)."""
 from __future__ import annotations
 
 import ast
@@ -21,6 +23,7 @@ import re
 import libcst as cst
 
 from leapp_codemod.generate.twin.base import Example, TwinRule, call, dotted
+from leapp_codemod.rules._helpers import numpy_constant
 from leapp_codemod.rules.scalar_list_join import JOINERS
 
 
@@ -68,6 +71,14 @@ class ArrayItems(TwinRule):
                 "    return 2.0 * (w * z + x * y)\n",
                 (("scalar-extraction", "float(c)"),),
                 "def f(q):\n    w, x, y, z = twin_unpack(q, 4)\n    return 2.0 * (w * z + x * y)\n"),
+        Example("import numpy as np\nGRID = np.array([[0.0, 1.0], [2.0, 3.0]])\n\n\ndef f(p):\n"
+                "    ix = np.floor(p).astype(np.int64)\n    return GRID[ix[0], ix[1]]\n", (),
+                "def f(p):\n    ix = np.floor(p).astype(np.int64)\n    return twin_take(GRID, (ix[0], ix[1]))\n"),
+        Example("import math\n\n\ndef f(q):\n    s = 0.0\n    for i in range(3):\n        s = s + q[i]\n"
+                "    return math.cos(s)\n",
+                (("scalar-extraction", "s = s + q[i]"), ("scalar-extraction", "math.cos(s)")),
+                "def f(q):\n    s = 0.0\n    for i in range(3):\n        s = s + twin_item(q, i)\n"
+                "    return twin_math(torch.cos, np.cos, math.cos, s)\n"),
         Example("import numpy as np\n\n\ndef f(q, rate):\n    return np.hstack((q, [rate * 0.5, rate]))\n",
                 (("scalar-extraction", "np.hstack((q, [rate * 0.5, rate]))"),),
                 "def f(q, rate):\n    return np.hstack((q, twin_array([rate * 0.5, rate])))\n"),
@@ -127,12 +138,37 @@ class ArrayItems(TwinRule):
                 and (self.ctx.array_lists or updated.value.value in self.ctx.item_params) and _integer(index)):
             self.ctx.rules.add("integer items of arrays kept as one-element slices (`twin_item`)")
             return call("twin_item", updated.value, index)
-        if (self.depth and isinstance(updated.value, cst.Name) and updated.value.value in self.ctx.tables
-                and len(updated.slice) == 1 and isinstance(updated.slice[0].slice, cst.Index)
-                and not isinstance(updated.slice[0].slice.value, (cst.Integer, cst.UnaryOperation))):
-            self.ctx.rules.add("constant tables indexed by a computed index written as gathers (`twin_take`)")
-            return call("twin_take", updated.value, updated.slice[0].slice.value)
+        if (self.depth and isinstance(updated.value, cst.Name) and updated.value.value not in self.ctx.tables
+                and isinstance(index, cst.Name) and index.value in self.ctx.loop_indices):
+            flags = self.flags_on(original, "scalar-extraction")
+            if flags:       # `q[i]` at the position a `for i in range(...)` counts, into Python arithmetic
+                self.use(flags, "array items read at a loop's position kept as one-element slices (`twin_item`)")
+                return call("twin_item", updated.value, index)
+        if self.depth and isinstance(updated.value, cst.Name) and updated.value.value in self.ctx.tables:
+            index = _computed_index(updated.slice)
+            if index is not None:
+                self.use(self.flags_on(original, "scalar-extraction"),
+                         "constant tables indexed by a computed index written as gathers (`twin_take`)")
+                return call("twin_take", updated.value, index)
         return super().leave_Subscript(original, updated)
+
+
+def _computed_index(elements) -> cst.BaseExpression | None:
+    """The index of `TABLE[...]` as one expression (`slice(...)` for slices, a tuple for several parts), when
+    some part is computed (not a literal integer or a slice); None otherwise."""
+    parts = []
+    for element in elements:
+        item = element.slice
+        if isinstance(item, cst.Slice):
+            parts.append(call("slice", *[p if p is not None else cst.Name("None")
+                                         for p in (item.lower, item.upper, item.step)]))
+        elif isinstance(item, cst.Index) and not item.star:
+            parts.append(item.value)
+        else:
+            return None
+    if all(_integer(p) or isinstance(p, cst.Call) and dotted(p.func) == "slice" for p in parts):
+        return None
+    return parts[0] if len(parts) == 1 else cst.Tuple([cst.Element(p) for p in parts])
 
 
 def _integer(node) -> bool:
@@ -150,7 +186,9 @@ def array_lists(source: str, flags) -> bool:
 
 
 def number_tables(source: str) -> frozenset[str]:
-    """Module-level names bound once to a list or tuple literal of numbers (nested ones included)."""
+    """Module-level names bound once to a constant table: a list or tuple literal of numbers (nested ones
+    included), or a NumPy array built from such literals and from earlier tables (`np.array([[...]])`,
+    `np.asarray(..., dtype=...)`, `np.linspace(0, 1, 5)`, `np.eye(3)`): nothing read at run time."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -163,10 +201,20 @@ def number_tables(source: str) -> frozenset[str]:
             for n in ast.walk(t):
                 if isinstance(n, ast.Name):
                     bound[n.id] = bound.get(n.id, 0) + 1
+    numpy_names = {a.asname or a.name for node in tree.body if isinstance(node, ast.Import)
+                   for a in node.names if a.name == "numpy"}
+    numbers = set()
     for node in tree.body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
-                and isinstance(node.value, (ast.List, ast.Tuple)) and _numbers(node.value):
-            tables.add(node.targets[0].id)
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+            continue
+        target = node.targets[0].id
+        if isinstance(node.value, (ast.List, ast.Tuple)) and _numbers(node.value):
+            tables.add(target)
+        elif isinstance(node.value, ast.Call) and numpy_constant(node.value, numpy_names, tables | numbers):
+            tables.add(target)
+        elif isinstance(node.value, (ast.Constant, ast.UnaryOp, ast.BinOp)) and numpy_constant(
+                node.value, numpy_names, numbers):
+            numbers.add(target)
     return frozenset(t for t in tables if bound.get(t) == 1)
 
 

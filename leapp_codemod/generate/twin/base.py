@@ -18,7 +18,7 @@ from leapp_codemod.knowledge.vocab import PURE_BUILTINS, PURE_LIBRARIES, PURE_ME
 
 # Run-time helpers a twin may call (their source is copied from twin_helpers.py).
 TENSOR_HELPERS = frozenset({"twin_scalar", "twin_min", "twin_max", "twin_where", "twin_full", "twin_tensor",
-                            "twin_unpack", "twin_take", "twin_item", "twin_numpy_number", "twin_math"})
+                            "twin_unpack", "twin_take", "twin_item", "twin_vector", "twin_numpy_number", "twin_math"})
 ALL_HELPERS = TENSOR_HELPERS | {"twin_zip", "twin_array", "twin_put"}
 
 
@@ -75,6 +75,7 @@ class Context:
     tables: frozenset[str] = frozenset()              # module-level lists/tuples of numbers (see array_items)
     array_lists: bool = False                         # the scan flagged an np.array of a list in the helper
     item_params: frozenset[str] = frozenset()         # parameters whose integer items stay arrays (fresh_writes)
+    loop_indices: frozenset[str] = frozenset()        # `for i in range(...)` targets: Python ints (branch_where)
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from leapp_codemod.generate.twin.base import (
     is_tensor_valued,
     names_in,
 )
+from leapp_codemod.knowledge.vocab import PURE_METHODS
 
 _EXTRACT_CASTS = frozenset({"float", "int"})
 # torch / NumPy functions whose arguments are sizes or fill values: a tensor there is read as a number.
@@ -130,12 +131,21 @@ class ScalarExtraction(TwinRule):
         bad = [a.value for a in updated.args if is_tensor_valued(a.value, self.ctx)]
         if exempt:
             return
-        if method and is_tensor_valued(updated.func.value, self.ctx):
+        if method and is_tensor_valued(updated.func.value, self.ctx) and not (
+                updated.func.attr.value in PURE_METHODS and self._array_result(updated.func.value)):
             raise Refused(line, f"`{code(updated.func.value)}` is a tensor in the twin (a Python number in the "
                                 f"original) and `.{updated.func.attr.value}()` is called on it")
         if bad and not method:        # a method of a local tensor or array takes tensors
             raise Refused(line, f"`{code(bad[0])}` is a tensor in the twin (a Python number in the original) and "
                                 f"reaches `{text or code(updated.func)}(...)`, which needs a Python number")
+
+    def _array_result(self, node: cst.BaseExpression) -> bool:
+        """`node` is a call of a NumPy or torch function: an array (or a NumPy scalar, which has the array
+        methods) in the original too, so an array method on it is no Python-number method."""
+        if not isinstance(node, cst.Call) or isinstance(node.func, cst.Name):
+            return False
+        head = (dotted(node.func) or "").split(".")[0]
+        return self.ctx.bindings.get(head, head).split(".")[0] in ("numpy", "torch")
 
     # which names hold a tensor that was a Python number
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.Assign:
