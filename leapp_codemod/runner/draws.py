@@ -36,7 +36,8 @@ from dataclasses import dataclass, field
 from leapp_codemod.knowledge.io import IO_READ_FUNCTIONS
 from leapp_codemod.model import Category
 
-# The draw functions wrapped, by the module that defines them.
+# The draw functions wrapped, by the module that defines them: the draws of knowledge/draws.py that `run` can
+# feed from the host (tests/test_draw_vocabulary.py keeps these tables subsets of that vocabulary).
 DRAW_FUNCTIONS = {
     "torch": ("rand", "randn", "rand_like", "randn_like", "randint", "randint_like", "normal", "bernoulli",
               "poisson", "multinomial", "randperm"),
