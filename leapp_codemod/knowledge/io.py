@@ -20,14 +20,20 @@ IO_READ_FUNCTIONS = frozenset({
 IO_ROOTS = ("requests.", "urllib.", "http.", "socket.", "subprocess.", "shutil.", "csv.", "sqlite3.", "zmq.",
             "rclpy.", "rospy.", "wandb.", "mlflow.", "tensorboardX.", "torch.utils.tensorboard.",
             # robot middleware and device links: LCM, DDS, Unitree SDK, serial ports, CAN, MQTT, cameras
-            "lcm.", "cyclonedds.", "unitree_sdk2py.core.channel.", "serial.", "can.", "paho.", "pyrealsense2.", "ecal.")
+            "lcm.", "tf2_ros.", "cyclonedds.", "unitree_sdk2py.core.channel.", "serial.", "can.", "paho.", "pyrealsense2.", "ecal.")
+# Value types under those roots: building one (`rospy.Duration(1.0)`, a stamp `rospy.Time(0)`) reads and
+# sends nothing (`rospy.Time.now()` does: a clock read).
+IO_VALUE_TYPES = frozenset({"rospy.Time", "rospy.Duration", "rclpy.time.Time", "rclpy.duration.Duration"})
 # Objects a simulator or a driver refreshes between calls (the MuJoCo state `MjData`: `qpos`, `sensordata`,
 # `sensor(name).data`): an attribute holding one is an input of every step that reads its fields.
 LIVE_STATE_CONSTRUCTORS = frozenset({"mujoco.MjData", "mujoco.mjData", "isaacgym.gymtorch.wrap_tensor"})
 # Clock reads: the value read while tracing becomes a constant of the exported model.
 CLOCK_FUNCTIONS = frozenset({"time.time", "time.time_ns", "time.perf_counter", "time.perf_counter_ns",
                              "time.monotonic", "time.monotonic_ns", "time.process_time", "datetime.datetime.now",
-                             "datetime.datetime.utcnow", "datetime.now", "datetime.utcnow"})
+                             "datetime.datetime.utcnow", "datetime.now", "datetime.utcnow", "rospy.Time.now",
+                             "rospy.get_time", "rospy.get_rostime"})
+# Calls that only wait (a loop or branch around them and I/O paces the host, it computes nothing).
+PACING_FUNCTIONS = frozenset({"time.sleep", "rospy.sleep"})
 # Calls that hand out a clock object whose `.now()` reads the time (`node.get_clock()`, `rclpy.clock.Clock()`).
 CLOCK_FACTORIES = frozenset({"get_clock", "Clock", "ROSClock"})
 # Middleware handles built by a factory method of a node object (`self.create_publisher(...)`).

@@ -189,3 +189,6 @@ LEGACY_TENSOR_CONSTRUCTORS = {f"{module}.{name}": dtype for name, dtype in LEGAC
 NUMPY_TABLE_BUILDERS = frozenset({
     "array", "asarray", "linspace", "arange", "eye", "zeros", "ones", "full", "diag", "deg2rad", "radians", "sin",
     "cos", "exp", "sqrt", "outer", "stack", "concatenate", "float32", "float64", "int64", "int32"})
+
+# Bases whose class-body annotations are constructor fields (`Pose(x=1.0)`), not class constants.
+FIELD_CLASS_BASES = frozenset({"NamedTuple", "TypedDict", "BaseModel", "BaseSettings", "Struct"})

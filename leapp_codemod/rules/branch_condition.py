@@ -8,8 +8,8 @@ KEYWORD = {ast.If: "if", ast.While: "while", ast.Assert: "assert"}
 
 
 def check(node, ctx):
-    if isinstance(node, ast.If) and ctx.only_io(node.body + node.orelse):
-        return  # `if step % 50 == 0: print(...)`: the print is the finding
+    if isinstance(node, (ast.If, ast.While)) and ctx.only_io(node.body + node.orelse):
+        return  # `if step % 50 == 0: print(...)`: the print is the finding; `while clock() < t_next: pass` waits
     if _container_emptiness(node.test, ctx):
         return  # `assert not queue` on a Python list the function built: a length, no value is tested
     if ctx.is_data(node.test) and not ctx.decided_by_settings(node):

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import ast
 
+from leapp_codemod.analysis.infer.taint import parent_map
 from leapp_codemod.analysis.model.index import called_name
 from leapp_codemod.analysis.model.libraries import in_project, library_available
+from leapp_codemod.analysis.model.walk import iter_nodes
 from leapp_codemod.knowledge.io import (
-    CLOCK_FACTORIES, CLOCK_FUNCTIONS, FILE_METHODS, IO_BUILTINS, IO_FUNCTIONS, IO_ROOTS, LOGGING_METHODS, MIDDLEWARE_FACTORIES,
-    PATH_IO_METHODS, SEND_METHODS,
+    CLOCK_FACTORIES, CLOCK_FUNCTIONS, FILE_METHODS, IO_BUILTINS, IO_FUNCTIONS, IO_ROOTS, IO_VALUE_TYPES, LOGGING_METHODS,
+    MIDDLEWARE_FACTORIES,
+    PACING_FUNCTIONS, PATH_IO_METHODS, SEND_METHODS,
 )
 
 
@@ -45,14 +48,14 @@ class IoQuestions:
             return f"`{builtin}()`"
         name = self.call_name(node)
         if name:
-            if name in IO_FUNCTIONS or name.startswith(IO_ROOTS):
+            if name in IO_FUNCTIONS or (name.startswith(IO_ROOTS) and name not in IO_VALUE_TYPES):
                 return f"`{name}`"
             if name.startswith("logging.") and name.rsplit(".", 1)[-1] in LOGGING_METHODS:
                 return "logging"
         func = node.func
         if not isinstance(func, ast.Attribute):
             return None
-        types = self.types_of(func.value)
+        types = self.types_of(func.value) | self._built_before_range(func.value)
         if func.attr in LOGGING_METHODS and any(t in ("logging.getLogger", "logging.Logger") for t in types):
             return "logging"
         if (func.attr in LOGGING_METHODS and isinstance(func.value, ast.Call)
@@ -72,6 +75,13 @@ class IoQuestions:
                 return f"`.{func.attr}()` of a `{client}` client"   # `self.con.send(...)`, `self.con = rtde.RTDE(...)`
         return None
 
+    def _built_before_range(self, receiver: ast.expr) -> set[str]:
+        """An inline range's input built before the range by a library call (`link = socket.socket(...)`,
+        `bus = lcm.LCM()`): the dotted constructor, so a send through it inside the range is I/O."""
+        bound = self.fn.outer_values.get(receiver.id) if isinstance(receiver, ast.Name) else None
+        name = self.call_name(bound) if isinstance(bound, ast.Call) and receiver.id in self.fn.params else None
+        return {name} if name and "." in name and not in_project(self.project, name) else set()
+
     def _unread_library_type(self, type_name: str) -> bool:
         """A class of a third-party module neither scanned nor installed (`rtde.RTDE`): a device or network client
         whose sends leave the process, with no code the scan could follow."""
@@ -79,11 +89,95 @@ class IoQuestions:
             and not library_available(self.project, type_name)
 
     def only_io(self, statements: list[ast.stmt]) -> bool:
-        """Statements that do nothing but I/O (`print(...)`, `log.info(...)`, `pass`): a branch around
-        them decides what the export drops anyway, so the I/O is the one finding."""
+        """Statements that do nothing but I/O (`print(...)`, `log.info(...)`, `pass`, `time.sleep(dt)`): a
+        branch or a wait loop around them decides what the export drops anyway, so the I/O is the one finding."""
         return bool(statements) and all(
             isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)
-                                        and self.io_kind(s.value) is not None) for s in statements)
+                                        and (self.io_kind(s.value) is not None
+                                             or self.call_name(s.value) in PACING_FUNCTIONS)) for s in statements)
+
+    def host_timing(self, read: ast.Call) -> bool:
+        """Does the value of the clock read `read` reach nothing but host work: I/O statements (a log of the
+        elapsed time), the test of a branch or a wait loop whose body is only I/O, `pass` or a sleep (pacing),
+        a field of an object the function hands to an I/O call (a timer message it publishes), or nothing?
+        Followed through the local names it is stored in (`t0 = time.time()` ... `dt = time.time() - t0`)."""
+        parents = parent_map(self.fn)
+        live = list(iter_nodes(self.fn, self.facts.param_constants.get(self.fn.id)))
+        sent = {ast.unparse(part) for n in live if isinstance(n, ast.Call) and self.io_kind(n) is not None
+                for a in [*n.args, *(k.value for k in n.keywords)] for part in ast.walk(a)
+                if isinstance(part, (ast.Name, ast.Attribute))}   # `bus.publish("t", msg.encode())` sends `msg`
+        seen: set[str] = set()
+        sinks: list[ast.AST] = []
+
+        def statement(node: ast.AST) -> tuple[ast.AST, ast.AST]:
+            child, parent = node, parents.get(id(node))
+            while parent is not None and not isinstance(parent, ast.stmt):
+                child, parent = parent, parents.get(id(parent))
+            return child, parent
+
+        def host_only(node: ast.expr) -> bool:
+            part, stmt = statement(node)
+            if stmt is None:
+                return False
+            if isinstance(stmt, ast.Expr):
+                sinks.append(stmt)
+                return self.only_logged(node)
+            if isinstance(stmt, ast.Return) and stmt.lineno > (self.fn.node.end_lineno or stmt.lineno) - 1 \
+                    and isinstance(node, ast.Name) and self.fn.outer_values is not None and "<lines" in self.fn.qualname:
+                sinks.append(stmt)
+                return self._host_after_range(node.id)   # an inline range's output: what the host does with it
+            if isinstance(stmt, (ast.If, ast.While)) and part is stmt.test:
+                sinks.append(stmt)
+                return self.only_io(stmt.body + stmt.orelse)
+            if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and part is stmt.value:
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                return all(stored(t) for t in targets)
+            return False
+
+        def stored(target: ast.expr) -> bool:
+            if isinstance(target, ast.Attribute) and ast.unparse(target.value) in sent \
+                    and ast.unparse(target.value) != self.self_name:
+                sinks.append(target)
+                return True   # `self.timer_msg.data = dt` and then `self.timer_pub.publish(self.timer_msg)`
+            if not isinstance(target, ast.Name):
+                return False
+            if target.id in seen:
+                return True
+            seen.add(target.id)
+            return all(host_only(n) for n in live if isinstance(n, ast.Name) and n.id == target.id
+                       and isinstance(n.ctx, ast.Load))
+
+        return host_only(read) and bool(sinks)   # a read nothing uses is still reported where it is
+
+    def _host_after_range(self, name: str) -> bool:
+        """Is the inline range's output `name` read after the range, in the function around it, only by
+        statements that print or log (directly, or through names computed from it and only logged)?"""
+        scope = self.project.modules[self.fn.module].functions.get(self.fn.qualname.rpartition(".")[0])
+        if scope is None:
+            return False
+        end = self.fn.node.end_lineno or 0
+        after = [s for s in scope.nodes if isinstance(s, ast.stmt) and s.lineno > end]
+        names, todo = {name}, [name]
+        while todo:
+            current = todo.pop()
+            for stmt in after:
+                heads = _heads(stmt)
+                if not any(isinstance(n, ast.Name) and n.id == current and isinstance(n.ctx, ast.Load)
+                           for head in heads for n in ast.walk(head)):
+                    continue   # a compound statement is asked about its test (its body's statements on their own)
+                if isinstance(stmt, (ast.If, ast.While)) and self.only_io(stmt.body + stmt.orelse):
+                    continue
+                if isinstance(stmt, ast.Expr) and self.only_io([stmt]):
+                    continue
+                if isinstance(stmt, (ast.Assign, ast.AugAssign)) and all(
+                        isinstance(t, ast.Name) for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])):
+                    for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]):
+                        if t.id not in names:
+                            names.add(t.id)
+                            todo.append(t.id)
+                    continue
+                return False
+        return True
 
     def only_logged(self, node: ast.AST) -> bool:
         """Is `node` part of a statement that does nothing but I/O (`logger.log({'v': x.item()})`,
@@ -97,3 +191,17 @@ class IoQuestions:
                         self.io_statements.setdefault(line, []).append(span)
         where = (node.lineno, node.col_offset)
         return any(start <= where < end for start, end in self.io_statements.get(node.lineno, ()))
+
+
+def _heads(stmt: ast.stmt) -> list[ast.AST]:
+    """What a statement evaluates itself: the test of an `if`/`while`, the iterable of a `for`, the items of a
+    `with`; a simple statement whole."""
+    if isinstance(stmt, (ast.If, ast.While)):
+        return [stmt.test]
+    if isinstance(stmt, (ast.For, ast.AsyncFor)):
+        return [stmt.iter]
+    if isinstance(stmt, (ast.With, ast.AsyncWith)):
+        return list(stmt.items)
+    if isinstance(stmt, (ast.Try, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return []
+    return [stmt]

@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from leapp_codemod.analysis.model.index import ClassInfo
 from leapp_codemod.knowledge.io import LIVE_STATE_CONSTRUCTORS
-from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS, INPLACE_EXCEPTIONS, TENSOR_LIBRARY_NAMES
+from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS, FIELD_CLASS_BASES, INPLACE_EXCEPTIONS, TENSOR_LIBRARY_NAMES
 
 CONSTRUCTION_METHODS = frozenset({"__init__", "__post_init__", "__setstate__"})
 _CALLBACK_NAME = re.compile(r"^(on_|handle_|_on_|_handle_)|(callback|_cb|handler)$", re.IGNORECASE)
@@ -300,3 +300,23 @@ def inputs_from_callbacks(project, cls: ClassInfo, entries: frozenset[str]) -> s
     direct ones only for an installed library's."""
     own = not project.is_library(cls.module)
     return callback_inputs(with_inherited(project, cls) if own else cls, entries, own_code=own)
+
+
+def class_constants(family: list[ClassInfo], assigned_outside) -> dict[str, set]:
+    """`debug: bool = False` in a class body (of the class, a base or a subclass) that no method assigns and
+    nothing else does (`assigned_outside(attr)`: an object, a `setattr`): a class constant like a module-level
+    `DEBUG = False`, so `if self.debug:` is decided. The values every class of the family gives it (a subclass may override the literal). In a
+    decorated class (`@dataclass`) or a record class (`NamedTuple`, ...) such a line is a constructor field."""
+    values: dict[str, set] = {}
+    varying: set[str] = set()
+    for klass in family:
+        fields = bool(klass.node.decorator_list) or any(
+            ast.unparse(b).rsplit(".", 1)[-1] in FIELD_CLASS_BASES for b in klass.base_exprs)
+        for attr, value in klass.class_attrs.items():
+            if not fields and isinstance(value, ast.Constant) and isinstance(value.value, (bool, int)):
+                values.setdefault(attr, set()).add(value.value)
+            else:
+                varying.add(attr)
+    return {f"self.{attr}": found for attr, found in values.items()
+            if attr not in varying and not any(attr in k.attr_values for k in family)
+            and not assigned_outside(attr)}

@@ -1,6 +1,7 @@
 """Settings an object is built with: constructor arguments stored on `self` that no method rebinds.
 
-A literal set in `__init__` (`self.show = False`) is not one: it is a switch left for a person to flip.
+A literal set in `__init__` (`self.show = False`) is not one: it is a switch left for a person to flip. A
+literal in the class body nothing assigns (`debug: bool = False`) is a class constant, like a module one.
 
 `Normalizer(n, update=False)` stores `self.update = update`; when every construction site in the project
 passes a constant (or leaves the default) and nothing assigns `self.update` again, `if self.update:` is
@@ -17,6 +18,7 @@ from leapp_codemod.analysis.model.index import ClassInfo
 from leapp_codemod.analysis.model.resolve_sites import _scopes, argument_for, calls_named, sites_of
 from leapp_codemod.analysis.model.runtime_bind import INSTANTIATE, config_chain, hydra_targets
 from leapp_codemod.analysis.model.index import called_name
+from leapp_codemod.analysis.model.class_state import class_constants
 from leapp_codemod.knowledge.vocab import DEVICE_DTYPE_MOVES, GRADIENT_CALLS
 
 CONSTRUCTION = frozenset({"__init__", "__post_init__", "setup", "__new__"})
@@ -97,7 +99,7 @@ def _literal_settings(project, cls: ClassInfo) -> dict[str, set]:
             value = _chosen(writes[0][1], out)
             if isinstance(value, ast.Constant) and isinstance(value.value, (bool, int)):
                 out[f"self.{attr}"] = {value.value}
-    return out
+    return out | class_constants(family, lambda attr: _mutated(project, cls, attr))
 
 
 def _chosen(value: ast.expr, known: dict[str, set]) -> ast.expr:

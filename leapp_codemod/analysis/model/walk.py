@@ -69,9 +69,11 @@ UNKNOWN = ("<not a constant>",)   # a parameter value no call site fixes
 
 def constant_flag_block(node: ast.If, fn: FunctionInfo, constants: dict[str, set] | None) -> str | None:
     """'body'/'orelse' when `if flag:` / `if not flag:` tests a parameter that every call passes as
-    constants of one truth value (`predict(obs, deterministic=True)`): that block never runs."""
+    constants of one truth value (`predict(obs, deterministic=True)`), or a literal (`if False:`, `if 0:`,
+    `if not True and x:`): that block never runs."""
     if not constants:
-        return None
+        outcome = _outcome(node.test, fn, {}, node)
+        return None if outcome is None else "orelse" if outcome else "body"
     observed = constants.get(OBSERVED_KEY)
     if observed:    # the observed run ruled the block out: its guard reads only settings and it did not run
         for branch in ("body", "orelse"):
@@ -95,6 +97,8 @@ def _outcome(test: ast.expr, fn: FunctionInfo, constants: dict[str, set], guard:
     negate = False
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         test, negate = test.operand, True
+    if isinstance(test, ast.Constant):   # `if False:` / `if 0:` / `if True:`: decided as written
+        return bool(test.value) != negate
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
         outcomes = _compare_outcomes(test, fn, constants, guard)
     else:
@@ -282,8 +286,6 @@ def live_statements(block: list[ast.stmt], fn: FunctionInfo, constants: dict[str
     """`block` up to an `if flag: ... return` (or `if not self.training: ... return`: export runs in eval
     mode) whose taken branch returns: what follows never runs."""
     self_name = self_name_of(fn)
-    if not constants and self_name is None:
-        return block
     for i, stmt in enumerate(block):
         if isinstance(stmt, ast.If):
             skipped = training_only_block(stmt, self_name) or constant_flag_block(stmt, fn, constants)
