@@ -15,6 +15,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+import inprocess
 import pytest
 from test_doc_examples import doc_group, find_session
 
@@ -188,8 +189,8 @@ def test_record_reports_a_failing_driver_in_one_line(recorded):
 def test_numpy_function_entry_round_trips(tmp_path):
     work = tmp_path / "mlp"
     shutil.copytree(ROOT / "fixtures" / "run_mlp_numpy", work)
-    assert cli(["generate", "mlpapp", "--entry", "mlpapp.pipeline:step", "--driver", "main.py", "-o", "i.py"],
-               work).returncode == 0
+    assert inprocess.cli(["generate", "mlpapp", "--entry", "mlpapp.pipeline:step", "--driver", "main.py", "-o",
+                          "i.py"], work).returncode == 0
     assert cli(["record", "i.py", "--out", "c.npz"], work).returncode == 0
     with zipfile.ZipFile(work / "c.npz") as archive:
         kinds = set(json.loads(archive.read("meta.json"))["arrays"].values())
