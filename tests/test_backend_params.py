@@ -2,6 +2,7 @@
 output_tensors, passed per attempt of the fallback ladder only to exporters that read them."""
 from __future__ import annotations
 
+import ast
 import json
 import os
 import shutil
@@ -9,9 +10,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 import inprocess
+import pytest
+from test_doc_examples import doc_group, find_session
 
 from leapp_codemod.generate.backend_params import (
     BackendParamError,
@@ -65,40 +66,54 @@ def test_unknown_key_is_a_usage_error(tmp_path):
     assert not (work / "i.py").exists()
 
 
+README_LOCO = find_session("fixtures/run_locomotion")   # its generate --backend-param ... + run
+
+
 @pytest.fixture(scope="module")
-def opset17(tmp_path_factory):
-    work = tmp_path_factory.mktemp("bp") / "loco"
-    shutil.copytree(ROOT / "fixtures" / "run_locomotion", work)
-    proc = cli(["generate", "loco", "--entry", ENTRY, "--driver", "main.py", "-o", "integration.py",
-                "--backend-param", "opset_version=17", "--backend-param", "strict=false"], work)
-    assert proc.returncode == 0, proc.stderr
-    run = cli(["run", "integration.py", "--out", "out", "--format", "json"], work, {"LOCO_SIMULATOR": "up"})
-    return work, run, json.loads(run.stdout)
+def opset17(doc_session):
+    """The README's `--backend-param` example (`doc_session`: one export, shared with the README example's
+    test): (the application's folder, the module, the run, its report)."""
+    ran = doc_session(README_LOCO)
+    gen = ran.of("leapp-codemod generate loco --entry loco.policy:LocomotionPolicy.act --driver main.py -o "
+                 "/tmp/loco/opset17.py --backend-param opset_version=17 --backend-param optimize=false "
+                 "--backend-param strict=false")
+    assert gen.returncode == 0, gen.stderr
+    run = ran.of("LOCO_SIMULATOR=up leapp-codemod run /tmp/loco/opset17.py --out /tmp/loco/opset17")
+    report = json.loads((ran.scratch / "loco" / "opset17" / "report.json").read_text())
+    return ran.cwd, ran.scratch / "loco" / "opset17.py", run, report
 
 
 @pytest.mark.e2e
+@pytest.mark.xdist_group(doc_group(README_LOCO))
 def test_opset_version_reaches_the_onnx_model(opset17):
     import onnx
 
-    work, run, report = opset17
+    work, module, run, report = opset17
     assert run.returncode == 0, report.get("error")
     assert report["status"] == "validated"
     model = onnx.load(str(work / report["models"][0]))
     assert {o.domain: o.version for o in model.opset_import}[""] == 17
     first = report["attempts"][0]
     assert first["backend"] == "onnx"
-    assert first["backend_params"] == {"passed": {"opset_version": 17}, "not_accepted": ["strict"]}
-    text = (work / "integration.py").read_text()
-    assert 'BACKEND_PARAMS: dict[str, Any] = {"opset_version": 17, "strict": False}' in text
+    assert first["backend_params"] == {"passed": {"opset_version": 17, "optimize": False},
+                                       "not_accepted": ["strict"]}
+    text = module.read_text()
+    (assigned,) = [node for node in ast.parse(text).body
+                   if isinstance(node, ast.AnnAssign) and ast.unparse(node.target) == "BACKEND_PARAMS"]
+    assert ast.unparse(assigned.annotation) == "dict[str, Any]"
+    assert ast.literal_eval(assigned.value) == {"opset_version": 17, "optimize": False, "strict": False}
+    assert list(ast.literal_eval(assigned.value)) == ["opset_version", "optimize", "strict"]    # as given
     assert "backend_params=backend_params(EXPORT_WITH)" in text
 
 
 @pytest.mark.e2e
+@pytest.mark.xdist_group(doc_group(README_LOCO))
 def test_each_ladder_attempt_gets_only_its_keys(opset17):
-    work, _, _ = opset17
-    run = cli(["run", "integration.py", "--out", "out_pt2", "--format", "json", "--require-format", "pt2"], work,
-              {"LOCO_SIMULATOR": "up"})
+    work, module, _, _ = opset17
+    run = cli(["run", str(module), "--out", str(module.parent / "out_pt2"), "--format", "json",
+               "--require-format", "pt2"], work, {"LOCO_SIMULATOR": "up"})
     report = json.loads(run.stdout)
     assert report["status"] == "validated", report.get("error")
     assert report["attempts"][0]["backend"] == "pt2"
-    assert report["attempts"][0]["backend_params"] == {"passed": {"strict": False}, "not_accepted": ["opset_version"]}
+    assert report["attempts"][0]["backend_params"] == {"passed": {"strict": False},
+                                                       "not_accepted": ["opset_version", "optimize"]}

@@ -137,6 +137,14 @@ class SessionRun:
     cwd: Path                                       # where the session's last `cd` left it
     scratch: Path                                   # what the commands' `/tmp/` paths became
     done: list[subprocess.CompletedProcess]         # each command run, in order
+    commands: list[str] = field(default_factory=list)   # the command of each, as the document writes it
+
+    def of(self, start: str) -> subprocess.CompletedProcess:
+        """What the one command whose words start with those of `start` (as the document writes it) printed
+        and returned."""
+        words = start.split()
+        (found,) = [done for command, done in zip(self.commands, self.done) if command.split()[:len(words)] == words]
+        return found
 
 
 def doc_group(session: Session) -> str:
@@ -164,6 +172,7 @@ def run_session(session: Session, tmp_path: Path) -> SessionRun:
     scratch.mkdir()
     cwd = work
     ran: list[subprocess.CompletedProcess] = []
+    commands: list[str] = []
     tool = [sys.executable, "-m", "leapp_codemod"]
     for step in session.steps:
         command = step.command.replace("/tmp/", f"{scratch}/")
@@ -186,6 +195,7 @@ def run_session(session: Session, tmp_path: Path) -> SessionRun:
             done = subprocess.run(tool + words[1:], cwd=cwd, env=dict(os.environ, **env), capture_output=True,
                                   text=True, timeout=900)
         ran.append(done)
+        commands.append(step.command)
         verdict_not_ok = (step.expected or [""])[0].startswith(("validated on a restricted domain", "failed", "partial"))
         allowed = (0, 1) if words[1] in ("scan", "lint") or verdict_not_ok else (0,)
         assert done.returncode in allowed, f"{where} exited {done.returncode}:\n{done.stderr[-3000:]}"
@@ -193,7 +203,7 @@ def run_session(session: Session, tmp_path: Path) -> SessionRun:
             missing = missing_lines(step.expected, done.stdout + done.stderr)
             assert not missing, (f"{where}: the quoted output is stale; not printed (numbers masked):\n"
                                  + "\n".join(missing) + "\n--- printed:\n" + done.stdout + done.stderr)
-    return SessionRun(cwd, scratch, ran)
+    return SessionRun(cwd, scratch, ran, commands)
 
 
 def test_the_docs_have_command_examples():

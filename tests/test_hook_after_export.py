@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import inprocess
 import pytest
 import yaml
 
@@ -41,8 +42,8 @@ def exported(tmp_path_factory):
     work = tmp_path_factory.mktemp("hook") / "balance"
     shutil.copytree(ROOT / "fixtures" / "hook_after_export", work, ignore=shutil.ignore_patterns("__pycache__"))
     before = _app_hash(work)
-    scan = _run(TOOL + ["scan", ".", "--format", "json"], work)
-    generate = _run(TOOL + ["generate", "."], work)
+    scan = inprocess.cli(["scan", ".", "--format", "json"], work)         # what they print and return
+    generate = inprocess.cli(["generate", "."], work)                     # (tests/inprocess.py)
     run = _run(TOOL + ["run", "leapp_integration.py", "--format", "json"], work)
     return work, before, scan, generate, run
 

@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+import inprocess
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,6 +28,8 @@ CASES = {   # fixture: (driver, the file:line of the call only the observation r
     "observed_env_registry": ("main.py", "robot/controller.py", "action = self.policy.compute(obs)"),
     "observed_middleware_callback": ("main.py", "app/policy.py", "x = self.filter(obs)"),
 }
+# the fixtures where a static scan lists that call as not followed (the others resolve it some other way)
+NOT_FOLLOWED = ("observed_yaml_target", "observed_middleware_callback")
 EXPECT = re.compile(r"#\s*expect:\s*([a-z0-9, -]+?)(;\s*static only)?\s*$")
 
 
@@ -54,8 +57,13 @@ def tree_hash(root: Path) -> str:
 
 
 def scan(work: Path, *args: str) -> tuple[subprocess.CompletedProcess, dict]:
-    proc = subprocess.run(TOOL + ["scan", ".", "--format", "json", "--no-cache", *args], cwd=work,
-                          capture_output=True, text=True, timeout=300, check=False)
+    """`scan` in its own process when it runs the driver (`--driver`, `--inputs`: the observer's child);
+    a static scan in this process (tests/inprocess.py: what it prints and returns, without a start-up)."""
+    command = ["scan", ".", "--format", "json", "--no-cache", *args]
+    if {"--driver", "--inputs"} & set(args):
+        proc = subprocess.run(TOOL + command, cwd=work, capture_output=True, text=True, timeout=300, check=False)
+    else:
+        proc = inprocess.cli(command, work)
     assert proc.returncode in (0, 1), proc.stderr
     return proc, json.loads(proc.stdout)
 
@@ -88,6 +96,9 @@ def test_the_driver_shows_every_hazard_of_a_pipeline_assembled_at_run_time(name,
     # also reports code the observed run rules out
     assert not (set(expected) <= set(static_found)) or set(static_found) & clean
     assert not (work / ".leapp-codemod").exists()
+    call_line = next(i for i, t in enumerate((work / call_file).read_text().splitlines(), 1) if call_text in t)
+    if name in NOT_FOLLOWED:        # without the driver the call it resolves is listed as not followed
+        assert any(n["path"] == call_file and n["line"] == call_line for n in static["not_followed"])
 
     proc, observed = scan(work, "--driver", driver)
     got = found(observed)
@@ -101,25 +112,14 @@ def test_the_driver_shows_every_hazard_of_a_pipeline_assembled_at_run_time(name,
     assert tree_hash(work) == before                      # the application is never modified
     saved = json.loads((work / ".leapp-codemod" / "observed.json").read_text())
     assert saved["schema"] == "leapp-codemod-observed" and str(work) not in json.dumps(saved)
-    call_line = next(i for i, t in enumerate((work / call_file).read_text().splitlines(), 1) if call_text in t)
     assert any(e["caller"].startswith(f"{call_file}:") and e["line"] == call_line for e in saved["edges"])
+
+    if name in NOT_FOLLOWED:        # with it, not any more
+        assert not any(n["path"] == call_file and n["line"] == call_line for n in observed["not_followed"])
 
     # the saved observation is used while fresh: the same findings without running anything
     _, again = scan(work)
     assert found(again) == got and again["observed_note"] == note
-
-
-@pytest.mark.parametrize("name", ["observed_yaml_target", "observed_middleware_callback"])
-def test_without_the_driver_the_calls_it_resolves_are_listed_as_not_followed(name, tmp_path):
-    work = copy(name, tmp_path)
-    _, call_file, call_text = CASES[name]
-    _, static = scan(work)
-    if "not_followed" not in static:
-        pytest.skip("this build does not report not-followed calls")
-    call_line = next(i for i, t in enumerate((work / call_file).read_text().splitlines(), 1) if call_text in t)
-    assert any(n["path"] == call_file and n["line"] == call_line for n in static["not_followed"])
-    _, observed = scan(work, "--driver", CASES[name][0])
-    assert not any(n["path"] == call_file and n["line"] == call_line for n in observed["not_followed"])
 
 
 def test_text_output_names_the_observation_and_each_finding_says_whether_it_ran(tmp_path):
@@ -147,19 +147,19 @@ def test_a_stale_observation_is_ignored_with_a_note(tmp_path):
 
 def test_lint_uses_a_fresh_observation_and_runs_nothing(tmp_path):
     work = copy("observed_importlib_plugin", tmp_path)   # the plugin module is named on the command line
-    lint = TOOL + ["lint", "plugins/leaky.py", "--format", "json", "--no-cache"]
-    before = subprocess.run(lint, cwd=work, capture_output=True, text=True, timeout=300, check=False)
+    lint = ["lint", "plugins/leaky.py", "--format", "json", "--no-cache"]      # in this process: it runs nothing
+    before = inprocess.cli(lint, work)
     assert not any(f.get("seen") == "seen running" for f in json.loads(before.stdout)["findings"])   # no observation
     scan(work, "--driver", "main.py")
     (work / "main.py").write_text("raise SystemExit('lint must not run the driver')\n")   # not a covered file
     started = time.monotonic()
-    after = subprocess.run(lint, cwd=work, capture_output=True, text=True, timeout=300, check=False)
+    after = inprocess.cli(lint, work)
     assert after.returncode == 1, after.stderr
     findings = json.loads(after.stdout)["findings"]
     assert sorted(f["code"] for f in findings) == ["LCM101", "LCM102", "LCM201", "LCM501", "LCM702"]
     assert "seen running" in {f["seen"] for f in findings} and time.monotonic() - started < 30
     (work / "plugins" / "leaky.py").write_text((work / "plugins" / "leaky.py").read_text() + "\n")
-    stale = subprocess.run(lint, cwd=work, capture_output=True, text=True, timeout=300, check=False)
+    stale = inprocess.cli(lint, work)
     assert not any(f.get("seen") == "seen running" for f in json.loads(stale.stdout)["findings"])
     assert "stale (plugins/leaky.py changed" in stale.stderr
 
@@ -171,8 +171,9 @@ def test_replaying_a_recording_gives_the_findings_of_the_driver(name, tmp_path):
     driver, _, _ = CASES[name]
     entry = next(ln.split('"')[1] for ln in (work / "pyproject.toml").read_text().splitlines() if ln.startswith("entry"))
     out = tmp_path / "out"
-    subprocess.run(TOOL + ["generate", ".", "--entry", entry, "--driver", driver, "-o", str(out / "integration.py")],
-                   cwd=work, capture_output=True, text=True, timeout=300, check=True)
+    generated = inprocess.cli(["generate", ".", "--entry", entry, "--driver", driver, "-o",
+                               str(out / "integration.py")], work)
+    assert generated.returncode == 0, generated.stderr
     rec = subprocess.run(TOOL + ["record", str(out / "integration.py"), "--out", str(out / "calls.npz"),
                                  "--allow-pickle"], cwd=work,
                          capture_output=True, text=True, timeout=300, check=False)
@@ -189,9 +190,8 @@ def test_generate_uses_a_fresh_observation(tmp_path):
     out = tmp_path / "out"
 
     def generate() -> str:
-        proc = subprocess.run(TOOL + ["generate", ".", "--entry", "runner:Runner.step", "--driver", "main.py", "-o",
-                                      str(out / "integration.py"), "--force"], cwd=work, capture_output=True,
-                              text=True, timeout=300, check=False)
+        proc = inprocess.cli(["generate", ".", "--entry", "runner:Runner.step", "--driver", "main.py", "-o",
+                              str(out / "integration.py"), "--force"], work)
         assert proc.returncode == 0, proc.stderr
         return (out / "integration.py").read_text()
 

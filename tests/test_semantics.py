@@ -4,13 +4,9 @@ from __future__ import annotations
 
 import ast
 import json
-import os
-import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
+from test_doc_examples import doc_group, find_session
 
 from leapp_codemod.generate.semantics import (
     INPUT_KINDS,
@@ -21,15 +17,6 @@ from leapp_codemod.generate.semantics import (
     joint_name_lists,
     meaning_of,
 )
-
-ROOT = Path(__file__).resolve().parents[1]
-TOOL = [sys.executable, "-m", "leapp_codemod"]
-ENTRY = "loco.policy:LocomotionPolicy.act"
-
-
-def cli(args, cwd, **env):
-    return subprocess.run(TOOL + args, cwd=cwd, capture_output=True, text=True, timeout=300, check=False,
-                          env=dict(os.environ, **env))
 
 
 def test_every_kind_used_exists_in_the_installed_leapp():
@@ -88,25 +75,31 @@ def test_joint_order_only_from_one_unambiguous_list(tmp_path):
     assert spec.joint_names_at == "arm/robot.py:1 JOINT_NAMES"
 
 
+README_LOCO = find_session("fixtures/run_locomotion")   # its generate --semantics + run, and a plain generate
+
+
 @pytest.fixture(scope="module")
-def exported(tmp_path_factory):
-    work = tmp_path_factory.mktemp("sem") / "loco"
-    shutil.copytree(ROOT / "fixtures" / "run_locomotion", work)
-    gen = cli(["generate", "loco", "--entry", ENTRY, "--driver", "main.py", "-o", "integration.py", "--semantics"],
-              work)
-    assert gen.returncode == 0, gen.stderr
-    plain = cli(["generate", "loco", "--entry", ENTRY, "--driver", "main.py", "-o", "plain.py"], work)
-    assert plain.returncode == 0, plain.stderr
-    run = cli(["run", "integration.py", "--out", "out", "--format", "json"], work, LOCO_SIMULATOR="up")
-    return work, gen, run, json.loads(run.stdout)
+def exported(doc_session):
+    """The README's `--semantics` example (`doc_session`: one export, shared with the README example's
+    test): (the application's folder, the generate, the run, its report, the plain module)."""
+    ran = doc_session(README_LOCO)
+    gen = ran.of("leapp-codemod generate loco --entry loco.policy:LocomotionPolicy.act --driver main.py -o "
+                 "/tmp/loco/sem.py --semantics")
+    run = ran.of("LOCO_SIMULATOR=up leapp-codemod run /tmp/loco/sem.py --out /tmp/loco/sem")
+    plain = ran.of("leapp-codemod generate loco --entry loco.policy:LocomotionPolicy.act --driver main.py -o "
+                   "/tmp/loco/integration.py")      # the same generate without --semantics
+    assert gen.returncode == 0 and plain.returncode == 0, gen.stderr + plain.stderr
+    report = json.loads((ran.scratch / "loco" / "sem" / "report.json").read_text())
+    return ran.cwd, gen, run, report, ran.scratch / "loco" / "integration.py"
 
 
 @pytest.mark.e2e
+@pytest.mark.xdist_group(doc_group(README_LOCO))
 def test_exported_yaml_carries_kinds_and_joint_order(exported):
     import yaml
     from leapp import InferenceManager
 
-    work, gen, run, report = exported
+    work, gen, run, report, _ = exported
     assert run.returncode == 0, report.get("error")
     assert report["status"] == "validated" and report["validation"]["ok"]
     model = yaml.safe_load((work / report["graph_yaml"]).read_text())["models"]["locomotion_policy"]
@@ -129,8 +122,8 @@ def test_exported_yaml_carries_kinds_and_joint_order(exported):
 
 
 @pytest.mark.e2e
+@pytest.mark.xdist_group(doc_group(README_LOCO))
 def test_without_semantics_nothing_changes(exported):
-    work = exported[0]
-    text = (work / "plain.py").read_text()
+    text = exported[4].read_text()
     assert "TensorSemantics" not in text and "described(" not in text and "InputKindEnum" not in text
     assert "boundary.input_tensors(" in text

@@ -17,6 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import inprocess
 import pytest
 
 pytestmark = pytest.mark.e2e
@@ -32,7 +33,7 @@ def _cli(args, cwd):
 def _app(tmp_path, name, package, entry, driver="main.py"):
     work = tmp_path / name
     shutil.copytree(FIXTURES / name, work, ignore=shutil.ignore_patterns("__pycache__"))
-    proc = _cli(["generate", package, "--entry", entry, "--driver", driver, "-o", "integration.py"], work)
+    proc = inprocess.cli(["generate", package, "--entry", entry, "--driver", driver, "-o", "integration.py"], work)
     assert proc.returncode == 0, proc.stderr
     before = {p: p.read_bytes() for p in (work / package).rglob("*.py")}
     return work, before

@@ -15,6 +15,7 @@ import textwrap
 from pathlib import Path
 from types import SimpleNamespace
 
+import inprocess
 import numpy as np
 import pytest
 import torch
@@ -433,8 +434,8 @@ def _cli(args, cwd, timeout=300):
 def arm(tmp_path):
     work = tmp_path / "twin_arm"
     shutil.copytree(FIXTURES / "twin_arm", work, ignore=shutil.ignore_patterns("__pycache__"))
-    proc = _cli(["generate", "armtwin", "--entry", "armtwin.policy:ArmPolicy.act", "--driver", "main.py",
-                 "-o", "integration.py"], work)
+    proc = inprocess.cli(["generate", "armtwin", "--entry", "armtwin.policy:ArmPolicy.act", "--driver", "main.py",
+                          "-o", "integration.py"], work)
     assert proc.returncode == 0, proc.stderr
     return work
 
