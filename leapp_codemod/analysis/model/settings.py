@@ -297,12 +297,15 @@ def caller_settings(project, fn) -> dict[str, set]:
     (`agent.act(obs, step, eval_mode=True)` in a `for step in range(n)` loop), with the values passed
     (`PYTHON_INT` for an int whose value varies). Such a parameter is a setting, not tensor data, whatever
     its annotation says. Calls are matched by the function's name; one passing too few arguments, or only
-    settings, is another function's. One call passing anything else, or none at all, leaves the
-    parameter alone."""
+    settings, is another function's. A call that leaves a parameter out passes its default: one driver
+    calling `agent.act(obs)` keeps `eval_mode=False` among the values even if every other call passes
+    True. One call passing anything else (or leaving out a parameter whose default is computed), or none
+    at all, leaves the parameter alone."""
     params = fn.positional_params[1:] if fn.is_method else fn.positional_params
     args = fn.node.args
     required = set(params[:len(params) - len(args.defaults)]) | {
         a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is None}
+    optional = [*params[len(params) - len(args.defaults):], *(a.arg for a in args.kwonlyargs)]
     values: dict[str, set] = {}
     spoiled: set[str] = set()
     for module in list(project.modules.values()):
@@ -326,12 +329,26 @@ def caller_settings(project, fn) -> dict[str, set]:
                 found = [(param, _setting_value(arg, ints)) for param, arg in passed]
                 if not required <= {p for p, _ in passed} or all(v is not None for _, v in found):
                     continue   # another function of the same name (`env.step(0)`), not a call of the entry
+                given = {p for p, _ in passed}   # a parameter left out receives its default
+                found += [(param, _default_setting(fn, param)) for param in optional if param not in given]
                 for param, value in found:
                     if value is None:
                         spoiled.add(param)
                     else:
-                        values.setdefault(param, set()).add(value)
+                        values.setdefault(param, set()).add(None if value is NONE_DEFAULT else value)
     return {p: v for p, v in values.items() if p not in spoiled}
+
+
+NONE_DEFAULT = ("<a None default>",)
+
+
+def _default_setting(fn, param: str):
+    """What a call that leaves `param` out passes: its literal default (`NONE_DEFAULT` for None), or None
+    (not a setting) for a computed default or none at all."""
+    default = _default(fn, param)
+    if isinstance(default, ast.Constant) and default.value is None:
+        return NONE_DEFAULT
+    return _setting_value(default, set()) if default is not None else None
 
 
 def _call_scopes(module) -> list[ast.AST]:

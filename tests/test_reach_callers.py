@@ -1,0 +1,29 @@
+"""Values and callables the callers hand over (fixtures/scan_reach_callers): a flag is a constant only if
+every call, including the ones that leave it at its default, gives the same value."""
+from __future__ import annotations
+
+import pytest
+from scanfixture import found, scan_copy
+
+from leapp_codemod.scan import scan_project
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("LEAPP_CODEMOD_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def scan(tmp_path, app: str, entry: str, monkeypatch):
+    return scan_copy("scan_reach_callers", tmp_path, app, entry, monkeypatch)
+
+
+def test_a_call_leaving_a_flag_at_its_default_keeps_the_block_it_guards(tmp_path, monkeypatch):
+    assert ("pilot.py", 7, "LCM801") in found(scan(tmp_path, "default_flag_app", "pilot:Pilot.command", monkeypatch))
+
+
+def test_a_flag_every_call_passes_as_the_same_constant_rules_the_block_out(tmp_path, monkeypatch):
+    result = scan(tmp_path, "default_flag_app", "pilot:Pilot.command", monkeypatch)
+    assert result.findings
+    (tmp_path / "default_flag_app" / "field.py").unlink()
+    monkeypatch.chdir(tmp_path / "default_flag_app")
+    assert ("pilot.py", 7, "LCM801") not in found(scan_project(["."], entry="pilot:Pilot.command"))
