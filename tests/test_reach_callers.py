@@ -27,3 +27,13 @@ def test_a_flag_every_call_passes_as_the_same_constant_rules_the_block_out(tmp_p
     (tmp_path / "default_flag_app" / "field.py").unlink()
     monkeypatch.chdir(tmp_path / "default_flag_app")
     assert ("pilot.py", 7, "LCM801") not in found(scan_project(["."], entry="pilot:Pilot.command"))
+
+
+def test_callables_handed_over_by_setters_and_constructors_are_followed(tmp_path, monkeypatch):
+    result = scan(tmp_path, "handed_callables_app", "tracker:Tracker.step", monkeypatch)
+    hits = found(result)
+    assert ("parts.py", 5, "LCM801") in hits     # a lambda a helper returns, handed to a setter
+    assert ("parts.py", 14, "LCM201") in hits    # a bound method of an object the wiring code builds
+    assert ("parts.py", 20, "LCM102") in hits    # functools.partial handed to the constructor
+    assert not result.not_followed
+
