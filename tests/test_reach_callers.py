@@ -37,3 +37,28 @@ def test_callables_handed_over_by_setters_and_constructors_are_followed(tmp_path
     assert ("parts.py", 20, "LCM102") in hits    # functools.partial handed to the constructor
     assert not result.not_followed
 
+
+def test_hydra_targets_composed_through_defaults_lists(tmp_path, monkeypatch):
+    result = scan(tmp_path, "hydra_defaults_app", "rover.runner:Runner.act", monkeypatch)
+    hits = found(result)
+    assert ("costs.py", 9, "LCM801") in hits          # cost: jittered, selected by mpc.yaml's defaults
+    assert ("costs.py", 14, "LCM201") not in hits     # cost/plain.yaml: an option nobody selects
+    assert not any(path == "planners.py" for path, _, _ in hits)   # greedy.yaml: not selected either
+    bound = {b.line: (b.targets, b.how) for b in result.bound_calls}
+    assert bound[6][0] == ("rover.planners:MpcPlanner",) and "conf/planner/mpc.yaml" in bound[6][1]
+    assert bound[7][0] == ("rover.costs:JitteredCost",)
+    assert not result.not_followed
+
+
+def test_defaults_lists_mount_group_files_under_their_keys(tmp_path):
+    from leapp_codemod.analysis.model.hydra_configs import defaults_list, read_targets
+    assert defaults_list("defaults:\n  - _self_\n  - /enc@obs.enc: cnn  # x\n  - override head: gmm\n"
+                         "  - extra: null\nkey: 1\n") == [("/enc", "obs.enc", "cnn"), ("head", None, "gmm")]
+    conf = tmp_path / "conf"
+    (conf / "arm" / "head").mkdir(parents=True)
+    (conf / "top.yaml").write_text("defaults:\n  - arm: fast\n")
+    (conf / "arm" / "fast.yaml").write_text("defaults:\n  - head: gmm\n_target_: a.Fast\n")
+    (conf / "arm" / "head" / "gmm.yaml").write_text("_target_: a.Gmm\n")
+    keys = {(t.target, t.keys) for t in read_targets([tmp_path])}
+    assert {("a.Fast", ("arm",)), ("a.Gmm", ("arm", "head"))} <= keys
+
