@@ -62,3 +62,10 @@ def test_defaults_lists_mount_group_files_under_their_keys(tmp_path):
     keys = {(t.target, t.keys) for t in read_targets([tmp_path])}
     assert {("a.Fast", ("arm",)), ("a.Gmm", ("arm", "head"))} <= keys
 
+
+def test_key_value_store_reads_and_publishes_are_io(tmp_path, monkeypatch):
+    result = scan(tmp_path, "kv_bridge_app", "arm:ArmBridge.step", monkeypatch)
+    hits = found(result)
+    assert ("arm.py", 14, "LCM901") in hits     # `self.kv.hget(...)`: the goal read from the store
+    assert ("arm.py", 16, "LCM901") in hits     # `self.kv.publish(...)`
+    assert not result.not_followed

@@ -20,7 +20,10 @@ IO_READ_FUNCTIONS = frozenset({
 IO_ROOTS = ("requests.", "urllib.", "http.", "socket.", "subprocess.", "shutil.", "csv.", "sqlite3.", "zmq.",
             "rclpy.", "rospy.", "wandb.", "mlflow.", "tensorboardX.", "torch.utils.tensorboard.",
             # robot middleware and device links: LCM, DDS, Unitree SDK, serial ports, CAN, MQTT, cameras
-            "lcm.", "cyclonedds.", "unitree_sdk2py.core.channel.", "serial.", "can.", "paho.", "pyrealsense2.", "ecal.")
+            "lcm.", "cyclonedds.", "unitree_sdk2py.core.channel.", "serial.", "can.", "paho.", "pyrealsense2.", "ecal.",
+            # key-value stores, message brokers and RPC clients (`redis.Redis(...).get/.set/.hget/.publish`)
+            "redis.", "pymemcache.", "etcd3.", "pymongo.", "kafka.", "confluent_kafka.", "pika.", "nats.", "grpc.",
+            "zenoh.", "roslibpy.", "websocket.", "websockets.", "httpx.", "aiohttp.", "pynng.")
 # Objects a simulator or a driver refreshes between calls (the MuJoCo state `MjData`: `qpos`, `sensordata`,
 # `sensor(name).data`): an attribute holding one is an input of every step that reads its fields.
 LIVE_STATE_CONSTRUCTORS = frozenset({"mujoco.MjData", "mujoco.mjData", "isaacgym.gymtorch.wrap_tensor"})
