@@ -1,5 +1,8 @@
-"""Values and callables the callers hand over (fixtures/scan_reach_callers): a flag is a constant only if
-every call, including the ones that leave it at its default, gives the same value."""
+"""Values and callables the callers and configs hand over, and sizes fixed for a pipeline
+(fixtures/scan_reach_callers): a flag is a constant only if every call, including the ones that leave it at
+its default, gives the same value; callables handed to setters and constructors are followed; Hydra
+`defaults:` lists compose group files; key-value store clients are I/O; ranks and sizes fitted at
+construction are no run-time shapes."""
 from __future__ import annotations
 
 import pytest
@@ -69,3 +72,10 @@ def test_key_value_store_reads_and_publishes_are_io(tmp_path, monkeypatch):
     assert ("arm.py", 14, "LCM901") in hits     # `self.kv.hget(...)`: the goal read from the store
     assert ("arm.py", 16, "LCM901") in hits     # `self.kv.publish(...)`
     assert not result.not_followed
+
+
+def test_ranks_and_sizes_fitted_at_construction_are_no_run_time_shapes(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "fixed_sizes_app", "filters:Whitener.__call__", monkeypatch))
+    assert not {(line, code) for _, line, code in hits if line in (6, 7, 11, 12, 22, 23)}   # rank, fitted size
+    assert ("filters.py", 26, "LCM201") in hits     # a list the step grows: its length varies
+    assert ("filters.py", 28, "LCM002") in hits     # torch.arange(x.shape[1]): a sequence length

@@ -40,7 +40,7 @@ def _settings(project, cls: ClassInfo, unknown) -> dict[str, set]:
         for attr, writes in klass.attr_values.items():
             if f"self.{attr}" in out or any(method not in CONSTRUCTION for method, _ in writes) or len(writes) != 1:
                 continue
-            if _mutated(project, cls, attr):
+            if attribute_rebound(project, cls, attr):
                 continue
             method, value = writes[0]
             if not (isinstance(value, ast.Name) and value.id in init.params and method == "__init__"
@@ -76,7 +76,7 @@ def _module_checks(project, cls: ClassInfo) -> dict[str, set]:
                 break
             networks += 1
         else:
-            if networks and not _mutated(project, cls, attr):
+            if networks and not attribute_rebound(project, cls, attr):
                 out[f"isinstance:self.{attr}"] = {True}
     return out
 
@@ -92,7 +92,7 @@ def _literal_settings(project, cls: ClassInfo) -> dict[str, set]:
         for attr, writes in klass.attr_values.items():
             if len(writes) != 1 or writes[0][0] not in building or f"self.{attr}" in out:
                 continue
-            if any(attr in k.attr_values for k in family if k is not klass) or _mutated(project, cls, attr):
+            if any(attr in k.attr_values for k in family if k is not klass) or attribute_rebound(project, cls, attr):
                 continue
             value = _chosen(writes[0][1], out)
             if isinstance(value, ast.Constant) and isinstance(value.value, (bool, int)):
@@ -155,7 +155,7 @@ def _default(init, param: str) -> ast.expr | None:
     return None
 
 
-def _mutated(project, cls: ClassInfo, attr: str) -> bool:
+def attribute_rebound(project, cls: ClassInfo, attr: str) -> bool:
     """Anything outside construction that rebinds `<obj>.<attr>` (`policy.update = True` from a driver)."""
     key = ("attr_stores",)
     stores = project.memo.get(key)
