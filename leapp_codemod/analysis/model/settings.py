@@ -164,7 +164,7 @@ def attribute_rebound(project, cls: ClassInfo, attr: str) -> bool:
         for module in list(project.modules.values()):
             if project.is_library(module.name):
                 continue
-            for node in ast.walk(module.tree):
+            for node in module.nodes:   # walked once, shared with the index
                 if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
                     targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                     for target in targets:
