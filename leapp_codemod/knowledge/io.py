@@ -20,7 +20,11 @@ IO_READ_FUNCTIONS = frozenset({
 IO_ROOTS = ("requests.", "urllib.", "http.", "socket.", "subprocess.", "shutil.", "csv.", "sqlite3.", "zmq.",
             "rclpy.", "rospy.", "wandb.", "mlflow.", "tensorboardX.", "torch.utils.tensorboard.",
             # robot middleware and device links: LCM, DDS, Unitree SDK, serial ports, CAN, MQTT, cameras
-            "lcm.", "tf2_ros.", "cyclonedds.", "unitree_sdk2py.core.channel.", "serial.", "can.", "paho.", "pyrealsense2.", "ecal.")
+            "lcm.", "tf2_ros.", "cyclonedds.", "unitree_sdk2py.core.channel.", "serial.", "can.", "paho.", "pyrealsense2.",
+            "ecal.",
+            # key-value stores, message brokers and RPC clients (`redis.Redis(...).get/.set/.hget/.publish`)
+            "redis.", "pymemcache.", "etcd3.", "pymongo.", "kafka.", "confluent_kafka.", "pika.", "nats.", "grpc.",
+            "zenoh.", "roslibpy.", "websocket.", "websockets.", "httpx.", "aiohttp.", "pynng.")
 # Value types under those roots: building one (`rospy.Duration(1.0)`, a stamp `rospy.Time(0)`) reads and
 # sends nothing (`rospy.Time.now()` does: a clock read).
 IO_VALUE_TYPES = frozenset({"rospy.Time", "rospy.Duration", "rclpy.time.Time", "rclpy.duration.Duration"})

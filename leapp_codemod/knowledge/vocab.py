@@ -17,6 +17,9 @@ META_ATTRS = frozenset({"dtype", "device", "is_cuda", "requires_grad", "training
 NUMPY_ALLOCATORS = frozenset({"numpy.zeros", "numpy.ones", "numpy.full", "numpy.empty", "numpy.eye", "numpy.identity"})
 # Methods that return a shape (or a part of one) of their receiver.
 SHAPE_METHODS = frozenset({"size", "dim", "numel", "nelement", "ndimension"})
+# The rank of a value (`x.ndim`, `x.dim()`): a pipeline fixes it, so it is no run-time shape.
+RANK_ATTRS = frozenset({"ndim"})
+RANK_METHODS = frozenset({"dim", "ndimension"})
 # Methods that return a Python value, not a tensor: their result is never pipeline data (the rules judge the call).
 SCALAR_METHODS = frozenset({"item", "tolist", "__float__", "__int__", "__bool__", "__index__", "element_size",
                             "data_ptr", "is_contiguous", "is_floating_point", "get_device", "keys", "__len__",

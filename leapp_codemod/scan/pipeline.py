@@ -14,7 +14,8 @@ from leapp_codemod.analysis.inline.range import parse_inline_entry
 from leapp_codemod.analysis.model.leapp_support import LeappSupport, load_support
 from leapp_codemod.analysis.model.libraries import LibraryLoader, site_dirs
 from leapp_codemod.analysis.model.project import Project
-from leapp_codemod.analysis.model.settings import PYTHON_INT, caller_settings, deploy_none_inputs
+from leapp_codemod.analysis.model.caller_settings import PYTHON_INT, caller_settings
+from leapp_codemod.analysis.model.settings import deploy_none_inputs
 from leapp_codemod.analysis.model.runtime_bind import resolutions, set_bindings
 from leapp_codemod.model import ScanResult
 from leapp_codemod.observe.merge import ObservedInput, label_findings, observe_project, still_not_followed

@@ -10,7 +10,7 @@ import ast
 import re
 from pathlib import PurePosixPath
 
-from leapp_codemod.analysis.model.index import FunctionInfo, ModuleIndex
+from leapp_codemod.analysis.model.index import FunctionInfo, ModuleIndex, is_test_path  # noqa: F401 (re-exported)
 from leapp_codemod.knowledge.vocab import GRADIENT_CALLS
 
 MODULE_QUALNAME = "<module>"
@@ -43,14 +43,6 @@ def _is_plain_assignment(stmt: ast.stmt) -> bool:
     if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
         return not any(isinstance(n, ast.Call) for n in ast.walk(stmt))
     return False
-
-
-def is_test_path(path: str) -> bool:
-    """Files under tests/ or test/, and test_*.py, *_test.py, conftest.py."""
-    parts = PurePosixPath(path).parts
-    name = parts[-1] if parts else ""
-    return (any(p in ("tests", "test") for p in parts[:-1]) or name.startswith("test_")
-            or name.endswith("_test.py") or name == "conftest.py")
 
 
 # Words in a function, class or file name that say it trains (`train.py`, `learn`, `_update_learning_rate`).

@@ -437,7 +437,7 @@ def _value_reason(ctx: FunctionContext, value: ast.expr, where: FunctionInfo | N
             return (f"{what} is the `{value.id}` argument of {where.qualname}, which the configs set to "
                     f"`{configured}` (neither in the scanned code nor installed)")
         return (f"{what} is the `{value.id}` argument of {where.qualname}; no caller in the scanned code "
-                "passes a project class")
+                "passes a project class or function")
     return f"{what} is set from `{_short(value)}`, whose class is unknown"
 
 

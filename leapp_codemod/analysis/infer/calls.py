@@ -42,7 +42,7 @@ class CallQuestions:
     @answered_once
     def resolve_call(self, call: ast.Call) -> list[FunctionInfo]:
         """Project functions a call may run (empty for library calls), with those observed running from it."""
-        found = self._through_properties(call, self._resolve_static(call))
+        found = self._through_properties(call, self._resolve_static(call)) or self._from_enclosing(call)
         observed = self.facts.observed
         if observed is None:
             return found
@@ -56,6 +56,15 @@ class CallQuestions:
             observed.resolved.add((self.fn.id, call.lineno))
             return seen     # several classes were possible; the run showed which one this call runs
         return found + extra
+
+    def _from_enclosing(self, call: ast.Call) -> list[FunctionInfo]:
+        """A call in a closure (a nested `def`, a lambda) that names the enclosing function's variables
+        (`self.score(a)` in a closure of a method): what the enclosing function resolves it to."""
+        outer, sep, _ = self.fn.qualname.rpartition(".<locals>.")
+        enclosing = self.module.functions.get(outer) if sep else None
+        if enclosing is None or enclosing is self.fn:
+            return []
+        return self.for_function(enclosing).resolve_call(call)
 
     def _through_properties(self, call: ast.Call, found: list[FunctionInfo]) -> list[FunctionInfo]:
         """`self.plan(obs)` with `plan` a `@property`: the call runs what the getter returns (a bound method,

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import ast
 
+from leapp_codemod.analysis.model.resolve_types import subclasses
+from leapp_codemod.analysis.model.settings import CONSTRUCTION, attribute_rebound
 from leapp_codemod.analysis.model.walk import is_self_attr, leaves_function
 from leapp_codemod.knowledge.io import THREAD_HANDOFFS
 from leapp_codemod.knowledge.vocab import (
     CONTAINER_MUTATORS, META_ATTRS, NDARRAY_RESULT_METHODS, NON_DATA_BUILTINS, NUMPY_ALLOCATORS, SCALAR_METHODS,
-    SHAPE_ATTRS, SHAPE_METHODS, TYPE_QUERIES,
+    RANK_ATTRS, RANK_METHODS, SHAPE_ATTRS, SHAPE_METHODS, TYPE_QUERIES,
 )
 
 # Views of a mapping's entries: their length is the number of keys, which the code sets.
@@ -276,14 +278,18 @@ class TaintQuestions:
         if isinstance(e, ast.Name):
             return e.id in self.env.shape
         if isinstance(e, ast.Attribute):
-            return e.attr in SHAPE_ATTRS and self.is_data(e.value) and not self._allocated(e.value)
+            return e.attr in SHAPE_ATTRS and e.attr not in RANK_ATTRS and self.is_data(e.value) \
+                and not self._allocated(e.value)
         if isinstance(e, ast.Subscript):
             return [e.value]
         if isinstance(e, ast.Call):
             if isinstance(e.func, ast.Attribute) and e.func.attr in SHAPE_METHODS:
-                return self.is_data(e.func.value) and not self._allocated(e.func.value)
+                return e.func.attr not in RANK_METHODS and self.is_data(e.func.value) \
+                    and not self._allocated(e.func.value)
             builtin = self.builtin(e)
             if builtin == "len":
+                if any(self.is_shape(a) for a in e.args):
+                    return False   # `len(x.shape)`, `len(size)`: the rank, which a pipeline fixes
                 return any(self.is_data(a) and not self.is_state_container(a) and not self.fixed_length_list(a)
                            and not self.counts_entries(a, e) and not self._allocated(a) for a in e.args)
             if builtin in ("min", "max", "abs", "int", "float", "round", "sum"):
@@ -299,9 +305,22 @@ class TaintQuestions:
 
     def _allocated(self, e: ast.expr) -> bool:
         """`self.buf` allocated by NumPy with a size fixed at construction and only written in place or by
-        arithmetic on itself: its shape is the same on every call (a ring buffer's `len(self.data)`)."""
-        return is_self_attr(e, self.self_name) and self.cls is not None and any(
+        arithmetic on itself (a ring buffer's `len(self.data)`), or an attribute only the constructor binds
+        (a fitted `self.x_mean` from a dataset): its shape is the same on every call."""
+        return is_self_attr(e, self.self_name) and self.cls is not None and (any(
             numpy_attr(self.project, klass, e.attr, allocators_only=True) for klass in self.project.mro(self.cls))
+            or self._bound_at_construction(e.attr))
+
+    def _bound_at_construction(self, attr: str) -> bool:
+        """Every binding of `self.<attr>` (in the class, its bases and subclasses) is in a constructor and
+        builds a value (no list, dict or queue a step could grow), and nothing else rebinds or fills it."""
+        family = [*self.project.mro(self.cls), *subclasses(self.project, self.cls)]
+        writes = [(method, value) for klass in family for method, value in klass.attr_values.get(attr, ())]
+        if not writes or any(method not in CONSTRUCTION or not _built_value(value) for method, value in writes):
+            return False
+        filled = any(attr in self.facts.container_attrs.get(k.id, ()) or attr in self.facts.counter_attrs.get(k.id, ())
+                     for k in family)
+        return not filled and not attribute_rebound(self.project, self.cls, attr)
 
     # ------------------------------------------------------------------ numpy-ness
     def is_numpy(self, e: ast.expr | None) -> bool:
@@ -395,6 +414,15 @@ def _scalar_predicate(fn) -> bool:
         return False
     found = _isinstance_test(returns[0])
     return bool(found) and bool(found[1]) and found[1] <= SCALAR_TYPE_NAMES
+
+
+def _built_value(value: ast.expr) -> bool:
+    """A call that builds a value (`torch.from_numpy(stats.mean(0))`), not a container a step could grow."""
+    return isinstance(value, ast.Call) and not (isinstance(value.func, ast.Name) and value.func.id in GROWABLE) \
+        and not (isinstance(value.func, ast.Attribute) and value.func.attr in GROWABLE)
+
+
+GROWABLE = frozenset({"list", "dict", "set", "deque", "defaultdict", "OrderedDict"})
 
 
 def _structure(e: ast.expr) -> bool:

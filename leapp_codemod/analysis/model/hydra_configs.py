@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from leapp_codemod.source.config_files import config_texts
@@ -52,12 +52,89 @@ def project_config_roots(project) -> list[Path]:
 
 
 def read_targets(roots: list[Path]) -> list[HydraTarget]:
-    """Every `_target_` entry in the YAML configs below `roots`."""
+    """Every `_target_` entry in the YAML configs below `roots`. An entry of a config group file that a
+    `defaults:` list selects (`- model: mlp` picks `<dir>/model/mlp.yaml`) is also found under the keys
+    it is composed at (`model`, or `agent.model` when the selecting file is itself mounted at `agent`)."""
+    files = {path: text for path, text in config_texts(roots, (".yaml", ".yml"))}
+    mounts = defaults_mounts(files, roots)
     out: list[HydraTarget] = []
-    for path, text in config_texts(roots, (".yaml", ".yml")):
+    for path, text in files.items():
         if "_target_" in text:
-            out += parse_targets(text, os.path.relpath(path))
+            found = parse_targets(text, os.path.relpath(path))
+            out += found
+            for prefix in sorted(mounts.get(path, ())):
+                out += [replace(t, keys=prefix + t.keys) for t in found]
     return out
+
+
+_DEFAULT_ITEM = re.compile(r"^\s*-\s*(?:override\s+)?(?P<group>/?[A-Za-z_][\w/\-]*)(?:@(?P<package>[\w.\-]+))?"
+                           r"\s*:\s*(?P<option>[A-Za-z_][\w.\-/]*)\s*(#.*)?$")
+MAX_MOUNT_DEPTH = 6
+
+
+def defaults_list(text: str) -> list[tuple[str, str | None, str]]:
+    """(group, package, option) of the `defaults:` list at the top of a YAML text (`- model: mlp`,
+    `- /encoder@obs_encoder: cnn`, `- override head: gmm`); `_self_` and plain names are not groups."""
+    out = []
+    inside = False
+    for raw in text.splitlines():
+        if not raw.strip() or raw.lstrip().startswith("#"):
+            continue
+        if not raw[0].isspace() and not raw.startswith("-"):
+            inside = raw.split("#")[0].strip() == "defaults:"
+            continue
+        match = _DEFAULT_ITEM.match(raw) if inside else None
+        if match and match["option"].lower() not in ("null", "none"):
+            out.append((match["group"], match["package"], match["option"]))
+    return out
+
+
+def defaults_mounts(files: dict[Path, str], roots: list[Path]) -> dict[Path, set[tuple[str, ...]]]:
+    """Config file -> the key paths a `defaults:` list composes it at. A relative group is looked up next to
+    the selecting file (`agents/x.yaml` with `- model: mlp` -> `agents/model/mlp.yaml`, mounted under the
+    selecting file's own keys plus `model`), then in the folders above it; `/group` and `@package` as
+    Hydra reads them (`_global_` is the top)."""
+    selected: dict[Path, list[tuple[Path, tuple[str, ...], bool]]] = {}   # file -> (option file, package, absolute)
+    for path, text in files.items():
+        if "defaults" not in text:
+            continue
+        for group, package, option in defaults_list(text):
+            absolute = group.startswith("/")
+            target = _option_file(files, path.parent, group.strip("/"), option, roots)
+            if target is None or target == path:
+                continue
+            keys = tuple(k for k in (package or group.strip("/").replace("/", ".")).split(".")
+                         if k and k not in ("_global_", "_group_", "_here_"))
+            selected.setdefault(path, []).append((target, keys, absolute or bool(package and "_global_" in package)))
+    mounts: dict[Path, set[tuple[str, ...]]] = {}
+    chosen = {t for found in selected.values() for t, _, _ in found}
+    frontier = {path: {()} for path in selected if path not in chosen}   # primary configs: composed at the top
+    for _ in range(MAX_MOUNT_DEPTH):
+        following: dict[Path, set[tuple[str, ...]]] = {}
+        for path, prefixes in frontier.items():
+            for target, keys, absolute in selected.get(path, ()):
+                for prefix in ({()} if absolute else prefixes):
+                    new = prefix + keys
+                    if new and new not in mounts.get(target, set()):
+                        mounts.setdefault(target, set()).add(new)
+                        following.setdefault(target, set()).add(new)
+        if not following:
+            break
+        frontier = following
+    return mounts
+
+
+def _option_file(files: dict[Path, str], folder: Path, group: str, option: str, roots: list[Path]) -> Path | None:
+    tops = {Path(os.path.abspath(r)) for r in roots}
+    here = Path(os.path.abspath(folder))
+    while True:
+        for suffix in (".yaml", ".yml"):
+            candidate = folder / group / f"{option}{suffix}"
+            if candidate in files:
+                return candidate
+        if here in tops or folder.parent == folder:
+            return None
+        folder, here = folder.parent, here.parent
 
 
 def parse_targets(text: str, path: str) -> list[HydraTarget]:

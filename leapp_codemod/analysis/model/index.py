@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 
 from leapp_codemod.source.astwalk import walk, walked
 from leapp_codemod.source.parse import ParsedFile
@@ -125,6 +126,14 @@ class ModuleIndex:
         if text is None:
             return byte_offset + 1
         return len(text.encode("utf-8")[:byte_offset].decode("utf-8", errors="replace")) + 1
+
+
+def is_test_path(path: str) -> bool:
+    """Files under tests/ or test/, and test_*.py, *_test.py, conftest.py."""
+    parts = PurePosixPath(path).parts
+    name = parts[-1] if parts else ""
+    return (any(p in ("tests", "test") for p in parts[:-1]) or name.startswith("test_")
+            or name.endswith("_test.py") or name == "conftest.py")
 
 
 def _resolve_relative(module: str, is_package: bool, level: int, target: str | None) -> str:

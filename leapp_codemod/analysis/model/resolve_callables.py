@@ -15,10 +15,17 @@ import ast
 import re
 from dataclasses import dataclass
 
-from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIndex
+from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIndex, is_test_path
 from leapp_codemod.analysis.model.project import Project, questions
 from leapp_codemod.analysis.model import runtime_bind
-from leapp_codemod.analysis.model.resolve_sites import passed_argument
+from leapp_codemod.analysis.model.function_values import (  # noqa: F401 (nested_function re-exported)
+    enclosing_function,
+    field_stores,
+    lambda_function,
+    nested_function,
+    only_definition,
+)
+from leapp_codemod.analysis.model.resolve_sites import argument_for, calls_named, passed_argument, sites_of
 from leapp_codemod.knowledge.vocab import CALLABLE_WRAPPERS
 
 _MAX_DEPTH = 6
@@ -212,6 +219,38 @@ class CallableResolver:
                     arg = passed_argument(fn, node, param)
                     if arg is not None:
                         out.append((arg, Where(module, caller), "value"))
+        return out or self._passed_anywhere(fn, param)
+
+    def _passed_anywhere(self, fn: FunctionInfo, param: str) -> list[tuple[ast.expr, Where, str]]:
+        """(argument, where) for each call of `fn` anywhere in the project, reached or not: a setter
+        (`agent.set_scorer(score)` in a helper that builds the agent) stores what the code that wires the
+        pipeline hands it, and the step calls it later through `self`. A call whose receiver resolves to
+        other functions is not one of `fn`; an unresolved one counts when no other project class defines
+        a method of that name. Tests are not callers: their mocks are not what the application hands over."""
+        key = ("passed_anywhere", fn.id, param)
+        if key in self.project.memo:
+            return self.project.memo[key]
+        self.project.memo[key] = []   # re-entrant questions about the same parameter answer nothing
+        out = []
+        if fn.name == "__init__" and fn.class_name is not None:   # `Scorer(fn=score)`: its construction sites
+            cls = self.project.modules[fn.module].classes.get(fn.class_name)
+            for site in sites_of(self.project, cls) if cls is not None else ():
+                arg = argument_for(fn, site.call, param)
+                if arg is not None and not is_test_path(site.module.path):
+                    out.append((arg, Where(site.module, enclosing_function(self.project, site.module, site.call)),
+                                "value"))
+            self.project.memo[key] = out
+            return out
+        unique = only_definition(self.project, fn)
+        for call, _, module in calls_named(self.project).get(fn.name, ()):
+            arg = passed_argument(fn, call, param)
+            if arg is None or (fn.is_method and not isinstance(call.func, ast.Attribute)) or is_test_path(module.path):
+                continue   # a test's mock is not what the application hands over
+            caller = enclosing_function(self.project, module, call)
+            resolved = self.ctx.for_function(caller).resolve_call(call) if caller is not None else []
+            if fn in resolved or (not resolved and unique):
+                out.append((arg, Where(module, caller), "value"))
+        self.project.memo[key] = out
         return out
 
     def _leaf(self, value: ast.expr, where: Where, how: str, depth: int) -> list[FunctionInfo]:
@@ -223,6 +262,8 @@ class CallableResolver:
             return direct if direct else self._callables(value, where, depth)
         if isinstance(value, ast.Call):
             return self._follow(self._call_value, value, where, depth)
+        if isinstance(value, ast.Lambda):          # `agent.set_cost(lambda a: model.cost(a))`
+            return [lambda_function(self.project, where.module, where.fn, value)]
         if isinstance(value, ast.Attribute):
             return self._reference(value, where) or self._follow(self._attribute, value, where, depth)
         return []
@@ -297,7 +338,6 @@ class CallableResolver:
     def _constructed_with(self, param: str, where: Where, depth: int):
         """Container literals the project's construction sites pass for `param` of this `__init__`
         (`PPO(models={"policy": Policy(...)})`, or a dict the site fills: `models["policy"] = Policy()`)."""
-        from leapp_codemod.analysis.model.resolve_sites import argument_for, sites_of
         cls = self.project.modules[where.fn.module].classes.get(where.fn.class_name)
         for site in sites_of(self.project, cls) if cls is not None else ():
             arg = argument_for(where.fn, site.call, param)
@@ -412,7 +452,11 @@ class CallableResolver:
                     method = self.project.find_method(cls, value.attr)
                     if method is not None and method not in out:
                         out.append(method)
-            for type_name in ctx.types_of(value.value):
+            types = ctx.types_of(value.value)
+            if not types and isinstance(value.value, ast.Name):   # a function not analysed: `gate = Gate()`
+                types = {t for built in where.fn.assigned(value.value.id) if isinstance(built, ast.Call)
+                         for t in ctx.call_result_types(built, where.module)}
+            for type_name in types:
                 cls = ctx._class_for_type(type_name)
                 method = self.project.find_method(cls, value.attr) if cls else None
                 if method is not None:
@@ -462,20 +506,6 @@ def _wrapped_callable(project: Project, call: ast.Call, module: ModuleIndex) -> 
     return call.args[0]
 
 
-def nested_function(project: Project, fn: FunctionInfo, name: str) -> FunctionInfo | None:
-    """The function `name` defined directly inside `fn` (a closure), as `module:fn.<locals>.name`."""
-    key = ("nested", fn.id, name)
-    if key not in project.memo:
-        found = None
-        for node in ast.walk(fn.node):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node is not fn.node and node.name == name:
-                qualname = f"{fn.qualname}.<locals>.{name}"
-                found = FunctionInfo(f"{fn.module}:{qualname}", fn.module, qualname, node, None, fn.path)
-                break
-        project.memo[key] = found
-    return project.memo[key]
-
-
 def global_value(project: Project, qualified: str, hops: int = 0) -> tuple[ast.expr, ModuleIndex] | None:
     """The value a module-level name is assigned, following re-exports (`pkg.ALGOS` -> `pkg.utils.ALGOS`)."""
     module_name, _, name = qualified.rpartition(".")
@@ -491,38 +521,3 @@ def global_value(project: Project, qualified: str, hops: int = 0) -> tuple[ast.e
 
 def _constant_key(expr: ast.expr) -> str:
     return str(expr.value) if isinstance(expr, ast.Constant) else ""
-
-
-def field_stores(project: Project) -> dict[str, list[tuple[ast.expr, ModuleIndex]]]:
-    """Field name -> function references stored under it anywhere in the project: keyword arguments
-    (`ObsTerm(func=mdp.joint_pos_rel)`), class-body fields (`func = mdp.clip`) and attribute stores
-    (`policy.on_step = smooth`). Only values naming a project function count."""
-    key = ("field_stores", project.own_module_count())
-    if key in project.memo:
-        return project.memo[key]
-    stores: dict[str, list[tuple[ast.expr, ModuleIndex]]] = {}
-
-    def keep(field: str, value: ast.expr, module: ModuleIndex) -> None:
-        if isinstance(value, (ast.Name, ast.Attribute)):
-            name = project.qualify(value, module)
-            if name and isinstance(project.lookup(name), FunctionInfo):
-                stores.setdefault(field, []).append((value, module))
-
-    for module in [m for m in project.modules.values() if not project.is_library(m.name)]:
-        for node in module.nodes:
-            if isinstance(node, ast.Call):
-                for kw in node.keywords:
-                    if kw.arg:
-                        keep(kw.arg, kw.value, module)
-            elif isinstance(node, ast.Assign):
-                for target in node.targets:
-                    if isinstance(target, ast.Attribute):
-                        keep(target.attr, node.value, module)
-            elif isinstance(node, ast.ClassDef):
-                for stmt in node.body:
-                    if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
-                        for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
-                            if isinstance(target, ast.Name):
-                                keep(target.id, stmt.value, module)
-    project.memo[key] = stores
-    return stores

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 
 from leapp_codemod.analysis.model.hydra_configs import HydraTarget, matching, project_config_roots, read_targets
+from leapp_codemod.analysis.model.function_values import enclosing_function
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo
 from leapp_codemod.analysis.model.resolve_types import is_abstract
 from leapp_codemod.model import Resolved
@@ -117,7 +118,28 @@ def instantiated_targets(ctx, call: ast.Call, module) -> list[HydraTarget] | Non
         return []
     if chain and chain[-1] == "_target_":
         chain = chain[:-1]
-    return own_configs(ctx, matching(hydra_targets(ctx.project), chain))
+    nested = _argument_targets(ctx.project, enclosing_function(ctx.project, module, call), call.args[0])
+    return nested if nested else own_configs(ctx, matching(hydra_targets(ctx.project), chain))
+
+
+def _argument_targets(project, fn: FunctionInfo | None, arg: ast.expr) -> list[HydraTarget]:
+    """`instantiate(model)` in `fn`, with `model` a parameter of the `__init__` of a class a config
+    instantiates: the entries under that config's `model` key (`_recursive_: false` hands the sub-config
+    over as is), also when a `defaults:` list composes them there from a group file."""
+    if not isinstance(arg, ast.Name) or fn is None or fn.name != "__init__" or arg.id not in fn.params:
+        return []
+    cls = project.modules[fn.module].classes.get(fn.class_name or "")
+    if cls is None:
+        return []
+    targets = hydra_targets(project)
+    out: list[HydraTarget] = []
+    for owner in targets:
+        built = project.class_of(owner.target)
+        if built is None or cls not in project.mro(built):
+            continue
+        keys = owner.keys + (arg.id,)
+        out += [t for t in targets if t.keys == keys and t not in out]
+    return out
 
 
 _IMPORTERS = frozenset({"importlib.import_module", "__import__", "pydoc.locate"})

@@ -42,7 +42,7 @@ def _settings(project, cls: ClassInfo, unknown) -> dict[str, set]:
         for attr, writes in klass.attr_values.items():
             if f"self.{attr}" in out or any(method not in CONSTRUCTION for method, _ in writes) or len(writes) != 1:
                 continue
-            if _mutated(project, cls, attr):
+            if attribute_rebound(project, cls, attr):
                 continue
             method, value = writes[0]
             if not (isinstance(value, ast.Name) and value.id in init.params and method == "__init__"
@@ -78,7 +78,7 @@ def _module_checks(project, cls: ClassInfo) -> dict[str, set]:
                 break
             networks += 1
         else:
-            if networks and not _mutated(project, cls, attr):
+            if networks and not attribute_rebound(project, cls, attr):
                 out[f"isinstance:self.{attr}"] = {True}
     return out
 
@@ -94,7 +94,7 @@ def _literal_settings(project, cls: ClassInfo) -> dict[str, set]:
         for attr, writes in klass.attr_values.items():
             if len(writes) != 1 or writes[0][0] not in building or f"self.{attr}" in out:
                 continue
-            if any(attr in k.attr_values for k in family if k is not klass) or _mutated(project, cls, attr):
+            if any(attr in k.attr_values for k in family if k is not klass) or attribute_rebound(project, cls, attr):
                 continue
             value = _chosen(writes[0][1], out)
             if isinstance(value, ast.Constant) and isinstance(value.value, (bool, int)):
@@ -157,7 +157,7 @@ def _default(init, param: str) -> ast.expr | None:
     return None
 
 
-def _mutated(project, cls: ClassInfo, attr: str) -> bool:
+def attribute_rebound(project, cls: ClassInfo, attr: str) -> bool:
     """Anything outside construction that rebinds `<obj>.<attr>` (`policy.update = True` from a driver)."""
     key = ("attr_stores",)
     stores = project.memo.get(key)
@@ -166,7 +166,7 @@ def _mutated(project, cls: ClassInfo, attr: str) -> bool:
         for module in list(project.modules.values()):
             if project.is_library(module.name):
                 continue
-            for node in ast.walk(module.tree):
+            for node in module.nodes:   # walked once, shared with the index
                 if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
                     targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                     for target in targets:
@@ -288,147 +288,6 @@ def module_flags(tree: ast.Module, nodes=None) -> dict[str, set]:
     varying |= {name for node in (ast.walk(tree) if nodes is None else nodes)  # nodes: the tree's, walked already
                 if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
     return {name: vals for name, vals in values.items() if name not in varying}
-
-
-# ------------------------------------------------------------------ entry parameters the callers pass as settings
-PYTHON_INT = ("<a Python int>",)   # a loop counter or an `int(...)`: a setting whose value changes, never data
-
-
-def caller_settings(project, fn) -> dict[str, set]:
-    """Parameters of the entry `fn` that every call in the project passes as a Python constant, bool or int
-    (`agent.act(obs, step, eval_mode=True)` in a `for step in range(n)` loop), with the values passed
-    (`PYTHON_INT` for an int whose value varies). Such a parameter is a setting, not tensor data, whatever
-    its annotation says. Calls are matched by the function's name; one passing too few arguments, or only
-    settings, is another function's. One call passing anything else, or none at all, leaves the
-    parameter alone."""
-    params = fn.positional_params[1:] if fn.is_method else fn.positional_params
-    args = fn.node.args
-    required = set(params[:len(params) - len(args.defaults)]) | {
-        a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is None}
-    values: dict[str, set] = {}
-    spoiled: set[str] = set()
-    for module in list(project.modules.values()):
-        if project.is_library(module.name):
-            continue
-        owners = {id(method.node): method.class_name for method in module.functions.values()}
-        for scope in _call_scopes(module):
-            calls = [node for node in ast.walk(scope)
-                     if isinstance(node, ast.Call) and called_name(node.func) == fn.name]
-            if not calls:
-                continue
-            ints = _int_names(scope) | _forwarded_settings(scope)
-            owner = module.classes.get(owners.get(id(scope)) or "")
-            ints |= {f"self.{a}" for a in (_int_attrs(owner) if owner is not None else ())}
-            for node in calls:
-                if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
-                    spoiled.update(params)
-                    continue
-                passed = [(params[i], a) for i, a in enumerate(node.args) if i < len(params)]
-                passed += [(k.arg, k.value) for k in node.keywords if k.arg]
-                found = [(param, _setting_value(arg, ints)) for param, arg in passed]
-                if not required <= {p for p, _ in passed} or all(v is not None for _, v in found):
-                    continue   # another function of the same name (`env.step(0)`), not a call of the entry
-                for param, value in found:
-                    if value is None:
-                        spoiled.add(param)
-                    else:
-                        values.setdefault(param, set()).add(value)
-    return {p: v for p, v in values.items() if p not in spoiled}
-
-
-def _call_scopes(module) -> list[ast.AST]:
-    """The module's functions (each its own scope for loop counters) and its top-level statements."""
-    functions = [f.node for f in module.functions.values()]
-    top = ast.Module(body=[s for s in module.tree.body
-                           if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))],
-                     type_ignores=[])
-    return [*functions, top]
-
-
-def _int_attrs(cls: ClassInfo) -> set[str]:
-    """Attributes of the class that only ever hold Python ints (`self._step = 0`, `self._step += 1`), and
-    read-only properties that return one (`@property def global_step(self): return self._step`): a step
-    counter the driver passes, never tensor data."""
-    ints, other = set(), set()
-    for fn in cls.methods.values():
-        for node in ast.walk(fn.node):
-            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                is_int = isinstance(node.value, ast.Constant) and type(node.value.value) is int
-                for target in targets:
-                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
-                            and target.value.id == "self":
-                        (ints if is_int else other).add(target.attr)
-    ints -= other
-    for name, fn in cls.methods.items():
-        body = [s for s in fn.node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
-        if any(isinstance(d, ast.Name) and d.id == "property" for d in fn.node.decorator_list) and len(body) == 1 \
-                and isinstance(body[0], ast.Return) and isinstance(body[0].value, ast.Attribute) \
-                and isinstance(body[0].value.value, ast.Name) and body[0].value.value.id == "self" \
-                and body[0].value.attr in ints:
-            ints.add(name)
-    return ints
-
-
-def _setting_value(arg: ast.expr, ints: set[str]):
-    if isinstance(arg, ast.Constant) and isinstance(arg.value, (bool, int, float, str)):
-        return arg.value
-    if isinstance(arg, (ast.Dict, ast.List, ast.Tuple)) and not (arg.keys if isinstance(arg, ast.Dict) else arg.elts):
-        return ()   # `extra_args={}`: an empty container (falsy), never data
-    if isinstance(arg, ast.Name) and arg.id in ints:
-        return PYTHON_INT
-    if isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name) and arg.value.id == "self" \
-            and f"self.{arg.attr}" in ints:
-        return PYTHON_INT
-    if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name) and arg.func.id in ("int", "len"):
-        return PYTHON_INT
-    return None
-
-
-def _forwarded_settings(scope: ast.AST) -> set[str]:
-    """Parameters of the calling function with a literal default (`new_sampler_type=None`, `steps=10`) that
-    it never rebinds and hands on: settings of its own caller (counted like a varying int: never data)."""
-    if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return set()
-    args = scope.args
-    positional = [*args.posonlyargs, *args.args]
-    pairs = [*zip(positional[len(positional) - len(args.defaults):], args.defaults),
-             *((a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)]
-    stored = {n.id for n in ast.walk(scope) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    return {a.arg for a, d in pairs if isinstance(d, ast.Constant) and not isinstance(d.value, bytes)
-            and a.arg not in stored}
-
-
-def _int_names(scope: ast.AST) -> set[str]:
-    """Names that only ever hold Python ints in `scope`: `for i in range(...)`, the index of `enumerate`,
-    `n = 0` ... `n += 1`."""
-    ints: set[str] = set()
-    other: set[str] = set()
-    for node in ast.walk(scope):
-        if isinstance(node, (ast.For, ast.comprehension)):
-            it = node.iter
-            name = it.func.id if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) else None
-            target = node.target
-            if name == "range" and isinstance(target, ast.Name):
-                ints.add(target.id)
-                continue
-            if name == "enumerate" and isinstance(target, ast.Tuple) and isinstance(target.elts[0], ast.Name):
-                ints.add(target.elts[0].id)
-                other.update(n.id for e in target.elts[1:] for n in ast.walk(e) if isinstance(n, ast.Name))
-                continue
-            other.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
-        elif isinstance(node, ast.Assign):
-            names = [t.id for t in node.targets if isinstance(t, ast.Name)]
-            is_int = isinstance(node.value, ast.Constant) and type(node.value.value) is int
-            (ints if is_int else other).update(names)
-            other.update(n.id for t in node.targets if not isinstance(t, ast.Name)
-                         for n in ast.walk(t) if isinstance(n, ast.Name))
-        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
-            if not (isinstance(node.value, ast.Constant) and type(node.value.value) is int):
-                other.add(node.target.id)
-        elif isinstance(node, (ast.arguments,)):
-            other.update(a.arg for a in (*node.posonlyargs, *node.args, *node.kwonlyargs))
-    return ints - other
 
 
 # ------------------------------------------------------------------ what `f(x, **kwargs)` passes

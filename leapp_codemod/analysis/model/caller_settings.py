@@ -1,0 +1,165 @@
+"""Entry parameters the callers pass as settings: `agent.act(obs, step, eval_mode=True)` in every driver makes
+`eval_mode` a constant of the export and `step` a Python int, never tensor data."""
+from __future__ import annotations
+
+import ast
+
+from leapp_codemod.analysis.model.index import ClassInfo, called_name
+from leapp_codemod.analysis.model.settings import _default
+
+
+PYTHON_INT = ("<a Python int>",)   # a loop counter or an `int(...)`: a setting whose value changes, never data
+
+
+def caller_settings(project, fn) -> dict[str, set]:
+    """Parameters of the entry `fn` that every call in the project passes as a Python constant, bool or int
+    (`agent.act(obs, step, eval_mode=True)` in a `for step in range(n)` loop), with the values passed
+    (`PYTHON_INT` for an int whose value varies). Such a parameter is a setting, not tensor data, whatever
+    its annotation says. Calls are matched by the function's name; one passing too few arguments, or only
+    settings, is another function's. A call that leaves a parameter out passes its default: one driver
+    calling `agent.act(obs)` keeps `eval_mode=False` among the values even if every other call passes
+    True. One call passing anything else (or leaving out a parameter whose default is computed), or none
+    at all, leaves the parameter alone."""
+    params = fn.positional_params[1:] if fn.is_method else fn.positional_params
+    args = fn.node.args
+    required = set(params[:len(params) - len(args.defaults)]) | {
+        a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is None}
+    optional = [*params[len(params) - len(args.defaults):], *(a.arg for a in args.kwonlyargs)]
+    values: dict[str, set] = {}
+    spoiled: set[str] = set()
+    for module in list(project.modules.values()):
+        if project.is_library(module.name):
+            continue
+        owners = {id(method.node): method.class_name for method in module.functions.values()}
+        for scope in _call_scopes(module):
+            calls = [node for node in ast.walk(scope)
+                     if isinstance(node, ast.Call) and called_name(node.func) == fn.name]
+            if not calls:
+                continue
+            ints = _int_names(scope) | _forwarded_settings(scope)
+            owner = module.classes.get(owners.get(id(scope)) or "")
+            ints |= {f"self.{a}" for a in (_int_attrs(owner) if owner is not None else ())}
+            for node in calls:
+                if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+                    spoiled.update(params)
+                    continue
+                passed = [(params[i], a) for i, a in enumerate(node.args) if i < len(params)]
+                passed += [(k.arg, k.value) for k in node.keywords if k.arg]
+                found = [(param, _setting_value(arg, ints)) for param, arg in passed]
+                if not required <= {p for p, _ in passed} or all(v is not None for _, v in found):
+                    continue   # another function of the same name (`env.step(0)`), not a call of the entry
+                given = {p for p, _ in passed}   # a parameter left out receives its default
+                found += [(param, _default_setting(fn, param)) for param in optional if param not in given]
+                for param, value in found:
+                    if value is None:
+                        spoiled.add(param)
+                    else:
+                        values.setdefault(param, set()).add(None if value is NONE_DEFAULT else value)
+    return {p: v for p, v in values.items() if p not in spoiled}
+
+
+NONE_DEFAULT = ("<a None default>",)
+
+
+def _default_setting(fn, param: str):
+    """What a call that leaves `param` out passes: its literal default (`NONE_DEFAULT` for None), or None
+    (not a setting) for a computed default or none at all."""
+    default = _default(fn, param)
+    if isinstance(default, ast.Constant) and default.value is None:
+        return NONE_DEFAULT
+    return _setting_value(default, set()) if default is not None else None
+
+
+def _call_scopes(module) -> list[ast.AST]:
+    """The module's functions (each its own scope for loop counters) and its top-level statements."""
+    functions = [f.node for f in module.functions.values()]
+    top = ast.Module(body=[s for s in module.tree.body
+                           if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))],
+                     type_ignores=[])
+    return [*functions, top]
+
+
+def _int_attrs(cls: ClassInfo) -> set[str]:
+    """Attributes of the class that only ever hold Python ints (`self._step = 0`, `self._step += 1`), and
+    read-only properties that return one (`@property def global_step(self): return self._step`): a step
+    counter the driver passes, never tensor data."""
+    ints, other = set(), set()
+    for fn in cls.methods.values():
+        for node in ast.walk(fn.node):
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                is_int = isinstance(node.value, ast.Constant) and type(node.value.value) is int
+                for target in targets:
+                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                            and target.value.id == "self":
+                        (ints if is_int else other).add(target.attr)
+    ints -= other
+    for name, fn in cls.methods.items():
+        body = [s for s in fn.node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+        if any(isinstance(d, ast.Name) and d.id == "property" for d in fn.node.decorator_list) and len(body) == 1 \
+                and isinstance(body[0], ast.Return) and isinstance(body[0].value, ast.Attribute) \
+                and isinstance(body[0].value.value, ast.Name) and body[0].value.value.id == "self" \
+                and body[0].value.attr in ints:
+            ints.add(name)
+    return ints
+
+
+def _setting_value(arg: ast.expr, ints: set[str]):
+    if isinstance(arg, ast.Constant) and isinstance(arg.value, (bool, int, float, str)):
+        return arg.value
+    if isinstance(arg, (ast.Dict, ast.List, ast.Tuple)) and not (arg.keys if isinstance(arg, ast.Dict) else arg.elts):
+        return ()   # `extra_args={}`: an empty container (falsy), never data
+    if isinstance(arg, ast.Name) and arg.id in ints:
+        return PYTHON_INT
+    if isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name) and arg.value.id == "self" \
+            and f"self.{arg.attr}" in ints:
+        return PYTHON_INT
+    if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name) and arg.func.id in ("int", "len"):
+        return PYTHON_INT
+    return None
+
+
+def _forwarded_settings(scope: ast.AST) -> set[str]:
+    """Parameters of the calling function with a literal default (`new_sampler_type=None`, `steps=10`) that
+    it never rebinds and hands on: settings of its own caller (counted like a varying int: never data)."""
+    if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return set()
+    args = scope.args
+    positional = [*args.posonlyargs, *args.args]
+    pairs = [*zip(positional[len(positional) - len(args.defaults):], args.defaults),
+             *((a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)]
+    stored = {n.id for n in ast.walk(scope) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return {a.arg for a, d in pairs if isinstance(d, ast.Constant) and not isinstance(d.value, bytes)
+            and a.arg not in stored}
+
+
+def _int_names(scope: ast.AST) -> set[str]:
+    """Names that only ever hold Python ints in `scope`: `for i in range(...)`, the index of `enumerate`,
+    `n = 0` ... `n += 1`."""
+    ints: set[str] = set()
+    other: set[str] = set()
+    for node in ast.walk(scope):
+        if isinstance(node, (ast.For, ast.comprehension)):
+            it = node.iter
+            name = it.func.id if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) else None
+            target = node.target
+            if name == "range" and isinstance(target, ast.Name):
+                ints.add(target.id)
+                continue
+            if name == "enumerate" and isinstance(target, ast.Tuple) and isinstance(target.elts[0], ast.Name):
+                ints.add(target.elts[0].id)
+                other.update(n.id for e in target.elts[1:] for n in ast.walk(e) if isinstance(n, ast.Name))
+                continue
+            other.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+        elif isinstance(node, ast.Assign):
+            names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+            is_int = isinstance(node.value, ast.Constant) and type(node.value.value) is int
+            (ints if is_int else other).update(names)
+            other.update(n.id for t in node.targets if not isinstance(t, ast.Name)
+                         for n in ast.walk(t) if isinstance(n, ast.Name))
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            if not (isinstance(node.value, ast.Constant) and type(node.value.value) is int):
+                other.add(node.target.id)
+        elif isinstance(node, (ast.arguments,)):
+            other.update(a.arg for a in (*node.posonlyargs, *node.args, *node.kwonlyargs))
+    return ints - other
