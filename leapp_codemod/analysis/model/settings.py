@@ -99,7 +99,7 @@ def _literal_settings(project, cls: ClassInfo) -> dict[str, set]:
             value = _chosen(writes[0][1], out)
             if isinstance(value, ast.Constant) and isinstance(value.value, (bool, int)):
                 out[f"self.{attr}"] = {value.value}
-    return out | class_constants(family, lambda attr: _mutated(project, cls, attr))
+    return out | class_constants(family, lambda attr: attribute_rebound(project, cls, attr))
 
 
 def _chosen(value: ast.expr, known: dict[str, set]) -> ast.expr:
