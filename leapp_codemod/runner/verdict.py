@@ -9,6 +9,7 @@ from pathlib import Path
 from leapp_codemod.io_util import prepare_out_dir, write_atomic
 from leapp_codemod.knowledge.leapp import FORMAT_OF
 from leapp_codemod.rules import scalar_list_join
+from leapp_codemod.runner import branch_arms
 from leapp_codemod.runner.draws import RANDOM_CATEGORY, carried_draws, gate
 from leapp_codemod.runner.dropped import leapp_cause
 from leapp_codemod.runner.dtype_mix import lead_with_dtype_mix
@@ -408,6 +409,11 @@ def _failed(report: dict, info: ModuleInfo, data: dict, bad_parity: list, execut
     elif cause and not last.get("dropped_inputs"):
         report["leapp_cause"] = cause
         report["error"] += f"; cause, as LEAPP logged it: {cause}"
+    _, guards = domain_limits(info, last, executed)
+    if guards:        # checks whose other side only raises: no computation lost there, said once
+        report["checks_traced"] = guards
+    branch_arms.lead_with_flip(report, (*info.unresolved, *info.left_out, *info.findings), data, last)
+
 
 
 _HOLDER = re.compile(r"^state: \S*?\.(\w+)(?:\[| \()")
