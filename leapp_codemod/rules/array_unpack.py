@@ -142,8 +142,9 @@ def _returned_array(call: ast.Call, ctx, target: ast.expr) -> bool:
 
 def _element(node: ast.Assign, ctx) -> bool:
     """`w = q[0]`, with another position of the same array also taken into a name (`x = q[1]`): the components
-    of a NumPy vector of the pipeline (a quaternion, a velocity) as Python names. One position alone is more
-    often the first row of a batch, which stays traced. Into an attribute (`cmd.vx = act[0]`, `cmd.wz =
+    of a NumPy vector of the pipeline (a quaternion, a velocity) as Python names; so is one position next to a
+    slice of the same array (`q_w = q[3]` with `q[:3]`). One position alone is more often the first row of a
+    batch, which stays traced. Into an attribute (`cmd.vx = act[0]`, `cmd.wz =
     act[1]`, a message field or an object's) the elements leave the trace whatever is done with them next."""
     position = _position(node)
     if position is None:
@@ -151,11 +152,18 @@ def _element(node: ast.Assign, ctx) -> bool:
     array = ast.unparse(node.value.value)
     others = {p for n in ctx.fn.nodes if isinstance(n, ast.Assign) and (p := _position(n)) is not None
               and ast.unparse(n.value.value) == array}
-    if len(others) < 2:
+    if len(others) < 2 and not _sliced(array, ctx):
         return False
     if isinstance(node.targets[0], ast.Attribute):
         return _numpy_vector(node.value.value, ctx)
     return _array_of_data(node.value.value, ctx, node.targets[0])
+
+
+def _sliced(array: str, ctx) -> bool:
+    """The function also takes a one-axis slice of the same array (`v[:3]` next to `v[3]`, `x[1:]` next to
+    `x[0]`): the element is one component of a vector whose other part is read as an array."""
+    return any(isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Slice) and ast.unparse(n.value) == array
+               for n in ctx.fn.nodes)
 
 
 def _outer_position(node: ast.Assign) -> tuple[str, int] | None:
@@ -391,6 +399,9 @@ RULE = Rule(
         "    return np.stack(out)\n",
         "import numpy as np\ndef step(obs):\n    a = np.tanh(obs)\n    total = 0.0\n"
         "    for i, v in enumerate(a):  # error\n        total = total + v * i\n    return a * total\n",
+        # one element next to a slice of the same array: the vector's other part
+        "import numpy as np\ndef heading(pose, goal):\n    pos = pose[:2]\n    yaw = pose[5]  # error\n"
+        "    return (goal - pos) * np.cos(yaw)\ndef step(obs, goal):\n    return heading(np.asarray(obs), goal)\n",
         # elements into the fields of an outgoing command
         "import numpy as np\nclass Cmd:\n    pass\ndef step(obs):\n    a = np.tanh(obs)\n    cmd = Cmd()\n"
         "    cmd.vx = a[0]  # error\n    cmd.wz = a[1]  # error\n    return cmd\n",
