@@ -12,6 +12,7 @@ from leapp_codemod.rules import scalar_list_join
 from leapp_codemod.runner import branch_arms
 from leapp_codemod.runner.draws import RANDOM_CATEGORY, carried_draws, gate
 from leapp_codemod.runner.dropped import leapp_cause
+from leapp_codemod.runner.dropped_reads import name_reads
 from leapp_codemod.runner.dtype_mix import lead_with_dtype_mix
 from leapp_codemod.runner.errors import cut, failing_op
 from leapp_codemod.runner.linecover import first_run, ran
@@ -413,6 +414,7 @@ def _failed(report: dict, info: ModuleInfo, data: dict, bad_parity: list, execut
     if guards:        # checks whose other side only raises: no computation lost there, said once
         report["checks_traced"] = guards
     branch_arms.lead_with_flip(report, (*info.unresolved, *info.left_out, *info.findings), data, last)
+    name_reads(report, last, info.findings, executed)
 
 
 
