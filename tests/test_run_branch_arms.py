@@ -68,3 +68,26 @@ def test_a_late_saturation_branch_leads_the_verdict_and_a_library_check_is_only_
     assert text.stdout.startswith("failed: the branch at conveyapp/belt.py:22 took the other arm")
     assert "  note: torch/distributions/" in text.stdout
     assert tree_hash(work / "conveyapp") == before
+
+
+def test_a_flip_leads_the_error_unless_an_ignored_input_was_named(tmp_path):
+    src = tmp_path / "app" / "ctl.py"
+    src.parent.mkdir()
+    src.write_text(SOURCE)
+    data = {"call_lines": {"traced": [{str(src): [1, 2, 3, 5, 7, 10, 11]}],
+                           "later": {"40": {str(src): [1, 2, 3, 4, 5, 7, 10, 11]}}}}
+    last = {"failed_stage": "validation", "signals": []}
+    finding = "app/ctl.py:3 tensor-branch: `if x > limit` decides Python control flow on pipeline data"
+    report = {"error": "onnx failed at validation: differs", "explained_by": ["app/ctl.py:9 inplace-state: x", finding]}
+    branch_arms.lead_with_flip(report, (finding,), data, last)
+    assert report["error"] == ("the branch at app/ctl.py:3 took the other arm on call 40; the export holds the arm of "
+                               "the traced calls: onnx failed at validation: differs")
+    assert report["explained_by"][0] == finding
+    named = {"error": "onnx failed at validation: input `q[3]` is not used", "dropped_element_reads": {"q[3]": ["x"]}}
+    branch_arms.lead_with_flip(named, (finding,), data, last)
+    assert named["error"].startswith("onnx failed at validation: input `q[3]`")
+    assert named["error"].endswith("; also, the branch at app/ctl.py:3 took the other arm on call 40; the export "
+                                   "holds the arm of the traced calls")
+    untouched = {"error": "onnx failed at tracing: x"}
+    branch_arms.lead_with_flip(untouched, (finding,), data, {"failed_stage": "tracing"})
+    assert untouched == {"error": "onnx failed at tracing: x"}

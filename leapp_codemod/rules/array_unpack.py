@@ -156,7 +156,12 @@ def _element(node: ast.Assign, ctx) -> bool:
         return False
     if isinstance(node.targets[0], ast.Attribute):
         return _numpy_vector(node.value.value, ctx)
-    return _array_of_data(node.value.value, ctx, node.targets[0])
+    if _array_of_data(node.value.value, ctx, node.targets[0]):
+        return True
+    value = node.value.value     # `q_w = q[3]` with `q_vec = q[:3]` going into `np.cross(q_vec, v)`: NumPy
+    return len(others) < 2 and _slice_reaches_numpy(array, ctx) and isinstance(value, ast.Name) \
+        and ctx.is_data(value) and not ctx.is_shape(value) and not _bound_to_container(value, ctx) \
+        and not _many_dimensions(value, ctx) and _used_as_numbers({node.targets[0].id}, ctx)
 
 
 def _sliced(array: str, ctx) -> bool:
@@ -164,6 +169,18 @@ def _sliced(array: str, ctx) -> bool:
     `x[0]`): the element is one component of a vector whose other part is read as an array."""
     return any(isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Slice) and ast.unparse(n.value) == array
                for n in ctx.fn.nodes)
+
+
+def _slice_reaches_numpy(array: str, ctx) -> bool:
+    """A slice of the array (`q[:3]`, or a name bound to one) is an argument of a `numpy.*` call: the array
+    is a NumPy vector even where nothing else says so (a parameter the driver fills)."""
+    slices = [n for n in ctx.fn.nodes if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Slice)
+              and ast.unparse(n.value) == array]
+    names = {t.id for n in ctx.fn.nodes if isinstance(n, ast.Assign) and any(n.value is s for s in slices)
+             for t in n.targets if isinstance(t, ast.Name)}
+    direct = any(isinstance(n, ast.Call) and (ctx.call_name(n) or "").startswith("numpy.")
+                 and any(a is s for a in n.args for s in slices) for n in ctx.fn.nodes)
+    return direct or bool(names) and _items_reach_numpy(ctx, names)
 
 
 def _outer_position(node: ast.Assign) -> tuple[str, int] | None:
@@ -402,6 +419,9 @@ RULE = Rule(
         # one element next to a slice of the same array: the vector's other part
         "import numpy as np\ndef heading(pose, goal):\n    pos = pose[:2]\n    yaw = pose[5]  # error\n"
         "    return (goal - pos) * np.cos(yaw)\ndef step(obs, goal):\n    return heading(np.asarray(obs), goal)\n",
+        # a parameter nothing says is NumPy, but its sliced part goes into NumPy calls
+        "import numpy as np\ndef lean(p, v):\n    arm = p[:3]\n    s = p[3]  # error\n"
+        "    return np.cross(arm, v) * s\ndef step(obs, v):\n    return lean(obs * 2, v)\n",
         # elements into the fields of an outgoing command
         "import numpy as np\nclass Cmd:\n    pass\ndef step(obs):\n    a = np.tanh(obs)\n    cmd = Cmd()\n"
         "    cmd.vx = a[0]  # error\n    cmd.wz = a[1]  # error\n    return cmd\n",

@@ -97,7 +97,8 @@ def text(flip: dict) -> str:
 def lead_with_flip(report: dict, findings: tuple[str, ...], data: dict, last: dict) -> None:
     """When the export differs from the application on later calls: the application's branches (the scan's
     tensor-branch findings, LEAPP's tensor-branch signals in the application) that took, on those calls,
-    an arm no traced call took lead the verdict (`branch_flips`), and their findings lead `explained_by`."""
+    an arm no traced call took lead the verdict (`branch_flips`; after an input element the export ignores,
+    `dropped_element_reads`, when there is one), and their findings lead `explained_by`."""
     lines = data.get("call_lines") or {}
     later = {int(k): v for k, v in (lines.get("later") or {}).items()}
     if last.get("failed_stage") != "validation" or not later:
@@ -110,7 +111,10 @@ def lead_with_flip(report: dict, findings: tuple[str, ...], data: dict, last: di
     if not found:
         return
     report["branch_flips"] = found
-    report["error"] = f"{text(found[0])}: {report['error']}"
+    if report.get("dropped_element_reads"):     # an input the export ignores is the surer cause: it leads
+        report["error"] += f"; also, {text(found[0])}"
+    else:
+        report["error"] = f"{text(found[0])}: {report['error']}"
     at = {f["at"] for f in found}
     explained = report.get("explained_by") or []
     report["explained_by"] = ([f for f in explained if f.split(" ")[0] in at]

@@ -414,8 +414,8 @@ def _failed(report: dict, info: ModuleInfo, data: dict, bad_parity: list, execut
     _, guards = domain_limits(info, last, executed)
     if guards:        # checks whose other side only raises: no computation lost there, said once
         report["checks_traced"] = guards
+    name_reads(report, last, info.findings, executed)       # an ignored input leads; a branch flip then
     branch_arms.lead_with_flip(report, (*info.unresolved, *info.left_out, *info.findings), data, last)
-    name_reads(report, last, info.findings, executed)
 
 
 
