@@ -411,11 +411,11 @@ def _failed(report: dict, info: ModuleInfo, data: dict, bad_parity: list, execut
     elif cause and not last.get("dropped_inputs"):
         report["leapp_cause"] = cause
         report["error"] += f"; cause, as LEAPP logged it: {cause}"
-    _, guards = domain_limits(info, last, executed)
-    if guards:        # checks whose other side only raises: no computation lost there, said once
-        report["checks_traced"] = guards
-    name_reads(report, last, info.findings, executed)       # an ignored input leads; a branch flip then
-    branch_arms.lead_with_flip(report, (*info.unresolved, *info.left_out, *info.findings), data, last)
+    if any(s.get("guard") for s in last.get("signals") or ()):   # checks whose other side only raises:
+        report["checks_traced"] = domain_limits(info, last, executed)[1]    # no computation lost there
+    if stage == "validation":      # an ignored input leads, then a branch that took another arm
+        name_reads(report, last, info.findings, executed)
+        branch_arms.lead_with_flip(report, (*info.unresolved, *info.left_out, *info.findings), data, last)
 
 
 
