@@ -38,6 +38,14 @@ def _reads(tree: ast.Module, index: int) -> dict[int, str]:
     return out
 
 
+def _statement(tree: ast.Module, text: tuple[str, ...], line: int) -> str:
+    """The first line of the statement starting on `line` (its source, without a trailing comment)."""
+    stmt = next((n for n in ast.walk(tree) if isinstance(n, ast.stmt) and n.lineno == line), None)
+    segment = ast.get_source_segment("\n".join(text), stmt) if stmt is not None else None
+    first = (segment or (text[line - 1] if line <= len(text) else "")).splitlines()
+    return first[0].strip() if first else ""
+
+
 def _shown(path: str, findings: tuple[str, ...], cwd: str) -> str:
     """The path as the scan's findings name it (relative to the application's parent), else relative to cwd."""
     posix = path.replace(os.sep, "/")
@@ -69,7 +77,7 @@ def element_reads(element: str, executed: dict[str, list[int]] | None, findings:
         reads = _reads(tree, index)
         shown = _shown(path, findings, cwd or os.getcwd())
         for line in sorted(set(lines) & set(reads)):
-            code = text[line - 1].strip() if line <= len(text) else ""
+            code = _statement(tree, text, line)
             by = replacements.get(reads[line])
             note = f", in {reads[line]}, which the replacement {by} handles" if by else ""
             found.append((f"{shown}:{line}" not in flagged, f"{shown}:{line} (`{code}`{note})"))
