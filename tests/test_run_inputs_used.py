@@ -21,7 +21,9 @@ def test_an_element_the_export_ignores_fails_the_run_naming_it(tmp_path):
     used = attempt["validation"]["across_run"]["inputs_used"]
     assert [f["element"] for f in used["findings"]] == ["supply[0]"]
     assert used["findings"][0]["kind"] == "ignored" and used["findings"][0]["app_change"] > 1e-3
-    assert "input `supply[0]` is not used by the export, the original depends on it" in report["error"]
+    assert "input `supply[0]` is not used by the export (read at drivectl/controller.py:11 (`volts = supply[0]`" \
+        in report["error"] and "the original depends on it" in report["error"]
+    assert report["dropped_element_reads"]["supply[0]"][0].startswith("drivectl/controller.py:11 ")
     assert used["checked"] == 2 * (4 + 3)      # every element of both inputs, around two calls
     assert attempt["validation"]["across_run"]["perturbed"]["ok"]    # the range-bound variation cannot see it
     assert tree_hash(work / "drivectl") == before

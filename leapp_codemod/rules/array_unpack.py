@@ -142,8 +142,9 @@ def _returned_array(call: ast.Call, ctx, target: ast.expr) -> bool:
 
 def _element(node: ast.Assign, ctx) -> bool:
     """`w = q[0]`, with another position of the same array also taken into a name (`x = q[1]`): the components
-    of a NumPy vector of the pipeline (a quaternion, a velocity) as Python names. One position alone is more
-    often the first row of a batch, which stays traced. Into an attribute (`cmd.vx = act[0]`, `cmd.wz =
+    of a NumPy vector of the pipeline (a quaternion, a velocity) as Python names; so is one position next to a
+    slice of the same array (`q_w = q[3]` with `q[:3]`). One position alone is more often the first row of a
+    batch, which stays traced. Into an attribute (`cmd.vx = act[0]`, `cmd.wz =
     act[1]`, a message field or an object's) the elements leave the trace whatever is done with them next."""
     position = _position(node)
     if position is None:
@@ -151,11 +152,35 @@ def _element(node: ast.Assign, ctx) -> bool:
     array = ast.unparse(node.value.value)
     others = {p for n in ctx.fn.nodes if isinstance(n, ast.Assign) and (p := _position(n)) is not None
               and ast.unparse(n.value.value) == array}
-    if len(others) < 2:
+    if len(others) < 2 and not _sliced(array, ctx):
         return False
     if isinstance(node.targets[0], ast.Attribute):
         return _numpy_vector(node.value.value, ctx)
-    return _array_of_data(node.value.value, ctx, node.targets[0])
+    if _array_of_data(node.value.value, ctx, node.targets[0]):
+        return True
+    value = node.value.value     # `q_w = q[3]` with `q_vec = q[:3]` going into `np.cross(q_vec, v)`: NumPy
+    return len(others) < 2 and _slice_reaches_numpy(array, ctx) and isinstance(value, ast.Name) \
+        and ctx.is_data(value) and not ctx.is_shape(value) and not _bound_to_container(value, ctx) \
+        and not _many_dimensions(value, ctx) and _used_as_numbers({node.targets[0].id}, ctx)
+
+
+def _sliced(array: str, ctx) -> bool:
+    """The function also takes a one-axis slice of the same array (`v[:3]` next to `v[3]`, `x[1:]` next to
+    `x[0]`): the element is one component of a vector whose other part is read as an array."""
+    return any(isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Slice) and ast.unparse(n.value) == array
+               for n in ctx.fn.nodes)
+
+
+def _slice_reaches_numpy(array: str, ctx) -> bool:
+    """A slice of the array (`q[:3]`, or a name bound to one) is an argument of a `numpy.*` call: the array
+    is a NumPy vector even where nothing else says so (a parameter the driver fills)."""
+    slices = [n for n in ctx.fn.nodes if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Slice)
+              and ast.unparse(n.value) == array]
+    names = {t.id for n in ctx.fn.nodes if isinstance(n, ast.Assign) and any(n.value is s for s in slices)
+             for t in n.targets if isinstance(t, ast.Name)}
+    direct = any(isinstance(n, ast.Call) and (ctx.call_name(n) or "").startswith("numpy.")
+                 and any(a is s for a in n.args for s in slices) for n in ctx.fn.nodes)
+    return direct or bool(names) and _items_reach_numpy(ctx, names)
 
 
 def _outer_position(node: ast.Assign) -> tuple[str, int] | None:
@@ -391,6 +416,12 @@ RULE = Rule(
         "    return np.stack(out)\n",
         "import numpy as np\ndef step(obs):\n    a = np.tanh(obs)\n    total = 0.0\n"
         "    for i, v in enumerate(a):  # error\n        total = total + v * i\n    return a * total\n",
+        # one element next to a slice of the same array: the vector's other part
+        "import numpy as np\ndef heading(pose, goal):\n    pos = pose[:2]\n    yaw = pose[5]  # error\n"
+        "    return (goal - pos) * np.cos(yaw)\ndef step(obs, goal):\n    return heading(np.asarray(obs), goal)\n",
+        # a parameter nothing says is NumPy, but its sliced part goes into NumPy calls
+        "import numpy as np\ndef lean(p, v):\n    arm = p[:3]\n    s = p[3]  # error\n"
+        "    return np.cross(arm, v) * s\ndef step(obs, v):\n    return lean(obs * 2, v)\n",
         # elements into the fields of an outgoing command
         "import numpy as np\nclass Cmd:\n    pass\ndef step(obs):\n    a = np.tanh(obs)\n    cmd = Cmd()\n"
         "    cmd.vx = a[0]  # error\n    cmd.wz = a[1]  # error\n    return cmd\n",

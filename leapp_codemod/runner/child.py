@@ -308,6 +308,7 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         "replayed": done.get("replayed"),
         "executed": recorder.cover.to_json(),
         "executed_order": recorder.cover.order_json(),
+        "call_lines": _call_lines(recorder, attempts),
         **draws.report(recorder.draws),
         **({"held_inputs": {name: f"self.{path}" for name, path in recorder.held.items()
                             if recorder.traced and name in recorder.traced[0].inputs}} if recorder.held else {}),
@@ -379,6 +380,15 @@ def _with_inputs_used(module, recorder, yaml_path, plan, more: dict) -> dict:
         more["summary"] = f"{used['summary']}; {earlier}" if earlier else used["summary"]
         more["ok"] = False
     return more
+
+
+def _call_lines(recorder, attempts) -> dict:
+    """The application lines each traced call executed, and those of the later calls the export differed
+    on (which arm each branch took there: runner.branch_arms)."""
+    bad = {c["call"] for a in attempts for c in ((a.validation.get("across_run") or {}).get("later_calls") or {})
+           .get("calls", []) if not c.get("ok")}
+    return {"traced": [c.lines for c in recorder.traced],
+            "later": {str(c.index): c.lines for c in recorder.later if c.index in bad}}
 
 
 def _left_out(module, recorder) -> list[str]:

@@ -276,7 +276,8 @@ def lost_computation(att: Attempt) -> str:
                 "between the inputs and them left the trace (a Python or NumPy value built from traced ones)")
     if att.stage != "validation" or att.spurious:
         return ""
-    frozen = sorted((s for s in att.signals if s.get("signal") in _LOST_SIGNALS),
+    # a signal at a check whose other side only raises (`guard`) loses nothing on the inputs that pass it
+    frozen = sorted((s for s in att.signals if s.get("signal") in _LOST_SIGNALS and not s.get("guard")),
                     key=lambda s: _LOST_SIGNALS.index(s["signal"]))
     if frozen:
         where = f" at {frozen[0]['location']}" if frozen[0].get("location") else ""

@@ -63,6 +63,7 @@ class Call:
     state_after: dict = field(default_factory=dict)
     declared_before: dict = field(default_factory=dict)  # STATE name -> copy (what recordings store)
     draws: tuple = ()                 # (function, site, value, kind) of the draws and reads inside the call (runner.draws)
+    lines: dict = field(default_factory=dict)   # absolute path -> application lines this call executed (linecover)
 
 
 @dataclass
@@ -187,8 +188,10 @@ class Recorder:
         before = observe.fingerprints(self.roots)
         with self._drawing(record):
             if self.cover is not None:
-                with self.cover:
+                with type(self.cover)(self.cover.roots) as one:
                     result = self.entry.function(*args, **kwargs)
+                self.cover.merge(one)
+                record.lines = one.to_json()
             else:
                 result = self.entry.function(*args, **kwargs)
         sizes: dict = {}
@@ -285,7 +288,12 @@ class Recorder:
             return self.entry.function(*args, **kwargs)
         record = Call(self.calls_seen, values.plain(inputs), state_before=self.read_reachable())
         with self._drawing(record):
-            result = self.entry.function(*args, **kwargs)
+            if self.cover is not None:     # which arm each branch took on this call (runner.branch_arms)
+                with type(self.cover)(self.cover.roots) as one:
+                    result = self.entry.function(*args, **kwargs)
+                record.lines = one.to_json()
+            else:
+                result = self.entry.function(*args, **kwargs)
         record.outputs = values.plain(result)
         record.state_after = self.read_reachable()
         self.later.append(record)

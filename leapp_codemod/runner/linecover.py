@@ -51,6 +51,14 @@ class LineCover:
         sys.settrace(self._previous)
         return False
 
+    def merge(self, other: "LineCover") -> None:
+        """Take in the lines another cover (one call's) recorded, in their first-run order."""
+        for path, line in other.order:
+            seen = self.lines.setdefault(path, set())
+            if line not in seen:
+                seen.add(line)
+                self.order.append((path, line))
+
     def to_json(self) -> dict[str, list[int]]:
         return {path: sorted(lines) for path, lines in sorted(self.lines.items())}
 

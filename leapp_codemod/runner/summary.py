@@ -38,6 +38,8 @@ def summary_lines(report: dict) -> list[str]:
                 lines.append(f"    no twin: {s['blocked']}")
         for h in report.get("host_runtime", []):
             lines.append(f"  host runtime: {h}")
+        for check in report.get("checks_traced", []):
+            lines.append(f"  note: {check}")
     for loc, text in (report.get("noise_gates") or {}).items():
         lines.append(f"  noise setting: {loc}: {text}")
     for a in report.get("attempts", []):

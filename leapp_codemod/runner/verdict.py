@@ -9,8 +9,10 @@ from pathlib import Path
 from leapp_codemod.io_util import prepare_out_dir, write_atomic
 from leapp_codemod.knowledge.leapp import FORMAT_OF
 from leapp_codemod.rules import scalar_list_join
+from leapp_codemod.runner import branch_arms
 from leapp_codemod.runner.draws import RANDOM_CATEGORY, carried_draws, gate
 from leapp_codemod.runner.dropped import leapp_cause
+from leapp_codemod.runner.dropped_reads import name_reads
 from leapp_codemod.runner.dtype_mix import lead_with_dtype_mix
 from leapp_codemod.runner.errors import cut, failing_op
 from leapp_codemod.runner.linecover import first_run, ran
@@ -18,6 +20,7 @@ from leapp_codemod.runner.module_info import ModuleInfo
 from leapp_codemod.runner.module_info import category as _category
 from leapp_codemod.runner.module_info import loc as _loc
 from leapp_codemod.runner.parent import ChildResult, RunOptions
+from leapp_codemod.runner.stub_verdict import other_findings, stub_error, stub_report  # noqa: F401 - used by cli_run, tests
 from leapp_codemod.source.guards import guard_at
 
 
@@ -408,6 +411,12 @@ def _failed(report: dict, info: ModuleInfo, data: dict, bad_parity: list, execut
     elif cause and not last.get("dropped_inputs"):
         report["leapp_cause"] = cause
         report["error"] += f"; cause, as LEAPP logged it: {cause}"
+    if any(s.get("guard") for s in last.get("signals") or ()):   # checks whose other side only raises:
+        report["checks_traced"] = domain_limits(info, last, executed)[1]    # no computation lost there
+    if stage == "validation":      # an ignored input leads, then a branch that took another arm
+        name_reads(report, last, info.findings, executed)
+        branch_arms.lead_with_flip(report, (*info.unresolved, *info.left_out, *info.findings), data, last)
+
 
 
 _HOLDER = re.compile(r"^state: \S*?\.(\w+)(?:\[| \()")
@@ -509,37 +518,6 @@ def _child_crash(child: ChildResult) -> str:
     tail = [ln for ln in child.log.strip().splitlines() if ln.strip()]
     last = tail[-1] if tail else "no output"
     return f"the runner process stopped (exit {child.returncode}): {last[:300]}"
-
-
-def stub_error(info: ModuleInfo) -> str:
-    """`stub not written: app/file.py:16` (the application line the first stub replaces), and where."""
-    first = info.stubs[0]
-    at = first.hazards[0].split(" ")[0] if first.hazards else f"{info.path}:{first.line}"
-    more = f"; {len(info.stubs) - 1} more stub(s)" if len(info.stubs) > 1 else ""
-    others = other_findings(info)
-    also = (f"; other unresolved findings on the entry's path, which may decide the export even once the stub is "
-            f"written (not yet checked for execution: nothing ran): {'; '.join(others)}" if others else "")
-    return (f"stub not written: {at} ({first.function} at {info.path}:{first.line} raises NotImplementedError "
-            f"until you write it; nothing was traced{more}){also}")
-
-
-def other_findings(info: ModuleInfo) -> list[str]:
-    """The module header's unresolved findings that no stub covers (`file:line category`)."""
-    covered = {h.split(" ")[0] for s in info.stubs for h in s.hazards}
-    out = []
-    for text in info.unresolved:
-        head = text.split(" ")
-        if head and head[0] not in covered and len(head) > 1:
-            out.append(f"{head[0]} {head[1].rstrip(':')}")
-    return out
-
-
-def stub_report(info: ModuleInfo, opts: RunOptions) -> dict:
-    return {"status": "failed", "entry": info.entry, "integration": str(info.path), "graph_yaml": None,
-            "models": [], "attempts": [], "validation": {}, "findings_confirmed": [], "timings": {},
-            "error": stub_error(info), "other_unresolved": other_findings(info),
-            "stubs": [{"function": s.function, "at": f"{info.path}:{s.line}", "patches": list(s.patches),
-                       "hazards": list(s.hazards), "blocked": s.blocked} for s in info.stubs]}
 
 
 def write_report(report: dict, out: Path) -> Path:
