@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIndex, is_test_path
-from leapp_codemod.analysis.model.project import Project, questions
+from leapp_codemod.analysis.model.project import Project, Questions, questions
 from leapp_codemod.analysis.model import runtime_bind
 from leapp_codemod.analysis.model.function_values import (  # noqa: F401 (nested_function re-exported)
     enclosing_function,
@@ -205,7 +205,29 @@ class CallableResolver:
 
     def _passed(self, fn: FunctionInfo, param: str) -> list[tuple[ast.expr, Where, str]]:
         """(argument, where) for each reachable call of `fn` that passes `param`: a callable handed to a
-        helper (`self._run(self.policy.act, obs)`, `apply(normalize, x)`) is what the helper calls."""
+        helper (`self._run(self.policy.act, obs)`, `apply(normalize, x)`) is what the helper calls.
+        Kept for the current outermost question (nothing it reads changes during one: `Questions`), as the
+        answers of `resolve_call` are: a helper many callables pass through (`_apply(fn)`) is asked again
+        from every call of its parameter."""
+        q = questions(self.project)
+        if not q.frames:   # a new outermost question: what was kept belongs to the last one
+            q.answers.clear()
+        key = ("passed", fn.id, param)
+        kept = q.kept(key)
+        if kept is not None:
+            return kept
+        outer_reach, q.reach = q.reach, Questions.NEVER
+        q.serial += 1
+        q.frames.append(q.serial)
+        try:
+            out = self._passed_now(fn, param)
+        finally:
+            q.frames.pop()
+            reach, q.reach = q.reach, min(outer_reach, q.reach)
+        q.keep(key, out, reach, (fn,))
+        return out
+
+    def _passed_now(self, fn: FunctionInfo, param: str) -> list[tuple[ast.expr, Where, str]]:
         out = []
         for caller_id in sorted(self.ctx.facts.callers.get(fn.id, ())):
             module_name, _, qualname = caller_id.partition(":")
