@@ -72,6 +72,25 @@ class Questions:
             self.cut(reach)
         return answer
 
+    def answer(self, key, compute, pinned):
+        """`compute()`, kept under `key` for the current outermost question with the same rules as the
+        answers of `types_of`/`resolve_call` (the hot ones spell this out inline: analysis/infer/memo.py)."""
+        if not self.frames:   # a new outermost question: what was kept belongs to the last one
+            self.answers.clear()
+        found = self.kept(key)
+        if found is not None:
+            return found
+        outer_reach, self.reach = self.reach, self.NEVER
+        self.serial += 1
+        self.frames.append(self.serial)
+        try:
+            found = compute()
+        finally:
+            self.frames.pop()
+            reach, self.reach = self.reach, min(outer_reach, self.reach)
+        self.keep(key, found, reach, pinned)
+        return found
+
     def keep(self, key, answer, reach: int, pinned) -> None:
         """`pinned` holds the objects whose ids are in `key`, so no other object takes those ids."""
         if reach > len(self.frames):

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIndex, is_test_path
-from leapp_codemod.analysis.model.project import Project, Questions, questions
+from leapp_codemod.analysis.model.project import Project, questions
 from leapp_codemod.analysis.model import runtime_bind
 from leapp_codemod.analysis.model.function_values import (  # noqa: F401 (nested_function re-exported)
     enclosing_function,
@@ -209,23 +209,7 @@ class CallableResolver:
         Kept for the current outermost question (nothing it reads changes during one: `Questions`), as the
         answers of `resolve_call` are: a helper many callables pass through (`_apply(fn)`) is asked again
         from every call of its parameter."""
-        q = questions(self.project)
-        if not q.frames:   # a new outermost question: what was kept belongs to the last one
-            q.answers.clear()
-        key = ("passed", fn.id, param)
-        kept = q.kept(key)
-        if kept is not None:
-            return kept
-        outer_reach, q.reach = q.reach, Questions.NEVER
-        q.serial += 1
-        q.frames.append(q.serial)
-        try:
-            out = self._passed_now(fn, param)
-        finally:
-            q.frames.pop()
-            reach, q.reach = q.reach, min(outer_reach, q.reach)
-        q.keep(key, out, reach, (fn,))
-        return out
+        return questions(self.project).answer(("passed", fn.id, param), lambda: self._passed_now(fn, param), (fn,))
 
     def _passed_now(self, fn: FunctionInfo, param: str) -> list[tuple[ast.expr, Where, str]]:
         out = []
