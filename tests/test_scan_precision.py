@@ -23,3 +23,17 @@ def test_sizes_are_reported_once_and_not_in_guards_or_scaled_values(tmp_path, mo
     assert ("smooth.py", 19, "LCM002") in hits         # the count mixed into a value: the baked size
     assert ("smooth.py", 20, "LCM102") in hits         # float() of the data
     assert ("smooth.py", 20, "LCM001") not in hits     # the scaled value is data, not a shape
+
+
+def test_a_counter_its_start_value_keeps_out_of_its_block_rules_the_block_out(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "warmup_app", "relay:Relay.step", monkeypatch))
+    assert not {(line, code) for _, line, code in hits if line in (16, 17, 18, 24)}   # hold_steps starts at 0
+    assert not any(name == "main.py" for name, _, _ in hits)   # the send only the dead block calls
+    assert ("relay.py", 20, "LCM201") in hits      # `settle`: reset() sets it again, outside any guard
+    assert ("relay.py", 21, "LCM702") in hits
+
+
+def test_a_buffer_nothing_reads_is_a_dead_store(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "unread_buffer_app", "arm:Arm.step", monkeypatch))
+    assert ("arm.py", 12, "LCM703") in hits        # `self.obs`, filled then handed to the network
+    assert not {code for _, line, code in hits if line in (14, 15)}   # `self.trace`: written, never read

@@ -92,9 +92,30 @@ def buffer_name(node: ast.Assign | ast.AugAssign, ctx) -> str | None:
     root = _root(target)
     if isinstance(root, ast.Name) and (_local_buffer(root.id, node.lineno, ctx) or _outer_buffer(root.id, ctx)):
         return root.id
-    if is_self_attr(root, ctx.self_name) and _attr_buffer(root.attr, ctx) and not ctx.state_writes(node):
+    if is_self_attr(root, ctx.self_name) and _attr_buffer(root.attr, ctx) and _attr_read(root.attr, ctx) \
+            and not ctx.state_writes(node):
         return f"{ctx.self_name}.{root.attr}"
     return None
+
+
+def _attr_read(attr: str, ctx) -> bool:
+    """Does any code of the project read `<obj>.<attr>` other than to write into it (`self.tau[i] = v`)? A buffer
+    nothing reads is a dead store: what it holds never reaches an output."""
+    key = ("attr_loads_besides_fills",)
+    reads = ctx.project.memo.get(key)
+    if reads is None:
+        reads = set()
+        for module in list(ctx.project.modules.values()):
+            if ctx.project.is_library(module.name):
+                continue
+            filled = {id(_root(n)) for n in module.nodes if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store)}
+            for n in module.nodes:
+                if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and id(n) not in filled:
+                    reads.add(n.attr)
+                elif isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value.isidentifier():
+                    reads.add(n.value)   # `getattr(self, "tau")`, `self.__dict__["tau"]`
+        ctx.project.memo[key] = reads
+    return attr in reads
 
 
 def _outer_buffer(name: str, ctx) -> bool:
@@ -151,7 +172,8 @@ RULE = Rule(
     what="Flags element or slice writes of pipeline data into a buffer allocated from a shape (`np.zeros(n)`, "
          "`torch.empty(...)` on `self`), held in a local or on `self`, that the step fills before reading it: "
          "`obs = np.zeros(47); obs[:3] = omega; policy(torch.from_numpy(obs))`. One finding per buffer, at its "
-         "first write. A buffer the step fills and then rebinds to a value computed from itself "
+         "first write. A buffer on `self` that no code reads (only writes into it) is a dead store and is not "
+         "reported. A buffer the step fills and then rebinds to a value computed from itself "
          "(`self.q_obs[i] = q[idx[i]]`, then `self.q_obs = (self.q_obs - q0) * scale`) is still a filled buffer. "
          "A buffer read before it is written (a history) is recurrent state instead (LCM701).",
     why="The buffer is a plain array, not a traced value. Writing a traced value into it copies numbers, not the "
