@@ -37,3 +37,9 @@ def test_a_buffer_nothing_reads_is_a_dead_store(tmp_path, monkeypatch):
     hits = found(scan(tmp_path, "unread_buffer_app", "arm:Arm.step", monkeypatch))
     assert ("arm.py", 12, "LCM703") in hits        # `self.obs`, filled then handed to the network
     assert not {code for _, line, code in hits if line in (14, 15)}   # `self.trace`: written, never read
+
+
+def test_a_draw_only_a_block_the_callers_rule_out_reads_is_not_reported(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "idle_noise_app", "settle:Settler.act", monkeypatch))
+    assert ("settle.py", 7, "LCM801") not in hits   # `boost` is 0 for every call: `kick` is never used
+    assert ("settle.py", 16, "LCM801") in hits      # `shake(..., churn=0.8)`: the noise is added
