@@ -43,3 +43,9 @@ def test_a_draw_only_a_block_the_callers_rule_out_reads_is_not_reported(tmp_path
     hits = found(scan(tmp_path, "idle_noise_app", "settle:Settler.act", monkeypatch))
     assert ("settle.py", 7, "LCM801") not in hits   # `boost` is 0 for every call: `kick` is never used
     assert ("settle.py", 16, "LCM801") in hits      # `shake(..., churn=0.8)`: the noise is added
+
+
+def test_a_size_handed_to_a_tensor_method_is_not_mutated_state(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "sized_pick_app", "picker:Picker.step", monkeypatch))
+    assert ("picker.py", 14, "LCM201") not in hits   # `self.k` only given to `scores.topk`: a constant size
+    assert ("picker.py", 16, "LCM201") in hits       # `self.gain` handed to a project helper that scales it
