@@ -5,8 +5,7 @@ from leapp_codemod.knowledge.draws import (
     RANDOM_MODULES, RNG_NAMES, SCIPY_DRAWS, STDLIB_DRAWS, TORCH_RANDOM,
 )
 from leapp_codemod.knowledge.vocab import DISTRIBUTION_WORDS
-from leapp_codemod.analysis.infer.taint import parent_map
-from leapp_codemod.analysis.model.walk import iter_nodes
+from leapp_codemod.analysis.infer.context import iter_nodes, parent_map
 from leapp_codemod.rules._helpers import show
 from leapp_codemod.rules.base import Hit, Rule
 

@@ -2,7 +2,7 @@ import ast
 
 from leapp_codemod.rules._helpers import is_number, last_dimension, show
 from leapp_codemod.rules.base import Hit, Rule
-from leapp_codemod.analysis.infer.taint import parent_map
+from leapp_codemod.analysis.infer.context import parent_map
 from leapp_codemod.source.guards import only_raises
 
 
