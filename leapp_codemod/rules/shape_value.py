@@ -2,8 +2,6 @@ import ast
 
 from leapp_codemod.rules._helpers import is_number, last_dimension, show
 from leapp_codemod.rules.base import Hit, Rule
-from leapp_codemod.analysis.infer.context import parent_map
-from leapp_codemod.source.guards import only_raises
 
 
 def _mixes_shape(values: list[ast.expr], ctx) -> bool:
@@ -89,15 +87,6 @@ def _sized_by_inner_dimension(node: ast.Call, ctx):
             return
 
 
-def _in_guard_test(node: ast.expr, ctx) -> bool:
-    """Is `node` part of the test of an `assert`, or of an `if` whose one side only raises?"""
-    parents = parent_map(ctx.fn)
-    child, parent = node, parents.get(id(node))
-    while isinstance(parent, ast.expr):
-        child, parent = parent, parents.get(id(parent))
-    return isinstance(parent, (ast.If, ast.Assert)) and parent.test is child and only_raises(parent)
-
-
 def check(node, ctx):
     if isinstance(node, ast.BinOp):
         operands = [node.left, node.right]
@@ -109,8 +98,6 @@ def check(node, ctx):
         return
     else:
         return
-    if _in_guard_test(node, ctx):
-        return  # `if x.shape[0] % groups: raise ...`: a check that only raises exports nothing
     if any(isinstance(o, ast.BinOp) and _mixes_shape([o.left, o.right], ctx) for o in operands):
         return  # `(n - x.shape[0]) * 2`: reported once, at the part that mixes them
     if _mixes_shape(operands, ctx):
@@ -126,8 +113,7 @@ RULE = Rule(
          "configuration value or other data (padding amounts, count-based features). Pure shape arithmetic "
          "(`x.shape[0] * 2`, `x.view(x.shape[0], -1)`) is not flagged, nor arithmetic on the last dimension or the "
          "rank, which a pipeline fixes (`feats.shape[-1] * horizon`: a feature width, an action dimension). A "
-         "nested mix is reported once, at its innermost part; arithmetic inside the test of an `assert` or of an "
-         "`if` that only raises is not reported (the check exports nothing, as for LCM001). Also flags a whole shape stored in a name and "
+         "nested mix is reported once, at its innermost part. Also flags a whole shape stored in a name and "
          "handed to `view`/`reshape`/`expand` later (`sh = x.shape; ...; y.reshape(*sh)`): every size of it, "
          "the batch too, is fixed; and a torch factory sized by a dimension between the batch and the last one "
          "(`torch.arange(x.shape[1])`, `torch.ones(emb.shape[:2])`: a sequence or token length).",
