@@ -105,9 +105,7 @@ def _attr_read(attr: str, ctx) -> bool:
     reads = ctx.project.memo.get(key)
     if reads is None:
         reads = set()
-        for module in list(ctx.project.modules.values()):
-            if ctx.project.is_library(module.name):
-                continue
+        for module in list(ctx.project.modules.values()):   # followed libraries too (a base class reading it)
             filled = {id(_root(n)) for n in module.nodes if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store)}
             for n in module.nodes:
                 if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and id(n) not in filled:

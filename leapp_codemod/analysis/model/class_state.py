@@ -15,7 +15,8 @@ from dataclasses import replace
 from leapp_codemod.analysis.model.index import ClassInfo
 from leapp_codemod.knowledge.io import LIVE_STATE_CONSTRUCTORS
 from leapp_codemod.knowledge.vocab import (
-    CONTAINER_MUTATORS, DATA_METHOD_NAMES, FIELD_CLASS_BASES, INPLACE_EXCEPTIONS, TENSOR_LIBRARY_NAMES,
+    CONTAINER_MUTATORS, FIELD_CLASS_BASES, INPLACE_EXCEPTIONS, PURE_METHODS, SIZE_TAKING_METHODS,
+    TENSOR_LIBRARY_NAMES,
 )
 
 CONSTRUCTION_METHODS = frozenset({"__init__", "__post_init__", "__setstate__"})
@@ -198,9 +199,9 @@ def _carries_message(call: ast.Call, message: set[str], written: set[str], self_
     return False
 
 
-# Tensor, array and container methods that never change what they are given (a size, an index, an operand):
-# only the receiver's in-place methods and a container's own mutators change anything.
-ARGUMENT_KEEPING_METHODS = DATA_METHOD_NAMES - CONTAINER_MUTATORS
+# Tensor and array methods that never change what they are given (a size, an index, an operand). Generic names
+# a project object may define with another meaning (`normalize`, `sample`, `update`) are not among them.
+ARGUMENT_KEEPING_METHODS = (PURE_METHODS | SIZE_TAKING_METHODS) - CONTAINER_MUTATORS
 
 
 def mutated_attrs(cls: ClassInfo) -> set[str]:
