@@ -50,7 +50,7 @@ from leapp_codemod.analysis.entry.receivers import (
 from leapp_codemod.analysis.entry.steps import below_driven_steps, below_their_steps, driven_steps
 from leapp_codemod.analysis.entry.ties import break_ties
 from leapp_codemod.analysis.entry.uses import (ROLLOUT_DRIVEN, below_built_pipelines, below_driven_callbacks, only_logged,
-                                               runs_rollout, simulated_ranges)
+                                               runs_rollout, simulated_ranges, simulator_loops)
 from leapp_codemod.analysis.entry.served import dotted, is_project_call, served_models
 from leapp_codemod.analysis.entry.served import served_locals as served_locals_of
 from leapp_codemod.analysis.entry.signs import (ACTION_WORDS, ENV_BASE, IO_WORDS, POLICY_STEP_NAMES, STEP_VERBS,
@@ -537,5 +537,6 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
     ranked = below_their_steps(ranked, {c.id for c in ranked if c.kind == "function" and c.id in functions
                                         and is_step_name(functions[c.id].name) and _returns_value(functions[c.id])},
                                sites.callees, lambda fid: fid in functions and is_step_name(functions[fid].name))
-    ranked = break_ties(sorted(ranked, key=lambda e: tie_order(e, project)), project)
+    ranked = break_ties(sorted(ranked, key=lambda e: tie_order(e, project)), project,
+                        simulator_loops(outermost, project))
     return ranked[:limit] if limit else ranked

@@ -35,6 +35,12 @@ TRAINING_NAMES = frozenset({"evaluate", "evaluate_actions", "get_value", "get_va
 IO_WORDS = frozenset({"log", "plot", "print", "save", "render", "draw", "write", "record", "publish", "send",
                       "display", "show", "visualize", "dump", "export"})
 ENV_METHODS = frozenset({"reset"})
+# Physics-simulator libraries: a loop that calls one of their step functions (`mujoco.mj_step(m, d)`,
+# `pybullet.stepSimulation()`) computes the observation in simulation. A twin of it that runs on the robot is
+# what a user exports.
+SIMULATOR_ROOTS = frozenset({"mujoco", "mujoco_py", "pybullet", "isaacgym", "dm_control", "genesis", "sapien",
+                             "pydrake", "raisimpy", "brax", "mujoco_warp"})
+SIMULATOR_STEP_WORDS = ("step", "simulate")
 NO_GRAD = ("torch.no_grad", "torch.inference_mode", "torch.autograd.grad_mode.no_grad")
 
 
@@ -42,6 +48,19 @@ def is_step_name(name: str) -> bool:
     """`act`, `get_action`, `choose_actions`: a name real code gives the function that runs one policy step."""
     words = name_words(name)
     return name in POLICY_STEP_NAMES or bool(words & ACTION_WORDS and words & STEP_VERBS)
+
+
+def simulator_step(call: ast.Call, module, project: Project) -> str | None:
+    """`mujoco.mj_step` when `call` advances a physics simulator library (its function or method named with
+    SIMULATOR_STEP_WORDS), else None."""
+    name = project.qualify(call.func, module) if isinstance(call.func, ast.Attribute) else None
+    if name is None:
+        return None
+    name = project.external_name(name)
+    last = name.rpartition(".")[2].lower()
+    if name.split(".")[0] in SIMULATOR_ROOTS and any(word in last for word in SIMULATOR_STEP_WORDS):
+        return name
+    return None
 
 
 def decorated_no_grad(fn: FunctionInfo, project: Project) -> bool:
