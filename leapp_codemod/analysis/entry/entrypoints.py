@@ -408,10 +408,16 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, l
         reasons.append(f"{ROLLOUT_DRIVEN} (the loop at {loops[0][0].path}:{loops[0][1]} also steps or resets what "
                        f"the action drives)")
     rollout = runs_rollout(fn, _model_lines(fn, sites))
+    via = _rollout_via(fn, sites) if rollout is None and fn.id not in sites.calls_module else None
     if rollout is not None:
         score -= 4
         reasons.append(f"runs the model and steps the environment in one loop of its own ({fn.path}:{rollout}): "
                        f"a rollout that drives the policy step")
+    elif via is not None:
+        helper, line = via
+        score -= 4
+        reasons.append(f"runs the model only through {helper.qualname}, whose loop also steps the environment "
+                       f"({helper.path}:{line}): a rollout that drives the policy step")
     if fn.name.lstrip("_").split("_")[0].lower() in IO_WORDS:
         score -= 4
         reasons.append(f"`{fn.name}` logs, draws or saves (I/O, not the policy step)")
@@ -435,6 +441,17 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, l
         score -= 4
         reasons.append("its module uses JAX/TensorFlow, not PyTorch (LEAPP traces PyTorch)")
     return score, reasons
+
+
+def _rollout_via(fn: FunctionInfo, sites: CallSites) -> tuple[FunctionInfo, int] | None:
+    """(helper, loop line) when `fn` reaches a model only through a helper it calls (`self._run_episodes()`)
+    that runs a rollout of its own: the model and an environment step in one loop."""
+    helper_id = sites.model_via(fn.id)
+    helper = sites.functions.get(helper_id) if helper_id else None
+    if helper is None or helper.id == fn.id:
+        return None
+    line = runs_rollout(helper, _model_lines(helper, sites))
+    return (helper, line) if line is not None else None
 
 
 def _model_lines(fn: FunctionInfo, sites: CallSites) -> set[int]:
