@@ -10,7 +10,7 @@ from leapp_codemod.analysis.entry.callbacks import (
     registered_callbacks,
 )
 from leapp_codemod.analysis.entry.composers import Composer, above_their_parts, model_parts
-from leapp_codemod.analysis.entry.config_choice import favour_selected
+from leapp_codemod.analysis.entry.config_choice import favour_selected, selected_among
 from leapp_codemod.analysis.entry.drivers import (
     MODULE_QUALNAME,
     driver_ids,
@@ -97,6 +97,8 @@ class CallSites:
     parts: dict[str, Composer] = field(default_factory=dict)   # a model call's function -> the step composing it
     model_lines: dict[str, set[int]] = field(default_factory=dict)   # fid -> lines of its own model calls
     definers: dict[str, list[str]] = field(default_factory=dict)   # method name -> project methods, not abstract
+    # fid -> (classes a call's receiver may hold, where the configs select this one's): `self.agent.act(obs)`
+    selected_at: dict[str, tuple[int, str]] = field(default_factory=dict)
 
     def model_via(self, fid: str, depth: int = 2) -> str | None:
         """The callee through which `fid` calls a model (two delegations deep), when it does not itself."""
@@ -184,6 +186,11 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
         for node, targets in calls:
             if not targets and isinstance(node.func, ast.Name) and node.func.id in served_locals:
                 targets = [project.lookup(dotted(t)) for t in served_locals[node.func.id]]
+            if len(targets) > 1:     # the receiver's class is bound at run time: the configs may say which
+                narrowed, where = selected_among(targets, project)
+                if where is not None:
+                    sites.selected_at.setdefault(narrowed[0].id, (len({t.id for t in targets}), where))
+                    targets = narrowed
             if evaluation is not None and id(node) not in evaluation:
                 trained.update(t.id for t in targets)   # the training part of a script that also evaluates
                 continue
@@ -209,7 +216,7 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
             if (id(node) in loop_calls and not targets and isinstance(node.func, ast.Attribute)
                     and not on_library_module(node.func, ctx.module, project)):
                 sites.by_name_in_loops.setdefault(node.func.attr, []).append((fn, node.lineno))
-    sites.drivers = driver_ids(roots, sites.callees) - ignored
+    sites.drivers = driver_ids(roots, sites.callees, blocked=ignored) - ignored
     # what training code calls (rollout collection, updates) is training code too, unless a driver calls it
     training += [sites.functions[fid] for fid in sorted(trained) if fid in sites.functions]
     sites.ignored = ignored | (driver_ids(training, sites.callees, 2) - sites.drivers)
@@ -324,6 +331,10 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, l
         if driven:
             score += 2
             reasons.append("the loop is in a driver (a __main__ block or what it calls)")
+        if fn.id in sites.selected_at:
+            count, where = sites.selected_at[fn.id]
+            reasons.append(f"of the {count} classes whose `{fn.name}` the call may run, the configs select this "
+                           f"one ({where})")
     elif sites.by_name_in_loops.get(fn.name) and fn.name not in GENERIC_STEP_NAMES:
         caller, line = min(sites.by_name_in_loops[fn.name], key=lambda site: site[0].id not in sites.drivers)
         if caller.module != fn.module:

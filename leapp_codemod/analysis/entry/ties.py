@@ -217,8 +217,8 @@ def _order_group(group: list[Entrypoint], project, readmes, first: bool = False,
         other = next(c for c in group if c.id in simulated)
         note = (f"ties at score {lead.score} with {other.id}, whose loop advances a physics simulator "
                 f"({simulated[other.id]}): this one runs on the robot")
-    elif named.get(lead.path) is not None and key((0, lead))[2] < min(
-            key((0, c))[2] for c in group if c.path != lead.path):
+    elif named.get(lead.path) is not None and named[lead.path] < min(
+            named.get(c.path) or missing for c in group if c.path != lead.path):
         note = (f"ties at score {lead.score} with another script; {readmes[named[lead.path][0]][0]} names "
                 f"`{_spelling(lead.path, paths)}` first")
     elif scratch[lead.path] is None and any(scratch[c.path] for c in group):
