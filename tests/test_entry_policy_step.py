@@ -236,8 +236,8 @@ def test_registry_keys_and_shell_values_are_read_as_text():
     assert registry_keys(tree) == {"walk": ("WalkGait", "pkg.gaits.walk.WalkGait", 2),
                                    "trot": ("TrotGait", "pkg.gaits.TrotGait", 3),
                                    "bound": ("BoundGait", None, 5), "pace": ("PaceGait", None, 5)}
-    texts = [("a.sh", "GAIT='walk'\n# GAIT='trot'\nexport MODE=fast  # note\npython run.py --gait=pace \\\n"
-                      "   --seed 3 --out $DIR\nif [ \"$GAIT\" == 'bound' ]; then\n")]
+    texts = [("a.sh", ("GAIT='walk'\n# GAIT='trot'\nexport MODE=fast  # note\npython run.py --gait=pace \\\n"
+                       "   --seed 3 --out $DIR\nif [ \"$GAIT\" == 'bound' ]; then\n"))]
     values = shell_values(texts)
     assert set(values) == {"walk", "fast", "pace"}
     assert values["walk"].endswith("a.sh:1 (GAIT='walk')")

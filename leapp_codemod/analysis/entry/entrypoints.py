@@ -56,7 +56,7 @@ from leapp_codemod.analysis.entry.served import served_locals as served_locals_o
 from leapp_codemod.analysis.entry.signs import (ACTION_WORDS, ENV_BASE, IO_WORDS, POLICY_STEP_NAMES, STEP_VERBS,
                                                 TRAINING_NAMES, UNFOLLOWED_POLICY_METHODS, calls_nn_module, computes_loss,
                                                 decorated_no_grad, deploy_path, environment_or_optimizer, is_step_name,
-                                                names_a_command)
+                                                names_a_command, non_torch, uses_non_torch)
 from leapp_codemod.analysis.flow.dataflow import compute_env
 from leapp_codemod.analysis.infer.context import FunctionContext
 from leapp_codemod.analysis.infer.lattice import Facts
@@ -69,8 +69,6 @@ from leapp_codemod.model import Entrypoint
 # A project network's method called in a driver loop amid this many statements of pipeline code (building
 # the observation, scaling the action) is a model call of that range, not the policy step itself.
 INLINE_NETWORK_STATEMENTS = 6
-# Frameworks LEAPP does not trace: code that only uses them is no PyTorch policy step.
-NON_TORCH_ROOTS = ("jax", "flax", "tensorflow", "keras", "mlx")
 
 
 @dataclass
@@ -116,22 +114,6 @@ def _loop_call_nodes(fn: FunctionInfo):
             for sub in ast.walk(stmt):
                 if isinstance(sub, ast.Call) and id(sub) not in offline:
                     yield sub
-
-
-def _uses_non_torch(fn: FunctionInfo, pipeline: InlinePipeline, project: Project) -> bool:
-    """Does an inline range use a name the module imports from JAX/TensorFlow (`jax.device_get(actions)`)?"""
-    imports = project.modules[fn.module].imports
-    foreign = {name for name, target in imports.items() if target.split(".")[0] in NON_TORCH_ROOTS}
-    if not foreign:
-        return False
-    return any(isinstance(node, ast.Name) and node.id in foreign and pipeline.start <= node.lineno <= pipeline.end
-               for node in ast.walk(fn.node))
-
-
-def _non_torch(fn: FunctionInfo, project: Project) -> bool:
-    targets = project.modules[fn.module].imports.values()
-    return any(t.split(".")[0] in NON_TORCH_ROOTS for t in targets) and not any(
-        t.split(".")[0] == "torch" for t in targets)
 
 
 def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
@@ -333,8 +315,8 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, l
             reasons.append("the loop is in a driver (a __main__ block or what it calls)")
         if fn.id in sites.selected_at:
             count, where = sites.selected_at[fn.id]
-            reasons.append(f"of the {count} classes whose `{fn.name}` the call may run, the configs select this "
-                           f"one ({where})")
+            reasons.append(f"of the {count} classes whose `{fn.name}` the call may run, the configs select this one "
+                           f"({where})")
     elif sites.by_name_in_loops.get(fn.name) and fn.name not in GENERIC_STEP_NAMES:
         caller, line = min(sites.by_name_in_loops[fn.name], key=lambda site: site[0].id not in sites.drivers)
         if caller.module != fn.module:
@@ -448,7 +430,7 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, l
     if cls is not None and overrides(project, cls, fn.name):
         score -= 1
         reasons.append(f"a base class's `{fn.name}`: subclasses override it")
-    if _non_torch(fn, project):
+    if non_torch(fn, project):
         score -= 4
         reasons.append("its module uses JAX/TensorFlow, not PyTorch (LEAPP traces PyTorch)")
     return score, reasons
@@ -457,11 +439,8 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, l
 def _rollout_via(fn: FunctionInfo, sites: CallSites) -> tuple[FunctionInfo, int] | None:
     """(helper, loop line) when `fn` reaches a model only through a helper it calls (`self._run_episodes()`)
     that runs a rollout of its own: the model and an environment step in one loop."""
-    helper_id = sites.model_via(fn.id)
-    helper = sites.functions.get(helper_id) if helper_id else None
-    if helper is None or helper.id == fn.id:
-        return None
-    line = runs_rollout(helper, _model_lines(helper, sites))
+    helper = sites.functions.get(sites.model_via(fn.id) or "")
+    line = runs_rollout(helper, _model_lines(helper, sites)) if helper is not None and helper.id != fn.id else None
     return (helper, line) if line is not None else None
 
 
@@ -517,7 +496,7 @@ def _inline_candidate(fn: FunctionInfo, pipeline: InlinePipeline, definers: int,
     if deploy:
         score += 1
         reasons.append(f"run from deploy, play or evaluation code (`{deploy}`)")
-    if _uses_non_torch(fn, pipeline, project):
+    if uses_non_torch(fn, pipeline, project):
         score -= 4
         reasons.append("the range runs JAX/TensorFlow code (LEAPP traces PyTorch)")
     return Entrypoint(fn.module, f"{_where(fn)}@{pipeline.loop_line}", fn.path, pipeline.loop_line, score,

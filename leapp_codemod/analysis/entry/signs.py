@@ -41,6 +41,8 @@ ENV_METHODS = frozenset({"reset"})
 SIMULATOR_ROOTS = frozenset({"mujoco", "mujoco_py", "pybullet", "isaacgym", "dm_control", "genesis", "sapien",
                              "pydrake", "raisimpy", "brax", "mujoco_warp"})
 SIMULATOR_STEP_WORDS = ("step", "simulate")
+# Frameworks LEAPP does not trace: code that only uses them is no PyTorch policy step.
+NON_TORCH_ROOTS = ("jax", "flax", "tensorflow", "keras", "mlx")
 NO_GRAD = ("torch.no_grad", "torch.inference_mode", "torch.autograd.grad_mode.no_grad")
 
 
@@ -165,3 +167,20 @@ def names_a_command(call: ast.Call) -> bool:
     """`client.act("init", payload)`: a command sent by name (a string literal first), a request to a server
     or a robot, not a policy fed an observation."""
     return bool(call.args) and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str)
+
+
+def uses_non_torch(fn: FunctionInfo, pipeline, project: Project) -> bool:
+    """Does an inline range use a name the module imports from JAX/TensorFlow (`jax.device_get(actions)`)?"""
+    imports = project.modules[fn.module].imports
+    foreign = {name for name, target in imports.items() if target.split(".")[0] in NON_TORCH_ROOTS}
+    if not foreign:
+        return False
+    return any(isinstance(node, ast.Name) and node.id in foreign and pipeline.start <= node.lineno <= pipeline.end
+               for node in ast.walk(fn.node))
+
+
+def non_torch(fn: FunctionInfo, project: Project) -> bool:
+    """Does the function's module import JAX/TensorFlow and not torch?"""
+    targets = project.modules[fn.module].imports.values()
+    return any(t.split(".")[0] in NON_TORCH_ROOTS for t in targets) and not any(
+        t.split(".")[0] == "torch" for t in targets)

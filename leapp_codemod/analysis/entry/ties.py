@@ -201,9 +201,13 @@ def _order_group(group: list[Entrypoint], project, readmes, first: bool = False,
     modules = {c.path: c.module for c in group}
     imported = {b for a in copied for b in copied if a != b and _imports_module(project, modules[a], modules[b])}
 
+    # a simulated candidate goes after a robot twin of its own kind (an inline range after an inline range)
+    behind = {c.id for c in group if c.id in simulated
+              and any(o.kind == c.kind and o.id not in simulated for o in group)}
+
     def key(item):
         index, c = item
-        return (c.path in bases and c.path not in based, c.path not in based, c.id in simulated,
+        return (c.path in bases and c.path not in based, c.path not in based, c.id in behind,
                 named.get(c.path) or missing,
                 scratch[c.path] is not None, c.path not in imported, index)
 
@@ -213,8 +217,8 @@ def _order_group(group: list[Entrypoint], project, readmes, first: bool = False,
         return group
     if lead.path in based:
         note = based[lead.path]
-    elif lead.id not in simulated and any(c.id in simulated for c in group):
-        other = next(c for c in group if c.id in simulated)
+    elif lead.id not in simulated and any(c.id in behind and c.kind == lead.kind for c in group):
+        other = next(c for c in group if c.id in behind and c.kind == lead.kind)
         note = (f"ties at score {lead.score} with {other.id}, whose loop advances a physics simulator "
                 f"({simulated[other.id]}): this one runs on the robot")
     elif named.get(lead.path) is not None and named[lead.path] < min(
