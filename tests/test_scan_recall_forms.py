@@ -44,3 +44,8 @@ def test_numpy_elements_into_item_fields_and_call_arguments_are_extractions(tmp_
 def test_torch_elements_into_item_fields_and_call_arguments_stay_traced(tmp_path, monkeypatch):
     hits = found(scan(tmp_path, "servo_app", "servo.rig:TorchRig.act", monkeypatch))
     assert not any(code == "LCM104" for _, _, code in hits)
+
+
+def test_a_held_objects_field_rebuilt_from_itself_over_several_lines_is_state(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "relay_app", "relay:Relay.step", monkeypatch))
+    assert ("relay.py", 18, "LCM702") in hits    # self.memory.frames = torch.cat((obs, self.memory.frames[...]))
