@@ -49,3 +49,9 @@ def test_torch_elements_into_item_fields_and_call_arguments_stay_traced(tmp_path
 def test_a_held_objects_field_rebuilt_from_itself_over_several_lines_is_state(tmp_path, monkeypatch):
     hits = found(scan(tmp_path, "relay_app", "relay:Relay.step", monkeypatch))
     assert ("relay.py", 18, "LCM702") in hits    # self.memory.frames = torch.cat((obs, self.memory.frames[...]))
+
+
+def test_an_import_through_a_folder_the_script_puts_on_sys_path_is_followed(tmp_path, monkeypatch):
+    result = scan(tmp_path, "pathed_app", "runner:Runner.step", monkeypatch)
+    assert ("shaper.py", 9, "LCM801") in found(result)   # `from lib.shaper import Shaper` after sys.path.insert
+    assert not any("shape" in n.text for n in result.not_followed)
