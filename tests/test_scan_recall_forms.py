@@ -55,3 +55,8 @@ def test_an_import_through_a_folder_the_script_puts_on_sys_path_is_followed(tmp_
     result = scan(tmp_path, "pathed_app", "runner:Runner.step", monkeypatch)
     assert ("shaper.py", 9, "LCM801") in found(result)   # `from lib.shaper import Shaper` after sys.path.insert
     assert not any("shape" in n.text for n in result.not_followed)
+
+
+def test_a_parameter_annotated_as_a_numpy_array_is_numpy(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "rover_app", "rover:Rover.drive", monkeypatch))
+    assert ("rover.py", 12, "LCM104") in hits    # lin, ang = act, with act: npt.NDArray[np.float32]

@@ -127,6 +127,24 @@ def _local_callables(fn: FunctionInfo) -> dict[str, ast.arguments]:
     return out
 
 
+_NUMPY_ANNOTATIONS = frozenset({"numpy.ndarray", "numpy.typing.NDArray"})
+
+
+def _numpy_annotated(ctx: FunctionContext) -> set[str]:
+    """Parameters annotated as NumPy arrays (`q: np.ndarray`, `x: npt.NDArray[np.float32]`): what they hold
+    is a NumPy array whatever the callers are (whether it is pipeline data is still the callers' to say)."""
+    node = ctx.fn.node
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return set()
+    out = set()
+    for arg in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs):
+        note = arg.annotation.value if isinstance(arg.annotation, ast.Subscript) else arg.annotation
+        if note is not None and ctx.project.external_name(ctx.project.qualify(note, ctx.module) or "") \
+                in _NUMPY_ANNOTATIONS:
+            out.add(arg.arg)
+    return out
+
+
 def _bind_local_call(ctx: FunctionContext, call: ast.Call, args: ast.arguments) -> None:
     params = [a.arg for a in (*args.posonlyargs, *args.args)]
     for i, arg in enumerate(call.args):
@@ -144,7 +162,7 @@ def compute_env(ctx: FunctionContext) -> Env:
     env = ctx.env
     local_callables = _local_callables(fn)
     env.data |= facts.data_params.get(fn.id, set())
-    env.numpy |= facts.numpy_params.get(fn.id, set())
+    env.numpy |= facts.numpy_params.get(fn.id, set()) | _numpy_annotated(ctx)
     env.shape |= facts.shape_params.get(fn.id, set())
     for param, types in facts.param_types.get(fn.id, {}).items():
         env.types.setdefault(param, set()).update(types)
