@@ -60,3 +60,9 @@ def test_an_import_through_a_folder_the_script_puts_on_sys_path_is_followed(tmp_
 def test_a_parameter_annotated_as_a_numpy_array_is_numpy(tmp_path, monkeypatch):
     hits = found(scan(tmp_path, "rover_app", "rover:Rover.drive", monkeypatch))
     assert ("rover.py", 12, "LCM104") in hits    # lin, ang = act, with act: npt.NDArray[np.float32]
+
+
+def test_a_branch_on_a_number_taken_out_of_the_data_is_a_data_branch(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "clamp_app", "clamp:Limiter.act", monkeypatch))
+    assert ("clamp.py", 11, "LCM102") in hits    # worst = float(out.abs().max())
+    assert ("clamp.py", 12, "LCM201") in hits    # if worst > self.tol
