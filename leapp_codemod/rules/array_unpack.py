@@ -413,7 +413,8 @@ RULE = Rule(
     summary="NumPy array of pipeline data unpacked or iterated into Python names",
     what="Flags unpacking a NumPy array of the pipeline into names (`x, y, z, w = quat`, `a, b = arr[:2]`), taking "
          "one element of one into a name (`w = quat[0]`) or into an attribute (`msg.q = act[0]`, a message "
-         "field) or, in an inline range, from a value bound before the range that is not known to be a tensor "
+         "field, also item by item in a counted loop: `cmd.motors[i].q = act[start + i]`), two elements or more "
+         "handed to a project function as separate arguments (`arm.send(q, left=w[0], right=w[1])`) or, in an inline range, from a value bound before the range that is not known to be a tensor "
          "(`x = pose[1] - 0.5`, `y = pose[2]`: a list a reader thread fills), reading an element and writing what is computed from it back (`a[i] = a[i] * s`, `a[3] *= 2`), and "
          "`for` loops or comprehensions over one (`[v * 2 for v in arr]`, `for i, v in enumerate(arr)`), not a name "
          "bound to a list or other container. An array "

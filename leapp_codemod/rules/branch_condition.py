@@ -74,7 +74,8 @@ def _builds_container(value: ast.expr, ctx) -> bool:
 RULE = Rule(
     code="LCM201", name="tensor-condition", category="tensor-branch", severity="error",
     summary="`if` / `while` / `assert` on pipeline data",
-    what="Flags `if`, `while` and `assert` statements whose condition is computed from pipeline data. An `if` "
+    what="Flags `if`, `while` and `assert` statements whose condition is computed from pipeline data, or tests a "
+         "Python number taken out of it (`n = bad.sum().item()`, then `if n == 0: break`). An `if` "
          "whose branches only do I/O (`if step % 50 == 0: print(...)`) is left to the I/O finding, and a test of "
          "parameters every call passes as literals (`f(a, True)` here, `f(a, noise)` with `noise = False` there) is "
          "the callers' choice, reported where they make it. Nor is `if not items:` on a local every binding of which "
