@@ -66,3 +66,9 @@ def test_a_branch_on_a_number_taken_out_of_the_data_is_a_data_branch(tmp_path, m
     hits = found(scan(tmp_path, "clamp_app", "clamp:Limiter.act", monkeypatch))
     assert ("clamp.py", 11, "LCM102") in hits    # worst = float(out.abs().max())
     assert ("clamp.py", 12, "LCM201") in hits    # if worst > self.tol
+
+
+def test_each_write_into_a_read_buffer_is_a_finding_and_a_buffer_nothing_reads_is_none(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "probe_app", "probe:Probe.sample", monkeypatch))
+    assert {("probe.py", 14, "LCM703"), ("probe.py", 15, "LCM703")} <= hits   # self.seen, read by the net
+    assert ("probe.py", 13, "LCM703") not in hits                             # self.raw: written, never read

@@ -92,9 +92,32 @@ def buffer_name(node: ast.Assign | ast.AugAssign, ctx) -> str | None:
     root = _root(target)
     if isinstance(root, ast.Name) and (_local_buffer(root.id, node.lineno, ctx) or _outer_buffer(root.id, ctx)):
         return root.id
-    if is_self_attr(root, ctx.self_name) and _attr_buffer(root.attr, ctx) and not ctx.state_writes(node):
+    if is_self_attr(root, ctx.self_name) and _attr_buffer(root.attr, ctx) and not ctx.state_writes(node) \
+            and root.attr in _read_attributes(ctx.project):
         return f"{ctx.self_name}.{root.attr}"
     return None
+
+
+def _read_attributes(project) -> frozenset[str]:
+    """Names of attributes the project's own code reads somewhere (`x.attr` loaded, not only as the array a
+    subscript assignment writes into): a buffer nothing reads is a dead store, whatever is written into it."""
+    found = project.memo.get(_read_attributes)
+    if found is None:
+        stored: set[int] = set()
+        read: set[str] = set()
+        modules = [m for name, m in project.modules.items() if not project.is_library(name)]
+        for module in modules:
+            for node in module.nodes:
+                if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                    for target in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+                        while isinstance(target, ast.Subscript):
+                            target = target.value
+                            stored.add(id(target))
+        for module in modules:
+            read.update(n.attr for n in module.nodes if isinstance(n, ast.Attribute)
+                        and isinstance(n.ctx, ast.Load) and id(n) not in stored)
+        found = project.memo[_read_attributes] = frozenset(read)
+    return found
 
 
 def _outer_buffer(name: str, ctx) -> bool:
