@@ -205,9 +205,10 @@ def _elements_passed(call: ast.Call, ctx) -> list[ast.Subscript]:
             by_array.setdefault(ast.unparse(arg.value), []).append(arg)
     picked = next((reads for reads in by_array.values()
                    if len({_constant_position(r.slice) for r in reads}) >= 2), None)
-    if picked is None or not _numpy_vector(picked[0].value, ctx) or not ctx.resolve_call(call):
+    if picked is None or not _numpy_vector(picked[0].value, ctx):
         return []
-    return picked
+    callees = ctx.resolve_call(call)
+    return picked if callees and not any(ctx.project.is_library(c.module) for c in callees) else []
 
 
 def _constant_position(index: ast.expr) -> int | None:
