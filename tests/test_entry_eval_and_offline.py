@@ -102,3 +102,13 @@ def test_the_peer_built_outside_training_code_is_the_deployed_one(tmp_path, monk
     peer = by_id(candidates)[want["peer"]]
     assert peer["score"] < candidates[0]["score"]
     assert not any("built at" in r for r in peer["reasons"])   # the training script's builds do not count
+
+
+def test_a_function_that_runs_the_model_only_through_a_rollout_helper_is_no_policy_step(tmp_path, monkeypatch):
+    want = expected("entry_rollout_helper")
+    candidates = ranked(app(tmp_path, "entry_rollout_helper"), monkeypatch)
+    assert candidates[0]["entry"] == want["entry"]
+    rollout = by_id(candidates)[want["rollout"]]    # still listed (a driver loop calls it), below the step
+    assert rollout["score"] < candidates[0]["score"]
+    assert any(r.startswith("runs the model only through _fly_once, whose loop also steps the environment")
+               for r in rollout["reasons"])

@@ -158,9 +158,13 @@ def test_stepping_an_environment_is_not_stepping_an_optimizer_a_scheduler_or_the
 def test_the_class_a_command_line_default_builds_is_first_of_its_peers(tmp_path, monkeypatch):
     want = expected("entry_cli_default")
     candidates = ranked(app(tmp_path, "entry_cli_default"), monkeypatch)
-    assert [c["entry"] for c in candidates[:2]] == [want["entry"], want["peer"]]
+    assert candidates[0]["entry"] == want["entry"]
     assert "its class is the one the configs select by default (evaluate.py:24 (--algo default 'td3'))" in \
         candidates[0]["reasons"]
+    # the loop's `agent.act(obs)` runs the selected class: the peer gets no credit for that loop
+    peer = by_id(candidates)[want["peer"]]
+    assert peer["score"] < candidates[0]["score"] and not any(r.startswith("called in a loop")
+                                                              for r in peer["reasons"])
 
 
 def test_argparse_choices_read_only_the_branch_the_default_takes():
@@ -206,3 +210,66 @@ def test_a_networks_method_the_agent_runs_by_the_same_name_ranks_below_the_agent
     network = by_id(candidates)[want["network"]]
     assert network["score"] == candidates[0]["score"] - 1
     assert any("SortingAgent.predict runs through `self.model.predict`" in r for r in network["reasons"])
+
+
+def test_a_shipped_shell_script_picks_the_registry_key_among_the_leading_peers(tmp_path, monkeypatch):
+    want = expected("entry_registry_script")
+    candidates = ranked(app(tmp_path, "entry_registry_script"), monkeypatch)
+    assert [c["entry"] for c in candidates[:2]] == [want["entry"], want["peer"]]
+    assert candidates[0]["score"] == by_id(candidates)[want["peer"]]["score"] + 1
+    assert any("run_vents.sh:4 (--controller gru)" in r and "the key `gru` registered at" in r
+               for r in candidates[0]["reasons"])
+
+
+def test_registry_keys_and_shell_values_are_read_as_text():
+    import ast
+    import textwrap
+
+    from leapp_codemod.analysis.entry.config_choice import registry_keys, shell_values
+
+    tree = ast.parse(textwrap.dedent('''
+        register(name="walk", entry_point="pkg.gaits.walk:WalkGait", config="pkg.gaits:walk.yaml")
+        register("trot", "pkg.gaits.TrotGait")
+        log("x", "y")
+        GAITS = {"bound": BoundGait, "pace": gaits.PaceGait, "n": 3}
+        '''))
+    assert registry_keys(tree) == {"walk": ("WalkGait", "pkg.gaits.walk.WalkGait", 2),
+                                   "trot": ("TrotGait", "pkg.gaits.TrotGait", 3),
+                                   "bound": ("BoundGait", None, 5), "pace": ("PaceGait", None, 5)}
+    texts = [("a.sh", ("GAIT='walk'\n# GAIT='trot'\nexport MODE=fast  # note\npython run.py --gait=pace \\\n"
+                       "   --seed 3 --out $DIR\nif [ \"$GAIT\" == 'bound' ]; then\n"))]
+    values = shell_values(texts)
+    assert set(values) == {"walk", "fast", "pace"}
+    assert values["walk"].endswith("a.sh:1 (GAIT='walk')")
+
+
+def test_the_config_target_picks_the_class_a_call_runs_and_training_helpers_drive_nothing(tmp_path, monkeypatch):
+    want = expected("entry_selected_receiver")
+    candidates = ranked(app(tmp_path, "entry_selected_receiver"), monkeypatch)
+    first, namesake = candidates[0], by_id(candidates)[want["namesake"]]
+    assert first["entry"] == want["entry"]
+    # the call `pilot.act(...)` may run three classes; the primary config's `_target_` names one of them
+    assert "of the 3 classes whose `act` the call may run, the configs select this one (conf/pilot/neural.yaml)" \
+        in first["reasons"]
+    assert "its class is the one the configs select by default (conf/pilot/neural.yaml)" in first["reasons"]
+    for other in want["others"]:    # the classes the config does not select get no credit for that loop
+        assert not any(r.startswith("called in a loop") for r in by_id(candidates)[other]["reasons"])
+    # the same short name in another module is not what the dotted target names, and the loop that runs it is
+    # reached only through training code
+    assert not any("select" in r for r in namesake["reasons"])
+    assert not any(r.startswith("called in a loop") for r in namesake["reasons"])
+    assert namesake["score"] < first["score"] - 4
+
+
+def test_drivers_are_not_reached_through_blocked_functions():
+    import ast
+
+    from leapp_codemod.analysis.entry.drivers import driver_ids
+    from leapp_codemod.analysis.model.index import FunctionInfo
+
+    node = ast.parse("def main():\n    pass\n").body[0]
+    root = FunctionInfo("app:main", "app", "main", node, None, "app.py")
+    callees = {"app:main": {"app:train", "app:serve"}, "app:train": {"app:collect"}, "app:serve": {"app:step"}}
+    assert driver_ids([root], callees) >= {"app:collect", "app:step"}
+    reached = driver_ids([root], callees, blocked={"app:train"})
+    assert "app:step" in reached and "app:collect" not in reached

@@ -113,3 +113,30 @@ def test_a_testing_flag_selects_the_evaluation_branch_of_training_code(tmp_path,
     candidates = ranked(app(tmp_path, "entry_testing_flag"), monkeypatch)
     assert candidates[0]["entry"] == want["entry"]
     assert any("called in a loop by Learner.cycle" in r for r in candidates[0]["reasons"])
+
+
+def test_the_robot_twin_of_a_simulated_range_wins_the_tie(tmp_path, monkeypatch):
+    want = expected("entry_sim_twin")
+    candidates = ranked(app(tmp_path, "entry_sim_twin"), monkeypatch)
+    first = candidates[0]
+    simulated = [c for c in candidates if c["path"] == want["simulated"] and c["kind"] == "inline"]
+    assert first["entry"] == want["entry"]
+    assert simulated and simulated[0]["score"] == first["score"]      # a tie, broken
+    assert any("advances a physics simulator" in r and "pybullet.stepSimulation" in r for r in first["reasons"])
+
+
+def test_a_simulator_step_is_a_call_into_a_simulator_library():
+    import ast
+
+    from leapp_codemod.analysis.entry.signs import simulator_step
+    from leapp_codemod.scan import load_project
+
+    root = FIXTURES / "entry_sim_twin"
+    project = load_project([str(root)]).project
+    module = next(m for m in project.modules.values() if m.path.endswith("board_bullet.py"))
+    calls = {ast.unparse(n.func): simulator_step(n, module, project) for n in ast.walk(module.tree)
+             if isinstance(n, ast.Call)}
+    assert calls["pb.stepSimulation"] == "pybullet.stepSimulation"
+    assert calls["pb.getBaseVelocity"] is None and calls["policy"] is None
+    bench = next(m for m in project.modules.values() if m.path.endswith("board_bench.py"))
+    assert not any(simulator_step(n, bench, project) for n in ast.walk(bench.tree) if isinstance(n, ast.Call))

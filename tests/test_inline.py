@@ -129,11 +129,12 @@ def test_a_range_reports_what_its_loop_carries_and_the_buffers_it_fills(tmp_path
     root = tmp_path / "inline_history"
     shutil.copytree(FIXTURES / "inline_history", root)
     expected, clean = markers(root)
-    assert len(expected) == 3 and len(clean) == 2
+    assert len(expected) == 4 and len(clean) == 2
     code, doc = scan_json(["deploy", "--entry", "deploy/rollout.py:22-30"], root, monkeypatch)
     assert {(f["path"], f["line"], f["category"]) for f in doc["findings"]} == expected
     by_line = {f["line"]: f for f in doc["findings"]}
     assert by_line[23]["code"] == "LCM703" and "lines 24" in by_line[23]["message"]
+    assert by_line[24]["code"] == "LCM703" and "first on line 23" in by_line[24]["message"]   # each write
     assert "next iteration" in by_line[25]["message"] and "next iteration" in by_line[29]["message"]
     assert code == 1
 

@@ -149,6 +149,11 @@ CALLABLE_WRAPPERS = frozenset({"torch.compile", "torch.jit.script", "torch.jit.t
                                "functools.update_wrapper", "functools.wraps", "functools.lru_cache",
                                "functools.cache", "torch.no_grad", "torch.inference_mode"})
 
+# Progress-bar calls a `for` loop iterates: they yield their first argument's items unchanged
+# (`for i in tqdm(range(n))` counts like `for i in range(n)`). `trange(n)` is `tqdm(range(n))`.
+PROGRESS_WRAPPERS = frozenset({"tqdm", "track", "progressbar", "alive_it"})
+PROGRESS_RANGES = frozenset({"trange"})
+
 # Calls that call their first argument on the items of the others (`map(self.encode, frames)`,
 # `filter(keep, xs)`, `functools.reduce(step, xs)`): the function runs on each item.
 ELEMENT_APPLIERS = frozenset({"map", "filter", "itertools.starmap", "functools.reduce"})

@@ -2,6 +2,7 @@ import ast
 
 from leapp_codemod.rules._helpers import is_number, show
 from leapp_codemod.rules.base import Hit, Rule
+from leapp_codemod.source.chains import counter_kind
 
 # Builtins that hand their argument's items to a `for` target one by one (`enumerate` with the index first).
 ITEM_WRAPPERS = frozenset({"enumerate", "reversed"})
@@ -17,8 +18,9 @@ def check(node: ast.AST, ctx):
         return
     read = _loop_element(node, ctx) if isinstance(node, ast.Assign) else None
     if read is not None and not ctx.only_logged(node):
+        into = "a field, item by item" if isinstance(node.targets[0], ast.Attribute) else "Python arithmetic"
         yield Hit(node, f"`{show(node)}` reads `{show(read)}`, one element of a NumPy array of pipeline data per "
-                        "pass of the loop, into Python arithmetic: the element is a NumPy scalar the trace does not "
+                        f"pass of the loop, into {into}: the element is a NumPy scalar the trace does not "
                         "follow, so what is computed from it is exported as the constant seen while tracing", _FIX)
         return
     if isinstance(node, ast.Assign):
@@ -39,6 +41,15 @@ def check(node: ast.AST, ctx):
             yield Hit(node, f"`{show(node)}` takes one element of a NumPy array of pipeline data into {into}: "
                             "a NumPy scalar the trace does not follow, so what is computed from it is exported as a "
                             "constant", _FIX)
+        return
+    if isinstance(node, ast.Call):
+        passed = _elements_passed(node, ctx)
+        if passed and not ctx.only_logged(node):
+            yield Hit(passed[0], f"`{', '.join(show(e) for e in passed)}` hand single elements of a NumPy array of "
+                                 f"pipeline data to `{show(node.func)}` as separate arguments: each is a NumPy "
+                                 "scalar the trace does not follow, so what the callee does with it is exported as "
+                                 "a constant", "pass the array (or a slice of it, `w[0:2]`) and index it where it "
+                                 "is used, or move the computation into torch ops on the tensor")
         return
     picked = _picked_in_comprehension(node, ctx) if isinstance(node, ast.comprehension) else None
     if picked is not None:
@@ -61,22 +72,41 @@ def check(node: ast.AST, ctx):
 
 def _loop_element(node: ast.Assign, ctx) -> ast.Subscript | None:
     """`angle = angle + q[i]` (`x = q[i]`, any arithmetic into a plain name) inside `for i in range(...)`: the
-    element `q[i]` of a one-axis NumPy array of pipeline data, read at the position the loop counts."""
-    if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+    element `q[i]` of a one-axis NumPy array of pipeline data, read at the position the loop counts. Into an
+    attribute (`frame.servos[k].angle = angles[k + 2]`, a message field filled item by item) the element leaves
+    the trace whatever is done with it next."""
+    if len(node.targets) != 1 or not isinstance(node.targets[0], (ast.Name, ast.Attribute)):
         return None
     loops = {n.target.id for n in ctx.fn.nodes if isinstance(n, ast.For) and isinstance(n.target, ast.Name)
-             and isinstance(n.iter, ast.Call) and ctx.builtin(n.iter) == "range"
-             and any(sub is node for sub in ast.walk(n))}
+             and counter_kind(n.iter) == "range" and any(sub is node for sub in ast.walk(n))}
+    into_field = isinstance(node.targets[0], ast.Attribute)
     for read in ast.walk(node.value):
-        if not (isinstance(read, ast.Subscript) and isinstance(read.value, ast.Name)
-                and isinstance(read.slice, ast.Name) and read.slice.id in loops):
+        if not (isinstance(read, ast.Subscript) and isinstance(read.value, (ast.Name, ast.Attribute))
+                and _counted_position(read.slice, loops, into_field)):
             continue
         array = read.value
+        if not ctx.is_data(array) or ctx.is_shape(array) or _many_dimensions(array, ctx):
+            continue
+        if into_field:
+            if _numpy_vector(array, ctx):
+                return read
+            continue
         names = {node.targets[0].id}
-        if ctx.is_data(array) and not ctx.is_shape(array) and not _many_dimensions(array, ctx) \
-                and _used_as_numbers(names, ctx) and (ctx.is_numpy(array) or _items_reach_numpy(ctx, names)):
+        if isinstance(array, ast.Name) and _used_as_numbers(names, ctx) \
+                and (ctx.is_numpy(array) or _items_reach_numpy(ctx, names)):
             return read
     return None
+
+
+def _counted_position(index: ast.expr, loops: set[str], offsets: bool) -> bool:
+    """`q[i]` with `i` a loop counter; with `offsets`, also `q[start + i]` (one counter and names or numbers)."""
+    if isinstance(index, ast.Name):
+        return index.id in loops
+    if not offsets or not isinstance(index, ast.BinOp) or not isinstance(index.op, (ast.Add, ast.Sub)):
+        return False
+    sides = (index.left, index.right)
+    return sum(isinstance(e, ast.Name) and e.id in loops for e in sides) == 1 and all(
+        isinstance(e, (ast.Name, ast.Attribute)) or is_number(e) for e in sides)
 
 
 _STACKING = frozenset({"stack", "vstack", "hstack", "concatenate", "column_stack", "cat"})
@@ -162,6 +192,32 @@ def _element(node: ast.Assign, ctx) -> bool:
     return len(others) < 2 and _slice_reaches_numpy(array, ctx) and isinstance(value, ast.Name) \
         and ctx.is_data(value) and not ctx.is_shape(value) and not _bound_to_container(value, ctx) \
         and not _many_dimensions(value, ctx) and _used_as_numbers({node.targets[0].id}, ctx)
+
+
+def _elements_passed(call: ast.Call, ctx) -> list[ast.Subscript]:
+    """`self.arm.send(q, left=w[0], right=w[1])`: two positions or more of one NumPy vector of pipeline data
+    passed to a project function as separate arguments (the callee gets Python scalars, not an array)."""
+    args = [*call.args, *(k.value for k in call.keywords)]
+    by_array: dict[str, list[ast.Subscript]] = {}
+    for arg in args:
+        if isinstance(arg, ast.Subscript) and isinstance(arg.value, (ast.Name, ast.Attribute)) \
+                and _constant_position(arg.slice) is not None:
+            by_array.setdefault(ast.unparse(arg.value), []).append(arg)
+    picked = next((reads for reads in by_array.values()
+                   if len({_constant_position(r.slice) for r in reads}) >= 2), None)
+    if picked is None or not _numpy_vector(picked[0].value, ctx):
+        return []
+    callees = ctx.resolve_call(call)
+    return picked if callees and not any(ctx.project.is_library(c.module) for c in callees) else []
+
+
+def _constant_position(index: ast.expr) -> int | None:
+    if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub):
+        found = _constant_position(index.operand)
+        return -found if found is not None else None
+    if isinstance(index, ast.Constant) and isinstance(index.value, int) and not isinstance(index.value, bool):
+        return index.value
+    return None
 
 
 def _sliced(array: str, ctx) -> bool:
@@ -358,7 +414,8 @@ RULE = Rule(
     summary="NumPy array of pipeline data unpacked or iterated into Python names",
     what="Flags unpacking a NumPy array of the pipeline into names (`x, y, z, w = quat`, `a, b = arr[:2]`), taking "
          "one element of one into a name (`w = quat[0]`) or into an attribute (`msg.q = act[0]`, a message "
-         "field) or, in an inline range, from a value bound before the range that is not known to be a tensor "
+         "field, also item by item in a counted loop: `cmd.motors[i].q = act[start + i]`), two elements or more "
+         "handed to a project function as separate arguments (`arm.send(q, left=w[0], right=w[1])`) or, in an inline range, from a value bound before the range that is not known to be a tensor "
          "(`x = pose[1] - 0.5`, `y = pose[2]`: a list a reader thread fills), reading an element and writing what is computed from it back (`a[i] = a[i] * s`, `a[3] *= 2`), and "
          "`for` loops or comprehensions over one (`[v * 2 for v in arr]`, `for i, v in enumerate(arr)`), not a name "
          "bound to a list or other container. An array "
@@ -379,7 +436,7 @@ RULE = Rule(
             "    return np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))",
     fixed_example="def heading(quat):\n    x, y, z, w = quat[..., 0], quat[..., 1], quat[..., 2], quat[..., 3]\n"
                   "    return np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))",
-    node_types=(ast.Assign, ast.AugAssign, ast.For, ast.comprehension), check=check,
+    node_types=(ast.Assign, ast.AugAssign, ast.For, ast.comprehension, ast.Call), check=check,
     valid=(
         "import torch\ndef step(obs):\n    x, y = obs[:2]\n    return torch.stack([x * 2, y])\n",
         # one position alone: the first row of a batch

@@ -15,12 +15,40 @@ def check(node, ctx):
         return  # `assert not queue` on a Python list the function built: a length, no value is tested
     if shape_only_test(node.test, ctx):
         return  # a value that is also a shape (`width = spec[0]`, `if width % 2`): LCM001's, reported once
-    if ctx.is_data(node.test) and not ctx.decided_by_settings(node):
+    if (ctx.is_data(node.test) or _extracted(node.test, ctx)) and not ctx.decided_by_settings(node):
         keyword = KEYWORD[type(node)]
         yield Hit(node.test, f"`{keyword} {show(node.test)}` decides Python control flow on pipeline data; "
                              f"only the path taken while tracing is exported",
                   "express both outcomes as tensors and select with `torch.where(cond, a, b)` "
                   "(or `np.where`), or FunctionPatch the helper with such a version")
+
+
+_EXTRACTING_BUILTINS = frozenset({"float", "int", "bool"})
+
+
+def _extraction(e: ast.expr, ctx) -> bool:
+    """`x.item()`, `float(x)`, `int(x.sum())` of pipeline data: a Python number taken out of it."""
+    if not isinstance(e, ast.Call):
+        return False
+    func = e.func
+    if isinstance(func, ast.Attribute) and func.attr == "item" and not e.args:
+        return ctx.is_data(func.value)
+    return ctx.builtin(e) in _EXTRACTING_BUILTINS and len(e.args) == 1 and ctx.is_data(e.args[0]) \
+        and not ctx.is_shape(e.args[0])
+
+
+def _extracted(test: ast.expr, ctx) -> bool:
+    """The condition tests a Python number taken out of pipeline data (`n = bad.sum().item()`, then
+    `if n == 0: break`): the branch follows the data as much as one on the tensor would. A `while` loop's
+    exit on it is decided by the data too."""
+    for n in ast.walk(test):
+        if _extraction(n, ctx):
+            return True
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in ctx.fn.params:
+            values = ctx.fn.assigned(n.id)
+            if values and all(_extraction(v, ctx) for v in values):
+                return True
+    return False
 
 
 _CONTAINER_CALLS = frozenset({"list", "dict", "set", "tuple", "sorted"})
@@ -49,7 +77,8 @@ def _builds_container(value: ast.expr, ctx) -> bool:
 RULE = Rule(
     code="LCM201", name="tensor-condition", category="tensor-branch", severity="error",
     summary="`if` / `while` / `assert` on pipeline data",
-    what="Flags `if`, `while` and `assert` statements whose condition is computed from pipeline data. An `if` "
+    what="Flags `if`, `while` and `assert` statements whose condition is computed from pipeline data, or tests a "
+         "Python number taken out of it (`n = bad.sum().item()`, then `if n == 0: break`). An `if` "
          "whose branches only do I/O (`if step % 50 == 0: print(...)`) is left to the I/O finding, and a test of "
          "parameters every call passes as literals (`f(a, True)` here, `f(a, noise)` with `noise = False` there) is "
          "the callers' choice, reported where they make it. Nor is `if not items:` on a local every binding of which "
@@ -78,6 +107,9 @@ RULE = Rule(
     ),
     invalid=(
         "def step(obs, limit):\n    if obs.abs().max() > limit:  # error\n        return obs * 0\n    return obs\n",
+        # a number taken out of the data, then tested
+        "import torch\ndef step(obs):\n    while True:\n        bad = obs.abs() > 1.0\n        n = bad.sum().item()\n"
+        "        if n == 0:  # error\n            break\n        obs = torch.where(bad, obs * 0.5, obs)\n    return obs\n",
         "def step(cmd, limit):\n    while cmd.abs().max() > limit:  # error\n        cmd = cmd * 0.9\n    return cmd\n",
         # the flag a helper tests is a literal at every call: the caller's branch is the one finding
         "# range: 11-15\nimport numpy as np\ndef shape_cmd(a, jitter):\n    if jitter:\n        a = a * 0.5\n"

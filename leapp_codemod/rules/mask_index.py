@@ -51,7 +51,10 @@ RULE = Rule(
     summary="boolean-mask indexing of pipeline data (a data-dependent size)",
     what="Flags reads that select entries of pipeline data with a boolean mask computed from pipeline data: "
          "`x[x > 0]`, `acts[valid]` where `valid = torch.all(acts != 0, dim=1)`, `r[~np.isnan(r)]`. Writes "
-         "through a mask (`x[mask] = 0`) keep the shape and are not flagged.",
+         "through a mask (`x[mask] = 0`) keep the shape and are not flagged: checked with the installed leapp "
+         "0.7.2, `y[y > c] = v` with a constant `v` exports to ONNX and matches fresh inputs whatever the count "
+         "(tests/test_leapp_mask_writes.py); a selection written as the value (`y[m] = x[m]`) is a read, "
+         "flagged.",
     why="The number of selected entries is decided by the values. LEAPP records the selection with the count "
         "seen while tracing; a later call with another count fails when LEAPP re-enters the traced graph "
         "('Reentering ... new i/o'), and exporters that accept it fix the traced size.",

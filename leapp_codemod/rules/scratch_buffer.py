@@ -92,28 +92,32 @@ def buffer_name(node: ast.Assign | ast.AugAssign, ctx) -> str | None:
     root = _root(target)
     if isinstance(root, ast.Name) and (_local_buffer(root.id, node.lineno, ctx) or _outer_buffer(root.id, ctx)):
         return root.id
-    if is_self_attr(root, ctx.self_name) and _attr_buffer(root.attr, ctx) and _attr_read(root.attr, ctx) \
-            and not ctx.state_writes(node):
+    if is_self_attr(root, ctx.self_name) and _attr_buffer(root.attr, ctx) and not ctx.state_writes(node) \
+            and root.attr in _read_attributes(ctx.project):
         return f"{ctx.self_name}.{root.attr}"
     return None
 
 
-def _attr_read(attr: str, ctx) -> bool:
-    """Does any code of the project read `<obj>.<attr>` other than to write into it (`self.tau[i] = v`)? A buffer
-    nothing reads is a dead store: what it holds never reaches an output."""
-    key = ("attr_loads_besides_fills",)
-    reads = ctx.project.memo.get(key)
-    if reads is None:
-        reads = set()
-        for module in list(ctx.project.modules.values()):   # followed libraries too (a base class reading it)
-            filled = {id(_root(n)) for n in module.nodes if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store)}
-            for n in module.nodes:
-                if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and id(n) not in filled:
-                    reads.add(n.attr)
-                elif isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value.isidentifier():
-                    reads.add(n.value)   # `getattr(self, "tau")`, `self.__dict__["tau"]`
-        ctx.project.memo[key] = reads
-    return attr in reads
+def _read_attributes(project) -> frozenset[str]:
+    """Names of attributes the project's own code reads somewhere (`x.attr` loaded, not only as the array a
+    subscript assignment writes into): a buffer nothing reads is a dead store, whatever is written into it."""
+    found = project.memo.get(_read_attributes)
+    if found is None:
+        stored: set[int] = set()
+        read: set[str] = set()
+        modules = [m for name, m in project.modules.items() if not project.is_library(name)]
+        for module in modules:
+            for node in module.nodes:
+                if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                    for target in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+                        while isinstance(target, ast.Subscript):
+                            target = target.value
+                            stored.add(id(target))
+        for module in modules:
+            read.update(n.attr for n in module.nodes if isinstance(n, ast.Attribute)
+                        and isinstance(n.ctx, ast.Load) and id(n) not in stored)
+        found = project.memo[_read_attributes] = frozenset(read)
+    return found
 
 
 def _outer_buffer(name: str, ctx) -> bool:
@@ -146,10 +150,11 @@ def check(node, ctx):
     if name is None:
         return
     lines = _writes_of(name, ctx)
-    if lines and node.lineno != lines[0]:
-        return  # one finding per buffer, at its first write
-    more = f" (and {len(lines) - 1} more write{'s' if len(lines) > 2 else ''} on lines " \
-           f"{', '.join(map(str, lines[1:]))})" if len(lines) > 1 else ""
+    if lines and node.lineno != lines[0]:   # each write is its own finding (each copies numbers, not the graph)
+        more = f" (another write into it, first on line {lines[0]})"
+    else:
+        more = f" (and {len(lines) - 1} more write{'s' if len(lines) > 2 else ''} on lines " \
+               f"{', '.join(map(str, lines[1:]))})" if len(lines) > 1 else ""
     if "." in name and _rebound_here(name.partition(".")[2], ctx):
         fix = (f"`{name}` is also rebound later in the step, so it ends each call as a new array and `leapp-codemod "
                "run` does not keep it as state: assemble the value from its parts (`np.concatenate`, `torch.cat`) "
@@ -169,9 +174,8 @@ RULE = Rule(
     summary="pipeline data written into a preallocated array or tensor",
     what="Flags element or slice writes of pipeline data into a buffer allocated from a shape (`np.zeros(n)`, "
          "`torch.empty(...)` on `self`), held in a local or on `self`, that the step fills before reading it: "
-         "`obs = np.zeros(47); obs[:3] = omega; policy(torch.from_numpy(obs))`. One finding per buffer, at its "
-         "first write. A buffer on `self` that no code reads (only writes into it) is a dead store and is not "
-         "reported. A buffer the step fills and then rebinds to a value computed from itself "
+         "`obs = np.zeros(47); obs[:3] = omega; policy(torch.from_numpy(obs))`. Every write of pipeline data into "
+         "the buffer is a finding (each copies numbers, not the graph); the first names the others. A buffer the step fills and then rebinds to a value computed from itself "
          "(`self.q_obs[i] = q[idx[i]]`, then `self.q_obs = (self.q_obs - q0) * scale`) is still a filled buffer. "
          "A buffer read before it is written (a history) is recurrent state instead (LCM701).",
     why="The buffer is a plain array, not a traced value. Writing a traced value into it copies numbers, not the "
@@ -196,12 +200,12 @@ RULE = Rule(
     ),
     invalid=(
         "import numpy as np\ndef step(obs):\n    buf = np.zeros(6, dtype=np.float32)\n    buf[:3] = obs[:3]  # error\n"
-        "    buf[3:] = obs[3:] * 2\n    return buf\n",
+        "    buf[3:] = obs[3:] * 2  # error\n    return buf\n",
         "import numpy as np\nimport torch\nclass P:\n    def __init__(self):\n        self.obs = np.zeros(4)\n"
-        "    def step(self, x):\n        self.obs[:2] = x[:2]  # error\n        self.obs[2:] = x[2:]\n"
+        "    def step(self, x):\n        self.obs[:2] = x[:2]  # error\n        self.obs[2:] = x[2:]  # error\n"
         "        return torch.from_numpy(self.obs)\n",
         "# range: 7-9\nimport numpy as np\ndef main(read):\n    obs = np.zeros(4)\n    for _ in range(3):\n"
-        "        x = read()\n        obs[:2] = x[:2]  # error\n        obs[2:] = x[2:] * 2\n        y = np.tanh(obs)\n"
+        "        x = read()\n        obs[:2] = x[:2]  # error\n        obs[2:] = x[2:] * 2  # error\n        y = np.tanh(obs)\n"
         "        print(y)\n",
         ("import numpy as np\nclass Arm:\n    def __init__(self, home):\n        self.home = home\n"
          "        self.target = np.copy(home)\n    def step(self, delta):\n        self.target[:] = self.home\n"

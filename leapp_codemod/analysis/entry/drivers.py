@@ -145,13 +145,16 @@ def loops_of(fn: FunctionInfo):
         stack.extend(ast.iter_child_nodes(node))
 
 
-def driver_ids(roots: list[FunctionInfo], callees: dict[str, set[str]], depth: int = 3) -> set[str]:
+def driver_ids(roots: list[FunctionInfo], callees: dict[str, set[str]], depth: int = 3,
+               blocked: frozenset[str] | set[str] = frozenset()) -> set[str]:
     """The roots plus what they call, `depth` calls deep. A driver's calls of its own class's methods
-    (`self._run()` -> `self._run_policy_depth()`) cost no depth: they are the driver's own code."""
+    (`self._run()` -> `self._run_policy_depth()`) cost no depth: they are the driver's own code. What only
+    `blocked` functions (training code, tests) call is not reached: a training loop's rollout helper is no
+    driver because the script that trains is one."""
     seen = _own_methods({fn.id for fn in roots}, callees)
     frontier = set(seen)
     for _ in range(depth):
-        frontier = {c for fid in frontier for c in callees.get(fid, ())} - seen
+        frontier = {c for fid in frontier - blocked for c in callees.get(fid, ())} - seen
         frontier = _own_methods(frontier, callees) - seen
         seen |= frontier
     return seen

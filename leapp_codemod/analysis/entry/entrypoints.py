@@ -10,7 +10,7 @@ from leapp_codemod.analysis.entry.callbacks import (
     registered_callbacks,
 )
 from leapp_codemod.analysis.entry.composers import Composer, above_their_parts, model_parts
-from leapp_codemod.analysis.entry.config_choice import favour_selected
+from leapp_codemod.analysis.entry.config_choice import favour_selected, selected_among
 from leapp_codemod.analysis.entry.drivers import (
     MODULE_QUALNAME,
     driver_ids,
@@ -50,13 +50,13 @@ from leapp_codemod.analysis.entry.receivers import (
 from leapp_codemod.analysis.entry.steps import below_driven_steps, below_their_steps, driven_steps
 from leapp_codemod.analysis.entry.ties import break_ties
 from leapp_codemod.analysis.entry.uses import (ROLLOUT_DRIVEN, below_built_pipelines, below_driven_callbacks, only_logged,
-                                               runs_rollout, simulated_ranges)
+                                               runs_rollout, simulated_ranges, simulator_loops)
 from leapp_codemod.analysis.entry.served import dotted, is_project_call, served_models
 from leapp_codemod.analysis.entry.served import served_locals as served_locals_of
 from leapp_codemod.analysis.entry.signs import (ACTION_WORDS, ENV_BASE, IO_WORDS, POLICY_STEP_NAMES, STEP_VERBS,
                                                 TRAINING_NAMES, UNFOLLOWED_POLICY_METHODS, calls_nn_module, computes_loss,
                                                 decorated_no_grad, deploy_path, environment_or_optimizer, is_step_name,
-                                                names_a_command)
+                                                names_a_command, non_torch, uses_non_torch)
 from leapp_codemod.analysis.flow.dataflow import compute_env
 from leapp_codemod.analysis.infer.context import FunctionContext
 from leapp_codemod.analysis.infer.lattice import Facts
@@ -69,8 +69,6 @@ from leapp_codemod.model import Entrypoint
 # A project network's method called in a driver loop amid this many statements of pipeline code (building
 # the observation, scaling the action) is a model call of that range, not the policy step itself.
 INLINE_NETWORK_STATEMENTS = 6
-# Frameworks LEAPP does not trace: code that only uses them is no PyTorch policy step.
-NON_TORCH_ROOTS = ("jax", "flax", "tensorflow", "keras", "mlx")
 
 
 @dataclass
@@ -97,6 +95,8 @@ class CallSites:
     parts: dict[str, Composer] = field(default_factory=dict)   # a model call's function -> the step composing it
     model_lines: dict[str, set[int]] = field(default_factory=dict)   # fid -> lines of its own model calls
     definers: dict[str, list[str]] = field(default_factory=dict)   # method name -> project methods, not abstract
+    # fid -> (classes a call's receiver may hold, where the configs select this one's): `self.agent.act(obs)`
+    selected_at: dict[str, tuple[int, str]] = field(default_factory=dict)
 
     def model_via(self, fid: str, depth: int = 2) -> str | None:
         """The callee through which `fid` calls a model (two delegations deep), when it does not itself."""
@@ -114,22 +114,6 @@ def _loop_call_nodes(fn: FunctionInfo):
             for sub in ast.walk(stmt):
                 if isinstance(sub, ast.Call) and id(sub) not in offline:
                     yield sub
-
-
-def _uses_non_torch(fn: FunctionInfo, pipeline: InlinePipeline, project: Project) -> bool:
-    """Does an inline range use a name the module imports from JAX/TensorFlow (`jax.device_get(actions)`)?"""
-    imports = project.modules[fn.module].imports
-    foreign = {name for name, target in imports.items() if target.split(".")[0] in NON_TORCH_ROOTS}
-    if not foreign:
-        return False
-    return any(isinstance(node, ast.Name) and node.id in foreign and pipeline.start <= node.lineno <= pipeline.end
-               for node in ast.walk(fn.node))
-
-
-def _non_torch(fn: FunctionInfo, project: Project) -> bool:
-    targets = project.modules[fn.module].imports.values()
-    return any(t.split(".")[0] in NON_TORCH_ROOTS for t in targets) and not any(
-        t.split(".")[0] == "torch" for t in targets)
 
 
 def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
@@ -184,6 +168,11 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
         for node, targets in calls:
             if not targets and isinstance(node.func, ast.Name) and node.func.id in served_locals:
                 targets = [project.lookup(dotted(t)) for t in served_locals[node.func.id]]
+            if len(targets) > 1:     # the receiver's class is bound at run time: the configs may say which
+                narrowed, where = selected_among(targets, project)
+                if where is not None:
+                    sites.selected_at.setdefault(narrowed[0].id, (len({t.id for t in targets}), where))
+                    targets = narrowed
             if evaluation is not None and id(node) not in evaluation:
                 trained.update(t.id for t in targets)   # the training part of a script that also evaluates
                 continue
@@ -209,7 +198,7 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
             if (id(node) in loop_calls and not targets and isinstance(node.func, ast.Attribute)
                     and not on_library_module(node.func, ctx.module, project)):
                 sites.by_name_in_loops.setdefault(node.func.attr, []).append((fn, node.lineno))
-    sites.drivers = driver_ids(roots, sites.callees) - ignored
+    sites.drivers = driver_ids(roots, sites.callees, blocked=ignored) - ignored
     # what training code calls (rollout collection, updates) is training code too, unless a driver calls it
     training += [sites.functions[fid] for fid in sorted(trained) if fid in sites.functions]
     sites.ignored = ignored | (driver_ids(training, sites.callees, 2) - sites.drivers)
@@ -324,6 +313,10 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, l
         if driven:
             score += 2
             reasons.append("the loop is in a driver (a __main__ block or what it calls)")
+        if fn.id in sites.selected_at:
+            count, where = sites.selected_at[fn.id]
+            reasons.append(f"of the {count} classes whose `{fn.name}` the call may run, the configs select this one "
+                           f"({where})")
     elif sites.by_name_in_loops.get(fn.name) and fn.name not in GENERIC_STEP_NAMES:
         caller, line = min(sites.by_name_in_loops[fn.name], key=lambda site: site[0].id not in sites.drivers)
         if caller.module != fn.module:
@@ -408,10 +401,16 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, l
         reasons.append(f"{ROLLOUT_DRIVEN} (the loop at {loops[0][0].path}:{loops[0][1]} also steps or resets what "
                        f"the action drives)")
     rollout = runs_rollout(fn, _model_lines(fn, sites))
+    via = _rollout_via(fn, sites) if rollout is None and fn.id not in sites.calls_module else None
     if rollout is not None:
         score -= 4
         reasons.append(f"runs the model and steps the environment in one loop of its own ({fn.path}:{rollout}): "
                        f"a rollout that drives the policy step")
+    elif via is not None:
+        helper, line = via
+        score -= 4
+        reasons.append(f"runs the model only through {helper.qualname}, whose loop also steps the environment "
+                       f"({helper.path}:{line}): a rollout that drives the policy step")
     if fn.name.lstrip("_").split("_")[0].lower() in IO_WORDS:
         score -= 4
         reasons.append(f"`{fn.name}` logs, draws or saves (I/O, not the policy step)")
@@ -431,10 +430,18 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, l
     if cls is not None and overrides(project, cls, fn.name):
         score -= 1
         reasons.append(f"a base class's `{fn.name}`: subclasses override it")
-    if _non_torch(fn, project):
+    if non_torch(fn, project):
         score -= 4
         reasons.append("its module uses JAX/TensorFlow, not PyTorch (LEAPP traces PyTorch)")
     return score, reasons
+
+
+def _rollout_via(fn: FunctionInfo, sites: CallSites) -> tuple[FunctionInfo, int] | None:
+    """(helper, loop line) when `fn` reaches a model only through a helper it calls (`self._run_episodes()`)
+    that runs a rollout of its own: the model and an environment step in one loop."""
+    helper = sites.functions.get(sites.model_via(fn.id) or "")
+    line = runs_rollout(helper, _model_lines(helper, sites)) if helper is not None and helper.id != fn.id else None
+    return (helper, line) if line is not None else None
 
 
 def _model_lines(fn: FunctionInfo, sites: CallSites) -> set[int]:
@@ -489,7 +496,7 @@ def _inline_candidate(fn: FunctionInfo, pipeline: InlinePipeline, definers: int,
     if deploy:
         score += 1
         reasons.append(f"run from deploy, play or evaluation code (`{deploy}`)")
-    if _uses_non_torch(fn, pipeline, project):
+    if uses_non_torch(fn, pipeline, project):
         score -= 4
         reasons.append("the range runs JAX/TensorFlow code (LEAPP traces PyTorch)")
     return Entrypoint(fn.module, f"{_where(fn)}@{pipeline.loop_line}", fn.path, pipeline.loop_line, score,
@@ -537,5 +544,6 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
     ranked = below_their_steps(ranked, {c.id for c in ranked if c.kind == "function" and c.id in functions
                                         and is_step_name(functions[c.id].name) and _returns_value(functions[c.id])},
                                sites.callees, lambda fid: fid in functions and is_step_name(functions[fid].name))
-    ranked = break_ties(sorted(ranked, key=lambda e: tie_order(e, project)), project)
+    ranked = break_ties(sorted(ranked, key=lambda e: tie_order(e, project)), project,
+                        simulator_loops(outermost, project))
     return ranked[:limit] if limit else ranked

@@ -35,6 +35,14 @@ TRAINING_NAMES = frozenset({"evaluate", "evaluate_actions", "get_value", "get_va
 IO_WORDS = frozenset({"log", "plot", "print", "save", "render", "draw", "write", "record", "publish", "send",
                       "display", "show", "visualize", "dump", "export"})
 ENV_METHODS = frozenset({"reset"})
+# Physics-simulator libraries: a loop that calls one of their step functions (`mujoco.mj_step(m, d)`,
+# `pybullet.stepSimulation()`) computes the observation in simulation. A twin of it that runs on the robot is
+# what a user exports.
+SIMULATOR_ROOTS = frozenset({"mujoco", "mujoco_py", "pybullet", "isaacgym", "dm_control", "genesis", "sapien",
+                             "pydrake", "raisimpy", "brax", "mujoco_warp"})
+SIMULATOR_STEP_WORDS = ("step", "simulate")
+# Frameworks LEAPP does not trace: code that only uses them is no PyTorch policy step.
+NON_TORCH_ROOTS = ("jax", "flax", "tensorflow", "keras", "mlx")
 NO_GRAD = ("torch.no_grad", "torch.inference_mode", "torch.autograd.grad_mode.no_grad")
 
 
@@ -42,6 +50,19 @@ def is_step_name(name: str) -> bool:
     """`act`, `get_action`, `choose_actions`: a name real code gives the function that runs one policy step."""
     words = name_words(name)
     return name in POLICY_STEP_NAMES or bool(words & ACTION_WORDS and words & STEP_VERBS)
+
+
+def simulator_step(call: ast.Call, module, project: Project) -> str | None:
+    """`mujoco.mj_step` when `call` advances a physics simulator library (its function or method named with
+    SIMULATOR_STEP_WORDS), else None."""
+    name = project.qualify(call.func, module) if isinstance(call.func, ast.Attribute) else None
+    if name is None:
+        return None
+    name = project.external_name(name)
+    last = name.rpartition(".")[2].lower()
+    if name.split(".")[0] in SIMULATOR_ROOTS and any(word in last for word in SIMULATOR_STEP_WORDS):
+        return name
+    return None
 
 
 def decorated_no_grad(fn: FunctionInfo, project: Project) -> bool:
@@ -146,3 +167,20 @@ def names_a_command(call: ast.Call) -> bool:
     """`client.act("init", payload)`: a command sent by name (a string literal first), a request to a server
     or a robot, not a policy fed an observation."""
     return bool(call.args) and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str)
+
+
+def uses_non_torch(fn: FunctionInfo, pipeline, project: Project) -> bool:
+    """Does an inline range use a name the module imports from JAX/TensorFlow (`jax.device_get(actions)`)?"""
+    imports = project.modules[fn.module].imports
+    foreign = {name for name, target in imports.items() if target.split(".")[0] in NON_TORCH_ROOTS}
+    if not foreign:
+        return False
+    return any(isinstance(node, ast.Name) and node.id in foreign and pipeline.start <= node.lineno <= pipeline.end
+               for node in ast.walk(fn.node))
+
+
+def non_torch(fn: FunctionInfo, project: Project) -> bool:
+    """Does the function's module import JAX/TensorFlow and not torch?"""
+    targets = project.modules[fn.module].imports.values()
+    return any(t.split(".")[0] in NON_TORCH_ROOTS for t in targets) and not any(
+        t.split(".")[0] == "torch" for t in targets)

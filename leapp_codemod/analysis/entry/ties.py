@@ -8,14 +8,16 @@ Two signals, in this order, each named in the winner's reasons:
    the lines both share, among it a network class (`nn.Module`) the other file lacks, is the one the project
    wrote for its policy. A derived file without a network of its own is a variant (a server wrapper, another
    task) and settles nothing.
-2. **The script the project's own words run first**, between near-copies: a README (`python track.py`, then
+2. **The one that runs on the robot**: a candidate whose loop advances a physics simulator (`mujoco.mj_step`)
+   goes after a tied one whose loop does not (a sim2sim twin of a deploy server is its test harness).
+3. **The script the project's own words run first**, between near-copies: a README (`python track.py`, then
    `python track_arbitrary.py`: the first command is the project's main use), then the documentation, shell
    scripts and launch files below the scan root (`run_robot.sh` running `python robot/walk.py`). Two copies
    with one file name are told apart by the folder the text names with it (`robot/walk.py`). Scripts that
    are no copies of each other are not compared this way (a README names many files).
-3. **Not a scratch copy**: a file whose folders or name say test, debug, scratch, tmp, draft or sandbox goes
+4. **Not a scratch copy**: a file whose folders or name say test, debug, scratch, tmp, draft or sandbox goes
    after one that does not.
-4. **The one the others import from**, between near-copies: a copy that imports the other's module runs on
+5. **The one the others import from**, between near-copies: a copy that imports the other's module runs on
    top of it.
 
 Nothing else moves: candidates keep their scores. When none of the signals separates the first candidates,
@@ -150,9 +152,10 @@ def _imports_module(project, importer: str, module_name: str) -> bool:
                                       for t in module.imports.values())
 
 
-def break_ties(ranked: list[Entrypoint], project) -> list[Entrypoint]:
+def break_ties(ranked: list[Entrypoint], project, simulated: dict[str, str] | None = None) -> list[Entrypoint]:
     """`ranked` sorted best first; within each run of equal scores spanning several files, the derived script of
-    a near-copy goes before its base, then the script a README names first. Reasons say why."""
+    a near-copy goes before its base, then one that runs on the robot before one whose loop steps a simulator
+    (`simulated`: candidate id -> the simulator call), then the script a README names first. Reasons say why."""
     out: list[Entrypoint] = []
     i = 0
     readmes = None
@@ -164,13 +167,15 @@ def break_ties(ranked: list[Entrypoint], project) -> list[Entrypoint]:
         if len({c.path for c in group}) > 1:
             if readmes is None:
                 readmes = run_texts(project)
-            group = _order_group(group, project, readmes, first=not out)
+            group = _order_group(group, project, readmes, first=not out, simulated=simulated or {})
         out += group
         i = j
     return out
 
 
-def _order_group(group: list[Entrypoint], project, readmes, first: bool = False) -> list[Entrypoint]:
+def _order_group(group: list[Entrypoint], project, readmes, first: bool = False,
+                 simulated: dict[str, str] | None = None) -> list[Entrypoint]:
+    simulated = simulated or {}
     lines: dict[str, set[str]] = {}
     for c in group:
         module = project.modules.get(c.module)
@@ -196,9 +201,14 @@ def _order_group(group: list[Entrypoint], project, readmes, first: bool = False)
     modules = {c.path: c.module for c in group}
     imported = {b for a in copied for b in copied if a != b and _imports_module(project, modules[a], modules[b])}
 
+    # a simulated candidate goes after a robot twin of its own kind (an inline range after an inline range)
+    behind = {c.id for c in group if c.id in simulated
+              and any(o.kind == c.kind and o.id not in simulated for o in group)}
+
     def key(item):
         index, c = item
-        return (c.path in bases and c.path not in based, c.path not in based, named.get(c.path) or missing,
+        return (c.path in bases and c.path not in based, c.path not in based, c.id in behind,
+                named.get(c.path) or missing,
                 scratch[c.path] is not None, c.path not in imported, index)
 
     ordered = [c for _, c in sorted(enumerate(group), key=key)]
@@ -207,8 +217,12 @@ def _order_group(group: list[Entrypoint], project, readmes, first: bool = False)
         return group
     if lead.path in based:
         note = based[lead.path]
-    elif named.get(lead.path) is not None and key((0, lead))[2] < min(
-            key((0, c))[2] for c in group if c.path != lead.path):
+    elif lead.id not in simulated and any(c.id in behind and c.kind == lead.kind for c in group):
+        other = next(c for c in group if c.id in behind and c.kind == lead.kind)
+        note = (f"ties at score {lead.score} with {other.id}, whose loop advances a physics simulator "
+                f"({simulated[other.id]}): this one runs on the robot")
+    elif named.get(lead.path) is not None and named[lead.path] < min(
+            named.get(c.path) or missing for c in group if c.path != lead.path):
         note = (f"ties at score {lead.score} with another script; {readmes[named[lead.path][0]][0]} names "
                 f"`{_spelling(lead.path, paths)}` first")
     elif scratch[lead.path] is None and any(scratch[c.path] for c in group):

@@ -18,6 +18,7 @@ from dataclasses import replace
 
 from leapp_codemod.analysis.entry.drivers import name_words
 from leapp_codemod.analysis.entry.loops import steps_or_resets
+from leapp_codemod.analysis.entry.signs import simulator_step
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.model import Entrypoint
 
@@ -102,6 +103,28 @@ def simulated_ranges(inline) -> set[str]:
                      and n.lineno == pipeline.loop_line), None)
         if loop is not None and any(steps_or_resets(stmt) for stmt in loop.body):
             out |= {f"{fn.path}:{pipeline.start}-{pipeline.end}", fn.id}
+    return out
+
+
+def simulator_loops(inline, project) -> dict[str, str]:
+    """Ids of the inline ranges (`(fn, pipeline, _)` triples) whose loop advances a physics simulator
+    (`mujoco.mj_step(model, data)` in the same iteration), and of the functions holding such a loop ->
+    `mujoco.mj_step (file:line)`. Unlike `simulated_ranges`, an `env.step(a)` is not enough: a robot's
+    environment wrapper steps too."""
+    out: dict[str, str] = {}
+    for fn, pipeline, _ in inline:
+        loop = next((n for n in fn.nodes if isinstance(n, (ast.For, ast.While, ast.AsyncFor))
+                     and n.lineno == pipeline.loop_line), None)
+        module = project.modules.get(fn.module)
+        if loop is None or module is None:
+            continue
+        for call in (n for stmt in loop.body for n in ast.walk(stmt) if isinstance(n, ast.Call)):
+            name = simulator_step(call, module, project)
+            if name is not None:
+                where = f"{name} ({fn.path}:{call.lineno})"
+                out.setdefault(f"{fn.path}:{pipeline.start}-{pipeline.end}", where)
+                out.setdefault(fn.id, where)
+                break
     return out
 
 

@@ -32,6 +32,16 @@ from leapp_codemod.analysis.model.settings import class_settings, dict_defaults,
 
 
 
+def _bind_returned_arrays(ctx: FunctionContext, targets: list[ast.expr], call: ast.Call) -> None:
+    """`body, wrist = split(obs)` where a project function returns a tuple holding NumPy arrays at those
+    positions: the names bound there are NumPy arrays."""
+    positions = [ctx.facts.returns_numpy_items.get(c.id, set()) for c in ctx.resolve_call(call)]
+    for position, target in enumerate(targets):
+        if isinstance(target, ast.Name) and positions and all(position in p for p in positions):
+            ctx.env.numpy.add(target.id)
+            ctx.env.numpy_bindings.setdefault(target.id, {})[target.lineno] = True
+
+
 def _bind(ctx: FunctionContext, target: ast.expr, value: ast.expr | None, element: bool = False) -> None:
     env = ctx.env
     if isinstance(target, (ast.Tuple, ast.List)):
@@ -41,6 +51,8 @@ def _bind(ctx: FunctionContext, target: ast.expr, value: ast.expr | None, elemen
         else:
             for t in target.elts:
                 _bind(ctx, t.value if isinstance(t, ast.Starred) else t, value, element=True)
+            if isinstance(value, ast.Call) and not any(isinstance(t, ast.Starred) for t in target.elts):
+                _bind_returned_arrays(ctx, target.elts, value)
         return
     if isinstance(target, ast.Starred):
         _bind(ctx, target.value, value, element)
@@ -125,6 +137,24 @@ def _local_callables(fn: FunctionInfo) -> dict[str, ast.arguments]:
     return out
 
 
+_NUMPY_ANNOTATIONS = frozenset({"numpy.ndarray", "numpy.typing.NDArray"})
+
+
+def _numpy_annotated(ctx: FunctionContext) -> set[str]:
+    """Parameters annotated as NumPy arrays (`q: np.ndarray`, `x: npt.NDArray[np.float32]`): what they hold
+    is a NumPy array whatever the callers are (whether it is pipeline data is still the callers' to say)."""
+    node = ctx.fn.node
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return set()
+    out = set()
+    for arg in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs):
+        note = arg.annotation.value if isinstance(arg.annotation, ast.Subscript) else arg.annotation
+        if note is not None and ctx.project.external_name(ctx.project.qualify(note, ctx.module) or "") \
+                in _NUMPY_ANNOTATIONS:
+            out.add(arg.arg)
+    return out
+
+
 def _bind_local_call(ctx: FunctionContext, call: ast.Call, args: ast.arguments) -> None:
     params = [a.arg for a in (*args.posonlyargs, *args.args)]
     for i, arg in enumerate(call.args):
@@ -142,7 +172,7 @@ def compute_env(ctx: FunctionContext) -> Env:
     env = ctx.env
     local_callables = _local_callables(fn)
     env.data |= facts.data_params.get(fn.id, set())
-    env.numpy |= facts.numpy_params.get(fn.id, set())
+    env.numpy |= facts.numpy_params.get(fn.id, set()) | _numpy_annotated(ctx)
     env.shape |= facts.shape_params.get(fn.id, set())
     for param, types in facts.param_types.get(fn.id, {}).items():
         env.types.setdefault(param, set()).update(types)
@@ -311,6 +341,10 @@ class Analysis:
                     facts.returns_data.add(fn.id)
                 if ctx.is_numpy(node.value):
                     facts.returns_numpy.add(fn.id)
+                elif isinstance(node.value, ast.Tuple):
+                    for position, item in enumerate(node.value.elts):
+                        if not isinstance(item, ast.Starred) and ctx.is_numpy(item):
+                            facts.returns_numpy_items.setdefault(fn.id, set()).add(position)
             elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and ctx.cls is not None \
                     and is_self_attr(node, self_name):
                 facts.attr_reads.setdefault(ctx.cls.id, {}).setdefault(node.attr, set()).add((fn.id, node.lineno))

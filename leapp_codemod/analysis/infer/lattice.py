@@ -59,6 +59,8 @@ class Facts:
     param_types: dict[str, dict[str, set[str]]] = field(default_factory=dict)
     returns_data: set[str] = field(default_factory=set)
     returns_numpy: set[str] = field(default_factory=set)
+    # function id -> positions of a returned tuple that hold a NumPy array (`return target, wrist`)
+    returns_numpy_items: dict[str, set[int]] = field(default_factory=dict)
     data_attrs: dict[str, set[str]] = field(default_factory=dict)      # class id -> attrs holding pipeline data
     # class id -> attr -> {(function id, line)} where reachable code reads self.<attr>
     attr_reads: dict[str, dict[str, set[tuple[str, int]]]] = field(default_factory=dict)
@@ -83,7 +85,7 @@ class Facts:
             sum(len(v) for v in self.data_params.values()), sum(len(v) for v in self.numpy_params.values()),
             sum(len(v) for v in self.shape_params.values()),
             sum(len(s) for d in self.param_types.values() for s in d.values()),
-            len(self.returns_data), len(self.returns_numpy),
+            len(self.returns_data), len(self.returns_numpy), sum(len(v) for v in self.returns_numpy_items.values()),
             sum(len(v) for v in self.data_attrs.values()),
             sum(len(v) for v in self.counter_attrs.values()), sum(len(v) for v in self.container_attrs.values()),
             sum(len(s) for d in self.attr_reads.values() for s in d.values()),

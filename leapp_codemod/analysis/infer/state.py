@@ -197,7 +197,7 @@ class StateQuestions:
             return (stored, "reassigned") if read_before and self.is_data(value) else None
         held = self.held_path(target)
         if held is not None:
-            return (held, "reassigned") if self.is_data(value) and self._held_read_before(target, held, line) \
+            return (held, "reassigned") if self.is_data(value) and self._held_read_before(target, held, line, value) \
                 else None
         if not is_self_attr(target, self.self_name) or self.cls is None:
             return None
@@ -212,11 +212,13 @@ class StateQuestions:
             return (target.attr, "reassigned") if self._read_elsewhere(target.attr, updates) else None
         return (target.attr, "reassigned") if self._read_across_calls(target.attr, line) else None
 
-    def _held_read_before(self, target: ast.Attribute, held: str, line: int) -> bool:
+    def _held_read_before(self, target: ast.Attribute, held: str, line: int, value: ast.expr | None = None) -> bool:
         """Is the held attribute (`self.legs[i].prev`) read before this write can have set it: on or before
-        its line in this function, or by a reachable method of the object's class (`self.prev`)?"""
+        its line in this function, in the value written (`self.env.hist = torch.cat([self.env.hist[:, 1:],
+        x], 1)` over several lines), or by a reachable method of the object's class (`self.prev`)?"""
+        in_value = {id(n) for n in ast.walk(value)} if value is not None else set()
         if any(isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and n.attr == target.attr
-               and n.lineno <= line and self.held_path(n) == held for n in self.fn.nodes):
+               and (n.lineno <= line or id(n) in in_value) and self.held_path(n) == held for n in self.fn.nodes):
             return True
         for type_name in self.types_of(target.value):
             module, _, qual = type_name.partition(":")

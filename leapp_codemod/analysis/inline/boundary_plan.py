@@ -30,6 +30,7 @@ from leapp_codemod.knowledge.vocab import (
     PURE_METHODS,
     SHAPE_ATTRS,
 )
+from leapp_codemod.source.chains import counter_kind
 from leapp_codemod.source.parse import is_literal
 
 # Attributes of an array or tensor: an input read through one of these is an array, not an object.
@@ -74,7 +75,7 @@ def loop_counters(rng: InlineRange) -> set[str]:
         if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
             (counted if _number_literal(node.value) else other).add(node.target.id)
         elif isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.iter, ast.Call):
-            fn = getattr(node.iter.func, "id", None)
+            fn = counter_kind(node.iter)
             if fn == "range" and isinstance(node.target, ast.Name):
                 counted.add(node.target.id)
             elif fn == "enumerate" and isinstance(node.target, ast.Tuple) and node.target.elts \

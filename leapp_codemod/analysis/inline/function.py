@@ -23,6 +23,7 @@ from leapp_codemod.analysis.inline.range import (
 )
 from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS
+from leapp_codemod.source.chains import counter_kind
 
 
 class InlineEntryError(Exception):
@@ -114,12 +115,13 @@ def _bound_before(rng: InlineRange) -> dict[str, ast.expr]:
 
 
 def python_number(value: ast.expr | None) -> bool:
-    """`0`, `-1.5`, or what a loop counter iterates: `range(...)`, `enumerate(...)`."""
+    """`0`, `-1.5`, or what a loop counter iterates: `range(...)`, `enumerate(...)`, either inside a progress
+    bar (`tqdm(range(n))`)."""
     if isinstance(value, ast.UnaryOp):
         value = value.operand
     if isinstance(value, ast.Constant):
         return isinstance(value.value, (int, float)) and not isinstance(value.value, bool)
-    return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in ("range", "enumerate")
+    return value is not None and counter_kind(value) is not None
 
 
 def _numbers(rng: InlineRange, outer: dict[str, ast.expr]) -> dict[str, bool]:

@@ -6,6 +6,7 @@ import ast
 
 from leapp_codemod.analysis.model.index import ClassInfo, called_name
 from leapp_codemod.analysis.model.settings import _default
+from leapp_codemod.source.chains import counter_kind
 
 
 PYTHON_INT = ("<a Python int>",)   # a loop counter or an `int(...)`: a setting whose value changes, never data
@@ -140,8 +141,7 @@ def _int_names(scope: ast.AST) -> set[str]:
     other: set[str] = set()
     for node in ast.walk(scope):
         if isinstance(node, (ast.For, ast.comprehension)):
-            it = node.iter
-            name = it.func.id if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) else None
+            name = counter_kind(node.iter)
             target = node.target
             if name == "range" and isinstance(target, ast.Name):
                 ints.add(target.id)

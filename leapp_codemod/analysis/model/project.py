@@ -145,10 +145,14 @@ class Project:
         script (its folder is first on sys.path) wins over a same-named module elsewhere."""
         by_path = {path: name for name, path in files.items()}
         suffixes: dict[str, list[str]] = {}
-        for name in files:
-            parts = name.split(".")
+        named = [(name, name) for name in files] + [(alias, name) for alias, name in self.aliases.items()
+                                                     if name in files]
+        for spelled, name in named:    # a file's other names too: `src.mod` of `ros/node/src/mod.py`
+            parts = spelled.split(".")
             for cut in range(1, len(parts) - 1):    # dotted tails of two parts or more
-                suffixes.setdefault(".".join(parts[cut:]), []).append(name)
+                found = suffixes.setdefault(".".join(parts[cut:]), [])
+                if name not in found:
+                    found.append(name)
         for name, module in self.modules.items():
             path = files.get(name)
             if path is None or "@" in name:
