@@ -122,6 +122,13 @@ DATA_METHOD_NAMES = PURE_METHODS | NDARRAY_METHODS | TENSOR_COPY_METHODS | SHAPE
         "rsample", "log_prob", "entropy", "cdf", "icdf",
     }
 # Builtins a twin may call freely.
+# Tensor methods that take sizes, indices or operands and change none of them (`scores.topk(self.k)`); with
+# PURE_METHODS, the methods an attribute can be handed to without being mutated.
+SIZE_TAKING_METHODS = frozenset({"topk", "kthvalue", "sort", "index_select", "narrow", "chunk", "split", "unbind",
+                                 "repeat_interleave", "masked_select", "new_empty", "roll", "quantile", "bmm", "mm",
+                                 "addmm", "einsum", "outer", "inner", "lerp", "maximum", "minimum", "remainder",
+                                 "fmod", "true_divide", "floor_divide", "hypot", "atan2", "arctan2", "broadcast_to"})
+
 PURE_BUILTINS = frozenset({"abs", "min", "max", "len", "float", "int", "bool", "round", "tuple", "list"})
 # Libraries (qualified roots) whose functions a twin may call freely.
 PURE_LIBRARIES = ("torch", "numpy", "math")

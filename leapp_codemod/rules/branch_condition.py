@@ -3,6 +3,7 @@ import ast
 from leapp_codemod.analysis.infer.context import name_stores
 from leapp_codemod.rules._helpers import show
 from leapp_codemod.rules.base import Hit, Rule
+from leapp_codemod.rules.shape_branch import shape_only_test
 
 KEYWORD = {ast.If: "if", ast.While: "while", ast.Assert: "assert"}
 
@@ -12,6 +13,8 @@ def check(node, ctx):
         return  # `if step % 50 == 0: print(...)`: the print is the finding; `while clock() < t_next: pass` waits
     if _container_emptiness(node.test, ctx):
         return  # `assert not queue` on a Python list the function built: a length, no value is tested
+    if shape_only_test(node.test, ctx):
+        return  # a value that is also a shape (`width = spec[0]`, `if width % 2`): LCM001's, reported once
     if (ctx.is_data(node.test) or _extracted(node.test, ctx)) and not ctx.decided_by_settings(node):
         keyword = KEYWORD[type(node)]
         yield Hit(node.test, f"`{keyword} {show(node.test)}` decides Python control flow on pipeline data; "
@@ -79,7 +82,9 @@ RULE = Rule(
          "whose branches only do I/O (`if step % 50 == 0: print(...)`) is left to the I/O finding, and a test of "
          "parameters every call passes as literals (`f(a, True)` here, `f(a, noise)` with `noise = False` there) is "
          "the callers' choice, reported where they make it. Nor is `if not items:` on a local every binding of which "
-         "builds a Python list, dict, set or tuple (its length is tested).",
+         "builds a Python list, dict, set or tuple (its length is tested). A test whose pipeline data is only "
+         "run-time shapes (a size handed over as a value, `width = spec[0]; if width % 2:`) is a shape branch "
+         "(LCM001), reported once.",
     why="A traced graph has no Python control flow. LEAPP logs an ERROR ('Attempted to use TracedTensor ... in a "
         "boolean context') but keeps tracing: only the branch (or the number of loop iterations) taken on the traced "
         "inputs is recorded. If every traced sample takes the same path, `compile_graph(validate=True)` passes and "

@@ -5,6 +5,7 @@ from leapp_codemod.knowledge.draws import (
     RANDOM_MODULES, RNG_NAMES, SCIPY_DRAWS, STDLIB_DRAWS, TORCH_RANDOM,
 )
 from leapp_codemod.knowledge.vocab import DISTRIBUTION_WORDS
+from leapp_codemod.analysis.infer.context import iter_nodes, parent_map
 from leapp_codemod.rules._helpers import show
 from leapp_codemod.rules.base import Hit, Rule
 
@@ -74,9 +75,26 @@ def draw_kind(node: ast.Call, ctx) -> str | None:
     return None
 
 
+def _unused(node: ast.Call, ctx) -> bool:
+    """`eps = torch.randn_like(x) * s` where no code of the function that runs reads `eps` (only a block the
+    callers' constants rule out does): the draw never reaches an output."""
+    parents = parent_map(ctx.fn)
+    child, parent = node, parents.get(id(node))
+    while isinstance(parent, ast.expr):
+        child, parent = parent, parents.get(id(parent))
+    if not (isinstance(parent, ast.Assign) and parent.value is child
+            and all(isinstance(t, ast.Name) for t in parent.targets)):
+        return False
+    names = {t.id for t in parent.targets}
+    if any(isinstance(n, (ast.Global, ast.Nonlocal)) and names & set(n.names) for n in ctx.fn.nodes):
+        return False
+    live = iter_nodes(ctx.fn, ctx.facts.param_constants.get(ctx.fn.id))
+    return not any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in names for n in live)
+
+
 def check(node: ast.Call, ctx):
     kind = draw_kind(node, ctx)
-    if kind is None:
+    if kind is None or _unused(node, ctx):
         return
     yield Hit(node, f"`{show(node)}` draws random numbers inside the pipeline ({kind})",
               "export the deterministic part (e.g. the distribution mean) and draw noise on the host after inference, "
@@ -92,7 +110,8 @@ RULE = Rule(
          "distribution kept on self, `stats.norm.rvs(...)`), NumPy `np.random.*` and Generator draws "
          "(`rng.normal(...)`, `np.random.default_rng().normal(...)`), `jax.random` draws, and the stdlib "
          "`random` module and `random.Random` instances inside the pipeline (one vocabulary: "
-         "`knowledge/draws.py`).",
+         "`knowledge/draws.py`). A draw bound to a local that no code which runs reads (only a block the callers' "
+         "constants rule out, e.g. `if gamma > 0:` with `gamma` 0 for the values callers pass) is not reported.",
     why="A draw without traced arguments (`torch.randn(shape)`, any NumPy draw) becomes a constant: the export "
         "repeats the noise sampled while tracing. Draws on traced tensors (`randn_like`, `Normal(...).sample()`) "
         "are exported as ONNX random ops, so the model is nondeterministic and no validation can match it.",

@@ -75,6 +75,11 @@ def _tests_values(test: ast.expr, ctx) -> bool:
     return False
 
 
+def shape_only_test(test: ast.expr, ctx) -> bool:
+    """Does the test read pipeline data only through run-time shapes (LCM001's test, not a branch on values)?"""
+    return _tests_shape(test, ctx) and not _tests_values(test, ctx)
+
+
 def check(node, ctx):
     if only_raises(node) or ctx.decided_by_settings(node):  # a guard rejects bad input and exports nothing
         return

@@ -61,7 +61,7 @@ def _bind(ctx: FunctionContext, target: ast.expr, value: ast.expr | None, elemen
         name = target.id
         if ctx.is_data(value):
             env.data.add(name)
-        if ctx.is_shape(value):
+        if ctx.is_shape(value) and not _scaled_value(ctx, value):
             env.shape.add(name)
         numpy = ctx.is_numpy(value)
         if numpy:
@@ -83,6 +83,16 @@ def _bind(ctx: FunctionContext, target: ast.expr, value: ast.expr | None, elemen
         ctx.facts.data_attrs.setdefault(ctx.cls.id, set()).add(target.attr)
     elif function_attr(ctx, target) and ctx.is_data(value):
         ctx.facts.data_globals.setdefault(ctx.module.name, set()).add(function_attr(ctx, target))
+
+
+SCALINGS = (ast.Div, ast.Mult, ast.Pow, ast.MatMult)
+
+
+def _scaled_value(ctx: FunctionContext, value: ast.expr) -> bool:
+    """`x.abs().sum() / x.numel()`: a value of the data scaled by a count is a value, not a size. The count is
+    reported where it is mixed in (LCM002); what is computed from the result later is arithmetic on data."""
+    return isinstance(value, ast.BinOp) and isinstance(value.op, SCALINGS) and any(
+        ctx.is_data(side) and not ctx.is_shape(side) for side in (value.left, value.right))
 
 
 def _bind_loop(ctx: FunctionContext, target: ast.expr, iterable: ast.expr) -> None:

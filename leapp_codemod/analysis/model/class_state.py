@@ -14,7 +14,10 @@ from dataclasses import replace
 
 from leapp_codemod.analysis.model.index import ClassInfo
 from leapp_codemod.knowledge.io import LIVE_STATE_CONSTRUCTORS
-from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS, FIELD_CLASS_BASES, INPLACE_EXCEPTIONS, TENSOR_LIBRARY_NAMES
+from leapp_codemod.knowledge.vocab import (
+    CONTAINER_MUTATORS, FIELD_CLASS_BASES, INPLACE_EXCEPTIONS, PURE_METHODS, SIZE_TAKING_METHODS,
+    TENSOR_LIBRARY_NAMES,
+)
 
 CONSTRUCTION_METHODS = frozenset({"__init__", "__post_init__", "__setstate__"})
 _CALLBACK_NAME = re.compile(r"^(on_|handle_|_on_|_handle_)|(callback|_cb|handler)$", re.IGNORECASE)
@@ -196,9 +199,14 @@ def _carries_message(call: ast.Call, message: set[str], written: set[str], self_
     return False
 
 
+# Tensor and array methods that never change what they are given (a size, an index, an operand). Generic names
+# a project object may define with another meaning (`normalize`, `sample`, `update`) are not among them.
+ARGUMENT_KEEPING_METHODS = (PURE_METHODS | SIZE_TAKING_METHODS) - CONTAINER_MUTATORS
+
+
 def mutated_attrs(cls: ClassInfo) -> set[str]:
     """Attributes written outside construction, mutated in place anywhere, or handed to a helper
-    that may mutate them."""
+    that may mutate them (not to a tensor or array method, `values.topk(self.k)`: it changes no argument)."""
     out = {attr for attr, writes in cls.attr_values.items()
            if any(method not in CONSTRUCTION_METHODS for method, _ in writes)}
     for info in cls.methods.values():
@@ -211,7 +219,8 @@ def mutated_attrs(cls: ClassInfo) -> set[str]:
                     attr = _root_attr(node.func.value, self_name)
                     if attr:
                         out.add(attr)
-                if fn.name not in CONSTRUCTION_METHODS and not _library_call(node.func):
+                if fn.name not in CONSTRUCTION_METHODS and not _library_call(node.func) \
+                        and method not in ARGUMENT_KEEPING_METHODS:   # `scores.topk(self.k)` changes no `self.k`
                     out |= {a for a in (_self_attr(x, self_name) for x in node.args) if a}
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and fn.name not in CONSTRUCTION_METHODS:
                 out |= {a for a in (_self_attr(x, self_name) for x in node.args) if a}

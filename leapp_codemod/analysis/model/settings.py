@@ -19,6 +19,7 @@ from leapp_codemod.analysis.model.resolve_sites import _scopes, argument_for, ca
 from leapp_codemod.analysis.model.runtime_bind import INSTANTIATE, config_chain, hydra_targets
 from leapp_codemod.analysis.model.index import called_name
 from leapp_codemod.analysis.model.class_state import class_constants
+from leapp_codemod.analysis.model.dormant_counters import dormant_counters
 from leapp_codemod.knowledge.vocab import DEVICE_DTYPE_MOVES, GRADIENT_CALLS
 
 CONSTRUCTION = frozenset({"__init__", "__post_init__", "setup", "__new__"})
@@ -34,6 +35,8 @@ def class_settings(project, cls: ClassInfo, unknown) -> dict[str, set]:
 
 def _settings(project, cls: ClassInfo, unknown) -> dict[str, set]:
     out = _literal_settings(project, cls) | _module_checks(project, cls)
+    for key, values in dormant_counters(project, cls, lambda attr: attribute_rebound(project, cls, attr)).items():
+        out.setdefault(key, values)
     init = project.find_method(cls, "__init__")
     if init is None or any("__init__" in sub.methods for sub in _subclasses(project, cls)):
         return out  # a subclass constructs it through super().__init__(...): not a site we read

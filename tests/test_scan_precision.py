@@ -1,0 +1,51 @@
+"""Findings that are not hazards (fixtures/scan_precision): one hazard reported once, checks that only raise,
+values scaled by a count, blocks a counter's own start value rules out, buffers nothing reads."""
+from __future__ import annotations
+
+import pytest
+from scanfixture import found, scan_copy
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("LEAPP_CODEMOD_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def scan(tmp_path, app: str, entry: str, monkeypatch):
+    return scan_copy("scan_precision", tmp_path, app, entry, monkeypatch)
+
+
+def test_sizes_are_reported_once_and_scaled_values_are_data(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "sizes_app", "smooth:Smoother.step", monkeypatch))
+    assert ("smooth.py", 6, "LCM001") in hits          # a size handed over as a value, branched on
+    assert ("smooth.py", 6, "LCM201") not in hits      # ... reported once, as a shape branch
+    assert ("smooth.py", 17, "LCM002") in hits         # arithmetic in a raise-only guard: still reported
+    assert ("smooth.py", 19, "LCM002") in hits         # the count mixed into a value: the baked size
+    assert ("smooth.py", 20, "LCM102") in hits         # float() of the data
+    assert ("smooth.py", 20, "LCM001") not in hits     # the scaled value is data, not a shape
+
+
+def test_a_counter_its_start_value_keeps_out_of_its_block_rules_the_block_out(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "warmup_app", "relay:Relay.step", monkeypatch))
+    assert not {(line, code) for _, line, code in hits if line in (16, 17, 18, 24)}   # hold_steps starts at 0
+    assert not any(name == "main.py" for name, _, _ in hits)   # the send only the dead block calls
+    assert ("relay.py", 20, "LCM201") in hits      # `settle`: reset() sets it again, outside any guard
+    assert ("relay.py", 21, "LCM702") in hits
+
+
+def test_a_buffer_nothing_reads_is_a_dead_store(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "unread_buffer_app", "arm:Arm.step", monkeypatch))
+    assert ("arm.py", 12, "LCM703") in hits        # `self.obs`, filled then handed to the network
+    assert not {code for _, line, code in hits if line in (14, 15)}   # `self.trace`: written, never read
+
+
+def test_a_draw_only_a_block_the_callers_rule_out_reads_is_not_reported(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "idle_noise_app", "settle:Settler.act", monkeypatch))
+    assert ("settle.py", 7, "LCM801") not in hits   # `boost` is 0 for every call: `kick` is never used
+    assert ("settle.py", 16, "LCM801") in hits      # `shake(..., churn=0.8)`: the noise is added
+
+
+def test_a_size_handed_to_a_tensor_method_is_not_mutated_state(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "sized_pick_app", "picker:Picker.step", monkeypatch))
+    assert ("picker.py", 14, "LCM201") not in hits   # `self.k` only given to `scores.topk`: a constant size
+    assert ("picker.py", 16, "LCM201") in hits       # `self.gain` handed to a project helper that scales it
