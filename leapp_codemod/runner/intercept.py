@@ -187,7 +187,7 @@ class Recorder:
     def _read_changing(self, named: dict, checks: list) -> RunnerError | None:
         for name, part, log in checks:
             if log.reads:       # the application's own line first, a library's otherwise
-                read_at = sorted(log.reads, key=lambda r: "site-packages" in r)[0]
+                read_at = min(log.reads, key=lambda r: "site-packages" in r)
                 return self._changing(name, named[name], part, read_at)
         return None
 
