@@ -22,7 +22,7 @@ def test_a_draw_that_does_not_reach_the_outputs_is_not_reported_as_a_fed_input(t
     doc = yaml.safe_load((work / report["graph_yaml"]).read_text())
     graph_inputs = {t["name"] for m in doc["models"].values() for t in m.get("inputs") or []}
     assert not set(report.get("noise_inputs") or {}) - graph_inputs
-    assert [s.split(" ")[0] for s in report["noise_not_in_graph"].values()] == ["arm/actor.py:14"]
+    assert [s.split(" ")[0] for s in report["noise_not_reaching_outputs"]] == ["arm/actor.py:14"]
     text = cli(["run", "integration.py", "--out", "out_text"], work)
     assert "arm/actor.py:14 randn_like: does not reach the outputs" in text.stdout
     assert "fed by the host" not in text.stdout

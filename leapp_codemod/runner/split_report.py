@@ -53,17 +53,3 @@ def summarize(module_path: Path, graph_yaml: Path | None) -> dict | None:
     if extra:
         out["problems"].append(f"unexpected nodes in the exported graph: {', '.join(extra)}")
     return out
-
-
-def graph_inputs(graph_yaml: Path | None) -> set[str] | None:
-    """The input names of every model of an exported graph YAML, or None when it cannot be read."""
-    if graph_yaml is None or not graph_yaml.is_file():
-        return None
-    import yaml
-
-    try:
-        doc = yaml.safe_load(graph_yaml.read_text(encoding="utf-8")) or {}
-    except (OSError, yaml.YAMLError):
-        return None
-    return {t["name"] for model in (doc.get("models") or {}).values() if isinstance(model, dict)
-            for t in model.get("inputs") or [] if isinstance(t, dict) and "name" in t}

@@ -142,9 +142,12 @@ def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: f
         reads = _host_reads(report, data, chosen)
         carried = carried_draws(data.get("noise_inputs") or {}) | reads
         if data.get("noise_inputs"):
-            report["noise_inputs"], unused = _fed_noise(data["noise_inputs"], report.get("graph_yaml"))
+            used = _graph_inputs(Path(data["published"]) / f"{data['graph']}.yaml")
+            noise = data["noise_inputs"]
+            report["noise_inputs"] = {p: s for p, s in noise.items() if used is None or p in used}
+            unused = sorted(s for p, s in noise.items() if used is not None and p not in used)
             if unused:        # a draw that does not reach the outputs: no input of the export, nothing to feed
-                report["noise_not_in_graph"] = unused
+                report["noise_not_reaching_outputs"] = unused
             gates = draw_gates(report["noise_inputs"].values())
             if gates:
                 report["noise_gates"] = gates
@@ -176,17 +179,6 @@ def is_io_read(finding: str) -> bool:
     if words[-1] == "open":
         return not re.search(r"open\([^)]*['\"][wax]", finding)
     return bool(_READ_NAME.match(words[-1]))
-
-
-def _fed_noise(noise: dict, graph_yaml) -> tuple[dict, dict]:
-    """(the noise ports that are inputs of the exported graph, the others), all fed when the graph
-    cannot be read."""
-    from leapp_codemod.runner.split_report import graph_inputs
-
-    names = graph_inputs(Path(graph_yaml)) if graph_yaml else None
-    if names is None:
-        return dict(noise), {}
-    return {p: s for p, s in noise.items() if p in names}, {p: s for p, s in noise.items() if p not in names}
 
 
 def _host_reads(report: dict, data: dict, chosen: dict) -> set[str]:
