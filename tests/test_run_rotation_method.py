@@ -25,3 +25,27 @@ def test_a_rotation_in_a_helper_method_of_another_module_is_diverted_and_validat
     perturbed = report["validation"]["across_run"]["perturbed"]       # varied quaternions reach the output
     assert perturbed["ok"] and perturbed["steps"] >= 8
     assert tree_hash(work / "tilt") == before
+
+
+def test_the_bindings_of_every_application_module_are_diverted_and_still_answer_isinstance(tmp_path, monkeypatch):
+    """Unit level: a module under the application root whose method reads `R` gets the dispatcher while
+    the block runs (the entry is elsewhere); `isinstance(x, R)` in diverted code still works."""
+    import importlib
+    import sys
+
+    from scipy.spatial.transform import Rotation
+
+    from leapp_codemod.runner.class_patches import diverted
+
+    (tmp_path / "helper_frames_mod.py").write_text(
+        "from scipy.spatial.transform import Rotation as R\n\n\nclass Frame:\n"
+        "    def is_rotation(self, x):\n        return isinstance(x, R)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    helper = importlib.import_module("helper_frames_mod")
+    try:
+        with diverted(len, app_root=str(tmp_path)) as names:
+            assert names == ["R"] and helper.R is not Rotation
+            assert helper.Frame().is_rotation(Rotation.identity()) and not helper.Frame().is_rotation(3)
+        assert helper.R is Rotation
+    finally:
+        sys.modules.pop("helper_frames_mod", None)

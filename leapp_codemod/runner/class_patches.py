@@ -54,6 +54,12 @@ class ClassDispatch:
     def __call__(self, *args, **kwargs):
         return self._original(*args, **kwargs)
 
+    def __instancecheck__(self, obj) -> bool:      # `isinstance(r, Rotation)` in diverted code
+        return isinstance(obj, (self._original, self._adapter))
+
+    def __subclasscheck__(self, cls) -> bool:
+        return issubclass(cls, (self._original, self._adapter))
+
     def __repr__(self) -> str:
         return f"<{self._original.__qualname__} diverted to its adapter for traced arguments>"
 
