@@ -166,30 +166,6 @@ class Recorder:
             self.statics.setdefault(name, named.get(name))
         return watch
 
-    def _watching(self, args: tuple, kwargs: dict, named: dict, watch: dict):
-        """(args, kwargs, checks): the call's arguments with each argument in `watch` replaced by a copy
-        noting reads of its changed parts, and what to check after the call; None when a copy cannot be made."""
-        if not watch:
-            return args, kwargs, []
-        bound = self.entry.signature.bind(*args, **kwargs)
-        checks = []
-        for name, parts in watch.items():
-            value = bound.arguments[name]
-            for part in parts:
-                log = unread_parts.ReadLog()
-                value = unread_parts.watched(value, part, log)
-                if value is None:
-                    return None
-                checks.append((name, part, log))
-            bound.arguments[name] = value
-        return bound.args, bound.kwargs, checks
-
-    def _read_changing(self, named: dict, checks: list) -> RunnerError | None:
-        for name, part, log in checks:
-            if log.reads:       # the application's own line first, a library's otherwise
-                read_at = min(log.reads, key=lambda r: "site-packages" in r)
-                return self._changing(name, named[name], part, read_at)
-        return None
 
     def _first_call(self, instance) -> None:
         if instance is not None:
@@ -254,16 +230,16 @@ class Recorder:
         except RunnerError as exc:
             self.error = exc
             raise EnoughCalls() from None
-        watching = self._watching(args, kwargs, named, watch)
+        watching = unread_parts.watching(self.entry.signature, args, kwargs, watch)
         if watching is None:
-            part = next(iter(watch.values()))[0]
-            self.error = self._changing(next(iter(watch)), named[next(iter(watch))], part)
+            name = next(iter(watch))
+            self.error = self._changing(name, named[name], watch[name][0])
             raise EnoughCalls()
         args, kwargs, checks = watching
         result = self._recorded_call(args, kwargs, named)
-        error = self._read_changing(named, checks)
-        if error is not None:
-            self.error = error
+        read = unread_parts.first_read(checks)
+        if read is not None:
+            self.error = self._changing(read[0], named[read[0]], read[1], read[2])
             raise EnoughCalls()
         self.unread_parts.update({f"{name}{part}" for name, part, _ in checks})
         return result

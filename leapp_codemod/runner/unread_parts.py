@@ -73,3 +73,34 @@ def _watched(value, names: list[str], log: ReadLog):
         return twin
     twin.__class__ = _noting_class(type(value), head, log)
     return twin
+
+
+def watching(signature, args: tuple, kwargs: dict, watch: dict):
+    """(args, kwargs, checks) of one call: each argument in `watch` ({name: parts}) replaced by a copy
+    noting reads of its changed parts, with (name, part, ReadLog) to look at after the call; None when
+    a copy cannot be made."""
+    if not watch:
+        return args, kwargs, []
+    bound = signature.bind(*args, **kwargs)
+    checks = []
+    for name, parts in watch.items():
+        value = bound.arguments[name]
+        for part in parts:
+            log = ReadLog()
+            value = watched(value, part, log)
+            if value is None:
+                return None
+            checks.append((name, part, log))
+        bound.arguments[name] = value
+    for _, _, log in checks:      # copying a watched copy to watch another part reads it: not the call's read
+        log.reads.clear()
+    return bound.args, bound.kwargs, checks
+
+
+def first_read(checks: list) -> tuple[str, str, str] | None:
+    """(argument, part, file:line) of the first watched part the call read (the application's own line
+    before a library's), or None."""
+    for name, part, log in checks:
+        if log.reads:
+            return name, part, min(log.reads, key=lambda r: "site-packages" in r)
+    return None
