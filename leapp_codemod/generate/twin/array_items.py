@@ -167,7 +167,8 @@ class ArrayItems(TwinRule):
 def _parallel(target, value) -> bool:
     """`a, b = x[:3], x[3]`: a tuple of names assigned a tuple of the same length, element by element."""
     return isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)) \
-        and len(target.elements) == len(value.elements) and all(isinstance(e.value, cst.Name) for e in target.elements) \
+        and len(target.elements) == len(value.elements) \
+        and all(isinstance(e.value, cst.Name) for e in target.elements) \
         and not any(isinstance(e, cst.StarredElement) for e in (*target.elements, *value.elements))
 
 
