@@ -157,3 +157,17 @@ def test_the_lost_computation_reason_is_never_cut_mid_word():
     assert reason.endswith("...")
     shown = reason.split(": ", 1)[1].removesuffix("...")
     assert message.startswith(shown) and message[len(shown)] in " ,;:.", "cut at a word boundary"
+
+
+def test_a_model_its_runtime_cannot_load_is_failed_even_with_host_lines_that_ran(tmp_path):
+    """A validation failure where ONNX Runtime refused the model (operands of different types) compared no
+    values: the host-side line that ran cannot explain it, so the verdict is `failed` with that error."""
+    info = _info(tmp_path, host_runtime=(HOST,))
+    unloadable = dict(VALIDATION_FAILURE, reason="LEAPP validation on the traced calls failed: g: Fail: "
+                      "[ONNXRuntimeError] : 1 : FAIL : Load model from /tmp/g.onnx failed:Type Error: Type "
+                      "parameter (T) of Optype (MatMul) bound to different types (tensor(double) and tensor(float)")
+    report = _report(tmp_path, info, [unloadable], {str(tmp_path / "app" / "step.py"): [9]})
+    assert report["status"] == "failed" and report["failed_stage"] == "validation"
+    assert "bound to different types" in report["error"]
+    compared = _report(tmp_path, info, [VALIDATION_FAILURE], {str(tmp_path / "app" / "step.py"): [9]})
+    assert compared["status"] == "partial"

@@ -44,8 +44,8 @@ def torch_adapter(function: str) -> str | None:
 def class_constructor(function: str) -> str | None:
     """The class adapter whose constructor a library "module:qualname" is (SciPy's
     `Rotation:from_quat` -> "scipy.spatial.transform.Rotation"), or None. `run` diverts such a class
-    in the entry's own module to its adapter while tracing (runner/class_patches.py), so the call
-    needs no FunctionPatch of its own."""
+    in the entry's module and in the application's modules to its adapter while tracing
+    (runner/class_patches.py), so the call needs no FunctionPatch of its own."""
     module, _, name = function.partition(":")
     owner, _, ctor = f"{module}.{name}".rpartition(".")
     table = registry()

@@ -16,3 +16,8 @@ RTOL, ATOL = 1e-3, 1e-5
 
 # The first line of every module `generate` writes; `generate` and `scan`/`lint` recognize it by this.
 GENERATED_HEADER = "# leapp-codemod-generated sha256="
+
+# Words of a validation failure where the exported model could not even be loaded or run by its runtime
+# (ONNX Runtime refusing a graph whose operands have different types): no value was compared, so host-side
+# lines of the step cannot explain it.
+MODEL_NOT_LOADED = ("Load model from", "[ONNXRuntimeError]")

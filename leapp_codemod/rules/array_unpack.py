@@ -36,6 +36,11 @@ def check(node: ast.AST, ctx):
                             "number the trace does not follow, so what is computed from it is exported as a constant",
                       "start the range where the values are one array (or a tensor) and index it there "
                       "(`q[..., 1:4]`), or export the function that receives the array")
+        elif (element := next((a for a in _parallel(node) if _element(a, ctx)), None)) is not None \
+                and not ctx.only_logged(node):
+            yield Hit(node, f"`{show(node)}` takes `{show(element.value)}`, one element of a NumPy array of pipeline "
+                            f"data, into `{show(element.targets[0])}`: a NumPy scalar the trace does not follow, so "
+                            "what is computed from it is exported as a constant", _FIX)
         elif _element(node, ctx) and not ctx.only_logged(node):
             into = "a Python name" if isinstance(node.targets[0], ast.Name) else "an attribute"
             yield Hit(node, f"`{show(node)}` takes one element of a NumPy array of pipeline data into {into}: "
@@ -180,8 +185,7 @@ def _element(node: ast.Assign, ctx) -> bool:
     if position is None:
         return False
     array = ast.unparse(node.value.value)
-    others = {p for n in ctx.fn.nodes if isinstance(n, ast.Assign) and (p := _position(n)) is not None
-              and ast.unparse(n.value.value) == array}
+    others = {p for n in _assignments(ctx) if (p := _position(n)) is not None and ast.unparse(n.value.value) == array}
     if len(others) < 2 and not _sliced(array, ctx):
         return False
     if isinstance(node.targets[0], ast.Attribute):
@@ -232,7 +236,7 @@ def _slice_reaches_numpy(array: str, ctx) -> bool:
     is a NumPy vector even where nothing else says so (a parameter the driver fills)."""
     slices = [n for n in ctx.fn.nodes if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Slice)
               and ast.unparse(n.value) == array]
-    names = {t.id for n in ctx.fn.nodes if isinstance(n, ast.Assign) and any(n.value is s for s in slices)
+    names = {t.id for n in _assignments(ctx) if any(n.value is s for s in slices)
              for t in n.targets if isinstance(t, ast.Name)}
     direct = any(isinstance(n, ast.Call) and (ctx.call_name(n) or "").startswith("numpy.")
                  and any(a is s for a in n.args for s in slices) for n in ctx.fn.nodes)
@@ -309,6 +313,22 @@ def _single_index(index: ast.expr) -> bool:
         return _single_index(index.left) and _single_index(index.right)
     return isinstance(index, ast.Name) or isinstance(index, ast.Constant) and isinstance(index.value, int) \
         and not isinstance(index.value, bool)
+
+
+def _parallel(node: ast.Assign) -> list[ast.Assign]:
+    """`a, b = x[:3], x[3]` as the assignments `a = x[:3]` and `b = x[3]` (same location), else []."""
+    if len(node.targets) != 1 or not isinstance(node.targets[0], (ast.Tuple, ast.List)) \
+            or not isinstance(node.value, (ast.Tuple, ast.List)) or len(node.targets[0].elts) != len(node.value.elts) \
+            or any(isinstance(e, ast.Starred) for e in (*node.targets[0].elts, *node.value.elts)):
+        return []
+    return [ast.copy_location(ast.Assign(targets=[t], value=v), node)
+            for t, v in zip(node.targets[0].elts, node.value.elts, strict=True)]
+
+
+def _assignments(ctx) -> list[ast.Assign]:
+    """The function's assignments, each parallel assignment also as its single ones (see `_parallel`)."""
+    found = [n for n in ctx.fn.nodes if isinstance(n, ast.Assign)]
+    return found + [a for n in found for a in _parallel(n)]
 
 
 def _position(node: ast.Assign) -> int | None:

@@ -132,7 +132,7 @@ def attempt_export(module, recorder: Recorder, backend: str, directory: Path, st
     logger.addHandler(capture)
     try:
         try:
-            with during_trace(), diverted(recorder.entry.function), replaced(module.PATCHES):
+            with during_trace(), diverted(recorder.entry.function, app_root), replaced(module.PATCHES):
                 for call in recorder.traced:
                     kwargs = values.plain(call.inputs) | dict(recorder.statics)
                     with draws.replayed(recorder.draws, call.draws, module.NODE):

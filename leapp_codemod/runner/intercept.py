@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from leapp_codemod import held
-from leapp_codemod.runner import runon, values
+from leapp_codemod.runner import runon, unread_parts, values
 from leapp_codemod.runner import state_observe as observe
 from leapp_codemod.runner.errors import EnoughCalls, RunnerError, where
 
@@ -115,6 +115,7 @@ class Recorder:
     later_calls: int = 0                    # calls seen after the export
     draws: Any = None                       # a runner.draws.Draws: draws and reads inside the step become inputs
     held: dict = field(default_factory=dict)  # input -> dotted path of a field the entry reads from its instance
+    unread_parts: set = field(default_factory=set)  # changing non-tensor argument parts the calls never read
     _later_deadline: float = 0.0
     _later_n: list = field(default_factory=list)       # the later-call number of each sample
     _seen: set = field(default_factory=set)
@@ -133,19 +134,29 @@ class Recorder:
             named.pop(next(iter(self.entry.signature.parameters)))
         return named
 
-    def _check_inputs(self, named: dict) -> None:
+    def _changing(self, name: str, value, part: str, read_at: str = "") -> RunnerError:
+        return RunnerError(f"argument {name!r} of {self.entry.qualname} holds values that are not tensors "
+                           f"or arrays and change between calls"
+                           f"{f' (its part {name}{part})' if part else ''} ({self.constants[name][1]} then "
+                           f"{values.constant_text(value)}){f', read at {read_at}' if read_at else ''}; they "
+                           "cannot be constants of the exported model", "inputs")
+
+    def _check_inputs(self, named: dict) -> dict:
+        """Refuses arguments whose non-tensor parts change between calls; returns {argument: parts}
+        of the changed parts that are attribute chains, refused after the call only if it reads them
+        (runner.unread_parts)."""
+        watch: dict = {}
         for name in self.input_names:
             if name not in named:
                 raise RunnerError(f"entry parameter {name!r} from the integration module is not a parameter of "
                                   f"{self.entry.qualname}; regenerate the module", "inputs")
             key = values.constant_key(named[name])
             if self.constants.get(name, (key,))[0] != key:
-                part = values.key_difference(self.constants[name][0], key)
-                raise RunnerError(f"argument {name!r} of {self.entry.qualname} holds values that are not tensors "
-                                  f"or arrays and change between calls"
-                                  f"{f' (its part {name}{part})' if part else ''} ({self.constants[name][1]} then "
-                                  f"{values.constant_text(named[name])}); they cannot be constants of the exported "
-                                  "model", "inputs")
+                parts = values.key_differences(self.constants[name][0], key)
+                if parts and all(map(unread_parts.watchable, parts)):
+                    watch[name] = parts      # refused after the call only if the call reads one of them
+                else:
+                    raise self._changing(name, named[name], values.key_difference(self.constants[name][0], key))
             self.constants.setdefault(name, (key, values.constant_text(named[name]), values.has_constants(named[name])))
         for name in self.static_names:
             if name in self.statics and repr(self.statics[name]) != repr(named.get(name)):
@@ -153,6 +164,8 @@ class Recorder:
                                   f"({self.statics[name]!r} then {named.get(name)!r}); it cannot be a constant "
                                   "of the exported model", "inputs")
             self.statics.setdefault(name, named.get(name))
+        return watch
+
 
     def _first_call(self, instance) -> None:
         if instance is not None:
@@ -213,10 +226,25 @@ class Recorder:
         self.calls_seen += 1
         named = self._bind(args, kwargs)
         try:
-            self._check_inputs(named)
+            watch = self._check_inputs(named)
         except RunnerError as exc:
             self.error = exc
             raise EnoughCalls() from None
+        watching = unread_parts.watching(self.entry.signature, args, kwargs, watch)
+        if watching is None:
+            name = next(iter(watch))
+            self.error = self._changing(name, named[name], watch[name][0])
+            raise EnoughCalls()
+        args, kwargs, checks = watching
+        result = self._recorded_call(args, kwargs, named)
+        read = unread_parts.first_read(checks)
+        if read is not None:
+            self.error = self._changing(read[0], named[read[0]], read[1], read[2])
+            raise EnoughCalls()
+        self.unread_parts.update({f"{name}{part}" for name, part, _ in checks})
+        return result
+
+    def _recorded_call(self, args: tuple, kwargs: dict, named: dict):
         inputs = {n: named[n] for n in self.input_names}
         instance = args[0] if self.entry.is_method else None
         try:

@@ -27,6 +27,8 @@ def summary_lines(report: dict) -> list[str]:
             lines.append(f"  model: {m}")
         for port, site in (report.get("noise_inputs") or {}).items():
             lines.append(f"  noise input {port}: the draw at {site}, fed by the host (its own generator)")
+        for site in report.get("noise_not_reaching_outputs") or []:
+            lines.append(f"  draw at {site}: does not reach the outputs, so it is no input of the export")
         for port, site in (report.get("host_read_inputs") or {}).items():
             lines.append(f"  host read input {port}: the read at {site}, fed by the host (read on every call)")
     else:

@@ -9,6 +9,10 @@ values, in the same order).
   records as `torch.squeeze(x, dim=None)`: every exporter then fails ("squeeze() received an invalid
   combination of arguments"). Without an axis the method is recorded as `np.squeeze(x)` (all size-1
   dimensions, as NumPy does).
+* `torch.as_tensor(x, dtype=...)` / `torch.tensor(x, dtype=...)` of a traced value. LEAPP 0.7.2 converts
+  the value but records no cast, so the graph keeps the source dtype (a float64 observation then meets
+  float32 weights and every exporter fails on the matrix product, although the eager values agree).
+  While tracing, a requested dtype that differs from the traced value's is recorded as `.to(dtype)`.
 
 The wrappers are removed when tracing ends.
 """
@@ -75,8 +79,46 @@ def squeeze_without_axis():
             TracedNpArray.squeeze = original
 
 
+def _cast_after(current, is_traced):
+    @functools.wraps(current)
+    def converted(data, *args, **kwargs):
+        dtype = kwargs.get("dtype")     # keyword-only in both functions
+        if dtype is None or not is_traced(data):
+            return current(data, *args, **kwargs)
+        out = current(data, *args, **{k: v for k, v in kwargs.items() if k != "dtype"})
+        return out if out.dtype == dtype else out.to(dtype)
+
+    converted.__leapp_codemod_dtype_shim__ = True
+    return converted
+
+
+@contextmanager
+def conversions_keep_dtype():
+    """Record the dtype `torch.as_tensor` / `torch.tensor` are asked for on traced values (see the module
+    docstring); restored even on errors."""
+    import torch
+
+    try:
+        from leapp.leapp_graph.datatypes import is_traced_type
+    except ImportError:
+        yield
+        return
+    saved = []
+    for name in ("as_tensor", "tensor"):
+        current = getattr(torch, name)
+        if getattr(current, "__leapp_codemod_dtype_shim__", False):
+            continue
+        saved.append((name, current))
+        setattr(torch, name, _cast_after(current, is_traced_type))
+    try:
+        yield
+    finally:
+        for name, current in reversed(saved):
+            setattr(torch, name, current)
+
+
 @contextmanager
 def during_trace():
     """Every work-around of this module, for one trace."""
-    with deques_as_lists(), squeeze_without_axis():
+    with deques_as_lists(), squeeze_without_axis(), conversions_keep_dtype():
         yield

@@ -75,6 +75,19 @@ def key_difference(a, b, path: str = "") -> str:
     return path
 
 
+def key_differences(a, b, path: str = "") -> list[str]:
+    """Every place two `constant_key`s differ (see `key_difference`), in order."""
+    if a == b:
+        return []
+    if a[0] == b[0] == "record" and a[1] == b[1] and [k for k, _ in a[2]] == [k for k, _ in b[2]]:
+        return [d for (k, x), (_, y) in zip(a[2], b[2]) for d in key_differences(x, y, f"{path}.{k}")]
+    if a[0] == b[0] == "map" and [k for k, _ in a[1]] == [k for k, _ in b[1]]:
+        return [d for (k, x), (_, y) in zip(a[1], b[1]) for d in key_differences(x, y, f"{path}[{k}]")]
+    if a[0] == b[0] and a[0] in ("list", "tuple", "deque") and len(a[1]) == len(b[1]):
+        return [d for i, (x, y) in enumerate(zip(a[1], b[1])) for d in key_differences(x, y, f"{path}[{i}]")]
+    return [path]
+
+
 def has_constants(value) -> bool:
     """Whether an argument holds anything besides tensors/arrays and their containers."""
     if is_input_leaf(value):

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from leapp_codemod.io_util import prepare_out_dir, write_atomic
-from leapp_codemod.knowledge.leapp import FORMAT_OF
+from leapp_codemod.knowledge.leapp import FORMAT_OF, MODEL_NOT_LOADED
 from leapp_codemod.rules import scalar_list_join
 from leapp_codemod.runner import branch_arms
 from leapp_codemod.runner.draws import RANDOM_CATEGORY, carried_draws, gate
@@ -142,8 +142,13 @@ def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: f
         reads = _host_reads(report, data, chosen)
         carried = carried_draws(data.get("noise_inputs") or {}) | reads
         if data.get("noise_inputs"):
-            report["noise_inputs"] = data["noise_inputs"]
-            gates = draw_gates(data["noise_inputs"].values())
+            used = _graph_inputs(Path(data["published"]) / f"{data['graph']}.yaml")
+            noise = data["noise_inputs"]
+            report["noise_inputs"] = {p: s for p, s in noise.items() if used is None or p in used}
+            unused = sorted(s for p, s in noise.items() if used is not None and p not in used)
+            if unused:        # a draw that does not reach the outputs: no input of the export, nothing to feed
+                report["noise_not_reaching_outputs"] = unused
+            gates = draw_gates(report["noise_inputs"].values())
             if gates:
                 report["noise_gates"] = gates
         ran_host = [h for h in info.host_runtime if ran(executed, h) is not False and h.split(" ")[0] not in carried]
@@ -353,11 +358,13 @@ def deciding_attempt(attempts: list[dict]) -> dict:
 
 def _failed(report: dict, info: ModuleInfo, data: dict, bad_parity: list, executed: dict | None) -> None:
     """No exporter validated: `partial` when host-side lines that executed explain a validation
-    failure, else `failed` with the deciding attempt's stage and its first error in full."""
+    failure (values compared and different: not a model its runtime could not load, nor a float32/float64
+    mix), else `failed` with the deciding attempt's stage and its first error in full."""
     last = deciding_attempt(data["attempts"])
     stage = last.get("failed_stage")
     host = [h for h in (info.host_runtime or info.left_out) if ran(executed, h) is not False]
-    if stage == "validation" and host and not bad_parity and not last.get("spurious_state"):
+    compared = not last.get("dtype_mix_lines") and not any(m in (last.get("reason") or "") for m in MODEL_NOT_LOADED)
+    if stage == "validation" and host and not bad_parity and not last.get("spurious_state") and compared:
         report["failed_stage"] = stage
         _partial(report, info, host)
         return

@@ -67,6 +67,11 @@ class ArrayItems(TwinRule):
                 (("scalar-extraction", "w = q[0]"), ("scalar-extraction", "z = q[-1]")),
                 "def f(q):\n    w = twin_item(q, 0)\n    z = twin_item(q, -1)\n"
                 "    g = np.zeros(2)\n    g[0] = 2 * w * z\n    return g\n"),
+        Example("import numpy as np\n\n\ndef f(q, v):\n    u, w = q[:3], q[3]\n"
+                "    return v * (2.0 * w * w - 1.0) + np.cross(u, v) * w\n",
+                (("scalar-extraction", "u, w = q[:3], q[3]"),),
+                "def f(q, v):\n    u, w = q[:3], twin_item(q, 3)\n"
+                "    return v * (2.0 * w * w - 1.0) + np.cross(u, v) * w\n"),
         Example("import math\n\n\ndef f(q):\n    w, x, y, z = (float(c) for c in q)\n"
                 "    return 2.0 * (w * z + x * y)\n",
                 (("scalar-extraction", "float(c)"),),
@@ -89,15 +94,21 @@ class ArrayItems(TwinRule):
         self.tables: frozenset[str] | None = None
 
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
-        if self.depth and len(updated.targets) == 1 and isinstance(updated.targets[0].target, (cst.Tuple, cst.List)):
+        if self.depth and len(updated.targets) == 1 and isinstance(updated.targets[0].target, (cst.Tuple, cst.List)) \
+                and not isinstance(updated.value, (cst.Tuple, cst.List)):
             names = updated.targets[0].target.elements
-            if all(isinstance(e.value, cst.Name) for e in names) and not isinstance(
-                    updated.value, (cst.Tuple, cst.List)):
+            if all(isinstance(e.value, cst.Name) for e in names):
                 self.use(self.flags_on(original, "scalar-extraction"),
                          "array items unpacked into names kept as one-element slices (`twin_unpack`)")
                 source = _cast_items_source(updated.value)
                 updated = updated.with_changes(value=call("twin_unpack", source or updated.value,
                                                           cst.Integer(str(len(names)))))
+        elif self.depth and len(updated.targets) == 1 and _parallel(updated.targets[0].target, updated.value):
+            flags = self.flags_on(original, "scalar-extraction")
+            items = [e.with_changes(value=_item(e.value)) for e in updated.value.elements]
+            if flags and any(isinstance(e.value, cst.Call) and dotted(e.value.func) == "twin_item" for e in items):
+                self.use(flags, "integer items of arrays kept as one-element slices (`twin_item`)")
+                updated = updated.with_changes(value=updated.value.with_changes(elements=items))
         elif self.depth and len(updated.targets) == 1 and isinstance(updated.targets[0].target, cst.Name) \
                 and isinstance(updated.value, cst.Subscript) and isinstance(updated.value.value, cst.Name):
             value = updated.value
@@ -151,6 +162,22 @@ class ArrayItems(TwinRule):
                          "constant tables indexed by a computed index written as gathers (`twin_take`)")
                 return call("twin_take", updated.value, index)
         return super().leave_Subscript(original, updated)
+
+
+def _parallel(target, value) -> bool:
+    """`a, b = x[:3], x[3]`: a tuple of names assigned a tuple of the same length, element by element."""
+    return isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)) \
+        and len(target.elements) == len(value.elements) \
+        and all(isinstance(e.value, cst.Name) for e in target.elements) \
+        and not any(isinstance(e, cst.StarredElement) for e in (*target.elements, *value.elements))
+
+
+def _item(value: cst.BaseExpression) -> cst.BaseExpression:
+    """`x[k]` (a name indexed by an integer) -> `twin_item(x, k)`; anything else as it is."""
+    if isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name) and len(value.slice) == 1 \
+            and isinstance(value.slice[0].slice, cst.Index) and _integer(value.slice[0].slice.value):
+        return call("twin_item", value.value, value.slice[0].slice.value)
+    return value
 
 
 def _computed_index(elements) -> cst.BaseExpression | None:

@@ -1,0 +1,106 @@
+"""Non-tensor parts of an argument that change between calls but that the entry never reads (a
+message's time stamp or sequence number next to the arrays it carries).
+
+A part that changes cannot be a constant of the export when the computation reads it; one the call
+never reads is irrelevant to it. Read, not guessed: on a call where such a part differs from the
+first call's, the entry receives a shallow copy of the argument whose class is a subclass of the
+original that notes every read of that attribute (and of `__dict__`, through which `vars`, copies or
+serialisers would reach it) with the application line that made it. Only attribute chains of plain
+record objects (`.stamp`, `.header.stamp`) are watched; anything else stays refused as before.
+"""
+from __future__ import annotations
+
+import copy
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+
+_CHAIN = re.compile(r"^(\.[A-Za-z_]\w*)+$")
+_WHOLE = ("__dict__", "__getstate__", "__reduce__", "__reduce_ex__")
+
+
+@dataclass
+class ReadLog:
+    """Where the watched attributes were read (file:line of the reading code)."""
+
+    reads: list = field(default_factory=list)
+
+
+def watchable(part: str) -> bool:
+    """Whether a `values.key_difference` part is an attribute chain (`.header.stamp`)."""
+    return bool(_CHAIN.match(part))
+
+
+def _shown(path: str) -> str:
+    """A file under the working directory relative to it (the application's files), others as they are."""
+    relative = os.path.relpath(path) if os.path.isabs(path) else path
+    return path if relative.startswith("..") else relative
+
+
+def _noting_class(cls: type, name: str, log: ReadLog) -> type:
+    def __getattribute__(self, attr):
+        if attr == name or attr in _WHOLE:
+            frame = sys._getframe(1)
+            log.reads.append(f"{_shown(frame.f_code.co_filename)}:{frame.f_lineno}")
+        return super(noting, self).__getattribute__(attr)
+
+    namespace = {"__getattribute__": __getattribute__, "__module__": cls.__module__, "__qualname__": cls.__qualname__}
+    noting = type(cls.__name__, (cls,), namespace | {"__slots__": ()})
+    return noting
+
+
+def watched(value, part: str, log: ReadLog):
+    """A shallow copy of `value` that notes reads of the attribute chain `part` in `log`, or None when
+    it cannot be made (then the part stays refused)."""
+    names = part.lstrip(".").split(".")
+    try:
+        return _watched(value, names, log)
+    except Exception:  # noqa: BLE001 - any class may refuse to be copied or subclassed
+        return None
+
+
+def _watched(value, names: list[str], log: ReadLog):
+    twin = copy.copy(value)
+    if twin is value or type(twin) is not type(value):
+        return None
+    head = names[0]
+    if len(names) > 1:
+        child = _watched(getattr(value, head), names[1:], log)
+        if child is None:
+            return None
+        object.__setattr__(twin, head, child)
+        return twin
+    twin.__class__ = _noting_class(type(value), head, log)
+    return twin
+
+
+def watching(signature, args: tuple, kwargs: dict, watch: dict):
+    """(args, kwargs, checks) of one call: each argument in `watch` ({name: parts}) replaced by a copy
+    noting reads of its changed parts, with (name, part, ReadLog) to look at after the call; None when
+    a copy cannot be made."""
+    if not watch:
+        return args, kwargs, []
+    bound = signature.bind(*args, **kwargs)
+    checks = []
+    for name, parts in watch.items():
+        value = bound.arguments[name]
+        for part in parts:
+            log = ReadLog()
+            value = watched(value, part, log)
+            if value is None:
+                return None
+            checks.append((name, part, log))
+        bound.arguments[name] = value
+    for _, _, log in checks:      # copying a watched copy to watch another part reads it: not the call's read
+        log.reads.clear()
+    return bound.args, bound.kwargs, checks
+
+
+def first_read(checks: list) -> tuple[str, str, str] | None:
+    """(argument, part, file:line) of the first watched part the call read (the application's own line
+    before a library's), or None."""
+    for name, part, log in checks:
+        if log.reads:
+            return name, part, min(log.reads, key=lambda r: "site-packages" in r)
+    return None
