@@ -35,7 +35,7 @@ import traceback
 # (LEAPP imports it; 0.1 s): it starts a telemetry thread and opens an SQLite file, which a fork must not share.
 # Then what every ONNX export imports next (torch.onnx's exporter, onnxscript's torchlib, the ONNX reference
 # evaluator) and what LEAPP's graph picture and YAML and this package's source reading import: another
-# 1.8 CPU-s per exporting child (4 children of tests/test_run.py: 21.8 -> 14.4 CPU-s); modules only, nothing is called.
+# 1.8 CPU-s per exporting child (4 children of tests/test_run.py: 21.8 -> 14.4 CPU-s); modules only (then `_warm_up`).
 PRELOAD = ("numpy", "torch", "torch._export.converter", "onnx", "warp",
            "torch.onnx._internal.exporter._compat", "torch.onnx._internal.exporter._torchlib.ops",
            "onnxscript.function_libs.torch_lib.ops", "onnx.reference", "safetensors.torch",
