@@ -12,7 +12,8 @@ as `subprocess.Popen` would have started `python -m leapp_codemod.runner.child C
 - it dies with the server (PR_SET_PDEATHSIG), and the server kills its process group with SIGKILL when
   the tool's connection closes first (the tool died): the child never outlives the tool;
 - NumPy's global generator reseeded (Python's `random` reseeds itself after a fork), as a fresh process
-  would draw; no patch of any kind is applied.
+  would draw; no patch of any kind is applied. Once, before it listens, one throwaway export of a tiny
+  graph fills the exporter's first-call caches (`_warm_up`: about 0.25 CPU-s less per exporting child).
 The server refuses (the tool then starts the child as always) another interpreter, another module, or an
 environment that differs in a variable read when the interpreter or a preloaded library starts
 (`STARTUP_PREFIXES`). The exit status goes back on the connection as Popen reports it.
@@ -34,7 +35,7 @@ import traceback
 # (LEAPP imports it; 0.1 s): it starts a telemetry thread and opens an SQLite file, which a fork must not share.
 # Then what every ONNX export imports next (torch.onnx's exporter, onnxscript's torchlib, the ONNX reference
 # evaluator) and what LEAPP's graph picture and YAML and this package's source reading import: another
-# 1.8 CPU-s per exporting child (4 children of tests/test_run.py: 21.8 -> 14.4 CPU-s); modules only, nothing is called.
+# 1.8 CPU-s per exporting child (4 children of tests/test_run.py: 21.8 -> 14.4 CPU-s); modules only (then `_warm_up`).
 PRELOAD = ("numpy", "torch", "torch._export.converter", "onnx", "warp",
            "torch.onnx._internal.exporter._compat", "torch.onnx._internal.exporter._torchlib.ops",
            "onnxscript.function_libs.torch_lib.ops", "onnx.reference", "safetensors.torch",
@@ -47,12 +48,23 @@ NOT_PRELOADED = ("onnxruntime", "leapp", "leapp_codemod")
 MODULES = ("leapp_codemod.runner.child", "leapp_codemod.observe.child")
 STARTUP_PREFIXES = ("PYTHON", "LD_", "LC_", "LANG", "TORCH", "PYTORCH", "OMP_", "MKL_", "KMP_", "OPENBLAS",
                     "CUDA", "NUMPY", "ORT_", "WARP", "LEAPP")
+# Start-up-prefixed variables no preloaded library reads when it is imported, only when it is used (torch reads
+# its compile cache folder when it first compiles): a request may differ in them, since the child reads
+# its own value as a fresh interpreter would. `import leapp` sets TORCHINDUCTOR_CACHE_DIR (to torch's default), and
+# `import cv2` puts a folder that does not exist on LD_LIBRARY_PATH (`_startup_env` leaves such folders out), in a
+# test worker that imports them after this server started: each later `run` of that worker was refused.
+READ_WHEN_USED = frozenset({"TORCHINDUCTOR_CACHE_DIR"})
 PR_SET_PDEATHSIG = 1
 
 
 def _startup_env(env: dict) -> dict:
-    return {k: v for k, v in env.items()
-            if k.startswith(STARTUP_PREFIXES) and not k.startswith("LEAPP_CODEMOD_")}
+    found = {k: v for k, v in env.items()
+             if k.startswith(STARTUP_PREFIXES) and not k.startswith("LEAPP_CODEMOD_") and k not in READ_WHEN_USED}
+    if "LD_LIBRARY_PATH" in found:      # a folder that does not exist adds nothing the loader could find
+        folders = [f for f in found.pop("LD_LIBRARY_PATH").split(os.pathsep) if f and os.path.isdir(f)]
+        if folders:
+            found["LD_LIBRARY_PATH"] = os.pathsep.join(folders)
+    return found
 
 
 def _die_with_parent() -> None:
@@ -180,6 +192,43 @@ def _finish(code: int) -> None:
     os._exit(code & 0xFF)
 
 
+def _warm_up() -> None:
+    """One throwaway ONNX export of a two-element graph, as LEAPP's ONNX backend exports (torch's dynamo
+    exporter, no file): it fills what torch.export and the ONNX exporter build on their first call in a
+    process (decomposition tables, onnxscript's op schemas, dispatch caches), which each exporting child
+    otherwise builds again. Nothing is patched, and what the call leaves behind outside those caches is put
+    back: torch's global generator (a fresh interpreter's default seed; `Probe` draws nothing anyway), the
+    environment, the working folder (a scratch folder, removed), the warning registries (`catch_warnings`
+    invalidates them on exit, so a child prints a warning as a fresh process would), and tqdm's monitor
+    thread (stopped: a fork copies no thread). Too small a graph for torch's intra-op thread pool."""
+    import tempfile
+    import warnings
+
+    import torch
+
+    class Probe(torch.nn.Module):
+        def forward(self, x):
+            return torch.tanh(x * 2.0 + 1.0).sum(-1, keepdim=True)
+
+    rng, env, cwd = torch.get_rng_state(), dict(os.environ), os.getcwd()
+    with tempfile.TemporaryDirectory(prefix="lcm-warm-") as scratch, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        os.chdir(scratch)
+        try:
+            torch.onnx.export(Probe().eval(), (torch.ones(1, 2),), None, dynamo=True, verbose=False)
+        except Exception as exc:  # noqa: BLE001 - a failed warm-up only costs the children their first-call work
+            print(f"forkserver: the warm-up export failed ({type(exc).__name__}: {exc})", file=sys.stderr)
+        finally:
+            os.chdir(cwd)
+    torch.set_rng_state(rng)
+    os.environ.clear()
+    os.environ.update(env)
+    tqdm = sys.modules.get("tqdm")
+    if tqdm is not None and getattr(tqdm.tqdm, "monitor", None) is not None:
+        tqdm.tqdm.monitor.exit()
+        tqdm.tqdm.monitor = None
+
+
 def serve(path: str, modules: tuple[str, ...] = MODULES) -> None:
     _die_with_parent()
     base_env = _startup_env(dict(os.environ))
@@ -188,6 +237,7 @@ def serve(path: str, modules: tuple[str, ...] = MODULES) -> None:
             __import__(name)
         except ImportError:
             pass
+    _warm_up()
     loaded = sorted(m for m in sys.modules if m.split(".")[0] in NOT_PRELOADED)
     if loaded:
         raise SystemExit(f"forkserver: a preloaded library imported {loaded[0]}")
@@ -229,6 +279,7 @@ def _handle(tool: socket.socket, base_env: dict, modules: tuple[str, ...], child
         return
     refusal = _refusal(request, base_env, modules)
     if refusal:
+        print(f"forkserver: refused {request.get('argv', [])[2:3]}: {refusal}", file=sys.stderr, flush=True)
         for fd in fds:
             os.close(fd)
         tool.sendall(f"refused {refusal}\n".encode())

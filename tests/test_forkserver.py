@@ -144,6 +144,26 @@ def test_a_different_start_up_environment_or_module_is_started_as_always(server,
                            env={warmstart.ENV: server}, stdout=1, pass_fds=()) is None
 
 
+def test_a_variable_read_only_when_used_or_a_loader_folder_that_does_not_exist_still_starts_warm(
+        server, probe_dir, monkeypatch):
+    """What `import leapp` and `import cv2` set in a test worker after its server started (tests/forkserver.py,
+    READ_WHEN_USED): a fresh interpreter would behave the same, so the child is forked warm, with the variables."""
+    missing = probe_dir / "no-such-lib64"
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(probe_dir / "inductor"))
+    monkeypatch.setenv("LD_LIBRARY_PATH", os.pathsep.join(filter(None, [str(missing),
+                                                                        os.environ.get("LD_LIBRARY_PATH")])))
+    proc, out_r, pr = _start(server, ["0"])
+    assert isinstance(proc, warmstart.WarmChild)
+    warm = _finish(proc, out_r, pr)[1]
+    assert warm["env"]["TORCHINDUCTOR_CACHE_DIR"] == str(probe_dir / "inductor")
+    assert warm["env"]["LD_LIBRARY_PATH"].split(os.pathsep)[0] == str(missing)
+    missing.mkdir()                       # now the loader could find a library there: started as always
+    proc, out_r, pr = _start(server, ["0"])
+    assert proc is None
+    for fd in (out_r, pr):
+        os.close(fd)
+
+
 def test_the_child_dies_when_the_tool_does(server, probe_dir):
     proc, out_r, pr = _start(server, ["0", "sleep"])
     deadline = time.monotonic() + 60
