@@ -6,7 +6,7 @@ onnxruntime)."""
 from __future__ import annotations
 
 import pytest
-from test_run import cli, project, run_json, tree_hash
+from test_run import generate, project, run_json, tree_hash
 
 pytestmark = pytest.mark.e2e
 
@@ -14,9 +14,7 @@ pytestmark = pytest.mark.e2e
 def test_a_requested_conversion_dtype_is_kept_in_the_graph(tmp_path):
     work = project(tmp_path, "run_conversion_dtype")
     before = tree_hash(work / "mixer")
-    gen = cli(["generate", "mixer", "--entry", "mixer.attitude:AttitudeMixer.mix", "--driver", "main.py",
-               "-o", "integration.py"], work)
-    assert gen.returncode == 0, gen.stderr
+    generate(work, "mixer", "mixer.attitude:AttitudeMixer.mix")
     proc, report = run_json(work)
     assert proc.returncode == 0 and report["status"] == "validated", report.get("error")
     assert report["attempts"][0]["backend"] == "onnx" and report["validation"]["across_run"]["perturbed"]["ok"]

@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from test_run import cli, project, run_json, tree_hash
+from test_run import generate, project, run_json, tree_hash
 
 from leapp_codemod.scan import scan_project
 
@@ -29,9 +29,7 @@ def test_an_element_taken_in_a_parallel_assignment_is_flagged(tmp_path, monkeypa
 def test_the_twin_keeps_the_element_traced_and_the_export_validates(tmp_path):
     work = project(tmp_path, "run_parallel_items")
     before = tree_hash(work / "rover")
-    gen = cli(["generate", "rover", "--entry", "rover.follower:WaypointFollower.act", "--driver", "main.py",
-               "-o", "integration.py"], work)
-    assert gen.returncode == 0, gen.stderr
+    generate(work, "rover", "rover.follower:WaypointFollower.act")
     assert "position, yaw = pose[:2], twin_item(pose, 2)" in (work / "integration.py").read_text()
     proc, report = run_json(work)
     assert proc.returncode == 0 and report["status"] == "validated", report.get("error")

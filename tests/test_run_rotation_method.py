@@ -7,7 +7,7 @@ quaternion, LEAPP dropped the input and the run failed although the adapter cove
 from __future__ import annotations
 
 import pytest
-from test_run import cli, project, run_json, tree_hash
+from test_run import generate, project, run_json, tree_hash
 
 pytestmark = pytest.mark.e2e
 
@@ -15,9 +15,7 @@ pytestmark = pytest.mark.e2e
 def test_a_rotation_in_a_helper_method_of_another_module_is_diverted_and_validates(tmp_path):
     work = project(tmp_path, "run_rotation_method")
     before = tree_hash(work / "tilt")
-    gen = cli(["generate", "tilt", "--entry", "tilt.gimbal:GimbalLeveler.command", "--driver", "main.py",
-               "-o", "integration.py"], work)
-    assert gen.returncode == 0, gen.stderr
+    generate(work, "tilt", "tilt.gimbal:GimbalLeveler.command")
     proc, report = run_json(work)
     assert proc.returncode == 0 and report["status"] == "validated", report.get("error")
     assert not [a for a in report["attempts"] if a.get("dropped_inputs")]
