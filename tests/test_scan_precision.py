@@ -49,3 +49,17 @@ def test_a_size_handed_to_a_tensor_method_is_not_mutated_state(tmp_path, monkeyp
     hits = found(scan(tmp_path, "sized_pick_app", "picker:Picker.step", monkeypatch))
     assert ("picker.py", 14, "LCM201") not in hits   # `self.k` only given to `scores.topk`: a constant size
     assert ("picker.py", 16, "LCM201") in hits       # `self.gain` handed to a project helper that scales it
+
+
+def test_fields_of_a_record_compared_with_strings_are_not_tensor_branches(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "ui_events_app", "teleop:Teleop.step", monkeypatch))
+    assert ("teleop.py", 11, "LCM201") not in hits   # `msg.kind == "tap" and msg.down`: a UI event's fields
+    assert ("teleop.py", 14, "LCM201") not in hits   # `name in ("pad", "wheel")`: a name, never a tensor
+    assert ("teleop.py", 16, "LCM201") in hits       # `obs.sum() > 0`: the data, still reported
+
+
+def test_training_arms_are_not_the_exported_pipeline(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "collect_mode_app", "pilot:Pilot.act", monkeypatch))
+    assert ("pilot.py", 5, "LCM801") not in hits    # `jitter`, called only under `if is_training:` in `_head`
+    assert ("pilot.py", 25, "LCM801") not in hits   # after `if not is_training: return`: the collect path
+    assert ("pilot.py", 20, "LCM201") in hits       # the inference path stays scanned
