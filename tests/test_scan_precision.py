@@ -63,3 +63,13 @@ def test_training_arms_are_not_the_exported_pipeline(tmp_path, monkeypatch):
     assert ("pilot.py", 5, "LCM801") not in hits    # `jitter`, called only under `if is_training:` in `_head`
     assert ("pilot.py", 25, "LCM801") not in hits   # after `if not is_training: return`: the collect path
     assert ("pilot.py", 20, "LCM201") in hits       # the inference path stays scanned
+
+
+def test_a_step_counter_only_tests_and_indexes_read_is_named_once_on_the_plan(tmp_path, monkeypatch):
+    result = scan(tmp_path, "chunk_counter_app", "chunker:Chunker.act", monkeypatch)
+    hits = found(result)
+    assert not {(line, code) for _, line, code in hits if line in (23, 25, 26, 27, 28)}   # `self.tick`'s uses
+    plan = [f for f in result.findings if f.line == 24 and f.code == "LCM702"]   # the chunk the step carries
+    assert plan and "self.tick" in plan[0].message and "line 23" in plan[0].message
+    assert ("chunker.py", 21, "LCM701") in hits   # `self.gait_steps` feeds the observation: a real hazard
+    assert ("chunker.py", 22, "LCM102") in hits

@@ -15,6 +15,8 @@ def check(node, ctx):
         return  # `assert not queue` on a Python list the function built: a length, no value is tested
     if _string_record_test(node.test, ctx):
         return  # `ev.kind == "tap" and ev.down`: fields of a record that holds strings (a UI event), never tensors
+    if ctx.cadence_test(node.test):
+        return  # `if self.t % self.k == 0:` on a step counter: the plan it refreshes is the state finding
     if shape_only_test(node.test, ctx):
         return  # a value that is also a shape (`width = spec[0]`, `if width % 2`): LCM001's, reported once
     if (ctx.is_data(node.test) or _extracted(node.test, ctx)) and not ctx.decided_by_settings(node):

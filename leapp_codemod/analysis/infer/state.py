@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from leapp_codemod.analysis.infer.cadence import cadence_counter, cadence_guard, cadence_test
 from leapp_codemod.analysis.infer.taint import function_attr, parent_map
 from leapp_codemod.analysis.model.class_state import CONSTRUCTION_METHODS, inputs_from_callbacks
 from leapp_codemod.analysis.model.walk import is_self_attr
@@ -115,6 +116,14 @@ class StateQuestions:
             return self.cls.id
         return self.module.name
 
+    def cadence_test(self, test: ast.expr) -> bool:
+        """A test whose only pipeline data is a step counter read only by tests and indexes (see `cadence`)."""
+        return cadence_test(test, self)
+
+    def cadence_guard(self, node: ast.AST):
+        """(the `if`, its counters, their lines) when `node` sits in a block such a counter's test picks."""
+        return cadence_guard(self, node)
+
     def state_write(self, node: ast.AST) -> tuple[str, str] | None:
         """(attr, kind) of the first persistent state `node` writes (see `state_writes`)."""
         writes = self.state_writes(node)
@@ -140,6 +149,8 @@ class StateQuestions:
             attr = self._is_state_root(target)
             if attr and self._is_counter(target) and not self._read_elsewhere(attr, {node.lineno}):
                 return []  # a counter nothing else reads
+            if attr and self._is_counter(target) and cadence_counter(self, attr):
+                return []  # `self.t += 1` read only by tests and indexes: the carried plan is the state
             return [(attr, "inplace")] if attr and self._carried(target) else []
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -201,6 +212,8 @@ class StateQuestions:
                 else None
         if not is_self_attr(target, self.self_name) or self.cls is None:
             return None
+        if cadence_counter(self, target.attr):
+            return None  # `self.t = 0` of a counter only tests and indexes read: the carried plan is the state
         if not self.is_data(value) and not self._fed_back(value, target.attr) and not self._chosen_by_data(target):
             return None
         if _same_value(value, target.attr, self.self_name):
