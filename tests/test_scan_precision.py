@@ -73,3 +73,10 @@ def test_a_step_counter_only_tests_and_indexes_read_is_named_once_on_the_plan(tm
     assert plan and "self.tick" in plan[0].message and "line 23" in plan[0].message
     assert ("chunker.py", 21, "LCM701") in hits   # `self.gait_steps` feeds the observation: a real hazard
     assert ("chunker.py", 22, "LCM102") in hits
+
+
+def test_state_written_in_one_mode_and_read_only_in_the_other_is_not_carried(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "mode_arms_app", "follower:Follower.step", monkeypatch))
+    assert ("follower.py", 15, "LCM702") not in hits   # written in live mode, read only after `if self.replay:`
+    assert ("follower.py", 21, "LCM702") in hits       # read and written in the same mode: carried
+    assert ("follower.py", 23, "LCM702") in hits       # read before the write on every path

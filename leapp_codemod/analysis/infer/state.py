@@ -341,6 +341,8 @@ class StateQuestions:
         for klass in self.project.mro(self.cls):
             for fid, line in self.facts.attr_reads.get(klass.id, {}).get(attr, ()):
                 order = self.facts.access
+                if self._exclusive_arms(fid, line, write_line):
+                    continue   # `if self.from_model: read ... else: write`: a fixed setting runs one arm only
                 if order is not None and fid in order.visited:  # the order of this call is known
                     if (fid, line) in order.uncovered.get((klass.id, attr), ()):
                         return True
@@ -351,6 +353,47 @@ class StateQuestions:
                 elif not (unconditional and self._only_called_after(fid, write_line)):
                     return True
         return False
+
+    def _exclusive_arms(self, fid: str, read_line: int, write_line: int) -> bool:
+        """Do the read and this write sit in opposite arms of tests of the same setting of self (an
+        attribute only the constructor sets: `if not self.from_model:` here, `else:` or `if
+        self.from_model:` there)? The object keeps its setting from call to call, so no call reads what
+        another call of the other mode wrote."""
+        module, _, qualname = fid.partition(":")
+        fn = self.project.modules[module].functions.get(qualname) if module in self.project.modules else None
+        if fn is None or not fn.positional_params:
+            return False
+        read = self._setting_arms(fn, fn.positional_params[0], read_line)
+        written = self._setting_arms(self.fn, self.self_name, write_line)
+        return any((key, not polarity) in read for key, polarity in written)
+
+    def _setting_arms(self, fn, self_name: str | None, line: int) -> set[tuple[str, bool]]:
+        """(setting attribute, its truth) for each `if` on a constructor-only attribute of self whose arm
+        holds `line`."""
+        arms: set[tuple[str, bool]] = set()
+        for parent in fn.nodes:
+            for field in ("body", "orelse"):
+                stmts = getattr(parent, field, None)
+                if not isinstance(stmts, list):
+                    continue
+                for i, node in enumerate(stmts):
+                    if not isinstance(node, ast.If):
+                        continue
+                    test, polarity = node.test, True
+                    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+                        test, polarity = test.operand, not polarity
+                    if not (is_self_attr(test, self_name) and self._constructor_setting(test.attr)):
+                        continue
+                    rest = stmts[i + 1:] if not node.orelse and isinstance(node.body[-1], (ast.Return, ast.Raise)) \
+                        else []   # `if self.replay: return ...` then the live mode's statements
+                    for body, truth in ((node.body, polarity), (node.orelse or rest, not polarity)):
+                        if body and body[0].lineno <= line <= (body[-1].end_lineno or body[-1].lineno):
+                            arms.add((test.attr, truth))
+        return arms
+
+    def _constructor_setting(self, attr: str) -> bool:
+        writers = [m for klass in self.project.mro(self.cls) for m, _ in klass.attr_values.get(attr, ())]
+        return bool(writers) and all(m in CONSTRUCTION_METHODS for m in writers)
 
     def _top_level_line(self, line: int) -> bool:
         return any(stmt.lineno == line for stmt in self.fn.node.body)
