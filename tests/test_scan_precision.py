@@ -80,3 +80,11 @@ def test_state_written_in_one_mode_and_read_only_in_the_other_is_not_carried(tmp
     assert ("follower.py", 15, "LCM702") not in hits   # written in live mode, read only after `if self.replay:`
     assert ("follower.py", 21, "LCM702") in hits       # read and written in the same mode: carried
     assert ("follower.py", 23, "LCM702") in hits       # read before the write on every path
+
+
+def test_a_clock_read_whose_value_reaches_nothing_is_not_reported(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "unused_clock_app", "balancer:Balancer.step", monkeypatch))
+    assert ("balancer.py", 13, "LCM901") not in hits   # `self.began`: no code of the project reads it
+    assert ("balancer.py", 15, "LCM901") not in hits   # `finished`: a dead local
+    assert ("balancer.py", 16, "LCM901") in hits       # the time feeds the output
+    assert ("balancer.py", 17, "LCM901") in hits       # `self.stamp`: `since` reads it
