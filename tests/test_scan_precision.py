@@ -88,3 +88,10 @@ def test_a_clock_read_whose_value_reaches_nothing_is_not_reported(tmp_path, monk
     assert ("balancer.py", 15, "LCM901") not in hits   # `finished`: a dead local
     assert ("balancer.py", 16, "LCM901") in hits       # the time feeds the output
     assert ("balancer.py", 17, "LCM901") in hits       # `self.stamp`: `since` reads it
+
+
+def test_a_module_tensor_built_from_literals_is_a_constant(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "constant_table_app", "mapper:Mapper.step", monkeypatch))
+    assert ("mapper.py", 10, "LCM101") not in hits   # `ORDER[i].item()`: a literal index table
+    assert ("mapper.py", 18, "LCM701") in hits       # `TRIM` is written by the step: state
+    assert ("mapper.py", 19, "LCM101") in hits       # ... and its item is pipeline data
