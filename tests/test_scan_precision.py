@@ -95,3 +95,9 @@ def test_a_module_tensor_built_from_literals_is_a_constant(tmp_path, monkeypatch
     assert ("mapper.py", 10, "LCM101") not in hits   # `ORDER[i].item()`: a literal index table
     assert ("mapper.py", 18, "LCM701") in hits       # `TRIM` is written by the step: state
     assert ("mapper.py", 19, "LCM101") in hits       # ... and its item is pipeline data
+
+
+def test_the_length_of_a_list_the_settings_fill_is_no_shape_even_if_rebound_later(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "rebound_list_app", "fuser:Fuser.step", monkeypatch))
+    assert ("fuser.py", 14, "LCM001") not in hits   # one entry per configured key; `parts` rebound after the test
+    assert ("fuser.py", 19, "LCM001") in hits       # one entry per row of the data: a run-time shape

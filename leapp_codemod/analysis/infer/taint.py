@@ -101,6 +101,10 @@ class TaintQuestions:
         if not isinstance(e, ast.Name):
             return False
         bindings = self.fn.assigned(e.id)
+        loops = [n for n in self.fn.nodes if isinstance(n, (ast.For, ast.While))
+                 and n.lineno <= e.lineno <= (n.end_lineno or n.lineno)]
+        bindings = [v for v in bindings if v.lineno <= e.lineno   # `feats = torch.cat(feats)` after `len(feats)`
+                    or any(loop.lineno <= v.lineno <= (loop.end_lineno or loop.lineno) for loop in loops)]
         if not bindings or not all(_empty_container(v) for v in bindings):
             return False
         for loop in self.fn.nodes:
