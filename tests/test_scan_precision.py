@@ -101,3 +101,10 @@ def test_the_length_of_a_list_the_settings_fill_is_no_shape_even_if_rebound_late
     hits = found(scan(tmp_path, "rebound_list_app", "fuser:Fuser.step", monkeypatch))
     assert ("fuser.py", 14, "LCM001") not in hits   # one entry per configured key; `parts` rebound after the test
     assert ("fuser.py", 19, "LCM001") in hits       # one entry per row of the data: a run-time shape
+
+
+def test_a_keyword_no_call_puts_in_forwarded_kwargs_takes_its_default(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "forwarded_kwargs_app", "agent:Agent.act", monkeypatch))
+    assert ("agent.py", 12, "LCM801") not in hits   # `kw.get("goal")` is None: `goal is None` returns first
+    hits = found(scan(tmp_path / "again", "forwarded_kwargs_app", "agent:Agent.pursue", monkeypatch))
+    assert ("agent.py", 12, "LCM801") in hits       # `goal=target` is passed: the draw runs
