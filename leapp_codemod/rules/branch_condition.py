@@ -132,7 +132,10 @@ RULE = Rule(
          "the callers' choice, reported where they make it. Nor is `if not items:` on a local every binding of which "
          "builds a Python list, dict, set or tuple (its length is tested). A test whose pipeline data is only "
          "run-time shapes (a size handed over as a value, `width = spec[0]; if width % 2:`) is a shape branch "
-         "(LCM001), reported once.",
+         "(LCM001), reported once. Nor is a comparison with string literals or a field of a record the same "
+         "condition compares with one (`ev[\"type\"] == \"button\" and ev[\"pressed\"]`: a UI event, never a tensor), "
+         "nor the test of a step counter read only by tests and row reads of a plan it paces (`if self.t % self.k "
+         "== 0: self.plan = model(obs)`): the plan's LCM702 names the cadence.",
     why="A traced graph has no Python control flow. LEAPP logs an ERROR ('Attempted to use TracedTensor ... in a "
         "boolean context') but keeps tracing: only the branch (or the number of loop iterations) taken on the traced "
         "inputs is recorded. If every traced sample takes the same path, `compile_graph(validate=True)` passes and "

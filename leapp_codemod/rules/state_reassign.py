@@ -109,7 +109,10 @@ RULE = Rule(
          "within one call is not flagged, nor a cache filled once under `if self.c is None:` from attributes of self "
          "only (`self.c = (self._var + eps) ** -0.5`). Also a Python flag the step flips with a literal "
          "(`self.first_run = False`) after a branch on it chose between two computations, when the class sets "
-         "the other literal elsewhere (the constructor, a reset): a warn-once flag that guards only a log is not.",
+         "the other literal elsewhere (the constructor, a reset): a warn-once flag that guards only a log is not. "
+         "A write in one arm of a test on a setting only the constructor sets, read only in the other arm, is not "
+         "carried (an object keeps its mode). A step counter read only by tests and row reads of a plan it paces "
+         "(`self.t += 1`, `self.t = 0`) is no finding of its own: the plan's finding names it and its lines.",
     why="Without a state declaration the exported graph reads `self.x` as the constant it held while tracing, and "
         "the new value is dropped: the model forgets between calls. `annotate.module` can turn reassigned buffers "
         "into state, but its compile-time validation reports false failures with several traced calls.",

@@ -28,6 +28,8 @@ from leapp_codemod.analysis.model.walk import (
 from leapp_codemod.knowledge.io import THREAD_HANDOFFS
 from leapp_codemod.analysis.model.resolve_sites import applied_call, handed_call
 from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS, ELEMENT_APPLIERS
+from leapp_codemod.analysis.flow.kwarg_keys import absent_keyword, record_keyword_keys
+from leapp_codemod.analysis.model.literal_globals import literal_constant
 from leapp_codemod.analysis.model.settings import class_settings, dict_defaults, module_flags, unpacked_items
 
 
@@ -306,7 +308,7 @@ class Analysis:
                 self.facts.data_attrs.setdefault(cls.id, set()).update(attrs)
         for mod in fresh:
             tensors = {name for name, value in mod.globals.items() if tensor_like(value, self.project, mod)
-                       and not _literal_constant(value, name, mod)}
+                       and not literal_constant(value, name, mod)}
             if tensors:
                 self.facts.data_globals[mod.name] = tensors
 
@@ -417,7 +419,7 @@ class Analysis:
             library = self.project.is_library(callee.module)
             pairs = _param_map(callee, call, _is_bound_call(callee, call, ctx), ctx.fn)
             _record_constants(facts, ctx, callee, pairs)
-            _record_keyword_keys(facts, ctx, callee, call)
+            record_keyword_keys(facts, ctx, callee, call)
             for param, arg in pairs:
                 if ctx.is_data(arg):
                     facts.data_params.setdefault(callee.id, set()).add(param)
@@ -460,88 +462,6 @@ class Analysis:
                 break
 
 
-def _literal_constant(value: ast.expr, name: str, mod) -> bool:
-    """A module tensor built from literals (`ORDER = torch.tensor([1, 5, 0], dtype=torch.int64)`) that no code of
-    the module writes into or rebinds: a constant of every call, not pipeline data."""
-    if not (isinstance(value, ast.Call) and value.args
-            and all(_literal(a) for a in (*value.args, *(k.value for k in value.keywords if k.arg != "dtype")))):
-        return False
-    for node in mod.nodes:
-        if isinstance(node, ast.Global) and name in node.names:
-            return False
-        target = node.func.value if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-            and node.func.attr.endswith("_") and not node.func.attr.endswith("__") else None
-        if isinstance(node, (ast.Assign, ast.AugAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            target = next((t.value for t in targets if isinstance(t, ast.Subscript)), None)
-        while isinstance(target, ast.Subscript):
-            target = target.value
-        if isinstance(target, ast.Name) and target.id == name:
-            return False
-    return True
-
-
-def _literal(e: ast.expr) -> bool:
-    if isinstance(e, (ast.List, ast.Tuple)):
-        return all(_literal(x) for x in e.elts)
-    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
-        return _literal(e.operand)
-    return isinstance(e, ast.Constant) and isinstance(e.value, (int, float, bool))
-
-
-KWARG_KEYS = "<keys of **kwargs>"   # constants key: the keywords a function's `**kwargs` can hold (UNKNOWN: any)
-
-
-def _record_keyword_keys(facts: Facts, ctx: FunctionContext, callee: FunctionInfo, call: ast.Call) -> None:
-    """The keys this call can put in the callee's `**kwargs`: keywords it names that are no parameter, the known
-    keys of a `**literal`, or the keys the caller's own `**kwargs` can hold when it hands them on."""
-    kwarg = callee.node.args.kwarg
-    if kwarg is None:
-        return
-    keys: set = set()
-    own = ctx.fn.node.args.kwarg.arg if ctx.fn.node.args.kwarg is not None else None
-    mine = facts.param_constants.get(ctx.fn.id, {})
-    for kw in call.keywords:
-        if kw.arg is not None:
-            keys |= {kw.arg} - set(callee.params)
-        elif isinstance(kw.value, ast.Name) and kw.value.id == own and own not in _rebound(ctx.fn, own):
-            keys |= set(mine.get(KWARG_KEYS, {UNKNOWN})) - set(callee.params)
-        else:
-            items = unpacked_items(ctx.fn, kw.value)
-            keys |= {UNKNOWN} if items is None else {k for k, _ in items} - set(callee.params)
-    facts.param_constants.setdefault(callee.id, {}).setdefault(KWARG_KEYS, set()).update(keys)
-
-
-def _rebound(fn: FunctionInfo, name: str) -> set[str]:
-    """{name} when the function stores into, rebinds or mutates its `**name` (then its keys are not the callers')."""
-    for node in fn.nodes:
-        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
-            return {name}
-        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == name \
-                and isinstance(node.ctx, ast.Store):
-            return {name}
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
-                "update", "setdefault") and isinstance(node.func.value, ast.Name) and node.func.value.id == name:
-            return {name}
-    return set()
-
-
-def _absent_keyword(ctx: FunctionContext, arg: ast.expr, mine: dict) -> set | None:
-    """`kwargs.get("action_seq", None)` on the function's own `**kwargs` when no call passes that key: the
-    default, as a constant (None when some call may pass it)."""
-    own = ctx.fn.node.args.kwarg.arg if ctx.fn.node.args.kwarg is not None else None
-    if own is None or not (isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) and arg.func.attr == "get"
-                           and isinstance(arg.func.value, ast.Name) and arg.func.value.id == own
-                           and 1 <= len(arg.args) <= 2 and not arg.keywords
-                           and isinstance(arg.args[0], ast.Constant) and isinstance(arg.args[0].value, str)):
-        return None
-    keys = mine.get(KWARG_KEYS)
-    if keys is None or UNKNOWN in keys or arg.args[0].value in keys or own in _rebound(ctx.fn, own):
-        return None
-    default = arg.args[1] if len(arg.args) == 2 else ast.Constant(None)
-    return {default.value} if isinstance(default, ast.Constant) else None
-
-
 def _record_constants(facts: Facts, ctx: FunctionContext, callee: FunctionInfo, pairs) -> None:
     """What each parameter of `callee` receives at this call: constants (a default when not passed,
     a caller's own constant parameter passed on), or UNKNOWN."""
@@ -554,7 +474,7 @@ def _record_constants(facts: Facts, ctx: FunctionContext, callee: FunctionInfo, 
             values = {UNKNOWN}   # `**kwargs` holds a dict, whatever the keyword's value
         elif isinstance(arg, ast.Constant):
             values = {arg.value}
-        elif (absent := _absent_keyword(ctx, arg, mine)) is not None:
+        elif (absent := absent_keyword(ctx, arg, mine)) is not None:
             values = absent      # `kwargs.get("target", None)` where no call passes `target`
         elif is_self_attr(arg, ctx.self_name) and arg.attr == "training":
             values = {False}     # `drop_path(x, p, self.training)`: export runs the module in eval mode

@@ -49,7 +49,7 @@ def _only_cadence_reads(ctx, attr: str) -> bool:
 
 def _cadence_use(node: ast.Attribute, parents: dict, attr: str, self_name: str) -> bool | None:
     """The read sits (through arithmetic, comparisons, `and`/`not`) in an `if`/`while` test, the index of a
-    subscript, or the value of a write to the counter itself; True when it paces other state (the test's block
+    subscript read, or the value of a write to the counter itself (the slot a ring buffer writes is state); True when it paces other state (the test's block
     writes another attribute of self, the index picks a row of one), None for any other read."""
     child, parent = node, parents.get(id(node))
     while isinstance(parent, _PASS_THROUGH):
@@ -58,8 +58,8 @@ def _cadence_use(node: ast.Attribute, parents: dict, attr: str, self_name: str) 
         return any(is_self_attr(t, self_name) and t.attr != attr for stmt in parent.body for n in ast.walk(stmt)
                    if isinstance(n, (ast.Assign, ast.AugAssign))
                    for target in (n.targets if isinstance(n, ast.Assign) else [n.target]) for t in ast.walk(target))
-    if isinstance(parent, ast.Subscript) and child is parent.slice:
-        return is_self_attr(parent.value, self_name)
+    if isinstance(parent, ast.Subscript) and child is parent.slice:   # a row of the carried plan, read
+        return is_self_attr(parent.value, self_name) if isinstance(parent.ctx, ast.Load) else None   # a ring's slot
     if isinstance(parent, (ast.Assign, ast.AugAssign)) and child is parent.value:
         targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
         return False if all(is_self_attr(t, self_name) and t.attr == attr for t in targets) else None
