@@ -108,3 +108,5 @@ def test_a_keyword_no_call_puts_in_forwarded_kwargs_takes_its_default(tmp_path, 
     assert ("agent.py", 12, "LCM801") not in hits   # `kw.get("goal")` is None: `goal is None` returns first
     hits = found(scan(tmp_path / "again", "forwarded_kwargs_app", "agent:Agent.pursue", monkeypatch))
     assert ("agent.py", 12, "LCM801") in hits       # `goal=target` is passed: the draw runs
+    hits = found(scan(tmp_path / "third", "forwarded_kwargs_app", "agent:Agent.glide", monkeypatch))
+    assert ("agent.py", 12, "LCM801") not in hits   # `**{"goal": target}` with `target` at its None default
