@@ -110,3 +110,9 @@ def test_a_keyword_no_call_puts_in_forwarded_kwargs_takes_its_default(tmp_path, 
     assert ("agent.py", 12, "LCM801") in hits       # `goal=target` is passed: the draw runs
     hits = found(scan(tmp_path / "third", "forwarded_kwargs_app", "agent:Agent.glide", monkeypatch))
     assert ("agent.py", 12, "LCM801") not in hits   # `**{"goal": target}` with `target` at its None default
+
+
+def test_a_counter_of_events_in_the_data_stays_reported(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "chunk_counter_app", "watch:Watch.step", monkeypatch))
+    assert ("watch.py", 12, "LCM701") in hits   # `self.alarms += 1` under `if obs.abs().max() > 3.0:`
+    assert ("watch.py", 13, "LCM201") in hits   # the count of data events decides the refresh

@@ -27,7 +27,7 @@ def cadence_counter(ctx, attr: str) -> bool:
 
 def _only_cadence_reads(ctx, attr: str) -> bool:
     reads = [r for klass in ctx.project.mro(ctx.cls) for r in ctx.facts.attr_reads.get(klass.id, {}).get(attr, ())]
-    if not reads:
+    if not reads or _counts_data(ctx, attr):
         return False
     paces = False
     for fid in {fid for fid, _ in reads}:
@@ -45,6 +45,28 @@ def _only_cadence_reads(ctx, attr: str) -> bool:
                     return False
                 paces = paces or use
     return paces
+
+
+def _counts_data(ctx, attr: str) -> bool:
+    """Is a write of the counter under a test of anything but attributes of self (`if fear > 0.5: self.n += 1`):
+    then it counts events in the data, and it is data itself."""
+    for klass in ctx.project.mro(ctx.cls):
+        for fn in klass.methods.values():
+            self_name = fn.positional_params[0] if fn.positional_params else None
+            parents = parent_map(fn)
+            for node in fn.nodes:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
+                    if isinstance(node, ast.AugAssign) else []
+                if not any(is_self_attr(t, self_name) and t.attr == attr for t in targets):
+                    continue
+                child, parent = node, parents.get(id(node))
+                while parent is not None:
+                    if isinstance(parent, (ast.If, ast.While)) and child is not parent.test and any(
+                            isinstance(n, ast.Call) or isinstance(n, ast.Name) and n.id != self_name
+                            for n in ast.walk(parent.test)):
+                        return True
+                    child, parent = parent, parents.get(id(parent))
+    return False
 
 
 def _cadence_use(node: ast.Attribute, parents: dict, attr: str, self_name: str) -> bool | None:
