@@ -57,7 +57,7 @@ STATE = {
         "        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n        self.port = serial.Serial('/dev/ttyUSB0')\n"
         "    def step(self, obs):\n        self.sock.sendto(obs.tobytes(), ('127.0.0.1', 9000))  # error: io-in-pipeline\n"
         "        self.port.write(obs.tobytes())  # error: io-in-pipeline\n"
-        "        now = datetime.datetime.now()  # error: io-in-pipeline\n        return obs\n"),
+        "        now = datetime.datetime.now()  # error: io-in-pipeline\n        return obs * now.microsecond\n"),
     "structured-results-stay-data": (
         "import torch\ndef step(logits):\n    best = logits.max(dim=-1)\n"
         "    if best.indices[0] > 2:  # error: tensor-branch\n        logits = logits * 2\n"

@@ -49,3 +49,70 @@ def test_a_size_handed_to_a_tensor_method_is_not_mutated_state(tmp_path, monkeyp
     hits = found(scan(tmp_path, "sized_pick_app", "picker:Picker.step", monkeypatch))
     assert ("picker.py", 14, "LCM201") not in hits   # `self.k` only given to `scores.topk`: a constant size
     assert ("picker.py", 16, "LCM201") in hits       # `self.gain` handed to a project helper that scales it
+
+
+def test_fields_of_a_record_compared_with_strings_are_not_tensor_branches(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "ui_events_app", "teleop:Teleop.step", monkeypatch))
+    assert ("teleop.py", 11, "LCM201") not in hits   # `msg.kind == "tap" and msg.down`: a UI event's fields
+    assert ("teleop.py", 14, "LCM201") not in hits   # `name in ("pad", "wheel")`: a name, never a tensor
+    assert ("teleop.py", 16, "LCM201") in hits       # `obs.sum() > 0`: the data, still reported
+
+
+def test_training_arms_are_not_the_exported_pipeline(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "collect_mode_app", "pilot:Pilot.act", monkeypatch))
+    assert ("pilot.py", 5, "LCM801") not in hits    # `jitter`, called only under `if is_training:` in `_head`
+    assert ("pilot.py", 25, "LCM801") not in hits   # after `if not is_training: return`: the collect path
+    assert ("pilot.py", 20, "LCM201") in hits       # the inference path stays scanned
+
+
+def test_a_step_counter_only_tests_and_indexes_read_is_named_once_on_the_plan(tmp_path, monkeypatch):
+    result = scan(tmp_path, "chunk_counter_app", "chunker:Chunker.act", monkeypatch)
+    hits = found(result)
+    assert not {(line, code) for _, line, code in hits if line in (23, 25, 26, 27, 28)}   # `self.tick`'s uses
+    plan = [f for f in result.findings if f.line == 24 and f.code == "LCM702"]   # the chunk the step carries
+    assert plan and "self.tick" in plan[0].message and "line 23" in plan[0].message
+    assert ("chunker.py", 21, "LCM701") in hits   # `self.gait_steps` feeds the observation: a real hazard
+    assert ("chunker.py", 22, "LCM102") in hits
+
+
+def test_state_written_in_one_mode_and_read_only_in_the_other_is_not_carried(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "mode_arms_app", "follower:Follower.step", monkeypatch))
+    assert ("follower.py", 15, "LCM702") not in hits   # written in live mode, read only after `if self.replay:`
+    assert ("follower.py", 21, "LCM702") in hits       # read and written in the same mode: carried
+    assert ("follower.py", 23, "LCM702") in hits       # read before the write on every path
+
+
+def test_a_clock_read_whose_value_reaches_nothing_is_not_reported(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "unused_clock_app", "balancer:Balancer.step", monkeypatch))
+    assert ("balancer.py", 13, "LCM901") not in hits   # `self.began`: no code of the project reads it
+    assert ("balancer.py", 15, "LCM901") not in hits   # `finished`: a dead local
+    assert ("balancer.py", 16, "LCM901") in hits       # the time feeds the output
+    assert ("balancer.py", 17, "LCM901") in hits       # `self.stamp`: `since` reads it
+
+
+def test_a_module_tensor_built_from_literals_is_a_constant(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "constant_table_app", "mapper:Mapper.step", monkeypatch))
+    assert ("mapper.py", 10, "LCM101") not in hits   # `ORDER[i].item()`: a literal index table
+    assert ("mapper.py", 18, "LCM701") in hits       # `TRIM` is written by the step: state
+    assert ("mapper.py", 19, "LCM101") in hits       # ... and its item is pipeline data
+
+
+def test_the_length_of_a_list_the_settings_fill_is_no_shape_even_if_rebound_later(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "rebound_list_app", "fuser:Fuser.step", monkeypatch))
+    assert ("fuser.py", 14, "LCM001") not in hits   # one entry per configured key; `parts` rebound after the test
+    assert ("fuser.py", 19, "LCM001") in hits       # one entry per row of the data: a run-time shape
+
+
+def test_a_keyword_no_call_puts_in_forwarded_kwargs_takes_its_default(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "forwarded_kwargs_app", "agent:Agent.act", monkeypatch))
+    assert ("agent.py", 12, "LCM801") not in hits   # `kw.get("goal")` is None: `goal is None` returns first
+    hits = found(scan(tmp_path / "again", "forwarded_kwargs_app", "agent:Agent.pursue", monkeypatch))
+    assert ("agent.py", 12, "LCM801") in hits       # `goal=target` is passed: the draw runs
+    hits = found(scan(tmp_path / "third", "forwarded_kwargs_app", "agent:Agent.glide", monkeypatch))
+    assert ("agent.py", 12, "LCM801") not in hits   # `**{"goal": target}` with `target` at its None default
+
+
+def test_a_counter_of_events_in_the_data_stays_reported(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "chunk_counter_app", "watch:Watch.step", monkeypatch))
+    assert ("watch.py", 12, "LCM701") in hits   # `self.alarms += 1` under `if obs.abs().max() > 3.0:`
+    assert ("watch.py", 13, "LCM201") in hits   # the count of data events decides the refresh

@@ -12,6 +12,9 @@ SHAPE_ATTRS = frozenset({"shape", "ndim"})
 # Attributes of a tensor/array that describe it, not its values: never pipeline data.
 META_ATTRS = frozenset({"dtype", "device", "is_cuda", "requires_grad", "training", "layout", "names",
                         "is_leaf", "grad_fn", "itemsize", "nbytes"})
+# Parameter names of a training-mode switch (`def policy(self, obs, state, training)`): the export is the
+# inference path, so such a parameter is False there, as `self.training` is (the module runs in eval mode).
+TRAINING_FLAG_PARAMS = frozenset({"training", "is_training", "train_mode", "is_train", "train"})
 # NumPy calls that allocate an array of a size they are given: an attribute only ever bound to one of them (and
 # written in place) keeps that shape on every call.
 NUMPY_ALLOCATORS = frozenset({"numpy.zeros", "numpy.ones", "numpy.full", "numpy.empty", "numpy.eye", "numpy.identity"})

@@ -13,6 +13,10 @@ def check(node, ctx):
         return  # `if step % 50 == 0: print(...)`: the print is the finding; `while clock() < t_next: pass` waits
     if _container_emptiness(node.test, ctx):
         return  # `assert not queue` on a Python list the function built: a length, no value is tested
+    if _string_record_test(node.test, ctx):
+        return  # `ev.kind == "tap" and ev.down`: fields of a record that holds strings (a UI event), never tensors
+    if ctx.cadence_test(node.test):
+        return  # `if self.t % self.k == 0:` on a step counter: the plan it refreshes is the state finding
     if shape_only_test(node.test, ctx):
         return  # a value that is also a shape (`width = spec[0]`, `if width % 2`): LCM001's, reported once
     if (ctx.is_data(node.test) or _extracted(node.test, ctx)) and not ctx.decided_by_settings(node):
@@ -51,6 +55,50 @@ def _extracted(test: ast.expr, ctx) -> bool:
     return False
 
 
+def _string_compare(e: ast.expr) -> ast.expr | None:
+    """The other side of `x == "tap"`, `x != "tap"`, `x in ("a", "b")`: a value compared with string literals."""
+    if not (isinstance(e, ast.Compare) and len(e.ops) == 1
+            and isinstance(e.ops[0], (ast.Eq, ast.NotEq, ast.In, ast.NotIn))):
+        return None
+    left, right = e.left, e.comparators[0]
+    for value, other in ((left, right), (right, left)):
+        items = other.elts if isinstance(other, (ast.Tuple, ast.List, ast.Set)) else [other]
+        if items and all(isinstance(i, ast.Constant) and isinstance(i.value, str) for i in items):
+            return value
+    return None
+
+
+def _record_base(e: ast.expr) -> str | None:
+    """`ev` of `ev.kind` / `ev["kind"]`."""
+    if isinstance(e, ast.Attribute):
+        return ast.unparse(e.value)
+    if isinstance(e, ast.Subscript) and isinstance(e.slice, ast.Constant) and isinstance(e.slice.value, str):
+        return ast.unparse(e.value)
+    return None
+
+
+def _string_record_test(test: ast.expr, ctx) -> bool:
+    """Every operand of the condition (joined by `and`/`or`/`not`) is a comparison with string literals, or a
+    field of a record the same condition compares a field of with a string (`ev["type"] == "button" and
+    ev["pressed"]`): UI events and names, never tensors (a traced value is never equal to a string)."""
+    operands: list[ast.expr] = []
+    stack = [test]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, ast.BoolOp):
+            stack.extend(e.values)
+        elif isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
+            stack.append(e.operand)
+        else:
+            operands.append(e)
+    compared = [v for v in map(_string_compare, operands) if v is not None]
+    if not compared:
+        return False
+    records = {b for b in map(_record_base, compared) if b is not None}
+    return all(_string_compare(o) is not None or _record_base(o) in records or not ctx.is_data(o)
+               for o in operands)
+
+
 _CONTAINER_CALLS = frozenset({"list", "dict", "set", "tuple", "sorted"})
 
 
@@ -84,7 +132,10 @@ RULE = Rule(
          "the callers' choice, reported where they make it. Nor is `if not items:` on a local every binding of which "
          "builds a Python list, dict, set or tuple (its length is tested). A test whose pipeline data is only "
          "run-time shapes (a size handed over as a value, `width = spec[0]; if width % 2:`) is a shape branch "
-         "(LCM001), reported once.",
+         "(LCM001), reported once. Nor is a comparison with string literals or a field of a record the same "
+         "condition compares with one (`ev[\"type\"] == \"button\" and ev[\"pressed\"]`: a UI event, never a tensor), "
+         "nor the test of a step counter read only by tests and row reads of a plan it paces (`if self.t % self.k "
+         "== 0: self.plan = model(obs)`): the plan's LCM702 names the cadence.",
     why="A traced graph has no Python control flow. LEAPP logs an ERROR ('Attempted to use TracedTensor ... in a "
         "boolean context') but keeps tracing: only the branch (or the number of loop iterations) taken on the traced "
         "inputs is recorded. If every traced sample takes the same path, `compile_graph(validate=True)` passes and "

@@ -36,6 +36,19 @@ def flipped_flag(node, ctx) -> ast.If | None:
                  and _reads(n.test, self_name, attr) and _computes(n.body) and _computes(n.orelse)), None)
 
 
+def _cadence_note(node, ctx) -> str:
+    """`if self.t % self.k == 0: self.plan = model(obs)`: the step counter that decides when the state is
+    refreshed, named once here (its tests and updates are not findings of their own)."""
+    guard = ctx.cadence_guard(node)
+    if guard is None:
+        return ""
+    branch, counters, lines = guard
+    names = ", ".join(f"`self.{c}`" for c in counters)
+    return (f"; it is refreshed only when `{show(branch.test)}` (line {branch.lineno}): the Python step counter "
+            f"{names} (lines {', '.join(map(str, lines))}) picks the calls, and the export keeps the traced call's "
+            "choice")
+
+
 def check(node, ctx):
     write = ctx.state_write(node)
     if write is None:
@@ -76,7 +89,8 @@ def check(node, ctx):
                   f"keep `{attr}` on an object as a tensor attribute (or pass it in and return it) so it can be "
                   "declared as LEAPP state")
         return
-    yield Hit(node, f"`{show(node)}` stores pipeline data in `self.{attr}`, which the next call reads (recurrent state)",
+    yield Hit(node, f"`{show(node)}` stores pipeline data in `self.{attr}`, which the next call reads (recurrent state)"
+                    + _cadence_note(node, ctx),
               f"declare `{attr}` as LEAPP state (`state_tensors`/`update_state` around the call, or "
               f"`annotate.module(node, model, buffer_names=['{attr}'])`); `generate` writes it")
 
@@ -95,7 +109,10 @@ RULE = Rule(
          "within one call is not flagged, nor a cache filled once under `if self.c is None:` from attributes of self "
          "only (`self.c = (self._var + eps) ** -0.5`). Also a Python flag the step flips with a literal "
          "(`self.first_run = False`) after a branch on it chose between two computations, when the class sets "
-         "the other literal elsewhere (the constructor, a reset): a warn-once flag that guards only a log is not.",
+         "the other literal elsewhere (the constructor, a reset): a warn-once flag that guards only a log is not. "
+         "A write in one arm of a test on a setting only the constructor sets, read only in the other arm, is not "
+         "carried (an object keeps its mode). A step counter read only by tests and row reads of a plan it paces "
+         "(`self.t += 1`, `self.t = 0`) is no finding of its own: the plan's finding names it and its lines.",
     why="Without a state declaration the exported graph reads `self.x` as the constant it held while tracing, and "
         "the new value is dropped: the model forgets between calls. `annotate.module` can turn reassigned buffers "
         "into state, but its compile-time validation reports false failures with several traced calls.",

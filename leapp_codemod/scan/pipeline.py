@@ -14,7 +14,7 @@ from leapp_codemod.analysis.inline.range import parse_inline_entry
 from leapp_codemod.analysis.model.leapp_support import LeappSupport, load_support
 from leapp_codemod.analysis.model.libraries import LibraryLoader, site_dirs
 from leapp_codemod.analysis.model.project import Project
-from leapp_codemod.analysis.model.caller_settings import PYTHON_INT, caller_settings
+from leapp_codemod.analysis.model.caller_settings import PYTHON_INT, caller_settings, training_switches
 from leapp_codemod.analysis.model.settings import deploy_none_inputs
 from leapp_codemod.analysis.model.runtime_bind import resolutions, set_bindings
 from leapp_codemod.model import ScanResult
@@ -86,6 +86,7 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
         if not inline:
             settings = caller_settings(project, entry_fn)   # what the callers pass decides, not annotations
             settings |= deploy_none_inputs(project, entry_fn)  # `model(obs, None)` in every deploy call
+            settings |= training_switches(entry_fn)   # `training`: False in the export, whatever callers pass
             data -= set(settings)
             analysis.facts.param_constants[entry_fn.id] = entry_flag_constants(project, entry_fn, data) | {
                 p: values for p, values in settings.items() if PYTHON_INT not in values}

@@ -28,6 +28,8 @@ from leapp_codemod.analysis.model.walk import (
 from leapp_codemod.knowledge.io import THREAD_HANDOFFS
 from leapp_codemod.analysis.model.resolve_sites import applied_call, handed_call
 from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS, ELEMENT_APPLIERS
+from leapp_codemod.analysis.flow.kwarg_keys import absent_keyword, record_keyword_keys
+from leapp_codemod.analysis.model.literal_globals import literal_constant
 from leapp_codemod.analysis.model.settings import class_settings, dict_defaults, module_flags, unpacked_items
 
 
@@ -305,7 +307,8 @@ class Analysis:
             if attrs:
                 self.facts.data_attrs.setdefault(cls.id, set()).update(attrs)
         for mod in fresh:
-            tensors = {name for name, value in mod.globals.items() if tensor_like(value, self.project, mod)}
+            tensors = {name for name, value in mod.globals.items() if tensor_like(value, self.project, mod)
+                       and not literal_constant(value, name, mod)}
             if tensors:
                 self.facts.data_globals[mod.name] = tensors
 
@@ -416,6 +419,7 @@ class Analysis:
             library = self.project.is_library(callee.module)
             pairs = _param_map(callee, call, _is_bound_call(callee, call, ctx), ctx.fn)
             _record_constants(facts, ctx, callee, pairs)
+            record_keyword_keys(facts, ctx, callee, call)
             for param, arg in pairs:
                 if ctx.is_data(arg):
                     facts.data_params.setdefault(callee.id, set()).add(param)
@@ -470,6 +474,8 @@ def _record_constants(facts: Facts, ctx: FunctionContext, callee: FunctionInfo, 
             values = {UNKNOWN}   # `**kwargs` holds a dict, whatever the keyword's value
         elif isinstance(arg, ast.Constant):
             values = {arg.value}
+        elif (absent := absent_keyword(ctx, arg, mine)) is not None:
+            values = absent      # `kwargs.get("target", None)` where no call passes `target`
         elif is_self_attr(arg, ctx.self_name) and arg.attr == "training":
             values = {False}     # `drop_path(x, p, self.training)`: export runs the module in eval mode
         elif isinstance(arg, ast.Name) and (arg.id in ctx.fn.params or arg.id in mine.get(CONFIG_LOCALS, ())) \

@@ -139,6 +139,9 @@ class IoQuestions:
                     and ast.unparse(target.value) != self.self_name:
                 sinks.append(target)
                 return True   # `self.timer_msg.data = dt` and then `self.timer_pub.publish(self.timer_msg)`
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                    and target.attr not in self._project_attr_reads():
+                return True   # `self.last_call = time.time()`, an attribute no code of the project reads
             if not isinstance(target, ast.Name):
                 return False
             if target.id in seen:
@@ -147,7 +150,17 @@ class IoQuestions:
             return all(host_only(n) for n in live if isinstance(n, ast.Name) and n.id == target.id
                        and isinstance(n.ctx, ast.Load))
 
-        return host_only(read) and bool(sinks)   # a read nothing uses is still reported where it is
+        return host_only(read)   # a read whose value nothing uses (a dead local, an unread attribute) too
+
+    def _project_attr_reads(self) -> frozenset[str]:
+        """Names of every attribute some scanned module reads (`x.stamp`, `self.stamp`), once per project."""
+        key = ("attr_reads", self.project.own_module_count())
+        found = self.project.memo.get(key)
+        if found is None:
+            found = self.project.memo[key] = frozenset(
+                n.attr for name, module in list(self.project.modules.items()) if not self.project.is_library(name)
+                for n in module.nodes if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load))
+        return found
 
     def _host_after_range(self, name: str) -> bool:
         """Is the inline range's output `name` read after the range, in the function around it, only by

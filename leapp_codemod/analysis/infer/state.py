@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from leapp_codemod.analysis.infer.cadence import cadence_counter, cadence_guard, cadence_test
 from leapp_codemod.analysis.infer.taint import function_attr, parent_map
 from leapp_codemod.analysis.model.class_state import CONSTRUCTION_METHODS, inputs_from_callbacks
 from leapp_codemod.analysis.model.walk import is_self_attr
@@ -115,6 +116,14 @@ class StateQuestions:
             return self.cls.id
         return self.module.name
 
+    def cadence_test(self, test: ast.expr) -> bool:
+        """A test whose only pipeline data is a step counter read only by tests and indexes (see `cadence`)."""
+        return cadence_test(test, self)
+
+    def cadence_guard(self, node: ast.AST):
+        """(the `if`, its counters, their lines) when `node` sits in a block such a counter's test picks."""
+        return cadence_guard(self, node)
+
     def state_write(self, node: ast.AST) -> tuple[str, str] | None:
         """(attr, kind) of the first persistent state `node` writes (see `state_writes`)."""
         writes = self.state_writes(node)
@@ -140,6 +149,8 @@ class StateQuestions:
             attr = self._is_state_root(target)
             if attr and self._is_counter(target) and not self._read_elsewhere(attr, {node.lineno}):
                 return []  # a counter nothing else reads
+            if attr and self._is_counter(target) and cadence_counter(self, attr):
+                return []  # `self.t += 1` read only by tests and indexes: the carried plan is the state
             return [(attr, "inplace")] if attr and self._carried(target) else []
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -201,6 +212,8 @@ class StateQuestions:
                 else None
         if not is_self_attr(target, self.self_name) or self.cls is None:
             return None
+        if cadence_counter(self, target.attr):
+            return None  # `self.t = 0` of a counter only tests and indexes read: the carried plan is the state
         if not self.is_data(value) and not self._fed_back(value, target.attr) and not self._chosen_by_data(target):
             return None
         if _same_value(value, target.attr, self.self_name):
@@ -328,6 +341,8 @@ class StateQuestions:
         for klass in self.project.mro(self.cls):
             for fid, line in self.facts.attr_reads.get(klass.id, {}).get(attr, ()):
                 order = self.facts.access
+                if self._exclusive_arms(fid, line, write_line):
+                    continue   # `if self.from_model: read ... else: write`: a fixed setting runs one arm only
                 if order is not None and fid in order.visited:  # the order of this call is known
                     if (fid, line) in order.uncovered.get((klass.id, attr), ()):
                         return True
@@ -338,6 +353,47 @@ class StateQuestions:
                 elif not (unconditional and self._only_called_after(fid, write_line)):
                     return True
         return False
+
+    def _exclusive_arms(self, fid: str, read_line: int, write_line: int) -> bool:
+        """Do the read and this write sit in opposite arms of tests of the same setting of self (an
+        attribute only the constructor sets: `if not self.from_model:` here, `else:` or `if
+        self.from_model:` there)? The object keeps its setting from call to call, so no call reads what
+        another call of the other mode wrote."""
+        module, _, qualname = fid.partition(":")
+        fn = self.project.modules[module].functions.get(qualname) if module in self.project.modules else None
+        if fn is None or not fn.positional_params:
+            return False
+        read = self._setting_arms(fn, fn.positional_params[0], read_line)
+        written = self._setting_arms(self.fn, self.self_name, write_line)
+        return any((key, not polarity) in read for key, polarity in written)
+
+    def _setting_arms(self, fn, self_name: str | None, line: int) -> set[tuple[str, bool]]:
+        """(setting attribute, its truth) for each `if` on a constructor-only attribute of self whose arm
+        holds `line`."""
+        arms: set[tuple[str, bool]] = set()
+        for parent in fn.nodes:
+            for field in ("body", "orelse"):
+                stmts = getattr(parent, field, None)
+                if not isinstance(stmts, list):
+                    continue
+                for i, node in enumerate(stmts):
+                    if not isinstance(node, ast.If):
+                        continue
+                    test, polarity = node.test, True
+                    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+                        test, polarity = test.operand, not polarity
+                    if not (is_self_attr(test, self_name) and self._constructor_setting(test.attr)):
+                        continue
+                    rest = stmts[i + 1:] if not node.orelse and isinstance(node.body[-1], (ast.Return, ast.Raise)) \
+                        else []   # `if self.replay: return ...` then the live mode's statements
+                    for body, truth in ((node.body, polarity), (node.orelse or rest, not polarity)):
+                        if body and body[0].lineno <= line <= (body[-1].end_lineno or body[-1].lineno):
+                            arms.add((test.attr, truth))
+        return arms
+
+    def _constructor_setting(self, attr: str) -> bool:
+        writers = [m for klass in self.project.mro(self.cls) for m, _ in klass.attr_values.get(attr, ())]
+        return bool(writers) and all(m in CONSTRUCTION_METHODS for m in writers)
 
     def _top_level_line(self, line: int) -> bool:
         return any(stmt.lineno == line for stmt in self.fn.node.body)

@@ -9,6 +9,7 @@ import ast
 
 from leapp_codemod.analysis.model.resolve_types import subclasses
 from leapp_codemod.analysis.model.settings import CONSTRUCTION, attribute_rebound
+from leapp_codemod.analysis.infer.reaching import reaching_bindings
 from leapp_codemod.analysis.model.walk import is_self_attr, leaves_function
 from leapp_codemod.knowledge.io import THREAD_HANDOFFS
 from leapp_codemod.knowledge.vocab import (
@@ -100,7 +101,7 @@ class TaintQuestions:
         data: its length is set by the code path (configuration), not by the data (`h = []; h.append(x)`)."""
         if not isinstance(e, ast.Name):
             return False
-        bindings = self.fn.assigned(e.id)
+        bindings = reaching_bindings(self.fn, e)   # not `feats = torch.cat(feats)` after `len(feats)`
         if not bindings or not all(_empty_container(v) for v in bindings):
             return False
         for loop in self.fn.nodes:

@@ -6,6 +6,7 @@ import ast
 
 from leapp_codemod.analysis.model.index import ClassInfo, called_name
 from leapp_codemod.analysis.model.settings import _default
+from leapp_codemod.knowledge.vocab import TRAINING_FLAG_PARAMS
 from leapp_codemod.source.chains import counter_kind
 
 
@@ -60,6 +61,14 @@ def caller_settings(project, fn) -> dict[str, set]:
 
 
 NONE_DEFAULT = ("<a None default>",)
+
+
+def training_switches(fn) -> dict[str, set]:
+    """Parameters of the entry `fn` that switch training mode (`training`, `is_training`): False in the
+    export, whatever a training loop's call passes (`agent(obs, training=True)` while collecting data), so
+    the training arms (exploration, sampling, updates) are not the pipeline."""
+    params = [*fn.node.args.posonlyargs, *fn.node.args.args, *fn.node.args.kwonlyargs]
+    return {a.arg: {False} for a in params if a.arg in TRAINING_FLAG_PARAMS}
 
 
 def _default_setting(fn, param: str):
