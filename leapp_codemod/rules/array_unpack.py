@@ -43,6 +43,12 @@ def check(node: ast.AST, ctx):
                             "constant", _FIX)
         return
     if isinstance(node, ast.Call):
+        spread = _spread_into_python(node, ctx)
+        if spread is not None and not ctx.only_logged(node):
+            yield Hit(node, f"`{show(node)}` takes the items of `{show(spread)}`, a NumPy array of pipeline data, "
+                            "into a Python container one by one: each is a NumPy scalar the trace does not follow",
+                      _FIX)
+            return
         passed = _elements_passed(node, ctx)
         if passed and not ctx.only_logged(node):
             yield Hit(passed[0], f"`{', '.join(show(e) for e in passed)}` hand single elements of a NumPy array of "
@@ -57,6 +63,11 @@ def check(node: ast.AST, ctx):
                           "list: each is a NumPy scalar the trace does not follow", _FIX)
         return
     iterable, target = node.iter, node.target
+    zipped = _zipped_array(iterable, target, ctx)
+    if zipped is not None and not ctx.only_logged(iterable):
+        yield Hit(iterable, f"iterating `{show(iterable)}` takes the items of `{show(zipped)}`, a NumPy array of "
+                            "pipeline data, one by one: each is a NumPy scalar the trace does not follow", _FIX)
+        return
     if isinstance(iterable, ast.Call) and ctx.builtin(iterable) in ITEM_WRAPPERS and len(iterable.args) == 1:
         if ctx.builtin(iterable) == "enumerate":
             if not (isinstance(target, ast.Tuple) and len(target.elts) == 2):
@@ -68,6 +79,46 @@ def check(node: ast.AST, ctx):
     if _array_of_data(source, ctx, target) and not ctx.only_logged(iterable):
         yield Hit(iterable, f"iterating `{show(iterable)}` takes the items of a NumPy array of pipeline data one "
                             "by one: each is a NumPy scalar the trace does not follow", _FIX)
+
+
+def _zipped_array(iterable: ast.expr, target: ast.expr, ctx) -> ast.expr | None:
+    """`for name, v in zip(names, arr)`: the argument of `zip` whose items land in a target name used as a
+    number, when it is a NumPy array of the pipeline."""
+    if not (isinstance(iterable, ast.Call) and ctx.builtin(iterable) == "zip" and isinstance(target, ast.Tuple)
+            and len(target.elts) == len(iterable.args) and not iterable.keywords):
+        return None
+    for arg, item in zip(iterable.args, target.elts):
+        if isinstance(item, ast.Name) and (_numpy_vector(arg, ctx) or _array_of_data(arg, ctx, item)) \
+                and (_used_as_numbers({item.id}, ctx, through_calls=True) or _cast({item.id}, ctx)):
+            return arg
+    return None
+
+
+def _cast(names: set[str], ctx) -> bool:
+    """An item handed to `float()`/`int()`: read as a Python number."""
+    return any(isinstance(n, ast.Call) and ctx.builtin(n) in ("float", "int") and n.args
+               and isinstance(n.args[0], ast.Name) and n.args[0].id in names for n in ast.walk(ctx.fn.node))
+
+
+# Calls that copy their argument's items into a Python container: `list(a)`, `items.extend(a)`,
+# `dict(zip(names, a))`.
+_SPREADING_BUILTINS = frozenset({"list", "tuple"})
+
+
+def _spread_into_python(call: ast.Call, ctx) -> ast.expr | None:
+    """The NumPy vector of pipeline data whose items a call copies into a Python list, tuple or dict."""
+    builtin = ctx.builtin(call)
+    if builtin in _SPREADING_BUILTINS and len(call.args) == 1 and not call.keywords:
+        arg = call.args[0]
+    elif builtin == "dict" and len(call.args) == 1 and isinstance(call.args[0], ast.Call) \
+            and ctx.builtin(call.args[0]) == "zip" and len(call.args[0].args) == 2:
+        arg = call.args[0].args[1]
+    elif isinstance(call.func, ast.Attribute) and call.func.attr == "extend" and len(call.args) == 1 \
+            and _bound_to_container(call.func.value, ctx):
+        arg = call.args[0]
+    else:
+        return None
+    return arg if _numpy_vector(arg, ctx) else None
 
 
 def _loop_element(node: ast.Assign, ctx) -> ast.Subscript | None:

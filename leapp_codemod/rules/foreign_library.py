@@ -22,9 +22,16 @@ def foreign_target(node: ast.Call, ctx) -> str | None:
     return None
 
 
+def _receiver_data(node: ast.Call, ctx) -> bool:
+    """`rot.apply(DOWN)`, `self.frame.as_matrix()`: a method of a foreign object built from pipeline data
+    computes on that data even when every argument is a constant."""
+    func = node.func
+    return isinstance(func, ast.Attribute) and not ctx.call_name(node) and ctx.is_data(func.value)
+
+
 def check(node: ast.Call, ctx):
     target = foreign_target(node, ctx)
-    if target is None or target in TRACEABLE or not ctx.args_data(node):
+    if target is None or target in TRACEABLE or not (ctx.args_data(node) or _receiver_data(node, ctx)):
         return
     yield Hit(node, f"`{show(node)}` calls native `{target}` on pipeline data; LEAPP cannot trace it",
               f"FunctionPatch `{ctx.fn.qualname}` with a torch implementation (`generate` writes the patch), "

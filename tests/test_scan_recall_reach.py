@@ -1,0 +1,34 @@
+"""Rule reach on forms of deploy code (fixtures/scan_recall_reach): a method of a foreign object built from
+pipeline data, the items of a NumPy vector taken out by implicit iteration (`zip`, `dict(zip(...))`,
+`list.extend`), and the rest of the forms listed in the fixture's README."""
+from __future__ import annotations
+
+import pytest
+from scanfixture import found, scan_copy
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("LEAPP_CODEMOD_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def scan(tmp_path, app: str, entry: str, monkeypatch):
+    return scan_copy("scan_recall_reach", tmp_path, app, entry, monkeypatch)
+
+
+def test_a_method_of_a_stored_foreign_object_built_from_data_is_foreign(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "level_app", "level:Leveler.act", monkeypatch))
+    assert ("level.py", 14, "LCM401") in hits    # Rotation.from_rotvec(imu[:3]), an argument of data
+    assert ("level.py", 18, "LCM401") in hits    # self.frame.as_matrix(): no argument, the receiver is data
+
+
+def test_items_taken_out_by_implicit_iteration_are_extractions(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "joint_app", "joints:JointBridge.command", monkeypatch))
+    assert ("joints.py", 16, "LCM104") in hits   # for joint, a in zip(JOINTS, act): a * gain
+    assert ("joints.py", 18, "LCM104") in hits   # dict(zip(JOINTS, act))
+    assert ("joints.py", 20, "LCM104") in hits   # trail.extend(act)
+
+
+def test_zipped_items_never_used_as_numbers_are_not_extractions(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "joint_app", "joints:JointBridge.labels", monkeypatch))
+    assert not any(code == "LCM104" for _, _, code in hits)
