@@ -32,3 +32,14 @@ def test_items_taken_out_by_implicit_iteration_are_extractions(tmp_path, monkeyp
 def test_zipped_items_never_used_as_numbers_are_not_extractions(tmp_path, monkeypatch):
     hits = found(scan(tmp_path, "joint_app", "joints:JointBridge.labels", monkeypatch))
     assert not any(code == "LCM104" for _, _, code in hits)
+
+
+def test_calling_the_module_itself_runs_its_forward(tmp_path, monkeypatch):
+    result = scan(tmp_path, "chunk_app", "chunker:Chunker.act", monkeypatch)
+    assert ("chunker.py", 14, "LCM801") in found(result)   # torch.randn in forward, reached through self(obs)
+    assert not any(n.text == "self(...)" for n in result.not_followed)
+
+
+def test_a_project_call_then_the_library_call_through_super_reach_forward(tmp_path, monkeypatch):
+    result = scan(tmp_path, "chunk_app", "chunker:Smoothed.act", monkeypatch)
+    assert ("chunker.py", 14, "LCM801") in found(result)   # self(obs) -> __call__ -> super().__call__ -> forward
