@@ -43,3 +43,13 @@ def test_calling_the_module_itself_runs_its_forward(tmp_path, monkeypatch):
 def test_a_project_call_then_the_library_call_through_super_reach_forward(tmp_path, monkeypatch):
     result = scan(tmp_path, "chunk_app", "chunker:Smoothed.act", monkeypatch)
     assert ("chunker.py", 14, "LCM801") in found(result)   # self(obs) -> __call__ -> super().__call__ -> forward
+
+
+def test_a_buffer_bound_differently_per_branch_is_a_scratch_buffer(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "mix_app", "mixer:Mixer.blend", monkeypatch))
+    assert ("mixer.py", 19, "LCM703") in hits    # np.zeros(6) in one arm, REST.copy() (the later line) in the other
+
+
+def test_a_dict_copied_in_one_arm_is_no_buffer(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "mix_app", "mixer:Mixer.settings", monkeypatch))
+    assert not any(code == "LCM703" for _, _, code in hits)
