@@ -3,8 +3,14 @@ pipeline data, the items of a NumPy vector taken out by implicit iteration (`zip
 `list.extend`), and the rest of the forms listed in the fixture's README."""
 from __future__ import annotations
 
+import json
+import shutil
+
 import pytest
-from scanfixture import found, scan_copy
+from click.testing import CliRunner
+from scanfixture import FIXTURES, found, scan_copy
+
+from leapp_codemod.cli import main
 
 
 @pytest.fixture(autouse=True)
@@ -53,3 +59,20 @@ def test_a_buffer_bound_differently_per_branch_is_a_scratch_buffer(tmp_path, mon
 def test_a_dict_copied_in_one_arm_is_no_buffer(tmp_path, monkeypatch):
     hits = found(scan(tmp_path, "mix_app", "mixer:Mixer.settings", monkeypatch))
     assert not any(code == "LCM703" for _, _, code in hits)
+
+
+def _entries(tmp_path, app: str, monkeypatch) -> list[dict]:
+    """`entrypoints --format json --limit 0` on a copy of the app."""
+    root = tmp_path / app
+    shutil.copytree(FIXTURES / "scan_recall_reach" / app, root)
+    monkeypatch.chdir(root)
+    result = CliRunner().invoke(main, ["entrypoints", ".", "--format", "json", "--limit", "0"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)["entrypoints"]
+
+def test_a_planning_policy_whose_class_has_reset_is_not_an_environment(tmp_path, monkeypatch):
+    ranked = _entries(tmp_path, "wrapper_app", monkeypatch)
+    assert ranked[0]["entry"] == "planner:Planner.step"      # reaches its networks through encode/decode
+    assert not any("environment" in r for r in ranked[0]["reasons"])
+    arena = [e for e in ranked if e["entry"] == "arena:Arena.step"]
+    assert not arena or any("environment" in r for r in arena[0]["reasons"])   # it steps the physics
