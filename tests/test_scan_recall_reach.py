@@ -76,3 +76,16 @@ def test_a_planning_policy_whose_class_has_reset_is_not_an_environment(tmp_path,
     assert not any("environment" in r for r in ranked[0]["reasons"])
     arena = [e for e in ranked if e["entry"] == "arena:Arena.step"]
     assert not arena or any("environment" in r for r in arena[0]["reasons"])   # it steps the physics
+
+
+def test_a_step_on_a_class_picked_by_getattr_from_a_package_gets_the_loop(tmp_path, monkeypatch):
+    ranked = _entries(tmp_path, "kind_app", monkeypatch)
+    for want in ("rigs.hover:HoverRig.step", "rigs.walk:WalkRig.step"):
+        step = next(e for e in ranked if e["entry"] == want)
+        assert any(r.startswith("called in a loop by main (launch.py:25)") for r in step["reasons"])
+
+
+def test_a_step_on_a_class_declared_as_type_of_gets_the_loop(tmp_path, monkeypatch):
+    ranked = _entries(tmp_path, "typed_app", monkeypatch)
+    assert ranked[0]["entry"] == "pilots:Pilot.step"
+    assert any(r.startswith("called in a loop by main (fly.py:13)") for r in ranked[0]["reasons"])
