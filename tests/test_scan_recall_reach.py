@@ -89,3 +89,13 @@ def test_a_step_on_a_class_declared_as_type_of_gets_the_loop(tmp_path, monkeypat
     ranked = _entries(tmp_path, "typed_app", monkeypatch)
     assert ranked[0]["entry"] == "pilots:Pilot.step"
     assert any(r.startswith("called in a loop by main (fly.py:13)") for r in ranked[0]["reasons"])
+
+
+def test_an_array_sized_by_a_masked_selection_is_shape_specialization(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "vote_app", "vote:Voter.choose", monkeypatch))
+    assert ("vote.py", 13, "LCM002") in hits     # np.ones(strong.shape[0]), strong = scores[scores > floor]
+
+
+def test_an_array_sized_by_the_whole_batch_is_not(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "vote_app", "vote:Voter.smooth", monkeypatch))
+    assert ("vote.py", 18, "LCM002") not in hits  # np.arange(len(scores)): the batch, fixed by the deployment
