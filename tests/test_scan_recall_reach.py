@@ -99,3 +99,9 @@ def test_an_array_sized_by_a_masked_selection_is_shape_specialization(tmp_path, 
 def test_an_array_sized_by_the_whole_batch_is_not(tmp_path, monkeypatch):
     hits = found(scan(tmp_path, "vote_app", "vote:Voter.smooth", monkeypatch))
     assert ("vote.py", 18, "LCM002") not in hits  # np.arange(len(scores)): the batch, fixed by the deployment
+
+
+def test_a_counter_on_self_advanced_by_a_callback_is_a_python_number(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "stride_app", "stride:Strider.act", monkeypatch))
+    assert ("stride.py", 18, "LCM103") in hits   # self.beat / self.period, self.beat += 1 in after_step
+    assert not any(line == 22 and code == "LCM103" for _, line, code in hits)   # a replan test: left to state

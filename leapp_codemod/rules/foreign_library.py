@@ -43,7 +43,8 @@ RULE = Rule(
     summary="SciPy / OpenCV / scikit-learn / other native call on pipeline data",
     what="Flags calls into SciPy, OpenCV, scikit-image, pandas, Numba and similar native libraries, through any "
          "import alias (`import cv2 as cv`, `from scipy.special import expit as sigmoid`), when they receive "
-         "pipeline data.",
+         "pipeline data, and methods of a foreign object built from pipeline data (`rot.apply(DOWN)` with "
+         "`rot = Rotation.from_quat(q)`).",
     why="Native code does not see LEAPP's traced values: OpenCV is completely silent, SciPy ufuncs log 'numpy "
         "ufunc ...', `Rotation` only warns about internals. The result is a plain array: the output either raises "
         "'received non-traced tensors' or is frozen to the traced value, and an input is often pruned as "

@@ -162,7 +162,8 @@ RULE = Rule(
          "nested mix is reported once, at its innermost part. Also flags a whole shape stored in a name and "
          "handed to `view`/`reshape`/`expand` later (`sh = x.shape; ...; y.reshape(*sh)`): every size of it, "
          "the batch too, is fixed; and a torch factory sized by a dimension between the batch and the last one "
-         "(`torch.arange(x.shape[1])`, `torch.ones(emb.shape[:2])`: a sequence or token length).",
+         "(`torch.arange(x.shape[1])`, `torch.ones(emb.shape[:2])`: a sequence or token length), or a NumPy or "
+         "torch creation call sized by the count of a masked selection (`np.arange(len(x[keep]))`).",
     why="Shapes are Python ints while tracing, so the result is a constant of the traced size: padding by "
         "`max_count - count` or a feature `count / max_count` is frozen, and other sizes either fail in ONNX Runtime "
         "or silently reuse the traced value.",
