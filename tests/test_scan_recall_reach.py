@@ -105,3 +105,9 @@ def test_a_counter_on_self_advanced_by_a_callback_is_a_python_number(tmp_path, m
     hits = found(scan(tmp_path, "stride_app", "stride:Strider.act", monkeypatch))
     assert ("stride.py", 18, "LCM103") in hits   # self.beat / self.period, self.beat += 1 in after_step
     assert not any(line == 22 and code == "LCM103" for _, line, code in hits)   # a replan test: left to state
+
+
+def test_message_fields_read_by_getattr_and_messages_passed_by_keyword(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "arm_app", "arm_node:ArmNode.on_state", monkeypatch))
+    assert ("arm_node.py", 8, "LCM301") in hits    # pos = getattr(state, "position", []), state passed as state=msg
+    assert ("arm_node.py", 12, "LCM301") in hits   # np.asarray(getattr(state, "effort", [])), passed positionally
