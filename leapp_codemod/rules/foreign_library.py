@@ -26,7 +26,15 @@ def _receiver_data(node: ast.Call, ctx) -> bool:
     """`rot.apply(DOWN)`, `self.frame.as_matrix()`: a method of a foreign object built from pipeline data
     computes on that data even when every argument is a constant."""
     func = node.func
-    return isinstance(func, ast.Attribute) and not ctx.call_name(node) and ctx.is_data(func.value)
+    if not isinstance(func, ast.Attribute) or ctx.call_name(node) or not ctx.is_data(func.value):
+        return False
+    return any(_root(t) in FOREIGN_ROOTS and _names_a_class(t) for t in ctx.types_of(func.value))
+
+
+def _names_a_class(type_name: str) -> bool:
+    """`scipy.spatial.transform.Rotation.from_quat`: an object of a foreign class, not the array a foreign
+    function returns (`cv2.resize`, whose `.astype` is NumPy's)."""
+    return any(part[:1].isupper() for part in type_name.split(".")[1:])
 
 
 def check(node: ast.Call, ctx):

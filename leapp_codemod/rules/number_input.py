@@ -26,12 +26,13 @@ def check(node: ast.Name | ast.Attribute, ctx):
 
 
 def _self_counter(node: ast.Attribute, ctx):
-    """`self.timestep * self.dt`, with `self.timestep += 1` in a method of the class (the step itself or a
-    callback run after it): a Python counter read into arithmetic, frozen at its traced value. A counter only
-    compared or used as an index (a replan test, a slot in a chunk) is left to the state rules."""
+    """`self.timestep * self.dt`, with `self.timestep += 1` in a method of the class outside the exported step
+    (a callback run after it): a Python counter read into arithmetic, frozen at its traced value. A counter
+    the step advances itself is state (LCM701), and one only compared or used as an index (a replan test, a
+    slot in a chunk) is left to the state rules."""
     if not (isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name) and node.value.id == ctx.self_name
-            and ctx.cls is not None) or ctx.self_attr_is_data(node.attr) and not ctx.holds_counter(node.attr):
-        return
+            and ctx.cls is not None) or ctx.self_attr_is_data(node.attr) or ctx.holds_counter(node.attr):
+        return   # a counter the exported step advances itself is state, declared around the call (LCM701)
     where = _advanced_by(node.attr, ctx)
     if where is None:
         return
@@ -115,9 +116,10 @@ RULE = Rule(
          "(`for step in range(n)`), a clock. Only inline entries: a function entry's parameters are its caller's. "
          "A use that only feeds a local nothing reads (`elapsed = counter * dt`, unused), or locals that only such "
          "dead locals read (`phase = elapsed % p; s = np.sin(phase)`, `s` unused), is not flagged. In any entry, also "
-         "the first read into arithmetic of a counter on self that a method of the class advances by a number "
-         "(`self.timestep += 1` in the step or in a callback run after it): `phase = self.timestep * dt`. A counter "
-         "only compared or used as an index (a replan test) is left to the state rules.",
+         "the first read into arithmetic of a counter on self that a method of the class outside the pipeline "
+         "advances by a number (`self.timestep += 1` in a callback run after the step): `phase = self.timestep * "
+         "dt`. A counter the step advances itself is state (LCM701); one only compared or used as an index (a "
+         "replan test) is left to the state rules.",
     why="LEAPP traces tensors and arrays. The integration's input boundary passes any other value through "
         "unchanged, so a number is a constant of the graph: a gait phase computed from a step counter is the "
         "phase of the traced iteration forever.",

@@ -420,11 +420,9 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, l
         reasons.append(f"a network {_where(driver)} calls inline ({driver.path}:{pipeline.start}-{pipeline.end}): "
                        f"the range around it is the policy step")
     other = environment_or_optimizer(fn, project)
-    if other and other != ENV_BASE and fn.name == "step" and (
-            fn.id in sites.calls_module or decorated_no_grad(fn, project)
-            or sites.model_via(fn.id) and not steps_simulator(fn, project)):
-        other = None    # a model wrapper's step (its `reset` clears an action buffer), not a simulator's:
-        # it runs a model, itself or through the methods it delegates to (`self(obs)`, `self.plan(obs)`)
+    runs_model = fn.id in sites.calls_module or sites.model_via(fn.id) and not steps_simulator(fn, project)
+    if other and other != ENV_BASE and fn.name == "step" and (runs_model or decorated_no_grad(fn, project)):
+        other = None    # a model wrapper's step (its `reset` clears an action buffer), not a simulator's
     if other:
         score -= 5
         reasons.append(other)
