@@ -24,8 +24,9 @@ def scan(tmp_path, app: str, entry: str, monkeypatch):
 
 def test_a_method_of_a_stored_foreign_object_built_from_data_is_foreign(tmp_path, monkeypatch):
     hits = found(scan(tmp_path, "level_app", "level:Leveler.act", monkeypatch))
-    assert ("level.py", 14, "LCM401") in hits    # Rotation.from_rotvec(imu[:3]), an argument of data
-    assert ("level.py", 18, "LCM401") in hits    # self.frame.as_matrix(): no argument, the receiver is data
+    assert ("level.py", 16, "LCM401") in hits    # Rotation.from_rotvec(imu[:3]), an argument of data
+    assert ("level.py", 20, "LCM401") in hits    # self.frame.as_matrix(): no argument, the receiver is data
+    assert ("level.py", 22, "LCM401") not in hits   # self.sim.sensor(...): a simulator state built once
 
 
 def test_items_taken_out_by_implicit_iteration_are_extractions(tmp_path, monkeypatch):

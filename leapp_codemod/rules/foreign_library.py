@@ -28,7 +28,29 @@ def _receiver_data(node: ast.Call, ctx) -> bool:
     func = node.func
     if not isinstance(func, ast.Attribute) or ctx.call_name(node) or not ctx.is_data(func.value):
         return False
-    return any(_root(t) in FOREIGN_ROOTS and _names_a_class(t) for t in ctx.types_of(func.value))
+    return any(_root(t) in FOREIGN_ROOTS and _names_a_class(t) for t in ctx.types_of(func.value)) \
+        and _built_from_data(func.value, ctx)
+
+
+def _built_from_data(receiver: ast.expr, ctx) -> bool:
+    """The object was made by a call given pipeline data (`rot = Rotation.from_quat(q)`), or stored on self by
+    a method (not the constructor) from what that method received (`self.frame = Rotation.from_rotvec(imu)`):
+    not an object the pipeline reads its input from (a simulator's state, built once)."""
+    if isinstance(receiver, ast.Name):
+        return any(isinstance(v, ast.Call) and ctx.args_data(v) for v in ctx.fn.assigned(receiver.id))
+    if not (isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name)
+            and receiver.value.id == ctx.self_name and ctx.cls is not None):
+        return False
+    return any(isinstance(value, ast.Call) and method != "__init__" and method in klass.methods
+               and any(_passed_in(a, klass.methods[method]) for a in (*value.args, *(k.value for k in value.keywords)))
+               for klass in ctx.project.mro(ctx.cls) for method, value in klass.attr_values.get(receiver.attr, ()))
+
+
+def _passed_in(arg: ast.expr, method) -> bool:
+    """An argument computed from a local or parameter of the method that stores the object (`imu[:3]`),
+    not only from what the object holds (`self.model`) or constants."""
+    own = method.positional_params[0] if method.is_method and method.positional_params else None
+    return any(isinstance(n, ast.Name) and n.id != own for n in ast.walk(arg))
 
 
 def _names_a_class(type_name: str) -> bool:
