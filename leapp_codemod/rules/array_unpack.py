@@ -1,5 +1,9 @@
 import ast
 
+from leapp_codemod.rules._array_uses import (bound_to_container as _bound_to_container,
+                                              items_reach_numpy as _items_reach_numpy,
+                                              many_dimensions as _many_dimensions,
+                                              used_as_numbers as _used_as_numbers)
 from leapp_codemod.rules._helpers import is_number, show
 from leapp_codemod.rules.base import Hit, Rule
 from leapp_codemod.source.chains import counter_kind
@@ -48,6 +52,12 @@ def check(node: ast.AST, ctx):
                             "constant", _FIX)
         return
     if isinstance(node, ast.Call):
+        spread = _spread_into_python(node, ctx)
+        if spread is not None and not ctx.only_logged(node):
+            yield Hit(node, f"`{show(node)}` takes the items of `{show(spread)}`, a NumPy array of pipeline data, "
+                            "into a Python container one by one: each is a NumPy scalar the trace does not follow",
+                      _FIX)
+            return
         passed = _elements_passed(node, ctx)
         if passed and not ctx.only_logged(node):
             yield Hit(passed[0], f"`{', '.join(show(e) for e in passed)}` hand single elements of a NumPy array of "
@@ -62,6 +72,11 @@ def check(node: ast.AST, ctx):
                           "list: each is a NumPy scalar the trace does not follow", _FIX)
         return
     iterable, target = node.iter, node.target
+    zipped = _zipped_array(iterable, target, ctx)
+    if zipped is not None and not ctx.only_logged(iterable):
+        yield Hit(iterable, f"iterating `{show(iterable)}` takes the items of `{show(zipped)}`, a NumPy array of "
+                            "pipeline data, one by one: each is a NumPy scalar the trace does not follow", _FIX)
+        return
     if isinstance(iterable, ast.Call) and ctx.builtin(iterable) in ITEM_WRAPPERS and len(iterable.args) == 1:
         if ctx.builtin(iterable) == "enumerate":
             if not (isinstance(target, ast.Tuple) and len(target.elts) == 2):
@@ -73,6 +88,46 @@ def check(node: ast.AST, ctx):
     if _array_of_data(source, ctx, target) and not ctx.only_logged(iterable):
         yield Hit(iterable, f"iterating `{show(iterable)}` takes the items of a NumPy array of pipeline data one "
                             "by one: each is a NumPy scalar the trace does not follow", _FIX)
+
+
+def _zipped_array(iterable: ast.expr, target: ast.expr, ctx) -> ast.expr | None:
+    """`for name, v in zip(names, arr)`: the argument of `zip` whose items land in a target name used as a
+    number, when it is a NumPy array of the pipeline."""
+    if not (isinstance(iterable, ast.Call) and ctx.builtin(iterable) == "zip" and isinstance(target, ast.Tuple)
+            and len(target.elts) == len(iterable.args) and not iterable.keywords):
+        return None
+    for arg, item in zip(iterable.args, target.elts):
+        if isinstance(item, ast.Name) and (_numpy_vector(arg, ctx) or _array_of_data(arg, ctx, item)) \
+                and (_used_as_numbers({item.id}, ctx, through_calls=True) or _cast({item.id}, ctx)):
+            return arg
+    return None
+
+
+def _cast(names: set[str], ctx) -> bool:
+    """An item handed to `float()`/`int()`: read as a Python number."""
+    return any(isinstance(n, ast.Call) and ctx.builtin(n) in ("float", "int") and n.args
+               and isinstance(n.args[0], ast.Name) and n.args[0].id in names for n in ast.walk(ctx.fn.node))
+
+
+# Calls that copy their argument's items into a Python container: `list(a)`, `items.extend(a)`,
+# `dict(zip(names, a))`.
+_SPREADING_BUILTINS = frozenset({"list", "tuple"})
+
+
+def _spread_into_python(call: ast.Call, ctx) -> ast.expr | None:
+    """The NumPy vector of pipeline data whose items a call copies into a Python list, tuple or dict."""
+    builtin = ctx.builtin(call)
+    if builtin in _SPREADING_BUILTINS and len(call.args) == 1 and not call.keywords:
+        arg = call.args[0]
+    elif builtin == "dict" and len(call.args) == 1 and isinstance(call.args[0], ast.Call) \
+            and ctx.builtin(call.args[0]) == "zip" and len(call.args[0].args) == 2:
+        arg = call.args[0].args[1]
+    elif isinstance(call.func, ast.Attribute) and call.func.attr == "extend" and len(call.args) == 1 \
+            and _bound_to_container(call.func.value, ctx):
+        arg = call.args[0]
+    else:
+        return None
+    return arg if _numpy_vector(arg, ctx) else None
 
 
 def _loop_element(node: ast.Assign, ctx) -> ast.Subscript | None:
@@ -344,91 +399,6 @@ def _position(node: ast.Assign) -> int | None:
     return None
 
 
-def _bound_to_container(value: ast.expr, ctx) -> bool:
-    """A name some assignment in the function binds to a list, set, dict or tuple display or comprehension."""
-    containers = (ast.List, ast.ListComp, ast.Set, ast.SetComp, ast.Dict, ast.DictComp, ast.Tuple)
-    return isinstance(value, ast.Name) and any(
-        isinstance(n, ast.Assign) and isinstance(n.value, containers)
-        and any(isinstance(t, ast.Name) and t.id == value.id for t in n.targets) for n in ast.walk(ctx.fn.node))
-
-
-def _many_dimensions(value: ast.expr, ctx) -> bool:
-    """The function unpacks the array's shape into two or more names (`t, h, w, c = frames.shape`) or indexes it
-    with two or more indices (`frames[:, 0]`)."""
-    text = ast.unparse(value)
-    for n in ast.walk(ctx.fn.node):
-        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Attribute) and n.value.attr == "shape" \
-                and ast.unparse(n.value.value) == text \
-                and any(isinstance(t, (ast.Tuple, ast.List)) and len(t.elts) > 1 for t in n.targets):
-            return True
-        if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Tuple) and len(n.slice.elts) > 1 \
-                and ast.unparse(n.value) == text:
-            return True
-    return False
-
-
-def _used_as_numbers(names: set[str], ctx, through_calls: bool = False) -> bool:
-    """An item is an operand of arithmetic, a comparison, or an argument of a NumPy or `math` function;
-    for a fixed unpacking (`gas, turn = out`: scalars, not rows) also an argument a project helper computes with."""
-    def is_item(e) -> bool:
-        return isinstance(e, ast.Name) and e.id in names
-    for n in ast.walk(ctx.fn.node):
-        if isinstance(n, ast.BinOp) and (is_item(n.left) or is_item(n.right)) or \
-                isinstance(n, ast.UnaryOp) and is_item(n.operand) or \
-                isinstance(n, ast.Compare) and any(is_item(e) for e in (n.left, *n.comparators)):
-            return True
-        if isinstance(n, ast.Call) and (ctx.call_name(n) or "").startswith(("numpy.", "math.")) and any(
-                is_item(a) or isinstance(a, (ast.List, ast.Tuple)) and any(is_item(e) for e in a.elts) for a in n.args):
-            return True   # `np.arctan2(y, x)`, `np.array([steer, speed])`
-        if through_calls and isinstance(n, ast.Call) and any(is_item(a) for a in n.args) \
-                and _callee_computes(n, ctx, is_item):
-            return True   # `scale(speed, ...)`: a project helper does arithmetic on it
-    return False
-
-
-def _callee_computes(call: ast.Call, ctx, is_item) -> bool:
-    """A project function the call runs uses the parameter an item is passed for as a number."""
-    for callee in ctx.resolve_call(call):
-        params = callee.positional_params[1:] if callee.is_method and not isinstance(call.func, ast.Name) \
-            else callee.positional_params
-        passed = {params[i] for i, a in enumerate(call.args) if i < len(params) and is_item(a)}
-        if passed and _used_as_numbers_in(passed, callee.node):
-            return True
-    return False
-
-
-def _used_as_numbers_in(names: set[str], node: ast.AST) -> bool:
-    def is_item(e) -> bool:
-        return isinstance(e, ast.Name) and e.id in names
-    return any(isinstance(n, ast.BinOp) and (is_item(n.left) or is_item(n.right))
-               or isinstance(n, ast.Compare) and any(is_item(e) for e in (n.left, *n.comparators))
-               for n in ast.walk(node))
-
-
-def _items_reach_numpy(ctx, names: set[str]) -> bool:
-    """Does a value computed from `names` (through plain assignments in the function) reach a `numpy.*` call,
-    or get written into an array a `numpy.*` call made (`g = np.zeros(3); g[0] = 2 * w * z`)?"""
-    assigns = [n for n in ast.walk(ctx.fn.node) if isinstance(n, ast.Assign)]
-    derived = set(names)
-    for _ in range(4):
-        before = len(derived)
-        for node in assigns:
-            if _reads(node.value) & derived:
-                derived |= {n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
-        if len(derived) == before:
-            break
-    numpy_buffers = {t.id for node in assigns for t in node.targets if isinstance(t, ast.Name)
-                     and isinstance(node.value, ast.Call) and (ctx.call_name(node.value) or "").startswith("numpy.")}
-    return any(isinstance(n, ast.Call) and (ctx.call_name(n) or "").startswith("numpy.")
-               and any(_reads(a) & derived for a in n.args) for n in ast.walk(ctx.fn.node)) or any(
-        isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id in numpy_buffers
-        and _reads(node.value) & derived for node in assigns for t in node.targets)   # `g[0] = 2 * w * z`
-
-
-def _reads(expr: ast.expr) -> set[str]:
-    return {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
-
-
 RULE = Rule(
     code="LCM104", name="array-unpack", category="scalar-extraction", severity="error",
     summary="NumPy array of pipeline data unpacked or iterated into Python names",
@@ -437,7 +407,9 @@ RULE = Rule(
          "field, also item by item in a counted loop: `cmd.motors[i].q = act[start + i]`), two elements or more "
          "handed to a project function as separate arguments (`arm.send(q, left=w[0], right=w[1])`) or, in an inline range, from a value bound before the range that is not known to be a tensor "
          "(`x = pose[1] - 0.5`, `y = pose[2]`: a list a reader thread fills), reading an element and writing what is computed from it back (`a[i] = a[i] * s`, `a[3] *= 2`), and "
-         "`for` loops or comprehensions over one (`[v * 2 for v in arr]`, `for i, v in enumerate(arr)`), not a name "
+         "`for` loops or comprehensions over one (`[v * 2 for v in arr]`, `for i, v in enumerate(arr)`, "
+         "`for name, v in zip(names, arr)`), copying its items into a Python container (`list(arr)`, "
+         "`items.extend(arr)`, `dict(zip(names, arr))`), not a name "
          "bound to a list or other container. An array "
          "counts when the scan knows it is NumPy, or when it is pipeline data whose items go on into `np.*` calls. "
          "Unpacking a torch tensor is not flagged: it yields 0-d tensors that stay traced; nor are items the code "

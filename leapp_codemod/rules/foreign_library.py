@@ -22,9 +22,46 @@ def foreign_target(node: ast.Call, ctx) -> str | None:
     return None
 
 
+def _receiver_data(node: ast.Call, ctx) -> bool:
+    """`rot.apply(DOWN)`, `self.frame.as_matrix()`: a method of a foreign object built from pipeline data
+    computes on that data even when every argument is a constant."""
+    func = node.func
+    if not isinstance(func, ast.Attribute) or ctx.call_name(node) or not ctx.is_data(func.value):
+        return False
+    return any(_root(t) in FOREIGN_ROOTS and _names_a_class(t) for t in ctx.types_of(func.value)) \
+        and _built_from_data(func.value, ctx)
+
+
+def _built_from_data(receiver: ast.expr, ctx) -> bool:
+    """The object was made by a call given pipeline data (`rot = Rotation.from_quat(q)`), or stored on self by
+    a method (not the constructor) from what that method received (`self.frame = Rotation.from_rotvec(imu)`):
+    not an object the pipeline reads its input from (a simulator's state, built once)."""
+    if isinstance(receiver, ast.Name):
+        return any(isinstance(v, ast.Call) and ctx.args_data(v) for v in ctx.fn.assigned(receiver.id))
+    if not (isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name)
+            and receiver.value.id == ctx.self_name and ctx.cls is not None):
+        return False
+    return any(isinstance(value, ast.Call) and method != "__init__" and method in klass.methods
+               and any(_passed_in(a, klass.methods[method]) for a in (*value.args, *(k.value for k in value.keywords)))
+               for klass in ctx.project.mro(ctx.cls) for method, value in klass.attr_values.get(receiver.attr, ()))
+
+
+def _passed_in(arg: ast.expr, method) -> bool:
+    """An argument computed from a local or parameter of the method that stores the object (`imu[:3]`),
+    not only from what the object holds (`self.model`) or constants."""
+    own = method.positional_params[0] if method.is_method and method.positional_params else None
+    return any(isinstance(n, ast.Name) and n.id != own for n in ast.walk(arg))
+
+
+def _names_a_class(type_name: str) -> bool:
+    """`scipy.spatial.transform.Rotation.from_quat`: an object of a foreign class, not the array a foreign
+    function returns (`cv2.resize`, whose `.astype` is NumPy's)."""
+    return any(part[:1].isupper() for part in type_name.split(".")[1:])
+
+
 def check(node: ast.Call, ctx):
     target = foreign_target(node, ctx)
-    if target is None or target in TRACEABLE or not ctx.args_data(node):
+    if target is None or target in TRACEABLE or not (ctx.args_data(node) or _receiver_data(node, ctx)):
         return
     yield Hit(node, f"`{show(node)}` calls native `{target}` on pipeline data; LEAPP cannot trace it",
               f"FunctionPatch `{ctx.fn.qualname}` with a torch implementation (`generate` writes the patch), "
@@ -36,7 +73,8 @@ RULE = Rule(
     summary="SciPy / OpenCV / scikit-learn / other native call on pipeline data",
     what="Flags calls into SciPy, OpenCV, scikit-image, pandas, Numba and similar native libraries, through any "
          "import alias (`import cv2 as cv`, `from scipy.special import expit as sigmoid`), when they receive "
-         "pipeline data.",
+         "pipeline data, and methods of a foreign object built from pipeline data (`rot.apply(DOWN)` with "
+         "`rot = Rotation.from_quat(q)`).",
     why="Native code does not see LEAPP's traced values: OpenCV is completely silent, SciPy ufuncs log 'numpy "
         "ufunc ...', `Rotation` only warns about internals. The result is a plain array: the output either raises "
         "'received non-traced tensors' or is frozen to the traced value, and an input is often pruned as "

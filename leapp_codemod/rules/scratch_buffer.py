@@ -39,8 +39,51 @@ def _local_buffer(name: str, line: int, ctx) -> bool:
                      for t in (node.targets if isinstance(node, ast.Assign) else [node.target]))]
     if not bound:
         return False
-    value = max(bound, key=lambda b: b[0])[1]
-    return _allocates(value, ctx.module, ctx) and not _torch_allocation(value, ctx)
+    latest = max(bound, key=lambda b: b[0])
+    values = _reaching_values(name, latest, bound, ctx)
+    if any(_torch_allocation(v, ctx) for v in values):
+        return False
+    if len(values) == 1:
+        return _allocates(values[0], ctx.module, ctx)
+    # bound differently per branch (`np.zeros(n)` in one arm, `template.copy()` in the other): every binding
+    # that reaches the write is fresh, and one of them is a NumPy allocation
+    return all(_allocates(v, ctx.module, ctx) or _fresh_copy(v, ctx) for v in values) \
+        and any(_allocates(v, ctx.module, ctx) for v in values)
+
+
+def _fresh_copy(value: ast.expr, ctx) -> bool:
+    """`template.copy()`, `REST.copy()`: a copy of a value that holds no pipeline data, or of a module-level
+    constant."""
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "copy"
+            and not value.args and not value.keywords):
+        return False
+    source = value.func.value
+    constant = isinstance(source, ast.Name) and source.id in ctx.module.globals and source.id not in ctx.fn.params \
+        and source.id not in ctx.env.data
+    return constant or not ctx.is_data(source)
+
+
+def _reaching_values(name: str, latest: tuple[int, ast.expr], bound: list[tuple[int, ast.expr]],
+                     ctx) -> list[ast.expr]:
+    """The values of `name` that may reach a use below the latest binding: that binding alone, or, when it
+    sits in one arm of an `if`, the last binding in each arm (the binding before the `if` for an arm that
+    has none)."""
+    line = latest[0]
+    around = [n for n in ctx.fn.nodes if isinstance(n, ast.If) and n.body and n.orelse
+              and n.lineno < line <= (n.end_lineno or n.lineno)]
+    if not around:
+        return [latest[1]]
+    branch = max(around, key=lambda n: n.lineno)   # the innermost
+    values = []
+    for arm in (branch.body, branch.orelse):
+        start, end = arm[0].lineno, arm[-1].end_lineno or arm[-1].lineno
+        inside = [b for b in bound if start <= b[0] <= end]
+        before = [b for b in bound if b[0] < branch.lineno]
+        chosen = inside or before
+        if not chosen:
+            return [latest[1]]
+        values.append(max(chosen, key=lambda b: b[0])[1])
+    return values
 
 
 def _torch_allocation(value: ast.expr, ctx) -> bool:

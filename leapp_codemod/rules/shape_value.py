@@ -87,6 +87,51 @@ def _sized_by_inner_dimension(node: ast.Call, ctx):
             return
 
 
+# NumPy creation calls whose first positional argument is a size (or, for `arange`, the end of the range).
+NUMPY_SIZED = frozenset({"numpy.arange", "numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full", "numpy.eye"})
+
+
+def _masked(e: ast.expr, ctx) -> bool:
+    """`x[keep]`, with `keep` pipeline data (a boolean mask or computed indices), or a name bound to one in
+    this function: as many items as the data selects."""
+    if isinstance(e, ast.Subscript):
+        index = e.slice
+        return not isinstance(index, (ast.Slice, ast.Constant, ast.Tuple)) and ctx.is_data(index) \
+            and not ctx.is_shape(index) and ctx.is_data(e.value)
+    if isinstance(e, ast.Name):
+        return any(isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == e.id for t in n.targets)
+                   and isinstance(n.value, ast.Subscript) and _masked(n.value, ctx) for n in ctx.fn.nodes)
+    return False
+
+
+def _selected_count(e: ast.expr, ctx) -> bool:
+    """`len(sel)`, `sel.shape[0]`, `sel.size(0)` of a masked selection."""
+    if isinstance(e, ast.Call) and ctx.builtin(e) == "len" and len(e.args) == 1:
+        return _masked(e.args[0], ctx)
+    if isinstance(e, ast.Subscript) and isinstance(e.value, ast.Attribute) and e.value.attr == "shape" \
+            and isinstance(e.slice, ast.Constant) and e.slice.value == 0:
+        return _masked(e.value.value, ctx)
+    if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr == "size" \
+            and len(e.args) == 1 and isinstance(e.args[0], ast.Constant) and e.args[0].value == 0:
+        return _masked(e.func.value, ctx)
+    return False
+
+
+def _sized_by_selection(node: ast.Call, ctx):
+    """`np.arange(len(x[keep]))`, `torch.ones(sel.shape[0])`: a new array as long as a data-selected subset
+    (a mask's count): the export bakes in the count seen while tracing."""
+    name = ctx.call_name(node)
+    if name not in NUMPY_SIZED and name not in SIZED_FACTORIES or not node.args:
+        return
+    arg = node.args[0]
+    parts = arg.elts if isinstance(arg, (ast.Tuple, ast.List)) else [arg]
+    if any(_selected_count(p, ctx) for p in parts):
+        yield Hit(node, f"`{show(node)}` sizes a new array by how many items a selection on pipeline data keeps; "
+                        "the export bakes in the count seen while tracing",
+                  "keep every item and weight the unselected ones by zero (a mask multiplied in), so the size is "
+                  "fixed")
+
+
 def check(node, ctx):
     if isinstance(node, ast.BinOp):
         operands = [node.left, node.right]
@@ -95,6 +140,7 @@ def check(node, ctx):
     elif isinstance(node, ast.Call):
         yield from _stored_shape(node, ctx)
         yield from _sized_by_inner_dimension(node, ctx)
+        yield from _sized_by_selection(node, ctx)
         return
     else:
         return
@@ -116,7 +162,8 @@ RULE = Rule(
          "nested mix is reported once, at its innermost part. Also flags a whole shape stored in a name and "
          "handed to `view`/`reshape`/`expand` later (`sh = x.shape; ...; y.reshape(*sh)`): every size of it, "
          "the batch too, is fixed; and a torch factory sized by a dimension between the batch and the last one "
-         "(`torch.arange(x.shape[1])`, `torch.ones(emb.shape[:2])`: a sequence or token length).",
+         "(`torch.arange(x.shape[1])`, `torch.ones(emb.shape[:2])`: a sequence or token length), or a NumPy or "
+         "torch creation call sized by the count of a masked selection (`np.arange(len(x[keep]))`).",
     why="Shapes are Python ints while tracing, so the result is a constant of the traced size: padding by "
         "`max_count - count` or a feature `count / max_count` is frozen, and other sizes either fail in ONNX Runtime "
         "or silently reuse the traced value.",

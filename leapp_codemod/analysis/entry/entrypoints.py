@@ -56,7 +56,7 @@ from leapp_codemod.analysis.entry.served import served_locals as served_locals_o
 from leapp_codemod.analysis.entry.signs import (ACTION_WORDS, ENV_BASE, IO_WORDS, POLICY_STEP_NAMES, STEP_VERBS,
                                                 TRAINING_NAMES, UNFOLLOWED_POLICY_METHODS, calls_nn_module, computes_loss,
                                                 decorated_no_grad, deploy_path, environment_or_optimizer, is_step_name,
-                                                names_a_command, non_torch, uses_non_torch)
+                                                names_a_command, non_torch, steps_simulator, uses_non_torch)
 from leapp_codemod.analysis.flow.dataflow import compute_env
 from leapp_codemod.analysis.infer.context import FunctionContext
 from leapp_codemod.analysis.infer.lattice import Facts
@@ -420,8 +420,8 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, l
         reasons.append(f"a network {_where(driver)} calls inline ({driver.path}:{pipeline.start}-{pipeline.end}): "
                        f"the range around it is the policy step")
     other = environment_or_optimizer(fn, project)
-    if other and other != ENV_BASE and fn.name == "step" and (fn.id in sites.calls_module
-                                                               or decorated_no_grad(fn, project)):
+    runs_model = fn.id in sites.calls_module or sites.model_via(fn.id) and not steps_simulator(fn, project)
+    if other and other != ENV_BASE and fn.name == "step" and (runs_model or decorated_no_grad(fn, project)):
         other = None    # a model wrapper's step (its `reset` clears an action buffer), not a simulator's
     if other:
         score -= 5

@@ -65,6 +65,12 @@ def simulator_step(call: ast.Call, module, project: Project) -> str | None:
     return None
 
 
+def steps_simulator(fn: FunctionInfo, project: Project) -> bool:
+    """Does the function advance a physics simulator itself (`mujoco.mj_step(m, d)`)?"""
+    module = project.modules[fn.module]
+    return any(isinstance(n, ast.Call) and simulator_step(n, module, project) for n in ast.walk(fn.node))
+
+
 def decorated_no_grad(fn: FunctionInfo, project: Project) -> bool:
     module = project.modules[fn.module]
     for deco in fn.node.decorator_list:

@@ -95,6 +95,8 @@ class CallQuestions:
                 for klass in project.mro(self.cls)[1:]:
                     if func.attr in klass.methods:
                         return [klass.methods[func.attr]]
+                if func.attr == "__call__":   # a library base's `__call__` (nn.Module's) runs the instance's forward
+                    return self._own_call_target(through_call=False)
                 return []
             if isinstance(receiver, ast.Name) and receiver.id == self.self_name and self.cls is not None:
                 methods = self.dispatch(func.attr)
@@ -122,6 +124,11 @@ class CallQuestions:
                 found = self._implementations(call, found) or found   # a stub is never the answer
             if found:
                 return found
+        elif isinstance(func, ast.Name) and func.id == self.self_name and self.cls is not None \
+                and func.id not in self.env.types:
+            own = self._own_call_target(through_call=True)
+            if own:
+                return own
         else:
             for type_name in self.types_of(func) if isinstance(func, ast.Name) and func.id in self.env.types else ():
                 cls = self._class_for_type(type_name)
@@ -168,6 +175,19 @@ class CallQuestions:
             init = project.find_method(target, "__init__")
             return [init] if init else []
         return [target] if isinstance(target, FunctionInfo) else []
+
+    def _own_call_target(self, through_call: bool) -> list[FunctionInfo]:
+        """What calling the instance itself runs (`self(obs)`, `super().__call__(obs)`): for each class the
+        method runs on, its project `__call__` (not through `super()`), else its `forward`: the instance is
+        callable, so a base outside the project (nn.Module, a framework's module class) provides `__call__`."""
+        out: list[FunctionInfo] = []
+        for klass in self.receiver_classes():
+            target = self.project.find_method(klass, "__call__") if through_call else None
+            if target is None:   # no project `__call__`: a library base provides it, and runs forward
+                target = self.project.find_method(klass, "forward")
+            if target is not None and target is not self.fn and target not in out:
+                out.append(target)
+        return out
 
     def _implementations(self, call: ast.Call, stubs: list[FunctionInfo]) -> list[FunctionInfo]:
         """A declared type whose method is only a stub (a Protocol, an ABC with no subclass in the project):

@@ -21,11 +21,17 @@ class MessageQuestions:
         """`msg.ranges`, `self.scan.ranges` (a callback stored the message), `imu.gyroscope` (`imu =
         msg.imu_state`): a field read from a message a subscription callback received."""
         fields, root = 0, expr
-        while isinstance(root, (ast.Attribute, ast.Subscript)) and not is_self_attr(root, self.self_name):
-            fields += isinstance(root, ast.Attribute)
-            root = root.value
-        if fields == 0:
-            return False
+        while True:
+            if isinstance(root, ast.Call) and _named_field(root, self):   # `getattr(msg, "position", [])`
+                fields, root = fields + 1, root.args[0]
+            elif isinstance(root, (ast.Attribute, ast.Subscript)) and not is_self_attr(root, self.self_name):
+                fields += isinstance(root, ast.Attribute)
+                root = root.value
+            else:
+                break
+        if fields == 0:   # `pos = getattr(msg, "position", [])`, then `pos`: a name bound once to a field
+            bound = self.fn.assigned(root.id) if isinstance(root, ast.Name) and hops < _MAX_LOCAL_HOPS else []
+            return len(bound) == 1 and self.is_message_field(bound[0], hops + 1)
         if self.cls is not None and is_self_attr(root, self.self_name):
             return any(root.attr in self._message_attrs(klass) for klass in self.project.mro(self.cls))
         if not isinstance(root, ast.Name):
@@ -69,6 +75,8 @@ class MessageQuestions:
                 if any(callee.id == self.fn.id for callee in reader.resolve_call(call)):
                     out |= {params[i] for i, arg in enumerate(call.args[:len(params)])
                             if reader._message_or_field(arg, 1)}
+                    out |= {k.arg for k in call.keywords   # `to_vec(js_msg=msg)`: a message passed by name
+                            if k.arg in params and reader._message_or_field(k.value, 1)}
         return out
 
     def _message_or_field(self, value: ast.expr, hops: int) -> bool:
@@ -80,3 +88,9 @@ class MessageQuestions:
         if self.cls is not None and is_self_attr(value, self.self_name):
             return any(value.attr in self._message_attrs(klass) for klass in self.project.mro(self.cls))
         return self.is_message_field(value, hops)
+
+
+def _named_field(call: ast.Call, ctx) -> bool:
+    """`getattr(obj, "field")` or `getattr(obj, "field", default)`: a field read by a constant name."""
+    return ctx.builtin(call) == "getattr" and len(call.args) in (2, 3) \
+        and isinstance(call.args[1], ast.Constant) and isinstance(call.args[1].value, str)

@@ -92,6 +92,12 @@ class TypeQuestions:
             built = runtime_bind.hydra_result_types(self, call, module)
             if built is not None:
                 return built
+        if isinstance(func, ast.Call):   # `getattr(rigs, cfg.kind)(...)`: a class the module holds
+            return self._module_attr_classes(func, module)
+        if isinstance(func, ast.Name) and module is self.module:   # `cls: type[Pipeline] = ...`; `cls(cfg)`
+            declared = self._declared_class_types(func.id)
+            if declared:
+                return declared
         name = self.project.qualify(func, module)
         if name is None:
             return set()
@@ -105,6 +111,33 @@ class TypeQuestions:
         if target is not None:
             return self.return_types(target)
         return {self.project.external_name(name)}
+
+    def _module_attr_classes(self, call: ast.Call, module: ModuleIndex) -> set[str]:
+        """`getattr(pkg, name)` on a project module: the class named by a constant, else every class the
+        module defines or imports (the one chosen at run time is among them)."""
+        if not (isinstance(call.func, ast.Name) and call.func.id == "getattr" and len(call.args) >= 2):
+            return set()
+        owner = self.project.qualify(call.args[0], module)
+        held = self.project.modules.get(owner) if owner else None
+        if held is None:
+            return set()
+        key = call.args[1]
+        names = [key.value] if isinstance(key, ast.Constant) and isinstance(key.value, str) \
+            else [*held.classes, *held.imports]
+        found = (self.project.lookup(f"{owner}.{n}") if n in held.classes else
+                 self.project.lookup(held.imports[n]) if n in held.imports else None for n in names)
+        return {c.id for c in found if isinstance(c, ClassInfo)}
+
+    def _declared_class_types(self, name: str) -> set[str]:
+        """`pipeline_class: type[RlBase] = ...` in this function: calling the name builds that class."""
+        for node in self.fn.nodes:
+            if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == name \
+                    and isinstance(node.annotation, ast.Subscript):
+                head = node.annotation.value
+                head_name = head.attr if isinstance(head, ast.Attribute) else getattr(head, "id", "")
+                if head_name in ("type", "Type"):
+                    return annotation_classes(self.project, node.annotation.slice, self.module)
+        return set()
 
     def return_types(self, fn: FunctionInfo) -> set[str]:
         q, guard = questions(self.project), (self._asker(), "returns", fn.id)

@@ -1,0 +1,88 @@
+"""What a function does with the items of a NumPy array (shared by the array-unpack rule): used as numbers,
+passed on into NumPy calls, a name bound to a container, an array with several axes."""
+import ast
+
+
+def bound_to_container(value: ast.expr, ctx) -> bool:
+    """A name some assignment in the function binds to a list, set, dict or tuple display or comprehension."""
+    containers = (ast.List, ast.ListComp, ast.Set, ast.SetComp, ast.Dict, ast.DictComp, ast.Tuple)
+    return isinstance(value, ast.Name) and any(
+        isinstance(n, ast.Assign) and isinstance(n.value, containers)
+        and any(isinstance(t, ast.Name) and t.id == value.id for t in n.targets) for n in ast.walk(ctx.fn.node))
+
+
+def many_dimensions(value: ast.expr, ctx) -> bool:
+    """The function unpacks the array's shape into two or more names (`t, h, w, c = frames.shape`) or indexes it
+    with two or more indices (`frames[:, 0]`)."""
+    text = ast.unparse(value)
+    for n in ast.walk(ctx.fn.node):
+        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Attribute) and n.value.attr == "shape" \
+                and ast.unparse(n.value.value) == text \
+                and any(isinstance(t, (ast.Tuple, ast.List)) and len(t.elts) > 1 for t in n.targets):
+            return True
+        if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Tuple) and len(n.slice.elts) > 1 \
+                and ast.unparse(n.value) == text:
+            return True
+    return False
+
+
+def used_as_numbers(names: set[str], ctx, through_calls: bool = False) -> bool:
+    """An item is an operand of arithmetic, a comparison, or an argument of a NumPy or `math` function;
+    for a fixed unpacking (`gas, turn = out`: scalars, not rows) also an argument a project helper computes with."""
+    def is_item(e) -> bool:
+        return isinstance(e, ast.Name) and e.id in names
+    for n in ast.walk(ctx.fn.node):
+        if isinstance(n, ast.BinOp) and (is_item(n.left) or is_item(n.right)) or \
+                isinstance(n, ast.UnaryOp) and is_item(n.operand) or \
+                isinstance(n, ast.Compare) and any(is_item(e) for e in (n.left, *n.comparators)):
+            return True
+        if isinstance(n, ast.Call) and (ctx.call_name(n) or "").startswith(("numpy.", "math.")) and any(
+                is_item(a) or isinstance(a, (ast.List, ast.Tuple)) and any(is_item(e) for e in a.elts) for a in n.args):
+            return True   # `np.arctan2(y, x)`, `np.array([steer, speed])`
+        if through_calls and isinstance(n, ast.Call) and any(is_item(a) for a in n.args) \
+                and callee_computes(n, ctx, is_item):
+            return True   # `scale(speed, ...)`: a project helper does arithmetic on it
+    return False
+
+
+def callee_computes(call: ast.Call, ctx, is_item) -> bool:
+    """A project function the call runs uses the parameter an item is passed for as a number."""
+    for callee in ctx.resolve_call(call):
+        params = callee.positional_params[1:] if callee.is_method and not isinstance(call.func, ast.Name) \
+            else callee.positional_params
+        passed = {params[i] for i, a in enumerate(call.args) if i < len(params) and is_item(a)}
+        if passed and used_as_numbers_in(passed, callee.node):
+            return True
+    return False
+
+
+def used_as_numbers_in(names: set[str], node: ast.AST) -> bool:
+    def is_item(e) -> bool:
+        return isinstance(e, ast.Name) and e.id in names
+    return any(isinstance(n, ast.BinOp) and (is_item(n.left) or is_item(n.right))
+               or isinstance(n, ast.Compare) and any(is_item(e) for e in (n.left, *n.comparators))
+               for n in ast.walk(node))
+
+
+def items_reach_numpy(ctx, names: set[str]) -> bool:
+    """Does a value computed from `names` (through plain assignments in the function) reach a `numpy.*` call,
+    or get written into an array a `numpy.*` call made (`g = np.zeros(3); g[0] = 2 * w * z`)?"""
+    assigns = [n for n in ast.walk(ctx.fn.node) if isinstance(n, ast.Assign)]
+    derived = set(names)
+    for _ in range(4):
+        before = len(derived)
+        for node in assigns:
+            if reads(node.value) & derived:
+                derived |= {n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        if len(derived) == before:
+            break
+    numpy_buffers = {t.id for node in assigns for t in node.targets if isinstance(t, ast.Name)
+                     and isinstance(node.value, ast.Call) and (ctx.call_name(node.value) or "").startswith("numpy.")}
+    return any(isinstance(n, ast.Call) and (ctx.call_name(n) or "").startswith("numpy.")
+               and any(reads(a) & derived for a in n.args) for n in ast.walk(ctx.fn.node)) or any(
+        isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id in numpy_buffers
+        and reads(node.value) & derived for node in assigns for t in node.targets)   # `g[0] = 2 * w * z`
+
+
+def reads(expr: ast.expr) -> set[str]:
+    return {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
