@@ -50,3 +50,16 @@ def test_a_gain_computed_from_a_reduction_is_exported_as_computation(tmp_path):
     proc, report = run_json(work)
     assert_validated(proc, report, work)
     assert tree_hash(work / "gainapp") == before
+
+
+def _speed_gain(v):
+    return 1.0 / (1.0 + 0.5 * np.sum(v * v))
+
+
+def test_a_replacement_is_checked_alone_under_the_same_work_arounds_as_the_pipeline(tmp_path):
+    """A helper returning a number computed from its array argument: traced alone it keeps the argument,
+    as it does inside the pipeline's trace, instead of being refused as a constant of the export."""
+    from leapp_codemod.runner.twintrace import trace_alone
+
+    problem = trace_alone(_speed_gain, _speed_gain, (np.array([0.3, -0.2, 0.5]),), {}, tmp_path)
+    assert problem is None, problem
