@@ -13,6 +13,12 @@ values, in the same order).
   the value but records no cast, so the graph keeps the source dtype (a float64 observation then meets
   float32 weights and every exporter fails on the matrix product, although the eager values agree).
   While tracing, a requested dtype that differs from the traced value's is recorded as `.to(dtype)`.
+* Arithmetic on numbers. NumPy returns a NumPy scalar when every operand of a ufunc is 0-d, and LEAPP
+  0.7.2 records the operation but hands back that untraced scalar: `0.5 * m * np.sum(v * v)` or
+  `np.linalg.norm(a) + 1e-6` becomes a constant of the export (LEAPP's frozen-constant signal, no line).
+  While tracing, such a call on a traced 0-d array is made on one-element views and reshaped back to
+  0-d, so the result stays traced with the value and dtype NumPy gives. Comparisons (a bool result)
+  are left as they are.
 
 The wrappers are removed when tracing ends.
 """
@@ -79,6 +85,53 @@ def squeeze_without_axis():
             TracedNpArray.squeeze = original
 
 
+def _gives_bool(ufunc, inputs) -> bool:
+    """Whether `ufunc` answers a comparison (a bool) on operands of these kinds, found on zero stand-ins."""
+    import numpy as np
+
+    stand_ins = [np.zeros((), x.dtype) if isinstance(x, np.ndarray | np.generic) else x for x in inputs]
+    try:
+        with np.errstate(all="ignore"):
+            return np.asarray(ufunc(*stand_ins)).dtype == np.bool_
+    except (TypeError, ValueError):
+        return True     # operands NumPy refuses: left to LEAPP as they are
+
+
+def _number_math(original, traced_type):
+    import numpy as np
+
+    def array_ufunc(self, ufunc, method, *inputs, **kwargs):
+        numbers = all(isinstance(x, np.ndarray | np.generic | int | float) and np.ndim(x) == 0 for x in inputs)
+        if method != "__call__" or ufunc.nout != 1 or "out" in kwargs or not numbers or _gives_bool(ufunc, inputs):
+            return original(self, ufunc, method, *inputs, **kwargs)
+        lifted = tuple(x.reshape(1) if isinstance(x, traced_type) else x for x in inputs)
+        out = original(self, ufunc, method, *lifted, **kwargs)
+        return out.reshape(()) if isinstance(out, traced_type) else out
+
+    array_ufunc.__leapp_codemod_number_shim__ = True
+    return array_ufunc
+
+
+@contextmanager
+def numbers_stay_traced():
+    """Ufuncs on traced 0-d arrays give traced 0-d arrays, not NumPy scalars (see the module docstring);
+    restored even on errors."""
+    try:
+        from leapp.leapp_graph.datatypes.numpy.traced_np_array import TracedNpArray
+    except ImportError:
+        yield
+        return
+    original = TracedNpArray.__dict__["__array_ufunc__"]
+    if getattr(original, "__leapp_codemod_number_shim__", False):
+        yield
+        return
+    TracedNpArray.__array_ufunc__ = _number_math(original, TracedNpArray)
+    try:
+        yield
+    finally:
+        TracedNpArray.__array_ufunc__ = original
+
+
 def _cast_after(current, is_traced):
     @functools.wraps(current)
     def converted(data, *args, **kwargs):
@@ -120,5 +173,5 @@ def conversions_keep_dtype():
 @contextmanager
 def during_trace():
     """Every work-around of this module, for one trace."""
-    with deques_as_lists(), squeeze_without_axis(), conversions_keep_dtype():
+    with deques_as_lists(), squeeze_without_axis(), conversions_keep_dtype(), numbers_stay_traced():
         yield

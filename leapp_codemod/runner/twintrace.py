@@ -14,6 +14,7 @@ import inspect
 import logging
 import re
 from collections.abc import Mapping
+from contextlib import ExitStack
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +22,7 @@ import torch
 
 from leapp_codemod.knowledge.leapp import ATOL, RTOL
 from leapp_codemod.runner import values
+from leapp_codemod.runner.trace_shims import during_trace
 
 NODE = "twin_check"
 RAISES = "on LEAPP-traced arguments it raises"
@@ -197,9 +199,11 @@ def trace_alone(replacement, original, args: tuple, kwargs: dict, workdir: Path,
     needed = influencing(original, args, kwargs, arrays)
     inputs = {name: _plain_copy(v) for name, v in arrays.items()}
     problem = None
+    shims = ExitStack()
     leapp.start(NODE, save_path=str(workdir), patching=_patches(patching))
     try:
         _quiet_console()
+        shims.enter_context(during_trace())     # the work-arounds the pipeline's trace has
         traced = annotate.input_tensors(NODE, dict(inputs))
         traced = traced if isinstance(traced, tuple) else (traced,)
         a, k = with_leaves(copy.deepcopy(args), copy.deepcopy(kwargs), dict(zip(inputs, traced, strict=True)))
@@ -226,6 +230,7 @@ def trace_alone(replacement, original, args: tuple, kwargs: dict, workdir: Path,
         from leapp_codemod.runner.errors import one_line
         problem = problem or f"{REFUSED} {one_line(exc)}"
     finally:
+        shims.close()
         leapp.stop()
     if problem or not needed:
         return problem
