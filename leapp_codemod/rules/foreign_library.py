@@ -33,11 +33,14 @@ def _receiver_data(node: ast.Call, ctx) -> bool:
 
 
 def _built_from_data(receiver: ast.expr, ctx) -> bool:
-    """The object was made by a call given pipeline data (`rot = Rotation.from_quat(q)`), or stored on self by
+    """The object was made by a project call given pipeline data (`rot = frame_of(q)`), or stored on self by
     a method (not the constructor) from what that method received (`self.frame = Rotation.from_rotvec(imu)`):
     not an object the pipeline reads its input from (a simulator's state, built once)."""
     if isinstance(receiver, ast.Name):
-        return any(isinstance(v, ast.Call) and ctx.args_data(v) for v in ctx.fn.assigned(receiver.id))
+        # made here by a foreign call (`rot = Rotation.from_quat(q)`): that call is the finding, once, and the
+        # adapter a twin puts in its place has the object's methods
+        return any(isinstance(v, ast.Call) and ctx.args_data(v) and foreign_target(v, ctx) is None
+                   for v in ctx.fn.assigned(receiver.id))
     if not (isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name)
             and receiver.value.id == ctx.self_name and ctx.cls is not None):
         return False
@@ -73,8 +76,10 @@ RULE = Rule(
     summary="SciPy / OpenCV / scikit-learn / other native call on pipeline data",
     what="Flags calls into SciPy, OpenCV, scikit-image, pandas, Numba and similar native libraries, through any "
          "import alias (`import cv2 as cv`, `from scipy.special import expit as sigmoid`), when they receive "
-         "pipeline data, and methods of a foreign object built from pipeline data (`rot.apply(DOWN)` with "
-         "`rot = Rotation.from_quat(q)`).",
+         "pipeline data, and methods of a foreign object another method built from pipeline data "
+         "(`self.frame.as_matrix()` after `self.frame = Rotation.from_rotvec(imu)`). A method of an object made "
+         "in the same function (`rot = Rotation.from_quat(q); rot.apply(v)`) is not reported again: the call "
+         "that made it is.",
     why="Native code does not see LEAPP's traced values: OpenCV is completely silent, SciPy ufuncs log 'numpy "
         "ufunc ...', `Rotation` only warns about internals. The result is a plain array: the output either raises "
         "'received non-traced tensors' or is frozen to the traced value, and an input is often pruned as "
@@ -90,5 +95,7 @@ RULE = Rule(
     invalid=(
         "import cv2 as cv\ndef step(frame):\n    return cv.resize(frame, (64, 64))  # error\n",
         "from scipy.special import expit as sigmoid\ndef step(logits):\n    return sigmoid(logits)  # error\n",
+        "from scipy.spatial.transform import Rotation\ndef step(q):\n    rot = Rotation.from_quat(q)  # error\n"
+        "    return rot.apply([0.0, 0.0, -1.0])\n",
     ),
 )
