@@ -176,3 +176,33 @@ def test_a_replacement_with_no_floating_argument_is_not_called_traced(tmp_path):
 def test_a_replacement_with_a_floating_argument_is_still_traced(tmp_path):
     row = _check(heading_error_sliced, heading_error, GOAL, POSE, tmp_path=tmp_path)
     assert row["traced"] is True and "note" not in row
+
+
+TILT_SOURCE = """import numpy as np
+
+
+def f(q):
+    w, x, y, z = q[0], q[1], q[2], q[3]
+    gx = 2.0 * (w * y - x * z)
+    gy = -2.0 * (w * x + y * z)
+    return np.stack([gx, gy, 1.0 - 2.0 * (x * x + y * y)]).astype(np.float32)
+"""
+
+
+def test_a_stack_of_numbers_computed_from_item_slices_matches_the_original_under_a_trace(tmp_path):
+    """The twin keeps `q[k]` as one-element slices; stacking numbers computed from them with `np.stack`
+    would give shape (3, 1) where the original gives (3,), so the twin joins them (`twin_array`)."""
+    from leapp_codemod.generate import twin_helpers
+    from leapp_codemod.generate.adapters import registry
+    from leapp_codemod.generate.twin import Example, run_example
+
+    twin = run_example(Example(TILT_SOURCE, (("scalar-extraction", "w, x, y, z = q[0], q[1], q[2], q[3]"),)),
+                       registry())
+    assert "twin_array([gx, gy" in twin.source, twin.source
+    original, replacement = {}, {**vars(twin_helpers), "np": np}
+    exec(TILT_SOURCE, original)
+    exec(twin.source, replacement)
+    quat = np.array([0.96, 0.1, -0.2, 0.15], dtype=np.float32)
+    assert replacement["f"](quat).shape == original["f"](quat).shape == (3,)
+    row = _check(replacement["f"], original["f"], quat, tmp_path=tmp_path)
+    assert row["ok"] and row["traced"] is True, row.get("error")

@@ -8,6 +8,9 @@
   which broadcast as the scalars did, and unpacks anything else as Python does.
 * `np.array([x * z - w * y, ...])` flagged by the scan -> `twin_array([...])`: the items joined; in
   such a helper, `v[0]` -> `twin_item(v, 0)` too (a one-element slice of a 1-D array, not its item).
+* `np.stack([gx, gy, gz])` of numbers computed only from such slices (arithmetic, elementwise NumPy/math
+  functions, constants) -> `twin_array([...])`: stacking one-element slices would add an axis that
+  stacking the scalars does not.
 * `np.concatenate([a, [s], b])` (any NumPy join) flagged by the scan -> `np.concatenate([a, twin_array([s]),
   b])`: the list of values inside the join becomes one array (LEAPP would keep the Python list inside
   `torch.cat`, which no exporter takes).
@@ -84,6 +87,11 @@ class ArrayItems(TwinRule):
                 (("scalar-extraction", "s = s + q[i]"), ("scalar-extraction", "math.cos(s)")),
                 "def f(q):\n    s = 0.0\n    for i in range(3):\n        s = s + twin_item(q, i)\n"
                 "    return twin_math(torch.cos, np.cos, math.cos, s)\n"),
+        Example("import numpy as np\n\n\ndef f(pose):\n    x, y, yaw = pose\n    c = np.cos(yaw)\n"
+                "    return np.stack((c * x - np.sin(yaw) * y, -x, 2.0))\n",
+                (("scalar-extraction", "x, y, yaw = pose"),),
+                "def f(pose):\n    x, y, yaw = twin_unpack(pose, 3)\n    c = np.cos(yaw)\n"
+                "    return twin_array((c * x - np.sin(yaw) * y, -x, 2.0))\n"),
         Example("import numpy as np\n\n\ndef f(q, rate):\n    return np.hstack((q, [rate * 0.5, rate]))\n",
                 (("scalar-extraction", "np.hstack((q, [rate * 0.5, rate]))"),),
                 "def f(q, rate):\n    return np.hstack((q, twin_array([rate * 0.5, rate])))\n"),
@@ -92,6 +100,7 @@ class ArrayItems(TwinRule):
     def __init__(self, ctx):
         super().__init__(ctx)
         self.tables: frozenset[str] | None = None
+        self.slice_numbers: set[str] = set()    # names holding one-element slices where the original had numbers
 
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
         if self.depth and len(updated.targets) == 1 and isinstance(updated.targets[0].target, (cst.Tuple, cst.List)) \
@@ -118,6 +127,8 @@ class ArrayItems(TwinRule):
             if flags:
                 self.use(flags, "integer items of arrays kept as one-element slices (`twin_item`)")
                 updated = updated.with_changes(value=call("twin_item", value.value, index))
+        if self.depth and len(updated.targets) == 1:
+            self.slice_numbers.update(_slice_numbers(updated.targets[0].target, updated.value, self.slice_numbers))
         return super().leave_Assign(original, updated)
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
@@ -130,6 +141,10 @@ class ArrayItems(TwinRule):
                     and isinstance(updated.args[0].value, (cst.List, cst.Tuple)) and not updated.args[0].keyword
                     and all(a.keyword and a.keyword.value == "dtype" for a in updated.args[1:])):
                 self.use(flags, "arrays built from lists of array items joined with np.concatenate (`twin_array`)")
+                return updated.with_changes(func=cst.Name("twin_array"))
+            if target == "numpy.stack" and len(updated.args) == 1 and isinstance(updated.args[0].value, (
+                    cst.List, cst.Tuple)) and _numbers_of_slices(updated.args[0].value, self.slice_numbers):
+                self.ctx.rules.add("numbers computed from one-element slices stacked as one array (`twin_array`)")
                 return updated.with_changes(func=cst.Name("twin_array"))
             joined = self.flags_on(original, "scalar-extraction") if target in JOINERS else []
             if joined and updated.args and isinstance(updated.args[0].value, (cst.List, cst.Tuple)):
@@ -170,6 +185,63 @@ def _parallel(target, value) -> bool:
         and len(target.elements) == len(value.elements) \
         and all(isinstance(e.value, cst.Name) for e in target.elements) \
         and not any(isinstance(e, cst.StarredElement) for e in (*target.elements, *value.elements))
+
+
+# Elementwise functions of numbers: of a one-element slice they give a one-element slice.
+_ELEMENTWISE = frozenset({"sin", "cos", "tan", "arcsin", "arccos", "arctan", "arctan2", "asin", "acos", "atan",
+                          "atan2", "sqrt", "exp", "log", "abs", "fabs", "tanh", "sinh", "cosh", "hypot"})
+
+
+def _slice_numbers(target, value, known: set[str]) -> set[str]:
+    """The names an assignment binds to one-element slices standing for numbers: `twin_unpack`/`twin_item`
+    results, and arithmetic of such names (`gx = 2.0 * (w * y - x * z)`)."""
+    if isinstance(target, cst.Name):
+        return {target.value} if _number_of(value, known) or _helper(value, "twin_item") else set()
+    if not isinstance(target, (cst.Tuple, cst.List)):
+        return set()
+    names = [e.value.value for e in target.elements if isinstance(e.value, cst.Name)]
+    if len(names) == len(target.elements) and _helper(value, "twin_unpack"):
+        return set(names)
+    if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(names):
+        return {n for n, e in zip(names, value.elements) if _helper(e.value, "twin_item") or _number_of(e.value, known)}
+    return set()
+
+
+def _helper(value, name: str) -> bool:
+    return isinstance(value, cst.Call) and dotted(value.func) == name
+
+
+def _number_of(node, known: set[str]) -> bool:
+    """An expression of numbers that reads at least one name in `known`: names, numeric literals, unary and
+    binary arithmetic, and elementwise functions (`np.cos`, `math.atan2`) of such expressions."""
+    return _arithmetic(node, known) and any(isinstance(n, cst.Name) and n.value in known for n in _names(node))
+
+
+def _arithmetic(node, known: set[str]) -> bool:
+    if isinstance(node, cst.Name):
+        return node.value in known
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return True
+    if isinstance(node, cst.UnaryOperation):
+        return _arithmetic(node.expression, known)
+    if isinstance(node, cst.BinaryOperation):
+        return _arithmetic(node.left, known) and _arithmetic(node.right, known)
+    if isinstance(node, cst.Call) and (dotted(node.func) or "").rsplit(".", 1)[-1] in _ELEMENTWISE:
+        return bool(node.args) and all(not a.keyword and _arithmetic(a.value, known) for a in node.args)
+    return False
+
+
+def _names(node):
+    if isinstance(node, cst.Name):
+        yield node
+    for child in node.children:
+        yield from _names(child)
+
+
+def _numbers_of_slices(seq, known: set[str]) -> bool:
+    """Every element a number (see `_arithmetic`) and at least one computed from a one-element slice."""
+    return bool(seq.elements) and all(_arithmetic(e.value, known) for e in seq.elements) \
+        and any(_number_of(e.value, known) for e in seq.elements)
 
 
 def _item(value: cst.BaseExpression) -> cst.BaseExpression:
