@@ -25,7 +25,7 @@ import re
 
 import libcst as cst
 
-from leapp_codemod.generate.twin.base import Example, TwinRule, call, dotted
+from leapp_codemod.generate.twin.base import Example, TwinRule, arithmetic_of, call, dotted, names_in
 from leapp_codemod.rules._helpers import numpy_constant
 from leapp_codemod.rules.scalar_list_join import JOINERS
 
@@ -214,28 +214,12 @@ def _helper(value, name: str) -> bool:
 def _number_of(node, known: set[str]) -> bool:
     """An expression of numbers that reads at least one name in `known`: names, numeric literals, unary and
     binary arithmetic, and elementwise functions (`np.cos`, `math.atan2`) of such expressions."""
-    return _arithmetic(node, known) and any(isinstance(n, cst.Name) and n.value in known for n in _names(node))
+    return _arithmetic(node, known) and bool(names_in(node) & known)
 
 
 def _arithmetic(node, known: set[str]) -> bool:
-    if isinstance(node, cst.Name):
-        return node.value in known
-    if isinstance(node, (cst.Integer, cst.Float)):
-        return True
-    if isinstance(node, cst.UnaryOperation):
-        return _arithmetic(node.expression, known)
-    if isinstance(node, cst.BinaryOperation):
-        return _arithmetic(node.left, known) and _arithmetic(node.right, known)
-    if isinstance(node, cst.Call) and (dotted(node.func) or "").rsplit(".", 1)[-1] in _ELEMENTWISE:
-        return bool(node.args) and all(not a.keyword and _arithmetic(a.value, known) for a in node.args)
-    return False
-
-
-def _names(node):
-    if isinstance(node, cst.Name):
-        yield node
-    for child in node.children:
-        yield from _names(child)
+    return arithmetic_of(node, known, lambda c: (dotted(c.func) or "").rsplit(".", 1)[-1] in _ELEMENTWISE
+                         and bool(c.args) and all(not a.keyword and _arithmetic(a.value, known) for a in c.args))
 
 
 def _numbers_of_slices(seq, known: set[str]) -> bool:

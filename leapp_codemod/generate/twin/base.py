@@ -106,6 +106,19 @@ def call(func: str, *args: cst.BaseExpression, **kwargs: cst.BaseExpression) -> 
     return cst.Call(func=attr(func), args=items)
 
 
+def arithmetic_of(node: cst.BaseExpression, names, call_ok) -> bool:
+    """Numeric literals, names in `names`, unary and binary arithmetic of such, and calls `call_ok` accepts."""
+    if isinstance(node, cst.Name):
+        return node.value in names
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return True
+    if isinstance(node, cst.UnaryOperation):
+        return arithmetic_of(node.expression, names, call_ok)
+    if isinstance(node, cst.BinaryOperation):
+        return arithmetic_of(node.left, names, call_ok) and arithmetic_of(node.right, names, call_ok)
+    return isinstance(node, cst.Call) and call_ok(node)
+
+
 def dotted(node: cst.BaseExpression) -> str | None:
     parts = []
     while isinstance(node, cst.Attribute):

@@ -14,6 +14,7 @@ from leapp_codemod.generate.twin.base import (
     Refused,
     Step,
     TwinRule,
+    arithmetic_of,
     call,
     code,
     dotted,
@@ -221,15 +222,7 @@ class ScalarExtraction(TwinRule):
 def _number_expr(node: cst.BaseExpression, ctx) -> bool:
     """An expression of values that were Python numbers in the original: names holding them,
     extractions (`twin_scalar`), numeric literals and arithmetic on those."""
-    if isinstance(node, cst.Name):
-        return node.value in ctx.tainted
-    if isinstance(node, (cst.Integer, cst.Float)):
-        return True
-    if isinstance(node, cst.UnaryOperation):
-        return _number_expr(node.expression, ctx)
-    if isinstance(node, cst.BinaryOperation):
-        return _number_expr(node.left, ctx) and _number_expr(node.right, ctx)
-    return isinstance(node, cst.Call) and dotted(node.func) in ("twin_scalar", "twin_numpy_number")
+    return arithmetic_of(node, ctx.tainted, lambda c: dotted(c.func) in ("twin_scalar", "twin_numpy_number"))
 
 
 def _elementwise(node: cst.BaseExpression, line: int) -> cst.BaseExpression:
