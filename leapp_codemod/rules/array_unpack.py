@@ -1,9 +1,9 @@
 import ast
 
-from leapp_codemod.rules._array_uses import (bound_to_container as _bound_to_container,
-                                              items_reach_numpy as _items_reach_numpy,
-                                              many_dimensions as _many_dimensions,
-                                              used_as_numbers as _used_as_numbers)
+from leapp_codemod.rules._array_uses import bound_to_container as _bound_to_container
+from leapp_codemod.rules._array_uses import items_reach_numpy as _items_reach_numpy
+from leapp_codemod.rules._array_uses import many_dimensions as _many_dimensions
+from leapp_codemod.rules._array_uses import used_as_numbers as _used_as_numbers
 from leapp_codemod.rules._helpers import is_number, show
 from leapp_codemod.rules.base import Hit, Rule
 from leapp_codemod.source.chains import counter_kind

@@ -95,7 +95,7 @@ RULE = Rule(
     invalid=(
         "import cv2 as cv\ndef step(frame):\n    return cv.resize(frame, (64, 64))  # error\n",
         "from scipy.special import expit as sigmoid\ndef step(logits):\n    return sigmoid(logits)  # error\n",
-        "from scipy.spatial.transform import Rotation\ndef step(q):\n    rot = Rotation.from_quat(q)  # error\n"
-        "    return rot.apply([0.0, 0.0, -1.0])\n",
+        ("from scipy.spatial.transform import Rotation\ndef step(q):\n    rot = Rotation.from_quat(q)  # error\n"
+         "    return rot.apply([0.0, 0.0, -1.0])\n"),
     ),
 )

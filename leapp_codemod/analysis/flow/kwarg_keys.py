@@ -7,7 +7,6 @@ import ast
 from leapp_codemod.analysis.model.settings import unpacked_items
 from leapp_codemod.analysis.model.walk import UNKNOWN
 
-
 KWARG_KEYS = "<keys of **kwargs>"   # constants key: the keywords a function's `**kwargs` can hold (UNKNOWN: any)
 KEY_VALUES = "<**kwargs value>:"    # constants key prefix: the values one key of `**kwargs` holds
 
