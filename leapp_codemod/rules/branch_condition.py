@@ -148,24 +148,24 @@ RULE = Rule(
     valid=(
         "def step(obs, cfg):\n    if cfg.use_filter:\n        obs = obs * 0.5\n    return obs\n",
         "def step(obs):\n    if obs is None:\n        return obs\n    return obs + 1\n",
-        "class P:\n    def __init__(self):\n        self.calls = 0\n    def step(self, obs):\n        self.calls += 1\n"
+        ("class P:\n    def __init__(self):\n        self.calls = 0\n    def step(self, obs):\n        self.calls += 1\n"
         "        if self.calls % 50 == 0:\n            print('alive')  # the print is reported, not the branch\n"
-        "        return obs * 2\n",
+        "        return obs * 2\n"),
         "class P:\n    def __init__(self):\n        self.training = False\n    def step(self, obs):\n        if self.training:\n            pass\n        return obs\n",
         # the emptiness of a Python list the function built is its length, not a value
-        "import torch\ndef step(obs, layers):\n    queue = list(reversed(layers))\n    while queue:\n"
-        "        obs = queue.pop()(obs)\n    assert not queue\n    return torch.tanh(obs)\n",
+        ("import torch\ndef step(obs, layers):\n    queue = list(reversed(layers))\n    while queue:\n"
+        "        obs = queue.pop()(obs)\n    assert not queue\n    return torch.tanh(obs)\n"),
     ),
     invalid=(
         "def step(obs, limit):\n    if obs.abs().max() > limit:  # error\n        return obs * 0\n    return obs\n",
         # a number taken out of the data, then tested
-        "import torch\ndef step(obs):\n    while True:\n        bad = obs.abs() > 1.0\n        n = bad.sum().item()\n"
-        "        if n == 0:  # error\n            break\n        obs = torch.where(bad, obs * 0.5, obs)\n    return obs\n",
+        ("import torch\ndef step(obs):\n    while True:\n        bad = obs.abs() > 1.0\n        n = bad.sum().item()\n"
+        "        if n == 0:  # error\n            break\n        obs = torch.where(bad, obs * 0.5, obs)\n    return obs\n"),
         "def step(cmd, limit):\n    while cmd.abs().max() > limit:  # error\n        cmd = cmd * 0.9\n    return cmd\n",
         # the flag a helper tests is a literal at every call: the caller's branch is the one finding
-        "# range: 11-15\nimport numpy as np\ndef shape_cmd(a, jitter):\n    if jitter:\n        a = a * 0.5\n"
+        ("# range: 11-15\nimport numpy as np\ndef shape_cmd(a, jitter):\n    if jitter:\n        a = a * 0.5\n"
         "    return a\n\ndef main(stream, send):\n    jitter = False\n    for obs in stream:\n"
         "        a = np.tanh(obs)\n        if a.sum() > 0:  # error\n            jitter = True\n"
-        "        send(shape_cmd(a, jitter))\n        jitter = False\n",
+        "        send(shape_cmd(a, jitter))\n        jitter = False\n"),
     ),
 )

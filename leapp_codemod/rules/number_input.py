@@ -133,25 +133,25 @@ RULE = Rule(
     valid=(
         "import numpy as np\ndef step(obs, counter):\n    return np.tanh(obs) * counter\n",
         # a setting that is the same on every iteration is no hazard, and branching on it is no tensor branch
-        "# range: 7-9\nimport numpy as np\ndef main(sensors):\n    log_every = 10\n    while True:\n"
+        ("# range: 7-9\nimport numpy as np\ndef main(sensors):\n    log_every = 10\n    while True:\n"
         "        x = sensors()\n        y = np.tanh(x)\n        if log_every > 5:\n            y = y * 2\n"
-        "        print(y)\n",
+        "        print(y)\n"),
         # a value computed from the counter that nothing reads reaches no output
-        "# range: 7-9\nimport numpy as np\ndef main(sensors):\n    counter = 0\n    while counter < 10:\n"
+        ("# range: 7-9\nimport numpy as np\ndef main(sensors):\n    counter = 0\n    while counter < 10:\n"
         "        counter += 1\n        x = sensors()\n        elapsed = counter * 0.02\n        y = np.tanh(x)\n"
-        "        print(y)\n",
+        "        print(y)\n"),
         # a chain of locals computed from the counter that ends unread
-        "# range: 7-11\nimport numpy as np\ndef main(sensors):\n    counter = 0\n    while counter < 10:\n"
+        ("# range: 7-11\nimport numpy as np\ndef main(sensors):\n    counter = 0\n    while counter < 10:\n"
         "        counter += 1\n        x = sensors()\n        elapsed = counter * 0.02\n        phase = elapsed % 0.8\n"
-        "        s = np.sin(phase)\n        y = np.tanh(x)\n        print(y)\n",
+        "        s = np.sin(phase)\n        y = np.tanh(x)\n        print(y)\n"),
     ),
     invalid=(
-        "import numpy as np\nclass Gait:\n    def __init__(self):\n        self.tick = 0\n"
+        ("import numpy as np\nclass Gait:\n    def __init__(self):\n        self.tick = 0\n"
         "    def after_step(self):\n        self.tick += 1\n"
         "    def step(self, obs):\n        phase = self.tick * 0.02  # error\n"
-        "        return np.concatenate([obs, np.sin(np.array([phase]))])\n",
-        "# range: 7-8\nimport numpy as np\ndef main(sensors):\n    counter = 0\n    while counter < 10:\n"
+        "        return np.concatenate([obs, np.sin(np.array([phase]))])\n"),
+        ("# range: 7-8\nimport numpy as np\ndef main(sensors):\n    counter = 0\n    while counter < 10:\n"
         "        counter += 1\n        phase = counter * 0.02  # error\n"
-        "        obs = np.concatenate([sensors(), np.sin(np.array([phase]))])\n        print(obs)\n",
+        "        obs = np.concatenate([sensors(), np.sin(np.array([phase]))])\n        print(obs)\n"),
     ),
 )
