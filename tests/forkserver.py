@@ -262,10 +262,13 @@ def serve(path: str, modules: tuple[str, ...] = MODULES) -> None:
             if not alive:           # the tool closed its end before the child exited: it died
                 pid = next(p for p, (c, _) in children.items() if c is conn)
                 orphaned.add(pid)
-                try:
-                    os.killpg(pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
+                # the group, and the child itself: a child forked a moment ago may not have made its
+                # session yet, and then no group has its pid
+                for kill in (os.killpg, os.kill):
+                    try:
+                        kill(pid, signal.SIGKILL)
+                    except (ProcessLookupError, PermissionError):
+                        pass
         for pid in _reap(children):
             orphaned.discard(pid)
 
