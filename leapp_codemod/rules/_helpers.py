@@ -18,6 +18,20 @@ def show(node: ast.AST) -> str:
     return text if len(text) <= _MAX_SHOWN else text[: _MAX_SHOWN - 3] + "..."
 
 
+def condition_operands(test: ast.expr) -> list[ast.expr]:
+    """The operands of a condition joined by `and`/`or`/`not` (`a > 1 and not b` -> `a > 1`, `b`)."""
+    operands, stack = [], [test]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, ast.BoolOp):
+            stack.extend(e.values)
+        elif isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
+            stack.append(e.operand)
+        else:
+            operands.append(e)
+    return operands
+
+
 def enclosing_name(fn_qualname: str) -> str:
     return fn_qualname.rsplit(".", 1)[-1]
 

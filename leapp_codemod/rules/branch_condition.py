@@ -1,7 +1,7 @@
 import ast
 
 from leapp_codemod.analysis.infer.context import name_stores
-from leapp_codemod.rules._helpers import show
+from leapp_codemod.rules._helpers import condition_operands, show
 from leapp_codemod.rules.base import Hit, Rule
 from leapp_codemod.rules.shape_branch import shape_only_test
 
@@ -81,16 +81,7 @@ def _string_record_test(test: ast.expr, ctx) -> bool:
     """Every operand of the condition (joined by `and`/`or`/`not`) is a comparison with string literals, or a
     field of a record the same condition compares a field of with a string (`ev["type"] == "button" and
     ev["pressed"]`): UI events and names, never tensors (a traced value is never equal to a string)."""
-    operands: list[ast.expr] = []
-    stack = [test]
-    while stack:
-        e = stack.pop()
-        if isinstance(e, ast.BoolOp):
-            stack.extend(e.values)
-        elif isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
-            stack.append(e.operand)
-        else:
-            operands.append(e)
+    operands = condition_operands(test)
     compared = [v for v in map(_string_compare, operands) if v is not None]
     if not compared:
         return False

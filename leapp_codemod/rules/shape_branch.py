@@ -1,6 +1,6 @@
 import ast
 
-from leapp_codemod.rules._helpers import is_number, last_dimension, show
+from leapp_codemod.rules._helpers import condition_operands, is_number, last_dimension, show
 from leapp_codemod.rules.base import Hit, Rule
 from leapp_codemod.source.guards import only_raises
 
@@ -63,16 +63,8 @@ def _rank_test(test: ast.expr) -> bool:
 def _tests_values(test: ast.expr, ctx) -> bool:
     """Does a part of an `and`/`or`/`not` condition test pipeline values with no shape in it
     (`pts.size(0) > 3 and cmd.abs().max() > 1`)?"""
-    parts = [test]
-    while parts:
-        part = parts.pop()
-        if isinstance(part, ast.BoolOp):
-            parts.extend(part.values)
-        elif isinstance(part, ast.UnaryOp) and isinstance(part.op, ast.Not):
-            parts.append(part.operand)
-        elif ctx.is_data(part) and not any(ctx.is_shape(x) for x in ast.walk(part) if isinstance(x, ast.expr)):
-            return True
-    return False
+    return any(ctx.is_data(part) and not any(ctx.is_shape(x) for x in ast.walk(part) if isinstance(x, ast.expr))
+               for part in condition_operands(test))
 
 
 def shape_only_test(test: ast.expr, ctx) -> bool:
