@@ -4,14 +4,17 @@ A callback the framework calls again and again, or a function a driver calls in 
 step when what it calls is only a part of it:
 - it runs models through two or more project functions on one path (an image encoder, then the policy on
   the encoded latent): each is a part, the function that chains them is the step;
-- it calls a thin model wrapper (a function of at most WRAPPER_ASSIGNMENTS assignments around the model
-  call) after statements that build the wrapper's input and before a call that sends the result out
-  (`publisher.Write(cmd)`, `self.publish_action()`): the function feeds observation-derived data to the
-  model and sends out what comes back; the wrapper is its model call.
+- it calls a thin model wrapper (a function of at most WRAPPER_ASSIGNMENTS assignments or
+  WRAPPER_STATEMENTS statements around the model call: `get_action(obs)` around `model.predict`, a policy
+  closure a loader returns) after statements that build the wrapper's input and before a call that sends
+  the result out (`publisher.Write(cmd)`, `self.sendCommand()`) or a `return` of a value: the function
+  feeds observation-derived data to the model and sends out or returns what comes back; the wrapper is
+  its model call.
 """
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, replace
 
 from leapp_codemod.analysis.model.index import FunctionInfo
@@ -19,6 +22,7 @@ from leapp_codemod.knowledge.io import SEND_METHODS
 from leapp_codemod.model import Entrypoint
 
 WRAPPER_ASSIGNMENTS = 3
+WRAPPER_STATEMENTS = 6
 # A function of the step's own class whose name starts with one of these sends the action out.
 SEND_WORDS = frozenset({"publish", "send", "write", "command", "actuate", "apply"})
 # Statements before the model call that build its input (reading the message, filling the observation).
@@ -65,6 +69,18 @@ def _assignments(fn: FunctionInfo) -> int:
     return sum(isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)) for n in fn.nodes)
 
 
+def _statements(fn: FunctionInfo) -> int:
+    """Statements of the function's body (nested ones included), its docstring not counted."""
+    body = fn.node.body[1:] if (fn.node.body and isinstance(fn.node.body[0], ast.Expr)
+                                and isinstance(fn.node.body[0].value, ast.Constant)) else fn.node.body
+    return sum(1 for stmt in body for n in ast.walk(stmt) if isinstance(n, ast.stmt))
+
+
+def is_model_wrapper(fn: FunctionInfo) -> bool:
+    """Is `fn` small enough to be only a wrapper around a model call (the caller checks that it runs one)?"""
+    return _assignments(fn) <= WRAPPER_ASSIGNMENTS or _statements(fn) <= WRAPPER_STATEMENTS
+
+
 def _statements_before(fn: FunctionInfo, line: int) -> int:
     body = fn.node.body[1:] if (fn.node.body and isinstance(fn.node.body[0], ast.Expr)
                                 and isinstance(fn.node.body[0].value, ast.Constant)) else fn.node.body
@@ -78,9 +94,21 @@ def _send_after(fn: FunctionInfo, line: int) -> int | None:
     for node in sorted((n for n in fn.nodes if isinstance(n, ast.Call) and n.lineno > line),
                        key=lambda n: n.lineno):
         name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
-        if name in SEND_METHODS or name.lstrip("_").split("_")[0].lower() in SEND_WORDS:
+        first = _first_word(name)     # `send_command`, `sendCommand`
+        if name in SEND_METHODS or first in SEND_WORDS:
             return node.lineno
     return None
+
+
+def _first_word(name: str) -> str:
+    """The first word of a snake_case or camelCase name, lower case: `sendCommand` -> "send"."""
+    return re.split(r"[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])", name.lstrip("_"))[0].lower()
+
+
+def _returned_after(fn: FunctionInfo, line: int) -> int | None:
+    """The line of the first `return` of a value after `line`, or None."""
+    found = [n.lineno for n in fn.nodes if isinstance(n, ast.Return) and n.value is not None and n.lineno > line]
+    return min(found) if found else None
 
 
 def model_parts(fn: FunctionInfo, calls: list[tuple[ast.Call, list[str]]], runs_model, functions: dict
@@ -103,12 +131,14 @@ def model_parts(fn: FunctionInfo, calls: list[tuple[ast.Call, list[str]]], runs_
                                              f"{fn.qualname} ({fn.path}:{node.lineno}): a part of that step"))
     for node, tid in runners:
         callee = functions.get(tid)
-        if tid in out or callee is None or _assignments(callee) > WRAPPER_ASSIGNMENTS:
+        if tid in out or callee is None or not is_model_wrapper(callee):
             continue
         sent = _send_after(fn, node.lineno)
-        if sent is not None and _statements_before(fn, node.lineno) >= MIN_STATEMENTS_BEFORE:
+        returned = _returned_after(fn, node.lineno) if sent is None else None
+        if (sent or returned) is not None and _statements_before(fn, node.lineno) >= MIN_STATEMENTS_BEFORE:
+            what = f"a send of the result (line {sent})" if sent is not None else f"a return (line {returned})"
             out[tid] = Composer(fn, f"a model wrapper {fn.qualname} calls ({fn.path}:{node.lineno}) between "
-                                    f"statements that build its input and a send of the result (line {sent})")
+                                    f"statements that build its input and {what}")
     return out
 
 
@@ -127,7 +157,7 @@ def above_their_parts(ranked: list[Entrypoint], parts: dict[str, Composer]) -> l
         fn = next(p.fn for p in parts.values() if p.fn.id == fid)
         names = ", ".join(sorted(part.partition(":")[2] for part, p in parts.items() if p.fn.id == fid))
         note = (f"the policy step: feeds observation-derived data to the models it runs through {names} and "
-                f"sends out the result")
+                f"sends out or returns the result")
         if fid in by_id:
             own = out[by_id[fid]]
             if own.score <= score:

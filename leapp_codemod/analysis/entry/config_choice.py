@@ -185,6 +185,12 @@ def selected_among(targets: list, project: Project) -> tuple[list, str | None]:
     return [t for t in targets if t.id == chosen[0].id], selected[chosen[0].class_name][0]
 
 
+def where_selected(fn, project: Project) -> str | None:
+    """Where the configs select the class of method `fn` (None when they do not)."""
+    found = _selections(project).get(fn.class_name or "")
+    return found[0] if found and _class_named(found[1], fn.module, fn.class_name, project) else None
+
+
 def _string(node: ast.AST | None) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 

@@ -9,8 +9,8 @@ from leapp_codemod.analysis.entry.callbacks import (
     driven_bodies,
     registered_callbacks,
 )
-from leapp_codemod.analysis.entry.composers import Composer, above_their_parts, model_parts
-from leapp_codemod.analysis.entry.config_choice import favour_selected, selected_among
+from leapp_codemod.analysis.entry.composers import Composer, above_their_parts, is_model_wrapper, model_parts
+from leapp_codemod.analysis.entry.config_choice import favour_selected, selected_among, where_selected
 from leapp_codemod.analysis.entry.drivers import (
     MODULE_QUALNAME,
     driver_ids,
@@ -213,30 +213,82 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
             sites.definers.setdefault(fn.name, []).append(fn.id)
     definers = {name: len(fids) for name, fids in sites.definers.items()}
     module_models: dict[str, set[str]] = {}
+    nodes = {(where.module, where.class_name) for where, _ in callbacks.values() if where.class_name}
     for ctx, served_locals, project_calls, networks in contexts:
         if ctx.fn.id not in sites.drivers:
             continue
         if ctx.module.name not in module_models:
             module_models[ctx.module.name] = loaded_models(ctx.module.tree.body)
         models = loaded_models(ctx.fn.node.body) | module_models[ctx.module.name]
+        wrapped = _wrapper_calls(sites, ctx.fn.id) if ctx.fn.class_name else []
         for loop in driven_bodies(ctx.fn, callbacks):
             if ctx.fn.id in evaluating and not _in_branch(loop, evaluating[ctx.fn.id]):
                 continue    # a loop of the training part of a script that also evaluates
             if offline_loop(loop):
                 continue
+            # a model wrapper called in the loop of a node (a class that registers callbacks, which keep its
+            # latest messages) marks the step like a network does: the loop builds the observation from those
+            # messages and sends the action out (in a callback's own body the callback is the step: composers.py)
+            own = ({id(n): n for n, _ in wrapped} if loop.body is not ctx.fn.node.body
+                   and (ctx.fn.module, ctx.fn.class_name) in nodes else {})
+            is_wrapper = (lambda call, own=own: id(call) in own)
+            here = networks | {n.lineno: fids for n, fids in wrapped if id(n) in own}
             # `policy.predict_action(obs)` on an object of unknown class: one project class defines the method,
             # it is the candidate; several do, the inline range is (which class runs is decided at run time)
             pipelines = [p for p in inline_pipelines(loop, models, lambda call, names=served_locals, known=project_calls:
-                                                     is_project_call(call, names, known))
-                         if _network_at(p, networks) or _unbound_definers(p, models, definers) != 1]
+                                                     is_project_call(call, names, known), is_wrapper)
+                         if _network_at(p, here) or _unbound_definers(p, models, definers) != 1]
+            # ... unless the configs select one of those classes: its method is what the loop runs
+            pipelines = [p for p in pipelines if _network_at(p, here) or not _bind_selected(sites, project, ctx.fn, loop, p,
+                                                                                          models, definers)]
             if pipelines:
                 best = max(pipelines, key=lambda p: p.statements)
-                network = _network_at(best, networks)
+                network = _network_at(best, here)
                 sites.inline.append((ctx.fn, best, 0 if network else _unbound_definers(best, models, definers)))
                 if best.statements >= INLINE_NETWORK_STATEMENTS:   # a network called amid pipeline code
                     for fid in network:
                         sites.inline_networks.setdefault(fid, (ctx.fn, best))
     return sites
+
+
+def _bind_selected(sites: CallSites, project: Project, fn: FunctionInfo, loop: ast.AST, pipeline: InlinePipeline,
+                   models: set[str], definers: dict[str, int]) -> bool:
+    """`model.step(obs, goal)` in a driver loop on a receiver of unknown class that several project classes
+    could be: when the project's configs select exactly one of those classes (config_choice.selected_among),
+    record the call as a loop call of that class's method (it is the candidate, with where it is selected)
+    and say True; otherwise False (the inline range stands)."""
+    if _unbound_definers(pipeline, models, definers) < 2:
+        return False
+    receiver, _, method = pipeline.model.rpartition(".")
+    fns = [sites.functions[fid] for fid in sites.definers.get(method, []) if fid in sites.functions]
+    models_only = [f for f in fns if not environment_or_optimizer(f, project)     # `env.step` runs no model
+                   or f.id in sites.calls_module or sites.model_via(f.id)]
+    narrowed, where = selected_among(models_only, project) if len(models_only) > 1 else (
+        models_only, where_selected(models_only[0], project) if models_only else None)
+    if where is None:
+        return False
+    line = next((node.lineno for node in ast.walk(loop) if isinstance(node, ast.Call)
+                 and isinstance(node.func, ast.Attribute) and node.func.attr == method
+                 and ast.unparse(node.func.value).rpartition(".")[2] == receiver), pipeline.start)
+    target = narrowed[0]
+    sites.in_loops.setdefault(target.id, []).append((fn, line))
+    sites.callers.setdefault(target.id, set()).add(fn.id)
+    sites.selected_at.setdefault(target.id, (len(fns), where))
+    return True
+
+
+def _wrapper_calls(sites: CallSites, fid: str) -> list[tuple[ast.Call, list[str]]]:
+    """Calls `fid` makes of project functions that only wrap a model call (`self.player.get_action(obs)`
+    around `model.predict`, a policy closure a loader returns): each target runs a model and is no bigger
+    than a wrapper (composers.is_model_wrapper); nn.Module methods are networks already."""
+    out = []
+    for node, tids in sites.project_calls.get(fid, []):
+        fns = [sites.functions.get(t) for t in tids]
+        if tids and fid not in tids and all(
+                fn is not None and (t in sites.calls_module or sites.model_via(t)) and is_model_wrapper(fn)
+                for t, fn in zip(tids, fns)):
+            out.append((node, tids))
+    return out
 
 
 def _in_branch(loop: ast.AST, calls: set[int]) -> bool:

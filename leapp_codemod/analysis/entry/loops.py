@@ -151,12 +151,21 @@ def _blocks(stmts: list[ast.stmt]):
 _SIMPLE = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Return)
 
 
-def _first_model_call(stmt: ast.stmt, models: set[str], is_project_call) -> str | None:
+def _never(call: ast.Call) -> bool:
+    return False
+
+
+def _first_model_call(stmt: ast.stmt, models: set[str], is_project_call, wrapper_call=_never) -> str | None:
+    """How the first model call of `stmt` names its model: a call of a model that is no project function, or
+    a call for which `wrapper_call` holds (a project function that only wraps the model call)."""
     if isinstance(stmt, (ast.With, ast.AsyncWith)):   # `with torch.no_grad(): action = policy(obs)`: one statement
-        return next(filter(None, (_first_model_call(inner, models, is_project_call) for inner in stmt.body)), None)
+        return next(filter(None, (_first_model_call(inner, models, is_project_call, wrapper_call)
+                                  for inner in stmt.body)), None)
     if not isinstance(stmt, _SIMPLE):
         return None
     for node in ast.walk(stmt):
+        if isinstance(node, ast.Call) and wrapper_call(node):
+            return ast.unparse(node.func)
         if isinstance(node, ast.Call) and not is_project_call(node):
             label = model_call(node, models)
             if label:
@@ -199,25 +208,29 @@ def _slice(block: list[ast.stmt], index: int) -> tuple[int, int, int]:
     return first, last, count
 
 
-def _complete(block: list[ast.stmt], models: set[str], is_project_call) -> bool:
+def _complete(block: list[ast.stmt], models: set[str], is_project_call, wrapper_call=_never) -> bool:
     """Does the block hold a model call with statements building its input before and using its output after?"""
     for index, stmt in enumerate(block):
-        if _first_model_call(stmt, models, is_project_call) is not None:
+        if _first_model_call(stmt, models, is_project_call, wrapper_call) is not None:
             first, last, _ = _slice(block, index)
             return first < index < last
     return False
 
 
-def inline_pipelines(loop: ast.For | ast.AsyncFor | ast.While, models: set[str], is_project_call) -> list[InlinePipeline]:
-    """The model calls written inline in `loop`'s body (not in loops nested in it), one per block."""
+def inline_pipelines(loop: ast.For | ast.AsyncFor | ast.While, models: set[str], is_project_call,
+                     wrapper_call=_never) -> list[InlinePipeline]:
+    """The model calls written inline in `loop`'s body (not in loops nested in it), one per block.
+    `wrapper_call(call)`: is the call one of a project function that only wraps a model call (see
+    composers.is_model_wrapper)? Such a call marks the step like the model call itself."""
     found = []
     for block in _blocks(loop.body):
         for index, stmt in enumerate(block):
-            label = _first_model_call(stmt, models, is_project_call)
+            label = _first_model_call(stmt, models, is_project_call, wrapper_call)
             if label is None:
                 continue
             first, last, count = _slice(block, index)
-            if isinstance(stmt, (ast.With, ast.AsyncWith)) and _complete(stmt.body, models, is_project_call):
+            if isinstance(stmt, (ast.With, ast.AsyncWith)) and _complete(stmt.body, models, is_project_call,
+                                                                         wrapper_call):
                 break   # the `with` block builds the input and uses the output itself: its own range stands
             found.append(InlinePipeline(loop.lineno, label, block[first].lineno,
                                         block[last].end_lineno or block[last].lineno, count))
