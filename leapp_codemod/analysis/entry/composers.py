@@ -142,6 +142,20 @@ def model_parts(fn: FunctionInfo, calls: list[tuple[ast.Call, list[str]]], runs_
     return out
 
 
+def wrapper_calls(sites, fid: str) -> list[tuple[ast.Call, list[str]]]:
+    """Calls `fid` makes of project functions that only wrap a model call (`self.player.get_action(obs)`
+    around `model.predict`, a policy closure a loader returns): each target runs a model and is no bigger
+    than a wrapper (composers.is_model_wrapper); nn.Module methods are networks already."""
+    out = []
+    for node, tids in sites.project_calls.get(fid, []):
+        fns = [sites.functions.get(t) for t in tids]
+        if tids and fid not in tids and all(
+                fn is not None and (t in sites.calls_module or sites.model_via(t)) and is_model_wrapper(fn)
+                for t, fn in zip(tids, fns)):
+            out.append((node, tids))
+    return out
+
+
 def above_their_parts(ranked: list[Entrypoint], parts: dict[str, Composer]) -> list[Entrypoint]:
     """Each composer scored one point above the best of its parts (added when it was no candidate), each
     part saying whose step it is part of."""

@@ -9,7 +9,7 @@ from leapp_codemod.analysis.entry.callbacks import (
     driven_bodies,
     registered_callbacks,
 )
-from leapp_codemod.analysis.entry.composers import Composer, above_their_parts, is_model_wrapper, model_parts
+from leapp_codemod.analysis.entry.composers import Composer, above_their_parts, model_parts, wrapper_calls
 from leapp_codemod.analysis.entry.config_choice import favour_selected, selected_among, where_selected
 from leapp_codemod.analysis.entry.drivers import (
     MODULE_QUALNAME,
@@ -220,7 +220,7 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
         if ctx.module.name not in module_models:
             module_models[ctx.module.name] = loaded_models(ctx.module.tree.body)
         models = loaded_models(ctx.fn.node.body) | module_models[ctx.module.name]
-        wrapped = _wrapper_calls(sites, ctx.fn.id) if ctx.fn.class_name else []
+        wrapped = wrapper_calls(sites, ctx.fn.id) if ctx.fn.class_name else []
         for loop in driven_bodies(ctx.fn, callbacks):
             if ctx.fn.id in evaluating and not _in_branch(loop, evaluating[ctx.fn.id]):
                 continue    # a loop of the training part of a script that also evaluates
@@ -229,7 +229,7 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
             # a model wrapper called in the loop of a node (a class that registers callbacks, which keep its
             # latest messages) marks the step like a network does: the loop builds the observation from those
             # messages and sends the action out (in a callback's own body the callback is the step: composers.py)
-            own = ({id(n): n for n, _ in wrapped} if loop.body is not ctx.fn.node.body
+            own = ({id(n): n for n, _ in wrapped} if ctx.fn.id not in callbacks
                    and (ctx.fn.module, ctx.fn.class_name) in nodes else {})
             is_wrapper = (lambda call, own=own: id(call) in own)
             here = networks | {n.lineno: fids for n, fids in wrapped if id(n) in own}
@@ -275,20 +275,6 @@ def _bind_selected(sites: CallSites, project: Project, fn: FunctionInfo, loop: a
     sites.callers.setdefault(target.id, set()).add(fn.id)
     sites.selected_at.setdefault(target.id, (len(fns), where))
     return True
-
-
-def _wrapper_calls(sites: CallSites, fid: str) -> list[tuple[ast.Call, list[str]]]:
-    """Calls `fid` makes of project functions that only wrap a model call (`self.player.get_action(obs)`
-    around `model.predict`, a policy closure a loader returns): each target runs a model and is no bigger
-    than a wrapper (composers.is_model_wrapper); nn.Module methods are networks already."""
-    out = []
-    for node, tids in sites.project_calls.get(fid, []):
-        fns = [sites.functions.get(t) for t in tids]
-        if tids and fid not in tids and all(
-                fn is not None and (t in sites.calls_module or sites.model_via(t)) and is_model_wrapper(fn)
-                for t, fn in zip(tids, fns)):
-            out.append((node, tids))
-    return out
 
 
 def _in_branch(loop: ast.AST, calls: set[int]) -> bool:
