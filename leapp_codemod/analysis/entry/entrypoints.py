@@ -2,61 +2,32 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
 
-from leapp_codemod.analysis.entry.callbacks import (
-    callers_of,
-    driven_bodies,
-    registered_callbacks,
-)
-from leapp_codemod.analysis.entry.composers import Composer, above_their_parts, model_parts, wrapper_calls
-from leapp_codemod.analysis.entry.config_choice import favour_selected, selected_among, where_selected
-from leapp_codemod.analysis.entry.drivers import (
-    MODULE_QUALNAME,
-    driver_ids,
-    evaluation_branch_calls,
-    in_trainer,
-    is_test_path,
-    is_training_loop,
-    loops_of,
-    name_words,
-)
-from leapp_codemod.analysis.entry.lookup import (
-    TRAINING_CODE,
-    below_model_signs,
-    below_non_training,
-)
-from leapp_codemod.analysis.entry.loops import (
-    InlinePipeline,
-    inline_pipelines,
-    loaded_models,
-    model_call,
-    offline_loop,
-)
+from leapp_codemod.analysis.entry.call_sites import CallSites, bind_selected, network_at, unbound_definers
+from leapp_codemod.analysis.entry.callbacks import callers_of, driven_bodies, registered_callbacks
+from leapp_codemod.analysis.entry.composers import above_their_parts, model_parts, wrapper_calls
+from leapp_codemod.analysis.entry.config_choice import favour_selected, selected_among
+from leapp_codemod.analysis.entry.drivers import (MODULE_QUALNAME, driver_ids, evaluation_branch_calls, in_trainer,
+                                                  is_test_path, is_training_loop, loops_of, name_words)
+from leapp_codemod.analysis.entry.lookup import TRAINING_CODE, below_model_signs, below_non_training
+from leapp_codemod.analysis.entry.loops import InlinePipeline, inline_pipelines, loaded_models, model_call, offline_loop
 from leapp_codemod.analysis.entry.ordering import (below_copies, below_parts, below_their_ranges, callbacks_first,
                                                    covers_body, outermost_ranges)
-from leapp_codemod.analysis.entry.peers import (
-    GENERIC_STEP_NAMES,
-    below_delegated_models,
-    built_count,
-    favour_most_built,
-)
-from leapp_codemod.analysis.entry.receivers import (
-    bound_targets,
-    collect_bindings,
-    local_receiver_types,
-    on_library_module,
-)
-from leapp_codemod.analysis.entry.steps import below_driven_steps, below_their_steps, driven_steps
-from leapp_codemod.analysis.entry.ties import break_ties
-from leapp_codemod.analysis.entry.uses import (ROLLOUT_DRIVEN, below_built_pipelines, below_driven_callbacks, only_logged,
-                                               runs_rollout, simulated_ranges, simulator_loops)
+from leapp_codemod.analysis.entry.peers import (GENERIC_STEP_NAMES, below_delegated_models, built_count,
+                                                favour_most_built)
+from leapp_codemod.analysis.entry.receivers import (bound_targets, collect_bindings, local_receiver_types,
+                                                    on_library_module)
 from leapp_codemod.analysis.entry.served import dotted, is_project_call, served_models
 from leapp_codemod.analysis.entry.served import served_locals as served_locals_of
 from leapp_codemod.analysis.entry.signs import (ACTION_WORDS, ENV_BASE, IO_WORDS, POLICY_STEP_NAMES, STEP_VERBS,
-                                                TRAINING_NAMES, UNFOLLOWED_POLICY_METHODS, calls_nn_module, computes_loss,
-                                                decorated_no_grad, deploy_path, environment_or_optimizer, is_step_name,
-                                                names_a_command, non_torch, steps_simulator, uses_non_torch)
+                                                TRAINING_NAMES, UNFOLLOWED_POLICY_METHODS, calls_nn_module,
+                                                computes_loss, decorated_no_grad, deploy_path, environment_or_optimizer,
+                                                is_step_name, names_a_command, non_torch, steps_simulator,
+                                                uses_non_torch)
+from leapp_codemod.analysis.entry.steps import below_driven_steps, below_their_steps, driven_steps
+from leapp_codemod.analysis.entry.ties import break_ties
+from leapp_codemod.analysis.entry.uses import (ROLLOUT_DRIVEN, below_built_pipelines, below_driven_callbacks,
+                                               only_logged, runs_rollout, simulated_ranges, simulator_loops)
 from leapp_codemod.analysis.flow.dataflow import compute_env
 from leapp_codemod.analysis.infer.context import FunctionContext
 from leapp_codemod.analysis.infer.lattice import Facts
@@ -69,41 +40,6 @@ from leapp_codemod.model import Entrypoint
 # A project network's method called in a driver loop amid this many statements of pipeline code (building
 # the observation, scaling the action) is a model call of that range, not the policy step itself.
 INLINE_NETWORK_STATEMENTS = 6
-
-
-@dataclass
-class CallSites:
-    in_loops: dict[str, list[tuple[FunctionInfo, int]]] = field(default_factory=dict)   # fid -> callers in loops
-    by_name_in_loops: dict[str, list[tuple[FunctionInfo, int]]] = field(default_factory=dict)
-    callers: dict[str, set[str]] = field(default_factory=dict)
-    callees: dict[str, set[str]] = field(default_factory=dict)
-    calls_module: set[str] = field(default_factory=set)
-    drivers: set[str] = field(default_factory=set)          # driver roots and what they call
-    ignored: set[str] = field(default_factory=set)          # tests, training code, nn.Module methods
-    inline: list[tuple[FunctionInfo, InlinePipeline, int]] = field(default_factory=list)  # (+ definers of its method)
-    served: dict[str, FunctionInfo] = field(default_factory=dict)   # a model's call target -> its getter
-    functions: dict[str, FunctionInfo] = field(default_factory=dict)  # fid -> function (callers included)
-    callbacks: dict[str, tuple[FunctionInfo, int]] = field(default_factory=dict)  # registered -> (where, line)
-    # fid -> the project functions it calls, through which it may run a model: a private helper
-    # (`self._compute_action(obs)`), the policy it holds (`self.policy.act(obs)`), a call dispatched at
-    # run time among several classes (`self.cur_policy.run()`)
-    delegates: dict[str, set[str]] = field(default_factory=dict)
-    # project network methods a driver loop calls inline, with pipeline code around -> (driver, range)
-    inline_networks: dict[str, tuple[FunctionInfo, InlinePipeline]] = field(default_factory=dict)
-    project_calls: dict[str, list[tuple[ast.Call, list[str]]]] = field(default_factory=dict)  # fid -> its calls
-    policy_calls: dict[str, str] = field(default_factory=dict)   # fid -> `self.player.get_action` it calls
-    parts: dict[str, Composer] = field(default_factory=dict)   # a model call's function -> the step composing it
-    model_lines: dict[str, set[int]] = field(default_factory=dict)   # fid -> lines of its own model calls
-    definers: dict[str, list[str]] = field(default_factory=dict)   # method name -> project methods, not abstract
-    # fid -> (classes a call's receiver may hold, where the configs select this one's): `self.agent.act(obs)`
-    selected_at: dict[str, tuple[int, str]] = field(default_factory=dict)
-
-    def model_via(self, fid: str, depth: int = 2) -> str | None:
-        """The callee through which `fid` calls a model (two delegations deep), when it does not itself."""
-        for callee in sorted(self.delegates.get(fid, set()) - {fid}):
-            if callee in self.calls_module or (depth > 1 and self.model_via(callee, depth - 1)):
-                return callee
-        return None
 
 
 def _loop_call_nodes(fn: FunctionInfo):
@@ -237,44 +173,18 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
             # it is the candidate; several do, the inline range is (which class runs is decided at run time)
             pipelines = [p for p in inline_pipelines(loop, models, lambda call, names=served_locals, known=project_calls:
                                                      is_project_call(call, names, known), is_wrapper)
-                         if _network_at(p, here) or _unbound_definers(p, models, definers) != 1]
+                         if network_at(p, here) or unbound_definers(p, models, definers) != 1]
             # ... unless the configs select one of those classes: its method is what the loop runs
-            pipelines = [p for p in pipelines if _network_at(p, here) or not _bind_selected(sites, project, ctx.fn, loop, p,
+            pipelines = [p for p in pipelines if network_at(p, here) or not bind_selected(sites, project, ctx.fn, loop, p,
                                                                                           models, definers)]
             if pipelines:
                 best = max(pipelines, key=lambda p: p.statements)
-                network = _network_at(best, here)
-                sites.inline.append((ctx.fn, best, 0 if network else _unbound_definers(best, models, definers)))
+                network = network_at(best, here)
+                sites.inline.append((ctx.fn, best, 0 if network else unbound_definers(best, models, definers)))
                 if best.statements >= INLINE_NETWORK_STATEMENTS:   # a network called amid pipeline code
                     for fid in network:
                         sites.inline_networks.setdefault(fid, (ctx.fn, best))
     return sites
-
-
-def _bind_selected(sites: CallSites, project: Project, fn: FunctionInfo, loop: ast.AST, pipeline: InlinePipeline,
-                   models: set[str], definers: dict[str, int]) -> bool:
-    """`model.step(obs, goal)` in a driver loop on a receiver of unknown class that several project classes
-    could be: when the project's configs select exactly one of those classes (config_choice.selected_among),
-    record the call as a loop call of that class's method (it is the candidate, with where it is selected)
-    and say True; otherwise False (the inline range stands)."""
-    if _unbound_definers(pipeline, models, definers) < 2:
-        return False
-    receiver, _, method = pipeline.model.rpartition(".")
-    fns = [sites.functions[fid] for fid in sites.definers.get(method, []) if fid in sites.functions]
-    models_only = [f for f in fns if not environment_or_optimizer(f, project)     # `env.step` runs no model
-                   or f.id in sites.calls_module or sites.model_via(f.id)]
-    narrowed, where = selected_among(models_only, project) if len(models_only) > 1 else (
-        models_only, where_selected(models_only[0], project) if models_only else None)
-    if where is None:
-        return False
-    line = next((node.lineno for node in ast.walk(loop) if isinstance(node, ast.Call)
-                 and isinstance(node.func, ast.Attribute) and node.func.attr == method
-                 and ast.unparse(node.func.value).rpartition(".")[2] == receiver), pipeline.start)
-    target = narrowed[0]
-    sites.in_loops.setdefault(target.id, []).append((fn, line))
-    sites.callers.setdefault(target.id, set()).add(fn.id)
-    sites.selected_at.setdefault(target.id, (len(fns), where))
-    return True
 
 
 def _in_branch(loop: ast.AST, calls: set[int]) -> bool:
@@ -304,18 +214,6 @@ def _unfollowed_policy_call(call: ast.Call, self_name: str | None) -> bool:
             and not (isinstance(func.value, ast.Name) and func.value.id in (self_name, "super"))
             and not names_a_command(call))
 
-
-
-def _network_at(pipeline: InlinePipeline, networks: dict[int, list[str]]) -> list[str]:
-    """The project nn.Module methods an inline range calls as its model (`model.act(obs)`)."""
-    return [fid for line, fids in networks.items() if pipeline.start <= line <= pipeline.end for fid in fids]
-
-
-def _unbound_definers(pipeline: InlinePipeline, models: set[str], definers: dict[str, int]) -> int:
-    """How many project classes define the method an inline range calls its model with (0 for a loaded
-    model, `session.run(...)`, or a model called directly)."""
-    receiver, dot, method = pipeline.model.rpartition(".")
-    return definers.get(method, 0) if dot and receiver not in models else 0
 
 
 def _is_module_method(fn: FunctionInfo, project: Project) -> bool:
