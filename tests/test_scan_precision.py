@@ -116,3 +116,11 @@ def test_a_counter_of_events_in_the_data_stays_reported(tmp_path, monkeypatch):
     hits = found(scan(tmp_path, "chunk_counter_app", "watch:Watch.step", monkeypatch))
     assert ("watch.py", 12, "LCM701") in hits   # `self.alarms += 1` under `if obs.abs().max() > 3.0:`
     assert ("watch.py", 13, "LCM201") in hits   # the count of data events decides the refresh
+
+
+def test_command_line_flags_and_the_settings_a_caller_stores_with_the_state_are_not_data(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "cli_flags_app", "glide:control_tick", monkeypatch))
+    assert ("glide.py", 10, "LCM201") not in hits   # `smoothing_on`: `opts.smooth` from parse_known_args
+    assert ("glide.py", 14, "LCM201") not in hits   # `memo["clip"]`: the caller stores `opts.clip_limit` there
+    assert ("glide.py", 18, "LCM201") not in hits   # `safe_mode`: read from the environment
+    assert ("glide.py", 20, "LCM201") in hits       # the action itself: still a tensor branch

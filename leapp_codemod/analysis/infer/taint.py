@@ -197,6 +197,8 @@ class TaintQuestions:
                 return True
             return [e.value]
         if isinstance(e, ast.Subscript):
+            if self._setting_item(e):
+                return False   # `buffers["hold"]`: a setting the caller put next to the state
             return [e.value, e.slice]
         if isinstance(e, ast.Call):
             return self._call_data_step(e)
@@ -225,6 +227,10 @@ class TaintQuestions:
         if isinstance(e, ast.DictComp):
             return [e.value]
         return False
+
+    def _setting_item(self, e: ast.Subscript) -> bool:
+        return isinstance(e.value, ast.Name) and isinstance(e.slice, ast.Constant) \
+            and e.slice.value in self.facts.setting_items.get(self.fn.id, {}).get(e.value.id, ())
 
     def args_data(self, call: ast.Call) -> bool:
         return any(self.is_data(a) for a in call.args) or any(self.is_data(k.value) for k in call.keywords)
