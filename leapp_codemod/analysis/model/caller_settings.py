@@ -93,34 +93,37 @@ def _command_line_value(arg: ast.expr, project, module, cli: set[str], ints: set
 
 def setting_items(project, fn) -> dict[str, set[str]]:
     """Keys of a dict parameter of the entry `fn` that hold settings: every call passes a name bound once, in
-    the calling scope, to a dict literal whose item under the key is a constant or a command-line setting
-    (`buffers = {"prev": np.zeros(3), "hold": args.hold}`), and neither the caller nor `fn` writes the key
-    again. `buffers["hold"]` is then a setting even though `buffers` also carries the step's state."""
+    the calling scope, to a dict literal, and the items under the key are constants or command-line settings
+    (`buffers = {"prev": np.zeros(3), "hold": args.hold}`) in every literal that has the key; neither a caller
+    nor `fn` writes the key again. `buffers["hold"]` is then a setting even though `buffers` also carries the
+    step's state."""
     params = fn.positional_params[1:] if fn.is_method else fn.positional_params
     written = _written_keys(fn.node)
-    out: dict[str, set[str]] | None = None
+    settings: dict[str, set] = {}
+    other: dict[str, set] = {}
     for module, scope, calls in _entry_calls(project, fn):
         cli = command_line_names(project, module, scope)
         ints = frozenset(_int_names(scope))
         rewritten = _written_keys(scope)
         for node in calls:
-            found: dict[str, set[str]] = {}
             for param, arg in zip(params, node.args):
-                if not isinstance(arg, ast.Name):
-                    continue
                 bound = [n.value for n in ast.walk(scope) if isinstance(n, ast.Assign)
-                         and any(isinstance(t, ast.Name) and t.id == arg.id for t in n.targets)]
+                         and any(isinstance(t, ast.Name) and t.id == arg.id for t in n.targets)] \
+                    if isinstance(arg, ast.Name) else []
                 if len(bound) != 1 or not isinstance(bound[0], ast.Dict):
+                    other.setdefault(param, set()).add(_ANY_KEY)   # a dict the scan cannot read
                     continue
-                keys = {k.value for k, v in zip(bound[0].keys, bound[0].values)
-                        if isinstance(k, ast.Constant) and isinstance(k.value, str)
-                        and (_setting_value(v, set(ints)) is not None or is_setting_expr(v, project, module, cli, ints))}
-                gone = rewritten.get(arg.id, set()) | written.get(param, set())
-                keys = set() if _ANY_KEY in gone else keys - gone
-                if keys:
-                    found[param] = keys
-            out = found if out is None else {p: out[p] & found[p] for p in out if p in found and out[p] & found[p]}
-    return out or {}
+                for key, value in zip(bound[0].keys, bound[0].values):
+                    if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                        other.setdefault(param, set()).add(_ANY_KEY)
+                    elif isinstance(value, ast.Constant) or _setting_value(value, set(ints)) is not None \
+                            or is_setting_expr(value, project, module, cli, ints):
+                        settings.setdefault(param, set()).add(key.value)
+                    else:
+                        other.setdefault(param, set()).add(key.value)
+                other.setdefault(param, set()).update(rewritten.get(arg.id, set()) | written.get(param, set()))
+    return {param: keys - other.get(param, set()) for param, keys in settings.items()
+            if _ANY_KEY not in other.get(param, set()) and keys - other.get(param, set())}
 
 
 def _written_keys(scope: ast.AST) -> dict[str, set]:

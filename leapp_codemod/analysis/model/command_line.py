@@ -29,7 +29,7 @@ def command_line_names(project, module, scope: ast.AST, hops: int = 0) -> set[st
     stored = {}
     for node in binds:
         for target in (node.targets if isinstance(node, ast.Assign) else [node.target]):
-            for name in (t.id for t in ast.walk(target) if isinstance(t, ast.Name)):
+            for name in _bound_names(target):   # `args.steps = max(...)` adjusts a setting, binds no name
                 stored.setdefault(name, []).append(node.value)
     changed = True
     while changed:   # `args = parser.parse_args()`, then `debug = args.debug`: both settings
@@ -41,6 +41,14 @@ def command_line_names(project, module, scope: ast.AST, hops: int = 0) -> set[st
                 changed = True
     project.memo[key] = names
     return names
+
+
+def _bound_names(target: ast.expr) -> list[str]:
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [n for e in target.elts for n in _bound_names(e)]
+    return []
 
 
 def is_setting_expr(e: ast.expr, project, module, names: set[str], ints: frozenset = frozenset()) -> bool:
