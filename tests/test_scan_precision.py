@@ -124,3 +124,10 @@ def test_command_line_flags_and_the_settings_a_caller_stores_with_the_state_are_
     assert ("glide.py", 14, "LCM201") not in hits   # `memo["clip"]`: the caller stores `opts.clip_limit` there
     assert ("glide.py", 18, "LCM201") not in hits   # `safe_mode`: read from the environment
     assert ("glide.py", 20, "LCM201") in hits       # the action itself: still a tensor branch
+
+
+def test_node_parameters_and_the_fields_an_object_was_built_with_are_not_data(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "node_settings_app", "pilot:Pilot.step", monkeypatch))
+    assert ("pilot.py", 39, "LCM201") not in hits   # `self.side`: a node parameter, a string method on it
+    assert ("pilot.py", 41, "LCM201") not in hits   # `self.brain.arms`: read from the spec file at construction
+    assert ("pilot.py", 43, "LCM201") in hits       # the camera frame: still a tensor branch

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 
 from leapp_codemod.analysis.model.index import called_name
-from leapp_codemod.knowledge.vocab import COMMAND_LINE_CALLS, COMMAND_LINE_PARSERS, COMMAND_LINE_VALUES
+from leapp_codemod.knowledge.vocab import COMMAND_LINE_CALLS, COMMAND_LINE_PARSERS, COMMAND_LINE_VALUES, PARAMETER_READERS
 
 _MAX_HOPS = 2   # `main` parses, `run(args)` receives, `loop(args)` receives: deeper is not followed
 _CAST_BUILTINS = frozenset({"int", "float", "bool", "str", "len", "abs", "min", "max", "round"})
@@ -155,3 +155,19 @@ def module_scopes(project, module) -> list[ast.AST]:
                          type_ignores=[])
         found = project.memo[key] = [*(f.node for f in module.functions.values()), top]
     return found
+
+
+def parameter_read(value: ast.expr, fn) -> bool:
+    """`self.get_parameter("id").value`, `rospy.get_param("~rate", 30)`, `g("id").value` after `g =
+    self.get_parameter` in `fn`: a node parameter read, a setting of the deployment."""
+    while isinstance(value, (ast.Attribute, ast.Subscript)) and not isinstance(value, ast.Call):
+        value = value.value
+    if not isinstance(value, ast.Call):
+        return False
+    func = value.func
+    if isinstance(func, ast.Attribute):
+        return func.attr in PARAMETER_READERS
+    if isinstance(func, ast.Name) and fn is not None:
+        bound = fn.assigned(func.id)
+        return len(bound) == 1 and isinstance(bound[0], ast.Attribute) and bound[0].attr in PARAMETER_READERS
+    return False
