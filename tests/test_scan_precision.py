@@ -131,3 +131,10 @@ def test_node_parameters_and_the_fields_an_object_was_built_with_are_not_data(tm
     assert ("pilot.py", 39, "LCM201") not in hits   # `self.side`: a node parameter, a string method on it
     assert ("pilot.py", 41, "LCM201") not in hits   # `self.brain.arms`: read from the spec file at construction
     assert ("pilot.py", 43, "LCM201") in hits       # the camera frame: still a tensor branch
+
+
+def test_lookups_on_a_simulator_model_loaded_once_are_not_data(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "sim_model_app", "balance:balance", monkeypatch))
+    assert ("balance.py", 9, "LCM401") not in hits    # `mj_name2id(model, ..., "imu")`: a constant of the run
+    assert ("balance.py", 10, "LCM201") not in hits   # `if site < 0`: the same constant
+    assert ("balance.py", 21, "LCM201") in hits       # the torque: still a tensor branch

@@ -7,13 +7,15 @@ import ast
 from leapp_codemod.analysis.model.command_line import command_line_names, is_setting_expr, module_scopes
 from leapp_codemod.analysis.model.index import ClassInfo, called_name
 from leapp_codemod.analysis.model.settings import _default
+from leapp_codemod.knowledge.io import STATIC_MODEL_CONSTRUCTORS
 from leapp_codemod.knowledge.vocab import TRAINING_FLAG_PARAMS
 from leapp_codemod.source.chains import counter_kind
 
 
 PYTHON_INT = ("<a Python int>",)   # a loop counter or an `int(...)`: a setting whose value changes, never data
 COMMAND_LINE = ("<a command-line setting>",)   # `args.use_filter`: chosen when the program starts, never data
-VARYING = frozenset({PYTHON_INT, COMMAND_LINE})   # settings whose value the scan does not know
+STATIC_MODEL = ("<a static simulator model>",)   # `mujoco.MjModel.from_xml_path(...)`: loaded once, never data
+VARYING = frozenset({PYTHON_INT, COMMAND_LINE, STATIC_MODEL})   # settings whose value the scan does not know
 
 
 def caller_settings(project, fn) -> dict[str, set]:
@@ -44,7 +46,7 @@ def caller_settings(project, fn) -> dict[str, set]:
                 continue
             passed = [(params[i], a) for i, a in enumerate(node.args) if i < len(params)]
             passed += [(k.arg, k.value) for k in node.keywords if k.arg]
-            found = [(param, _setting_or_flag(arg, ints, project, module, cli)) for param, arg in passed]
+            found = [(param, _setting_or_flag(arg, ints, project, module, cli, scope)) for param, arg in passed]
             if not required <= {p for p, _ in passed} or all(v is not None for _, v in found):
                 continue   # another function of the same name (`env.step(0)`), not a call of the entry
             given = {p for p, _ in passed}   # a parameter left out receives its default
@@ -78,9 +80,24 @@ def _entry_calls(project, fn) -> list[tuple]:
     return found
 
 
-def _setting_or_flag(arg: ast.expr, ints: set[str], project, module, cli: set[str]):
+def _setting_or_flag(arg: ast.expr, ints: set[str], project, module, cli: set[str], scope: ast.AST):
     value = _setting_value(arg, ints)
+    if value is None and _static_model(arg, project, module, scope):
+        return STATIC_MODEL
     return value if value is not None else _command_line_value(arg, project, module, cli, ints)
+
+
+def _static_model(arg: ast.expr, project, module, scope: ast.AST) -> bool:
+    """A name the calling scope binds once, to a simulator model loaded from a file (`model =
+    mujoco.MjModel.from_xml_path(path)`): the same sizes and addresses on every call."""
+    if not isinstance(arg, ast.Name):
+        return False
+    bound = [n.value for n in ast.walk(scope) if isinstance(n, ast.Assign)
+             and any(isinstance(t, ast.Name) and t.id == arg.id for t in n.targets)]
+    if len(bound) != 1 or not isinstance(bound[0], ast.Call):
+        return False
+    name = project.qualify(bound[0].func, module) if isinstance(bound[0].func, (ast.Name, ast.Attribute)) else None
+    return name is not None and project.external_name(name) in STATIC_MODEL_CONSTRUCTORS
 
 
 def _command_line_value(arg: ast.expr, project, module, cli: set[str], ints: set[str]):
