@@ -138,3 +138,10 @@ def test_lookups_on_a_simulator_model_loaded_once_are_not_data(tmp_path, monkeyp
     assert ("balance.py", 9, "LCM401") not in hits    # `mj_name2id(model, ..., "imu")`: a constant of the run
     assert ("balance.py", 10, "LCM201") not in hits   # `if site < 0`: the same constant
     assert ("balance.py", 21, "LCM201") in hits       # the torque: still a tensor branch
+
+
+def test_a_function_that_only_reports_has_its_io_as_the_one_finding(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "debug_printer_app", "arm:reach", monkeypatch))
+    assert not {(line, code) for _, line, code in hits if line in (10, 11, 13)}   # computed only for the log
+    assert ("arm.py", 15, "LCM901") in hits    # the log call itself
+    assert ("arm.py", 22, "LCM102") in hits    # float() of the output, used in the result

@@ -11,6 +11,9 @@ from leapp_codemod.analysis.infer.taint import parent_map
 from leapp_codemod.analysis.model.index import called_name
 from leapp_codemod.analysis.model.libraries import in_project, library_available
 from leapp_codemod.analysis.model.walk import iter_nodes
+from leapp_codemod.knowledge.vocab import (
+    CONTAINER_MUTATORS, DATA_METHOD_NAMES, NON_DATA_BUILTINS, PURE_BUILTINS, PURE_LIBRARIES,
+)
 from leapp_codemod.knowledge.io import (
     CLOCK_FACTORIES, CLOCK_FUNCTIONS, FILE_METHODS, IO_BUILTINS, IO_FUNCTIONS, IO_ROOTS, IO_VALUE_TYPES, LOGGING_METHODS,
     MIDDLEWARE_FACTORIES,
@@ -191,6 +194,62 @@ class IoQuestions:
                     continue
                 return False
         return True
+
+    def reports_only(self) -> bool:
+        """Does this function only report (a debug printer: `print_obs(name, values)`)? It returns nothing,
+        writes nothing outside its own locals, and every call it makes is I/O, a pure builtin, a NumPy/torch/
+        math function, a method of a value, or another such function: what it computes leaves with its I/O,
+        so its I/O is the one finding (nothing it converts or builds reaches the export)."""
+        known = self.fn.walks.get("reports_only")
+        if known is not None:
+            return known
+        self.fn.walks["reports_only"] = False   # a recursive printer is not proven by itself
+        verdict = self._reports_only()
+        self.fn.walks["reports_only"] = verdict
+        return verdict
+
+    def _reports_only(self) -> bool:
+        fn = self.fn
+        if fn.is_method or "<lines" in fn.qualname:
+            return False   # a method may keep what it computes on its object; an inline range is the step
+        local = {n.id for n in fn.nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        params = set(fn.params)
+        io = False
+        for node in fn.nodes:
+            if isinstance(node, ast.Return) and node.value is not None \
+                    and not (isinstance(node.value, ast.Constant) and node.value.value is None):
+                return False
+            if isinstance(node, (ast.Yield, ast.YieldFrom, ast.Global, ast.Nonlocal, ast.Lambda)):
+                return False
+            if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                return False   # `values[0] = ...`, `obj.x = ...`: a write another reader may see
+            if not isinstance(node, ast.Call):
+                continue
+            if self.io_kind(node) is not None:
+                io = True
+                continue
+            func = node.func
+            if self.builtin(node) in NON_DATA_BUILTINS | PURE_BUILTINS | {"enumerate", "zip", "sorted", "reversed"}:
+                continue
+            name = self.call_name(node)
+            if name and name.partition(".")[0] in PURE_LIBRARIES and not name.startswith("numpy.random"):
+                continue
+            if isinstance(func, ast.Attribute):
+                root = func.value
+                while isinstance(root, (ast.Attribute, ast.Subscript)):
+                    root = root.value
+                if func.attr in CONTAINER_MUTATORS:
+                    if isinstance(root, ast.Name) and root.id in local and root.id not in params:
+                        continue   # `segments.append(...)` on a list of its own
+                    return False
+                if func.attr in DATA_METHOD_NAMES and not func.attr.endswith("_"):
+                    continue   # `values.min()`, `", ".join(...)`: a value's own method
+            callees = self.resolve_call(node)
+            if callees and all(not c.is_method and self.for_function(c).reports_only() for c in callees):
+                io = True
+                continue
+            return False
+        return io
 
     def only_logged(self, node: ast.AST) -> bool:
         """Is `node` part of a statement that does nothing but I/O (`logger.log({'v': x.item()})`,
