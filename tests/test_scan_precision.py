@@ -145,3 +145,11 @@ def test_a_function_that_only_reports_has_its_io_as_the_one_finding(tmp_path, mo
     assert not {(line, code) for _, line, code in hits if line in (10, 11, 13)}   # computed only for the log
     assert ("arm.py", 15, "LCM901") in hits    # the log call itself
     assert ("arm.py", 22, "LCM102") in hits    # float() of the output, used in the result
+
+
+def test_a_watchdog_on_the_time_since_the_last_message_is_host_logic(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "stale_watchdog_app", "rover:Rover.drive", monkeypatch))
+    assert ("rover.py", 22, "LCM901") not in hits   # the clock read feeds only the stale-input check
+    assert ("rover.py", 23, "LCM201") not in hits   # `heard_at` is a timestamp, not a value of the message
+    assert ("rover.py", 25, "LCM901") in hits       # the error log itself
+    assert ("rover.py", 28, "LCM201") in hits       # the command: still a tensor branch

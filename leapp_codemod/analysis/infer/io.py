@@ -125,13 +125,16 @@ class IoQuestions:
             if isinstance(stmt, ast.Expr):
                 sinks.append(stmt)
                 return self.only_logged(node)
+            if isinstance(stmt, ast.Raise):
+                sinks.append(stmt)
+                return True   # the message of an error the host raises (a watchdog's)
             if isinstance(stmt, ast.Return) and stmt.lineno > (self.fn.node.end_lineno or stmt.lineno) - 1 \
                     and isinstance(node, ast.Name) and self.fn.outer_values is not None and "<lines" in self.fn.qualname:
                 sinks.append(stmt)
                 return self._host_after_range(node.id)   # an inline range's output: what the host does with it
             if isinstance(stmt, (ast.If, ast.While)) and part is stmt.test:
                 sinks.append(stmt)
-                return self.only_io(stmt.body + stmt.orelse)
+                return self.only_io(stmt.body + stmt.orelse) or self._watchdog(stmt)
             if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and part is stmt.value:
                 targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
                 return all(stored(t) for t in targets)
@@ -154,6 +157,15 @@ class IoQuestions:
                        and isinstance(n.ctx, ast.Load))
 
         return host_only(read)   # a read whose value nothing uses (a dead local, an unread attribute) too
+
+    def _watchdog(self, stmt: ast.stmt) -> bool:
+        """`if now - self.last_stamp > timeout: log(msg); raise ...`: a check that stops the host when its
+        inputs are stale. Its body reports and raises (names bound there hold only text); no value leaves it."""
+        if not isinstance(stmt, ast.If) or stmt.orelse or not stmt.body or not isinstance(stmt.body[-1], ast.Raise):
+            return False
+        return all(isinstance(s, ast.Raise) or self.only_io([s]) or (
+            isinstance(s, ast.Assign) and all(isinstance(t, ast.Name) for t in s.targets)
+            and isinstance(s.value, (ast.JoinedStr, ast.Constant))) for s in stmt.body)
 
     def _project_attr_reads(self) -> frozenset[str]:
         """Names of every attribute some scanned module reads (`x.stamp`, `self.stamp`), once per project."""
