@@ -153,3 +153,10 @@ def test_a_watchdog_on_the_time_since_the_last_message_is_host_logic(tmp_path, m
     assert ("rover.py", 23, "LCM201") not in hits   # `heard_at` is a timestamp, not a value of the message
     assert ("rover.py", 25, "LCM901") in hits       # the error log itself
     assert ("rover.py", 28, "LCM201") in hits       # the command: still a tensor branch
+
+
+def test_arrays_built_from_message_fields_are_the_input_boundary(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "message_input_app", "glider:Glider.fly", monkeypatch))
+    assert ("glider.py", 23, "LCM102") not in hits   # torch.tensor of a copied message's fields: the input
+    assert ("glider.py", 24, "LCM301") not in hits   # np.asarray of a stored message's field: the input
+    assert ("glider.py", 27, "LCM301") in hits       # a traced output packed into a list: still lost

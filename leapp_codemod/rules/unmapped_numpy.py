@@ -10,9 +10,7 @@ def check(node: ast.Call, ctx):
     if not name or not name.startswith("numpy.") or name.startswith("numpy.random."):
         return
     if name in ("numpy.array", "numpy.asarray") and node.args and _list_of_data(node.args[0], ctx):
-        source = "a middleware message's field (Python values)" if ctx.is_message_field(node.args[0]) else \
-            "a list of pipeline values"
-        yield Hit(node, f"`{show(node)}` builds an array from {source}; LEAPP's patched "
+        yield Hit(node, f"`{show(node)}` builds an array from a list of pipeline values; LEAPP's patched "
                         f"`np.{name[6:]}` traces only a traced argument, so the list becomes a plain array of numbers",
                   "build it with a mapped function instead (`np.stack([...])`, `np.concatenate`), or FunctionPatch "
                   f"`{ctx.fn.qualname}` with a torch implementation")
@@ -58,10 +56,10 @@ def _module_value(name: str, ctx) -> ast.expr | None:
 
 def _list_of_data(arg: ast.expr, ctx) -> bool:
     """A list/tuple literal or comprehension of pipeline data, or a local list the function fills with it."""
-    if isinstance(arg, (ast.List, ast.Tuple)):
-        return any(ctx.is_data(e) and not ctx.is_shape(e) for e in arg.elts)
+    if isinstance(arg, (ast.List, ast.Tuple)):   # fields of a message are the input being made, not lost data
+        return any(ctx.is_data(e) and not ctx.is_shape(e) and not ctx.is_message_field(e) for e in arg.elts)
     if isinstance(arg, (ast.ListComp, ast.GeneratorExp)):
-        return ctx.is_data(arg.elt) and not ctx.is_shape(arg.elt)
+        return ctx.is_data(arg.elt) and not ctx.is_shape(arg.elt) and not ctx.is_message_field(arg.elt)
     return filled_local_list(arg, ctx)
 
 
@@ -70,9 +68,11 @@ RULE = Rule(
     summary="NumPy function that the installed LEAPP does not map, on pipeline data",
     what="Flags calls to NumPy functions and ufuncs missing from LEAPP's NumPy→torch tables "
          "(read from the installed leapp, e.g. `np.linalg.norm`, `np.interp`, `np.deg2rad`) when they receive pipeline data, "
-         "and `np.array`/`np.asarray` of a list of pipeline values, of a list or queue the step fills with them, or "
-         "of a middleware message's field (`np.array(msg.ranges)`: Python values) (LEAPP patches them to trace a "
-         "traced argument only; a list of traced values becomes a plain array: checked in the installed leapp 0.7.2).",
+         "and `np.array`/`np.asarray` of a list of pipeline values or of a list or queue the step fills with them "
+         "(LEAPP patches them to trace a traced argument only; a list of traced values becomes a plain array: "
+         "checked in the installed leapp 0.7.2). Not the fields of a middleware message (`np.array([msg.x, "
+         "msg.y])`, `np.array(msg.ranges)`): that is where the pipeline's input is made, and where the user "
+         "declares it.",
     why="LEAPP intercepts NumPy through `__array_function__`/`__array_ufunc__` and records a torch op only for "
         "mapped callables. Others log 'No torch equivalent for numpy function ...' and return a plain ndarray: if "
         "it is the only path to an output, `output_tensors` raises 'received non-traced tensors'; mixed with traced "

@@ -84,7 +84,10 @@ class MessageQuestions:
                 and self.call_name(value) in VALUE_COPY_CALLS:
             value = value.args[0]   # `msg = copy.copy(self.joint_state_msg)`: the same message's fields
         if isinstance(value, ast.Name):
-            return value.id in self.message_params()
+            if value.id in self.message_params():
+                return True
+            bound = self.fn.assigned(value.id) if hops < _MAX_LOCAL_HOPS and value.id not in self.fn.params else ()
+            return len(bound) == 1 and self._message_or_field(bound[0], hops + 1)   # `m = copy.copy(self.m)`
         if self.cls is not None and is_self_attr(value, self.self_name):
             return any(value.attr in self._message_attrs(klass) for klass in self.project.mro(self.cls))
         return self.is_message_field(value, hops)
