@@ -160,3 +160,10 @@ def test_arrays_built_from_message_fields_are_the_input_boundary(tmp_path, monke
     assert ("glider.py", 23, "LCM102") not in hits   # torch.tensor of a copied message's fields: the input
     assert ("glider.py", 24, "LCM301") not in hits   # np.asarray of a stored message's field: the input
     assert ("glider.py", 27, "LCM301") in hits       # a traced output packed into a list: still lost
+
+
+def test_a_clock_read_kept_on_self_only_to_log_the_interval_is_host_timing(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "interval_log_app", "pacer:Pacer.infer", monkeypatch))
+    assert ("pacer.py", 16, "LCM901") not in hits   # `stamp`: logged, and kept in `self.last_stamp` only to log
+    assert ("pacer.py", 19, "LCM901") in hits       # the log call itself
+    assert ("pacer.py", 21, "LCM901") in hits       # a clock read that feeds the action

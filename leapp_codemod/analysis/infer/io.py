@@ -148,6 +148,9 @@ class IoQuestions:
             if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
                     and target.attr not in self._project_attr_reads():
                 return True   # `self.last_call = time.time()`, an attribute no code of the project reads
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                    and target.value.id == self.self_name and self._read_only_for_io(target.attr):
+                return True   # `self.prev_time = now`, read back only to log the interval
             if not isinstance(target, ast.Name):
                 return False
             if target.id in seen:
@@ -157,6 +160,15 @@ class IoQuestions:
                        and isinstance(n.ctx, ast.Load))
 
         return host_only(read)   # a read whose value nothing uses (a dead local, an unread attribute) too
+
+    def _read_only_for_io(self, attr: str) -> bool:
+        """Is every read of `self.<attr>` the step reaches part of a statement that only does I/O, or the test
+        of a branch whose body only does I/O (`if self.prev_time is not None: log(now - self.prev_time)`)?"""
+        if self.cls is None:
+            return False
+        reads = [read for klass in self.project.mro(self.cls)
+                 for read in self.facts.attr_reads.get(klass.id, {}).get(attr, ())]
+        return bool(reads) and all(self._decides_only_io(fid, line) for fid, line in reads)
 
     def _watchdog(self, stmt: ast.stmt) -> bool:
         """`if now - self.last_stamp > timeout: log(msg); raise ...`: a check that stops the host when its
