@@ -9,6 +9,7 @@ import ast
 
 from leapp_codemod.analysis.model.resolve_types import subclasses
 from leapp_codemod.analysis.model.settings import CONSTRUCTION, attribute_rebound
+from leapp_codemod.analysis.infer.built_fields import construction_field, setting_item
 from leapp_codemod.analysis.infer.reaching import reaching_bindings
 from leapp_codemod.analysis.model.walk import is_self_attr, leaves_function
 from leapp_codemod.knowledge.io import THREAD_HANDOFFS
@@ -112,7 +113,6 @@ class TaintQuestions:
                     return False
         return True
 
-
     def is_type_query(self, call: ast.Call) -> bool:
         """`np.isscalar(x)`, `torch.is_tensor(x)`: a question about the type, never about the values."""
         return self.call_name(call) in TYPE_QUERIES
@@ -195,13 +195,9 @@ class TaintQuestions:
                 return True
             if function_attr(self, e) in self.facts.data_globals.get(self.module.name, ()):
                 return True
-            if self._construction_field(e):
-                return False   # `self.policy.ncams`: what the object was built with, whatever else it holds
-            return [e.value]
-        if isinstance(e, ast.Subscript):
-            if self._setting_item(e):
-                return False   # `buffers["hold"]`: a setting the caller put next to the state
-            return [e.value, e.slice]
+            return False if construction_field(self, e) else [e.value]   # `self.policy.ncams`: built with it
+        if isinstance(e, ast.Subscript):   # `buffers["hold"]`: a setting the caller put next to the state
+            return False if setting_item(self, e) else [e.value, e.slice]
         if isinstance(e, ast.Call):
             return self._call_data_step(e)
         if isinstance(e, ast.BinOp):
@@ -229,27 +225,6 @@ class TaintQuestions:
         if isinstance(e, ast.DictComp):
             return [e.value]
         return False
-
-    def _construction_field(self, e: ast.Attribute) -> bool:
-        """A field of a project object (not `self`) that every class the object can be binds only in its
-        constructor, to a scalar, string or config item (`self.ncams = agent_config["n_cams"]`), and nothing
-        rebinds, fills or writes from outside: the object was built with it, it is no pipeline data even when
-        the object also holds some."""
-        if e.attr in self.facts.foreign_written or is_self_attr(e, self.self_name):
-            return False
-        types = self.types_of(e.value)
-        classes = [self._class_for_type(t) for t in types]
-        if not classes or any(c is None for c in classes):
-            return False
-        writes = [(m, v) for cls in classes for k in (*self.project.mro(cls), *subclasses(self.project, cls))
-                  for m, v in k.attr_values.get(e.attr, ())]
-        return bool(writes) and all(m in CONSTRUCTION and _setting_like(v) for m, v in writes) and not any(
-            e.attr in self.facts.data_attrs.get(k.id, ()) or attribute_rebound(self.project, cls, e.attr)
-            for cls in classes for k in self.project.mro(cls))
-
-    def _setting_item(self, e: ast.Subscript) -> bool:
-        return isinstance(e.value, ast.Name) and isinstance(e.slice, ast.Constant) \
-            and e.slice.value in self.facts.setting_items.get(self.fn.id, {}).get(e.value.id, ())
 
     def args_data(self, call: ast.Call) -> bool:
         return any(self.is_data(a) for a in call.args) or any(self.is_data(k.value) for k in call.keywords)
@@ -440,20 +415,6 @@ def _scalar_predicate(fn) -> bool:
         return False
     found = _isinstance_test(returns[0])
     return bool(found) and bool(found[1]) and found[1] <= SCALAR_TYPE_NAMES
-
-
-def _setting_like(value: ast.expr) -> bool:
-    """A constant, a constructor parameter or an item/field of one (`agent_config["n_cams"]`, `cfg.width`),
-    `len(...)`/`int(...)` of one: a value an object is configured with, not a tensor it computes."""
-    while isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in ("int", "len", "str",
-                                                                                                 "bool", "float") \
-            and len(value.args) == 1:
-        value = value.args[0]
-    while isinstance(value, (ast.Subscript, ast.Attribute)):
-        if isinstance(value, ast.Subscript) and not isinstance(value.slice, ast.Constant):
-            return False
-        value = value.value
-    return isinstance(value, (ast.Constant, ast.Name)) and not (isinstance(value, ast.Name) and value.id == "self")
 
 
 def _built_value(value: ast.expr) -> bool:
