@@ -157,9 +157,11 @@ def test_a_watchdog_on_the_time_since_the_last_message_is_host_logic(tmp_path, m
 
 def test_arrays_built_from_message_fields_are_the_input_boundary(tmp_path, monkeypatch):
     hits = found(scan(tmp_path, "message_input_app", "glider:Glider.fly", monkeypatch))
-    assert ("glider.py", 23, "LCM102") not in hits   # torch.tensor of a copied message's fields: the input
-    assert ("glider.py", 24, "LCM301") not in hits   # np.asarray of a stored message's field: the input
-    assert ("glider.py", 27, "LCM301") in hits       # a traced output packed into a list: still lost
+    assert ("glider.py", 26, "LCM102") not in hits   # torch.tensor of a copied message's fields: the input
+    assert ("glider.py", 27, "LCM301") not in hits   # np.asarray of a stored message's field: the input
+    assert ("glider.py", 33, "LCM301") not in hits   # the fields of what a transform lookup returned
+    assert ("glider.py", 30, "LCM301") in hits       # a traced output packed into a list: still lost
+    assert ("glider.py", 31, "LCM901") in hits       # the lookup itself is I/O
 
 
 def test_a_clock_read_kept_on_self_only_to_log_the_interval_is_host_timing(tmp_path, monkeypatch):

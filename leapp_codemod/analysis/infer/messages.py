@@ -83,6 +83,8 @@ class MessageQuestions:
         if isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords \
                 and self.call_name(value) in VALUE_COPY_CALLS:
             value = value.args[0]   # `msg = copy.copy(self.joint_state_msg)`: the same message's fields
+        if isinstance(value, ast.Call) and self.builtin(value) is None and self.io_kind(value) is not None:
+            return True   # `tf = self.tf_buffer.lookup_transform(...)`: what a middleware read returns is a message
         if isinstance(value, ast.Name):
             if value.id in self.message_params():
                 return True
