@@ -91,6 +91,12 @@ RULE = Rule(
         "import numpy as np\ndef step(obs):\n    return np.array(obs, dtype=np.float32) + np.array([1.0, 2.0])\n",
         # shape queries answer with Python ints, no array data
         "import numpy as np\ndef step(obs):\n    rows = np.shape(obs)[0]\n    return np.tanh(obs) * np.ndim(obs), rows\n",
+        # the fields of a message a subscription callback stored, or the entry received: the input being made
+        "import numpy as np\nclass Node:\n    def on_joints(self, msg):\n        self.joints = msg\n"
+        "    def step(self, cmd):\n        q = np.asarray(self.joints.position)\n        return q * cmd\n",
+        "import numpy as np\ndef to_vec(m):\n    return np.array(m.velocity)\n"
+        "class Node:\n    def __init__(self, sub):\n        sub.register(self.step)\n"
+        "    def step(self, msg):\n        return to_vec(msg) * 2\n",
     ),
     invalid=(
         "import numpy as np\ndef step(vel):\n    return np.linalg.norm(vel, axis=-1)  # error\n",
@@ -99,15 +105,8 @@ RULE = Rule(
         "from numpy import deg2rad\ndef step(cmd):\n    return deg2rad(cmd * 30.0)  # error\n",
         "import numpy as np\ndef step(q):\n    out = []\n    for i in range(3):\n        out.append(q[i] * 2)\n"
         "    return np.array(out)  # error\n",
-        # a field of a message a subscription callback stored
-        "import numpy as np\nclass Node:\n    def on_joints(self, msg):\n        self.joints = msg\n"
-        "    def step(self, cmd):\n        q = np.asarray(self.joints.position)  # error\n        return q * cmd\n",
         # bytes unpacked into a tuple of Python numbers
         "import struct\nimport numpy as np\ndef step(packet, gain):\n"
         "    q = np.array(struct.unpack('<4f', packet))  # error\n    return q * gain\n",
-        # a message handed from the callback (the entry) to a helper
-        "import numpy as np\ndef to_vec(m):\n    return np.array(m.velocity)  # error\n"
-        "class Node:\n    def __init__(self, sub):\n        sub.register(self.step)\n"
-        "    def step(self, msg):\n        return to_vec(msg) * 2\n",
     ),
 )
