@@ -57,7 +57,8 @@ def _module_value(name: str, ctx) -> ast.expr | None:
 def _list_of_data(arg: ast.expr, ctx) -> bool:
     """A list/tuple literal or comprehension of pipeline data, or a local list the function fills with it."""
     if isinstance(arg, (ast.List, ast.Tuple)):   # fields of a message are the input being made, not lost data
-        return any(ctx.is_data(e) and not ctx.is_shape(e) and not ctx.is_message_field(e) for e in arg.elts)
+        return any(_list_of_data(e, ctx) if isinstance(e, (ast.List, ast.Tuple)) else   # `[[m.x, m.y]]`: its rows
+                   ctx.is_data(e) and not ctx.is_shape(e) and not ctx.is_message_field(e) for e in arg.elts)
     if isinstance(arg, (ast.ListComp, ast.GeneratorExp)):
         return ctx.is_data(arg.elt) and not ctx.is_shape(arg.elt) and not ctx.is_message_field(arg.elt)
     return filled_local_list(arg, ctx)

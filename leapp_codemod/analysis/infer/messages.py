@@ -40,8 +40,14 @@ class MessageQuestions:
             return True
         if hops >= _MAX_LOCAL_HOPS:
             return False
-        bound = self.fn.assigned(root.id)
+        bound = self._bound(root.id)
         return len(bound) == 1 and self._message_or_field(bound[0], hops + 1)
+
+    def _bound(self, name: str) -> list[ast.expr]:
+        """The values `name = v` and `name: T = v` bind in this function (`tf: TransformStamped = ...`)."""
+        return [*self.fn.assigned(name), *(n.value for n in self.fn.nodes if isinstance(n, ast.AnnAssign)
+                                           and n.value is not None and isinstance(n.target, ast.Name)
+                                           and n.target.id == name)]
 
     def _message_attrs(self, klass) -> set[str]:
         key = ("message_attrs", klass.id)
