@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import ast
 
-from leapp_codemod.analysis.model.command_line import command_line_names, is_setting_expr, module_scopes
-from leapp_codemod.analysis.model.index import ClassInfo, called_name
+from leapp_codemod.analysis.model.command_line import calls_by_name, command_line_names, is_setting_expr
+from leapp_codemod.analysis.model.index import ClassInfo
 from leapp_codemod.analysis.model.settings import _default
 from leapp_codemod.knowledge.io import STATIC_MODEL_CONSTRUCTORS
 from leapp_codemod.knowledge.vocab import TRAINING_FLAG_PARAMS
@@ -64,20 +64,7 @@ NONE_DEFAULT = ("<a None default>",)
 
 def _entry_calls(project, fn) -> list[tuple]:
     """(module, scope, calls) for every scope of the project that calls a function named like `fn`."""
-    key = ("entry_calls", fn.id)
-    found = project.memo.get(key)
-    if found is None:
-        found = []
-        for module in list(project.modules.values()):
-            if project.is_library(module.name):
-                continue
-            for scope in module_scopes(project, module):
-                calls = [node for node in ast.walk(scope)
-                         if isinstance(node, ast.Call) and called_name(node.func) == fn.name]
-                if calls:
-                    found.append((module, scope, calls))
-        project.memo[key] = found
-    return found
+    return calls_by_name(project).get(fn.name, [])
 
 
 def _setting_or_flag(arg: ast.expr, ints: set[str], project, module, cli: set[str], scope: ast.AST):

@@ -126,22 +126,39 @@ def _passed_namespaces(project, scope: ast.AST, hops: int) -> set[str]:
     if not params:
         return set()
     passed: dict[str, bool] = {}
-    for module in list(project.modules.values()):
-        if project.is_library(module.name):
+    for module, caller, calls in calls_by_name(project).get(scope.name, ()):
+        if caller is scope:
             continue
-        for caller in module_scopes(project, module):
-            if caller is scope:
-                continue
-            calls = [n for n in ast.walk(caller) if isinstance(n, ast.Call) and called_name(n.func) == scope.name]
-            if not calls:
-                continue
-            names = command_line_names(project, module, caller, hops + 1)
-            for call in calls:
-                pairs = [*zip(params, call.args), *((k.arg, k.value) for k in call.keywords if k.arg in params)]
-                for param, arg in pairs:
-                    ok = isinstance(arg, ast.Name) and arg.id in names or is_setting_expr(arg, project, module, names)
-                    passed[param] = passed.get(param, True) and ok
+        names = command_line_names(project, module, caller, hops + 1)
+        for call in calls:
+            pairs = [*zip(params, call.args), *((k.arg, k.value) for k in call.keywords if k.arg in params)]
+            for param, arg in pairs:
+                ok = isinstance(arg, ast.Name) and arg.id in names or is_setting_expr(arg, project, module, names)
+                passed[param] = passed.get(param, True) and ok
     return {p for p, ok in passed.items() if ok}
+
+
+def calls_by_name(project) -> dict[str, list[tuple]]:
+    """name -> [(module, scope, calls)]: the calls of the application's scopes (functions, module top level),
+    grouped by the last name they call (`run` for `run(args)` and `self.run(args)`), walked once per project."""
+    key = ("calls_by_name", project.own_module_count())
+    found = project.memo.get(key)
+    if found is None:
+        found = {}
+        for module in list(project.modules.values()):
+            if project.is_library(module.name):
+                continue
+            for scope in module_scopes(project, module):
+                grouped: dict[str, list[ast.Call]] = {}
+                for node in ast.walk(scope):
+                    if isinstance(node, ast.Call):
+                        name = called_name(node.func)
+                        if name is not None:
+                            grouped.setdefault(name, []).append(node)
+                for name, calls in grouped.items():
+                    found.setdefault(name, []).append((module, scope, calls))
+        project.memo[key] = found
+    return found
 
 
 def module_scopes(project, module) -> list[ast.AST]:
