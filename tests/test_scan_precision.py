@@ -116,3 +116,56 @@ def test_a_counter_of_events_in_the_data_stays_reported(tmp_path, monkeypatch):
     hits = found(scan(tmp_path, "chunk_counter_app", "watch:Watch.step", monkeypatch))
     assert ("watch.py", 12, "LCM701") in hits   # `self.alarms += 1` under `if obs.abs().max() > 3.0:`
     assert ("watch.py", 13, "LCM201") in hits   # the count of data events decides the refresh
+
+
+def test_command_line_flags_and_the_settings_a_caller_stores_with_the_state_are_not_data(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "cli_flags_app", "glide:control_tick", monkeypatch))
+    assert ("glide.py", 10, "LCM201") not in hits   # `smoothing_on`: `opts.smooth` from parse_known_args
+    assert ("glide.py", 14, "LCM201") not in hits   # `memo["clip"]`: the caller stores `opts.clip_limit` there
+    assert ("glide.py", 18, "LCM201") not in hits   # `safe_mode`: read from the environment
+    assert ("glide.py", 20, "LCM201") in hits       # the action itself: still a tensor branch
+
+
+def test_node_parameters_and_the_fields_an_object_was_built_with_are_not_data(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "node_settings_app", "pilot:Pilot.step", monkeypatch))
+    assert ("pilot.py", 39, "LCM201") not in hits   # `self.side`: a node parameter, a string method on it
+    assert ("pilot.py", 41, "LCM201") not in hits   # `self.brain.arms`: read from the spec file at construction
+    assert ("pilot.py", 43, "LCM201") in hits       # the camera frame: still a tensor branch
+
+
+def test_lookups_on_a_simulator_model_loaded_once_are_not_data(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "sim_model_app", "balance:balance", monkeypatch))
+    assert ("balance.py", 9, "LCM401") not in hits    # `mj_name2id(model, ..., "imu")`: a constant of the run
+    assert ("balance.py", 10, "LCM201") not in hits   # `if site < 0`: the same constant
+    assert ("balance.py", 21, "LCM201") in hits       # the torque: still a tensor branch
+
+
+def test_a_function_that_only_reports_has_its_io_as_the_one_finding(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "debug_printer_app", "arm:reach", monkeypatch))
+    assert not {(line, code) for _, line, code in hits if line in (10, 11, 13)}   # computed only for the log
+    assert ("arm.py", 15, "LCM901") in hits    # the log call itself
+    assert ("arm.py", 22, "LCM102") in hits    # float() of the output, used in the result
+
+
+def test_a_watchdog_on_the_time_since_the_last_message_is_host_logic(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "stale_watchdog_app", "rover:Rover.drive", monkeypatch))
+    assert ("rover.py", 22, "LCM901") not in hits   # the clock read feeds only the stale-input check
+    assert ("rover.py", 23, "LCM201") not in hits   # `heard_at` is a timestamp, not a value of the message
+    assert ("rover.py", 25, "LCM901") in hits       # the error log itself
+    assert ("rover.py", 28, "LCM201") in hits       # the command: still a tensor branch
+
+
+def test_arrays_built_from_message_fields_are_the_input_boundary(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "message_input_app", "glider:Glider.fly", monkeypatch))
+    assert ("glider.py", 26, "LCM102") not in hits   # torch.tensor of a copied message's fields: the input
+    assert ("glider.py", 27, "LCM301") not in hits   # np.asarray of a stored message's field: the input
+    assert ("glider.py", 33, "LCM301") not in hits   # the fields of what a transform lookup returned
+    assert ("glider.py", 30, "LCM301") in hits       # a traced output packed into a list: still lost
+    assert ("glider.py", 31, "LCM901") in hits       # the lookup itself is I/O
+
+
+def test_a_clock_read_kept_on_self_only_to_log_the_interval_is_host_timing(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "interval_log_app", "pacer:Pacer.infer", monkeypatch))
+    assert ("pacer.py", 16, "LCM901") not in hits   # `stamp`: logged, and kept in `self.last_stamp` only to log
+    assert ("pacer.py", 19, "LCM901") in hits       # the log call itself
+    assert ("pacer.py", 21, "LCM901") in hits       # a clock read that feeds the action

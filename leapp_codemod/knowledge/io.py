@@ -31,6 +31,11 @@ IO_VALUE_TYPES = frozenset({"rospy.Time", "rospy.Duration", "rclpy.time.Time", "
 # Objects a simulator or a driver refreshes between calls (the MuJoCo state `MjData`: `qpos`, `sensordata`,
 # `sensor(name).data`): an attribute holding one is an input of every step that reads its fields.
 LIVE_STATE_CONSTRUCTORS = frozenset({"mujoco.MjData", "mujoco.mjData", "isaacgym.gymtorch.wrap_tensor"})
+# ... and their static counterparts: a simulator or robot model loaded once (`mujoco.MjModel.from_xml_path(...)`)
+# holds the sizes, names and addresses of the run. A lookup on one (`mj_name2id(model, ...)`, `model.jnt_qposadr`)
+# is a constant of the run, never pipeline data; the refreshed state is the `MjData` built from it.
+STATIC_MODEL_CONSTRUCTORS = frozenset({"mujoco.MjModel.from_xml_path", "mujoco.MjModel.from_xml_string",
+                                       "mujoco.MjModel.from_binary_path", "mujoco.MjModel.from_xml_file"})
 # Clock reads: the value read while tracing becomes a constant of the exported model.
 CLOCK_FUNCTIONS = frozenset({"time.time", "time.time_ns", "time.perf_counter", "time.perf_counter_ns",
                              "time.monotonic", "time.monotonic_ns", "time.process_time", "datetime.datetime.now",

@@ -15,6 +15,17 @@ META_ATTRS = frozenset({"dtype", "device", "is_cuda", "requires_grad", "training
 # Parameter names of a training-mode switch (`def policy(self, obs, state, training)`): the export is the
 # inference path, so such a parameter is False there, as `self.training` is (the module runs in eval mode).
 TRAINING_FLAG_PARAMS = frozenset({"training", "is_training", "train_mode", "is_train", "train"})
+# Methods that parse the command line into a namespace of settings (`args = parser.parse_args()`), and the calls
+# and names that read the process environment or arguments: a value read from one is chosen before the program
+# runs (a setting), never pipeline data, whatever it is later combined with.
+COMMAND_LINE_PARSERS = frozenset({"parse_args", "parse_known_args", "parse_intermixed_args",
+                                  "parse_known_intermixed_args"})
+COMMAND_LINE_CALLS = frozenset({"tyro.cli", "os.getenv", "os.environ.get", "os.environ.__getitem__"})
+COMMAND_LINE_VALUES = frozenset({"sys.argv", "os.environ"})
+# Methods that read a node's parameters (ROS 2 `self.get_parameter("id").value`, ROS 1 `rospy.get_param`): a
+# value read from one is a setting of the deployment, never pipeline data.
+PARAMETER_READERS = frozenset({"get_parameter", "get_parameter_or", "get_parameters", "declare_parameter",
+                               "get_param", "get_param_cached"})
 # NumPy calls that allocate an array of a size they are given: an attribute only ever bound to one of them (and
 # written in place) keeps that shape on every call.
 NUMPY_ALLOCATORS = frozenset({"numpy.zeros", "numpy.ones", "numpy.full", "numpy.empty", "numpy.eye", "numpy.identity"})

@@ -78,10 +78,13 @@ def _last(node: ast.expr) -> bool:
 def filled_local_list(arg: ast.expr, ctx) -> bool:
     """A Python sequence filled with pipeline data: a local list built from literals and filled
     (`vals = []`, `vals.extend(state[k])`, `vals.append(x)`), a queue the step keeps on self
-    (`self.frames`, `self.frames[cam]`), or a field of a middleware message (`msg.ranges`): its elements are
-    separate Python values, not one traced array."""
-    if ctx.is_state_container(arg) or ctx.is_message_field(arg):
+    (`self.frames`, `self.frames[cam]`): its elements are separate Python values, not one traced array. A field
+    of a middleware message (`msg.ranges`) is not one: an array built from it is where the pipeline's input is
+    made (the user declares the input there), not a value the trace loses."""
+    if ctx.is_state_container(arg):
         return True
+    if ctx.is_message_field(arg):
+        return False
     if isinstance(arg, ast.Attribute) and ctx.is_data(arg) and held_python_list(arg, ctx):
         return True
     if isinstance(arg, ast.Call) and (ctx.builtin(arg) or ctx.call_name(arg)) in PYTHON_SEQUENCE_CALLS:

@@ -69,9 +69,10 @@ def _list_of_data(arg: ast.expr, ctx) -> bool:
     """A list/tuple literal or comprehension holding pipeline data (not a traced array itself)."""
     if isinstance(arg, (ast.List, ast.Tuple)):
         return any(_list_of_data(e, ctx) if isinstance(e, (ast.List, ast.Tuple)) else
-                   ctx.is_data(e) and not ctx.is_shape(e) and not _numbers_only(e, ctx) for e in arg.elts)
+                   ctx.is_data(e) and not ctx.is_shape(e) and not _numbers_only(e, ctx)
+                   and not ctx.is_message_field(e) for e in arg.elts)
     if isinstance(arg, (ast.ListComp, ast.GeneratorExp)):
-        return ctx.is_data(arg.elt) and not ctx.is_shape(arg.elt)
+        return ctx.is_data(arg.elt) and not ctx.is_shape(arg.elt) and not ctx.is_message_field(arg.elt)
     return filled_local_list(arg, ctx)
 
 
@@ -87,9 +88,10 @@ RULE = Rule(
     summary="`float()` / `int()` / `bool()` on pipeline data",
     what="Flags the Python casts `float`, `int`, `bool` and `complex` applied to a tensor or array of the pipeline, "
          "`math` functions given pipeline data (`math.atan2(q[1], q[0])`: they call `__float__`), and "
-         "`torch.tensor([...])` of a list of pipeline values, of a list the step fills with them (`vals.extend(x)`) "
-         "or of a middleware message's field (LEAPP's patched `torch.tensor` traces only a traced argument, not a "
-         "list of them; checked in the installed leapp 0.7.2).",
+         "`torch.tensor([...])` of a list of pipeline values or of a list the step fills with them (`vals.extend(x)`) "
+         "(LEAPP's patched `torch.tensor` traces only a traced argument, not a list of them; checked in the "
+         "installed leapp 0.7.2). Not the fields of a middleware message (`torch.tensor(imu.gyroscope)`): that is "
+         "where the pipeline's input is made, and where the user declares it.",
     why="A cast calls `__float__`/`__int__` and returns a Python number: the value leaves the graph and is baked "
         "into the export as a constant. LEAPP logs only a DEBUG line. `int(traced_bool)` even bypasses LEAPP's "
         "boolean-context check, so a decision made with it is exported as whatever it was while tracing.",

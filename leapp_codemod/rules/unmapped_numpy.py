@@ -10,9 +10,7 @@ def check(node: ast.Call, ctx):
     if not name or not name.startswith("numpy.") or name.startswith("numpy.random."):
         return
     if name in ("numpy.array", "numpy.asarray") and node.args and _list_of_data(node.args[0], ctx):
-        source = "a middleware message's field (Python values)" if ctx.is_message_field(node.args[0]) else \
-            "a list of pipeline values"
-        yield Hit(node, f"`{show(node)}` builds an array from {source}; LEAPP's patched "
+        yield Hit(node, f"`{show(node)}` builds an array from a list of pipeline values; LEAPP's patched "
                         f"`np.{name[6:]}` traces only a traced argument, so the list becomes a plain array of numbers",
                   "build it with a mapped function instead (`np.stack([...])`, `np.concatenate`), or FunctionPatch "
                   f"`{ctx.fn.qualname}` with a torch implementation")
@@ -58,10 +56,11 @@ def _module_value(name: str, ctx) -> ast.expr | None:
 
 def _list_of_data(arg: ast.expr, ctx) -> bool:
     """A list/tuple literal or comprehension of pipeline data, or a local list the function fills with it."""
-    if isinstance(arg, (ast.List, ast.Tuple)):
-        return any(ctx.is_data(e) and not ctx.is_shape(e) for e in arg.elts)
+    if isinstance(arg, (ast.List, ast.Tuple)):   # fields of a message are the input being made, not lost data
+        return any(_list_of_data(e, ctx) if isinstance(e, (ast.List, ast.Tuple)) else   # `[[m.x, m.y]]`: its rows
+                   ctx.is_data(e) and not ctx.is_shape(e) and not ctx.is_message_field(e) for e in arg.elts)
     if isinstance(arg, (ast.ListComp, ast.GeneratorExp)):
-        return ctx.is_data(arg.elt) and not ctx.is_shape(arg.elt)
+        return ctx.is_data(arg.elt) and not ctx.is_shape(arg.elt) and not ctx.is_message_field(arg.elt)
     return filled_local_list(arg, ctx)
 
 
@@ -70,9 +69,11 @@ RULE = Rule(
     summary="NumPy function that the installed LEAPP does not map, on pipeline data",
     what="Flags calls to NumPy functions and ufuncs missing from LEAPP's NumPy→torch tables "
          "(read from the installed leapp, e.g. `np.linalg.norm`, `np.interp`, `np.deg2rad`) when they receive pipeline data, "
-         "and `np.array`/`np.asarray` of a list of pipeline values, of a list or queue the step fills with them, or "
-         "of a middleware message's field (`np.array(msg.ranges)`: Python values) (LEAPP patches them to trace a "
-         "traced argument only; a list of traced values becomes a plain array: checked in the installed leapp 0.7.2).",
+         "and `np.array`/`np.asarray` of a list of pipeline values or of a list or queue the step fills with them "
+         "(LEAPP patches them to trace a traced argument only; a list of traced values becomes a plain array: "
+         "checked in the installed leapp 0.7.2). Not the fields of a middleware message (`np.array([msg.x, "
+         "msg.y])`, `np.array(msg.ranges)`): that is where the pipeline's input is made, and where the user "
+         "declares it.",
     why="LEAPP intercepts NumPy through `__array_function__`/`__array_ufunc__` and records a torch op only for "
         "mapped callables. Others log 'No torch equivalent for numpy function ...' and return a plain ndarray: if "
         "it is the only path to an output, `output_tensors` raises 'received non-traced tensors'; mixed with traced "
@@ -91,6 +92,12 @@ RULE = Rule(
         "import numpy as np\ndef step(obs):\n    return np.array(obs, dtype=np.float32) + np.array([1.0, 2.0])\n",
         # shape queries answer with Python ints, no array data
         "import numpy as np\ndef step(obs):\n    rows = np.shape(obs)[0]\n    return np.tanh(obs) * np.ndim(obs), rows\n",
+        # the fields of a message a subscription callback stored, or the entry received: the input being made
+        "import numpy as np\nclass Node:\n    def on_joints(self, msg):\n        self.joints = msg\n"
+        "    def step(self, cmd):\n        q = np.asarray(self.joints.position)\n        return q * cmd\n",
+        "import numpy as np\ndef to_vec(m):\n    return np.array(m.velocity)\n"
+        "class Node:\n    def __init__(self, sub):\n        sub.register(self.step)\n"
+        "    def step(self, msg):\n        return to_vec(msg) * 2\n",
     ),
     invalid=(
         "import numpy as np\ndef step(vel):\n    return np.linalg.norm(vel, axis=-1)  # error\n",
@@ -99,15 +106,8 @@ RULE = Rule(
         "from numpy import deg2rad\ndef step(cmd):\n    return deg2rad(cmd * 30.0)  # error\n",
         "import numpy as np\ndef step(q):\n    out = []\n    for i in range(3):\n        out.append(q[i] * 2)\n"
         "    return np.array(out)  # error\n",
-        # a field of a message a subscription callback stored
-        "import numpy as np\nclass Node:\n    def on_joints(self, msg):\n        self.joints = msg\n"
-        "    def step(self, cmd):\n        q = np.asarray(self.joints.position)  # error\n        return q * cmd\n",
         # bytes unpacked into a tuple of Python numbers
         "import struct\nimport numpy as np\ndef step(packet, gain):\n"
         "    q = np.array(struct.unpack('<4f', packet))  # error\n    return q * gain\n",
-        # a message handed from the callback (the entry) to a helper
-        "import numpy as np\ndef to_vec(m):\n    return np.array(m.velocity)  # error\n"
-        "class Node:\n    def __init__(self, sub):\n        sub.register(self.step)\n"
-        "    def step(self, msg):\n        return to_vec(msg) * 2\n",
     ),
 )

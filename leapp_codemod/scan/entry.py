@@ -6,6 +6,7 @@ import ast
 from leapp_codemod.analysis.entry.loops import is_model_name
 from leapp_codemod.analysis.entry.lookup import EntryNotFound, resolve_entry
 from leapp_codemod.analysis.flow.params import passed_by_callers
+from leapp_codemod.analysis.model.command_line import parameter_read
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.analysis.model.walk import is_self_attr, self_name_of
@@ -73,10 +74,19 @@ def reader_attrs(project: Project, fn: FunctionInfo) -> set[str]:
                 and is_self_attr(node.func.value, self_name)) or id(node) in statements:
             continue   # a bare `self.pub.publish(x)` writes; a reader's result is used
         attr = node.func.value.attr
-        if is_model_name(attr) or attr in cls.methods or _project_object(project, cls, attr):
+        if is_model_name(attr) or attr in cls.methods or _project_object(project, cls, attr) \
+                or _parameter_attr(project, cls, attr):
             continue
         out.add(attr)
     return out
+
+
+def _parameter_attr(project: Project, cls, attr: str) -> bool:
+    """Is `self.<attr>` only ever a node parameter or a constant (`self.id = g("id").value`)? A method called
+    on it (`self.id.startswith("left")`) asks about a setting, it reads no input."""
+    writes = [(klass, method, value) for klass in project.mro(cls) for method, value in klass.attr_values.get(attr, ())]
+    return bool(writes) and all(isinstance(value, ast.Constant) or parameter_read(value, klass.methods.get(method))
+                                for klass, method, value in writes)
 
 
 def _project_object(project: Project, cls, attr: str) -> bool:

@@ -14,7 +14,7 @@ from leapp_codemod.analysis.inline.range import parse_inline_entry
 from leapp_codemod.analysis.model.leapp_support import LeappSupport, load_support
 from leapp_codemod.analysis.model.libraries import LibraryLoader, site_dirs
 from leapp_codemod.analysis.model.project import Project
-from leapp_codemod.analysis.model.caller_settings import PYTHON_INT, caller_settings, training_switches
+from leapp_codemod.analysis.model.caller_settings import VARYING, caller_settings, setting_items, training_switches
 from leapp_codemod.analysis.model.settings import deploy_none_inputs
 from leapp_codemod.analysis.model.runtime_bind import resolutions, set_bindings
 from leapp_codemod.model import ScanResult
@@ -89,7 +89,8 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
             settings |= training_switches(entry_fn)   # `training`: False in the export, whatever callers pass
             data -= set(settings)
             analysis.facts.param_constants[entry_fn.id] = entry_flag_constants(project, entry_fn, data) | {
-                p: values for p, values in settings.items() if PYTHON_INT not in values}
+                p: values for p, values in settings.items() if not values & VARYING}
+            analysis.facts.setting_items[entry_fn.id] = setting_items(project, entry_fn)   # `buffers["hold"]`
             if not data and entry_fn.class_name:   # a step with no inputs reads them from objects on self
                 readers = reader_attrs(project, entry_fn)
                 if readers:

@@ -11,6 +11,9 @@ from leapp_codemod.analysis.infer.taint import parent_map
 from leapp_codemod.analysis.model.index import called_name
 from leapp_codemod.analysis.model.libraries import in_project, library_available
 from leapp_codemod.analysis.model.walk import iter_nodes
+from leapp_codemod.knowledge.vocab import (
+    CONTAINER_MUTATORS, DATA_METHOD_NAMES, NON_DATA_BUILTINS, PURE_BUILTINS, PURE_LIBRARIES,
+)
 from leapp_codemod.knowledge.io import (
     CLOCK_FACTORIES, CLOCK_FUNCTIONS, FILE_METHODS, IO_BUILTINS, IO_FUNCTIONS, IO_ROOTS, IO_VALUE_TYPES, LOGGING_METHODS,
     MIDDLEWARE_FACTORIES,
@@ -122,13 +125,16 @@ class IoQuestions:
             if isinstance(stmt, ast.Expr):
                 sinks.append(stmt)
                 return self.only_logged(node)
+            if isinstance(stmt, ast.Raise):
+                sinks.append(stmt)
+                return True   # the message of an error the host raises (a watchdog's)
             if isinstance(stmt, ast.Return) and stmt.lineno > (self.fn.node.end_lineno or stmt.lineno) - 1 \
                     and isinstance(node, ast.Name) and self.fn.outer_values is not None and "<lines" in self.fn.qualname:
                 sinks.append(stmt)
                 return self._host_after_range(node.id)   # an inline range's output: what the host does with it
             if isinstance(stmt, (ast.If, ast.While)) and part is stmt.test:
                 sinks.append(stmt)
-                return self.only_io(stmt.body + stmt.orelse)
+                return self.only_io(stmt.body + stmt.orelse) or self._watchdog(stmt)
             if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and part is stmt.value:
                 targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
                 return all(stored(t) for t in targets)
@@ -142,6 +148,9 @@ class IoQuestions:
             if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
                     and target.attr not in self._project_attr_reads():
                 return True   # `self.last_call = time.time()`, an attribute no code of the project reads
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                    and target.value.id == self.self_name and self._read_only_for_io(target.attr):
+                return True   # `self.prev_time = now`, read back only to log the interval
             if not isinstance(target, ast.Name):
                 return False
             if target.id in seen:
@@ -151,6 +160,24 @@ class IoQuestions:
                        and isinstance(n.ctx, ast.Load))
 
         return host_only(read)   # a read whose value nothing uses (a dead local, an unread attribute) too
+
+    def _read_only_for_io(self, attr: str) -> bool:
+        """Is every read of `self.<attr>` the step reaches part of a statement that only does I/O, or the test
+        of a branch whose body only does I/O (`if self.prev_time is not None: log(now - self.prev_time)`)?"""
+        if self.cls is None:
+            return False
+        reads = [read for klass in self.project.mro(self.cls)
+                 for read in self.facts.attr_reads.get(klass.id, {}).get(attr, ())]
+        return bool(reads) and all(self._decides_only_io(fid, line) for fid, line in reads)
+
+    def _watchdog(self, stmt: ast.stmt) -> bool:
+        """`if now - self.last_stamp > timeout: log(msg); raise ...`: a check that stops the host when its
+        inputs are stale. Its body reports and raises (names bound there hold only text); no value leaves it."""
+        if not isinstance(stmt, ast.If) or stmt.orelse or not stmt.body or not isinstance(stmt.body[-1], ast.Raise):
+            return False
+        return all(isinstance(s, ast.Raise) or self.only_io([s]) or (
+            isinstance(s, ast.Assign) and all(isinstance(t, ast.Name) for t in s.targets)
+            and isinstance(s.value, (ast.JoinedStr, ast.Constant))) for s in stmt.body)
 
     def _project_attr_reads(self) -> frozenset[str]:
         """Names of every attribute some scanned module reads (`x.stamp`, `self.stamp`), once per project."""
@@ -191,6 +218,62 @@ class IoQuestions:
                     continue
                 return False
         return True
+
+    def reports_only(self) -> bool:
+        """Does this function only report (a debug printer: `print_obs(name, values)`)? It returns nothing,
+        writes nothing outside its own locals, and every call it makes is I/O, a pure builtin, a NumPy/torch/
+        math function, a method of a value, or another such function: what it computes leaves with its I/O,
+        so its I/O is the one finding (nothing it converts or builds reaches the export)."""
+        known = self.fn.walks.get("reports_only")
+        if known is not None:
+            return known
+        self.fn.walks["reports_only"] = False   # a recursive printer is not proven by itself
+        verdict = self._reports_only()
+        self.fn.walks["reports_only"] = verdict
+        return verdict
+
+    def _reports_only(self) -> bool:
+        fn = self.fn
+        if fn.is_method or "<lines" in fn.qualname:
+            return False   # a method may keep what it computes on its object; an inline range is the step
+        local = {n.id for n in fn.nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        params = set(fn.params)
+        io = False
+        for node in fn.nodes:
+            if isinstance(node, ast.Return) and node.value is not None \
+                    and not (isinstance(node.value, ast.Constant) and node.value.value is None):
+                return False
+            if isinstance(node, (ast.Yield, ast.YieldFrom, ast.Global, ast.Nonlocal, ast.Lambda)):
+                return False
+            if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                return False   # `values[0] = ...`, `obj.x = ...`: a write another reader may see
+            if not isinstance(node, ast.Call):
+                continue
+            if self.io_kind(node) is not None:
+                io = True
+                continue
+            func = node.func
+            if self.builtin(node) in NON_DATA_BUILTINS | PURE_BUILTINS | {"enumerate", "zip", "sorted", "reversed"}:
+                continue
+            name = self.call_name(node)
+            if name and name.partition(".")[0] in PURE_LIBRARIES and not name.startswith("numpy.random"):
+                continue
+            if isinstance(func, ast.Attribute):
+                root = func.value
+                while isinstance(root, (ast.Attribute, ast.Subscript)):
+                    root = root.value
+                if func.attr in CONTAINER_MUTATORS:
+                    if isinstance(root, ast.Name) and root.id in local and root.id not in params:
+                        continue   # `segments.append(...)` on a list of its own
+                    return False
+                if func.attr in DATA_METHOD_NAMES and not func.attr.endswith("_"):
+                    continue   # `values.min()`, `", ".join(...)`: a value's own method
+            callees = self.resolve_call(node)
+            if callees and all(not c.is_method and self.for_function(c).reports_only() for c in callees):
+                io = True
+                continue
+            return False
+        return io
 
     def only_logged(self, node: ast.AST) -> bool:
         """Is `node` part of a statement that does nothing but I/O (`logger.log({'v': x.item()})`,

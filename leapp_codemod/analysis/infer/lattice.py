@@ -74,6 +74,8 @@ class Facts:
     container_attrs: dict[str, set[str]] = field(default_factory=dict)
     # function id -> parameter -> constant values its callers pass (UNKNOWN when one passes something else)
     param_constants: dict[str, dict[str, set]] = field(default_factory=dict)
+    # function id -> dict parameter -> keys whose items every caller fills with a setting (`buffers["hold"]`)
+    setting_items: dict[str, dict[str, set[str]]] = field(default_factory=dict)
     # library function id -> application call sites that reach it: (caller id, line, col, end line, end col)
     library_origins: dict[str, set[tuple]] = field(default_factory=dict)
     receivers: dict[str, set[str]] = field(default_factory=dict)   # method id -> concrete receiver class ids

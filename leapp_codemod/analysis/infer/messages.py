@@ -40,8 +40,14 @@ class MessageQuestions:
             return True
         if hops >= _MAX_LOCAL_HOPS:
             return False
-        bound = self.fn.assigned(root.id)
+        bound = self._bound(root.id)
         return len(bound) == 1 and self._message_or_field(bound[0], hops + 1)
+
+    def _bound(self, name: str) -> list[ast.expr]:
+        """The values `name = v` and `name: T = v` bind in this function (`tf: TransformStamped = ...`)."""
+        return [*self.fn.assigned(name), *(n.value for n in self.fn.nodes if isinstance(n, ast.AnnAssign)
+                                           and n.value is not None and isinstance(n.target, ast.Name)
+                                           and n.target.id == name)]
 
     def _message_attrs(self, klass) -> set[str]:
         key = ("message_attrs", klass.id)
@@ -83,8 +89,13 @@ class MessageQuestions:
         if isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords \
                 and self.call_name(value) in VALUE_COPY_CALLS:
             value = value.args[0]   # `msg = copy.copy(self.joint_state_msg)`: the same message's fields
+        if isinstance(value, ast.Call) and self.builtin(value) is None and self.io_kind(value) is not None:
+            return True   # `tf = self.tf_buffer.lookup_transform(...)`: what a middleware read returns is a message
         if isinstance(value, ast.Name):
-            return value.id in self.message_params()
+            if value.id in self.message_params():
+                return True
+            bound = self.fn.assigned(value.id) if hops < _MAX_LOCAL_HOPS and value.id not in self.fn.params else ()
+            return len(bound) == 1 and self._message_or_field(bound[0], hops + 1)   # `m = copy.copy(self.m)`
         if self.cls is not None and is_self_attr(value, self.self_name):
             return any(value.attr in self._message_attrs(klass) for klass in self.project.mro(self.cls))
         return self.is_message_field(value, hops)

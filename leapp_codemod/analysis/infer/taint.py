@@ -9,6 +9,7 @@ import ast
 
 from leapp_codemod.analysis.model.resolve_types import subclasses
 from leapp_codemod.analysis.model.settings import CONSTRUCTION, attribute_rebound
+from leapp_codemod.analysis.infer.built_fields import construction_field, setting_item
 from leapp_codemod.analysis.infer.reaching import reaching_bindings
 from leapp_codemod.analysis.model.walk import is_self_attr, leaves_function
 from leapp_codemod.knowledge.io import THREAD_HANDOFFS
@@ -112,7 +113,6 @@ class TaintQuestions:
                     return False
         return True
 
-
     def is_type_query(self, call: ast.Call) -> bool:
         """`np.isscalar(x)`, `torch.is_tensor(x)`: a question about the type, never about the values."""
         return self.call_name(call) in TYPE_QUERIES
@@ -195,9 +195,9 @@ class TaintQuestions:
                 return True
             if function_attr(self, e) in self.facts.data_globals.get(self.module.name, ()):
                 return True
-            return [e.value]
-        if isinstance(e, ast.Subscript):
-            return [e.value, e.slice]
+            return False if construction_field(self, e) else [e.value]   # `self.policy.ncams`: built with it
+        if isinstance(e, ast.Subscript):   # `buffers["hold"]`: a setting the caller put next to the state
+            return False if setting_item(self, e) else [e.value, e.slice]
         if isinstance(e, ast.Call):
             return self._call_data_step(e)
         if isinstance(e, ast.BinOp):

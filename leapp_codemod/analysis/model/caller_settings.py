@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import ast
 
-from leapp_codemod.analysis.model.index import ClassInfo, called_name
+from leapp_codemod.analysis.model.command_line import calls_by_name, command_line_names, is_setting_expr
+from leapp_codemod.analysis.model.index import ClassInfo
 from leapp_codemod.analysis.model.settings import _default
+from leapp_codemod.knowledge.io import STATIC_MODEL_CONSTRUCTORS
 from leapp_codemod.knowledge.vocab import TRAINING_FLAG_PARAMS
 from leapp_codemod.source.chains import counter_kind
 
 
 PYTHON_INT = ("<a Python int>",)   # a loop counter or an `int(...)`: a setting whose value changes, never data
+COMMAND_LINE = ("<a command-line setting>",)   # `args.use_filter`: chosen when the program starts, never data
+STATIC_MODEL = ("<a static simulator model>",)   # `mujoco.MjModel.from_xml_path(...)`: loaded once, never data
+VARYING = frozenset({PYTHON_INT, COMMAND_LINE, STATIC_MODEL})   # settings whose value the scan does not know
 
 
 def caller_settings(project, fn) -> dict[str, set]:
@@ -29,38 +34,123 @@ def caller_settings(project, fn) -> dict[str, set]:
     optional = [*params[len(params) - len(args.defaults):], *(a.arg for a in args.kwonlyargs)]
     values: dict[str, set] = {}
     spoiled: set[str] = set()
-    for module in list(project.modules.values()):
-        if project.is_library(module.name):
-            continue
+    for module, scope, calls in _entry_calls(project, fn):
+        ints = _int_names(scope) | _forwarded_settings(scope)
         owners = {id(method.node): method.class_name for method in module.functions.values()}
-        for scope in _call_scopes(module):
-            calls = [node for node in ast.walk(scope)
-                     if isinstance(node, ast.Call) and called_name(node.func) == fn.name]
-            if not calls:
+        owner = module.classes.get(owners.get(id(scope)) or "")
+        ints |= {f"self.{a}" for a in (_int_attrs(owner) if owner is not None else ())}
+        cli = command_line_names(project, module, scope)
+        for node in calls:
+            if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+                spoiled.update(params)
                 continue
-            ints = _int_names(scope) | _forwarded_settings(scope)
-            owner = module.classes.get(owners.get(id(scope)) or "")
-            ints |= {f"self.{a}" for a in (_int_attrs(owner) if owner is not None else ())}
-            for node in calls:
-                if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
-                    spoiled.update(params)
-                    continue
-                passed = [(params[i], a) for i, a in enumerate(node.args) if i < len(params)]
-                passed += [(k.arg, k.value) for k in node.keywords if k.arg]
-                found = [(param, _setting_value(arg, ints)) for param, arg in passed]
-                if not required <= {p for p, _ in passed} or all(v is not None for _, v in found):
-                    continue   # another function of the same name (`env.step(0)`), not a call of the entry
-                given = {p for p, _ in passed}   # a parameter left out receives its default
-                found += [(param, _default_setting(fn, param)) for param in optional if param not in given]
-                for param, value in found:
-                    if value is None:
-                        spoiled.add(param)
-                    else:
-                        values.setdefault(param, set()).add(None if value is NONE_DEFAULT else value)
+            passed = [(params[i], a) for i, a in enumerate(node.args) if i < len(params)]
+            passed += [(k.arg, k.value) for k in node.keywords if k.arg]
+            found = [(param, _setting_or_flag(arg, ints, project, module, cli, scope)) for param, arg in passed]
+            if not required <= {p for p, _ in passed} or all(v is not None for _, v in found):
+                continue   # another function of the same name (`env.step(0)`), not a call of the entry
+            given = {p for p, _ in passed}   # a parameter left out receives its default
+            found += [(param, _default_setting(fn, param)) for param in optional if param not in given]
+            for param, value in found:
+                if value is None:
+                    spoiled.add(param)
+                else:
+                    values.setdefault(param, set()).add(None if value is NONE_DEFAULT else value)
     return {p: v for p, v in values.items() if p not in spoiled}
 
 
 NONE_DEFAULT = ("<a None default>",)
+
+
+def _entry_calls(project, fn) -> list[tuple]:
+    """(module, scope, calls) for every scope of the project that calls a function named like `fn`."""
+    return calls_by_name(project).get(fn.name, [])
+
+
+def _setting_or_flag(arg: ast.expr, ints: set[str], project, module, cli: set[str], scope: ast.AST):
+    value = _setting_value(arg, ints)
+    if value is None and _static_model(arg, project, module, scope):
+        return STATIC_MODEL
+    return value if value is not None else _command_line_value(arg, project, module, cli, ints)
+
+
+def _static_model(arg: ast.expr, project, module, scope: ast.AST) -> bool:
+    """A name the calling scope binds once, to a simulator model loaded from a file (`model =
+    mujoco.MjModel.from_xml_path(path)`): the same sizes and addresses on every call."""
+    if not isinstance(arg, ast.Name):
+        return False
+    bound = [n.value for n in ast.walk(scope) if isinstance(n, ast.Assign)
+             and any(isinstance(t, ast.Name) and t.id == arg.id for t in n.targets)]
+    if len(bound) != 1 or not isinstance(bound[0], ast.Call):
+        return False
+    name = project.qualify(bound[0].func, module) if isinstance(bound[0].func, (ast.Name, ast.Attribute)) else None
+    return name is not None and project.external_name(name) in STATIC_MODEL_CONSTRUCTORS
+
+
+def _command_line_value(arg: ast.expr, project, module, cli: set[str], ints: set[str]):
+    """`COMMAND_LINE` for an argument built from command-line settings (`args.hold`, `args.debug and k % 5 ==
+    0`), else None. A bare namespace (`run(args)`) is a setting too."""
+    if isinstance(arg, ast.Name) and arg.id in cli:
+        return COMMAND_LINE
+    return COMMAND_LINE if is_setting_expr(arg, project, module, cli, frozenset(ints)) else None
+
+
+def setting_items(project, fn) -> dict[str, set[str]]:
+    """Keys of a dict parameter of the entry `fn` that hold settings: every call passes a name bound once, in
+    the calling scope, to a dict literal, and the items under the key are constants or command-line settings
+    (`buffers = {"prev": np.zeros(3), "hold": args.hold}`) in every literal that has the key; neither a caller
+    nor `fn` writes the key again. `buffers["hold"]` is then a setting even though `buffers` also carries the
+    step's state."""
+    params = fn.positional_params[1:] if fn.is_method else fn.positional_params
+    written = _written_keys(fn.node)
+    settings: dict[str, set] = {}
+    other: dict[str, set] = {}
+    for module, scope, calls in _entry_calls(project, fn):
+        cli = command_line_names(project, module, scope)
+        ints = frozenset(_int_names(scope))
+        rewritten = _written_keys(scope)
+        for node in calls:
+            for param, arg in zip(params, node.args):
+                bound = [n.value for n in ast.walk(scope) if isinstance(n, ast.Assign)
+                         and any(isinstance(t, ast.Name) and t.id == arg.id for t in n.targets)] \
+                    if isinstance(arg, ast.Name) else []
+                if len(bound) != 1 or not isinstance(bound[0], ast.Dict):
+                    other.setdefault(param, set()).add(_ANY_KEY)   # a dict the scan cannot read
+                    continue
+                for key, value in zip(bound[0].keys, bound[0].values):
+                    if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                        other.setdefault(param, set()).add(_ANY_KEY)
+                    elif isinstance(value, ast.Constant) or _setting_value(value, set(ints)) is not None \
+                            or is_setting_expr(value, project, module, cli, ints):
+                        settings.setdefault(param, set()).add(key.value)
+                    else:
+                        other.setdefault(param, set()).add(key.value)
+                other.setdefault(param, set()).update(rewritten.get(arg.id, set()) | written.get(param, set()))
+    return {param: keys - other.get(param, set()) for param, keys in settings.items()
+            if _ANY_KEY not in other.get(param, set()) and keys - other.get(param, set())}
+
+
+def _written_keys(scope: ast.AST) -> dict[str, set]:
+    """name -> constant keys `name["key"] = ...` (or `+=`) writes in `scope`; `_ANY_KEY` among them when a
+    key is computed or `name.update(...)` is called (any key may be written)."""
+    out: dict[str, set] = {}
+    for node in ast.walk(scope):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
+            if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+        for target in targets:
+            for sub in ast.walk(target):
+                if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name):
+                    key = sub.slice.value if isinstance(sub.slice, ast.Constant) else _ANY_KEY
+                    out.setdefault(sub.value.id, set()).add(key)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "update" \
+                and isinstance(node.func.value, ast.Name):
+            out.setdefault(node.func.value.id, set()).add(_ANY_KEY)
+    return out
+
+
+_ANY_KEY = ("<a computed key>",)
+
+
 
 
 def training_switches(fn) -> dict[str, set]:
@@ -78,15 +168,6 @@ def _default_setting(fn, param: str):
     if isinstance(default, ast.Constant) and default.value is None:
         return NONE_DEFAULT
     return _setting_value(default, set()) if default is not None else None
-
-
-def _call_scopes(module) -> list[ast.AST]:
-    """The module's functions (each its own scope for loop counters) and its top-level statements."""
-    functions = [f.node for f in module.functions.values()]
-    top = ast.Module(body=[s for s in module.tree.body
-                           if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))],
-                     type_ignores=[])
-    return [*functions, top]
 
 
 def _int_attrs(cls: ClassInfo) -> set[str]:

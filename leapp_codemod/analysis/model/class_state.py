@@ -13,7 +13,7 @@ import re
 from dataclasses import replace
 
 from leapp_codemod.analysis.model.index import ClassInfo
-from leapp_codemod.knowledge.io import LIVE_STATE_CONSTRUCTORS
+from leapp_codemod.knowledge.io import CLOCK_FUNCTIONS, LIVE_STATE_CONSTRUCTORS
 from leapp_codemod.knowledge.vocab import (
     CONTAINER_MUTATORS, FIELD_CLASS_BASES, INPLACE_EXCEPTIONS, PURE_METHODS, SIZE_TAKING_METHODS,
     TENSOR_LIBRARY_NAMES,
@@ -125,7 +125,7 @@ def callback_inputs(cls: ClassInfo, entries: frozenset[str] = frozenset(), own_c
         written: set[str] = set()
         for node in info.nodes:
             changes = isinstance(node, ast.AugAssign) or isinstance(node, (ast.Assign, ast.AnnAssign)) \
-                and node.value is not None and not _constant_like(node.value)
+                and node.value is not None and not _constant_like(node.value) and not _clock_stamp(node.value)
             if changes:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for target in targets:
@@ -188,6 +188,15 @@ def _constant_like(value: ast.expr) -> bool:
     if isinstance(value, ast.Name):
         return value.id.isupper()
     return isinstance(value, ast.Attribute) and value.attr.isupper() and isinstance(value.value, ast.Name)
+
+
+def _clock_stamp(value: ast.expr) -> bool:
+    """`self.last_msg_time = rospy.Time.now()`, `self.stamp = time.monotonic()`, `self.get_clock().now()`: when a
+    message arrived, host timing for a watchdog or a rate limit, not a value of the message."""
+    if not isinstance(value, ast.Call):
+        return False
+    func = ast.unparse(value.func)
+    return func in CLOCK_FUNCTIONS or func.endswith(".get_clock().now")
 
 
 def _carries_message(call: ast.Call, message: set[str], written: set[str], self_name: str | None) -> bool:
