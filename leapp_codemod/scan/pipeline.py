@@ -15,6 +15,7 @@ from leapp_codemod.analysis.model.leapp_support import LeappSupport, load_suppor
 from leapp_codemod.analysis.model.libraries import LibraryLoader, site_dirs
 from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.analysis.model.caller_settings import PYTHON_INT, caller_settings, training_switches
+from leapp_codemod.analysis.model.kept_arguments import kept_arguments
 from leapp_codemod.analysis.model.settings import deploy_none_inputs
 from leapp_codemod.analysis.model.runtime_bind import resolutions, set_bindings
 from leapp_codemod.model import ScanResult
@@ -88,6 +89,7 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
             settings |= deploy_none_inputs(project, entry_fn)  # `model(obs, None)` in every deploy call
             settings |= training_switches(entry_fn)   # `training`: False in the export, whatever callers pass
             data -= set(settings)
+            analysis.facts.kept_params[entry_fn.id] = set(kept_arguments(project, entry_fn) - set(settings))
             analysis.facts.param_constants[entry_fn.id] = entry_flag_constants(project, entry_fn, data) | {
                 p: values for p, values in settings.items() if PYTHON_INT not in values}
             if not data and entry_fn.class_name:   # a step with no inputs reads them from objects on self
