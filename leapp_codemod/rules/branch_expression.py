@@ -1,11 +1,50 @@
 import ast
 
+from leapp_codemod.analysis.infer.taint import parent_map
 from leapp_codemod.rules._helpers import show
 from leapp_codemod.rules.base import Hit, Rule
 
+TESTED = (ast.If, ast.While, ast.Assert, ast.IfExp)
+
+
+def _converted(node, ctx) -> bool:
+    """Does Python turn pipeline data into a bool here: the operand of `not`, or any operand of `and`/`or` but
+    the last (whose value is returned as it is)?"""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return ctx.is_data(node.operand) or _converted(node.operand, ctx)
+    if isinstance(node, ast.BoolOp):
+        return any(ctx.is_data(v) for v in node.values[:-1]) or any(_converted(v, ctx) for v in node.values)
+    return False
+
+
+def _in_test(node, ctx) -> bool:
+    """Is `node` inside a larger `not`/`and`/`or` (reported there), or inside the test of an `if`, `while`,
+    `assert`, conditional expression or comprehension filter (LCM201 and this rule's own branches report it)?"""
+    parents = parent_map(ctx.fn)
+    parent = parents.get(id(node))
+    if isinstance(parent, ast.BoolOp) or isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not):
+        return True
+    child = node
+    while parent is not None:
+        if isinstance(parent, TESTED) and parent.test is child:
+            return True
+        if isinstance(parent, ast.comprehension) and any(c is child for c in parent.ifs):
+            return True
+        if isinstance(parent, ast.stmt):
+            return False
+        child, parent = parent, parents.get(id(parent))
+    return False
+
 
 def check(node, ctx):
-    if isinstance(node, ast.IfExp) and ctx.is_data(node.test) and not ctx.decided_by_settings(node):
+    if isinstance(node, (ast.BoolOp, ast.UnaryOp)):
+        if (isinstance(node, ast.BoolOp) or isinstance(node.op, ast.Not)) and _converted(node, ctx) \
+                and not _in_test(node, ctx):
+            yield Hit(node, f"`{show(node)}` turns pipeline data into a Python bool (`not`/`and`/`or` call "
+                            "`bool()` on it); the export keeps the value seen while tracing",
+                      "compute the flag with tensor operations (`~mask`, `torch.logical_and/or`, `torch.where`) "
+                      "and keep it a tensor")
+    elif isinstance(node, ast.IfExp) and ctx.is_data(node.test) and not ctx.decided_by_settings(node):
         yield Hit(node, f"conditional expression `{show(node)}` picks a value with Python on pipeline data",
                   "use `torch.where(cond, a, b)` so both outcomes stay in the graph")
     elif isinstance(node, ast.comprehension):
@@ -24,14 +63,15 @@ RULE = Rule(
     code="LCM202", name="tensor-select", category="tensor-branch", severity="error",
     summary="ternary, comprehension filter or Python `min`/`max` decided by pipeline data",
     what="Flags `a if cond else b`, comprehension `if` filters and the builtins `min`/`max` when the decision "
-         "depends on pipeline data.",
+         "depends on pipeline data; also `not`/`and`/`or` applied to pipeline data outside a test "
+         "(`moving = not torch.all(v == 0)`, `return ready and x.any()`), which turn it into a Python bool.",
     why="All three evaluate `bool(tensor)` in Python. LEAPP records only the outcome seen while tracing, so the "
         "export always returns the same branch. LEAPP's compile-time validation misses it whenever the traced "
         "samples agree (corpus-style gain schedules pass validation and fail on fresh inputs).",
     fix="Select with `torch.where(cond, a, b)`; replace `min`/`max` with `torch.minimum`/`torch.maximum`/`torch.clamp`.",
     example="gain = cfg.high if vel.norm() > cfg.switch else cfg.low",
     fixed_example="gain = torch.where(vel.norm() > cfg.switch, cfg.high, cfg.low)",
-    node_types=(ast.IfExp, ast.comprehension, ast.Call), check=check,
+    node_types=(ast.IfExp, ast.comprehension, ast.Call, ast.BoolOp, ast.UnaryOp), check=check,
     valid=(
         "def step(obs, cfg):\n    gain = 1.0 if cfg.fast else 0.5\n    return obs * gain\n",
         "def step(obs, cfg):\n    return obs * max(cfg.a, cfg.b)\n",
@@ -39,5 +79,6 @@ RULE = Rule(
     invalid=(
         "def step(vel, cfg):\n    return 1.0 if vel.norm() > 0.5 else 0.2  # error\n",
         "def step(obs):\n    return max(obs.sum(), 0.0)  # error\n",
+        "import torch\ndef step(vel):\n    still = not torch.any(vel != 0)  # error\n    return vel, still\n",
     ),
 )

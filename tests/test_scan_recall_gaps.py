@@ -1,0 +1,35 @@
+"""Rule gaps on reached code (fixtures/scan_recall_gaps): scratch buffers from every NumPy allocator (identity
+matrices, `_like` allocations, shapes read off the data), tensors turned into Python bools by `not`/`and`/`or`
+outside a test, libraries LEAPP cannot trace named by module, and a slice of an array that grows every call."""
+from __future__ import annotations
+
+import pytest
+from scanfixture import found, scan_copy
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("LEAPP_CODEMOD_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def scan(tmp_path, app: str, entry: str, monkeypatch):
+    return scan_copy("scan_recall_gaps", tmp_path, app, entry, monkeypatch)
+
+
+def test_scratch_buffers_from_identity_and_like_allocators(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "alloc_app", "frames:Pose.forward", monkeypatch))
+    assert ("frames.py", 7, "LCM703") in hits       # np.identity(4) filled with a traced rotation
+    assert ("frames.py", 8, "LCM703") in hits
+    assert ("frames.py", 21, "LCM703") in hits      # np.empty_like(x): only x's shape is used
+    assert ("frames.py", 14, "LCM703") in hits      # np.zeros(trans.shape[:-1] + (4, 4), dtype=trans.dtype)
+    assert ("frames.py", 15, "LCM703") not in hits  # a constant written into it
+
+
+def test_not_and_or_on_a_tensor_outside_a_test(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "bool_app", "gate:Gate.forward", monkeypatch))
+    assert ("gate.py", 12, "LCM202") in hits        # idle = not touching
+    assert ("gate.py", 13, "LCM202") in hits        # the tensor is an operand `and` converts
+    assert ("gate.py", 14, "LCM202") not in hits    # the tensor is the last operand: returned as it is
+    assert ("gate.py", 16, "LCM202") not in hits    # `if not touching`: LCM201's, reported once
+    assert ("gate.py", 16, "LCM201") in hits
+    assert ("gate.py", 19, "LCM202") not in hits    # `self.enabled or False`: a setting
