@@ -33,3 +33,19 @@ def test_not_and_or_on_a_tensor_outside_a_test(tmp_path, monkeypatch):
     assert ("gate.py", 16, "LCM202") not in hits    # `if not touching`: LCM201's, reported once
     assert ("gate.py", 16, "LCM201") in hits
     assert ("gate.py", 19, "LCM202") not in hits    # `self.enabled or False`: a setting
+
+
+def test_calls_on_the_function_a_selector_returns_are_followed(tmp_path, monkeypatch):
+    result = scan(tmp_path, "select_app", "shaping:Head.forward", monkeypatch)
+    hits = found(result)
+    assert ("shaping.py", 6, "LCM301") in hits      # shaper_for(self.kind)(y): an if-chain returns clip_unit ...
+    assert ("shaping.py", 14, "LCM301") in hits     # ... or wrap
+    assert ("shaping.py", 10, "LCM301") in hits     # self.pick("squash")(y): a table lookup a method returns
+    assert not result.not_followed
+
+
+def test_a_selector_whose_callable_stays_unknown_is_listed(tmp_path, monkeypatch):
+    result = scan(tmp_path, "select_app", "shaping:Mixer.forward", monkeypatch)
+    listed = {(n.line, n.text) for n in result.not_followed}
+    assert (51, "opaque(self.kind)(...)") in listed
+    assert ("shaping.py", 14, "LCM301") in found(result)
