@@ -49,3 +49,11 @@ def test_a_selector_whose_callable_stays_unknown_is_listed(tmp_path, monkeypatch
     listed = {(n.line, n.text) for n in result.not_followed}
     assert (51, "opaque(self.kind)(...)") in listed
     assert ("shaping.py", 14, "LCM301") in found(result)
+
+
+def test_rotation_helpers_of_robotics_stacks_are_foreign_even_when_not_installed(tmp_path, monkeypatch):
+    result = scan(tmp_path, "ros_app", "pose_node:PoseNode.on_pose", monkeypatch)
+    hits = found(result)
+    assert ("pose_node.py", 14, "LCM401") in hits   # tf.transformations.quaternion_matrix
+    assert ("pose_node.py", 15, "LCM401") in hits   # tf_transformations.euler_from_quaternion
+    assert not any(n.line in (14, 15) for n in result.not_followed)
