@@ -57,3 +57,14 @@ def test_rotation_helpers_of_robotics_stacks_are_foreign_even_when_not_installed
     assert ("pose_node.py", 14, "LCM401") in hits   # tf.transformations.quaternion_matrix
     assert ("pose_node.py", 15, "LCM401") in hits   # tf_transformations.euler_from_quaternion
     assert not any(n.line in (14, 15) for n in result.not_followed)
+
+
+def test_an_inline_range_follows_the_objects_the_callers_of_its_function_pass(tmp_path, monkeypatch):
+    """`sampler` is a parameter of the function around the range; its caller builds it in an if-chain with
+    function-local imports. Seven project classes define `draw`, too many for duck typing."""
+    result = scan(tmp_path, "local_import_app", "evaluate.py:6-8", monkeypatch)
+    hits = found(result)
+    assert ("flow.py", 9, "LCM801") in hits          # FlowSampler.draw: torch.randn
+    assert ("greedy.py", 9, "LCM201") in hits        # GreedySampler.draw: a branch on the condition
+    assert not any(path == "others.py" for path, _, _ in hits)   # classes no caller passes are not guessed
+    assert not result.not_followed
