@@ -68,3 +68,11 @@ def test_an_inline_range_follows_the_objects_the_callers_of_its_function_pass(tm
     assert ("greedy.py", 9, "LCM201") in hits        # GreedySampler.draw: a branch on the condition
     assert not any(path == "others.py" for path, _, _ in hits)   # classes no caller passes are not guessed
     assert not result.not_followed
+
+
+def test_flags_already_python_bools_and_toggles_are_not_conversions(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "bool_app", "gate:Latch.forward", monkeypatch))
+    assert ("gate.py", 24, "LCM202") in hits        # not torch.all(...)
+    assert ("gate.py", 25, "LCM202") in hits        # not contacts.any() (moving is a Python bool already)
+    assert ("gate.py", 26, "LCM202") not in hits    # self.enabled = not self.enabled: a flag flipped
+    assert ("gate.py", 27, "LCM202") not in hits    # both operands hold Python bools

@@ -1,6 +1,6 @@
 import ast
 
-from leapp_codemod.analysis.infer.taint import parent_map
+from leapp_codemod.analysis.infer.context import parent_map
 from leapp_codemod.rules._helpers import show
 from leapp_codemod.rules.base import Hit, Rule
 
@@ -11,10 +11,35 @@ def _converted(node, ctx) -> bool:
     """Does Python turn pipeline data into a bool here: the operand of `not`, or any operand of `and`/`or` but
     the last (whose value is returned as it is)?"""
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        return ctx.is_data(node.operand) or _converted(node.operand, ctx)
+        return _tested(node.operand, ctx) or _converted(node.operand, ctx)
     if isinstance(node, ast.BoolOp):
-        return any(ctx.is_data(v) for v in node.values[:-1]) or any(_converted(v, ctx) for v in node.values)
+        return any(_tested(v, ctx) for v in node.values[:-1]) or any(_converted(v, ctx) for v in node.values)
     return False
+
+
+def _tested(operand: ast.expr, ctx) -> bool:
+    """Pipeline data whose truth Python takes: not a name that already holds a Python bool (`has_x = not a`
+    earlier: converted, and reported, there)."""
+    if isinstance(operand, ast.Name):
+        bound = ctx.fn.assigned(operand.id)
+        if bound and all(_boolean(v) for v in bound):
+            return False
+    return ctx.is_data(operand)
+
+
+def _boolean(value: ast.expr) -> bool:
+    """`not a`, `(not a) or (not b)`: an expression whose value is a Python bool whatever its operands."""
+    if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not):
+        return True
+    return isinstance(value, ast.BoolOp) and all(_boolean(v) for v in value.values)
+
+
+def _toggle(node, ctx) -> bool:
+    """`self.on = not self.on`, `flags[i] = not flags[i]`: a Python flag flipped in place, not a tensor."""
+    parent = parent_map(ctx.fn).get(id(node))
+    return isinstance(node, ast.UnaryOp) and isinstance(parent, ast.Assign) and len(parent.targets) == 1 \
+        and ast.dump(parent.targets[0], annotate_fields=False).replace("Store", "Load") \
+        == ast.dump(node.operand, annotate_fields=False)
 
 
 def _in_test(node, ctx) -> bool:
@@ -39,7 +64,7 @@ def _in_test(node, ctx) -> bool:
 def check(node, ctx):
     if isinstance(node, (ast.BoolOp, ast.UnaryOp)):
         if (isinstance(node, ast.BoolOp) or isinstance(node.op, ast.Not)) and _converted(node, ctx) \
-                and not _in_test(node, ctx):
+                and not _in_test(node, ctx) and not _toggle(node, ctx):
             yield Hit(node, f"`{show(node)}` turns pipeline data into a Python bool (`not`/`and`/`or` call "
                             "`bool()` on it); the export keeps the value seen while tracing",
                       "compute the flag with tensor operations (`~mask`, `torch.logical_and/or`, `torch.where`) "
