@@ -76,3 +76,11 @@ def test_flags_already_python_bools_and_toggles_are_not_conversions(tmp_path, mo
     assert ("gate.py", 25, "LCM202") in hits        # not contacts.any() (moving is a Python bool already)
     assert ("gate.py", 26, "LCM202") not in hits    # self.enabled = not self.enabled: a flag flipped
     assert ("gate.py", 27, "LCM202") not in hits    # both operands hold Python bools
+
+
+def test_pipeline_values_formatted_into_text_the_step_keeps(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "text_app", "speaker:Speaker.forward", monkeypatch))
+    assert ("speaker.py", 19, "LCM102") in hits     # self.line = f"MOVE {v[0]:.3f} ...": a command built from data
+    assert ("speaker.py", 16, "LCM102") not in hits  # note: only printed
+    assert ("speaker.py", 18, "LCM102") not in hits  # inside a logging call
+    assert ("speaker.py", 20, "LCM102") not in hits  # a shape, not a value

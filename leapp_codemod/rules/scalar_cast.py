@@ -1,5 +1,6 @@
 import ast
 
+from leapp_codemod.analysis.infer.context import parent_map
 from leapp_codemod.rules._helpers import filled_local_list, show
 from leapp_codemod.rules.base import Hit, Rule
 
@@ -13,7 +14,39 @@ MATH_FUNCTIONS = frozenset({"acos", "acosh", "asin", "asinh", "atan", "atan2", "
 LIST_CONSTRUCTORS = frozenset({"torch.tensor", "torch.as_tensor"})
 
 
+def _formatted(node: ast.JoinedStr, ctx) -> ast.expr | None:
+    """The pipeline value an f-string formats into text that the step keeps or returns (`self.cmd = f"goTo
+    {t[0]} {t[1]}"`, sent out later), not one written straight into a log, a print or an error message."""
+    value = next((v.value for v in node.values if isinstance(v, ast.FormattedValue) and ctx.is_data(v.value)
+                  and not ctx.is_shape(v.value)), None)
+    if value is None or ctx.only_logged(node):
+        return None
+    parents = parent_map(ctx.fn)
+    parent = parents.get(id(node))
+    while parent is not None and not isinstance(parent, ast.stmt):
+        if isinstance(parent, (ast.Call, ast.JoinedStr)):
+            return None   # an argument of a call (a logger, an exception) or part of a larger f-string
+        parent = parents.get(id(parent))
+    if not isinstance(parent, (ast.Assign, ast.AnnAssign, ast.Return)):
+        return None
+    targets = parent.targets if isinstance(parent, ast.Assign) else [getattr(parent, "target", None)]
+    names = {t.id for t in targets if isinstance(t, ast.Name)}
+    if names and len(names) == len(targets):   # a local: read by more than logging
+        uses = [n for n in ctx.fn.nodes if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load)]
+        if all(ctx.only_logged(n) for n in uses):
+            return None
+    return value
+
+
 def check(node: ast.Call, ctx):
+    if isinstance(node, ast.JoinedStr):
+        value = _formatted(node, ctx)
+        if value is not None:
+            yield Hit(node, f"`{show(node)}` formats pipeline data (`{show(value)}`) into text: each value is "
+                            "converted to a Python number and printed; the trace keeps only the traced value",
+                      "return the values as a tensor and format the text outside the exported step (in the "
+                      "integration layer, after the call)")
+        return
     name = ctx.builtin(node)
     if name in CASTS and len(node.args) == 1 and ctx.is_data(node.args[0]) and not ctx.only_logged(node):
         yield Hit(node, f"`{show(node)}` converts pipeline data to a Python {name}; the trace keeps only the traced value",
@@ -89,7 +122,8 @@ RULE = Rule(
          "`math` functions given pipeline data (`math.atan2(q[1], q[0])`: they call `__float__`), and "
          "`torch.tensor([...])` of a list of pipeline values, of a list the step fills with them (`vals.extend(x)`) "
          "or of a middleware message's field (LEAPP's patched `torch.tensor` traces only a traced argument, not a "
-         "list of them; checked in the installed leapp 0.7.2).",
+         "list of them; checked in the installed leapp 0.7.2). Also an f-string that formats pipeline data into "
+         "text the step keeps or returns (`self.cmd = f\"goTo {t[0]} {t[1]}\"`), not one written to a log.",
     why="A cast calls `__float__`/`__int__` and returns a Python number: the value leaves the graph and is baked "
         "into the export as a constant. LEAPP logs only a DEBUG line. `int(traced_bool)` even bypasses LEAPP's "
         "boolean-context check, so a decision made with it is exported as whatever it was while tracing.",
@@ -97,7 +131,7 @@ RULE = Rule(
         "`float(x)`. For helpers you cannot edit, `generate` writes a `leapp.FunctionPatch`.",
     example="near = int(delta.norm() < cfg.close_dist)\nwidth = cfg.open + near * (cfg.closed - cfg.open)",
     fixed_example="near = (delta.norm() < cfg.close_dist).to(torch.float32)\nwidth = cfg.open + near * (cfg.closed - cfg.open)",
-    node_types=(ast.Call,), check=check,
+    node_types=(ast.Call, ast.JoinedStr), check=check,
     valid=(
         "def step(obs, cfg):\n    step_size = float(cfg.action_scale)\n    return obs * step_size\n",
         "def step(obs):\n    n = int(obs.shape[0])\n    return obs.reshape(n, -1)\n",
