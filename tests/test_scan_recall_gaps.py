@@ -84,3 +84,9 @@ def test_pipeline_values_formatted_into_text_the_step_keeps(tmp_path, monkeypatc
     assert ("speaker.py", 16, "LCM102") not in hits  # note: only printed
     assert ("speaker.py", 18, "LCM102") not in hits  # inside a logging call
     assert ("speaker.py", 20, "LCM102") not in hits  # a shape, not a value
+
+
+def test_a_fixed_slice_of_the_end_of_a_growing_array(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "window_app", "smoother:Smoother.step", monkeypatch))
+    assert ("smoother.py", 23, "LCM002") in hits     # rows grow by one per call, no trim
+    assert ("smoother.py", 24, "LCM002") not in hits  # trail is trimmed to 4 rows where it grows
