@@ -90,3 +90,9 @@ def test_a_fixed_slice_of_the_end_of_a_growing_array(tmp_path, monkeypatch):
     hits = found(scan(tmp_path, "window_app", "smoother:Smoother.step", monkeypatch))
     assert ("smoother.py", 23, "LCM002") in hits     # rows grow by one per call, no trim
     assert ("smoother.py", 24, "LCM002") not in hits  # trail is trimmed to 4 rows where it grows
+
+
+def test_a_list_of_pipeline_values_bound_to_a_name_before_the_join(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "join_app", "tracker:Tracker.step", monkeypatch))
+    assert ("tracker.py", 13, "LCM304") in hits     # extra = [heading, ...]; np.concatenate([pose, extra])
+    assert ("tracker.py", 14, "LCM304") not in hits  # bounds: constants only
