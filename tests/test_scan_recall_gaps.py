@@ -84,6 +84,7 @@ def test_pipeline_values_formatted_into_text_the_step_keeps(tmp_path, monkeypatc
     assert ("speaker.py", 16, "LCM102") not in hits  # note: only printed
     assert ("speaker.py", 18, "LCM102") not in hits  # inside a logging call
     assert ("speaker.py", 20, "LCM102") not in hits  # a shape, not a value
+    assert ("speaker.py", 21, "LCM102") not in hits  # a message, printed and raised
 
 
 def test_a_fixed_slice_of_the_end_of_a_growing_array(tmp_path, monkeypatch):

@@ -33,9 +33,16 @@ def _formatted(node: ast.JoinedStr, ctx) -> ast.expr | None:
     names = {t.id for t in targets if isinstance(t, ast.Name)}
     if names and len(names) == len(targets):   # a local: read by more than logging
         uses = [n for n in ctx.fn.nodes if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load)]
-        if all(ctx.only_logged(n) for n in uses):
-            return None
+        if all(ctx.only_logged(n) or _in_error(n, parents) for n in uses):
+            return None   # a message: logged, printed or raised
     return value
+
+
+def _in_error(node: ast.AST, parents: dict) -> bool:
+    """Is `node` part of a `raise` or an `assert` (an error message)?"""
+    while node is not None and not isinstance(node, ast.stmt):
+        node = parents.get(id(node))
+    return isinstance(node, (ast.Raise, ast.Assert))
 
 
 def check(node: ast.Call, ctx):
