@@ -54,9 +54,10 @@ def test_a_selector_whose_callable_stays_unknown_is_listed(tmp_path, monkeypatch
 def test_rotation_helpers_of_robotics_stacks_are_foreign_even_when_not_installed(tmp_path, monkeypatch):
     result = scan(tmp_path, "ros_app", "pose_node:PoseNode.on_pose", monkeypatch)
     hits = found(result)
-    assert ("pose_node.py", 14, "LCM401") in hits   # tf.transformations.quaternion_matrix
-    assert ("pose_node.py", 15, "LCM401") in hits   # tf_transformations.euler_from_quaternion
-    assert not any(n.line in (14, 15) for n in result.not_followed)
+    assert ("pose_node.py", 15, "LCM401") in hits   # tf.transformations.quaternion_matrix
+    assert ("pose_node.py", 16, "LCM401") in hits   # tf_transformations.euler_from_quaternion
+    assert ("pose_node.py", 17, "LCM401") in hits   # tf2_geometry_msgs.do_transform_pose
+    assert not any(n.line in (15, 16, 17) for n in result.not_followed)
 
 
 def test_an_inline_range_follows_the_objects_the_callers_of_its_function_pass(tmp_path, monkeypatch):
