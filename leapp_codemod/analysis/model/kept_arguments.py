@@ -19,6 +19,7 @@ def kept_arguments(project, fn) -> frozenset[str]:
     that loop and never rebound in it: the same object on every call. Calls are matched by the function's
     name, like `caller_settings`."""
     params = fn.positional_params[1:] if fn.is_method else fn.positional_params
+    required = set(params[:len(params) - len(fn.node.args.defaults)])
     kept: set[str] = set()
     for module in list(project.modules.values()):
         if project.is_library(module.name):
@@ -32,6 +33,8 @@ def kept_arguments(project, fn) -> frozenset[str]:
                     passed = [(params[i], a) for i, a in enumerate(node.args)
                               if i < len(params) and not isinstance(a, ast.Starred)]
                     passed += [(k.arg, k.value) for k in node.keywords if k.arg in params]
+                    if len(node.args) > len(params) or not required <= {p for p, _ in passed}:
+                        continue   # another function of the same name (`env.step(cmd)`), not a call of the entry
                     kept.update(p for p, a in passed if isinstance(a, ast.Name) and a.id not in rebound
                                 and _own_object(project, module, _bound_before(scope, a.id, loop.lineno)))
     return frozenset(kept)
