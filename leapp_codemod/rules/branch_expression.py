@@ -1,10 +1,8 @@
 import ast
 
-from leapp_codemod.analysis.infer.context import parent_map
 from leapp_codemod.rules._helpers import show
 from leapp_codemod.rules.base import Hit, Rule
 
-TESTED = (ast.If, ast.While, ast.Assert, ast.IfExp)
 
 
 def _converted(node, ctx) -> bool:
@@ -36,29 +34,41 @@ def _boolean(value: ast.expr) -> bool:
 
 def _toggle(node, ctx) -> bool:
     """`self.on = not self.on`, `flags[i] = not flags[i]`: a Python flag flipped in place, not a tensor."""
-    parent = parent_map(ctx.fn).get(id(node))
-    return isinstance(node, ast.UnaryOp) and isinstance(parent, ast.Assign) and len(parent.targets) == 1 \
-        and ast.dump(parent.targets[0], annotate_fields=False).replace("Store", "Load") \
-        == ast.dump(node.operand, annotate_fields=False)
+    if not isinstance(node, ast.UnaryOp):
+        return False
+    operand = ast.dump(node.operand, annotate_fields=False)
+    return any(isinstance(n, ast.Assign) and n.value is node and len(n.targets) == 1
+               and ast.dump(n.targets[0], annotate_fields=False).replace("Store", "Load") == operand
+               for n in ctx.fn.nodes if isinstance(n, ast.Assign) and n.lineno == node.lineno)
 
 
 def _in_test(node, ctx) -> bool:
     """Is `node` inside a larger `not`/`and`/`or` (reported there), or inside the test of an `if`, `while`,
     `assert`, conditional expression or comprehension filter (LCM201 and this rule's own branches report it)?"""
-    parents = parent_map(ctx.fn)
-    parent = parents.get(id(node))
-    if isinstance(parent, ast.BoolOp) or isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not):
-        return True
-    child = node
-    while parent is not None:
-        if isinstance(parent, TESTED) and parent.test is child:
-            return True
-        if isinstance(parent, ast.comprehension) and any(c is child for c in parent.ifs):
-            return True
-        if isinstance(parent, ast.stmt):
-            return False
-        child, parent = parent, parents.get(id(parent))
-    return False
+    where = _span(node)
+    return any(start <= where[0] and where[1] <= end and (start, end) != where
+               or (start, end) == where and kind == "test" for start, end, kind in _bool_contexts(ctx.fn))
+
+
+def _span(node) -> tuple[tuple[int, int], tuple[int, int]]:
+    return (node.lineno, node.col_offset), (node.end_lineno or node.lineno, node.end_col_offset or 0)
+
+
+def _bool_contexts(fn) -> list:
+    """(start, end, kind) of the tests (`if`/`while`/`assert`/ternary/comprehension filters, kind 'test') and
+    of the `not`/`and`/`or` expressions (kind 'bool') of one function, found once."""
+    found = fn.walks.get("bool_contexts")
+    if found is None:
+        found = []
+        for n in fn.nodes:
+            if isinstance(n, (ast.If, ast.While, ast.Assert, ast.IfExp)):
+                found.append((*_span(n.test), "test"))
+            elif isinstance(n, ast.comprehension):
+                found += [(*_span(c), "test") for c in n.ifs]
+            elif isinstance(n, ast.BoolOp) or isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not):
+                found.append((*_span(n), "bool"))
+        fn.walks["bool_contexts"] = found
+    return found
 
 
 def check(node, ctx):

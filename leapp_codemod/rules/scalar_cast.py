@@ -1,6 +1,5 @@
 import ast
 
-from leapp_codemod.analysis.infer.context import parent_map
 from leapp_codemod.rules._helpers import filled_local_list, show
 from leapp_codemod.rules.base import Hit, Rule
 
@@ -14,41 +13,38 @@ MATH_FUNCTIONS = frozenset({"acos", "acosh", "asin", "asinh", "atan", "atan2", "
 LIST_CONSTRUCTORS = frozenset({"torch.tensor", "torch.as_tensor"})
 
 
-def _formatted(node: ast.JoinedStr, ctx) -> ast.expr | None:
-    """The pipeline value an f-string formats into text that the step keeps or returns (`self.cmd = f"goTo
-    {t[0]} {t[1]}"`, sent out later), not one written straight into a log, a print or an error message."""
+def _formatted(stmt: ast.Assign | ast.AnnAssign | ast.Return, ctx) -> ast.expr | None:
+    """The pipeline value an f-string the statement keeps or returns formats into text (`self.cmd = f"goTo
+    {t[0]} {t[1]}"`, sent out later); not a message that is only logged, printed or raised."""
+    node = stmt.value
+    if not isinstance(node, ast.JoinedStr):
+        return None
     value = next((v.value for v in node.values if isinstance(v, ast.FormattedValue) and ctx.is_data(v.value)
                   and not ctx.is_shape(v.value)), None)
-    if value is None or ctx.only_logged(node):
+    if value is None:
         return None
-    parents = parent_map(ctx.fn)
-    parent = parents.get(id(node))
-    while parent is not None and not isinstance(parent, ast.stmt):
-        if isinstance(parent, (ast.Call, ast.JoinedStr)):
-            return None   # an argument of a call (a logger, an exception) or part of a larger f-string
-        parent = parents.get(id(parent))
-    if not isinstance(parent, (ast.Assign, ast.AnnAssign, ast.Return)):
-        return None
-    targets = parent.targets if isinstance(parent, ast.Assign) else [getattr(parent, "target", None)]
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None)]
     names = {t.id for t in targets if isinstance(t, ast.Name)}
     if names and len(names) == len(targets):   # a local: read by more than logging
+        errors = [n for n in ctx.fn.nodes if isinstance(n, (ast.Raise, ast.Assert))]
         uses = [n for n in ctx.fn.nodes if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load)]
-        if all(ctx.only_logged(n) or _in_error(n, parents) for n in uses):
+        if all(ctx.only_logged(n) or _inside(n, errors) for n in uses):
             return None   # a message: logged, printed or raised
     return value
 
 
-def _in_error(node: ast.AST, parents: dict) -> bool:
-    """Is `node` part of a `raise` or an `assert` (an error message)?"""
-    while node is not None and not isinstance(node, ast.stmt):
-        node = parents.get(id(node))
-    return isinstance(node, (ast.Raise, ast.Assert))
+def _inside(node: ast.AST, statements: list[ast.stmt]) -> bool:
+    """Does one of `statements` (a `raise`, an `assert`) hold `node`?"""
+    where = (node.lineno, node.col_offset)
+    return any((s.lineno, s.col_offset) <= where <= (s.end_lineno or s.lineno, s.end_col_offset or 0)
+               for s in statements)
 
 
 def check(node: ast.Call, ctx):
-    if isinstance(node, ast.JoinedStr):
-        value = _formatted(node, ctx)
+    if isinstance(node, (ast.Assign, ast.AnnAssign, ast.Return)):
+        value = _formatted(node, ctx) if isinstance(node.value, ast.JoinedStr) else None
         if value is not None:
+            node = node.value
             yield Hit(node, f"`{show(node)}` formats pipeline data (`{show(value)}`) into text: each value is "
                             "converted to a Python number and printed; the trace keeps only the traced value",
                       "return the values as a tensor and format the text outside the exported step (in the "
@@ -138,7 +134,7 @@ RULE = Rule(
         "`float(x)`. For helpers you cannot edit, `generate` writes a `leapp.FunctionPatch`.",
     example="near = int(delta.norm() < cfg.close_dist)\nwidth = cfg.open + near * (cfg.closed - cfg.open)",
     fixed_example="near = (delta.norm() < cfg.close_dist).to(torch.float32)\nwidth = cfg.open + near * (cfg.closed - cfg.open)",
-    node_types=(ast.Call, ast.JoinedStr), check=check,
+    node_types=(ast.Call, ast.Assign, ast.AnnAssign, ast.Return), check=check,
     valid=(
         "def step(obs, cfg):\n    step_size = float(cfg.action_scale)\n    return obs * step_size\n",
         "def step(obs):\n    n = int(obs.shape[0])\n    return obs.reshape(n, -1)\n",

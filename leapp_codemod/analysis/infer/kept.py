@@ -16,6 +16,9 @@ class KeptQuestions:
         """The name under `expr` (`mem`, `mem["h"]`, `mem.prev`) when it is an object kept from one call to
         the next outside self: a parameter the caller passes again on every call (`facts.kept_params`), never
         rebound here, or a module-level container the function does not bind."""
+        params = self.facts.kept_params.get(self.fn.id, ())
+        if not params and not self._module_containers():
+            return None   # nothing kept here (most functions): no walk
         while isinstance(expr, (ast.Subscript, ast.Attribute)):
             expr = expr.value
         if not isinstance(expr, ast.Name):
@@ -25,10 +28,19 @@ class KeptQuestions:
             return None
         if name in self.facts.kept_params.get(self.fn.id, ()):
             return name
-        if name not in self.fn.params and module_container(self.module, name) \
+        if name not in self.fn.params and name in self._module_containers() \
                 and name not in self.declared_globals() and name not in self._local_names():
             return name
         return None
+
+    def _module_containers(self) -> frozenset[str]:
+        """The module's globals that are containers it keeps (see `module_container`), found once."""
+        key = ("module_containers", self.module.name)
+        found = self.project.memo.get(key)
+        if found is None:
+            found = self.project.memo[key] = frozenset(g for g in self.module.globals
+                                                       if module_container(self.module, g))
+        return found
 
     def _local_names(self) -> frozenset[str]:
         known = self.fn.walks.get("stored_names")
