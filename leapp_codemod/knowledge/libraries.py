@@ -2,8 +2,14 @@
 from __future__ import annotations
 
 # Native libraries LEAPP cannot trace: a call into them on pipeline data is LCM401 (foreign-library).
+# Rotation and kinematics helpers count (ROS `tf_transformations`, `tf.transformations`, `tf2_geometry_msgs`,
+# `pytransform3d`, numpy-quaternion's `quaternion`, `pyquaternion`): pure Python or NumPy on floats the trace
+# never sees.
 FOREIGN_ROOTS = frozenset({"scipy", "sklearn", "cv2", "skimage", "numba", "pandas", "PIL", "open3d",
-                           "transforms3d", "quaternion", "numexpr", "jax", "tensorflow", "pinocchio", "mujoco"})
+                           "transforms3d", "quaternion", "numexpr", "jax", "tensorflow", "pinocchio", "mujoco",
+                           "tf_transformations", "tf", "pytransform3d", "pyquaternion", "spatialmath",
+                           "roboticstoolbox", "PyKDL", "pybullet", "trimesh", "casadi", "osqp", "cvxpy",
+                           "tf2_geometry_msgs"})
 # Foreign calls LEAPP 0.7.2 traces correctly all the same (guide: StandardScaler.transform records clone/sub/div).
 TRACEABLE = frozenset({"sklearn.preprocessing.StandardScaler.transform"})
 # Installed packages whose calls the rules judge themselves (or that never hold pipeline code): never

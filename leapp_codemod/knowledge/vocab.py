@@ -29,6 +29,10 @@ PARAMETER_READERS = frozenset({"get_parameter", "get_parameter_or", "get_paramet
 # NumPy calls that allocate an array of a size they are given: an attribute only ever bound to one of them (and
 # written in place) keeps that shape on every call.
 NUMPY_ALLOCATORS = frozenset({"numpy.zeros", "numpy.ones", "numpy.full", "numpy.empty", "numpy.eye", "numpy.identity"})
+# NumPy calls that allocate a fresh array shaped like their first argument: only its shape and dtype are used.
+NUMPY_LIKE_ALLOCATORS = frozenset({"numpy.zeros_like", "numpy.ones_like", "numpy.empty_like", "numpy.full_like"})
+# Keywords of an allocator that describe the buffer, never fill it (`np.zeros(n, dtype=x.dtype)`).
+ALLOCATOR_LAYOUT_KEYWORDS = frozenset({"dtype", "device", "order", "like", "requires_grad", "layout"})
 # Methods that return a shape (or a part of one) of their receiver.
 SHAPE_METHODS = frozenset({"size", "dim", "numel", "nelement", "ndimension"})
 # The rank of a value (`x.ndim`, `x.dim()`): a pipeline fixes it, so it is no run-time shape.

@@ -20,6 +20,18 @@ def closure_fix(state: str) -> str:
             "attribute (or pass it in and return it) so `generate` can declare it as LEAPP state")
 
 
+def kept_fix(state: str) -> str:
+    return (f"`{state}` lives in an object the caller keeps and passes again on every call, which LEAPP state "
+            "cannot name: keep it as a tensor attribute of the stepping object (or pass it in and return it) so "
+            "`generate` can declare it as LEAPP state")
+
+
+def kept_hit(node, state: str) -> Hit:
+    return Hit(node, f"`{show(node)}` writes pipeline data into `{state}`, an object the caller keeps and passes "
+                     "again on the next call, which reads it back (recurrent state outside `self`); the export "
+                     "freezes or drops it", kept_fix(state))
+
+
 def _target_root(node) -> ast.expr | None:
     """The expression a write lands in, under subscripts and chained in-place calls."""
     target = node.target if isinstance(node, ast.AugAssign) else node.targets[0] if isinstance(node, ast.Assign) \
@@ -34,6 +46,9 @@ def check(node, ctx):
     if write is None or write[1] != "inplace":
         return
     attr = write[0]
+    if ctx.is_kept_state(attr):
+        yield kept_hit(node, attr)
+        return
     if ctx.is_loop_carried(attr):
         yield Hit(node, f"`{show(node)}` mutates `{attr}` in place, which the driver loop carries into its next "
                         "iteration; the export freezes or drops it", carried_fix(attr))
@@ -63,7 +78,11 @@ RULE = Rule(
          "self holds, directly or in a container (`self.est.cov.mul_(a)`, `self.pads[2].level += x`, "
          "`for leg in self.legs.values(): leg.window[-1] = q`), reported as `self.legs[].window` (LEAPP state "
          "cannot name them: not declared by `generate`), and of arrays a closure keeps from one call to the "
-         "next (a closure returned by its maker: `peaks[:] = ...` on a variable of the maker).",
+         "next (a closure returned by its maker: `peaks[:] = ...` on a variable of the maker), and writes of "
+         "pipeline data into an object the caller keeps: a dict, list, array or object the driver builds once "
+         "and passes to the step on every iteration of its loop (`mem[\"prev\"] = act` read back as "
+         "`mem[\"prev\"]` next call, `cmd[3] = a[0]` into an array handed down from it) or a module-level "
+         "container the step fills and reads (`HIST[\"last\"] = x`).",
     why="LEAPP sees a persistent tensor as a constant. In-place updates are never detected as state: `mul_`/`add_`/"
         "`lerp_`/`+=` freeze the pre-trace state silently, and `copy_` of a traced value into it makes torch.export "
         "fail with 'Expected meta != nullptr'. The exported model forgets its memory.",

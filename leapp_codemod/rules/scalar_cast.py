@@ -13,7 +13,43 @@ MATH_FUNCTIONS = frozenset({"acos", "acosh", "asin", "asinh", "atan", "atan2", "
 LIST_CONSTRUCTORS = frozenset({"torch.tensor", "torch.as_tensor"})
 
 
+def _formatted(stmt: ast.Assign | ast.AnnAssign | ast.Return, ctx) -> ast.expr | None:
+    """The pipeline value an f-string the statement keeps or returns formats into text (`self.cmd = f"goTo
+    {t[0]} {t[1]}"`, sent out later); not a message that is only logged, printed or raised."""
+    node = stmt.value
+    if not isinstance(node, ast.JoinedStr):
+        return None
+    value = next((v.value for v in node.values if isinstance(v, ast.FormattedValue) and ctx.is_data(v.value)
+                  and not ctx.is_shape(v.value)), None)
+    if value is None:
+        return None
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None)]
+    names = {t.id for t in targets if isinstance(t, ast.Name)}
+    if names and len(names) == len(targets):   # a local: read by more than logging
+        errors = [n for n in ctx.fn.nodes if isinstance(n, (ast.Raise, ast.Assert))]
+        uses = [n for n in ctx.fn.nodes if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load)]
+        if all(ctx.only_logged(n) or _inside(n, errors) for n in uses):
+            return None   # a message: logged, printed or raised
+    return value
+
+
+def _inside(node: ast.AST, statements: list[ast.stmt]) -> bool:
+    """Does one of `statements` (a `raise`, an `assert`) hold `node`?"""
+    where = (node.lineno, node.col_offset)
+    return any((s.lineno, s.col_offset) <= where <= (s.end_lineno or s.lineno, s.end_col_offset or 0)
+               for s in statements)
+
+
 def check(node: ast.Call, ctx):
+    if isinstance(node, (ast.Assign, ast.AnnAssign, ast.Return)):
+        value = _formatted(node, ctx) if isinstance(node.value, ast.JoinedStr) else None
+        if value is not None:
+            node = node.value
+            yield Hit(node, f"`{show(node)}` formats pipeline data (`{show(value)}`) into text: each value is "
+                            "converted to a Python number and printed; the trace keeps only the traced value",
+                      "return the values as a tensor and format the text outside the exported step (in the "
+                      "integration layer, after the call)")
+        return
     name = ctx.builtin(node)
     if name in CASTS and len(node.args) == 1 and ctx.is_data(node.args[0]) and not ctx.only_logged(node):
         yield Hit(node, f"`{show(node)}` converts pipeline data to a Python {name}; the trace keeps only the traced value",
@@ -91,7 +127,9 @@ RULE = Rule(
          "`torch.tensor([...])` of a list of pipeline values or of a list the step fills with them (`vals.extend(x)`) "
          "(LEAPP's patched `torch.tensor` traces only a traced argument, not a list of them; checked in the "
          "installed leapp 0.7.2). Not the fields of a middleware message (`torch.tensor(imu.gyroscope)`): that is "
-         "where the pipeline's input is made, and where the user declares it.",
+         "where the pipeline's input is made, and where the user declares it. Also an f-string that formats "
+         "pipeline data into text the step keeps or returns (`self.cmd = f\"goTo {t[0]} {t[1]}\"`), not one written "
+         "to a log.",
     why="A cast calls `__float__`/`__int__` and returns a Python number: the value leaves the graph and is baked "
         "into the export as a constant. LEAPP logs only a DEBUG line. `int(traced_bool)` even bypasses LEAPP's "
         "boolean-context check, so a decision made with it is exported as whatever it was while tracing.",
@@ -99,7 +137,7 @@ RULE = Rule(
         "`float(x)`. For helpers you cannot edit, `generate` writes a `leapp.FunctionPatch`.",
     example="near = int(delta.norm() < cfg.close_dist)\nwidth = cfg.open + near * (cfg.closed - cfg.open)",
     fixed_example="near = (delta.norm() < cfg.close_dist).to(torch.float32)\nwidth = cfg.open + near * (cfg.closed - cfg.open)",
-    node_types=(ast.Call,), check=check,
+    node_types=(ast.Call, ast.Assign, ast.AnnAssign, ast.Return), check=check,
     valid=(
         "def step(obs, cfg):\n    step_size = float(cfg.action_scale)\n    return obs * step_size\n",
         "def step(obs):\n    n = int(obs.shape[0])\n    return obs.reshape(n, -1)\n",

@@ -28,7 +28,19 @@ def scalar_lists(node: ast.Call, ctx) -> list[ast.expr]:
         items = seq.elts
     else:
         return []
+    items = [_bound_literal(e, node.lineno, ctx) if isinstance(e, ast.Name) else e for e in items]
     return [e for e in items if isinstance(e, (ast.List, ast.Tuple)) and any(_from_data(x, ctx) for x in e.elts)]
+
+
+def _bound_literal(name: ast.Name, line: int, ctx) -> ast.expr:
+    """The list/tuple literal `name` was last bound to above `line` (`row = [q[0], q[1]]` ... `np.vstack([log,
+    row])`), else the name itself."""
+    bound = [n for n in ctx.fn.nodes if isinstance(n, ast.Assign) and n.lineno < line and len(n.targets) == 1
+             and isinstance(n.targets[0], ast.Name) and n.targets[0].id == name.id]
+    if not bound:
+        return name
+    value = max(bound, key=lambda n: n.lineno).value
+    return value if isinstance(value, (ast.List, ast.Tuple)) else name
 
 
 def _from_data(expr: ast.expr, ctx, depth: int = 0) -> bool:
@@ -72,7 +84,8 @@ RULE = Rule(
     code="LCM304", name="scalar-list-join", category="scalar-extraction", severity="error",
     summary="a Python list of pipeline values inside `np.concatenate` / `np.hstack` / `np.stack`",
     what="Flags NumPy joins (`np.concatenate`, `np.hstack`, `np.vstack`, `np.stack`, `np.column_stack`, "
-         "`np.dstack`, `np.append`) whose sequence holds a list or tuple literal of pipeline values, such as "
+         "`np.dstack`, `np.append`) whose sequence holds a list or tuple literal of pipeline values (written "
+         "there or bound to a name just before: `row = [q[0], q[1]]; np.vstack([log, row])`), such as "
          "`np.concatenate([obs, [yaw_rate], cmd])` or `np.hstack((x, [s]))` where `s` comes from traced data. "
          "Not flagged: lists of constants or of settings (`[0.0, 1.0]`, `[self.gain]`), and joins of arrays only.",
     why="LEAPP traces the join as `torch.cat` with the inner list kept as a Python list of traced values. Tracing "

@@ -3,10 +3,11 @@ import ast
 from leapp_codemod.analysis.infer.context import is_self_attr
 from leapp_codemod.rules._helpers import enclosing_name, show
 from leapp_codemod.rules.base import Hit, Rule
+from leapp_codemod.knowledge.vocab import ALLOCATOR_LAYOUT_KEYWORDS, NUMPY_ALLOCATORS, NUMPY_LIKE_ALLOCATORS
 
 # Calls that allocate a fresh array or tensor from a shape or from constants: its contents are not traced.
-ALLOCATORS = frozenset({f"{lib}.{fn}" for lib in ("numpy", "torch") for fn in ("zeros", "ones", "empty", "full")}
-                       | {"numpy.array", "numpy.asarray", "numpy.copy", "torch.tensor"})
+FILLERS = NUMPY_ALLOCATORS | NUMPY_LIKE_ALLOCATORS | {f"torch.{fn}" for fn in ("zeros", "ones", "empty", "full", "eye")}
+ALLOCATORS = FILLERS | {"numpy.array", "numpy.asarray", "numpy.copy", "torch.tensor"}
 
 
 def _root(target: ast.expr) -> ast.expr:
@@ -23,10 +24,31 @@ def _allocates(value: ast.expr | None, module, ctx, copies: bool = True) -> bool
     name = ctx.project.qualify(value.func, module)
     if not name or ctx.project.external_name(name) not in ALLOCATORS:
         return False
+    if ctx.project.external_name(name) in FILLERS:   # `np.eye(4)`, `np.zeros(x.shape[:-1] + (4, 4), dtype=x.dtype)`
+        return _layout_only(value, ctx, ctx.project.external_name(name) in NUMPY_LIKE_ALLOCATORS)
     if ctx.project.external_name(name) == "numpy.copy" and copies and len(value.args) == 1 and \
             is_self_attr(value.args[0], ctx.self_name):  # a copy of a buffer built from constants
         return _attr_buffer(value.args[0].attr, ctx, copies=False)
     return not ctx.args_data(value)
+
+
+def _layout_only(call: ast.Call, ctx, like: bool) -> bool:
+    """Are the allocator's arguments only a size, a shape, a dtype (read off pipeline data or not) or a fill
+    constant: the contents of the new array are not traced? The array an `_like` allocator copies the shape of
+    counts as a shape."""
+    args = list(call.args[1:] if like else call.args)
+    args += [k.value for k in call.keywords if k.arg not in ALLOCATOR_LAYOUT_KEYWORDS]
+    return not any(ctx.is_data(a) and not ctx.is_shape(a) and not _layout_read(a) for a in args)
+
+
+def _layout_read(expr: ast.expr) -> bool:
+    """`x.shape[:-1] + (4, 4)`, `len(x)`: every data read in it is a shape or a length."""
+    reads = [n for n in ast.walk(expr) if isinstance(n, ast.Attribute) and n.attr in ("shape", "dtype", "ndim")]
+    names_under = {id(m) for r in reads for m in ast.walk(r)}
+    lengths = {id(m) for n in ast.walk(expr) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+               and n.func.id == "len" for m in ast.walk(n)}
+    return bool(reads or lengths) and all(id(n) in names_under or id(n) in lengths
+                                          for n in ast.walk(expr) if isinstance(n, ast.Name))
 
 
 def _local_buffer(name: str, line: int, ctx) -> bool:

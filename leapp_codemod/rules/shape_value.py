@@ -1,5 +1,6 @@
 import ast
 
+from leapp_codemod.rules._growing import growing_slice_message, growth
 from leapp_codemod.rules._helpers import is_number, last_dimension, show
 from leapp_codemod.rules.base import Hit, Rule
 
@@ -133,6 +134,11 @@ def _sized_by_selection(node: ast.Call, ctx):
 
 
 def check(node, ctx):
+    if isinstance(node, ast.Subscript):
+        grown = growth(node, ctx)
+        if grown is not None:
+            yield Hit(node, *growing_slice_message(node, grown))
+        return
     if isinstance(node, ast.BinOp):
         operands = [node.left, node.right]
     elif isinstance(node, ast.Call) and ctx.builtin(node) in ("min", "max"):
@@ -163,7 +169,9 @@ RULE = Rule(
          "handed to `view`/`reshape`/`expand` later (`sh = x.shape; ...; y.reshape(*sh)`): every size of it, "
          "the batch too, is fixed; and a torch factory sized by a dimension between the batch and the last one "
          "(`torch.arange(x.shape[1])`, `torch.ones(emb.shape[:2])`: a sequence or token length), or a NumPy or "
-         "torch creation call sized by the count of a masked selection (`np.arange(len(x[keep]))`).",
+         "torch creation call sized by the count of a masked selection (`np.arange(len(x[keep]))`); and a fixed "
+         "slice of the end of an array kept on an object that grows on every call (`self.log[-20:]` with "
+         "`self.log = np.vstack([self.log, row])` and no trim): its length depends on the call count.",
     why="Shapes are Python ints while tracing, so the result is a constant of the traced size: padding by "
         "`max_count - count` or a feature `count / max_count` is frozen, and other sizes either fail in ONNX Runtime "
         "or silently reuse the traced value.",
@@ -171,7 +179,7 @@ RULE = Rule(
         "tensor) to the exported pipeline.",
     example="pad = torch.zeros(max_count - points.shape[0], 2)",
     fixed_example="# host runtime pads to max_count; the exported model takes (slots, mask)",
-    node_types=(ast.BinOp, ast.Call), check=check,
+    node_types=(ast.BinOp, ast.Call, ast.Subscript), check=check,
     valid=(
         "def step(obs):\n    return obs.reshape(obs.shape[0] * 2, -1)\n",
         "def step(obs, query):\n    return query.expand(obs.shape[0], -1)\n",

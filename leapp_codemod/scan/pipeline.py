@@ -15,6 +15,7 @@ from leapp_codemod.analysis.model.leapp_support import LeappSupport, load_suppor
 from leapp_codemod.analysis.model.libraries import LibraryLoader, site_dirs
 from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.analysis.model.caller_settings import VARYING, caller_settings, setting_items, training_switches
+from leapp_codemod.analysis.model.kept_arguments import kept_arguments
 from leapp_codemod.analysis.model.settings import deploy_none_inputs
 from leapp_codemod.analysis.model.runtime_bind import resolutions, set_bindings
 from leapp_codemod.model import ScanResult
@@ -23,7 +24,7 @@ from leapp_codemod.observe.merge import note as observed_note
 from leapp_codemod.rules import select_rules
 from leapp_codemod.scan.dispatch import run_rules
 from leapp_codemod.analysis.model.fresh_objects import without_fresh_objects
-from leapp_codemod.analysis.model.resolve_sites import script_argument_types
+from leapp_codemod.analysis.model.resolve_sites import enclosing_argument_types, script_argument_types
 from leapp_codemod.scan.entry import annotated_data, as_entrypoint, entry_class, find_function, optional_inputs, reader_attrs
 from leapp_codemod.scan.lint import options_key, support_key, lint_files, lint_module
 from leapp_codemod.scan.load import LoadedProject, load_files, load_project
@@ -88,6 +89,7 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
             settings |= deploy_none_inputs(project, entry_fn)  # `model(obs, None)` in every deploy call
             settings |= training_switches(entry_fn)   # `training`: False in the export, whatever callers pass
             data -= set(settings)
+            analysis.facts.kept_params[entry_fn.id] = set(kept_arguments(project, entry_fn) - set(settings))
             analysis.facts.param_constants[entry_fn.id] = entry_flag_constants(project, entry_fn, data) | {
                 p: values for p, values in settings.items() if not values & VARYING}
             analysis.facts.setting_items[entry_fn.id] = setting_items(project, entry_fn)   # `buffers["hold"]`
@@ -100,6 +102,9 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
                 analysis.facts.receivers[entry_fn.id] = {owner.id}
         for param, classes in script_argument_types(project, entry_fn).items():   # objects a script passes
             analysis.facts.param_types.setdefault(entry_fn.id, {}).setdefault(param, set()).update(classes)
+        if inline:   # a parameter of the function around the range: the objects its callers pass
+            for param, classes in enclosing_argument_types(project, entry_fn, rng).items():
+                analysis.facts.param_types.setdefault(entry_fn.id, {}).setdefault(param, set()).update(classes)
         observed = observe_project(analysis, project, options.observed)
         analysis.run([entry_fn], {entry_fn.id: data})
         analysis.facts.access = access_order(entry_fn, analysis.context_with_env)

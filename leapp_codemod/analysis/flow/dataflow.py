@@ -421,6 +421,8 @@ class Analysis:
             _record_constants(facts, ctx, callee, pairs)
             record_keyword_keys(facts, ctx, callee, call)
             for param, arg in pairs:
+                if not library and ctx.kept_root(arg) is not None:   # `plan(cfg, mem["cmd"])`: the caller's kept object
+                    facts.kept_params.setdefault(callee.id, set()).add(param)
                 if ctx.is_data(arg):
                     facts.data_params.setdefault(callee.id, set()).add(param)
                 if ctx.is_numpy(arg):

@@ -94,6 +94,9 @@ def unresolved(ctx: FunctionContext, call: ast.Call) -> NotFollowed | None:
         receiver = func            # `nets["policy"](obs)`: a callable looked up in a container
         if _names_library(ctx, func.value):
             return None
+    elif isinstance(func, ast.Call) and ctx.builtin(func) is None and not ctx.is_data(func) \
+            and not (_imported_target(ctx, func.func) and _names_library(ctx, func.func)):
+        return _selected(ctx, call)    # `to_mat(kind)(x)`: the callable another call returns
     else:
         return None
     if _known_library_object(ctx, receiver) or ctx.resolve_call(call):
@@ -103,6 +106,18 @@ def unresolved(ctx: FunctionContext, call: ast.Call) -> NotFollowed | None:
         return None
     reason += _duck_note(ctx, call)
     return NotFollowed(ctx.fn.path, call.lineno, _text(func), reason, _bind_target(ctx, receiver), ctx.fn.id)
+
+
+def _selected(ctx: FunctionContext, call: ast.Call) -> NotFollowed | None:
+    """A call of what another call returns (a selector, a factory) when the scan cannot name the callable."""
+    if ctx.resolve_call(call):
+        return None
+    makers = ctx.resolve_call(call.func)
+    named = ", ".join(f"`{m.qualname}`" for m in makers[:3])
+    reason = (f"`{_short(call.func)}` returns the callable; what {named} returns{' is' if len(makers) == 1 else ' are'} "
+              "no project function the scan can name" if makers else
+              f"`{_short(call.func)}` returns the callable, from code the scan does not follow")
+    return NotFollowed(ctx.fn.path, call.lineno, _text(call.func), reason, ast.unparse(call.func), ctx.fn.id)
 
 
 def _bind_target(ctx: FunctionContext, receiver: ast.expr) -> str:

@@ -79,6 +79,8 @@ class Facts:
     # library function id -> application call sites that reach it: (caller id, line, col, end line, end col)
     library_origins: dict[str, set[tuple]] = field(default_factory=dict)
     receivers: dict[str, set[str]] = field(default_factory=dict)   # method id -> concrete receiver class ids
+    # function id -> parameters whose object the caller keeps and passes again on its next call (see kept_arguments)
+    kept_params: dict[str, set[str]] = field(default_factory=dict)
     access: AccessOrder | None = None   # entry mode: the order one call reads and writes attributes of self
     observed: ObservedFacts | None = None   # what the first calls of the entry ran (`scan --driver`)
 
@@ -93,4 +95,5 @@ class Facts:
             sum(len(s) for d in self.attr_reads.values() for s in d.values()),
             sum(len(v) for v in self.library_origins.values()), sum(len(v) for v in self.receivers.values()),
             sum(len(s) for d in self.param_constants.values() for s in d.values()),
+            sum(len(v) for v in self.kept_params.values()),
         )

@@ -5,13 +5,14 @@ from __future__ import annotations
 import ast
 
 from leapp_codemod.analysis.infer.cadence import cadence_counter, cadence_guard, cadence_test
+from leapp_codemod.analysis.infer.kept import KeptQuestions
 from leapp_codemod.analysis.infer.taint import function_attr, parent_map
 from leapp_codemod.analysis.model.class_state import CONSTRUCTION_METHODS, inputs_from_callbacks
 from leapp_codemod.analysis.model.walk import is_self_attr
 from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS, INPLACE_EXCEPTIONS, SAME_VALUE_METHODS
 
 
-class StateQuestions:
+class StateQuestions(KeptQuestions):
     """Mixin of `FunctionContext`: writes of persistent state and the order of its reads."""
 
     def _is_state_root(self, root: ast.expr) -> str | None:
@@ -135,6 +136,9 @@ class StateQuestions:
         constructor writes a new object's attributes: nothing a later call of the step reads back."""
         if self.cls is not None and self.fn.name in CONSTRUCTION_METHODS:
             return []
+        kept = self.kept_write(node)
+        if kept is not None:
+            return [kept] if kept[0] else []
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             return self._call_state_writes(node)
         if isinstance(node, ast.AugAssign):

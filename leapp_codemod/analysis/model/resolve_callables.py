@@ -131,12 +131,23 @@ class CallableResolver:
             root = root.value
         if isinstance(root, ast.Call):   # `getattr(self, name)(x)`, `functools.partial(self.f, k)(x)`
             return isinstance(root.func, ast.Name) and root.func.id == "getattr" or root is not func \
-                or _wrapped_callable(self.project, root, self.ctx.module) is not None
+                or _wrapped_callable(self.project, root, self.ctx.module) is not None \
+                or self._selector(root)
         if not isinstance(root, ast.Name):
             return False
         ctx = self.ctx
         return (root.id == ctx.self_name or root.id in ctx.fn.params
                 or root.id in assignments(self.project, ctx.fn) or isinstance(func, ast.Subscript))
+
+    def _selector(self, call: ast.Call) -> bool:
+        """`to_mat(kind)(x)`, `self.pick(name)(x)`: a call of what a project function returns (a selector
+        returning one of several functions by an if-chain or a table): its returned callables are followed."""
+        func = call.func
+        if isinstance(func, ast.Name):
+            return isinstance(self.project.lookup(self.project.qualify(func, self.ctx.module) or ""), FunctionInfo)
+        return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+            and func.value.id == self.ctx.self_name and self.ctx.cls is not None \
+            and self.project.find_method(self.ctx.cls, func.attr) is not None
 
     def _resolve(self, func: ast.expr) -> list:
         """What `func` may hold; re-entrant questions about the same expression answer nothing."""

@@ -137,6 +137,17 @@ def script_argument_types(project: Project, fn: FunctionInfo) -> dict[str, set[s
     return out
 
 
+def enclosing_argument_types(project: Project, fn: FunctionInfo, rng) -> dict[str, set[str]]:
+    """For an inline range's synthetic function `fn`: the project classes the callers of the function around
+    the range pass for its parameters the range reads and never rebinds (`agent.sample(...)` in a loop of
+    `evaluate(env, agent)`, called with an `agent = DDPM(...)` built in an if-chain of the caller)."""
+    module = project.modules.get(fn.module)
+    enclosing = module.functions.get(rng.scope_qualname) if module is not None and rng.scope_qualname else None
+    if enclosing is None or enclosing is fn:
+        return {}
+    return {p: c for p, c in script_argument_types(project, enclosing).items() if p in fn.params}
+
+
 def calls_named(project) -> dict[str, list[tuple[ast.Call, dict, ModuleIndex]]]:
     """Every call in the project's own modules by the name it calls (`f(...)`, `obj.f(...)`), with the
     names its scope binds and its module (memoised per scan)."""
