@@ -275,7 +275,7 @@ RESERVED = frozenset({
     "LEFT_OUT", "named_outputs", "read_state", "step", "write_state",
     "STUB", "Patch", "PATCHES", "function_patches", "patch_parity", "annotations", "ADAPTERS",
     "twin_is_tensor", "twin_scalar", "twin_min", "twin_max", "twin_where", "twin_python_dtype", "twin_full",
-    "twin_tensor", "twin_zip", "twin_cond", "twin_unpack", "twin_array", "twin_take", "twin_item", "twin_vector",
+    "twin_tensor", "twin_numpy_scalar", "twin_zip", "twin_cond", "twin_unpack", "twin_array", "twin_take", "twin_item", "twin_vector",
     "BACKEND_PARAMS", "BACKEND_PARAM_KEYS", "backend_params", "WARP", "EXPORTERS", "WARP_MIN_TRACES", "init_warp",
     "JOINT_ORDER", "XYZ", "INPUT_SEMANTICS", "OUTPUT_SEMANTICS", "RAW_TENSORS", "described", "InputKindEnum",
     "OutputKindEnum",
