@@ -244,16 +244,18 @@ def as_state(value):
 
 def as_host(value, kind: str = ""):
     """A value the host sets before a call (an episode-start flag) as the graph input it becomes: a
-    Python bool or number in the kind its readers take ("numpy": a shape-(1,) array, else a 0-d
+    Python bool or number in the kind its readers take ("numpy": a shape-(1,) array, "numpy-float32" the same
+    in float32 for a float, else a 0-d
     tensor; a bool as 0 or 1, which arithmetic and `if` take as the bool), other values as `as_state`
     carries them."""
     if isinstance(value, (bool, int, float)) or is_numpy_number(value):
         integer = isinstance(value, (bool, int)) or type(value).__name__.startswith(("int", "uint", "bool"))
         number = int(value) if integer else float(value)
-        if kind == "numpy":
+        if kind in ("numpy", "numpy-float32"):
             import numpy as np
 
-            return np.full(1, number, dtype=np.int64 if integer else np.float64)
+            return np.full(1, number, dtype=np.int64 if integer else np.float32 if kind == "numpy-float32"
+                           else np.float64)
         import torch
 
         return torch.tensor(number, dtype=torch.int64 if integer else torch.float64)
