@@ -355,3 +355,39 @@ def update_state(node: str, refs) -> None:
     if flat:
         annotate.update_state(node, {name: leaf.clone() if hasattr(leaf, "clone") else leaf.copy()
                                      for name, leaf in flat.items()})
+
+
+def sent_result(function, sent: tuple[str, ...]):
+    """`function` (a method that returns nothing and sends its result out through `self.<path>.<method>(value)`)
+    as one that returns the value it sent: the send method is wrapped on the receiving object for the call
+    (the value still goes out), then restored. Raises when the call sent nothing."""
+    import functools
+
+    *path, method = sent
+
+    @functools.wraps(function)
+    def call(self, *args, **kwargs):
+        holder = self
+        for name in path:
+            holder = getattr(holder, name)
+        original = getattr(holder, method)
+        own = method in getattr(holder, "__dict__", {})
+        box: list = []
+
+        def capture(value, *more, **options):
+            box.append(value)
+            return original(value, *more, **options)
+
+        setattr(holder, method, capture)
+        try:
+            function(self, *args, **kwargs)
+        finally:
+            if own:
+                setattr(holder, method, original)
+            else:
+                delattr(holder, method)
+        if not box:
+            raise RuntimeError(f"the step sent nothing through self.{'.'.join(sent)} on this call")
+        return box[-1]
+
+    return call

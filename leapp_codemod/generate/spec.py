@@ -105,6 +105,7 @@ class IntegrationSpec:
     params: tuple[str, ...]
     kwonly: frozenset[str]
     outputs_expr: str
+    sent: tuple[str, ...]
     state: tuple[StateSpec, ...]
     replacements: tuple[ReplacementSpec, ...]
     patches: tuple[PatchSpec, ...]
@@ -148,6 +149,10 @@ class IntegrationSpec:
     @property
     def inputs_literal(self) -> str:
         return tuple_literal(self.inputs)
+
+    @property
+    def sent_literal(self) -> str:
+        return tuple_literal(self.sent)
 
     @property
     def static_literal(self) -> str:
@@ -271,7 +276,7 @@ def _library_replacement(function: str, fn_name: str, hazards: list[str]) -> Rep
 
 RESERVED = frozenset({
     "annotate", "boundary", "copy", "importlib", "sys", "Path", "_import_root", "dataclass", "Any", "Callable",
-    "ENTRY", "APP_ROOT", "DRIVER", "DRIVER_ARGS", "DRIVER_ENV", "GRAPH", "NODE", "EXPORT_WITH", "INPUTS", "STATIC", "STATE", "HOST_RUNTIME",
+    "ENTRY", "SENT", "APP_ROOT", "DRIVER", "DRIVER_ARGS", "DRIVER_ENV", "GRAPH", "NODE", "EXPORT_WITH", "INPUTS", "STATIC", "STATE", "HOST_RUNTIME",
     "LEFT_OUT", "named_outputs", "read_state", "step", "write_state",
     "STUB", "Patch", "PATCHES", "function_patches", "patch_parity", "annotations", "ADAPTERS",
     "twin_is_tensor", "twin_scalar", "twin_min", "twin_max", "twin_where", "twin_python_dtype", "twin_full",
@@ -537,7 +542,7 @@ def build_spec(scan: ScanResult, opts: Options, project: Project | None = None) 
         entry=opts.entry, entry_short=qualname, is_method=entry.is_method, file_name=opts.output.name,
         app_root=_rel(root, out_dir), driver=driver, graph=graph, node=graph, export_with=opts.export_with,
         inputs=inputs, static_params=static, params=tuple(p.name for p in entry.params), kwonly=kwonly,
-        outputs_expr=entry.outputs_expr, state=state, replacements=tuple(replacements), patches=tuple(patches),
+        outputs_expr=entry.outputs_expr, sent=entry.sent, state=state, replacements=tuple(replacements), patches=tuple(patches),
         unresolved=tuple(unresolved), host_runtime=tuple(host), notes=tuple(notes), extra_imports=tuple(extra),
         app_imports=tuple(dict.fromkeys([f"import {m}" for m in app_modules] + app_extra)),
         twin_helpers=helper_sources({h for r in replacements for h in r.helpers}),
