@@ -105,7 +105,7 @@ class IntegrationSpec:
     params: tuple[str, ...]
     kwonly: frozenset[str]
     outputs_expr: str
-    sent: tuple[str, ...]
+    sent: str       # SENT's tuple literal ('' when the entry returns its result)
     state: tuple[StateSpec, ...]
     replacements: tuple[ReplacementSpec, ...]
     patches: tuple[PatchSpec, ...]
@@ -149,10 +149,6 @@ class IntegrationSpec:
     @property
     def inputs_literal(self) -> str:
         return tuple_literal(self.inputs)
-
-    @property
-    def sent_literal(self) -> str:
-        return tuple_literal(self.sent)
 
     @property
     def static_literal(self) -> str:
@@ -542,7 +538,8 @@ def build_spec(scan: ScanResult, opts: Options, project: Project | None = None) 
         entry=opts.entry, entry_short=qualname, is_method=entry.is_method, file_name=opts.output.name,
         app_root=_rel(root, out_dir), driver=driver, graph=graph, node=graph, export_with=opts.export_with,
         inputs=inputs, static_params=static, params=tuple(p.name for p in entry.params), kwonly=kwonly,
-        outputs_expr=entry.outputs_expr, sent=entry.sent, state=state, replacements=tuple(replacements), patches=tuple(patches),
+        outputs_expr=entry.outputs_expr, sent=tuple_literal(entry.sent) if entry.sent else "", state=state,
+        replacements=tuple(replacements), patches=tuple(patches),
         unresolved=tuple(unresolved), host_runtime=tuple(host), notes=tuple(notes), extra_imports=tuple(extra),
         app_imports=tuple(dict.fromkeys([f"import {m}" for m in app_modules] + app_extra)),
         twin_helpers=helper_sources({h for r in replacements for h in r.helpers}),
