@@ -102,7 +102,7 @@ class Capture(logging.Handler):
         library = _library_frame(location) if found and location else ""
         guard = _guard(found)
         for sig, cats in found:
-            item = Signal(sig, level, cut(" ".join(text.split()), 600), location, cats, adapter, library,
+            item = Signal(sig, level, cut(first, 600), location, cats, adapter, library,
                           guard if sig == "tensor-branch" else "")
             if item not in self.signals:
                 self.signals.append(item)
