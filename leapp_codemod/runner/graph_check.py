@@ -65,11 +65,12 @@ def _layer_call(names: set[str]):
 
 def mixed_dtype_lines(error: str, executed: dict[str, list[int]], root: str, limit: int = 4) -> list[str]:
     """When the graph fails on operands of different dtypes: the executed application lines (paths under
-    `root`) that take a matrix product or call a torch layer the file builds (`self.fc(x)`), where NumPy
-    promotes float32 with float64 and a traced graph does not."""
+    `root`) that take a matrix product, where NumPy promotes float32 with float64 and a traced graph does not;
+    when none ran, the calls of torch layers the file builds (`self.fc(x)`)."""
     if not any(m in error for m in _DTYPE_MIX):
         return []
     out: list[str] = []
+    layers: list[str] = []      # named only when no matrix product ran (a product line is the likelier mix)
     for path, lines in executed.items():
         try:
             text = Path(path).read_text(encoding="utf-8").splitlines()
@@ -82,9 +83,11 @@ def mixed_dtype_lines(error: str, executed: dict[str, list[int]], root: str, lim
             src = text[line - 1].split("#", 1)[0] if 0 < line <= len(text) else ""
             if src.strip().startswith("@") or _LAYER_BIND.search(src):
                 continue
-            if _PRODUCT.search(src) or layer is not None and layer.search(src):
+            if _PRODUCT.search(src):
                 out.append(f"{name}:{line}")
-    return out[:limit]
+            elif layer is not None and layer.search(src):
+                layers.append(f"{name}:{line}")
+    return (out or layers)[:limit]
 
 
 def op_lines(error: str, executed: dict[str, list[int]], root: str, limit: int = 4) -> list[str]:
