@@ -244,16 +244,18 @@ def as_state(value):
 
 def as_host(value, kind: str = ""):
     """A value the host sets before a call (an episode-start flag) as the graph input it becomes: a
-    Python bool or number in the kind its readers take ("numpy": a shape-(1,) array, else a 0-d
+    Python bool or number in the kind its readers take ("numpy": a shape-(1,) array, "numpy-float32" the same
+    in float32 for a float, else a 0-d
     tensor; a bool as 0 or 1, which arithmetic and `if` take as the bool), other values as `as_state`
     carries them."""
     if isinstance(value, (bool, int, float)) or is_numpy_number(value):
         integer = isinstance(value, (bool, int)) or type(value).__name__.startswith(("int", "uint", "bool"))
         number = int(value) if integer else float(value)
-        if kind == "numpy":
+        if kind in ("numpy", "numpy-float32"):
             import numpy as np
 
-            return np.full(1, number, dtype=np.int64 if integer else np.float64)
+            return np.full(1, number, dtype=np.int64 if integer else np.float32 if kind == "numpy-float32"
+                           else np.float64)
         import torch
 
         return torch.tensor(number, dtype=torch.int64 if integer else torch.float64)
@@ -353,3 +355,39 @@ def update_state(node: str, refs) -> None:
     if flat:
         annotate.update_state(node, {name: leaf.clone() if hasattr(leaf, "clone") else leaf.copy()
                                      for name, leaf in flat.items()})
+
+
+def sent_result(function, sent: tuple[str, ...]):
+    """`function` (a method that returns nothing and sends its result out through `self.<path>.<method>(value)`)
+    as one that returns the value it sent: the send method is wrapped on the receiving object for the call
+    (the value still goes out), then restored. Raises when the call sent nothing."""
+    import functools
+
+    *path, method = sent
+
+    @functools.wraps(function)
+    def call(self, *args, **kwargs):
+        holder = self
+        for name in path:
+            holder = getattr(holder, name)
+        original = getattr(holder, method)
+        own = method in getattr(holder, "__dict__", {})
+        box: list = []
+
+        def capture(value, *more, **options):
+            box.append(value)
+            return original(value, *more, **options)
+
+        setattr(holder, method, capture)
+        try:
+            function(self, *args, **kwargs)
+        finally:
+            if own:
+                setattr(holder, method, original)
+            else:
+                delattr(holder, method)
+        if not box:
+            raise RuntimeError(f"the step sent nothing through self.{'.'.join(sent)} on this call")
+        return box[-1]
+
+    return call

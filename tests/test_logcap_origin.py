@@ -9,7 +9,7 @@ from leapp_codemod.runner.logcap import ADAPTERS_DIR, Capture
 from leapp_codemod.runner.summary import summary_lines
 from leapp_codemod.runner.verdict import confirm_findings
 
-WARNING = "No torch equivalent for numpy function shape; the value is a constant"
+WARNING = "No torch equivalent for numpy function interp; the value is a constant"
 
 
 def _logger(capture: Capture) -> logging.Logger:

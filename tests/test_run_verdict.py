@@ -149,7 +149,8 @@ def test_the_lost_computation_reason_is_never_cut_mid_word():
 
     message = ("main_pipeline: Sample 0 (initial trace) passed validation, but one or more re-entry samples failed. "
                "This pattern often means a value that changes across iterations was captured as a constant "
-               "during the initial trace, for example a Python number or a NumPy scalar read from the application")
+               "during the initial trace, for example a Python number or a NumPy scalar read from the application"
+               + " and kept by the trace as the number it saw on the first call" * 8)   # longer than any quote
     att = Attempt("onnx", Path("."), stage="validation",
                   signals=[{"signal": "frozen-constant", "location": "main.py:59", "message": message}])
     reason = lost_computation(att)

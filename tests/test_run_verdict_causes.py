@@ -39,3 +39,16 @@ def test_a_dtype_mix_in_the_graph_names_the_matrix_products_that_ran(tmp_path):
     assert report["error"].startswith("onnx failed at lowering: the traced graph itself fails when torch runs it: "
                                       "RuntimeError: addmv")
     assert "app/ctl.py:6" in report["error"] and "(the exporter said: ConversionError" in report["error"]
+
+
+def test_a_dtype_mix_names_the_layer_calls_that_ran(tmp_path):
+    src = tmp_path / "app" / "head.py"
+    src.parent.mkdir()
+    src.write_text("import torch.nn as nn\n\n\nclass Head(nn.Module):\n    def __init__(self):\n"
+                   "        super().__init__()\n        self.fc = nn.Linear(3, 2)\n\n    def forward(self, x):\n"
+                   "        return self.fc(x).tanh()\n")
+    error = "RuntimeError: mat1 and mat2 must have the same dtype, but got Double and Float"
+    assert mixed_dtype_lines(error, {str(src): [7, 10]}, str(tmp_path)) == ["app/head.py:10"]
+    both = tmp_path / "app" / "mix.py"       # a matrix product that ran is named before any layer call
+    both.write_text("import torch.nn as nn\nnet = nn.Linear(3, 2)\n\n\ndef f(a, b):\n    y = a @ b\n    return net(y)\n")
+    assert mixed_dtype_lines(error, {str(both): [6, 7]}, str(tmp_path)) == ["app/mix.py:6"]

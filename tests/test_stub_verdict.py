@@ -28,3 +28,12 @@ def test_no_other_findings_keeps_the_plain_stub_message():
     info = _info()
     info.unresolved = info.unresolved[:1]
     assert other_findings(info) == [] and stub_error(info).endswith("nothing was traced)")
+
+
+def test_every_stub_is_named_with_the_application_lines_it_replaces():
+    info = _info()
+    second = SimpleNamespace(function="lstsq_traceable", line=140, patches=("numpy.linalg:lstsq",),
+                             hazards=("nav/fit.py:7 unmapped-numpy", "nav/fit.py:9 unmapped-numpy"), blocked="")
+    info.stubs = [info.stubs[0], second]
+    text = stub_error(info)
+    assert "also lstsq_traceable at integration.py:140 for nav/fit.py:7, nav/fit.py:9" in text

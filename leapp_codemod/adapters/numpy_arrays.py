@@ -290,9 +290,9 @@ def check_column_stack(tup: Any) -> None:
     rows = set()
     for i, value in enumerate(tup):
         check_dtype(name, f"array {i}", value, ANY)
-        if _ndim(value) not in (1, 2):
-            raise refuse(name, f"array {i}", f"{_ndim(value)} dimensions (1-D or 2-D are supported)")
-        rows.add(_shape(value)[0])
+        if _ndim(value) not in (0, 1, 2):
+            raise refuse(name, f"array {i}", f"{_ndim(value)} dimensions (0-D, 1-D or 2-D are supported)")
+        rows.add(_shape(value)[0] if _ndim(value) else 1)   # a number is a column of one row
     if len(rows) != 1:
         raise refuse(name, "tup", f"arrays have different lengths {sorted(rows)}")
 
@@ -301,7 +301,7 @@ def column_stack(tup: Any) -> Any:
     check_column_stack(tup)
     dtype = np.result_type(*[numpy_dtype(v) for v in tup])
     columns = [to_tensor(v, dtype) for v in tup]
-    columns = [c.reshape(-1, 1) if c.ndim == 1 else c for c in columns]
+    columns = [c.reshape(-1, 1) if c.ndim < 2 else c for c in columns]
     return finish(torch.cat(columns, dim=1), all(is_numpy_input(v) for v in tup), dtype)
 
 

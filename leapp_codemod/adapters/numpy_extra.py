@@ -172,7 +172,7 @@ ADAPTERS = dict([
     _entry("numpy.atleast_3d", atleast_3d, check_atleast_3d, _MOVE + "one or more arrays"),
     _entry("numpy.broadcast_to", broadcast_to, check_broadcast_to, _MOVE + "shape: constant; returns a "
            "contiguous copy instead of a read-only view"),
-    _entry("numpy.column_stack", column_stack, check_column_stack, _MOVE + "a list of 1-D/2-D arrays of equal "
+    _entry("numpy.column_stack", column_stack, check_column_stack, _MOVE + "a list of numbers (0-D) and 1-D/2-D arrays of equal "
            "length"),
     _entry("numpy.copy", copy, check_copy, _MOVE + "order is ignored (C order); subok=False"),
     _entry("numpy.ascontiguousarray", ascontiguousarray, check_ascontiguousarray, _MOVE + "optional dtype "

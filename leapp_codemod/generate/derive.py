@@ -19,6 +19,7 @@ from leapp_codemod.generate.adapters import class_constructor, torch_adapter
 from leapp_codemod.generate.source_info import SourceError, module_file
 from leapp_codemod.generate.sources import Sources
 from leapp_codemod.generate.twin import Blocked, Twin, build_twin, flags_for
+from leapp_codemod.knowledge.vocab import NUMPY_SCALAR_TYPES
 from leapp_codemod.model import FileError, Finding, PatchTarget, ScanResult
 from leapp_codemod.source.files import SourceFile
 from leapp_codemod.source.parse import read_source
@@ -36,10 +37,13 @@ def library_targets(scan: ScanResult, finding: Finding, stubs: bool = False) -> 
     """Patch targets for the library calls on the finding's line: every call with a known adapter,
     and, with `stubs`, the call the finding is about when it has none (it gets a raising stub naming
     the line, so that `run` stops before tracing instead of failing inside LEAPP). Calls LEAPP
-    patches itself (`np.array`, `torch.from_numpy`, ...) are never patched."""
+    patches itself (`np.array`, `torch.from_numpy`, ...) are never patched, nor are NumPy's scalar types
+    (`np.float32(x)`): a patch would put a function where the pipeline also uses the type as a dtype; a
+    twin converts a traced value instead, and elsewhere the constructor runs as written."""
     found = []
     for call in scan.library_calls:
-        if call.path != finding.path or call.line != finding.line or call.target in GLOBAL_PATCHES:
+        if call.path != finding.path or call.line != finding.line or call.target in GLOBAL_PATCHES \
+                or numpy_scalar_type(call.target):
             continue
         owner, _, name = call.target.rpartition(".")
         function = f"{owner}:{name}"
@@ -49,6 +53,12 @@ def library_targets(scan: ScanResult, finding: Finding, stubs: bool = False) -> 
             continue
         found.append(PatchTarget(call.module, call.name, function))
     return found
+
+
+def numpy_scalar_type(target: str) -> bool:
+    """`numpy.float32` (a dotted library target) is one of NumPy's scalar types."""
+    owner, _, name = target.rpartition(".")
+    return owner == "numpy" and name in NUMPY_SCALAR_TYPES
 
 
 def _head_call(message: str) -> str:

@@ -44,6 +44,7 @@ class EntrySource:
     outputs: tuple[OutputLeaf, ...]
     outputs_expr: str   # the dict literal mapping output names to parts of `result`
     note: str           # non-empty when the return structure had to be guessed
+    sent: tuple[str, ...] = ()   # a step that returns nothing: (attribute path..., send method) of its one send
 
 
 @dataclass(frozen=True)
@@ -202,29 +203,67 @@ def _identifier(name: str | None) -> str | None:
     return cleaned
 
 
+def _sends(fn: ast.FunctionDef) -> list[ast.Call]:
+    return sorted((n for n in ast.walk(fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                   and n.func.attr in SEND_METHODS), key=lambda n: (n.lineno, n.col_offset))
+
+
+def _receiver_path(node: ast.expr, first: str) -> tuple[str, ...] | None:
+    """`self.cmd_pub` -> ("cmd_pub",): the attribute path from the method's first parameter, or None."""
+    path: list[str] = []
+    while isinstance(node, ast.Attribute):
+        path.insert(0, node.attr)
+        node = node.value
+    return tuple(path) if isinstance(node, ast.Name) and node.id == first and path else None
+
+
+def sent_value(fn: ast.FunctionDef, is_method: bool) -> tuple[tuple[str, ...], ast.expr, ast.Call] | None:
+    """A method that returns nothing and sends one value out through one call of an attribute's send method
+    (`self.cmd_pub.publish(cmd * 0.5)`): ((attribute path..., method), the value sent, the call); else None."""
+    args = fn.args.posonlyargs + fn.args.args
+    if not is_method or not args:
+        return None
+    sends = _sends(fn)
+    if len(sends) != 1:
+        return None
+    call = sends[0]
+    path = _receiver_path(call.func.value, args[0].arg)
+    if path is None or len(call.args) != 1 or call.keywords or isinstance(call.args[0], ast.Starred):
+        return None
+    return (*path, call.func.attr), call.args[0], call
+
+
 def _send_hint(fn: ast.FunctionDef) -> str:
     """Where a step that returns nothing sends its result out, and what to export instead."""
-    sends = [n for n in ast.walk(fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-             and n.func.attr in SEND_METHODS]
+    sends = _sends(fn)
     if not sends:
         return ""
-    first = min(sends, key=lambda n: n.lineno)
-    return (f" (it sends its result out at line {first.lineno}: `{ast.unparse(first)}`); pass --entry with the "
-            f"function it calls to run the model, or a statement range FILE:START-END of one block that ends "
-            f"before the send")
+    values = "; ".join(f"at line {c.lineno}: `{ast.unparse(c)}` (the value sent: `{ast.unparse(c.args[0])}`)"
+                       if c.args else f"at line {c.lineno}: `{ast.unparse(c)}`" for c in sends)
+    return (f" (it sends its result out {values}; the value one send call of an attribute of `self` "
+            "sends becomes the output by itself, and with several the one to export is not known); pass "
+            "--entry with the function that computes the value sent, or a statement range FILE:START-END of "
+            "one block that ends before the send")
 
 
-def output_structure(fn: ast.FunctionDef, taken: set[str]) -> tuple[tuple[OutputLeaf, ...], str, str]:
-    """Output leaves, the dict literal that names them, and a note when it had to guess."""
+def output_structure(fn: ast.FunctionDef, taken: set[str], is_method: bool = False
+                     ) -> tuple[tuple[OutputLeaf, ...], str, str]:
+    """Output leaves, the dict literal that names them, and a note when it had to guess. A method that returns
+    nothing and sends one value out (`sent_value`) has that value as its output."""
     returns = [r for r in _returns(fn) if r.value is not None]
     note = ""
-    if not returns:
+    sent = sent_value(fn, is_method) if not returns else None
+    if not returns and sent is None:
         raise SourceError(f"line {fn.lineno}: {fn.name} returns nothing; an output boundary needs a return value"
                           + _send_hint(fn))
-    shapes = {_shape(r.value) for r in returns}
-    if len(shapes) > 1:
-        note = "return statements differ in structure; the last one was used"
-    value = returns[-1].value
+    if sent is not None:
+        note = (f"{fn.name} returns nothing: its output is the value it sends at line {sent[2].lineno} "
+                f"(`{ast.unparse(sent[1])}` in `{ast.unparse(sent[2])}`), taken from the call by `run`")
+        value = sent[1]
+    else:
+        if len({_shape(r.value) for r in returns}) > 1:
+            note = "return statements differ in structure; the last one was used"
+        value = returns[-1].value
     leaves: list[OutputLeaf] = []
     used = set(taken)
     counter = [0]
@@ -284,7 +323,8 @@ def entry_source(fn_src: FunctionSource, module: str, qualname: str) -> EntrySou
     fn = fn_src.node
     is_method = "." in qualname
     params = entry_params(fn, is_method)
-    leaves, expr, note = output_structure(fn, {p.name for p in params})
+    leaves, expr, note = output_structure(fn, {p.name for p in params}, is_method)
+    sent = sent_value(fn, is_method) if not any(r.value is not None for r in _returns(fn)) else None
     return EntrySource(module=module, qualname=qualname, path=fn_src.path, line=fn.lineno, is_method=is_method,
-                       params=params, outputs=leaves, outputs_expr=expr, note=note)
+                       params=params, outputs=leaves, outputs_expr=expr, note=note, sent=sent[0] if sent else ())
 

@@ -105,6 +105,7 @@ class IntegrationSpec:
     params: tuple[str, ...]
     kwonly: frozenset[str]
     outputs_expr: str
+    sent: str       # SENT's tuple literal ('' when the entry returns its result)
     state: tuple[StateSpec, ...]
     replacements: tuple[ReplacementSpec, ...]
     patches: tuple[PatchSpec, ...]
@@ -271,11 +272,11 @@ def _library_replacement(function: str, fn_name: str, hazards: list[str]) -> Rep
 
 RESERVED = frozenset({
     "annotate", "boundary", "copy", "importlib", "sys", "Path", "_import_root", "dataclass", "Any", "Callable",
-    "ENTRY", "APP_ROOT", "DRIVER", "DRIVER_ARGS", "DRIVER_ENV", "GRAPH", "NODE", "EXPORT_WITH", "INPUTS", "STATIC", "STATE", "HOST_RUNTIME",
+    "ENTRY", "SENT", "APP_ROOT", "DRIVER", "DRIVER_ARGS", "DRIVER_ENV", "GRAPH", "NODE", "EXPORT_WITH", "INPUTS", "STATIC", "STATE", "HOST_RUNTIME",
     "LEFT_OUT", "named_outputs", "read_state", "step", "write_state",
     "STUB", "Patch", "PATCHES", "function_patches", "patch_parity", "annotations", "ADAPTERS",
     "twin_is_tensor", "twin_scalar", "twin_min", "twin_max", "twin_where", "twin_python_dtype", "twin_full",
-    "twin_tensor", "twin_zip", "twin_cond", "twin_unpack", "twin_array", "twin_take", "twin_item", "twin_vector",
+    "twin_tensor", "twin_numpy_scalar", "twin_zip", "twin_cond", "twin_unpack", "twin_array", "twin_take", "twin_item", "twin_vector",
     "BACKEND_PARAMS", "BACKEND_PARAM_KEYS", "backend_params", "WARP", "EXPORTERS", "WARP_MIN_TRACES", "init_warp",
     "JOINT_ORDER", "XYZ", "INPUT_SEMANTICS", "OUTPUT_SEMANTICS", "RAW_TENSORS", "described", "InputKindEnum",
     "OutputKindEnum",
@@ -537,7 +538,8 @@ def build_spec(scan: ScanResult, opts: Options, project: Project | None = None) 
         entry=opts.entry, entry_short=qualname, is_method=entry.is_method, file_name=opts.output.name,
         app_root=_rel(root, out_dir), driver=driver, graph=graph, node=graph, export_with=opts.export_with,
         inputs=inputs, static_params=static, params=tuple(p.name for p in entry.params), kwonly=kwonly,
-        outputs_expr=entry.outputs_expr, state=state, replacements=tuple(replacements), patches=tuple(patches),
+        outputs_expr=entry.outputs_expr, sent=tuple_literal(entry.sent) if entry.sent else "", state=state,
+        replacements=tuple(replacements), patches=tuple(patches),
         unresolved=tuple(unresolved), host_runtime=tuple(host), notes=tuple(notes), extra_imports=tuple(extra),
         app_imports=tuple(dict.fromkeys([f"import {m}" for m in app_modules] + app_extra)),
         twin_helpers=helper_sources({h for r in replacements for h in r.helpers}),

@@ -58,6 +58,17 @@ def twin_numpy_number(value):
     return value.astype({"f": np.float64, "b": np.bool_}.get(value.dtype.kind, np.int64))
 
 
+def twin_numpy_scalar(kind, value):
+    """`kind(value)` for a NumPy scalar type `kind` (`np.float32(x)`): a tensor or array converted to that
+    dtype, keeping its shape (and the trace: NumPy's constructor would take the number out of a traced
+    value); on a Python number or a NumPy scalar, the constructor itself (a host value stays a number)."""
+    if isinstance(value, torch.Tensor):
+        return value.to(torch.from_numpy(np.zeros(0, dtype=kind)).dtype)
+    if isinstance(value, np.ndarray):
+        return value.astype(kind)
+    return kind(value)
+
+
 def twin_min(a, b):
     """Python's `min(a, b)`, elementwise: `b` where `b < a`, else `a` (ties and NaNs as in Python);
     Python's own on Python numbers (a value the host keeps as a number)."""

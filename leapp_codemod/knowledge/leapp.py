@@ -21,3 +21,9 @@ GENERATED_HEADER = "# leapp-codemod-generated sha256="
 # (ONNX Runtime refusing a graph whose operands have different types): no value was compared, so host-side
 # lines of the step cannot explain it.
 MODEL_NOT_LOADED = ("Load model from", "[ONNXRuntimeError]")
+
+# NumPy functions that read only an array's shape or dtype: LEAPP 0.7.2 logs "No torch equivalent for numpy
+# function ndim. Operation will not be traced." for them (NumPy calls `np.ndim` inside `np.clip`, `np.sqrt`
+# ...), but their result is a static number of the trace, so no computation leaves it: not a cause, not a signal.
+SHAPE_ONLY_NUMPY = frozenset({"ndim", "shape", "size", "result_type", "min_scalar_type", "iterable", "isscalar"})
+UNMAPPED_NUMPY_RECORD = r"No torch equivalent for numpy function (\w+)\b"

@@ -225,3 +225,15 @@ NUMPY_TABLE_BUILDERS = frozenset({
 
 # Bases whose class-body annotations are constructor fields (`Pose(x=1.0)`), not class constants.
 FIELD_CLASS_BASES = frozenset({"NamedTuple", "TypedDict", "BaseModel", "BaseSettings", "Struct"})
+
+# NumPy scalar types, called as constructors (`np.float32(x)`): the torch dtype each one converts to. They are
+# types, not functions: a FunctionPatch would put a function in their place, and every use of the name as a
+# dtype (`astype(np.float32)`, `dtype=np.float32`) would fail while tracing. Twins convert a traced value to
+# the dtype instead (`twin_numpy_scalar`), and a host number keeps the original constructor.
+NUMPY_SCALAR_TYPES = {
+    "float16": "torch.float16", "half": "torch.float16", "float32": "torch.float32", "single": "torch.float32",
+    "float64": "torch.float64", "double": "torch.float64", "int8": "torch.int8", "int16": "torch.int16",
+    "int32": "torch.int32", "intc": "torch.int32", "int64": "torch.int64", "int_": "torch.int64",
+    "intp": "torch.int64", "longlong": "torch.int64", "uint8": "torch.uint8", "ubyte": "torch.uint8",
+    "bool_": "torch.bool", "bool": "torch.bool",
+}

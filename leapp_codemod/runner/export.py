@@ -281,7 +281,7 @@ def lost_computation(att: Attempt) -> str:
                     key=lambda s: _LOST_SIGNALS.index(s["signal"]))
     if frozen:
         where = f" at {frozen[0]['location']}" if frozen[0].get("location") else ""
-        return f"LEAPP {frozen[0]['signal']} signal{where}: {cut(frozen[0]['message'], 240)}"
+        return f"LEAPP {frozen[0]['signal']} signal{where}: {cut(frozen[0]['message'], 600)}"
     roll = att.validation.get("rollout_from_reset") or {}
     calls = att.validation.get("calls") or []
     if roll and not roll.get("ok") and calls and all(c.get("ok") for c in calls):

@@ -52,15 +52,25 @@ _DTYPE_MIX = ("must have the same dtype", "expected scalar type", "expected both
               "expected m1 and m2 to have the same dtype",
               "bound to different types (tensor(double) and tensor(float)",     # ONNX Runtime loading the model
               "bound to different types (tensor(float) and tensor(double)")
-_PRODUCT = re.compile(r"[^@\s]\s*@\s*[^@=\s]|\bmatmul\(|\.dot\(|\bnp\.dot\(|\beinsum\(")
+_PRODUCT = re.compile(r"[^@\s]\s*@\s*[^@=\s]|\bmatmul\(|\.dot\(|\bnp\.dot\(|\beinsum\("
+                      r"|\b(?:linear|mm|bmm|addmm|mv|conv[123]d)\(")
+# A name the file binds to a torch layer (`self.fc = nn.Linear(...)`): calling it (`self.fc(x)`) multiplies its
+# float32 weights with the input, where a float64 input fails in a traced graph as in a matrix product.
+_LAYER_BIND = re.compile(r"(?:\bself\.)?\b(\w+)\s*=\s*(?:torch\.)?nn\.[A-Z]\w*\(")
+
+
+def _layer_call(names: set[str]):
+    return re.compile(rf"\b({'|'.join(sorted(names))})\s*\(") if names else None
 
 
 def mixed_dtype_lines(error: str, executed: dict[str, list[int]], root: str, limit: int = 4) -> list[str]:
     """When the graph fails on operands of different dtypes: the executed application lines (paths under
-    `root`) that take a matrix product, where NumPy promotes float32 with float64 and a traced graph does not."""
+    `root`) that take a matrix product, where NumPy promotes float32 with float64 and a traced graph does not;
+    when none ran, the calls of torch layers the file builds (`self.fc(x)`)."""
     if not any(m in error for m in _DTYPE_MIX):
         return []
     out: list[str] = []
+    layers: list[str] = []      # named only when no matrix product ran (a product line is the likelier mix)
     for path, lines in executed.items():
         try:
             text = Path(path).read_text(encoding="utf-8").splitlines()
@@ -68,11 +78,16 @@ def mixed_dtype_lines(error: str, executed: dict[str, list[int]], root: str, lim
             continue
         shown = Path(path).resolve()
         name = str(shown.relative_to(Path(root).resolve())) if shown.is_relative_to(Path(root).resolve()) else path
+        layer = _layer_call({m.group(1) for t in text for m in _LAYER_BIND.finditer(t.split("#", 1)[0])})
         for line in lines:
             src = text[line - 1].split("#", 1)[0] if 0 < line <= len(text) else ""
-            if not src.strip().startswith("@") and _PRODUCT.search(src):
+            if src.strip().startswith("@") or _LAYER_BIND.search(src):
+                continue
+            if _PRODUCT.search(src):
                 out.append(f"{name}:{line}")
-    return out[:limit]
+            elif layer is not None and layer.search(src):
+                layers.append(f"{name}:{line}")
+    return (out or layers)[:limit]
 
 
 def op_lines(error: str, executed: dict[str, list[int]], root: str, limit: int = 4) -> list[str]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from leapp_codemod import held
+from leapp_codemod.boundary import sent_result
 from leapp_codemod.runner import runon, unread_parts, values
 from leapp_codemod.runner import state_observe as observe
 from leapp_codemod.runner.errors import EnoughCalls, RunnerError, where
@@ -31,7 +32,9 @@ class Entry:
     signature: inspect.Signature
 
 
-def resolve_entry(entry: str) -> Entry:
+def resolve_entry(entry: str, sent: tuple[str, ...] = ()) -> Entry:
+    """The entry `module:qualname`; with `sent` (the integration module's SENT), a method that returns nothing
+    stands for one that returns the value it sends out (`boundary.sent_result`)."""
     module_name, _, qualname = entry.partition(":")
     try:
         module = importlib.import_module(module_name)
@@ -51,6 +54,8 @@ def resolve_entry(entry: str) -> Entry:
     function = raw.__func__ if isinstance(raw, (staticmethod, classmethod)) else raw
     if not callable(function):
         raise RunnerError(f"{entry} is not callable", "import")
+    if sent and is_method:
+        function = sent_result(function, tuple(sent))
     return Entry(module, qualname, owner, attr, function, raw, is_method, inspect.signature(function))
 
 

@@ -8,6 +8,7 @@ import traceback
 from dataclasses import dataclass, field
 
 from leapp_codemod.knowledge.categories import confirmed_by
+from leapp_codemod.knowledge.leapp import SHAPE_ONLY_NUMPY, UNMAPPED_NUMPY_RECORD
 from leapp_codemod.runner.errors import cut
 from leapp_codemod.source.guards import guard_at
 
@@ -30,6 +31,13 @@ DROPPED = ("Failed to decompose TorchScript", "Detected TorchScript call", "bypa
            "are not used in the computation", "Operation will not be traced")
 _DEBUG_SCALAR = re.compile(r"builtin_function_or_method (item|tolist|__float__|__int__|__bool__)\b")
 _NOISE = ("CUDA execution provider not available", "torchvision")
+_UNMAPPED = re.compile(UNMAPPED_NUMPY_RECORD)
+
+
+def _shape_only(text: str) -> bool:
+    """LEAPP's "No torch equivalent for numpy function ndim": a function of shapes only (SHAPE_ONLY_NUMPY)."""
+    found = _UNMAPPED.search(text)
+    return bool(found) and found.group(1) in SHAPE_ONLY_NUMPY
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 # leapp-codemod's own adapters: a record raised inside them belongs to the adapter, not to the app line
 ADAPTERS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "adapters")
@@ -81,6 +89,8 @@ class Capture(logging.Handler):
             return
         if record.levelno >= logging.WARNING and len(self.messages) < 200:
             self.messages.append(f"{level}: {cut(first, 300)}")
+        if _shape_only(text):
+            return       # a static shape read (`np.ndim` inside NumPy's own functions): nothing left the trace
         if any(d in text for d in DROPPED) and len(self.causes) < 20:
             quoted = cut(" ".join(text.split()), 400)
             if quoted not in self.causes:
@@ -92,7 +102,7 @@ class Capture(logging.Handler):
         library = _library_frame(location) if found and location else ""
         guard = _guard(found)
         for sig, cats in found:
-            item = Signal(sig, level, cut(first, 300), location, cats, adapter, library,
+            item = Signal(sig, level, cut(first, 600), location, cats, adapter, library,
                           guard if sig == "tensor-branch" else "")
             if item not in self.signals:
                 self.signals.append(item)

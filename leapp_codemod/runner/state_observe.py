@@ -175,10 +175,12 @@ class Observed:
         v = self.value
         leaves = _leaves(v)
         if isinstance(v, _NUMBER):
-            dtype = "int64" if isinstance(v, (int, np.integer)) else "float64"
-            carried = f"{dtype} array of shape (1,)" if self.carried_as == "numpy" else f"0-d {dtype} tensor"
+            dtype = "int64" if isinstance(v, (int, np.integer)) else "float32" \
+                if self.carried_as == "numpy-float32" else "float64"
+            as_array = self.carried_as.startswith("numpy")
+            carried = f"{dtype} array of shape (1,)" if as_array else f"0-d {dtype} tensor"
             return {"owner_path": describe_path(self.path), "name": self.name,
-                    "shape": [1] if self.carried_as == "numpy" else [],
+                    "shape": [1] if as_array else [],
                     "dtype": f"{type(v).__module__.replace('builtins', 'python')} {type(v).__name__} (a {carried} "
                              "in the export, the kind its readers take)", "kind": "counter",
                     "initial": "the value before the first recorded call",

@@ -413,14 +413,21 @@ def _is_number(value) -> bool:
     return isinstance(value, _NUMBER) and not isinstance(value, (bool, np.bool_))
 
 
+# The kinds a number state is carried in; FLOAT32_KIND is a float carried as a float32 shape-(1,) array, for
+# NumPy readers of float32 arrays (`var * count`: a Python float keeps them float32, a float64 array would not).
+FLOAT32_KIND = "numpy-float32"
+NUMBER_KINDS = ("numpy", FLOAT32_KIND, "torch")
+
+
 def carried(value, kind: str):
     """A number state in the kind it is carried in: "numpy" is a shape-(1,) array (LEAPP traces NumPy
-    arithmetic on a 0-d array into untraced NumPy scalars), "torch" a 0-d tensor; other values as they are."""
-    if not _is_number(value) or kind not in ("numpy", "torch"):
+    arithmetic on a 0-d array into untraced NumPy scalars), FLOAT32_KIND the same in float32 (a float), "torch"
+    a 0-d tensor; other values as they are."""
+    if not _is_number(value) or kind not in NUMBER_KINDS:
         return value
     integer = isinstance(value, (int, np.integer))
-    if kind == "numpy":
-        return np.full(1, value, dtype=np.int64 if integer else np.float64)
+    if kind in ("numpy", FLOAT32_KIND):
+        return np.full(1, value, dtype=np.int64 if integer else np.float32 if kind == FLOAT32_KIND else np.float64)
     return torch.tensor(int(value) if integer else float(value), dtype=torch.int64 if integer else torch.float64)
 
 
@@ -434,16 +441,30 @@ def _kind(prober: _Prober, leaf: tuple, value, base_out, base_after) -> tuple[st
     numpy_first = isinstance(value, np.generic) or (arrays and all(isinstance(a, (np.ndarray, np.number))
                                                                    for a in arrays))
     order = ("numpy", "torch") if numpy_first else ("torch", "numpy")
+    if isinstance(value, (float, np.floating)):
+        order += (FLOAT32_KIND,)
     failed: dict = {}
     for kind in order:
         try:
-            out, _ = prober.run(lambda roots, kind=kind: _set(roots, leaf, _probe_value(value, kind)))
+            out, after = prober.run(lambda roots, kind=kind: _set(roots, leaf, _probe_value(value, kind)))
         except Exception as exc:  # noqa: BLE001 - the readers refuse this kind
             failed[kind] = _raised_at(exc)
             continue
-        if _same_values(base_out, out):
+        if _same_values(base_out, out, close=kind == FLOAT32_KIND) and _kept_dtypes(base_after, after, leaf):
             return kind, {}
-    return order[0], failed if len(failed) == len(order) else {}
+    return order[0], failed if {"numpy", "torch"} <= failed.keys() else {}
+
+
+def _kept_dtypes(base: dict, got: dict, leaf: tuple) -> bool:
+    """Every other array the call leaves behind has the type and dtype it has when the number is a number
+    (a state whose dtype changes is refused by LEAPP's update_state: `var * count` turns a float32 `var`
+    into float64 when `count` is a float64 array)."""
+    for path, x in base.items():
+        y = got.get(path, _ABSENT)
+        if path != leaf and values.is_array(x) and values.is_array(y) and (type(x) is not type(y)
+                                                                           or x.dtype != y.dtype):
+            return False
+    return True
 
 
 class _BranchRead(Exception):
@@ -505,8 +526,9 @@ def _raised_at(exc: BaseException) -> str:
     return f"{site + ': ' if site else ''}{type(exc).__name__}: {message}"
 
 
-def _same_values(a, b) -> bool:
-    """Same outputs up to a 0-d array standing for a number (the kind the readers return must hold)."""
+def _same_values(a, b, close: bool = False) -> bool:
+    """Same outputs up to a 0-d array standing for a number (the kind the readers return must hold);
+    `close`: equal up to float32 rounding (a number carried in float32)."""
     flat_a, flat_b = values.raw_leaves(a), values.raw_leaves(b)
     if flat_a.keys() != flat_b.keys():
         return False
@@ -514,7 +536,9 @@ def _same_values(a, b) -> bool:
         y = flat_b[key]
         if values.is_array(x) and (type(x) is not type(y) or x.dtype != y.dtype):
             return False
-        if not np.array_equal(values.to_numpy64(np.asarray(x) if not values.is_array(x) else x),
-                              values.to_numpy64(np.asarray(y) if not values.is_array(y) else y), equal_nan=True):
+        ex = values.to_numpy64(np.asarray(x) if not values.is_array(x) else x)
+        ey = values.to_numpy64(np.asarray(y) if not values.is_array(y) else y)
+        if not (np.array_equal(ex, ey, equal_nan=True) or close and ex.shape == ey.shape
+                and np.allclose(ex, ey, rtol=1e-5, atol=1e-6, equal_nan=True)):
             return False
     return True

@@ -224,7 +224,8 @@ def _refuse_read_growing(recorder: Recorder, reads: state_reads.Reads) -> None:
                           f"on it: {_LENGTH_FIX}", "state")
 
 
-_KIND_WORDS = {"numpy": "as a shape-(1,) NumPy array", "torch": "as a 0-d tensor"}
+_KIND_WORDS = {"numpy": "as a shape-(1,) NumPy array", "numpy-float32": "as a float32 shape-(1,) NumPy array",
+               "torch": "as a 0-d tensor"}
 
 
 def _refuse_uncarried(reads: state_reads.Reads) -> None:

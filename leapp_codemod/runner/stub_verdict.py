@@ -10,12 +10,18 @@ def stub_error(info: ModuleInfo) -> str:
     """`stub not written: app/file.py:16` (the application line the first stub replaces), and where."""
     first = info.stubs[0]
     at = first.hazards[0].split(" ")[0] if first.hazards else f"{info.path}:{first.line}"
-    more = f"; {len(info.stubs) - 1} more stub(s)" if len(info.stubs) > 1 else ""
+    more = "".join(f"; also {s.function} at {info.path}:{s.line} for {_app_line(info, s)}" for s in info.stubs[1:])
     others = other_findings(info)
     also = (f"; other unresolved findings on the entry's path, which may decide the export even once the stub is "
             f"written (not yet checked for execution: nothing ran): {'; '.join(others)}" if others else "")
     return (f"stub not written: {at} ({first.function} at {info.path}:{first.line} raises NotImplementedError "
             f"until you write it; nothing was traced{more}){also}")
+
+
+def _app_line(info: ModuleInfo, stub) -> str:
+    """The application line(s) a stub replaces (`app/file.py:16`, several joined by ', ')."""
+    lines = list(dict.fromkeys(h.split(" ")[0] for h in stub.hazards))
+    return ", ".join(lines) if lines else f"{info.path}:{stub.line}"
 
 
 def other_findings(info: ModuleInfo) -> list[str]:

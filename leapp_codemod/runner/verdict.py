@@ -407,7 +407,9 @@ def _failed(report: dict, info: ModuleInfo, data: dict, bad_parity: list, execut
             "explained_by": report["explained_by"] or ["no static finding"],
             "state_observed": [row["owner_path"] for row in report.get("state_observed", [])]}
         report["error"] = f"computation was lost while tracing: {last['lost_computation']}"
-        if stage == "tracing" and report["explained_by"]:     # no LEAPP signal names a line: the scan's first
+        if report["explained_by"] and (stage == "tracing" or " signal: " in last["lost_computation"]
+                                       and " signal at " not in last["lost_computation"]):
+            # no LEAPP signal names a line (a trace error, or the frozen-constant signal): the scan's first
             report["error"] += f"; first line that can explain it: {report['explained_by'][0].split(': ', 1)[0]}"
     _name_list_join(report, info, last, executed)
     cause = leapp_cause(last)

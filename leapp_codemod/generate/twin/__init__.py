@@ -3,7 +3,7 @@ comments and layout) and rewritten only where the rewrite provably keeps the val
 
 One module per rewrite, each applying only at the places the scan flagged and to values derived
 from them: `negative_stride`, `unsigned_astype`, `library_adapter`, `array_items`, `math_functions`,
-`scalar_extraction` and `branch_where`. This driver composes them into one pass over the helper. Anything no rewrite
+`scalar_extraction`, `scalar_types` and `branch_where`. This driver composes them into one pass over the helper. Anything no rewrite
 covers (a loop with a data-dependent trip count, a side effect in a branch, a Python number that has
 become a tensor reaching a call that needs a number, a library call without an adapter) refuses the
 twin and names the line that blocked it.
@@ -38,10 +38,11 @@ from leapp_codemod.generate.twin.library_adapter import LibraryAdapter, flagged_
 from leapp_codemod.generate.twin.math_functions import MathFunctions
 from leapp_codemod.generate.twin.negative_stride import NegativeStride
 from leapp_codemod.generate.twin.scalar_extraction import ScalarExtraction
+from leapp_codemod.generate.twin.scalar_types import ScalarTypes
 from leapp_codemod.generate.twin.unsigned_astype import UnsignedAstype
 
 # Earlier rules see a node first; a rule hands a node it does not rewrite on to the next.
-RULES = (NegativeStride, UnsignedAstype, LibraryAdapter, ArrayItems, MathFunctions, ScalarExtraction, BranchWhere,
+RULES = (NegativeStride, UnsignedAstype, ScalarTypes, LibraryAdapter, ArrayItems, MathFunctions, ScalarExtraction, BranchWhere,
          FreshWrites)
 REWRITTEN = tuple(c for rule in RULES for c in rule.CATEGORIES)
 

@@ -18,7 +18,8 @@ from leapp_codemod.knowledge.vocab import PURE_BUILTINS, PURE_LIBRARIES, PURE_ME
 
 # Run-time helpers a twin may call (their source is copied from twin_helpers.py).
 TENSOR_HELPERS = frozenset({"twin_scalar", "twin_min", "twin_max", "twin_where", "twin_full", "twin_tensor",
-                            "twin_unpack", "twin_take", "twin_item", "twin_vector", "twin_numpy_number", "twin_math"})
+                            "twin_unpack", "twin_take", "twin_item", "twin_vector", "twin_numpy_number", "twin_math",
+                            "twin_numpy_scalar"})
 ALL_HELPERS = TENSOR_HELPERS | {"twin_zip", "twin_array", "twin_put"}
 
 
