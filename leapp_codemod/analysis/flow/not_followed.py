@@ -22,7 +22,7 @@ from leapp_codemod.analysis.infer.context import (
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.libraries import in_project as _in_project
 from leapp_codemod.analysis.model.libraries import library_available
-from leapp_codemod.analysis.model.walk import is_property
+from leapp_codemod.analysis.model.walk import is_property, self_returned
 from leapp_codemod.knowledge.vocab import DATA_METHOD_NAMES
 from leapp_codemod.model import NotFollowed
 
@@ -196,9 +196,19 @@ def _known_library_object(ctx: FunctionContext, receiver: ast.expr) -> bool:
     not one a factory chose at run time nor one of a module that is neither scanned nor installed."""
     types = ctx.types_of(receiver)
     if any(":" in t for t in types):
-        return False
+        return all(_library_behaviour(ctx, t) for t in types)
     return any(t not in RUNTIME_FACTORIES and library_available(ctx.project, t) and not _in_project(ctx.project, t)
                for t in types)
+
+
+def _library_behaviour(ctx: FunctionContext, type_name: str) -> bool:
+    """A project class whose instances, called, run only an available library base's code
+    (`Stack(nn.Sequential)` with an `__init__` alone): its layers are built in the project, its call is known."""
+    cls = ctx._class_for_type(type_name)
+    if cls is None or ctx.project.call_target(cls) is not None:
+        return False
+    return any(isinstance(base, str) and library_available(ctx.project, base) and not _in_project(ctx.project, base)
+               for klass in ctx.project.mro(cls) for base in ctx.project.bases(klass))
 
 
 def _missing_module(ctx: FunctionContext, receiver: ast.expr) -> str | None:
@@ -420,6 +430,14 @@ def _value_reason(ctx: FunctionContext, value: ast.expr, where: FunctionInfo | N
                   depth: int = 0) -> str | None:
     if library_value(ctx, value, where):
         return None
+    moved = self_returned(value)   # `agent.eval().cuda()`: the reason is where `agent` came from
+    if moved is not value:
+        if isinstance(moved, ast.Name) and where is not None and depth < 2:
+            assigned = where.assigned(moved.id)
+            if assigned:
+                return _value_reason(ctx, assigned[-1], where, what, depth + 1)
+        if isinstance(moved, ast.Call):
+            return _value_reason(ctx, moved, where, what, depth + 1)
     if is_self_attr(value, ctx.self_name) and depth < 2 and ctx.cls is not None:
         inner = receiver_reason(ctx, value, depth + 1)
         return f"{what} is `{_short(value)}`: {inner}" if inner else None

@@ -11,7 +11,7 @@ from leapp_codemod.analysis.model.resolve_sites import argument_for, sites_of
 from leapp_codemod.analysis.model.resolve_types import annotation_classes, builds_own_class, subclasses
 from leapp_codemod.analysis.model import runtime_bind
 from leapp_codemod.analysis.model.library_built import library_built_classes
-from leapp_codemod.analysis.model.walk import is_self_attr
+from leapp_codemod.analysis.model.walk import is_self_attr, self_returned
 from leapp_codemod.knowledge.vocab import CONTAINER_MODULES, SELF_RETURNING_METHODS
 
 
@@ -193,11 +193,11 @@ class TypeQuestions:
                         out |= self.param_value_types(klass.methods[method], value.id)
                     elif isinstance(value, ast.Attribute) and method in klass.methods:
                         out |= self._param_field_types(klass.methods[method], value)
-                    if isinstance(value, ast.Call) and not any(":" in t for t in out) and method in klass.methods \
-                            and isinstance(value.func, ast.Attribute) and value.func.attr in SELF_RETURNING_METHODS \
-                            and isinstance(value.func.value, ast.Name):   # `self.net = network.to(device)`
-                        out |= self.param_value_types(klass.methods[method], value.func.value.id)
-                        out |= self._local_built(klass.methods[method], value.func.value.id, module)
+                    moved = self_returned(value)   # `self.net = network.eval().to(device)`
+                    if moved is not value and not any(":" in t for t in out) and method in klass.methods \
+                            and isinstance(moved, ast.Name):
+                        out |= self.param_value_types(klass.methods[method], moved.id)
+                        out |= self._local_built(klass.methods[method], moved.id, module)
                 if attr in klass.class_attrs and isinstance(klass.class_attrs[attr], ast.Call):
                     out |= self.call_result_types(klass.class_attrs[attr], module)
                 if not declared and attr in klass.attr_annotations:

@@ -1,0 +1,44 @@
+"""Receivers the scan names by looking one step further (fixtures/scan_reach_objects): a callable attribute of
+a project object the pipeline holds, a project class whose call is its library base's, an object stored after
+`.eval()`/`.float()`, and the real reason when such an object stays unknown."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from scanfixture import found, scan_copy
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("LEAPP_CODEMOD_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def listed(result) -> dict[tuple[str, int], str]:
+    return {(Path(n.path).name, n.line): n.reason for n in result.not_followed}
+
+
+def test_a_module_held_by_a_project_object_is_followed(tmp_path, monkeypatch):
+    result = scan_copy("scan_reach_objects", tmp_path, "gripper_app", "controller:GripController.act", monkeypatch)
+    assert ("blocks.py", 22, "LCM201") in found(result)      # GraspHead.forward, run by self.perception.head(x)
+    assert ("controller.py", 15) not in listed(result)
+
+
+def test_an_object_moved_by_eval_and_float_keeps_its_class(tmp_path, monkeypatch):
+    result = scan_copy("scan_reach_objects", tmp_path, "gripper_app", "controller:GripController.act", monkeypatch)
+    assert ("blocks.py", 44, "LCM201") in found(result)      # Refiner.forward, stored as refiner.eval().float()
+    assert ("controller.py", 16) not in listed(result)
+
+
+def test_a_project_class_running_only_its_library_base_is_not_listed(tmp_path, monkeypatch):
+    result = scan_copy("scan_reach_objects", tmp_path, "gripper_app", "controller:GripController.act", monkeypatch)
+    assert ("controller.py", 14) not in listed(result)       # Stack(nn.Sequential): nn.Sequential's forward
+    assert ("blocks.py", 34) not in listed(result)
+    assert result.not_followed == ()
+
+
+def test_an_unknown_moved_object_is_listed_with_where_it_came_from(tmp_path, monkeypatch):
+    result = scan_copy("scan_reach_objects", tmp_path, "moved_app", "planner:Planner.plan", monkeypatch)
+    reason = listed(result)[("planner.py", 11)]
+    assert "hydra.utils.instantiate" in reason and "no _target_" in reason
+    assert [n.receiver for n in result.not_followed] == ["self.net"]
