@@ -3,10 +3,16 @@ a project object the pipeline holds, a project class whose call is its library b
 `.eval()`/`.float()`, and the real reason when such an object stays unknown."""
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
+from scanfixture import FIXTURES as ALL_FIXTURES
 from scanfixture import found, scan_copy
+
+from leapp_codemod.scan import scan_project
+
+FIXTURES = ALL_FIXTURES / "scan_reach_objects"
 
 
 @pytest.fixture(autouse=True)
@@ -42,3 +48,25 @@ def test_an_unknown_moved_object_is_listed_with_where_it_came_from(tmp_path, mon
     reason = listed(result)[("planner.py", 11)]
     assert "hydra.utils.instantiate" in reason and "no _target_" in reason
     assert [n.receiver for n in result.not_followed] == ["self.net"]
+
+
+def test_modules_stored_item_by_item_into_a_dict_are_followed(tmp_path, monkeypatch):
+    result = scan_copy("scan_reach_objects", tmp_path, "fusion_app", "fusion:Fusion.forward", monkeypatch)
+    assert ("fusion.py", 17, "LCM003") in found(result)      # SensorBranch.forward via self.branches[name](v)
+    assert ("fusion.py", 33) not in listed(result)
+
+
+def test_library_layers_defaults_and_library_choices_are_not_listed(tmp_path, monkeypatch):
+    result = scan_copy("scan_reach_objects", tmp_path, "fusion_app", "fusion:Fusion.forward", monkeypatch)
+    assert listed(result) == {}        # self.smooth[i], self.squash (default torch.sigmoid), self.mix
+
+
+def test_a_passed_argument_keeps_the_default_from_deciding(tmp_path, monkeypatch):
+    shutil.copytree(FIXTURES / "fusion_app", tmp_path / "passed_app")
+    run = tmp_path / "passed_app" / "run.py"
+    run.write_text(run.read_text().replace('Fusion(["left", "right"], 6)',
+                                           'Fusion(["left", "right"], 6, squash=pick_squash())')
+                   + "\n\ndef pick_squash():\n    return getattr(torch, 'tanh')\n")
+    monkeypatch.chdir(tmp_path / "passed_app")
+    result = scan_project(["."], entry="fusion:Fusion.forward")
+    assert "squash" in listed(result).get(("fusion.py", 37), "")

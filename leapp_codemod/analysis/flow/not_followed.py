@@ -19,6 +19,7 @@ from leapp_codemod.analysis.infer.context import (
     is_self_attr,
     iter_nodes,
 )
+from leapp_codemod.analysis.model.class_state import stored_items
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.libraries import in_project as _in_project
 from leapp_codemod.analysis.model.libraries import library_available
@@ -195,10 +196,14 @@ def _known_library_object(ctx: FunctionContext, receiver: ast.expr) -> bool:
     """The receiver holds an object of an available library's class (`lcm.LCM()`, `torch.jit.load(...)`),
     not one a factory chose at run time nor one of a module that is neither scanned nor installed."""
     types = ctx.types_of(receiver)
-    if any(":" in t for t in types):
-        return all(_library_behaviour(ctx, t) for t in types)
+    if any(":" in t for t in types):   # `Stack(...) if deep else nn.Identity()`: each one runs library code
+        return all(_library_behaviour(ctx, t) if ":" in t else _library_type(ctx, t) for t in types)
     return any(t not in RUNTIME_FACTORIES and library_available(ctx.project, t) and not _in_project(ctx.project, t)
                for t in types)
+
+
+def _library_type(ctx: FunctionContext, t: str) -> bool:
+    return t not in RUNTIME_FACTORIES and library_available(ctx.project, t) and not _in_project(ctx.project, t)
 
 
 def _library_behaviour(ctx: FunctionContext, type_name: str) -> bool:
@@ -279,7 +284,45 @@ def receiver_reason(ctx: FunctionContext, receiver: ast.expr, depth: int = 0) ->
     if isinstance(receiver, ast.Attribute):
         return f"the type of `{_short(receiver)}` is unknown"
     if isinstance(receiver, ast.Subscript):
+        if _library_container(ctx, receiver.value):
+            return None
         return f"what `{_short(receiver.value)}` holds is unknown"
+    return None
+
+
+def _library_container(ctx: FunctionContext, container: ast.expr) -> bool:
+    """`self.convs` built as `nn.ModuleList([nn.Conv2d(...)])` and grown with `self.convs.append(nn.Conv2d(...))`:
+    every item the class's code puts in it is a library object, so calling an item runs known code."""
+    if not is_self_attr(container, ctx.self_name) or ctx.cls is None:
+        return False
+    items: list[tuple[ast.expr, FunctionInfo | None]] = []
+    for klass in ctx.project.mro(ctx.cls):
+        for method, value in klass.attr_values.get(container.attr, ()):
+            where = klass.methods.get(method)
+            literal = _literal_items(value)
+            if literal is None and isinstance(value, ast.Call) and library_value(ctx, value, where):
+                literal = [i for a in value.args for i in _items_or_self(a)]
+            if literal is None:
+                return False
+            items += [(i, where) for i in literal]
+        items += [(v, klass.methods.get(m)) for m, v in stored_items(ctx.project, klass, container.attr)]
+    return bool(items) and all(library_value(ctx, v, where) for v, where in items)
+
+
+def _items_or_self(arg: ast.expr) -> list[ast.expr]:
+    items = _literal_items(arg)
+    return [arg] if items is None else items
+
+
+def _literal_items(value: ast.expr) -> list[ast.expr] | None:
+    if isinstance(value, (ast.List, ast.Tuple)):
+        return [v.value if isinstance(v, ast.Starred) else v for v in value.elts]
+    if isinstance(value, ast.Dict):
+        return [v for v in value.values if v is not None]
+    if isinstance(value, (ast.ListComp, ast.GeneratorExp)):
+        return [value.elt]
+    if isinstance(value, ast.DictComp):
+        return [value.value]
     return None
 
 
@@ -449,6 +492,9 @@ def _value_reason(ctx: FunctionContext, value: ast.expr, where: FunctionInfo | N
         if name in RUNTIME_FACTORIES:
             return f"receiver from {name}(...): its class is chosen at run time"
         return f"{what} is built by `{_short(value.func)}(...)`, whose result's class is unknown"
+    if isinstance(value, ast.Name) and where is not None and value.id in where.params \
+            and _default_only(ctx, where, value.id):
+        return None   # `self._dist = distribution`, `distribution=td.Normal` and no caller passes another
     if isinstance(value, ast.Name) and where is not None and value.id in where.params:
         configured = _configured(ctx, where, value.id)
         if configured:
@@ -457,6 +503,41 @@ def _value_reason(ctx: FunctionContext, value: ast.expr, where: FunctionInfo | N
         return (f"{what} is the `{value.id}` argument of {where.qualname}; no caller in the scanned code "
                 "passes a project class or function")
     return f"{what} is set from `{_short(value)}`, whose class is unknown"
+
+
+def _default_only(ctx: FunctionContext, init: FunctionInfo, param: str) -> bool:
+    """`__init__(self, ..., act=nn.ELU)` whose every construction in the scanned code leaves `act` out (no
+    `*args`/`**kwargs` that might carry it, no Hydra config setting it), with a library default: the
+    attribute holds that library callable."""
+    from leapp_codemod.analysis.model.resolve_sites import argument_for, sites_of
+    from leapp_codemod.analysis.model.runtime_bind import hydra_targets
+    default = _param_default(init, param)
+    if init.name != "__init__" or init.class_name is None or default is None \
+            or not library_value(ctx, default, init):
+        return False
+    cls = ctx.project.modules[init.module].classes.get(init.class_name)
+    if cls is None:
+        return False
+    for site in sites_of(ctx.project, cls):
+        call = site.call
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            return False
+        if argument_for(init, call, param) is not None:
+            return False
+    return not any(t.target == cls.id.replace(":", ".") and any(k == param for k, _ in t.arguments)
+                   for t in hydra_targets(ctx.project))
+
+
+def _param_default(fn: FunctionInfo, param: str) -> ast.expr | None:
+    args = fn.node.args
+    positional = [*args.posonlyargs, *args.args]
+    for arg, default in zip(positional[len(positional) - len(args.defaults):], args.defaults):
+        if arg.arg == param:
+            return default
+    for arg, default in zip(args.kwonlyargs, args.kw_defaults):
+        if arg.arg == param:
+            return default
+    return None
 
 
 def _configured(ctx: FunctionContext, init: FunctionInfo, param: str) -> str | None:

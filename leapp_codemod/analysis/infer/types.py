@@ -10,6 +10,7 @@ from leapp_codemod.analysis.model.resolve_callables import CallableResolver, ret
 from leapp_codemod.analysis.model.resolve_sites import argument_for, sites_of
 from leapp_codemod.analysis.model.resolve_types import annotation_classes, builds_own_class, subclasses
 from leapp_codemod.analysis.model import runtime_bind
+from leapp_codemod.analysis.model.class_state import stored_items
 from leapp_codemod.analysis.model.library_built import library_built_classes
 from leapp_codemod.analysis.model.walk import is_self_attr, self_returned
 from leapp_codemod.knowledge.vocab import CONTAINER_MODULES, SELF_RETURNING_METHODS
@@ -279,6 +280,7 @@ class TypeQuestions:
             for klass in self.project.mro(self.cls):
                 module = self.project.modules[klass.module]
                 values += [(v, module) for _, v in klass.attr_values.get(e.attr, ())]
+                values += [(ast.List(elts=[v]), module) for _, v in stored_items(self.project, klass, e.attr)]
         elif isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and not e.args \
                 and e.func.attr in ("values", "items"):
             return self.element_types(e.func.value)   # `self.legs.values()`: the dict's values
