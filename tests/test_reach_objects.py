@@ -70,3 +70,11 @@ def test_a_passed_argument_keeps_the_default_from_deciding(tmp_path, monkeypatch
     monkeypatch.chdir(tmp_path / "passed_app")
     result = scan_project(["."], entry="fusion:Fusion.forward")
     assert "squash" in listed(result).get(("fusion.py", 37), "")
+
+
+def test_a_keyword_handed_to_instantiate_reaches_the_configured_class(tmp_path, monkeypatch):
+    result = scan_copy("scan_reach_objects", tmp_path, "keyword_app", "arm.policy:ArmPolicy.act", monkeypatch)
+    assert ("codec.py", 13, "LCM201") in found(result)       # JointCodec.decode, via TorqueHead's self.codec
+    assert listed(result) == {}                              # self.decoder: codec.make_decoder -> nn.Sequential
+    assert not any("duck typing" in b.how for b in result.bound_calls if Path(b.path).name == "head.py"
+                   and b.line == 13)

@@ -189,6 +189,9 @@ class TypeQuestions:
                             built |= self.return_types(own) if own is not None and own.name != "__init__" else set()
                             nested = module.classes.get(f"{klass.id.partition(':')[2]}.{value.func.attr}")
                             built |= {nested.id} if nested is not None else set()   # `self.imu = self.IMU()`
+                        if not any(":" in t for t in built) and isinstance(value.func, ast.Attribute) \
+                                and method in klass.methods:   # `self.dist.build_state(n)`, `codec.make(n)`
+                            built |= self._held_method_returns(klass, klass.methods[method], value.func)
                         out |= built
                     elif isinstance(value, ast.Name) and method in klass.methods:
                         out |= self.param_value_types(klass.methods[method], value.id)
@@ -210,6 +213,24 @@ class TypeQuestions:
             return out | declared
         finally:
             del q.guards[guard]
+
+    def _held_method_returns(self, klass: ClassInfo, fn: FunctionInfo, func: ast.Attribute) -> set[str]:
+        """What `self.<held>.<method>(...)` or `<param>.<method>(...)` in `fn` returns, for each project class
+        the receiver may hold."""
+        receiver = func.value
+        if is_self_attr(receiver, "self"):
+            held = self.attr_types(klass, receiver.attr)
+        elif isinstance(receiver, ast.Name) and receiver.id in fn.params:
+            held = self.param_value_types(fn, receiver.id)
+        else:
+            return set()
+        out: set[str] = set()
+        for type_name in sorted(held):
+            owner = self._class_for_type(type_name)
+            found = self.project.find_method(owner, func.attr) if owner is not None else None
+            if found is not None and found.name != "__init__":
+                out |= self.return_types(found)
+        return out
 
     def _param_field_types(self, fn: FunctionInfo, value: ast.Attribute) -> set[str]:
         """`self.noise = cfg.noise` with `cfg` a typed parameter: the project classes the field's class
@@ -257,6 +278,7 @@ class TypeQuestions:
                     out |= self.expr_types_in_scope(value, site.module, site.scope)
             if cls is not None and ("hydra_targets",) in self.project.memo:
                 out |= runtime_bind.hydra_argument_types(self, cls, param)
+                out |= runtime_bind.hydra_keyword_types(self, cls, param)
             for sub_init, passed in _super_init_passes(self.project, cls, fn) if cls is not None else ():
                 value = argument_for(fn, passed, param)
                 if isinstance(value, ast.Name) and value.id in sub_init.params:
