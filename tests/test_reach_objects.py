@@ -78,3 +78,20 @@ def test_a_keyword_handed_to_instantiate_reaches_the_configured_class(tmp_path, 
     assert listed(result) == {}                              # self.decoder: codec.make_decoder -> nn.Sequential
     assert not any("duck typing" in b.how for b in result.bound_calls if Path(b.path).name == "head.py"
                    and b.line == 13)
+
+
+def test_a_builder_named_by_a_constructor_argument_in_the_configs_is_followed(tmp_path, monkeypatch):
+    result = scan_copy("scan_reach_objects", tmp_path, "named_app", "gait.encoder:TerrainEncoder.forward",
+                       monkeypatch)
+    assert ("blocks.py", 12, "LCM201") in found(result)      # Gate.forward: wide_builder(width) returns a Gate
+    assert listed(result) == {}
+    assert any("builder" in b.how for b in result.bound_calls)   # recorded: named by the configs' `builder`
+
+
+def test_an_eval_of_an_argument_no_config_sets_stays_listed(tmp_path, monkeypatch):
+    shutil.copytree(FIXTURES / "named_app", tmp_path / "unset_app")
+    (tmp_path / "unset_app" / "conf" / "encoder" / "terrain.yaml").write_text(
+        "_target_: gait.encoder.TerrainEncoder\nwidth: 12\n")
+    monkeypatch.chdir(tmp_path / "unset_app")
+    result = scan_project(["."], entry="gait.encoder:TerrainEncoder.forward")
+    assert "eval" in listed(result)[("encoder.py", 13)]

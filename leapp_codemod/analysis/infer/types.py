@@ -189,6 +189,8 @@ class TypeQuestions:
                             built |= self.return_types(own) if own is not None and own.name != "__init__" else set()
                             nested = module.classes.get(f"{klass.id.partition(':')[2]}.{value.func.attr}")
                             built |= {nested.id} if nested is not None else set()   # `self.imu = self.IMU()`
+                        if is_self_attr(value.func, "self") and value.func.attr == attr:
+                            built |= self._stored_callable_results(klass, attr, module)   # `self.f = self.f(n)`
                         if not any(":" in t for t in built) and isinstance(value.func, ast.Attribute) \
                                 and method in klass.methods:   # `self.dist.build_state(n)`, `codec.make(n)`
                             built |= self._held_method_returns(klass, klass.methods[method], value.func)
@@ -213,6 +215,16 @@ class TypeQuestions:
             return out | declared
         finally:
             del q.guards[guard]
+
+    def _stored_callable_results(self, klass: ClassInfo, attr: str, module: ModuleIndex) -> set[str]:
+        """`self.net = eval(net_name)` then `self.net = self.net(width)`: what calling the classes or functions
+        the configs name for the first value builds."""
+        out: set[str] = set()
+        for method, value in klass.attr_values.get(attr, ()):
+            if isinstance(value, ast.Call) and method in klass.methods:
+                for found in runtime_bind.config_named(self.for_function(klass.methods[method]), value, module) or ():
+                    out |= {found.id} if isinstance(found, ClassInfo) else self.return_types(found)
+        return out
 
     def _held_method_returns(self, klass: ClassInfo, fn: FunctionInfo, func: ast.Attribute) -> set[str]:
         """What `self.<held>.<method>(...)` or `<param>.<method>(...)` in `fn` returns, for each project class

@@ -432,12 +432,19 @@ def config_named(ctx, call: ast.Call, module) -> list | None:
     if not (isinstance(func, ast.Name) and func.id == "eval") or "eval" in module.imports \
             or "eval" in module.functions or len(call.args) != 1:
         return None
-    chain = config_chain(call.args[0])
-    if not chain or len(chain) < 2:
-        return []
-    group, key = chain[-2], chain[-1]
+    arg = call.args[0]
+    fn = enclosing_function(ctx.project, module, call) if isinstance(arg, ast.Name) else None
+    if fn is not None and fn.name == "__init__" and arg.id in fn.params:
+        group, key = "any config", arg.id   # `eval(conv_encoder)`: what the configs give that constructor key
+        names = set().union(*(v for (_, k), v in group_values(ctx.project).items() if k == key))
+    else:
+        chain = config_chain(arg)
+        if not chain or len(chain) < 2:
+            return []
+        group, key = chain[-2], chain[-1]
+        names = group_values(ctx.project).get((group, key), ())
     out = []
-    for name in sorted(group_values(ctx.project).get((group, key), ())):
+    for name in sorted(names):
         qualified = ctx.project.qualify(ast.Name(id=name, ctx=ast.Load()), module) if "." not in name else name
         found = ctx.project.lookup(qualified) if qualified else None
         if isinstance(found, (ClassInfo, FunctionInfo)) and found not in out:
