@@ -95,3 +95,11 @@ def test_an_eval_of_an_argument_no_config_sets_stays_listed(tmp_path, monkeypatc
     monkeypatch.chdir(tmp_path / "unset_app")
     result = scan_project(["."], entry="gait.encoder:TerrainEncoder.forward")
     assert "eval" in listed(result)[("encoder.py", 13)]
+
+
+def test_a_closure_over_library_parts_of_a_project_model_is_not_listed(tmp_path, monkeypatch):
+    result = scan_copy("scan_reach_objects", tmp_path, "closure_app", "pilot:make_pilot.<locals>.pilot", monkeypatch)
+    reasons = listed(result)
+    assert ("pilot.py", 20) not in reasons                   # trunk.forward: Pilot.trunk is an nn.Sequential
+    assert set(reasons) == {("pilot.py", 21)}                # only tail(...): steer is an nn.Linear
+    assert "torch.load" in reasons[("pilot.py", 21)]         # the reason names where Pilot.tail comes from

@@ -277,7 +277,11 @@ def receiver_reason(ctx: FunctionContext, receiver: ast.expr, depth: int = 0) ->
                 receiver.id in enclosing.params or receiver.id in {t.id for n in enclosing.nodes
                                                                    if isinstance(n, ast.Assign) for t in n.targets
                                                                    if isinstance(t, ast.Name)}):
-            inner = receiver_reason(ctx.for_function(enclosing), receiver, depth + 1)
+            outer_ctx = ctx.for_function(enclosing)
+            types = _local_types(outer_ctx, receiver)
+            if types and all(_library_behaviour(ctx, t) if ":" in t else _library_type(ctx, t) for t in types):
+                return None   # `body = model.actor_body` (an nn.Sequential) before `def policy(obs)`
+            inner = receiver_reason(outer_ctx, receiver, depth + 1)
             if inner:   # `net(obs)` in a closure `make_actor` returns: `net` is make_actor's
                 return f"`{receiver.id}` comes from the enclosing {enclosing.qualname}: {inner}"
         return None
@@ -324,6 +328,26 @@ def _literal_items(value: ast.expr) -> list[ast.expr] | None:
     if isinstance(value, ast.DictComp):
         return [value.value]
     return None
+
+
+def _local_types(ctx: FunctionContext, expr: ast.expr, depth: int = 0) -> set[str]:
+    """Types of a local of `ctx.fn` followed through its assignments (`model = Net(...).to(dev)`,
+    `body = model.actor_body`), for a context whose dataflow facts were not computed."""
+    if depth > 3:
+        return set()
+    if isinstance(expr, ast.Name):
+        return set().union(*(_local_types(ctx, v, depth + 1) for v in ctx.fn.assigned(expr.id)))
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and ctx.fn.assigned(expr.value.id):
+        out: set[str] = set()
+        for holder in _local_types(ctx, expr.value, depth + 1):
+            cls = ctx._class_for_type(holder)
+            if cls is None:
+                return set()
+            out |= ctx.attr_types(cls, expr.attr)
+        return out
+    if isinstance(expr, ast.Call):
+        return ctx.call_result_types(expr, ctx.module)
+    return set()
 
 
 def _enclosing_function(ctx: FunctionContext) -> FunctionInfo | None:
@@ -502,7 +526,25 @@ def _value_reason(ctx: FunctionContext, value: ast.expr, where: FunctionInfo | N
                     f"`{configured}` (neither in the scanned code nor installed)")
         return (f"{what} is the `{value.id}` argument of {where.qualname}; no caller in the scanned code "
                 "passes a project class or function")
+    held = _held_attribute_reason(ctx, value, where, depth) if where is not None else None
+    if held:
+        return f"{what} is set from `{_short(value)}`: {held}"
     return f"{what} is set from `{_short(value)}`, whose class is unknown"
+
+
+def _held_attribute_reason(ctx: FunctionContext, value: ast.expr, where: FunctionInfo, depth: int) -> str | None:
+    """`tail = net.tail` with `net` a local of a project class: why that class's `tail` is unknown."""
+    if depth >= 2 or not isinstance(value, ast.Attribute) or not isinstance(value.value, ast.Name):
+        return None
+    local = ctx.for_function(where)
+    for holder in sorted(_local_types(local, value.value)):
+        cls = ctx._class_for_type(holder)
+        for klass in ctx.project.mro(cls) if cls is not None else ():
+            for method, assigned in klass.attr_values.get(value.attr, ()):
+                fn = klass.methods.get(method)
+                if fn is not None and not library_value(ctx, assigned, fn):
+                    return _value_reason(ctx.for_function(fn), assigned, fn, f"`{cls.name}.{value.attr}`", depth + 1)
+    return None
 
 
 def _default_only(ctx: FunctionContext, init: FunctionInfo, param: str) -> bool:
