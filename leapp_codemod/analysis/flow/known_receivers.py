@@ -21,7 +21,6 @@ RUNTIME_FACTORIES = frozenset({
     "pickle.load", "pickle.loads", "dill.load", "cloudpickle.load", "joblib.load", "copy.deepcopy", "copy.copy",
     "getattr", "eval", "globals", "locals", "vars",
 })
-# Methods of containers and of tensors/arrays: calling them on an unknown receiver runs no project code.
 
 
 def root_of(func: ast.expr) -> ast.expr:

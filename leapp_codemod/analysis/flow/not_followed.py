@@ -30,6 +30,7 @@ from leapp_codemod.analysis.model.walk import is_property, self_returned
 from leapp_codemod.knowledge.vocab import DATA_METHOD_NAMES
 from leapp_codemod.model import NotFollowed
 
+# Methods of containers and of tensors/arrays: calling them on an unknown receiver runs no project code.
 PLAIN_METHODS = frozenset({
     "append", "appendleft", "extend", "extendleft", "insert", "pop", "popleft", "remove", "clear", "get",
     "items", "keys", "values", "update", "setdefault", "copy", "clone", "detach", "cpu", "cuda", "numpy", "to",
