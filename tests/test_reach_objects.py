@@ -103,3 +103,15 @@ def test_a_closure_over_library_parts_of_a_project_model_is_not_listed(tmp_path,
     assert ("pilot.py", 20) not in reasons                   # trunk.forward: Pilot.trunk is an nn.Sequential
     assert set(reasons) == {("pilot.py", 21)}                # only tail(...): steer is an nn.Linear
     assert "torch.load" in reasons[("pilot.py", 21)]         # the reason names where Pilot.tail comes from
+
+
+def test_blocks_unpacked_into_a_container_and_looped_over_are_followed(tmp_path, monkeypatch):
+    result = scan_copy("scan_reach_objects", tmp_path, "stack_app", "planner:Planner.plan", monkeypatch)
+    assert ("layers.py", 13, "LCM201") in found(result)      # Residual.forward, via `for stage in self.stages`
+    assert ("layers.py", 25) not in listed(result)
+
+
+def test_a_loader_returning_model_eval_returns_the_model_class(tmp_path, monkeypatch):
+    result = scan_copy("scan_reach_objects", tmp_path, "stack_app", "planner:Planner.plan", monkeypatch)
+    assert ("layers.py", 35, "LCM101") in found(result)      # Speller.spell: load_speller(w) -> Any, returns .eval()
+    assert listed(result) == {}

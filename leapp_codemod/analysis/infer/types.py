@@ -335,6 +335,7 @@ class TypeQuestions:
             if not name or self.project.external_name(name) not in CONTAINER_MODULES:
                 continue
             for arg in value.args:
+                arg = arg.value if isinstance(arg, ast.Starred) else arg   # `nn.Sequential(*[Block(d) for ...])`
                 items = arg.elts if isinstance(arg, (ast.List, ast.Tuple)) else [arg.elt] if isinstance(
                     arg, (ast.ListComp, ast.GeneratorExp)) else [arg]
                 for item in items:
