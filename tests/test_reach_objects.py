@@ -115,3 +115,28 @@ def test_a_loader_returning_model_eval_returns_the_model_class(tmp_path, monkeyp
     result = scan_copy("scan_reach_objects", tmp_path, "stack_app", "planner:Planner.plan", monkeypatch)
     assert ("layers.py", 35, "LCM101") in found(result)      # Speller.spell: load_speller(w) -> Any, returns .eval()
     assert listed(result) == {}
+
+
+def _scan_text(tmp_path, monkeypatch, *args: str) -> str:
+    from click.testing import CliRunner
+
+    from leapp_codemod.cli import main
+    shutil.copytree(FIXTURES / "missing_app", tmp_path / "missing_app")
+    monkeypatch.chdir(tmp_path / "missing_app")
+    return CliRunner().invoke(main, ["scan", ".", "--entry", "hover:Hover.step", "--no-cache", *args],
+                              catch_exceptions=False).stdout
+
+
+def test_a_package_neither_scanned_nor_installed_is_named_with_the_fix(tmp_path, monkeypatch):
+    result = scan_copy("scan_reach_objects", tmp_path, "missing_app", "hover:Hover.step", monkeypatch)
+    assert {(n.text, n.package) for n in result.not_followed} == {("smooth(...)", "rotorlib"), ("self.shaper(...)", "")}
+    text = _scan_text(tmp_path / "t", monkeypatch)
+    assert "rotorlib is neither scanned nor installed here: install" in text
+    assert "--bind self.shaper=MODULE:FUNCTION" in text     # never `--bind smooth=...` for the missing package
+    assert "--bind smooth" not in text
+
+
+def test_the_suggested_bind_spelling_works(tmp_path, monkeypatch):
+    text = _scan_text(tmp_path, monkeypatch, "--bind", "self.shaper=shapers:default")
+    assert "shapers.py:2" in text and "LCM201" in text
+    assert "1 call not followed" in text

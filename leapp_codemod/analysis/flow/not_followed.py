@@ -98,7 +98,8 @@ def unresolved(ctx: FunctionContext, call: ast.Call) -> NotFollowed | None:
     if reason is None:
         return None
     reason += _duck_note(ctx, call)
-    return NotFollowed(ctx.fn.path, call.lineno, _text(func), reason, _bind_target(ctx, receiver), ctx.fn.id)
+    return NotFollowed(ctx.fn.path, call.lineno, _text(func), reason, _bind_target(ctx, receiver), ctx.fn.id,
+                       _missing_package(ctx, receiver))
 
 
 def _bind_target(ctx: FunctionContext, receiver: ast.expr) -> str:
@@ -191,6 +192,20 @@ def _missing_module(ctx: FunctionContext, receiver: ast.expr) -> str | None:
             return (f"`{_short(receiver)}` is a `{t}`, from a module neither in the scanned code nor "
                     "installed in this environment")
     return None
+
+
+def _missing_package(ctx: FunctionContext, receiver: ast.expr) -> str:
+    """The top-level package a receiver comes from when it is neither scanned nor installed (`rlpyt` for
+    `buffer_to` imported from `rlpyt.utils.buffer`), else ""."""
+    local = {ctx.self_name, *ctx.fn.params, *ctx.env.types} - {None}
+    names = [t for t in sorted(ctx.types_of(receiver)) if ":" not in t and t not in RUNTIME_FACTORIES
+             and t.partition(".")[0] not in local and t.partition(".")[0] in _imported_roots(ctx)]
+    target = _imported_target(ctx, receiver)
+    names += [target] if target is not None else []
+    for name in names:
+        if not _in_project(ctx.project, name) and not library_available(ctx.project, name):
+            return name.partition(".")[0]
+    return ""
 
 
 def receiver_reason(ctx: FunctionContext, receiver: ast.expr, depth: int = 0) -> str | None:
