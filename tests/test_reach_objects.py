@@ -140,3 +140,17 @@ def test_the_suggested_bind_spelling_works(tmp_path, monkeypatch):
     text = _scan_text(tmp_path, monkeypatch, "--bind", "self.shaper=shapers:default")
     assert "shapers.py:2" in text and "LCM201" in text
     assert "1 call not followed" in text
+
+
+def test_a_torch_inplace_method_on_an_untyped_copy_is_not_listed(tmp_path, monkeypatch):
+    result = scan_copy("scan_reach_objects", tmp_path, "inplace_app", "joints:JointMixer.mix", monkeypatch)
+    assert listed(result) == {}
+
+
+def test_a_project_method_with_a_trailing_underscore_stays_listed(tmp_path, monkeypatch):
+    shutil.copytree(FIXTURES / "inplace_app", tmp_path / "own_app")
+    (tmp_path / "own_app" / "ledger.py").write_text(
+        "class Ledger:\n    def index_add_(self, dim, index, deltas):\n        return deltas.sum()\n")
+    monkeypatch.chdir(tmp_path / "own_app")
+    result = scan_project(["."], entry="joints:JointMixer.mix")
+    assert ("joints.py", 11) in listed(result)

@@ -71,7 +71,7 @@ def unresolved(ctx: FunctionContext, call: ast.Call) -> NotFollowed | None:
     if not (ctx.args_data(call) or untyped) or ctx.builtin(call) is not None:
         return None
     if isinstance(func, ast.Attribute):
-        if func.attr in PLAIN_METHODS or func.attr.startswith("__"):
+        if func.attr in PLAIN_METHODS or func.attr.startswith("__") or _inplace_tensor_method(ctx, func.attr):
             return None
         receiver = func.value
         if (ctx.is_data(receiver) and not untyped) or ctx.is_numpy(receiver) or _names_library(ctx, func):
@@ -100,6 +100,13 @@ def unresolved(ctx: FunctionContext, call: ast.Call) -> NotFollowed | None:
     reason += _duck_note(ctx, call)
     return NotFollowed(ctx.fn.path, call.lineno, _text(func), reason, _bind_target(ctx, receiver), ctx.fn.id,
                        _missing_package(ctx, receiver))
+
+
+def _inplace_tensor_method(ctx: FunctionContext, name: str) -> bool:
+    """`targets.scatter_reduce_(...)`, `buf.index_add_(...)`: torch's in-place spelling (a trailing `_`), on a
+    receiver whose class is unknown, when no project class defines a method of that name."""
+    from leapp_codemod.analysis.model.runtime_bind import duck_candidates
+    return name.endswith("_") and not name.startswith("_") and not duck_candidates(ctx.project, name)
 
 
 def _bind_target(ctx: FunctionContext, receiver: ast.expr) -> str:
