@@ -140,7 +140,8 @@ class NotFollowed:
     `text` is the call as written, shortened (`self.adapter.preprocess(...)`); `reason` says why the
     receiver stayed unknown (`receiver from hydra.utils.instantiate; no _target_ found`); `receiver` is the
     expression to bind (`self.adapter`), "" when the callee is not an attribute of a receiver; `function` is
-    the enclosing "module:qualname".
+    the enclosing "module:qualname"; `package` is the top-level package the callee comes from when that
+    package is neither scanned nor installed (installing it lets the scan follow the call), else "".
     """
 
     path: str
@@ -149,10 +150,11 @@ class NotFollowed:
     reason: str
     receiver: str = ""
     function: str = ""
+    package: str = ""
 
     def to_json(self) -> dict:
         return {"path": self.path, "line": self.line, "text": self.text, "reason": self.reason,
-                "receiver": self.receiver, "function": self.function}
+                "receiver": self.receiver, "function": self.function, "package": self.package}
 
 
 @dataclass(frozen=True, order=True)

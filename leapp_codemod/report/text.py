@@ -196,10 +196,28 @@ def not_followed_block(result: ScanResult, style: Style = PLAIN, concise: bool =
     for nf in missing:
         lines.append(f"{'' if concise else '  '}{nf.path}:{nf.line}: not followed: {nf.text}  ({nf.reason})")
     if not concise:
-        example = next((nf.receiver for nf in missing if nf.receiver), "self.x")
-        lines.append(f"  = {style.paint('help', 'cyan')}: name the class: --bind {example}=MODULE:CLASS "
-                     "(or [tool.leapp-codemod.bind] in pyproject.toml), or watch it run: scan --driver SCRIPT")
+        lines += _not_followed_help(missing, style)
     return "\n".join(lines)
+
+
+def _not_followed_help(missing, style: Style) -> list[str]:
+    """How to let the scan follow the listed calls: install the packages it could not read; bind the
+    receivers whose class is chosen at run time (a class for an object, a function for a bare callable)."""
+    help_ = style.paint('help', 'cyan')
+    lines = []
+    packages = sorted({getattr(nf, "package", "") for nf in missing} - {""})
+    if packages:
+        lines.append(f"  = {help_}: {', '.join(packages)} {'is' if len(packages) == 1 else 'are'} neither scanned "
+                     "nor installed here: install into the environment the scan runs in and it follows the calls")
+    bindable = [nf for nf in missing if nf.receiver and not getattr(nf, "package", "")]
+    if bindable or not packages:
+        example = bindable[0] if bindable else None
+        receiver = example.receiver if example else "self.x"
+        called = example is not None and example.text == f"{receiver}(...)"   # `policy(obs)`: the callable itself
+        kind = "FUNCTION" if called else "CLASS"
+        lines.append(f"  = {help_}: name the {kind.lower()}: --bind {receiver}=MODULE:{kind} "
+                     "(or [tool.leapp-codemod.bind] in pyproject.toml), or watch it run: scan --driver SCRIPT")
+    return lines
 
 
 def summary_line(result: ScanResult) -> str:

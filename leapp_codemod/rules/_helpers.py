@@ -55,8 +55,36 @@ def last_dimension(node: ast.expr, ctx) -> bool:
     only to one of those (`width = feats.shape[-1]`)."""
     if isinstance(node, ast.Name):
         values = ctx.fn.assigned(node.id)
+        if not values and node.id not in ctx.fn.params:
+            return _unpacked_last(ctx.fn, node.id)
         return bool(values) and node.id not in ctx.fn.params and all(_last(v) for v in values)
     return _last(node)
+
+
+def _unpacked_last(fn, name: str) -> bool:
+    """`B, T, C = x.size()` (or `= x.shape`) binding `name` as the last of the unpacked dimensions, and nothing
+    else binding it: the feature width, fixed for the pipeline."""
+    found = False
+    for node in fn.nodes:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, (ast.AugAssign, ast.AnnAssign, ast.For)) else []
+        for target in targets:
+            names = [e for e in ast.walk(target) if isinstance(e, ast.Name) and e.id == name]
+            if not names:
+                continue
+            if not (isinstance(node, ast.Assign) and isinstance(target, ast.Tuple) and target.elts
+                    and target.elts[-1] is names[0] and len(names) == 1
+                    and not any(isinstance(e, ast.Starred) for e in target.elts) and _whole_shape(node.value)):
+                return False
+            found = True
+    return found
+
+
+def _whole_shape(value: ast.expr) -> bool:
+    if isinstance(value, ast.Attribute):
+        return value.attr == "shape"
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "size" \
+        and not value.args and not value.keywords
 
 
 def _minus_one(e: ast.expr) -> bool:

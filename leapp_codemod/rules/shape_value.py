@@ -164,7 +164,8 @@ RULE = Rule(
     what="Flags arithmetic and `min`/`max` that combine `.shape`/`.size()`/`len()` of pipeline data with a "
          "configuration value or other data (padding amounts, count-based features). Pure shape arithmetic "
          "(`x.shape[0] * 2`, `x.view(x.shape[0], -1)`) is not flagged, nor arithmetic on the last dimension or the "
-         "rank, which a pipeline fixes (`feats.shape[-1] * horizon`: a feature width, an action dimension). A "
+         "rank, which a pipeline fixes (`feats.shape[-1] * horizon`, `C // heads` after `B, T, C = x.size()`: a "
+         "feature width, an action dimension). A "
          "nested mix is reported once, at its innermost part. Also flags a whole shape stored in a name and "
          "handed to `view`/`reshape`/`expand` later (`sh = x.shape; ...; y.reshape(*sh)`): every size of it, "
          "the batch too, is fixed; and a torch factory sized by a dimension between the batch and the last one "
@@ -185,6 +186,7 @@ RULE = Rule(
         "def step(obs, query):\n    return query.expand(obs.shape[0], -1)\n",
         "def step(feats, horizon):\n    width = feats.shape[-1]\n    return feats.reshape(-1, width * horizon)\n",
         "def step(feats):\n    width = feats.shape[-1]\n    return feats.view(-1, width)\n",
+        "def step(x, heads):\n    B, T, C = x.size()\n    return x.view(B, T, heads, C // heads)\n",
         "import torch\ndef step(obs):\n    return obs + torch.zeros(obs.shape[0], obs.shape[-1])\n",
     ),
     invalid=(

@@ -14,6 +14,10 @@ from __future__ import annotations
 
 import ast
 
+from leapp_codemod.analysis.flow.known_receivers import (
+    RUNTIME_FACTORIES, default_only, known_library_object, library_behaviour, library_container, library_type,
+    library_value, local_types, root_of,
+)
 from leapp_codemod.analysis.infer.context import (
     FunctionContext,
     is_self_attr,
@@ -22,18 +26,10 @@ from leapp_codemod.analysis.infer.context import (
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.libraries import in_project as _in_project
 from leapp_codemod.analysis.model.libraries import library_available
-from leapp_codemod.analysis.model.walk import is_property
+from leapp_codemod.analysis.model.walk import is_property, self_returned
 from leapp_codemod.knowledge.vocab import DATA_METHOD_NAMES
 from leapp_codemod.model import NotFollowed
 
-# Callables whose result's class is decided by data the scan does not read (a config value, a file):
-# a receiver built by one of them is unknown, not "a library object".
-RUNTIME_FACTORIES = frozenset({
-    "hydra.utils.instantiate", "hydra.utils.call", "hydra.utils.get_class", "hydra.utils.get_method",
-    "hydra.utils.get_object", "omegaconf.OmegaConf.to_object", "importlib.import_module", "torch.load",
-    "pickle.load", "pickle.loads", "dill.load", "cloudpickle.load", "joblib.load", "copy.deepcopy", "copy.copy",
-    "getattr", "eval", "globals", "locals", "vars",
-})
 # Methods of containers and of tensors/arrays: calling them on an unknown receiver runs no project code.
 PLAIN_METHODS = frozenset({
     "append", "appendleft", "extend", "extendleft", "insert", "pop", "popleft", "remove", "clear", "get",
@@ -75,7 +71,7 @@ def unresolved(ctx: FunctionContext, call: ast.Call) -> NotFollowed | None:
     if not (ctx.args_data(call) or untyped) or ctx.builtin(call) is not None:
         return None
     if isinstance(func, ast.Attribute):
-        if func.attr in PLAIN_METHODS or func.attr.startswith("__"):
+        if func.attr in PLAIN_METHODS or func.attr.startswith("__") or _inplace_tensor_method(ctx, func.attr):
             return None
         receiver = func.value
         if (ctx.is_data(receiver) and not untyped) or ctx.is_numpy(receiver) or _names_library(ctx, func):
@@ -99,13 +95,21 @@ def unresolved(ctx: FunctionContext, call: ast.Call) -> NotFollowed | None:
         return _selected(ctx, call)    # `to_mat(kind)(x)`: the callable another call returns
     else:
         return None
-    if _known_library_object(ctx, receiver) or ctx.resolve_call(call):
+    if known_library_object(ctx, receiver) or ctx.resolve_call(call):
         return None
     reason = receiver_reason(ctx, receiver)
     if reason is None:
         return None
     reason += _duck_note(ctx, call)
-    return NotFollowed(ctx.fn.path, call.lineno, _text(func), reason, _bind_target(ctx, receiver), ctx.fn.id)
+    return NotFollowed(ctx.fn.path, call.lineno, _text(func), reason, _bind_target(ctx, receiver), ctx.fn.id,
+                       _missing_package(ctx, receiver))
+
+
+def _inplace_tensor_method(ctx: FunctionContext, name: str) -> bool:
+    """`targets.scatter_reduce_(...)`, `buf.index_add_(...)`: torch's in-place spelling (a trailing `_`), on a
+    receiver whose class is unknown, when no project class defines a method of that name."""
+    from leapp_codemod.analysis.model.runtime_bind import duck_candidates
+    return name.endswith("_") and not name.startswith("_") and not duck_candidates(ctx.project, name)
 
 
 def _selected(ctx: FunctionContext, call: ast.Call) -> NotFollowed | None:
@@ -187,33 +191,17 @@ def _names_library(ctx: FunctionContext, func: ast.expr) -> bool:
     neither scanned nor installed is not: nothing about it is known."""
     target = _imported_target(ctx, func)
     if target is None:
-        root = _root(func)
+        root = root_of(func)
         return isinstance(root, ast.Name) and (root.id in ctx.module.functions or root.id in ctx.module.classes)
     return not _in_project(ctx.project, target) and library_available(ctx.project, target)
 
 
-def _root(func: ast.expr) -> ast.expr:
-    while isinstance(func, ast.Attribute):
-        func = func.value
-    return func
-
-
 def _imported_target(ctx: FunctionContext, func: ast.expr) -> str | None:
-    root = _root(func)
+    root = root_of(func)
     if not isinstance(root, ast.Name) or root.id in ctx.fn.params or root.id in ctx.env.types \
             or root.id not in ctx.module.imports:
         return None
     return ctx.module.imports[root.id]
-
-
-def _known_library_object(ctx: FunctionContext, receiver: ast.expr) -> bool:
-    """The receiver holds an object of an available library's class (`lcm.LCM()`, `torch.jit.load(...)`),
-    not one a factory chose at run time nor one of a module that is neither scanned nor installed."""
-    types = ctx.types_of(receiver)
-    if any(":" in t for t in types):
-        return False
-    return any(t not in RUNTIME_FACTORIES and library_available(ctx.project, t) and not _in_project(ctx.project, t)
-               for t in types)
 
 
 def _missing_module(ctx: FunctionContext, receiver: ast.expr) -> str | None:
@@ -226,6 +214,20 @@ def _missing_module(ctx: FunctionContext, receiver: ast.expr) -> str | None:
             return (f"`{_short(receiver)}` is a `{t}`, from a module neither in the scanned code nor "
                     "installed in this environment")
     return None
+
+
+def _missing_package(ctx: FunctionContext, receiver: ast.expr) -> str:
+    """The top-level package a receiver comes from when it is neither scanned nor installed (`rlpyt` for
+    `buffer_to` imported from `rlpyt.utils.buffer`), else ""."""
+    local = {ctx.self_name, *ctx.fn.params, *ctx.env.types} - {None}
+    names = [t for t in sorted(ctx.types_of(receiver)) if ":" not in t and t not in RUNTIME_FACTORIES
+             and t.partition(".")[0] not in local and t.partition(".")[0] in _imported_roots(ctx)]
+    target = _imported_target(ctx, receiver)
+    names += [target] if target is not None else []
+    for name in names:
+        if not _in_project(ctx.project, name) and not library_available(ctx.project, name):
+            return name.partition(".")[0]
+    return ""
 
 
 def receiver_reason(ctx: FunctionContext, receiver: ast.expr, depth: int = 0) -> str | None:
@@ -277,13 +279,19 @@ def receiver_reason(ctx: FunctionContext, receiver: ast.expr, depth: int = 0) ->
                 receiver.id in enclosing.params or receiver.id in {t.id for n in enclosing.nodes
                                                                    if isinstance(n, ast.Assign) for t in n.targets
                                                                    if isinstance(t, ast.Name)}):
-            inner = receiver_reason(ctx.for_function(enclosing), receiver, depth + 1)
+            outer_ctx = ctx.for_function(enclosing)
+            types = local_types(outer_ctx, receiver)
+            if types and all(library_behaviour(ctx, t) if ":" in t else library_type(ctx, t) for t in types):
+                return None   # `body = model.actor_body` (an nn.Sequential) before `def policy(obs)`
+            inner = receiver_reason(outer_ctx, receiver, depth + 1)
             if inner:   # `net(obs)` in a closure `make_actor` returns: `net` is make_actor's
                 return f"`{receiver.id}` comes from the enclosing {enclosing.qualname}: {inner}"
         return None
     if isinstance(receiver, ast.Attribute):
         return f"the type of `{_short(receiver)}` is unknown"
     if isinstance(receiver, ast.Subscript):
+        if library_container(ctx, receiver.value):
+            return None
         return f"what `{_short(receiver.value)}` holds is unknown"
     return None
 
@@ -326,7 +334,7 @@ def _passed_reason(ctx: FunctionContext, param: str, passed: list, depth: int) -
     callers = _passing_contexts(ctx, param)
     reasons = []
     for caller_ctx, arg in ((c, a) for c, passed_arg in callers for a in _alternatives(passed_arg)):
-        if library_value(caller_ctx, arg, caller_ctx.fn) or _known_library_object(caller_ctx, arg):
+        if library_value(caller_ctx, arg, caller_ctx.fn) or known_library_object(caller_ctx, arg):
             continue
         if _looked_up(caller_ctx, arg):
             inner = receiver_reason(caller_ctx, arg.value, depth + 1)   # `self.policy.act`: a bound method
@@ -403,38 +411,18 @@ def _plain_argument(fn: FunctionInfo, call: ast.Call, param: str) -> ast.expr | 
     return next((k.value for k in call.keywords if k.arg == param), None)
 
 
-def library_value(ctx: FunctionContext, value: ast.expr, where: FunctionInfo | None, depth: int = 0) -> bool:
-    """A value built by an available library's constructor (`nn.Conv1d(...) if a else nn.Identity()`, a
-    local assigned from `nn.Sequential(...)`): an object whose behaviour is known."""
-    if depth > 3:
-        return False
-    if isinstance(value, ast.IfExp):
-        return library_value(ctx, value.body, where, depth + 1) and library_value(ctx, value.orelse, where, depth + 1)
-    if isinstance(value, ast.Call):
-        module = ctx.project.modules[where.module] if where is not None else ctx.module
-        name = ctx.project.qualify(value.func, module)
-        name = ctx.project.external_name(name) if name else None
-        return bool(name) and name not in RUNTIME_FACTORIES and "." in name and not _in_project(ctx.project, name) \
-            and library_available(ctx.project, name)
-    if isinstance(value, ast.Constant) and value.value is None:
-        return True
-    if isinstance(value, (ast.Name, ast.Attribute)):   # `torch.mean` held as a value
-        module = ctx.project.modules[where.module] if where is not None else ctx.module
-        root = _root(value)
-        if isinstance(root, ast.Name) and root.id in module.imports:
-            name = ctx.project.external_name(ctx.project.qualify(value, module) or "")
-            return "." in name and not _in_project(ctx.project, name) and library_available(ctx.project, name)
-    if isinstance(value, ast.Name) and where is not None:
-        values = [n.value for n in ast.walk(where.node) if isinstance(n, ast.Assign)
-                  and any(isinstance(t, ast.Name) and t.id == value.id for t in n.targets)]
-        return bool(values) and all(library_value(ctx, v, where, depth + 1) for v in values)
-    return False
-
-
 def _value_reason(ctx: FunctionContext, value: ast.expr, where: FunctionInfo | None, what: str,
                   depth: int = 0) -> str | None:
     if library_value(ctx, value, where):
         return None
+    moved = self_returned(value)   # `agent.eval().cuda()`: the reason is where `agent` came from
+    if moved is not value:
+        if isinstance(moved, ast.Name) and where is not None and depth < 2:
+            assigned = where.assigned(moved.id)
+            if assigned:
+                return _value_reason(ctx, assigned[-1], where, what, depth + 1)
+        if isinstance(moved, ast.Call):
+            return _value_reason(ctx, moved, where, what, depth + 1)
     if is_self_attr(value, ctx.self_name) and depth < 2 and ctx.cls is not None:
         inner = receiver_reason(ctx, value, depth + 1)
         return f"{what} is `{_short(value)}`: {inner}" if inner else None
@@ -446,6 +434,9 @@ def _value_reason(ctx: FunctionContext, value: ast.expr, where: FunctionInfo | N
         if name in RUNTIME_FACTORIES:
             return f"receiver from {name}(...): its class is chosen at run time"
         return f"{what} is built by `{_short(value.func)}(...)`, whose result's class is unknown"
+    if isinstance(value, ast.Name) and where is not None and value.id in where.params \
+            and default_only(ctx, where, value.id):
+        return None   # `self._dist = distribution`, `distribution=td.Normal` and no caller passes another
     if isinstance(value, ast.Name) and where is not None and value.id in where.params:
         configured = _configured(ctx, where, value.id)
         if configured:
@@ -453,7 +444,25 @@ def _value_reason(ctx: FunctionContext, value: ast.expr, where: FunctionInfo | N
                     f"`{configured}` (neither in the scanned code nor installed)")
         return (f"{what} is the `{value.id}` argument of {where.qualname}; no caller in the scanned code "
                 "passes a project class or function")
+    held = _held_attribute_reason(ctx, value, where, depth) if where is not None else None
+    if held:
+        return f"{what} is set from `{_short(value)}`: {held}"
     return f"{what} is set from `{_short(value)}`, whose class is unknown"
+
+
+def _held_attribute_reason(ctx: FunctionContext, value: ast.expr, where: FunctionInfo, depth: int) -> str | None:
+    """`tail = net.tail` with `net` a local of a project class: why that class's `tail` is unknown."""
+    if depth >= 2 or not isinstance(value, ast.Attribute) or not isinstance(value.value, ast.Name):
+        return None
+    local = ctx.for_function(where)
+    for holder in sorted(local_types(local, value.value)):
+        cls = ctx._class_for_type(holder)
+        for klass in ctx.project.mro(cls) if cls is not None else ():
+            for method, assigned in klass.attr_values.get(value.attr, ()):
+                fn = klass.methods.get(method)
+                if fn is not None and not library_value(ctx, assigned, fn):
+                    return _value_reason(ctx.for_function(fn), assigned, fn, f"`{cls.name}.{value.attr}`", depth + 1)
+    return None
 
 
 def _configured(ctx: FunctionContext, init: FunctionInfo, param: str) -> str | None:

@@ -149,6 +149,10 @@ class CallQuestions:
                     runtime_bind.record(project, call, self.fn.path, out, "the library base builds "
                                         f"`self.{func.attr}` from the class the project names")
                 return out
+        if isinstance(func, ast.Attribute) and not is_self_attr(func, self.self_name):
+            out = self._held_attribute_targets(func)   # `self.perception.head(x)`: a module the object holds
+            if out:
+                return out
         if isinstance(func, ast.Subscript) and not isinstance(func.slice, ast.Slice):
             out = []   # `self.noise_models[name](obs)`: the items' class, as built or annotated, is called
             for type_name in self.element_types(func.value):
@@ -175,6 +179,21 @@ class CallQuestions:
             init = project.find_method(target, "__init__")
             return [init] if init else []
         return [target] if isinstance(target, FunctionInfo) else []
+
+    def _held_attribute_targets(self, func: ast.Attribute) -> list[FunctionInfo]:
+        """`obj.head(x)` with `obj` of a known project class whose `head` is an attribute, not a method:
+        what calling the object stored there runs (its class's forward or `__call__`)."""
+        out: list[FunctionInfo] = []
+        for type_name in self.types_of(func.value):
+            owner = self._class_for_type(type_name)
+            if owner is None or self.project.find_method(owner, func.attr) is not None:
+                continue
+            for held in sorted(self.attr_types(owner, func.attr)):
+                cls = self._class_for_type(held)
+                target = self.project.call_target(cls) if cls else None
+                if target is not None and target not in out:
+                    out.append(target)
+        return out
 
     def _own_call_target(self, through_call: bool) -> list[FunctionInfo]:
         """What calling the instance itself runs (`self(obs)`, `super().__call__(obs)`): for each class the

@@ -10,8 +10,9 @@ from leapp_codemod.analysis.model.resolve_callables import CallableResolver, ret
 from leapp_codemod.analysis.model.resolve_sites import argument_for, sites_of
 from leapp_codemod.analysis.model.resolve_types import annotation_classes, builds_own_class, subclasses
 from leapp_codemod.analysis.model import runtime_bind
+from leapp_codemod.analysis.model.class_state import stored_items
 from leapp_codemod.analysis.model.library_built import library_built_classes
-from leapp_codemod.analysis.model.walk import is_self_attr
+from leapp_codemod.analysis.model.walk import is_self_attr, self_returned
 from leapp_codemod.knowledge.vocab import CONTAINER_MODULES, SELF_RETURNING_METHODS
 
 
@@ -188,16 +189,21 @@ class TypeQuestions:
                             built |= self.return_types(own) if own is not None and own.name != "__init__" else set()
                             nested = module.classes.get(f"{klass.id.partition(':')[2]}.{value.func.attr}")
                             built |= {nested.id} if nested is not None else set()   # `self.imu = self.IMU()`
+                        if is_self_attr(value.func, "self") and value.func.attr == attr:
+                            built |= self._stored_callable_results(klass, attr, module)   # `self.f = self.f(n)`
+                        if not any(":" in t for t in built) and isinstance(value.func, ast.Attribute) \
+                                and method in klass.methods:   # `self.dist.build_state(n)`, `codec.make(n)`
+                            built |= self._held_method_returns(klass, klass.methods[method], value.func)
                         out |= built
                     elif isinstance(value, ast.Name) and method in klass.methods:
                         out |= self.param_value_types(klass.methods[method], value.id)
                     elif isinstance(value, ast.Attribute) and method in klass.methods:
                         out |= self._param_field_types(klass.methods[method], value)
-                    if isinstance(value, ast.Call) and not any(":" in t for t in out) and method in klass.methods \
-                            and isinstance(value.func, ast.Attribute) and value.func.attr in SELF_RETURNING_METHODS \
-                            and isinstance(value.func.value, ast.Name):   # `self.net = network.to(device)`
-                        out |= self.param_value_types(klass.methods[method], value.func.value.id)
-                        out |= self._local_built(klass.methods[method], value.func.value.id, module)
+                    moved = self_returned(value)   # `self.net = network.eval().to(device)`
+                    if moved is not value and not any(":" in t for t in out) and method in klass.methods \
+                            and isinstance(moved, ast.Name):
+                        out |= self.param_value_types(klass.methods[method], moved.id)
+                        out |= self._local_built(klass.methods[method], moved.id, module)
                 if attr in klass.class_attrs and isinstance(klass.class_attrs[attr], ast.Call):
                     out |= self.call_result_types(klass.class_attrs[attr], module)
                 if not declared and attr in klass.attr_annotations:
@@ -209,6 +215,34 @@ class TypeQuestions:
             return out | declared
         finally:
             del q.guards[guard]
+
+    def _stored_callable_results(self, klass: ClassInfo, attr: str, module: ModuleIndex) -> set[str]:
+        """`self.net = eval(net_name)` then `self.net = self.net(width)`: what calling the classes or functions
+        the configs name for the first value builds."""
+        out: set[str] = set()
+        for method, value in klass.attr_values.get(attr, ()):
+            if isinstance(value, ast.Call) and method in klass.methods:
+                for found in runtime_bind.config_named(self.for_function(klass.methods[method]), value, module) or ():
+                    out |= {found.id} if isinstance(found, ClassInfo) else self.return_types(found)
+        return out
+
+    def _held_method_returns(self, klass: ClassInfo, fn: FunctionInfo, func: ast.Attribute) -> set[str]:
+        """What `self.<held>.<method>(...)` or `<param>.<method>(...)` in `fn` returns, for each project class
+        the receiver may hold."""
+        receiver = func.value
+        if is_self_attr(receiver, "self"):
+            held = self.attr_types(klass, receiver.attr)
+        elif isinstance(receiver, ast.Name) and receiver.id in fn.params:
+            held = self.param_value_types(fn, receiver.id)
+        else:
+            return set()
+        out: set[str] = set()
+        for type_name in sorted(held):
+            owner = self._class_for_type(type_name)
+            found = self.project.find_method(owner, func.attr) if owner is not None else None
+            if found is not None and found.name != "__init__":
+                out |= self.return_types(found)
+        return out
 
     def _param_field_types(self, fn: FunctionInfo, value: ast.Attribute) -> set[str]:
         """`self.noise = cfg.noise` with `cfg` a typed parameter: the project classes the field's class
@@ -256,6 +290,7 @@ class TypeQuestions:
                     out |= self.expr_types_in_scope(value, site.module, site.scope)
             if cls is not None and ("hydra_targets",) in self.project.memo:
                 out |= runtime_bind.hydra_argument_types(self, cls, param)
+                out |= runtime_bind.hydra_keyword_types(self, cls, param)
             for sub_init, passed in _super_init_passes(self.project, cls, fn) if cls is not None else ():
                 value = argument_for(fn, passed, param)
                 if isinstance(value, ast.Name) and value.id in sub_init.params:
@@ -279,6 +314,7 @@ class TypeQuestions:
             for klass in self.project.mro(self.cls):
                 module = self.project.modules[klass.module]
                 values += [(v, module) for _, v in klass.attr_values.get(e.attr, ())]
+                values += [(ast.List(elts=[v]), module) for _, v in stored_items(self.project, klass, e.attr)]
         elif isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and not e.args \
                 and e.func.attr in ("values", "items"):
             return self.element_types(e.func.value)   # `self.legs.values()`: the dict's values
@@ -299,6 +335,7 @@ class TypeQuestions:
             if not name or self.project.external_name(name) not in CONTAINER_MODULES:
                 continue
             for arg in value.args:
+                arg = arg.value if isinstance(arg, ast.Starred) else arg   # `nn.Sequential(*[Block(d) for ...])`
                 items = arg.elts if isinstance(arg, (ast.List, ast.Tuple)) else [arg.elt] if isinstance(
                     arg, (ast.ListComp, ast.GeneratorExp)) else [arg]
                 for item in items:

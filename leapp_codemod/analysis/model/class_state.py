@@ -338,3 +338,28 @@ def class_constants(family: list[ClassInfo], assigned_outside) -> dict[str, set]
     return {f"self.{attr}": found for attr, found in values.items()
             if attr not in varying and not any(attr in k.attr_values for k in family)
             and not assigned_outside(attr)}
+
+
+def stored_items(project, cls: ClassInfo, attr: str) -> list[tuple[str, ast.expr]]:
+    """(method, value) of each item the class's own code puts into the container `self.<attr>`:
+    `self.encoders[key] = Encoder(...)`, `self.layers.append(nn.Linear(...))` (indexed once per class)."""
+    key = ("stored_items", cls.id)
+    index = project.memo.get(key)
+    if index is None:
+        index = {}
+        for info in cls.methods.values():
+            self_name = _self_name(info.node)
+            for node in info.nodes:
+                if isinstance(node, ast.Assign):
+                    for target in node.targets:
+                        if isinstance(target, ast.Subscript):
+                            name = _self_attr(target.value, self_name)
+                            if name is not None:
+                                index.setdefault(name, []).append((info.name, node.value))
+                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                        and node.func.attr in ("append", "insert") and node.args:
+                    name = _self_attr(node.func.value, self_name)
+                    if name is not None:
+                        index.setdefault(name, []).append((info.name, node.args[-1]))
+        project.memo[key] = index
+    return index.get(attr, [])

@@ -26,6 +26,7 @@ from leapp_codemod.analysis.model.function_values import (  # noqa: F401 (nested
     only_definition,
 )
 from leapp_codemod.analysis.model.resolve_sites import argument_for, calls_named, passed_argument, sites_of
+from leapp_codemod.analysis.model.walk import self_returned
 from leapp_codemod.knowledge.vocab import CALLABLE_WRAPPERS
 
 _MAX_DEPTH = 6
@@ -62,6 +63,7 @@ def returned_builds(project: Project, fn: FunctionInfo) -> list[ast.expr]:
         assigned = _assignments(fn)
         out: list[ast.expr] = []
         for value in returned_values(project, fn):
+            value = self_returned(value)   # `return model.eval()` returns `model`
             if isinstance(value, ast.Name) and value.id in assigned:
                 out += [v for v, how in assigned[value.id] if how == "value" and isinstance(v, ast.Call)]
             else:

@@ -251,6 +251,41 @@ def hydra_argument_types(ctx, cls: ClassInfo, param: str) -> set[str]:
     return out
 
 
+def instantiate_keyword_calls(project) -> list[tuple[FunctionInfo, ast.Call]]:
+    """(function, call) of each `instantiate(cfg.x, key=value)` in the scanned code that passes keyword
+    arguments: Hydra hands them to the `__init__` of the class the config names (indexed once)."""
+    def build():
+        out = []
+        for fn in project.functions():
+            if project.is_library(fn.module):
+                continue
+            module = project.modules[fn.module]
+            for node in fn.nodes:
+                if isinstance(node, ast.Call) and any(k.arg for k in node.keywords) and node.args \
+                        and isinstance(node.func, (ast.Name, ast.Attribute)) \
+                        and (node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id) == "instantiate":
+                    name = project.qualify(node.func, module)
+                    if name and project.external_name(name) in INSTANTIATE:
+                        out.append((fn, node))
+        return out
+    return _memo(project, ("instantiate_keyword_calls",), build)
+
+
+def hydra_keyword_types(ctx, cls: ClassInfo, param: str) -> set[str]:
+    """What `instantiate(cfg.plan, dist=self.dist)` passes for `param` of `cls.__init__`, where `cfg.plan`
+    names `cls` (or a subclass inheriting that `__init__`)."""
+    out: set[str] = set()
+    for fn, call in instantiate_keyword_calls(ctx.project):
+        value = next((k.value for k in call.keywords if k.arg == param), None)
+        if value is None:
+            continue
+        caller = ctx.for_function(fn)
+        targets = instantiated_targets(caller, call, ctx.project.modules[fn.module]) or []
+        if any(cls in ctx.project.mro(c) for c, _ in _target_classes(ctx.project, targets)):
+            out |= caller.types_of(value)
+    return out
+
+
 # ---------------------------------------------------------------------------------------------- duck typing
 def _named_in_code(project, candidates: set[str]) -> set[str]:
     """Which of the class names `candidates` the project's code mentions outside their own class body:
@@ -397,12 +432,19 @@ def config_named(ctx, call: ast.Call, module) -> list | None:
     if not (isinstance(func, ast.Name) and func.id == "eval") or "eval" in module.imports \
             or "eval" in module.functions or len(call.args) != 1:
         return None
-    chain = config_chain(call.args[0])
-    if not chain or len(chain) < 2:
-        return []
-    group, key = chain[-2], chain[-1]
+    arg = call.args[0]
+    fn = enclosing_function(ctx.project, module, call) if isinstance(arg, ast.Name) else None
+    if fn is not None and fn.name == "__init__" and arg.id in fn.params:
+        group, key = "any config", arg.id   # `eval(conv_encoder)`: what the configs give that constructor key
+        names = set().union(*(v for (_, k), v in group_values(ctx.project).items() if k == key))
+    else:
+        chain = config_chain(arg)
+        if not chain or len(chain) < 2:
+            return []
+        group, key = chain[-2], chain[-1]
+        names = group_values(ctx.project).get((group, key), ())
     out = []
-    for name in sorted(group_values(ctx.project).get((group, key), ())):
+    for name in sorted(names):
         qualified = ctx.project.qualify(ast.Name(id=name, ctx=ast.Load()), module) if "." not in name else name
         found = ctx.project.lookup(qualified) if qualified else None
         if isinstance(found, (ClassInfo, FunctionInfo)) and found not in out:

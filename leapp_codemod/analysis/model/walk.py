@@ -16,6 +16,7 @@ from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.settings import DICT_KEY, dict_read
 from leapp_codemod.observe.merge import OBSERVED_KEY
 from leapp_codemod.source.astwalk import children as child_nodes
+from leapp_codemod.knowledge.vocab import SELF_RETURNING_METHODS
 
 
 def is_self_attr(expr: ast.expr, self_name: str | None) -> bool:
@@ -363,3 +364,11 @@ def live_statements(block: list[ast.stmt], fn: FunctionInfo, constants: dict[str
             if leaves_function(taken):
                 return block[: i + 1]
     return block
+
+
+def self_returned(value: ast.expr) -> ast.expr:
+    """The object a chain of self-returning calls starts from (`net` in `net.eval().to(device)`), else the value."""
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+            and value.func.attr in SELF_RETURNING_METHODS:
+        value = value.func.value
+    return value
