@@ -158,8 +158,11 @@ def test_two_thousand_term_expressions_anywhere_with_a_discovered_entry(tmp_path
               "def main():\n    p = P()\n    for _ in range(3):\n        p.act(torch.zeros(3))\n")
     write_app(tmp_path, {"mod.py": source})
     line = next(n for n, text in enumerate(source.splitlines(), 1) if "the hazard" in text)
-    for args in (["scan", str(tmp_path)], ["scan", str(tmp_path), "--all"]):
+    check_line = next(n for n, text in enumerate(source.splitlines(), 1) if text.startswith("def check")) + 1
+    # `--all` scans `check` too, with its parameter as data: its `x and x ...` turns a tensor into a bool
+    for args, expected in ((["scan", str(tmp_path)], [(line, "LCM201")]),
+                           (["scan", str(tmp_path), "--all"], [(check_line, "LCM202"), (line, "LCM201")])):
         result = CliRunner().invoke(main, [*args, "--format", "json"], catch_exceptions=False)
         document = json.loads(result.stdout)
         assert document["errors"] == []
-        assert [(f["line"], f["code"]) for f in document["findings"]] == [(line, "LCM201")]
+        assert [(f["line"], f["code"]) for f in document["findings"]] == expected
