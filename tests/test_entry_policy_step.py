@@ -261,6 +261,27 @@ def test_the_config_target_picks_the_class_a_call_runs_and_training_helpers_driv
     assert namesake["score"] < first["score"] - 4
 
 
+def test_of_several_configs_selecting_a_receiver_class_the_one_the_code_runs_decides(tmp_path, monkeypatch):
+    want = expected("entry_run_config")
+    root = app(tmp_path, "entry_run_config")
+    candidates = ranked(root, monkeypatch)
+    first, other = candidates[0], by_id(candidates)[want["other"]]
+    assert first["entry"] == want["entry"]
+    assert any("classes whose `step` the call may run" in r and "run.yaml, the config the code runs" in r
+               for r in first["reasons"])
+    assert not any(r.startswith("called in a loop") for r in other["reasons"])
+    # the script composes the other config: the loop runs the other class
+    script = root / "run_arm.py"
+    script.write_text(script.read_text(encoding="utf-8").replace('"run.yaml"', '"run_sim"'), encoding="utf-8")
+    candidates = ranked(root, monkeypatch)
+    assert candidates[0]["entry"] == want["other"]
+    assert not any(r.startswith("called in a loop") for r in by_id(candidates)[want["entry"]]["reasons"])
+    # a config no code runs settles nothing: neither class is bound to the loop
+    script.write_text(script.read_text(encoding="utf-8").replace('"run_sim"', '"other"'), encoding="utf-8")
+    candidates = ranked(root, monkeypatch)
+    assert not any("classes whose `step` the call may run" in r for c in candidates for r in c["reasons"])
+
+
 def test_drivers_are_not_reached_through_blocked_functions():
     import ast
 
