@@ -282,6 +282,19 @@ def test_of_several_configs_selecting_a_receiver_class_the_one_the_code_runs_dec
     assert not any("classes whose `step` the call may run" in r for c in candidates for r in c["reasons"])
 
 
+def test_a_harness_handed_the_model_is_no_model_call(tmp_path, monkeypatch):
+    from leapp_codemod.analysis.entry.loops import is_model_name
+
+    want = expected("entry_harness_call")
+    candidates = ranked(app(tmp_path, "entry_harness_call"), monkeypatch)
+    assert candidates[0]["entry"] == want["entry"]
+    assert want["harness"] not in by_id(candidates)
+    assert not any("validate_policy" in r for c in candidates for r in c["reasons"])
+    # the verb makes the name a harness; a model's own name (an evaluation network included) stays a model
+    assert not any(is_model_name(n) for n in ("evaluate_policy", "train_actor", "test_model", "plot_net"))
+    assert all(is_model_name(n) for n in ("policy", "eval_net", "target_actor", "policy_model"))
+
+
 def test_drivers_are_not_reached_through_blocked_functions():
     import ast
 
