@@ -295,6 +295,24 @@ def test_a_harness_handed_the_model_is_no_model_call(tmp_path, monkeypatch):
     assert all(is_model_name(n) for n in ("policy", "eval_net", "target_actor", "policy_model"))
 
 
+def test_a_rollout_below_the_driver_depth_binds_its_call_and_the_harness_above_is_no_step(tmp_path, monkeypatch):
+    want = expected("entry_deep_harness")
+    candidates = ranked(app(tmp_path, "entry_deep_harness"), monkeypatch)
+    first = candidates[0]
+    assert first["entry"] == want["entry"]
+    # the episode loop is four calls below the script: its `agent.act(...)` is still bound to the selected class
+    assert any("of the 2 classes whose `act` the call may run, the configs select this one" in r
+               for r in first["reasons"])
+    assert not any("the configs select this one" in r for r in by_id(candidates)[want["other"]]["reasons"])
+    # the suite reaches the model through run_task, whose model helper run_episode is the rollout: no step itself
+    harness = by_id(candidates).get(want["harness"])
+    if harness is not None:
+        assert any("runs the model only through run_episode" in r for r in harness["reasons"])
+        assert harness["score"] <= first["score"] - 6
+    # the episode loop itself is no inline candidate (a loop below the driver depth only binds its call)
+    assert not any(c["kind"] == "inline" and "harness.py" in c["entry"] for c in candidates)
+
+
 def test_drivers_are_not_reached_through_blocked_functions():
     import ast
 
