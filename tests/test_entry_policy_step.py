@@ -261,6 +261,58 @@ def test_the_config_target_picks_the_class_a_call_runs_and_training_helpers_driv
     assert namesake["score"] < first["score"] - 4
 
 
+def test_of_several_configs_selecting_a_receiver_class_the_one_the_code_runs_decides(tmp_path, monkeypatch):
+    want = expected("entry_run_config")
+    root = app(tmp_path, "entry_run_config")
+    candidates = ranked(root, monkeypatch)
+    first, other = candidates[0], by_id(candidates)[want["other"]]
+    assert first["entry"] == want["entry"]
+    assert any("classes whose `step` the call may run" in r and "run.yaml, the config the code runs" in r
+               for r in first["reasons"])
+    assert not any(r.startswith("called in a loop") for r in other["reasons"])
+    # the script composes the other config: the loop runs the other class
+    script = root / "run_arm.py"
+    script.write_text(script.read_text(encoding="utf-8").replace('"run.yaml"', '"run_sim"'), encoding="utf-8")
+    candidates = ranked(root, monkeypatch)
+    assert candidates[0]["entry"] == want["other"]
+    assert not any(r.startswith("called in a loop") for r in by_id(candidates)[want["entry"]]["reasons"])
+    # a config no code runs settles nothing: neither class is bound to the loop
+    script.write_text(script.read_text(encoding="utf-8").replace('"run_sim"', '"other"'), encoding="utf-8")
+    candidates = ranked(root, monkeypatch)
+    assert not any("classes whose `step` the call may run" in r for c in candidates for r in c["reasons"])
+
+
+def test_a_harness_handed_the_model_is_no_model_call(tmp_path, monkeypatch):
+    from leapp_codemod.analysis.entry.loops import is_model_name
+
+    want = expected("entry_harness_call")
+    candidates = ranked(app(tmp_path, "entry_harness_call"), monkeypatch)
+    assert candidates[0]["entry"] == want["entry"]
+    assert want["harness"] not in by_id(candidates)
+    assert not any("validate_policy" in r for c in candidates for r in c["reasons"])
+    # the verb makes the name a harness; a model's own name (an evaluation network included) stays a model
+    assert not any(is_model_name(n) for n in ("evaluate_policy", "train_actor", "test_model", "plot_net"))
+    assert all(is_model_name(n) for n in ("policy", "eval_net", "target_actor", "policy_model"))
+
+
+def test_a_rollout_below_the_driver_depth_binds_its_call_and_the_harness_above_is_no_step(tmp_path, monkeypatch):
+    want = expected("entry_deep_harness")
+    candidates = ranked(app(tmp_path, "entry_deep_harness"), monkeypatch)
+    first = candidates[0]
+    assert first["entry"] == want["entry"]
+    # the episode loop is four calls below the script: its `agent.act(...)` is still bound to the selected class
+    assert any("of the 2 classes whose `act` the call may run, the configs select this one" in r
+               for r in first["reasons"])
+    assert not any("the configs select this one" in r for r in by_id(candidates)[want["other"]]["reasons"])
+    # the suite reaches the model through run_task, whose model helper run_episode is the rollout: no step itself
+    harness = by_id(candidates).get(want["harness"])
+    if harness is not None:
+        assert any("runs the model only through run_episode" in r for r in harness["reasons"])
+        assert harness["score"] <= first["score"] - 6
+    # the episode loop itself is no inline candidate (a loop below the driver depth only binds its call)
+    assert not any(c["kind"] == "inline" and "harness.py" in c["entry"] for c in candidates)
+
+
 def test_drivers_are_not_reached_through_blocked_functions():
     import ast
 

@@ -75,6 +75,23 @@ def test_the_script_a_readme_runs_first_wins_the_tie(tmp_path, monkeypatch):
     assert ranked(root, monkeypatch)[0]["entry"] == want["other"]
 
 
+def test_a_script_the_project_texts_run_wins_a_tie_with_one_they_never_name(tmp_path, monkeypatch):
+    want = expected("entry_named_script")
+    root = app(tmp_path, "entry_named_script")
+    candidates = ranked(root, monkeypatch)
+    first, other = candidates[0], by_id(candidates)[want["other"]]
+    assert first["entry"] == want["entry"] and first["score"] == other["score"]    # a tie, broken
+    assert any("run_wrist.sh" in r and "never the other" in r for r in first["reasons"])
+    # the texts name neither script: the path order, and the tie is said
+    (root / "run_wrist.sh").unlink()
+    candidates = ranked(root, monkeypatch)
+    assert candidates[0]["entry"] == want["other"]
+    assert not any("never the other" in r for c in candidates for r in c["reasons"])
+    # the texts name both: no script goes first for being named (they are no copies, so no order either)
+    (root / "NOTES.md").write_text("Run `python arm_reacher.py` or `python wrist_tracker.py`.\n", encoding="utf-8")
+    assert ranked(root, monkeypatch)[0]["entry"] == want["other"]
+
+
 def test_a_thread_driven_step_ranks_above_a_simulation_rollout(tmp_path, monkeypatch):
     want = expected("entry_thread_vs_sim")
     candidates = ranked(app(tmp_path, "entry_thread_vs_sim"), monkeypatch)

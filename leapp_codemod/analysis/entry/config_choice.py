@@ -93,12 +93,9 @@ def _selections(project: Project) -> dict[str, tuple[str, set[str | None]]]:
         out.setdefault(name, (where, set()))[1].update(targets)
 
     for path, text in texts.items():
-        for group, option in default_choices(text):
-            for ext in _YAML:
-                chosen = path.parent / group / f"{option}{ext}"
-                if chosen in texts:
-                    for name, targets in named_targets(texts[chosen], chosen.name).items():
-                        add(name, os.path.relpath(chosen), targets)
+        for chosen in _chosen_files(path, text, texts):
+            for name, targets in named_targets(texts[chosen], chosen.name).items():
+                add(name, os.path.relpath(chosen), targets)
     shell = shell_values(config_texts(roots, _SHELL))
     for module in list(project.modules.values()):
         for name, where in argparse_choices(module.tree).items():
@@ -110,6 +107,38 @@ def _selections(project: Project) -> dict[str, tuple[str, set[str | None]]]:
                               f"{os.path.relpath(module.path)}:{line}", {target})
     project.memo[key] = out
     return out
+
+
+def _chosen_files(path: Path, text: str, texts: dict[Path, str]) -> list[Path]:
+    """The group files a config's defaults list chooses (`- model: agent` -> model/agent.yaml), when present."""
+    return [path.parent / group / f"{option}{ext}" for group, option in default_choices(text) for ext in _YAML
+            if path.parent / group / f"{option}{ext}" in texts]
+
+
+def run_config_names(project: Project) -> set[str]:
+    """Names of the configs the project's own code runs: `@hydra.main(config_name="config")`,
+    `compose(config_name="eval.yaml")` (the file stem)."""
+    names: set[str] = set()
+    for module in project.modules.values():
+        for node in ast.walk(module.tree):
+            if isinstance(node, ast.Call):
+                names.update(Path(_string(k.value)).stem for k in node.keywords
+                             if k.arg == "config_name" and _string(k.value))
+    return names
+
+
+def run_selected(project: Project) -> dict[str, str]:
+    """Class name -> the run config (see `run_config_names`) whose defaults list selects it: of several configs
+    selecting classes for one group (`config.yaml` picking one agent, `config_variant.yaml` another), the one the
+    code runs."""
+    key = ("run_config_selected_classes",)
+    if key not in project.memo:
+        names = run_config_names(project)
+        texts = {Path(path): text for path, text in config_texts(project_config_roots(project), _YAML)}
+        project.memo[key] = {name: os.path.relpath(path) for path, text in texts.items() if path.stem in names
+                             for chosen in _chosen_files(path, text, texts)
+                             for name in named_targets(texts[chosen], chosen.name)}
+    return project.memo[key]
 
 
 def registry_keys(tree: ast.Module) -> dict[str, tuple[str, str | None, int]]:
@@ -172,7 +201,8 @@ def _class_named(targets: set[str | None], module: str, cls: str, project: Proje
 def selected_among(targets: list, project: Project) -> tuple[list, str | None]:
     """Of the project methods one call may run (its receiver's class is bound at run time: `self.agent.act(obs)`
     with the agent from one of several factories), the one whose class the configs select, when exactly one of
-    several classes is: ([that method], where it is selected). Otherwise (targets, None)."""
+    several classes is, or exactly one of those several is selected by a config the code runs (`run_selected`):
+    ([that method], where it is selected). Otherwise (targets, None)."""
     unique = list({t.id: t for t in targets}.values())
     classes = {(t.module, t.class_name) for t in unique if t.class_name}
     if len(classes) < 2 or len(classes) != len(unique):
@@ -180,6 +210,11 @@ def selected_among(targets: list, project: Project) -> tuple[list, str | None]:
     selected = _selections(project)
     chosen = [t for t in unique if t.class_name in selected
               and _class_named(selected[t.class_name][1], t.module, t.class_name, project)]
+    run = run_selected(project) if len(chosen) > 1 else {}
+    if len(chosen) > 1 and sum(t.class_name in run for t in chosen) == 1:   # several configs: the one the code runs
+        chosen = [t for t in chosen if t.class_name in run]
+        return ([t for t in targets if t.id == chosen[0].id],
+                f"{selected[chosen[0].class_name][0]}, chosen by {run[chosen[0].class_name]}, the config the code runs")
     if len(chosen) != 1:
         return targets, None
     return [t for t in targets if t.id == chosen[0].id], selected[chosen[0].class_name][0]

@@ -145,7 +145,10 @@ def loops_of(fn: FunctionInfo):
         stack.extend(ast.iter_child_nodes(node))
 
 
-def driver_ids(roots: list[FunctionInfo], callees: dict[str, set[str]], depth: int = 3,
+DRIVER_DEPTH = 3    # calls below a driver root that are still its driver code
+
+
+def driver_ids(roots: list[FunctionInfo], callees: dict[str, set[str]], depth: int = DRIVER_DEPTH,
                blocked: frozenset[str] | set[str] = frozenset()) -> set[str]:
     """The roots plus what they call, `depth` calls deep. A driver's calls of its own class's methods
     (`self._run()` -> `self._run_policy_depth()`) cost no depth: they are the driver's own code. What only

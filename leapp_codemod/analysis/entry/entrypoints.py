@@ -7,7 +7,7 @@ from leapp_codemod.analysis.entry.call_sites import CallSites, bind_selected, ne
 from leapp_codemod.analysis.entry.callbacks import callers_of, driven_bodies, registered_callbacks
 from leapp_codemod.analysis.entry.composers import above_their_parts, model_parts, wrapper_calls
 from leapp_codemod.analysis.entry.config_choice import favour_selected, selected_among
-from leapp_codemod.analysis.entry.drivers import (MODULE_QUALNAME, driver_ids, evaluation_branch_calls, in_trainer,
+from leapp_codemod.analysis.entry.drivers import (DRIVER_DEPTH, MODULE_QUALNAME, driver_ids, evaluation_branch_calls, in_trainer,
                                                   is_test_path, is_training_loop, loops_of, name_words)
 from leapp_codemod.analysis.entry.lookup import TRAINING_CODE, below_model_signs, below_non_training
 from leapp_codemod.analysis.entry.loops import InlinePipeline, inline_pipelines, loaded_models, model_call, offline_loop
@@ -134,7 +134,7 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
             if (id(node) in loop_calls and not targets and isinstance(node.func, ast.Attribute)
                     and not on_library_module(node.func, ctx.module, project)):
                 sites.by_name_in_loops.setdefault(node.func.attr, []).append((fn, node.lineno))
-    sites.drivers = driver_ids(roots, sites.callees, blocked=ignored) - ignored
+    sites.drivers = driver_ids(roots, sites.callees, DRIVER_DEPTH, blocked=ignored) - ignored
     # what training code calls (rollout collection, updates) is training code too, unless a driver calls it
     training += [sites.functions[fid] for fid in sorted(trained) if fid in sites.functions]
     sites.ignored = ignored | (driver_ids(training, sites.callees, 2) - sites.drivers)
@@ -150,9 +150,13 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
     definers = {name: len(fids) for name, fids in sites.definers.items()}
     module_models: dict[str, set[str]] = {}
     nodes = {(where.module, where.class_name) for where, _ in callbacks.values() if where.class_name}
+    # one call deeper than a driver, a loop's unbound call may still be bound to the class the configs select
+    # (a rollout helper of an evaluation script); its inline ranges are no candidates (a sampler's loop is none)
+    deeper = driver_ids(roots, sites.callees, DRIVER_DEPTH + 1, blocked=ignored) - ignored - sites.ignored
     for ctx, served_locals, project_calls, networks in contexts:
-        if ctx.fn.id not in sites.drivers:
+        if ctx.fn.id not in sites.drivers and ctx.fn.id not in deeper:
             continue
+        bind_only = ctx.fn.id not in sites.drivers
         if ctx.module.name not in module_models:
             module_models[ctx.module.name] = loaded_models(ctx.module.tree.body)
         models = loaded_models(ctx.fn.node.body) | module_models[ctx.module.name]
@@ -177,6 +181,8 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
             # ... unless the configs select one of those classes: its method is what the loop runs
             pipelines = [p for p in pipelines if network_at(p, here) or not bind_selected(sites, project, ctx.fn, loop, p,
                                                                                           models, definers)]
+            if bind_only:
+                continue
             if pipelines:
                 best = max(pipelines, key=lambda p: p.statements)
                 network = network_at(best, here)
@@ -373,11 +379,22 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, l
 
 
 def _rollout_via(fn: FunctionInfo, sites: CallSites) -> tuple[FunctionInfo, int] | None:
-    """(helper, loop line) when `fn` reaches a model only through a helper it calls (`self._run_episodes()`)
-    that runs a rollout of its own: the model and an environment step in one loop."""
-    helper = sites.functions.get(sites.model_via(fn.id) or "")
-    line = runs_rollout(helper, _model_lines(helper, sites)) if helper is not None and helper.id != fn.id else None
-    return (helper, line) if line is not None else None
+    """(helper, loop line) when `fn` reaches a model only through a helper it calls (`self._run_episodes()`), or
+    the helper's own model helper (as far as `model_via` follows), that runs a rollout of its own: the model and
+    an environment step in one loop."""
+    seen, fid = {fn.id}, fn.id
+    for _ in range(2):
+        helper = sites.functions.get(sites.model_via(fid) or "")
+        if helper is None or helper.id in seen:
+            return None
+        line = runs_rollout(helper, _model_lines(helper, sites))
+        if line is not None:
+            return helper, line
+        if helper.id in sites.calls_module:
+            return None      # the helper runs the model itself, outside a rollout
+        seen.add(helper.id)
+        fid = helper.id
+    return None
 
 
 def _model_lines(fn: FunctionInfo, sites: CallSites) -> set[int]:

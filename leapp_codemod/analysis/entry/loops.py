@@ -53,9 +53,11 @@ def _final_name(expr: ast.expr) -> str | None:
     return None
 
 
-# A name with one of these words acts on a model or a simulator, it is not one: `create_actor`, `load_model`.
+# A name with one of these words acts on a model or a simulator, it is not one: `create_actor`, `load_model`,
+# `evaluate_policy(model, env)` (a harness that runs episodes with the model it is handed, not the model).
 VERB_WORDS = frozenset({"create", "find", "get", "set", "load", "build", "make", "add", "init", "save", "reset",
-                        "update", "compute", "register", "spawn", "remove", "print", "log", "apply", "to"})
+                        "update", "compute", "register", "spawn", "remove", "print", "log", "apply", "to",
+                        "evaluate", "train", "test", "validate", "benchmark", "visualize", "plot", "export"})
 
 
 def is_model_name(name: str) -> bool:

@@ -14,7 +14,8 @@ Two signals, in this order, each named in the winner's reasons:
    `python track_arbitrary.py`: the first command is the project's main use), then the documentation, shell
    scripts and launch files below the scan root (`run_robot.sh` running `python robot/walk.py`). Two copies
    with one file name are told apart by the folder the text names with it (`robot/walk.py`). Scripts that
-   are no copies of each other are not compared this way (a README names many files).
+   are no copies of each other are not compared by order (a README names many files); among them only a script
+   the texts name at all goes before one they never name (a README listing one node of two that run models).
 4. **Not a scratch copy**: a file whose folders or name say test, debug, scratch, tmp, draft or sandbox goes
    after one that does not.
 5. **The one the others import from**, between near-copies: a copy that imports the other's module runs on
@@ -119,6 +120,11 @@ def first_mention(readmes: list[tuple[str, str]], script: str) -> tuple[int, int
     return None
 
 
+def _mention_source(readmes: list[tuple[str, str]], script: str) -> str:
+    found = first_mention(readmes, script)
+    return readmes[found[0]][0] if found else "?"
+
+
 def _spelling(path: str, paths: list[str]) -> str:
     """How a text names the file at `path` among `paths`: its name, with its folder when another has the name."""
     pure = PurePosixPath(path)
@@ -196,6 +202,8 @@ def _order_group(group: list[Entrypoint], project, readmes, first: bool = False,
     copied = {a for a in lines for b in lines if a != b and near_copies(lines[a], lines[b])}
     paths = sorted(lines)
     named = {path: first_mention(readmes, _spelling(path, paths)) for path in copied}
+    unnamed = {path for path in paths if path not in copied and first_mention(readmes, _spelling(path, paths)) is None}
+    documented = {path for path in paths if path not in copied and path not in unnamed}
     missing = (len(readmes) + 1, 0)
     scratch = {c.path: scratch_word(c.path) for c in group}
     modules = {c.path: c.module for c in group}
@@ -208,7 +216,7 @@ def _order_group(group: list[Entrypoint], project, readmes, first: bool = False,
     def key(item):
         index, c = item
         return (c.path in bases and c.path not in based, c.path not in based, c.id in behind,
-                named.get(c.path) or missing,
+                named.get(c.path) or missing, c.path in unnamed and bool(documented),
                 scratch[c.path] is not None, c.path not in imported, index)
 
     ordered = [c for _, c in sorted(enumerate(group), key=key)]
@@ -225,6 +233,11 @@ def _order_group(group: list[Entrypoint], project, readmes, first: bool = False,
             named.get(c.path) or missing for c in group if c.path != lead.path):
         note = (f"ties at score {lead.score} with another script; {readmes[named[lead.path][0]][0]} names "
                 f"`{_spelling(lead.path, paths)}` first")
+    elif lead.path in documented and any(c.path in unnamed for c in group):
+        other = next(c for c in group if c.path in unnamed)
+        note = (f"ties at score {lead.score} with {other.path}; the project's texts name "
+                f"`{_spelling(lead.path, paths)}` ({_mention_source(readmes, _spelling(lead.path, paths))}) "
+                f"and never the other")
     elif scratch[lead.path] is None and any(scratch[c.path] for c in group):
         other = next(c for c in group if scratch[c.path])
         note = (f"ties at score {lead.score} with {other.path}, in `{scratch[other.path]}`, named like a test "
