@@ -169,3 +169,10 @@ def test_a_clock_read_kept_on_self_only_to_log_the_interval_is_host_timing(tmp_p
     assert ("pacer.py", 16, "LCM901") not in hits   # `stamp`: logged, and kept in `self.last_stamp` only to log
     assert ("pacer.py", 19, "LCM901") in hits       # the log call itself
     assert ("pacer.py", 21, "LCM901") in hits       # a clock read that feeds the action
+
+
+def test_a_list_the_step_only_fills_is_write_only_not_state(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "write_only_log_app", "gripper:Gripper.close", monkeypatch))
+    assert ("gripper.py", 16, "LCM701") not in hits   # `self.sent.append`: nothing reads the list
+    assert ("gripper.py", 17, "LCM701") not in hits   # `self.sent.extend`: the same list
+    assert ("gripper.py", 13, "LCM701") in hits       # `self.seen`: read back by the next call's stack
