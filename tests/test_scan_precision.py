@@ -176,3 +176,10 @@ def test_a_list_the_step_only_fills_is_write_only_not_state(tmp_path, monkeypatc
     assert ("gripper.py", 16, "LCM701") not in hits   # `self.sent.append`: nothing reads the list
     assert ("gripper.py", 17, "LCM701") not in hits   # `self.sent.extend`: the same list
     assert ("gripper.py", 13, "LCM701") in hits       # `self.seen`: read back by the next call's stack
+
+
+def test_a_tally_a_data_branch_advances_and_only_a_log_reads_is_not_state(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "logged_tally_app", "sorter:Sorter.classify", monkeypatch))
+    assert ("sorter.py", 19, "LCM701") not in hits   # `self.rejects += 1`: read only by the log in note()
+    assert ("sorter.py", 20, "LCM701") in hits       # `self.hits += 1`: scales the returned score
+    assert ("sorter.py", 26, "LCM901") in hits       # the log call itself

@@ -151,8 +151,9 @@ class StateQuestions(KeptQuestions):
             if isinstance(target, ast.Name) and target.id in self.closure_cells():
                 return [(self.closure_state(target.id), "inplace")] if self.is_data(node.value) else []
             attr = self._is_state_root(target)
-            if attr and self._is_counter(target) and not self._read_elsewhere(attr, {node.lineno}):
-                return []  # a counter nothing else reads
+            if attr and (self._is_counter(target) or _counts(node, self.self_name)) \
+                    and not self._read_elsewhere(attr, {node.lineno}):
+                return []  # a counter nothing else reads (but I/O), also one a data branch advances
             if attr and self._is_counter(target) and cadence_counter(self, attr):
                 return []  # `self.t += 1` read only by tests and indexes: the carried plan is the state
             return [(attr, "inplace")] if attr and self._carried(target) else []
@@ -495,3 +496,9 @@ def _value_read_attrs(project) -> frozenset[str]:
             elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isidentifier():
                 names.add(node.value)
     return frozenset(names)
+
+
+def _counts(node: ast.AugAssign, self_name: str | None) -> bool:
+    """`self.n += 1`: an attribute of self advanced by a number written in the code."""
+    return is_self_attr(node.target, self_name) and isinstance(node.value, ast.Constant) \
+        and isinstance(node.value.value, (int, float)) and not isinstance(node.value.value, bool)
