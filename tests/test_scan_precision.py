@@ -183,3 +183,11 @@ def test_a_tally_a_data_branch_advances_and_only_a_log_reads_is_not_state(tmp_pa
     assert ("sorter.py", 19, "LCM701") not in hits   # `self.rejects += 1`: read only by the log in note()
     assert ("sorter.py", 20, "LCM701") in hits       # `self.hits += 1`: scales the returned score
     assert ("sorter.py", 26, "LCM901") in hits       # the log call itself
+
+
+def test_an_attribute_rebuilt_and_read_inside_one_data_branch_is_scratch(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "replan_scratch_app", "planner:Planner.act", monkeypatch))
+    assert ("planner.py", 14, "LCM702") not in hits   # `self.legs = {...}`: read only after it, in the branch
+    assert ("planner.py", 15, "LCM701") not in hits   # the entry added to that fresh dict
+    assert ("planner.py", 17, "LCM702") in hits       # `self.detour`: reads the previous call's value
+    assert ("planner.py", 13, "LCM201") in hits       # the data branch itself
