@@ -187,7 +187,7 @@ def test_only_tensor_and_counter_state_is_handed_to_generate(tmp_path):
                "        self.count = 0\n        self.frames = collections.deque(maxlen=2)\n"
                "        self.bufs = {'a': torch.zeros(3)}\n"
                "    def step(self, obs):\n        self.count += 1\n        self.frames.append(obs)\n"
-               "        out = torch.tanh(obs + self.bufs['a'] + (self.h if self.h is not None else 0))\n"
+               "        out = torch.tanh(obs + self.bufs['a'] + self.frames[0] + (self.h if self.h is not None else 0))\n"
                "        self.bufs['a'][0] = obs[0]\n"
                "        self.h = out * self.count\n        return out\n")
     result = scan_snippet(tmp_path, snippet)

@@ -169,3 +169,25 @@ def test_a_clock_read_kept_on_self_only_to_log_the_interval_is_host_timing(tmp_p
     assert ("pacer.py", 16, "LCM901") not in hits   # `stamp`: logged, and kept in `self.last_stamp` only to log
     assert ("pacer.py", 19, "LCM901") in hits       # the log call itself
     assert ("pacer.py", 21, "LCM901") in hits       # a clock read that feeds the action
+
+
+def test_a_list_the_step_only_fills_is_write_only_not_state(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "write_only_log_app", "gripper:Gripper.close", monkeypatch))
+    assert ("gripper.py", 16, "LCM701") not in hits   # `self.sent.append`: nothing reads the list
+    assert ("gripper.py", 17, "LCM701") not in hits   # `self.sent.extend`: the same list
+    assert ("gripper.py", 13, "LCM701") in hits       # `self.seen`: read back by the next call's stack
+
+
+def test_a_tally_a_data_branch_advances_and_only_a_log_reads_is_not_state(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "logged_tally_app", "sorter:Sorter.classify", monkeypatch))
+    assert ("sorter.py", 19, "LCM701") not in hits   # `self.rejects += 1`: read only by the log in note()
+    assert ("sorter.py", 20, "LCM701") in hits       # `self.hits += 1`: scales the returned score
+    assert ("sorter.py", 26, "LCM901") in hits       # the log call itself
+
+
+def test_an_attribute_rebuilt_and_read_inside_one_data_branch_is_scratch(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "replan_scratch_app", "planner:Planner.act", monkeypatch))
+    assert ("planner.py", 14, "LCM702") not in hits   # `self.legs = {...}`: read only after it, in the branch
+    assert ("planner.py", 15, "LCM701") not in hits   # the entry added to that fresh dict
+    assert ("planner.py", 17, "LCM702") in hits       # `self.detour`: reads the previous call's value
+    assert ("planner.py", 13, "LCM201") in hits       # the data branch itself

@@ -92,6 +92,10 @@ NDARRAY_RESULT_METHODS = NDARRAY_METHODS & {"astype", "reshape", "copy", "transp
 # Methods of a Python list/deque/dict/set that change it in place.
 CONTAINER_MUTATORS = frozenset({"append", "appendleft", "extend", "extendleft", "insert", "pop", "popleft",
                                 "clear", "remove", "rotate", "update", "setdefault", "add", "discard"})
+# Container mutators whose call returns nothing of the container's content: a container only these touch is
+# never read (`pop`/`setdefault` hand an item back, so they are reads).
+FILLING_MUTATORS = frozenset({"append", "appendleft", "extend", "extendleft", "insert", "clear", "remove", "add",
+                              "discard", "update"})
 # ndarray methods that change only the array's flags (writeable, aligned): no value goes in or out.
 NDARRAY_FLAG_METHODS = frozenset({"setflags"})
 # Trailing-underscore methods that change a tensor's flags, not its values: not in-place writes.

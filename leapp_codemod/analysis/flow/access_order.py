@@ -34,6 +34,8 @@ class _Walk:
     contexts: object                     # callable: FunctionInfo -> FunctionContext with its env computed
     order: AccessOrder = field(default_factory=AccessOrder)
     written: dict[str, set[str]] = field(default_factory=dict)   # attr -> classes with an always-running write
+    # attr -> classes written earlier in the varying block being walked: they cover the reads after them in it
+    local: dict[str, set[str]] = field(default_factory=dict)
     written_names: set[str] = field(default_factory=set)         # loop-carried names with one
     family: dict[str, set[str]] = field(default_factory=dict)    # class id -> ids of its MRO
     statements: int = 0
@@ -95,11 +97,21 @@ class _Walk:
         if not (leaves_function(stmts) and self.returns):
             self.block(stmts, ctx, guarded, depth)
             return
-        before = self._writes()
+        before, local = self._writes(), self._local()
         self.block(stmts, ctx, guarded, depth)
         if isinstance(stmts[-1], ast.Return):
             self.returns[-1].append((self._writes(), guarded))
-        self.written, self.written_names = before
+        (self.written, self.written_names), self.local = before, local
+
+    def _local(self) -> dict[str, set[str]]:
+        return {a: set(c) for a, c in self.local.items()}
+
+    def scoped(self, walk) -> None:
+        """Walk a block that runs on some calls only (`walk()`): its writes cover the reads after them inside
+        it (`if fresh: self.plan = {}; self.plan[k] = v; use(self.plan)`), never those after it."""
+        local = self._local()
+        walk()
+        self.local = local
 
     def stmt(self, node: ast.stmt, ctx: FunctionContext, guarded: bool, depth: int) -> None:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -109,21 +121,23 @@ class _Walk:
             inner = guarded or self._varies(node.test, ctx)
             skipped = training_only_block(node, ctx.self_name) or constant_flag_block(
                 node, ctx.fn, ctx.facts.param_constants.get(ctx.fn.id)) or self._none_test(node.test)
-            if skipped != "body":
-                self.branch(node.body, ctx, inner, depth)
-            if skipped != "orelse":
-                self.branch(node.orelse, ctx, inner, depth)
+            varies = self._varies(node.test, ctx)
+            for arm, stmts in (("body", node.body), ("orelse", node.orelse)):
+                if skipped == arm:
+                    continue
+                if varies:
+                    self.scoped(lambda stmts=stmts: self.branch(stmts, ctx, inner, depth))
+                else:
+                    self.branch(stmts, ctx, inner, depth)
         elif isinstance(node, (ast.For, ast.AsyncFor)):
             self.expr(node.iter, ctx, guarded, depth)
             inner = guarded or self._varies(node.iter, ctx)
-            self.target(node.target, ctx, True, depth)
-            self.block(node.body, ctx, inner, depth)
-            self.block(node.orelse, ctx, inner, depth)
+            self.scoped(lambda: (self.target(node.target, ctx, True, depth), self.block(node.body, ctx, inner, depth),
+                                 self.block(node.orelse, ctx, inner, depth)))
         elif isinstance(node, ast.While):
             self.expr(node.test, ctx, guarded, depth)
             inner = guarded or self._varies(node.test, ctx)
-            self.block(node.body, ctx, inner, depth)
-            self.block(node.orelse, ctx, inner, depth)
+            self.scoped(lambda: (self.block(node.body, ctx, inner, depth), self.block(node.orelse, ctx, inner, depth)))
         elif isinstance(node, (ast.With, ast.AsyncWith)):
             for item in node.items:
                 self.expr(item.context_expr, ctx, guarded, depth)
@@ -131,13 +145,13 @@ class _Walk:
         elif isinstance(node, ast.Try) or node.__class__.__name__ == "TryStar":
             self.block(node.body, ctx, guarded, depth)
             for handler in node.handlers:
-                self.block(handler.body, ctx, True, depth)
+                self.scoped(lambda handler=handler: self.block(handler.body, ctx, True, depth))
             self.block(node.orelse, ctx, guarded, depth)
             self.block(node.finalbody, ctx, guarded, depth)
         elif isinstance(node, ast.Match):
             self.expr(node.subject, ctx, guarded, depth)
             for case in node.cases:
-                self.block(case.body, ctx, True, depth)
+                self.scoped(lambda case=case: self.block(case.body, ctx, True, depth))
         elif isinstance(node, ast.Assign):
             self.expr(node.value, ctx, guarded, depth)
             for target in node.targets:
@@ -173,7 +187,7 @@ class _Walk:
             if is_self_attr(root, ctx.self_name):
                 # the step fills the buffer it then reads (`self.obs[:3] = ...`); a write through an index
                 # (`self.ctrl[ARM_IDS] = q`) leaves the other entries as the previous call left them
-                self.write(root.attr, ctx, guarded or not _fills(target.slice, ctx))
+                self.write(root.attr, ctx, guarded or not _fills(target.slice, ctx), _fills(target.slice, ctx))
             elif isinstance(root, ast.Name):
                 self.write_name(root.id, ctx, guarded)
             else:
@@ -227,14 +241,20 @@ class _Walk:
 
     # ------------------------------------------------------------------ events
     def read(self, attr: str, ctx: FunctionContext, line: int) -> None:
-        writers = self.written.get(attr, set())
+        writers = self.written.get(attr, set()) | self.local.get(attr, set())
         mine = self.family.get(ctx.cls.id, set()) if ctx.cls is not None else set()
         if ctx.cls is not None and not any(w in mine or ctx.cls.id in self.family.get(w, ()) for w in writers):
             self.order.uncovered.setdefault((ctx.cls.id, attr), set()).add((ctx.fn.id, line))
 
-    def write(self, attr: str, ctx: FunctionContext, guarded: bool) -> None:
-        if not guarded and ctx.cls is not None:
+    def write(self, attr: str, ctx: FunctionContext, guarded: bool, whole: bool = True) -> None:
+        """`whole`: the write sets the whole value (not some entries of it). Under a guard it covers the reads
+        after it in the guarded block (`local`); otherwise every later read."""
+        if ctx.cls is None:
+            return
+        if not guarded:
             self.written.setdefault(attr, set()).add(ctx.cls.id)
+        elif whole:
+            self.local.setdefault(attr, set()).add(ctx.cls.id)
 
     def write_name(self, name: str, ctx: FunctionContext, guarded: bool) -> None:
         if not guarded and name in ctx.fn.carried:

@@ -9,7 +9,7 @@ from leapp_codemod.analysis.infer.kept import KeptQuestions
 from leapp_codemod.analysis.infer.taint import function_attr, parent_map
 from leapp_codemod.analysis.model.class_state import CONSTRUCTION_METHODS, inputs_from_callbacks
 from leapp_codemod.analysis.model.walk import is_self_attr
-from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS, INPLACE_EXCEPTIONS, SAME_VALUE_METHODS
+from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS, FILLING_MUTATORS, INPLACE_EXCEPTIONS, SAME_VALUE_METHODS
 
 
 class StateQuestions(KeptQuestions):
@@ -151,8 +151,9 @@ class StateQuestions(KeptQuestions):
             if isinstance(target, ast.Name) and target.id in self.closure_cells():
                 return [(self.closure_state(target.id), "inplace")] if self.is_data(node.value) else []
             attr = self._is_state_root(target)
-            if attr and self._is_counter(target) and not self._read_elsewhere(attr, {node.lineno}):
-                return []  # a counter nothing else reads
+            if attr and (self._is_counter(target) or _counts(node, self.self_name)) \
+                    and not self._read_elsewhere(attr, {node.lineno}):
+                return []  # a counter nothing else reads (but I/O), also one a data branch advances
             if attr and self._is_counter(target) and cadence_counter(self, attr):
                 return []  # `self.t += 1` read only by tests and indexes: the carried plan is the state
             return [(attr, "inplace")] if attr and self._carried(target) else []
@@ -180,9 +181,21 @@ class StateQuestions(KeptQuestions):
         root = self.loop_alias(root) or root      # `for buf in self.bufs: buf.append(x)`
         if method in CONTAINER_MUTATORS and self.is_state_container(root):
             held = root.value if isinstance(root, ast.Subscript) else root   # `self.frames[cam].append(img)`
+            if isinstance(held, ast.Attribute) and held.attr not in self._value_read_attrs():
+                return []   # `self.log.append(a)` into a list nothing reads: no later call sees it
             if self._carried(held):
                 return [(held.id if isinstance(held, ast.Name) else held.attr, "inplace")]
         return []
+
+    def _value_read_attrs(self) -> frozenset[str]:
+        """Attribute names the project reads anywhere other than as the receiver of a call that only fills
+        a container (`x.log.append(v)` as a statement), and names spelled as strings (`getattr(x, "log")`):
+        a container of self whose name is not among them is write-only, its content reaches no output."""
+        key = ("value_read_attrs",)
+        found = self.project.memo.get(key)
+        if found is None:
+            found = self.project.memo[key] = _value_read_attrs(self.project)
+        return found
 
     def _assign_state_write(self, target: ast.expr, value: ast.expr, line: int) -> tuple[str, str] | None:
         if isinstance(target, ast.Subscript):
@@ -469,3 +482,23 @@ def _same_value(value: ast.expr, attr: str, self_name: str | None) -> bool:
             and value.func.attr in SAME_VALUE_METHODS:
         value = value.func.value
     return is_self_attr(value, self_name) and value.attr == attr
+
+
+def _value_read_attrs(project) -> frozenset[str]:
+    names: set[str] = set()
+    for module in project.modules.values():
+        filled = {id(n.value.func.value) for n in module.nodes if isinstance(n, ast.Expr)
+                  and isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Attribute)
+                  and n.value.func.attr in FILLING_MUTATORS}
+        for node in module.nodes:
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and id(node) not in filled:
+                names.add(node.attr)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isidentifier():
+                names.add(node.value)
+    return frozenset(names)
+
+
+def _counts(node: ast.AugAssign, self_name: str | None) -> bool:
+    """`self.n += 1`: an attribute of self advanced by a number written in the code."""
+    return is_self_attr(node.target, self_name) and isinstance(node.value, ast.Constant) \
+        and isinstance(node.value.value, (int, float)) and not isinstance(node.value.value, bool)
