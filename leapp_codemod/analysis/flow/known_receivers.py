@@ -11,6 +11,7 @@ from leapp_codemod.analysis.model.class_state import stored_items
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.libraries import in_project as _in_project
 from leapp_codemod.analysis.model.libraries import library_available
+from leapp_codemod.analysis.model.settings import param_default
 
 
 # Callables whose result's class is decided by data the scan does not read (a config value, a file):
@@ -143,7 +144,7 @@ def default_only(ctx: FunctionContext, init: FunctionInfo, param: str) -> bool:
     attribute holds that library callable."""
     from leapp_codemod.analysis.model.resolve_sites import argument_for, sites_of
     from leapp_codemod.analysis.model.runtime_bind import hydra_targets
-    default = _param_default(init, param)
+    default = param_default(init, param)
     if init.name != "__init__" or init.class_name is None or default is None \
             or not library_value(ctx, default, init):
         return False
@@ -160,13 +161,3 @@ def default_only(ctx: FunctionContext, init: FunctionInfo, param: str) -> bool:
                    for t in hydra_targets(ctx.project))
 
 
-def _param_default(fn: FunctionInfo, param: str) -> ast.expr | None:
-    args = fn.node.args
-    positional = [*args.posonlyargs, *args.args]
-    for arg, default in zip(positional[len(positional) - len(args.defaults):], args.defaults):
-        if arg.arg == param:
-            return default
-    for arg, default in zip(args.kwonlyargs, args.kw_defaults):
-        if arg.arg == param:
-            return default
-    return None

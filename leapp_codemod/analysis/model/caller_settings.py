@@ -6,7 +6,7 @@ import ast
 
 from leapp_codemod.analysis.model.command_line import calls_by_name, command_line_names, is_setting_expr
 from leapp_codemod.analysis.model.index import ClassInfo
-from leapp_codemod.analysis.model.settings import _default
+from leapp_codemod.analysis.model.settings import param_default
 from leapp_codemod.knowledge.io import STATIC_MODEL_CONSTRUCTORS
 from leapp_codemod.knowledge.vocab import TRAINING_FLAG_PARAMS
 from leapp_codemod.source.chains import counter_kind
@@ -164,7 +164,7 @@ def training_switches(fn) -> dict[str, set]:
 def _default_setting(fn, param: str):
     """What a call that leaves `param` out passes: its literal default (`NONE_DEFAULT` for None), or None
     (not a setting) for a computed default or none at all."""
-    default = _default(fn, param)
+    default = param_default(fn, param)
     if isinstance(default, ast.Constant) and default.value is None:
         return NONE_DEFAULT
     return _setting_value(default, set()) if default is not None else None

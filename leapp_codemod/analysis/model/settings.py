@@ -133,7 +133,7 @@ def _passed(init, param: str, sites, unknown) -> set:
     """The constants every construction site passes for `param` (its default where none is given)."""
     if not sites:
         return set()
-    default = _default(init, param)
+    default = param_default(init, param)
     values: set = set()
     for site in sites:
         arg = argument_for(init, site.call, param)
@@ -148,7 +148,8 @@ def _passed(init, param: str, sites, unknown) -> set:
     return values
 
 
-def _default(init, param: str) -> ast.expr | None:
+def param_default(init, param: str) -> ast.expr | None:
+    """The default value a function gives its parameter `param` (positional or keyword-only), if any."""
     args = init.node.args
     positional = [*args.posonlyargs, *args.args]
     for arg, default in zip(positional[len(positional) - len(args.defaults):], args.defaults):
