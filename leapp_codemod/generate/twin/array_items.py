@@ -133,9 +133,7 @@ class ArrayItems(TwinRule):
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         if self.depth:
-            text = dotted(updated.func) or ""
-            head = text.split(".")[0]
-            target = f"{self.ctx.bindings.get(head, head)}{text[len(head):]}"
+            target = self.ctx.qualified(updated.func)
             flags = self.flags_on(original, "unmapped-numpy")
             if (flags and target in ("numpy.array", "numpy.asarray") and updated.args
                     and isinstance(updated.args[0].value, (cst.List, cst.Tuple)) and not updated.args[0].keyword

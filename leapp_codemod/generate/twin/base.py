@@ -78,6 +78,12 @@ class Context:
     item_params: frozenset[str] = frozenset()         # parameters whose integer items stay arrays (fresh_writes)
     loop_indices: frozenset[str] = frozenset()        # `for i in range(...)` targets: Python ints (branch_where)
 
+    def qualified(self, func: cst.BaseExpression) -> str:
+        """The dotted import target a call's function names (`np.float32` -> `numpy.float32`), or ""."""
+        text = dotted(func) or ""
+        head = text.split(".")[0]
+        return f"{self.bindings.get(head, head)}{text[len(head):]}" if text else ""
+
 
 @dataclass(frozen=True)
 class Step:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from leapp_codemod.generate.twin.base import Example, TwinRule, attr, call, dotted
+from leapp_codemod.generate.twin.base import Example, TwinRule, attr, call
 from leapp_codemod.knowledge.vocab import MATH_TWINS
 
 
@@ -26,9 +26,7 @@ class MathFunctions(TwinRule):
     )
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        text = dotted(updated.func) or ""
-        head = text.split(".")[0]
-        target = f"{self.ctx.bindings.get(head, head)}{text[len(head):]}" if text else ""
+        target = self.ctx.qualified(updated.func)
         module, _, fn = target.rpartition(".")
         if module != "math" or fn not in MATH_TWINS or not updated.args or any(
                 a.keyword or a.star for a in updated.args):

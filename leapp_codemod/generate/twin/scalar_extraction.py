@@ -97,8 +97,7 @@ class ScalarExtraction(TwinRule):
 
     def _full(self, original: cst.Call, updated: cst.Call):
         text = dotted(updated.func) or ""
-        head = text.split(".")[0]
-        target = f"{self.ctx.bindings.get(head, head)}{text[len(head):]}"
+        target = self.ctx.qualified(updated.func)
         if target not in ("torch.full", "torch.tensor"):
             return None
         if not any(is_tensor_valued(a.value, self.ctx) for a in updated.args):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from leapp_codemod.generate.twin.base import Example, TwinRule, call, dotted
+from leapp_codemod.generate.twin.base import Example, TwinRule, call
 from leapp_codemod.knowledge.vocab import NUMPY_SCALAR_TYPES
 
 
@@ -24,9 +24,7 @@ class ScalarTypes(TwinRule):
     )
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        text = dotted(updated.func) or ""
-        head = text.split(".")[0]
-        target = f"{self.ctx.bindings.get(head, head)}{text[len(head):]}" if text else ""
+        target = self.ctx.qualified(updated.func)
         module, _, name = target.rpartition(".")
         if not self.depth or module != "numpy" or name not in NUMPY_SCALAR_TYPES or len(updated.args) != 1 \
                 or updated.args[0].keyword or updated.args[0].star:
