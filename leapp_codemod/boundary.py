@@ -13,6 +13,7 @@ import and call in production. Imports torch, numpy and leapp lazily.
 from __future__ import annotations
 
 import collections
+import functools
 import keyword
 import re
 from collections.abc import Mapping
@@ -44,6 +45,41 @@ def port_name(prefix: str, key) -> str:
     if name[0].isdigit() or keyword.iskeyword(name):
         name = f"v_{name}"
     return name
+
+
+# Names an exported graph gives its own values besides operator names: Python's item access in a
+# torch.export graph, and the ONNX exporter's generated values and constants.
+_GRAPH_VALUE_NAMES = re.compile(r"getitem|val|_tensor_constant|scalar_tensor_default|sym_size_int|sym_numel")
+
+
+@functools.lru_cache(maxsize=1)
+def _operator_names() -> frozenset[str]:
+    import json
+    from importlib import resources
+
+    text = resources.files("leapp_codemod.data").joinpath("torch_operators.json").read_text(encoding="utf-8")
+    return frozenset(json.loads(text)["operators"])
+
+
+def graph_reserved(name: str) -> bool:
+    """A name the exported graph may give one of its own values: a torch operator's name, alone or with the
+    `_N` suffix that numbers its repeated uses (`mean`, `mul_3`). An output port with such a name is a second
+    definition of that value, and ONNX refuses the model ("Duplicate definition of name")."""
+    base = re.sub(r"(_\d+)+$", "", name)
+    return base in _operator_names() or bool(_GRAPH_VALUE_NAMES.fullmatch(base))
+
+
+def fresh_port(base: str, used: set[str], suffix: str = "_out") -> str:
+    """The port name for `base`: itself when no other port of the export holds it (`used`) and the graph
+    cannot name one of its own values so (`graph_reserved`), else `base` + `suffix`, then numbered. Every
+    port name of an export that is chosen rather than taken from a parameter is chosen here."""
+    candidate = base
+    if candidate in used or graph_reserved(candidate):
+        candidate = base = f"{base}{suffix}"
+    i = 2
+    while candidate in used or graph_reserved(candidate):
+        candidate, i = f"{base}{i}", i + 1
+    return candidate
 
 
 # Libraries whose objects are never records of inputs (a model, a generator, a simulator handle).

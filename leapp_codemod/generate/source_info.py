@@ -8,6 +8,7 @@ import keyword
 from dataclasses import dataclass
 from pathlib import Path
 
+from leapp_codemod.boundary import fresh_port
 from leapp_codemod.knowledge.io import SEND_METHODS
 from leapp_codemod.knowledge.vocab import LIBRARY_NAMES, NAME_KEEPING_CONVERSIONS
 from leapp_codemod.source.parse import decode, is_literal, parse_text
@@ -271,11 +272,7 @@ def output_structure(fn: ast.FunctionDef, taken: set[str], is_method: bool = Fal
     def unique(name: str | None) -> str:
         base = _identifier(name) or (_identifier(annotation_name(fn)) or "output" if single else f"output{counter[0]}")
         counter[0] += 1
-        if base in used:
-            base = f"{base}_out"
-        candidate, i = base, 2
-        while candidate in used:
-            candidate, i = f"{base}{i}", i + 1
+        candidate = fresh_port(base, used)
         used.add(candidate)
         return candidate
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 from pathlib import Path
 
+from leapp_codemod.boundary import fresh_port
 from leapp_codemod.knowledge.categories import (
     HOST_CATEGORIES,
     LEFT_OUT_CATEGORIES,
@@ -192,8 +193,7 @@ def _state_specs(state: list[StateAttr], taken: set[str], entry_owner: str) -> t
     used = set(taken)
     for (owner, attr), s in sorted(seen.items()):
         name = attr if owner == entry_owner and attr not in used else f"{snake(owner.split(':')[-1])}_{attr}"
-        while name in used:
-            name += "_state"
+        name = fresh_port(name, used, "_state")
         used.add(name)
         specs.append(StateSpec(name, owner, attr, s.kind, f"{s.path}:{s.line}"))
     return tuple(specs)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from leapp_codemod.boundary import StateRef, port_name
+from leapp_codemod.boundary import StateRef, fresh_port, port_name
 
 LIMIT = 20000            # objects visited per walk
 _HASH_BYTES = 1 << 22    # arrays larger than this are fingerprinted by identity and address only
@@ -150,10 +150,7 @@ def state_name(path: tuple, taken: set[str]) -> str:
     name = ""
     for _, key in path[1:]:
         name = port_name(name, key)
-    name = name or "state"
-    while name in taken:
-        name += "_state"
-    return name
+    return fresh_port(name or "state", taken, "_state")
 
 
 def ref(name: str, roots: dict[str, object], path: tuple) -> StateRef:
