@@ -58,3 +58,35 @@ def test_outputs_sliced_from_an_operator_named_value_export_with_onnx(tmp_path):
     assert report["backend"] == "onnx"
     assert [a.get("failed_stage") for a in report["attempts"]] == [None], report["attempts"]
     assert tree_hash(work / "contacts") == before
+
+
+_INVALID = ("LEAPP validation on the traced calls failed: planner: Fail: [ONNXRuntimeError] : 1 : FAIL : Load model "
+            "from /tmp/x/planner.onnx failed:This is an invalid model. Error: Duplicate definition of name (mean).")
+
+
+def test_an_invalid_model_is_not_computation_lost_in_the_trace(tmp_path):
+    from leapp_codemod.runner.export import Attempt, lost_computation
+
+    signal = {"signal": "scalar-extraction", "location": "planner/cem.py:41", "message": "detected item"}
+    att = Attempt("onnx", tmp_path, stage="validation", reason=_INVALID, signals=[signal])
+    assert lost_computation(att) == ""
+    att.reason = "LEAPP validation on the traced calls failed: planner: sample 0: Mismatch detected"
+    assert "planner/cem.py:41" in lost_computation(att)     # a compared mismatch with the signal: lost
+
+
+def test_the_verdict_quotes_the_invalid_model_as_the_cause():
+    from types import SimpleNamespace
+
+    from leapp_codemod.runner import verdict
+
+    attempt = {"backend": "onnx", "failed_stage": "validation", "reason": _INVALID, "lost_computation": "",
+               "leapp_causes": ["No torch equivalent for numpy function ndarray.item (planner/cem.py:41)"],
+               "signals": [{"signal": "scalar-extraction", "location": "planner/cem.py:41", "message": "item"}]}
+    info = SimpleNamespace(host_runtime=("planner/cem.py:30 random-in-pipeline: draws",), left_out=(),
+                           unresolved=(), stubs=[], findings=(), entry="planner.cem:Planner.plan")
+    report: dict = {}
+    verdict._failed(report, info, {"attempts": [attempt]}, [], None)
+    assert report["status"] == "failed" and report["failed_stage"] == "validation"
+    assert report["error"].startswith("onnx failed at validation: the model it wrote is invalid")
+    assert "Duplicate definition of name (mean)" in report["error"]
+    assert "cause, as LEAPP logged it" not in report["error"] and "computation was lost" not in report["error"]

@@ -21,6 +21,10 @@ GENERATED_HEADER = "# leapp-codemod-generated sha256="
 # (ONNX Runtime refusing a graph whose operands have different types): no value was compared, so host-side
 # lines of the step cannot explain it.
 MODEL_NOT_LOADED = ("Load model from", "[ONNXRuntimeError]")
+# Words of an exporter's error where the model it wrote is not a valid model (the ONNX checker, or ONNX Runtime
+# refusing to load it): the exporter's own failure, whatever LEAPP signalled while tracing, and one that another
+# exporter may not repeat.
+MODEL_INVALID = ("This is an invalid model", "Load model from", "checker.ValidationError")
 
 # NumPy functions that read only an array's shape or dtype: LEAPP 0.7.2 logs "No torch equivalent for numpy
 # function ndim. Operation will not be traced." for them (NumPy calls `np.ndim` inside `np.clip`, `np.sqrt`

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import re
 
+from leapp_codemod.knowledge.leapp import MODEL_INVALID
+
 
 class RunnerError(Exception):
     """A one-line reason the run cannot continue (stage says where)."""
@@ -88,3 +90,9 @@ def failing_op(error: str) -> str:
     """The function a graph error names as refusing its arguments (`cumsum`), or ''."""
     m = _FAILING_OP.search(error or "")
     return m.group(1) if m else ""
+
+
+def model_invalid(reason: str | None) -> bool:
+    """An exporter's error that says the model it wrote is invalid (refused by the ONNX checker, or by ONNX
+    Runtime when loading it): nothing of the model ran, so it says nothing about the trace."""
+    return any(m in (reason or "") for m in MODEL_INVALID)

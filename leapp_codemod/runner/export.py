@@ -13,7 +13,7 @@ from leapp_codemod.runner import backend_options, draws, values
 from leapp_codemod.runner.class_patches import diverted
 from leapp_codemod.runner.dropped import scripted_call_failure, tensor_into_numpy
 from leapp_codemod.runner.dtype_mix import mixed_dtype_text
-from leapp_codemod.runner.errors import RunnerError, cut, failing_op, full_text, one_line
+from leapp_codemod.runner.errors import RunnerError, cut, failing_op, full_text, model_invalid, one_line
 from leapp_codemod.runner.graph_check import graph_error, mixed_dtype_lines, op_lines
 from leapp_codemod.runner.inputs_kept import dropped_inputs
 from leapp_codemod.runner.intercept import Recorder, replaced
@@ -274,7 +274,7 @@ def lost_computation(att: Attempt) -> str:
         what = att.reason.split("() for node", 1)[0].rsplit(" ", 1)[-1]
         return (f"the values passed to {what}() are no longer traced (LEAPP: {cut(att.reason, 160)}): an operation "
                 "between the inputs and them left the trace (a Python or NumPy value built from traced ones)")
-    if att.stage != "validation" or att.spurious:
+    if att.stage != "validation" or att.spurious or model_invalid(att.reason):
         return ""
     # a signal at a check whose other side only raises (`guard`) loses nothing on the inputs that pass it
     frozen = sorted((s for s in att.signals if s.get("signal") in _LOST_SIGNALS and not s.get("guard")),

@@ -14,7 +14,7 @@ from leapp_codemod.runner.draws import RANDOM_CATEGORY, carried_draws, gate
 from leapp_codemod.runner.dropped import leapp_cause
 from leapp_codemod.runner.dropped_reads import name_reads
 from leapp_codemod.runner.dtype_mix import lead_with_dtype_mix
-from leapp_codemod.runner.errors import cut, failing_op
+from leapp_codemod.runner.errors import cut, failing_op, model_invalid
 from leapp_codemod.runner.linecover import first_run, ran
 from leapp_codemod.runner.module_info import ModuleInfo
 from leapp_codemod.runner.module_info import category as _category
@@ -375,6 +375,10 @@ def _failed(report: dict, info: ModuleInfo, data: dict, bad_parity: list, execut
         detail = f": {p['error']}" if p.get("error") else ""
         report["error"] = (f"FunctionPatch {p['patch']} ({p['replacement']}) differs from the original (max abs "
                            f"error {p['max_abs_error']:.3g}){detail}; hazards: {', '.join(p['hazards']) or '-'}")
+    elif last and model_invalid(last.get("reason")):
+        report["invalid_model"] = last.get("reason")
+        report["error"] = (f"{last.get('backend')} failed at {stage}: the model it wrote is invalid, so nothing of "
+                           f"it ran: {last.get('reason')}")
     elif last:
         report["error"] = f"{last.get('backend')} failed at {stage}: {last.get('reason')}"
         if stage == "lowering" and last.get("graph_error") and last.get("exporter_specific") is False:
@@ -414,7 +418,10 @@ def _failed(report: dict, info: ModuleInfo, data: dict, bad_parity: list, execut
     _name_list_join(report, info, last, executed)
     cause = leapp_cause(last)
     op = failing_op(last.get("graph_error") or "") if stage == "lowering" else ""
-    if cause and not last.get("dropped_inputs") and op and not re.search(rf"\b{re.escape(op)}\b", cause):
+    if cause and report.get("invalid_model"):
+        report["leapp_also_logged"] = cause       # the invalid model is the failure, whatever the trace lost
+        report["error"] += f"; LEAPP also logged: {cause}"
+    elif cause and not last.get("dropped_inputs") and op and not re.search(rf"\b{re.escape(op)}\b", cause):
         report["leapp_also_logged"] = cause       # about another op than the one the graph fails on
         report["error"] += f"; LEAPP also logged (about another op than the failing {op}): {cause}"
     elif cause and not last.get("dropped_inputs"):
