@@ -60,8 +60,9 @@ def test_with_the_replacement_in_place_the_clock_is_state_carried_as_an_array(ti
     patch = _Patch("tiltctl.controller", "tilt_row", features.tilt_row_twin)
     before = tiltctl.tilt_row
     plan = plan_state({}, recorder, patches=(patch,))
-    assert [(name, path) for name, path in plan.entries] == [("t", ("self", ("attr", "t")))]
-    assert plan.kinds == {"t": "numpy"}
+    # `t` is a torch operator's name (a graph value may be named so): the port is `t_state` (boundary.fresh_port)
+    assert [(name, path) for name, path in plan.entries] == [("t_state", ("self", ("attr", "t")))]
+    assert plan.kinds == {"t_state": "numpy"}
     assert tiltctl.tilt_row is before, "the binding in place before the probe is put back"
 
 
