@@ -11,7 +11,7 @@ import numpy as np
 import torch
 
 from leapp_codemod import held
-from leapp_codemod.boundary import StateRef, as_host, port_name, state_leaves
+from leapp_codemod.boundary import StateRef, as_host, graph_reserved, port_name, state_leaves
 from leapp_codemod.runner import state_holders, state_reads, values
 from leapp_codemod.runner import state_observe as observe
 from leapp_codemod.runner.errors import RunnerError, where
@@ -158,7 +158,7 @@ def plan_state(declared: dict, recorder: Recorder, outputs: frozenset[str] = fro
                                   "a flag LEAPP cannot carry as state; the export takes the value it had while traced")
                 continue
             name = (label if leaf == path else port_name(label, leaf[-1][1])) if label else None
-            name = name if name and name not in taken else observe.state_name(leaf, taken)
+            name = name if name and name not in taken and not graph_reserved(name) else observe.state_name(leaf, taken)
             taken.add(name)
             plan.entries.append((name, leaf))
             plan.explained[name] = why
