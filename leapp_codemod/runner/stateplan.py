@@ -11,7 +11,13 @@ import numpy as np
 import torch
 
 from leapp_codemod import held
-from leapp_codemod.boundary import StateRef, as_host, graph_reserved, port_name, state_leaves
+from leapp_codemod.boundary import (
+    StateRef,
+    as_host,
+    graph_reserved,
+    port_name,
+    state_leaves,
+)
 from leapp_codemod.runner import state_holders, state_reads, values
 from leapp_codemod.runner import state_observe as observe
 from leapp_codemod.runner.errors import RunnerError, where
