@@ -71,3 +71,24 @@ def test_without_packaging_a_known_library_name_or_a_vendor_folder_marks_the_cop
     moved = load_project(["."]).project
     assert all(Path(moved.modules[m].path).parts[0] == "third_party" for m in vendored_modules(moved))
     assert vendored_modules(moved)
+
+
+def test_calling_the_items_of_a_held_module_container_runs_the_model(tmp_path, monkeypatch):
+    root = tmp_path / "arm"
+    (root / "arm").mkdir(parents=True)
+    (root / "arm" / "__init__.py").write_text("", encoding="utf-8")
+    (root / "arm" / "stack.py").write_text(
+        "import torch\nfrom torch import nn\n\n\nclass StackedPolicy:\n"
+        "    def __init__(self):\n"
+        "        self.blocks = nn.ModuleDict({'a': nn.Linear(6, 6), 'b': nn.Linear(6, 3)})\n\n"
+        "    def act(self, joints):\n"
+        "        x = torch.as_tensor(joints)\n"
+        "        for block in self.blocks.values():\n"
+        "            x = block(x)\n"
+        "        return x\n", encoding="utf-8")
+    (root / "run.py").write_text(
+        "import sys\nfrom arm.stack import StackedPolicy\n\n\ndef main():\n    policy = StackedPolicy()\n"
+        "    for line in sys.stdin:\n        print(policy.act([float(v) for v in line.split()]))\n\n\n"
+        "if __name__ == '__main__':\n    main()\n", encoding="utf-8")
+    step = by_id(ranked(root, monkeypatch))["arm.stack:StackedPolicy.act"]
+    assert "calls an nn.Module or a loaded model" in step["reasons"] and _sign(step)

@@ -24,8 +24,8 @@ from leapp_codemod.analysis.entry.served import served_locals as served_locals_o
 from leapp_codemod.analysis.entry.signs import (ACTION_WORDS, ENV_BASE, IO_WORDS, POLICY_STEP_NAMES, STEP_VERBS,
                                                 TRAINING_NAMES, UNFOLLOWED_POLICY_METHODS, calls_nn_module,
                                                 computes_loss, decorated_no_grad, deploy_path, environment_or_optimizer,
-                                                hands_a_model, is_step_name, names_a_command, non_torch,
-                                                steps_simulator, uses_non_torch)
+                                                hands_a_model, is_step_name, module_items, names_a_command,
+                                                non_torch, steps_simulator, uses_non_torch)
 from leapp_codemod.analysis.entry.steps import below_driven_steps, below_their_steps, driven_steps
 from leapp_codemod.analysis.entry.ties import break_ties
 from leapp_codemod.analysis.entry.uses import (ROLLOUT_DRIVEN, below_built_pipelines, below_driven_callbacks,
@@ -105,6 +105,9 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
         if fn.id in callbacks:   # the framework calls it again and again: its calls are a loop body
             loop_calls |= {id(node) for node, _ in calls}
         evaluation = evaluating.get(fn.id)
+        # `for layer in self.layers: x = layer(x)` in a policy class holding the layers (in a network's own method
+        # its layers are its parts: the network is what a step calls)
+        items = module_items(ctx, fn.node) if not _is_module_method(fn, project) else set()
         for node, targets in calls:
             if not targets and isinstance(node.func, ast.Name) and node.func.id in served_locals:
                 targets = [project.lookup(dotted(t)) for t in served_locals[node.func.id]]
@@ -129,7 +132,8 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
             if isinstance(node.func, ast.Name) and node.func.id in lambdas:
                 continue    # `controller_error = lambda stats: ...`: the function's own expression, not a model
             if (calls_nn_module(ctx, node) or ((not targets or closures) and model_call(node, set()) is not None)
-                    or (targets and hands_a_model(ctx, node, targets))):
+                    or (targets and hands_a_model(ctx, node, targets))
+                    or (isinstance(node.func, ast.Name) and node.func.id in items)):
                 sites.calls_module.add(fn.id)
                 sites.model_lines.setdefault(fn.id, set()).add(node.lineno)
             elif not targets and _unfollowed_policy_call(node, ctx.self_name):

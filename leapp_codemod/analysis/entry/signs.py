@@ -154,6 +154,22 @@ def calls_nn_module(ctx: FunctionContext, call: ast.Call) -> bool:
     return built_as_model(ctx, func.attr)
 
 
+def module_items(ctx: FunctionContext, node: ast.AST) -> set[str]:
+    """Loop names bound to the items of a module container the class holds (`for layer in self.layers:` with
+    `self.layers = nn.ModuleList(...)`, `.values()` of an `nn.ModuleDict`): calling one runs the model."""
+    names = set()
+    for loop in ast.walk(node):
+        if not (isinstance(loop, (ast.For, ast.comprehension)) and isinstance(loop.target, ast.Name)):
+            continue
+        held = loop.iter
+        if isinstance(held, ast.Call) and isinstance(held.func, ast.Attribute) and held.func.attr in ("values",
+                                                                                                    "children"):
+            held = held.func.value
+        if isinstance(held, ast.Attribute) and calls_nn_module(ctx, ast.Call(func=held, args=[], keywords=[])):
+            names.add(loop.target.id)
+    return names
+
+
 def hands_a_model(ctx: FunctionContext, call: ast.Call, targets: list) -> bool:
     """`integrate(self.field_net, x0)`, `solver.run(self.net.forward, x)`: the call hands a model it holds to a
     project function that calls the parameter bound to it, so the model runs there on the caller's data."""
