@@ -24,3 +24,12 @@ OPAQUE_MODELS = frozenset({"onnxruntime", "tensorrt", "openvino", "tflite_runtim
 # bookkeeping of names and shapes on fresh containers) is torch work on tensors or plain Python about them,
 # never the pipeline's hazard: findings located there are not reported.
 PLUMBING_ROOTS = frozenset({"tensordict"})
+# Import names of public policy-learning libraries that projects copy into their own tree (a folder beside the
+# project's package, edited or not). Such a copy's rollout loops are the library's, not the project's drivers
+# (analysis/entry/vendored.py); the project's own code wins ties with it.
+COPIED_LIBRARIES = frozenset({"rsl_rl", "diffusion_policy", "robomimic", "rl_games", "stable_baselines3", "skrl",
+                              "tianshou", "sb3_contrib"})
+# Folder names that hold third-party code copied into a project.
+VENDOR_FOLDERS = frozenset({"third_party", "thirdparty", "3rdparty", "vendor", "vendored", "external", "extern"})
+# Files that make a folder a project of its own (a copied library keeps its packaging and licence).
+PACKAGING_FILES = ("setup.py", "pyproject.toml", "setup.cfg", "LICENSE", "LICENSE.txt", "LICENSE.md", "COPYING")

@@ -39,6 +39,7 @@ class CallSites:
     definers: dict[str, list[str]] = field(default_factory=dict)   # method name -> project methods, not abstract
     # fid -> (classes a call's receiver may hold, where the configs select this one's): `self.agent.act(obs)`
     selected_at: dict[str, tuple[int, str]] = field(default_factory=dict)
+    vendored: set[str] = field(default_factory=set)   # modules of third-party code copied into the project
 
     def model_via(self, fid: str, depth: int = 2) -> str | None:
         """The callee through which `fid` calls a model (two delegations deep), when it does not itself."""
@@ -46,6 +47,25 @@ class CallSites:
             if callee in self.calls_module or (depth > 1 and self.model_via(callee, depth - 1)):
                 return callee
         return None
+
+    def model_reach(self) -> set[str]:
+        """Every function whose reach runs a model: those that call one themselves (an nn.Module, a loaded
+        model, a policy the scan cannot follow) and, transitively, every function that calls one of them, as far
+        as the scan follows calls (a lambda handed to a scheduler is part of the function that writes it)."""
+        callers: dict[str, set[str]] = {}
+        for fid, targets in self.delegates.items():
+            for target in targets - {fid}:
+                callers.setdefault(target, set()).add(fid)
+                outer = target.rpartition(".<locals>.")[0]
+                if outer and target not in self.delegates:   # a closure's calls are its enclosing function's
+                    callers.setdefault(outer, set()).add(target)
+        reach, todo = set(self.calls_module), list(self.calls_module)
+        while todo:
+            for caller in callers.get(todo.pop(), ()):
+                if caller not in reach:
+                    reach.add(caller)
+                    todo.append(caller)
+        return reach
 
 
 def network_at(pipeline: InlinePipeline, networks: dict[int, list[str]]) -> list[str]:

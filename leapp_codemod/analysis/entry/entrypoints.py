@@ -9,8 +9,10 @@ from leapp_codemod.analysis.entry.composers import above_their_parts, model_part
 from leapp_codemod.analysis.entry.config_choice import favour_selected, selected_among
 from leapp_codemod.analysis.entry.drivers import (DRIVER_DEPTH, MODULE_QUALNAME, driver_ids, evaluation_branch_calls, in_trainer,
                                                   is_test_path, is_training_loop, loops_of, name_words)
-from leapp_codemod.analysis.entry.lookup import TRAINING_CODE, below_model_signs, below_non_training
-from leapp_codemod.analysis.entry.loops import InlinePipeline, inline_pipelines, loaded_models, model_call, offline_loop
+from leapp_codemod.analysis.entry.lookup import (NO_MODEL, TRAINING_CODE, VENDORED, below_model_signs,
+                                                below_non_training, is_vendored)
+from leapp_codemod.analysis.entry.loops import (InlinePipeline, inline_pipelines, is_model_name, loaded_models,
+                                                model_call, offline_loop)
 from leapp_codemod.analysis.entry.ordering import (below_copies, below_parts, below_their_ranges, callbacks_first,
                                                    covers_body, outermost_ranges)
 from leapp_codemod.analysis.entry.peers import (GENERIC_STEP_NAMES, below_delegated_models, built_count,
@@ -22,12 +24,13 @@ from leapp_codemod.analysis.entry.served import served_locals as served_locals_o
 from leapp_codemod.analysis.entry.signs import (ACTION_WORDS, ENV_BASE, IO_WORDS, POLICY_STEP_NAMES, STEP_VERBS,
                                                 TRAINING_NAMES, UNFOLLOWED_POLICY_METHODS, calls_nn_module,
                                                 computes_loss, decorated_no_grad, deploy_path, environment_or_optimizer,
-                                                is_step_name, names_a_command, non_torch, steps_simulator,
-                                                uses_non_torch)
+                                                hands_a_model, is_step_name, module_items, names_a_command,
+                                                non_torch, steps_simulator, uses_non_torch)
 from leapp_codemod.analysis.entry.steps import below_driven_steps, below_their_steps, driven_steps
 from leapp_codemod.analysis.entry.ties import break_ties
 from leapp_codemod.analysis.entry.uses import (ROLLOUT_DRIVEN, below_built_pipelines, below_driven_callbacks,
                                                only_logged, runs_rollout, simulated_ranges, simulator_loops)
+from leapp_codemod.analysis.entry.vendored import vendored_modules
 from leapp_codemod.analysis.flow.dataflow import compute_env
 from leapp_codemod.analysis.infer.context import FunctionContext
 from leapp_codemod.analysis.infer.lattice import Facts
@@ -53,7 +56,7 @@ def _loop_call_nodes(fn: FunctionInfo):
 
 
 def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
-    sites = CallSites(served=served_models(project, support))
+    sites = CallSites(served=served_models(project, support), vendored=vendored_modules(project))
     callbacks = sites.callbacks = registered_callbacks(project)
     by_getter: dict[str, list[str]] = {}
     getters_named: dict[str, list[str]] = {}
@@ -74,7 +77,8 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
                 evaluating[fn.id] = evaluation
         if trains and fn.id not in evaluating:
             training.append(fn)
-        if (trains and fn.id not in evaluating) or is_test_path(fn.path) or _is_module_method(fn, project):
+        if ((trains and fn.id not in evaluating) or is_test_path(fn.path) or _is_module_method(fn, project)
+                or fn.module in sites.vendored):    # a copied library's rollout loops are not the project's drivers
             ignored.add(fn.id)
         elif is_root or fn.id in callbacks or fn.id in evaluating:
             roots.append(fn)
@@ -101,6 +105,9 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
         if fn.id in callbacks:   # the framework calls it again and again: its calls are a loop body
             loop_calls |= {id(node) for node, _ in calls}
         evaluation = evaluating.get(fn.id)
+        # `for layer in self.layers: x = layer(x)` in a policy class holding the layers (in a network's own method
+        # its layers are its parts: the network is what a step calls)
+        items = module_items(ctx, fn.node) if not _is_module_method(fn, project) else set()
         for node, targets in calls:
             if not targets and isinstance(node.func, ast.Name) and node.func.id in served_locals:
                 targets = [project.lookup(dotted(t)) for t in served_locals[node.func.id]]
@@ -124,7 +131,9 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
             closures = bool(targets) and all("<locals>" in t.id for t in targets)   # `self.policy = policy_act`
             if isinstance(node.func, ast.Name) and node.func.id in lambdas:
                 continue    # `controller_error = lambda stats: ...`: the function's own expression, not a model
-            if calls_nn_module(ctx, node) or ((not targets or closures) and model_call(node, set()) is not None):
+            if (calls_nn_module(ctx, node) or ((not targets or closures) and model_call(node, set()) is not None)
+                    or (targets and hands_a_model(ctx, node, targets))
+                    or (isinstance(node.func, ast.Name) and node.func.id in items)):
                 sites.calls_module.add(fn.id)
                 sites.model_lines.setdefault(fn.id, set()).add(node.lineno)
             elif not targets and _unfollowed_policy_call(node, ctx.self_name):
@@ -214,10 +223,15 @@ def _find_parts(sites: CallSites) -> None:
 
 def _unfollowed_policy_call(call: ast.Call, self_name: str | None) -> bool:
     """`self.player.get_action(obs)` on an object the scan cannot follow (built by a library's factory): a
-    method named like a policy step, on something other than `self`, runs the policy."""
+    method named like a policy step, on something other than `self`, runs the policy; so does a method named like
+    one (`predict_action_chunk`) on a model the class holds (`self.model`)."""
     func = call.func
-    return (isinstance(func, ast.Attribute) and func.attr in UNFOLLOWED_POLICY_METHODS
-            and not (isinstance(func.value, ast.Name) and func.value.id in (self_name, "super"))
+    if not isinstance(func, ast.Attribute) or (isinstance(func.value, ast.Name)
+                                               and func.value.id in (self_name, "super")):
+        return False
+    words = name_words(func.attr)
+    held = isinstance(func.value, ast.Attribute) and is_model_name(func.value.attr)   # `self.model.predict_chunk(x)`
+    return ((func.attr in UNFOLLOWED_POLICY_METHODS or (held and words & ACTION_WORDS and words & STEP_VERBS))
             and not names_a_command(call))
 
 
@@ -236,7 +250,7 @@ def _where(caller: FunctionInfo) -> str:
     return "the module's top-level code" if caller.qualname == MODULE_QUALNAME else caller.qualname
 
 
-def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, list[str]]:
+def _score(fn: FunctionInfo, project: Project, sites: CallSites, reach: set[str]) -> tuple[int, list[str]]:
     score, reasons = 0, []
     loops = [(caller, line) for caller, line in sites.in_loops.get(fn.id, []) if caller.id != fn.id]
     loops.sort(key=lambda site: site[0].id not in sites.drivers)
@@ -313,7 +327,12 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, l
         reasons.append(f"calls a model through {via.qualname if via else sites.model_via(fn.id)}")
     if len(reasons) == evidence:
         score -= 3
-        reasons.append("no sign of a model (no policy-step name, nn.Module call or no_grad)")
+        reasons.append("no sign of a model (no policy-step name, nn.Module call or no_grad)" if fn.id not in reach
+                       else "runs a model only deep in what it calls (no policy-step name, direct model call or "
+                            "no_grad)")
+    elif fn.id not in reach:
+        reasons.append(f"{NO_MODEL} in its reach (nothing it calls, as far as the scan follows, runs an nn.Module, "
+                       f"a loaded model or a policy)")
     deploy = deploy_path(fn.path, *(caller.path for caller, _ in loops[:1]))
     if deploy:
         score += 1
@@ -372,6 +391,9 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites) -> tuple[int, l
     if cls is not None and overrides(project, cls, fn.name):
         score -= 1
         reasons.append(f"a base class's `{fn.name}`: subclasses override it")
+    if fn.module in sites.vendored:
+        reasons.append(f"defined in {VENDORED} (`{fn.module.split('.')[0]}`): the project's own code goes first on "
+                       f"equal scores")
     if non_torch(fn, project):
         score -= 4
         reasons.append("its module uses JAX/TensorFlow, not PyTorch (LEAPP traces PyTorch)")
@@ -407,11 +429,13 @@ def _model_lines(fn: FunctionInfo, sites: CallSites) -> set[int]:
 def tie_order(candidate: Entrypoint, project: Project) -> tuple:
     """Sort key: the score first; on equal scores an inline range before a function (the range is one step
     with its observation and action code; a function tied with it is the driver running its loop or a callee
-    inside it), the longer range first, the function whose class the project builds more often first (`PPO.act`
+    inside it), the longer range first, the project's own function before one of a library copied into it, the
+    function whose class the project builds more often first (`PPO.act`
     before an example's `Shared.act`), then by path and line. `scan` chooses the same first candidate."""
     if candidate.kind == "inline":
         return (-candidate.score, 0, candidate.start - candidate.end, candidate.path, candidate.line)
-    return (-candidate.score, 1, -built_count(project, candidate), candidate.path, candidate.line)
+    return (-candidate.score, 1, is_vendored(candidate), -built_count(project, candidate), candidate.path,
+            candidate.line)
 
 
 def _driven_caller(fn: FunctionInfo, sites: CallSites):
@@ -465,13 +489,14 @@ def _looped_closures(sites: CallSites) -> list[FunctionInfo]:
 def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -> list[Entrypoint]:
     """Candidates best first; `limit` 0 keeps them all."""
     sites = _collect_call_sites(project, support)
+    reach = sites.model_reach()
     ranked: list[Entrypoint] = []
     for fn in [*project.functions(), *_looped_closures(sites)]:
         if fn.name.startswith("test_") or (fn.name.startswith("_") and fn.name != "__call__"):
             continue
         if is_test_path(fn.path) or is_abstract(fn):
             continue
-        score, reasons = _score(fn, project, sites)
+        score, reasons = _score(fn, project, sites, reach)
         if score >= 4:
             ranked.append(Entrypoint(fn.module, fn.qualname, fn.path, fn.node.lineno, score, tuple(reasons)))
     favour_most_built(ranked, project)

@@ -133,6 +133,14 @@ def below_model_signs(ranked: list[Entrypoint]) -> list[Entrypoint]:
         *c.reasons, f"ranked below every candidate that runs a model (-{drop})")) for c in ranked]
 
 
+# How a candidate's reason says it is defined in a library copied into the project (see vendored.py).
+VENDORED = "third-party code copied into the project"
+
+
+def is_vendored(candidate: Entrypoint) -> bool:
+    return any(VENDORED in r for r in candidate.reasons)
+
+
 TRAINING_CODE = "(training code)"     # how a candidate's reason says the tool judged it training code
 
 

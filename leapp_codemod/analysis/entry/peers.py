@@ -12,6 +12,7 @@ from pathlib import PurePosixPath
 
 from leapp_codemod.analysis.entry.drivers import TRAINING_WORDS, is_test_path, name_words
 from leapp_codemod.analysis.entry.lookup import has_model_sign, is_training_candidate
+from leapp_codemod.analysis.entry.vendored import vendored_modules
 
 from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.analysis.model.resolve_sites import sites_by_class
@@ -47,16 +48,18 @@ def favour_most_built(ranked: list[Entrypoint], project: Project) -> None:
 
 def built_count(project: Project, candidate: Entrypoint) -> int:
     """Calls in the project that build the candidate's class or a subclass that inherits the method, outside
-    tests and training modules."""
+    tests, training modules and library copies (vendored.py)."""
     module = project.modules.get(candidate.module)
     owner = module.classes.get(candidate.qualname.rpartition(".")[0]) if module else None
     if owner is None:
         return 0
     method = project.find_method(owner, candidate.qualname.rpartition(".")[2])
     built = sites_by_class(project)
+    copied = vendored_modules(project)     # a library copy's builds are its own examples, not the project's
     return sum(1 for klass in (owner, *subclasses(project, owner))
                if project.find_method(klass, method.name if method else "") is method
-               for site in built.get(klass.id, ()) if not _fitting_or_testing(site.module.path, site.module.name))
+               for site in built.get(klass.id, ()) if not _fitting_or_testing(site.module.path, site.module.name)
+               and site.module.name not in copied)
 
 
 def _fitting_or_testing(path: str, module: str) -> bool:

@@ -154,6 +154,42 @@ def calls_nn_module(ctx: FunctionContext, call: ast.Call) -> bool:
     return built_as_model(ctx, func.attr)
 
 
+def module_items(ctx: FunctionContext, node: ast.AST) -> set[str]:
+    """Loop names bound to the items of a module container the class holds (`for layer in self.layers:` with
+    `self.layers = nn.ModuleList(...)`, `.values()` of an `nn.ModuleDict`): calling one runs the model."""
+    names = set()
+    for loop in ast.walk(node):
+        if not (isinstance(loop, (ast.For, ast.comprehension)) and isinstance(loop.target, ast.Name)):
+            continue
+        held = loop.iter
+        if isinstance(held, ast.Call) and isinstance(held.func, ast.Attribute) and held.func.attr in ("values",
+                                                                                                    "children"):
+            held = held.func.value
+        if isinstance(held, ast.Attribute) and calls_nn_module(ctx, ast.Call(func=held, args=[], keywords=[])):
+            names.add(loop.target.id)
+    return names
+
+
+def hands_a_model(ctx: FunctionContext, call: ast.Call, targets: list) -> bool:
+    """`integrate(self.field_net, x0)`, `solver.run(self.net.forward, x)`: the call hands a model it holds to a
+    project function that calls the parameter bound to it, so the model runs there on the caller's data."""
+    for target in targets:
+        params = target.positional_params[1:] if target.is_method else target.positional_params
+        bound = {**dict(zip(params, call.args)), **{kw.arg: kw.value for kw in call.keywords if kw.arg}}
+        called = {node.func.id for node in ast.walk(target.node)
+                  if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+        if any(name in called and _model_reference(ctx, arg) for name, arg in bound.items()):
+            return True
+    return False
+
+
+def _model_reference(ctx: FunctionContext, arg: ast.expr) -> bool:
+    """Is `arg` a model the class holds (`self.net`) or its bound call (`self.net.forward`)?"""
+    if isinstance(arg, ast.Attribute) and arg.attr in ("forward", "__call__"):
+        arg = arg.value
+    return isinstance(arg, ast.Attribute) and calls_nn_module(ctx, ast.Call(func=arg, args=[], keywords=[]))
+
+
 def built_as_model(ctx: FunctionContext, attr: str) -> bool:
     """Is `self.<attr>` a loaded model (`self.sess = ort.InferenceSession(path)`, `torch.jit.load(path)`) or built
     by Hydra from a config's `_target_` (`self.backbone = instantiate(cfg.backbone)`)? Whatever its name, what

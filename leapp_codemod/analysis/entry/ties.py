@@ -32,7 +32,7 @@ import re
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
-from leapp_codemod.analysis.entry.lookup import TIED
+from leapp_codemod.analysis.entry.lookup import TIED, is_vendored
 from leapp_codemod.analysis.entry.peers import built_count
 from leapp_codemod.analysis.model.hydra_configs import project_config_roots
 from leapp_codemod.model import Entrypoint
@@ -144,12 +144,12 @@ def scratch_word(path: str) -> str | None:
 
 def _same_standing(a: Entrypoint, b: Entrypoint, project) -> bool:
     """Do two candidates of one score also agree on what `tie_order` compares after it (kind, range length,
-    how often the project builds the class)?"""
+    own code or a copied library's, how often the project builds the class)?"""
     if a.kind != b.kind:
         return False
     if a.kind == "inline":
         return a.end - a.start == b.end - b.start
-    return built_count(project, a) == built_count(project, b)
+    return is_vendored(a) == is_vendored(b) and built_count(project, a) == built_count(project, b)
 
 
 def _imports_module(project, importer: str, module_name: str) -> bool:
@@ -159,7 +159,8 @@ def _imports_module(project, importer: str, module_name: str) -> bool:
 
 
 def break_ties(ranked: list[Entrypoint], project, simulated: dict[str, str] | None = None) -> list[Entrypoint]:
-    """`ranked` sorted best first; within each run of equal scores spanning several files, the derived script of
+    """`ranked` sorted best first (`tie_order`: the project's own code before a library copy's on equal scores);
+    within each run of equal scores and standing spanning several files, the derived script of
     a near-copy goes before its base, then one that runs on the robot before one whose loop steps a simulator
     (`simulated`: candidate id -> the simulator call), then the script a README names first. Reasons say why."""
     out: list[Entrypoint] = []
@@ -167,7 +168,8 @@ def break_ties(ranked: list[Entrypoint], project, simulated: dict[str, str] | No
     readmes = None
     while i < len(ranked):
         j = i
-        while j < len(ranked) and ranked[j].score == ranked[i].score:
+        while (j < len(ranked) and ranked[j].score == ranked[i].score
+               and is_vendored(ranked[j]) == is_vendored(ranked[i])):   # own code first (tie_order)
             j += 1
         group = ranked[i:j]
         if len({c.path for c in group}) > 1:
