@@ -2,6 +2,8 @@
 passed on into NumPy calls, a name bound to a container, an array with several axes."""
 import ast
 
+from leapp_codemod.knowledge.libraries import FOREIGN_ROOTS
+
 
 def bound_to_container(value: ast.expr, ctx) -> bool:
     """A name some assignment in the function binds to a list, set, dict or tuple display or comprehension."""
@@ -36,13 +38,25 @@ def used_as_numbers(names: set[str], ctx, through_calls: bool = False) -> bool:
                 isinstance(n, ast.UnaryOp) and is_item(n.operand) or \
                 isinstance(n, ast.Compare) and any(is_item(e) for e in (n.left, *n.comparators)):
             return True
-        if isinstance(n, ast.Call) and (ctx.call_name(n) or "").startswith(("numpy.", "math.")) and any(
-                is_item(a) or isinstance(a, (ast.List, ast.Tuple)) and any(is_item(e) for e in a.elts) for a in n.args):
-            return True   # `np.arctan2(y, x)`, `np.array([steer, speed])`
+        if isinstance(n, ast.Call) and _numeric_call(ctx.call_name(n)) and any(_displayed(a, is_item) for a in n.args):
+            return True   # `np.arctan2(y, x)`, `np.concatenate([v, [w]])`, `euler2mat(roll, pitch, yaw)`
         if through_calls and isinstance(n, ast.Call) and any(is_item(a) for a in n.args) \
                 and callee_computes(n, ctx, is_item):
             return True   # `scale(speed, ...)`: a project helper does arithmetic on it
     return False
+
+
+def _numeric_call(name: str | None) -> bool:
+    """A NumPy or `math` function, or one of a foreign numeric library (`transforms3d.euler.euler2mat`): it
+    computes with the separate numbers it is given."""
+    return bool(name) and (name.startswith(("numpy.", "math.")) or name.split(".", 1)[0] in FOREIGN_ROOTS)
+
+
+def _displayed(arg: ast.expr, is_item) -> bool:
+    """The item itself, or an item inside (nested) list or tuple displays (`[q[:3], [w]]`)."""
+    if isinstance(arg, (ast.List, ast.Tuple)):
+        return any(_displayed(e, is_item) for e in arg.elts)
+    return is_item(arg)
 
 
 def callee_computes(call: ast.Call, ctx, is_item) -> bool:
