@@ -138,7 +138,7 @@ RULE = Rule(
          "inputs, and a 0-d tensor bound on a traced tensor is lowered to `narrow` and matches too, so those "
          "alone are not flagged; `len()` of the positions fails at the next call with another count "
          "('Reentering ... new i/o'), `masked_select` fails the ONNX conversion, and `range(count)` or a bound "
-         "on a constant tensor export and silently keep the traced count.",
+         "on a constant tensor export and silently keep the traced count (tests/test_leapp_data_counts.py).",
     why="LEAPP records tensor operations with the sizes seen while tracing. A length taken with `len()`, a loop "
         "count or a slice of an untraced tensor is decided in Python, so the export repeats what the tracing call "
         "saw whatever the new data selects.",
