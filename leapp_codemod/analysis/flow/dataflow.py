@@ -14,7 +14,7 @@ from leapp_codemod.analysis.model.class_state import (
 )
 from leapp_codemod.analysis.model.config_values import CONFIG_KEY, CONFIG_LOCALS, config_key, function_config_constants
 from leapp_codemod.analysis.infer.context import FunctionContext
-from leapp_codemod.analysis.infer.devices import device_read, used_as_array
+from leapp_codemod.analysis.infer.devices import built_here, device_read, used_as_array
 from leapp_codemod.analysis.infer.taint import function_attr, holds_dict
 from leapp_codemod.analysis.infer.lattice import NESTED, Env, Facts
 from leapp_codemod.analysis.model.index import FunctionInfo
@@ -83,21 +83,13 @@ def _bind(ctx: FunctionContext, target: ast.expr, value: ast.expr | None, elemen
             env.data.add(root.id)
         return
     if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and ctx.is_data(value) \
-            and _built_here(ctx, target.value.id):
+            and built_here(ctx, target.value.id):
         env.data.add(target.value.id)   # `pcd = PointCloud()`, `pcd.points = pts`: the object holds the data
         return
     if is_self_attr(target, ctx.self_name) and ctx.cls is not None and ctx.is_data(value):
         ctx.facts.data_attrs.setdefault(ctx.cls.id, set()).add(target.attr)
     elif function_attr(ctx, target) and ctx.is_data(value):
         ctx.facts.data_globals.setdefault(ctx.module.name, set()).add(function_attr(ctx, target))
-
-
-def _built_here(ctx: FunctionContext, name: str) -> bool:
-    """A local (not a parameter) every binding of which in the function constructs an object with a call."""
-    if name in ctx.fn.params or name == ctx.self_name:
-        return False
-    values = ctx.fn.assigned(name)
-    return bool(values) and all(isinstance(v, ast.Call) and not ctx.builtin(v) for v in values)
 
 
 SCALINGS = (ast.Div, ast.Mult, ast.Pow, ast.MatMult)

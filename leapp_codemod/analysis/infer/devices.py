@@ -1,6 +1,7 @@
 """Reads from an object of a library the scan neither follows nor models (a camera or point-cloud SDK, a
 tracker): `frames = self.camera.get_capture()` in a step gives the data the pipeline computes on, so a name
-bound to such a read and then used as an array is pipeline data (a taint source)."""
+bound to such a read and then used as an array is pipeline data (a taint source). An object built here and
+filled by attribute assignment (`pcd = PointCloud(); pcd.points = pts`) holds what it is filled with."""
 from __future__ import annotations
 
 import ast
@@ -71,3 +72,11 @@ def used_as_array(ctx, name: str) -> bool:
                 and parent.func is use:
             return True
     return False
+
+
+def built_here(ctx, name: str) -> bool:
+    """A local (not a parameter) every binding of which in the function constructs an object with a call."""
+    if name in ctx.fn.params or name == ctx.self_name:
+        return False
+    values = ctx.fn.assigned(name)
+    return bool(values) and all(isinstance(v, ast.Call) and not ctx.builtin(v) for v in values)
