@@ -18,3 +18,8 @@ def test_single_elements_of_rows_and_vectors_are_flagged(tmp_path, monkeypatch):
     assert ("adapter.py", 14, "LCM104") in hits   # `self.gate(row[6])`: the helper compares it
     assert ("adapter.py", 20, "LCM104") in hits   # `width = pose[7]`, used in `[width]` next to `pose[:3]`
     assert not {line for _, line, code in hits if code == "LCM104"} & {11, 15, 21}   # rows and slices stay arrays
+
+
+def test_items_a_helper_hands_on_to_one_that_computes_are_used_as_numbers(tmp_path, monkeypatch):
+    hits = found(scan_copy("scan_recall_elements", tmp_path, "chunk_app", "rows:step", monkeypatch))
+    assert ("rows.py", 16, "LCM104") in hits   # `x, y = row[0:2]`, computed with in halve() via convert()

@@ -59,21 +59,36 @@ def _displayed(arg: ast.expr, is_item) -> bool:
     return is_item(arg)
 
 
-def callee_computes(call: ast.Call, ctx, is_item) -> bool:
-    """A project function the call runs uses the parameter an item is passed for as a number."""
+def callee_computes(call: ast.Call, ctx, is_item, depth: int = 0) -> bool:
+    """A project function the call runs uses the parameter an item is passed for as a number, itself or in a
+    project function it hands the parameter on to (`euler2axangle(r, p, y)` calling `euler2quat`, which
+    computes `ai /= 2.0`)."""
     for callee in ctx.resolve_call(call):
         params = callee.positional_params[1:] if callee.is_method and not isinstance(call.func, ast.Name) \
             else callee.positional_params
         passed = {params[i] for i, a in enumerate(call.args) if i < len(params) and is_item(a)}
-        if passed and used_as_numbers_in(passed, callee.node):
+        if not passed:
+            continue
+        if used_as_numbers_in(passed, callee.node):
             return True
+        if depth < _MAX_HANDED_ON:
+            inner = ctx.for_function(callee)
+            handed = [n for n in ast.walk(callee.node) if isinstance(n, ast.Call)
+                      and any(isinstance(a, ast.Name) and a.id in passed for a in n.args)]
+            if any(callee_computes(n, inner, lambda e, p=passed: isinstance(e, ast.Name) and e.id in p, depth + 1)
+                   for n in handed):
+                return True
     return False
+
+
+_MAX_HANDED_ON = 2
 
 
 def used_as_numbers_in(names: set[str], node: ast.AST) -> bool:
     def is_item(e) -> bool:
         return isinstance(e, ast.Name) and e.id in names
     return any(isinstance(n, ast.BinOp) and (is_item(n.left) or is_item(n.right))
+               or isinstance(n, ast.AugAssign) and is_item(n.target)
                or isinstance(n, ast.Compare) and any(is_item(e) for e in (n.left, *n.comparators))
                for n in ast.walk(node))
 
