@@ -38,7 +38,8 @@ def used_as_numbers(names: set[str], ctx, through_calls: bool = False) -> bool:
                 isinstance(n, ast.UnaryOp) and is_item(n.operand) or \
                 isinstance(n, ast.Compare) and any(is_item(e) for e in (n.left, *n.comparators)):
             return True
-        if isinstance(n, ast.Call) and _numeric_call(ctx.call_name(n)) and any(_displayed(a, is_item) for a in n.args):
+        if isinstance(n, ast.Call) and _numeric_call(ctx.call_name(n), foreign=through_calls) \
+                and any(_displayed(a, is_item) for a in n.args):
             return True   # `np.arctan2(y, x)`, `np.concatenate([v, [w]])`, `euler2mat(roll, pitch, yaw)`
         if through_calls and isinstance(n, ast.Call) and any(is_item(a) for a in n.args) \
                 and callee_computes(n, ctx, is_item):
@@ -46,10 +47,11 @@ def used_as_numbers(names: set[str], ctx, through_calls: bool = False) -> bool:
     return False
 
 
-def _numeric_call(name: str | None) -> bool:
-    """A NumPy or `math` function, or one of a foreign numeric library (`transforms3d.euler.euler2mat`): it
-    computes with the separate numbers it is given."""
-    return bool(name) and (name.startswith(("numpy.", "math.")) or name.split(".", 1)[0] in FOREIGN_ROOTS)
+def _numeric_call(name: str | None, foreign: bool) -> bool:
+    """A NumPy or `math` function, or (for the names of a fixed unpacking, which are scalars, not rows) one of a
+    foreign numeric library (`transforms3d.euler.euler2mat(roll, pitch, yaw)`): it computes with the separate
+    numbers it is given."""
+    return bool(name) and (name.startswith(("numpy.", "math.")) or foreign and name.split(".", 1)[0] in FOREIGN_ROOTS)
 
 
 def _displayed(arg: ast.expr, is_item) -> bool:

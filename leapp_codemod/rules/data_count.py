@@ -64,9 +64,18 @@ def _bound_name(call: ast.Call, ctx) -> str | None:
 def _count_value(e: ast.expr | None, ctx) -> bool:
     """A value of pipeline data computed in the function (a 0-d tensor such as `mask.sum()` or a row of
     `counts`), not a shape and not a parameter as given (a setting passed in)."""
-    if e is None or not ctx.is_data(e) or ctx.is_shape(e):
+    if e is None or not ctx.is_data(e) or ctx.is_shape(e) or _python_length(e, ctx):
         return False
     return not (isinstance(e, ast.Name) and e.id in ctx.fn.params)
+
+
+def _python_length(e: ast.expr, ctx) -> bool:
+    """`len(self.history) - 1`, or a name bound to such: the length of a Python container (the state rules'
+    business when the container grows), not a count the values decide."""
+    def has_len(node: ast.AST) -> bool:
+        return any(isinstance(n, ast.Call) and ctx.builtin(n) == "len" for n in ast.walk(node))
+    return has_len(e) or any(isinstance(n, ast.Name) and any(has_len(v) for v in ctx.fn.assigned(n.id))
+                             for n in ast.walk(e))
 
 
 def _constant_allocation(e: ast.expr, ctx) -> bool:
@@ -153,6 +162,9 @@ RULE = Rule(
         "import torch\ndef step(x, n):\n    out = torch.zeros(8)\n    for i in range(n):\n        out[:n] = x[:n]\n"
         "    return out\n",
         "import torch\ndef step(x):\n    cnt = (x > 0).sum()\n    y = x * 2\n    y[:cnt] = 0\n    return y\n",
+        "import collections\nimport torch\nclass P:\n    def __init__(self):\n        self.hist = collections.deque(maxlen=4)\n"
+        "    def step(self, x):\n        self.hist.append(x)\n        n = len(self.hist)\n"
+        "        return torch.stack([self.hist[i] for i in range(n - 1, -1, -1)]).mean(0)\n",
     ),
     invalid=(
         "import torch\ndef step(x):\n    idx = torch.where(x > 0)[0]  # error\n    n = len(idx)  # error\n"
