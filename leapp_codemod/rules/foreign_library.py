@@ -21,7 +21,10 @@ def foreign_target(node: ast.Call, ctx) -> str | None:
             if _root(type_name) in FOREIGN_ROOTS:
                 return f"{type_name}.{func.attr}"
         if is_self_attr(func.value, ctx.self_name) and ctx.cls is not None:
-            origin = _held_origin(func.value.attr, ctx.cls, ctx, 0)
+            key = ("foreign_held_origin", ctx.cls.id, func.value.attr)
+            if key not in ctx.project.memo:
+                ctx.project.memo[key] = _held_origin(func.value.attr, ctx.cls, ctx, 0)
+            origin = ctx.project.memo[key]
             if origin is not None:   # named by the library's class that made the chain and the method called
                 return f"{origin.split('(', 1)[0]}(...).{func.attr}"
     return None

@@ -62,7 +62,8 @@ def _bind(ctx: FunctionContext, target: ast.expr, value: ast.expr | None, elemen
         return
     if isinstance(target, ast.Name):
         name = target.id
-        if ctx.is_data(value) or (isinstance(value, ast.Call) and device_read(ctx, value) and used_as_array(ctx, name)):
+        if ctx.is_data(value) or (isinstance(value, ast.Call) and name not in env.data and device_read(ctx, value)
+                                  and used_as_array(ctx, name)):
             env.data.add(name)
         if ctx.is_shape(value) and not _scaled_value(ctx, value):
             env.shape.add(name)

@@ -31,12 +31,16 @@ def device_handle(ctx, receiver: ast.expr) -> bool:
     unmodelled library (`self.camera = k4a.Device.open()`)."""
     if not is_self_attr(receiver, ctx.self_name) or ctx.cls is None:
         return False
-    values = [(klass, value) for klass in ctx.project.mro(ctx.cls)
-              for _, value in klass.attr_values.get(receiver.attr, ())]
-    return bool(values) and all(
-        isinstance(value, ast.Call) and klass.module in ctx.project.modules
-        and _unmodelled(ctx.project, ctx.project.qualify(value.func, ctx.project.modules[klass.module]))
-        for klass, value in values)
+    key = ("device_handle", ctx.cls.id, receiver.attr)
+    found = ctx.project.memo.get(key)
+    if found is None:
+        values = [(klass, value) for klass in ctx.project.mro(ctx.cls)
+                  for _, value in klass.attr_values.get(receiver.attr, ())]
+        found = ctx.project.memo[key] = bool(values) and all(
+            isinstance(value, ast.Call) and klass.module in ctx.project.modules
+            and _unmodelled(ctx.project, ctx.project.qualify(value.func, ctx.project.modules[klass.module]))
+            for klass, value in values)
+    return found
 
 
 def device_read(ctx, call: ast.Call) -> bool:
