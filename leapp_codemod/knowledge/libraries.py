@@ -9,7 +9,7 @@ FOREIGN_ROOTS = frozenset({"scipy", "sklearn", "cv2", "skimage", "numba", "panda
                            "transforms3d", "quaternion", "numexpr", "jax", "tensorflow", "pinocchio", "mujoco",
                            "tf_transformations", "tf", "pytransform3d", "pyquaternion", "spatialmath",
                            "roboticstoolbox", "PyKDL", "pybullet", "trimesh", "casadi", "osqp", "cvxpy",
-                           "tf2_geometry_msgs"})
+                           "tf2_geometry_msgs", "sapien", "pydrake", "ikpy", "kinpy", "klampt"})
 # Foreign calls LEAPP 0.7.2 traces correctly all the same (guide: StandardScaler.transform records clone/sub/div).
 TRACEABLE = frozenset({"sklearn.preprocessing.StandardScaler.transform"})
 # Installed packages whose calls the rules judge themselves (or that never hold pipeline code): never

@@ -31,6 +31,16 @@ PARAMETER_READERS = frozenset({"get_parameter", "get_parameter_or", "get_paramet
 NUMPY_ALLOCATORS = frozenset({"numpy.zeros", "numpy.ones", "numpy.full", "numpy.empty", "numpy.eye", "numpy.identity"})
 # NumPy calls that allocate a fresh array shaped like their first argument: only its shape and dtype are used.
 NUMPY_LIKE_ALLOCATORS = frozenset({"numpy.zeros_like", "numpy.ones_like", "numpy.empty_like", "numpy.full_like"})
+# Torch calls that allocate a tensor of a size they are given, filled with a constant: with no pipeline data among
+# their arguments the tensor is a constant of the trace, not a traced value.
+TORCH_ALLOCATORS = frozenset({"torch.zeros", "torch.ones", "torch.full", "torch.empty", "torch.eye"})
+# Calls and methods whose result has as many entries as the data decides (the positions of the true entries, the
+# selected values, the distinct values); `torch.where`/`numpy.where` are so with one argument only.
+DATA_SIZED_CALLS = frozenset({"torch.nonzero", "torch.argwhere", "torch.masked_select", "torch.unique",
+                              "torch.unique_consecutive", "numpy.nonzero", "numpy.flatnonzero", "numpy.argwhere",
+                              "numpy.unique", "numpy.extract"})
+DATA_SIZED_METHODS = frozenset({"nonzero", "argwhere", "masked_select", "unique", "unique_consecutive"})
+ONE_ARGUMENT_WHERE = frozenset({"torch.where", "numpy.where"})
 # Keywords of an allocator that describe the buffer, never fill it (`np.zeros(n, dtype=x.dtype)`).
 ALLOCATOR_LAYOUT_KEYWORDS = frozenset({"dtype", "device", "order", "like", "requires_grad", "layout"})
 # Methods that return a shape (or a part of one) of their receiver.

@@ -2,6 +2,8 @@
 passed on into NumPy calls, a name bound to a container, an array with several axes."""
 import ast
 
+from leapp_codemod.knowledge.libraries import FOREIGN_ROOTS
+
 
 def bound_to_container(value: ast.expr, ctx) -> bool:
     """A name some assignment in the function binds to a list, set, dict or tuple display or comprehension."""
@@ -36,30 +38,59 @@ def used_as_numbers(names: set[str], ctx, through_calls: bool = False) -> bool:
                 isinstance(n, ast.UnaryOp) and is_item(n.operand) or \
                 isinstance(n, ast.Compare) and any(is_item(e) for e in (n.left, *n.comparators)):
             return True
-        if isinstance(n, ast.Call) and (ctx.call_name(n) or "").startswith(("numpy.", "math.")) and any(
-                is_item(a) or isinstance(a, (ast.List, ast.Tuple)) and any(is_item(e) for e in a.elts) for a in n.args):
-            return True   # `np.arctan2(y, x)`, `np.array([steer, speed])`
+        if isinstance(n, ast.Call) and _numeric_call(ctx.call_name(n), foreign=through_calls) \
+                and any(_displayed(a, is_item) for a in n.args):
+            return True   # `np.arctan2(y, x)`, `np.concatenate([v, [w]])`, `euler2mat(roll, pitch, yaw)`
         if through_calls and isinstance(n, ast.Call) and any(is_item(a) for a in n.args) \
                 and callee_computes(n, ctx, is_item):
             return True   # `scale(speed, ...)`: a project helper does arithmetic on it
     return False
 
 
-def callee_computes(call: ast.Call, ctx, is_item) -> bool:
-    """A project function the call runs uses the parameter an item is passed for as a number."""
+def _numeric_call(name: str | None, foreign: bool) -> bool:
+    """A NumPy or `math` function, or (for the names of a fixed unpacking, which are scalars, not rows) one of a
+    foreign numeric library (`transforms3d.euler.euler2mat(roll, pitch, yaw)`): it computes with the separate
+    numbers it is given."""
+    return bool(name) and (name.startswith(("numpy.", "math.")) or foreign and name.split(".", 1)[0] in FOREIGN_ROOTS)
+
+
+def _displayed(arg: ast.expr, is_item) -> bool:
+    """The item itself, or an item inside (nested) list or tuple displays (`[q[:3], [w]]`)."""
+    if isinstance(arg, (ast.List, ast.Tuple)):
+        return any(_displayed(e, is_item) for e in arg.elts)
+    return is_item(arg)
+
+
+def callee_computes(call: ast.Call, ctx, is_item, depth: int = 0) -> bool:
+    """A project function the call runs uses the parameter an item is passed for as a number, itself or in a
+    project function it hands the parameter on to (`euler2axangle(r, p, y)` calling `euler2quat`, which
+    computes `ai /= 2.0`)."""
     for callee in ctx.resolve_call(call):
         params = callee.positional_params[1:] if callee.is_method and not isinstance(call.func, ast.Name) \
             else callee.positional_params
         passed = {params[i] for i, a in enumerate(call.args) if i < len(params) and is_item(a)}
-        if passed and used_as_numbers_in(passed, callee.node):
+        if not passed:
+            continue
+        if used_as_numbers_in(passed, callee.node):
             return True
+        if depth < _MAX_HANDED_ON:
+            inner = ctx.for_function(callee)
+            handed = [n for n in ast.walk(callee.node) if isinstance(n, ast.Call)
+                      and any(isinstance(a, ast.Name) and a.id in passed for a in n.args)]
+            if any(callee_computes(n, inner, lambda e, p=passed: isinstance(e, ast.Name) and e.id in p, depth + 1)
+                   for n in handed):
+                return True
     return False
+
+
+_MAX_HANDED_ON = 2
 
 
 def used_as_numbers_in(names: set[str], node: ast.AST) -> bool:
     def is_item(e) -> bool:
         return isinstance(e, ast.Name) and e.id in names
     return any(isinstance(n, ast.BinOp) and (is_item(n.left) or is_item(n.right))
+               or isinstance(n, ast.AugAssign) and is_item(n.target)
                or isinstance(n, ast.Compare) and any(is_item(e) for e in (n.left, *n.comparators))
                for n in ast.walk(node))
 

@@ -1,6 +1,7 @@
 import ast
 
 from leapp_codemod.rules._array_uses import bound_to_container as _bound_to_container
+from leapp_codemod.rules._array_uses import callee_computes
 from leapp_codemod.rules._array_uses import items_reach_numpy as _items_reach_numpy
 from leapp_codemod.rules._array_uses import many_dimensions as _many_dimensions
 from leapp_codemod.rules._array_uses import used_as_numbers as _used_as_numbers
@@ -60,7 +61,8 @@ def check(node: ast.AST, ctx):
             return
         passed = _elements_passed(node, ctx)
         if passed and not ctx.only_logged(node):
-            yield Hit(passed[0], f"`{', '.join(show(e) for e in passed)}` hand single elements of a NumPy array of "
+            what = "hand single elements" if len(passed) > 1 else "hands a single element"
+            yield Hit(passed[0], f"`{', '.join(show(e) for e in passed)}` {what} of a NumPy array of "
                                  f"pipeline data to `{show(node.func)}` as separate arguments: each is a NumPy "
                                  "scalar the trace does not follow, so what the callee does with it is exported as "
                                  "a constant", "pass the array (or a slice of it, `w[0:2]`) and index it where it "
@@ -264,10 +266,13 @@ def _elements_passed(call: ast.Call, ctx) -> list[ast.Subscript]:
             by_array.setdefault(ast.unparse(arg.value), []).append(arg)
     picked = next((reads for reads in by_array.values()
                    if len({_constant_position(r.slice) for r in reads}) >= 2), None)
-    if picked is None or not _numpy_vector(picked[0].value, ctx):
-        return []
     callees = ctx.resolve_call(call)
-    return picked if callees and not any(ctx.project.is_library(c.module) for c in callees) else []
+    if not callees or any(ctx.project.is_library(c.module) for c in callees):
+        return []
+    if picked is None:   # one position of a vector also read as slices (`g = grip(row[-1])` with `row[:3]`)
+        picked = next(([read] for array, (read, *more) in by_array.items() if not more and _sliced(array, ctx)
+                       and callee_computes(call, ctx, lambda e, r=read: e is r)), None)
+    return picked if picked is not None and _numpy_vector(picked[0].value, ctx) else []
 
 
 def _constant_position(index: ast.expr) -> int | None:
@@ -430,6 +435,9 @@ RULE = Rule(
                   "    return np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))",
     node_types=(ast.Assign, ast.AugAssign, ast.For, ast.comprehension, ast.Call), check=check,
     valid=(
+        "import numpy as np\nfrom scipy.spatial.transform import Rotation as R\ndef step(obs):\n"
+        "    rotations = np.tanh(obs).reshape(-1, 3)\n"
+        "    return np.array([R.from_euler('xyz', rot).as_quat() for rot in rotations])\n",
         "import torch\ndef step(obs):\n    x, y = obs[:2]\n    return torch.stack([x * 2, y])\n",
         # one position alone: the first row of a batch
         "import numpy as np\ndef step(actions, low, high):\n    act = actions[0]\n    return np.clip(act * 2, low, high)\n",

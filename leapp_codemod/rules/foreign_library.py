@@ -1,5 +1,6 @@
 import ast
 
+from leapp_codemod.analysis.infer.context import is_self_attr, self_name_of
 from leapp_codemod.knowledge.libraries import FOREIGN_ROOTS, TRACEABLE
 from leapp_codemod.rules._helpers import show
 from leapp_codemod.rules.base import Hit, Rule
@@ -19,7 +20,49 @@ def foreign_target(node: ast.Call, ctx) -> str | None:
         for type_name in ctx.types_of(func.value):
             if _root(type_name) in FOREIGN_ROOTS:
                 return f"{type_name}.{func.attr}"
+        if is_self_attr(func.value, ctx.self_name) and ctx.cls is not None:
+            key = ("foreign_held_origin", ctx.cls.id, func.value.attr)
+            if key not in ctx.project.memo:
+                ctx.project.memo[key] = _held_origin(func.value.attr, ctx.cls, ctx, 0)
+            origin = ctx.project.memo[key]
+            if origin is not None:   # named by the library's class that made the chain and the method called
+                return f"{origin.split('(', 1)[0]}(...).{func.attr}"
     return None
+
+
+_MAX_CHAIN = 6
+
+
+def _held_origin(attr: str, cls, ctx, depth: int) -> str | None:
+    """`self.model` bound to `self.arm.create_model()`, `self.arm` to `loader.load(path)`, ... down to
+    `sapien.Engine()`: an object a foreign library made from another of its objects (a kinematics model, a
+    scene). The dotted chain of calls, or None when some binding is not one."""
+    values = [(klass, method, value) for klass in ctx.project.mro(cls) for method, value in klass.attr_values.get(attr, ())]
+    origins = [_call_origin(value, klass, method, ctx, depth + 1) for klass, method, value in values]
+    return origins[0] if origins and all(origins) else None
+
+
+def _call_origin(value: ast.expr, klass, method: str, ctx, depth: int) -> str | None:
+    if depth > _MAX_CHAIN or not isinstance(value, ast.Call) or klass.module not in ctx.project.modules:
+        return None
+    qualified = ctx.project.qualify(value.func, ctx.project.modules[klass.module])
+    if qualified and _root(ctx.project.external_name(qualified)) in FOREIGN_ROOTS:
+        name = ctx.project.external_name(qualified)
+        return name if _names_a_class(name) else None
+    func = value.func
+    if not isinstance(func, ast.Attribute):
+        return None
+    base = None
+    owner = klass.methods.get(method)
+    if owner is not None and is_self_attr(func.value, self_name_of(owner)):
+        base = _held_origin(func.value.attr, klass, ctx, depth)
+    elif isinstance(func.value, ast.Call):   # `self.engine.create_scene().create_loader()`
+        base = _call_origin(func.value, klass, method, ctx, depth + 1)
+    elif owner is not None and isinstance(func.value, ast.Name):
+        bound = owner.assigned(func.value.id)
+        origins = [_call_origin(v, klass, method, ctx, depth + 1) for v in bound]
+        base = origins[0] if origins and all(origins) else None
+    return f"{base}(...).{func.attr}" if base and "(" not in base else f"{base}.{func.attr}" if base else None
 
 
 def _receiver_data(node: ast.Call, ctx) -> bool:
@@ -40,13 +83,22 @@ def _built_from_data(receiver: ast.expr, ctx) -> bool:
         # made here by a foreign call (`rot = Rotation.from_quat(q)`): that call is the finding, once, and the
         # adapter a twin puts in its place has the object's methods
         return any(isinstance(v, ast.Call) and ctx.args_data(v) and foreign_target(v, ctx) is None
-                   for v in ctx.fn.assigned(receiver.id))
+                   for v in ctx.fn.assigned(receiver.id)) or _filled_with_data(receiver.id, ctx)
     if not (isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name)
             and receiver.value.id == ctx.self_name and ctx.cls is not None):
         return False
     return any(isinstance(value, ast.Call) and method != "__init__" and method in klass.methods
                and any(_passed_in(a, klass.methods[method]) for a in (*value.args, *(k.value for k in value.keywords)))
                for klass in ctx.project.mro(ctx.cls) for method, value in klass.attr_values.get(receiver.attr, ()))
+
+
+def _filled_with_data(name: str, ctx) -> bool:
+    """`pcd = o3d.geometry.PointCloud()` built empty, then `pcd.points = Vector3dVector(pts)`: the object holds
+    the pipeline data assigned to its fields (the constructor reads nothing, so the method call is where the
+    data meets the library)."""
+    return any(isinstance(node, ast.Assign) and any(
+        isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == name for t in node.targets)
+        and ctx.is_data(node.value) for node in ctx.fn.nodes)
 
 
 def _passed_in(arg: ast.expr, method) -> bool:

@@ -14,6 +14,7 @@ from leapp_codemod.analysis.model.class_state import (
 )
 from leapp_codemod.analysis.model.config_values import CONFIG_KEY, CONFIG_LOCALS, config_key, function_config_constants
 from leapp_codemod.analysis.infer.context import FunctionContext
+from leapp_codemod.analysis.infer.devices import built_here, device_read, used_as_array
 from leapp_codemod.analysis.infer.taint import function_attr, holds_dict
 from leapp_codemod.analysis.infer.lattice import NESTED, Env, Facts
 from leapp_codemod.analysis.model.index import FunctionInfo
@@ -61,7 +62,8 @@ def _bind(ctx: FunctionContext, target: ast.expr, value: ast.expr | None, elemen
         return
     if isinstance(target, ast.Name):
         name = target.id
-        if ctx.is_data(value):
+        if ctx.is_data(value) or (isinstance(value, ast.Call) and name not in env.data and device_read(ctx, value)
+                                  and used_as_array(ctx, name)):
             env.data.add(name)
         if ctx.is_shape(value) and not _scaled_value(ctx, value):
             env.shape.add(name)
@@ -80,6 +82,10 @@ def _bind(ctx: FunctionContext, target: ast.expr, value: ast.expr | None, elemen
             root = root.value
         if isinstance(root, ast.Name) and ctx.is_data(value):
             env.data.add(root.id)
+        return
+    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and ctx.is_data(value) \
+            and built_here(ctx, target.value.id):
+        env.data.add(target.value.id)   # `pcd = PointCloud()`, `pcd.points = pts`: the object holds the data
         return
     if is_self_attr(target, ctx.self_name) and ctx.cls is not None and ctx.is_data(value):
         ctx.facts.data_attrs.setdefault(ctx.cls.id, set()).add(target.attr)

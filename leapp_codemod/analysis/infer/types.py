@@ -322,6 +322,12 @@ class TypeQuestions:
             return self._annotated_items(e)   # `self.buffers[group]`: a dict of dicts
         elif isinstance(e, ast.Call):
             values.append((e, self.module))
+        elif isinstance(e, ast.Name) and (e.id not in self.fn.params or e.id in self.fn.outer_values):
+            # `hists = [History(n) for n in dims]` here, or before an inline range: a local list of objects
+            bound = [*self.fn.assigned(e.id)]
+            if e.id in self.fn.outer_values:
+                bound.append(self.fn.outer_values[e.id])
+            values += [(v, self.module) for v in bound if _literal_items(v) is not None]
         out: set[str] = self._annotated_items(e) if values else set()
         for value, module in values:
             literal = _literal_items(value)

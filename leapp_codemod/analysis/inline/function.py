@@ -100,6 +100,10 @@ def _bound_before(rng: InlineRange) -> dict[str, ast.expr]:
     """The value each of the range's names was last assigned before the range, in its enclosing scope;
     for the target of a loop around the range, what it iterates (`range(n)`)."""
     names = {*rng.inputs, *rng.state, *rng.constants}
+    # ... and the containers the range walks (`hists = [History(n) for n in dims]`): their items' class
+    displays = (ast.List, ast.Tuple, ast.Dict, ast.ListComp, ast.DictComp)
+    read = {n.id for stmt in rng.statements for n in ast.walk(stmt) if isinstance(n, ast.Name)
+            and isinstance(n.ctx, ast.Load)}
     out: dict[str, tuple[int, ast.expr]] = {}
     for node in ast.walk(rng.scope):
         if isinstance(node, ast.Assign) and node.lineno < rng.start:
@@ -109,7 +113,9 @@ def _bound_before(rng: InlineRange) -> dict[str, ast.expr]:
         else:
             continue
         for target, value in bound:
-            if isinstance(target, ast.Name) and target.id in names and node.lineno >= out.get(target.id, (0,))[0]:
+            wanted = target.id in names or target.id in read and isinstance(value, displays) \
+                if isinstance(target, ast.Name) else False
+            if wanted and node.lineno >= out.get(target.id, (0,))[0]:
                 out[target.id] = (node.lineno, value)
     return {name: value for name, (_, value) in out.items()}
 

@@ -209,6 +209,31 @@ def _in_range(line: int, start: int, end: int) -> bool:
     return start <= line <= end
 
 
+_LEAVES = (ast.Continue, ast.Break, ast.Return)
+
+
+def _leaving_branches(loop: ast.AST, start: int) -> tuple[list[tuple[int, int]], set[str]]:
+    """Line spans of the branches before the range, inside the loop, that end by leaving the iteration
+    (`if reset_requested: buf[:] = 0; ...; continue`): a write there (a reset) does not reach the range, so it
+    neither makes a name a new input of every iteration nor stops the range from carrying it. Also the names
+    such a branch sets to a Python number (`step_count = 0`): counters, which stay Python numbers of the loop."""
+    spans, counters = [], set()
+    for node in ast.walk(loop):
+        if isinstance(node, ast.If) and node.lineno < start and (node.end_lineno or 0) < start:
+            for body in (node.body, node.orelse):
+                if body and isinstance(body[-1], _LEAVES):
+                    spans.append((body[0].lineno, body[-1].end_lineno or body[-1].lineno))
+                    counters |= {t.id for stmt in body if isinstance(stmt, ast.Assign) and _is_number(stmt.value)
+                                 for t in stmt.targets if isinstance(t, ast.Name)}
+    return spans, counters
+
+
+def _is_number(value: ast.expr) -> bool:
+    if isinstance(value, ast.UnaryOp):
+        value = value.operand
+    return isinstance(value, ast.Constant) and isinstance(value.value, (int, float)) and not isinstance(value.value, bool)
+
+
 def classify(found: _Found, start: int, end: int, scope: ast.AST, loop: ast.AST | None):
     """(inputs, state, constants, outputs) of the range, each in first-use order."""
     statements = found.block[found.first:found.last + 1]
@@ -222,8 +247,11 @@ def classify(found: _Found, start: int, end: int, scope: ast.AST, loop: ast.AST 
     scope_bound = {n for n, k, _ in scope_events if k == "w"} | _params(scope)
     declared = _declared_global(scope)
     loop_events = uses([loop]) if loop is not None else []
-    bound_in_loop = {n for n, k, line in loop_events if k in "wm" and not _in_range(line, start, end)}
-    before_in_loop = {n for n, k, line in loop_events if k in "wm" and line < start}
+    leaving, counters = _leaving_branches(loop, start) if loop is not None else ([], set())
+    loop_writes = [(n, line) for n, k, line in loop_events if k in "wm" and (
+        n in counters or not any(first <= line <= last for first, last in leaving))]
+    bound_in_loop = {n for n, line in loop_writes if not _in_range(line, start, end)}
+    before_in_loop = {n for n, line in loop_writes if line < start}
     fixed = _fixed_globals(scope) if module_level else set()
     assigned = {n for n, k, _ in events if k == "w"}
     unread = only_mutated(statements) - assigned      # added to, never read: not carried state

@@ -1,0 +1,86 @@
+"""Reads from an object of a library the scan neither follows nor models (a camera or point-cloud SDK, a
+tracker): `frames = self.camera.get_capture()` in a step gives the data the pipeline computes on, so a name
+bound to such a read and then used as an array is pipeline data (a taint source). An object built here and
+filled by attribute assignment (`pcd = PointCloud(); pcd.points = pts`) holds what it is filled with."""
+from __future__ import annotations
+
+import ast
+import sys
+
+from leapp_codemod.analysis.model.walk import is_self_attr
+from leapp_codemod.knowledge.libraries import FOREIGN_ROOTS, MODELED_ROOTS, OPAQUE_MODELS
+
+# Roots whose objects are known not to be devices of the pipeline (modelled, foreign numerics, loaded models).
+_KNOWN_ROOTS = MODELED_ROOTS | FOREIGN_ROOTS | OPAQUE_MODELS | frozenset(sys.stdlib_module_names)
+# Methods of an array (NumPy or torch) that a read's result, or a field of it, is used with.
+_ARRAY_METHODS = frozenset({"copy", "astype", "reshape", "flatten", "ravel", "squeeze", "transpose", "clip",
+                            "numpy", "float", "mean", "sum", "min", "max"})
+
+
+def _unmodelled(project, qualified: str | None) -> bool:
+    """A dotted name outside the project, in a library neither modelled nor followed."""
+    if not qualified:
+        return False
+    external = project.external_name(qualified)
+    root = external.split(".", 1)[0]
+    return root not in _KNOWN_ROOTS and project.module_named(root) is None
+
+
+def device_handle(ctx, receiver: ast.expr) -> bool:
+    """`self.camera` where every binding of the attribute in the class family builds an object of an
+    unmodelled library (`self.camera = k4a.Device.open()`)."""
+    if not is_self_attr(receiver, ctx.self_name) or ctx.cls is None:
+        return False
+    key = ("device_handle", ctx.cls.id, receiver.attr)
+    found = ctx.project.memo.get(key)
+    if found is None:
+        values = [(klass, value) for klass in ctx.project.mro(ctx.cls)
+                  for _, value in klass.attr_values.get(receiver.attr, ())]
+        found = ctx.project.memo[key] = bool(values) and all(
+            isinstance(value, ast.Call) and klass.module in ctx.project.modules
+            and _unmodelled(ctx.project, ctx.project.qualify(value.func, ctx.project.modules[klass.module]))
+            for klass, value in values)
+    return found
+
+
+def device_read(ctx, call: ast.Call) -> bool:
+    """A method call on a `device_handle` that resolves to no followed code."""
+    func = call.func
+    return isinstance(func, ast.Attribute) and device_handle(ctx, func.value) and not ctx.resolve_call(call)
+
+
+def used_as_array(ctx, name: str) -> bool:
+    """`name`, or a field of it (`frames.depth.data`), is subscripted, compared, given to a NumPy or torch
+    call, or used with an array method somewhere in the function."""
+    parents: dict[int, ast.AST] = {}
+    for node in ctx.fn.nodes:
+        for child in ast.iter_child_nodes(node):
+            parents[id(child)] = node
+    for node in ctx.fn.nodes:
+        if not (isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)):
+            continue
+        use: ast.AST = node
+        parent = parents.get(id(use))
+        while isinstance(parent, ast.Attribute) and parent.value is use:
+            use, parent = parent, parents.get(id(parent))
+        if isinstance(parent, ast.Subscript) and parent.value is use:
+            return True
+        if isinstance(parent, ast.Compare) and not any(isinstance(x, ast.Constant) and not isinstance(
+                x.value, (int, float)) for x in (parent.left, *parent.comparators)):
+            return True   # `depth > 0`, not `status == "ok"` or `frame is None`
+        if isinstance(parent, ast.Call) and use in parent.args:
+            called = ctx.call_name(parent) or ""
+            if called.startswith(("numpy.", "torch.")):
+                return True
+        if isinstance(use, ast.Attribute) and use.attr in _ARRAY_METHODS and isinstance(parent, ast.Call) \
+                and parent.func is use:
+            return True
+    return False
+
+
+def built_here(ctx, name: str) -> bool:
+    """A local (not a parameter) every binding of which in the function constructs an object with a call."""
+    if name in ctx.fn.params or name == ctx.self_name:
+        return False
+    values = ctx.fn.assigned(name)
+    return bool(values) and all(isinstance(v, ast.Call) and not ctx.builtin(v) for v in values)
