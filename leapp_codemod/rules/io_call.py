@@ -10,7 +10,7 @@ def check(node: ast.Call, ctx):
     if ctx.runs_once():
         return  # a cached function (`@functools.lru_cache()`): its reads happen once, their values are constants
     clock = ctx.clock_kind(node)
-    if clock is not None and ctx.host_timing(node):
+    if clock is not None and (ctx.host_timing(node) or not ctx.reaches_output(node)):
         return  # `t0 = time.time()` ... `log.info(time.time() - t0)`: timing the host, no value the export keeps
     if clock is not None:
         yield Hit(node, f"`{show(node)}` reads the clock inside the pipeline ({clock}); the exported model keeps "

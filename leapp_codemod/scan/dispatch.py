@@ -70,6 +70,8 @@ def run_rules(analysis: Analysis, functions, rules: tuple[Rule, ...], only_paths
                                                      "and files were analyzed", internal=True))
                     continue
                 for hit in hits:
+                    if rule.category != "io-in-pipeline" and not ctx.reaches_output(hit.node):
+                        continue   # a value only reported, or used by nothing: nothing the export keeps
                     findings.append(_finding(rule, hit, fn, ctx.module))
                     if rule.category in LIBRARY_CATEGORIES and isinstance(node, ast.Call):
                         call = library_call(ctx, node, fn.path)
