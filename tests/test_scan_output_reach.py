@@ -38,3 +38,8 @@ def test_values_only_reported_in_a_method(tmp_path, monkeypatch):
 def test_report_rows_of_an_inline_range(tmp_path, monkeypatch):
     found = check(tmp_path, monkeypatch, "sorter_loop_app", "sorter.py:14-19")
     assert found == {("sorter.py", 18, "scalar-extraction")}   # the cast that scales the actuated command
+
+
+def test_the_sink_of_another_object_is_the_hosts(tmp_path, monkeypatch):
+    found = check(tmp_path, monkeypatch, "mixer_app", "mixer:Mixer.dose")
+    assert found == {("mixer.py", 34, "io-in-pipeline")}       # the step's own send stays
