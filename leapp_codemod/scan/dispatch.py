@@ -51,12 +51,9 @@ def run_rules(analysis: Analysis, functions, rules: tuple[Rule, ...], only_paths
             continue
         ctx.shape_answers = {}      # the facts are final from here on: `is_shape` answers are kept
         library = analysis.project.is_library(fn.module)
-        reporting = not library and ctx.reports_only()   # a debug printer: its I/O is the finding
         handing = not library and ctx.hands_on_only()    # the host's sink of the result: no finding of the step
         for node in iter_nodes(fn, analysis.facts.param_constants.get(fn.id)):
             rules_here = by_type.get(type(node), ())
-            if reporting:
-                rules_here = [r for r in rules_here if r.category == "io-in-pipeline"]
             if handing:
                 rules_here = [r for r in rules_here if r.category != "io-in-pipeline"]
             if library and rules_here and (ctx.under_scalar_dispatch(node) or ctx.in_error_handler(node)):

@@ -19,6 +19,7 @@ from leapp_codemod.analysis.infer.io import IoQuestions
 from leapp_codemod.analysis.infer.lattice import NESTED, Env, Facts
 from leapp_codemod.analysis.infer.messages import MessageQuestions
 from leapp_codemod.analysis.infer.relevance import RelevanceQuestions
+from leapp_codemod.analysis.infer.sink import SinkQuestions
 from leapp_codemod.analysis.infer.state import StateQuestions
 from leapp_codemod.analysis.infer.taint import TaintQuestions, parent_map
 from leapp_codemod.analysis.infer.types import TypeQuestions
@@ -44,7 +45,7 @@ __all__ = ["Env", "Facts", "FunctionContext", "is_self_attr", "iter_nodes", "nam
 
 @dataclass
 class FunctionContext(TaintQuestions, TypeQuestions, CallQuestions, StateQuestions, IoQuestions, MessageQuestions,
-                      RelevanceQuestions):
+                      RelevanceQuestions, SinkQuestions):
     fn: FunctionInfo
     module: ModuleIndex
     project: Project

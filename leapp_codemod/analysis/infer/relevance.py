@@ -21,14 +21,14 @@ from dataclasses import dataclass, field
 from leapp_codemod.analysis.infer.taint import parent_map
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.knowledge.draws import NOT_DRAWS, RANDOM_MODULES, STDLIB_DRAWS, TORCH_RANDOM
-from leapp_codemod.knowledge.io import HANDOFF_METHODS, PACING_FUNCTIONS
+from leapp_codemod.knowledge.io import PACING_FUNCTIONS
 from leapp_codemod.knowledge.vocab import DATA_METHOD_NAMES, INPLACE_EXCEPTIONS, NON_DATA_BUILTINS, PURE_BUILTINS, \
     PURE_LIBRARIES, SHARING_METHODS, WRITING_METHODS
 
 # Compound statements: which of their fields hold the statements they run (the rest is their head).
 _BLOCKS = ("body", "orelse", "finalbody", "handlers")
 _OPAQUE = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
-_VALUE_BUILTINS = NON_DATA_BUILTINS | PURE_BUILTINS | {
+VALUE_BUILTINS = NON_DATA_BUILTINS | PURE_BUILTINS | {
     "enumerate", "zip", "sorted", "reversed", "sum", "any", "all", "map", "filter", "dict", "set", "frozenset",
     "divmod", "pow", "isinstance", "repr", "str", "format"} - {"print", "open", "setattr", "next", "iter"}
 
@@ -51,6 +51,7 @@ class _Stmt:
     fills: set[str] = field(default_factory=set)   # names whose object it changes in place (`rows.append(r)`)
     reads: set[str] = field(default_factory=set)
     output: bool = False
+    control: bool = False   # `break`, `continue`, a bare `return`: an output when anything else is
     skipped: bool = False   # stands for the skipped lines (an inline range, in the function around it)
     parent: _Stmt | None = None
     block: list[_Stmt] = field(default_factory=list, repr=False)   # its own block, itself included
@@ -79,87 +80,6 @@ class RelevanceQuestions:
             child, parent = parent, parents.get(id(parent))
         stmt = node if isinstance(node, ast.stmt) else parent
         return stmt is None or id(stmt) not in relevant[1] or id(stmt) in relevant[0]
-
-    def hands_on_only(self) -> bool:
-        """Is this function a sink of the host: a method of another object (a robot interface, a sender) the
-        step hands a value of the pipeline to, it returns nothing and only passes that value on (I/O calls, a
-        message it builds and publishes, an attribute of its object no code the step reaches reads, which
-        another thread sends, a lock around them)? Its I/O is the host taking the result over, not a hazard
-        of the step that feeds it."""
-        known = self.fn.walks.get("hands_on_only")
-        if known is None:
-            self.fn.walks["hands_on_only"] = False   # a recursive sink is not proven by itself
-            known = self.fn.walks["hands_on_only"] = self._hands_on_only()
-        return known
-
-    def _hands_on_only(self) -> bool:
-        fn = self.fn
-        callers = self.facts.callers.get(fn.id)
-        if "<lines" in fn.qualname or not callers or not fn.is_method:
-            return False   # the entry, an inline range or a function of its own: the step itself
-        for fid in callers:   # the result leaves the step's object: `self.robot.apply(a)`, `sender.put(a)`
-            module, _, qualname = fid.partition(":")
-            caller = self.project.modules[module].functions.get(qualname) if module in self.project.modules else None
-            if caller is None or (caller.module, caller.class_name) == (fn.module, fn.class_name):
-                return False   # `self.publish(a)`: the step's own I/O
-        values = [p for p in fn.params if p != self.self_name]
-        if not any(self.is_data(ast.Name(id=p, ctx=ast.Load())) for p in values):
-            return False
-        handed = False
-        for node in fn.nodes:
-            if isinstance(node, (ast.Yield, ast.YieldFrom, ast.Global, ast.Nonlocal, ast.Lambda, ast.Await)):
-                return False
-            if isinstance(node, ast.Return) and node.value is not None \
-                    and not (isinstance(node.value, ast.Constant) and node.value.value is None):
-                return False
-            if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)):
-                root = _root(node)
-                if not isinstance(root, ast.Name) or root.id in values:
-                    return False   # a write into the caller's objects
-                if root.id == self.self_name and isinstance(node, ast.Attribute) and node.value is root:
-                    if self._read_by_step(node.attr):
-                        return False   # state the step reads back
-                    handed = True
-            if isinstance(node, ast.Call):
-                kind = self._hand_off(node)
-                if kind is None:
-                    return False
-                handed = handed or kind
-        return handed
-
-    def _hand_off(self, call: ast.Call) -> bool | None:
-        """True: a call that hands something to the host (I/O); False: one that computes or locks; None: one
-        with effects of its own."""
-        if self.io_kind(call) is not None or self.call_name(call) in PACING_FUNCTIONS:
-            return True
-        if self.builtin(call) in _VALUE_BUILTINS or self.clock_kind(call) is not None:
-            return False
-        func = call.func
-        name = self.call_name(call)
-        if name and name.partition(".")[0] in PURE_LIBRARIES and not _writes_argument(call, name) \
-                and not name.startswith(RANDOM_MODULES):
-            return False
-        if isinstance(func, ast.Attribute) and (func.attr in HANDOFF_METHODS or func.attr in DATA_METHOD_NAMES
-                                                and func.attr not in WRITING_METHODS):
-            return False   # `self.lock.acquire()`, `action.tolist()`
-        callees = self.resolve_call(call)
-        if callees and all(not c.is_method and self.for_function(c).reports_only()
-                           or self.for_function(c).hands_on_only() for c in callees):
-            return True
-        last = (name or ast.unparse(func)).rpartition(".")[2]
-        if not callees and last[:1].isupper() and not isinstance(self._relevance_parent(call), ast.Expr):
-            return False   # `msg = JointState()`: a message built to be sent
-        return None
-
-    def _relevance_parent(self, node: ast.AST) -> ast.AST | None:
-        return parent_map(self.fn).get(id(node))
-
-    def _read_by_step(self, attr: str) -> bool:
-        """Does code the step reaches, other than this function, read `self.<attr>`?"""
-        if self.cls is None:
-            return True
-        return any(fid != self.fn.id for klass in self.project.mro(self.cls)
-                   for fid, _ in self.facts.attr_reads.get(klass.id, {}).get(attr, ()))
 
     # ------------------------------------------------------------------ the slice
     def _relevant_statements(self) -> tuple[set[int], set[int], tuple[set[str], set[str]]] | None:
@@ -218,8 +138,10 @@ class RelevanceQuestions:
                         else:
                             mark(binder)
             for s in stmts:
-                if id(s.node) not in out and (s.fills & needed or inline and s.binds & at_entry):
-                    mark(s)   # what fills a needed object; in a range, what it leaves for its next pass to read
+                if id(s.node) not in out and (s.fills & needed or inline and s.binds & at_entry
+                                              or s.control and out):
+                    mark(s)   # what fills a needed object; in a range, what it leaves for its next pass to read;
+                              # the jumps that decide whether an output runs
         if skip is not None:   # every read of what the skipped lines leave, output or not (a print of it)
             from_skipped |= {name for s in stmts if not s.skipped for name in s.reads
                              if any(b is not None and b.skipped for b in _reaching(s, name))}
@@ -267,9 +189,13 @@ class RelevanceQuestions:
                 kept = [e for e in stmt.value.elts if not (isinstance(e, ast.Name) and self._host_outside(e.id))]
                 entry.output = bool(kept)
                 entry.reads = {n.id for e in kept for n in ast.walk(e) if isinstance(n, ast.Name)}
+            elif stmt.value is None or isinstance(stmt.value, ast.Constant) and stmt.value.value is None:
+                entry.control = True   # `return`: it matters when something after it does
             else:
                 entry.output = True
-        elif isinstance(stmt, (ast.Raise, ast.Break, ast.Continue, ast.Global, ast.Nonlocal, ast.Assert,
+        elif isinstance(stmt, (ast.Break, ast.Continue)):
+            entry.control = True
+        elif isinstance(stmt, (ast.Raise, ast.Global, ast.Nonlocal, ast.Assert,
                                ast.Import, ast.ImportFrom)) or type(stmt).__name__ in ("Match", "TryStar"):
             entry.output = True
         elif isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
@@ -295,13 +221,13 @@ class RelevanceQuestions:
         if self.io_kind(call) is not None or self.clock_kind(call) is not None \
                 or self.call_name(call) in PACING_FUNCTIONS:
             return   # a sink of the host (a print, a log, a publish) or a clock read: no output itself
-        if self.builtin(call) in _VALUE_BUILTINS:
+        if self.builtin(call) in VALUE_BUILTINS:
             return
         func = call.func
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in scope.handles:
             return   # `writer.writerows(rows)` of `writer = csv.writer(f)`
         if isinstance(func, ast.Attribute):
-            root = _root(func.value)
+            root = root_of(func.value)
             method = func.attr
             fills = method in WRITING_METHODS or (method.endswith("_") and method not in INPLACE_EXCEPTIONS)
             if fills and isinstance(root, ast.Name) and self._own(root.id, scope):
@@ -319,7 +245,7 @@ class RelevanceQuestions:
                 and name not in NOT_DRAWS:
             entry.output = True   # a draw advances the process's generator, which every later draw reads
             return
-        if name and name.partition(".")[0] in PURE_LIBRARIES and not _writes_argument(call, name):
+        if name and name.partition(".")[0] in PURE_LIBRARIES and not writes_argument(call, name):
             return
         callees = self.resolve_call(call)
         if callees and all(not c.is_method and self.for_function(c).reports_only() for c in callees):
@@ -339,7 +265,7 @@ class RelevanceQuestions:
         if isinstance(target, ast.Starred):
             self._store(target.value, entry, scope)
             return
-        root = _root(target)
+        root = root_of(target)
         for part in ast.walk(target):   # `obs[i] = v`: the index is read
             if isinstance(part, ast.Name) and part is not root:
                 entry.reads.add(part.id)
@@ -432,24 +358,25 @@ def fn_last(fn) -> ast.stmt | None:
     return body[-1] if body else None
 
 
-def _writes_argument(call: ast.Call, name: str) -> bool:
+def writes_argument(call: ast.Call, name: str) -> bool:
     """`torch.nn.init.zeros_(w)`, `np.copyto(dst, src)`, `out=`: a library call that writes an argument."""
     last = name.rsplit(".", 1)[-1]
     return (last.endswith("_") and not last.startswith("_")) or last in ("copyto", "put", "place", "putmask") \
         or any(k.arg == "out" for k in call.keywords)
 
 
-def _parts(value: ast.expr, iterated: bool) -> list[ast.expr]:
-    """The values a binding may take its objects from: the items of a tuple or list display (`a, b = x, y`);
-    for a loop, the iterables a plain call walks (`zip(self.frames, images)`, `enumerate(bufs)`)."""
+def _parts(value: ast.expr, iterated: bool, unpacked: bool) -> list[ast.expr]:
+    """The values a binding may take its objects from: the items of a tuple or list display it unpacks
+    (`a, b = x, y`); for a loop, the iterables a plain call walks (`zip(self.frames, images)`, `enumerate(bufs)`).
+    A display bound whole is a new object (`rows = [row]`)."""
     if isinstance(value, (ast.Tuple, ast.List)):
-        return [p for e in value.elts for p in _parts(e, iterated)]
+        return [p for e in value.elts for p in _parts(e, iterated, unpacked)] if unpacked else []
     if iterated and isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
-        return [p for a in value.args for p in _parts(a, iterated)]
+        return [p for a in value.args for p in _parts(a, iterated, True)]
     return [value]
 
 
-def _root(expr: ast.expr) -> ast.expr:
+def root_of(expr: ast.expr) -> ast.expr:
     while isinstance(expr, (ast.Attribute, ast.Subscript, ast.Starred)) \
             or (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute)):
         expr = expr.func.value if isinstance(expr, ast.Call) else expr.value
@@ -523,11 +450,12 @@ def _aliases(fn_node: ast.AST, outside: frozenset[str], modules: frozenset[str])
             pairs = [(i.optional_vars, i.context_expr) for i in node.items if i.optional_vars is not None]
         for target, whole in pairs:
             names = _target_names(target)
-            for value in _parts(whole, isinstance(node, (ast.For, ast.AsyncFor))):
+            unpacked = isinstance(target, (ast.Tuple, ast.List)) or isinstance(node, (ast.For, ast.AsyncFor))
+            for value in _parts(whole, isinstance(node, (ast.For, ast.AsyncFor)), unpacked):
                 if isinstance(value, ast.Call) and not (isinstance(value.func, ast.Attribute)
                                                         and value.func.attr in SHARING_METHODS):
                     continue   # a fresh value (`np.zeros(3)`, `Msg()`, `x.sum()`)
-                root = _root(value)
+                root = root_of(value)
                 if isinstance(value, ast.Call) and isinstance(root, ast.Name) and root.id in modules:
                     continue   # `np.squeeze(x)` ... a library function's value
                 if not isinstance(root, ast.Name):
