@@ -31,8 +31,9 @@ def check(tmp_path, monkeypatch, app: str, entry: str) -> set[tuple[str, int, st
 
 def test_values_only_reported_in_a_method(tmp_path, monkeypatch):
     found = check(tmp_path, monkeypatch, "grader_app", "grader:Grader.grade")
-    assert ("grader.py", 42, "tensor-branch") in found        # the branch that decides the grade stays
-    assert ("grader.py", 38, "io-in-pipeline") in found       # the log keeps its own finding
+    assert ("grader.py", 46, "tensor-branch") in found        # the branch that decides the grade stays
+    assert ("grader.py", 44, "scalar-extraction") in found    # a value the step sends on is an output
+    assert ("grader.py", 40, "io-in-pipeline") in found       # the log keeps its own finding
 
 
 def test_report_rows_of_an_inline_range(tmp_path, monkeypatch):

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from leapp_codemod.analysis.infer.taint import parent_map
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.knowledge.draws import NOT_DRAWS, RANDOM_MODULES, STDLIB_DRAWS, TORCH_RANDOM
-from leapp_codemod.knowledge.io import PACING_FUNCTIONS
+from leapp_codemod.knowledge.io import PACING_FUNCTIONS, REPORT_ROOTS
 from leapp_codemod.knowledge.vocab import DATA_METHOD_NAMES, INPLACE_EXCEPTIONS, NON_DATA_BUILTINS, PURE_BUILTINS, \
     PURE_LIBRARIES, SHARING_METHODS, WRITING_METHODS
 
@@ -218,9 +218,12 @@ class RelevanceQuestions:
                 self._call(n, entry, scope)
 
     def _call(self, call: ast.Call, entry: _Stmt, scope: _Scope) -> None:
-        if self.io_kind(call) is not None or self.clock_kind(call) is not None \
-                or self.call_name(call) in PACING_FUNCTIONS:
-            return   # a sink of the host (a print, a log, a publish) or a clock read: no output itself
+        if self.clock_kind(call) is not None or self.call_name(call) in PACING_FUNCTIONS:
+            return   # a clock read, a wait: no output itself
+        if self.io_kind(call) is not None:
+            if not self._reports(call, scope.handles):
+                entry.output = True   # a publish, a send: what it is handed leaves the step
+            return
         if self.builtin(call) in VALUE_BUILTINS:
             return
         func = call.func
@@ -278,8 +281,20 @@ class RelevanceQuestions:
             return   # `self.last_stamp = t`: an attribute nothing reads, or read only to report it
         entry.output = True
 
+    def _reports(self, call: ast.Call, handles: frozenset[str] = frozenset()) -> bool:
+        """Does the I/O call only report (`print`, a log, a CSV row, a metrics logger, a write to a file it
+        opened)?"""
+        if self.builtin(call) in ("print", "open") or self.io_kind(call) == "logging":
+            return True
+        func = call.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in handles:
+            return True   # `writer.writerow(row)`, `f.write(line)` on what it opened
+        name = self.call_name(call) or ""
+        types = self.types_of(func.value) if isinstance(func, ast.Attribute) else set()
+        return name.startswith(REPORT_ROOTS) or any(t.startswith(REPORT_ROOTS) for t in types)
+
     def _io_handles(self) -> frozenset[str]:
-        """Locals every binding of which is an I/O call (`with open(p) as f`, `writer = csv.writer(f)`)."""
+        """Locals every binding of which is a reporting I/O call (`with open(p) as f`, `writer = csv.writer(f)`)."""
         bound: dict[str, list[ast.expr]] = {}
         seen: set[int] = set()
         for node in ast.walk(self.fn.node):
@@ -295,7 +310,8 @@ class RelevanceQuestions:
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and id(node) not in seen:
                 bound.setdefault(node.id, []).append(node)   # any other binding: not only a handle
         return frozenset(name for name, values in bound.items()
-                         if all(isinstance(v, ast.Call) and self.io_kind(v) is not None for v in values))
+                         if all(isinstance(v, ast.Call) and self.io_kind(v) is not None and self._reports(v)
+                                for v in values))
 
     def _own(self, name: str, scope: _Scope) -> bool:
         """Is `name` a local of this call holding its own object (an inline range's inputs and state are its
