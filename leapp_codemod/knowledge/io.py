@@ -50,6 +50,12 @@ MIDDLEWARE_FACTORIES = frozenset({"create_publisher", "create_subscription", "cr
                                   "advertise", "Publisher", "ChannelPublisher", "ChannelSubscriber"})
 # Calls that send a step's result out of the process (a middleware publish, a bus or socket write).
 SEND_METHODS = frozenset({"publish", "Write", "write", "send", "sendall", "sendto"})
+# I/O that only reports (a log, a printed line, a CSV or metrics file): what reaches it alone is no output of
+# the step. Every other I/O call (a publish, a socket or client send, a store's `set`) hands its arguments on.
+REPORT_ROOTS = ("csv.", "wandb.", "mlflow.", "tensorboardX.", "torch.utils.tensorboard.", "logging.", "pprint.",
+                "warnings.", "sys.stdout.", "sys.stderr.")
+# Methods of a lock, a queue or a condition that hand a value over to another thread (the host's sender).
+HANDOFF_METHODS = frozenset({"acquire", "release", "put", "put_nowait", "notify", "notify_all"})
 LOGGING_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "fatal"})
 PATH_IO_METHODS = frozenset({"read_text", "read_bytes", "write_text", "write_bytes", "open", "unlink", "touch",
                              "mkdir", "exists", "iterdir", "glob"})

@@ -106,6 +106,15 @@ CONTAINER_MUTATORS = frozenset({"append", "appendleft", "extend", "extendleft", 
 # never read (`pop`/`setdefault` hand an item back, so they are reads).
 FILLING_MUTATORS = frozenset({"append", "appendleft", "extend", "extendleft", "insert", "clear", "remove", "add",
                               "discard", "update"})
+# Methods that write into their receiver (a container filled, a queue handed an item, an array filled or
+# sorted in place): the receiver is what they change. Trailing-underscore tensor methods are in-place too.
+WRITING_METHODS = CONTAINER_MUTATORS | {"put", "put_nowait", "fill", "sort", "resize", "itemset"}
+# Methods whose result may share the receiver's object or memory (an element, a view): filling the result
+# fills the receiver.
+SHARING_METHODS = frozenset({"pop", "popleft", "get", "setdefault", "view", "view_as", "reshape", "squeeze",
+                             "unsqueeze", "transpose", "permute", "swapaxes", "expand", "expand_as", "narrow",
+                             "select", "detach", "ravel", "flatten", "values", "items", "as_strided", "unfold",
+                             "numpy", "__getitem__"})
 # ndarray methods that change only the array's flags (writeable, aligned): no value goes in or out.
 NDARRAY_FLAG_METHODS = frozenset({"setflags"})
 # Trailing-underscore methods that change a tensor's flags, not its values: not in-place writes.

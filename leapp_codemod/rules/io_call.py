@@ -10,7 +10,7 @@ def check(node: ast.Call, ctx):
     if ctx.runs_once():
         return  # a cached function (`@functools.lru_cache()`): its reads happen once, their values are constants
     clock = ctx.clock_kind(node)
-    if clock is not None and ctx.host_timing(node):
+    if clock is not None and (ctx.host_timing(node) or not ctx.reaches_output(node)):
         return  # `t0 = time.time()` ... `log.info(time.time() - t0)`: timing the host, no value the export keeps
     if clock is not None:
         yield Hit(node, f"`{show(node)}` reads the clock inside the pipeline ({clock}); the exported model keeps "
@@ -35,7 +35,10 @@ RULE = Rule(
          "cached function (`@functools.lru_cache()`, `@cached_property`) called without pipeline data: it runs once. "
          "Nor is a clock read that only times the host (its value reaches only a log or print, a wait loop whose "
          "body only sleeps, or a timing field of a message the step publishes), or whose value nothing uses (a "
-         "local never read, an attribute no code of the project reads): nothing the export computes depends on it. `rospy.Time(...)`/`rospy.Duration(...)` build values and are no I/O.",
+         "local never read, an attribute no code of the project reads): nothing the export computes depends on it. "
+         "Nor is I/O in the host's sink: a method of another object the step hands its result to (a robot "
+         "interface's `set_action`, a sender's queue) that returns nothing and only logs, publishes or queues it. "
+         "`rospy.Time(...)`/`rospy.Duration(...)` build values and are no I/O.",
     why="The exported graph contains only tensor operations. A read that feeds the computation (a file, a "
         "message, the clock) is frozen to the value read while tracing; a write (telemetry, a published command, a "
         "debug print) silently disappears from the deployed model. The run report marks such a pipeline `partial`.",

@@ -51,11 +51,11 @@ def run_rules(analysis: Analysis, functions, rules: tuple[Rule, ...], only_paths
             continue
         ctx.shape_answers = {}      # the facts are final from here on: `is_shape` answers are kept
         library = analysis.project.is_library(fn.module)
-        reporting = not library and ctx.reports_only()   # a debug printer: its I/O is the finding
+        handing = not library and ctx.hands_on_only()    # the host's sink of the result: no finding of the step
         for node in iter_nodes(fn, analysis.facts.param_constants.get(fn.id)):
             rules_here = by_type.get(type(node), ())
-            if reporting:
-                rules_here = [r for r in rules_here if r.category == "io-in-pipeline"]
+            if handing:
+                rules_here = [r for r in rules_here if r.category != "io-in-pipeline"]
             if library and rules_here and (ctx.under_scalar_dispatch(node) or ctx.in_error_handler(node)):
                 continue   # an installed library's code for Python/NumPy scalars, or for an error: not the trace
             for rule in rules_here:
@@ -70,6 +70,8 @@ def run_rules(analysis: Analysis, functions, rules: tuple[Rule, ...], only_paths
                                                      "and files were analyzed", internal=True))
                     continue
                 for hit in hits:
+                    if rule.category != "io-in-pipeline" and not ctx.reaches_output(hit.node):
+                        continue   # a value only reported, or used by nothing: nothing the export keeps
                     findings.append(_finding(rule, hit, fn, ctx.module))
                     if rule.category in LIBRARY_CATEGORIES and isinstance(node, ast.Call):
                         call = library_call(ctx, node, fn.path)

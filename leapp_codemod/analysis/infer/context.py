@@ -18,6 +18,8 @@ from leapp_codemod.analysis.infer.calls import CallQuestions
 from leapp_codemod.analysis.infer.io import IoQuestions
 from leapp_codemod.analysis.infer.lattice import NESTED, Env, Facts
 from leapp_codemod.analysis.infer.messages import MessageQuestions
+from leapp_codemod.analysis.infer.relevance import RelevanceQuestions
+from leapp_codemod.analysis.infer.sink import SinkQuestions
 from leapp_codemod.analysis.infer.state import StateQuestions
 from leapp_codemod.analysis.infer.taint import TaintQuestions, parent_map
 from leapp_codemod.analysis.infer.types import TypeQuestions
@@ -42,7 +44,8 @@ __all__ = ["Env", "Facts", "FunctionContext", "is_self_attr", "iter_nodes", "nam
 
 
 @dataclass
-class FunctionContext(TaintQuestions, TypeQuestions, CallQuestions, StateQuestions, IoQuestions, MessageQuestions):
+class FunctionContext(TaintQuestions, TypeQuestions, CallQuestions, StateQuestions, IoQuestions, MessageQuestions,
+                      RelevanceQuestions, SinkQuestions):
     fn: FunctionInfo
     module: ModuleIndex
     project: Project
@@ -50,12 +53,14 @@ class FunctionContext(TaintQuestions, TypeQuestions, CallQuestions, StateQuestio
     support: LeappSupport
     env: Env = field(default_factory=Env)
     # line -> (start, end) positions of the statements of this function that do nothing but I/O,
-    # line -> (start, end) positions of the statements of this function that do nothing but I/O,
     # computed once when first asked (see `only_logged`)
     io_statements: dict[int, list[tuple[tuple[int, int], tuple[int, int]]]] | None = None
     # `is_shape` answers by node id (with the node), kept only while the local facts are final (the
     # rules' pass sets it)
     shape_answers: dict[int, tuple] | None = None
+    # (output statements, analysed statements) of this function's slice (see `reaches_output`), False when
+    # too deep to slice, computed once when first asked
+    relevance: tuple[set[int], set[int], set[str]] | bool | None = None
 
     # ------------------------------------------------------------------ basics
     def _asker(self):
