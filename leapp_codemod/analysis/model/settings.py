@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 
 from leapp_codemod.analysis.model.config_values import CONFIG_LOCALS
+from leapp_codemod.analysis.model.fold import CALL_KEY, TABLE_KEY, UNKNOWN, frozen_literal
 from leapp_codemod.analysis.model.hydra_configs import matching
 from leapp_codemod.analysis.model.index import ClassInfo
 from leapp_codemod.analysis.model.resolve_sites import _scopes, argument_for, calls_named, sites_of
@@ -289,9 +290,74 @@ def module_flags(tree: ast.Module, nodes=None) -> dict[str, set]:
                         varying.add(name.id)
         elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.Try)):
             varying |= {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    varying |= {name for node in (ast.walk(tree) if nodes is None else nodes)  # nodes: the tree's, walked already
-                if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
-    return {name: vals for name, vals in values.items() if name not in varying}
+    nodes = list(ast.walk(tree) if nodes is None else nodes)   # nodes: the tree's, walked already
+    rebound = {name for node in nodes if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
+    flags = {name: vals for name, vals in values.items() if name not in varying | rebound}
+    return flags | _module_tables(tree, nodes, rebound) | _constant_helpers(tree, flags)
+
+
+_MUTATORS = frozenset({"append", "extend", "insert", "pop", "popitem", "remove", "clear", "update", "setdefault",
+                       "sort", "reverse", "add", "discard", "__setitem__"})
+
+
+def _module_tables(tree: ast.Module, nodes, rebound: set[str]) -> dict[str, set]:
+    """Module-level tables (`GAITS = {"TROT": (2, 0, 0.5), ...}`, `SIGNS = (1.0, -1.0)`) of constants, bound
+    once and never written (no item store, no mutating method, no `global`): "table:<NAME>" -> {frozen}."""
+    bound: dict[str, list] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.setdefault(stmt.name, []).append(None)
+            continue
+        simple = isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                bound.setdefault(node.id, []).append(stmt.value if simple else None)
+    tables = {name: frozen_literal(values[0]) for name, values in bound.items()
+              if len(values) == 1 and isinstance(values[0], (ast.Dict, ast.Tuple, ast.List)) and name not in rebound}
+    tables = {name: value for name, value in tables.items() if value is not UNKNOWN}
+    if not tables:
+        return {}
+    for node in nodes:
+        held = None
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            held = node.value
+        elif isinstance(node, ast.Attribute) and node.attr in _MUTATORS:
+            held = node.value
+        while isinstance(held, ast.Subscript):
+            held = held.value
+        if isinstance(held, ast.Name):
+            tables.pop(held.id, None)
+    return {f"{TABLE_KEY}{name}": {value} for name, value in tables.items()}
+
+
+def _constant_helpers(tree: ast.Module, flags: dict[str, set]) -> dict[str, set]:
+    """Module functions without parameters whose body returns a constant or a module setting (`def
+    _smoothing_on(): return SMOOTHING`): "call:<f>" -> the values the call gives."""
+    defined: dict[str, list] = {}
+    for stmt in tree.body:
+        names = [stmt.name] if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else \
+            [n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)] \
+            if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) else []
+        for name in names:
+            defined.setdefault(name, []).append(stmt)
+    out: dict[str, set] = {}
+    for name, stmts in defined.items():
+        fn = stmts[0]
+        if len(stmts) != 1 or not isinstance(fn, ast.FunctionDef) or fn.decorator_list or _has_params(fn.args):
+            continue
+        body = [s for s in fn.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+        if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+            continue
+        value = body[0].value
+        if isinstance(value, ast.Constant):
+            out[f"{CALL_KEY}{name}"] = {value.value}
+        elif isinstance(value, ast.Name) and value.id in flags:
+            out[f"{CALL_KEY}{name}"] = set(flags[value.id])
+    return out
+
+
+def _has_params(args: ast.arguments) -> bool:
+    return bool(args.posonlyargs or args.args or args.kwonlyargs or args.vararg or args.kwarg)
 
 
 # ------------------------------------------------------------------ what `f(x, **kwargs)` passes

@@ -1,0 +1,31 @@
+"""Values fixed for the exported program are settings, not data (fixtures/scan_constants): locals folded from
+module tables, defaults no caller overrides, constant helpers and `self.training`; the blocks they rule out are
+dead and report nothing."""
+from __future__ import annotations
+
+import pytest
+from scanfixture import found, scan_copy
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("LEAPP_CODEMOD_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def scan(tmp_path, app: str, entry: str, monkeypatch):
+    return scan_copy("scan_constants", tmp_path, app, entry, monkeypatch)
+
+
+def test_locals_unpacked_from_a_module_table_by_a_default_key_decide_their_blocks(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "gait_table_app", "gaits:Stepper.forward", monkeypatch))
+    assert ("gaits.py", 25, "LCM201") not in hits   # `if mirrored:` -- 0 for "TROT"
+    assert ("gaits.py", 28, "LCM102") not in hits   # `if grouped < 2:` -- 2 for "TROT"
+    assert ("gaits.py", 30, "LCM002") not in hits   # `if _smoothing_on():` -- returns SMOOTHING (False)
+    assert ("gaits.py", 43, "LCM801") not in hits   # `noisy = self.training and ...`: eval mode
+
+
+def test_the_same_table_read_with_a_key_that_selects_the_block_keeps_its_findings(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "live_gait_app", "gaits:Stepper.forward", monkeypatch))
+    assert ("gaits.py", 25, "LCM201") in hits       # "GALLOP": mirrored = 1
+    assert ("gaits.py", 28, "LCM102") in hits       # grouped = 1 < 2
+    assert ("gaits.py", 30, "LCM002") not in hits   # the helper still returns False
