@@ -29,3 +29,10 @@ def test_the_same_table_read_with_a_key_that_selects_the_block_keeps_its_finding
     assert ("gaits.py", 25, "LCM201") in hits       # "GALLOP": mirrored = 1
     assert ("gaits.py", 28, "LCM102") in hits       # grouped = 1 < 2
     assert ("gaits.py", 30, "LCM002") not in hits   # the helper still returns False
+
+
+def test_dtype_facts_are_not_numpy_computations_on_the_data(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "quat_norm_app", "quat:Orienter.step", monkeypatch))
+    assert ("quat.py", 6, "LCM301") not in hits    # `np.finfo(norm).eps`: machine epsilon of the dtype
+    assert ("quat.py", 8, "LCM201") in hits        # `if norm < tiny:` still branches on the data
+    assert ("quat.py", 10, "LCM301") in hits       # `np.cbrt(norm)`: a NumPy computation on the data
