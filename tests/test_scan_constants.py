@@ -36,3 +36,9 @@ def test_dtype_facts_are_not_numpy_computations_on_the_data(tmp_path, monkeypatc
     assert ("quat.py", 6, "LCM301") not in hits    # `np.finfo(norm).eps`: machine epsilon of the dtype
     assert ("quat.py", 8, "LCM201") in hits        # `if norm < tiny:` still branches on the data
     assert ("quat.py", 10, "LCM301") in hits       # `np.cbrt(norm)`: a NumPy computation on the data
+
+
+def test_empty_containers_made_on_the_first_call_are_setup_and_the_appends_are_state(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "lazy_history_app", "stacker:FrameStacker.act", monkeypatch))
+    assert ("stacker.py", 16, "LCM701") not in hits   # `self.frames[name] = deque(maxlen=...)`: nothing stored
+    assert ("stacker.py", 18, "LCM701") in hits       # `self.frames[name].append(obs[name])`: the data
