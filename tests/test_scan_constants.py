@@ -42,3 +42,9 @@ def test_empty_containers_made_on_the_first_call_are_setup_and_the_appends_are_s
     hits = found(scan(tmp_path, "lazy_history_app", "stacker:FrameStacker.act", monkeypatch))
     assert ("stacker.py", 16, "LCM701") not in hits   # `self.frames[name] = deque(maxlen=...)`: nothing stored
     assert ("stacker.py", 18, "LCM701") in hits       # `self.frames[name].append(obs[name])`: the data
+
+
+def test_text_annotated_inputs_formatted_into_strings_are_not_pipeline_data(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "caption_app", "captioner:Captioner.forward", monkeypatch))
+    assert ("captioner.py", 7, "LCM102") not in hits    # `f"{marker * repeat}[{label}]"`: a name from `names`
+    assert ("captioner.py", 11, "LCM102") in hits       # `f"{label}={score}"`: `score` is `logits.max()`
