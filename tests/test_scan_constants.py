@@ -48,3 +48,15 @@ def test_text_annotated_inputs_formatted_into_strings_are_not_pipeline_data(tmp_
     hits = found(scan(tmp_path, "caption_app", "captioner:Captioner.forward", monkeypatch))
     assert ("captioner.py", 7, "LCM102") not in hits    # `f"{marker * repeat}[{label}]"`: a name from `names`
     assert ("captioner.py", 11, "LCM102") in hits       # `f"{label}={score}"`: `score` is `logits.max()`
+
+
+def test_settings_passed_through_forwarding_subclass_constructors_decide_the_base_branches(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "forwarded_setting_app", "agents:Explorer.act", monkeypatch))
+    assert ("agents.py", 13, "LCM801") not in hits   # no construction site selects "uniform"
+    assert ("agents.py", 15, "LCM801") in hits       # "gauss" (passed, and the default) adds the noise
+
+
+def test_a_forwarded_site_that_selects_the_branch_keeps_it(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "forwarded_any_app", "agents:Explorer.act", monkeypatch))
+    assert ("agents.py", 13, "LCM801") in hits
+    assert ("agents.py", 15, "LCM801") in hits

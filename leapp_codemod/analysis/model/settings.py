@@ -16,7 +16,9 @@ from leapp_codemod.analysis.model.config_values import CONFIG_LOCALS
 from leapp_codemod.analysis.model.fold import CALL_KEY, TABLE_KEY, UNKNOWN, frozen_literal
 from leapp_codemod.analysis.model.hydra_configs import matching
 from leapp_codemod.analysis.model.index import ClassInfo
-from leapp_codemod.analysis.model.resolve_sites import _scopes, argument_for, calls_named, sites_of
+from leapp_codemod.analysis.model.resolve_sites import (
+    _scopes, argument_for, calls_named, forwarded_sites, param_default, sites_of,
+)
 from leapp_codemod.analysis.model.runtime_bind import INSTANTIATE, config_chain, hydra_targets
 from leapp_codemod.analysis.model.index import called_name
 from leapp_codemod.analysis.model.class_state import class_constants
@@ -39,8 +41,14 @@ def _settings(project, cls: ClassInfo, unknown) -> dict[str, set]:
     for key, values in dormant_counters(project, cls, lambda attr: attribute_rebound(project, cls, attr)).items():
         out.setdefault(key, values)
     init = project.find_method(cls, "__init__")
-    if init is None or any("__init__" in sub.methods for sub in _subclasses(project, cls)):
-        return out  # a subclass constructs it through super().__init__(...): not a site we read
+    if init is None:
+        return out
+    forwarded: list = []
+    for sub in (s for s in _subclasses(project, cls) if "__init__" in s.methods):
+        calls = forwarded_sites(project, sub, init)
+        if calls is None:
+            return out  # a subclass constructs it through super().__init__(...) in a way not read here
+        forwarded += calls
     sites = None
     for klass in project.mro(cls):
         for attr, writes in klass.attr_values.items():
@@ -53,7 +61,7 @@ def _settings(project, cls: ClassInfo, unknown) -> dict[str, set]:
                     and klass.methods.get("__init__") is init):
                 continue
             if sites is None:
-                sites = sites_of(project, cls)
+                sites = [*sites_of(project, cls), *forwarded]
             values = _passed(init, value.id, sites, unknown)
             if values:
                 out[f"self.{attr}"] = values
@@ -147,19 +155,6 @@ def _passed(init, param: str, sites, unknown) -> set:
         else:
             return {unknown}
     return values
-
-
-def param_default(init, param: str) -> ast.expr | None:
-    """The default value a function gives its parameter `param` (positional or keyword-only), if any."""
-    args = init.node.args
-    positional = [*args.posonlyargs, *args.args]
-    for arg, default in zip(positional[len(positional) - len(args.defaults):], args.defaults):
-        if arg.arg == param:
-            return default
-    for arg, default in zip(args.kwonlyargs, args.kw_defaults):
-        if arg.arg == param:
-            return default
-    return None
 
 
 def attribute_rebound(project, cls: ClassInfo, attr: str) -> bool:
