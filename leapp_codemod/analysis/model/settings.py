@@ -285,7 +285,7 @@ def module_flags(tree: ast.Module, nodes=None) -> dict[str, set]:
                         varying.add(name.id)
         elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.Try)):
             varying |= {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    nodes = list(ast.walk(tree) if nodes is None else nodes)   # nodes: the tree's, walked already
+    nodes = list(ast.walk(tree)) if nodes is None else nodes   # nodes: the tree's, walked already
     rebound = {name for node in nodes if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
     flags = {name: vals for name, vals in values.items() if name not in varying | rebound}
     return flags | _module_tables(tree, nodes, rebound) | _constant_helpers(tree, flags)
@@ -299,14 +299,9 @@ def _module_tables(tree: ast.Module, nodes, rebound: set[str]) -> dict[str, set]
     """Module-level tables (`GAITS = {"TROT": (2, 0, 0.5), ...}`, `SIGNS = (1.0, -1.0)`) of constants, bound
     once and never written (no item store, no mutating method, no `global`): "table:<NAME>" -> {frozen}."""
     bound: dict[str, list] = {}
-    for stmt in tree.body:
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bound.setdefault(stmt.name, []).append(None)
-            continue
+    for name, stmt in _top_level_bindings(tree):
         simple = isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
-        for node in ast.walk(stmt):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                bound.setdefault(node.id, []).append(stmt.value if simple else None)
+        bound.setdefault(name, []).append(stmt.value if simple else None)
     tables = {name: frozen_literal(values[0]) for name, values in bound.items()
               if len(values) == 1 and isinstance(values[0], (ast.Dict, ast.Tuple, ast.List)) and name not in rebound}
     tables = {name: value for name, value in tables.items() if value is not UNKNOWN}
@@ -329,12 +324,8 @@ def _constant_helpers(tree: ast.Module, flags: dict[str, set]) -> dict[str, set]
     """Module functions without parameters whose body returns a constant or a module setting (`def
     _smoothing_on(): return SMOOTHING`): "call:<f>" -> the values the call gives."""
     defined: dict[str, list] = {}
-    for stmt in tree.body:
-        names = [stmt.name] if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else \
-            [n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)] \
-            if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) else []
-        for name in names:
-            defined.setdefault(name, []).append(stmt)
+    for name, stmt in _top_level_bindings(tree):
+        defined.setdefault(name, []).append(stmt)
     out: dict[str, set] = {}
     for name, stmts in defined.items():
         fn = stmts[0]
@@ -348,6 +339,24 @@ def _constant_helpers(tree: ast.Module, flags: dict[str, set]) -> dict[str, set]
             out[f"{CALL_KEY}{name}"] = {value.value}
         elif isinstance(value, ast.Name) and value.id in flags:
             out[f"{CALL_KEY}{name}"] = set(flags[value.id])
+    return out
+
+
+def _top_level_bindings(tree: ast.Module) -> list[tuple[str, ast.stmt]]:
+    """(name, statement) for every name the module's top-level statements bind (definitions, assignment
+    targets, imports, and any store inside a compound statement): walked once per module."""
+    out: list[tuple[str, ast.stmt]] = []
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.append((stmt.name, stmt))
+            continue
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            out += [((a.asname or a.name).partition(".")[0], stmt) for a in stmt.names]
+            continue
+        parts = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] \
+            if isinstance(stmt, (ast.AnnAssign, ast.AugAssign)) else [] if isinstance(stmt, ast.Expr) else [stmt]
+        out += [(n.id, stmt) for part in parts for n in ast.walk(part)
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
     return out
 
 
