@@ -60,3 +60,13 @@ def test_a_forwarded_site_that_selects_the_branch_keeps_it(tmp_path, monkeypatch
     hits = found(scan(tmp_path, "forwarded_any_app", "agents:Explorer.act", monkeypatch))
     assert ("agents.py", 13, "LCM801") in hits
     assert ("agents.py", 15, "LCM801") in hits
+
+
+def test_a_number_every_config_gives_decides_the_branch_it_selects(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "config_noise_app", "walker:Walker.act", monkeypatch))
+    assert ("walker.py", 13, "LCM801") not in hits   # eval_noise is 0 in every config
+
+
+def test_a_number_one_config_sets_otherwise_keeps_the_branch(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "config_noise_live_app", "walker:Walker.act", monkeypatch))
+    assert ("walker.py", 13, "LCM801") in hits       # one config gives 0.05

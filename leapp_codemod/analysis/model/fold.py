@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 
-from leapp_codemod.analysis.model.config_values import CONFIG_LOCALS
+from leapp_codemod.analysis.model.config_values import CONFIG_KEY, CONFIG_LOCALS, config_key
 from leapp_codemod.analysis.model.index import FunctionInfo
 
 UNKNOWN = ("<not a constant>",)   # a parameter value no call site fixes
@@ -195,6 +195,10 @@ def _value(e: ast.expr, fn: FunctionInfo, constants: dict[str, set], used: list,
         return {e.value}
     if isinstance(e, ast.Name):
         return _name(e.id, fn, constants, used, depth)
+    key = config_key(e) if isinstance(e, (ast.Attribute, ast.Subscript, ast.Call)) else None
+    if key is not None and constants.get(CONFIG_KEY + key) and UNKNOWN not in constants[CONFIG_KEY + key]:
+        used.append(True)   # `self._config.eval_noise`: one value in the project's configs
+        return set(constants[CONFIG_KEY + key])
     if isinstance(e, ast.Attribute):
         return _attribute(e, fn, constants, used)
     if isinstance(e, (ast.Tuple, ast.List)) and len(e.elts) <= 8:
