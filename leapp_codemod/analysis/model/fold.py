@@ -25,10 +25,13 @@ class Table(tuple):
     among the constants that key the function's live-node walks)."""
 
     def lookup(self, key):
-        for k, v in self:
+        for k, v in reversed(self):   # a repeated key: the literal keeps the last value
             if k == key:
                 return v
         raise KeyError(key)
+
+    def keys(self) -> set:
+        return {k for k, _ in self}
 
 
 def name_stores(fn: FunctionInfo) -> dict[str, int]:
@@ -59,9 +62,10 @@ def frozen_literal(e: ast.expr):
             return UNKNOWN
         try:
             hash(pairs)
+            merged = dict(pairs)   # a repeated key keeps its last value, as the literal does
         except TypeError:
             return UNKNOWN
-        return Table(pairs)
+        return Table(merged.items())
     return UNKNOWN
 
 
@@ -179,7 +183,12 @@ _FOLDS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: la
 _COMPARES = {ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b, ast.Lt: lambda a, b: a < b,
              ast.LtE: lambda a, b: a <= b, ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b,
              ast.Is: lambda a, b: a is b, ast.IsNot: lambda a, b: a is not b,
-             ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
+             ast.In: lambda a, b: a in _members(b), ast.NotIn: lambda a, b: a not in _members(b)}
+
+
+def _members(held):
+    """What `x in held` looks through: a table's keys, else the value itself."""
+    return held.keys() if isinstance(held, Table) else held
 
 
 def _number(v) -> bool:
