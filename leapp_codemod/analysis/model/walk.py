@@ -103,12 +103,19 @@ def _outcome(test: ast.expr, fn: FunctionInfo, constants: dict[str, set], guard:
     else:
         values = _constant_values(test, fn, constants, guard)
         outcomes = {bool(v) for v in values} if values else None
-    if not outcomes and isinstance(test, (ast.Call, ast.Compare, ast.Subscript)):
+    if not outcomes and isinstance(test, (ast.Call, ast.Compare, ast.Subscript)) and not _compared_as_folded(test):
         values = folded(test, fn, constants)   # `if _smoothing_on():`, `if SIGNS[mirrored] < 0:`
         outcomes = {bool(v) for v in values} if values else None
     if not outcomes or len(outcomes) != 1:
         return None
     return next(iter(outcomes)) != negate
+
+
+def _compared_as_folded(test: ast.expr) -> bool:
+    """`x > 0`, `self.mode == "a"`: a name or attribute against a literal, which `_compare_outcomes` has already
+    folded as far as it goes (folding the whole test again would repeat it)."""
+    return isinstance(test, ast.Compare) and isinstance(test.left, (ast.Name, ast.Attribute)) \
+        and all(isinstance(c, ast.Constant) for c in test.comparators)
 
 
 def literal_bindings(fn: FunctionInfo, name: str) -> set | None:
