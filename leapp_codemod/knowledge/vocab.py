@@ -52,11 +52,14 @@ RANK_METHODS = frozenset({"dim", "ndimension"})
 SCALAR_METHODS = frozenset({"item", "tolist", "__float__", "__int__", "__bool__", "__index__", "element_size",
                             "data_ptr", "is_contiguous", "is_floating_point", "get_device", "keys", "__len__",
                             "issubset", "issuperset", "isdisjoint"})
-# Type and mode queries that return Python booleans about a tensor, not about its values.
+# Type, dtype and mode queries that answer about a tensor's type (Python booleans, dtype facts), not its values.
 TYPE_QUERIES = frozenset({"torch.is_tensor", "torch.is_floating_point", "torch.is_complex", "torch.is_storage",
                           "torch.is_grad_enabled", "torch.is_inference_mode_enabled", "torch.is_autocast_enabled",
                           "torch.jit.is_scripting", "torch.jit.is_tracing", "torch.onnx.is_in_onnx_export",
-                          "torch.compiler.is_compiling", "torch.numel", "numpy.isscalar", "numpy.iterable"})
+                          "torch.compiler.is_compiling", "torch.numel", "numpy.isscalar", "numpy.iterable",
+                          # facts of a dtype (machine epsilon, limits), whatever value names the dtype
+                          "numpy.finfo", "numpy.iinfo", "torch.finfo", "torch.iinfo", "numpy.issubdtype",
+                          "numpy.result_type", "numpy.promote_types", "numpy.can_cast"})
 # NumPy functions that answer with the shape of their argument (Python ints), no array data: never an untraced
 # NumPy computation (what is done with the shape is the shape rules' business).
 NUMPY_SHAPE_QUERIES = frozenset({"numpy.shape", "numpy.ndim", "numpy.size"})

@@ -172,3 +172,23 @@ def numpy_constant(node: ast.expr, numpy_names: set[str], constants: set[str]) -
         elif isinstance(sub, (ast.Lambda, ast.Subscript, ast.Starred, ast.NamedExpr, ast.comprehension)):
             return False
     return True
+
+
+_CONTAINER_MAKERS = frozenset({"list", "dict", "set", "deque", "OrderedDict", "defaultdict"})
+
+
+def empty_container(value: ast.expr | None) -> bool:
+    """`[]`, `{}`, `deque(maxlen=n)`, `defaultdict(list)`: a new container with nothing in it. Storing one
+    (`self.hist[k] = deque(maxlen=4)` on the first call) sets up state; the stores of data into it are the writes."""
+    if isinstance(value, (ast.List, ast.Tuple, ast.Set)):
+        return not value.elts
+    if isinstance(value, ast.Dict):
+        return not value.keys
+    if not isinstance(value, ast.Call):
+        return False
+    name = value.func.id if isinstance(value.func, ast.Name) else value.func.attr \
+        if isinstance(value.func, ast.Attribute) else None
+    if name not in _CONTAINER_MAKERS or any(k.arg is None for k in value.keywords):
+        return False
+    factory = name == "defaultdict" and len(value.args) == 1 and isinstance(value.args[0], (ast.Name, ast.Attribute))
+    return not value.args or factory

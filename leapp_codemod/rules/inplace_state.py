@@ -1,6 +1,6 @@
 import ast
 
-from leapp_codemod.rules._helpers import show
+from leapp_codemod.rules._helpers import empty_container, show
 from leapp_codemod.rules.base import Hit, Rule, written_state
 
 
@@ -43,8 +43,8 @@ def _target_root(node) -> ast.expr | None:
 
 def check(node, ctx):
     write = ctx.state_write(node)
-    if write is None or write[1] != "inplace":
-        return
+    if write is None or write[1] != "inplace" or isinstance(node, ast.Assign) and empty_container(node.value):
+        return   # `self.hist[k] = deque(maxlen=4)`: setup; the appends into it are the writes
     attr = write[0]
     if ctx.is_kept_state(attr):
         yield kept_hit(node, attr)

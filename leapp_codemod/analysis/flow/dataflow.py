@@ -18,6 +18,7 @@ from leapp_codemod.analysis.infer.devices import built_here, device_read, used_a
 from leapp_codemod.analysis.infer.taint import function_attr, holds_dict
 from leapp_codemod.analysis.infer.lattice import NESTED, Env, Facts
 from leapp_codemod.analysis.model.index import FunctionInfo
+from leapp_codemod.analysis.model.text_params import text_params
 from leapp_codemod.analysis.model.leapp_support import LeappSupport
 from leapp_codemod.analysis.model.libraries import call_origin
 from leapp_codemod.analysis.model.resolve_types import constructed_before, receiver_ids
@@ -179,7 +180,7 @@ def compute_env(ctx: FunctionContext) -> Env:
     facts = ctx.facts
     env = ctx.env
     local_callables = _local_callables(fn)
-    env.data |= facts.data_params.get(fn.id, set())
+    env.data |= facts.data_params.get(fn.id, set()) - text_params(fn)
     env.numpy |= facts.numpy_params.get(fn.id, set()) | _numpy_annotated(ctx)
     env.shape |= facts.shape_params.get(fn.id, set())
     for param, types in facts.param_types.get(fn.id, {}).items():

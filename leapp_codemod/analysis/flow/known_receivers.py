@@ -11,7 +11,7 @@ from leapp_codemod.analysis.model.class_state import stored_items
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.libraries import in_project as _in_project
 from leapp_codemod.analysis.model.libraries import library_available
-from leapp_codemod.analysis.model.settings import param_default
+from leapp_codemod.analysis.model.resolve_sites import param_default
 
 
 # Callables whose result's class is decided by data the scan does not read (a config value, a file):

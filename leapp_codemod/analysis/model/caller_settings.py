@@ -6,7 +6,7 @@ import ast
 
 from leapp_codemod.analysis.model.command_line import calls_by_name, command_line_names, is_setting_expr
 from leapp_codemod.analysis.model.index import ClassInfo
-from leapp_codemod.analysis.model.settings import param_default
+from leapp_codemod.analysis.model.resolve_sites import param_default
 from leapp_codemod.knowledge.io import STATIC_MODEL_CONSTRUCTORS
 from leapp_codemod.knowledge.vocab import TRAINING_FLAG_PARAMS
 from leapp_codemod.source.chains import counter_kind

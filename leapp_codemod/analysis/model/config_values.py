@@ -26,7 +26,7 @@ _SKIP_FILES = frozenset({"pyproject.toml", "package.json", "package-lock.json", 
 
 
 def config_values(project) -> dict[str, frozenset]:
-    """Leaf key -> the string/boolean values the project's config files give it (memoised per project)."""
+    """Leaf key -> the string/boolean/number values the project's config files give it (memoised per project)."""
     key = ("config_values",)
     found = project.memo.get(key)
     if found is None:
@@ -47,7 +47,7 @@ def _freeze(values: dict[str, set]) -> dict[str, frozenset]:
 
 
 def leaves(text: str, name: str) -> list[tuple[str, object]]:
-    """(key, value) for every string or boolean leaf of one config text."""
+    """(key, value) for every string, boolean or number leaf of one config text."""
     if name.endswith(".json"):
         try:
             return list(_walk(json.loads(text)))
@@ -75,7 +75,7 @@ def _walk(node):
         item = stack.pop()
         if isinstance(item, dict):
             for k, v in item.items():
-                if isinstance(v, (str, bool)):
+                if isinstance(v, (str, bool, int, float)):
                     yield str(k), v
                 elif isinstance(v, (dict, list)):
                     stack.append(v)
@@ -84,7 +84,7 @@ def _walk(node):
 
 
 def _yaml_scalar(text: str):
-    """A YAML scalar that is a plain string or a boolean; None for numbers, nulls, mappings, lists, anchors,
+    """A YAML scalar that is a plain string, a boolean or a number; None for nulls, mappings, lists, anchors,
     interpolations (`${...}`) and block markers."""
     if not text or text[0] in "[{&*|>!" or "${" in text:
         return None
@@ -97,11 +97,12 @@ def _yaml_scalar(text: str):
         return False
     if lowered in ("null", "~", "none"):
         return None
-    try:
-        float(text)
-        return None
-    except ValueError:
-        return text
+    for number in (int, float):
+        try:
+            return number(text)
+        except ValueError:
+            continue
+    return text
 
 
 def config_key(expr: ast.expr) -> str | None:

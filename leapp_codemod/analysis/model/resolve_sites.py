@@ -219,3 +219,50 @@ def applied_call(call: ast.Call) -> ast.Call | None:
     items = [ast.copy_location(ast.Subscript(value=a, slice=ast.Constant(0), ctx=ast.Load()), a)
              for a in call.args[1:] if not isinstance(a, ast.Starred)]
     return ast.copy_location(ast.Call(func=call.args[0], args=items, keywords=[]), call)
+
+
+def param_default(init, param: str) -> ast.expr | None:
+    """The default value a function gives its parameter `param` (positional or keyword-only), if any."""
+    args = init.node.args
+    positional = [*args.posonlyargs, *args.args]
+    for arg, default in zip(positional[len(positional) - len(args.defaults):], args.defaults):
+        if arg.arg == param:
+            return default
+    for arg, default in zip(args.kwonlyargs, args.kw_defaults):
+        if arg.arg == param:
+            return default
+    return None
+
+
+def forwarded_sites(project, sub: ClassInfo, init) -> list | None:
+    """The construction sites of `sub` as calls of the base `init`, when `sub.__init__` only forwards
+    (`def __init__(self, ModelCls=Atari, **kwargs): super().__init__(ModelCls=ModelCls, **kwargs)`): what
+    the site passes reaches the base through `**kwargs`, the subclass's own parameters as it forwards them.
+    None when the subclass's constructor does anything else."""
+    own = sub.methods["__init__"]
+    parent = next((k for k in project.mro(sub)[1:] if "__init__" in k.methods), None)
+    body = [st for st in own.node.body if not (isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant))]
+    kwarg = own.node.args.kwarg.arg if own.node.args.kwarg else None
+    if parent is None or parent.methods["__init__"] is not init or len(body) != 1 or kwarg is None \
+            or own.node.args.vararg is not None or not isinstance(body[0], ast.Expr):
+        return None
+    call = body[0].value
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "__init__"
+            and isinstance(call.func.value, ast.Call) and isinstance(call.func.value.func, ast.Name) and call.func.value.func.id == "super"
+            and not call.args and [k.value.id for k in call.keywords if k.arg is None
+                                   and isinstance(k.value, ast.Name)] == [kwarg]
+            and sum(k.arg is None for k in call.keywords) == 1):
+        return None
+    own_params = set(own.params[1:])
+    out = []
+    for site in sites_of(project, sub):
+        keywords = [k for k in site.call.keywords if k.arg not in own_params]   # through **kwargs (and `**x`)
+        for kw in (k for k in call.keywords if k.arg is not None):
+            value = kw.value
+            if isinstance(value, ast.Name) and value.id in own_params:
+                value = argument_for(own, site.call, value.id) or param_default(own, value.id)
+            if value is None or len(site.call.args) > len(own.positional_params) - 1:
+                return None
+            keywords.append(ast.keyword(arg=kw.arg, value=value))
+        out.append(Site(ast.Call(func=site.call.func, args=[], keywords=keywords), site.module, site.scope))
+    return out

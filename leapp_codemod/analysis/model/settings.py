@@ -13,9 +13,12 @@ from __future__ import annotations
 import ast
 
 from leapp_codemod.analysis.model.config_values import CONFIG_LOCALS
+from leapp_codemod.analysis.model.fold import CALL_KEY, TABLE_KEY, UNKNOWN, frozen_literal
 from leapp_codemod.analysis.model.hydra_configs import matching
 from leapp_codemod.analysis.model.index import ClassInfo
-from leapp_codemod.analysis.model.resolve_sites import _scopes, argument_for, calls_named, sites_of
+from leapp_codemod.analysis.model.resolve_sites import (
+    _scopes, argument_for, calls_named, forwarded_sites, param_default, sites_of,
+)
 from leapp_codemod.analysis.model.runtime_bind import INSTANTIATE, config_chain, hydra_targets
 from leapp_codemod.analysis.model.index import called_name
 from leapp_codemod.analysis.model.class_state import class_constants
@@ -38,8 +41,14 @@ def _settings(project, cls: ClassInfo, unknown) -> dict[str, set]:
     for key, values in dormant_counters(project, cls, lambda attr: attribute_rebound(project, cls, attr)).items():
         out.setdefault(key, values)
     init = project.find_method(cls, "__init__")
-    if init is None or any("__init__" in sub.methods for sub in _subclasses(project, cls)):
-        return out  # a subclass constructs it through super().__init__(...): not a site we read
+    if init is None:
+        return out
+    forwarded: list = []
+    for sub in (s for s in _subclasses(project, cls) if "__init__" in s.methods):
+        calls = forwarded_sites(project, sub, init)
+        if calls is None:
+            return out  # a subclass constructs it through super().__init__(...) in a way not read here
+        forwarded += calls
     sites = None
     for klass in project.mro(cls):
         for attr, writes in klass.attr_values.items():
@@ -52,7 +61,7 @@ def _settings(project, cls: ClassInfo, unknown) -> dict[str, set]:
                     and klass.methods.get("__init__") is init):
                 continue
             if sites is None:
-                sites = sites_of(project, cls)
+                sites = [*sites_of(project, cls), *forwarded]
             values = _passed(init, value.id, sites, unknown)
             if values:
                 out[f"self.{attr}"] = values
@@ -146,19 +155,6 @@ def _passed(init, param: str, sites, unknown) -> set:
         else:
             return {unknown}
     return values
-
-
-def param_default(init, param: str) -> ast.expr | None:
-    """The default value a function gives its parameter `param` (positional or keyword-only), if any."""
-    args = init.node.args
-    positional = [*args.posonlyargs, *args.args]
-    for arg, default in zip(positional[len(positional) - len(args.defaults):], args.defaults):
-        if arg.arg == param:
-            return default
-    for arg, default in zip(args.kwonlyargs, args.kw_defaults):
-        if arg.arg == param:
-            return default
-    return None
 
 
 def attribute_rebound(project, cls: ClassInfo, attr: str) -> bool:
@@ -289,9 +285,83 @@ def module_flags(tree: ast.Module, nodes=None) -> dict[str, set]:
                         varying.add(name.id)
         elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.Try)):
             varying |= {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    varying |= {name for node in (ast.walk(tree) if nodes is None else nodes)  # nodes: the tree's, walked already
-                if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
-    return {name: vals for name, vals in values.items() if name not in varying}
+    nodes = list(ast.walk(tree)) if nodes is None else nodes   # nodes: the tree's, walked already
+    rebound = {name for node in nodes if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
+    flags = {name: vals for name, vals in values.items() if name not in varying | rebound}
+    return flags | _module_tables(tree, nodes, rebound) | _constant_helpers(tree, flags)
+
+
+_MUTATORS = frozenset({"append", "extend", "insert", "pop", "popitem", "remove", "clear", "update", "setdefault",
+                       "sort", "reverse", "add", "discard", "__setitem__"})
+
+
+def _module_tables(tree: ast.Module, nodes, rebound: set[str]) -> dict[str, set]:
+    """Module-level tables (`GAITS = {"TROT": (2, 0, 0.5), ...}`, `SIGNS = (1.0, -1.0)`) of constants, bound
+    once and never written (no item store, no mutating method, no `global`): "table:<NAME>" -> {frozen}."""
+    bound: dict[str, list] = {}
+    for name, stmt in _top_level_bindings(tree):
+        simple = isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+        bound.setdefault(name, []).append(stmt.value if simple else None)
+    tables = {name: frozen_literal(values[0]) for name, values in bound.items()
+              if len(values) == 1 and isinstance(values[0], (ast.Dict, ast.Tuple, ast.List)) and name not in rebound}
+    tables = {name: value for name, value in tables.items() if value is not UNKNOWN}
+    if not tables:
+        return {}
+    for node in nodes:
+        held = None
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            held = node.value
+        elif isinstance(node, ast.Attribute) and node.attr in _MUTATORS:
+            held = node.value
+        while isinstance(held, ast.Subscript):
+            held = held.value
+        if isinstance(held, ast.Name):
+            tables.pop(held.id, None)
+    return {f"{TABLE_KEY}{name}": {value} for name, value in tables.items()}
+
+
+def _constant_helpers(tree: ast.Module, flags: dict[str, set]) -> dict[str, set]:
+    """Module functions without parameters whose body returns a constant or a module setting (`def
+    _smoothing_on(): return SMOOTHING`): "call:<f>" -> the values the call gives."""
+    defined: dict[str, list] = {}
+    for name, stmt in _top_level_bindings(tree):
+        defined.setdefault(name, []).append(stmt)
+    out: dict[str, set] = {}
+    for name, stmts in defined.items():
+        fn = stmts[0]
+        if len(stmts) != 1 or not isinstance(fn, ast.FunctionDef) or fn.decorator_list or _has_params(fn.args):
+            continue
+        body = [s for s in fn.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+        if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+            continue
+        value = body[0].value
+        if isinstance(value, ast.Constant):
+            out[f"{CALL_KEY}{name}"] = {value.value}
+        elif isinstance(value, ast.Name) and value.id in flags:
+            out[f"{CALL_KEY}{name}"] = set(flags[value.id])
+    return out
+
+
+def _top_level_bindings(tree: ast.Module) -> list[tuple[str, ast.stmt]]:
+    """(name, statement) for every name the module's top-level statements bind (definitions, assignment
+    targets, imports, and any store inside a compound statement): walked once per module."""
+    out: list[tuple[str, ast.stmt]] = []
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.append((stmt.name, stmt))
+            continue
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            out += [((a.asname or a.name).partition(".")[0], stmt) for a in stmt.names]
+            continue
+        parts = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] \
+            if isinstance(stmt, (ast.AnnAssign, ast.AugAssign)) else [] if isinstance(stmt, ast.Expr) else [stmt]
+        out += [(n.id, stmt) for part in parts for n in ast.walk(part)
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+    return out
+
+
+def _has_params(args: ast.arguments) -> bool:
+    return bool(args.posonlyargs or args.args or args.kwonlyargs or args.vararg or args.kwarg)
 
 
 # ------------------------------------------------------------------ what `f(x, **kwargs)` passes

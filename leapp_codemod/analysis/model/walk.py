@@ -12,6 +12,7 @@ from leapp_codemod.analysis.model.config_values import (
     CONFIG_LOCALS,
     config_key,
 )
+from leapp_codemod.analysis.model.fold import UNKNOWN, folded, folded_local, name_stores
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.settings import DICT_KEY, dict_read
 from leapp_codemod.observe.merge import OBSERVED_KEY
@@ -65,9 +66,6 @@ def training_only_block(node: ast.If | ast.IfExp, self_name: str | None) -> str 
     return None
 
 
-UNKNOWN = ("<not a constant>",)   # a parameter value no call site fixes
-
-
 def constant_flag_block(node: ast.If, fn: FunctionInfo, constants: dict[str, set] | None) -> str | None:
     """'body'/'orelse' when `if flag:` / `if not flag:` tests a parameter that every call passes as
     constants of one truth value (`predict(obs, deterministic=True)`), or a literal (`if False:`, `if 0:`,
@@ -105,20 +103,19 @@ def _outcome(test: ast.expr, fn: FunctionInfo, constants: dict[str, set], guard:
     else:
         values = _constant_values(test, fn, constants, guard)
         outcomes = {bool(v) for v in values} if values else None
+    if not outcomes and isinstance(test, (ast.Call, ast.Compare, ast.Subscript)) and not _compared_as_folded(test):
+        values = folded(test, fn, constants)   # `if _smoothing_on():`, `if SIGNS[mirrored] < 0:`
+        outcomes = {bool(v) for v in values} if values else None
     if not outcomes or len(outcomes) != 1:
         return None
     return next(iter(outcomes)) != negate
 
 
-def name_stores(fn: FunctionInfo) -> dict[str, int]:
-    """How many times the function binds each name (`=`, `+=`, loop targets, ...), counted once."""
-    stores = fn.walks.get("name_stores")
-    if stores is None:
-        stores = fn.walks["name_stores"] = {}
-        for n in fn.nodes:
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-                stores[n.id] = stores.get(n.id, 0) + 1
-    return stores
+def _compared_as_folded(test: ast.expr) -> bool:
+    """`x > 0`, `self.mode == "a"`: a name or attribute against a literal, which `_compare_outcomes` has already
+    folded as far as it goes (folding the whole test again would repeat it)."""
+    return isinstance(test, ast.Compare) and isinstance(test.left, (ast.Name, ast.Attribute)) \
+        and all(isinstance(c, ast.Constant) for c in test.comparators)
 
 
 def literal_bindings(fn: FunctionInfo, name: str) -> set | None:
@@ -167,7 +164,7 @@ def _constant_values(expr: ast.expr, fn: FunctionInfo, constants: dict[str, set]
         key = CONFIG_KEY + config
     values = constants.get(key)
     if not values and isinstance(expr, ast.Name) and expr.id not in fn.params:
-        return _folded_local(expr.id, fn, constants)
+        return folded_local(expr.id, fn, constants)
     if not values or UNKNOWN in values:
         return None
     if isinstance(expr, ast.Name) and key not in constants.get(CONFIG_LOCALS, ()) \
@@ -175,74 +172,6 @@ def _constant_values(expr: ast.expr, fn: FunctionInfo, constants: dict[str, set]
                     for n in fn.nodes if id(n) not in _inside_unlooped(fn, guard)):
         return None  # rebound in the body
     return values
-
-
-def _folded_local(name: str, fn: FunctionInfo, constants: dict[str, set]) -> set | None:
-    """The values of a local bound once (`gamma = min(churn / (n - 1), 0.4) if lo <= s <= hi else 0.`) that the
-    parameters its callers fix decide (`churn` left at its default 0): both arms are 0, whatever the test.
-    Only a value some fixed parameter decides: a local literal alone stays a switch for a person to flip."""
-    values = fn.assigned(name)
-    if len(values) != 1 or name_stores(fn).get(name, 0) != 1 or not constants:
-        return None
-    used: list[bool] = []
-    found = _fold(values[0], fn, constants, used, 0)
-    return found if found is not None and any(used) else None
-
-
-_FOLDS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
-          ast.Div: lambda a, b: a / b, ast.Pow: lambda a, b: a ** b}
-
-
-def _fold(e: ast.expr, fn: FunctionInfo, constants: dict[str, set], used: list, depth: int) -> set | None:
-    """The numbers `e` can be, from literals and the parameters callers fix; None when anything else decides.
-    `0 * x` and `0 / x` are 0 whatever `x` is."""
-    if depth > 6:
-        return None
-    if isinstance(e, ast.Constant) and isinstance(e.value, (int, float)) and not isinstance(e.value, bool):
-        return {e.value}
-    if isinstance(e, ast.Name) and e.id in fn.params:
-        values = constants.get(e.id)
-        if not values or UNKNOWN in values or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
-                                                      for v in values) or name_stores(fn).get(e.id):
-            return None
-        used.append(True)
-        return set(values)
-    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
-        inner = _fold(e.operand, fn, constants, used, depth + 1)
-        return None if inner is None else {-v for v in inner}
-    if isinstance(e, ast.BinOp) and type(e.op) in _FOLDS:
-        left = _fold(e.left, fn, constants, used, depth + 1)
-        if left == {0} and isinstance(e.op, (ast.Mult, ast.Div)):
-            return {0}
-        right = _fold(e.right, fn, constants, used, depth + 1)
-        if right == {0} and isinstance(e.op, ast.Mult):
-            return {0}
-        if left is None or right is None or len(left) * len(right) > 16:
-            return None
-        try:
-            return {_FOLDS[type(e.op)](a, b) for a in left for b in right}
-        except (ArithmeticError, ValueError, TypeError):
-            return None
-    if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id in ("min", "max") and e.args \
-            and not e.keywords and e.func.id not in fn.params:
-        parts = [_fold(a, fn, constants, used, depth + 1) for a in e.args]
-        if any(p is None for p in parts) or len(parts) > 4:
-            return None
-        pick = min if e.func.id == "min" else max
-        out = {pick(combo) for combo in _combos(parts)}
-        return out if len(out) <= 16 else None
-    if isinstance(e, ast.IfExp):
-        body = _fold(e.body, fn, constants, used, depth + 1)
-        orelse = _fold(e.orelse, fn, constants, used, depth + 1)
-        return None if body is None or orelse is None else body | orelse
-    return None
-
-
-def _combos(parts: list[set]) -> list[tuple]:
-    out: list[tuple] = [()]
-    for part in parts:
-        out = [(*c, v) for c in out for v in part][:64]
-    return out
 
 
 def _inside_unlooped(fn: FunctionInfo, guard: ast.AST | None) -> set[int]:
