@@ -234,15 +234,23 @@ def sent_value(fn: ast.FunctionDef, is_method: bool) -> tuple[tuple[str, ...], a
     return (*path, call.func.attr), call.args[0], call
 
 
+def _payload(call: ast.Call) -> list[ast.expr]:
+    """The arguments of a send call that carry data: a constant topic, channel or address is not the value sent."""
+    values = [*call.args, *(k.value for k in call.keywords)]
+    return [v for v in values if not isinstance(v, ast.Constant)]
+
+
 def _send_hint(fn: ast.FunctionDef) -> str:
     """Where a step that returns nothing sends its result out, and what to export instead."""
     sends = _sends(fn)
     if not sends:
         return ""
-    values = "; ".join(f"at line {c.lineno}: `{ast.unparse(c)}` (the value sent: `{ast.unparse(c.args[0])}`)"
-                       if c.args else f"at line {c.lineno}: `{ast.unparse(c)}`" for c in sends)
-    return (f" (it sends its result out {values}; the value one send call of an attribute of `self` "
-            "sends becomes the output by itself, and with several the one to export is not known); pass "
+    values = "; ".join(f"at line {c.lineno}: `{ast.unparse(c)}` (the value sent: "
+                       f"{', '.join(f'`{ast.unparse(a)}`' for a in _payload(c))})"
+                       if _payload(c) else f"at line {c.lineno}: `{ast.unparse(c)}`" for c in sends)
+    return (f" (it sends its result out {values}; the one value a single send call of an attribute of `self` "
+            "takes as its only argument becomes the output by itself; with a topic or address argument beside "
+            "it, or with several sends, the one to export is not known); pass "
             "--entry with the function that computes the value sent, or a statement range FILE:START-END of "
             "one block that ends before the send")
 
