@@ -20,3 +20,17 @@ def scan_copy(group: str, tmp_path, app: str, entry: str, monkeypatch):
 def found(result) -> set[tuple[str, int, str]]:
     """(file name, line, code) of every finding."""
     return {(Path(f.path).name, f.line, f.code) for f in result.findings}
+
+
+def check_marked(group: str, tmp_path, monkeypatch, app: str, entry: str) -> set[tuple[str, int, str]]:
+    """Scan fixtures/<group>/<app> and require exactly the findings its lines mark (`# expect: CATEGORY`) and
+    none on a `# clean` line: (path, line, category) of every finding."""
+    from tests.test_scan_fixtures import markers
+
+    result = scan_copy(group, tmp_path, app, entry, monkeypatch)
+    found = {(Path(f.path).as_posix().removeprefix("./"), f.line, f.category) for f in result.findings}
+    marked, clean = markers(FIXTURES / group / app)
+    assert marked and clean, "the fixture marks no finding or no clean line"
+    assert found == marked
+    assert not {(path, line) for path, line, _ in found} & clean
+    return found

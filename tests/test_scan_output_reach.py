@@ -4,12 +4,8 @@ values that reach the returned or actuated result are. Each app marks its lines 
 `# clean`); the scan reports exactly the marked findings."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from scanfixture import FIXTURES, scan_copy
-
-from tests.test_scan_fixtures import markers
+from scanfixture import check_marked
 
 GROUP = "scan_output_reach"
 
@@ -20,13 +16,7 @@ def private_cache(tmp_path, monkeypatch):
 
 
 def check(tmp_path, monkeypatch, app: str, entry: str) -> set[tuple[str, int, str]]:
-    result = scan_copy(GROUP, tmp_path, app, entry, monkeypatch)
-    found = {(Path(f.path).as_posix().removeprefix("./"), f.line, f.category) for f in result.findings}
-    marked, clean = markers(FIXTURES / GROUP / app)
-    assert marked and clean, "the fixture marks no finding or no clean line"
-    assert found == marked
-    assert not {(path, line) for path, line, _ in found} & clean
-    return found
+    return check_marked(GROUP, tmp_path, monkeypatch, app, entry)
 
 
 def test_values_only_reported_in_a_method(tmp_path, monkeypatch):
