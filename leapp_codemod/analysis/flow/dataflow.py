@@ -326,8 +326,10 @@ class Analysis:
                 module = self.project.modules.get(fn.module)
                 flags = self.flags[fn.module] = module_flags(module.tree, module.nodes) if module is not None else {}
             constants = self.facts.param_constants.setdefault(fn.id, {})
+            read = {node.id for node in fn.nodes if isinstance(node, ast.Name)}   # copying every table is quadratic
             for name, values in flags.items():
-                constants.setdefault(name, set(values))
+                if name.rpartition(":")[2] in read:     # a flag, `table:NAME` or `call:helper` the function names
+                    constants.setdefault(name, set(values))
             if ("duck",) in self.project.memo:   # entry mode: what the project's config files decide
                 decided = function_config_constants(self.project, fn)
                 for name, values in dict_defaults(self.project, fn, UNKNOWN).items():
