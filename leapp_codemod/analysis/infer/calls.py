@@ -5,6 +5,7 @@ import ast
 
 from leapp_codemod.analysis.infer.memo import answered_once
 from leapp_codemod.analysis.model import runtime_bind
+from leapp_codemod.analysis.model.call_fit import fitting
 from leapp_codemod.analysis.model.library_built import library_built_classes
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo
 from leapp_codemod.analysis.model.resolve_callables import CallableResolver
@@ -42,7 +43,7 @@ class CallQuestions:
     @answered_once
     def resolve_call(self, call: ast.Call) -> list[FunctionInfo]:
         """Project functions a call may run (empty for library calls), with those observed running from it."""
-        found = self._through_properties(call, self._resolve_static(call)) or self._from_enclosing(call)
+        found = fitting(self._through_properties(call, self._resolve_static(call)) or self._from_enclosing(call), call)
         observed = self.facts.observed
         if observed is None:
             return found
