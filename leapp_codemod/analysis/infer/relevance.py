@@ -22,6 +22,7 @@ from leapp_codemod.analysis.infer.taint import parent_map
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.knowledge.draws import NOT_DRAWS, RANDOM_MODULES, STDLIB_DRAWS, TORCH_RANDOM
 from leapp_codemod.knowledge.io import PACING_FUNCTIONS, REPORT_ROOTS
+from leapp_codemod.source.astwalk import walked
 from leapp_codemod.knowledge.vocab import DATA_METHOD_NAMES, INPLACE_EXCEPTIONS, NON_DATA_BUILTINS, PURE_BUILTINS, \
     PURE_LIBRARIES, SHARING_METHODS, WRITING_METHODS
 
@@ -98,11 +99,11 @@ class RelevanceQuestions:
         fn = self.fn
         inline = "<lines" in fn.qualname
         params = frozenset(fn.params)
-        declared = frozenset(n for node in ast.walk(fn.node) if isinstance(node, (ast.Global, ast.Nonlocal))
+        declared = frozenset(n for node in fn.nodes if isinstance(node, (ast.Global, ast.Nonlocal))
                              for n in node.names)
         outside = (params if not inline else frozenset()) | declared | {self.self_name} | set(self.module.imports) \
             | (set(self.module.globals) if fn.qualname != MODULE_BODY else set())
-        groups, foreign = _aliases(fn.node, outside, frozenset(self.module.imports))
+        groups, foreign = _aliases(fn.nodes, outside, frozenset(self.module.imports))
         scope = _Scope(params, declared, inline, foreign, self._io_handles())
         stmts: list[_Stmt] = []
         self._describe(fn.node.body, stmts, scope, None, skip)
@@ -155,7 +156,7 @@ class RelevanceQuestions:
             if skip is not None and skip[0] <= stmt.lineno <= skip[1]:
                 if not entries or not entries[-1].skipped:   # the range: one statement binding what it binds
                     entries.append(_Stmt(stmt, parent=parent, block=entries, position=len(entries), skipped=True))
-                entries[-1].binds |= {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)
+                entries[-1].binds |= {n.id for n in walked(stmt) if isinstance(n, ast.Name)
                                       and isinstance(n.ctx, ast.Store)}
                 continue
             entry = _Stmt(stmt, parent=parent, block=entries, position=len(entries))
@@ -173,7 +174,7 @@ class RelevanceQuestions:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             entry.output = True   # a closure may run anywhere: what it reads stays
             entry.binds.add(stmt.name)
-            entry.reads |= {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)}
+            entry.reads |= {n.id for n in walked(stmt) if isinstance(n, ast.Name)}
             return
         for head in _heads(stmt):
             self._expression(head, entry, scope)
@@ -188,7 +189,7 @@ class RelevanceQuestions:
                     and stmt is fn_last(self.fn):
                 kept = [e for e in stmt.value.elts if not (isinstance(e, ast.Name) and self._host_outside(e.id))]
                 entry.output = bool(kept)
-                entry.reads = {n.id for e in kept for n in ast.walk(e) if isinstance(n, ast.Name)}
+                entry.reads = {n.id for e in kept for n in walked(e) if isinstance(n, ast.Name)}
             elif stmt.value is None or isinstance(stmt.value, ast.Constant) and stmt.value.value is None:
                 entry.control = True   # `return`: it matters when something after it does
             else:
@@ -202,14 +203,14 @@ class RelevanceQuestions:
             for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
                 self._store(target, entry, scope)
             if isinstance(stmt, ast.AugAssign):
-                entry.reads |= {n.id for n in ast.walk(stmt.target) if isinstance(n, ast.Name)}
+                entry.reads |= {n.id for n in walked(stmt.target) if isinstance(n, ast.Name)}
         elif isinstance(stmt, ast.Delete):
             for target in stmt.targets:
                 self._store(target, entry, scope)
 
     def _expression(self, expr: ast.AST, entry: _Stmt, scope: _Scope) -> None:
         """Names `expr` reads; the calls in it that write outside the function's locals or are unknown."""
-        for n in ast.walk(expr):
+        for n in walked(expr):
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
                 entry.reads.add(n.id)
             elif isinstance(n, (ast.Lambda, ast.Yield, ast.YieldFrom, ast.Await, ast.NamedExpr)):
@@ -269,7 +270,7 @@ class RelevanceQuestions:
             self._store(target.value, entry, scope)
             return
         root = root_of(target)
-        for part in ast.walk(target):   # `obs[i] = v`: the index is read
+        for part in walked(target):   # `obs[i] = v`: the index is read
             if isinstance(part, ast.Name) and part is not root:
                 entry.reads.add(part.id)
         if isinstance(root, ast.Name) and self._own(root.id, scope):
@@ -297,7 +298,7 @@ class RelevanceQuestions:
         """Locals every binding of which is a reporting I/O call (`with open(p) as f`, `writer = csv.writer(f)`)."""
         bound: dict[str, list[ast.expr]] = {}
         seen: set[int] = set()
-        for node in ast.walk(self.fn.node):
+        for node in self.fn.nodes:
             pairs = []
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 pairs = [(node.targets[0], node.value)]
@@ -306,7 +307,7 @@ class RelevanceQuestions:
             for target, value in pairs:
                 seen.add(id(target))
                 bound.setdefault(target.id, []).append(value)
-        for node in ast.walk(self.fn.node):
+        for node in self.fn.nodes:
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and id(node) not in seen:
                 bound.setdefault(node.id, []).append(node)   # any other binding: not only a handle
         return frozenset(name for name, values in bound.items()
@@ -400,7 +401,7 @@ def root_of(expr: ast.expr) -> ast.expr:
 
 
 def _target_names(target: ast.expr) -> set[str]:
-    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+    return {n.id for n in walked(target) if isinstance(n, ast.Name)}
 
 
 def _blocks(block: list) -> list[list[ast.stmt]]:
@@ -451,12 +452,13 @@ def _heads(stmt: ast.stmt) -> list[ast.AST]:
     return [stmt]
 
 
-def _aliases(fn_node: ast.AST, outside: frozenset[str], modules: frozenset[str]) -> tuple[list[set[str]], frozenset[str]]:
+def _aliases(nodes: tuple[ast.AST, ...], outside: frozenset[str], modules: frozenset[str]
+             ) -> tuple[list[set[str]], frozenset[str]]:
     """(groups of locals that may share one object: `row = rows[-1]`, `for buf in bufs:`, `x = y`, where filling
     one fills all; the locals bound to an object from outside the call: `buf = self.buf`, `for p in params:`)."""
     groups: list[set[str]] = []
     foreign: set[str] = set()
-    for node in ast.walk(fn_node):
+    for node in nodes:   # the function's nodes, `ast.walk` order
         pairs: list[tuple[ast.expr, ast.expr]] = []
         if isinstance(node, ast.Assign):
             pairs = [(t, node.value) for t in node.targets]
