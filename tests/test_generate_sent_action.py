@@ -39,7 +39,8 @@ def test_a_send_with_a_constant_channel_names_the_data_it_sends(tmp_path):
     """`write("thrust", cmd)`: the constant channel is not the value sent; the refusal names `cmd * 0.5`."""
     work = project(tmp_path, "generate_sent_action")
     node = work / "armnode" / "node.py"
-    node.write_text(node.read_text().replace("self.cmd_pub.publish(cmd * 0.5)", "self.cmd_pub.publish('thrust', cmd * 0.5)"))
+    node.write_text(node.read_text().replace("self.cmd_pub.publish(cmd * 0.5)",
+                                             "self.cmd_pub.publish('thrust', cmd * 0.5)"))
     proc = inprocess.cli(["generate", "armnode", "--entry", "armnode.node:JointNode.on_sensors", "--driver",
                           "main.py", "-o", "integration.py"], work)
     assert proc.returncode != 0 and not (work / "integration.py").exists()

@@ -8,12 +8,14 @@ _BINDERS = frozenset({"staticmethod"})
 
 
 def _decorators(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
-    return {d.id if isinstance(d, ast.Name) else d.attr if isinstance(d, ast.Attribute) else "" for d in fn.decorator_list}
+    return {d.id if isinstance(d, ast.Name) else d.attr if isinstance(d, ast.Attribute) else ""
+            for d in fn.decorator_list}
 
 
 def accepts(fn: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call, bound: bool) -> bool:
     """False only when `call` surely cannot bind to `fn` (an unknown keyword, too many positional arguments);
-    `*args`/`**kwargs` in the call, or in `fn`, keep it possible. `bound`: the first parameter is the receiver (a method, `__init__` of a constructor call, `__call__`)."""
+    `*args`/`**kwargs` in the call, or in `fn`, keep it possible. `bound`: the first parameter is the receiver
+    (a method, `__init__` of a constructor call, `__call__`)."""
     if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
         return True
     args = fn.args
