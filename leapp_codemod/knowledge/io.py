@@ -54,6 +54,11 @@ SEND_METHODS = frozenset({"publish", "Write", "write", "send", "sendall", "sendt
 # the step. Every other I/O call (a publish, a socket or client send, a store's `set`) hands its arguments on.
 REPORT_ROOTS = ("csv.", "wandb.", "mlflow.", "tensorboardX.", "torch.utils.tensorboard.", "logging.", "pprint.",
                 "warnings.", "sys.stdout.", "sys.stderr.")
+# Plotting libraries: what their calls (and the figures and axes they make) are handed is drawn for a person.
+DRAWING_ROOTS = ("matplotlib.", "seaborn.", "plotly.")
+# Methods that write their receiver to a file (a table's `to_csv`, a figure's `savefig`, an array's `tofile`).
+FILE_WRITER_METHODS = frozenset({"to_csv", "to_json", "to_excel", "to_parquet", "to_pickle", "to_hdf", "to_feather",
+                                 "savefig", "tofile"})
 # Methods of a lock, a queue or a condition that hand a value over to another thread (the host's sender).
 HANDOFF_METHODS = frozenset({"acquire", "release", "put", "put_nowait", "notify", "notify_all"})
 LOGGING_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "fatal"})

@@ -176,6 +176,8 @@ SIZE_TAKING_METHODS = frozenset({"topk", "kthvalue", "sort", "index_select", "na
 PURE_BUILTINS = frozenset({"abs", "min", "max", "len", "float", "int", "bool", "round", "tuple", "list"})
 # Libraries (qualified roots) whose functions a twin may call freely.
 PURE_LIBRARIES = ("torch", "numpy", "math")
+# Table libraries: building a table keeps nothing outside it (what leaves it is a method's file write).
+TABLE_LIBRARIES = ("pandas", "polars")
 
 # ---------------------------------------------------------------- library names as written in code
 # The usual local names of the tensor libraries (`import torch.nn.functional as F`): a call through one

@@ -22,6 +22,7 @@ from leapp_codemod.analysis.infer.relevance import RelevanceQuestions
 from leapp_codemod.analysis.infer.sink import SinkQuestions
 from leapp_codemod.analysis.infer.state import StateQuestions
 from leapp_codemod.analysis.infer.taint import TaintQuestions, parent_map
+from leapp_codemod.analysis.infer.telemetry import TelemetryQuestions
 from leapp_codemod.analysis.infer.types import TypeQuestions
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIndex
 from leapp_codemod.analysis.model.leapp_support import LeappSupport
@@ -45,7 +46,7 @@ __all__ = ["Env", "Facts", "FunctionContext", "is_self_attr", "iter_nodes", "nam
 
 @dataclass
 class FunctionContext(TaintQuestions, TypeQuestions, CallQuestions, StateQuestions, IoQuestions, MessageQuestions,
-                      RelevanceQuestions, SinkQuestions):
+                      RelevanceQuestions, SinkQuestions, TelemetryQuestions):
     fn: FunctionInfo
     module: ModuleIndex
     project: Project

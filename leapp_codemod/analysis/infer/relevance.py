@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from leapp_codemod.analysis.infer.taint import parent_map
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.knowledge.draws import NOT_DRAWS, RANDOM_MODULES, STDLIB_DRAWS, TORCH_RANDOM
-from leapp_codemod.knowledge.io import PACING_FUNCTIONS, REPORT_ROOTS
+from leapp_codemod.knowledge.io import DRAWING_ROOTS, FILE_WRITER_METHODS, PACING_FUNCTIONS, REPORT_ROOTS
 from leapp_codemod.source.astwalk import walked
 from leapp_codemod.knowledge.vocab import DATA_METHOD_NAMES, INPLACE_EXCEPTIONS, NON_DATA_BUILTINS, PURE_BUILTINS, \
-    PURE_LIBRARIES, SHARING_METHODS, WRITING_METHODS
+    PURE_LIBRARIES, SHARING_METHODS, TABLE_LIBRARIES, WRITING_METHODS
 
 # Compound statements: which of their fields hold the statements they run (the rest is their head).
 _BLOCKS = ("body", "orelse", "finalbody", "handlers")
@@ -228,8 +228,12 @@ class RelevanceQuestions:
         if self.builtin(call) in VALUE_BUILTINS:
             return
         func = call.func
-        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in scope.handles:
-            return   # `writer.writerows(rows)` of `writer = csv.writer(f)`
+        if isinstance(func, ast.Attribute) and (isinstance(root_of(func.value), ast.Name)
+                                                and root_of(func.value).id in scope.handles
+                                                or func.attr in FILE_WRITER_METHODS):
+            return   # `writer.writerows(rows)` of `writer = csv.writer(f)`, `axes[0].plot(xs)`, `table.to_csv(p)`
+        if self._draws(call):
+            return   # `plt.plot(xs)`: drawn for a person
         if isinstance(func, ast.Attribute):
             root = root_of(func.value)
             method = func.attr
@@ -244,12 +248,15 @@ class RelevanceQuestions:
                     and isinstance(func.value, ast.Attribute) and func.value.value is root \
                     and self._unread_state(func.value.attr):
                 return   # `self.log_rows.append(row)`: a list of the object nothing reads but reports
+            record = _self_record(func.value, self.self_name)
+            if fills and record is not None and self.telemetry(record):
+                return   # `self.logs["pos"].append(p)`: a record no code reads back as data
         name = self.call_name(call)
         if name in TORCH_RANDOM or name in STDLIB_DRAWS or name and name.startswith(RANDOM_MODULES) \
                 and name not in NOT_DRAWS:
             entry.output = True   # a draw advances the process's generator, which every later draw reads
             return
-        if name and name.partition(".")[0] in PURE_LIBRARIES and not writes_argument(call, name):
+        if name and name.partition(".")[0] in PURE_LIBRARIES + TABLE_LIBRARIES and not writes_argument(call, name):
             return
         callees = self.resolve_call(call)
         if callees and all(not c.is_method and self.for_function(c).reports_only() for c in callees):
@@ -280,6 +287,9 @@ class RelevanceQuestions:
         if isinstance(root, ast.Name) and root.id == self.self_name and isinstance(target, ast.Attribute) \
                 and target.value is root and self._unread_state(target.attr):
             return   # `self.last_stamp = t`: an attribute nothing reads, or read only to report it
+        record = _self_record(target, self.self_name)
+        if isinstance(target, ast.Subscript) and record is not None and self.telemetry(record):
+            return   # `self.stats[k] = v`: a record no code reads back as data
         entry.output = True
 
     def _reports(self, call: ast.Call, handles: frozenset[str] = frozenset()) -> bool:
@@ -290,18 +300,25 @@ class RelevanceQuestions:
         func = call.func
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in handles:
             return True   # `writer.writerow(row)`, `f.write(line)` on what it opened
+        if any(isinstance(a, ast.Name) and a.id in handles for a in [*call.args, *(k.value for k in call.keywords)]):
+            return True   # `json.dump(rows, f)`, `np.savetxt(f, rows)` into what it opened
         name = self.call_name(call) or ""
         types = self.types_of(func.value) if isinstance(func, ast.Attribute) else set()
         return name.startswith(REPORT_ROOTS) or any(t.startswith(REPORT_ROOTS) for t in types)
 
     def _io_handles(self) -> frozenset[str]:
-        """Locals every binding of which is a reporting I/O call (`with open(p) as f`, `writer = csv.writer(f)`)."""
+        """Locals every binding of which is a reporting I/O call (`with open(p) as f`, `writer = csv.writer(f)`)
+        or a plotting call (`fig, axes = plt.subplots(2)`)."""
         bound: dict[str, list[ast.expr]] = {}
         seen: set[int] = set()
         for node in self.fn.nodes:
             pairs = []
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 pairs = [(node.targets[0], node.value)]
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Call) \
+                    and isinstance(node.targets[0], ast.Tuple) and self._draws(node.value) \
+                    and all(isinstance(e, ast.Name) for e in node.targets[0].elts):
+                pairs = [(e, node.value) for e in node.targets[0].elts]
             elif isinstance(node, (ast.With, ast.AsyncWith)):
                 pairs = [(i.optional_vars, i.context_expr) for i in node.items if isinstance(i.optional_vars, ast.Name)]
             for target, value in pairs:
@@ -311,8 +328,11 @@ class RelevanceQuestions:
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and id(node) not in seen:
                 bound.setdefault(node.id, []).append(node)   # any other binding: not only a handle
         return frozenset(name for name, values in bound.items()
-                         if all(isinstance(v, ast.Call) and self.io_kind(v) is not None and self._reports(v)
-                                for v in values))
+                         if all(isinstance(v, ast.Call) and (self.io_kind(v) is not None and self._reports(v)
+                                                             or self._draws(v)) for v in values))
+
+    def _draws(self, call: ast.Call) -> bool:
+        return (self.call_name(call) or "").startswith(DRAWING_ROOTS)
 
     def _own(self, name: str, scope: _Scope) -> bool:
         """Is `name` a local of this call holding its own object (an inline range's inputs and state are its
@@ -391,6 +411,15 @@ def _parts(value: ast.expr, iterated: bool, unpacked: bool) -> list[ast.expr]:
     if iterated and isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
         return [p for a in value.args for p in _parts(a, iterated, True)]
     return [value]
+
+
+def _self_record(expr: ast.expr, self_name: str | None) -> str | None:
+    """`self.<attr>` under subscripts (`self.logs["pos"]`, `self.journal`): the attribute's name."""
+    while isinstance(expr, ast.Subscript):
+        expr = expr.value
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == self_name:
+        return expr.attr
+    return None
 
 
 def root_of(expr: ast.expr) -> ast.expr:
