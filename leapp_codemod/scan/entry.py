@@ -7,6 +7,7 @@ from leapp_codemod.analysis.entry.loops import is_model_name
 from leapp_codemod.analysis.entry.lookup import EntryNotFound, resolve_entry
 from leapp_codemod.analysis.flow.params import passed_by_callers
 from leapp_codemod.analysis.model.command_line import parameter_read
+from leapp_codemod.analysis.model.class_state import clock_attr
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.analysis.model.walk import is_self_attr, self_name_of
@@ -62,7 +63,8 @@ def reader_attrs(project: Project, fn: FunctionInfo) -> set[str]:
     """For a method entry that takes no data: the objects on self it reads its inputs from. A method of an
     object the scan cannot follow (a device, a simulator, a sensor bridge) whose result the step uses
     (`q = self.robot.read_joints()`) hands the step its inputs; the model (`self.policy.predict(...)`, any
-    attribute named like a model) and project objects are not readers."""
+    attribute named like a model), project objects and a clock (the host's time: `self.clock.now()`) are not
+    readers."""
     cls = project.modules[fn.module].classes.get(fn.class_name or "")
     self_name = self_name_of(fn)
     if cls is None or self_name is None:
@@ -75,7 +77,7 @@ def reader_attrs(project: Project, fn: FunctionInfo) -> set[str]:
             continue   # a bare `self.pub.publish(x)` writes; a reader's result is used
         attr = node.func.value.attr
         if is_model_name(attr) or attr in cls.methods or _project_object(project, cls, attr) \
-                or _parameter_attr(project, cls, attr):
+                or _parameter_attr(project, cls, attr) or clock_attr(project.mro(cls), attr):
             continue
         out.add(attr)
     return out

@@ -91,6 +91,34 @@ class IoQuestions:
         return ":" not in type_name and "." in type_name and not in_project(self.project, type_name) \
             and not library_available(self.project, type_name)
 
+    def host_block(self, statements: list[ast.stmt]) -> bool:
+        """Statements that only do host work: I/O, waits, `pass`, `raise`, a `return` of nothing or of a
+        constant (skipping the step), storing a constant or the clock's time (`self.started = now`) in a name
+        or an attribute of self, and branches made of such statements. A branch around them on anything but
+        pipeline data (a warm-up wait, a stale-input guard) is the host's decision, not the trace's."""
+        return bool(statements) and all(self._host_statement(s) for s in statements)
+
+    def _host_statement(self, s: ast.stmt) -> bool:
+        if isinstance(s, (ast.Pass, ast.Raise)) or self.only_io([s]):
+            return True
+        if isinstance(s, ast.Return):
+            return s.value is None or isinstance(s.value, ast.Constant)
+        if isinstance(s, ast.If):
+            return self.host_block(s.body) and (not s.orelse or self.host_block(s.orelse))
+        if isinstance(s, ast.Assign):
+            return all(isinstance(t, ast.Name) or isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
+                       and t.value.id == self.self_name for t in s.targets) and self._host_value(s.value)
+        return False
+
+    def _host_value(self, value: ast.expr) -> bool:
+        """A constant, a clock read, or a local every binding of which is a clock read."""
+        if isinstance(value, ast.Constant) or isinstance(value, ast.Call) and self.clock_kind(value) is not None:
+            return True
+        if isinstance(value, ast.Name) and value.id not in self.fn.params:
+            bound = self.fn.assigned(value.id)
+            return bool(bound) and all(isinstance(v, ast.Call) and self.clock_kind(v) is not None for v in bound)
+        return False
+
     def only_io(self, statements: list[ast.stmt]) -> bool:
         """Statements that do nothing but I/O (`print(...)`, `log.info(...)`, `pass`, `time.sleep(dt)`): a
         branch or a wait loop around them decides what the export drops anyway, so the I/O is the one finding."""
@@ -134,7 +162,8 @@ class IoQuestions:
                 return self._host_after_range(node.id)   # an inline range's output: what the host does with it
             if isinstance(stmt, (ast.If, ast.While)) and part is stmt.test:
                 sinks.append(stmt)
-                return self.only_io(stmt.body + stmt.orelse) or self._watchdog(stmt)
+                return self.only_io(stmt.body + stmt.orelse) or self._watchdog(stmt) or (
+                    isinstance(stmt, ast.If) and self.host_block(stmt.body + stmt.orelse) and not self.is_data(stmt.test))
             if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and part is stmt.value:
                 targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
                 return all(stored(t) for t in targets)

@@ -348,6 +348,9 @@ class StateQuestions(KeptQuestions):
             if node.__class__ in (ast.If, ast.Expr) and node.lineno <= line <= (node.end_lineno or line):
                 if reader.only_io([node] if isinstance(node, ast.Expr) else node.body + node.orelse):
                     return True
+                if isinstance(node, ast.If) and node.test.lineno <= line <= (node.test.end_lineno or line) \
+                        and reader.host_block(node.body + node.orelse):
+                    return True   # `if now - self.started < wait: return`: a host guard
         return False
 
     def _read_across_calls(self, attr: str, write_line: int) -> bool:

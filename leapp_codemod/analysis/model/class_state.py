@@ -12,8 +12,8 @@ import ast
 import re
 from dataclasses import replace
 
-from leapp_codemod.analysis.model.index import ClassInfo
-from leapp_codemod.knowledge.io import CLOCK_FUNCTIONS, LIVE_STATE_CONSTRUCTORS
+from leapp_codemod.analysis.model.index import ClassInfo, called_name
+from leapp_codemod.knowledge.io import CLOCK_FACTORIES, CLOCK_FUNCTIONS, LIVE_STATE_CONSTRUCTORS
 from leapp_codemod.knowledge.vocab import (
     CONTAINER_MUTATORS, FIELD_CLASS_BASES, INPLACE_EXCEPTIONS, PURE_METHODS, SIZE_TAKING_METHODS,
     TENSOR_LIBRARY_NAMES,
@@ -125,7 +125,8 @@ def callback_inputs(cls: ClassInfo, entries: frozenset[str] = frozenset(), own_c
         written: set[str] = set()
         for node in info.nodes:
             changes = isinstance(node, ast.AugAssign) or isinstance(node, (ast.Assign, ast.AnnAssign)) \
-                and node.value is not None and not _constant_like(node.value) and not _clock_stamp(node.value)
+                and node.value is not None and not _constant_like(node.value) \
+                and not _clock_stamp(node.value, cls, self_name)
             if changes:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for target in targets:
@@ -190,13 +191,25 @@ def _constant_like(value: ast.expr) -> bool:
     return isinstance(value, ast.Attribute) and value.attr.isupper() and isinstance(value.value, ast.Name)
 
 
-def _clock_stamp(value: ast.expr) -> bool:
-    """`self.last_msg_time = rospy.Time.now()`, `self.stamp = time.monotonic()`, `self.get_clock().now()`: when a
-    message arrived, host timing for a watchdog or a rate limit, not a value of the message."""
+def _clock_stamp(value: ast.expr, cls: ClassInfo | None = None, self_name: str | None = None) -> bool:
+    """`self.last_msg_time = rospy.Time.now()`, `self.stamp = time.monotonic()`, `self.get_clock().now()`,
+    `self.clock.now()` of a clock the class keeps (`self.clock = self.get_clock()`): when a message arrived,
+    host timing for a watchdog or a rate limit, not a value of the message."""
     if not isinstance(value, ast.Call):
         return False
     func = ast.unparse(value.func)
-    return func in CLOCK_FUNCTIONS or func.endswith(".get_clock().now")
+    if func in CLOCK_FUNCTIONS or func.endswith(".get_clock().now"):
+        return True
+    holder = _self_attr(value.func.value, self_name) if isinstance(value.func, ast.Attribute) \
+        and value.func.attr == "now" and cls is not None else None
+    return holder is not None and clock_attr([cls], holder)
+
+
+def clock_attr(classes: list[ClassInfo], attr: str) -> bool:
+    """Is `self.<attr>` a clock object (`self.clock = self.get_clock()`, `ROSClock()`) in every binding the
+    classes give it?"""
+    values = [value for cls in classes for _, value in cls.attr_values.get(attr, ())]
+    return bool(values) and all(isinstance(v, ast.Call) and called_name(v.func) in CLOCK_FACTORIES for v in values)
 
 
 def _carries_message(call: ast.Call, message: set[str], written: set[str], self_name: str | None) -> bool:
