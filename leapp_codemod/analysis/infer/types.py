@@ -280,14 +280,20 @@ class TypeQuestions:
                     if a.arg == param), None)
         if arg is None:
             return set()
-        out = annotation_classes(self.project, arg.annotation, self.project.modules[fn.module])
-        out |= self.facts.param_types.get(fn.id, {}).get(param, set())
+        declared = annotation_classes(self.project, arg.annotation, self.project.modules[fn.module])
+        out = set(self.facts.param_types.get(fn.id, {}).get(param, set()))
         if fn.name == "__init__" and fn.class_name is not None:
             cls = self.project.modules[fn.module].classes.get(fn.class_name)
-            for site in sites_of(self.project, cls) if cls is not None else ():
+            sites = sites_of(self.project, cls) if cls is not None else []
+            built: list[set[str]] = []
+            for site in sites:
                 value = argument_for(fn, site.call, param)
                 if value is not None:
-                    out |= self.expr_types_in_scope(value, site.module, site.scope)
+                    built.append(self.expr_types_in_scope(value, site.module, site.scope))
+                    out |= built[-1]
+            if declared and sites and len(built) == len(sites) and not out - declared \
+                    and all(any(":" in t for t in b) for b in built):
+                declared = set()   # every construction passes one of the declared classes: those it builds
             if cls is not None and ("hydra_targets",) in self.project.memo:
                 out |= runtime_bind.hydra_argument_types(self, cls, param)
                 out |= runtime_bind.hydra_keyword_types(self, cls, param)
@@ -295,7 +301,7 @@ class TypeQuestions:
                 value = argument_for(fn, passed, param)
                 if isinstance(value, ast.Name) and value.id in sub_init.params:
                     out |= self.param_value_types(sub_init, value.id)   # `super().__init__(cfg, swarm)`
-        return out
+        return out | declared
 
     def expr_types_in_scope(self, e: ast.expr, module: ModuleIndex, scope: dict, depth: int = 0) -> set[str]:
         if isinstance(e, ast.Call):

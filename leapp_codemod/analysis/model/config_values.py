@@ -21,6 +21,7 @@ CONFIG_KEY = "config:"            # constants key prefix: "config:<key>" -> valu
 CONFIG_LOCALS = "<config locals>"  # constants key: names bound once from a decided config key
 CONFIG_OWNERS = frozenset({"cfg", "config", "conf", "configs", "args", "opt", "opts", "hparams", "params",
                            "settings", "options", "hydra_cfg", "task"})
+_CONFIG_HEADS = frozenset({"cfg", "config", "conf"})   # `cfg_dict`, `config_map`: a config under another name
 _EXTENSIONS = (".yaml", ".yml", ".toml", ".json")
 _SKIP_FILES = frozenset({"pyproject.toml", "package.json", "package-lock.json", "tsconfig.json"})
 
@@ -123,8 +124,9 @@ def config_key(expr: ast.expr) -> str | None:
 def _config_owner(expr: ast.expr) -> bool:
     while True:
         name = expr.attr if isinstance(expr, ast.Attribute) else expr.id if isinstance(expr, ast.Name) else None
-        if name is not None and (name.lower() in CONFIG_OWNERS or name.lower().endswith(("_cfg", "_config", "_conf"))):
-            return True
+        if name is not None and (name.lower() in CONFIG_OWNERS or name.lower().endswith(("_cfg", "_config", "_conf"))
+                                 or name.lower().partition("_")[0] in _CONFIG_HEADS):
+            return True   # `cfg`, `policy_cfg`, `cfg_dict`, `config_map`
         if isinstance(expr, (ast.Attribute, ast.Subscript)):
             expr = expr.value
         else:
@@ -156,3 +158,24 @@ def function_config_constants(project, fn) -> dict[str, set]:
     if names:
         out[CONFIG_LOCALS] = names
     return out
+
+
+def decided_block(test: ast.expr, values: dict[str, frozenset]) -> str | None:
+    """The block of `if <test>:` that never runs ('body'/'orelse') when the test reads one config key the
+    project's configs give one value (`if cfg["use_learned"]:`, `if not cfg.sim:`, `if cfg.mode == "pid":`);
+    None when anything else decides."""
+    negated = False
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test, negated = test.operand, not negated
+    compared = None
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.NotEq)) \
+            and isinstance(test.comparators[0], ast.Constant):
+        compared, negated = test.comparators[0].value, negated ^ isinstance(test.ops[0], ast.NotEq)
+        test = test.left
+    key = config_key(test)
+    found = values.get(key) if key is not None else None
+    if not found or len(found) != 1:
+        return None
+    value = next(iter(found))
+    outcome = bool(value) if compared is None else value == compared
+    return "orelse" if outcome != negated else "body"

@@ -12,6 +12,7 @@ import ast
 import sys
 from dataclasses import dataclass
 
+from leapp_codemod.analysis.model.config_values import config_values, decided_block
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIndex
 from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.knowledge.libraries import FOREIGN_ROOTS, MODELED_ROOTS
@@ -25,8 +26,9 @@ class Site:
     scope: dict[str, list[ast.expr]]     # names assigned in the scope of the call -> their values
 
 
-def _scopes(tree: ast.Module):
-    """(scope node, its own nodes) for the module body and every function, nested ones separately."""
+def _scopes(tree: ast.Module, values: dict[str, frozenset] | None = None):
+    """(scope node, its own nodes) for the module body and every function, nested ones separately; the block
+    of an `if` on a config key the project's configs decide is left out (`if cfg["sim"]: env = Sim()`)."""
     pending: list[ast.AST] = [tree]
     while pending:
         scope = pending.pop()
@@ -37,7 +39,9 @@ def _scopes(tree: ast.Module):
                 pending.append(node)
                 continue
             nodes.append(node)
-            stack.extend(ast.iter_child_nodes(node))
+            dead = decided_block(node.test, values) if isinstance(node, ast.If) and values else None
+            stack.extend(child for child in ast.iter_child_nodes(node)
+                         if dead is None or child not in getattr(node, dead))
         yield nodes
 
 
@@ -46,8 +50,9 @@ def _index_sites(project: Project) -> dict[str, list[Site]]:
     local_roots = {name.partition(".")[0] for name in project.modules if not project.is_library(name)}
     local_roots |= {alias.partition(".")[0] for alias, name in project.aliases.items()   # `from fake import X`
                     if not project.is_library(name)}
+    values = config_values(project)
     for module in [m for m in project.modules.values() if not project.is_library(m.name)]:
-        for nodes in _scopes(module.tree):
+        for nodes in _scopes(module.tree, values):
             scope: dict[str, list[ast.expr]] = {}
             calls = []
             for node in nodes:
@@ -156,10 +161,11 @@ def calls_named(project) -> dict[str, list[tuple[ast.Call, dict, ModuleIndex]]]:
     if found is not None:
         return found
     found = project.memo[key] = {}
+    values = config_values(project)
     for module in list(project.modules.values()):
         if project.is_library(module.name):
             continue
-        for nodes in _scopes(module.tree):
+        for nodes in _scopes(module.tree, values):
             scope: dict[str, list[ast.expr]] = {}
             for node in nodes:
                 if isinstance(node, ast.Assign):

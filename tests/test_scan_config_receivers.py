@@ -1,0 +1,47 @@
+"""Dataflow beats annotations for receivers (fixtures/scan_config_receivers): an attribute set from a
+constructor parameter annotated with two classes holds what the project constructs for it, and when the
+construction is picked by a config key the project's configs give one value (`if config_map["use_learned"]:`
+with `"use_learned": false` in the only JSON config), only the class built is followed. With a second config
+giving the other value, both are."""
+from __future__ import annotations
+
+import ast
+
+import pytest
+from scanfixture import check_marked
+
+from leapp_codemod.analysis.model.config_values import config_key, decided_block
+
+GROUP = "scan_config_receivers"
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("LEAPP_CODEMOD_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def test_only_the_configured_construction_is_followed(tmp_path, monkeypatch):
+    found = check_marked(GROUP, tmp_path, monkeypatch, "mower_app", "planner:Planner.plan")
+    assert found == {("trackers.py", 26, "inplace-state")}
+
+
+def test_configs_that_disagree_keep_both_classes(tmp_path, monkeypatch):
+    found = check_marked(GROUP, tmp_path, monkeypatch, "mower_both", "planner:Planner.plan")
+    assert ("trackers.py", 14, "tensor-branch") in found
+
+
+@pytest.mark.parametrize(("test", "values", "dead"), [
+    ('cfg["sim"]', {"sim": frozenset({False})}, "body"),
+    ('not cfg["sim"]', {"sim": frozenset({False})}, "orelse"),
+    ('cfg_dict["mode"] == "pid"', {"mode": frozenset({"pid"})}, "orelse"),
+    ('config_map.mode != "pid"', {"mode": frozenset({"pid"})}, "body"),
+    ('cfg["sim"]', {"sim": frozenset({False, True})}, None),
+    ('robot["sim"]', {"sim": frozenset({False})}, None),
+])
+def test_decided_block(test, values, dead):
+    assert decided_block(ast.parse(test, mode="eval").body, values) == dead
+
+
+def test_config_names_under_another_spelling():
+    assert config_key(ast.parse('cfg_dict["use_rl"]', mode="eval").body) == "use_rl"
+    assert config_key(ast.parse('confusion["x"]', mode="eval").body) is None
