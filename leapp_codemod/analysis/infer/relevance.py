@@ -19,6 +19,7 @@ import ast
 from dataclasses import dataclass, field
 
 from leapp_codemod.analysis.infer.taint import parent_map
+from leapp_codemod.analysis.infer.telemetry import self_record
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.knowledge.draws import NOT_DRAWS, RANDOM_MODULES, STDLIB_DRAWS, TORCH_RANDOM
 from leapp_codemod.knowledge.io import DRAWING_ROOTS, FILE_WRITER_METHODS, PACING_FUNCTIONS, REPORT_ROOTS
@@ -248,7 +249,7 @@ class RelevanceQuestions:
                     and isinstance(func.value, ast.Attribute) and func.value.value is root \
                     and self._unread_state(func.value.attr):
                 return   # `self.log_rows.append(row)`: a list of the object nothing reads but reports
-            record = _self_record(func.value, self.self_name)
+            record = self_record(func.value, self.self_name)
             if fills and record is not None and self.telemetry(record):
                 return   # `self.logs["pos"].append(p)`: a record no code reads back as data
         name = self.call_name(call)
@@ -287,7 +288,7 @@ class RelevanceQuestions:
         if isinstance(root, ast.Name) and root.id == self.self_name and isinstance(target, ast.Attribute) \
                 and target.value is root and self._unread_state(target.attr):
             return   # `self.last_stamp = t`: an attribute nothing reads, or read only to report it
-        record = _self_record(target, self.self_name)
+        record = self_record(target, self.self_name)
         if isinstance(target, ast.Subscript) and record is not None and self.telemetry(record):
             return   # `self.stats[k] = v`: a record no code reads back as data
         entry.output = True
@@ -411,15 +412,6 @@ def _parts(value: ast.expr, iterated: bool, unpacked: bool) -> list[ast.expr]:
     if iterated and isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
         return [p for a in value.args for p in _parts(a, iterated, True)]
     return [value]
-
-
-def _self_record(expr: ast.expr, self_name: str | None) -> str | None:
-    """`self.<attr>` under subscripts (`self.logs["pos"]`, `self.journal`): the attribute's name."""
-    while isinstance(expr, ast.Subscript):
-        expr = expr.value
-    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == self_name:
-        return expr.attr
-    return None
 
 
 def root_of(expr: ast.expr) -> ast.expr:

@@ -100,3 +100,12 @@ def _attribute_reads(project) -> dict[str, list[tuple[object, ast.Attribute]]]:
                 if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
                     found.setdefault(node.attr, []).append((owner.get(id(node)), node))
     return found
+
+
+def self_record(expr: ast.expr, self_name: str | None) -> str | None:
+    """`self.<attr>` under subscripts (`self.logs["pos"]`, `self.journal`): the attribute's name."""
+    while isinstance(expr, ast.Subscript):
+        expr = expr.value
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == self_name:
+        return expr.attr
+    return None
