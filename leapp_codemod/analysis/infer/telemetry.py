@@ -46,9 +46,17 @@ class TelemetryQuestions:
                 return False   # read by a module's top-level code
             if _grows(node, parent_map(fn)):
                 continue
-            if self.for_function(fn).reaches_output(node):
+            if self._reader(fn).reaches_output(node):
                 return False
         return True
+
+    def _reader(self, fn):
+        """One context per reading function for the whole scan: its slice is computed once."""
+        key = ("telemetry_reader", fn.id)
+        found = self.project.memo.get(key)
+        if found is None:
+            found = self.project.memo[key] = self.for_function(fn)
+        return found
 
 
 def _empty_container(value: ast.expr) -> bool:
