@@ -137,7 +137,11 @@ def deploy_path(*paths: str) -> str | None:
 
 def calls_nn_module(ctx: FunctionContext, call: ast.Call) -> bool:
     func = call.func
-    if ctx.cls is None or not isinstance(func, ast.Attribute):
+    if ctx.cls is None:
+        return False
+    if isinstance(func, ast.Name):    # `dist = self(obs)` in a module's method runs the module's forward
+        return func.id == ctx.self_name and ctx.project.is_nn_module(ctx.cls)
+    if not isinstance(func, ast.Attribute):
         return False
     inner = func.value    # `self.sess.run(None, feeds)`: a model method on a loaded model
     if (func.attr in MODEL_METHODS and isinstance(inner, ast.Attribute) and isinstance(inner.value, ast.Name)

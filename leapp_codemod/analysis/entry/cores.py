@@ -1,0 +1,50 @@
+"""A network's own method ranks below the deploy step that builds a model's input, runs it and uses the result.
+
+A method of an nn.Module (`ActorCritic.act_inference`, `Net.forward`) takes tensors something else has
+already built: in a training simulator's play loop the vectorised environment hands them over. A project
+function outside any network that a driver runs in a loop, and that builds the input of the model it calls
+from raw state in several statements before the call and uses the result after it, is the pipeline a user
+deploys; the network's method is at most its model call. So when the project holds such a step, each
+network method scored at or above it is put one point below it (whatever loop runs the network), with the
+reason.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import replace
+
+from leapp_codemod.analysis.model.index import FunctionInfo
+from leapp_codemod.model import Entrypoint
+
+
+def _simple_statements(fn: FunctionInfo) -> list[ast.stmt]:
+    """The function's statements that are not compound (nested ones included), its docstring left out."""
+    body = fn.node.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]
+    compound = (ast.If, ast.Try, ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While,
+                ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, getattr(ast, "Match", ast.If))
+    return [n for stmt in body for n in ast.walk(stmt) if isinstance(n, ast.stmt) and not isinstance(n, compound)]
+
+
+def builds_and_uses(fn: FunctionInfo, model_lines: set[int], least: int) -> bool:
+    """Does `fn` run a model after at least `least` statements (building its input) and use what comes back
+    in a statement after the call?"""
+    if not model_lines:
+        return False
+    first = min(model_lines)
+    statements = _simple_statements(fn)
+    return (sum(s.lineno < first for s in statements) >= least
+            and any(s.lineno > (max(model_lines)) for s in statements))
+
+
+def below_deploy_steps(ranked: list[Entrypoint], networks: set[str], steps: set[str]) -> list[Entrypoint]:
+    """`networks`: ids of candidates that are methods of an nn.Module; `steps`: ids of deploy steps (see the
+    module docstring). Each network method scored at or above the best step goes one point below it."""
+    best = max((c for c in ranked if c.kind == "function" and c.id in steps), key=lambda c: c.score, default=None)
+    if best is None:
+        return list(ranked)
+    return [replace(c, score=best.score - 1, reasons=(
+        *c.reasons, f"a network's own method: ranked below {best.qualname}, which builds a model's input from "
+                    f"raw state, runs it in a driver loop and uses the result ({best.path}:{best.line})"))
+            if c.kind == "function" and c.id in networks and c.score >= best.score else c for c in ranked]
