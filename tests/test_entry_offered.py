@@ -87,3 +87,22 @@ def test_a_range_across_blocks_names_the_nearest_valid_ranges(rng, nearest, tmp_
         assert ok.exit_code in (0, 1), ok.output
         assert f"<lines {suggestion}>" in ok.output
     assert tree_hash(root) == before
+
+
+def test_a_loop_over_demos_that_restores_a_simulator_is_an_evaluation(tmp_path, monkeypatch):
+    want = expected("entry_demo_replay_eval")
+    candidates = ranked(app(tmp_path, "entry_demo_replay_eval"), monkeypatch)
+    assert candidates[0]["entry"] == want["entry"]
+    assert any(r.startswith("called in a loop by score_demos") for r in candidates[0]["reasons"])
+
+
+@pytest.mark.parametrize("source, offline", [
+    ("for demo in demos:\n    sim.reset_to_state(demo)\n    score(agent.act(demo))\n", False),
+    ("for demo in demos:\n    score(agent.act(demo))\n", True),                       # a pass over recorded data
+    ("for batch in loader:\n    model.reset_hidden()\n    score(model(batch))\n", True),  # the model's own reset
+])
+def test_offline_loops_and_demo_replays(source, offline):
+    import ast
+
+    from leapp_codemod.analysis.entry.loops import offline_loop
+    assert offline_loop(ast.parse(source).body[0]) is offline
