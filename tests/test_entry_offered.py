@@ -106,3 +106,13 @@ def test_offline_loops_and_demo_replays(source, offline):
 
     from leapp_codemod.analysis.entry.loops import offline_loop
     assert offline_loop(ast.parse(source).body[0]) is offline
+
+
+def test_a_harness_around_the_policy_step_ranks_below_it(tmp_path, monkeypatch):
+    want = expected("entry_step_harness")
+    candidates = ranked(app(tmp_path, "entry_step_harness"), monkeypatch)
+    assert candidates[0]["entry"] == want["entry"]
+    harness = by_id(candidates)[want["harness"]]
+    assert harness["score"] < candidates[0]["score"]
+    assert any(r.startswith("runs the model only through Trials._parcels, whose loop runs the policy step "
+                            "SorterAgent.choose_action") for r in harness["reasons"])

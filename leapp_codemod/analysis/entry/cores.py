@@ -13,7 +13,12 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
+from leapp_codemod.analysis.entry.call_sites import CallSites
+from leapp_codemod.analysis.entry.drivers import loops_of
+from leapp_codemod.analysis.entry.loops import offline_loop
+from leapp_codemod.analysis.entry.signs import is_step_name
 from leapp_codemod.analysis.model.index import FunctionInfo
+from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.model import Entrypoint
 
 
@@ -48,3 +53,50 @@ def below_deploy_steps(ranked: list[Entrypoint], networks: set[str], steps: set[
         *c.reasons, f"a network's own method: ranked below {best.qualname}, which builds a model's input from "
                     f"raw state, runs it in a driver loop and uses the result ({best.path}:{best.line})"))
             if c.kind == "function" and c.id in networks and c.score >= best.score else c for c in ranked]
+
+
+def _network_method(fn: FunctionInfo, project: Project) -> bool:
+    cls = project.modules[fn.module].classes.get(fn.class_name) if fn.class_name else None
+    return cls is not None and project.is_nn_module(cls)
+
+
+def network_methods(ranked: list[Entrypoint], functions: dict[str, FunctionInfo], project: Project) -> set[str]:
+    """Ids of the function candidates that are methods of an nn.Module."""
+    return {c.id for c in ranked if c.kind == "function" and c.id in functions
+            and _network_method(functions[c.id], project)}
+
+
+def deploy_steps(ranked: list[Entrypoint], functions: dict[str, FunctionInfo], sites: CallSites, project: Project,
+                 least: int) -> set[str]:
+    """Candidates outside any network that a driver runs in a loop and that build a model's input in at
+    least `least` statements before calling it, then use the result."""
+    out = set()
+    for c in ranked:
+        fn = functions.get(c.id) if c.kind == "function" else None
+        if (fn is None or fn.id in sites.ignored or _network_method(fn, project)
+                or not any(caller.id in sites.drivers for caller, _ in sites.in_loops.get(fn.id, []))):
+            continue
+        if builds_and_uses(fn, sites.model_lines.get(fn.id, set()), least):
+            out.add(fn.id)
+    return out
+
+
+def harness_via(fn: FunctionInfo, sites: CallSites):
+    """(helper, loop line, step) when `fn` reaches a model only through a helper it calls whose own loop calls
+    a project function named like a policy step that runs a model (`for demo ...: for t ...: actioner.predict(x)`):
+    `fn` runs episodes of that step, a harness around it, not the step."""
+    functions = sites.functions
+    helper = functions.get(sites.model_via(fn.id) or "")
+    if helper is None or helper.id == fn.id or helper.id in sites.calls_module:
+        return None
+    loops = [loop for loop in loops_of(helper) if not offline_loop(loop)]
+    for node, tids in sites.project_calls.get(helper.id, []):
+        for tid in tids:
+            step = functions.get(tid)
+            if (step is not None and tid != helper.id and is_step_name(step.name.lstrip("_"))
+                    and (tid in sites.calls_module or sites.model_via(tid))):
+                line = next((loop.lineno for loop in loops if loop.lineno < node.lineno <= (loop.end_lineno or 0)),
+                            None)
+                if line is not None:
+                    return helper, line, step
+    return None

@@ -6,7 +6,7 @@ import ast
 from leapp_codemod.analysis.entry.call_sites import CallSites, bind_selected, network_at, unbound_definers
 from leapp_codemod.analysis.entry.callbacks import callers_of, driven_bodies, registered_callbacks
 from leapp_codemod.analysis.entry.composers import above_their_parts, model_parts, wrapper_calls
-from leapp_codemod.analysis.entry.cores import below_deploy_steps, builds_and_uses
+from leapp_codemod.analysis.entry.cores import below_deploy_steps, deploy_steps, harness_via, network_methods
 from leapp_codemod.analysis.entry.config_choice import favour_selected, selected_among
 from leapp_codemod.analysis.entry.drivers import (DRIVER_DEPTH, MODULE_QUALNAME, driver_ids, evaluation_branch_calls, in_trainer,
                                                   is_test_path, is_training_loop, loops_of, name_words)
@@ -26,6 +26,7 @@ from leapp_codemod.analysis.entry.signs import (ACTION_WORDS, ENV_BASE, IO_WORDS
                                                 TRAINING_NAMES, UNFOLLOWED_POLICY_METHODS, calls_nn_module,
                                                 computes_loss, decorated_no_grad, deploy_path, environment_or_optimizer,
                                                 hands_a_model, is_step_name, module_items, names_a_command,
+                                                private_step, step_name,
                                                 non_torch, steps_simulator, uses_non_torch)
 from leapp_codemod.analysis.entry.steps import below_driven_steps, below_their_steps, driven_steps
 from leapp_codemod.analysis.entry.ties import break_ties
@@ -237,20 +238,6 @@ def _unfollowed_policy_call(call: ast.Call, self_name: str | None) -> bool:
 
 
 
-def _step_name(fn: FunctionInfo) -> str:
-    """The name a function is judged by: `_get_action` as `get_action` (its underscore says who calls it, not
-    what it does); dunder names as they are."""
-    return fn.name if fn.name.endswith("__") else fn.name.lstrip("_")
-
-
-def _private_step(fn: FunctionInfo, sites: CallSites) -> bool:
-    """A private function named like a policy step (`_get_action`, `_act`) that project code runs in a loop:
-    the step itself, whether its public caller only adds host work around it or a driver calls it directly.
-    Other private helpers stay out of the candidates."""
-    return (fn.name.startswith("_") and is_step_name(_step_name(fn))
-            and any(caller.id != fn.id for caller, _ in sites.in_loops.get(fn.id, [])))
-
-
 def _is_module_method(fn: FunctionInfo, project: Project) -> bool:
     """Methods of nn.Modules call their layers, in loops too; they never drive the application."""
     cls = project.modules[fn.module].classes.get(fn.class_name) if fn.class_name else None
@@ -312,7 +299,7 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites, reach: set[str]
             reasons.append(f"called by {_where(caller)}, which {_where(driver)} calls in a loop "
                            f"({driver.path}:{line}): the model call of the loop body")
     evidence = len(reasons)
-    name = _step_name(fn)
+    name = step_name(fn)
     words = name_words(name)
     if name in POLICY_STEP_NAMES:
         score += 3
@@ -388,6 +375,13 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites, reach: set[str]
         score -= 4
         reasons.append(f"runs the model only through {helper.qualname}, whose loop also steps the environment "
                        f"({helper.path}:{line}): a rollout that drives the policy step")
+    elif rollout is None and fn.id not in sites.calls_module:
+        harness = harness_via(fn, sites)
+        if harness is not None:
+            helper, line, step = harness
+            score -= 4
+            reasons.append(f"runs the model only through {helper.qualname}, whose loop runs the policy step "
+                           f"{step.qualname} again and again ({helper.path}:{line}): a harness around the step")
     if fn.name.lstrip("_").split("_")[0].lower() in IO_WORDS:
         score -= 4
         reasons.append(f"`{fn.name}` logs, draws or saves (I/O, not the policy step)")
@@ -414,21 +408,6 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites, reach: set[str]
         score -= 4
         reasons.append("its module uses JAX/TensorFlow, not PyTorch (LEAPP traces PyTorch)")
     return score, reasons
-
-
-def _deploy_steps(ranked: list[Entrypoint], functions: dict[str, FunctionInfo], sites: CallSites,
-                  project: Project) -> set[str]:
-    """Candidates outside any network that a driver runs in a loop and that build a model's input in at
-    least INLINE_NETWORK_STATEMENTS statements before calling it, then use the result (see cores.py)."""
-    out = set()
-    for c in ranked:
-        fn = functions.get(c.id) if c.kind == "function" else None
-        if (fn is None or fn.id in sites.ignored or _is_module_method(fn, project)
-                or not any(caller.id in sites.drivers for caller, _ in sites.in_loops.get(fn.id, []))):
-            continue
-        if builds_and_uses(fn, sites.model_lines.get(fn.id, set()), INLINE_NETWORK_STATEMENTS):
-            out.add(fn.id)
-    return out
 
 
 def _rollout_via(fn: FunctionInfo, sites: CallSites) -> tuple[FunctionInfo, int] | None:
@@ -524,7 +503,7 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
     ranked: list[Entrypoint] = []
     for fn in [*project.functions(), *_looped_closures(sites)]:
         if fn.name.startswith("test_") or (fn.name.startswith("_") and fn.name != "__call__"
-                                           and not _private_step(fn, sites)):
+                                           and not private_step(fn, sites.in_loops.get(fn.id, []))):
             continue
         if is_test_path(fn.path) or is_abstract(fn):
             continue
@@ -554,9 +533,8 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
     ranked = below_their_steps(ranked, {c.id for c in ranked if c.kind == "function" and c.id in functions
                                         and is_step_name(functions[c.id].name) and _returns_value(functions[c.id])},
                                sites.callees, lambda fid: fid in functions and is_step_name(functions[fid].name))
-    ranked = below_deploy_steps(ranked, {c.id for c in ranked if c.kind == "function" and c.id in functions
-                                         and _is_module_method(functions[c.id], project)},
-                                _deploy_steps(ranked, functions, sites, project))
+    ranked = below_deploy_steps(ranked, network_methods(ranked, functions, project),
+                                deploy_steps(ranked, functions, sites, project, INLINE_NETWORK_STATEMENTS))
     ranked = break_ties(sorted(ranked, key=lambda e: tie_order(e, project)), project,
                         simulator_loops(outermost, project))
     return ranked[:limit] if limit else ranked
