@@ -1,12 +1,12 @@
-"""A network's own method ranks below the deploy step that builds a model's input, runs it and uses the result.
+"""A copied training library's network ranks below the project's deploy step; a harness ranks below its step.
 
-A method of an nn.Module (`ActorCritic.act_inference`, `Net.forward`) takes tensors something else has
-already built: in a training simulator's play loop the vectorised environment hands them over. A project
-function outside any network that a driver runs in a loop, and that builds the input of the model it calls
-from raw state in several statements before the call and uses the result after it, is the pipeline a user
-deploys; the network's method is at most its model call. So when the project holds such a step, each
-network method scored at or above it is put one point below it (whatever loop runs the network), with the
-reason.
+A method of an nn.Module of a library copied into the project (`ActorCritic.act_inference` of a vendored RL
+library) takes tensors something else has already built: in a training simulator's play loop the vectorised
+environment hands them over. A project function outside any network that a driver runs in a loop, and that
+builds the input of the model it calls in several statements before the call and uses the result after it,
+is the pipeline a user deploys. So when the project holds such a step, each copied network method scored at
+or above it is put one point below it (whatever loop runs the network), with the reason. The project's own
+networks are left alone: their `predict_action` is often the very step a runner calls.
 """
 from __future__ import annotations
 
@@ -50,8 +50,8 @@ def below_deploy_steps(ranked: list[Entrypoint], networks: set[str], steps: set[
     if best is None:
         return list(ranked)
     return [replace(c, score=best.score - 1, reasons=(
-        *c.reasons, f"a network's own method: ranked below {best.qualname}, which builds a model's input from "
-                    f"raw state, runs it in a driver loop and uses the result ({best.path}:{best.line})"))
+        *c.reasons, f"a network of a library copied into the project: ranked below {best.qualname}, which builds "
+                    f"a model's input, runs it in a driver loop and uses the result ({best.path}:{best.line})"))
             if c.kind == "function" and c.id in networks and c.score >= best.score else c for c in ranked]
 
 
@@ -60,10 +60,13 @@ def _network_method(fn: FunctionInfo, project: Project) -> bool:
     return cls is not None and project.is_nn_module(cls)
 
 
-def network_methods(ranked: list[Entrypoint], functions: dict[str, FunctionInfo], project: Project) -> set[str]:
-    """Ids of the function candidates that are methods of an nn.Module."""
+def network_methods(ranked: list[Entrypoint], functions: dict[str, FunctionInfo], project: Project,
+                    copied: set[str]) -> set[str]:
+    """Ids of the function candidates that are methods of an nn.Module of a library copied into the project
+    (`copied`: its module names): the training stack's network, which the project's deploy code does not run
+    through its own step."""
     return {c.id for c in ranked if c.kind == "function" and c.id in functions
-            and _network_method(functions[c.id], project)}
+            and functions[c.id].module in copied and _network_method(functions[c.id], project)}
 
 
 def deploy_steps(ranked: list[Entrypoint], functions: dict[str, FunctionInfo], sites: CallSites, project: Project,
@@ -73,7 +76,7 @@ def deploy_steps(ranked: list[Entrypoint], functions: dict[str, FunctionInfo], s
     out = set()
     for c in ranked:
         fn = functions.get(c.id) if c.kind == "function" else None
-        if (fn is None or fn.id in sites.ignored or _network_method(fn, project)
+        if (fn is None or fn.id in sites.ignored or fn.module in sites.vendored or _network_method(fn, project)
                 or not any(caller.id in sites.drivers for caller, _ in sites.in_loops.get(fn.id, []))):
             continue
         if builds_and_uses(fn, sites.model_lines.get(fn.id, set()), least):

@@ -533,7 +533,7 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
     ranked = below_their_steps(ranked, {c.id for c in ranked if c.kind == "function" and c.id in functions
                                         and is_step_name(functions[c.id].name) and _returns_value(functions[c.id])},
                                sites.callees, lambda fid: fid in functions and is_step_name(functions[fid].name))
-    ranked = below_deploy_steps(ranked, network_methods(ranked, functions, project),
+    ranked = below_deploy_steps(ranked, network_methods(ranked, functions, project, sites.vendored),
                                 deploy_steps(ranked, functions, sites, project, INLINE_NETWORK_STATEMENTS))
     ranked = break_ties(sorted(ranked, key=lambda e: tie_order(e, project)), project,
                         simulator_loops(outermost, project))

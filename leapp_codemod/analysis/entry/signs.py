@@ -141,7 +141,9 @@ def calls_nn_module(ctx: FunctionContext, call: ast.Call) -> bool:
     if ctx.cls is None:
         return False
     if isinstance(func, ast.Name):    # `dist = self(obs)` in a module's method runs the module's forward
-        return func.id == ctx.self_name and ctx.project.is_nn_module(ctx.cls)
+        return (func.id == ctx.self_name and ctx.project.is_nn_module(ctx.cls)
+                and not any(isinstance(d, ast.Name) and d.id in ("classmethod", "staticmethod")
+                            for d in ctx.fn.node.decorator_list))    # `cls(...)` builds one
     if not isinstance(func, ast.Attribute):
         return False
     inner = func.value    # `self.sess.run(None, feeds)`: a model method on a loaded model
