@@ -63,7 +63,8 @@ def test_a_network_method_ranks_below_the_deploy_step_that_builds_its_input(tmp_
     assert candidates[0]["entry"] == want["entry"]
     network = by_id(candidates)[want["network"]]
     assert network["score"] < candidates[0]["score"]
-    assert any(r.startswith("a network of a library copied into the project: ranked below HexController.tick") for r in network["reasons"])
+    assert any(r.startswith("a network of a library copied into the project: ranked below HexController.tick")
+               for r in network["reasons"])
     # the network's signs stay: it is still run in the watch loop, only ranked below the deploy step
     assert any(r.startswith("called in a loop by play") for r in network["reasons"])
 

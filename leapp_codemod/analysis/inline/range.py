@@ -155,8 +155,9 @@ def _nearest_ranges(tree: ast.Module, start: int, end: int) -> list[tuple[int, i
                 if shorter:
                     out.append((start, shorter[-1].end_lineno, f"the statements of that block up to line {end}"))
                 if holder is not None and holder.end_lineno > end:
-                    out.append((start, holder.end_lineno, f"through the whole statement at lines "
-                                                         f"{_stmt_start(holder)}-{holder.end_lineno} holding line {end}"))
+                    whole = f"{_stmt_start(holder)}-{holder.end_lineno}"
+                    out.append((start, holder.end_lineno, f"through the whole statement at lines {whole} "
+                                                         f"holding line {end}"))
                 return out
             stack.extend(s for s in block if _stmt_start(s) <= start <= s.end_lineno)
             if isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))):
