@@ -55,6 +55,9 @@ def test_a_self_call_in_a_module_base_class_is_a_model_call(tmp_path, monkeypatc
     reasons = candidates[0]["reasons"]
     assert "calls an nn.Module or a loaded model" in reasons
     assert not any("no sign of a model" in r for r in reasons)
+    builder = by_id(candidates).get(want["builder"])     # `cls(...)` in a classmethod builds a module
+    assert builder is None or "calls an nn.Module or a loaded model" not in builder["reasons"]
+    assert builder is None or builder["score"] < candidates[0]["score"]
 
 
 def test_a_network_method_ranks_below_the_deploy_step_that_builds_its_input(tmp_path, monkeypatch):
