@@ -15,8 +15,8 @@ from dataclasses import replace
 
 from leapp_codemod.analysis.entry.call_sites import CallSites
 from leapp_codemod.analysis.entry.drivers import loops_of
-from leapp_codemod.analysis.entry.loops import offline_loop
-from leapp_codemod.analysis.entry.signs import is_step_name
+from leapp_codemod.analysis.entry.loops import InlinePipeline, inline_pipelines, offline_loop
+from leapp_codemod.analysis.entry.signs import is_step_name, step_name
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.model import Entrypoint
@@ -103,3 +103,19 @@ def harness_via(fn: FunctionInfo, sites: CallSites):
                 if line is not None:
                     return helper, line, step
     return None
+
+
+def range_around_step(sites: CallSites, fn: FunctionInfo, loop: ast.AST, models: set[str],
+                      least: int) -> InlinePipeline | None:
+    """A driver loop (at any depth below `__main__`) that builds the input of a project function named like a
+    policy step (`actioner.predict(rgbs, pcds, grippers)`) in at least `least` statements and uses its output:
+    the loop body is offered as an inline range too (the observation code lives in the loop, not in the step).
+    The step itself keeps its own rank."""
+    steps = {id(node) for node, tids in sites.project_calls.get(fn.id, [])
+             if tids and all(sites.functions.get(t) is not None and is_step_name(step_name(sites.functions[t]))
+                             and (t in sites.calls_module or sites.model_via(t)) for t in tids)}
+    if not steps:
+        return None
+    found = [p for p in inline_pipelines(loop, models, lambda call: True, lambda call: id(call) in steps)
+             if p.statements >= least]
+    return max(found, key=lambda p: p.statements) if found else None

@@ -6,7 +6,8 @@ import ast
 from leapp_codemod.analysis.entry.call_sites import CallSites, bind_selected, network_at, unbound_definers
 from leapp_codemod.analysis.entry.callbacks import callers_of, driven_bodies, registered_callbacks
 from leapp_codemod.analysis.entry.composers import above_their_parts, model_parts, wrapper_calls
-from leapp_codemod.analysis.entry.cores import below_deploy_steps, deploy_steps, harness_via, network_methods
+from leapp_codemod.analysis.entry.cores import (below_deploy_steps, deploy_steps, harness_via, network_methods,
+                                                range_around_step)
 from leapp_codemod.analysis.entry.config_choice import favour_selected, selected_among
 from leapp_codemod.analysis.entry.drivers import (DRIVER_DEPTH, MODULE_QUALNAME, driver_ids, evaluation_branch_calls, in_trainer,
                                                   is_test_path, is_training_loop, loops_of, name_words)
@@ -194,6 +195,10 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
                                                                                           models, definers)]
             if bind_only:
                 continue
+            step_range = (None if pipelines
+                          else range_around_step(sites, ctx.fn, loop, models, INLINE_NETWORK_STATEMENTS))
+            if step_range is not None:
+                sites.inline.append((ctx.fn, step_range, 0))
             if pipelines:
                 best = max(pipelines, key=lambda p: p.statements)
                 network = network_at(best, here)
