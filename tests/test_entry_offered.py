@@ -120,3 +120,15 @@ def test_a_harness_around_the_policy_step_ranks_below_it(tmp_path, monkeypatch):
     assert harness["score"] < candidates[0]["score"]
     assert any(r.startswith("runs the model only through Trials._parcels, whose loop runs the policy step "
                             "SorterAgent.choose_action") for r in harness["reasons"])
+
+
+def test_a_loop_below_main_that_builds_a_steps_input_is_offered_as_a_range(tmp_path, monkeypatch):
+    want = expected("entry_range_below_main")
+    root = app(tmp_path, "entry_range_below_main")
+    candidates = ranked(root, monkeypatch)
+    assert candidates[0]["entry"] == want["entry"]        # the step keeps its rank
+    the_range = by_id(candidates)[want["range"]]
+    assert the_range["kind"] == "inline" and the_range["score"] < candidates[0]["score"]
+    assert any("the loop is in a driver (Shift.grade_all)" in r for r in the_range["reasons"])
+    result = CliRunner().invoke(main, ["scan", ".", "--entry", want["range"], "--format", "json"])
+    assert result.exit_code in (0, 1) and "<lines 16-24>" in result.output
