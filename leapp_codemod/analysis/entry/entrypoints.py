@@ -199,6 +199,7 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
                           else range_around_step(sites, ctx.fn, loop, models, INLINE_NETWORK_STATEMENTS))
             if step_range is not None:
                 sites.inline.append((ctx.fn, step_range, 0))
+                sites.step_ranges.add((ctx.fn.id, step_range.start))
             if pipelines:
                 best = max(pipelines, key=lambda p: p.statements)
                 network = network_at(best, here)
@@ -525,7 +526,8 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
                                       if registered[fn.id, p.start] and covers_body(fn.node, p.start, p.end)})
     ranked = below_delegated_models(below_non_training(below_parts(below_copies(ranked), project)), project)
     ranked = above_their_parts(ranked, sites.parts)
-    ranked = below_built_pipelines(ranked, {f"{fn.path}:{p.start}-{p.end}": p.statements for fn, p, _ in outermost},
+    ranked = below_built_pipelines(ranked, {f"{fn.path}:{p.start}-{p.end}": p.statements for fn, p, _ in outermost
+                                            if (fn.id, p.start) not in sites.step_ranges},   # offered, no demotion
                                    INLINE_NETWORK_STATEMENTS)
     ranked = below_driven_callbacks(ranked, {f for f in sites.callbacks if f in sites.calls_module or sites.model_via(f)},
                                     simulated_ranges(outermost))
