@@ -32,6 +32,7 @@ class CallSites:
     delegates: dict[str, set[str]] = field(default_factory=dict)
     # project network methods a driver loop calls inline, with pipeline code around -> (driver, range)
     inline_networks: dict[str, tuple[FunctionInfo, InlinePipeline]] = field(default_factory=dict)
+    step_ranges: set[tuple[str, int]] = field(default_factory=set)   # (fn id, start) of ranges around a step
     project_calls: dict[str, list[tuple[ast.Call, list[str]]]] = field(default_factory=dict)  # fid -> its calls
     policy_calls: dict[str, str] = field(default_factory=dict)   # fid -> `self.player.get_action` it calls
     parts: dict[str, Composer] = field(default_factory=dict)   # a model call's function -> the step composing it

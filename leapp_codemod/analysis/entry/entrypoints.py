@@ -6,6 +6,8 @@ import ast
 from leapp_codemod.analysis.entry.call_sites import CallSites, bind_selected, network_at, unbound_definers
 from leapp_codemod.analysis.entry.callbacks import callers_of, driven_bodies, registered_callbacks
 from leapp_codemod.analysis.entry.composers import above_their_parts, model_parts, wrapper_calls
+from leapp_codemod.analysis.entry.cores import (below_deploy_steps, deploy_steps, harness_via, network_methods,
+                                                range_around_step)
 from leapp_codemod.analysis.entry.config_choice import favour_selected, selected_among
 from leapp_codemod.analysis.entry.drivers import (DRIVER_DEPTH, MODULE_QUALNAME, driver_ids, evaluation_branch_calls, in_trainer,
                                                   is_test_path, is_training_loop, loops_of, name_words)
@@ -25,6 +27,7 @@ from leapp_codemod.analysis.entry.signs import (ACTION_WORDS, ENV_BASE, IO_WORDS
                                                 TRAINING_NAMES, UNFOLLOWED_POLICY_METHODS, calls_nn_module,
                                                 computes_loss, decorated_no_grad, deploy_path, environment_or_optimizer,
                                                 hands_a_model, is_step_name, module_items, names_a_command,
+                                                private_step, step_name,
                                                 non_torch, steps_simulator, uses_non_torch)
 from leapp_codemod.analysis.entry.steps import below_driven_steps, below_their_steps, driven_steps
 from leapp_codemod.analysis.entry.ties import break_ties
@@ -192,6 +195,11 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
                                                                                           models, definers)]
             if bind_only:
                 continue
+            step_range = (None if pipelines
+                          else range_around_step(sites, ctx.fn, loop, models, INLINE_NETWORK_STATEMENTS))
+            if step_range is not None:
+                sites.inline.append((ctx.fn, step_range, 0))
+                sites.step_ranges.add((ctx.fn.id, step_range.start))
             if pipelines:
                 best = max(pipelines, key=lambda p: p.statements)
                 network = network_at(best, here)
@@ -297,8 +305,9 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites, reach: set[str]
             reasons.append(f"called by {_where(caller)}, which {_where(driver)} calls in a loop "
                            f"({driver.path}:{line}): the model call of the loop body")
     evidence = len(reasons)
-    words = name_words(fn.name)
-    if fn.name in POLICY_STEP_NAMES:
+    name = step_name(fn)
+    words = name_words(name)
+    if name in POLICY_STEP_NAMES:
         score += 3
         reasons.append(f"policy-step name `{fn.name}`")
     elif words & ACTION_WORDS and words & STEP_VERBS:
@@ -372,6 +381,13 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites, reach: set[str]
         score -= 4
         reasons.append(f"runs the model only through {helper.qualname}, whose loop also steps the environment "
                        f"({helper.path}:{line}): a rollout that drives the policy step")
+    elif rollout is None and fn.id not in sites.calls_module:
+        harness = harness_via(fn, sites)
+        if harness is not None:
+            helper, line, step = harness
+            score -= 4
+            reasons.append(f"runs the model only through {helper.qualname}, whose loop runs the policy step "
+                           f"{step.qualname} again and again ({helper.path}:{line}): a harness around the step")
     if fn.name.lstrip("_").split("_")[0].lower() in IO_WORDS:
         score -= 4
         reasons.append(f"`{fn.name}` logs, draws or saves (I/O, not the policy step)")
@@ -492,7 +508,8 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
     reach = sites.model_reach()
     ranked: list[Entrypoint] = []
     for fn in [*project.functions(), *_looped_closures(sites)]:
-        if fn.name.startswith("test_") or (fn.name.startswith("_") and fn.name != "__call__"):
+        if fn.name.startswith("test_") or (fn.name.startswith("_") and fn.name != "__call__"
+                                           and not private_step(fn, sites.in_loops.get(fn.id, []))):
             continue
         if is_test_path(fn.path) or is_abstract(fn):
             continue
@@ -509,7 +526,8 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
                                       if registered[fn.id, p.start] and covers_body(fn.node, p.start, p.end)})
     ranked = below_delegated_models(below_non_training(below_parts(below_copies(ranked), project)), project)
     ranked = above_their_parts(ranked, sites.parts)
-    ranked = below_built_pipelines(ranked, {f"{fn.path}:{p.start}-{p.end}": p.statements for fn, p, _ in outermost},
+    ranked = below_built_pipelines(ranked, {f"{fn.path}:{p.start}-{p.end}": p.statements for fn, p, _ in outermost
+                                            if (fn.id, p.start) not in sites.step_ranges},   # offered, no demotion
                                    INLINE_NETWORK_STATEMENTS)
     ranked = below_driven_callbacks(ranked, {f for f in sites.callbacks if f in sites.calls_module or sites.model_via(f)},
                                     simulated_ranges(outermost))
@@ -522,6 +540,8 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
     ranked = below_their_steps(ranked, {c.id for c in ranked if c.kind == "function" and c.id in functions
                                         and is_step_name(functions[c.id].name) and _returns_value(functions[c.id])},
                                sites.callees, lambda fid: fid in functions and is_step_name(functions[fid].name))
+    ranked = below_deploy_steps(ranked, network_methods(ranked, functions, project, sites.vendored),
+                                deploy_steps(ranked, functions, sites, project, INLINE_NETWORK_STATEMENTS))
     ranked = break_ties(sorted(ranked, key=lambda e: tie_order(e, project)), project,
                         simulator_loops(outermost, project))
     return ranked[:limit] if limit else ranked

@@ -259,8 +259,21 @@ def offline_loop(loop: ast.AST) -> bool:
     if not set(re.split(r"[^a-z0-9]+", names.lower())) & DATASET_WORDS:
         return False
     body = ast.Module(body=loop.body, type_ignores=[])
-    return not steps_or_resets(body) and not any(
+    return not steps_or_resets(body) and not _restores(body) and not any(
         isinstance(n, ast.Call) and _final_name(n.func) in SINK_CALLS - REPORT_CALLS for n in ast.walk(body))
+
+
+def _restores(node: ast.AST) -> bool:
+    """Does `node` reset or step something other than a model, optimizer or scheduler through a method named
+    for it (`task.reset_to_demo(demo)`, `sim.step_physics()`)? A loop over recorded demos that restores a
+    simulator to each one replays them live: it is an evaluation, not a pass over a dataset."""
+    for call in (n for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)):
+        first = call.func.attr.split("_")[0]
+        receiver = _final_name(call.func.value) or ""
+        if first in ("reset", "step") and call.func.attr not in ("reset", "step") and receiver and not (
+                set(receiver.lower().split("_")) & NOT_STEPPED):
+            return True
+    return False
 
 
 def _identifiers(expr: ast.AST) -> list[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from leapp_codemod.analysis.entry.composers import is_model_wrapper
 from leapp_codemod.analysis.entry.drivers import name_words
 from leapp_codemod.analysis.entry.loops import MODEL_LOADERS, MODEL_METHODS
 from leapp_codemod.analysis.model.runtime_bind import INSTANTIATE
@@ -137,7 +138,13 @@ def deploy_path(*paths: str) -> str | None:
 
 def calls_nn_module(ctx: FunctionContext, call: ast.Call) -> bool:
     func = call.func
-    if ctx.cls is None or not isinstance(func, ast.Attribute):
+    if ctx.cls is None:
+        return False
+    if isinstance(func, ast.Name):    # `dist = self(obs)` in a module's method runs the module's forward
+        return (func.id == ctx.self_name and ctx.project.is_nn_module(ctx.cls)
+                and not any(isinstance(d, ast.Name) and d.id in ("classmethod", "staticmethod")
+                            for d in ctx.fn.node.decorator_list))    # `cls(...)` builds one
+    if not isinstance(func, ast.Attribute):
         return False
     inner = func.value    # `self.sess.run(None, feeds)`: a model method on a loaded model
     if (func.attr in MODEL_METHODS and isinstance(inner, ast.Attribute) and isinstance(inner.value, ast.Name)
@@ -226,3 +233,19 @@ def non_torch(fn: FunctionInfo, project: Project) -> bool:
     targets = project.modules[fn.module].imports.values()
     return any(t.split(".")[0] in NON_TORCH_ROOTS for t in targets) and not any(
         t.split(".")[0] == "torch" for t in targets)
+
+
+def step_name(fn: FunctionInfo) -> str:
+    """The name a function is judged by: `_get_action` as `get_action` (its underscore says who calls it, not
+    what it does); dunder names as they are."""
+    return fn.name if fn.name.endswith("__") else fn.name.lstrip("_")
+
+
+def private_step(fn: FunctionInfo, loops: list) -> bool:
+    """A private function named like a policy step (`_get_action`, `_act`) that project code runs in a loop
+    (`loops`: its (caller, line) sites), doing pipeline work of its own beyond wrapping the model call: the step
+    itself, whether its public caller only adds host work around it or a driver calls it directly. A thin
+    private wrapper (`_infer` around `self.net(x)`) stays its caller's model call, and other private helpers
+    stay out of the candidates."""
+    return (fn.name.startswith("_") and is_step_name(step_name(fn))
+            and any(caller.id != fn.id for caller, _ in loops) and not is_model_wrapper(fn))

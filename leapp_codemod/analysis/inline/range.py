@@ -138,7 +138,34 @@ def _find(tree: ast.Module, start: int, end: int) -> _Found | None:
     return None
 
 
-def _why_not(tree: ast.Module, start: int, end: int, n_lines: int) -> str:
+def _nearest_ranges(tree: ast.Module, start: int, end: int) -> list[tuple[int, int, str]]:
+    """Valid ranges nearest to START-END when START begins a statement and END ends one of another block:
+    the statements of START's block up to END, and the range grown to the end of the statement of that block
+    holding END. (start, end, what it covers)."""
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        for block in _blocks(node):
+            starts = [_stmt_start(s) for s in block]
+            if start in starts:
+                first = starts.index(start)
+                shorter = [s for s in block[first:] if s.end_lineno <= end]
+                holder = next((s for s in block[first:] if _stmt_start(s) <= end <= s.end_lineno), None)
+                out = []
+                if shorter:
+                    out.append((start, shorter[-1].end_lineno, f"the statements of that block up to line {end}"))
+                if holder is not None and holder.end_lineno > end:
+                    whole = f"{_stmt_start(holder)}-{holder.end_lineno}"
+                    out.append((start, holder.end_lineno, f"through the whole statement at lines {whole} "
+                                                         f"holding line {end}"))
+                return out
+            stack.extend(s for s in block if _stmt_start(s) <= start <= s.end_lineno)
+            if isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+                stack.extend(h for h in node.handlers if h.lineno <= start <= h.end_lineno)
+    return []
+
+
+def _why_not(tree: ast.Module, start: int, end: int, n_lines: int, path: str = "FILE") -> str:
     if start < 1 or end < start:
         return f"lines {start}-{end} are not a range (START must be ≥ 1 and ≤ END)"
     if end > n_lines:
@@ -153,8 +180,11 @@ def _why_not(tree: ast.Module, start: int, end: int, n_lines: int) -> str:
         return (f"line {start} is inside the statement at lines {_stmt_start(inner)}-{inner.end_lineno}; "
                 "START must be the first line of a statement")
     if any(isinstance(s, ast.stmt) and s.end_lineno == end for s in ast.walk(tree)):
+        nearest = _nearest_ranges(tree, start, end)
+        hint = ("; nearest valid: " + " or ".join(f"{path}:{a}-{b} ({what})" for a, b, what in nearest)
+                if nearest else "")
         return (f"lines {start}-{end} cross a block boundary; the range must be consecutive statements of one "
-                "block (one loop body, function body or module level)")
+                f"block (one loop body, function body or module level){hint}")
     return f"line {end} does not end a statement; END must be the last line of a statement"
 
 
@@ -320,7 +350,7 @@ def _fresh_readings(statements: list[ast.stmt]) -> set[str]:
 def locate(tree: ast.Module, path: str, start: int, end: int, n_lines: int) -> InlineRange:
     found = _find(tree, start, end)
     if found is None:
-        raise RangeError(f"{path}:{start}-{end}: {_why_not(tree, start, end, n_lines)}")
+        raise RangeError(f"{path}:{start}-{end}: {_why_not(tree, start, end, n_lines, path)}")
     scope: ast.AST = tree
     scope_names: list[str] = []
     class_name = None

@@ -1,0 +1,121 @@
+"""A copied training library's network ranks below the project's deploy step; a harness ranks below its step.
+
+A method of an nn.Module of a library copied into the project (`ActorCritic.act_inference` of a vendored RL
+library) takes tensors something else has already built: in a training simulator's play loop the vectorised
+environment hands them over. A project function outside any network that a driver runs in a loop, and that
+builds the input of the model it calls in several statements before the call and uses the result after it,
+is the pipeline a user deploys. So when the project holds such a step, each copied network method scored at
+or above it is put one point below it (whatever loop runs the network), with the reason. The project's own
+networks are left alone: their `predict_action` is often the very step a runner calls.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import replace
+
+from leapp_codemod.analysis.entry.call_sites import CallSites
+from leapp_codemod.analysis.entry.drivers import loops_of
+from leapp_codemod.analysis.entry.loops import InlinePipeline, inline_pipelines, offline_loop
+from leapp_codemod.analysis.entry.signs import is_step_name, step_name
+from leapp_codemod.analysis.model.index import FunctionInfo
+from leapp_codemod.analysis.model.project import Project
+from leapp_codemod.model import Entrypoint
+
+
+def _simple_statements(fn: FunctionInfo) -> list[ast.stmt]:
+    """The function's statements that are not compound (nested ones included), its docstring left out."""
+    body = fn.node.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]
+    compound = (ast.If, ast.Try, ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While,
+                ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, getattr(ast, "Match", ast.If))
+    return [n for stmt in body for n in ast.walk(stmt) if isinstance(n, ast.stmt) and not isinstance(n, compound)]
+
+
+def builds_and_uses(fn: FunctionInfo, model_lines: set[int], least: int) -> bool:
+    """Does `fn` run a model after at least `least` statements (building its input) and use what comes back
+    in a statement after the call?"""
+    if not model_lines:
+        return False
+    first = min(model_lines)
+    statements = _simple_statements(fn)
+    return (sum(s.lineno < first for s in statements) >= least
+            and any(s.lineno > (max(model_lines)) for s in statements))
+
+
+def below_deploy_steps(ranked: list[Entrypoint], networks: set[str], steps: set[str]) -> list[Entrypoint]:
+    """`networks`: ids of candidates that are methods of an nn.Module; `steps`: ids of deploy steps (see the
+    module docstring). Each network method scored at or above the best step goes one point below it."""
+    best = max((c for c in ranked if c.kind == "function" and c.id in steps), key=lambda c: c.score, default=None)
+    if best is None:
+        return list(ranked)
+    return [replace(c, score=best.score - 1, reasons=(
+        *c.reasons, f"a network of a library copied into the project: ranked below {best.qualname}, which builds "
+                    f"a model's input, runs it in a driver loop and uses the result ({best.path}:{best.line})"))
+            if c.kind == "function" and c.id in networks and c.score >= best.score else c for c in ranked]
+
+
+def _network_method(fn: FunctionInfo, project: Project) -> bool:
+    cls = project.modules[fn.module].classes.get(fn.class_name) if fn.class_name else None
+    return cls is not None and project.is_nn_module(cls)
+
+
+def network_methods(ranked: list[Entrypoint], functions: dict[str, FunctionInfo], project: Project,
+                    copied: set[str]) -> set[str]:
+    """Ids of the function candidates that are methods of an nn.Module of a library copied into the project
+    (`copied`: its module names): the training stack's network, which the project's deploy code does not run
+    through its own step."""
+    return {c.id for c in ranked if c.kind == "function" and c.id in functions
+            and functions[c.id].module in copied and _network_method(functions[c.id], project)}
+
+
+def deploy_steps(ranked: list[Entrypoint], functions: dict[str, FunctionInfo], sites: CallSites, project: Project,
+                 least: int) -> set[str]:
+    """Candidates outside any network that a driver runs in a loop and that build a model's input in at
+    least `least` statements before calling it, then use the result."""
+    out = set()
+    for c in ranked:
+        fn = functions.get(c.id) if c.kind == "function" else None
+        if (fn is None or fn.id in sites.ignored or fn.module in sites.vendored or _network_method(fn, project)
+                or not any(caller.id in sites.drivers for caller, _ in sites.in_loops.get(fn.id, []))):
+            continue
+        if builds_and_uses(fn, sites.model_lines.get(fn.id, set()), least):
+            out.add(fn.id)
+    return out
+
+
+def harness_via(fn: FunctionInfo, sites: CallSites):
+    """(helper, loop line, step) when `fn` reaches a model only through a helper it calls whose own loop calls
+    a project function named like a policy step that runs a model (`for demo ...: for t ...: actioner.predict(x)`):
+    `fn` runs episodes of that step, a harness around it, not the step."""
+    functions = sites.functions
+    helper = functions.get(sites.model_via(fn.id) or "")
+    if helper is None or helper.id == fn.id or helper.id in sites.calls_module:
+        return None
+    loops = [loop for loop in loops_of(helper) if not offline_loop(loop)]
+    for node, tids in sites.project_calls.get(helper.id, []):
+        for tid in tids:
+            step = functions.get(tid)
+            if (step is not None and tid != helper.id and is_step_name(step.name.lstrip("_"))
+                    and (tid in sites.calls_module or sites.model_via(tid))):
+                line = next((loop.lineno for loop in loops if loop.lineno < node.lineno <= (loop.end_lineno or 0)),
+                            None)
+                if line is not None:
+                    return helper, line, step
+    return None
+
+
+def range_around_step(sites: CallSites, fn: FunctionInfo, loop: ast.AST, models: set[str],
+                      least: int) -> InlinePipeline | None:
+    """A driver loop (at any depth below `__main__`) that builds the input of a project function named like a
+    policy step (`actioner.predict(rgbs, pcds, grippers)`) in at least `least` statements and uses its output:
+    the loop body is offered as an inline range too (the observation code lives in the loop, not in the step).
+    The step itself keeps its own rank."""
+    steps = {id(node) for node, tids in sites.project_calls.get(fn.id, [])
+             if tids and all(sites.functions.get(t) is not None and is_step_name(step_name(sites.functions[t]))
+                             and (t in sites.calls_module or sites.model_via(t)) for t in tids)}
+    if not steps:
+        return None
+    found = [p for p in inline_pipelines(loop, models, lambda call: True, lambda call: id(call) in steps)
+             if p.statements >= least]
+    return max(found, key=lambda p: p.statements) if found else None

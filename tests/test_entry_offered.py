@@ -1,0 +1,134 @@
+"""The entry a user would export is offered and ranked first: a private method named like a policy step that a
+loop runs, a module base class whose step calls `self(...)`, a deploy step that builds the model's input beside
+a network's own method run by a simulator's watch loop; and a range refused for crossing blocks names the nearest
+valid ranges."""
+from __future__ import annotations
+
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from test_entry_discovery import tree_hash
+from test_entry_ranking import by_id, ranked
+
+from leapp_codemod.cli import main
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("LEAPP_CODEMOD_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def app(tmp_path: Path, name: str) -> Path:
+    shutil.copytree(FIXTURES / name, tmp_path / name)
+    return tmp_path / name
+
+
+def expected(name: str) -> dict:
+    return tomllib.loads((FIXTURES / name / "expected.toml").read_text(encoding="utf-8"))
+
+
+def test_a_private_method_named_like_a_step_that_a_loop_runs_is_offered_first(tmp_path, monkeypatch):
+    want = expected("entry_private_step")
+    candidates = ranked(app(tmp_path, "entry_private_step"), monkeypatch)
+    assert candidates[0]["entry"] == want["entry"]
+    assert any(r.startswith("called in a loop by main") for r in candidates[0]["reasons"])
+    offered = by_id(candidates)
+    for helper in want["not_offered"]:     # private helpers not named like a step stay out
+        assert helper not in offered
+
+
+def test_a_self_call_in_a_module_base_class_is_a_model_call(tmp_path, monkeypatch):
+    want = expected("entry_self_call_policy")
+    candidates = ranked(app(tmp_path, "entry_self_call_policy"), monkeypatch)
+    assert candidates[0]["entry"] == want["entry"]
+    reasons = candidates[0]["reasons"]
+    assert "calls an nn.Module or a loaded model" in reasons
+    assert not any("no sign of a model" in r for r in reasons)
+    builder = by_id(candidates).get(want["builder"])     # `cls(...)` in a classmethod builds a module
+    assert builder is None or "calls an nn.Module or a loaded model" not in builder["reasons"]
+    assert builder is None or builder["score"] < candidates[0]["score"]
+
+
+def test_a_network_method_ranks_below_the_deploy_step_that_builds_its_input(tmp_path, monkeypatch):
+    want = expected("entry_network_vs_deploy_step")
+    candidates = ranked(app(tmp_path, "entry_network_vs_deploy_step"), monkeypatch)
+    assert candidates[0]["entry"] == want["entry"]
+    network = by_id(candidates)[want["network"]]
+    assert network["score"] < candidates[0]["score"]
+    assert any(r.startswith("a network of a library copied into the project: ranked below HexController.tick")
+               for r in network["reasons"])
+    # the network's signs stay: it is still run in the watch loop, only ranked below the deploy step
+    assert any(r.startswith("called in a loop by play") for r in network["reasons"])
+
+
+@pytest.mark.parametrize("rng, nearest", [
+    ("10-14", ["10-12", "10-17"]),     # ends one block deeper: shrink to the block, or take in the whole `if`
+    ("14-18", ["14-15"]),              # starts one block deeper: the statements of that block
+])
+def test_a_range_across_blocks_names_the_nearest_valid_ranges(rng, nearest, tmp_path, monkeypatch):
+    root = app(tmp_path, "inline_range_hint")
+    monkeypatch.chdir(root)
+    before = tree_hash(root)
+    result = CliRunner().invoke(main, ["scan", "rig", "--entry", f"rig/balance.py:{rng}"])
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and "cross a block boundary" in lines[0]
+    named = re.findall(r"rig/balance\.py:(\d+-\d+) \(", lines[0].partition("nearest valid:")[2])
+    assert named == nearest
+    for suggestion in named:    # each suggestion is a spelling the user can paste, and it scans
+        ok = CliRunner().invoke(main, ["scan", "rig", "--entry", f"rig/balance.py:{suggestion}", "--format", "json"])
+        assert ok.exit_code in (0, 1), ok.output
+        assert f"<lines {suggestion}>" in ok.output
+    assert tree_hash(root) == before
+
+
+def test_a_loop_over_demos_that_restores_a_simulator_is_an_evaluation(tmp_path, monkeypatch):
+    want = expected("entry_demo_replay_eval")
+    candidates = ranked(app(tmp_path, "entry_demo_replay_eval"), monkeypatch)
+    assert candidates[0]["entry"] == want["entry"]
+    assert any(r.startswith("called in a loop by score_demos") for r in candidates[0]["reasons"])
+
+
+@pytest.mark.parametrize("source, offline", [
+    ("for demo in demos:\n    sim.reset_to_state(demo)\n    score(agent.act(demo))\n", False),
+    ("for demo in demos:\n    score(agent.act(demo))\n", True),                       # a pass over recorded data
+    ("for batch in loader:\n    model.reset_hidden()\n    score(model(batch))\n", True),  # the model's own reset
+])
+def test_offline_loops_and_demo_replays(source, offline):
+    import ast
+
+    from leapp_codemod.analysis.entry.loops import offline_loop
+    assert offline_loop(ast.parse(source).body[0]) is offline
+
+
+def test_a_harness_around_the_policy_step_ranks_below_it(tmp_path, monkeypatch):
+    want = expected("entry_step_harness")
+    candidates = ranked(app(tmp_path, "entry_step_harness"), monkeypatch)
+    assert candidates[0]["entry"] == want["entry"]
+    harness = by_id(candidates)[want["harness"]]
+    assert harness["score"] < candidates[0]["score"]
+    assert any(r.startswith("runs the model only through Trials._parcels, whose loop runs the policy step "
+                            "SorterAgent.choose_action") for r in harness["reasons"])
+
+
+def test_a_loop_below_main_that_builds_a_steps_input_is_offered_as_a_range(tmp_path, monkeypatch):
+    want = expected("entry_range_below_main")
+    root = app(tmp_path, "entry_range_below_main")
+    candidates = ranked(root, monkeypatch)
+    assert candidates[0]["entry"] == want["entry"]        # the step keeps its rank
+    the_range = by_id(candidates)[want["range"]]
+    assert the_range["kind"] == "inline" and the_range["score"] < candidates[0]["score"]
+    assert any("the loop is in a driver (Shift.grade_all)" in r for r in the_range["reasons"])
+    result = CliRunner().invoke(main, ["scan", ".", "--entry", want["range"], "--format", "json"])
+    assert result.exit_code in (0, 1) and "<lines 16-24>" in result.output
