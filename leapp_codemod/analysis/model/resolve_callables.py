@@ -26,7 +26,7 @@ from leapp_codemod.analysis.model.function_values import (  # noqa: F401 (nested
     only_definition,
 )
 from leapp_codemod.analysis.model.resolve_sites import argument_for, calls_named, passed_argument, sites_of
-from leapp_codemod.analysis.model.walk import self_returned
+from leapp_codemod.analysis.model.walk import is_property, self_returned
 from leapp_codemod.knowledge.vocab import CALLABLE_WRAPPERS
 
 _MAX_DEPTH = 6
@@ -104,6 +104,12 @@ def _name_pattern(expr: ast.expr, where: Where, ctx, depth: int) -> re.Pattern |
         if left is None and right is None:
             return None
         return re.compile((left.pattern if left else r"\w*") + (right.pattern if right else r"\w*"))
+    if isinstance(expr, ast.Name) and where.fn is not None and expr.id in where.fn.params \
+            and expr.id not in assignments(ctx.project, where.fn):   # what every caller passes: constants
+        passed = ctx.facts.param_constants.get(where.fn.id, {}).get(expr.id)
+        if passed and all(isinstance(v, str) for v in passed):
+            return re.compile("|".join(re.escape(v) for v in sorted(passed)))
+        return None
     if isinstance(expr, ast.Name) and where.fn is not None and depth < _MAX_DEPTH:
         options = []
         for value, how in assignments(ctx.project, where.fn).get(expr.id, ()):
@@ -353,6 +359,12 @@ class CallableResolver:
         elif isinstance(expr, ast.Attribute):
             for value, value_where in self._attribute_values(expr, where):
                 yield from self._literals(value, value_where, depth + 1)
+        elif isinstance(expr, ast.Call) and where.fn is not None:   # `self.chain.table()["bias"]`: what it returns
+            for callee in self.ctx.for_function(where.fn).resolve_call(expr):
+                if callee.name != "__init__":
+                    callee_where = Where(self.project.modules[callee.module], callee)
+                    for value in returned_values(self.project, callee):
+                        yield from self._literals(value, callee_where, depth + 1)
 
     def _constructed_with(self, param: str, where: Where, depth: int):
         """Container literals the project's construction sites pass for `param` of this `__init__`
@@ -454,6 +466,19 @@ class CallableResolver:
                 out += [m for n, m in klass.methods.items() if pattern.fullmatch(n) and m not in out]
         return out
 
+    def property_getters(self, call: ast.Call) -> list[FunctionInfo]:
+        """`getattr(self.body, what)` with the name a constant, or a parameter every caller passes a constant
+        string: the `@property` getters the read runs (a read of a plain field or a method runs nothing)."""
+        where = Where(self.ctx.module, self.ctx.fn)
+        pattern = _name_pattern(call.args[1], where, self.ctx, 0)
+        if pattern is None:
+            return []
+        out: list[FunctionInfo] = []
+        for cls in self._owner_classes(call.args[0], where):
+            for klass in self.project.mro(cls):
+                out += [m for n, m in klass.methods.items() if pattern.fullmatch(n) and is_property(m) and m not in out]
+        return out
+
     def _owner_classes(self, expr: ast.expr, where: Where) -> list[ClassInfo]:
         if where.fn is self.ctx.fn:
             if isinstance(expr, ast.Name) and expr.id == self.ctx.self_name:
@@ -508,8 +533,30 @@ class CallableResolver:
                             break
                 if found:
                     return
+            held = list(self._held_values(ctx, value))
+            if held:
+                yield from held
+                return
         for stored, module in field_stores(self.project).get(value.attr, ()):
             yield stored, Where(module, None)
+
+    def _held_values(self, ctx, value: ast.Attribute):
+        """`self.spec.make`, `chain.stages` with the owner of a known project class whose `make` is a field,
+        not a method: the values its class's methods assign to `self.make` (a registry lookup in
+        `__post_init__`, a `functools.partial`, a list of instances)."""
+        if isinstance(value.value, ast.Name) and value.value.id == ctx.self_name:
+            return
+        for type_name in sorted(ctx.types_of(value.value)):
+            owner = ctx._class_for_type(type_name)
+            if owner is None or self.project.find_method(owner, value.attr) is not None:
+                continue
+            for klass in self.project.mro(owner):
+                module = self.project.modules[klass.module]
+                for method, stored in klass.attr_values.get(value.attr, ()):
+                    if not isinstance(stored, ast.Constant):
+                        yield stored, Where(module, klass.methods.get(method), (owner,))
+                if value.attr in klass.class_attrs:
+                    yield klass.class_attrs[value.attr], Where(module, None)
 
 
 def _wrapped_callable(project: Project, call: ast.Call, module: ModuleIndex) -> ast.expr | None:
