@@ -348,6 +348,9 @@ class Analysis:
         facts = self.facts
         self_name = ctx.self_name
         for node in iter_nodes(fn, facts.param_constants.get(fn.id)):
+            if isinstance(node, ast.Return) and (node.value is None or _constant(node.value)):
+                if fn.id not in facts.returns_data and _chosen_by_data(ctx, node):
+                    facts.returns_data.add(fn.id)   # `if dist < tol: return True`: the answer follows the data
             if isinstance(node, ast.Return) and node.value is not None:
                 if ctx.is_data(node.value):
                     facts.returns_data.add(fn.id)
@@ -471,6 +474,26 @@ class Analysis:
             if (len(self.reachable), self.facts.fingerprint(), len(self.project.modules)) == before:
                 self.settled_envs = self.pass_envs
                 break
+
+
+def _constant(value: ast.expr) -> bool:
+    return isinstance(value, ast.Constant) and (value.value is None or isinstance(value.value, (bool, int, float)))
+
+
+def _chosen_by_data(ctx: FunctionContext, ret: ast.Return) -> bool:
+    """A constant `return` inside an `if`/`while` whose test is pipeline data (not a setting): which constant the
+    function answers with is decided by the data, so a caller's branch on the answer is one on the data."""
+    from leapp_codemod.analysis.infer.taint import parent_map
+    parents = parent_map(ctx.fn)
+    child, parent = ret, parents.get(id(ret))
+    while parent is not None and parent is not ctx.fn.node:
+        if isinstance(parent, (ast.If, ast.While)) and child is not parent.test \
+                and ctx.is_data(parent.test) and not ctx.decided_by_settings(parent):
+            return True
+        if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            return False
+        child, parent = parent, parents.get(id(parent))
+    return False
 
 
 def _record_constants(facts: Facts, ctx: FunctionContext, callee: FunctionInfo, pairs) -> None:
