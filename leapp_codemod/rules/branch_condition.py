@@ -168,5 +168,9 @@ RULE = Rule(
         ("import numpy as np\nclass Tracker:\n    def near(self):\n        if np.abs(self.pos).max() < 0.1:  # error\n"
          "            return True\n        return None\n    def step(self, pos):\n        self.pos = pos * 1.0\n"
          "        if self.near():  # error\n            pos = -pos\n        return pos * 2.0\n"),
+        # ... or a bool the data picks, the other answer falling off the end (None)
+        ("import numpy as np\nLIMIT = 2.0\nclass Arm:\n    def saturated(self):\n        for x in self.v:\n"
+         "            if abs(x) > LIMIT:  # error\n                return True\n    def step(self, v):\n"
+         "        self.v = np.tanh(v)\n        if self.saturated():  # error\n            v = v * 0.5\n        return v\n"),
     ),
 )

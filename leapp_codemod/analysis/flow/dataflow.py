@@ -15,7 +15,7 @@ from leapp_codemod.analysis.model.class_state import (
 from leapp_codemod.analysis.model.config_values import CONFIG_KEY, CONFIG_LOCALS, config_key, function_config_constants
 from leapp_codemod.analysis.infer.context import FunctionContext
 from leapp_codemod.analysis.infer.devices import built_here, device_read, used_as_array
-from leapp_codemod.analysis.infer.taint import function_attr, holds_dict
+from leapp_codemod.analysis.infer.taint import function_attr, holds_dict, return_chosen_by_data
 from leapp_codemod.analysis.infer.lattice import NESTED, Env, Facts
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.text_params import text_params
@@ -349,8 +349,9 @@ class Analysis:
         self_name = ctx.self_name
         for node in iter_nodes(fn, facts.param_constants.get(fn.id)):
             if isinstance(node, ast.Return) and (node.value is None or _constant(node.value)):
-                if fn.id not in facts.returns_data and _chosen_by_data(ctx, node):
+                if fn.id not in facts.answers_by_data and return_chosen_by_data(ctx, node):
                     facts.returns_data.add(fn.id)   # `if dist < tol: return True`: the answer follows the data
+                    facts.answers_by_data.add(fn.id)
             if isinstance(node, ast.Return) and node.value is not None:
                 if ctx.is_data(node.value):
                     facts.returns_data.add(fn.id)
@@ -478,22 +479,6 @@ class Analysis:
 
 def _constant(value: ast.expr) -> bool:
     return isinstance(value, ast.Constant) and (value.value is None or isinstance(value.value, (bool, int, float)))
-
-
-def _chosen_by_data(ctx: FunctionContext, ret: ast.Return) -> bool:
-    """A constant `return` inside an `if`/`while` whose test is pipeline data (not a setting): which constant the
-    function answers with is decided by the data, so a caller's branch on the answer is one on the data."""
-    from leapp_codemod.analysis.infer.taint import parent_map
-    parents = parent_map(ctx.fn)
-    child, parent = ret, parents.get(id(ret))
-    while parent is not None and parent is not ctx.fn.node:
-        if isinstance(parent, (ast.If, ast.While)) and child is not parent.test \
-                and ctx.is_data(parent.test) and not ctx.decided_by_settings(parent):
-            return True
-        if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            return False
-        child, parent = parent, parents.get(id(parent))
-    return False
 
 
 def _record_constants(facts: Facts, ctx: FunctionContext, callee: FunctionInfo, pairs) -> None:
