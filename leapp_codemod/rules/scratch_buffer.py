@@ -1,7 +1,6 @@
 import ast
 
 from leapp_codemod.analysis.infer.context import is_self_attr
-from leapp_codemod.analysis.model.resolve_sites import argument_for
 from leapp_codemod.rules._helpers import enclosing_name, show
 from leapp_codemod.rules.base import Hit, Rule
 from leapp_codemod.knowledge.vocab import ALLOCATOR_LAYOUT_KEYWORDS, NUMPY_ALLOCATORS, NUMPY_LIKE_ALLOCATORS
@@ -187,6 +186,15 @@ def _held_buffer(root: ast.Attribute, ctx) -> bool:
     return False
 
 
+def _argument_for(init, call: ast.Call, param: str) -> ast.expr | None:
+    """What a constructor call passes for `param` of `__init__` (self excluded)."""
+    positional = init.positional_params[1:]
+    if param in positional and positional.index(param) < len(call.args) \
+            and not any(isinstance(a, ast.Starred) for a in call.args[:positional.index(param) + 1]):
+        return call.args[positional.index(param)]
+    return next((k.value for k in call.keywords if k.arg == param), None)
+
+
 def _held_allocation(klass, method: str, value: ast.expr, holder: ast.expr, ctx) -> bool:
     module = ctx.project.modules[klass.module]
     if _allocates(value, module, ctx, copies=False):
@@ -213,7 +221,7 @@ def _constructed_arguments(cls, param: str, holder: ast.expr, ctx) -> list:
                     f"{cls.module}.{cls.name}":
                 continue
             if init is not None:
-                arg = argument_for(init, built, param)
+                arg = _argument_for(init, built, param)
             else:
                 arg = next((k.value for k in built.keywords if k.arg == param), None)
                 if arg is None and param in fields and fields.index(param) < len(built.args):

@@ -244,8 +244,7 @@ class TaintQuestions:
                 return False
             children.append(func.value)
         callees = self.resolve_call(call)
-        if callees and all(self.is_type_predicate(callee) for callee in callees) and not any(
-                callee.id in self.facts.answers_by_data for callee in callees):
+        if callees and all(self.is_type_predicate(c) and c.id not in self.facts.answers_by_data for c in callees):
             return False  # `_is_number(v)`: answers what `v` is, not what it holds
         if any(callee.id in self.facts.returns_data for callee in callees):
             return True
@@ -470,23 +469,6 @@ def _type_names(node: ast.expr) -> set[str]:
     if isinstance(node, ast.Name):
         return {node.id}
     return {"?"}
-
-
-def return_chosen_by_data(ctx, ret: ast.Return) -> bool:
-    """A `return` inside an `if`/`while` whose test is pipeline data (not a setting, not a question about types
-    or shapes): which answer the function gives is decided by the data, so a caller's branch on the answer is one
-    on the data (`if dist < tol: return True` ... `if self.reached(state):`)."""
-    parents = parent_map(ctx.fn)
-    child, parent = ret, parents.get(id(ret))
-    while parent is not None and parent is not ctx.fn.node:
-        if isinstance(parent, (ast.If, ast.While)) and child is not parent.test and ctx.is_data(parent.test) \
-                and not _type_answer(parent.test, ctx) and not ctx.is_shape(parent.test) \
-                and not ctx.decided_by_settings(parent):
-            return True
-        if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            return False
-        child, parent = parent, parents.get(id(parent))
-    return False
 
 
 def parent_map(fn) -> dict[int, ast.AST]:
