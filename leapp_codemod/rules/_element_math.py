@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import ast
 
+from leapp_codemod.rules._array_uses import many_dimensions
+
 
 def _integer(index: ast.expr) -> bool:
     if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub):
@@ -43,3 +45,13 @@ def element_in_arithmetic(node: ast.Assign, ctx, vector) -> ast.Subscript | None
                     and vector(side.value, ctx):
                 return side
     return None
+
+
+def vector_element(read: ast.Subscript, ctx) -> bool:
+    """`q[1]`: one position of a NumPy vector of pipeline data (a name or an attribute, indexed by one integer,
+    never with two indices anywhere in the function), whose other positions the function reads too (one
+    position alone is more often the first row of a batch: a row, not a scalar)."""
+    value = read.value
+    return isinstance(value, (ast.Name, ast.Attribute)) and _integer(read.slice) \
+        and len(_positions(ctx).get(ast.unparse(value), ())) >= 2 and ctx.is_numpy(value) and ctx.is_data(value) \
+        and not many_dimensions(value, ctx)

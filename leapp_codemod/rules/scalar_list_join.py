@@ -1,6 +1,7 @@
 import ast
 import re
 
+from leapp_codemod.rules._element_math import vector_element
 from leapp_codemod.rules._helpers import show
 from leapp_codemod.rules.base import Hit, Rule
 
@@ -74,8 +75,9 @@ _SCALAR_KEEPERS = ("numpy.", "math.")
 
 def element_scalars(node: ast.Call, ctx) -> list[ast.expr]:
     """The items of a joiner's sequence literal (`np.stack([roll, pitch])`) that are NumPy scalars or Python
-    numbers read out of pipeline data by an integer index (`a[1]`, `np.arctan2(a[1], a[0])`, `float(a[2])`),
-    directly, through a local or through an attribute of self the class sets from one."""
+    numbers read out of pipeline data by an integer index (`a[1]`, `np.arctan2(a[1], a[0])`, `float(a[2])`) of a
+    vector whose other positions the function reads too, directly, through a local or through an attribute of
+    self the class sets from one."""
     if not node.args or ctx.call_name(node) not in JOINERS - {"numpy.append"}:
         return []
     seq = node.args[0]
@@ -88,12 +90,8 @@ def element_scalars(node: ast.Call, ctx) -> list[ast.expr]:
 def _element_scalar(expr: ast.expr, ctx, depth: int) -> bool:
     if depth > 4:
         return False
-    if isinstance(expr, ast.Subscript):
-        index = expr.slice
-        integer = isinstance(index, ast.Constant) and type(index.value) is int or \
-            isinstance(index, ast.UnaryOp) and isinstance(index.operand, ast.Constant) or \
-            isinstance(index, ast.Tuple) and all(isinstance(i, ast.Constant) and type(i.value) is int for i in index.elts)
-        return integer and ctx.is_numpy(expr.value) and ctx.is_data(expr.value)
+    if isinstance(expr, ast.Subscript):   # `q[1]` of a vector whose other positions the function reads too
+        return vector_element(expr, ctx)
     if isinstance(expr, ast.Call):
         if ctx.builtin(expr) in ("float", "int") and len(expr.args) == 1:
             return _element_scalar(expr.args[0], ctx, depth + 1) or _from_data(expr, ctx)
@@ -157,7 +155,7 @@ RULE = Rule(
          "`np.concatenate([obs, [yaw_rate], cmd])` or `np.hstack((x, [s]))` where `s` comes from traced data. "
          "Also joins whose items are NumPy scalars read out of pipeline data by an integer index "
          "(`np.stack([np.arctan2(q[3], q[0]), q[1]])`, directly, through a local or an attribute of self set from "
-         "one). Not flagged: lists of constants or of settings (`[0.0, 1.0]`, `[self.gain]`), and joins of arrays "
+         "one), when the function reads two positions of that vector or more. Not flagged: lists of constants or of settings (`[0.0, 1.0]`, `[self.gain]`), and joins of arrays "
          "only (slices `q[1:2]` stay arrays).",
     why="LEAPP traces the join as `torch.cat` with the inner list kept as a Python list of traced values. Tracing "
         "runs and the values are right, then `compile_graph` fails on every exporter: `torch.cat` takes tensors "
@@ -172,8 +170,9 @@ RULE = Rule(
     node_types=(ast.Call,), check=check,
     valid=(
         "import numpy as np\ndef step(obs, q):\n    return np.concatenate([obs, q[:2], [0.0, 1.0]])\n",
-        # slices keep arrays: the join traces
+        # slices keep arrays: the join traces; a row of a batch is an array
         "import numpy as np\ndef step(quat):\n    return np.stack([np.arctan2(quat[3:4], quat[0:1]), quat[1:2]])\n",
+        "import numpy as np\ndef step(obs: np.ndarray, goal: np.ndarray):\n    return np.stack([obs[0], goal])\n",
         "import numpy as np\nclass P:\n    def __init__(self):\n        self.gain = 2.0\n"
         "    def step(self, obs):\n        return np.hstack((obs, [self.gain]))\n",
     ),
@@ -181,9 +180,8 @@ RULE = Rule(
         "import numpy as np\ndef step(obs, yaw):\n    return np.concatenate([obs, [yaw], obs[:2]])  # error\n",
         "import numpy as np\ndef step(obs):\n    s = obs.sum()\n    return np.hstack((obs, [s, s * 2]))  # error\n",
         "import numpy as np\ndef step(obs):\n    s = float(np.abs(obs).max())\n    return np.concatenate((obs, [s]))  # error\n",
-        # NumPy scalars read out of the data by an integer index, through a local and an attribute of self
-        "import numpy as np\nclass Imu:\n    def update(self, quat: np.ndarray):\n        self.yaw = np.arctan2(quat[3], quat[0])\n"
-        "    def step(self, quat: np.ndarray):\n        self.update(quat)\n        tilt = np.arcsin(quat[1]) * 2.0\n"
-        "        return np.stack((self.yaw, tilt))  # error\n",
+        # NumPy scalars read out of the data by an integer index, directly and through a local
+        "import numpy as np\nclass Imu:\n    def step(self, quat: np.ndarray):\n"
+        "        tilt = np.arcsin(quat[1]) * 2.0\n        return np.stack((np.arctan2(quat[3], quat[0]), tilt))  # error\n",
     ),
 )

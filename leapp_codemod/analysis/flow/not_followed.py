@@ -140,8 +140,10 @@ def _runs_project_code(ctx: FunctionContext, call: ast.Call) -> bool:
     such call is listed, so a path that stops there is never reported clean. Left out: methods of data (`shape.numel()`) and methods of what another
     call returns (`make(...).matrix()`: the inner call is the one listed)."""
     func = call.func
-    return not (isinstance(func, ast.Attribute)
-                and (func.attr in DATA_METHOD_NAMES or isinstance(self_returned(func.value), ast.Call)))
+    if isinstance(func, ast.Attribute) and (func.attr in DATA_METHOD_NAMES
+                                            or isinstance(self_returned(func.value), ast.Call)):
+        return False
+    return ctx.io_kind(call) is None and ctx.clock_kind(call) is None   # I/O, a clock: reported as such
 
 
 def _inplace_tensor_method(ctx: FunctionContext, name: str) -> bool:
