@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 
+from leapp_codemod.analysis.flow.silent_calls import dynamic_getattr, runs_unseen_code
 from leapp_codemod.analysis.flow.known_receivers import (
     RUNTIME_FACTORIES, default_only, known_library_object, library_behaviour, library_container, library_type,
     library_value, local_types, root_of,
@@ -68,9 +69,9 @@ def unresolved(ctx: FunctionContext, call: ast.Call) -> NotFollowed | None:
     """The call as a `NotFollowed` when it hands pipeline data to code the scan could not name."""
     func = call.func
     if ctx.builtin(call) == "getattr":
-        return _dynamic_getattr(ctx, call)
+        return dynamic_getattr(ctx, call)
     untyped = untyped_parameter_method(ctx, call)
-    if not (ctx.args_data(call) or untyped or _runs_project_code(ctx, call)) or ctx.builtin(call) is not None:
+    if not (ctx.args_data(call) or untyped or runs_unseen_code(ctx, call)) or ctx.builtin(call) is not None:
         return None
     if isinstance(func, ast.Attribute):
         if func.attr in PLAIN_METHODS or func.attr.startswith("__") or _inplace_tensor_method(ctx, func.attr):
@@ -105,45 +106,6 @@ def unresolved(ctx: FunctionContext, call: ast.Call) -> NotFollowed | None:
     reason += _duck_note(ctx, call)
     return NotFollowed(ctx.fn.path, call.lineno, _text(func), reason, _bind_target(ctx, receiver), ctx.fn.id,
                        _missing_package(ctx, receiver))
-
-
-def _dynamic_getattr(ctx: FunctionContext, call: ast.Call) -> NotFollowed | None:
-    """`getattr(self.body, key)` on an object of a project class that has properties, with a name the scan
-    cannot pin down: the read may run any of those getters, so the path may go on there unseen."""
-    from leapp_codemod.analysis.model.resolve_callables import CallableResolver
-    if len(call.args) not in (2, 3) or ctx.resolve_call(call):
-        return None
-    name = call.args[1]
-    if isinstance(name, ast.Constant):
-        return None
-    resolver = CallableResolver(ctx)
-    owners = resolver._owner_classes(call.args[0], resolver_where(ctx))
-    getters = sorted({n for cls in owners for klass in ctx.project.mro(cls) for n, m in klass.methods.items()
-                      if is_property(m)})
-    if not getters:
-        return None
-    shown = ", ".join(f"`{g}`" for g in getters[:4]) + (", ..." if len(getters) > 4 else "")
-    reason = (f"`getattr` reads an attribute named by `{_short(name)}`, which the scan cannot pin down; the object's "
-              f"class has properties ({shown}) whose getters such a read runs")
-    text = f"getattr({_short(call.args[0])}, {_short(name)})"
-    return NotFollowed(ctx.fn.path, call.lineno, text, reason, ast.unparse(call.args[0]), ctx.fn.id)
-
-
-def resolver_where(ctx: FunctionContext):
-    from leapp_codemod.analysis.model.resolve_callables import Where
-    return Where(ctx.module, ctx.fn)
-
-
-def _runs_project_code(ctx: FunctionContext, call: ast.Call) -> bool:
-    """A call that hands over no pipeline data but may still run code the scan cannot see (a sampler
-    `self.spec.make(size, scale)` whose callable a field holds, a draw from a package not installed): every
-    such call is listed, so a path that stops there is never reported clean. Left out: methods of data (`shape.numel()`) and methods of what another
-    call returns (`make(...).matrix()`: the inner call is the one listed)."""
-    func = call.func
-    if isinstance(func, ast.Attribute) and (func.attr in DATA_METHOD_NAMES
-                                            or isinstance(self_returned(func.value), ast.Call)):
-        return False
-    return ctx.io_kind(call) is None and ctx.clock_kind(call) is None   # I/O, a clock: reported as such
 
 
 def _inplace_tensor_method(ctx: FunctionContext, name: str) -> bool:
