@@ -5,6 +5,7 @@ from leapp_codemod.rules._array_uses import callee_computes
 from leapp_codemod.rules._array_uses import items_reach_numpy as _items_reach_numpy
 from leapp_codemod.rules._array_uses import many_dimensions as _many_dimensions
 from leapp_codemod.rules._array_uses import used_as_numbers as _used_as_numbers
+from leapp_codemod.rules._element_math import element_in_arithmetic
 from leapp_codemod.rules._helpers import is_number, show
 from leapp_codemod.rules.base import Hit, Rule
 from leapp_codemod.source.chains import counter_kind
@@ -51,6 +52,10 @@ def check(node: ast.AST, ctx):
             yield Hit(node, f"`{show(node)}` takes one element of a NumPy array of pipeline data into {into}: "
                             "a NumPy scalar the trace does not follow, so what is computed from it is exported as a "
                             "constant", _FIX)
+        elif (read := element_in_arithmetic(node, ctx, _numpy_vector)) is not None and not ctx.only_logged(node):
+            yield Hit(node, f"`{show(node)}` computes with `{show(read)}`, one element of a NumPy array of pipeline "
+                            "data whose other positions the function also reads: a NumPy scalar the trace does not "
+                            "follow, so what is computed from it is exported as a constant", _FIX)
         return
     if isinstance(node, ast.Call):
         spread = _spread_into_python(node, ctx)
@@ -408,7 +413,8 @@ RULE = Rule(
     code="LCM104", name="array-unpack", category="scalar-extraction", severity="error",
     summary="NumPy array of pipeline data unpacked or iterated into Python names",
     what="Flags unpacking a NumPy array of the pipeline into names (`x, y, z, w = quat`, `a, b = arr[:2]`), taking "
-         "one element of one into a name (`w = quat[0]`) or into an attribute (`msg.q = act[0]`, a message "
+         "one element of one into a name (`w = quat[0]`), into arithmetic when the function reads other positions "
+         "of the same array too (`gas = (act[3] + 1) / 2` next to `act[0] * k`), or into an attribute (`msg.q = act[0]`, a message "
          "field, also item by item in a counted loop: `cmd.motors[i].q = act[start + i]`), two elements or more "
          "handed to a project function as separate arguments (`arm.send(q, left=w[0], right=w[1])`) or, in an inline range, from a value bound before the range that is not known to be a tensor "
          "(`x = pose[1] - 0.5`, `y = pose[2]`: a list a reader thread fills), reading an element and writing what is computed from it back (`a[i] = a[i] * s`, `a[3] *= 2`), and "
@@ -458,6 +464,8 @@ RULE = Rule(
         "# range: 7-9\nimport numpy as np\nimport torch\ndef main(reader, send):\n    while True:\n"
         "        pose = torch.as_tensor(reader.value)\n        x = pose[1] - 0.5\n        y = pose[2]\n"
         "        send(torch.stack([x * 2, y]))\n",
+        # one element inside arithmetic and no other position read: the first row of a batch
+        "import numpy as np\ndef step(obs):\n    a = np.tanh(obs)\n    return (a[0] + 1) / 2\n",
     ),
     invalid=(
         # an element per pass of a loop into Python arithmetic
@@ -495,5 +503,8 @@ RULE = Rule(
         # single items picked by a computed index into a list (down-sampling item by item)
         "import numpy as np\ndef step(scan, n):\n    r = np.asarray(scan, dtype=np.float32)\n"
         "    picked = [r[int(len(r) / n * i)] for i in range(n)]  # error\n    return np.clip(picked, 0.0, 5.0)\n",
+        # an element inside arithmetic, its siblings handed straight to a call
+        "import numpy as np\ndef step(obs, send):\n    a = np.tanh(obs)\n    gas = (a[3] + 1) / 2  # error\n"
+        "    send(a[0] * 2, -a[1], gas)\n    return a\n",
     ),
 )

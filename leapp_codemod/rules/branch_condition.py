@@ -117,7 +117,9 @@ RULE = Rule(
     code="LCM201", name="tensor-condition", category="tensor-branch", severity="error",
     summary="`if` / `while` / `assert` on pipeline data",
     what="Flags `if`, `while` and `assert` statements whose condition is computed from pipeline data, or tests a "
-         "Python number taken out of it (`n = bad.sum().item()`, then `if n == 0: break`). An `if` "
+         "Python number taken out of it (`n = bad.sum().item()`, then `if n == 0: break`), or the answer of a project "
+         "function that returns constants the data picks (`if self.near():` where `near` returns `True` under "
+         "`if dist < tol` and `None` otherwise). An `if` "
          "whose branches only do I/O (`if step % 50 == 0: print(...)`) is left to the I/O finding, and a test of "
          "parameters every call passes as literals (`f(a, True)` here, `f(a, noise)` with `noise = False` there) is "
          "the callers' choice, reported where they make it. Nor is `if not items:` on a local every binding of which "
@@ -143,6 +145,10 @@ RULE = Rule(
         "        if self.calls % 50 == 0:\n            print('alive')  # the print is reported, not the branch\n"
         "        return obs * 2\n"),
         "class P:\n    def __init__(self):\n        self.training = False\n    def step(self, obs):\n        if self.training:\n            pass\n        return obs\n",
+        # a helper whose constant answer a setting picks
+        ("class P:\n    def __init__(self, mode):\n        self.mode = mode\n    def fast(self):\n"
+         "        if self.mode == 'fast':\n            return True\n        return False\n"
+         "    def step(self, obs):\n        if self.fast():\n            obs = obs * 2\n        return obs\n"),
         # the emptiness of a Python list the function built is its length, not a value
         ("import torch\ndef step(obs, layers):\n    queue = list(reversed(layers))\n    while queue:\n"
         "        obs = queue.pop()(obs)\n    assert not queue\n    return torch.tanh(obs)\n"),
@@ -158,5 +164,13 @@ RULE = Rule(
         "    return a\n\ndef main(stream, send):\n    jitter = False\n    for obs in stream:\n"
         "        a = np.tanh(obs)\n        if a.sum() > 0:  # error\n            jitter = True\n"
         "        send(shape_cmd(a, jitter))\n        jitter = False\n"),
+        # a helper answers with constants the data picks (True or None): the caller's branch follows the data
+        ("import numpy as np\nclass Tracker:\n    def near(self):\n        if np.abs(self.pos).max() < 0.1:  # error\n"
+         "            return True\n        return None\n    def step(self, pos):\n        self.pos = pos * 1.0\n"
+         "        if self.near():  # error\n            pos = -pos\n        return pos * 2.0\n"),
+        # ... or a bool the data picks, the other answer falling off the end (None)
+        ("import numpy as np\nLIMIT = 2.0\nclass Arm:\n    def saturated(self):\n        for x in self.v:\n"
+         "            if abs(x) > LIMIT:  # error\n                return True\n    def step(self, v):\n"
+         "        self.v = np.tanh(v)\n        if self.saturated():  # error\n            v = v * 0.5\n        return v\n"),
     ),
 )

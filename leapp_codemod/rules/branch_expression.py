@@ -71,7 +71,29 @@ def _bool_contexts(fn) -> list:
     return found
 
 
+# Comparisons that answer with a Python bool, never a tensor: on pipeline data the answer is fixed while tracing.
+BOOL_ANSWERS = frozenset({"torch.equal", "torch.allclose", "torch.is_nonzero", "numpy.array_equal",
+                          "numpy.allclose", "numpy.array_equiv"})
+BOOL_METHODS = frozenset({"equal", "allclose"})
+
+
+def _bool_answer(node: ast.Call, ctx) -> bool:
+    """`torch.equal(key, value)`, `a.allclose(b)` on pipeline data: a Python bool by contract."""
+    name = ctx.call_name(node)
+    if name in BOOL_ANSWERS:
+        return ctx.args_data(node)
+    func = node.func
+    return isinstance(func, ast.Attribute) and func.attr in BOOL_METHODS and len(node.args) >= 1 \
+        and not name and ctx.is_data(func.value) and not ctx.is_numpy(func.value)
+
+
 def check(node, ctx):
+    if isinstance(node, ast.Call) and _bool_answer(node, ctx) and not _in_test(node, ctx):
+        yield Hit(node, f"`{show(node)}` answers with a Python bool about pipeline data; the export keeps the "
+                        "answer seen while tracing",
+                  "compare with tensor operations that stay in the graph (`(a == b).all()`, "
+                  "`torch.isclose(a, b).all()`) and select with `torch.where`")
+        return
     if isinstance(node, (ast.BoolOp, ast.UnaryOp)):
         if (isinstance(node, ast.BoolOp) or isinstance(node.op, ast.Not)) and _converted(node, ctx) \
                 and not _in_test(node, ctx) and not _toggle(node, ctx):
@@ -96,13 +118,18 @@ def check(node, ctx):
 
 RULE = Rule(
     code="LCM202", name="tensor-select", category="tensor-branch", severity="error",
-    summary="ternary, comprehension filter or Python `min`/`max` decided by pipeline data",
+    summary="ternary, comprehension filter, Python `min`/`max` or a bool-valued comparison decided by pipeline data",
     what="Flags `a if cond else b`, comprehension `if` filters and the builtins `min`/`max` when the decision "
          "depends on pipeline data; also `not`/`and`/`or` applied to pipeline data outside a test "
-         "(`moving = not torch.all(v == 0)`, `return ready and x.any()`), which turn it into a Python bool.",
+         "(`moving = not torch.all(v == 0)`, `return ready and x.any()`), which turn it into a Python bool; and "
+         "comparisons that answer with a Python bool whatever their use (`same = torch.equal(k, v)`, "
+         "`torch.allclose`, `np.array_equal`), reported where they are called unless a test already holds them.",
     why="All three evaluate `bool(tensor)` in Python. LEAPP records only the outcome seen while tracing, so the "
         "export always returns the same branch. LEAPP's compile-time validation misses it whenever the traced "
-        "samples agree (corpus-style gain schedules pass validation and fail on fresh inputs).",
+        "samples agree (corpus-style gain schedules pass validation and fail on fresh inputs). `torch.equal` and "
+        "`torch.allclose` on traced tensors return a Python bool, so whatever they decide is fixed at the traced "
+        "outcome (the export fails validation; `(a == b).all()` with `torch.where` passes: checked with the "
+        "installed leapp 0.7.2).",
     fix="Select with `torch.where(cond, a, b)`; replace `min`/`max` with `torch.minimum`/`torch.maximum`/`torch.clamp`.",
     example="gain = cfg.high if vel.norm() > cfg.switch else cfg.low",
     fixed_example="gain = torch.where(vel.norm() > cfg.switch, cfg.high, cfg.low)",
@@ -110,10 +137,15 @@ RULE = Rule(
     valid=(
         "def step(obs, cfg):\n    gain = 1.0 if cfg.fast else 0.5\n    return obs * gain\n",
         "def step(obs, cfg):\n    return obs * max(cfg.a, cfg.b)\n",
+        # the comparison stays a tensor
+        "import torch\ndef step(k, v):\n    same = torch.isclose(k, v).all()\n    return torch.where(same, k, v)\n",
     ),
     invalid=(
         "def step(vel, cfg):\n    return 1.0 if vel.norm() > 0.5 else 0.2  # error\n",
         "def step(obs):\n    return max(obs.sum(), 0.0)  # error\n",
         "import torch\ndef step(vel):\n    still = not torch.any(vel != 0)  # error\n    return vel, still\n",
+        # a bool-valued comparison, kept in a name and used later
+        "import torch\ndef step(k, v):\n    same = torch.equal(k, v)  # error\n    out = k * 2\n"
+        "    return out, same\n",
     ),
 )

@@ -160,7 +160,76 @@ def buffer_name(node: ast.Assign | ast.AugAssign, ctx) -> str | None:
     if is_self_attr(root, ctx.self_name) and _attr_buffer(root.attr, ctx) and not ctx.state_writes(node) \
             and root.attr in _read_attributes(ctx.project):
         return f"{ctx.self_name}.{root.attr}"
+    if isinstance(root, ast.Attribute) and not is_self_attr(root, ctx.self_name) and _held_buffer(root, ctx) \
+            and root.attr in _read_attributes(ctx.project):
+        return ast.unparse(root)
     return None
+
+
+def _held_buffer(root: ast.Attribute, ctx) -> bool:
+    """`self.command.target[...] = q`, `self.state.hist[:, 0] = v`: a field of another project object whose
+    every binding is a fresh allocation, made in that class (`self.target = np.zeros(16)`) or handed to its
+    constructor (`Command(target=np.zeros(16))`, a dataclass field) where this object builds it."""
+    holder = root.value
+    for type_name in sorted(ctx.types_of(holder)):
+        cls = ctx._class_for_type(type_name)
+        if cls is None:
+            continue
+        values = [(klass, method, value) for klass in ctx.project.mro(cls)
+                  for method, value in klass.attr_values.get(root.attr, ())]
+        if values and all(_held_allocation(klass, method, value, holder, ctx) for klass, method, value in values):
+            return True
+        if not values and any(root.attr in klass.attr_annotations for klass in ctx.project.mro(cls)):
+            passed = _constructed_arguments(cls, root.attr, holder, ctx)   # a dataclass field
+            if passed and all(_allocates(v, module, ctx) for module, v in passed):
+                return True
+    return False
+
+
+def _argument_for(init, call: ast.Call, param: str) -> ast.expr | None:
+    """What a constructor call passes for `param` of `__init__` (self excluded)."""
+    positional = init.positional_params[1:]
+    if param in positional and positional.index(param) < len(call.args) \
+            and not any(isinstance(a, ast.Starred) for a in call.args[:positional.index(param) + 1]):
+        return call.args[positional.index(param)]
+    return next((k.value for k in call.keywords if k.arg == param), None)
+
+
+def _held_allocation(klass, method: str, value: ast.expr, holder: ast.expr, ctx) -> bool:
+    module = ctx.project.modules[klass.module]
+    if _allocates(value, module, ctx, copies=False):
+        return True
+    init = klass.methods.get(method)
+    if method != "__init__" or init is None or not isinstance(value, ast.Name) or value.id not in init.params:
+        return False
+    passed = _constructed_arguments(klass, value.id, holder, ctx)
+    return bool(passed) and all(_allocates(v, m, ctx) for m, v in passed)
+
+
+def _constructed_arguments(cls, param: str, holder: ast.expr, ctx) -> list:
+    """(module, argument) the construction of the holder passes for `param`: `self.command = Command(
+    target=np.zeros(16))` in this object's class, for the holder `self.command`."""
+    if not is_self_attr(holder, ctx.self_name) or ctx.cls is None:
+        return []
+    init = ctx.project.find_method(cls, "__init__")
+    fields = [n for klass in reversed(ctx.project.mro(cls)) for n in klass.attr_annotations]
+    out = []
+    for klass in ctx.project.mro(ctx.cls):
+        module = ctx.project.modules[klass.module]
+        for _, built in klass.attr_values.get(holder.attr, ()):
+            if not isinstance(built, ast.Call) or ctx.project.qualify(built.func, module) != \
+                    f"{cls.module}.{cls.name}":
+                continue
+            if init is not None:
+                arg = _argument_for(init, built, param)
+            else:
+                arg = next((k.value for k in built.keywords if k.arg == param), None)
+                if arg is None and param in fields and fields.index(param) < len(built.args):
+                    arg = built.args[fields.index(param)]
+            if arg is None:
+                return []
+            out.append((module, arg))
+    return out
 
 
 def _read_attributes(project) -> frozenset[str]:
@@ -196,7 +265,8 @@ def declarable(node: ast.Assign | ast.AugAssign, ctx) -> list[tuple[str, str]]:
     call, the buffer is a traced value and so are the writes into it (what `generate` does)."""
     name = buffer_name(node, ctx)
     prefix = f"{ctx.self_name}."
-    return [(name[len(prefix):], "inplace")] if name and name.startswith(prefix) else []
+    return [(name[len(prefix):], "inplace")] if name and name.startswith(prefix) and "." not in name[len(prefix):] \
+        else []
 
 
 def _writes_of(name: str, ctx) -> list[int]:
@@ -224,6 +294,11 @@ def check(node, ctx):
         fix = (f"`{name}` is also rebound later in the step, so it ends each call as a new array and `leapp-codemod "
                "run` does not keep it as state: assemble the value from its parts (`np.concatenate`, `torch.cat`) "
                f"{PATCH_FIX} `{enclosing_name(ctx.fn.qualname)}`")
+    elif name.count(".") > 1 or "." in name and not name.startswith(f"{ctx.self_name}."):
+        holder = name.rpartition(".")[0]
+        fix = (f"the buffer is a field of `{holder}`: assemble the value from its parts (`np.concatenate`, "
+               f"`torch.cat`) {PATCH_FIX} `{enclosing_name(ctx.fn.qualname)}`, or pass the field to the pipeline "
+               "call and declare it as LEAPP state there")
     elif "." in name or name in ctx.fn.carried:
         fix = (f"declare `{name}` as LEAPP state around the pipeline call (`state_tensors` before, `update_state` "
                "after): the buffer is then a traced value and so are the writes into it; `generate` writes this")
@@ -238,7 +313,9 @@ RULE = Rule(
     code="LCM703", name="scratch-buffer-write", category="inplace-state", severity="error",
     summary="pipeline data written into a preallocated array or tensor",
     what="Flags element or slice writes of pipeline data into a buffer allocated from a shape (`np.zeros(n)`, "
-         "`torch.empty(...)` on `self`), held in a local or on `self`, that the step fills before reading it: "
+         "`torch.empty(...)` on `self`), held in a local, on `self` or as a field of another project object the "
+         "class builds (`self.cmd = Command(target=np.zeros(16))` ... `self.cmd.target[:] = q`, a dataclass field), "
+         "that the step fills before reading it: "
          "`obs = np.zeros(47); obs[:3] = omega; policy(torch.from_numpy(obs))`. Every write of pipeline data into "
          "the buffer is a finding (each copies numbers, not the graph); the first names the others. A buffer the step fills and then rebinds to a value computed from itself "
          "(`self.q_obs[i] = q[idx[i]]`, then `self.q_obs = (self.q_obs - q0) * scale`) is still a filled buffer. "
@@ -262,6 +339,10 @@ RULE = Rule(
         "import numpy as np\ndef step(obs):\n    out = np.concatenate([obs[:3], obs[3:] * 2])\n    return out\n",
         "import torch\ndef step(obs):\n    out = torch.zeros(6)\n    out[:3] = obs[:3]\n    return out\n",
         "import numpy as np\ndef step(obs):\n    buf = obs.copy()\n    buf[:3] = obs[:3] * 2\n    return buf\n",
+        # the other object's field holds the data it was built with, not a fresh allocation
+        ("import numpy as np\nclass Command:\n    def __init__(self, target):\n        self.target = target\n"
+         "class P:\n    def __init__(self, q0):\n        self.cmd = Command(target=q0)\n    def step(self, x):\n"
+         "        self.cmd.target[:] = x * 2\n        return self.cmd.target\n"),
     ),
     invalid=(
         "import numpy as np\ndef step(obs):\n    buf = np.zeros(6, dtype=np.float32)\n    buf[:3] = obs[:3]  # error\n"
@@ -278,5 +359,12 @@ RULE = Rule(
         ("import numpy as np\nimport torch\nclass P:\n    def __init__(self):\n        self.q = np.zeros(4)\n"
          "    def step(self, x):\n        for i in range(4):\n            self.q[i] = x[3 - i]  # error\n"
          "        self.q = self.q * 0.5\n        return torch.from_numpy(self.q)\n"),
+        # a buffer held as a field of another object: handed to its constructor, or a dataclass field
+        ("import numpy as np\nfrom dataclasses import dataclass\nclass Command:\n    def __init__(self, target):\n"
+         "        self.target = target\n@dataclass\nclass Memory:\n    hist: np.ndarray\nclass P:\n"
+         "    def __init__(self):\n        self.cmd = Command(target=np.zeros(4))\n"
+         "        self.mem = Memory(np.zeros((4, 2)))\n    def step(self, x):\n"
+         "        self.cmd.target[:] = x * 2  # error\n        self.mem.hist[:, 0] = x  # error\n"
+         "        return self.cmd.target + self.mem.hist.sum(axis=1)\n"),
     ),
 )

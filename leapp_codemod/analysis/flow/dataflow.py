@@ -15,6 +15,7 @@ from leapp_codemod.analysis.model.class_state import (
 from leapp_codemod.analysis.model.config_values import CONFIG_KEY, CONFIG_LOCALS, config_key, function_config_constants
 from leapp_codemod.analysis.infer.context import FunctionContext
 from leapp_codemod.analysis.infer.devices import built_here, device_read, used_as_array
+from leapp_codemod.analysis.infer.answers import return_chosen_by_data
 from leapp_codemod.analysis.infer.taint import function_attr, holds_dict
 from leapp_codemod.analysis.infer.lattice import NESTED, Env, Facts
 from leapp_codemod.analysis.model.index import FunctionInfo
@@ -348,6 +349,10 @@ class Analysis:
         facts = self.facts
         self_name = ctx.self_name
         for node in iter_nodes(fn, facts.param_constants.get(fn.id)):
+            if isinstance(node, ast.Return) and (node.value is None or _constant(node.value)):
+                if fn.id not in facts.answers_by_data and return_chosen_by_data(ctx, node):
+                    facts.returns_data.add(fn.id)   # `if dist < tol: return True`: the answer follows the data
+                    facts.answers_by_data.add(fn.id)
             if isinstance(node, ast.Return) and node.value is not None:
                 if ctx.is_data(node.value):
                     facts.returns_data.add(fn.id)
@@ -471,6 +476,10 @@ class Analysis:
             if (len(self.reachable), self.facts.fingerprint(), len(self.project.modules)) == before:
                 self.settled_envs = self.pass_envs
                 break
+
+
+def _constant(value: ast.expr) -> bool:
+    return isinstance(value, ast.Constant) and (value.value is None or isinstance(value.value, (bool, int, float)))
 
 
 def _record_constants(facts: Facts, ctx: FunctionContext, callee: FunctionInfo, pairs) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 
+from leapp_codemod.analysis.flow.silent_calls import dynamic_getattr, runs_unseen_code
 from leapp_codemod.analysis.flow.known_receivers import (
     RUNTIME_FACTORIES, default_only, known_library_object, library_behaviour, library_container, library_type,
     library_value, local_types, root_of,
@@ -67,8 +68,10 @@ def not_followed(analysis, entry: FunctionInfo | None) -> tuple[NotFollowed, ...
 def unresolved(ctx: FunctionContext, call: ast.Call) -> NotFollowed | None:
     """The call as a `NotFollowed` when it hands pipeline data to code the scan could not name."""
     func = call.func
+    if ctx.builtin(call) == "getattr":
+        return dynamic_getattr(ctx, call)
     untyped = untyped_parameter_method(ctx, call)
-    if not (ctx.args_data(call) or untyped) or ctx.builtin(call) is not None:
+    if not (ctx.args_data(call) or untyped or runs_unseen_code(ctx, call)) or ctx.builtin(call) is not None:
         return None
     if isinstance(func, ast.Attribute):
         if func.attr in PLAIN_METHODS or func.attr.startswith("__") or _inplace_tensor_method(ctx, func.attr):

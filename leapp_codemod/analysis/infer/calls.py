@@ -164,6 +164,8 @@ class CallQuestions:
             if out:
                 return out
         resolver = CallableResolver(self)
+        if isinstance(func, ast.Name) and len(call.args) in (2, 3) and self.builtin(call) == "getattr":
+            return resolver.property_getters(call)   # `getattr(obj, "tilt")` runs the getter of a property
         if resolver.applies(func):
             dynamic = resolver.callees(func)
             if dynamic:

@@ -58,6 +58,8 @@ class Facts:
     foreign_written: set[str] = field(default_factory=set)   # attribute names code writes on another object
     param_types: dict[str, dict[str, set[str]]] = field(default_factory=dict)
     returns_data: set[str] = field(default_factory=set)
+    # functions whose answer (a constant) a test of pipeline data picks: `if dist < tol: return True`
+    answers_by_data: set[str] = field(default_factory=set)
     returns_numpy: set[str] = field(default_factory=set)
     # function id -> positions of a returned tuple that hold a NumPy array (`return target, wrist`)
     returns_numpy_items: dict[str, set[int]] = field(default_factory=dict)
@@ -89,7 +91,7 @@ class Facts:
             sum(len(v) for v in self.data_params.values()), sum(len(v) for v in self.numpy_params.values()),
             sum(len(v) for v in self.shape_params.values()),
             sum(len(s) for d in self.param_types.values() for s in d.values()),
-            len(self.returns_data), len(self.returns_numpy), sum(len(v) for v in self.returns_numpy_items.values()),
+            len(self.returns_data), len(self.answers_by_data), len(self.returns_numpy), sum(len(v) for v in self.returns_numpy_items.values()),
             sum(len(v) for v in self.data_attrs.values()),
             sum(len(v) for v in self.counter_attrs.values()), sum(len(v) for v in self.container_attrs.values()),
             sum(len(s) for d in self.attr_reads.values() for s in d.values()),

@@ -244,7 +244,7 @@ class TaintQuestions:
                 return False
             children.append(func.value)
         callees = self.resolve_call(call)
-        if callees and all(self.is_type_predicate(callee) for callee in callees):
+        if callees and all(self.is_type_predicate(c) and c.id not in self.facts.answers_by_data for c in callees):
             return False  # `_is_number(v)`: answers what `v` is, not what it holds
         if any(callee.id in self.facts.returns_data for callee in callees):
             return True

@@ -12,7 +12,6 @@ callable is left unresolved (a library call or an unknown value is not guessed a
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import dataclass
 
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIndex, is_test_path
@@ -25,11 +24,17 @@ from leapp_codemod.analysis.model.function_values import (  # noqa: F401 (nested
     nested_function,
     only_definition,
 )
+from leapp_codemod.analysis.model.local_values import (  # noqa: F401 (returned_builds re-exported)
+    MAX_DEPTH as _MAX_DEPTH,
+    assignments,
+    name_pattern as _name_pattern,
+    returned_builds,
+    returned_values,
+)
 from leapp_codemod.analysis.model.resolve_sites import argument_for, calls_named, passed_argument, sites_of
-from leapp_codemod.analysis.model.walk import self_returned
+from leapp_codemod.analysis.model.walk import is_property
 from leapp_codemod.knowledge.vocab import CALLABLE_WRAPPERS
 
-_MAX_DEPTH = 6
 
 
 @dataclass(frozen=True)
@@ -39,83 +44,6 @@ class Where:
     module: ModuleIndex
     fn: FunctionInfo | None
     receivers: tuple[ClassInfo, ...] = ()   # the classes `self` is, when followed from a subclass
-
-
-def assignments(project: Project, fn: FunctionInfo) -> dict[str, list[tuple[ast.expr, str]]]:
-    key = ("assignments", fn.id)
-    if key not in project.memo:
-        project.memo[key] = _assignments(fn)
-    return project.memo[key]
-
-
-def returned_values(project: Project, fn: FunctionInfo) -> list[ast.expr]:
-    key = ("returns", fn.id)
-    if key not in project.memo:
-        project.memo[key] = [n.value for n in fn.nodes if isinstance(n, ast.Return) and n.value is not None]
-    return project.memo[key]
-
-
-def returned_builds(project: Project, fn: FunctionInfo) -> list[ast.expr]:
-    """What `fn` returns, a returned local replaced by the calls assigned to it: `model = Model(cfg);
-    model.load(path); return model` returns `Model(cfg)`."""
-    key = ("returned_builds", fn.id)
-    if key not in project.memo:
-        assigned = _assignments(fn)
-        out: list[ast.expr] = []
-        for value in returned_values(project, fn):
-            value = self_returned(value)   # `return model.eval()` returns `model`
-            if isinstance(value, ast.Name) and value.id in assigned:
-                out += [v for v, how in assigned[value.id] if how == "value" and isinstance(v, ast.Call)]
-            else:
-                out.append(value)
-        project.memo[key] = out
-    return project.memo[key]
-
-
-def _assignments(fn: FunctionInfo) -> dict[str, list[tuple[ast.expr, str]]]:
-    """Local name -> (value, how): 'value' for `x = v`, 'element'/'item' for `for x in v` / `for k, x in v.items()`."""
-    out: dict[str, list[tuple[ast.expr, str]]] = {}
-    for node in fn.nodes:
-        if isinstance(node, ast.Assign):
-            for target in node.targets:
-                if isinstance(target, ast.Name):
-                    out.setdefault(target.id, []).append((node.value, "value"))
-        elif isinstance(node, (ast.For, ast.comprehension)):
-            target, iterable = node.target, node.iter
-            if isinstance(target, ast.Name):
-                out.setdefault(target.id, []).append((iterable, "element"))
-            elif isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[1], ast.Name):
-                out.setdefault(target.elts[1].id, []).append((iterable, "item"))
-                if isinstance(target.elts[0], ast.Name):
-                    out.setdefault(target.elts[0].id, []).append((iterable, "key"))
-    return out
-
-
-def _name_pattern(expr: ast.expr, where: Where, ctx, depth: int) -> re.Pattern | None:
-    """A regex of the strings an expression may hold: constants, f-strings, `+` and enumerated loops."""
-    if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
-        return re.compile(re.escape(expr.value))
-    if isinstance(expr, ast.JoinedStr):
-        parts = [re.escape(v.value) if isinstance(v, ast.Constant) else r"\w*" for v in expr.values]
-        return re.compile("".join(parts))
-    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
-        left = _name_pattern(expr.left, where, ctx, depth)
-        right = _name_pattern(expr.right, where, ctx, depth)
-        if left is None and right is None:
-            return None
-        return re.compile((left.pattern if left else r"\w*") + (right.pattern if right else r"\w*"))
-    if isinstance(expr, ast.Name) and where.fn is not None and depth < _MAX_DEPTH:
-        options = []
-        for value, how in assignments(ctx.project, where.fn).get(expr.id, ()):
-            if how == "element" and isinstance(value, (ast.Tuple, ast.List, ast.Set)):
-                options += [e.value for e in value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
-            elif how == "value" and isinstance(value, ast.Constant) and isinstance(value.value, str):
-                options.append(value.value)
-            else:
-                return None
-        if options:
-            return re.compile("|".join(re.escape(o) for o in options))
-    return None
 
 
 class CallableResolver:
@@ -353,6 +281,12 @@ class CallableResolver:
         elif isinstance(expr, ast.Attribute):
             for value, value_where in self._attribute_values(expr, where):
                 yield from self._literals(value, value_where, depth + 1)
+        elif isinstance(expr, ast.Call) and where.fn is not None:   # `self.chain.table()["bias"]`: what it returns
+            for callee in self.ctx.for_function(where.fn).resolve_call(expr):
+                if callee.name != "__init__":
+                    callee_where = Where(self.project.modules[callee.module], callee)
+                    for value in returned_values(self.project, callee):
+                        yield from self._literals(value, callee_where, depth + 1)
 
     def _constructed_with(self, param: str, where: Where, depth: int):
         """Container literals the project's construction sites pass for `param` of this `__init__`
@@ -454,6 +388,19 @@ class CallableResolver:
                 out += [m for n, m in klass.methods.items() if pattern.fullmatch(n) and m not in out]
         return out
 
+    def property_getters(self, call: ast.Call) -> list[FunctionInfo]:
+        """`getattr(self.body, what)` with the name a constant, or a parameter every caller passes a constant
+        string: the `@property` getters the read runs (a read of a plain field or a method runs nothing)."""
+        where = Where(self.ctx.module, self.ctx.fn)
+        pattern = _name_pattern(call.args[1], where, self.ctx, 0)
+        if pattern is None:
+            return []
+        out: list[FunctionInfo] = []
+        for cls in self._owner_classes(call.args[0], where):
+            for klass in self.project.mro(cls):
+                out += [m for n, m in klass.methods.items() if pattern.fullmatch(n) and is_property(m) and m not in out]
+        return out
+
     def _owner_classes(self, expr: ast.expr, where: Where) -> list[ClassInfo]:
         if where.fn is self.ctx.fn:
             if isinstance(expr, ast.Name) and expr.id == self.ctx.self_name:
@@ -508,8 +455,30 @@ class CallableResolver:
                             break
                 if found:
                     return
+            held = list(self._held_values(ctx, value))
+            if held:
+                yield from held
+                return
         for stored, module in field_stores(self.project).get(value.attr, ()):
             yield stored, Where(module, None)
+
+    def _held_values(self, ctx, value: ast.Attribute):
+        """`self.spec.make`, `chain.stages` with the owner of a known project class whose `make` is a field,
+        not a method: the values its class's methods assign to `self.make` (a registry lookup in
+        `__post_init__`, a `functools.partial`, a list of instances)."""
+        if isinstance(value.value, ast.Name) and value.value.id == ctx.self_name:
+            return
+        for type_name in sorted(ctx.types_of(value.value)):
+            owner = ctx._class_for_type(type_name)
+            if owner is None or self.project.find_method(owner, value.attr) is not None:
+                continue
+            for klass in self.project.mro(owner):
+                module = self.project.modules[klass.module]
+                for method, stored in klass.attr_values.get(value.attr, ()):
+                    if not isinstance(stored, ast.Constant):
+                        yield stored, Where(module, klass.methods.get(method), (owner,))
+                if value.attr in klass.class_attrs:
+                    yield klass.class_attrs[value.attr], Where(module, None)
 
 
 def _wrapped_callable(project: Project, call: ast.Call, module: ModuleIndex) -> ast.expr | None:
