@@ -140,7 +140,8 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
                           f"{', '.join(module.HELD.values())}): `record` and `run --inputs` replay arguments only; "
                           "run the driver instead", "inputs")
     inline = inline_run.prepare(module.ENTRY, driver)
-    entry = inline.entry if inline else resolve_entry(module.ENTRY, getattr(module, "SENT", ()))
+    entry = inline.entry if inline else resolve_entry(module.ENTRY, getattr(module, "SENT", ()),
+                                                      getattr(module, "SENT_VALUE", (0,)))
     state = dict(getattr(module, "STATE", {}) or {})
     recorder = Recorder(entry=entry, input_names=tuple(module.INPUTS),
                         static_names=tuple(getattr(module, "STATIC", ())), n_trace=cfg["traces"],

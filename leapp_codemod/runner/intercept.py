@@ -32,9 +32,10 @@ class Entry:
     signature: inspect.Signature
 
 
-def resolve_entry(entry: str, sent: tuple[str, ...] = ()) -> Entry:
+def resolve_entry(entry: str, sent: tuple[str, ...] = (), sent_value: tuple = (0,)) -> Entry:
     """The entry `module:qualname`; with `sent` (the integration module's SENT), a method that returns nothing
-    stands for one that returns the value it sends out (`boundary.sent_result`)."""
+    stands for one that returns the data it sends out, found in the send call by `sent_value` (SENT_VALUE;
+    `boundary.sent_result`)."""
     module_name, _, qualname = entry.partition(":")
     try:
         module = importlib.import_module(module_name)
@@ -55,7 +56,7 @@ def resolve_entry(entry: str, sent: tuple[str, ...] = ()) -> Entry:
     if not callable(function):
         raise RunnerError(f"{entry} is not callable", "import")
     if sent and is_method:
-        function = sent_result(function, tuple(sent))
+        function = sent_result(function, tuple(sent), tuple(sent_value))
     return Entry(module, qualname, owner, attr, function, raw, is_method, inspect.signature(function))
 
 
