@@ -29,6 +29,8 @@ def test_the_field_of_a_message_written_by_keyword_is_the_output_and_validates(t
     assert 'SENT = ("link", "write")' in module
     assert 'SENT_VALUE = ("payload", "data")' in module
     assert "keyword argument `payload` of the send call, then its field `data`" in module
+    # the frame's stamp is the input's (it changes every call): read only by the host side of the send
+    assert 'SENT_HOST_READS = ((23, "sample.stamp"),)' in module
     proc, report = run_json(work)
     assert_validated(proc, report, work)
     assert list(report["validation"]["outputs"]) == ["grip"]
@@ -42,6 +44,14 @@ def test_a_message_built_in_the_send_call_gives_the_constructor_argument_that_ca
     sent = sent_value(fn, True)
     assert sent is not None and sent.sender == ("bus", "publish") and sent.selectors == (1, 2)
     assert ast.unparse(sent.value) == "out.numpy()"
+    assert sent.host_reads == ((4, "msg.header"), (4, "msg.header.t"))
+
+
+def test_an_input_field_the_data_sent_reads_too_is_no_host_side_read():
+    fn = _method("out = self.policy(msg.obs)\n"
+                 "self.bus.publish('/cmd', Command(Stamp(msg.header.t), out * msg.header.t))")
+    sent = sent_value(fn, True)
+    assert sent is not None and sent.selectors == (1, 1) and sent.host_reads == ()
 
 
 def test_a_dict_payload_and_a_model_call_in_the_send_itself():
@@ -98,14 +108,15 @@ def test_a_malformed_sent_value_is_one_line_naming_the_module(tmp_path):
 
 
 def test_a_message_built_positionally_in_the_send_call_records_its_position(tmp_path):
-    """The same fixture with the message built in the call itself and passed by position: `(1, 2)`."""
+    """The same fixture with the message built in the call itself and passed by position: `(1, 3)`."""
     work = project(tmp_path, "generate_sent_fields")
     loop = work / "gripper" / "loop.py"
     loop.write_text(loop.read_text().replace(
-        "        frame = Frame(self.channel_id, FINGERS, meta={\"unit\": \"N\"})\n        frame.data = grip\n"
-        "        self.link.write(self.channel_id, payload=frame, retain=True)\n",
-        "        self.link.write(self.channel_id, Frame(self.channel_id, FINGERS, grip))\n"))
+        "        frame = Frame(self.channel_id, FINGERS, stamp=sample.stamp, meta={\"unit\": \"N\"})\n"
+        "        frame.data = grip\n        self.link.write(self.channel_id, payload=frame, retain=True)\n",
+        "        self.link.write(self.channel_id, Frame(self.channel_id, FINGERS, sample.stamp, grip))\n"))
     proc = inprocess.cli(["generate", "gripper", "--entry", "gripper.loop:GripLoop.on_tactile", "--driver",
                           "main.py", "-o", "integration.py"], work)
     assert proc.returncode == 0, proc.stderr
-    assert "SENT_VALUE = (1, 2)" in (work / "integration.py").read_text()
+    module = (work / "integration.py").read_text()
+    assert "SENT_VALUE = (1, 3)" in module and 'SENT_HOST_READS = ((23, "sample.stamp"),)' in module

@@ -26,6 +26,12 @@ def selector_literal(items) -> str:
     return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
 
 
+def line_text_literal(items) -> str:
+    """A Python tuple literal of (line, text) pairs: `((46, "msg.header"),)`."""
+    parts = [f"({line}, {pystr(text)})" for line, text in items]
+    return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+
+
 def snake(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
 

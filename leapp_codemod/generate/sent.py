@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from leapp_codemod.generate.literals import line_text_literal, selector_literal, tuple_literal
 from leapp_codemod.knowledge.io import SEND_METHODS
 from leapp_codemod.knowledge.vocab import LIBRARY_NAMES
 
@@ -26,6 +27,25 @@ class SentValue:
     value: ast.expr                    # the expression that carries the step's data
     call: ast.Call                     # the send call
     keyword: str | None = None         # the keyword or field name the value is passed under, if any
+    host_reads: tuple[tuple[int, str], ...] = ()   # (line, `msg.header.stamp`): input fields only the host-side
+                                                   # arguments of the send read (a header from the input's stamp)
+
+
+@dataclass(frozen=True)
+class SentLiterals:
+    """What the integration module says about the send (SENT, SENT_VALUE, SENT_HOST_READS), as literals."""
+    sender: str
+    value: str
+    where: str          # SENT_VALUE in words, for the module's comment
+    host_reads: str     # '' when the host side of the send reads no input field
+
+
+def sent_literals(sender: tuple[str, ...], selectors: tuple[Selector, ...], host_reads: tuple
+                  ) -> SentLiterals | None:
+    if not sender:
+        return None
+    return SentLiterals(tuple_literal(sender), selector_literal(selectors), describe_selectors(selectors),
+                        line_text_literal(host_reads) if host_reads else "")
 
 
 @dataclass(frozen=True)
@@ -238,8 +258,30 @@ def sent_value(fn: ast.FunctionDef, is_method: bool) -> SentValue | None:
     picked = _pick(fn, call, first)
     if picked is None:
         return None
+    others = [c.value for c in _send_candidates(fn, call) if c.value is not picked.value]
     return SentValue((*_receiver_path(call.func.value, first), call.func.attr), picked.selectors, picked.value,
-                     call, picked.keyword)
+                     call, picked.keyword, _host_reads(others, picked.value, {a.arg for a in args[1:]}))
+
+
+def _chains(node: ast.AST, params: set[str]) -> list[tuple[int, str]]:
+    """(line, dotted text) of every attribute chain on a parameter in `node` (`msg.header`, `msg.header.stamp`)."""
+    found = []
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Attribute) and _dotted_root(sub) in params:
+            try:
+                found.append((sub.lineno, ast.unparse(sub)))
+            except ValueError:
+                continue
+    return [(line, text) for line, text in found if "(" not in text and "[" not in text]
+
+
+def _host_reads(others: list[ast.expr], value: ast.expr, params: set[str]) -> tuple[tuple[int, str], ...]:
+    """Input fields the host-side arguments of the send read and the value sent does not: reading them there
+    does not make them inputs of the export."""
+    data = [text for _, text in _chains(value, params)]
+    related = lambda a, b: a == b or a.startswith(b + ".") or b.startswith(a + ".")  # noqa: E731
+    return tuple(sorted({(line, text) for node in others for line, text in _chains(node, params)
+                         if not any(related(text, d) for d in data)}))
 
 
 def describe_selectors(selectors: tuple[Selector, ...]) -> str:

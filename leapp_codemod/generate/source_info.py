@@ -47,6 +47,7 @@ class EntrySource:
     note: str           # non-empty when the return structure had to be guessed
     sent: tuple[str, ...] = ()   # a step that returns nothing: (attribute path..., send method) of its one send
     sent_value: tuple = ()       # where the data is in that send: its argument, then fields (generate.sent)
+    sent_host_reads: tuple = ()  # (line, input field) read only by the send's host-side arguments
 
 
 @dataclass(frozen=True)
@@ -283,5 +284,6 @@ def entry_source(fn_src: FunctionSource, module: str, qualname: str) -> EntrySou
     sent = sent_value(fn, is_method) if not any(r.value is not None for r in _returns(fn)) else None
     return EntrySource(module=module, qualname=qualname, path=fn_src.path, line=fn.lineno, is_method=is_method,
                        params=params, outputs=leaves, outputs_expr=expr, note=note,
-                       sent=sent.sender if sent else (), sent_value=sent.selectors if sent else ())
+                       sent=sent.sender if sent else (), sent_value=sent.selectors if sent else (),
+                       sent_host_reads=sent.host_reads if sent else ())
 

@@ -23,8 +23,8 @@ from leapp_codemod.generate.inline_spec import STATE_OWNER as INLINE_STATE_OWNER
 from leapp_codemod.generate.inline_spec import InlineSpecError, inline_entry_source, inline_graph_name
 from leapp_codemod.generate.adapters import class_constructor, domain, torch_adapter
 from leapp_codemod.generate.extras import ExtrasError, build_extras
-from leapp_codemod.generate.literals import default_graph_name, pystr, selector_literal, snake, tuple_literal
-from leapp_codemod.generate.sent import describe_selectors
+from leapp_codemod.generate.literals import default_graph_name, pystr, snake, tuple_literal
+from leapp_codemod.generate.sent import sent_literals
 from leapp_codemod.generate.derive import helper_sources, library_targets, make_twin
 from leapp_codemod.analysis.model.fresh_objects import without_fresh_objects
 from leapp_codemod.generate.held_inputs import held_inputs, no_inputs_hint
@@ -107,7 +107,7 @@ class IntegrationSpec:
     params: tuple[str, ...]
     kwonly: frozenset[str]
     outputs_expr: str
-    sent: str       # SENT's tuple literal ('' when the entry returns its result)
+    sent: Any       # generate.sent.SentLiterals: SENT and what goes with it (None when the entry returns its result)
     state: tuple[StateSpec, ...]
     replacements: tuple[ReplacementSpec, ...]
     patches: tuple[PatchSpec, ...]
@@ -123,8 +123,6 @@ class IntegrationSpec:
     driver_args: tuple[str, ...] = ()            # DRIVER_ARGS
     driver_env: tuple[tuple[str, str], ...] = ()  # DRIVER_ENV
     held: tuple = ()            # HeldInput: fields of objects the entry holds read as inputs (HELD)
-    sent_value: str = ""        # SENT_VALUE's tuple literal: where in the send call the data is (generate.sent)
-    sent_where: str = ""        # the same in words, for the module's comment
 
     @property
     def driver_args_literal(self) -> str:
@@ -275,14 +273,14 @@ def _library_replacement(function: str, fn_name: str, hazards: list[str]) -> Rep
 
 RESERVED = frozenset({
     "annotate", "boundary", "copy", "importlib", "sys", "Path", "_import_root", "dataclass", "Any", "Callable",
-    "ENTRY", "SENT", "SENT_VALUE", "APP_ROOT", "DRIVER", "DRIVER_ARGS", "DRIVER_ENV", "GRAPH", "NODE", "EXPORT_WITH", "INPUTS", "STATIC", "STATE", "HOST_RUNTIME",
+    "ENTRY", "SENT", "APP_ROOT", "DRIVER", "DRIVER_ARGS", "DRIVER_ENV", "GRAPH", "NODE", "EXPORT_WITH", "INPUTS", "STATIC", "STATE", "HOST_RUNTIME",
     "LEFT_OUT", "named_outputs", "read_state", "step", "write_state",
     "STUB", "Patch", "PATCHES", "function_patches", "patch_parity", "annotations", "ADAPTERS",
     "twin_is_tensor", "twin_scalar", "twin_min", "twin_max", "twin_where", "twin_python_dtype", "twin_full",
     "twin_tensor", "twin_numpy_scalar", "twin_zip", "twin_cond", "twin_unpack", "twin_array", "twin_take", "twin_item", "twin_vector",
     "BACKEND_PARAMS", "BACKEND_PARAM_KEYS", "backend_params", "WARP", "EXPORTERS", "WARP_MIN_TRACES", "init_warp",
     "JOINT_ORDER", "XYZ", "INPUT_SEMANTICS", "OUTPUT_SEMANTICS", "RAW_TENSORS", "described", "InputKindEnum",
-    "OutputKindEnum",
+    "OutputKindEnum", "SENT_VALUE", "SENT_HOST_READS",
 })
 
 
@@ -541,9 +539,8 @@ def build_spec(scan: ScanResult, opts: Options, project: Project | None = None) 
         entry=opts.entry, entry_short=qualname, is_method=entry.is_method, file_name=opts.output.name,
         app_root=_rel(root, out_dir), driver=driver, graph=graph, node=graph, export_with=opts.export_with,
         inputs=inputs, static_params=static, params=tuple(p.name for p in entry.params), kwonly=kwonly,
-        outputs_expr=entry.outputs_expr, sent=tuple_literal(entry.sent) if entry.sent else "", state=state,
-        sent_value=selector_literal(entry.sent_value) if entry.sent else "",
-        sent_where=describe_selectors(entry.sent_value) if entry.sent else "",
+        outputs_expr=entry.outputs_expr, sent=sent_literals(entry.sent, entry.sent_value, entry.sent_host_reads),
+        state=state,
         replacements=tuple(replacements), patches=tuple(patches),
         unresolved=tuple(unresolved), host_runtime=tuple(host), notes=tuple(notes), extra_imports=tuple(extra),
         app_imports=tuple(dict.fromkeys([f"import {m}" for m in app_modules] + app_extra)),

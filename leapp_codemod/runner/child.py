@@ -103,7 +103,7 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
             sys.path.remove(p)
         sys.path.insert(0, p)
     progress("importing the application")
-    from leapp_codemod.runner import draws, export, held_plan, names, runon, twincheck
+    from leapp_codemod.runner import draws, export, held_plan, names, runon, twincheck, unread_parts
     from leapp_codemod.runner import inline as inline_run
     from leapp_codemod.runner import state_observe as observe
     from leapp_codemod.runner.intercept import (
@@ -146,7 +146,9 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
     recorder = Recorder(entry=entry, input_names=tuple(module.INPUTS),
                         static_names=tuple(getattr(module, "STATIC", ())), n_trace=cfg["traces"],
                         n_check=cfg["checks"], declared=state, held=dict(getattr(module, "HELD", {}) or {}),
-                        later_budget=run_on.budget)
+                        later_budget=run_on.budget,
+                        host_reads=unread_parts.sent_host_reads(
+                            entry.function, getattr(module, "SENT_HOST_READS", ()) if not inline else ()))
     from leapp_codemod.runner.linecover import LineCover
     recorder.cover = LineCover(tuple(dict.fromkeys(str(Path(p).resolve()) for p in (
         cfg["import_root"], driver.parent))))

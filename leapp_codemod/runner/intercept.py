@@ -122,6 +122,7 @@ class Recorder:
     draws: Any = None                       # a runner.draws.Draws: draws and reads inside the step become inputs
     held: dict = field(default_factory=dict)  # input -> dotted path of a field the entry reads from its instance
     unread_parts: set = field(default_factory=set)  # changing non-tensor argument parts the calls never read
+    host_reads: frozenset = frozenset()   # (file, line, input field) only the send's host-side arguments read
     _later_deadline: float = 0.0
     _later_n: list = field(default_factory=list)       # the later-call number of each sample
     _seen: set = field(default_factory=set)
@@ -243,7 +244,7 @@ class Recorder:
             raise EnoughCalls()
         args, kwargs, checks = watching
         result = self._recorded_call(args, kwargs, named)
-        read = unread_parts.first_read(checks)
+        read = unread_parts.first_read(checks, self.host_reads)
         if read is not None:
             self.error = self._changing(read[0], named[read[0]], read[1], read[2])
             raise EnoughCalls()
