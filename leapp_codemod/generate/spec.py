@@ -20,7 +20,7 @@ from leapp_codemod.knowledge.leapp import EXPORTERS
 from leapp_codemod.analysis.inline.range import parse_inline_entry
 from leapp_codemod.generate.inline_spec import DRIVER_MAIN
 from leapp_codemod.generate.inline_spec import STATE_OWNER as INLINE_STATE_OWNER
-from leapp_codemod.generate.inline_spec import InlineSpecError, inline_entry_source, inline_graph_name
+from leapp_codemod.generate.inline_spec import InlineSpecError, carried_names, inline_entry_source, inline_graph_name
 from leapp_codemod.generate.adapters import class_constructor, domain, torch_adapter
 from leapp_codemod.generate.extras import ExtrasError, build_extras
 from leapp_codemod.generate.literals import default_graph_name, pystr, snake, tuple_literal
@@ -339,8 +339,8 @@ def _read_entry(scan: ScanResult, opts: Options, sources: Sources) -> _Entry:
         except InlineSpecError as exc:
             raise SpecError(str(exc)) from None
         qualname = entry.qualname
-        carried = tuple(StateSpec(s, INLINE_STATE_OWNER, s, "carried", f"{inline.file}:{inline.start}")
-                        for s in rng.state)
+        carried = tuple(StateSpec(n, INLINE_STATE_OWNER, s, "carried", f"{inline.file}:{inline.start}")
+                        for n, s in carried_names(rng, entry))
         if opts.driver is not None and opts.driver.resolve() != Path(inline.file).resolve():
             raise SpecError(f"--entry {opts.entry}: an inline entry is a range of the driver script, not of "
                             f"{opts.driver}")
