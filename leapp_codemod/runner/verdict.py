@@ -20,7 +20,7 @@ from leapp_codemod.runner.module_info import ModuleInfo
 from leapp_codemod.runner.module_info import category as _category
 from leapp_codemod.runner.module_info import loc as _loc
 from leapp_codemod.runner.parent import ChildResult, RunOptions
-from leapp_codemod.runner.partial import draw_gates, host_explains, mark_partial
+from leapp_codemod.runner.partial import draw_gates, host_explains, mark_partial, proposed_split
 from leapp_codemod.runner.stub_verdict import other_findings, stub_error, stub_report  # noqa: F401 - used by cli_run, tests
 from leapp_codemod.source.guards import guard_at
 
