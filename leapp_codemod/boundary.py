@@ -393,13 +393,55 @@ def update_state(node: str, refs) -> None:
                                      for name, leaf in flat.items()})
 
 
-def sent_result(function, sent: tuple[str, ...]):
-    """`function` (a method that returns nothing and sends its result out through `self.<path>.<method>(value)`)
-    as one that returns the value it sent: the send method is wrapped on the receiving object for the call
-    (the value still goes out), then restored. Raises when the call sent nothing."""
+def _field(value, selector, where: str):
+    """One step into a sent object: a dict key or attribute (a string), or the attribute its class's constructor
+    names for that argument position (an int: `JointCommand(header, names, cmd)` position 2 -> `.velocity`)."""
+    import inspect
+
+    if isinstance(selector, str):
+        if isinstance(value, dict):
+            if selector in value:
+                return value[selector]
+        elif hasattr(value, selector):
+            return getattr(value, selector)
+        raise RuntimeError(f"{where}: the object sent ({type(value).__name__}) has no field {selector!r}")
+    try:
+        params = [p for p in inspect.signature(type(value)).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        params = []
+    if selector < len(params) and hasattr(value, params[selector].name):
+        return getattr(value, params[selector].name)
+    raise RuntimeError(f"{where}: argument {selector} of {type(value).__name__}(...) is stored under no attribute "
+                       "of the same name; set SENT_VALUE to the field's name")
+
+
+def sent_part(args: tuple, kwargs: dict, selectors: tuple, where: str = "the send call"):
+    """The step's data in one send call's arguments: `selectors` (the module's SENT_VALUE) is the argument
+    (position or keyword), then the fields of the object built for it."""
+    head, *fields = selectors or (0,)
+    if isinstance(head, int):
+        if head >= len(args):
+            raise RuntimeError(f"{where} had {len(args)} positional arguments; SENT_VALUE names argument {head}")
+        value = args[head]
+    else:
+        if head not in kwargs:
+            raise RuntimeError(f"{where} had no keyword argument {head!r} (SENT_VALUE)")
+        value = kwargs[head]
+    for selector in fields:
+        value = _field(value, selector, where)
+    return value
+
+
+def sent_result(function, sent: tuple[str, ...], selectors: tuple = (0,)):
+    """`function` (a method that returns nothing and sends its result out through `self.<path>.<method>(...)`)
+    as one that returns the data it sent (`sent_part` with `selectors`): the send method is wrapped on the
+    receiving object for the call (everything still goes out), then restored. Raises when the call sent
+    nothing."""
     import functools
 
     *path, method = sent
+    where = f"self.{'.'.join(sent)}(...)"
 
     @functools.wraps(function)
     def call(self, *args, **kwargs):
@@ -410,9 +452,9 @@ def sent_result(function, sent: tuple[str, ...]):
         own = method in getattr(holder, "__dict__", {})
         box: list = []
 
-        def capture(value, *more, **options):
-            box.append(value)
-            return original(value, *more, **options)
+        def capture(*values, **options):
+            box.append(sent_part(values, options, selectors, where))
+            return original(*values, **options)
 
         setattr(holder, method, capture)
         try:

@@ -335,3 +335,21 @@ def test_a_value_refreshed_on_every_kth_step_is_reported_as_carried(tmp_path, mo
     found = {(f.line, f.code) for f in scan_project(["."], entry="flight.py:6-10").findings}
     assert (7, "LCM702") in found          # written on every 4th step, read on the others
     assert not {(8, "LCM702"), (9, "LCM702")} & found
+
+
+def test_range_ports_named_after_graph_operators_are_renamed_like_function_ports(tmp_path, monkeypatch):
+    """A range whose carried value is `cat` and whose output is `mul` (names the exported graph gives its own
+    values): the state and output ports go through `boundary.fresh_port` as every chosen port name does;
+    the state still holds the range's variable `cat`."""
+    from leapp_codemod.boundary import graph_reserved
+
+    work = tmp_path / "inline_state"
+    shutil.copytree(FIXTURES / "inline_state", work)
+    play = work / "deploy" / "play.py"
+    play.write_text(re.sub(r"\baction\b", "mul", play.read_text().replace("last_action", "cat")))
+    result = generate_cli(["deploy", "--entry", "deploy/play.py:32-36", "-o", "integration.py"], work, monkeypatch)
+    assert result.exit_code == 0, result.output
+    module = (work / "integration.py").read_text()
+    assert '"cat_state": ("leapp_codemod.runner.inline:InlineState", "cat"),' in module
+    assert 'return {"mul_out": result[0]}' in module
+    assert graph_reserved("cat") and graph_reserved("mul") and not graph_reserved("mul_out")

@@ -172,3 +172,20 @@ def test_a_model_its_runtime_cannot_load_is_failed_even_with_host_lines_that_ran
     assert "bound to different types" in report["error"]
     compared = _report(tmp_path, info, [VALIDATION_FAILURE], {str(tmp_path / "app" / "step.py"): [9]})
     assert compared["status"] == "partial"
+
+
+def test_a_computation_lost_away_from_the_host_lines_is_failed_not_partial(tmp_path):
+    """The progress line says computation was lost at a `.item()` branch; a host-side draw that also ran
+    cannot explain that away, so the verdict agrees with the progress line: failed, naming the lost line."""
+    info = _info(tmp_path, host_runtime=(HOST,))
+    executed = {str(tmp_path / "app" / "step.py"): [9, 14]}
+    lost_elsewhere = dict(VALIDATION_FAILURE, lost_computation="LEAPP scalar-extraction signal at app/step.py:14: "
+                                                               "detected item but failed to find a torch function")
+    report = _report(tmp_path, info, [lost_elsewhere], executed)
+    assert report["status"] == "failed" and report["failed_stage"] == "validation"
+    assert report["error"].startswith("computation was lost while tracing: LEAPP scalar-extraction signal at "
+                                      "app/step.py:14")
+    assert report["host_runtime"] == [HOST] and "proposed_split" not in report
+    lost_on_host = dict(lost_elsewhere, lost_computation=lost_elsewhere["lost_computation"].replace(":14:", ":9:"))
+    assert _report(tmp_path, info, [lost_on_host], executed)["status"] == "partial"
+    assert _report(tmp_path, info, [VALIDATION_FAILURE], executed)["status"] == "partial"

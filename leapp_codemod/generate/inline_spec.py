@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 from leapp_codemod.analysis.inline.boundary_plan import plan_boundary
+from leapp_codemod.boundary import fresh_port
 from leapp_codemod.analysis.inline.range import (
     InlineEntry,
     InlineRange,
@@ -54,7 +55,7 @@ def inline_entry_source(inline: InlineEntry, module: str) -> tuple[EntrySource, 
                               "output); end the range with the assignment of the action")
     leaves, used = [], set(rng.inputs) | set(rng.state)
     for i, name in enumerate(rng.outputs):
-        label = name if name not in used else f"{name}_out"
+        label = fresh_port(name, used)
         used.add(label)
         leaves.append(OutputLeaf(label, f"result[{i}]"))
     expr = "{" + ", ".join(f'"{leaf.name}": {leaf.access}' for leaf in leaves) + "}"
@@ -63,6 +64,18 @@ def inline_entry_source(inline: InlineEntry, module: str) -> tuple[EntrySource, 
                         is_method=False, params=params, outputs=tuple(leaves), outputs_expr=expr,
                         note="; ".join(plan.notes))
     return entry, rng
+
+
+def carried_names(rng: InlineRange, entry: EntrySource) -> list[tuple[str, str]]:
+    """(state name, variable) of the values the range carries across iterations: the variable's name unless
+    a port of the export holds it or the graph may name one of its own values so (`boundary.fresh_port`)."""
+    used = {p.name for p in entry.params} | {leaf.name for leaf in entry.outputs}
+    names = []
+    for variable in rng.state:
+        name = fresh_port(variable, used, "_state")
+        used.add(name)
+        names.append((name, variable))
+    return names
 
 
 def inline_graph_name(inline: InlineEntry) -> str:

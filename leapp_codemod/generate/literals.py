@@ -20,6 +20,18 @@ def tuple_literal(items) -> str:
     return "(" + ", ".join(items) + ")"
 
 
+def selector_literal(items) -> str:
+    """A Python tuple literal of ints and strings (`(1, 2)`, `("payload", "data")`)."""
+    parts = [str(i) if isinstance(i, int) else pystr(i) for i in items]
+    return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+
+
+def line_text_literal(items) -> str:
+    """A Python tuple literal of (line, text) pairs: `((46, "msg.header"),)`."""
+    parts = [f"({line}, {pystr(text)})" for line, text in items]
+    return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+
+
 def snake(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from leapp_codemod.boundary import fresh_port
-from leapp_codemod.knowledge.io import SEND_METHODS
+from leapp_codemod.generate.sent import describe_selectors, send_hint, sent_value
 from leapp_codemod.knowledge.vocab import LIBRARY_NAMES, NAME_KEEPING_CONVERSIONS
 from leapp_codemod.source.parse import decode, is_literal, parse_text
 
@@ -46,6 +46,8 @@ class EntrySource:
     outputs_expr: str   # the dict literal mapping output names to parts of `result`
     note: str           # non-empty when the return structure had to be guessed
     sent: tuple[str, ...] = ()   # a step that returns nothing: (attribute path..., send method) of its one send
+    sent_value: tuple = ()       # where the data is in that send: its argument, then fields (generate.sent)
+    sent_host_reads: tuple = ()  # (line, input field) read only by the send's host-side arguments
 
 
 @dataclass(frozen=True)
@@ -204,57 +206,6 @@ def _identifier(name: str | None) -> str | None:
     return cleaned
 
 
-def _sends(fn: ast.FunctionDef) -> list[ast.Call]:
-    return sorted((n for n in ast.walk(fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-                   and n.func.attr in SEND_METHODS), key=lambda n: (n.lineno, n.col_offset))
-
-
-def _receiver_path(node: ast.expr, first: str) -> tuple[str, ...] | None:
-    """`self.cmd_pub` -> ("cmd_pub",): the attribute path from the method's first parameter, or None."""
-    path: list[str] = []
-    while isinstance(node, ast.Attribute):
-        path.insert(0, node.attr)
-        node = node.value
-    return tuple(path) if isinstance(node, ast.Name) and node.id == first and path else None
-
-
-def sent_value(fn: ast.FunctionDef, is_method: bool) -> tuple[tuple[str, ...], ast.expr, ast.Call] | None:
-    """A method that returns nothing and sends one value out through one call of an attribute's send method
-    (`self.cmd_pub.publish(cmd * 0.5)`): ((attribute path..., method), the value sent, the call); else None."""
-    args = fn.args.posonlyargs + fn.args.args
-    if not is_method or not args:
-        return None
-    sends = _sends(fn)
-    if len(sends) != 1:
-        return None
-    call = sends[0]
-    path = _receiver_path(call.func.value, args[0].arg)
-    if path is None or len(call.args) != 1 or call.keywords or isinstance(call.args[0], ast.Starred):
-        return None
-    return (*path, call.func.attr), call.args[0], call
-
-
-def _payload(call: ast.Call) -> list[ast.expr]:
-    """The arguments of a send call that carry data: a constant topic, channel or address is not the value sent."""
-    values = [*call.args, *(k.value for k in call.keywords)]
-    return [v for v in values if not isinstance(v, ast.Constant)]
-
-
-def _send_hint(fn: ast.FunctionDef) -> str:
-    """Where a step that returns nothing sends its result out, and what to export instead."""
-    sends = _sends(fn)
-    if not sends:
-        return ""
-    values = "; ".join(f"at line {c.lineno}: `{ast.unparse(c)}` (the value sent: "
-                       f"{', '.join(f'`{ast.unparse(a)}`' for a in _payload(c))})"
-                       if _payload(c) else f"at line {c.lineno}: `{ast.unparse(c)}`" for c in sends)
-    return (f" (it sends its result out {values}; the one value a single send call of an attribute of `self` "
-            "takes as its only argument becomes the output by itself; with a topic or address argument beside "
-            "it, or with several sends, the one to export is not known); pass "
-            "--entry with the function that computes the value sent, or a statement range FILE:START-END of "
-            "one block that ends before the send")
-
-
 def output_structure(fn: ast.FunctionDef, taken: set[str], is_method: bool = False
                      ) -> tuple[tuple[OutputLeaf, ...], str, str]:
     """Output leaves, the dict literal that names them, and a note when it had to guess. A method that returns
@@ -264,11 +215,12 @@ def output_structure(fn: ast.FunctionDef, taken: set[str], is_method: bool = Fal
     sent = sent_value(fn, is_method) if not returns else None
     if not returns and sent is None:
         raise SourceError(f"line {fn.lineno}: {fn.name} returns nothing; an output boundary needs a return value"
-                          + _send_hint(fn))
+                          + send_hint(fn))
     if sent is not None:
-        note = (f"{fn.name} returns nothing: its output is the value it sends at line {sent[2].lineno} "
-                f"(`{ast.unparse(sent[1])}` in `{ast.unparse(sent[2])}`), taken from the call by `run`")
-        value = sent[1]
+        note = (f"{fn.name} returns nothing: its output is the value it sends at line {sent.call.lineno} "
+                f"(`{ast.unparse(sent.value)}` in `{ast.unparse(sent.call)}`: {describe_selectors(sent.selectors)}),"
+                " taken from the call by `run`")
+        value = sent.value
     else:
         if len({_shape(r.value) for r in returns}) > 1:
             note = "return statements differ in structure; the last one was used"
@@ -302,7 +254,7 @@ def output_structure(fn: ast.FunctionDef, taken: set[str], is_method: bool = Fal
                     leaves.append(OutputLeaf(name, f"{access}[{key}]"))
                     items.append(f"{json.dumps(name)}: {access}[{key}]")
             return ", ".join(items)
-        name = unique(leaf_name(node))
+        name = unique(leaf_name(node) or (sent.keyword if sent is not None and node is value else None))
         leaves.append(OutputLeaf(name, access))
         return f"{json.dumps(name)}: {access}"
 
@@ -331,5 +283,7 @@ def entry_source(fn_src: FunctionSource, module: str, qualname: str) -> EntrySou
     leaves, expr, note = output_structure(fn, {p.name for p in params}, is_method)
     sent = sent_value(fn, is_method) if not any(r.value is not None for r in _returns(fn)) else None
     return EntrySource(module=module, qualname=qualname, path=fn_src.path, line=fn.lineno, is_method=is_method,
-                       params=params, outputs=leaves, outputs_expr=expr, note=note, sent=sent[0] if sent else ())
+                       params=params, outputs=leaves, outputs_expr=expr, note=note,
+                       sent=sent.sender if sent else (), sent_value=sent.selectors if sent else (),
+                       sent_host_reads=sent.host_reads if sent else ())
 

@@ -20,10 +20,11 @@ from leapp_codemod.knowledge.leapp import EXPORTERS
 from leapp_codemod.analysis.inline.range import parse_inline_entry
 from leapp_codemod.generate.inline_spec import DRIVER_MAIN
 from leapp_codemod.generate.inline_spec import STATE_OWNER as INLINE_STATE_OWNER
-from leapp_codemod.generate.inline_spec import InlineSpecError, inline_entry_source, inline_graph_name
+from leapp_codemod.generate.inline_spec import InlineSpecError, carried_names, inline_entry_source, inline_graph_name
 from leapp_codemod.generate.adapters import class_constructor, domain, torch_adapter
 from leapp_codemod.generate.extras import ExtrasError, build_extras
 from leapp_codemod.generate.literals import default_graph_name, pystr, snake, tuple_literal
+from leapp_codemod.generate.sent import sent_literals
 from leapp_codemod.generate.derive import helper_sources, library_targets, make_twin
 from leapp_codemod.analysis.model.fresh_objects import without_fresh_objects
 from leapp_codemod.generate.held_inputs import held_inputs, no_inputs_hint
@@ -106,7 +107,7 @@ class IntegrationSpec:
     params: tuple[str, ...]
     kwonly: frozenset[str]
     outputs_expr: str
-    sent: str       # SENT's tuple literal ('' when the entry returns its result)
+    sent: Any       # generate.sent.SentLiterals: SENT and what goes with it (None when the entry returns its result)
     state: tuple[StateSpec, ...]
     replacements: tuple[ReplacementSpec, ...]
     patches: tuple[PatchSpec, ...]
@@ -279,7 +280,7 @@ RESERVED = frozenset({
     "twin_tensor", "twin_numpy_scalar", "twin_zip", "twin_cond", "twin_unpack", "twin_array", "twin_take", "twin_item", "twin_vector",
     "BACKEND_PARAMS", "BACKEND_PARAM_KEYS", "backend_params", "WARP", "EXPORTERS", "WARP_MIN_TRACES", "init_warp",
     "JOINT_ORDER", "XYZ", "INPUT_SEMANTICS", "OUTPUT_SEMANTICS", "RAW_TENSORS", "described", "InputKindEnum",
-    "OutputKindEnum",
+    "OutputKindEnum", "SENT_VALUE", "SENT_HOST_READS",
 })
 
 
@@ -338,8 +339,8 @@ def _read_entry(scan: ScanResult, opts: Options, sources: Sources) -> _Entry:
         except InlineSpecError as exc:
             raise SpecError(str(exc)) from None
         qualname = entry.qualname
-        carried = tuple(StateSpec(s, INLINE_STATE_OWNER, s, "carried", f"{inline.file}:{inline.start}")
-                        for s in rng.state)
+        carried = tuple(StateSpec(n, INLINE_STATE_OWNER, s, "carried", f"{inline.file}:{inline.start}")
+                        for n, s in carried_names(rng, entry))
         if opts.driver is not None and opts.driver.resolve() != Path(inline.file).resolve():
             raise SpecError(f"--entry {opts.entry}: an inline entry is a range of the driver script, not of "
                             f"{opts.driver}")
@@ -538,7 +539,8 @@ def build_spec(scan: ScanResult, opts: Options, project: Project | None = None) 
         entry=opts.entry, entry_short=qualname, is_method=entry.is_method, file_name=opts.output.name,
         app_root=_rel(root, out_dir), driver=driver, graph=graph, node=graph, export_with=opts.export_with,
         inputs=inputs, static_params=static, params=tuple(p.name for p in entry.params), kwonly=kwonly,
-        outputs_expr=entry.outputs_expr, sent=tuple_literal(entry.sent) if entry.sent else "", state=state,
+        outputs_expr=entry.outputs_expr, sent=sent_literals(entry.sent, entry.sent_value, entry.sent_host_reads),
+        state=state,
         replacements=tuple(replacements), patches=tuple(patches),
         unresolved=tuple(unresolved), host_runtime=tuple(host), notes=tuple(notes), extra_imports=tuple(extra),
         app_imports=tuple(dict.fromkeys([f"import {m}" for m in app_modules] + app_extra)),

@@ -103,7 +103,7 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
             sys.path.remove(p)
         sys.path.insert(0, p)
     progress("importing the application")
-    from leapp_codemod.runner import draws, export, held_plan, names, runon, twincheck
+    from leapp_codemod.runner import draws, export, held_plan, names, runon, twincheck, unread_parts
     from leapp_codemod.runner import inline as inline_run
     from leapp_codemod.runner import state_observe as observe
     from leapp_codemod.runner.intercept import (
@@ -140,12 +140,15 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
                           f"{', '.join(module.HELD.values())}): `record` and `run --inputs` replay arguments only; "
                           "run the driver instead", "inputs")
     inline = inline_run.prepare(module.ENTRY, driver)
-    entry = inline.entry if inline else resolve_entry(module.ENTRY, getattr(module, "SENT", ()))
+    entry = inline.entry if inline else resolve_entry(module.ENTRY, getattr(module, "SENT", ()),
+                                                      getattr(module, "SENT_VALUE", (0,)))
     state = dict(getattr(module, "STATE", {}) or {})
     recorder = Recorder(entry=entry, input_names=tuple(module.INPUTS),
                         static_names=tuple(getattr(module, "STATIC", ())), n_trace=cfg["traces"],
                         n_check=cfg["checks"], declared=state, held=dict(getattr(module, "HELD", {}) or {}),
-                        later_budget=run_on.budget)
+                        later_budget=run_on.budget,
+                        host_reads=unread_parts.sent_host_reads(
+                            entry.function, getattr(module, "SENT_HOST_READS", ()) if not inline else ()))
     from leapp_codemod.runner.linecover import LineCover
     recorder.cover = LineCover(tuple(dict.fromkeys(str(Path(p).resolve()) for p in (
         cfg["import_root"], driver.parent))))

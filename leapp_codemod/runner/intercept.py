@@ -32,9 +32,10 @@ class Entry:
     signature: inspect.Signature
 
 
-def resolve_entry(entry: str, sent: tuple[str, ...] = ()) -> Entry:
+def resolve_entry(entry: str, sent: tuple[str, ...] = (), sent_value: tuple = (0,)) -> Entry:
     """The entry `module:qualname`; with `sent` (the integration module's SENT), a method that returns nothing
-    stands for one that returns the value it sends out (`boundary.sent_result`)."""
+    stands for one that returns the data it sends out, found in the send call by `sent_value` (SENT_VALUE;
+    `boundary.sent_result`)."""
     module_name, _, qualname = entry.partition(":")
     try:
         module = importlib.import_module(module_name)
@@ -55,7 +56,7 @@ def resolve_entry(entry: str, sent: tuple[str, ...] = ()) -> Entry:
     if not callable(function):
         raise RunnerError(f"{entry} is not callable", "import")
     if sent and is_method:
-        function = sent_result(function, tuple(sent))
+        function = sent_result(function, tuple(sent), tuple(sent_value))
     return Entry(module, qualname, owner, attr, function, raw, is_method, inspect.signature(function))
 
 
@@ -121,6 +122,7 @@ class Recorder:
     draws: Any = None                       # a runner.draws.Draws: draws and reads inside the step become inputs
     held: dict = field(default_factory=dict)  # input -> dotted path of a field the entry reads from its instance
     unread_parts: set = field(default_factory=set)  # changing non-tensor argument parts the calls never read
+    host_reads: frozenset = frozenset()   # (file, line, input field) only the send's host-side arguments read
     _later_deadline: float = 0.0
     _later_n: list = field(default_factory=list)       # the later-call number of each sample
     _seen: set = field(default_factory=set)
@@ -242,7 +244,7 @@ class Recorder:
             raise EnoughCalls()
         args, kwargs, checks = watching
         result = self._recorded_call(args, kwargs, named)
-        read = unread_parts.first_read(checks)
+        read = unread_parts.first_read(checks, self.host_reads)
         if read is not None:
             self.error = self._changing(read[0], named[read[0]], read[1], read[2])
             raise EnoughCalls()

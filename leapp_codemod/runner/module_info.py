@@ -139,6 +139,15 @@ def _driver_env(tree: ast.Module, path: Path) -> tuple[tuple[str, str], ...]:
     return tuple(value.items())
 
 
+def _check_sent_value(tree: ast.Module, path: Path) -> None:
+    value = literal(tree, "SENT_VALUE", path, required=False)
+    if value is not None and (not isinstance(value, tuple) or not value or not all(
+            isinstance(v, (int, str)) and not isinstance(v, bool) and (not isinstance(v, int) or v >= 0)
+            for v in value)):
+        raise UsageError(f"{path}: SENT_VALUE must be a tuple of argument positions (ints >= 0) and keyword or "
+                         "field names (strings), e.g. (1, \"velocity\")")
+
+
 def module_inputs(path: Path) -> tuple[str, ...]:
     """The INPUTS literal of an integration module (read_module has already checked the file)."""
     return tuple(literal(ast.parse(path.read_text(encoding="utf-8")), "INPUTS", path))
@@ -168,6 +177,7 @@ def read_module(path: Path) -> ModuleInfo:
     checked = {name: literal(tree, name, path, required=name in ("ENTRY", "GRAPH", "EXPORT_WITH"))
                for name in ("ENTRY", "GRAPH", "NODE", "EXPORT_WITH", "INPUTS", "STATE")}
     bad = names.problems({k: v for k, v in checked.items() if v is not None})
+    _check_sent_value(tree, path)
     if bad:
         raise UsageError(f"{path}: {bad[0]}")
     return ModuleInfo(

@@ -50,7 +50,7 @@ def drive(path: str, allow_pickle: bool = False) -> None:
 
     module = sys.modules[INTEGRATION]
     recording = load(Path(path), allow_pickle)
-    entry = resolve_entry(module.ENTRY, getattr(module, "SENT", ()))
+    entry = resolve_entry(module.ENTRY, getattr(module, "SENT", ()), getattr(module, "SENT_VALUE", (0,)))
     instance = recording.instance if entry.is_method else None
     if entry.is_method and instance is None:
         raise RecordingError(f"{path}: {module.ENTRY} is a method but the recording holds no instance "

@@ -97,10 +97,33 @@ def watching(signature, args: tuple, kwargs: dict, watch: dict):
     return bound.args, bound.kwargs, checks
 
 
-def first_read(checks: list) -> tuple[str, str, str] | None:
+def sent_host_reads(function, pairs) -> frozenset:
+    """The module's SENT_HOST_READS ((line, input field) in the entry's file) as (absolute file, line, field)."""
+    import inspect
+
+    code = getattr(inspect.unwrap(function), "__code__", None)
+    if code is None or not pairs:
+        return frozenset()
+    return frozenset((os.path.abspath(code.co_filename), int(line), str(text)) for line, text in pairs)
+
+
+def host_side(skip: frozenset, name: str, part: str, read: str) -> bool:
+    """Whether `read` (file:line) of `name + part` is one of the reads only the host side makes: `skip` holds
+    (absolute file, line, `msg.header.stamp`) from the module's SENT_HOST_READS (the arguments of the send
+    that stay host side, such as a header built from the input's stamp)."""
+    file, _, line = read.rpartition(":")
+    if not line.isdigit():
+        return False
+    chain = f"{name}{part}"
+    where = (os.path.abspath(file), int(line))
+    return any((f, n) == where and (c == chain or c.startswith(chain + ".")) for f, n, c in skip)
+
+
+def first_read(checks: list, skip: frozenset = frozenset()) -> tuple[str, str, str] | None:
     """(argument, part, file:line) of the first watched part the call read (the application's own line
-    before a library's), or None."""
+    before a library's), or None. Reads `skip` names as host-side (`host_side`) do not count."""
     for name, part, log in checks:
-        if log.reads:
-            return name, part, min(log.reads, key=lambda r: "site-packages" in r)
+        reads = [r for r in log.reads if not host_side(skip, name, part, r)]
+        if reads:
+            return name, part, min(reads, key=lambda r: "site-packages" in r)
     return None

@@ -10,7 +10,7 @@ from leapp_codemod.io_util import prepare_out_dir, write_atomic
 from leapp_codemod.knowledge.leapp import FORMAT_OF, MODEL_NOT_LOADED
 from leapp_codemod.rules import scalar_list_join
 from leapp_codemod.runner import branch_arms
-from leapp_codemod.runner.draws import RANDOM_CATEGORY, carried_draws, gate
+from leapp_codemod.runner.draws import carried_draws
 from leapp_codemod.runner.dropped import leapp_cause
 from leapp_codemod.runner.dropped_reads import name_reads
 from leapp_codemod.runner.dtype_mix import lead_with_dtype_mix
@@ -20,6 +20,7 @@ from leapp_codemod.runner.module_info import ModuleInfo
 from leapp_codemod.runner.module_info import category as _category
 from leapp_codemod.runner.module_info import loc as _loc
 from leapp_codemod.runner.parent import ChildResult, RunOptions
+from leapp_codemod.runner.partial import draw_gates, host_explains, mark_partial, proposed_split
 from leapp_codemod.runner.stub_verdict import other_findings, stub_error, stub_report  # noqa: F401 - used by cli_run, tests
 from leapp_codemod.source.guards import guard_at
 
@@ -153,7 +154,7 @@ def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: f
                 report["noise_gates"] = gates
         ran_host = [h for h in info.host_runtime if ran(executed, h) is not False and h.split(" ")[0] not in carried]
         if ran_host:
-            _partial(report, info, ran_host)
+            mark_partial(report, info.entry, ran_host)
         else:
             _validated(report, info, chosen, executed, reads)
             left = [h for h in info.host_runtime if h.split(" ")[0] not in carried]
@@ -317,32 +318,6 @@ def _validated(report: dict, info: ModuleInfo, chosen: dict, executed: dict | No
     report["error"] = f"validated on a restricted domain: {head.removesuffix(', called')} (checked only on {checked})"
 
 
-def draw_gates(sites) -> dict:
-    """`path:line` -> the setting whose value removes the random draw there (see draws.gate)."""
-    out = {}
-    for site in sites:
-        loc = site.split(" ")[0]
-        path, _, line = loc.rpartition(":")
-        if line.isdigit():
-            text = gate(path, int(line))
-            if text:
-                out[loc] = text
-    return out
-
-
-def _partial(report: dict, info: ModuleInfo, host: list[str]) -> None:
-    """I/O, random draws or shape-specialized code that executed during the recorded calls kept the
-    export from validating: it feeds the outputs, so it stays in the host runtime."""
-    report["host_runtime"] = host
-    gates = draw_gates(h for h in host if f" {RANDOM_CATEGORY}" in h)
-    if gates:
-        report["noise_gates"] = gates
-    report["status"] = "partial"
-    report["error"] = (f"partial pipeline: {len(host)} part(s) that executed during the recorded calls must stay "
-                       "in the host runtime (see host_runtime)")
-    report["proposed_split"] = proposed_split(info.entry, host)
-
-
 _STAGE_ORDER = ("missing dependency", "tracing", "lowering", "validation")
 
 
@@ -364,9 +339,10 @@ def _failed(report: dict, info: ModuleInfo, data: dict, bad_parity: list, execut
     stage = last.get("failed_stage")
     host = [h for h in (info.host_runtime or info.left_out) if ran(executed, h) is not False]
     compared = not last.get("dtype_mix_lines") and not any(m in (last.get("reason") or "") for m in MODEL_NOT_LOADED)
-    if stage == "validation" and host and not bad_parity and not last.get("spurious_state") and compared:
+    if stage == "validation" and host and not bad_parity and not last.get("spurious_state") and compared \
+            and host_explains(last.get("lost_computation") or "", host):
         report["failed_stage"] = stage
-        _partial(report, info, host)
+        mark_partial(report, info.entry, host)
         return
     report["status"] = "failed"
     report["host_runtime"] = [h for h in info.host_runtime if ran(executed, h) is not False]
@@ -482,19 +458,6 @@ def _name_list_join(report: dict, info: ModuleInfo, last: dict, executed: dict |
                        f"{where}; the exporters take arrays only there (make the values one array first, e.g. "
                        f"`np.reshape(value, (1,))`): {last.get('reason')}")
     report["explained_by"] = joins + [f for f in report.get("explained_by", []) if f not in joins]
-
-
-def proposed_split(entry: str, host: list[str]) -> dict:
-    """Where to cut a partial pipeline: the listed lines run in the host, before the exported model,
-    and what they compute enters the model as inputs."""
-    lines = list(dict.fromkeys(f.split(" ")[0] for f in host))
-    return {"host": lines,
-            "exported": f"the rest of {entry}, as one LEAPP node",
-            "boundary": "each value the host lines compute (a random draw, a value read from a file or device, "
-                        "the fixed-size result of shape-dependent preprocessing) becomes an input of the exported "
-                        "node, computed by the host before each call; the I/O that only reports (logging, print) "
-                        "stays in the host after the call",
-            "lines": {loc: next(f for f in host if f.startswith(loc + " ")) for loc in lines}}
 
 
 def _left_out_sections(info: ModuleInfo, calls: dict) -> dict:
