@@ -274,6 +274,8 @@ def _elements_passed(call: ast.Call, ctx) -> list[ast.Subscript]:
         if isinstance(arg, ast.Subscript) and isinstance(arg.value, (ast.Name, ast.Attribute)) \
                 and _constant_position(arg.slice) is not None:
             by_array.setdefault(ast.unparse(arg.value), []).append(arg)
+    if not by_array:
+        return []   # no argument reads a constant position
     picked = next((reads for reads in by_array.values()
                    if len({_constant_position(r.slice) for r in reads}) >= 2), None)
     callees = ctx.resolve_call(call)
