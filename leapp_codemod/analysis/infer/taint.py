@@ -12,7 +12,6 @@ from leapp_codemod.analysis.model.settings import CONSTRUCTION, attribute_reboun
 from leapp_codemod.analysis.infer.built_fields import construction_field, setting_item
 from leapp_codemod.analysis.infer.reaching import reaching_bindings
 from leapp_codemod.analysis.model.walk import is_self_attr, leaves_function
-from leapp_codemod.source.astwalk import children
 from leapp_codemod.knowledge.io import THREAD_HANDOFFS
 from leapp_codemod.knowledge.vocab import (
     CONTAINER_MUTATORS, META_ATTRS, NDARRAY_RESULT_METHODS, NON_DATA_BUILTINS, NUMPY_ALLOCATORS, SCALAR_METHODS,
@@ -476,7 +475,7 @@ def parent_map(fn) -> dict[int, ast.AST]:
     """id(node) -> its parent, for the nodes of one function (built once per function)."""
     parents = fn.walks.get("parents")
     if parents is None:
-        parents = fn.walks["parents"] = {id(c): p for p in fn.nodes for c in children(p)}
+        parents = fn.walks["parents"] = {id(c): p for p in fn.nodes for c in ast.iter_child_nodes(p)}
     return parents
 
 
