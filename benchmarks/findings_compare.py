@@ -14,8 +14,9 @@ torch.distributions, leapp; `--no-bench` to skip) and the installed RL libraries
 rsl_rl, skrl; `--no-packages` to skip). Each tree is copied to a scratch folder first (the
 scanned tree is never touched) and scanned with `scan --format json --exit-zero --no-cache` in entry
 mode (discovered entry), with `--entry` when the tree names one (`expected.toml` / `case.toml`), and
-with `--all`. A run's record is its exit code, stdout and stderr, with the scratch folder and the
-tool's virtual environment replaced by placeholders.
+with `--all`. `--trees FILE` adds trees scanned in place as the held-out scoring kits scan them
+(`entrypoints`, text `scan`, `scan --all`, `scan --entry`). A run's record is its exit code, stdout and
+stderr, with the scratch folder and the tool's virtual environment replaced by placeholders.
 """
 from __future__ import annotations
 
@@ -38,6 +39,28 @@ DEFAULT_CORPUS = REPO.parent.parent / "shared" / "corpus" / "cases"
 TOGETHER = "bench/together"
 PACKAGES = ("stable_baselines3", "rsl_rl", "skrl")
 ENTRY = re.compile(r'^entry\s*=\s*"([^"]+)"', re.MULTILINE)
+
+
+def listed_trees(listing: Path | None) -> dict[str, tuple[Path, str]]:
+    """name -> (folder, entry) from a file of `name folder entry` lines (`entry` may be `-`)."""
+    if listing is None:
+        return {}
+    found = {}
+    for line in listing.read_text(encoding="utf-8").splitlines():
+        parts = line.split()
+        if len(parts) == 3 and not line.startswith("#"):
+            found[f"listed/{parts[0]}"] = (Path(parts[1]), parts[2])
+    return found
+
+
+def listed_runs(name: str, entry: str) -> list[tuple[str, list[str]]]:
+    """A listed tree's runs, as the held-out scoring kits run them (scanned in place, read-only)."""
+    base = ["scan", "--no-cache", "."]
+    out = [(f"{name}@entrypoints", ["entrypoints", ".", "--format", "json", "--limit", "0"]),
+           (f"{name}@text", base), (f"{name}@all", base + ["--all", "--format", "json", "--exit-zero"])]
+    if entry != "-":
+        out.append((f"{name}@named", base + ["--entry", entry, "--format", "json"]))
+    return out
 
 
 def trees(corpus: Path | None, bench: bool, packages: bool = True) -> dict[str, Path]:
@@ -108,7 +131,9 @@ def normalize(text: str, scratch: Path, venv: Path) -> str:
 def run_one(tool: list[str], venv: Path, run_id: str, args: list[str], tree: Path) -> dict:
     with tempfile.TemporaryDirectory(prefix="findings-") as tmp:
         scratch = Path(tmp) / "tree"
-        if run_id.startswith(TOGETHER):
+        if run_id.startswith("listed/"):
+            scratch = tree  # in place: large trees, and every command leaves the tree as it was
+        elif run_id.startswith(TOGETHER):
             scratch.mkdir()
         else:
             shutil.copytree(tree, scratch, ignore=shutil.ignore_patterns("__pycache__", ".leapp-codemod-cache"))
@@ -124,11 +149,14 @@ def run_one(tool: list[str], venv: Path, run_id: str, args: list[str], tree: Pat
 
 
 def record_all(tool: list[str], corpus: Path | None, bench: bool, only: str, jobs: int,
-               generate: bool = False, packages: bool = True) -> dict[str, dict]:
+               generate: bool = False, packages: bool = True, listing: Path | None = None) -> dict[str, dict]:
     venv = Path(tool[0]).parent.parent
     plan = generate_runs if generate else runs
     work = [(run_id, args, tree) for name, tree in trees(corpus, bench, packages).items() if name.startswith(only)
             for run_id, args in plan(name, tree)]
+    if not generate:
+        work += [(run_id, args, tree) for name, (tree, entry) in listed_trees(listing).items()
+                 if name.startswith(only) for run_id, args in listed_runs(name, entry)]
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         results = list(pool.map(lambda item: run_one(tool, venv, *item), work))
     return {r["run"]: r for r in results}
@@ -163,6 +191,9 @@ def main() -> int:
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--no-bench", action="store_true")
     parser.add_argument("--no-packages", action="store_true", help="skip the installed RL libraries")
+    parser.add_argument("--trees", type=Path, default=None,
+                        help="also these trees, scanned in place: a file of `name folder entry` lines "
+                             "(entry `-`: none)")
     parser.add_argument("--only", default="", help="only trees whose name starts with this (fixtures/scan_)")
     parser.add_argument("-j", "--jobs", type=int, default=2)
     parser.add_argument("--generate", action="store_true",
@@ -172,7 +203,7 @@ def main() -> int:
     # the console script, as users run it (`python -m` would put the scanned folder first on sys.path)
     tool = [opts.tool or str(Path(sys.executable).parent / "leapp-codemod")]
     results = record_all(tool, opts.corpus, not opts.no_bench, opts.only, opts.jobs, opts.generate,
-                          not opts.no_packages)
+                          not opts.no_packages, opts.trees)
     target = opts.store if opts.mode == "record" else opts.save
     if target is not None:
         target.mkdir(parents=True, exist_ok=True)
@@ -194,7 +225,7 @@ def main() -> int:
             print(f"DIFFERENT: {run_id}")
             print("\n".join(lines))
     findings = sum(len(json.loads(r["stdout"]).get("findings", [])) for r in results.values()
-                   if r["stdout"].startswith("{") and not opts.generate)
+                   if r["stdout"].startswith("{") and "@entrypoints" not in r["run"] and not opts.generate)
     print(f"{len(results)} runs ({findings} findings): {changed} different, {missing} not recorded")
     return 1 if changed or missing else 0
 

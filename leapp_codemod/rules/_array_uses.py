@@ -10,14 +10,14 @@ def bound_to_container(value: ast.expr, ctx) -> bool:
     containers = (ast.List, ast.ListComp, ast.Set, ast.SetComp, ast.Dict, ast.DictComp, ast.Tuple)
     return isinstance(value, ast.Name) and any(
         isinstance(n, ast.Assign) and isinstance(n.value, containers)
-        and any(isinstance(t, ast.Name) and t.id == value.id for t in n.targets) for n in ast.walk(ctx.fn.node))
+        and any(isinstance(t, ast.Name) and t.id == value.id for t in n.targets) for n in ctx.fn.nodes)
 
 
 def many_dimensions(value: ast.expr, ctx) -> bool:
     """The function unpacks the array's shape into two or more names (`t, h, w, c = frames.shape`) or indexes it
     with two or more indices (`frames[:, 0]`)."""
     text = ast.unparse(value)
-    for n in ast.walk(ctx.fn.node):
+    for n in ctx.fn.nodes:
         if isinstance(n, ast.Assign) and isinstance(n.value, ast.Attribute) and n.value.attr == "shape" \
                 and ast.unparse(n.value.value) == text \
                 and any(isinstance(t, (ast.Tuple, ast.List)) and len(t.elts) > 1 for t in n.targets):
@@ -33,7 +33,7 @@ def used_as_numbers(names: set[str], ctx, through_calls: bool = False) -> bool:
     for a fixed unpacking (`gas, turn = out`: scalars, not rows) also an argument a project helper computes with."""
     def is_item(e) -> bool:
         return isinstance(e, ast.Name) and e.id in names
-    for n in ast.walk(ctx.fn.node):
+    for n in ctx.fn.nodes:
         if isinstance(n, ast.BinOp) and (is_item(n.left) or is_item(n.right)) or \
                 isinstance(n, ast.UnaryOp) and is_item(n.operand) or \
                 isinstance(n, ast.Compare) and any(is_item(e) for e in (n.left, *n.comparators)):
@@ -98,7 +98,7 @@ def used_as_numbers_in(names: set[str], node: ast.AST) -> bool:
 def items_reach_numpy(ctx, names: set[str]) -> bool:
     """Does a value computed from `names` (through plain assignments in the function) reach a `numpy.*` call,
     or get written into an array a `numpy.*` call made (`g = np.zeros(3); g[0] = 2 * w * z`)?"""
-    assigns = [n for n in ast.walk(ctx.fn.node) if isinstance(n, ast.Assign)]
+    assigns = [n for n in ctx.fn.nodes if isinstance(n, ast.Assign)]
     derived = set(names)
     for _ in range(4):
         before = len(derived)
@@ -110,7 +110,7 @@ def items_reach_numpy(ctx, names: set[str]) -> bool:
     numpy_buffers = {t.id for node in assigns for t in node.targets if isinstance(t, ast.Name)
                      and isinstance(node.value, ast.Call) and (ctx.call_name(node.value) or "").startswith("numpy.")}
     return any(isinstance(n, ast.Call) and (ctx.call_name(n) or "").startswith("numpy.")
-               and any(reads(a) & derived for a in n.args) for n in ast.walk(ctx.fn.node)) or any(
+               and any(reads(a) & derived for a in n.args) for n in ctx.fn.nodes) or any(
         isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id in numpy_buffers
         and reads(node.value) & derived for node in assigns for t in node.targets)   # `g[0] = 2 * w * z`
 

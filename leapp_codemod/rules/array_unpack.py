@@ -113,7 +113,7 @@ def _zipped_array(iterable: ast.expr, target: ast.expr, ctx) -> ast.expr | None:
 def _cast(names: set[str], ctx) -> bool:
     """An item handed to `float()`/`int()`: read as a Python number."""
     return any(isinstance(n, ast.Call) and ctx.builtin(n) in ("float", "int") and n.args
-               and isinstance(n.args[0], ast.Name) and n.args[0].id in names for n in ast.walk(ctx.fn.node))
+               and isinstance(n.args[0], ast.Name) and n.args[0].id in names for n in ctx.fn.nodes)
 
 
 # Calls that copy their argument's items into a Python container: `list(a)`, `items.extend(a)`,
@@ -137,6 +137,17 @@ def _spread_into_python(call: ast.Call, ctx) -> ast.expr | None:
     return arg if _numpy_vector(arg, ctx) else None
 
 
+def _range_loops(fn) -> list[tuple[str, set[int]]]:
+    """(counter name, ids of the nodes inside) of each `for <name> in range(...)` of the function, in `nodes`
+    order (indexed once per function: every assignment asks which of them it sits in)."""
+    loops = fn.walks.get("range loops")
+    if loops is None:
+        loops = fn.walks["range loops"] = [
+            (n.target.id, {id(sub) for sub in ast.walk(n)}) for n in fn.nodes
+            if isinstance(n, ast.For) and isinstance(n.target, ast.Name) and counter_kind(n.iter) == "range"]
+    return loops
+
+
 def _loop_element(node: ast.Assign, ctx) -> ast.Subscript | None:
     """`angle = angle + q[i]` (`x = q[i]`, any arithmetic into a plain name) inside `for i in range(...)`: the
     element `q[i]` of a one-axis NumPy array of pipeline data, read at the position the loop counts. Into an
@@ -144,8 +155,7 @@ def _loop_element(node: ast.Assign, ctx) -> ast.Subscript | None:
     the trace whatever is done with it next."""
     if len(node.targets) != 1 or not isinstance(node.targets[0], (ast.Name, ast.Attribute)):
         return None
-    loops = {n.target.id for n in ctx.fn.nodes if isinstance(n, ast.For) and isinstance(n.target, ast.Name)
-             and counter_kind(n.iter) == "range" and any(sub is node for sub in ast.walk(n))}
+    loops = {name for name, inside in _range_loops(ctx.fn) if id(node) in inside}
     into_field = isinstance(node.targets[0], ast.Attribute)
     for read in ast.walk(node.value):
         if not (isinstance(read, ast.Subscript) and isinstance(read.value, (ast.Name, ast.Attribute))
@@ -219,7 +229,7 @@ def _array_of_data(value: ast.expr, ctx, target: ast.expr) -> bool:
         return False
     names = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
     if any(isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id in names
-           for n in ast.walk(ctx.fn.node)) or _many_dimensions(value, ctx):
+           for n in ctx.fn.nodes) or _many_dimensions(value, ctx):
         return False  # rows of a 2-D array (indexed further, or the array known to have several axes) stay traced
     if not _used_as_numbers(names, ctx, through_calls=isinstance(target, (ast.Tuple, ast.List))):
         return False  # the items only go on whole into other calls (`[tf(frame) for frame in frames]`)
@@ -234,7 +244,7 @@ def _returned_array(call: ast.Call, ctx, target: ast.expr) -> bool:
         return False
     names = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
     return not any(isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id in names
-                   for n in ast.walk(ctx.fn.node)) and _used_as_numbers(names, ctx)
+                   for n in ctx.fn.nodes) and _used_as_numbers(names, ctx)
 
 
 def _element(node: ast.Assign, ctx) -> bool:
@@ -269,6 +279,8 @@ def _elements_passed(call: ast.Call, ctx) -> list[ast.Subscript]:
         if isinstance(arg, ast.Subscript) and isinstance(arg.value, (ast.Name, ast.Attribute)) \
                 and _constant_position(arg.slice) is not None:
             by_array.setdefault(ast.unparse(arg.value), []).append(arg)
+    if not by_array:
+        return []   # no argument reads a constant position
     picked = next((reads for reads in by_array.values()
                    if len({_constant_position(r.slice) for r in reads}) >= 2), None)
     callees = ctx.resolve_call(call)
@@ -338,7 +350,7 @@ def _outer_element(node: ast.Assign, ctx) -> bool:
         return False
     names = {node.targets[0].id}
     return not any(isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id in names
-                   for n in ast.walk(ctx.fn.node)) and _used_as_numbers(names, ctx)
+                   for n in ctx.fn.nodes) and _used_as_numbers(names, ctx)
 
 
 def _held_or_numpy(bound: ast.expr, ctx) -> bool:

@@ -40,7 +40,7 @@ def _python_list(arg: ast.expr, ctx) -> bool:
         return True
     return isinstance(arg, ast.Name) and any(
         isinstance(n, ast.Assign) and isinstance(n.value, (ast.List, ast.ListComp))
-        and any(isinstance(t, ast.Name) and t.id == arg.id for t in n.targets) for n in ast.walk(ctx.fn.node))
+        and any(isinstance(t, ast.Name) and t.id == arg.id for t in n.targets) for n in ctx.fn.nodes)
 
 
 RULE = Rule(

@@ -48,16 +48,26 @@ def _self_counter(node: ast.Attribute, ctx):
 
 def _advanced_by(attr: str, ctx) -> str | None:
     """The method of the class (or a base) that advances `self.<attr>` by a number (`+= 1`, `-= dt`)."""
-    for klass in ctx.project.mro(ctx.cls):
+    key = ("counter advances", ctx.cls.id, len(ctx.project.modules))   # per class, as `project.mro` keys it
+    found = ctx.project.memo.get(key)
+    if found is None:
+        found = ctx.project.memo[key] = _advances(ctx.project.mro(ctx.cls))
+    return found.get(attr)
+
+
+def _advances(classes) -> dict[str, str]:
+    """attr -> the first method (in method resolution order) that advances `self.<attr>` by a number."""
+    found: dict[str, str] = {}
+    for klass in classes:
         for method in klass.methods.values():
             self_name = method.positional_params[0] if method.is_method and method.positional_params else None
             for n in method.nodes:
                 if isinstance(n, ast.AugAssign) and isinstance(n.op, (ast.Add, ast.Sub)) \
-                        and isinstance(n.target, ast.Attribute) and n.target.attr == attr \
+                        and isinstance(n.target, ast.Attribute) and n.target.attr not in found \
                         and isinstance(n.target.value, ast.Name) and n.target.value.id == self_name \
                         and _numeric(n.value):
-                    return f"`{method.qualname}`"
-    return None
+                    found[n.target.attr] = f"`{method.qualname}`"
+    return found
 
 
 def _numeric(e: ast.expr) -> bool:

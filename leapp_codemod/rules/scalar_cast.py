@@ -95,7 +95,7 @@ def python_number(expr: ast.expr, ctx, depth: int = 0) -> bool:
     if isinstance(expr, ast.Name):
         if not ctx.is_data(expr):
             return True
-        values = [n.value for n in ast.walk(ctx.fn.node) if isinstance(n, ast.Assign)
+        values = [n.value for n in ctx.fn.nodes if isinstance(n, ast.Assign)
                   and any(isinstance(t, ast.Name) and t.id == expr.id for t in n.targets)]
         return bool(values) and all(python_number(v, ctx, depth + 1) for v in values)
     return not ctx.is_data(expr)

@@ -61,7 +61,7 @@ def _from_data(expr: ast.expr, ctx, depth: int = 0) -> bool:
     if isinstance(expr, ast.UnaryOp):
         return _from_data(expr.operand, ctx, depth + 1)
     if isinstance(expr, ast.Name):
-        bound = [n.value for n in ast.walk(ctx.fn.node) if isinstance(n, ast.Assign) and n.lineno < expr.lineno
+        bound = [n.value for n in ctx.fn.nodes if isinstance(n, ast.Assign) and n.lineno < expr.lineno
                  and any(isinstance(t, ast.Name) and t.id == expr.id for t in n.targets)]
         return bool(bound) and _from_data(bound[-1], ctx, depth + 1)
     return False

@@ -21,7 +21,7 @@ SIZED_METHODS = frozenset({"view", "reshape", "expand", "broadcast_to", "new_zer
 
 def _whole_shape(name: str, ctx) -> ast.expr | None:
     """The `.shape`/`.size()` of pipeline data the function stores whole in `name` (`sh = x.shape`)."""
-    for node in ast.walk(ctx.fn.node):
+    for node in ctx.fn.nodes:
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
             value = node.value
             if isinstance(value, ast.Attribute) and value.attr == "shape" and ctx.is_data(value.value):

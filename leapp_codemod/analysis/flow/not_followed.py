@@ -268,7 +268,7 @@ def receiver_reason(ctx: FunctionContext, receiver: ast.expr, depth: int = 0) ->
                 return _passed_reason(ctx, receiver.id, passed, depth)
             return (f"`{receiver.id}` is a parameter of {ctx.fn.qualname}; no caller in the scanned code "
                     "passes a project class or function")
-        for node in ast.walk(ctx.fn.node):
+        for node in ctx.fn.nodes:
             if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == receiver.id
                                                     for t in node.targets):
                 return _value_reason(ctx, node.value, ctx.fn, f"`{receiver.id}`", depth)

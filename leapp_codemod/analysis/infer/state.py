@@ -65,7 +65,10 @@ class StateQuestions(KeptQuestions):
         nestings): writes through the alias change `self.bufs`."""
         if not isinstance(name, ast.Name):
             return None
-        for loop in (n for n in self.fn.nodes if isinstance(n, (ast.For, ast.comprehension))):
+        loops = self.fn.walks.get("loops")
+        if loops is None:   # the function's loops and comprehensions, listed once per function
+            loops = self.fn.walks["loops"] = [n for n in self.fn.nodes if isinstance(n, (ast.For, ast.comprehension))]
+        for loop in loops:
             for target, source in _walked(loop.target, loop.iter):
                 if isinstance(target, ast.Name) and target.id == name.id and is_self_attr(source, self.self_name):
                     return source

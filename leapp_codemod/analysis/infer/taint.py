@@ -475,7 +475,7 @@ def parent_map(fn) -> dict[int, ast.AST]:
     """id(node) -> its parent, for the nodes of one function (built once per function)."""
     parents = fn.walks.get("parents")
     if parents is None:
-        parents = fn.walks["parents"] = {id(c): p for p in ast.walk(fn.node) for c in ast.iter_child_nodes(p)}
+        parents = fn.walks["parents"] = {id(c): p for p in fn.nodes for c in ast.iter_child_nodes(p)}
     return parents
 
 

@@ -131,14 +131,17 @@ class TypeQuestions:
 
     def _declared_class_types(self, name: str) -> set[str]:
         """`pipeline_class: type[RlBase] = ...` in this function: calling the name builds that class."""
-        for node in self.fn.nodes:
-            if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == name \
-                    and isinstance(node.annotation, ast.Subscript):
-                head = node.annotation.value
-                head_name = head.attr if isinstance(head, ast.Attribute) else getattr(head, "id", "")
-                if head_name in ("type", "Type"):
-                    return annotation_classes(self.project, node.annotation.slice, self.module)
-        return set()
+        declared = self.fn.walks.get("class annotations")
+        if declared is None:   # name -> its first `name: type[...]` annotation, indexed once per function
+            declared = self.fn.walks["class annotations"] = {}
+            for node in self.fn.nodes:
+                if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) \
+                        and isinstance(node.annotation, ast.Subscript) and node.target.id not in declared:
+                    head = node.annotation.value
+                    if (head.attr if isinstance(head, ast.Attribute) else getattr(head, "id", "")) in ("type", "Type"):
+                        declared[node.target.id] = node.annotation
+        annotation = declared.get(name)
+        return annotation_classes(self.project, annotation.slice, self.module) if annotation is not None else set()
 
     def return_types(self, fn: FunctionInfo) -> set[str]:
         q, guard = questions(self.project), (self._asker(), "returns", fn.id)

@@ -59,13 +59,20 @@ class FunctionInfo:
 
     @property
     def params(self) -> list[str]:
-        args = self.node.args
-        return [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
+        """The parameter names (listed once per function; read, never changed, by every question)."""
+        found = self.walks.get("params")
+        if found is None:
+            args = self.node.args
+            found = self.walks["params"] = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
+        return found
 
     @property
     def positional_params(self) -> list[str]:
-        args = self.node.args
-        return [a.arg for a in (*args.posonlyargs, *args.args)]
+        found = self.walks.get("positional_params")
+        if found is None:
+            args = self.node.args
+            found = self.walks["positional_params"] = [a.arg for a in (*args.posonlyargs, *args.args)]
+        return found
 
     @property
     def is_static(self) -> bool:
