@@ -5,37 +5,18 @@ valid ranges."""
 from __future__ import annotations
 
 import re
-import shutil
-import sys
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 from test_entry_discovery import tree_hash
-from test_entry_ranking import by_id, ranked
+from test_entry_ranking import app, by_id, expected, ranked
 
 from leapp_codemod.cli import main
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 
 @pytest.fixture(autouse=True)
 def private_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("LEAPP_CODEMOD_CACHE_DIR", str(tmp_path / "cache"))
-
-
-def app(tmp_path: Path, name: str) -> Path:
-    shutil.copytree(FIXTURES / name, tmp_path / name)
-    return tmp_path / name
-
-
-def expected(name: str) -> dict:
-    return tomllib.loads((FIXTURES / name / "expected.toml").read_text(encoding="utf-8"))
 
 
 def test_a_private_method_named_like_a_step_that_a_loop_runs_is_offered_first(tmp_path, monkeypatch):
