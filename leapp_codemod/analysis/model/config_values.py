@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import tomllib
@@ -160,10 +161,11 @@ def function_config_constants(project, fn) -> dict[str, set]:
     return out
 
 
-def decided_block(test: ast.expr, values: dict[str, frozenset]) -> str | None:
+def decided_block(test: ast.expr, values: dict[str, frozenset] | Callable[[], dict[str, frozenset]]) -> str | None:
     """The block of `if <test>:` that never runs ('body'/'orelse') when the test reads one config key the
     project's configs give one value (`if cfg["use_learned"]:`, `if not cfg.sim:`, `if cfg.mode == "pid":`);
-    None when anything else decides."""
+    None when anything else decides. `values` may be a function giving them: the configs are then read only
+    for a test that names a config key."""
     negated = False
     while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         test, negated = test.operand, not negated
@@ -173,7 +175,9 @@ def decided_block(test: ast.expr, values: dict[str, frozenset]) -> str | None:
         compared, negated = test.comparators[0].value, negated ^ isinstance(test.ops[0], ast.NotEq)
         test = test.left
     key = config_key(test)
-    found = values.get(key) if key is not None else None
+    if key is None:
+        return None
+    found = (values() if callable(values) else values).get(key)
     if not found or len(found) != 1:
         return None
     value = next(iter(found))

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import ast
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 from leapp_codemod.analysis.model.config_values import config_values, decided_block
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIndex
@@ -26,7 +28,7 @@ class Site:
     scope: dict[str, list[ast.expr]]     # names assigned in the scope of the call -> their values
 
 
-def _scopes(tree: ast.Module, values: dict[str, frozenset] | None = None):
+def _scopes(tree: ast.Module, values: Callable[[], dict[str, frozenset]] | None = None):
     """(scope node, its own nodes) for the module body and every function, nested ones separately; the block
     of an `if` on a config key the project's configs decide is left out (`if cfg["sim"]: env = Sim()`)."""
     pending: list[ast.AST] = [tree]
@@ -39,7 +41,7 @@ def _scopes(tree: ast.Module, values: dict[str, frozenset] | None = None):
                 pending.append(node)
                 continue
             nodes.append(node)
-            dead = decided_block(node.test, values) if isinstance(node, ast.If) and values else None
+            dead = decided_block(node.test, values) if isinstance(node, ast.If) and values is not None else None
             stack.extend(child for child in ast.iter_child_nodes(node)
                          if dead is None or child not in getattr(node, dead))
         yield nodes
@@ -50,7 +52,7 @@ def _index_sites(project: Project) -> dict[str, list[Site]]:
     local_roots = {name.partition(".")[0] for name in project.modules if not project.is_library(name)}
     local_roots |= {alias.partition(".")[0] for alias, name in project.aliases.items()   # `from fake import X`
                     if not project.is_library(name)}
-    values = config_values(project)
+    values = partial(config_values, project)   # read only when an `if` names a config key
     for module in [m for m in project.modules.values() if not project.is_library(m.name)]:
         for nodes in _scopes(module.tree, values):
             scope: dict[str, list[ast.expr]] = {}
@@ -161,7 +163,7 @@ def calls_named(project) -> dict[str, list[tuple[ast.Call, dict, ModuleIndex]]]:
     if found is not None:
         return found
     found = project.memo[key] = {}
-    values = config_values(project)
+    values = partial(config_values, project)   # read only when an `if` names a config key
     for module in list(project.modules.values()):
         if project.is_library(module.name):
             continue
