@@ -237,7 +237,8 @@ class Project:
                 return self.lookup(".".join([aliased, *rest[1:]]), hops + 1) if aliased else None
             if self.module_named(".".join(parts[:cut + 1])) is not None:
                 continue
-            return None
+            star = self._star_imported(head, mod)   # a package `__init__` re-exporting `from .core import *`
+            return self.lookup(".".join([star, *rest[1:]]), hops + 1) if star else None
         return None
 
     def external_name(self, qualified: str, hops: int = 0) -> str:
