@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from leapp_codemod.boundary import fresh_port
+from leapp_codemod.generate.pass_through import pass_through_reads
 from leapp_codemod.generate.sent import describe_selectors, send_hint, sent_value
 from leapp_codemod.knowledge.vocab import LIBRARY_NAMES, NAME_KEEPING_CONVERSIONS
 from leapp_codemod.source.parse import decode, is_literal, parse_text
@@ -48,6 +49,7 @@ class EntrySource:
     sent: tuple[str, ...] = ()   # a step that returns nothing: (attribute path..., send method) of its one send
     sent_value: tuple = ()       # where the data is in that send: its argument, then fields (generate.sent)
     sent_host_reads: tuple = ()  # (line, input field) read only by the send's host-side arguments
+    pass_through: tuple = ()     # (line, input field) only copied into the returned object (PASS_THROUGH)
 
 
 @dataclass(frozen=True)
@@ -285,5 +287,6 @@ def entry_source(fn_src: FunctionSource, module: str, qualname: str) -> EntrySou
     return EntrySource(module=module, qualname=qualname, path=fn_src.path, line=fn.lineno, is_method=is_method,
                        params=params, outputs=leaves, outputs_expr=expr, note=note,
                        sent=sent.sender if sent else (), sent_value=sent.selectors if sent else (),
-                       sent_host_reads=sent.host_reads if sent else ())
+                       sent_host_reads=sent.host_reads if sent else (),
+                       pass_through=() if sent else pass_through_reads(fn, is_method))
 

@@ -23,7 +23,7 @@ from leapp_codemod.generate.inline_spec import STATE_OWNER as INLINE_STATE_OWNER
 from leapp_codemod.generate.inline_spec import InlineSpecError, carried_names, inline_entry_source, inline_graph_name
 from leapp_codemod.generate.adapters import class_constructor, domain, torch_adapter
 from leapp_codemod.generate.extras import ExtrasError, build_extras
-from leapp_codemod.generate.literals import default_graph_name, pystr, snake, tuple_literal
+from leapp_codemod.generate.literals import default_graph_name, line_text_literal, pystr, snake, tuple_literal
 from leapp_codemod.generate.sent import sent_literals
 from leapp_codemod.generate.derive import helper_sources, library_targets, make_twin
 from leapp_codemod.analysis.model.fresh_objects import without_fresh_objects
@@ -36,7 +36,6 @@ from leapp_codemod.source.guards import guard_in
 
 if TYPE_CHECKING:  # pragma: no cover
     from leapp_codemod.analysis.model.project import Project
-
 
 
 @dataclass(frozen=True)
@@ -123,6 +122,7 @@ class IntegrationSpec:
     driver_args: tuple[str, ...] = ()            # DRIVER_ARGS
     driver_env: tuple[tuple[str, str], ...] = ()  # DRIVER_ENV
     held: tuple = ()            # HeldInput: fields of objects the entry holds read as inputs (HELD)
+    pass_through: str = ""      # PASS_THROUGH: ((line, input field), ...) only copied into the returned object
 
     @property
     def driver_args_literal(self) -> str:
@@ -280,7 +280,7 @@ RESERVED = frozenset({
     "twin_tensor", "twin_numpy_scalar", "twin_zip", "twin_cond", "twin_unpack", "twin_array", "twin_take", "twin_item", "twin_vector",
     "BACKEND_PARAMS", "BACKEND_PARAM_KEYS", "backend_params", "WARP", "EXPORTERS", "WARP_MIN_TRACES", "init_warp",
     "JOINT_ORDER", "XYZ", "INPUT_SEMANTICS", "OUTPUT_SEMANTICS", "RAW_TENSORS", "described", "InputKindEnum",
-    "OutputKindEnum", "SENT_VALUE", "SENT_HOST_READS",
+    "OutputKindEnum", "SENT_VALUE", "SENT_HOST_READS", "PASS_THROUGH",
 })
 
 
@@ -540,10 +540,10 @@ def build_spec(scan: ScanResult, opts: Options, project: Project | None = None) 
         app_root=_rel(root, out_dir), driver=driver, graph=graph, node=graph, export_with=opts.export_with,
         inputs=inputs, static_params=static, params=tuple(p.name for p in entry.params), kwonly=kwonly,
         outputs_expr=entry.outputs_expr, sent=sent_literals(entry.sent, entry.sent_value, entry.sent_host_reads),
-        state=state,
-        replacements=tuple(replacements), patches=tuple(patches),
+        state=state, replacements=tuple(replacements), patches=tuple(patches),
         unresolved=tuple(unresolved), host_runtime=tuple(host), notes=tuple(notes), extra_imports=tuple(extra),
         app_imports=tuple(dict.fromkeys([f"import {m}" for m in app_modules] + app_extra)),
         twin_helpers=helper_sources({h for r in replacements for h in r.helpers}),
         extras=_extras(scan, opts, root, entry, inputs, sources), inline=inline is not None,
-        left_out=tuple(left_out), driver_args=opts.driver_args, driver_env=opts.driver_env, held=fields)
+        left_out=tuple(left_out), driver_args=opts.driver_args, driver_env=opts.driver_env, held=fields,
+        pass_through=line_text_literal(entry.pass_through) if entry.pass_through else "")

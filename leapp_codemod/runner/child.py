@@ -147,8 +147,8 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
                         static_names=tuple(getattr(module, "STATIC", ())), n_trace=cfg["traces"],
                         n_check=cfg["checks"], declared=state, held=dict(getattr(module, "HELD", {}) or {}),
                         later_budget=run_on.budget,
-                        host_reads=unread_parts.sent_host_reads(
-                            entry.function, getattr(module, "SENT_HOST_READS", ()) if not inline else ()))
+                        host_reads=unread_parts.host_read_sites(entry.function, () if inline else (
+                            *getattr(module, "SENT_HOST_READS", ()), *getattr(module, "PASS_THROUGH", ()))))
     from leapp_codemod.runner.linecover import LineCover
     recorder.cover = LineCover(tuple(dict.fromkeys(str(Path(p).resolve()) for p in (
         cfg["import_root"], driver.parent))))
@@ -303,6 +303,7 @@ def _run(cfg: dict, progress, timings: dict) -> dict:
         "constants": {name: text for name, (_, text, constant) in recorder.constants.items() if constant}
         | {name: repr(v)[:60] for name, v in recorder.statics.items()},
         "outputs_left_out": _left_out(module, recorder),
+        **({"pass_through": recorder.pass_through} if recorder.pass_through else {}),
         "attempts": [_attempt_json(a, out) for a in attempts],
         "chosen": chosen.backend if chosen else None,
         "published": str(published) if published else None,

@@ -122,7 +122,9 @@ class Recorder:
     draws: Any = None                       # a runner.draws.Draws: draws and reads inside the step become inputs
     held: dict = field(default_factory=dict)  # input -> dotted path of a field the entry reads from its instance
     unread_parts: set = field(default_factory=set)  # changing non-tensor argument parts the calls never read
-    host_reads: frozenset = frozenset()   # (file, line, input field) only the send's host-side arguments read
+    host_reads: frozenset = frozenset()   # (file, line, input field) only the send's host-side arguments read,
+                                          # or only copied into the returned object (PASS_THROUGH)
+    pass_through: dict = field(default_factory=dict)   # changing argument part -> where only the host side read it
     _later_deadline: float = 0.0
     _later_n: list = field(default_factory=list)       # the later-call number of each sample
     _seen: set = field(default_factory=set)
@@ -248,6 +250,8 @@ class Recorder:
         if read is not None:
             self.error = self._changing(read[0], named[read[0]], read[1], read[2])
             raise EnoughCalls()
+        for chain, site in unread_parts.host_only(checks, self.host_reads).items():
+            self.pass_through.setdefault(chain, site)
         self.unread_parts.update({f"{name}{part}" for name, part, _ in checks})
         return result
 

@@ -31,6 +31,9 @@ def summary_lines(report: dict) -> list[str]:
             lines.append(f"  draw at {site}: does not reach the outputs, so it is no input of the export")
         for port, site in (report.get("host_read_inputs") or {}).items():
             lines.append(f"  host read input {port}: the read at {site}, fed by the host (read on every call)")
+        for field, site in (report.get("pass_through") or {}).items():
+            lines.append(f"  pass-through {field}: changes between calls; read only at {site}, where the step copies "
+                         "it into what it returns or sends (kept out of the graph: the host carries it over)")
     else:
         lines.append(f"{status}: {report.get('error', '')}")
         for s in report.get("stubs", []):

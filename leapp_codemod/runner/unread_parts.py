@@ -5,8 +5,10 @@ A part that changes cannot be a constant of the export when the computation read
 never reads is irrelevant to it. Read, not guessed: on a call where such a part differs from the
 first call's, the entry receives a shallow copy of the argument whose class is a subclass of the
 original that notes every read of that attribute (and of `__dict__`, through which `vars`, copies or
-serialisers would reach it) with the application line that made it. Only attribute chains of plain
-record objects (`.stamp`, `.header.stamp`) are watched; anything else stays refused as before.
+serialisers would reach it) with the application line that made it; a plain dict's string key is watched
+the same way (a dict subclass noting reads of that key, of its values and items, and copies). Only chains of
+attributes of plain record objects and string keys of plain dicts (`.stamp`, `.header.stamp`, `['seq']`,
+`.meta['id']`) are watched; anything else stays refused as before.
 """
 from __future__ import annotations
 
@@ -16,7 +18,8 @@ import re
 import sys
 from dataclasses import dataclass, field
 
-_CHAIN = re.compile(r"^(\.[A-Za-z_]\w*)+$")
+_STEP = re.compile(r"\.([A-Za-z_]\w*)|\['([^'\\]*)'\]")
+_CHAIN = re.compile(rf"^({_STEP.pattern})+$")
 _WHOLE = ("__dict__", "__getstate__", "__reduce__", "__reduce_ex__")
 
 
@@ -28,8 +31,14 @@ class ReadLog:
 
 
 def watchable(part: str) -> bool:
-    """Whether a `values.key_difference` part is an attribute chain (`.header.stamp`)."""
+    """Whether a `values.key_difference` part is a chain of attributes and string keys (`.header.stamp`,
+    `['seq']`)."""
     return bool(_CHAIN.match(part))
+
+
+def _steps(part: str) -> list[tuple[str, str]]:
+    """`.meta['seq']` -> [("attr", "meta"), ("key", "seq")]."""
+    return [("attr", m.group(1)) if m.group(1) is not None else ("key", m.group(2)) for m in _STEP.finditer(part)]
 
 
 def _shown(path: str) -> str:
@@ -38,11 +47,16 @@ def _shown(path: str) -> str:
     return path if relative.startswith("..") else relative
 
 
+def _note(log: ReadLog, depth: int = 2) -> None:
+    """Note the line of the code that called the noting method."""
+    frame = sys._getframe(depth)
+    log.reads.append(f"{_shown(frame.f_code.co_filename)}:{frame.f_lineno}")
+
+
 def _noting_class(cls: type, name: str, log: ReadLog) -> type:
     def __getattribute__(self, attr):
         if attr == name or attr in _WHOLE:
-            frame = sys._getframe(1)
-            log.reads.append(f"{_shown(frame.f_code.co_filename)}:{frame.f_lineno}")
+            _note(log)
         return super(noting, self).__getattribute__(attr)
 
     namespace = {"__getattribute__": __getattribute__, "__module__": cls.__module__, "__qualname__": cls.__qualname__}
@@ -50,23 +64,75 @@ def _noting_class(cls: type, name: str, log: ReadLog) -> type:
     return noting
 
 
+def _noting_dict(logs: dict) -> type:
+    """A dict that notes reads of the values of the keys in `logs` ({key: ReadLog}): by key, through its
+    values or items, and in copies (`dict(d)` and `{**d}` go through `__getitem__` once `__iter__` is
+    overridden). `_noting_logs` keeps `logs` so that another key can be watched on the same dict."""
+
+    def noted(k) -> None:
+        if k in logs:
+            _note(logs[k], 3)
+
+    class NotingDict(dict):
+        __slots__ = ()
+        _noting_logs = logs
+
+        def __getitem__(self, k):
+            noted(k)
+            return dict.__getitem__(self, k)
+
+        def get(self, k, default=None):
+            noted(k)
+            return dict.get(self, k, default)
+
+        def pop(self, k, *default):
+            noted(k)
+            return dict.pop(self, k, *default)
+
+        def __iter__(self):
+            return dict.__iter__(self)
+
+    def whole(name: str):
+        def method(self, *args):
+            for log in logs.values():
+                _note(log)
+            return getattr(dict, name)(self, *args)
+        return method
+
+    for name in ("values", "items", "copy", "popitem", "__reduce_ex__", "__or__"):
+        setattr(NotingDict, name, whole(name))
+    NotingDict.__name__ = NotingDict.__qualname__ = "dict"
+    return NotingDict
+
+
 def watched(value, part: str, log: ReadLog):
-    """A shallow copy of `value` that notes reads of the attribute chain `part` in `log`, or None when
-    it cannot be made (then the part stays refused)."""
-    names = part.lstrip(".").split(".")
+    """A shallow copy of `value` that notes reads of the chain `part` (attributes, string keys) in `log`, or
+    None when it cannot be made (then the part stays refused)."""
     try:
-        return _watched(value, names, log)
+        return _watched(value, _steps(part), log)
     except Exception:  # noqa: BLE001 - any class may refuse to be copied or subclassed
         return None
 
 
-def _watched(value, names: list[str], log: ReadLog):
+def _watched(value, steps: list[tuple[str, str]], log: ReadLog):
+    kind, head = steps[0]
+    if kind == "key":
+        logs = {} if type(value) is dict else vars(type(value)).get("_noting_logs")
+        if logs is None or head not in value:
+            return None
+        if len(steps) == 1:
+            return _noting_dict({**logs, head: log})(dict.items(value))
+        child = _watched(dict.__getitem__(value, head), steps[1:], log)
+        if child is None:
+            return None
+        twin = type(value)(dict.items(value))       # a noting dict stays one, watching its other keys
+        dict.__setitem__(twin, head, child)
+        return twin
     twin = copy.copy(value)
     if twin is value or type(twin) is not type(value):
         return None
-    head = names[0]
-    if len(names) > 1:
-        child = _watched(getattr(value, head), names[1:], log)
+    if len(steps) > 1:
+        child = _watched(getattr(value, head), steps[1:], log)
         if child is None:
             return None
         object.__setattr__(twin, head, child)
@@ -97,8 +163,9 @@ def watching(signature, args: tuple, kwargs: dict, watch: dict):
     return bound.args, bound.kwargs, checks
 
 
-def sent_host_reads(function, pairs) -> frozenset:
-    """The module's SENT_HOST_READS ((line, input field) in the entry's file) as (absolute file, line, field)."""
+def host_read_sites(function, pairs) -> frozenset:
+    """The module's SENT_HOST_READS and PASS_THROUGH ((line, input field) in the entry's file) as (absolute
+    file, line, field)."""
     import inspect
 
     code = getattr(inspect.unwrap(function), "__code__", None)
@@ -110,13 +177,14 @@ def sent_host_reads(function, pairs) -> frozenset:
 def host_side(skip: frozenset, name: str, part: str, read: str) -> bool:
     """Whether `read` (file:line) of `name + part` is one of the reads only the host side makes: `skip` holds
     (absolute file, line, `msg.header.stamp`) from the module's SENT_HOST_READS (the arguments of the send
-    that stay host side, such as a header built from the input's stamp)."""
+    that stay host side, such as a header built from the input's stamp) and PASS_THROUGH (fields only copied
+    into the returned object)."""
     file, _, line = read.rpartition(":")
     if not line.isdigit():
         return False
     chain = f"{name}{part}"
     where = (os.path.abspath(file), int(line))
-    return any((f, n) == where and (c == chain or c.startswith(chain + ".")) for f, n, c in skip)
+    return any((f, n) == where and (c == chain or c.startswith((chain + ".", chain + "["))) for f, n, c in skip)
 
 
 def first_read(checks: list, skip: frozenset = frozenset()) -> tuple[str, str, str] | None:
@@ -127,3 +195,10 @@ def first_read(checks: list, skip: frozenset = frozenset()) -> tuple[str, str, s
         if reads:
             return name, part, min(reads, key=lambda r: "site-packages" in r)
     return None
+
+
+def host_only(checks: list, skip: frozenset) -> dict[str, str]:
+    """{`packet['seq']`: file:line} of the watched parts the call read only where `skip` says the host side
+    reads them (copied into the reply, a send's header): pass-through, not inputs of the export."""
+    return {f"{name}{part}": log.reads[0] for name, part, log in checks
+            if log.reads and all(host_side(skip, name, part, r) for r in log.reads)}

@@ -104,7 +104,7 @@ def build_report(info: ModuleInfo, opts: RunOptions, child: ChildResult, wall: f
                             "recorded_with": meta.get("versions"), "driver_started": False}
     report["state"] = data.get("state")
     for key in ("state_observed", "state_notes", "host_set_inputs", "host_branches", "snapshot", "constants",
-                "outputs_left_out"):
+                "outputs_left_out", "pass_through"):
         if data.get(key):
             report[key] = data[key]
     for row in report.get("state_observed", []):
