@@ -136,3 +136,20 @@ def test_checks_that_only_raise_on_tensor_data_leave_the_export_validated(tmp_pa
     assert text.stdout.startswith("validated: armapp.arm:ArmPolicy.act") and "torch.where" not in text.stdout
     assert "  note: armapp/arm.py:14" in text.stdout
     assert tree_hash(work / "armapp") == before
+
+
+def test_an_unresolved_io_read_that_ran_restricts_the_domain_and_a_log_call_does_not(tmp_path):
+    """Issue 18 item 4: a plain `validated` never stands while an unresolved I/O-read finding remains on a line
+    that ran (the export keeps what was read while traced); a report-only call (logging) restricts nothing."""
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "step.py").write_text("import numpy as np\nimport logging\ndef act(x):\n"
+                                              "    trim = np.loadtxt('trim.txt')\n    logging.info('x=%s', x)\n"
+                                              "    return x + trim\n")
+    read = ("app/step.py:4 io-in-pipeline: `np.loadtxt('trim.txt')` performs I/O inside the pipeline "
+            "(numpy.loadtxt); the exported model drops it")
+    log = ("app/step.py:5 io-in-pipeline: `logging.info('x=%s', x)` performs I/O inside the pipeline "
+           "(logging.info); the exported model drops it")
+    only_log = _report(tmp_path, [], (log,))
+    assert only_log["status"] == "validated" and "restricted_domain" not in only_log
+    both = _report(tmp_path, [], (read, log))
+    assert both["status"] == "restricted" and both["restricted_domain"]["because"] == [read]

@@ -122,3 +122,26 @@ def test_reads_only_at_a_pass_through_line_are_host_side_and_reported(tmp_path):
     assert unread_parts.first_read(checks, skip) is None         # ...only where the step copies it
     site = unread_parts.host_only(checks, skip)["packet['seq']"]
     assert site.endswith(f"test_run_pass_through.py:{line}")
+
+
+class _Detection:
+    def __init__(self, stamp, track_id, size):
+        self.stamp, self.track_id, self.size = stamp, track_id, size
+
+
+def test_each_of_several_watched_attributes_names_the_application_line_that_read_it():
+    """Three changed attributes of one record: each is watched by a class deriving from the one watching the
+    one before, so a read of the first goes through the other two's noting methods. The read is still noted
+    at the application's line (before, at the tool's own line, so a pass-through field read where the step
+    copies it was refused, and a real read was named at a line of `unread_parts.py`)."""
+    def step(det):
+        copied = det.stamp
+        return copied
+
+    original = _Detection(0.1, 7, 30.0)
+    args, kwargs, checks = unread_parts.watching(inspect.signature(step), (original,), {},
+                                                 {"det": [".stamp", ".track_id", ".size"]})
+    step(*args, **kwargs)
+    read = unread_parts.first_read(checks)
+    assert read[:2] == ("det", ".stamp")
+    assert read[2].endswith(f"test_run_pass_through.py:{inspect.getsourcelines(step)[1] + 1}"), read

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 _STEP = re.compile(r"\.([A-Za-z_]\w*)|\['([^'\\]*)'\]")
 _CHAIN = re.compile(rf"^({_STEP.pattern})+$")
 _WHOLE = ("__dict__", "__getstate__", "__reduce__", "__reduce_ex__")
+_TOOL = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep    # the leapp_codemod package
 
 
 @dataclass
@@ -47,10 +48,14 @@ def _shown(path: str) -> str:
     return path if relative.startswith("..") else relative
 
 
-def _note(log: ReadLog, depth: int = 2) -> None:
-    """Note the line of the code that called the noting method."""
-    frame = sys._getframe(depth)
-    log.reads.append(f"{_shown(frame.f_code.co_filename)}:{frame.f_lineno}")
+def _note(log: ReadLog) -> None:
+    """Note the line of the code that read the value: the first caller outside this module (a part watched on
+    an object that already watches another goes through the other's noting method first)."""
+    frame = sys._getframe(1)
+    while frame.f_back is not None and frame.f_code.co_filename == __file__:
+        frame = frame.f_back
+    if not frame.f_code.co_filename.startswith(_TOOL):   # the runner's own copies of the call's result
+        log.reads.append(f"{_shown(frame.f_code.co_filename)}:{frame.f_lineno}")
 
 
 def _noting_class(cls: type, name: str, log: ReadLog) -> type:
@@ -71,7 +76,7 @@ def _noting_dict(logs: dict) -> type:
 
     def noted(k) -> None:
         if k in logs:
-            _note(logs[k], 3)
+            _note(logs[k])
 
     class NotingDict(dict):
         __slots__ = ()
@@ -99,8 +104,14 @@ def _noting_dict(logs: dict) -> type:
             return getattr(dict, name)(self, *args)
         return method
 
-    for name in ("values", "items", "copy", "popitem", "__reduce_ex__", "__or__"):
+    def __reduce_ex__(self, protocol):      # copied or pickled (by the driver too) as a plain dict
+        for log in logs.values():
+            _note(log)
+        return dict, (list(dict.items(self)),)
+
+    for name in ("values", "items", "copy", "popitem", "__or__"):
         setattr(NotingDict, name, whole(name))
+    NotingDict.__reduce_ex__ = __reduce_ex__
     NotingDict.__name__ = NotingDict.__qualname__ = "dict"
     return NotingDict
 
