@@ -9,7 +9,7 @@ import numpy as np
 
 from leapp_codemod.runner import values
 from leapp_codemod.runner.intercept import Recorder, replaced
-from leapp_codemod.runner.perturb import vary_one
+from leapp_codemod.runner.perturb import held, vary_one
 from leapp_codemod.runner.stateplan import StatePlan, fresh_roots, start_state
 from leapp_codemod.runner.validation import bound_entry
 
@@ -73,8 +73,7 @@ def dropped_inputs(module, recorder: Recorder, state: StatePlan, yaml_path: Path
     present = graph_inputs(yaml_path)
     rows = []
     for port in values.flatten(recorder.traced[0].inputs):
-        argument = next((n for n in recorder.input_names if port == n or port.startswith(n + "_")), port)
-        if port in present or port in constant or argument in constant:
+        if port in present or held(port, constant):
             continue
         uses = influences(module, recorder, state, port)
         if uses is False:

@@ -38,6 +38,7 @@ class ModuleInfo:
     unresolved: tuple[str, ...] = ()   # the findings the module's header lists as not resolved
     driver_args: tuple[str, ...] = ()  # DRIVER_ARGS: the driver's command-line arguments
     driver_env: tuple[tuple[str, str], ...] = ()  # DRIVER_ENV: variables set for the driver
+    constant_inputs: tuple[str, ...] = ()  # CONSTANT_INPUTS: inputs the user declared constant (held, not varied)
 
 
 def literal(tree: ast.Module, name: str, path: Path, required: bool = True):
@@ -188,6 +189,7 @@ def read_module(path: Path) -> ModuleInfo:
         host_runtime=tuple(literal(tree, "HOST_RUNTIME", path, required=False) or ()),
         left_out=tuple(literal(tree, "LEFT_OUT", path, required=False) or ()),
         driver_args=_driver_args(tree, path), driver_env=_driver_env(tree, path),
+        constant_inputs=tuple(map(str, literal(tree, "CONSTANT_INPUTS", path, required=False) or ())),
     )
 
 

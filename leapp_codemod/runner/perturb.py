@@ -73,8 +73,15 @@ def _draw(samples: list[np.ndarray], base: np.ndarray, rng: np.random.Generator)
     return drawn
 
 
-def perturbed_inputs(calls: list[dict], count: int, seed: int = 0) -> list[dict]:
-    """`count` input dicts shaped like the recorded ones, every floating leaf varied (see module)."""
+def held(port: str, constant) -> bool:
+    """Whether the input port belongs to an input the module declares constant (CONSTANT_INPUTS: an argument
+    name, or one of its ports): it is held at its recorded values, never varied."""
+    return any(port == name or port.startswith(name + "_") for name in constant or ())
+
+
+def perturbed_inputs(calls: list[dict], count: int, seed: int = 0, constant=()) -> list[dict]:
+    """`count` input dicts shaped like the recorded ones, every floating leaf varied (see module) except the
+    inputs declared `constant`."""
     if not calls or count <= 0:
         return []
     rng = np.random.default_rng(seed)
@@ -88,7 +95,7 @@ def perturbed_inputs(calls: list[dict], count: int, seed: int = 0) -> list[dict]
         leaves = []
         for name in names:
             value = base[name]
-            if _floating(value):
+            if _floating(value) and not held(name, constant):
                 leaves.append(_like(value, _draw(samples[name], _as_numpy(value), rng)))
             else:
                 leaves.append(value)

@@ -16,7 +16,7 @@ from leapp_codemod.knowledge.leapp import ATOL, RTOL
 from leapp_codemod.runner import draws, values
 from leapp_codemod.runner.errors import one_line
 from leapp_codemod.runner.intercept import Recorder, replaced
-from leapp_codemod.runner.perturb import STEP, _as_numpy, _floating, _like
+from leapp_codemod.runner.perturb import STEP, _as_numpy, _floating, _like, held
 from leapp_codemod.runner.stateplan import StatePlan, fresh_roots, start_state
 from leapp_codemod.runner.validation import _run, bound_entry
 
@@ -148,7 +148,7 @@ def check_elements(im, module, recorder: Recorder, state: StatePlan) -> dict:
         if not only_ignored and _beyond(app0, exp0):     # the recorded call mismatches: other checks report it
             continue
         for leaf, value in boundary.flatten(dict(base_call)).items():
-            if not _floating(value):
+            if not _floating(value) or held(leaf, getattr(module, "CONSTANT_INPUTS", ())):
                 continue
             base = _as_numpy(value)
             steps = steps_for(_samples(calls, leaf, base), base).reshape(-1)

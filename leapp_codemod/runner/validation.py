@@ -118,7 +118,7 @@ def validate_across_run(module, recorder: Recorder, yaml_path: Path, state: Stat
                               f"of the driver's run (sampled every {recorder.later_every} call(s) after the "
                               f"export; {_worst_text(later)})")
     recorded = [c.inputs for c in (*recorder.traced, *recorder.checks, *recorder.later)]
-    inputs = perturbed_inputs(recorded, perturbed)
+    inputs = perturbed_inputs(recorded, perturbed, constant=getattr(module, "CONSTANT_INPUTS", ()))
     if inputs:
         roll = _rollout(im, module, recorder, state, inputs)
         out["perturbed"] = roll

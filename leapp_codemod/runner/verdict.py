@@ -302,6 +302,8 @@ def _validated(report: dict, info: ModuleInfo, chosen: dict, executed: dict | No
     read remains that the checks could only cover on the inputs they saw."""
     limits, guards = domain_limits(info, chosen, executed, carried)
     limits += list((report.get("host_branches") or {}).values())   # a host flag kept out of the graph
+    limits += [f"input {name} held constant (CONSTANT_INPUTS): the export keeps its traced value and the checks "
+               "never varied it" for name in info.constant_inputs]
     if guards:
         report["checks_traced"] = guards
     if not limits:
