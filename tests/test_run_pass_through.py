@@ -145,3 +145,26 @@ def test_each_of_several_watched_attributes_names_the_application_line_that_read
     read = unread_parts.first_read(checks)
     assert read[:2] == ("det", ".stamp")
     assert read[2].endswith(f"test_run_pass_through.py:{inspect.getsourcelines(step)[1] + 1}"), read
+
+
+def test_a_frozen_dataclass_message_is_watched_too():
+    """A frozen dataclass refuses `obj.__class__ = ...` through its own `__setattr__`: before, such a message
+    could not be watched at all, so a changing stamp was refused without asking whether the step reads it."""
+    from dataclasses import dataclass
+
+    @dataclass(frozen=True)
+    class Ping:
+        stamp: float
+        seq: int
+        depth: float
+
+    def step(msg):
+        return {"stamp": msg.stamp, "depth": msg.depth * 2}
+
+    args, kwargs, checks = unread_parts.watching(inspect.signature(step), (Ping(0.5, 3, 1.0),), {},
+                                                 {"msg": [".stamp", ".seq"]})
+    step(*args, **kwargs)
+    line = inspect.getsourcelines(step)[1] + 1
+    assert unread_parts.first_read(checks)[:2] == ("msg", ".stamp")
+    skip = unread_parts.host_read_sites(step, ((line, "msg.stamp"),))
+    assert unread_parts.first_read(checks, skip) is None

@@ -148,7 +148,7 @@ def _watched(value, steps: list[tuple[str, str]], log: ReadLog):
             return None
         object.__setattr__(twin, head, child)
         return twin
-    twin.__class__ = _noting_class(type(value), head, log)
+    object.__setattr__(twin, "__class__", _noting_class(type(value), head, log))   # frozen dataclasses too
     return twin
 
 
