@@ -16,7 +16,12 @@ from __future__ import annotations
 
 import ast
 
-from leapp_codemod.generate.sent import _bindings, _built_locals, _candidates, _own_nodes
+from leapp_codemod.generate.sent import (
+    _bindings,
+    _built_locals,
+    _candidates,
+    _own_nodes,
+)
 
 ChainRead = tuple[int, str]      # (line, `msg.header.stamp` / `packet['seq']`)
 
