@@ -24,6 +24,8 @@ from leapp_codemod.analysis.infer.context import (
     is_self_attr,
     iter_nodes,
 )
+from leapp_codemod.analysis.model.config_picked import picked_reason
+from leapp_codemod.analysis.model.import_shapes import import_gap
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.libraries import in_project as _in_project
 from leapp_codemod.analysis.model.libraries import library_available
@@ -100,6 +102,9 @@ def unresolved(ctx: FunctionContext, call: ast.Call) -> NotFollowed | None:
         return None
     if known_library_object(ctx, receiver) or ctx.resolve_call(call):
         return None
+    gap = import_gap(ctx, func) or picked_reason(ctx, receiver)   # never dropped
+    if gap is not None:
+        return NotFollowed(ctx.fn.path, call.lineno, _text(func), gap, ast.unparse(func), ctx.fn.id)
     reason = receiver_reason(ctx, receiver)
     if reason is None:
         return None
