@@ -17,16 +17,19 @@ from leapp_codemod.report.text import summary_line
 APP = FIXTURES / "scan_import_shapes" / "sprayer_app"
 # Shapes whose callee the code names: an import inside the function, `importlib.import_module` with a constant,
 # `from . import x` in the package, a module attribute chain, both arms of a conditional import, a class a setting
-# picks from a dict of two (a module dict and one written at the pick).
+# picks from a dict of two (a module dict and one written at the pick), a conditional expression of two functions.
 RESOLVABLE = {"local_import", "importlib_constant", "package_dot_import", "attribute_chain", "conditional_import",
-              "config_class", "inline_config_class"}
+              "config_class", "inline_config_class", "chosen_expression"}
 # Every helper the resolvable shapes may run (a conditional import and a pick run any of their candidates).
 CANDIDATES = {"conditional_import": {"conditional_import", "conditional_import_other"},
               "config_class": {"config_class_a", "config_class_b"},
-              "inline_config_class": {"inline_config_class_a", "inline_config_class_b"}}
+              "inline_config_class": {"inline_config_class_a", "inline_config_class_b"},
+              "chosen_expression": {"chosen_expression_a", "chosen_expression_b"}}
 # Shapes no static reading can name: a name the project module lacks, a project module not among the files, a
-# relative import above the scanned root, `import_module` of a setting, a class picked among five.
-UNRESOLVABLE = {"missing_name", "missing_module", "beyond_root", "importlib_setting", "many_config_classes"}
+# relative import above the scanned root, `import_module` of a setting, a class picked among five, a module global
+# a factory from a missing module builds.
+UNRESOLVABLE = {"missing_name", "missing_module", "beyond_root", "importlib_setting", "many_config_classes",
+                "module_global"}
 # Marked or listed as chosen at run time, with how.
 MARKED = {"importlib_constant": "import_module", "conditional_import": "imports of `clamp`",
           "config_class": "classes picked by", "inline_config_class": "classes picked by"}
@@ -84,6 +87,7 @@ def test_shapes_nothing_names_are_listed_with_a_reason_in_json(result):
     assert "no_such_helper" in listed[shapes["missing_name"]]
     assert "above the scanned folder" in listed[shapes["beyond_root"]]
     assert "5 classes" in listed[shapes["many_config_classes"]]
+    assert "build_smoother" in listed[shapes["module_global"]]
     assert not [n for n in document["not_followed"] if n["package"] == "beyond_root"]   # nothing to install
 
 
@@ -95,6 +99,6 @@ def test_the_summary_counts_the_calls_not_followed(result):
 def test_a_step_made_only_of_unfollowed_calls_is_never_reported_clean(tmp_path, monkeypatch):
     idle = scan_copy("scan_import_shapes", tmp_path, "sprayer_app", "sprayer.boom:idle_step", monkeypatch)
     assert not idle.findings
-    assert len(idle.not_followed) == 2
+    assert len(idle.not_followed) == 3   # two imports that do not resolve, a callable an `or` picks
     line = summary_line(idle)
-    assert line.startswith("No hazards found in the code followed; 2 calls not followed")
+    assert line.startswith("No hazards found in the code followed; 3 calls not followed")

@@ -25,7 +25,7 @@ from leapp_codemod.analysis.infer.context import (
     iter_nodes,
 )
 from leapp_codemod.analysis.model.config_picked import picked_reason
-from leapp_codemod.analysis.model.import_shapes import import_gap
+from leapp_codemod.analysis.model.import_shapes import import_gap, module_global_gap
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.libraries import in_project as _in_project
 from leapp_codemod.analysis.model.libraries import library_available
@@ -98,6 +98,9 @@ def unresolved(ctx: FunctionContext, call: ast.Call) -> NotFollowed | None:
     elif isinstance(func, ast.Call) and ctx.builtin(func) is None and not ctx.is_data(func) \
             and not (_imported_target(ctx, func.func) and _names_library(ctx, func.func)):
         return _selected(ctx, call)    # `to_mat(kind)(x)`: the callable another call returns
+    elif isinstance(func, (ast.IfExp, ast.BoolOp)) and not ctx.resolve_call(call):
+        return NotFollowed(ctx.fn.path, call.lineno, f"({_text(func)[:-5]})(...)", "the callable is chosen by the expression "
+                           "itself, which the scan does not resolve", ast.unparse(func), ctx.fn.id)
     else:
         return None
     if known_library_object(ctx, receiver) or ctx.resolve_call(call):
@@ -294,6 +297,8 @@ def receiver_reason(ctx: FunctionContext, receiver: ast.expr, depth: int = 0) ->
             inner = receiver_reason(outer_ctx, receiver, depth + 1)
             if inner:   # `net(obs)` in a closure `make_actor` returns: `net` is make_actor's
                 return f"`{receiver.id}` comes from the enclosing {enclosing.qualname}: {inner}"
+        if receiver.id in ctx.module.globals:   # `SMOOTH = build()` at the module's top
+            return module_global_gap(ctx.project, ctx.module, receiver.id, [])
         return None
     if isinstance(receiver, ast.Attribute):
         return f"the type of `{_short(receiver)}` is unknown"

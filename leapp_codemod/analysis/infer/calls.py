@@ -84,6 +84,12 @@ class CallQuestions:
     def _resolve_static(self, call: ast.Call) -> list[FunctionInfo]:
         func = call.func
         project = self.project
+        if isinstance(func, ast.IfExp):   # `(soften if flat else gust)(x)`: either arm may run
+            out: list[FunctionInfo] = []
+            for arm in (func.body, func.orelse):
+                twin = ast.copy_location(ast.Call(func=arm, args=call.args, keywords=call.keywords), call)
+                out += [f for f in self._resolve_static(twin) if f not in out]
+            return out
         if ("bindings",) in project.memo:
             bound = runtime_bind.bound_callable(self, func)
             if bound is not None:

@@ -175,7 +175,7 @@ def _gap(project, qualified: str, hops: int) -> str | None:
     if head in module.imports:
         return _gap(project, ".".join([module.imports[head], *rest]), hops + 1)
     if head in module.globals:
-        return _global_gap(project, module, head, rest)
+        return module_global_gap(project, module, head, rest)
     if project._star_imported(head, module):
         return None
     if rest:
@@ -184,7 +184,7 @@ def _gap(project, qualified: str, hops: int) -> str | None:
     return f"`{module.name}` ({module.path}) defines or imports no `{head}` the scan can find"
 
 
-def _global_gap(project, module, head: str, rest: list[str]) -> str | None:
+def module_global_gap(project, module, head: str, rest: list[str]) -> str | None:
     """`smooth = make_smoother(0.3)` at a module's top, called from another module: listed unless it is a
     library object or an instance of a project class (whose methods the types resolve)."""
     from leapp_codemod.analysis.model.libraries import in_project, library_available
