@@ -444,6 +444,9 @@ def _value_reason(ctx: FunctionContext, value: ast.expr, where: FunctionInfo | N
         if name in ("hydra.utils.instantiate", "hydra.utils.call"):
             arg = ast.unparse(value.args[0]) if value.args else "a config"
             return f"receiver from hydra.utils.instantiate({_short_text(arg)}); no _target_ found"
+        if name == "importlib.import_module" and value.args:
+            return (f"{what} is the module `importlib.import_module({_short(value.args[0])})` loads, named when the "
+                    "program runs")
         if name in RUNTIME_FACTORIES:
             return f"receiver from {name}(...): its class is chosen at run time"
         return f"{what} is built by `{_short(value.func)}(...)`, whose result's class is unknown"
