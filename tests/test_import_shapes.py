@@ -56,7 +56,7 @@ def result(tmp_path, monkeypatch):
 
 
 def test_the_fixture_marks_every_shape():
-    assert set(_marks("shape")) == RESOLVABLE | UNRESOLVABLE | {"idle_unresolved"}
+    assert set(_marks("shape")) == RESOLVABLE | UNRESOLVABLE | {"idle_unresolved", "shadowed_library"}
     expected = set().union(*(CANDIDATES.get(s, {s}) for s in RESOLVABLE))
     assert set(_marks("hazard")) == expected
 
@@ -102,3 +102,10 @@ def test_a_step_made_only_of_unfollowed_calls_is_never_reported_clean(tmp_path, 
     assert len(idle.not_followed) == 3   # two imports that do not resolve, a callable an `or` picks
     line = summary_line(idle)
     assert line.startswith("No hazards found in the code followed; 3 calls not followed")
+
+
+def test_a_library_spelled_like_a_project_folder_is_not_listed(result):
+    """`from json.decoder import py_scanstring` with a project folder `sprayer/compat/json/decoder.py`: the scan
+    matches the import to that folder, finds no such name there, and knows the standard library is what runs."""
+    listed = {(Path(n.path).name, n.line) for n in result.not_followed}
+    assert _marks("shape")["shadowed_library"] not in listed

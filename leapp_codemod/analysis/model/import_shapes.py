@@ -150,10 +150,11 @@ def import_gap(ctx, func: ast.expr) -> str | None:
     root, rest = _root(func)
     if root is None or root.id not in ctx.module.imports or root.id in ctx.fn.params or root.id in ctx.env.types:
         return None
-    if root.id in getattr(ctx.module, "above_root", ()):
+    qualified = ".".join([ctx.module.imports[root.id], *rest])
+    if root.id in getattr(ctx.module, "above_root", ()) and ctx.project.lookup(qualified) is None:
         return (f"`{root.id}` is imported by a relative import that climbs above the scanned folder; scan from "
                 "the folder that holds the whole package")
-    return _gap(ctx.project, ".".join([ctx.module.imports[root.id], *rest]), 0)
+    return _gap(ctx.project, qualified, 0)
 
 
 def _gap(project, qualified: str, hops: int) -> str | None:
@@ -178,10 +179,35 @@ def _gap(project, qualified: str, hops: int) -> str | None:
         return module_global_gap(project, module, head, rest)
     if project._star_imported(head, module):
         return None
+    rebound = _package_rebinding(project, module)
+    if rebound is not None:   # `from pkg.utils import registry`: the package's `registry`, not the submodule
+        return _gap(project, ".".join([rebound, head, *rest]), hops + 1)
+    if _shadowed_library(project, parts):
+        return None   # `torch.distributions` read as the project's `rlkit/torch/distributions.py`
     if rest:
-        return (f"no module `{module.name}.{head}` among the scanned files (imported as "
+        return (f"no module `{module.name}.{head}` among the scanned files, nor installed (imported as "
                 f"`{'.'.join(parts)}`)")
     return f"`{module.name}` ({module.path}) defines or imports no `{head}` the scan can find"
+
+
+def _package_rebinding(project, module) -> str | None:
+    """A package whose `__init__` binds the name of one of its submodules to something else (`from
+    .task_registry import task_registry`): what importing that name from the package gives."""
+    parent, _, last = module.name.rpartition(".")
+    package = project.module_named(parent) if parent else None
+    if package is None or last not in package.imports or package.imports[last] == module.name:
+        return None
+    return package.imports[last]
+
+
+def _shadowed_library(project, parts: list[str]) -> bool:
+    """A dotted name whose tail starts at an installed or known library (`rlkit.torch.distributions.Normal`,
+    once `torch.distributions` was matched to a project folder of that name): the library is what runs."""
+    from leapp_codemod.analysis.model.libraries import library_available
+    if project.libraries is None:
+        return False
+    own = parts[0]
+    return any(parts[k] != own and library_available(project, ".".join(parts[k:])) for k in range(1, len(parts)))
 
 
 def module_global_gap(project, module, head: str, rest: list[str]) -> str | None:
