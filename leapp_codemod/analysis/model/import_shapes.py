@@ -65,12 +65,24 @@ def imported_callees(ctx, call: ast.Call) -> list[FunctionInfo]:
                                 f"one of {len(alternatives)} imports of `{root.id}` (conditional or local)")
             return found
         return []
+    if not _uses_importlib(ctx.project):
+        return []
     modules, how = loaded_modules(ctx, call.func)
     if not modules:
         return []
     found = _targets(ctx.project, [f"{m}.{call.func.attr}" for m in modules])
     if found:
         runtime_bind.record(ctx.project, call, ctx.fn.path, found, how)
+    return found
+
+
+def _uses_importlib(project) -> bool:
+    """Does any scanned module import `importlib` (asked once per scan: most projects never do)?"""
+    key = ("uses_importlib",)
+    found = project.memo.get(key)
+    if found is None:
+        found = project.memo[key] = any(t == "importlib" or t.startswith("importlib.")
+                                        for m in project.modules.values() for t in m.imports.values())
     return found
 
 
