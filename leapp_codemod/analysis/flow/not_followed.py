@@ -24,6 +24,8 @@ from leapp_codemod.analysis.infer.context import (
     is_self_attr,
     iter_nodes,
 )
+from leapp_codemod.analysis.model.config_picked import picked_reason
+from leapp_codemod.analysis.model.import_shapes import import_gap, module_global_gap
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.libraries import in_project as _in_project
 from leapp_codemod.analysis.model.libraries import library_available
@@ -96,10 +98,16 @@ def unresolved(ctx: FunctionContext, call: ast.Call) -> NotFollowed | None:
     elif isinstance(func, ast.Call) and ctx.builtin(func) is None and not ctx.is_data(func) \
             and not (_imported_target(ctx, func.func) and _names_library(ctx, func.func)):
         return _selected(ctx, call)    # `to_mat(kind)(x)`: the callable another call returns
+    elif isinstance(func, (ast.IfExp, ast.BoolOp)) and not ctx.resolve_call(call):
+        return NotFollowed(ctx.fn.path, call.lineno, f"({_text(func)[:-5]})(...)", "the callable is chosen by the expression "
+                           "itself, which the scan does not resolve", ast.unparse(func), ctx.fn.id)
     else:
         return None
     if known_library_object(ctx, receiver) or ctx.resolve_call(call):
         return None
+    gap = import_gap(ctx, func) or picked_reason(ctx, receiver)   # never dropped
+    if gap is not None:
+        return NotFollowed(ctx.fn.path, call.lineno, _text(func), gap, ast.unparse(func), ctx.fn.id)
     reason = receiver_reason(ctx, receiver)
     if reason is None:
         return None
@@ -289,6 +297,8 @@ def receiver_reason(ctx: FunctionContext, receiver: ast.expr, depth: int = 0) ->
             inner = receiver_reason(outer_ctx, receiver, depth + 1)
             if inner:   # `net(obs)` in a closure `make_actor` returns: `net` is make_actor's
                 return f"`{receiver.id}` comes from the enclosing {enclosing.qualname}: {inner}"
+        if receiver.id in ctx.module.globals:   # `SMOOTH = build()` at the module's top
+            return module_global_gap(ctx.project, ctx.module, receiver.id, [])
         return None
     if isinstance(receiver, ast.Attribute):
         return f"the type of `{_short(receiver)}` is unknown"
@@ -434,6 +444,9 @@ def _value_reason(ctx: FunctionContext, value: ast.expr, where: FunctionInfo | N
         if name in ("hydra.utils.instantiate", "hydra.utils.call"):
             arg = ast.unparse(value.args[0]) if value.args else "a config"
             return f"receiver from hydra.utils.instantiate({_short_text(arg)}); no _target_ found"
+        if name == "importlib.import_module" and value.args:
+            return (f"{what} is the module `importlib.import_module({_short(value.args[0])})` loads, named when the "
+                    "program runs")
         if name in RUNTIME_FACTORIES:
             return f"receiver from {name}(...): its class is chosen at run time"
         return f"{what} is built by `{_short(value.func)}(...)`, whose result's class is unknown"

@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast
 
 from leapp_codemod.analysis.infer.memo import answered_once
-from leapp_codemod.analysis.model import runtime_bind
+from leapp_codemod.analysis.model import config_picked, import_shapes, runtime_bind
 from leapp_codemod.analysis.model.call_fit import fitting
 from leapp_codemod.analysis.model.library_built import library_built_classes
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo
@@ -84,6 +84,12 @@ class CallQuestions:
     def _resolve_static(self, call: ast.Call) -> list[FunctionInfo]:
         func = call.func
         project = self.project
+        if isinstance(func, ast.IfExp):   # `(soften if flat else gust)(x)`: either arm may run
+            out: list[FunctionInfo] = []
+            for arm in (func.body, func.orelse):
+                twin = ast.copy_location(ast.Call(func=arm, args=call.args, keywords=call.keywords), call)
+                out += [f for f in self._resolve_static(twin) if f not in out]
+            return out
         if ("bindings",) in project.memo:
             bound = runtime_bind.bound_callable(self, func)
             if bound is not None:
@@ -123,6 +129,11 @@ class CallQuestions:
                 runtime_bind.record(project, call, self.fn.path, found, "bound with --bind / [tool.leapp-codemod.bind]")
             if found and ("duck",) in project.memo and all(is_abstract(m) for m in found):
                 found = self._implementations(call, found) or found   # a stub is never the answer
+            if len(found) > 1 and (choice := config_picked.picked(self, receiver)) is not None:
+                if len(choice.classes) > config_picked.MAX_PICKED:
+                    return []   # listed as not followed, with the count and the key
+                runtime_bind.record(project, call, self.fn.path, found,
+                                    f"one of {len(choice.classes)} classes picked by `{choice.key[:60]}`")
             if found:
                 return found
         elif isinstance(func, ast.Name) and func.id == self.self_name and self.cls is not None \
@@ -174,6 +185,9 @@ class CallQuestions:
             duck = self._duck_typed(call)
             if duck:
                 return duck
+        imported = import_shapes.imported_callees(self, call)   # import alternatives, `import_module("m")`
+        if imported:
+            return imported
         if self._is_local(func):
             return []
         name = project.qualify(func, self.module)

@@ -113,6 +113,11 @@ class ModuleIndex:
     has_main_guard: bool = False
     has_relative_imports: bool = False    # resolved against the module's name when indexed
     star_imports: list[str] = field(default_factory=list)     # modules of `from m import *`, in order
+    # local name -> every target an import statement binds it to, when they differ (`try: from a import f`
+    # / `except ImportError: from b import f`, an import inside a function shadowing the module's)
+    import_alternatives: dict[str, list[str]] = field(default_factory=dict)
+    # local names a relative import binds above the scanned root (`from .... import f` three levels deep)
+    above_root: set[str] = field(default_factory=set)
     # ast columns are UTF-8 byte offsets; lines with non-ASCII text are kept to convert them
     non_ascii_lines: dict[int, str] = field(default_factory=dict)
     # the tree last walked and its nodes in `ast.walk` order (see `nodes`)
@@ -143,6 +148,13 @@ def is_test_path(path: str) -> bool:
             or name.endswith("_test.py") or name == "conftest.py")
 
 
+def _above_root(module: str, is_package: bool, level: int) -> bool:
+    """Does a relative import of `level` dots climb above the top package of the scanned tree (Python's
+    "attempted relative import beyond top-level package")?"""
+    package = module if is_package else module.rpartition(".")[0]
+    return level > 1 and level - 1 >= len(package.split(".")) if package else level > 1
+
+
 def _resolve_relative(module: str, is_package: bool, level: int, target: str | None) -> str:
     package = module if is_package else module.rpartition(".")[0]
     for _ in range(level - 1):
@@ -156,21 +168,36 @@ def _collect_imports(node: ast.Import | ast.ImportFrom, index: ModuleIndex) -> N
     if isinstance(node, ast.Import):
         for alias in node.names:
             if alias.asname:
-                index.imports[alias.asname] = alias.name
+                _bind_import(index, alias.asname, alias.name)
             else:
                 top = alias.name.split(".")[0]
                 index.imports.setdefault(top, top)
         return
     base = node.module or ""
+    above = False
     if node.level:
         index.has_relative_imports = True
+        above = _above_root(index.name, index.is_package, node.level)
         base = _resolve_relative(index.name, index.is_package, node.level, node.module)
     for alias in node.names:
         if alias.name == "*":
             if base:
                 index.star_imports.append(base)
             continue
-        index.imports[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
+        local = alias.asname or alias.name
+        if above:
+            index.above_root.add(local)
+        _bind_import(index, local, f"{base}.{alias.name}" if base else alias.name)
+
+
+def _bind_import(index: ModuleIndex, local: str, target: str) -> None:
+    """`local` now names `target`; an earlier, different target stays an alternative (the last one binds)."""
+    earlier = index.imports.get(local)
+    if earlier is not None and earlier != target:
+        found = index.import_alternatives.setdefault(local, [earlier])
+        if target not in found:
+            found.append(target)
+    index.imports[local] = target
 
 
 def _is_main_guard(node: ast.If) -> bool:

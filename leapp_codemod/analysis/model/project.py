@@ -164,6 +164,9 @@ class Project:
                 resolved = _resolve_in(top, target, by_path) or self._under_a_path_entry(target, suffixes)
                 if resolved and resolved != target:
                     module.imports[local] = resolved
+            for targets in getattr(module, "import_alternatives", {}).values():
+                targets[:] = [_resolve_in(top, t, by_path) or self._under_a_path_entry(t, suffixes) or t
+                              for t in targets]
 
     def _under_a_path_entry(self, target: str, suffixes: dict[str, list[str]]) -> str | None:
         """`from utils.models.detector import f` in a project that puts one of its folders on sys.path
