@@ -10,7 +10,8 @@ import ast
 import re
 from pathlib import PurePosixPath
 
-from leapp_codemod.analysis.model.index import FunctionInfo, ModuleIndex, is_test_path  # noqa: F401 (re-exported)
+from leapp_codemod.analysis.model.index import (FunctionInfo, ModuleIndex, is_test_module,  # noqa: F401 (re-exported)
+                                                is_test_path)
 from leapp_codemod.knowledge.vocab import GRADIENT_CALLS
 
 MODULE_QUALNAME = "<module>"
@@ -205,3 +206,12 @@ def in_trainer(fn: FunctionInfo, project, memo: dict[str, bool]) -> bool:
     if cls.id not in memo:
         memo[cls.id] = builds_optimizer(cls.node)
     return memo[cls.id]
+
+
+def in_tests(fn: FunctionInfo, project) -> bool:
+    """Is `fn` in a module a test runner collects (see `is_test_module`)? Its loops drive no pipeline."""
+    key = ("test-module", fn.module)
+    if key not in project.memo:
+        module = project.modules.get(fn.module)
+        project.memo[key] = module is not None and is_test_module(module)
+    return project.memo[key]

@@ -9,8 +9,8 @@ from leapp_codemod.analysis.entry.composers import above_their_parts, model_part
 from leapp_codemod.analysis.entry.cores import (below_deploy_steps, deploy_steps, harness_via, network_methods,
                                                 range_around_step)
 from leapp_codemod.analysis.entry.config_choice import favour_selected, selected_among
-from leapp_codemod.analysis.entry.drivers import (DRIVER_DEPTH, MODULE_QUALNAME, driver_ids, evaluation_branch_calls, in_trainer,
-                                                  is_test_path, is_training_loop, loops_of, name_words)
+from leapp_codemod.analysis.entry.drivers import (DRIVER_DEPTH, MODULE_QUALNAME, driver_ids, evaluation_branch_calls,
+                                                  in_tests, in_trainer, is_training_loop, loops_of, name_words)
 from leapp_codemod.analysis.entry.lookup import (NO_MODEL, TRAINING_CODE, VENDORED, below_model_signs,
                                                 below_non_training, is_vendored)
 from leapp_codemod.analysis.entry.loops import (InlinePipeline, inline_pipelines, is_model_name, loaded_models,
@@ -74,13 +74,14 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
     for fn, is_root in callers_of(project):
         sites.functions[fn.id] = fn
         trains = is_training_loop(fn) or in_trainer(fn, project, trainers)
-        if trains and not is_test_path(fn.path):
+        tests = in_tests(fn, project)
+        if trains and not tests:
             evaluation = evaluation_branch_calls(fn)
             if evaluation:
                 evaluating[fn.id] = evaluation
         if trains and fn.id not in evaluating:
             training.append(fn)
-        if ((trains and fn.id not in evaluating) or is_test_path(fn.path) or _is_module_method(fn, project)
+        if ((trains and fn.id not in evaluating) or tests or _is_module_method(fn, project)
                 or fn.module in sites.vendored):    # a copied library's rollout loops are not the project's drivers
             ignored.add(fn.id)
         elif is_root or fn.id in callbacks or fn.id in evaluating:
@@ -511,7 +512,7 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
         if fn.name.startswith("test_") or (fn.name.startswith("_") and fn.name != "__call__"
                                            and not private_step(fn, sites.in_loops.get(fn.id, []))):
             continue
-        if is_test_path(fn.path) or is_abstract(fn):
+        if in_tests(fn, project) or is_abstract(fn):
             continue
         score, reasons = _score(fn, project, sites, reach)
         if score >= 4:
