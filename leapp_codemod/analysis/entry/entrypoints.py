@@ -10,7 +10,8 @@ from leapp_codemod.analysis.entry.cores import (below_deploy_steps, deploy_steps
                                                 range_around_step)
 from leapp_codemod.analysis.entry.config_choice import favour_selected, selected_among
 from leapp_codemod.analysis.entry.drivers import (DRIVER_DEPTH, MODULE_QUALNAME, driver_ids, evaluation_branch_calls,
-                                                  in_tests, in_trainer, is_training_loop, loops_of, name_words)
+                                                  in_tests, in_trainer, in_training_path, is_training_loop,
+                                                  loops_of, name_words)
 from leapp_codemod.analysis.entry.lookup import (NO_MODEL, TRAINING_CODE, VENDORED, below_model_signs,
                                                 below_non_training, is_vendored)
 from leapp_codemod.analysis.entry.loops import (InlinePipeline, inline_pipelines, is_model_name, loaded_models,
@@ -444,14 +445,16 @@ def _model_lines(fn: FunctionInfo, sites: CallSites) -> set[int]:
 
 
 def tie_order(candidate: Entrypoint, project: Project) -> tuple:
-    """Sort key: the score first; on equal scores an inline range before a function (the range is one step
-    with its observation and action code; a function tied with it is the driver running its loop or a callee
-    inside it), the longer range first, the project's own function before one of a library copied into it, the
-    function whose class the project builds more often first (`PPO.act`
-    before an example's `Shared.act`), then by path and line. `scan` chooses the same first candidate."""
+    """Sort key: the score first; on equal scores a file named like training code after the others (an
+    evaluator under `train/` is not training code by that alone), an inline range before a function (the
+    range is one step with its observation and action code; a function tied with it is the driver running
+    its loop or a callee inside it), the longer range first, the project's own function before one of a
+    library copied into it, the function whose class the project builds more often first (`PPO.act` before
+    an example's `Shared.act`), then by path and line. `scan` chooses the same first candidate."""
+    trains = in_training_path(candidate.path)
     if candidate.kind == "inline":
-        return (-candidate.score, 0, candidate.start - candidate.end, candidate.path, candidate.line)
-    return (-candidate.score, 1, is_vendored(candidate), -built_count(project, candidate), candidate.path,
+        return (-candidate.score, trains, 0, candidate.start - candidate.end, candidate.path, candidate.line)
+    return (-candidate.score, trains, 1, is_vendored(candidate), -built_count(project, candidate), candidate.path,
             candidate.line)
 
 
