@@ -14,8 +14,8 @@ from leapp_codemod.analysis.entry.drivers import (DRIVER_DEPTH, MODULE_QUALNAME,
                                                   loops_of, name_words)
 from leapp_codemod.analysis.entry.lookup import (NO_MODEL, TRAINING_CODE, VENDORED, below_model_signs,
                                                 below_non_training, is_vendored)
-from leapp_codemod.analysis.entry.loops import (InlinePipeline, inline_pipelines, is_model_name, loaded_models,
-                                                model_call, offline_loop)
+from leapp_codemod.analysis.entry.loops import (InlinePipeline, inline_pipelines, loaded_models, model_call,
+                                                offline_loop)
 from leapp_codemod.analysis.entry.ordering import (below_copies, below_parts, below_their_ranges, callbacks_first,
                                                    covers_body, outermost_ranges)
 from leapp_codemod.analysis.entry.peers import (GENERIC_STEP_NAMES, below_delegated_models, built_count,
@@ -25,15 +25,16 @@ from leapp_codemod.analysis.entry.receivers import (bound_targets, collect_bindi
 from leapp_codemod.analysis.entry.served import dotted, is_project_call, served_models
 from leapp_codemod.analysis.entry.served import served_locals as served_locals_of
 from leapp_codemod.analysis.entry.signs import (ACTION_WORDS, ENV_BASE, IO_WORDS, POLICY_STEP_NAMES, STEP_VERBS,
-                                                TRAINING_NAMES, UNFOLLOWED_POLICY_METHODS, calls_nn_module,
-                                                computes_loss, decorated_no_grad, deploy_path, environment_or_optimizer,
-                                                hands_a_model, is_step_name, module_items, names_a_command,
-                                                private_step, step_name,
-                                                non_torch, steps_simulator, uses_non_torch)
+                                                TRAINING_NAMES, calls_nn_module, computes_loss, decorated_no_grad,
+                                                deploy_path, environment_or_optimizer, hands_a_model, is_step_name,
+                                                module_items, non_torch, private_step, step_name, steps_simulator,
+                                                unfollowed_policy_call, uses_non_torch)
 from leapp_codemod.analysis.entry.steps import below_driven_steps, below_their_steps, driven_steps
+from leapp_codemod.analysis.entry.submodules import below_calling_networks, bound_forwards, hands_a_forward
 from leapp_codemod.analysis.entry.ties import break_ties
 from leapp_codemod.analysis.entry.uses import (ROLLOUT_DRIVEN, below_built_pipelines, below_driven_callbacks,
-                                               only_logged, runs_rollout, simulated_ranges, simulator_loops)
+                                               fed_only_noise, only_logged, runs_rollout, simulated_ranges,
+                                               simulator_loops)
 from leapp_codemod.analysis.entry.vendored import vendored_modules
 from leapp_codemod.analysis.flow.dataflow import compute_env
 from leapp_codemod.analysis.infer.context import FunctionContext
@@ -113,6 +114,7 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
         # `for layer in self.layers: x = layer(x)` in a policy class holding the layers (in a network's own method
         # its layers are its parts: the network is what a step calls)
         items = module_items(ctx, fn.node) if not _is_module_method(fn, project) else set()
+        forwards = bound_forwards(fn)    # `sample_fn = self.net.forward`, handed to a sampler
         for node, targets in calls:
             if not targets and isinstance(node.func, ast.Name) and node.func.id in served_locals:
                 targets = [project.lookup(dotted(t)) for t in served_locals[node.func.id]]
@@ -137,11 +139,11 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
             if isinstance(node.func, ast.Name) and node.func.id in lambdas:
                 continue    # `controller_error = lambda stats: ...`: the function's own expression, not a model
             if (calls_nn_module(ctx, node) or ((not targets or closures) and model_call(node, set()) is not None)
-                    or (targets and hands_a_model(ctx, node, targets))
+                    or (targets and hands_a_model(ctx, node, targets)) or hands_a_forward(node, forwards)
                     or (isinstance(node.func, ast.Name) and node.func.id in items)):
                 sites.calls_module.add(fn.id)
                 sites.model_lines.setdefault(fn.id, set()).add(node.lineno)
-            elif not targets and _unfollowed_policy_call(node, ctx.self_name):
+            elif not targets and unfollowed_policy_call(node, ctx.self_name):
                 sites.calls_module.add(fn.id)
                 sites.model_lines.setdefault(fn.id, set()).add(node.lineno)
                 sites.policy_calls.setdefault(fn.id, ast.unparse(node.func))
@@ -229,21 +231,6 @@ def _find_parts(sites: CallSites) -> None:
                             lambda t: t in sites.calls_module or sites.model_via(t) is not None, sites.functions)
         for part, composer in found.items():
             sites.parts.setdefault(part, composer)
-
-
-def _unfollowed_policy_call(call: ast.Call, self_name: str | None) -> bool:
-    """`self.player.get_action(obs)` on an object the scan cannot follow (built by a library's factory): a
-    method named like a policy step, on something other than `self`, runs the policy; so does a method named like
-    one (`predict_action_chunk`) on a model the class holds (`self.model`)."""
-    func = call.func
-    if not isinstance(func, ast.Attribute) or (isinstance(func.value, ast.Name)
-                                               and func.value.id in (self_name, "super")):
-        return False
-    words = name_words(func.attr)
-    held = isinstance(func.value, ast.Attribute) and is_model_name(func.value.attr)   # `self.model.predict_chunk(x)`
-    return ((func.attr in UNFOLLOWED_POLICY_METHODS or (held and words & ACTION_WORDS and words & STEP_VERBS))
-            and not names_a_command(call))
-
 
 
 def _is_module_method(fn: FunctionInfo, project: Project) -> bool:
@@ -364,6 +351,10 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites, reach: set[str]
     elif computes_loss(fn):
         score -= 4
         reasons.append(f"computes a loss or gradients {TRAINING_CODE}")
+    if loops and all(fed_only_noise(caller, line, fn.name) for caller, line in loops):
+        score -= 4
+        reasons.append(f"its loop feeds it only random draws or constants ({loops[0][0].path}:{loops[0][1]}): "
+                       f"a probe or a check, no observation reaches it")
     logged = [(caller, line) for caller, line in loops if only_logged(caller, line, fn.name)]
     if loops and len(logged) == len(loops):
         score -= 4
@@ -510,6 +501,7 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
     """Candidates best first; `limit` 0 keeps them all."""
     sites = _collect_call_sites(project, support)
     reach = sites.model_reach()
+    functions = {fn.id: fn for fn in project.functions()} | sites.functions
     ranked: list[Entrypoint] = []
     for fn in [*project.functions(), *_looped_closures(sites)]:
         if fn.name.startswith("test_") or (fn.name.startswith("_") and fn.name != "__call__"
@@ -529,6 +521,8 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
                                       for fn, p, _ in outermost
                                       if registered[fn.id, p.start] and covers_body(fn.node, p.start, p.end)})
     ranked = below_delegated_models(below_non_training(below_parts(below_copies(ranked), project)), project)
+    ranked = below_calling_networks(ranked, sites.callers, lambda fid: fid in functions and _is_module_method(
+        functions[fid], project))
     ranked = above_their_parts(ranked, sites.parts)
     ranked = below_built_pipelines(ranked, {f"{fn.path}:{p.start}-{p.end}": p.statements for fn, p, _ in outermost
                                             if (fn.id, p.start) not in sites.step_ranges},   # offered, no demotion
@@ -537,7 +531,6 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
                                     simulated_ranges(outermost))
     ranked = below_their_ranges(below_model_signs(ranked), {
         fid: f"{driver.path}:{pipeline.start}-{pipeline.end}" for fid, (driver, pipeline) in sites.inline_networks.items()})
-    functions = {fn.id: fn for fn in project.functions()} | sites.functions
     ranked = below_driven_steps(ranked, {
         c.id: driven_steps(functions[c.id], _model_lines(functions[c.id], sites), sites.project_calls.get(c.id, []),
                            sites.definers) for c in ranked if c.kind == "function" and c.id in functions})

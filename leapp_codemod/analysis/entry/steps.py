@@ -30,8 +30,8 @@ def driven_steps(fn: FunctionInfo, model_lines: set[int], project_calls: list[tu
                  definers: dict[str, list[str]]) -> set[str]:
     """The policy steps a rollout's loop runs: the project functions its model calls (on `model_lines`) in that
     loop resolve to (`project_calls`: its calls and their targets), or, for a call on an object of unknown class
-    (`policy.act(obs, t)`), the one project method of that name that is not abstract (`definers`: method name
-    -> such methods). Empty when `fn` runs no rollout."""
+    (`policy.act(obs, t)`), the project methods of that name that are not abstract (`definers`: method name
+    -> such methods; the rollout goes below the best of them). Empty when `fn` runs no rollout."""
     at = runs_rollout(fn, model_lines)
     loop = next((n for n in fn.nodes if isinstance(n, (ast.For, ast.While, ast.AsyncFor)) and n.lineno == at), None)
     if loop is None:
@@ -41,8 +41,8 @@ def driven_steps(fn: FunctionInfo, model_lines: set[int], project_calls: list[tu
     for call in (n for n in ast.walk(loop) if isinstance(n, ast.Call) and n.lineno in model_lines):
         if id(call) in resolved:
             out.update(resolved[id(call)])
-        elif isinstance(call.func, ast.Attribute) and len(definers.get(call.func.attr, ())) == 1:
-            out.update(definers[call.func.attr])
+        elif isinstance(call.func, ast.Attribute):
+            out.update(definers.get(call.func.attr, ()))
     return out
 
 

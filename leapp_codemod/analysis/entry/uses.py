@@ -145,3 +145,49 @@ def below_driven_callbacks(ranked: list[Entrypoint], callbacks: set[str], simula
                             f"{leader.qualname}, which a framework calls repeatedly and which runs the model"))
         out.append(c)
     return out
+
+
+# Calls whose result is a random draw or a constant-filled tensor or array, whatever sizes they are given.
+NOISE_SOURCES = frozenset({"randn", "rand", "randint", "normal", "uniform", "random", "random_sample", "zeros",
+                           "ones", "full", "empty", "randn_like", "rand_like", "arange", "linspace"})
+# ... and conversions that are constants only when their arguments are (`torch.tensor([0.0, 1.0])`).
+_CONVERSIONS = frozenset({"tensor", "array", "Tensor", "FloatTensor", "as_tensor", "asarray"})
+# Moves and casts that keep a draw a draw (`torch.randn(3).to(device)`).
+_MOVES = frozenset({"to", "cuda", "cpu", "float", "double", "half", "unsqueeze", "detach"})
+
+
+def fed_only_noise(caller: FunctionInfo, line: int, callee_name: str) -> bool:
+    """Does the call of `callee_name` on `line` of `caller` (any call there with arguments, for a network's
+    `forward`/`__call__`) take only random draws and constants (`probe(torch.randn(1, 48))`,
+    `net.get_action(state)` with `state = torch.rand(3, 4)` drawn before)? It feeds no observation: a probe
+    or a shape check, not a pipeline."""
+    calls = [n for n in caller.nodes if isinstance(n, ast.Call) and n.lineno == line and (n.args or n.keywords)]
+    named = [c for c in calls if _called(c) == callee_name] or (
+        [c for c in calls if _called(c) not in NOISE_SOURCES | _CONVERSIONS | _MOVES | {"print"}]
+        if callee_name in ("forward", "__call__") else [])
+    return bool(named) and all(_noise(arg, caller, 0) for c in named
+                               for arg in (*c.args, *(k.value for k in c.keywords)))
+
+
+def _called(call: ast.Call) -> str:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+
+
+def _noise(expr: ast.expr, caller: FunctionInfo, depth: int) -> bool:
+    if isinstance(expr, ast.Constant):
+        return True
+    if isinstance(expr, (ast.Tuple, ast.List)):
+        return all(_noise(e, caller, depth) for e in expr.elts)
+    if isinstance(expr, ast.Call):
+        name = _called(expr)
+        if name in _MOVES and isinstance(expr.func, ast.Attribute):
+            return _noise(expr.func.value, caller, depth)
+        if name in _CONVERSIONS:
+            return all(_noise(a, caller, depth) for a in expr.args)
+        return name in NOISE_SOURCES
+    if isinstance(expr, ast.Name) and depth == 0:    # `state = torch.rand(b, n)` before the call
+        values = [n.value for n in caller.nodes if isinstance(n, ast.Assign)
+                  and any(isinstance(t, ast.Name) and t.id == expr.id for t in n.targets)]
+        return bool(values) and all(_noise(v, caller, 1) for v in values)
+    return False
