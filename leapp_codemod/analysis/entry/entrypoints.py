@@ -102,7 +102,11 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
         served_locals = served_locals_of(fn, dict(calls), by_getter, getters_named) if by_getter else {}
         networks = {id(node): node for node, targets in calls if targets and all(_is_module_method(t, project)
                                                                                  for t in targets)}
-        contexts.append((ctx, served_locals, {id(node) for node, targets in calls if targets} - set(networks),
+        # a call every target of which only raises (`policy(obs)` on a base class a factory returns a subclass
+        # of), or whose targets are several classes' methods no config narrows, runs what is chosen at run time:
+        # it stays a model call of the loop (its range is offered), not one project function's
+        contexts.append((ctx, served_locals, {id(node) for node, targets in calls
+                                              if targets and not _chosen_at_run_time(targets, project)} - set(networks),
                          {node.lineno: [t.id for t in dict(calls)[node]] for node in networks.values()}))
         loop_calls = {id(c) for c in _loop_call_nodes(fn)}
         offline = {id(c) for loop in loops_of(fn) if offline_loop(loop) for c in ast.walk(loop)}
@@ -231,6 +235,13 @@ def _find_parts(sites: CallSites) -> None:
                             lambda t: t in sites.calls_module or sites.model_via(t) is not None, sites.functions)
         for part, composer in found.items():
             sites.parts.setdefault(part, composer)
+
+
+def _chosen_at_run_time(targets: list[FunctionInfo], project: Project) -> bool:
+    """Only abstract targets, or methods of several classes the configs do not narrow to one."""
+    if all(is_abstract(t) for t in targets):
+        return True
+    return len({t.class_name for t in targets}) > 1 and selected_among(targets, project)[1] is None
 
 
 def _is_module_method(fn: FunctionInfo, project: Project) -> bool:

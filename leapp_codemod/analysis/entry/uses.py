@@ -189,5 +189,17 @@ def _noise(expr: ast.expr, caller: FunctionInfo, depth: int) -> bool:
     if isinstance(expr, ast.Name) and depth == 0:    # `state = torch.rand(b, n)` before the call
         values = [n.value for n in caller.nodes if isinstance(n, ast.Assign)
                   and any(isinstance(t, ast.Name) and t.id == expr.id for t in n.targets)]
-        return bool(values) and all(_noise(v, caller, 1) for v in values)
+        return bool(values) and all(_noise(v, caller, 1) for v in values) and not _filled(expr.id, caller)
+    return False
+
+
+def _filled(name: str, caller: FunctionInfo) -> bool:
+    """Is `name` written into after it is built (`obs[:3] = omega`, `obs += bias`, `obs.copy_(x)`, or handed to
+    another call that may fill it)? A zeros buffer filled with sensor values is an observation."""
+    for node in caller.nodes:
+        target = node.value if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) else \
+            node.target if isinstance(node, ast.AugAssign) else \
+            node.func.value if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) else None
+        if isinstance(target, ast.Name) and target.id == name:
+            return True
     return False
