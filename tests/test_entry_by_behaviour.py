@@ -27,8 +27,10 @@ def test_a_test_named_file_is_a_test_module_only_when_pytest_collects_it_and_no_
     # a main block that runs something else drives: an evaluation script, whatever its name
     assert not is_test_module(_module("test_drive.py", collected + "if __name__ == '__main__':\n    run()\n"))
     assert not is_test_module(_module("test_drive.py", "def drive():\n    pass\n"))    # nothing to collect
+    # anything under tests/ or test/ stays a test, main block or not
     assert is_test_module(_module("tests/helpers.py", "def make():\n    pass\n"))
-    assert is_test_module(_module("tests/conftest.py", "if __name__ == '__main__':\n    run()\n"))
+    assert is_test_module(_module("test/sim_check.py", "if __name__ == '__main__':\n    run()\n"))
+    assert is_test_module(_module("conftest.py", "if __name__ == '__main__':\n    run()\n"))
     assert not is_test_module(_module("rover/drive.py", collected))
 
 

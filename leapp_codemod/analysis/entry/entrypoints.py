@@ -8,7 +8,7 @@ from leapp_codemod.analysis.entry.callbacks import callers_of, driven_bodies, re
 from leapp_codemod.analysis.entry.composers import above_their_parts, model_parts, wrapper_calls
 from leapp_codemod.analysis.entry.cores import (below_deploy_steps, deploy_steps, harness_via, network_methods,
                                                 range_around_step)
-from leapp_codemod.analysis.entry.config_choice import favour_selected, selected_among
+from leapp_codemod.analysis.entry.config_choice import chosen_at_run_time, favour_selected, selected_among
 from leapp_codemod.analysis.entry.drivers import (DRIVER_DEPTH, MODULE_QUALNAME, driver_ids, evaluation_branch_calls,
                                                   in_tests, in_trainer, in_training_path, is_training_loop,
                                                   loops_of, name_words)
@@ -106,7 +106,7 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
         # of), or whose targets are several classes' methods no config narrows, runs what is chosen at run time:
         # it stays a model call of the loop (its range is offered), not one project function's
         contexts.append((ctx, served_locals, {id(node) for node, targets in calls
-                                              if targets and not _chosen_at_run_time(targets, project)} - set(networks),
+                                              if targets and not chosen_at_run_time(targets, project)} - set(networks),
                          {node.lineno: [t.id for t in dict(calls)[node]] for node in networks.values()}))
         loop_calls = {id(c) for c in _loop_call_nodes(fn)}
         offline = {id(c) for loop in loops_of(fn) if offline_loop(loop) for c in ast.walk(loop)}
@@ -237,13 +237,6 @@ def _find_parts(sites: CallSites) -> None:
             sites.parts.setdefault(part, composer)
 
 
-def _chosen_at_run_time(targets: list[FunctionInfo], project: Project) -> bool:
-    """Only abstract targets, or methods of several classes the configs do not narrow to one."""
-    if all(is_abstract(t) for t in targets):
-        return True
-    return len({t.class_name for t in targets}) > 1 and selected_among(targets, project)[1] is None
-
-
 def _is_module_method(fn: FunctionInfo, project: Project) -> bool:
     """Methods of nn.Modules call their layers, in loops too; they never drive the application."""
     cls = project.modules[fn.module].classes.get(fn.class_name) if fn.class_name else None
@@ -362,15 +355,15 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites, reach: set[str]
     elif computes_loss(fn):
         score -= 4
         reasons.append(f"computes a loss or gradients {TRAINING_CODE}")
-    if loops and all(fed_only_noise(caller, line, fn.name) for caller, line in loops):
-        score -= 4
-        reasons.append(f"its loop feeds it only random draws or constants ({loops[0][0].path}:{loops[0][1]}): "
-                       f"a probe or a check, no observation reaches it")
     logged = [(caller, line) for caller, line in loops if only_logged(caller, line, fn.name)]
     if loops and len(logged) == len(loops):
         score -= 4
         reasons.append(f"its result only reaches a logger ({logged[0][0].path}:{logged[0][1]}): it reports, it "
                        f"sends no action out")
+    elif loops and all(fed_only_noise(caller, line, fn.name) for caller, line in loops):
+        score -= 4
+        reasons.append(f"its loop feeds it only random draws ({loops[0][0].path}:{loops[0][1]}): a probe or a "
+                       f"check, no observation reaches it")
     if loops and all(runs_rollout(caller, {line}) is not None for caller, line in loops):
         reasons.append(f"{ROLLOUT_DRIVEN} (the loop at {loops[0][0].path}:{loops[0][1]} also steps or resets what "
                        f"the action drives)")

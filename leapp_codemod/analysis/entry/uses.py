@@ -160,13 +160,22 @@ def fed_only_noise(caller: FunctionInfo, line: int, callee_name: str) -> bool:
     """Does the call of `callee_name` on `line` of `caller` (any call there with arguments, for a network's
     `forward`/`__call__`) take only random draws and constants (`probe(torch.randn(1, 48))`,
     `net.get_action(state)` with `state = torch.rand(3, 4)` drawn before)? It feeds no observation: a probe
-    or a shape check, not a pipeline."""
+    or a shape check, not a pipeline. Constants alone (`step(1, 2)`) are no draw."""
     calls = [n for n in caller.nodes if isinstance(n, ast.Call) and n.lineno == line and (n.args or n.keywords)]
     named = [c for c in calls if _called(c) == callee_name] or (
         [c for c in calls if _called(c) not in NOISE_SOURCES | _CONVERSIONS | _MOVES | {"print"}]
         if callee_name in ("forward", "__call__") else [])
-    return bool(named) and all(_noise(arg, caller, 0) for c in named
-                               for arg in (*c.args, *(k.value for k in c.keywords)))
+    args = [arg for c in named for arg in (*c.args, *(k.value for k in c.keywords))]
+    return bool(args) and all(_noise(arg, caller, 0) for arg in args) and any(   # `step(1, 2)` draws nothing
+        isinstance(n, ast.Call) and _called(n) in NOISE_SOURCES for a in args for n in ast.walk(_drawn(a, caller)))
+
+
+def _drawn(arg: ast.expr, caller: FunctionInfo) -> ast.AST:
+    """The argument, or for a local name the statements that bind it (where its draw is)."""
+    if not isinstance(arg, ast.Name):
+        return arg
+    return ast.Module(body=[n for n in caller.nodes if isinstance(n, ast.Assign) and any(
+        isinstance(t, ast.Name) and t.id == arg.id for t in n.targets)], type_ignores=[])
 
 
 def _called(call: ast.Call) -> str:

@@ -148,21 +148,17 @@ TEST_RUNNER_CALLS = frozenset({"pytest.main", "unittest.main", "sys.exit", "prin
 
 
 def is_test_module(module: ModuleIndex) -> bool:
-    """A module a test runner collects, not a script to scan as a driver. A file named like a test
-    (`test_*.py`, `*_test.py`) is one only when it holds what pytest collects (`test*` functions, `Test*`
-    classes) and no `__main__` block that runs anything but a test runner: `test_policy.py` whose main
-    block loads a checkpoint and evaluates it in a loop is an evaluation script. Any other file under
-    tests/ or test/ is one unless its `__main__` block drives something; conftest.py always is."""
+    """A module a test runner collects, not a script to scan as a driver: every file under tests/ or test/
+    and conftest.py; a file elsewhere named like a test (`test_*.py`, `*_test.py`) only when it holds what
+    pytest collects (`test*` functions, `Test*` classes) and no `__main__` block that runs anything but a
+    test runner: `test_policy.py` whose main block loads a checkpoint and evaluates it in a loop is an
+    evaluation script."""
     if not is_test_path(module.path):
         return False
-    name = PurePosixPath(module.path).name
-    if name == "conftest.py":
+    parts = PurePosixPath(module.path).parts
+    if parts[-1] == "conftest.py" or any(p in ("tests", "test") for p in parts[:-1]):
         return True
-    if _main_block_drives(module.tree):
-        return False
-    if name.startswith("test_") or name.endswith("_test.py"):
-        return any(_collected_by_pytest(stmt) for stmt in module.tree.body)
-    return True
+    return not _main_block_drives(module.tree) and any(_collected_by_pytest(stmt) for stmt in module.tree.body)
 
 
 def _collected_by_pytest(stmt: ast.stmt) -> bool:
