@@ -55,7 +55,7 @@ def test_training_is_decided_by_training_operations_not_by_the_path():
     assert not is_training_loop(fn(evaluating, "train/evaluator.py"))
     assert in_training_path("train/evaluator.py") and not in_training_path("deploy/evaluator.py")
     for op in ("loss.backward()", "self.optim.step()", "batch = self.replay_buffer.sample(64)", "agent.learn(9)",
-               "trainer.train_step(batch)"):
+               "trainer.train_step(batch)", "agent.update(replay_buffer, L, step)"):
         assert is_training_loop(fn(f"def run(env, policy):\n    {op}\n", "deploy/loop.py")), op
     call = ast.parse("noise_scheduler.step(eps, t, x)").body[0].value
     assert not training_operation(call)        # a diffusion sampler's step runs at inference

@@ -85,6 +85,8 @@ def _training_words(words: set[str]) -> bool:
 
 # Receivers whose `.sample(n)` draws a training batch (`replay_buffer.sample(256)`, `self.memory.sample(b)`).
 _BUFFER_WORDS = frozenset({"buffer", "replay", "memory", "storage", "rb"})
+# ... and names of a replay buffer handed to an update (`agent.update(replay_buffer, L, step)`).
+_REPLAY_WORDS = frozenset({"replay", "rb"})
 # Words of a called method that trains what it is called on (`agent.learn()`, `self.train_step(batch)`).
 _TRAINING_CALL_WORDS = frozenset({"train", "training", "learn", "fit", "optimize", "finetune", "backward"})
 
@@ -106,6 +108,8 @@ def training_operation(call: ast.Call) -> bool:
         receiver = call.func.value
         last = receiver.attr if isinstance(receiver, ast.Attribute) else getattr(receiver, "id", "")
         return bool(name_words(last) & _BUFFER_WORDS)
+    if any(isinstance(arg, ast.Name) and _call_words(arg.id) & _REPLAY_WORDS for arg in call.args):
+        return True    # `agent.update(replay_buffer, logger, step)`: an update fed from the replay buffer
     return bool(_call_words(attr) & _TRAINING_CALL_WORDS)
 
 
