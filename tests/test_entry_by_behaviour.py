@@ -115,3 +115,12 @@ def test_a_network_handed_to_a_solver_and_its_blocks_rank_below_the_step(tmp_pat
     block = found[want["block"]]
     assert block["score"] < found[want["network"]]["score"]
     assert any(r.startswith("a part of another model: VelocityNet.__init__") for r in block["reasons"])
+
+
+def test_a_helper_called_only_in_a_planners_own_loop_ranks_below_the_planner(tmp_path, monkeypatch):
+    want = expected("entry_planner_inner_loop")
+    candidates = ranked(app(tmp_path, "entry_planner_inner_loop"), monkeypatch)
+    assert candidates[0]["entry"] == want["entry"]
+    part = by_id(candidates)[want["part"]]
+    assert part["score"] < candidates[0]["score"]
+    assert any(r.startswith("a part of plan_route") for r in part["reasons"])

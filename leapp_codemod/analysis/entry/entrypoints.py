@@ -29,7 +29,8 @@ from leapp_codemod.analysis.entry.signs import (ACTION_WORDS, ENV_BASE, IO_WORDS
                                                 deploy_path, environment_or_optimizer, hands_a_model, is_step_name,
                                                 module_items, non_torch, private_step, step_name, steps_simulator,
                                                 unfollowed_policy_call, uses_non_torch)
-from leapp_codemod.analysis.entry.steps import below_driven_steps, below_their_steps, driven_steps
+from leapp_codemod.analysis.entry.steps import (below_driven_steps, below_their_planners, below_their_steps,
+                                               driven_steps)
 from leapp_codemod.analysis.entry.submodules import below_calling_networks, bound_forwards, hands_a_forward
 from leapp_codemod.analysis.entry.ties import break_ties
 from leapp_codemod.analysis.entry.uses import (ROLLOUT_DRIVEN, below_built_pipelines, below_driven_callbacks,
@@ -220,8 +221,7 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
 
 def _in_branch(loop: ast.AST, calls: set[int]) -> bool:
     """Is the loop inside the evaluation branch whose calls are `calls`?"""
-    made = [id(node) for node in ast.walk(loop) if isinstance(node, ast.Call)]
-    return bool(made) and all(call in calls for call in made)
+    return bool(made := [id(n) for n in ast.walk(loop) if isinstance(n, ast.Call)]) and all(c in calls for c in made)
 
 
 def _find_parts(sites: CallSites) -> None:
@@ -541,6 +541,8 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
     ranked = below_their_steps(ranked, {c.id for c in ranked if c.kind == "function" and c.id in functions
                                         and is_step_name(functions[c.id].name) and _returns_value(functions[c.id])},
                                sites.callees, lambda fid: fid in functions and is_step_name(functions[fid].name))
+    ranked = below_their_planners(ranked, sites.in_loops, {f for f, at in sites.in_loops.items() if any(
+        c.id in sites.drivers for c, _ in at)})
     ranked = below_deploy_steps(ranked, network_methods(ranked, functions, project, sites.vendored),
                                 deploy_steps(ranked, functions, sites, project, INLINE_NETWORK_STATEMENTS))
     ranked = break_ties(sorted(ranked, key=lambda e: tie_order(e, project)), project,

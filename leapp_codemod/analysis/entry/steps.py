@@ -94,3 +94,23 @@ def below_their_steps(ranked: list[Entrypoint], steps: set[str], callees: dict[s
                             f"and returns the action: ranked below it"))
         out.append(c)
     return out
+
+
+def below_their_planners(ranked: list[Entrypoint], in_loops: dict[str, list], driven: set[str]) -> list[Entrypoint]:
+    """`in_loops`: function id -> (caller, line) of the loops that call it; `driven`: ids of the candidates a
+    driver calls in a loop. A function called only in the loops of one such candidate, loops that step or reset
+    nothing (a planner's search over its horizon, `x = sample_n(model, x, ...)` per expansion), is a part of
+    that candidate's step: scored at or above it, it goes one point below it."""
+    functions = {c.id: c for c in ranked if c.kind == "function"}
+    out = []
+    for c in ranked:
+        sites = [(caller, line) for caller, line in in_loops.get(c.id, []) if caller.id != c.id]
+        owners = {caller.id for caller, _ in sites}
+        owner = functions.get(next(iter(owners))) if len(owners) == 1 else None
+        if (c.kind == "function" and owner is not None and owner.id in driven and c.score >= owner.score
+                and all(runs_rollout(caller, {line}) is None for caller, line in sites)):
+            c = replace(c, score=owner.score - 1, reasons=(
+                *c.reasons, f"a part of {owner.qualname} ({owner.path}:{owner.line}): called only in its own loop, "
+                            f"which steps nothing; a driver runs {owner.qualname} per step: ranked below it"))
+        out.append(c)
+    return out
