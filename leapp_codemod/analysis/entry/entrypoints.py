@@ -29,8 +29,7 @@ from leapp_codemod.analysis.entry.signs import (ACTION_WORDS, ENV_BASE, IO_WORDS
                                                 deploy_path, environment_or_optimizer, hands_a_model, is_step_name,
                                                 module_items, non_torch, private_step, step_name, steps_simulator,
                                                 unfollowed_policy_call, uses_non_torch)
-from leapp_codemod.analysis.entry.steps import (below_driven_steps, below_their_planners, below_their_steps,
-                                               driven_steps)
+from leapp_codemod.analysis.entry.steps import below_driven_steps, below_their_planners, below_their_steps, driven_steps
 from leapp_codemod.analysis.entry.submodules import below_calling_networks, bound_forwards, hands_a_forward
 from leapp_codemod.analysis.entry.ties import break_ties
 from leapp_codemod.analysis.entry.uses import (ROLLOUT_DRIVEN, below_built_pipelines, below_driven_callbacks,
