@@ -470,12 +470,13 @@ def test_an_attribute_holding_a_loaded_model_is_a_model_whatever_its_name(tmp_pa
     assert blend is None or "calls an nn.Module or a loaded model" not in blend["reasons"]
 
 
-def test_code_in_a_trainers_package_is_training_code():
-    node = ast.parse("def worker(queue):\n    while True:\n        queue.get()\n").body[0]
-    assert is_training_loop(FunctionInfo("lib.trainers.parallel:worker", "lib.trainers.parallel", "worker", node,
-                                         None, "lib/trainers/parallel.py"))
-    assert not is_training_loop(FunctionInfo("lib.players.parallel:worker", "lib.players.parallel", "worker", node,
-                                             None, "lib/players/parallel.py"))
+def test_code_in_a_trainers_package_is_training_code_only_when_it_trains():
+    idle = ast.parse("def worker(queue):\n    while True:\n        queue.get()\n").body[0]
+    sampling = ast.parse("def worker(rb):\n    while True:\n        batch = rb.sample(256)\n").body[0]
+    assert not is_training_loop(FunctionInfo("lib.trainers.parallel:worker", "lib.trainers.parallel", "worker", idle,
+                                             None, "lib/trainers/parallel.py"))
+    assert is_training_loop(FunctionInfo("lib.players.parallel:worker", "lib.players.parallel", "worker", sampling,
+                                         None, "lib/players/parallel.py"))
 
 
 def test_positional_registrations_on_library_objects_and_registering_names(tmp_path):

@@ -24,6 +24,7 @@ from pathlib import Path
 from leapp_codemod.analysis.model.config_values import leaves
 from leapp_codemod.analysis.model.hydra_configs import project_config_roots
 from leapp_codemod.analysis.model.project import Project
+from leapp_codemod.analysis.model.resolve_types import is_abstract
 from leapp_codemod.model import Entrypoint
 from leapp_codemod.source.config_files import config_texts
 
@@ -278,3 +279,10 @@ def favour_selected(ranked: list[Entrypoint], project: Project) -> None:
             where = selected[old.qualname.rpartition(".")[0]][0]
             ranked[chosen[0]] = replace(old, score=old.score + 1, reasons=(
                 *old.reasons, f"its class is the one the configs select by default ({where})"))
+
+
+def chosen_at_run_time(targets: list, project: Project) -> bool:
+    """Only abstract targets, or methods of several classes the configs do not narrow to one."""
+    if all(is_abstract(t) for t in targets):
+        return True
+    return len({t.class_name for t in targets}) > 1 and selected_among(targets, project)[1] is None

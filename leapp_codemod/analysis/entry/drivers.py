@@ -7,10 +7,12 @@ they run something, and the functions those statements call. Callers in tests an
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import PurePosixPath
 
-from leapp_codemod.analysis.model.index import FunctionInfo, ModuleIndex, is_test_path  # noqa: F401 (re-exported)
+from leapp_codemod.analysis.model.index import (FunctionInfo, ModuleIndex, is_test_module,  # noqa: F401 (re-exported)
+                                                is_test_path)
 from leapp_codemod.knowledge.vocab import GRADIENT_CALLS
 
 MODULE_QUALNAME = "<module>"
@@ -66,26 +68,60 @@ def _names_acting(name: str) -> bool:
 
 
 def is_training_loop(fn: FunctionInfo) -> bool:
-    """Training code: named like it (function, class, file or a package it sits in: `train/sample.py`),
-    calls `.backward()`/`.zero_grad()`, or steps something named like an optimizer or scheduler with at
-    most one argument."""
+    """Training code, decided by what it does: it calls `.backward()`/`.zero_grad()`, steps something named
+    like an optimizer or scheduler with at most one argument, samples a replay buffer, or calls a method
+    named for training (`agent.learn()`, `trainer.train_step(batch)`); or the function or its class is named
+    like it (`train_epoch`, `PPOTrainer.rollout`). A module path alone (`train/evaluator.py`, `train.py`)
+    decides nothing: it only breaks ties (`in_training_path`)."""
     owner = fn.qualname if not _names_acting(fn.name) else fn.qualname.rpartition(".")[0]
-    words = name_words(f"{owner} {fn.module} {PurePosixPath(fn.path).stem}")
-    if (words | {w[:-1] for w in words if w.endswith("s")}) & TRAINING_WORDS:   # `trainers/`, `updates.py`
+    if owner != MODULE_QUALNAME and _training_words(name_words(owner)):
         return True
-    for node in ast.walk(fn.node):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
-            continue
-        attr = node.func.attr
-        if attr in GRADIENT_CALLS:
-            return True
-        if attr == "step" and len(node.args) + len(node.keywords) <= 1:
-            # `optimizer.step()`, `scaler.step(optimizer)`, `lr_scheduler.step(epoch)`; not a diffusion
-            # sampler's `noise_scheduler.step(noise_pred, t, sample)`, which runs at inference
-            receiver = ast.unparse(node.func.value).lower()
-            if any(word in receiver for word in _OPTIMIZER_WORDS):
-                return True
-    return False
+    return any(training_operation(node) for node in fn.nodes if isinstance(node, ast.Call))
+
+
+def _training_words(words: set[str]) -> bool:
+    return bool((words | {w[:-1] for w in words if w.endswith("s")}) & TRAINING_WORDS)   # `trainers`, `updates`
+
+
+# Receivers whose `.sample(n)` draws a training batch (`replay_buffer.sample(256)`, `self.memory.sample(b)`).
+_BUFFER_WORDS = frozenset({"buffer", "replay", "memory", "storage", "rb"})
+# ... and names of a replay buffer handed to an update (`agent.update(replay_buffer, L, step)`).
+_REPLAY_WORDS = frozenset({"replay", "rb"})
+# Words of a called method that trains what it is called on (`agent.learn()`, `self.train_step(batch)`).
+_TRAINING_CALL_WORDS = frozenset({"train", "training", "learn", "fit", "optimize", "finetune", "backward"})
+
+
+def training_operation(call: ast.Call) -> bool:
+    """Is the call a training operation: a gradient call, an optimizer or scheduler step, a replay-buffer
+    sample, or a method named for training?"""
+    if not isinstance(call.func, ast.Attribute):
+        return False
+    attr = call.func.attr
+    if attr in GRADIENT_CALLS:
+        return True
+    if attr == "step" and len(call.args) + len(call.keywords) <= 1:
+        # `optimizer.step()`, `scaler.step(optimizer)`, `lr_scheduler.step(epoch)`; not a diffusion
+        # sampler's `noise_scheduler.step(noise_pred, t, sample)`, which runs at inference
+        receiver = ast.unparse(call.func.value).lower()
+        return any(word in receiver for word in _OPTIMIZER_WORDS)
+    if attr == "sample":
+        receiver = call.func.value
+        last = receiver.attr if isinstance(receiver, ast.Attribute) else getattr(receiver, "id", "")
+        return bool(name_words(last) & _BUFFER_WORDS)
+    if any(isinstance(arg, ast.Name) and _call_words(arg.id) & _REPLAY_WORDS for arg in call.args):
+        return True    # `agent.update(replay_buffer, logger, step)`: an update fed from the replay buffer
+    return bool(_call_words(attr) & _TRAINING_CALL_WORDS)
+
+
+@functools.lru_cache(maxsize=4096)
+def _call_words(name: str) -> frozenset[str]:
+    return frozenset(name_words(name))
+
+
+def in_training_path(path: str) -> bool:
+    """Is the file named like training code, or in a package that is (`train.py`, `trainers/ppo.py`)? Only a
+    tie-break: an evaluator under `train/` runs the trained policy."""
+    return _training_words(name_words(" ".join(PurePosixPath(path).with_suffix("").parts)))
 
 
 # Words of a flag that selects evaluating a trained policy instead of training it (`if args.test:`,
@@ -205,3 +241,12 @@ def in_trainer(fn: FunctionInfo, project, memo: dict[str, bool]) -> bool:
     if cls.id not in memo:
         memo[cls.id] = builds_optimizer(cls.node)
     return memo[cls.id]
+
+
+def in_tests(fn: FunctionInfo, project) -> bool:
+    """Is `fn` in a module a test runner collects (see `is_test_module`)? Its loops drive no pipeline."""
+    key = ("test-module", fn.module)
+    if key not in project.memo:
+        module = project.modules.get(fn.module)
+        project.memo[key] = module is not None and is_test_module(module)
+    return project.memo[key]

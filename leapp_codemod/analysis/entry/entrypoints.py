@@ -8,13 +8,14 @@ from leapp_codemod.analysis.entry.callbacks import callers_of, driven_bodies, re
 from leapp_codemod.analysis.entry.composers import above_their_parts, model_parts, wrapper_calls
 from leapp_codemod.analysis.entry.cores import (below_deploy_steps, deploy_steps, harness_via, network_methods,
                                                 range_around_step)
-from leapp_codemod.analysis.entry.config_choice import favour_selected, selected_among
-from leapp_codemod.analysis.entry.drivers import (DRIVER_DEPTH, MODULE_QUALNAME, driver_ids, evaluation_branch_calls, in_trainer,
-                                                  is_test_path, is_training_loop, loops_of, name_words)
+from leapp_codemod.analysis.entry.config_choice import chosen_at_run_time, favour_selected, selected_among
+from leapp_codemod.analysis.entry.drivers import (DRIVER_DEPTH, MODULE_QUALNAME, driver_ids, evaluation_branch_calls,
+                                                  in_tests, in_trainer, in_training_path, is_training_loop,
+                                                  loops_of, name_words)
 from leapp_codemod.analysis.entry.lookup import (NO_MODEL, TRAINING_CODE, VENDORED, below_model_signs,
                                                 below_non_training, is_vendored)
-from leapp_codemod.analysis.entry.loops import (InlinePipeline, inline_pipelines, is_model_name, loaded_models,
-                                                model_call, offline_loop)
+from leapp_codemod.analysis.entry.loops import (InlinePipeline, inline_pipelines, loaded_models, model_call,
+                                                offline_loop)
 from leapp_codemod.analysis.entry.ordering import (below_copies, below_parts, below_their_ranges, callbacks_first,
                                                    covers_body, outermost_ranges)
 from leapp_codemod.analysis.entry.peers import (GENERIC_STEP_NAMES, below_delegated_models, built_count,
@@ -24,15 +25,16 @@ from leapp_codemod.analysis.entry.receivers import (bound_targets, collect_bindi
 from leapp_codemod.analysis.entry.served import dotted, is_project_call, served_models
 from leapp_codemod.analysis.entry.served import served_locals as served_locals_of
 from leapp_codemod.analysis.entry.signs import (ACTION_WORDS, ENV_BASE, IO_WORDS, POLICY_STEP_NAMES, STEP_VERBS,
-                                                TRAINING_NAMES, UNFOLLOWED_POLICY_METHODS, calls_nn_module,
-                                                computes_loss, decorated_no_grad, deploy_path, environment_or_optimizer,
-                                                hands_a_model, is_step_name, module_items, names_a_command,
-                                                private_step, step_name,
-                                                non_torch, steps_simulator, uses_non_torch)
-from leapp_codemod.analysis.entry.steps import below_driven_steps, below_their_steps, driven_steps
+                                                TRAINING_NAMES, calls_nn_module, computes_loss, decorated_no_grad,
+                                                deploy_path, environment_or_optimizer, hands_a_model, is_step_name,
+                                                module_items, non_torch, private_step, step_name, steps_simulator,
+                                                unfollowed_policy_call, uses_non_torch)
+from leapp_codemod.analysis.entry.steps import below_driven_steps, below_their_planners, below_their_steps, driven_steps
+from leapp_codemod.analysis.entry.submodules import below_calling_networks, bound_forwards, hands_a_forward
 from leapp_codemod.analysis.entry.ties import break_ties
 from leapp_codemod.analysis.entry.uses import (ROLLOUT_DRIVEN, below_built_pipelines, below_driven_callbacks,
-                                               only_logged, runs_rollout, simulated_ranges, simulator_loops)
+                                               fed_only_noise, only_logged, runs_rollout, simulated_ranges,
+                                               simulator_loops)
 from leapp_codemod.analysis.entry.vendored import vendored_modules
 from leapp_codemod.analysis.flow.dataflow import compute_env
 from leapp_codemod.analysis.infer.context import FunctionContext
@@ -74,13 +76,14 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
     for fn, is_root in callers_of(project):
         sites.functions[fn.id] = fn
         trains = is_training_loop(fn) or in_trainer(fn, project, trainers)
-        if trains and not is_test_path(fn.path):
+        tests = in_tests(fn, project)
+        if trains and not tests:
             evaluation = evaluation_branch_calls(fn)
             if evaluation:
                 evaluating[fn.id] = evaluation
         if trains and fn.id not in evaluating:
             training.append(fn)
-        if ((trains and fn.id not in evaluating) or is_test_path(fn.path) or _is_module_method(fn, project)
+        if ((trains and fn.id not in evaluating) or tests or _is_module_method(fn, project)
                 or fn.module in sites.vendored):    # a copied library's rollout loops are not the project's drivers
             ignored.add(fn.id)
         elif is_root or fn.id in callbacks or fn.id in evaluating:
@@ -99,7 +102,11 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
         served_locals = served_locals_of(fn, dict(calls), by_getter, getters_named) if by_getter else {}
         networks = {id(node): node for node, targets in calls if targets and all(_is_module_method(t, project)
                                                                                  for t in targets)}
-        contexts.append((ctx, served_locals, {id(node) for node, targets in calls if targets} - set(networks),
+        # a call every target of which only raises (`policy(obs)` on a base class a factory returns a subclass
+        # of), or whose targets are several classes' methods no config narrows, runs what is chosen at run time:
+        # it stays a model call of the loop (its range is offered), not one project function's
+        contexts.append((ctx, served_locals, {id(node) for node, targets in calls
+                                              if targets and not chosen_at_run_time(targets, project)} - set(networks),
                          {node.lineno: [t.id for t in dict(calls)[node]] for node in networks.values()}))
         loop_calls = {id(c) for c in _loop_call_nodes(fn)}
         offline = {id(c) for loop in loops_of(fn) if offline_loop(loop) for c in ast.walk(loop)}
@@ -111,6 +118,7 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
         # `for layer in self.layers: x = layer(x)` in a policy class holding the layers (in a network's own method
         # its layers are its parts: the network is what a step calls)
         items = module_items(ctx, fn.node) if not _is_module_method(fn, project) else set()
+        forwards = bound_forwards(fn)    # `sample_fn = self.net.forward`, handed to a sampler
         for node, targets in calls:
             if not targets and isinstance(node.func, ast.Name) and node.func.id in served_locals:
                 targets = [project.lookup(dotted(t)) for t in served_locals[node.func.id]]
@@ -135,11 +143,11 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
             if isinstance(node.func, ast.Name) and node.func.id in lambdas:
                 continue    # `controller_error = lambda stats: ...`: the function's own expression, not a model
             if (calls_nn_module(ctx, node) or ((not targets or closures) and model_call(node, set()) is not None)
-                    or (targets and hands_a_model(ctx, node, targets))
+                    or (targets and hands_a_model(ctx, node, targets)) or hands_a_forward(node, forwards)
                     or (isinstance(node.func, ast.Name) and node.func.id in items)):
                 sites.calls_module.add(fn.id)
                 sites.model_lines.setdefault(fn.id, set()).add(node.lineno)
-            elif not targets and _unfollowed_policy_call(node, ctx.self_name):
+            elif not targets and unfollowed_policy_call(node, ctx.self_name):
                 sites.calls_module.add(fn.id)
                 sites.model_lines.setdefault(fn.id, set()).add(node.lineno)
                 sites.policy_calls.setdefault(fn.id, ast.unparse(node.func))
@@ -212,8 +220,7 @@ def _collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
 
 def _in_branch(loop: ast.AST, calls: set[int]) -> bool:
     """Is the loop inside the evaluation branch whose calls are `calls`?"""
-    made = [id(node) for node in ast.walk(loop) if isinstance(node, ast.Call)]
-    return bool(made) and all(call in calls for call in made)
+    return bool(made := [id(n) for n in ast.walk(loop) if isinstance(n, ast.Call)]) and all(c in calls for c in made)
 
 
 def _find_parts(sites: CallSites) -> None:
@@ -227,21 +234,6 @@ def _find_parts(sites: CallSites) -> None:
                             lambda t: t in sites.calls_module or sites.model_via(t) is not None, sites.functions)
         for part, composer in found.items():
             sites.parts.setdefault(part, composer)
-
-
-def _unfollowed_policy_call(call: ast.Call, self_name: str | None) -> bool:
-    """`self.player.get_action(obs)` on an object the scan cannot follow (built by a library's factory): a
-    method named like a policy step, on something other than `self`, runs the policy; so does a method named like
-    one (`predict_action_chunk`) on a model the class holds (`self.model`)."""
-    func = call.func
-    if not isinstance(func, ast.Attribute) or (isinstance(func.value, ast.Name)
-                                               and func.value.id in (self_name, "super")):
-        return False
-    words = name_words(func.attr)
-    held = isinstance(func.value, ast.Attribute) and is_model_name(func.value.attr)   # `self.model.predict_chunk(x)`
-    return ((func.attr in UNFOLLOWED_POLICY_METHODS or (held and words & ACTION_WORDS and words & STEP_VERBS))
-            and not names_a_command(call))
-
 
 
 def _is_module_method(fn: FunctionInfo, project: Project) -> bool:
@@ -367,6 +359,10 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites, reach: set[str]
         score -= 4
         reasons.append(f"its result only reaches a logger ({logged[0][0].path}:{logged[0][1]}): it reports, it "
                        f"sends no action out")
+    elif loops and all(fed_only_noise(caller, line, fn.name) for caller, line in loops):
+        score -= 4
+        reasons.append(f"its loop feeds it only random draws ({loops[0][0].path}:{loops[0][1]}): a probe or a "
+                       f"check, no observation reaches it")
     if loops and all(runs_rollout(caller, {line}) is not None for caller, line in loops):
         reasons.append(f"{ROLLOUT_DRIVEN} (the loop at {loops[0][0].path}:{loops[0][1]} also steps or resets what "
                        f"the action drives)")
@@ -443,14 +439,16 @@ def _model_lines(fn: FunctionInfo, sites: CallSites) -> set[int]:
 
 
 def tie_order(candidate: Entrypoint, project: Project) -> tuple:
-    """Sort key: the score first; on equal scores an inline range before a function (the range is one step
-    with its observation and action code; a function tied with it is the driver running its loop or a callee
-    inside it), the longer range first, the project's own function before one of a library copied into it, the
-    function whose class the project builds more often first (`PPO.act`
-    before an example's `Shared.act`), then by path and line. `scan` chooses the same first candidate."""
+    """Sort key: the score first; on equal scores a file named like training code after the others (an
+    evaluator under `train/` is not training code by that alone), an inline range before a function (the
+    range is one step with its observation and action code; a function tied with it is the driver running
+    its loop or a callee inside it), the longer range first, the project's own function before one of a
+    library copied into it, the function whose class the project builds more often first (`PPO.act` before
+    an example's `Shared.act`), then by path and line. `scan` chooses the same first candidate."""
+    trains = in_training_path(candidate.path)
     if candidate.kind == "inline":
-        return (-candidate.score, 0, candidate.start - candidate.end, candidate.path, candidate.line)
-    return (-candidate.score, 1, is_vendored(candidate), -built_count(project, candidate), candidate.path,
+        return (-candidate.score, trains, 0, candidate.start - candidate.end, candidate.path, candidate.line)
+    return (-candidate.score, trains, 1, is_vendored(candidate), -built_count(project, candidate), candidate.path,
             candidate.line)
 
 
@@ -506,12 +504,13 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
     """Candidates best first; `limit` 0 keeps them all."""
     sites = _collect_call_sites(project, support)
     reach = sites.model_reach()
+    functions = {fn.id: fn for fn in project.functions()} | sites.functions
     ranked: list[Entrypoint] = []
     for fn in [*project.functions(), *_looped_closures(sites)]:
         if fn.name.startswith("test_") or (fn.name.startswith("_") and fn.name != "__call__"
                                            and not private_step(fn, sites.in_loops.get(fn.id, []))):
             continue
-        if is_test_path(fn.path) or is_abstract(fn):
+        if in_tests(fn, project) or is_abstract(fn):
             continue
         score, reasons = _score(fn, project, sites, reach)
         if score >= 4:
@@ -525,6 +524,8 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
                                       for fn, p, _ in outermost
                                       if registered[fn.id, p.start] and covers_body(fn.node, p.start, p.end)})
     ranked = below_delegated_models(below_non_training(below_parts(below_copies(ranked), project)), project)
+    ranked = below_calling_networks(ranked, sites.callers, lambda fid: fid in functions and _is_module_method(
+        functions[fid], project))
     ranked = above_their_parts(ranked, sites.parts)
     ranked = below_built_pipelines(ranked, {f"{fn.path}:{p.start}-{p.end}": p.statements for fn, p, _ in outermost
                                             if (fn.id, p.start) not in sites.step_ranges},   # offered, no demotion
@@ -533,13 +534,14 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
                                     simulated_ranges(outermost))
     ranked = below_their_ranges(below_model_signs(ranked), {
         fid: f"{driver.path}:{pipeline.start}-{pipeline.end}" for fid, (driver, pipeline) in sites.inline_networks.items()})
-    functions = {fn.id: fn for fn in project.functions()} | sites.functions
     ranked = below_driven_steps(ranked, {
         c.id: driven_steps(functions[c.id], _model_lines(functions[c.id], sites), sites.project_calls.get(c.id, []),
                            sites.definers) for c in ranked if c.kind == "function" and c.id in functions})
     ranked = below_their_steps(ranked, {c.id for c in ranked if c.kind == "function" and c.id in functions
                                         and is_step_name(functions[c.id].name) and _returns_value(functions[c.id])},
                                sites.callees, lambda fid: fid in functions and is_step_name(functions[fid].name))
+    ranked = below_their_planners(ranked, sites.in_loops, {f for f, at in sites.in_loops.items() if any(
+        c.id in sites.drivers for c, _ in at)})
     ranked = below_deploy_steps(ranked, network_methods(ranked, functions, project, sites.vendored),
                                 deploy_steps(ranked, functions, sites, project, INLINE_NETWORK_STATEMENTS))
     ranked = break_ties(sorted(ranked, key=lambda e: tie_order(e, project)), project,

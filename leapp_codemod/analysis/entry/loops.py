@@ -184,7 +184,8 @@ def steps_or_resets(node: ast.AST) -> bool:
     `envs[i].reset()`)?"""
     for call in (n for n in ast.walk(node) if isinstance(n, ast.Call)):
         func = call.func
-        if isinstance(func, ast.Attribute) and func.attr in ("step", "reset"):
+        # `env.step(a)`, `envs.reset()`, a vectorised environment's `step_async(a)` / `step_wait()`
+        if isinstance(func, ast.Attribute) and func.attr in ("step", "reset", "step_async", "step_wait"):
             name = _final_name(func.value) or _final_name(getattr(func.value, "value", func.value)) or ""
             words = set(name.lower().split("_"))
             if name and not words & NOT_STEPPED:

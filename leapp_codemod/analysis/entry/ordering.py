@@ -12,6 +12,7 @@ import re
 from dataclasses import replace
 from pathlib import PurePosixPath
 
+from leapp_codemod.analysis.entry.submodules import PART_PENALTY, factory_built
 from leapp_codemod.model import Entrypoint
 
 
@@ -52,7 +53,6 @@ def below_copies(ranked: list[Entrypoint]) -> list[Entrypoint]:
     return out
 
 
-PART_PENALTY = 2
 
 
 def built_on_self(project) -> dict[str, str]:
@@ -67,12 +67,15 @@ def built_on_self(project) -> dict[str, str]:
             for attr, values in owner.attr_values.items():
                 for method, value in values:
                     for call in (n for n in ast.walk(value) if isinstance(n, ast.Call)):
-                        if not isinstance(call.func, (ast.Name, ast.Attribute)):
+                        if not isinstance(call.func, (ast.Name, ast.Attribute, ast.Subscript)):
                             continue
-                        name = project.qualify(call.func, module)
-                        cls = project.class_of(name) if name else None
-                        if cls is not None and cls is not owner and project.is_nn_module(cls):
-                            kept.setdefault(cls.id, f"{owner.name}.{method}")
+                        name = project.qualify(call.func, module) if not isinstance(call.func, ast.Subscript) \
+                            else None
+                        built = [project.class_of(name)] if name and project.class_of(name) else \
+                            factory_built(call, module, project)    # `NETS[kind](...)`, `make_net(cfg)`
+                        for cls in built:
+                            if cls is not owner and project.is_nn_module(cls):
+                                kept.setdefault(cls.id, f"{owner.name}.{method}")
             if project.is_nn_module(owner) or len(kept) >= 2:
                 for cls_id, where in kept.items():
                     out.setdefault(cls_id, where)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from leapp_codemod.analysis.entry.composers import is_model_wrapper
 from leapp_codemod.analysis.entry.drivers import name_words
-from leapp_codemod.analysis.entry.loops import MODEL_LOADERS, MODEL_METHODS
+from leapp_codemod.analysis.entry.loops import MODEL_LOADERS, MODEL_METHODS, is_model_name
 from leapp_codemod.analysis.model.runtime_bind import INSTANTIATE
 
 if TYPE_CHECKING:
@@ -249,3 +249,17 @@ def private_step(fn: FunctionInfo, loops: list) -> bool:
     stay out of the candidates."""
     return (fn.name.startswith("_") and is_step_name(step_name(fn))
             and any(caller.id != fn.id for caller, _ in loops) and not is_model_wrapper(fn))
+
+
+def unfollowed_policy_call(call: ast.Call, self_name: str | None) -> bool:
+    """`self.player.get_action(obs)` on an object the scan cannot follow (built by a library's factory): a
+    method named like a policy step, on something other than `self`, runs the policy; so does a method named like
+    one (`predict_action_chunk`) on a model the class holds (`self.model`)."""
+    func = call.func
+    if not isinstance(func, ast.Attribute) or (isinstance(func.value, ast.Name)
+                                               and func.value.id in (self_name, "super")):
+        return False
+    words = name_words(func.attr)
+    held = isinstance(func.value, ast.Attribute) and is_model_name(func.value.attr)   # `self.model.predict_chunk(x)`
+    return ((func.attr in UNFOLLOWED_POLICY_METHODS or (held and words & ACTION_WORDS and words & STEP_VERBS))
+            and not names_a_command(call))

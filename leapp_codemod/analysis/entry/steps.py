@@ -30,8 +30,8 @@ def driven_steps(fn: FunctionInfo, model_lines: set[int], project_calls: list[tu
                  definers: dict[str, list[str]]) -> set[str]:
     """The policy steps a rollout's loop runs: the project functions its model calls (on `model_lines`) in that
     loop resolve to (`project_calls`: its calls and their targets), or, for a call on an object of unknown class
-    (`policy.act(obs, t)`), the one project method of that name that is not abstract (`definers`: method name
-    -> such methods). Empty when `fn` runs no rollout."""
+    (`policy.act(obs, t)`), the project methods of that name that are not abstract (`definers`: method name
+    -> such methods; the rollout goes below the best of them). Empty when `fn` runs no rollout."""
     at = runs_rollout(fn, model_lines)
     loop = next((n for n in fn.nodes if isinstance(n, (ast.For, ast.While, ast.AsyncFor)) and n.lineno == at), None)
     if loop is None:
@@ -41,8 +41,8 @@ def driven_steps(fn: FunctionInfo, model_lines: set[int], project_calls: list[tu
     for call in (n for n in ast.walk(loop) if isinstance(n, ast.Call) and n.lineno in model_lines):
         if id(call) in resolved:
             out.update(resolved[id(call)])
-        elif isinstance(call.func, ast.Attribute) and len(definers.get(call.func.attr, ())) == 1:
-            out.update(definers[call.func.attr])
+        elif isinstance(call.func, ast.Attribute):
+            out.update(definers.get(call.func.attr, ()))
     return out
 
 
@@ -92,5 +92,25 @@ def below_their_steps(ranked: list[Entrypoint], steps: set[str], callees: dict[s
             c = replace(c, score=step.score - 1, reasons=(
                 *c.reasons, f"a part of {step.qualname} ({step.path}:{step.line}), the policy step that calls it "
                             f"and returns the action: ranked below it"))
+        out.append(c)
+    return out
+
+
+def below_their_planners(ranked: list[Entrypoint], in_loops: dict[str, list], driven: set[str]) -> list[Entrypoint]:
+    """`in_loops`: function id -> (caller, line) of the loops that call it; `driven`: ids of the candidates a
+    driver calls in a loop. A function called only in the loops of one such candidate, loops that step or reset
+    nothing (a planner's search over its horizon, `x = sample_n(model, x, ...)` per expansion), is a part of
+    that candidate's step: scored at or above it, it goes one point below it."""
+    functions = {c.id: c for c in ranked if c.kind == "function"}
+    out = []
+    for c in ranked:
+        sites = [(caller, line) for caller, line in in_loops.get(c.id, []) if caller.id != c.id]
+        owners = {caller.id for caller, _ in sites}
+        owner = functions.get(next(iter(owners))) if len(owners) == 1 else None
+        if (c.kind == "function" and owner is not None and owner.id in driven and c.score >= owner.score
+                and all(runs_rollout(caller, {line}) is None for caller, line in sites)):
+            c = replace(c, score=owner.score - 1, reasons=(
+                *c.reasons, f"a part of {owner.qualname} ({owner.path}:{owner.line}): called only in its own loop, "
+                            f"which steps nothing; a driver runs {owner.qualname} per step: ranked below it"))
         out.append(c)
     return out

@@ -145,3 +145,70 @@ def below_driven_callbacks(ranked: list[Entrypoint], callbacks: set[str], simula
                             f"{leader.qualname}, which a framework calls repeatedly and which runs the model"))
         out.append(c)
     return out
+
+
+# Calls whose result is a random draw or a constant-filled tensor or array, whatever sizes they are given.
+NOISE_SOURCES = frozenset({"randn", "rand", "randint", "normal", "uniform", "random", "random_sample", "zeros",
+                           "ones", "full", "empty", "randn_like", "rand_like", "arange", "linspace"})
+# ... and conversions that are constants only when their arguments are (`torch.tensor([0.0, 1.0])`).
+_CONVERSIONS = frozenset({"tensor", "array", "Tensor", "FloatTensor", "as_tensor", "asarray"})
+# Moves and casts that keep a draw a draw (`torch.randn(3).to(device)`).
+_MOVES = frozenset({"to", "cuda", "cpu", "float", "double", "half", "unsqueeze", "detach"})
+
+
+def fed_only_noise(caller: FunctionInfo, line: int, callee_name: str) -> bool:
+    """Does the call of `callee_name` on `line` of `caller` (any call there with arguments, for a network's
+    `forward`/`__call__`) take only random draws and constants (`probe(torch.randn(1, 48))`,
+    `net.get_action(state)` with `state = torch.rand(3, 4)` drawn before)? It feeds no observation: a probe
+    or a shape check, not a pipeline. Constants alone (`step(1, 2)`) are no draw."""
+    calls = [n for n in caller.nodes if isinstance(n, ast.Call) and n.lineno == line and (n.args or n.keywords)]
+    named = [c for c in calls if _called(c) == callee_name] or (
+        [c for c in calls if _called(c) not in NOISE_SOURCES | _CONVERSIONS | _MOVES | {"print"}]
+        if callee_name in ("forward", "__call__") else [])
+    args = [arg for c in named for arg in (*c.args, *(k.value for k in c.keywords))]
+    return bool(args) and all(_noise(arg, caller, 0) for arg in args) and any(   # `step(1, 2)` draws nothing
+        isinstance(n, ast.Call) and _called(n) in NOISE_SOURCES for a in args for n in ast.walk(_drawn(a, caller)))
+
+
+def _drawn(arg: ast.expr, caller: FunctionInfo) -> ast.AST:
+    """The argument, or for a local name the statements that bind it (where its draw is)."""
+    if not isinstance(arg, ast.Name):
+        return arg
+    return ast.Module(body=[n for n in caller.nodes if isinstance(n, ast.Assign) and any(
+        isinstance(t, ast.Name) and t.id == arg.id for t in n.targets)], type_ignores=[])
+
+
+def _called(call: ast.Call) -> str:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+
+
+def _noise(expr: ast.expr, caller: FunctionInfo, depth: int) -> bool:
+    if isinstance(expr, ast.Constant):
+        return True
+    if isinstance(expr, (ast.Tuple, ast.List)):
+        return all(_noise(e, caller, depth) for e in expr.elts)
+    if isinstance(expr, ast.Call):
+        name = _called(expr)
+        if name in _MOVES and isinstance(expr.func, ast.Attribute):
+            return _noise(expr.func.value, caller, depth)
+        if name in _CONVERSIONS:
+            return all(_noise(a, caller, depth) for a in expr.args)
+        return name in NOISE_SOURCES
+    if isinstance(expr, ast.Name) and depth == 0:    # `state = torch.rand(b, n)` before the call
+        values = [n.value for n in caller.nodes if isinstance(n, ast.Assign)
+                  and any(isinstance(t, ast.Name) and t.id == expr.id for t in n.targets)]
+        return bool(values) and all(_noise(v, caller, 1) for v in values) and not _filled(expr.id, caller)
+    return False
+
+
+def _filled(name: str, caller: FunctionInfo) -> bool:
+    """Is `name` written into after it is built (`obs[:3] = omega`, `obs += bias`, `obs.copy_(x)`, or handed to
+    another call that may fill it)? A zeros buffer filled with sensor values is an observation."""
+    for node in caller.nodes:
+        target = node.value if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) else \
+            node.target if isinstance(node, ast.AugAssign) else \
+            node.func.value if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) else None
+        if isinstance(target, ast.Name) and target.id == name:
+            return True
+    return False

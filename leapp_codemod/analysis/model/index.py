@@ -155,6 +155,44 @@ def _above_root(module: str, is_package: bool, level: int) -> bool:
     return level > 1 and level - 1 >= len(package.split(".")) if package else level > 1
 
 
+# `pytest.main(...)`, `unittest.main()`: a `__main__` block that only hands the file to a test runner.
+TEST_RUNNER_CALLS = frozenset({"pytest.main", "unittest.main", "sys.exit", "print"})
+
+
+def is_test_module(module: ModuleIndex) -> bool:
+    """A module a test runner collects, not a script to scan as a driver: every file under tests/ or test/
+    and conftest.py; a file elsewhere named like a test (`test_*.py`, `*_test.py`) only when it holds what
+    pytest collects (`test*` functions, `Test*` classes) and no `__main__` block that runs anything but a
+    test runner: `test_policy.py` whose main block loads a checkpoint and evaluates it in a loop is an
+    evaluation script."""
+    if not is_test_path(module.path):
+        return False
+    parts = PurePosixPath(module.path).parts
+    if parts[-1] == "conftest.py" or any(p in ("tests", "test") for p in parts[:-1]):
+        return True
+    return not _main_block_drives(module.tree) and any(_collected_by_pytest(stmt) for stmt in module.tree.body)
+
+
+def _collected_by_pytest(stmt: ast.stmt) -> bool:
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return stmt.name.startswith("test")
+    return isinstance(stmt, ast.ClassDef) and (stmt.name.startswith("Test") or any(
+        ast.unparse(base).endswith("TestCase") for base in stmt.bases))
+
+
+def _main_block_drives(tree: ast.Module) -> bool:
+    """Does an `if __name__ == "__main__":` block run a loop or call anything but a test runner?"""
+    for stmt in tree.body:
+        if not (isinstance(stmt, ast.If) and _is_main_guard(stmt)):
+            continue
+        for node in (n for s in stmt.body for n in ast.walk(s)):
+            if isinstance(node, (ast.For, ast.While, ast.AsyncFor)):
+                return True
+            if isinstance(node, ast.Call) and ast.unparse(node.func) not in TEST_RUNNER_CALLS:
+                return True
+    return False
+
+
 def _resolve_relative(module: str, is_package: bool, level: int, target: str | None) -> str:
     package = module if is_package else module.rpartition(".")[0]
     for _ in range(level - 1):
