@@ -26,3 +26,13 @@ def test_helpers_called_only_for_a_log_or_for_nothing_are_not_the_export(tmp_pat
     hits = check_marked("scan_precision8", tmp_path, monkeypatch, "status_report_app", "station:Station.tick")
     assert ("station.py", 18, "scalar-extraction") in hits   # `clearance` scales the action: kept
     assert ("station.py", 44, "io-in-pipeline") in hits      # the log line itself stays reported
+
+
+def test_settings_handed_on_through_args_and_kwargs_and_read_by_a_closure_decide_blocks(tmp_path, monkeypatch):
+    hits = check_marked("scan_precision8", tmp_path, monkeypatch, "forwarded_settings_app", "planner:Planner.plan")
+    assert ("planner.py", 30, "tensor-branch") in hits   # a real branch on the observation stays
+
+
+def test_a_table_built_from_constants_and_only_read_by_helpers_is_no_pipeline_data(tmp_path, monkeypatch):
+    hits = check_marked("scan_precision8", tmp_path, monkeypatch, "gain_table_app", "schedule:Smoother.step")
+    assert ("schedule.py", 35, "tensor-branch") in hits

@@ -13,6 +13,7 @@ from leapp_codemod.analysis.model.class_state import (
     foreign_writes, inputs_from_callbacks, live_state_attrs, mutated_attrs, tensor_items,
 )
 from leapp_codemod.analysis.model.config_values import CONFIG_KEY, CONFIG_LOCALS, config_key, function_config_constants
+from leapp_codemod.analysis.flow.closure_constants import share_enclosing_constants
 from leapp_codemod.analysis.infer.context import FunctionContext
 from leapp_codemod.analysis.infer.devices import built_here, device_read, used_as_array
 from leapp_codemod.analysis.infer.answers import return_chosen_by_data
@@ -31,7 +32,9 @@ from leapp_codemod.analysis.model.walk import (
 from leapp_codemod.knowledge.io import THREAD_HANDOFFS
 from leapp_codemod.analysis.model.resolve_sites import applied_call, handed_call
 from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS, ELEMENT_APPLIERS
-from leapp_codemod.analysis.flow.kwarg_keys import absent_keyword, record_keyword_keys
+from leapp_codemod.analysis.flow.kwarg_keys import (
+    absent_keyword, forwarded_settings, record_keyword_keys, record_vararg_counts,
+)
 from leapp_codemod.analysis.model.literal_globals import literal_constant
 from leapp_codemod.analysis.model.settings import class_settings, dict_defaults, module_flags, unpacked_items
 
@@ -216,7 +219,8 @@ def compute_env(ctx: FunctionContext) -> Env:
                 # `xs.append(data)` / `d.update(data)` make the container pipeline data
                 receiver = node.func.value
                 if (node.func.attr in ("append", "extend", "insert", "update", "add", "setdefault")
-                        and isinstance(receiver, ast.Name) and ctx.args_data(node)):
+                        and isinstance(receiver, ast.Name) and receiver.id not in ctx.module.imports
+                        and ctx.args_data(node)):   # not `np.append(a, b)`: a module's function
                     env.data.add(receiver.id)
         if env.size() == before:
             break
@@ -275,6 +279,7 @@ class Analysis:
     reachable: dict[str, FunctionInfo] = field(default_factory=dict)
     seeded: set[str] = field(default_factory=set)
     entry_methods: set[tuple[str, str]] = field(default_factory=set)   # (class id, method) of the roots
+    roots: set[str] = field(default_factory=set)   # ids of the functions the analysis starts from (the entry)
     mutated: set[str] = field(default_factory=set)   # attribute names written after construction somewhere
     flags: dict[str, dict[str, set]] = field(default_factory=dict)  # module -> its constant flags
     pass_envs: dict[str, Env] = field(default_factory=dict)      # local facts computed by the current pass
@@ -302,7 +307,7 @@ class Analysis:
         self.seeded |= {mod.name for mod in fresh}
         classes = [(cls, mod) for mod in fresh for cls in mod.classes.values()]
         for cls, _ in classes:
-            self.mutated |= mutated_attrs(cls)
+            self.mutated |= mutated_attrs(cls, self.project.modules.get(cls.module))
         for mod in [m for m in fresh if ("duck",) in self.project.memo and not self.project.is_library(m.name)]:
             self.facts.foreign_written |= foreign_writes(mod)   # entry mode: fields code fills on a shared object
         self.mutated |= self.facts.foreign_written
@@ -344,6 +349,7 @@ class Analysis:
         self.reachable.setdefault(fn.id, fn)
 
     def propagate(self, fn: FunctionInfo) -> None:
+        share_enclosing_constants(self.facts.param_constants, fn)   # a closure reads its maker's settings
         ctx = self.context(fn)
         self.pass_envs[fn.id] = compute_env(ctx)
         facts = self.facts
@@ -431,8 +437,11 @@ class Analysis:
                 if binding:
                     facts.call_bindings.setdefault(callee.id, set()).add(binding)
             library = self.project.is_library(callee.module)
-            pairs = _param_map(callee, call, _is_bound_call(callee, call, ctx), ctx.fn)
-            _record_constants(facts, ctx, callee, pairs)
+            bound = _is_bound_call(callee, call, ctx)
+            record_vararg_counts(facts, ctx, callee, call, bound)
+            pairs, settings = forwarded_settings(ctx, call, callee, bound, _param_map(callee, call, bound, ctx.fn),
+                                                 facts.param_constants.get(ctx.fn.id, {}))
+            _record_constants(facts, ctx, callee, pairs, settings)
             record_keyword_keys(facts, ctx, callee, call)
             for param, arg in pairs:
                 if not library and ctx.kept_root(arg) is not None:   # `plan(cfg, mem["cmd"])`: the caller's kept object
@@ -452,6 +461,7 @@ class Analysis:
         so the fixpoint is reached whatever the call depth; functions found during a pass are analyzed
         in that same pass, so a call chain resolves in one."""
         self.entry_methods |= {(f"{r.module}:{r.class_name}", r.name) for r in roots if r.class_name}
+        self.roots |= {r.id for r in roots}
         self.seed_class_state()
         for fid, params in data_params.items():
             self.facts.data_params.setdefault(fid, set()).update(params)
@@ -482,12 +492,14 @@ def _constant(value: ast.expr) -> bool:
     return isinstance(value, ast.Constant) and (value.value is None or isinstance(value.value, (bool, int, float)))
 
 
-def _record_constants(facts: Facts, ctx: FunctionContext, callee: FunctionInfo, pairs) -> None:
+def _record_constants(facts: Facts, ctx: FunctionContext, callee: FunctionInfo, pairs, settings=None) -> None:
     """What each parameter of `callee` receives at this call: constants (a default when not passed,
-    a caller's own constant parameter passed on), or UNKNOWN."""
+    a caller's own constant parameter passed on, a setting handed on in `**kwargs`), or UNKNOWN."""
     table = facts.param_constants.setdefault(callee.id, {})
     mine = facts.param_constants.get(ctx.fn.id, {})
-    passed = set()
+    for param, values in (settings or {}).items():
+        table.setdefault(param, set()).update(values)
+    passed = set(settings or ())
     for param, arg in pairs:
         passed.add(param)
         if callee.node.args.kwarg is not None and param == callee.node.args.kwarg.arg:
