@@ -36,3 +36,8 @@ def test_settings_handed_on_through_args_and_kwargs_and_read_by_a_closure_decide
 def test_a_table_built_from_constants_and_only_read_by_helpers_is_no_pipeline_data(tmp_path, monkeypatch):
     hits = check_marked("scan_precision8", tmp_path, monkeypatch, "gain_table_app", "schedule:Smoother.step")
     assert ("schedule.py", 35, "tensor-branch") in hits
+
+
+def test_shapes_built_from_the_rank_and_the_last_dimension_are_fixed(tmp_path, monkeypatch):
+    hits = check_marked("scan_precision8", tmp_path, monkeypatch, "rank_view_app", "scaler:Scaler.apply")
+    assert ("scaler.py", 27, "shape-specialization") in hits   # padding by a sequence length stays reported
