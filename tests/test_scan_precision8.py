@@ -41,3 +41,8 @@ def test_a_table_built_from_constants_and_only_read_by_helpers_is_no_pipeline_da
 def test_shapes_built_from_the_rank_and_the_last_dimension_are_fixed(tmp_path, monkeypatch):
     hits = check_marked("scan_precision8", tmp_path, monkeypatch, "rank_view_app", "scaler:Scaler.apply")
     assert ("scaler.py", 27, "shape-specialization") in hits   # padding by a sequence length stays reported
+
+
+def test_literal_settings_of_the_constructor_decide_the_blocks_they_guard(tmp_path, monkeypatch):
+    hits = check_marked("scan_precision8", tmp_path, monkeypatch, "quiet_settings_app", "arm:Arm.act")
+    assert ("arm.py", 23, "scalar-extraction") in hits   # `self.clamp`: another method sets it, the block stays

@@ -510,6 +510,8 @@ def _record_constants(facts: Facts, ctx: FunctionContext, callee: FunctionInfo, 
             values = absent      # `kwargs.get("target", None)` where no call passes `target`
         elif is_self_attr(arg, ctx.self_name) and arg.attr == "training":
             values = {False}     # `drop_path(x, p, self.training)`: export runs the module in eval mode
+        elif is_self_attr(arg, ctx.self_name) and mine.get(f"self.{arg.attr}") and UNKNOWN not in mine[f"self.{arg.attr}"]:
+            values = set(mine[f"self.{arg.attr}"])   # `say(self.verbose, ...)`: a setting the object keeps
         elif isinstance(arg, ast.Name) and (arg.id in ctx.fn.params or arg.id in mine.get(CONFIG_LOCALS, ())) \
                 and mine.get(arg.id):
             values = set(mine[arg.id])   # the caller's own constant parameter, or a name bound from a config
