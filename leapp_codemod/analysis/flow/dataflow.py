@@ -13,7 +13,6 @@ from leapp_codemod.analysis.model.class_state import (
     foreign_writes, inputs_from_callbacks, live_state_attrs, mutated_attrs, tensor_items,
 )
 from leapp_codemod.analysis.model.config_values import CONFIG_KEY, CONFIG_LOCALS, config_key, function_config_constants
-from leapp_codemod.analysis.flow.closure_constants import share_enclosing_constants
 from leapp_codemod.analysis.infer.context import FunctionContext
 from leapp_codemod.analysis.infer.devices import built_here, device_read, used_as_array
 from leapp_codemod.analysis.infer.answers import return_chosen_by_data
@@ -349,7 +348,6 @@ class Analysis:
         self.reachable.setdefault(fn.id, fn)
 
     def propagate(self, fn: FunctionInfo) -> None:
-        share_enclosing_constants(self.facts.param_constants, fn)   # a closure reads its maker's settings
         ctx = self.context(fn)
         self.pass_envs[fn.id] = compute_env(ctx)
         facts = self.facts
