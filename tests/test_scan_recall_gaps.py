@@ -20,7 +20,9 @@ def test_scratch_buffers_from_identity_and_like_allocators(tmp_path, monkeypatch
     hits = found(scan(tmp_path, "alloc_app", "frames:Pose.forward", monkeypatch))
     assert ("frames.py", 7, "LCM703") in hits       # np.identity(4) filled with a traced rotation
     assert ("frames.py", 8, "LCM703") in hits
-    assert ("frames.py", 21, "LCM703") in hits      # np.empty_like(x): only x's shape is used
+    # np.empty_like(x) of a traced array is itself traced in LEAPP 0.7.2 (its `__array_function__` maps the `_like`
+    # allocators to torch's): writes into it are traced, no LCM703 (see LEAPP_TRACED_LIKE in scratch_buffer)
+    assert ("frames.py", 21, "LCM703") not in hits
     assert ("frames.py", 14, "LCM703") in hits      # np.zeros(trans.shape[:-1] + (4, 4), dtype=trans.dtype)
     assert ("frames.py", 15, "LCM703") not in hits  # a constant written into it
 

@@ -13,6 +13,43 @@ def bound_to_container(value: ast.expr, ctx) -> bool:
         and any(isinstance(t, ast.Name) and t.id == value.id for t in n.targets) for n in ctx.fn.nodes)
 
 
+# Methods only a mapping has: a value they are called on is a dict, not an array.
+MAPPING_METHODS = frozenset({"keys", "items", "values", "get", "setdefault", "popitem"})
+
+
+def keyed_mapping(value: ast.expr, ctx) -> bool:
+    """Does the function use `value` as a mapping: index it with a string (`obs["pc"]`), call a mapping's
+    method on it (`obs.items()`), or index it with the very name a loop over it binds (`for k in obs: obs[k]`)?
+    Iterating a mapping yields its keys (strings the code sets), never the items of an array."""
+    text = ast.unparse(value)
+    loop_names = {t.id for n in ctx.fn.nodes if isinstance(n, (ast.For, ast.comprehension))
+                  and isinstance(n.target, ast.Name) and ast.unparse(n.iter) == text for t in [n.target]}
+    for n in ctx.fn.nodes:
+        if isinstance(n, ast.Subscript) and ast.unparse(n.value) == text:
+            key = n.slice
+            if isinstance(key, ast.Constant) and isinstance(key.value, str) \
+                    or isinstance(key, ast.Name) and key.id in loop_names and _compared_with_string(key.id, ctx):
+                return True
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in MAPPING_METHODS \
+                and ast.unparse(n.func.value) == text:
+            return True
+    return False
+
+
+def _compared_with_string(name: str, ctx) -> bool:
+    """`k != "pc"`, `k in ("pc", "state")`, `k.startswith("cam")`: the loop's name holds a string key."""
+    for n in ctx.fn.nodes:
+        if isinstance(n, ast.Compare) and isinstance(n.left, ast.Name) and n.left.id == name:
+            for other in n.comparators:
+                elts = other.elts if isinstance(other, (ast.Tuple, ast.List, ast.Set)) else [other]
+                if any(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in elts):
+                    return True
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) \
+                and n.func.value.id == name and n.func.attr in ("startswith", "endswith", "split", "lower"):
+            return True
+    return False
+
+
 def many_dimensions(value: ast.expr, ctx) -> bool:
     """The function unpacks the array's shape into two or more names (`t, h, w, c = frames.shape`) or indexes it
     with two or more indices (`frames[:, 0]`)."""

@@ -49,16 +49,48 @@ def is_number(node: ast.expr | None) -> bool:
     return isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
 
 
-def last_dimension(node: ast.expr, ctx) -> bool:
-    """A dimension a pipeline fixes whatever the batch: the rank (`x.ndim`, `x.dim()`) or the last dimension
-    (`x.shape[-1]`, `x.size(-1)`: an action dimension, a feature width) of pipeline data, or a name bound
-    only to one of those (`width = feats.shape[-1]`)."""
+def last_dimension(node: ast.expr, ctx, depth: int = 0) -> bool:
+    """A dimension a pipeline fixes whatever the batch: the rank (`x.ndim`, `x.dim()`, `len(x.shape)`) or the
+    last dimension (`x.shape[-1]`, `x.size(-1)`: an action dimension, a feature width) of pipeline data, a name
+    bound only to one of those (`width = feats.shape[-1]`, `nd = len(x.shape)`), or arithmetic and tuples of
+    them with numbers (`nd - 1`, `(1,) * (nd - 1) + (x.shape[-1],)`: a broadcast shape for per-feature
+    statistics). The rank is fixed for a pipeline: its inputs have one layout, so a rank test or a shape built
+    from the rank takes the same value on every call (a rank that does vary, one function fed 2-D and 3-D
+    arrays by different callers, would still trace one arm per export, which the callers' own shapes decide)."""
     if isinstance(node, ast.Name):
         values = ctx.fn.assigned(node.id)
         if not values and node.id not in ctx.fn.params:
             return _unpacked_last(ctx.fn, node.id)
-        return bool(values) and node.id not in ctx.fn.params and all(_last(v) for v in values)
-    return _last(node)
+        return bool(values) and node.id not in ctx.fn.params and depth < 4 \
+            and all(_fixed(v, ctx, depth + 1) for v in values)
+    return _fixed(node, ctx, depth)
+
+
+def _fixed(node: ast.expr, ctx, depth: int) -> bool:
+    if _last(node) or _rank_length(node):
+        return True
+    if depth >= 4:
+        return False
+    if isinstance(node, ast.BinOp):
+        parts = [node.left, node.right]
+    elif isinstance(node, ast.UnaryOp):
+        parts = [node.operand]
+    elif isinstance(node, ast.Tuple):
+        parts = list(node.elts)
+    else:
+        return False
+    fixed = [last_dimension(p, ctx, depth + 1) for p in parts]
+    return any(fixed) and all(f or is_number(p) or _number_tuple(p) for f, p in zip(fixed, parts))
+
+
+def _rank_length(node: ast.expr) -> bool:
+    """`len(x.shape)`, `len(x.size())`: the rank."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" \
+        and len(node.args) == 1 and _whole_shape(node.args[0])
+
+
+def _number_tuple(node: ast.expr) -> bool:
+    return isinstance(node, ast.Tuple) and all(is_number(e) for e in node.elts)
 
 
 def _unpacked_last(fn, name: str) -> bool:

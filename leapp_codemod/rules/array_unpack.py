@@ -3,6 +3,7 @@ import ast
 from leapp_codemod.rules._array_uses import bound_to_container as _bound_to_container
 from leapp_codemod.rules._array_uses import callee_computes
 from leapp_codemod.rules._array_uses import items_reach_numpy as _items_reach_numpy
+from leapp_codemod.rules._array_uses import keyed_mapping
 from leapp_codemod.rules._array_uses import many_dimensions as _many_dimensions
 from leapp_codemod.rules._array_uses import used_as_numbers as _used_as_numbers
 from leapp_codemod.rules._element_math import element_in_arithmetic
@@ -225,8 +226,8 @@ def _array_of_data(value: ast.expr, ctx, target: ast.expr) -> bool:
         return False
     if isinstance(value, ast.Attribute) and value.attr in ("shape", "strides"):
         return False
-    if not ctx.is_data(value) or ctx.is_shape(value) or _bound_to_container(value, ctx):
-        return False
+    if not ctx.is_data(value) or ctx.is_shape(value) or _bound_to_container(value, ctx) or keyed_mapping(value, ctx):
+        return False   # a mapping's loop takes its keys
     names = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
     if any(isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id in names
            for n in ctx.fn.nodes) or _many_dimensions(value, ctx):
@@ -437,7 +438,9 @@ RULE = Rule(
          "counts when the scan knows it is NumPy, or when it is pipeline data whose items go on into `np.*` calls. "
          "Unpacking a torch tensor is not flagged: it yields 0-d tensors that stay traced; nor are items the code "
          "indexes further or an array known to have several axes (rows of a 2-D array stay traced), nor items "
-         "that are never used as numbers (only handed whole to another function).",
+         "that are never used as numbers (only handed whole to another function), nor a loop over a mapping (a value "
+         "the function indexes with a string, `obs[\"pc\"]`, calls `.items()`/`.keys()` on, or indexes with the "
+         "loop's own name that it compares with a string): it yields the mapping's keys, not array items.",
     why="Iterating a traced NumPy array yields plain NumPy scalars (`numpy.float32`), not traced values "
         "(checked in the installed leapp 0.7.2: `p, q, r, s = a` and `[v * 2 for v in a]` on a traced array both "
         "fail LEAPP's re-entry validation, while the same code on a torch tensor passes, and so does unpacking the "
@@ -457,6 +460,9 @@ RULE = Rule(
         "    rotations = np.tanh(obs).reshape(-1, 3)\n"
         "    return np.array([R.from_euler('xyz', rot).as_quat() for rot in rotations])\n",
         "import torch\ndef step(obs):\n    x, y = obs[:2]\n    return torch.stack([x * 2, y])\n",
+        # a loop over a mapping of arrays takes its keys
+        "import numpy as np\ndef step(obs):\n    for k in obs:\n        if k != 'pc':\n            obs[k] = obs[k] * 2\n"
+        "    return np.concatenate([obs['pc'], obs['state']])\n",
         # one position alone: the first row of a batch
         "import numpy as np\ndef step(actions, low, high):\n    act = actions[0]\n    return np.clip(act * 2, low, high)\n",
         "import numpy as np\ndef step(obs):\n    a = np.asarray(obs)\n    n, m = a.shape\n"

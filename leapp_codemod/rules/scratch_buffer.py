@@ -5,6 +5,14 @@ from leapp_codemod.rules._helpers import enclosing_name, show
 from leapp_codemod.rules.base import Hit, Rule
 from leapp_codemod.knowledge.vocab import ALLOCATOR_LAYOUT_KEYWORDS, NUMPY_ALLOCATORS, NUMPY_LIKE_ALLOCATORS
 
+# LEAPP 0.7.2 fact (checked with the installed package): a traced NumPy array's `__array_function__` maps
+# `np.zeros_like`/`ones_like`/`full_like`/`empty_like` to their torch twins (`traced_np_array.py`), so the
+# array they allocate from a traced argument is a traced array, and writes into it are recorded (an export of
+# `b = np.zeros_like(x); b[:2] = x[:2] * 2` follows new inputs). With a `dtype` LEAPP 0.7.2 raises while
+# tracing (NotImplementedError on the type argument): loud, and not this rule's case, so such a call is judged
+# as before.
+LEAPP_TRACED_LIKE = ("`np.zeros_like(x)` (also `ones_like`, `full_like`, `empty_like`) of pipeline data is a traced "
+                     "array in LEAPP 0.7.2: writes into it are traced and are no finding")
 # Calls that allocate a fresh array or tensor from a shape or from constants: its contents are not traced.
 FILLERS = NUMPY_ALLOCATORS | NUMPY_LIKE_ALLOCATORS | {f"torch.{fn}" for fn in ("zeros", "ones", "empty", "full", "eye")}
 ALLOCATORS = FILLERS | {"numpy.array", "numpy.asarray", "numpy.copy", "torch.tensor"}
@@ -24,8 +32,12 @@ def _allocates(value: ast.expr | None, module, ctx, copies: bool = True) -> bool
     name = ctx.project.qualify(value.func, module)
     if not name or ctx.project.external_name(name) not in ALLOCATORS:
         return False
+    like = ctx.project.external_name(name) in NUMPY_LIKE_ALLOCATORS
+    if like and value.args and ctx.is_data(value.args[0]) and len(value.args) <= (2 if name.endswith("full_like") else 1) \
+            and not any(k.arg == "dtype" for k in value.keywords):
+        return False   # `np.zeros_like(q)` of a traced array is traced itself (LEAPP_TRACED_LIKE)
     if ctx.project.external_name(name) in FILLERS:   # `np.eye(4)`, `np.zeros(x.shape[:-1] + (4, 4), dtype=x.dtype)`
-        return _layout_only(value, ctx, ctx.project.external_name(name) in NUMPY_LIKE_ALLOCATORS)
+        return _layout_only(value, ctx, like)
     if ctx.project.external_name(name) == "numpy.copy" and copies and len(value.args) == 1 and \
             is_self_attr(value.args[0], ctx.self_name):  # a copy of a buffer built from constants
         return _attr_buffer(value.args[0].attr, ctx, copies=False)
@@ -319,7 +331,8 @@ RULE = Rule(
          "`obs = np.zeros(47); obs[:3] = omega; policy(torch.from_numpy(obs))`. Every write of pipeline data into "
          "the buffer is a finding (each copies numbers, not the graph); the first names the others. A buffer the step fills and then rebinds to a value computed from itself "
          "(`self.q_obs[i] = q[idx[i]]`, then `self.q_obs = (self.q_obs - q0) * scale`) is still a filled buffer. "
-         "A buffer read before it is written (a history) is recurrent state instead (LCM701).",
+         "A buffer read before it is written (a history) is recurrent state instead (LCM701). "
+         f"{LEAPP_TRACED_LIKE[0].upper()}{LEAPP_TRACED_LIKE[1:]}.",
     why="The buffer is a plain array, not a traced value. Writing a traced value into it copies numbers, not the "
         "graph: the buffer is captured as a constant (by reference), so the export returns what it held while "
         "tracing, or `output_tensors` raises 'received non-traced tensors'.",
@@ -339,6 +352,8 @@ RULE = Rule(
         "import numpy as np\ndef step(obs):\n    out = np.concatenate([obs[:3], obs[3:] * 2])\n    return out\n",
         "import torch\ndef step(obs):\n    out = torch.zeros(6)\n    out[:3] = obs[:3]\n    return out\n",
         "import numpy as np\ndef step(obs):\n    buf = obs.copy()\n    buf[:3] = obs[:3] * 2\n    return buf\n",
+        # allocated like a traced array: LEAPP traces it and the writes into it
+        "import numpy as np\ndef step(obs):\n    buf = np.zeros_like(obs)\n    buf[:3] = obs[:3] * 2\n    return buf\n",
         # the other object's field holds the data it was built with, not a fresh allocation
         ("import numpy as np\nclass Command:\n    def __init__(self, target):\n        self.target = target\n"
          "class P:\n    def __init__(self, q0):\n        self.cmd = Command(target=q0)\n    def step(self, x):\n"

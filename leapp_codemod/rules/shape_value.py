@@ -165,7 +165,9 @@ RULE = Rule(
          "configuration value or other data (padding amounts, count-based features). Pure shape arithmetic "
          "(`x.shape[0] * 2`, `x.view(x.shape[0], -1)`) is not flagged, nor arithmetic on the last dimension or the "
          "rank, which a pipeline fixes (`feats.shape[-1] * horizon`, `C // heads` after `B, T, C = x.size()`: a "
-         "feature width, an action dimension). A "
+         "feature width, an action dimension), nor a broadcast shape built from the rank (`len(x.shape)`, "
+         "`x.ndim`) and the last dimension (`(1,) * (len(x.shape) - 1) + (x.shape[-1],)` to view per-feature "
+         "statistics): a pipeline's inputs have one layout, so the rank is the same on every call. A "
          "nested mix is reported once, at its innermost part. Also flags a whole shape stored in a name and "
          "handed to `view`/`reshape`/`expand` later (`sh = x.shape; ...; y.reshape(*sh)`): every size of it, "
          "the batch too, is fixed; and a torch factory sized by a dimension between the batch and the last one "
@@ -186,6 +188,7 @@ RULE = Rule(
         "def step(obs, query):\n    return query.expand(obs.shape[0], -1)\n",
         "def step(feats, horizon):\n    width = feats.shape[-1]\n    return feats.reshape(-1, width * horizon)\n",
         "def step(feats):\n    width = feats.shape[-1]\n    return feats.view(-1, width)\n",
+        "def step(x, mean):\n    nd = len(x.shape)\n    return x - mean.reshape((1,) * (nd - 1) + (x.shape[-1],))\n",
         "def step(x, heads):\n    B, T, C = x.size()\n    return x.view(B, T, heads, C // heads)\n",
         "import torch\ndef step(obs):\n    return obs + torch.zeros(obs.shape[0], obs.shape[-1])\n",
     ),

@@ -6,6 +6,7 @@ import ast
 from collections import defaultdict
 
 from leapp_codemod.analysis.flow.dataflow import Analysis
+from leapp_codemod.analysis.flow.report_reach import reached_for_reports
 from leapp_codemod.analysis.infer.context import iter_nodes
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.knowledge.categories import LIBRARY_CATEGORIES
@@ -52,10 +53,13 @@ def run_rules(analysis: Analysis, functions, rules: tuple[Rule, ...], only_paths
         ctx.shape_answers = {}      # the facts are final from here on: `is_shape` answers are kept
         library = analysis.project.is_library(fn.module)
         handing = not library and ctx.hands_on_only()    # the host's sink of the result: no finding of the step
+        reporting = not library and reached_for_reports(analysis, fn)   # called only for a report: its I/O only
         for node in iter_nodes(fn, analysis.facts.param_constants.get(fn.id)):
             rules_here = by_type.get(type(node), ())
             if handing:
                 rules_here = [r for r in rules_here if r.category != "io-in-pipeline"]
+            elif reporting:
+                rules_here = [r for r in rules_here if r.category == "io-in-pipeline"]
             if library and rules_here and (ctx.under_scalar_dispatch(node) or ctx.in_error_handler(node)):
                 continue   # an installed library's code for Python/NumPy scalars, or for an error: not the trace
             for rule in rules_here:

@@ -31,7 +31,9 @@ from leapp_codemod.analysis.model.walk import (
 from leapp_codemod.knowledge.io import THREAD_HANDOFFS
 from leapp_codemod.analysis.model.resolve_sites import applied_call, handed_call
 from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS, ELEMENT_APPLIERS
-from leapp_codemod.analysis.flow.kwarg_keys import absent_keyword, record_keyword_keys
+from leapp_codemod.analysis.flow.kwarg_keys import (
+    absent_keyword, forwarded_settings, record_keyword_keys, record_vararg_counts,
+)
 from leapp_codemod.analysis.model.literal_globals import literal_constant
 from leapp_codemod.analysis.model.settings import class_settings, dict_defaults, module_flags, unpacked_items
 
@@ -216,7 +218,8 @@ def compute_env(ctx: FunctionContext) -> Env:
                 # `xs.append(data)` / `d.update(data)` make the container pipeline data
                 receiver = node.func.value
                 if (node.func.attr in ("append", "extend", "insert", "update", "add", "setdefault")
-                        and isinstance(receiver, ast.Name) and ctx.args_data(node)):
+                        and isinstance(receiver, ast.Name) and receiver.id not in ctx.module.imports
+                        and ctx.args_data(node)):   # not `np.append(a, b)`: a module's function
                     env.data.add(receiver.id)
         if env.size() == before:
             break
@@ -275,6 +278,7 @@ class Analysis:
     reachable: dict[str, FunctionInfo] = field(default_factory=dict)
     seeded: set[str] = field(default_factory=set)
     entry_methods: set[tuple[str, str]] = field(default_factory=set)   # (class id, method) of the roots
+    roots: set[str] = field(default_factory=set)   # ids of the functions the analysis starts from (the entry)
     mutated: set[str] = field(default_factory=set)   # attribute names written after construction somewhere
     flags: dict[str, dict[str, set]] = field(default_factory=dict)  # module -> its constant flags
     pass_envs: dict[str, Env] = field(default_factory=dict)      # local facts computed by the current pass
@@ -302,7 +306,7 @@ class Analysis:
         self.seeded |= {mod.name for mod in fresh}
         classes = [(cls, mod) for mod in fresh for cls in mod.classes.values()]
         for cls, _ in classes:
-            self.mutated |= mutated_attrs(cls)
+            self.mutated |= mutated_attrs(cls, self.project.modules.get(cls.module))
         for mod in [m for m in fresh if ("duck",) in self.project.memo and not self.project.is_library(m.name)]:
             self.facts.foreign_written |= foreign_writes(mod)   # entry mode: fields code fills on a shared object
         self.mutated |= self.facts.foreign_written
@@ -431,8 +435,11 @@ class Analysis:
                 if binding:
                     facts.call_bindings.setdefault(callee.id, set()).add(binding)
             library = self.project.is_library(callee.module)
-            pairs = _param_map(callee, call, _is_bound_call(callee, call, ctx), ctx.fn)
-            _record_constants(facts, ctx, callee, pairs)
+            bound = _is_bound_call(callee, call, ctx)
+            record_vararg_counts(facts, ctx, callee, call, bound)
+            pairs, settings = forwarded_settings(ctx, call, callee, bound, _param_map(callee, call, bound, ctx.fn),
+                                                 facts.param_constants.get(ctx.fn.id, {}))
+            _record_constants(facts, ctx, callee, pairs, settings)
             record_keyword_keys(facts, ctx, callee, call)
             for param, arg in pairs:
                 if not library and ctx.kept_root(arg) is not None:   # `plan(cfg, mem["cmd"])`: the caller's kept object
@@ -452,6 +459,7 @@ class Analysis:
         so the fixpoint is reached whatever the call depth; functions found during a pass are analyzed
         in that same pass, so a call chain resolves in one."""
         self.entry_methods |= {(f"{r.module}:{r.class_name}", r.name) for r in roots if r.class_name}
+        self.roots |= {r.id for r in roots}
         self.seed_class_state()
         for fid, params in data_params.items():
             self.facts.data_params.setdefault(fid, set()).update(params)
@@ -482,12 +490,14 @@ def _constant(value: ast.expr) -> bool:
     return isinstance(value, ast.Constant) and (value.value is None or isinstance(value.value, (bool, int, float)))
 
 
-def _record_constants(facts: Facts, ctx: FunctionContext, callee: FunctionInfo, pairs) -> None:
+def _record_constants(facts: Facts, ctx: FunctionContext, callee: FunctionInfo, pairs, settings=None) -> None:
     """What each parameter of `callee` receives at this call: constants (a default when not passed,
-    a caller's own constant parameter passed on), or UNKNOWN."""
+    a caller's own constant parameter passed on, a setting handed on in `**kwargs`), or UNKNOWN."""
     table = facts.param_constants.setdefault(callee.id, {})
     mine = facts.param_constants.get(ctx.fn.id, {})
-    passed = set()
+    for param, values in (settings or {}).items():
+        table.setdefault(param, set()).update(values)
+    passed = set(settings or ())
     for param, arg in pairs:
         passed.add(param)
         if callee.node.args.kwarg is not None and param == callee.node.args.kwarg.arg:
@@ -498,6 +508,8 @@ def _record_constants(facts: Facts, ctx: FunctionContext, callee: FunctionInfo, 
             values = absent      # `kwargs.get("target", None)` where no call passes `target`
         elif is_self_attr(arg, ctx.self_name) and arg.attr == "training":
             values = {False}     # `drop_path(x, p, self.training)`: export runs the module in eval mode
+        elif is_self_attr(arg, ctx.self_name) and mine.get(f"self.{arg.attr}") and UNKNOWN not in mine[f"self.{arg.attr}"]:
+            values = set(mine[f"self.{arg.attr}"])   # `say(self.verbose, ...)`: a setting the object keeps
         elif isinstance(arg, ast.Name) and (arg.id in ctx.fn.params or arg.id in mine.get(CONFIG_LOCALS, ())) \
                 and mine.get(arg.id):
             values = set(mine[arg.id])   # the caller's own constant parameter, or a name bound from a config

@@ -18,6 +18,7 @@ from leapp_codemod.analysis.infer.calls import CallQuestions
 from leapp_codemod.analysis.infer.io import IoQuestions
 from leapp_codemod.analysis.infer.lattice import NESTED, Env, Facts
 from leapp_codemod.analysis.infer.messages import MessageQuestions
+from leapp_codemod.analysis.infer.purity import PurityQuestions
 from leapp_codemod.analysis.infer.relevance import RelevanceQuestions
 from leapp_codemod.analysis.infer.sink import SinkQuestions
 from leapp_codemod.analysis.infer.state import StateQuestions
@@ -46,7 +47,7 @@ __all__ = ["Env", "Facts", "FunctionContext", "is_self_attr", "iter_nodes", "nam
 
 @dataclass
 class FunctionContext(TaintQuestions, TypeQuestions, CallQuestions, StateQuestions, IoQuestions, MessageQuestions,
-                      RelevanceQuestions, SinkQuestions, TelemetryQuestions):
+                      RelevanceQuestions, SinkQuestions, TelemetryQuestions, PurityQuestions):
     fn: FunctionInfo
     module: ModuleIndex
     project: Project

@@ -262,6 +262,8 @@ class RelevanceQuestions:
         callees = self.resolve_call(call)
         if callees and all(not c.is_method and self.for_function(c).reports_only() for c in callees):
             return   # a debug printer of the project
+        if callees and all(self.for_function(c).value_only() for c in callees):
+            return   # `err = self.tracking_error()`: a value; what the statement binds of it is what counts
         entry.output = True
 
     def _store(self, target: ast.expr, entry: _Stmt, scope: _Scope) -> None:

@@ -13,6 +13,7 @@ import re
 from dataclasses import replace
 
 from leapp_codemod.analysis.model.index import ClassInfo, called_name
+from leapp_codemod.analysis.model.read_only import reads_only
 from leapp_codemod.knowledge.io import CLOCK_FACTORIES, CLOCK_FUNCTIONS, LIVE_STATE_CONSTRUCTORS
 from leapp_codemod.knowledge.vocab import (
     CONTAINER_MUTATORS, FIELD_CLASS_BASES, INPLACE_EXCEPTIONS, PURE_METHODS, SIZE_TAKING_METHODS,
@@ -226,9 +227,10 @@ def _carries_message(call: ast.Call, message: set[str], written: set[str], self_
 ARGUMENT_KEEPING_METHODS = (PURE_METHODS | SIZE_TAKING_METHODS) - CONTAINER_MUTATORS
 
 
-def mutated_attrs(cls: ClassInfo) -> set[str]:
+def mutated_attrs(cls: ClassInfo, module=None) -> set[str]:
     """Attributes written outside construction, mutated in place anywhere, or handed to a helper
-    that may mutate them (not to a tensor or array method, `values.topk(self.k)`: it changes no argument)."""
+    that may mutate them (not to a tensor or array method, `values.topk(self.k)`: it changes no argument; not
+    to a helper of the class's `module` that only reads it, `_extract(self.table, t)`)."""
     out = {attr for attr, writes in cls.attr_values.items()
            if any(method not in CONSTRUCTION_METHODS for method, _ in writes)}
     for info in cls.methods.values():
@@ -245,7 +247,9 @@ def mutated_attrs(cls: ClassInfo) -> set[str]:
                         and method not in ARGUMENT_KEEPING_METHODS:   # `scores.topk(self.k)` changes no `self.k`
                     out |= {a for a in (_self_attr(x, self_name) for x in node.args) if a}
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and fn.name not in CONSTRUCTION_METHODS:
-                out |= {a for a in (_self_attr(x, self_name) for x in node.args) if a}
+                helper = module.functions.get(node.func.id) if module is not None else None
+                out |= {a for i, a in enumerate(_self_attr(x, self_name) for x in node.args)
+                        if a and not reads_only(helper, i, module.imports if module is not None else {}, node.func.id)}
             elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for target in targets:

@@ -100,8 +100,10 @@ def _literal_settings(project, cls: ClassInfo) -> dict[str, set]:
     constructors call on self (`self._set_specs()`), and nowhere else in the class, its bases, its
     subclasses or outside: a setting with that one value."""
     out: dict[str, set] = {}
-    building = _construction(project, cls) - CONSTRUCTION
     family = [*project.mro(cls), *_subclasses(project, cls)]
+    # the constructor's own literals too (`self.verbose = -1`), unless some method of the family sets
+    # attributes by computed names (`setattr(self, k, v)` over a config: the literal is only a default)
+    building = _construction(project, cls) - (CONSTRUCTION if _dynamic_attrs(family) else set())
     for klass in project.mro(cls):
         for attr, writes in klass.attr_values.items():
             if len(writes) != 1 or writes[0][0] not in building or f"self.{attr}" in out:
@@ -109,9 +111,26 @@ def _literal_settings(project, cls: ClassInfo) -> dict[str, set]:
             if any(attr in k.attr_values for k in family if k is not klass) or attribute_rebound(project, cls, attr):
                 continue
             value = _chosen(writes[0][1], out)
+            if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub) \
+                    and isinstance(value.operand, ast.Constant) and type(value.operand.value) is int:
+                value = ast.Constant(-value.operand.value)   # `self.verbose = -1`
             if isinstance(value, ast.Constant) and isinstance(value.value, (bool, int)):
                 out[f"self.{attr}"] = {value.value}
     return out | class_constants(family, lambda attr: attribute_rebound(project, cls, attr))
+
+
+def _dynamic_attrs(family) -> bool:
+    """Does a method of these classes set attributes of self by computed names (`setattr(self, key, v)`,
+    `self.__dict__.update(cfg)`)?"""
+    for klass in family:
+        for info in klass.methods.values():
+            for node in info.nodes:
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" \
+                        and not (len(node.args) >= 2 and isinstance(node.args[1], ast.Constant)):
+                    return True
+                if isinstance(node, ast.Attribute) and node.attr == "__dict__":
+                    return True
+    return False
 
 
 def _chosen(value: ast.expr, known: dict[str, set]) -> ast.expr:
