@@ -240,8 +240,8 @@ class TaintQuestions:
         func = call.func
         children: list = []
         if isinstance(func, ast.Attribute):
-            if func.attr in SCALAR_METHODS or func.attr in SHAPE_METHODS:
-                return False
+            if func.attr in SCALAR_METHODS - {"tolist"} or func.attr in SHAPE_METHODS:
+                return False   # `.tolist()`: the Python numbers of pipeline data stay data (LCM101 flags the call)
             children.append(func.value)
         callees = self.resolve_call(call)
         if callees and all(self.is_type_predicate(c) and c.id not in self.facts.answers_by_data for c in callees):
