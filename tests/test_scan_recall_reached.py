@@ -1,6 +1,6 @@
 """Rule gaps on reached code (fixtures/scan_recall_reached, issue 20 item 4): a buffer made by arithmetic on an
 allocator, data carried through `.tolist()`, one entry of a dict attribute written before another entry is read,
-and a simulator's live state kept in a module global."""
+a simulator's live state kept in a module global, and PIL images read or received in the step."""
 from __future__ import annotations
 
 import pytest
@@ -44,3 +44,13 @@ def test_a_simulator_state_in_a_module_global_is_pipeline_data(tmp_path, monkeyp
     assert not {line for _, line, _ in hits if line == 19}   # MODEL.opt.timestep: the static model
     hits = found(scan(tmp_path / "again", "sim_app", "swing:balance", monkeypatch))
     assert ("swing.py", 28, "LCM201") in hits       # cart = mujoco.MjData(MODEL) under `global cart`
+
+
+def test_pil_methods_on_an_image_read_in_the_step_are_native_calls(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "pil_app", "inspect:WeldInspector.grade", monkeypatch))
+    assert ("inspect.py", 13, "LCM901") in hits     # Image.open: the read itself
+    assert ("inspect.py", 23, "LCM401") in hits     # frame.crop in a helper the image is handed to
+    assert ("inspect.py", 25, "LCM401") in hits     # box.resize on the image crop returned
+    assert ("inspect.py", 15, "LCM401") in hits     # patch.convert on what the helper returns
+    assert ("inspect.py", 16, "LCM401") in hits     # np.array(gray): the pixels copied out of PIL
+    assert not {line for _, line, _ in hits if line in (20, 22)}   # the image's size: its fixed shape
