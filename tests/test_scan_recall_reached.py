@@ -1,6 +1,6 @@
 """Rule gaps on reached code (fixtures/scan_recall_reached, issue 20 item 4): a buffer made by arithmetic on an
 allocator, data carried through `.tolist()`, one entry of a dict attribute written before another entry is read,
-a simulator's live state kept in a module global, and PIL images read or received in the step."""
+a simulator's live state kept in a module global, PIL images read or received in the step, and writes into arrays of objects a library made or the caller hands in (LCM902)."""
 from __future__ import annotations
 
 import pytest
@@ -54,3 +54,13 @@ def test_pil_methods_on_an_image_read_in_the_step_are_native_calls(tmp_path, mon
     assert ("inspect.py", 15, "LCM401") in hits     # patch.convert on what the helper returns
     assert ("inspect.py", 16, "LCM401") in hits     # np.array(gray): the pixels copied out of PIL
     assert not {line for _, line, _ in hits if line in (20, 22)}   # the image's size: its fixed shape
+
+
+def test_writes_into_arrays_of_objects_the_step_does_not_own(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "actuate_app", "hover:Hover.tick", monkeypatch))
+    assert ("hover.py", 22, "LCM902") in hits       # a simulator's MjData bound under `global` in a setup function
+    assert ("hover.py", 23, "LCM902") in hits       # scaled in place
+    assert ("hover.py", 24, "LCM902") in hits       # an object passed in
+    assert ("hover.py", 25, "LCM902") in hits       # an object the constructor was handed, kept on self
+    assert ("hover.py", 26, "LCM703") in hits and ("hover.py", 26, "LCM902") not in hits   # the step's own buffer
+    assert not {line for _, line, _ in hits if line == 27}   # a constant written into the simulator
