@@ -247,10 +247,14 @@ class _Walk:
 
     # ------------------------------------------------------------------ events
     def read(self, attr: str, ctx: FunctionContext, line: int, key: str = "") -> None:
-        """A read of `self.<attr>` (of its entry `key` of a dict, which a write of the whole or of the entry covers)."""
+        """A read of `self.<attr>` (of its entry `key` of a dict, which a write of the whole or of that entry covers;
+        a read of the whole is covered by a write of any entry)."""
         writers = self.written.get(attr, set()) | self.local.get(attr, set())
         if key:
             writers |= self.written.get(attr + key, set()) | self.local.get(attr + key, set())
+        else:   # the whole dict (`self.stats.update(...)`): an entry written above covers it, as before entries
+            writers |= {c for table in (self.written, self.local) for name, classes in table.items()
+                        if name.startswith(attr + "[") for c in classes}
         mine = self.family.get(ctx.cls.id, set()) if ctx.cls is not None else set()
         if ctx.cls is not None and not any(w in mine or ctx.cls.id in self.family.get(w, ()) for w in writers):
             self.order.uncovered.setdefault((ctx.cls.id, attr), set()).add((ctx.fn.id, line))
