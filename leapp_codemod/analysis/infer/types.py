@@ -167,7 +167,7 @@ class TypeQuestions:
             if declared:
                 return declared
             out: set[str] = {"PIL.Image.Image"} if any(
-                _image_in(r.value, fn, self, 0) for r in fn.nodes if isinstance(r, ast.Return)) else set()
+                _image_in(v, fn, self, 0) for v in _image_returns(fn, module)) else set()
             for value in returned_builds(self.project, fn):   # `m = Model(); ...; return m` too
                 if isinstance(value, ast.Call):
                     built = self.call_result_types(value, module)
@@ -448,6 +448,19 @@ def _branches(values):
             yield method, value.body
             value = value.orelse
         yield method, value
+
+
+def _image_returns(fn: FunctionInfo, module: ModuleIndex) -> tuple[ast.expr, ...]:
+    """The returned values that may be PIL images: an image method's result anywhere, any value in a module that
+    imports PIL (indexed once per function)."""
+    found = fn.walks.get("image_returns")
+    if found is None:
+        pil = any(t == "PIL" or t.startswith("PIL.") for t in module.imports.values())
+        found = fn.walks["image_returns"] = tuple(
+            r.value for r in fn.nodes if isinstance(r, ast.Return) and r.value is not None and (
+                pil or isinstance(r.value, ast.Call) and isinstance(r.value.func, ast.Attribute)
+                and r.value.func.attr in PIL_IMAGE_RESULTS))
+    return found
 
 
 def _image_in(value: ast.expr | None, fn: FunctionInfo, ctx, depth: int) -> bool:
