@@ -17,6 +17,9 @@ IO_READ_FUNCTIONS = frozenset({
     "json.load", "pickle.load", "numpy.load", "numpy.loadtxt", "numpy.genfromtxt", "numpy.fromfile", "torch.load",
     "cv2.imread", "yaml.safe_load", "yaml.load", "PIL.Image.open", "imageio.imread", "os.read",
 })
+# ... and among those, the image reads: their value is pixels, the pipeline's input (never a setting), so what
+# the step computes from an image it reads is pipeline data (a PIL image's methods, the array made from it).
+IMAGE_READS = frozenset({"PIL.Image.open", "cv2.imread", "imageio.imread", "imageio.v2.imread", "imageio.v3.imread"})
 IO_ROOTS = ("requests.", "urllib.", "http.", "socket.", "subprocess.", "shutil.", "csv.", "sqlite3.", "zmq.",
             "rclpy.", "rospy.", "wandb.", "mlflow.", "tensorboardX.", "torch.utils.tensorboard.",
             # robot middleware and device links: LCM, DDS, Unitree SDK, serial ports, CAN, MQTT, cameras

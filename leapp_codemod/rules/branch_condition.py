@@ -128,7 +128,9 @@ RULE = Rule(
          "(LCM001), reported once. Nor is a comparison with string literals or a field of a record the same "
          "condition compares with one (`ev[\"type\"] == \"button\" and ev[\"pressed\"]`: a UI event, never a tensor), "
          "nor the test of a step counter read only by tests and row reads of a plan it paces (`if self.t % self.k "
-         "== 0: self.plan = model(obs)`): the plan's LCM702 names the cadence.",
+         "== 0: self.plan = model(obs)`): the plan's LCM702 names the cadence. Pipeline data includes the fields of a "
+         "simulator's live state kept in a module global (`data = mujoco.MjData(model)` at module level or under "
+         "`global data` in a setup function), as for one kept on self: `if data.qpos[2] < 0.2:`.",
     why="A traced graph has no Python control flow. LEAPP logs an ERROR ('Attempted to use TracedTensor ... in a "
         "boolean context') but keeps tracing: only the branch (or the number of loop iterations) taken on the traced "
         "inputs is recorded. If every traced sample takes the same path, `compile_graph(validate=True)` passes and "
@@ -155,6 +157,10 @@ RULE = Rule(
     ),
     invalid=(
         "def step(obs, limit):\n    if obs.abs().max() > limit:  # error\n        return obs * 0\n    return obs\n",
+        # a simulator's live state kept in a module global is read as an input
+        "import mujoco\nimport numpy as np\nMODEL = mujoco.MjModel.from_xml_path('a.xml')\ndata = None\n\n"
+        "def setup():\n    global data\n    data = mujoco.MjData(MODEL)\n\n"
+        "def step(w):\n    if data.qpos[2] < 0.2:  # error\n        return np.zeros(2)\n    return np.tanh(w @ data.qvel)\n",
         # a number taken out of the data, then tested
         ("import torch\ndef step(obs):\n    while True:\n        bad = obs.abs() > 1.0\n        n = bad.sum().item()\n"
         "        if n == 0:  # error\n            break\n        obs = torch.where(bad, obs * 0.5, obs)\n    return obs\n"),

@@ -114,7 +114,39 @@ def _names_a_class(type_name: str) -> bool:
     return any(part[:1].isupper() for part in type_name.split(".")[1:])
 
 
+# PIL `Image` methods that compute nothing from the pixels (or are I/O, reported as such).
+PIL_NON_PIXEL_METHODS = frozenset({"save", "show", "close", "verify", "getbands", "getexif", "load", "seek", "tell"})
+
+
+def _pil_image(expr: ast.expr, ctx) -> bool:
+    """A PIL image holding pipeline data: from `Image.open`/`Image.fromarray`, an image method of one
+    (`frame.crop(...)`), a project function returning one, or a parameter callers hand one."""
+    return any(t.startswith("PIL.") for t in ctx.types_of(expr)) and ctx.is_data(expr)
+
+
+def _pil_hit(node: ast.Call, ctx) -> Hit | None:
+    """`img.resize(...)`, `img.crop(...)` on a pipeline image, and `np.asarray(img)` of one: each runs PIL's native
+    code on the pixels (the image is a value of the pipeline, not an object it reads its input from)."""
+    func = node.func
+    if isinstance(func, ast.Attribute) and not ctx.call_name(node) and func.attr not in PIL_NON_PIXEL_METHODS \
+            and _pil_image(func.value, ctx):
+        return Hit(node, f"`{show(node)}` runs PIL's native `Image.{func.attr}` on a pipeline image; LEAPP cannot "
+                         "trace it", PIL_FIX)
+    if ctx.call_name(node) in ("numpy.asarray", "numpy.array") and node.args and _pil_image(node.args[0], ctx):
+        return Hit(node, f"`{show(node)}` copies a PIL image's pixels into a new array; LEAPP traces "
+                         "`np.asarray` only of a traced array, so the pixels are exported as constants", PIL_FIX)
+    return None
+
+
+PIL_FIX = ("hand the pipeline the pixels as an array and resize/crop with torch ops (`torch.nn.functional."
+           "interpolate`, slicing), or move the image preprocessing to the host before the exported pipeline")
+
+
 def check(node: ast.Call, ctx):
+    pil = _pil_hit(node, ctx)
+    if pil is not None:
+        yield pil
+        return
     target = foreign_target(node, ctx)
     if target is None or target in TRACEABLE or not (ctx.args_data(node) or _receiver_data(node, ctx)):
         return
@@ -131,11 +163,17 @@ RULE = Rule(
          "pipeline data, and methods of a foreign object another method built from pipeline data "
          "(`self.frame.as_matrix()` after `self.frame = Rotation.from_rotvec(imu)`). A method of an object made "
          "in the same function (`rot = Rotation.from_quat(q); rot.apply(v)`) is not reported again: the call "
-         "that made it is.",
+         "that made it is. A PIL image is a value of the pipeline, not such an object: every pixel method on one "
+         "that holds pipeline data (`img.resize(...)`, `img.crop(...)`, `img.convert('L')`, also on an image a "
+         "helper returns or is handed) and `np.asarray(img)` of one are reported; an image the step reads "
+         "(`Image.open(path)`, `cv2.imread`) holds the pipeline's input, and its size fields (`img.size`, "
+         "`img.width`) are its fixed shape, not data.",
     why="Native code does not see LEAPP's traced values: OpenCV is completely silent, SciPy ufuncs log 'numpy "
         "ufunc ...', `Rotation` only warns about internals. The result is a plain array: the output either raises "
         "'received non-traced tensors' or is frozen to the traced value, and an input is often pruned as "
-        "'not used in the computation'.",
+        "'not used in the computation'. Checked with the installed leapp 0.7.2 and Pillow: `Image.fromarray(a)"
+        ".resize(...)` then `np.asarray` exports a constant that fails validation on the next sample, the same "
+        "resize with `torch.nn.functional.interpolate` validates (tests/test_leapp_pil_image.py).",
     fix="Replace the call with torch ops during tracing: `leapp.FunctionPatch(<module that looks the helper up>, "
         "'<helper>', torch_version)`. `generate` writes the patch and a parity check against the original.",
     example="from scipy.special import expit\ncontact = expit(logits.numpy())",
@@ -149,5 +187,9 @@ RULE = Rule(
         "from scipy.special import expit as sigmoid\ndef step(logits):\n    return sigmoid(logits)  # error\n",
         ("from scipy.spatial.transform import Rotation\ndef step(q):\n    rot = Rotation.from_quat(q)  # error\n"
          "    return rot.apply([0.0, 0.0, -1.0])\n"),
+        ("import numpy as np\nfrom PIL import Image\ndef shrink(img: Image.Image):\n    w, h = img.size\n"
+         "    return img.crop((0, 0, h, h)).resize((32, 32))  # error\n"
+         "def step(frame):\n    img = Image.fromarray(frame)  # error\n    small = shrink(img)\n"
+         "    return np.asarray(small.convert('L')) / 255.0  # error\n"),
     ),
 )

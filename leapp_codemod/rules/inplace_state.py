@@ -82,7 +82,9 @@ RULE = Rule(
          "pipeline data into an object the caller keeps: a dict, list, array or object the driver builds once "
          "and passes to the step on every iteration of its loop (`mem[\"prev\"] = act` read back as "
          "`mem[\"prev\"]` next call, `cmd[3] = a[0]` into an array handed down from it) or a module-level "
-         "container the step fills and reads (`HIST[\"last\"] = x`).",
+         "container the step fills and reads (`HIST[\"last\"] = x`). A dict attribute's entries are told apart by "
+         "their constant keys: a write into `self.win[\"acc\"]` does not make a later read of `self.win[\"gyro\"]` "
+         "see this call's value, so the history shifted in that entry is still state.",
     why="LEAPP sees a persistent tensor as a constant. In-place updates are never detected as state: `mul_`/`add_`/"
         "`lerp_`/`+=` freeze the pre-trace state silently, and `copy_` of a traced value into it makes torch.export "
         "fail with 'Expected meta != nullptr'. The exported model forgets its memory.",
@@ -112,6 +114,12 @@ RULE = Rule(
         # a module global the step declares `global` and adds to
         "import numpy as np\ntotal = np.zeros(3)\n\ndef step(obs):\n    global total\n    total += obs  # error\n"
         "    return total * 0.5\n",
+        # a history in one entry of a dict attribute, shifted after a write into another entry
+        "import numpy as np\nclass P:\n    def __init__(self):\n"
+        "        self.win = {'acc': np.zeros((4, 3)), 'gyro': np.zeros((4, 3))}\n"
+        "    def step(self, acc, gyro):\n        self.win['acc'][:, 0] = acc  # error\n"
+        "        self.win['gyro'][:-1] = self.win['gyro'][1:]  # error\n        self.win['gyro'][-1] = gyro  # error\n"
+        "        return np.tanh(self.win['acc'] + self.win['gyro'])\n",
         # per-camera frame buffers updated through a loop alias of the attribute's items
         "import numpy as np\nclass P:\n    def __init__(self):\n        self.frames = [np.zeros((4, 8)), np.zeros((4, 8))]\n"
         "    def step(self, images):\n        for buf, image in zip(self.frames, images):\n"

@@ -16,7 +16,9 @@ def check(node: ast.Call, ctx):
 RULE = Rule(
     code="LCM101", name="item-tolist", category="scalar-extraction", severity="error",
     summary="`.item()` / `.tolist()` on pipeline data",
-    what="Flags `.item()` and `.tolist()` called on a tensor or array that derives from the pipeline's inputs or state.",
+    what="Flags `.item()` and `.tolist()` called on a tensor or array that derives from the pipeline's inputs or "
+         "state. The list `.tolist()` returns stays pipeline data: a branch on its numbers, or an array rebuilt from "
+         "it and turned into a list again, is reported too.",
     why="LEAPP records tensor operations. `.item()`/`.tolist()` return Python numbers, which leave the graph: "
         "whatever is computed from them is baked into the export as the value seen while tracing "
         "(silent, only a DEBUG log line), or the output loses its graph and `output_tensors` raises "
@@ -33,5 +35,7 @@ RULE = Rule(
     invalid=(
         "import torch\ndef step(obs):\n    scale = obs.norm().item()  # error\n    return obs / scale\n",
         "import torch\ndef step(obs):\n    return torch.tensor(obs[0].tolist())  # error\n",
+        "import numpy as np\nimport torch\ndef step(obs):\n    vals = (obs * 2).numpy().tolist()  # error\n"
+        "    arr = np.asarray(vals) * 0.5\n    return torch.as_tensor(arr.tolist())  # error\n",
     ),
 )

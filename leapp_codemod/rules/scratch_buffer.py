@@ -26,7 +26,13 @@ def _root(target: ast.expr) -> ast.expr:
 
 def _allocates(value: ast.expr | None, module, ctx, copies: bool = True) -> bool:
     """A fresh array from a shape or constants (`np.zeros(n)`, `np.array(cfg.q0)`), or, with `copies`, a copy
-    of an attribute that is one (`np.copy(self.default_q)`)."""
+    of an attribute that is one (`np.copy(self.default_q)`). Arithmetic with values that are not pipeline data
+    keeps it one (`np.zeros(n) * scale`, `np.ones(n) + offset`, `-np.ones(n)`): NumPy computes a new plain array."""
+    if isinstance(value, ast.UnaryOp):
+        return _allocates(value.operand, module, ctx, copies)
+    if isinstance(value, ast.BinOp):
+        return any(_allocates(side, module, ctx, copies) and not ctx.is_data(other)
+                   for side, other in ((value.left, value.right), (value.right, value.left)))
     if not isinstance(value, ast.Call):
         return False
     name = ctx.project.qualify(value.func, module)
@@ -121,6 +127,9 @@ def _reaching_values(name: str, latest: tuple[int, ast.expr], bound: list[tuple[
 
 
 def _torch_allocation(value: ast.expr, ctx) -> bool:
+    while isinstance(value, (ast.BinOp, ast.UnaryOp)):   # `torch.zeros(n) * scale`
+        value = value.operand if isinstance(value, ast.UnaryOp) else \
+            value.left if isinstance(value.left, (ast.Call, ast.BinOp, ast.UnaryOp)) else value.right
     name = ctx.project.qualify(value.func, ctx.module) if isinstance(value, ast.Call) else None
     return bool(name) and ctx.project.external_name(name).startswith("torch.")
 
@@ -327,7 +336,8 @@ RULE = Rule(
     what="Flags element or slice writes of pipeline data into a buffer allocated from a shape (`np.zeros(n)`, "
          "`torch.empty(...)` on `self`), held in a local, on `self` or as a field of another project object the "
          "class builds (`self.cmd = Command(target=np.zeros(16))` ... `self.cmd.target[:] = q`, a dataclass field), "
-         "that the step fills before reading it: "
+         "that the step fills before reading it (also one made by arithmetic on an allocator with values that are not "
+         "pipeline data: `np.zeros(n) * scale`, `np.ones(n) + offset`, a plain array too): "
          "`obs = np.zeros(47); obs[:3] = omega; policy(torch.from_numpy(obs))`. Every write of pipeline data into "
          "the buffer is a finding (each copies numbers, not the graph); the first names the others. A buffer the step fills and then rebinds to a value computed from itself "
          "(`self.q_obs[i] = q[idx[i]]`, then `self.q_obs = (self.q_obs - q0) * scale`) is still a filled buffer. "
@@ -335,7 +345,9 @@ RULE = Rule(
          f"{LEAPP_TRACED_LIKE[0].upper()}{LEAPP_TRACED_LIKE[1:]}.",
     why="The buffer is a plain array, not a traced value. Writing a traced value into it copies numbers, not the "
         "graph: the buffer is captured as a constant (by reference), so the export returns what it held while "
-        "tracing, or `output_tensors` raises 'received non-traced tensors'.",
+        "tracing, or `output_tensors` raises 'received non-traced tensors'. Checked with the installed leapp 0.7.2 for a "
+        "buffer made as `np.zeros(n) * 2.0`: the export fails validation on the next sample, the same values joined "
+        "with `np.concatenate` validate (tests/test_leapp_scaled_buffer.py).",
     fix="A buffer on `self` (or carried by a driver loop): declare it as LEAPP state around the pipeline call "
         "(`state_tensors` before, `update_state` after); the buffer becomes a traced value and the writes into it "
         "are traced. `generate` writes this. A local buffer: assemble the value from its parts "
@@ -351,6 +363,9 @@ RULE = Rule(
     valid=(
         "import numpy as np\ndef step(obs):\n    out = np.concatenate([obs[:3], obs[3:] * 2])\n    return out\n",
         "import torch\ndef step(obs):\n    out = torch.zeros(6)\n    out[:3] = obs[:3]\n    return out\n",
+        "import torch\ndef step(obs):\n    out = torch.zeros(6) * 2.0\n    out[:3] = obs[:3]\n    return out\n",
+        # arithmetic with pipeline data makes a traced array, not a plain buffer
+        "import numpy as np\ndef step(obs):\n    out = np.zeros(6) + obs\n    out[:3] = obs[:3]\n    return out\n",
         "import numpy as np\ndef step(obs):\n    buf = obs.copy()\n    buf[:3] = obs[:3] * 2\n    return buf\n",
         # allocated like a traced array: LEAPP traces it and the writes into it
         "import numpy as np\ndef step(obs):\n    buf = np.zeros_like(obs)\n    buf[:3] = obs[:3] * 2\n    return buf\n",
@@ -362,6 +377,8 @@ RULE = Rule(
     invalid=(
         "import numpy as np\ndef step(obs):\n    buf = np.zeros(6, dtype=np.float32)\n    buf[:3] = obs[:3]  # error\n"
         "    buf[3:] = obs[3:] * 2  # error\n    return buf\n",
+        "import numpy as np\nBIAS = np.ones(6)\ndef step(obs):\n    buf = np.zeros(6) + BIAS * 0.1\n"
+        "    buf[:3] = obs[:3]  # error\n    return buf\n",
         "import numpy as np\nimport torch\nclass P:\n    def __init__(self):\n        self.obs = np.zeros(4)\n"
         "    def step(self, x):\n        self.obs[:2] = x[:2]  # error\n        self.obs[2:] = x[2:]  # error\n"
         "        return torch.from_numpy(self.obs)\n",

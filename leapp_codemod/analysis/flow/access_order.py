@@ -186,8 +186,11 @@ class _Walk:
                 root = root.value
             if is_self_attr(root, ctx.self_name):
                 # the step fills the buffer it then reads (`self.obs[:3] = ...`); a write through an index
-                # (`self.ctrl[ARM_IDS] = q`) leaves the other entries as the previous call left them
-                self.write(root.attr, ctx, guarded or not _fills(target.slice, ctx), _fills(target.slice, ctx))
+                # (`self.ctrl[ARM_IDS] = q`) leaves the other entries as the previous call left them; a write
+                # into one entry of a dict (`self.hist["q"][:, 0] = v`) covers reads of that entry only
+                key, slices = _entry_key(target)
+                fills = all(_fills(s, ctx) for s in slices)
+                self.write(root.attr + key, ctx, guarded or not fills, fills)
             elif isinstance(root, ast.Name):
                 self.write_name(root.id, ctx, guarded)
             else:
@@ -203,6 +206,9 @@ class _Walk:
             e = stack.pop()
             if isinstance(e, ast.Attribute) and isinstance(e.ctx, ast.Load) and is_self_attr(e, ctx.self_name):
                 self.read(e.attr, ctx, e.lineno)
+                continue
+            if isinstance(e, ast.Subscript) and is_self_attr(e.value, ctx.self_name) and _str_key(e.slice):
+                self.read(e.value.attr, ctx, e.lineno, f"[{e.slice.value!r}]")   # `self.hist["dq"]`: one entry
                 continue
             if isinstance(e, ast.Name) and isinstance(e.ctx, ast.Load) and e.id in ctx.fn.carried \
                     and e.id not in self.written_names:
@@ -240,8 +246,15 @@ class _Walk:
         return None
 
     # ------------------------------------------------------------------ events
-    def read(self, attr: str, ctx: FunctionContext, line: int) -> None:
+    def read(self, attr: str, ctx: FunctionContext, line: int, key: str = "") -> None:
+        """A read of `self.<attr>` (of its entry `key` of a dict, which a write of the whole or of that entry covers;
+        a read of the whole is covered by a write of any entry)."""
         writers = self.written.get(attr, set()) | self.local.get(attr, set())
+        if key:
+            writers |= self.written.get(attr + key, set()) | self.local.get(attr + key, set())
+        else:   # the whole dict (`self.stats.update(...)`): an entry written above covers it, as before entries
+            writers |= {c for table in (self.written, self.local) for name, classes in table.items()
+                        if name.startswith(attr + "[") for c in classes}
         mine = self.family.get(ctx.cls.id, set()) if ctx.cls is not None else set()
         if ctx.cls is not None and not any(w in mine or ctx.cls.id in self.family.get(w, ()) for w in writers):
             self.order.uncovered.setdefault((ctx.cls.id, attr), set()).add((ctx.fn.id, line))
@@ -266,6 +279,21 @@ class _Walk:
         range takes from its loop (`if t % query_every == 0:` of a step counter) can."""
         varying = {name for name, changes in ctx.fn.numbers.items() if changes} | set(ctx.fn.carried)
         return ctx.is_data(test) or any(isinstance(n, ast.Name) and n.id in varying for n in ast.walk(test))
+
+
+def _str_key(index: ast.expr) -> bool:
+    return isinstance(index, ast.Constant) and isinstance(index.value, str)
+
+
+def _entry_key(target: ast.Subscript) -> tuple[str, list[ast.expr]]:
+    """('["q"]', the other indices) for a write into one entry of a dict attribute (`self.h["q"][:, 0] = v`),
+    else ('', every index): the entry a write covers, and what decides whether it covers all of it."""
+    chain = [target]
+    while isinstance(chain[-1].value, ast.Subscript):
+        chain.append(chain[-1].value)
+    if _str_key(chain[-1].slice):
+        return f"[{chain[-1].slice.value!r}]", [c.slice for c in chain[:-1]]
+    return "", [target.slice]
 
 
 def _fills(index: ast.expr, ctx: FunctionContext) -> bool:

@@ -10,7 +10,7 @@ import ast
 from dataclasses import dataclass, field
 
 from leapp_codemod.analysis.model.class_state import (
-    foreign_writes, inputs_from_callbacks, live_state_attrs, mutated_attrs, tensor_items,
+    foreign_writes, inputs_from_callbacks, live_state_attrs, live_state_globals, mutated_attrs, tensor_items,
 )
 from leapp_codemod.analysis.model.config_values import CONFIG_KEY, CONFIG_LOCALS, config_key, function_config_constants
 from leapp_codemod.analysis.infer.context import FunctionContext
@@ -320,7 +320,7 @@ class Analysis:
                 self.facts.data_attrs.setdefault(cls.id, set()).update(attrs)
         for mod in fresh:
             tensors = {name for name, value in mod.globals.items() if tensor_like(value, self.project, mod)
-                       and not literal_constant(value, name, mod)}
+                       and not literal_constant(value, name, mod)} | live_state_globals(mod, external_namer(self.project, mod))
             if tensors:
                 self.facts.data_globals[mod.name] = tensors
 

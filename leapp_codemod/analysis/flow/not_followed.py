@@ -75,6 +75,8 @@ def unresolved(ctx: FunctionContext, call: ast.Call) -> NotFollowed | None:
     untyped = untyped_parameter_method(ctx, call)
     if not (ctx.args_data(call) or untyped or runs_unseen_code(ctx, call)) or ctx.builtin(call) is not None:
         return None
+    if ctx.io_kind(call) is not None:
+        return None   # I/O (a publish, a store's read): reported as such (LCM901), known to leave the graph
     if isinstance(func, ast.Attribute):
         if func.attr in PLAIN_METHODS or func.attr.startswith("__") or _inplace_tensor_method(ctx, func.attr):
             return None

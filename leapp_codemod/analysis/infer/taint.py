@@ -12,7 +12,7 @@ from leapp_codemod.analysis.model.settings import CONSTRUCTION, attribute_reboun
 from leapp_codemod.analysis.infer.built_fields import construction_field, setting_item
 from leapp_codemod.analysis.infer.reaching import reaching_bindings
 from leapp_codemod.analysis.model.walk import is_self_attr, leaves_function
-from leapp_codemod.knowledge.io import THREAD_HANDOFFS
+from leapp_codemod.knowledge.io import IMAGE_READS, THREAD_HANDOFFS
 from leapp_codemod.knowledge.vocab import (
     CONTAINER_MUTATORS, META_ATTRS, NDARRAY_RESULT_METHODS, NON_DATA_BUILTINS, NUMPY_ALLOCATORS, SCALAR_METHODS,
     RANK_ATTRS, RANK_METHODS, SHAPE_ATTRS, SHAPE_METHODS, TYPE_QUERIES,
@@ -23,8 +23,6 @@ ENTRY_VIEWS = frozenset({"keys", "values", "items", "get_keys"})
 # Type names an `isinstance` test can name for pipeline data (an array, a tensor, a NumPy scalar, anything).
 ARRAY_TYPE_NAMES = frozenset({"ndarray", "Tensor", "generic", "number", "floating", "integer", "Number", "object",
                               "Any", "TracedTensor", "?", "Sequence", "Collection", "Iterable"})
-
-
 # Type names an `isinstance` test names for Python and NumPy scalars (`np.bool_`, `numbers.Number`).
 SCALAR_TYPE_NAMES = frozenset({"bool", "int", "float", "complex", "str", "bytes", "bool_", "number", "integer",
                                "floating", "generic", "Number", "Integral", "Real"})
@@ -187,7 +185,7 @@ class TaintQuestions:
         if isinstance(e, ast.Name):
             return e.id in self.env.data or self.is_data_global(e.id)
         if isinstance(e, ast.Attribute):
-            if e.attr in SHAPE_ATTRS or e.attr in META_ATTRS:
+            if e.attr in SHAPE_ATTRS or e.attr in META_ATTRS or self.image_size(e):
                 return False
             if is_self_attr(e, self.self_name):
                 return self.self_attr_is_data(e.attr)
@@ -235,13 +233,15 @@ class TaintQuestions:
             return True  # the length of a queue the step fills changes from call to call
         if builtin in NON_DATA_BUILTINS:
             return False
+        if self.call_name(call) in IMAGE_READS:
+            return True    # pixels read in the step: the pipeline's input, whatever the path argument is
         if self.call_name(call) in TYPE_QUERIES or self.call_name(call) in THREAD_HANDOFFS:
             return False   # answers what a value is; a thread's handle
         func = call.func
         children: list = []
         if isinstance(func, ast.Attribute):
-            if func.attr in SCALAR_METHODS or func.attr in SHAPE_METHODS:
-                return False
+            if func.attr in SCALAR_METHODS - {"tolist"} or func.attr in SHAPE_METHODS:
+                return False   # `.tolist()`: the Python numbers of pipeline data stay data (LCM101 flags the call)
             children.append(func.value)
         callees = self.resolve_call(call)
         if callees and all(self.is_type_predicate(c) and c.id not in self.facts.answers_by_data for c in callees):

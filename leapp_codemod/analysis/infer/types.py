@@ -13,11 +13,20 @@ from leapp_codemod.analysis.model import runtime_bind
 from leapp_codemod.analysis.model.class_state import stored_items
 from leapp_codemod.analysis.model.library_built import library_built_classes
 from leapp_codemod.analysis.model.walk import is_self_attr, self_returned
+from leapp_codemod.knowledge.libraries import PIL_IMAGE_RESULTS
 from leapp_codemod.knowledge.vocab import CONTAINER_MODULES, SELF_RETURNING_METHODS
+
+
+# A PIL image's size fields: the image's shape (fixed by the camera), never its pixels.
+IMAGE_SIZE_ATTRS = frozenset({"size", "width", "height", "mode"})
 
 
 class TypeQuestions:
     """Mixin of `FunctionContext`: types of expressions, attributes, parameters and returns."""
+
+    def image_size(self, e: ast.Attribute) -> bool:
+        """`image.size`, `image.width` of a PIL image."""
+        return e.attr in IMAGE_SIZE_ATTRS and any(t.startswith("PIL.") for t in self.types_of(e.value))
 
     def types_of(self, e: ast.expr | None) -> set[str]:
         """Qualified types an expression may hold: project classes as 'module:Class', else a dotted callee."""
@@ -47,6 +56,9 @@ class TypeQuestions:
                     out |= self.attr_types(cls, e.attr)
             return out
         if isinstance(e, ast.Call):
+            if isinstance(e.func, ast.Attribute) and e.func.attr in PIL_IMAGE_RESULTS \
+                    and any(t.startswith("PIL.") for t in self.types_of(e.func.value)):
+                return {"PIL.Image.Image"}   # `frame.crop(...)`: a new image
             out = self.call_result_types(e, self.module)
             if not any(":" in t for t in out) and isinstance(e.func, ast.Attribute):
                 for callee in self.resolve_call(e):
@@ -154,7 +166,8 @@ class TypeQuestions:
             declared = annotation_classes(self.project, fn.node.returns, module)
             if declared:
                 return declared
-            out: set[str] = set()
+            out: set[str] = {"PIL.Image.Image"} if any(
+                _image_in(v, fn, self, 0) for v in _image_returns(fn, module)) else set()
             for value in returned_builds(self.project, fn):   # `m = Model(); ...; return m` too
                 if isinstance(value, ast.Call):
                     built = self.call_result_types(value, module)
@@ -435,3 +448,34 @@ def _branches(values):
             yield method, value.body
             value = value.orelse
         yield method, value
+
+
+def _image_returns(fn: FunctionInfo, module: ModuleIndex) -> tuple[ast.expr, ...]:
+    """The returned values that may be PIL images: an image method's result anywhere, any value in a module that
+    imports PIL (indexed once per function)."""
+    found = fn.walks.get("image_returns")
+    if found is None:
+        pil = any(t == "PIL" or t.startswith("PIL.") for t in module.imports.values())
+        found = fn.walks["image_returns"] = tuple(
+            r.value for r in fn.nodes if isinstance(r, ast.Return) and r.value is not None and (
+                pil or isinstance(r.value, ast.Call) and isinstance(r.value.func, ast.Attribute)
+                and r.value.func.attr in PIL_IMAGE_RESULTS))
+    return found
+
+
+def _image_in(value: ast.expr | None, fn: FunctionInfo, ctx, depth: int) -> bool:
+    """Does `fn` return a PIL image here: an image method (`box.resize(...)`) of a local made by one, of a PIL
+    call or of a parameter callers hand an image (`return frame.crop(...).resize(...)`)?"""
+    if value is None or depth > 6:
+        return False
+    if isinstance(value, ast.Name):
+        if value.id in fn.params:
+            return any(t.startswith("PIL.") for t in ctx.param_value_types(fn, value.id))
+        return any(_image_in(v, fn, ctx, depth + 1) for v in fn.assigned(value.id))
+    if not isinstance(value, ast.Call):
+        return False
+    name = ctx.project.qualify(value.func, ctx.project.modules[fn.module])
+    if name and ctx.project.external_name(name).startswith("PIL."):
+        return True
+    return isinstance(value.func, ast.Attribute) and value.func.attr in PIL_IMAGE_RESULTS \
+        and _image_in(value.func.value, fn, ctx, depth + 1)

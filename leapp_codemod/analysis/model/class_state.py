@@ -71,6 +71,18 @@ def live_state_attrs(cls: ClassInfo, qualify) -> set[str]:
             if any(isinstance(value, ast.Call) and qualify(value.func) in LIVE_STATE_CONSTRUCTORS for _, value in values)}
 
 
+def live_state_globals(module, qualify) -> set[str]:
+    """Module globals bound to such an object, at module level or by a function that declares them `global`
+    (`global data; data = mujoco.MjData(model)`): a step reads their fields as inputs, as for attributes."""
+    live = lambda value: isinstance(value, ast.Call) and qualify(value.func) in LIVE_STATE_CONSTRUCTORS  # noqa: E731
+    out = {name for name, value in module.globals.items() if live(value)}
+    for fn in (n for n in module.nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
+        declared = {name for g in ast.walk(fn) if isinstance(g, ast.Global) for name in g.names}
+        out |= {t.id for a in ast.walk(fn) if isinstance(a, ast.Assign) and live(a.value)
+                for t in a.targets if isinstance(t, ast.Name) and t.id in declared}
+    return out
+
+
 def _container_root(target: ast.expr) -> ast.expr:
     """`self.cmd[0]` and `self.cmd["vx"][1]` write into `self.cmd`."""
     while isinstance(target, ast.Subscript):

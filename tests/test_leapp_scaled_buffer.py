@@ -1,0 +1,46 @@
+"""The LEAPP fact behind LCM703 on a buffer made by arithmetic on an allocator (installed leapp 0.7.2, CPU):
+`np.zeros(n) * scale` with a Python number is a plain NumPy array, so writing traced values into it copies
+numbers; the export keeps what the buffer held while tracing and validation fails on the next sample. The same
+values joined with `np.concatenate` trace and validate."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+leapp = pytest.importorskip("leapp")
+annotate = leapp.annotate
+pytestmark = pytest.mark.e2e
+
+
+def scaled_buffer(x):
+    a = x.numpy()
+    buf = np.zeros(3, dtype=np.float32) * 2.0
+    buf[:2] = a[:2] * 3.0
+    buf[2:] = a[2:]
+    return torch.from_numpy(np.asarray(buf, dtype=np.float32)) + 0.0 * x
+
+
+def joined(x):
+    a = x.numpy()
+    out = np.concatenate([a[:2] * 3.0, a[2:]]).astype(np.float32)
+    return torch.from_numpy(out) + 0.0 * x
+
+
+def trace(tmp_path, graph, step, samples):
+    leapp.start(graph, save_path=str(tmp_path), max_cached_io=4)
+    try:
+        for values in samples:
+            x = annotate.input_tensors(graph, {"x": torch.tensor(values, dtype=torch.float32)})
+            annotate.output_tensors(graph, {"y": step(x)}, export_with="onnx")
+    finally:
+        leapp.stop()
+    return leapp.compile_graph(validate=True, strict=False, visualize=False)
+
+
+SAMPLES = [[0.1, 0.9, 0.2], [0.5, 0.4, 0.3], [0.9, 0.1, 0.8]]
+
+
+def test_a_scaled_allocation_is_an_untraced_buffer_and_a_join_is_not(tmp_path):
+    assert trace(tmp_path / "a", "scaled_buffer", scaled_buffer, SAMPLES) == {"scaled_buffer": False}
+    assert trace(tmp_path / "b", "joined", joined, SAMPLES) == {"joined": True}
