@@ -1,6 +1,7 @@
 """Scan a copy of one fixture app with the scan's own API (shared by the reach and recall tests)."""
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -34,3 +35,14 @@ def check_marked(group: str, tmp_path, monkeypatch, app: str, entry: str) -> set
     assert found == marked
     assert not {(path, line) for path, line, _ in found} & clean
     return found
+
+
+def marked_lines(app: Path, kind: str) -> dict[str, tuple[str, int]]:
+    """{name: (file name, line)} of every `# KIND: name` comment in the fixture app's Python files."""
+    out = {}
+    for path in app.rglob("*.py"):
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            found = re.search(rf"# {kind}: (\w+)", line)
+            if found:
+                out[found.group(1)] = (path.name, number)
+    return out

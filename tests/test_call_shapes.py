@@ -4,11 +4,10 @@ followed. Each helper carries a hazard marked `# hazard: <shape>`; each call sit
 Shapes the scan can resolve from the code alone are required to be followed, not merely listed."""
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
-from scanfixture import FIXTURES, scan_copy
+from scanfixture import FIXTURES, marked_lines, scan_copy
 
 APP = FIXTURES / "scan_call_shapes" / "shapes_app"
 # Shapes whose callee the code names statically: a registry dict looked up by a field a dataclass sets in
@@ -23,13 +22,7 @@ UNRESOLVABLE = {"plugin_method", "plugin_no_data", "getattr_unknown_name"}
 
 
 def _marks(kind: str) -> dict[str, tuple[str, int]]:
-    out = {}
-    for path in APP.rglob("*.py"):
-        for number, line in enumerate(path.read_text().splitlines(), 1):
-            found = re.search(rf"# {kind}: (\w+)", line)
-            if found:
-                out[found.group(1)] = (path.name, number)
-    return out
+    return marked_lines(APP, kind)
 
 
 @pytest.fixture(autouse=True)

@@ -5,11 +5,10 @@ marked `# hazard: <shape>`; each call site is marked `# shape: <shape>`."""
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import pytest
-from scanfixture import FIXTURES, scan_copy
+from scanfixture import FIXTURES, marked_lines, scan_copy
 
 from leapp_codemod.report.json_format import render_json
 from leapp_codemod.report.text import summary_line
@@ -36,13 +35,7 @@ MARKED = {"importlib_constant": "import_module", "conditional_import": "imports 
 
 
 def _marks(kind: str) -> dict[str, tuple[str, int]]:
-    out = {}
-    for path in APP.rglob("*.py"):
-        for number, line in enumerate(path.read_text().splitlines(), 1):
-            found = re.search(rf"# {kind}: (\w+)", line)
-            if found:
-                out[found.group(1)] = (path.name, number)
-    return out
+    return marked_lines(APP, kind)
 
 
 @pytest.fixture(autouse=True)

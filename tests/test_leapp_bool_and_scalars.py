@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from leapp_trace import trace
 
 leapp = pytest.importorskip("leapp")
-annotate = leapp.annotate
 pytestmark = pytest.mark.e2e
 
 
@@ -35,17 +35,6 @@ def equal_branch(x):
 def equal_where(x):
     same = (x[:2] == x[2:]).all()
     return torch.where(same, x * 2.0, x)
-
-
-def trace(tmp_path, graph, step, samples):
-    leapp.start(graph, save_path=str(tmp_path), max_cached_io=4)
-    try:
-        for values in samples:
-            x = annotate.input_tensors(graph, {"x": torch.tensor(values, dtype=torch.float32)})
-            annotate.output_tensors(graph, {"y": step(x)}, export_with="onnx")
-    finally:
-        leapp.stop()
-    return leapp.compile_graph(validate=True, strict=False, visualize=False)
 
 
 ANGLES = [[0.1, 0.9, 0.2], [0.5, 0.5, 0.4], [0.9, 0.1, 0.8]]

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from leapp_trace import trace
 
 leapp = pytest.importorskip("leapp")
 Image = pytest.importorskip("PIL.Image")
-annotate = leapp.annotate
 pytestmark = pytest.mark.e2e
 
 
@@ -22,17 +22,6 @@ def pil_resize(x):
 def torch_resize(x):
     out = torch.nn.functional.interpolate(x.reshape(1, 1, 2, 2), size=(4, 4), mode="nearest")
     return out.reshape(-1)
-
-
-def trace(tmp_path, graph, step, samples):
-    leapp.start(graph, save_path=str(tmp_path), max_cached_io=4)
-    try:
-        for values in samples:
-            x = annotate.input_tensors(graph, {"x": torch.tensor(values, dtype=torch.float32)})
-            annotate.output_tensors(graph, {"y": step(x)}, export_with="onnx")
-    finally:
-        leapp.stop()
-    return leapp.compile_graph(validate=True, strict=False, visualize=False)
 
 
 SAMPLES = [[0.1, 0.9, 0.2, 0.4], [0.5, 0.4, 0.3, 0.7], [0.9, 0.1, 0.8, 0.2]]
