@@ -158,6 +158,26 @@ def test_elementwise_tolist_loop_becomes_tensor_arithmetic(app):
     assert_same(original, twin, rand(1, 4), rand(1, 4), lower[:3], upper)   # zip stops at the shortest
 
 
+def test_elementwise_loop_whose_min_max_the_scan_flagged_too(app):
+    # The scan also flags `min`/`max` of the numbers `.tolist()` gives (tensor-branch): the call is made
+    # elementwise before the loop is mapped, and the loop mapping must take it as it is.
+    built = app("""\
+        import torch
+
+
+        def clipped_rates(rates, floor):
+            kept = []
+            for r in rates.tolist():
+                kept.append(2.0 * max(r, floor) - min(r, 1.0))
+            return torch.tensor(kept)
+        """, "clipped_rates", ("scalar-extraction", "rates.tolist()"), ("tensor-branch", "max(r, floor)"),
+        ("tensor-branch", "min(r, 1.0)"))
+    original, twin = load(built)
+    assert ".tolist()" not in built.result.source.split('"""')[-1]
+    for _ in range(20):
+        assert_same(original, twin, rand(6, scale=2.0), -0.3)
+
+
 def test_single_sequence_tolist_loop_without_dtype(app):
     built = app("""\
         import torch

@@ -231,8 +231,8 @@ def _elementwise(node: cst.BaseExpression, line: int) -> cst.BaseExpression:
             fn = u.func.value if isinstance(u.func, cst.Name) else None
             if fn in ("min", "max") and len(u.args) == 2 and not any(a.keyword or a.star for a in u.args):
                 return call(f"twin_{fn}", u.args[0].value, u.args[1].value)
-            if fn == "abs" and len(u.args) == 1:
-                return u
+            if fn == "abs" and len(u.args) == 1 or fn in ("twin_min", "twin_max"):
+                return u        # twin_min/twin_max: a min/max the scan flagged, already made elementwise
             raise Refused(line, f"the loop element calls `{code(u.func)}(...)`; only arithmetic, min, max "
                                 "and abs are mapped elementwise")
 
