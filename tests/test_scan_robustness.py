@@ -155,7 +155,7 @@ def test_two_thousand_term_expressions_anywhere_with_a_discovered_entry(tmp_path
               f"def check(x):\n    return ({' and '.join(['x'] * 2000)}) or ({' < '.join(['x'] * 2000)})\n\n"
               "class P:\n    def act(self, obs):\n        y = offline(obs)\n        if y.max() > 0:  # the hazard\n"
               "            return obs\n        return obs\n\n"
-              "def main():\n    p = P()\n    for _ in range(3):\n        p.act(torch.zeros(3))\n")
+              "def main(frames):\n    p = P()\n    for obs in frames:\n        p.act(obs)\n")
     write_app(tmp_path, {"mod.py": source})
     line = next(n for n, text in enumerate(source.splitlines(), 1) if "the hazard" in text)
     check_line = next(n for n, text in enumerate(source.splitlines(), 1) if text.startswith("def check")) + 1
