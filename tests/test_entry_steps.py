@@ -127,3 +127,24 @@ def test_of_two_tied_copies_the_one_the_other_imports_goes_first(tmp_path, monke
     first, second = _first_two(ranked(root, monkeypatch))
     assert first["path"].endswith("walk_core.py") and second["path"].endswith("walk.py")
     assert any("a near-copy that imports this module" in r for r in first["reasons"])
+
+
+def test_inline_ranges_of_near_copy_scripts_tie_whatever_their_lengths(tmp_path, monkeypatch):
+    want = expected("entry_sibling_inline_variants")
+    candidates = ranked(app(tmp_path, "entry_sibling_inline_variants"), monkeypatch)
+    first = candidates[0]
+    assert first["kind"] == "inline" and first["path"] in want["scripts"]
+    tie = [r for r in first["reasons"] if r.startswith(TIED)]
+    others = [path for path in want["scripts"] if path != first["path"]]
+    assert len(tie) == 1 and all(path in tie[0] for path in others)   # the shorter ranges are named too
+
+
+def test_a_readme_naming_one_variant_settles_the_tie(tmp_path, monkeypatch):
+    want = expected("entry_sibling_inline_variants")
+    root = app(tmp_path, "entry_sibling_inline_variants")
+    plain = want["scripts"][0]
+    (root / "README.md").write_text(f"Evaluate the policy:\n\n    python {plain}\n", encoding="utf-8")
+    first = ranked(root, monkeypatch)[0]
+    assert first["path"] == plain
+    assert not any(r.startswith(TIED) for r in first["reasons"])
+    assert any("README.md names" in r for r in first["reasons"])
