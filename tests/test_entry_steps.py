@@ -148,3 +148,18 @@ def test_a_readme_naming_one_variant_settles_the_tie(tmp_path, monkeypatch):
     assert first["path"] == plain
     assert not any(r.startswith(TIED) for r in first["reasons"])
     assert any("README.md names" in r for r in first["reasons"])
+
+
+def test_an_if_an_evaluation_flag_alone_opens_inside_a_training_loop_offers_its_episode_loop(tmp_path, monkeypatch):
+    want = expected("entry_eval_only_flag_in_training")
+    candidates = ranked(app(tmp_path, "entry_eval_only_flag_in_training"), monkeypatch)
+    first = candidates[0]
+    assert first["kind"] == "inline" and first["path"] == want["range_file"]
+    assert (first["start"], first["end"]) == (want["range_start"], want["range_end"])
+
+
+def test_a_periodic_evaluation_inside_a_training_loop_is_still_training(tmp_path, monkeypatch):
+    root = app(tmp_path, "entry_eval_only_flag_in_training")
+    learn = root / "sweeper" / "learn.py"
+    learn.write_text(learn.read_text(encoding="utf-8").replace(" or opts.evaluate_only:", ":"), encoding="utf-8")
+    assert not [c for c in ranked(root, monkeypatch) if c["kind"] == "inline"]
