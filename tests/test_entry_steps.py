@@ -163,3 +163,19 @@ def test_a_periodic_evaluation_inside_a_training_loop_is_still_training(tmp_path
     learn = root / "sweeper" / "learn.py"
     learn.write_text(learn.read_text(encoding="utf-8").replace(" or opts.evaluate_only:", ":"), encoding="utf-8")
     assert not [c for c in ranked(root, monkeypatch) if c["kind"] == "inline"]
+
+
+def test_a_function_setup_py_installs_as_a_command_is_a_driver_root(tmp_path, monkeypatch):
+    want = expected("entry_installed_command")
+    candidates = ranked(app(tmp_path, "entry_installed_command"), monkeypatch)
+    inline = [c for c in candidates if c["kind"] == "inline"]
+    assert [c["path"] for c in inline] == [want["range_file"]]    # the uninstalled helper's loop is no driver
+    assert candidates[0] == inline[0] and any("the loop is in a driver (run)" in r for r in inline[0]["reasons"])
+
+
+def test_without_the_console_script_the_command_function_drives_nothing(tmp_path, monkeypatch):
+    root = app(tmp_path, "entry_installed_command")
+    setup = root / "ws" / "src" / "hover_ctl" / "setup.py"
+    setup.write_text(setup.read_text(encoding="utf-8").replace('"hover = hover_ctl.hover_node:run",', ""),
+                     encoding="utf-8")
+    assert not [c for c in ranked(root, monkeypatch) if c["kind"] == "inline"]
