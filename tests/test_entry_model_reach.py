@@ -110,7 +110,7 @@ def test_a_copied_part_the_project_imports_keeps_its_score(tmp_path, monkeypatch
     want = expected("entry_unused_copy_part")
     root = app(tmp_path, "entry_unused_copy_part")
     drive = root / "sorter" / "drive.py"
-    drive.write_text("from beltlib.deploy.greedy import GreedyAgent  # noqa: F401\n" + drive.read_text(encoding="utf-8"),
-                     encoding="utf-8")
+    uses = "from beltlib.deploy.greedy import GreedyAgent  # noqa: F401\n"
+    drive.write_text(uses + drive.read_text(encoding="utf-8"), encoding="utf-8")
     unused = by_id(ranked(root, monkeypatch))[want["unused"]]
     assert not any("no project driver reaches it" in r for r in unused["reasons"])

@@ -3,10 +3,10 @@
 A top-level package is a copy when the project's other code imports it and it imports nothing that imports it
 back, directly or through others (a dependency, not a part edited to fit the project), and it says it is a
 library: its folder, below the scan root, holds its own packaging or licence file, or its import name is a
-public library's (knowledge.libraries.COPIED_LIBRARIES). Any module under a third-party folder (`third_party/`, `vendor/`) is one too. The copy's loops are the library's
-rollouts, not the project's drivers, and the project's own code wins ties with it (entrypoints.py). A package
-the project uses that declares its own release (a `version.py` in it) is a copy even when a script dropped
-into it imports the project back.
+public library's (knowledge.libraries.COPIED_LIBRARIES). Any module under a third-party folder (`third_party/`,
+`vendor/`) is one too. The copy's loops are the library's rollouts, not the project's drivers, and the project's
+own code wins ties with it (entrypoints.py). A package the project uses that declares its own release (a
+`version.py` in it) is a copy even when a script dropped into it imports the project back.
 
 A copy is whole, but the project uses a part of it: a candidate in a copied module that no module of the
 project's own code imports, directly or through the copied modules those import, is code no project driver
@@ -17,9 +17,15 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path, PurePath
 
+from leapp_codemod.analysis.entry.ordering import below_copies
 from leapp_codemod.analysis.model.index import ModuleIndex
 from leapp_codemod.analysis.model.project import Project
-from leapp_codemod.knowledge.libraries import COPIED_LIBRARIES, PACKAGING_FILES, RELEASE_FILES, VENDOR_FOLDERS
+from leapp_codemod.knowledge.libraries import (
+    COPIED_LIBRARIES,
+    PACKAGING_FILES,
+    RELEASE_FILES,
+    VENDOR_FOLDERS,
+)
 from leapp_codemod.model import Entrypoint
 
 UNUSED_COPY_PENALTY = 4
@@ -110,7 +116,17 @@ def below_unused_copies(ranked: list[Entrypoint], project: Project) -> list[Entr
     """Candidates in copied modules the project's own code never imports lose UNUSED_COPY_PENALTY points."""
     copied = vendored_modules(project)
     unused = copied - used_copies(project, copied) if copied else set()
-    return [replace(c, score=c.score - UNUSED_COPY_PENALTY, reasons=(
-        *c.reasons, f"no module of the project's own code imports `{c.module}`, directly or through the copy: "
-                    f"no project driver reaches it (-{UNUSED_COPY_PENALTY})")) if c.module in unused else c
-            for c in ranked]
+    out = []
+    for c in ranked:
+        if c.module in unused:
+            note = (f"no module of the project's own code imports `{c.module}`, directly or through the copy: "
+                    f"no project driver reaches it (-{UNUSED_COPY_PENALTY})")
+            c = replace(c, score=c.score - UNUSED_COPY_PENALTY, reasons=(*c.reasons, note))
+        out.append(c)
+    return out
+
+
+def below_any_copy(ranked: list[Entrypoint], project: Project) -> list[Entrypoint]:
+    """Candidates in a folder named like a copy (ordering.below_copies), then those in copied-library modules
+    the project never imports, lose their points."""
+    return below_unused_copies(below_copies(ranked), project)
