@@ -92,3 +92,25 @@ def test_calling_the_items_of_a_held_module_container_runs_the_model(tmp_path, m
         "if __name__ == '__main__':\n    main()\n", encoding="utf-8")
     step = by_id(ranked(root, monkeypatch))["arm.stack:StackedPolicy.act"]
     assert "calls an nn.Module or a loaded model" in step["reasons"] and _sign(step)
+
+
+def test_a_copied_part_no_project_module_imports_ranks_below_the_projects_own_step(tmp_path, monkeypatch):
+    want = expected("entry_unused_copy_part")
+    root = app(tmp_path, "entry_unused_copy_part")
+    candidates = ranked(root, monkeypatch)
+    assert candidates[0]["entry"] == want["entry"]
+    unused = by_id(candidates)[want["unused"]]
+    assert any("no project driver reaches it" in r for r in unused["reasons"])
+    assert unused["score"] < candidates[0]["score"]
+    # the copy is marked by its own version.py alone, though a demo script in it imports the project back
+    assert {m.split(".")[0] for m in vendored_modules(load_project(["."]).project)} == {"beltlib"}
+
+
+def test_a_copied_part_the_project_imports_keeps_its_score(tmp_path, monkeypatch):
+    want = expected("entry_unused_copy_part")
+    root = app(tmp_path, "entry_unused_copy_part")
+    drive = root / "sorter" / "drive.py"
+    uses = "from beltlib.deploy.greedy import GreedyAgent  # noqa: F401\n"
+    drive.write_text(uses + drive.read_text(encoding="utf-8"), encoding="utf-8")
+    unused = by_id(ranked(root, monkeypatch))[want["unused"]]
+    assert not any("no project driver reaches it" in r for r in unused["reasons"])

@@ -127,3 +127,55 @@ def test_of_two_tied_copies_the_one_the_other_imports_goes_first(tmp_path, monke
     first, second = _first_two(ranked(root, monkeypatch))
     assert first["path"].endswith("walk_core.py") and second["path"].endswith("walk.py")
     assert any("a near-copy that imports this module" in r for r in first["reasons"])
+
+
+def test_inline_ranges_of_near_copy_scripts_tie_whatever_their_lengths(tmp_path, monkeypatch):
+    want = expected("entry_sibling_inline_variants")
+    candidates = ranked(app(tmp_path, "entry_sibling_inline_variants"), monkeypatch)
+    first = candidates[0]
+    assert first["kind"] == "inline" and first["path"] in want["scripts"]
+    tie = [r for r in first["reasons"] if r.startswith(TIED)]
+    others = [path for path in want["scripts"] if path != first["path"]]
+    assert len(tie) == 1 and all(path in tie[0] for path in others)   # the shorter ranges are named too
+
+
+def test_a_readme_naming_one_variant_settles_the_tie(tmp_path, monkeypatch):
+    want = expected("entry_sibling_inline_variants")
+    root = app(tmp_path, "entry_sibling_inline_variants")
+    plain = want["scripts"][0]
+    (root / "README.md").write_text(f"Evaluate the policy:\n\n    python {plain}\n", encoding="utf-8")
+    first = ranked(root, monkeypatch)[0]
+    assert first["path"] == plain
+    assert not any(r.startswith(TIED) for r in first["reasons"])
+    assert any("README.md names" in r for r in first["reasons"])
+
+
+def test_an_if_an_evaluation_flag_alone_opens_inside_a_training_loop_offers_its_episode_loop(tmp_path, monkeypatch):
+    want = expected("entry_eval_only_flag_in_training")
+    candidates = ranked(app(tmp_path, "entry_eval_only_flag_in_training"), monkeypatch)
+    first = candidates[0]
+    assert first["kind"] == "inline" and first["path"] == want["range_file"]
+    assert (first["start"], first["end"]) == (want["range_start"], want["range_end"])
+
+
+def test_a_periodic_evaluation_inside_a_training_loop_is_still_training(tmp_path, monkeypatch):
+    root = app(tmp_path, "entry_eval_only_flag_in_training")
+    learn = root / "sweeper" / "learn.py"
+    learn.write_text(learn.read_text(encoding="utf-8").replace(" or opts.evaluate_only:", ":"), encoding="utf-8")
+    assert not [c for c in ranked(root, monkeypatch) if c["kind"] == "inline"]
+
+
+def test_a_function_setup_py_installs_as_a_command_is_a_driver_root(tmp_path, monkeypatch):
+    want = expected("entry_installed_command")
+    candidates = ranked(app(tmp_path, "entry_installed_command"), monkeypatch)
+    inline = [c for c in candidates if c["kind"] == "inline"]
+    assert [c["path"] for c in inline] == [want["range_file"]]    # the uninstalled helper's loop is no driver
+    assert candidates[0] == inline[0] and any("the loop is in a driver (run)" in r for r in inline[0]["reasons"])
+
+
+def test_without_the_console_script_the_command_function_drives_nothing(tmp_path, monkeypatch):
+    root = app(tmp_path, "entry_installed_command")
+    setup = root / "ws" / "src" / "hover_ctl" / "setup.py"
+    setup.write_text(setup.read_text(encoding="utf-8").replace('"hover = hover_ctl.hover_node:run",', ""),
+                     encoding="utf-8")
+    assert not [c for c in ranked(root, monkeypatch) if c["kind"] == "inline"]

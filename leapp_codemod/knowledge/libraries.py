@@ -33,6 +33,8 @@ COPIED_LIBRARIES = frozenset({"rsl_rl", "diffusion_policy", "robomimic", "rl_gam
 VENDOR_FOLDERS = frozenset({"third_party", "thirdparty", "3rdparty", "vendor", "vendored", "external", "extern"})
 # Files that make a folder a project of its own (a copied library keeps its packaging and licence).
 PACKAGING_FILES = ("setup.py", "pyproject.toml", "setup.cfg", "LICENSE", "LICENSE.txt", "LICENSE.md", "COPYING")
+# Modules a published library keeps to declare its release (`pkg/version.py`); project code rarely has one.
+RELEASE_FILES = ("version", "_version")
 # PIL `Image` methods that return a new image (typed as one, so the methods called on it are PIL's too).
 PIL_IMAGE_RESULTS = frozenset({"crop", "resize", "convert", "rotate", "transpose", "filter", "copy", "point", "reduce",
                                "quantize", "getchannel", "transform"})

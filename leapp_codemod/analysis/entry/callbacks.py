@@ -1,9 +1,14 @@
 """Functions a framework calls again and again: handed to a timer, a subscription, a callback registry or a
 thread (`self.create_timer(dt, self.control_loop)`, `RecurrentThread(target=self.step)`). A registered
-function is driven like a loop body, and its own body is a place a pipeline may be written inline."""
+function is driven like a loop body, and its own body is a place a pipeline may be written inline.
+
+A function a packaging file installs as a command (`'drive = pkg.node:main'` in a setup.py's
+`console_scripts`, how ROS 2 Python packages start their nodes) is a driver root like a `__main__` block."""
 from __future__ import annotations
 
 import ast
+import re
+from pathlib import PurePosixPath
 
 from leapp_codemod.analysis.entry.drivers import (
     loops_of,
@@ -44,13 +49,35 @@ def callers_of(project: Project) -> list[tuple[FunctionInfo, bool]]:
     key = ("entry-callers", len(project.modules))
     if key in project.memo:
         return project.memo[key]
-    out = [(fn, False) for fn in project.functions()]
+    commands = installed_commands(project)
+    out = [(fn, fn.id in commands) for fn in project.functions()]
     out += [(closure, False) for fn, _ in list(out) for closure in returned_closures(project, fn)]
     for module in list(project.modules.values()):
         body = module_body_function(module)
         if body is not None:
             out.append((body, module.has_main_guard or any(True for _ in loops_of(body))))
     project.memo[key] = out
+    return out
+
+
+# A console-script entry point in a setup.py: `name = package.module:function`.
+_COMMAND = re.compile(r"^\s*[\w.-]+\s*=\s*([A-Za-z_][\w.]*)\s*:\s*([A-Za-z_]\w*)\s*$")
+
+
+def installed_commands(project: Project) -> set[str]:
+    """Ids of the functions a project setup.py installs as commands, its `module:function` strings resolved
+    against the setup.py's folder (the package root it installs from)."""
+    by_path = {PurePosixPath(m.path): m for m in project.modules.values()}
+    out: set[str] = set()
+    for setup in [m for m in project.modules.values() if PurePosixPath(m.path).name == "setup.py"]:
+        base = PurePosixPath(setup.path).parent
+        for node in ast.walk(setup.tree):
+            found = _COMMAND.match(node.value) if isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                else None
+            module = by_path.get(base / (found.group(1).replace(".", "/") + ".py")) if found else None
+            function = module.functions.get(found.group(2)) if module is not None else None
+            if function is not None:
+                out.add(function.id)
     return out
 
 

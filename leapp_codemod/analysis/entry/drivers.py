@@ -133,21 +133,29 @@ EVALUATION_FLAG_WORDS = frozenset({"test", "testing", "eval", "evaluate", "evalu
 def evaluation_branch_calls(fn: FunctionInfo) -> set[int]:
     """In training code, the ids of the calls made in the body of an `if` on an evaluation flag (`if args.test:
     for _ in range(n): a = act(obs)`, `if args.demo: eval_performance(env, agent)`): that branch does not train,
-    it runs the trained policy. A test on anything else (`if epoch % 10 == 0`) is no evaluation flag, and an
-    `if` inside a loop is not searched."""
+    it runs the trained policy. A test on anything else (`if epoch % 10 == 0`) is no evaluation flag. Inside a
+    loop, a periodic evaluation (`if epoch % 10 == 0:`, `if eval_mode:`) is part of training; only an `if`
+    that an evaluation flag alone also opens (`if epoch % 10 == 0 or args.eval_only:`, the run that loads a
+    checkpoint and only evaluates) is searched there."""
     out: set[int] = set()
-    stack: list[ast.AST] = list(fn.node.body)
-    while stack:    # an `if eval_mode:` inside a loop is a training loop's periodic evaluation: not searched
-        node = stack.pop()
-        if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef,
-                             ast.ClassDef, ast.Lambda)):
+    stack: list[tuple[ast.AST, bool]] = [(stmt, False) for stmt in fn.node.body]
+    while stack:
+        node, looped = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             continue
-        if isinstance(node, ast.If) and _is_evaluation_flag(node.test):
+        if isinstance(node, ast.If) and (_opened_by_flag(node.test) if looped else _is_evaluation_flag(node.test)):
             out |= {id(call) for stmt in node.body for call in ast.walk(stmt) if isinstance(call, ast.Call)}
-            stack.extend(node.orelse)
+            stack.extend((child, looped) for child in node.orelse)
             continue
-        stack.extend(ast.iter_child_nodes(node))
+        inner = looped or isinstance(node, (ast.For, ast.AsyncFor, ast.While))
+        stack.extend((child, inner) for child in ast.iter_child_nodes(node))
     return out
+
+
+def _opened_by_flag(test: ast.expr) -> bool:
+    """`a or args.eval_only`: one operand of a top-level `or` is an evaluation flag on its own."""
+    return isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or) and any(
+        _is_evaluation_flag(value) for value in test.values)
 
 
 def _is_evaluation_flag(test: ast.expr) -> bool:

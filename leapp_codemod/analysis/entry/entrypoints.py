@@ -16,7 +16,7 @@ from leapp_codemod.analysis.entry.lookup import (NO_MODEL, TRAINING_CODE, VENDOR
                                                 below_non_training, is_vendored)
 from leapp_codemod.analysis.entry.loops import (InlinePipeline, inline_pipelines, loaded_models, model_call,
                                                 offline_loop)
-from leapp_codemod.analysis.entry.ordering import (below_copies, below_parts, below_their_ranges, callbacks_first,
+from leapp_codemod.analysis.entry.ordering import (below_parts, below_their_ranges, callbacks_first,
                                                    covers_body, outermost_ranges)
 from leapp_codemod.analysis.entry.peers import (GENERIC_STEP_NAMES, below_delegated_models, built_count,
                                                 favour_most_built)
@@ -35,7 +35,7 @@ from leapp_codemod.analysis.entry.ties import break_ties
 from leapp_codemod.analysis.entry.uses import (ROLLOUT_DRIVEN, below_built_pipelines, below_driven_callbacks,
                                                fed_only_noise, only_logged, runs_rollout, simulated_ranges,
                                                simulator_loops)
-from leapp_codemod.analysis.entry.vendored import vendored_modules
+from leapp_codemod.analysis.entry.vendored import below_any_copy, vendored_modules
 from leapp_codemod.analysis.flow.dataflow import compute_env
 from leapp_codemod.analysis.infer.context import FunctionContext
 from leapp_codemod.analysis.infer.lattice import Facts
@@ -523,7 +523,7 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
     ranked = callbacks_first(ranked, {f"{fn.path}:{p.start}-{p.end}": (fn.module, fn.qualname, fn.node.lineno)
                                       for fn, p, _ in outermost
                                       if registered[fn.id, p.start] and covers_body(fn.node, p.start, p.end)})
-    ranked = below_delegated_models(below_non_training(below_parts(below_copies(ranked), project)), project)
+    ranked = below_delegated_models(below_non_training(below_parts(below_any_copy(ranked, project), project)), project)
     ranked = below_calling_networks(ranked, sites.callers, lambda fid: fid in functions and _is_module_method(
         functions[fid], project))
     ranked = above_their_parts(ranked, sites.parts)

@@ -22,7 +22,8 @@ Two signals, in this order, each named in the winner's reasons:
    top of it.
 
 Nothing else moves: candidates keep their scores. When none of the signals separates the first candidates,
-the first one says that they tie (`TIED`), naming the others, so a user picks with `--entry`.
+the first one says that they tie (`TIED`), naming the others, so a user picks with `--entry`. Inline ranges in
+near-copy scripts tie whatever their lengths: a longer range there holds an extra component of that variant.
 """
 from __future__ import annotations
 
@@ -152,6 +153,12 @@ def _same_standing(a: Entrypoint, b: Entrypoint, project) -> bool:
     return is_vendored(a) == is_vendored(b) and built_count(project, a) == built_count(project, b)
 
 
+def _variants(a: Entrypoint, b: Entrypoint, copied: set[str]) -> bool:
+    """Inline ranges in two near-copy scripts: the longer range is the one with an extra component (a filter, a
+    disturbance), no sign that it is the script the user runs, so length does not separate them."""
+    return a.kind == b.kind == "inline" and a.path in copied and b.path in copied
+
+
 def _imports_module(project, importer: str, module_name: str) -> bool:
     module = project.modules.get(importer)
     return module is not None and any(t == module_name or t.startswith(module_name + ".")
@@ -251,7 +258,8 @@ def _order_group(group: list[Entrypoint], project, readmes, first: bool = False,
     else:
         note = None
     if note is None:
-        same = [c for c in group[1:] if c.path != lead.path and _same_standing(c, lead, project)]
+        same = [c for c in group[1:] if c.path != lead.path and (_same_standing(c, lead, project) or _variants(
+            c, lead, copied))]
         if not first or not same:
             return group
         shown = ", ".join(c.id for c in same[:3]) + (f" and {len(same) - 3} more" if len(same) > 3 else "")
