@@ -23,6 +23,7 @@ from leapp_codemod.analysis.model.function_values import (  # noqa: F401 (nested
     lambda_function,
     nested_function,
     only_definition,
+    range_scope,
 )
 from leapp_codemod.analysis.model.local_values import (  # noqa: F401 (returned_builds re-exported)
     MAX_DEPTH as _MAX_DEPTH,
@@ -135,6 +136,10 @@ class CallableResolver:
             if not found and expr.id in where.fn.outer_values:   # an inline range's name bound before it
                 return [(where.fn.outer_values[expr.id], Where(where.module, None), "value")]
             if not found and expr.id in where.fn.params:   # `def _run(self, fn, x): fn(x)`: what callers pass
+                scope = range_scope(where.module, where.fn)
+                if scope is not None and expr.id not in scope.params \
+                        and nested_function(self.project, scope, expr.id) is not None:
+                    return [(expr, Where(where.module, scope), "value")]   # a closure the range's function defines
                 return self._passed(where.fn, expr.id)
             return [(value, where, how) for value, how in found]
         if isinstance(expr, ast.Subscript):
