@@ -77,3 +77,12 @@ def test_a_closure_the_drivers_function_defines_is_followed_from_an_inline_range
     result = scan_copy("scan_script_imports", tmp_path, "closure_app", "rollout.py:16-17", monkeypatch)
     assert ("rollout.py", 13, "LCM801") in found(result)     # perturb's randn_like, defined at 12
     assert not any("perturb" in n.text for n in result.not_followed)
+
+
+def test_script_level_modules_in_a_dict_literal_in_branches_and_moved_to_a_device_are_followed(tmp_path, monkeypatch):
+    result = scan_copy("scan_script_imports", tmp_path, "dict_app", "replay.py:18-19", monkeypatch)
+    hits = found(result)
+    assert ("nets.py", 12, "LCM801") in hits   # parts["trunk"]: `trunk = Narrow()` in the else arm at 12
+    assert ("nets.py", 17, "LCM801") in hits   # parts["head"]: Head().to(device) inside the ModuleDict literal
+    assert ("nets.py", 22, "LCM801") in hits   # clip = Clip().cpu(), a script-level global
+    assert not result.not_followed

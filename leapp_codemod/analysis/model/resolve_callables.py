@@ -28,13 +28,14 @@ from leapp_codemod.analysis.model.function_values import (  # noqa: F401 (nested
 from leapp_codemod.analysis.model.local_values import (  # noqa: F401 (returned_builds re-exported)
     MAX_DEPTH as _MAX_DEPTH,
     assignments,
+    module_bindings,
     name_pattern as _name_pattern,
     returned_builds,
     returned_values,
 )
 from leapp_codemod.analysis.model.resolve_sites import argument_for, calls_named, passed_argument, sites_of
 from leapp_codemod.analysis.model.walk import is_property
-from leapp_codemod.knowledge.vocab import CALLABLE_WRAPPERS
+from leapp_codemod.knowledge.vocab import CALLABLE_WRAPPERS, SELF_RETURNING_METHODS
 
 
 
@@ -142,6 +143,10 @@ class CallableResolver:
                     return [(expr, Where(where.module, scope), "value")]   # a closure the range's function defines
                 return self._passed(where.fn, expr.id)
             return [(value, where, how) for value, how in found]
+        if isinstance(expr, ast.Name) and expr.id not in where.module.imports:   # a script-level name
+            bound = module_bindings(self.project, where.module).get(expr.id, ())
+            if bound:
+                return [(value, where, "value") for value in bound]
         if isinstance(expr, ast.Subscript):
             return [(expr.value, where, f"key:{_constant_key(expr.slice)}")]
         if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "get" \
@@ -334,6 +339,8 @@ class CallableResolver:
         held = runtime_bind.hydra_callable_values(self.ctx, call, where.module)
         if held:                                   # `get_class(cfg._target_)`, a `_partial_` instantiate
             return held
+        if isinstance(func, ast.Attribute) and func.attr in SELF_RETURNING_METHODS and isinstance(func.value, ast.Call):
+            return self._follow(self._call_value, func.value, where, depth + 1)   # `Net().to(device)` is the Net
         name = self.project.qualify(func, where.module)
         target = self.project.lookup(name) if name else None
         if isinstance(target, ClassInfo):          # an instance: calling it runs forward / __call__
