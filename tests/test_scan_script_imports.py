@@ -86,3 +86,10 @@ def test_script_level_modules_in_a_dict_literal_in_branches_and_moved_to_a_devic
     assert ("nets.py", 17, "LCM801") in hits   # parts["head"]: Head().to(device) inside the ModuleDict literal
     assert ("nets.py", 22, "LCM801") in hits   # clip = Clip().cpu(), a script-level global
     assert not result.not_followed
+
+
+def test_an_attribute_declared_as_a_class_of_an_absent_package_is_listed_not_duck_typed(tmp_path, monkeypatch):
+    result = scan_copy("scan_script_imports", tmp_path, "annotated_app", "mixer:Mixer.step", monkeypatch)
+    assert not result.findings                            # Jitter.smooth_step's rand is not what runs
+    assert [n.line for n in result.not_followed] == [26]
+    assert "absentlib.filters.LowPass" in result.not_followed[0].reason
