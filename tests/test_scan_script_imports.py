@@ -83,7 +83,7 @@ def test_script_level_modules_in_a_dict_literal_in_branches_and_moved_to_a_devic
     result = scan_copy("scan_script_imports", tmp_path, "dict_app", "replay.py:18-19", monkeypatch)
     hits = found(result)
     assert ("nets.py", 12, "LCM801") in hits   # parts["trunk"]: `trunk = Narrow()` in the else arm at 12
-    assert ("nets.py", 17, "LCM801") in hits   # parts["head"]: Head().to(device) inside the ModuleDict literal
+    assert ("nets.py", 17, "LCM801") in hits   # parts["head"]: Head().to(device) in the literal of ModuleDict(...).eval()
     assert ("nets.py", 22, "LCM801") in hits   # clip = Clip().cpu(), a script-level global
     assert not result.not_followed
 

@@ -28,6 +28,21 @@ def _resolve_in(folder: Path, target: str, by_path: dict[Path, str]) -> str | No
             if name is not None:
                 return ".".join([name, *parts[cut:]])
     return None
+
+
+def _first_names(paths) -> set[tuple[Path, str]]:
+    """(folder, name) for every file and folder on the way to each scanned file: an import can resolve under
+    `folder` only when its first name is one of them (checked before building any path)."""
+    out: set[tuple[Path, str]] = set()
+    for path in paths:
+        out.add((path.parent, path.stem))
+        for folder in path.parents:
+            if (folder.parent, folder.name) in out or folder.parent == folder:
+                break
+            out.add((folder.parent, folder.name))
+    return out
+
+
 NN_MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module", "nn.Module", "torch.jit.ScriptModule",
                              "torch.jit._script.ScriptModule"})   # a ScriptModule is an nn.Module: calling runs forward
 
@@ -158,6 +173,7 @@ class Project:
                 if name not in found:
                     found.append(name)
         cwd = Path(os.path.commonpath([p.parent for p in files.values()])) if files else Path(".")
+        heads = _first_names(files.values())
         for name, module in self.modules.items():
             path = files.get(name)
             if path is None or "@" in name:
@@ -168,7 +184,9 @@ class Project:
             folders = search_folders(module, path, top, cwd)
 
             def link(target: str) -> str | None:
-                return (next((found for folder in folders if (found := _resolve_in(folder, target, by_path))
+                first = target.partition(".")[0]
+                return (next((found for folder in folders if (folder, first) in heads
+                              and (found := _resolve_in(folder, target, by_path))
                               and not (folder == path.parent != top and target.partition(".")[0] in STDLIB)), None)
                         or self._under_a_path_entry(target, suffixes))
 

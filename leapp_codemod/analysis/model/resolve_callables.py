@@ -291,6 +291,9 @@ class CallableResolver:
         elif isinstance(expr, ast.Attribute):
             for value, value_where in self._attribute_values(expr, where):
                 yield from self._literals(value, value_where, depth + 1)
+        elif isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) \
+                and expr.func.attr in SELF_RETURNING_METHODS and isinstance(expr.func.value, ast.Call):
+            yield from self._literals(expr.func.value, where, depth + 1)   # `nn.ModuleDict({...}).to(device)`
         elif isinstance(expr, ast.Call) and where.fn is not None:   # `self.chain.table()["bias"]`: what it returns
             for callee in self.ctx.for_function(where.fn).resolve_call(expr):
                 if callee.name != "__init__":
