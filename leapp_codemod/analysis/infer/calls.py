@@ -142,7 +142,9 @@ class CallQuestions:
             if own:
                 return own
         else:
-            for type_name in self.types_of(func) if isinstance(func, ast.Name) and func.id in self.env.types else ():
+            typed = isinstance(func, ast.Name) and (func.id in self.env.types or func.id in self.fn.outer_values or (
+                func.id in self.module.globals and func.id not in self.fn.params and not self._is_local(func)))
+            for type_name in self.types_of(func) if typed else ():   # a local, a name bound before a range, a global
                 cls = self._class_for_type(type_name)
                 target = project.call_target(cls) if cls else None
                 if target is not None:

@@ -8,7 +8,7 @@ from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIn
 from leapp_codemod.analysis.model.project import questions
 from leapp_codemod.analysis.model.resolve_callables import CallableResolver, returned_builds
 from leapp_codemod.analysis.model.resolve_sites import argument_for, sites_of
-from leapp_codemod.analysis.model.resolve_types import annotation_classes, builds_own_class, subclasses
+from leapp_codemod.analysis.model.resolve_types import annotation_classes, builds_own_class, foreign_class, subclasses
 from leapp_codemod.analysis.model import runtime_bind
 from leapp_codemod.analysis.model.class_state import stored_items
 from leapp_codemod.analysis.model.library_built import library_built_classes
@@ -226,11 +226,22 @@ class TypeQuestions:
                     declared = annotation_classes(self.project, klass.attr_annotations[attr], module)
             if not out and not declared:   # `self.model` a library base builds from `ModelCls`
                 out = library_built_classes(self.project, cls, attr)
+            if not out and not declared:   # `filt: LowPass | None` from a package neither scanned nor installed
+                declared = self._declared_outside(cls, attr)
             if any(":" in t for t in out) and all(self._derives_from_any(t, declared) for t in out if ":" in t):
                 return out   # `self.f: Filter = build(cfg.f)`: the subclasses built, not every one declared
             return out | declared
         finally:
             del q.guards[guard]
+
+    def _declared_outside(self, cls: ClassInfo, attr: str) -> set[str]:
+        """The class an attribute's annotation names, when the package it comes from is absent: its methods
+        run (listed as not followed), not a project class's that shares a method name."""
+        for klass in self.project.mro(cls):
+            if attr in klass.attr_annotations:
+                found = foreign_class(self.project, klass.attr_annotations[attr], self.project.modules[klass.module])
+                return {found} if found else set()
+        return set()
 
     def _stored_callable_results(self, klass: ClassInfo, attr: str, module: ModuleIndex) -> set[str]:
         """`self.net = eval(net_name)` then `self.net = self.net(width)`: what calling the classes or functions

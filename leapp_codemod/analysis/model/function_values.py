@@ -52,6 +52,13 @@ def nested_function(project: Project, fn: FunctionInfo, name: str) -> FunctionIn
     return project.memo[key]
 
 
+def range_scope(module: ModuleIndex, fn: FunctionInfo) -> FunctionInfo | None:
+    """The function an inline range (`run.<lines 20-31>`) was cut out of; None for other functions and
+    for a range at module level."""
+    scope, sep, _ = fn.qualname.rpartition("<lines ")
+    return module.functions.get(scope.removesuffix(".")) if sep and scope else None
+
+
 def lambda_function(project: Project, module: ModuleIndex, outer: FunctionInfo | None,
                     lam: ast.Lambda) -> FunctionInfo:
     """A lambda as a function (`def <lambda>(args): return body`, at the lambda's lines) named after the

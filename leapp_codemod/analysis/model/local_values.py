@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 import re
 
-from leapp_codemod.analysis.model.index import FunctionInfo
+from leapp_codemod.analysis.model.index import FunctionInfo, ModuleIndex
 from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.analysis.model.walk import self_returned
 
@@ -19,6 +19,27 @@ def assignments(project: Project, fn: FunctionInfo) -> dict[str, list[tuple[ast.
     if key not in project.memo:
         project.memo[key] = _assignments(fn)
     return project.memo[key]
+
+
+def module_bindings(project: Project, module: ModuleIndex) -> dict[str, list[ast.expr]]:
+    """Every value a module-level name is assigned in the module's own statements, branches and loops
+    included (`if cfg.big: net = Big() else: net = Small()` in a script): what a script-level name may hold."""
+    key = ("module_bindings", module.name)
+    found = project.memo.get(key)
+    if found is None:
+        found = project.memo[key] = {}
+        pending = list(module.tree.body)
+        while pending:
+            stmt = pending.pop(0)
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
+                for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
+                    if isinstance(target, ast.Name):
+                        found.setdefault(target.id, []).append(stmt.value)
+            for block in ("body", "orelse", "finalbody", "handlers"):
+                pending += [s for s in getattr(stmt, block, ()) if isinstance(s, (ast.stmt, ast.excepthandler))]
+    return found
 
 
 def returned_values(project: Project, fn: FunctionInfo) -> list[ast.expr]:

@@ -2,16 +2,20 @@
 from __future__ import annotations
 
 import ast
+import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIndex
+from leapp_codemod.analysis.model.path_entries import search_folders
 
 if TYPE_CHECKING:
     from leapp_codemod.analysis.model.libraries import LibraryLoader
 
 _MAX_ALIAS_HOPS = 8
+STDLIB = sys.stdlib_module_names   # a bare `import logging` means the standard library, not a sibling logging.py
 
 
 def _resolve_in(folder: Path, target: str, by_path: dict[Path, str]) -> str | None:
@@ -24,6 +28,21 @@ def _resolve_in(folder: Path, target: str, by_path: dict[Path, str]) -> str | No
             if name is not None:
                 return ".".join([name, *parts[cut:]])
     return None
+
+
+def _first_names(paths) -> set[tuple[Path, str]]:
+    """(folder, name) for every file and folder on the way to each scanned file: an import can resolve under
+    `folder` only when its first name is one of them (checked before building any path)."""
+    out: set[tuple[Path, str]] = set()
+    for path in paths:
+        out.add((path.parent, path.stem))
+        for folder in path.parents:
+            if (folder.parent, folder.name) in out or folder.parent == folder:
+                break
+            out.add((folder.parent, folder.name))
+    return out
+
+
 NN_MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module", "nn.Module", "torch.jit.ScriptModule",
                              "torch.jit._script.ScriptModule"})   # a ScriptModule is an nn.Module: calling runs forward
 
@@ -153,6 +172,8 @@ class Project:
                 found = suffixes.setdefault(".".join(parts[cut:]), [])
                 if name not in found:
                     found.append(name)
+        cwd = Path(os.path.commonpath([p.parent for p in files.values()])) if files else Path(".")
+        heads = _first_names(files.values())
         for name, module in self.modules.items():
             path = files.get(name)
             if path is None or "@" in name:
@@ -160,13 +181,21 @@ class Project:
             top = path.parent
             for _ in range(name.count(".") + (1 if module.is_package else 0)):
                 top = top.parent
+            folders = search_folders(module, path, top, cwd)
+
+            def link(target: str) -> str | None:
+                first = target.partition(".")[0]
+                return (next((found for folder in folders if (folder, first) in heads
+                              and (found := _resolve_in(folder, target, by_path))
+                              and not (folder == path.parent != top and target.partition(".")[0] in STDLIB)), None)
+                        or self._under_a_path_entry(target, suffixes))
+
             for local, target in list(module.imports.items()):
-                resolved = _resolve_in(top, target, by_path) or self._under_a_path_entry(target, suffixes)
+                resolved = link(target)
                 if resolved and resolved != target:
                     module.imports[local] = resolved
             for targets in getattr(module, "import_alternatives", {}).values():
-                targets[:] = [_resolve_in(top, t, by_path) or self._under_a_path_entry(t, suffixes) or t
-                              for t in targets]
+                targets[:] = [link(t) or t for t in targets]
 
     def _under_a_path_entry(self, target: str, suffixes: dict[str, list[str]]) -> str | None:
         """`from utils.models.detector import f` in a project that puts one of its folders on sys.path

@@ -23,17 +23,19 @@ from leapp_codemod.analysis.model.function_values import (  # noqa: F401 (nested
     lambda_function,
     nested_function,
     only_definition,
+    range_scope,
 )
 from leapp_codemod.analysis.model.local_values import (  # noqa: F401 (returned_builds re-exported)
     MAX_DEPTH as _MAX_DEPTH,
     assignments,
+    module_bindings,
     name_pattern as _name_pattern,
     returned_builds,
     returned_values,
 )
 from leapp_codemod.analysis.model.resolve_sites import argument_for, calls_named, passed_argument, sites_of
 from leapp_codemod.analysis.model.walk import is_property
-from leapp_codemod.knowledge.vocab import CALLABLE_WRAPPERS
+from leapp_codemod.knowledge.vocab import CALLABLE_WRAPPERS, SELF_RETURNING_METHODS
 
 
 
@@ -135,8 +137,16 @@ class CallableResolver:
             if not found and expr.id in where.fn.outer_values:   # an inline range's name bound before it
                 return [(where.fn.outer_values[expr.id], Where(where.module, None), "value")]
             if not found and expr.id in where.fn.params:   # `def _run(self, fn, x): fn(x)`: what callers pass
+                scope = range_scope(where.module, where.fn)
+                if scope is not None and expr.id not in scope.params \
+                        and nested_function(self.project, scope, expr.id) is not None:
+                    return [(expr, Where(where.module, scope), "value")]   # a closure the range's function defines
                 return self._passed(where.fn, expr.id)
             return [(value, where, how) for value, how in found]
+        if isinstance(expr, ast.Name) and expr.id not in where.module.imports:   # a script-level name
+            bound = module_bindings(self.project, where.module).get(expr.id, ())
+            if bound:
+                return [(value, where, "value") for value in bound]
         if isinstance(expr, ast.Subscript):
             return [(expr.value, where, f"key:{_constant_key(expr.slice)}")]
         if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "get" \
@@ -281,6 +291,9 @@ class CallableResolver:
         elif isinstance(expr, ast.Attribute):
             for value, value_where in self._attribute_values(expr, where):
                 yield from self._literals(value, value_where, depth + 1)
+        elif isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) \
+                and expr.func.attr in SELF_RETURNING_METHODS and isinstance(expr.func.value, ast.Call):
+            yield from self._literals(expr.func.value, where, depth + 1)   # `nn.ModuleDict({...}).to(device)`
         elif isinstance(expr, ast.Call) and where.fn is not None:   # `self.chain.table()["bias"]`: what it returns
             for callee in self.ctx.for_function(where.fn).resolve_call(expr):
                 if callee.name != "__init__":
@@ -329,6 +342,8 @@ class CallableResolver:
         held = runtime_bind.hydra_callable_values(self.ctx, call, where.module)
         if held:                                   # `get_class(cfg._target_)`, a `_partial_` instantiate
             return held
+        if isinstance(func, ast.Attribute) and func.attr in SELF_RETURNING_METHODS and isinstance(func.value, ast.Call):
+            return self._follow(self._call_value, func.value, where, depth + 1)   # `Net().to(device)` is the Net
         name = self.project.qualify(func, where.module)
         target = self.project.lookup(name) if name else None
         if isinstance(target, ClassInfo):          # an instance: calling it runs forward / __call__

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIndex
+from leapp_codemod.analysis.model.libraries import in_project, library_available
 from leapp_codemod.analysis.model.project import Project
 
 _WRAPPERS = frozenset({"Optional", "Union", "Final", "ClassVar", "Annotated", "type"})
@@ -40,6 +41,27 @@ def annotation_classes(project: Project, annotation: ast.expr | None, module: Mo
         cls = project.class_of(name) if name else None
         return {cls.id} if cls is not None else set()
     return set()
+
+
+def foreign_class(project: Project, annotation: ast.expr, module: ModuleIndex) -> str | None:
+    """The dotted name of a class an annotation names (`X`, `X | None`, `Optional[X]`) that `module` imports
+    from a package neither scanned nor installed; None for project, installed and unknown names."""
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        return foreign_class(project, annotation.left, module) or foreign_class(project, annotation.right, module)
+    if isinstance(annotation, ast.Subscript):
+        head = annotation.value.attr if isinstance(annotation.value, ast.Attribute) else getattr(annotation.value, "id", "")
+        items = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
+        return next((f for item in items if (f := foreign_class(project, item, module))), None) \
+            if head in ("Optional", "Union") else None
+    root = annotation
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if not isinstance(root, ast.Name) or root.id not in module.imports:
+        return None
+    name = project.qualify(annotation, module)
+    if not name or "." not in name or in_project(project, name) or library_available(project, name):
+        return None
+    return name
 
 
 def is_classmethod(fn: FunctionInfo) -> bool:
