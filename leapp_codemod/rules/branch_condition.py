@@ -2,6 +2,7 @@ import ast
 
 from leapp_codemod.analysis.infer.context import name_stores
 from leapp_codemod.rules._helpers import condition_operands, show
+from leapp_codemod.rules._text_values import emptiness_guard, text_test
 from leapp_codemod.rules.base import Hit, Rule
 from leapp_codemod.rules.shape_branch import shape_only_test
 
@@ -13,6 +14,8 @@ def check(node, ctx):
         return  # `if step % 50 == 0: print(...)`: the print is the finding; `while clock() < t_next: pass` waits
     if _container_emptiness(node.test, ctx):
         return  # `assert not queue` on a Python list the function built: a length, no value is tested
+    if text_test(node.test, ctx) or emptiness_guard(node, ctx):
+        return  # `if note:` on a Python str; `if not frames: raise ...`: rejects an empty list, tests no value
     if _string_record_test(node.test, ctx):
         return  # `ev.kind == "tap" and ev.down`: fields of a record that holds strings (a UI event), never tensors
     if ctx.cadence_test(node.test):

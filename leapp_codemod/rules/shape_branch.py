@@ -1,6 +1,7 @@
 import ast
 
 from leapp_codemod.rules._helpers import condition_operands, is_number, last_dimension, show
+from leapp_codemod.rules._text_values import text_test
 from leapp_codemod.rules.base import Hit, Rule
 from leapp_codemod.source.guards import only_raises
 
@@ -75,6 +76,8 @@ def shape_only_test(test: ast.expr, ctx) -> bool:
 def check(node, ctx):
     if only_raises(node) or ctx.decided_by_settings(node):  # a guard rejects bad input and exports nothing
         return
+    if text_test(node.test, ctx):
+        return  # `if note:` on a Python str: whether the text is empty, no shape of a tensor
     if _tests_values(node.test, ctx):
         return  # the same test is a branch on data (LCM201/LCM202): one finding, one fix (`torch.where`)
     if _tests_shape(node.test, ctx):
