@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import ast
 
-from leapp_codemod.analysis.infer.context import is_self_attr
-from leapp_codemod.analysis.model.settings import CONSTRUCTION
+from leapp_codemod.analysis.infer.context import CONSTRUCTION, is_self_attr
 from leapp_codemod.rules._helpers import condition_operands
 
 
@@ -23,14 +22,18 @@ def _self_writes(ctx, attr: str) -> list[tuple[str, ast.expr]]:
 
 
 def _flag(e: ast.expr, ctx) -> bool:
-    """A carried local or an attribute of self bound only to True/False, and flipped outside construction."""
+    """A carried local or an attribute of self bound only to True/False, which the step itself flips (the
+    only other bindings are the constructor's or the one before the loop): a flag another method sets (an
+    event handler's `self.paused = True`) is a mode, not a first call."""
     if isinstance(e, ast.Name) and ctx.is_loop_carried(e.id):
-        values = [*ctx.fn.assigned(e.id), *([ctx.fn.outer_values[e.id]] if e.id in ctx.fn.outer_values else [])]
-        return bool(values) and all(_bool_constant(v) for v in values)
-    if is_self_attr(e, ctx.self_name):
+        inside = ctx.fn.assigned(e.id)
+        values = [*inside, *([ctx.fn.outer_values[e.id]] if e.id in ctx.fn.outer_values else [])]
+        return bool(inside) and all(_bool_constant(v) for v in values)
+    if is_self_attr(e, ctx.self_name) and ctx.fn.name not in CONSTRUCTION:
         writes = _self_writes(ctx, e.attr)
         return bool(writes) and all(_bool_constant(v) for _, v in writes) \
-            and any(m not in CONSTRUCTION for m, _ in writes)
+            and all(m in CONSTRUCTION or m == ctx.fn.name for m, _ in writes) \
+            and any(m == ctx.fn.name for m, _ in writes)
     return False
 
 
