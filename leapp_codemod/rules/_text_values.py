@@ -62,28 +62,38 @@ def _param_annotation(fn, name: str) -> ast.expr | None:
 
 def _loop_sources(fn, name: str) -> list[ast.expr] | None:
     """What each `for` loop (or comprehension) binding `name` iterates, the container itself (`for _, t in
-    enumerate(texts)` -> `texts`, `for a, t in zip(xs, texts)` -> `texts`); None when one binds it otherwise."""
-    sources = []
-    for node in fn.nodes:
-        if not isinstance(node, (ast.For, ast.comprehension)):
-            continue
-        target, source = node.target, node.iter
-        if isinstance(target, ast.Name):
-            if target.id == name:
-                sources.append(source)
-            continue
-        if not any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(target)):
-            continue
-        if not (isinstance(target, ast.Tuple) and isinstance(source, ast.Call) and isinstance(source.func, ast.Name)):
-            return None
-        slots = [isinstance(t, ast.Name) and t.id == name for t in target.elts]
-        if source.func.id == "enumerate" and len(source.args) == 1 and slots == [False, True]:
-            sources.append(source.args[0])
-        elif source.func.id == "zip" and len(source.args) == len(slots) and slots.count(True) == 1:
-            sources.append(source.args[slots.index(True)])
+    enumerate(texts)` -> `texts`, `for a, t in zip(xs, texts)` -> `texts`); None when one binds it otherwise.
+    Indexed once per function."""
+    index = fn.walks.get("text loop sources")
+    if index is None:
+        index = fn.walks["text loop sources"] = {}
+        for node in fn.nodes:
+            if isinstance(node, (ast.For, ast.comprehension)):
+                _index_loop(node.target, node.iter, index)
+    return index.get(name, [])
+
+
+def _index_loop(target: ast.expr, source: ast.expr, index: dict) -> None:
+    if isinstance(target, ast.Name):
+        found = index.setdefault(target.id, [])
+        if found is not None:
+            found.append(source)
+        return
+    names = [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
+    call = source.func.id if isinstance(source, ast.Call) and isinstance(source.func, ast.Name) else ""
+    elts = target.elts if isinstance(target, ast.Tuple) else []
+    for name in names:
+        slots = [isinstance(t, ast.Name) and t.id == name for t in elts]
+        if call == "enumerate" and len(source.args) == 1 and slots == [False, True]:
+            picked = source.args[0]
+        elif call == "zip" and len(source.args) == len(slots) and slots.count(True) == 1:
+            picked = source.args[slots.index(True)]
         else:
-            return None
-    return sources
+            index[name] = None   # bound some other way: not known as text
+            continue
+        found = index.setdefault(name, [])
+        if found is not None:
+            found.append(picked)
 
 
 def holds_text(fn, e: ast.expr, depth: int = 0) -> bool:

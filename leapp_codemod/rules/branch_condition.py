@@ -15,8 +15,6 @@ def check(node, ctx):
         return  # `if step % 50 == 0: print(...)`: the print is the finding; `while clock() < t_next: pass` waits
     if _container_emptiness(node.test, ctx):
         return  # `assert not queue` on a Python list the function built: a length, no value is tested
-    if text_test(node.test, ctx) or emptiness_guard(node, ctx):
-        return  # `if note:` on a Python str; `if not frames: raise ...`: rejects an empty list, tests no value
     if _string_record_test(node.test, ctx):
         return  # `ev.kind == "tap" and ev.down`: fields of a record that holds strings (a UI event), never tensors
     if ctx.cadence_test(node.test):
@@ -32,7 +30,9 @@ def check(node, ctx):
                   "make the step take the same path on every call (initialise the state in the constructor or "
                   "before the exported pipeline), or select the outcome with `torch.where` on a tensor flag input")
         return
-    if (ctx.is_data(node.test) or _extracted(node.test, ctx)) and not ctx.decided_by_settings(node):
+    if (ctx.is_data(node.test) or _extracted(node.test, ctx)) and not ctx.decided_by_settings(node) \
+            and not text_test(node.test, ctx) and not emptiness_guard(node, ctx):
+        # (`if note:` on a Python str; `if not frames: raise ...` rejects an empty list, tests no value)
         keyword = KEYWORD[type(node)]
         yield Hit(node.test, f"`{keyword} {show(node.test)}` decides Python control flow on pipeline data; "
                              f"only the path taken while tracing is exported",

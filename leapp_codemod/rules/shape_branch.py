@@ -76,11 +76,9 @@ def shape_only_test(test: ast.expr, ctx) -> bool:
 def check(node, ctx):
     if only_raises(node) or ctx.decided_by_settings(node):  # a guard rejects bad input and exports nothing
         return
-    if text_test(node.test, ctx):
-        return  # `if note:` on a Python str: whether the text is empty, no shape of a tensor
     if _tests_values(node.test, ctx):
         return  # the same test is a branch on data (LCM201/LCM202): one finding, one fix (`torch.where`)
-    if _tests_shape(node.test, ctx):
+    if _tests_shape(node.test, ctx) and not text_test(node.test, ctx):   # `if note:` on a str: empty or not
         yield Hit(node.test, f"`{show(node.test)}` branches on the shape of pipeline data; the export keeps only "
                              f"the branch for the traced shape",
                   "pad or crop to a fixed size before the exported pipeline, or export one model per shape")
