@@ -2,6 +2,8 @@ import ast
 
 from leapp_codemod.analysis.infer.context import name_stores
 from leapp_codemod.rules._helpers import condition_operands, show
+from leapp_codemod.rules._call_varying import call_varying_test
+from leapp_codemod.rules._text_values import emptiness_guard, text_test
 from leapp_codemod.rules.base import Hit, Rule
 from leapp_codemod.rules.shape_branch import shape_only_test
 
@@ -19,7 +21,18 @@ def check(node, ctx):
         return  # `if self.t % self.k == 0:` on a step counter: the plan it refreshes is the state finding
     if shape_only_test(node.test, ctx):
         return  # a value that is also a shape (`width = spec[0]`, `if width % 2`): LCM001's, reported once
-    if (ctx.is_data(node.test) or _extracted(node.test, ctx)) and not ctx.decided_by_settings(node):
+    if isinstance(node, (ast.If, ast.While)) and call_varying_test(node.test, ctx) \
+            and not ctx.decided_by_settings(node):
+        keyword = KEYWORD[type(node)]
+        yield Hit(node.test, f"`{keyword} {show(node.test)}` tests a Python flag or state that changes between "
+                             f"calls (the first call takes one path, later calls the other); only the path taken "
+                             f"while tracing is exported",
+                  "make the step take the same path on every call (initialise the state in the constructor or "
+                  "before the exported pipeline), or select the outcome with `torch.where` on a tensor flag input")
+        return
+    if (ctx.is_data(node.test) or _extracted(node.test, ctx)) and not ctx.decided_by_settings(node) \
+            and not text_test(node.test, ctx) and not emptiness_guard(node, ctx):
+        # (`if note:` on a Python str; `if not frames: raise ...` rejects an empty list, tests no value)
         keyword = KEYWORD[type(node)]
         yield Hit(node.test, f"`{keyword} {show(node.test)}` decides Python control flow on pipeline data; "
                              f"only the path taken while tracing is exported",
@@ -130,7 +143,11 @@ RULE = Rule(
          "nor the test of a step counter read only by tests and row reads of a plan it paces (`if self.t % self.k "
          "== 0: self.plan = model(obs)`): the plan's LCM702 names the cadence. Pipeline data includes the fields of a "
          "simulator's live state kept in a module global (`data = mujoco.MjData(model)` at module level or under "
-         "`global data` in a setup function), as for one kept on self: `if data.qpos[2] < 0.2:`.",
+         "`global data` in a setup function), as for one kept on self: `if data.qpos[2] < 0.2:`. Also flagged, with that cause: a test of a Python flag that changes between calls (a "
+         "driver loop's carried `is_first = False`, `self.primed` set to True by the step) or of the existence of "
+         "state the step itself creates (`if hasattr(self, \"_prev\"):`), where the first call takes one path and "
+         "later calls the other. Not flagged: the truth of Python text (`if caption:` on a `str`) and a guard that "
+         "only raises on an empty list (`if not frames: raise ...`).",
     why="A traced graph has no Python control flow. LEAPP logs an ERROR ('Attempted to use TracedTensor ... in a "
         "boolean context') but keeps tracing: only the branch (or the number of loop iterations) taken on the traced "
         "inputs is recorded. If every traced sample takes the same path, `compile_graph(validate=True)` passes and "
@@ -165,6 +182,9 @@ RULE = Rule(
         ("import torch\ndef step(obs):\n    while True:\n        bad = obs.abs() > 1.0\n        n = bad.sum().item()\n"
         "        if n == 0:  # error\n            break\n        obs = torch.where(bad, obs * 0.5, obs)\n    return obs\n"),
         "def step(cmd, limit):\n    while cmd.abs().max() > limit:  # error\n        cmd = cmd * 0.9\n    return cmd\n",
+        # state the step creates: absent on the first call only
+        ("class P:\n    def step(self, obs):\n        if hasattr(self, 'prev'):  # error\n"
+         "            obs = 0.5 * (obs + self.prev)\n        self.prev = obs\n        return obs\n"),
         # the flag a helper tests is a literal at every call: the caller's branch is the one finding
         ("# range: 11-15\nimport numpy as np\ndef shape_cmd(a, jitter):\n    if jitter:\n        a = a * 0.5\n"
         "    return a\n\ndef main(stream, send):\n    jitter = False\n    for obs in stream:\n"

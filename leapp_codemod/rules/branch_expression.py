@@ -1,6 +1,7 @@
 import ast
 
 from leapp_codemod.rules._helpers import show
+from leapp_codemod.rules._text_values import text_test
 from leapp_codemod.rules.base import Hit, Rule
 
 
@@ -101,7 +102,8 @@ def check(node, ctx):
                             "`bool()` on it); the export keeps the value seen while tracing",
                       "compute the flag with tensor operations (`~mask`, `torch.logical_and/or`, `torch.where`) "
                       "and keep it a tensor")
-    elif isinstance(node, ast.IfExp) and ctx.is_data(node.test) and not ctx.decided_by_settings(node):
+    elif isinstance(node, ast.IfExp) and ctx.is_data(node.test) and not ctx.decided_by_settings(node) \
+            and not text_test(node.test, ctx):
         yield Hit(node, f"conditional expression `{show(node)}` picks a value with Python on pipeline data",
                   "use `torch.where(cond, a, b)` so both outcomes stay in the graph")
     elif isinstance(node, ast.comprehension):

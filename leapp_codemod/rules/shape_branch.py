@@ -1,6 +1,7 @@
 import ast
 
 from leapp_codemod.rules._helpers import condition_operands, is_number, last_dimension, show
+from leapp_codemod.rules._text_values import text_test
 from leapp_codemod.rules.base import Hit, Rule
 from leapp_codemod.source.guards import only_raises
 
@@ -77,7 +78,7 @@ def check(node, ctx):
         return
     if _tests_values(node.test, ctx):
         return  # the same test is a branch on data (LCM201/LCM202): one finding, one fix (`torch.where`)
-    if _tests_shape(node.test, ctx):
+    if _tests_shape(node.test, ctx) and not text_test(node.test, ctx):   # `if note:` on a str: empty or not
         yield Hit(node.test, f"`{show(node.test)}` branches on the shape of pipeline data; the export keeps only "
                              f"the branch for the traced shape",
                   "pad or crop to a fixed size before the exported pipeline, or export one model per shape")

@@ -2,6 +2,7 @@ import ast
 
 from leapp_codemod.rules._growing import growing_slice_message, growth
 from leapp_codemod.rules._helpers import is_number, last_dimension, show
+from leapp_codemod.rules._text_values import holds_texts
 from leapp_codemod.rules.base import Hit, Rule
 
 
@@ -140,6 +141,8 @@ def check(node, ctx):
             yield Hit(node, *growing_slice_message(node, grown))
         return
     if isinstance(node, ast.BinOp):
+        if holds_texts(ctx.fn, node):
+            return   # `[""] * len(frames)`: a list of Python text, which the export does not hold
         operands = [node.left, node.right]
     elif isinstance(node, ast.Call) and ctx.builtin(node) in ("min", "max"):
         operands = list(node.args)

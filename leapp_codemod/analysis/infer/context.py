@@ -28,6 +28,7 @@ from leapp_codemod.analysis.infer.types import TypeQuestions
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIndex
 from leapp_codemod.analysis.model.leapp_support import LeappSupport
 from leapp_codemod.analysis.model.project import Project
+from leapp_codemod.analysis.model.settings import CONSTRUCTION
 from leapp_codemod.analysis.model.walk import (
     UNKNOWN,
     constant_flag_block,
@@ -42,7 +43,7 @@ from leapp_codemod.knowledge.vocab import CACHING_DECORATORS
 # The names Python looks up as builtins when nothing shadows them (`float`, `print`, `len`, ...).
 BUILTIN_NAMES = frozenset(dir(builtins))
 
-__all__ = ["Env", "Facts", "FunctionContext", "is_self_attr", "iter_nodes", "name_stores"]
+__all__ = ["CONSTRUCTION", "Env", "Facts", "FunctionContext", "is_self_attr", "iter_nodes", "name_stores"]
 
 
 @dataclass
