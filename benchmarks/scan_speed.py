@@ -75,6 +75,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", default=None, help="another build's leapp-codemod: its 1-process cold scan too")
     opts = parser.parse_args()
+    if opts.before and not (os.path.isfile(opts.before) and os.access(opts.before, os.X_OK)):
+        parser.error(f"--before {opts.before}: not an executable file; give that build's leapp-codemod "
+                     "(e.g. OTHER/.venv/bin/leapp-codemod)")
     dirs = corpus_dirs()
     files = python_files(dirs)
     lines = count_lines(files)
