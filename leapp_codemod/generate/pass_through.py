@@ -17,10 +17,10 @@ from __future__ import annotations
 import ast
 
 from leapp_codemod.generate.sent import (
-    _bindings,
-    _built_locals,
-    _candidates,
-    _own_nodes,
+    built_locals,
+    local_bindings,
+    own_nodes,
+    sent_candidates,
 )
 
 ChainRead = tuple[int, str]      # (line, `msg.header.stamp` / `packet['seq']`)
@@ -48,11 +48,11 @@ def _params(fn: ast.FunctionDef, is_method: bool) -> set[str]:
 def _dict_locals(fn: ast.FunctionDef) -> dict:
     """Locals assigned once from a dict literal with string keys (`reply = {"seq": ..., "cmd": u}`), in the
     form `sent._built_locals` gives constructors, with the keys assigned afterwards (`reply["cmd"] = u`)."""
-    bound = _bindings(fn)
+    bound = local_bindings(fn)
     built = {name: (values[0], []) for name, values in bound.items()
              if len(values) == 1 and isinstance(values[0], ast.Dict) and values[0].keys
              and all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in values[0].keys)}
-    for node in sorted((n for n in _own_nodes(fn) if isinstance(n, ast.Assign)), key=lambda n: n.lineno):
+    for node in sorted((n for n in own_nodes(fn) if isinstance(n, ast.Assign)), key=lambda n: n.lineno):
         for target in node.targets:
             if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
                     and target.value.id in built and isinstance(target.slice, ast.Constant) \
@@ -66,17 +66,17 @@ def _leaves(value: ast.expr, built: dict) -> list[ast.expr]:
     if isinstance(value, (ast.Tuple, ast.List)):
         return [leaf for item in value.elts
                 for leaf in _leaves(item.value if isinstance(item, ast.Starred) else item, built)]
-    return [c.value for c in _candidates(value, (), None, built, frozenset())]
+    return [c.value for c in sent_candidates(value, (), None, built, frozenset())]
 
 
 def _aliases(fn: ast.FunctionDef, params: set[str]) -> dict[str, ast.expr]:
     """Locals assigned exactly once, from a field chain of a parameter (`stamp = msg.header.stamp`)."""
-    return {name: values[0] for name, values in _bindings(fn).items()
+    return {name: values[0] for name, values in local_bindings(fn).items()
             if len(values) == 1 and values[0] is not None and _field_chain(values[0], params)}
 
 
 def _loads(fn: ast.FunctionDef, name: str) -> list[ast.Name]:
-    return [n for n in _own_nodes(fn) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+    return [n for n in own_nodes(fn) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
 
 
 def _chain_reads(node: ast.AST, params: set[str]) -> list[ChainRead]:
@@ -102,11 +102,11 @@ def pass_through_reads(fn: ast.FunctionDef, is_method: bool) -> tuple[ChainRead,
     params = _params(fn, is_method)
     if not params:
         return ()
-    built = _built_locals(fn) | _dict_locals(fn)
+    built = built_locals(fn) | _dict_locals(fn)
     aliases = _aliases(fn, params)
     alias_uses: dict[str, int] = {}
     found: set[ChainRead] = set()
-    for ret in (n for n in _own_nodes(fn) if isinstance(n, ast.Return) and n.value is not None):
+    for ret in (n for n in own_nodes(fn) if isinstance(n, ast.Return) and n.value is not None):
         leaves = _leaves(ret.value, built)
         copied, computed = [], []
         for leaf in leaves:

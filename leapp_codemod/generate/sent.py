@@ -70,7 +70,7 @@ def _receiver_path(node: ast.expr, first: str) -> tuple[str, ...] | None:
     return tuple(path) if isinstance(node, ast.Name) and node.id == first and path else None
 
 
-def _own_nodes(fn: ast.FunctionDef):
+def own_nodes(fn: ast.FunctionDef):
     """The nodes of `fn`'s body, not of nested functions, classes or lambdas."""
     stack: list[ast.AST] = list(fn.body)
     while stack:
@@ -88,10 +88,10 @@ def _target_names(target: ast.expr) -> list[str]:
     return []
 
 
-def _bindings(fn: ast.FunctionDef) -> dict[str, list[ast.expr | None]]:
+def local_bindings(fn: ast.FunctionDef) -> dict[str, list[ast.expr | None]]:
     """Local name -> the values assigned to it (None: bound by a loop, `with ... as`, an augmented assignment)."""
     bound: dict[str, list[ast.expr | None]] = {}
-    for node in _own_nodes(fn):
+    for node in own_nodes(fn):
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 for name in _target_names(target):
@@ -126,7 +126,7 @@ def computed_locals(fn: ast.FunctionDef, params: set[str]) -> set[str]:
     """Locals the step computes: bound by an expression that computes something (a call, an operator, an index)
     from the inputs, the instance or another computed local, or bound by a loop or an augmented assignment.
     A plain alias of an input's field (`stamp = msg.header.stamp`) or a constant is not computed."""
-    bound = _bindings(fn)
+    bound = local_bindings(fn)
     computed: set[str] = set()
     changed = True
     while changed:
@@ -161,40 +161,40 @@ def _is_constructor(node: ast.expr) -> bool:
     return bool(name[:1].isupper()) and _dotted_root(func) not in LIBRARY_NAMES
 
 
-def _built_locals(fn: ast.FunctionDef) -> dict[str, tuple[ast.Call | None, list[tuple[str, ast.expr]]]]:
+def built_locals(fn: ast.FunctionDef) -> dict[str, tuple[ast.Call | None, list[tuple[str, ast.expr]]]]:
     """Locals assigned once from a constructor (`frame = Frame(...)`) -> (that call, the fields assigned on them
     afterwards: `frame.data = cmd`)."""
-    bound = _bindings(fn)
+    bound = local_bindings(fn)
     built = {name: (values[0], []) for name, values in bound.items()
              if len(values) == 1 and values[0] is not None and _is_constructor(values[0])}
-    for node in sorted((n for n in _own_nodes(fn) if isinstance(n, ast.Assign)), key=lambda n: n.lineno):
+    for node in sorted((n for n in own_nodes(fn) if isinstance(n, ast.Assign)), key=lambda n: n.lineno):
         for target in node.targets:
             if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id in built:
                 built[target.value.id][1].append((target.attr, node.value))
     return built
 
 
-def _candidates(node: ast.expr, selectors: tuple[Selector, ...], keyword: str | None, built, seen: frozenset
+def sent_candidates(node: ast.expr, selectors: tuple[Selector, ...], keyword: str | None, built, seen: frozenset
                 ) -> list[_Candidate]:
     """The leaves of a sent argument: a message object built in the call (or in a local assigned once) and a
     dict literal with string keys are looked into, field by field."""
     if isinstance(node, ast.Name) and node.id in built and node.id not in seen:
         call, fields = built[node.id]
-        inner = _candidates(call, selectors, keyword, built, seen | {node.id})
+        inner = sent_candidates(call, selectors, keyword, built, seen | {node.id})
         for attr, value in fields:
-            inner += _candidates(value, (*selectors, attr), attr, built, seen | {node.id})
+            inner += sent_candidates(value, (*selectors, attr), attr, built, seen | {node.id})
         return inner
     if _is_constructor(node):
         out: list[_Candidate] = []
         for i, arg in enumerate(node.args):
-            out += _candidates(arg, (*selectors, i), keyword, built, seen)
+            out += sent_candidates(arg, (*selectors, i), keyword, built, seen)
         for kw in node.keywords:
-            out += _candidates(kw.value, (*selectors, kw.arg), kw.arg, built, seen)
+            out += sent_candidates(kw.value, (*selectors, kw.arg), kw.arg, built, seen)
         return out
     if isinstance(node, ast.Dict) and node.keys and all(isinstance(k, ast.Constant) and isinstance(k.value, str)
                                                         for k in node.keys):
         return [c for k, v in zip(node.keys, node.values)
-                for c in _candidates(v, (*selectors, k.value), k.value, built, seen)]
+                for c in sent_candidates(v, (*selectors, k.value), k.value, built, seen)]
     return [_Candidate(selectors, node, keyword)]
 
 
@@ -205,16 +205,16 @@ def _self_call(node: ast.expr, first: str) -> bool:
 
 
 def _send_candidates(fn: ast.FunctionDef, call: ast.Call) -> list[_Candidate]:
-    built = _built_locals(fn)
+    built = built_locals(fn)
     found: list[_Candidate] = []
     for i, arg in enumerate(call.args):
         if isinstance(arg, ast.Starred):
             return []
-        found += _candidates(arg, (i,), None, built, frozenset())
+        found += sent_candidates(arg, (i,), None, built, frozenset())
     for kw in call.keywords:
         if kw.arg is None:
             return []
-        found += _candidates(kw.value, (kw.arg,), kw.arg, built, frozenset())
+        found += sent_candidates(kw.value, (kw.arg,), kw.arg, built, frozenset())
     return found
 
 
@@ -226,7 +226,7 @@ def data_candidates(fn: ast.FunctionDef, call: ast.Call, first: str) -> tuple[li
             params.add(extra.arg)
     computed = computed_locals(fn, params)
     every = _send_candidates(fn, call)
-    local = params | set(_bindings(fn))
+    local = params | set(local_bindings(fn))
     varying = [c for c in every if _loads(c.value) & local]
     data = [c for c in varying if _loads(c.value) & computed or _self_call(c.value, first)]
     return data, varying
