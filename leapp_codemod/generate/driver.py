@@ -54,14 +54,14 @@ class FoundDriver:
 
 
 def find_driver(app: Path, entry: str) -> FoundDriver | None:
-    from leapp_codemod.analysis.entry.entrypoints import _collect_call_sites
+    from leapp_codemod.analysis.entry.collect import collect_call_sites
     from leapp_codemod.analysis.model.leapp_support import load_support
     from leapp_codemod.scan import load_project
     root = search_root(app)
     loaded = load_project([os.path.relpath(root)])
     project = loaded.project
     module_name, _, qualname = entry.partition(":")
-    sites = _collect_call_sites(project, load_support())
+    sites = collect_call_sites(project, load_support())
     calls = [(caller.path, caller.module, line) for caller, line in _entry_loop_calls(sites, project, module_name,
                                                                                        qualname)]
     calls += _module_level_loop_calls(project, qualname.rpartition(".")[2], module_name.split(".")[0])

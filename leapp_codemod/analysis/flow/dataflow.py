@@ -16,7 +16,8 @@ from leapp_codemod.analysis.model.config_values import CONFIG_KEY, CONFIG_LOCALS
 from leapp_codemod.analysis.infer.context import FunctionContext
 from leapp_codemod.analysis.infer.devices import built_here, device_read, used_as_array
 from leapp_codemod.analysis.infer.answers import return_chosen_by_data
-from leapp_codemod.analysis.infer.taint import function_attr, holds_dict
+from leapp_codemod.analysis.infer.taint import function_attr
+from leapp_codemod.analysis.infer.type_tests import holds_dict
 from leapp_codemod.analysis.infer.lattice import NESTED, Env, Facts
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.text_params import text_params

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from leapp_codemod.analysis.infer.taint import _type_answer, parent_map
+from leapp_codemod.analysis.infer.type_tests import parent_map, type_answer
 
 
 def return_chosen_by_data(ctx, ret: ast.Return) -> bool:
@@ -15,7 +15,7 @@ def return_chosen_by_data(ctx, ret: ast.Return) -> bool:
     child, parent = ret, parents.get(id(ret))
     while parent is not None and parent is not ctx.fn.node:
         if isinstance(parent, (ast.If, ast.While)) and child is not parent.test and ctx.is_data(parent.test) \
-                and not _type_answer(parent.test, ctx) and not ctx.is_shape(parent.test) \
+                and not type_answer(parent.test, ctx) and not ctx.is_shape(parent.test) \
                 and not ctx.decided_by_settings(parent):
             return True
         if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 
-from leapp_codemod.analysis.infer.taint import parent_map
+from leapp_codemod.analysis.infer.type_tests import parent_map
 from leapp_codemod.analysis.model.walk import is_self_attr
 
 _PASS_THROUGH = (ast.BinOp, ast.Compare, ast.BoolOp, ast.UnaryOp, ast.Tuple, ast.Slice)

@@ -22,7 +22,8 @@ from leapp_codemod.analysis.infer.purity import PurityQuestions
 from leapp_codemod.analysis.infer.relevance import RelevanceQuestions
 from leapp_codemod.analysis.infer.sink import SinkQuestions
 from leapp_codemod.analysis.infer.state import StateQuestions
-from leapp_codemod.analysis.infer.taint import TaintQuestions, parent_map
+from leapp_codemod.analysis.infer.taint import TaintQuestions
+from leapp_codemod.analysis.infer.type_tests import parent_map
 from leapp_codemod.analysis.infer.telemetry import TelemetryQuestions
 from leapp_codemod.analysis.infer.types import TypeQuestions
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIndex

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 
-from leapp_codemod.analysis.infer.taint import parent_map
+from leapp_codemod.analysis.infer.type_tests import parent_map
 from leapp_codemod.analysis.model.index import called_name
 from leapp_codemod.analysis.model.libraries import in_project, library_available
 from leapp_codemod.analysis.model.walk import iter_nodes

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 
-from leapp_codemod.analysis.infer.taint import parent_map
+from leapp_codemod.analysis.infer.type_tests import parent_map
 from leapp_codemod.knowledge.draws import NOT_DRAWS, RANDOM_MODULES, STDLIB_DRAWS, TORCH_RANDOM
 from leapp_codemod.knowledge.vocab import DATA_METHOD_NAMES, INPLACE_EXCEPTIONS, NON_DATA_BUILTINS, \
     PURE_BUILTINS, PURE_LIBRARIES, SHARING_METHODS, WRITING_METHODS

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 
 from leapp_codemod.analysis.infer.relevance import VALUE_BUILTINS, root_of, writes_argument
-from leapp_codemod.analysis.infer.taint import parent_map
+from leapp_codemod.analysis.infer.type_tests import parent_map
 from leapp_codemod.knowledge.draws import RANDOM_MODULES
 from leapp_codemod.knowledge.io import HANDOFF_METHODS, PACING_FUNCTIONS
 from leapp_codemod.knowledge.vocab import DATA_METHOD_NAMES, PURE_LIBRARIES, WRITING_METHODS

@@ -6,7 +6,8 @@ import ast
 
 from leapp_codemod.analysis.infer.cadence import cadence_counter, cadence_guard, cadence_test
 from leapp_codemod.analysis.infer.kept import KeptQuestions
-from leapp_codemod.analysis.infer.taint import function_attr, parent_map
+from leapp_codemod.analysis.infer.taint import function_attr
+from leapp_codemod.analysis.infer.type_tests import parent_map
 from leapp_codemod.analysis.model.class_state import CONSTRUCTION_METHODS, inputs_from_callbacks
 from leapp_codemod.analysis.model.walk import is_self_attr
 from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS, FILLING_MUTATORS, INPLACE_EXCEPTIONS, SAME_VALUE_METHODS

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 
-from leapp_codemod.analysis.infer.taint import parent_map
+from leapp_codemod.analysis.infer.type_tests import parent_map
 from leapp_codemod.knowledge.vocab import WRITING_METHODS
 
 _CONTAINER_CALLS = frozenset({"list", "dict", "deque", "collections.deque", "defaultdict", "collections.defaultdict",

@@ -1,0 +1,257 @@
+"""Collect where the project's functions are called, driven and served: the facts entry ranking reads."""
+from __future__ import annotations
+
+import ast
+
+from leapp_codemod.analysis.entry.call_sites import (
+    CallSites,
+    bind_selected,
+    network_at,
+    unbound_definers,
+)
+from leapp_codemod.analysis.entry.callbacks import (
+    callers_of,
+    driven_bodies,
+    registered_callbacks,
+)
+from leapp_codemod.analysis.entry.composers import model_parts, wrapper_calls
+from leapp_codemod.analysis.entry.config_choice import (
+    chosen_at_run_time,
+    selected_among,
+)
+from leapp_codemod.analysis.entry.cores import range_around_step
+from leapp_codemod.analysis.entry.drivers import (
+    DRIVER_DEPTH,
+    driver_ids,
+    evaluation_branch_calls,
+    in_tests,
+    in_trainer,
+    is_training_loop,
+    loops_of,
+)
+from leapp_codemod.analysis.entry.loops import (
+    inline_pipelines,
+    loaded_models,
+    model_call,
+    offline_loop,
+)
+from leapp_codemod.analysis.entry.receivers import (
+    bound_targets,
+    collect_bindings,
+    local_receiver_types,
+    on_library_module,
+)
+from leapp_codemod.analysis.entry.served import dotted, is_project_call, served_models
+from leapp_codemod.analysis.entry.served import served_locals as served_locals_of
+from leapp_codemod.analysis.entry.signs import (
+    calls_nn_module,
+    hands_a_model,
+    module_items,
+    unfollowed_policy_call,
+)
+from leapp_codemod.analysis.entry.submodules import bound_forwards, hands_a_forward
+from leapp_codemod.analysis.entry.vendored import vendored_modules
+from leapp_codemod.analysis.flow.dataflow import compute_env
+from leapp_codemod.analysis.infer.context import FunctionContext
+from leapp_codemod.analysis.infer.lattice import Facts
+from leapp_codemod.analysis.model.index import FunctionInfo
+from leapp_codemod.analysis.model.leapp_support import LeappSupport
+from leapp_codemod.analysis.model.project import Project
+from leapp_codemod.analysis.model.resolve_types import is_abstract
+
+# A project network's method called in a driver loop amid this many statements of pipeline code (building
+# the observation, scaling the action) is a model call of that range, not the policy step itself.
+INLINE_NETWORK_STATEMENTS = 6
+
+
+def loop_call_nodes(fn: FunctionInfo):
+    """Calls in the function's loops, except those in a loop over a dataset that sends nothing out (any depth)."""
+    offline = {id(c) for loop in loops_of(fn) if offline_loop(loop) for c in ast.walk(loop)}
+    for loop in loops_of(fn):
+        for stmt in loop.body:
+            for sub in ast.walk(stmt):
+                if isinstance(sub, ast.Call) and id(sub) not in offline:
+                    yield sub
+
+
+def collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
+    sites = CallSites(served=served_models(project, support), vendored=vendored_modules(project))
+    callbacks = sites.callbacks = registered_callbacks(project)
+    by_getter: dict[str, list[str]] = {}
+    getters_named: dict[str, list[str]] = {}
+    for target_id, getter in sites.served.items():
+        by_getter.setdefault(getter.id, []).append(target_id)
+        if getter.id not in getters_named.get(getter.name, []):
+            getters_named.setdefault(getter.name, []).append(getter.id)
+    facts = Facts()
+    roots, ignored, training, contexts = [], set(), [], []
+    resolved, trainers, trained = [], {}, set()
+    evaluating: dict[str, set[int]] = {}     # training code with an evaluation branch -> that branch's calls
+    for fn, is_root in callers_of(project):
+        sites.functions[fn.id] = fn
+        trains = is_training_loop(fn) or in_trainer(fn, project, trainers)
+        tests = in_tests(fn, project)
+        if trains and not tests:
+            evaluation = evaluation_branch_calls(fn)
+            if evaluation:
+                evaluating[fn.id] = evaluation
+        if trains and fn.id not in evaluating:
+            training.append(fn)
+        if ((trains and fn.id not in evaluating) or tests or is_module_method(fn, project)
+                or fn.module in sites.vendored):    # a copied library's rollout loops are not the project's drivers
+            ignored.add(fn.id)
+        elif is_root or fn.id in callbacks or fn.id in evaluating:
+            roots.append(fn)
+        ctx = FunctionContext(fn, project.modules[fn.module], project, facts, support)
+        compute_env(ctx)
+        resolved.append((ctx, [(node, ctx.resolve_call(node)) for node in ast.walk(fn.node)
+                               if isinstance(node, ast.Call)]))
+    has_loop: dict[str, bool] = {}
+    bindings = collect_bindings(resolved, lambda fn: has_loop.setdefault(fn.id, any(True for _ in loops_of(fn))))
+    for ctx, calls in resolved:
+        fn = ctx.fn
+        bound = local_receiver_types(ctx, bindings)
+        if bound:    # receivers the callers (or an assertion) bind: `Model=Agent`, `run(make_policy(cfg))`
+            calls = [(node, targets or bound_targets(project, node, bound)) for node, targets in calls]
+        served_locals = served_locals_of(fn, dict(calls), by_getter, getters_named) if by_getter else {}
+        networks = {id(node): node for node, targets in calls if targets and all(is_module_method(t, project)
+                                                                                 for t in targets)}
+        # a call every target of which only raises (`policy(obs)` on a base class a factory returns a subclass
+        # of), or whose targets are several classes' methods no config narrows, runs what is chosen at run time:
+        # it stays a model call of the loop (its range is offered), not one project function's
+        contexts.append((ctx, served_locals, {id(node) for node, targets in calls
+                                              if targets and not chosen_at_run_time(targets, project)} - set(networks),
+                         {node.lineno: [t.id for t in dict(calls)[node]] for node in networks.values()}))
+        loop_calls = {id(c) for c in loop_call_nodes(fn)}
+        offline = {id(c) for loop in loops_of(fn) if offline_loop(loop) for c in ast.walk(loop)}
+        lambdas = {t.id for n in ast.walk(fn.node) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Lambda)
+                   for t in n.targets if isinstance(t, ast.Name)}
+        if fn.id in callbacks:   # the framework calls it again and again: its calls are a loop body
+            loop_calls |= {id(node) for node, _ in calls}
+        evaluation = evaluating.get(fn.id)
+        # `for layer in self.layers: x = layer(x)` in a policy class holding the layers (in a network's own method
+        # its layers are its parts: the network is what a step calls)
+        items = module_items(ctx, fn.node) if not is_module_method(fn, project) else set()
+        forwards = bound_forwards(fn)    # `sample_fn = self.net.forward`, handed to a sampler
+        for node, targets in calls:
+            if not targets and isinstance(node.func, ast.Name) and node.func.id in served_locals:
+                targets = [project.lookup(dotted(t)) for t in served_locals[node.func.id]]
+            if len(targets) > 1:     # the receiver's class is bound at run time: the configs may say which
+                narrowed, where = selected_among(targets, project)
+                if where is not None:
+                    sites.selected_at.setdefault(narrowed[0].id, (len({t.id for t in targets}), where))
+                    targets = narrowed
+            if evaluation is not None and id(node) not in evaluation:
+                trained.update(t.id for t in targets)   # the training part of a script that also evaluates
+                continue
+            if targets:
+                sites.project_calls.setdefault(fn.id, []).append((node, [t.id for t in targets]))
+            for target in targets:
+                sites.delegates.setdefault(fn.id, set()).add(target.id)
+                if id(node) not in offline:    # measured on recorded data: no caller in a pipeline
+                    sites.callers.setdefault(target.id, set()).add(fn.id)
+                sites.callees.setdefault(fn.id, set()).add(target.id)
+                if id(node) in loop_calls:
+                    sites.in_loops.setdefault(target.id, []).append((fn, node.lineno))
+            closures = bool(targets) and all("<locals>" in t.id for t in targets)   # `self.policy = policy_act`
+            if isinstance(node.func, ast.Name) and node.func.id in lambdas:
+                continue    # `controller_error = lambda stats: ...`: the function's own expression, not a model
+            if (calls_nn_module(ctx, node) or ((not targets or closures) and model_call(node, set()) is not None)
+                    or (targets and hands_a_model(ctx, node, targets)) or hands_a_forward(node, forwards)
+                    or (isinstance(node.func, ast.Name) and node.func.id in items)):
+                sites.calls_module.add(fn.id)
+                sites.model_lines.setdefault(fn.id, set()).add(node.lineno)
+            elif not targets and unfollowed_policy_call(node, ctx.self_name):
+                sites.calls_module.add(fn.id)
+                sites.model_lines.setdefault(fn.id, set()).add(node.lineno)
+                sites.policy_calls.setdefault(fn.id, ast.unparse(node.func))
+            if (id(node) in loop_calls and not targets and isinstance(node.func, ast.Attribute)
+                    and not on_library_module(node.func, ctx.module, project)):
+                sites.by_name_in_loops.setdefault(node.func.attr, []).append((fn, node.lineno))
+    sites.drivers = driver_ids(roots, sites.callees, DRIVER_DEPTH, blocked=ignored) - ignored
+    # what training code calls (rollout collection, updates) is training code too, unless a driver calls it
+    training += [sites.functions[fid] for fid in sorted(trained) if fid in sites.functions]
+    sites.ignored = ignored | (driver_ids(training, sites.callees, 2) - sites.drivers)
+    for table in (sites.in_loops, sites.by_name_in_loops):
+        for key, found in table.items():
+            table[key] = [(caller, line) for caller, line in found if caller.id not in sites.ignored]
+    find_parts(sites)
+    # `policy.predict_action(obs)` on an object of unknown class: the project's methods of that name
+    # are the candidates, not the loop.
+    for fn in project.functions():
+        if fn.class_name is not None and not is_abstract(fn):   # a method that only raises runs nothing
+            sites.definers.setdefault(fn.name, []).append(fn.id)
+    definers = {name: len(fids) for name, fids in sites.definers.items()}
+    module_models: dict[str, set[str]] = {}
+    nodes = {(where.module, where.class_name) for where, _ in callbacks.values() if where.class_name}
+    # one call deeper than a driver, a loop's unbound call may still be bound to the class the configs select
+    # (a rollout helper of an evaluation script); its inline ranges are no candidates (a sampler's loop is none)
+    deeper = driver_ids(roots, sites.callees, DRIVER_DEPTH + 1, blocked=ignored) - ignored - sites.ignored
+    for ctx, served_locals, project_calls, networks in contexts:
+        if ctx.fn.id not in sites.drivers and ctx.fn.id not in deeper:
+            continue
+        bind_only = ctx.fn.id not in sites.drivers
+        if ctx.module.name not in module_models:
+            module_models[ctx.module.name] = loaded_models(ctx.module.tree.body)
+        models = loaded_models(ctx.fn.node.body) | module_models[ctx.module.name]
+        wrapped = wrapper_calls(sites, ctx.fn.id) if ctx.fn.class_name else []
+        for loop in driven_bodies(ctx.fn, callbacks):
+            if ctx.fn.id in evaluating and not in_branch(loop, evaluating[ctx.fn.id]):
+                continue    # a loop of the training part of a script that also evaluates
+            if offline_loop(loop):
+                continue
+            # a model wrapper called in the loop of a node (a class that registers callbacks, which keep its
+            # latest messages) marks the step like a network does: the loop builds the observation from those
+            # messages and sends the action out (in a callback's own body the callback is the step: composers.py)
+            own = ({id(n): n for n, _ in wrapped} if ctx.fn.id not in callbacks
+                   and (ctx.fn.module, ctx.fn.class_name) in nodes else {})
+            is_wrapper = (lambda call, own=own: id(call) in own)
+            here = networks | {n.lineno: fids for n, fids in wrapped if id(n) in own}
+            # `policy.predict_action(obs)` on an object of unknown class: one project class defines the method,
+            # it is the candidate; several do, the inline range is (which class runs is decided at run time)
+            pipelines = [p for p in inline_pipelines(loop, models, lambda call, names=served_locals, known=project_calls:
+                                                     is_project_call(call, names, known), is_wrapper)
+                         if network_at(p, here) or unbound_definers(p, models, definers) != 1]
+            # ... unless the configs select one of those classes: its method is what the loop runs
+            pipelines = [p for p in pipelines if network_at(p, here) or not bind_selected(sites, project, ctx.fn, loop, p,
+                                                                                          models, definers)]
+            if bind_only:
+                continue
+            step_range = (None if pipelines
+                          else range_around_step(sites, ctx.fn, loop, models, INLINE_NETWORK_STATEMENTS))
+            if step_range is not None:
+                sites.inline.append((ctx.fn, step_range, 0))
+                sites.step_ranges.add((ctx.fn.id, step_range.start))
+            if pipelines:
+                best = max(pipelines, key=lambda p: p.statements)
+                network = network_at(best, here)
+                sites.inline.append((ctx.fn, best, 0 if network else unbound_definers(best, models, definers)))
+                if best.statements >= INLINE_NETWORK_STATEMENTS:   # a network called amid pipeline code
+                    for fid in network:
+                        sites.inline_networks.setdefault(fid, (ctx.fn, best))
+    return sites
+
+
+def in_branch(loop: ast.AST, calls: set[int]) -> bool:
+    """Is the loop inside the evaluation branch whose calls are `calls`?"""
+    return bool(made := [id(n) for n in ast.walk(loop) if isinstance(n, ast.Call)]) and all(c in calls for c in made)
+
+
+def find_parts(sites: CallSites) -> None:
+    """Model calls of the steps that callbacks and driver loops run (see composers.py)."""
+    looped = {fid for fid, found in sites.in_loops.items() if any(c.id in sites.drivers for c, _ in found)}
+    for fid in sorted((set(sites.callbacks) | looped) - sites.ignored):
+        fn = sites.functions.get(fid)
+        if fn is None:
+            continue
+        found = model_parts(fn, sites.project_calls.get(fid, []),
+                            lambda t: t in sites.calls_module or sites.model_via(t) is not None, sites.functions)
+        for part, composer in found.items():
+            sites.parts.setdefault(part, composer)
+
+
+def is_module_method(fn: FunctionInfo, project: Project) -> bool:
+    """Methods of nn.Modules call their layers, in loops too; they never drive the application."""
+    cls = project.modules[fn.module].classes.get(fn.class_name) if fn.class_name else None
+    return cls is not None and project.is_nn_module(cls)
+
