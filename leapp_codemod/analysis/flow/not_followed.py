@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 
+from leapp_codemod.analysis.flow.handed_reason import handed_reason
 from leapp_codemod.analysis.flow.foreign_objects import foreign_call, foreign_reads, imported_roots
 from leapp_codemod.analysis.flow.silent_calls import dynamic_getattr, runs_unseen_code
 from leapp_codemod.analysis.flow.known_receivers import (
@@ -284,6 +285,10 @@ def receiver_reason(ctx: FunctionContext, receiver: ast.expr, depth: int = 0) ->
                 return None   # a lambda: its body is analyzed where it is written
             if passed and depth < 2:
                 return _passed_reason(ctx, receiver.id, passed, depth)
+            if not ctx.facts.callers.get(ctx.fn.id):   # the entry, a range: what the code around hands it
+                handed = handed_reason(ctx, receiver.id)
+                if handed:
+                    return handed
             return (f"`{receiver.id}` is a parameter of {ctx.fn.qualname}; no caller in the scanned code "
                     "passes a project class or function")
         for node in ctx.fn.nodes:

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 
 from leapp_codemod.analysis.model.index import FunctionInfo, ModuleIndex
 from leapp_codemod.analysis.model.project import Project
+from leapp_codemod.analysis.model.libraries import in_project, library_available
+from leapp_codemod.knowledge.libraries import RUNTIME_FACTORIES
 from leapp_codemod.knowledge.vocab import SELF_RETURNING_METHODS
 
 MAX_HOPS = 4          # functions a value may be passed on through
@@ -68,8 +70,6 @@ def handed_values(project: Project, fn: FunctionInfo, param: str, hops: int = 0,
 def handed_types(project: Project, fn: FunctionInfo) -> dict[str, set[str]]:
     """Parameter -> the classes the handed values are built as: project classes as "module:Class", and the
     dotted callee of an installed library's constructor or loader (`torch.jit.load`), whose object is known."""
-    from leapp_codemod.analysis.flow.known_receivers import RUNTIME_FACTORIES
-    from leapp_codemod.analysis.model.libraries import in_project, library_available
     out: dict[str, set[str]] = {}
     for param in fn.params:
         for handed in handed_values(project, fn, param):
