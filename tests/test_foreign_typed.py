@@ -42,6 +42,13 @@ def test_every_call_and_read_is_listed_naming_the_class(result):
         assert listed[site].package == "seabus", shape
 
 
+def test_a_settings_object_field_is_not_listed(result):
+    """`self.limits.max_rudder`: a field of an object nothing hands pipeline data to is a setting read, not
+    code or state the scan misses (the window, handed `speed`, is: its `.stacked` is listed)."""
+    listed = {(Path(n.path).name, n.line) for n in result.not_followed}
+    assert marked_lines(APP, "unlisted")["config_field"] not in listed
+
+
 def test_no_project_class_is_picked_by_the_method_name(result):
     assert not {f.line for f in result.findings} & _decoys()
     duck = [b for b in result.bound_calls if "duck typing" in b.how]

@@ -65,18 +65,22 @@ def foreign_call(ctx: FunctionContext, call: ast.Call) -> NotFollowed | None:
 
 
 def foreign_reads(ctx: FunctionContext, nodes) -> list[NotFollowed]:
-    """`ring.stacked`, `log.window.values`: attributes read from an object of a class the scan cannot read
-    (a property runs code, a field holds what the object kept): listed like the calls on it. The attribute a
-    call looks up (`ring.append`) is the call's, not a read."""
+    """`ring.stacked` after `ring.append(x)`: an attribute read from an object of a class the scan cannot read,
+    when the function hands that object pipeline data through one of its methods. What comes back (a
+    property's result, a field the object filled) is the pipeline's data made by code the scan did not see,
+    so it is listed like the calls. A configuration object's fields (`cfg.clip`) and the attribute a call
+    looks up (`ring.append`) are not such reads."""
+    fed = {ast.unparse(n.func.value) for n in nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+           and ctx.args_data(n)}
     called = {id(n.func) for n in nodes if isinstance(n, ast.Call)}
     out = []
     for node in nodes:
         if not isinstance(node, ast.Attribute) or not isinstance(node.ctx, ast.Load) or id(node) in called \
-                or node.attr.startswith("__"):
+                or node.attr.startswith("__") or ast.unparse(node.value) not in fed:
             continue
         classes = foreign_types(ctx, node.value)
         if classes:
-            reason = _reason(node.value, classes) + f"; `.{node.attr}` is read from it"
+            reason = _reason(node.value, classes) + f"; `.{node.attr}` is read back from it after it is handed data"
             out.append(NotFollowed(ctx.fn.path, node.lineno, _short(ast.unparse(node)), reason,
                                    ast.unparse(node.value), ctx.fn.id, classes[0].partition(".")[0]))
     return out

@@ -37,6 +37,9 @@ def handed_reason(ctx: FunctionContext, name: str) -> str | None:
 def _unknown(ctx: FunctionContext, handed: Handed) -> str | None:
     """Why the handed value's class is unknown, or None when it is a project class or a library object."""
     value = handed.value
+    if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Call):   # `model, norm = load(...)`
+        inner = _unknown(ctx, Handed(value.value, handed.module, handed.line))
+        return None if inner is None else f", an item of what it returns{inner}"
     if not isinstance(value, ast.Call):
         return ", whose class is unknown"
     name = ctx.project.qualify(value.func, handed.module)

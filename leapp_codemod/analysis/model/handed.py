@@ -191,6 +191,11 @@ def _walk(node: ast.AST, chain: tuple[_Scope, ...], module: ModuleIndex, functio
             for target in targets:
                 if isinstance(target, ast.Name):
                     scope.bindings.setdefault(target.id, []).append((child.value, child.lineno))
+                elif isinstance(target, (ast.Tuple, ast.List)):   # `model, norm = load(...)`: `load(...)[0]`
+                    for i, item in enumerate(target.elts):
+                        if isinstance(item, ast.Name):
+                            part = ast.copy_location(ast.Subscript(child.value, ast.Constant(i), ast.Load()), child)
+                            scope.bindings.setdefault(item.id, []).append((part, child.lineno))
         elif isinstance(child, ast.Call):
             func = child.func
             name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
