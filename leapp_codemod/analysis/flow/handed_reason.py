@@ -12,6 +12,7 @@ from leapp_codemod.analysis.model.libraries import in_project, library_available
 from leapp_codemod.knowledge.libraries import RUNTIME_FACTORIES
 
 MAX_TEXT = 60
+_RESULT_UNKNOWN = ", whose result's class is unknown"
 
 
 def handed_reason(ctx: FunctionContext, name: str) -> str | None:
@@ -39,12 +40,15 @@ def _unknown(ctx: FunctionContext, handed: Handed) -> str | None:
     value = handed.value
     if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Call):   # `model, norm = load(...)`
         inner = _unknown(ctx, Handed(value.value, handed.module, handed.line))
-        return None if inner is None else f", an item of what it returns{inner}"
+        if inner is None:
+            return None
+        return ", an item of the call's result, whose class is unknown" if inner == _RESULT_UNKNOWN \
+            else f", an item of the call's result{inner}"
     if not isinstance(value, ast.Call):
         return ", whose class is unknown"
     name = ctx.project.qualify(value.func, handed.module)
     if not name:
-        return ", whose result's class is unknown"
+        return _RESULT_UNKNOWN
     dotted = ctx.project.external_name(name)
     if dotted in RUNTIME_FACTORIES:
         return f", an object `{dotted}` chooses when the program runs"
@@ -53,7 +57,7 @@ def _unknown(ctx: FunctionContext, handed: Handed) -> str | None:
     if not in_project(ctx.project, name):
         return None if library_available(ctx.project, name) else \
             ", from a module neither in the scanned code nor installed in this environment"
-    return ", whose result's class is unknown"
+    return _RESULT_UNKNOWN
 
 
 def _lines(qualname: str) -> str:
