@@ -38,3 +38,13 @@ RELEASE_FILES = ("version", "_version")
 # PIL `Image` methods that return a new image (typed as one, so the methods called on it are PIL's too).
 PIL_IMAGE_RESULTS = frozenset({"crop", "resize", "convert", "rotate", "transpose", "filter", "copy", "point", "reduce",
                                "quantize", "getchannel", "transform"})
+
+
+# Callables whose result's class is decided by data the scan does not read (a config value, a file):
+# a receiver built by one of them is unknown, not "a library object".
+RUNTIME_FACTORIES = frozenset({
+    "hydra.utils.instantiate", "hydra.utils.call", "hydra.utils.get_class", "hydra.utils.get_method",
+    "hydra.utils.get_object", "omegaconf.OmegaConf.to_object", "importlib.import_module", "torch.load",
+    "pickle.load", "pickle.loads", "dill.load", "cloudpickle.load", "joblib.load", "copy.deepcopy", "copy.copy",
+    "getattr", "eval", "globals", "locals", "vars",
+})

@@ -12,16 +12,7 @@ from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.libraries import in_project as _in_project
 from leapp_codemod.analysis.model.libraries import library_available
 from leapp_codemod.analysis.model.resolve_sites import param_default
-
-
-# Callables whose result's class is decided by data the scan does not read (a config value, a file):
-# a receiver built by one of them is unknown, not "a library object".
-RUNTIME_FACTORIES = frozenset({
-    "hydra.utils.instantiate", "hydra.utils.call", "hydra.utils.get_class", "hydra.utils.get_method",
-    "hydra.utils.get_object", "omegaconf.OmegaConf.to_object", "importlib.import_module", "torch.load",
-    "pickle.load", "pickle.loads", "dill.load", "cloudpickle.load", "joblib.load", "copy.deepcopy", "copy.copy",
-    "getattr", "eval", "globals", "locals", "vars",
-})
+from leapp_codemod.knowledge.libraries import RUNTIME_FACTORIES  # noqa: F401  (re-exported: not_followed)
 
 
 def root_of(func: ast.expr) -> ast.expr:

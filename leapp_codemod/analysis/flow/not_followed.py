@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import ast
 
+from leapp_codemod.analysis.flow.handed_reason import handed_reason
+from leapp_codemod.analysis.flow.foreign_objects import foreign_call, foreign_reads, imported_roots
 from leapp_codemod.analysis.flow.silent_calls import dynamic_getattr, runs_unseen_code
 from leapp_codemod.analysis.flow.known_receivers import (
     RUNTIME_FACTORIES, default_only, known_library_object, library_behaviour, library_container, library_type,
@@ -57,11 +59,14 @@ def not_followed(analysis, entry: FunctionInfo | None) -> tuple[NotFollowed, ...
             continue
         try:
             ctx = analysis.context_with_env(fn)
-            for node in iter_nodes(fn, analysis.facts.param_constants.get(fn.id)):
+            nodes = list(iter_nodes(fn, analysis.facts.param_constants.get(fn.id)))
+            for node in nodes:
                 if isinstance(node, ast.Call):
                     found = unresolved(ctx, node)
                     if found is not None:
                         out.setdefault((found.path, found.line, found.text), found)
+            for found in foreign_reads(ctx, nodes):
+                out.setdefault((found.path, found.line, found.text), found)
         except RecursionError:
             continue
     return tuple(sorted(out.values()))
@@ -72,6 +77,10 @@ def unresolved(ctx: FunctionContext, call: ast.Call) -> NotFollowed | None:
     func = call.func
     if ctx.builtin(call) == "getattr":
         return dynamic_getattr(ctx, call)
+    if ctx.builtin(call) is None and ctx.io_kind(call) is None:
+        foreign = foreign_call(ctx, call)   # `ring.append(x)` on a class the scan cannot read: its own `append`
+        if foreign is not None:
+            return foreign
     untyped = untyped_parameter_method(ctx, call)
     if not (ctx.args_data(call) or untyped or runs_unseen_code(ctx, call)) or ctx.builtin(call) is not None:
         return None
@@ -276,6 +285,10 @@ def receiver_reason(ctx: FunctionContext, receiver: ast.expr, depth: int = 0) ->
                 return None   # a lambda: its body is analyzed where it is written
             if passed and depth < 2:
                 return _passed_reason(ctx, receiver.id, passed, depth)
+            if not ctx.facts.callers.get(ctx.fn.id):   # the entry, a range: what the code around hands it
+                handed = handed_reason(ctx, receiver.id)
+                if handed:
+                    return handed
             return (f"`{receiver.id}` is a parameter of {ctx.fn.qualname}; no caller in the scanned code "
                     "passes a project class or function")
         for node in ctx.fn.nodes:
@@ -498,12 +511,7 @@ def _configured(ctx: FunctionContext, init: FunctionInfo, param: str) -> str | N
 
 
 def _imported_roots(ctx: FunctionContext) -> set[str]:
-    key = ("imported_roots",)
-    found = ctx.project.memo.get(key)
-    if found is None:
-        found = ctx.project.memo[key] = {t.partition(".")[0] for m in ctx.project.modules.values()
-                                         for t in m.imports.values()}
-    return found
+    return imported_roots(ctx.project)
 
 
 def _duck_note(ctx: FunctionContext, call: ast.Call) -> str:

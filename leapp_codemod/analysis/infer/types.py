@@ -8,7 +8,9 @@ from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIn
 from leapp_codemod.analysis.model.project import questions
 from leapp_codemod.analysis.model.resolve_callables import CallableResolver, returned_builds
 from leapp_codemod.analysis.model.resolve_sites import argument_for, sites_of
-from leapp_codemod.analysis.model.resolve_types import annotation_classes, builds_own_class, foreign_class, subclasses
+from leapp_codemod.analysis.model.resolve_types import (
+    annotation_classes, builds_own_class, foreign_annotations, foreign_class, subclasses,
+)
 from leapp_codemod.analysis.model import runtime_bind
 from leapp_codemod.analysis.model.class_state import stored_items
 from leapp_codemod.analysis.model.library_built import library_built_classes
@@ -41,7 +43,8 @@ class TypeQuestions:
                 return self.env.types[e.id]
             if e.id in self.module.globals:
                 return self.global_types(self.module, e.id)
-            return set()
+            declared = foreign_annotations(self.project, self.fn, self.module).get(e.id)
+            return {declared} if declared else set()   # `log: DopplerLog` from a package that is not installed
         return self._compound_types(e)
 
     @answered_once

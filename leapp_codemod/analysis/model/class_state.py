@@ -390,5 +390,36 @@ def stored_items(project, cls: ClassInfo, attr: str) -> list[tuple[str, ast.expr
                     name = _self_attr(node.func.value, self_name)
                     if name is not None:
                         index.setdefault(name, []).append((info.name, node.args[-1]))
+            for name, items in _filled_locals(info, self_name).items():
+                index.setdefault(name, []).extend((info.name, item) for item in items)
         project.memo[key] = index
     return index.get(attr, [])
+
+
+def _filled_locals(info, self_name: str | None) -> dict[str, list[ast.expr]]:
+    """`heads = nn.ModuleDict()`, `heads[name] = enc` in a loop, then `self.heads = heads`: the items the
+    method puts into a local container it stores as `self.<attr>` -> attr: those items, a local item read
+    back to what the method assigned it (`enc = SonarEncoder(...)`)."""
+    stored = {}
+    for node in info.nodes:
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name):
+            for target in node.targets:
+                name = _self_attr(target, self_name)
+                if name is not None:
+                    stored[node.value.id] = name
+    if not stored:
+        return {}
+    out: dict[str, list[ast.expr]] = {}
+    for node in info.nodes:
+        if isinstance(node, ast.Assign):
+            items = [(t.value, node.value) for t in node.targets if isinstance(t, ast.Subscript)]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in ("append", "insert") and node.args:
+            items = [(node.func.value, node.args[-1])]
+        else:
+            continue
+        for container, item in items:
+            if isinstance(container, ast.Name) and container.id in stored:
+                values = info.assigned(item.id) if isinstance(item, ast.Name) else ()
+                out.setdefault(stored[container.id], []).extend(values or [item])
+    return out

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from leapp_codemod.analysis.model.config_values import config_values, decided_block
+from leapp_codemod.analysis.model.handed import handed_types
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIndex
 from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.knowledge.libraries import FOREIGN_ROOTS, MODELED_ROOTS
@@ -122,37 +123,24 @@ def sites_of(project: Project, cls: ClassInfo) -> list[Site]:
 
 
 def script_argument_types(project: Project, fn: FunctionInfo) -> dict[str, set[str]]:
-    """The project classes the project's code passes for the parameters of a plain function: a script that
-    builds `planner = MPCPlanner(...)` (at its top level or in `main()`) and then calls `act(env, planner, obs)`."""
+    """The classes the project's code passes for the parameters of a plain function: a script that builds
+    `planner = MPCPlanner(...)` (at its top level or in `main()`) and then calls `act(env, planner, obs)`, also
+    through functions that pass it on, a `functools.partial` and a lambda (`handed_types`)."""
     if fn.class_name is not None:
         return {}
-    dotted = f"{fn.module}.{fn.qualname}"
-    out: dict[str, set[str]] = {}
-    for call, scope, module in calls_named(project).get(fn.name, ()):
-        if project.qualify(call.func, module) != dotted:
-            continue
-        passed = [(p, a) for p, a in zip(fn.positional_params, call.args) if not isinstance(a, ast.Starred)]
-        for param, arg in passed + [(k.arg, k.value) for k in call.keywords if k.arg]:
-            for value in scope.get(arg.id, []) if isinstance(arg, ast.Name) else [arg]:
-                while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
-                        and value.func.attr in SELF_RETURNING_METHODS and isinstance(value.func.value, ast.Call):
-                    value = value.func.value   # `Model(...).to(device)` holds the Model
-                name = project.qualify(value.func, module) if isinstance(value, ast.Call) else None
-                cls = project.class_of(name) if name else None
-                if cls is not None:
-                    out.setdefault(param, set()).add(cls.id)
-    return out
+    return handed_types(project, fn)
 
 
 def enclosing_argument_types(project: Project, fn: FunctionInfo, rng) -> dict[str, set[str]]:
-    """For an inline range's synthetic function `fn`: the project classes the callers of the function around
-    the range pass for its parameters the range reads and never rebinds (`agent.sample(...)` in a loop of
-    `evaluate(env, agent)`, called with an `agent = DDPM(...)` built in an if-chain of the caller)."""
+    """For an inline range's synthetic function `fn`: the classes the callers of the function around the
+    range pass for its parameters the range reads and never rebinds (`agent.sample(...)` in a loop of
+    `evaluate(env, agent)`, called with an `agent = DDPM(...)` built in an if-chain of the caller; a
+    TorchScript module `torch.jit.load` returns)."""
     module = project.modules.get(fn.module)
     enclosing = module.functions.get(rng.scope_qualname) if module is not None and rng.scope_qualname else None
     if enclosing is None or enclosing is fn:
         return {}
-    return {p: c for p, c in script_argument_types(project, enclosing).items() if p in fn.params}
+    return {p: c for p, c in handed_types(project, enclosing).items() if p in fn.params}
 
 
 def calls_named(project) -> dict[str, list[tuple[ast.Call, dict, ModuleIndex]]]:

@@ -64,6 +64,29 @@ def foreign_class(project: Project, annotation: ast.expr, module: ModuleIndex) -
     return name
 
 
+def foreign_annotations(project: Project, fn: FunctionInfo, module: ModuleIndex) -> dict[str, str]:
+    """Names of `fn` annotated with a class of a package neither scanned nor installed: its parameters
+    (`log: DopplerLog`, `ring: Optional[RingWindow]`) and its annotated locals (`ring: RingWindow = make()`)
+    -> the class's dotted name (indexed once per function)."""
+    found = fn.walks.get("foreign annotations")
+    if found is not None:
+        return found
+    found = fn.walks["foreign annotations"] = {}
+    node = fn.node
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        args = node.args
+        for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs):
+            named = foreign_class(project, arg.annotation, module) if arg.annotation is not None else None
+            if named:
+                found[arg.arg] = named
+    for stmt in fn.nodes:
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id not in found:
+            named = foreign_class(project, stmt.annotation, module)
+            if named:
+                found[stmt.target.id] = named
+    return found
+
+
 def is_classmethod(fn: FunctionInfo) -> bool:
     return any(isinstance(d, ast.Name) and d.id == "classmethod" for d in fn.node.decorator_list)
 

@@ -17,6 +17,7 @@ from leapp_codemod.analysis.model.function_values import enclosing_function
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo
 from leapp_codemod.analysis.model.resolve_types import is_abstract
 from leapp_codemod.model import Resolved
+from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS
 from leapp_codemod.source.astwalk import walk
 
 INSTANTIATE = frozenset({"hydra.utils.instantiate", "hydra.utils.call", "hydra._internal.utils.instantiate"})
@@ -27,7 +28,8 @@ MAX_DUCK = 3         # more project classes than this define the method: duck ty
 # Method names too common to identify a class by (containers, tensors, environments, loggers).
 DUCK_EXCLUDED = frozenset({"__init__", "__call__", "forward", "step", "reset", "get", "update", "run", "close",
                            "append", "extend", "items", "keys", "values", "copy", "to", "eval", "train",
-                           "load", "save", "info", "debug", "log", "write", "read", "start", "stop"})
+                           "load", "save", "info", "debug", "log", "write", "read", "start", "stop"}) \
+    | CONTAINER_MUTATORS   # `pending.pop(0)`, `kwargs.pop("k")`: a list's or a dict's, not a project class's
 
 
 # ---------------------------------------------------------------------------------------------- memo
