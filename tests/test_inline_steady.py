@@ -39,3 +39,11 @@ def test_a_first_pass_branch_on_another_value_is_not_the_first_pass():
     text = SCRIPT.read_text()
     assert "            if k == 0:\n" in text
     assert "guess" in _range(text.replace("            if k == 0:\n", "            if k == 1:\n")).state
+
+
+def test_a_setting_chain_ending_in_raise_writes_its_name_on_every_iteration():
+    text = SCRIPT.read_text()
+    velocity = '            head = np.concatenate([feat, q * 2.0])\n'
+    assert velocity in text
+    changed = text.replace(velocity, velocity + '        else:\n            raise ValueError(settings["mode"])\n')
+    assert _range(changed, 30, 44).state == ("feat",)

@@ -185,12 +185,12 @@ def first_reads(statements: list[ast.stmt], written: set[str], out: list[str], s
             first_pass = steady is not None and steady.first_pass_test(stmt.test)
             body = first_reads(stmt.body, written, out, steady)
             orelse = first_reads(stmt.orelse, written | body if first_pass else written, out, steady)
-            if steady is not None and not first_pass and steady.setting_test(stmt.test):
-                written |= body & orelse if stmt.orelse else body   # the configured arm of the chain runs
-            elif _exits(stmt.body):
+            if _exits(stmt.body):
                 written |= orelse
             elif _exits(stmt.orelse):
                 written |= body
+            elif steady is not None and not first_pass and steady.setting_test(stmt.test) and not stmt.orelse:
+                written |= body    # a chain on a setting lists the configured value: its arm runs
             else:
                 written |= body & orelse
         elif isinstance(stmt, (ast.For, ast.AsyncFor)):
