@@ -37,3 +37,15 @@ def test_a_driver_that_passes_a_fresh_value_holds_no_state(tmp_path, monkeypatch
     drive.write_text(text.replace(rolled, "        stack = np.stack([read_depth(t + k) for k in range(4)])\n"))
     from leapp_codemod.scan import scan_project
     assert not [f for f in scan_project(["."], entry=ENTRY).findings if f.code == "LCM704"]
+
+
+def test_a_plant_the_driver_integrates_is_no_history(tmp_path, monkeypatch):
+    """`stack = stack + 0.1 * ...`: arithmetic on the old value (a simulated plant, as in scan_warp_controller's
+    `q = q + 0.01 * tau`) is the world the driver simulates, not a history it keeps."""
+    scan_copy(GROUP, tmp_path, APP, ENTRY, monkeypatch)
+    drive = tmp_path / APP / "rover" / "drive.py"
+    text = drive.read_text()
+    rolled = "        stack = np.roll(stack, 1, axis=0)\n        stack[0] = read_depth(t)\n"
+    drive.write_text(text.replace(rolled, "        stack = stack + 0.1 * read_depth(t)\n"))
+    from leapp_codemod.scan import scan_project
+    assert not [f for f in scan_project(["."], entry=ENTRY).findings if f.code == "LCM704"]

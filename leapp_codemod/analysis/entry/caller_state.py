@@ -18,6 +18,8 @@ from leapp_codemod.knowledge.leapp import BOUNDARY_PASSES_WHOLE
 # Methods that add to a container and keep what it held: the container carries the previous calls' items.
 _KEEPING = frozenset({"append", "appendleft", "extend", "extendleft", "insert", "rotate"})
 _DROPPING = frozenset({"pop", "popleft"})
+# Calls that build a history from the old items: rolled, or joined with the newest.
+_SHIFTING = frozenset({"roll", "concatenate", "cat", "stack", "hstack", "vstack", "append"})
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _HOPS = 6
 
@@ -83,8 +85,18 @@ def _reads(node: ast.AST, name: str) -> bool:
     return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in ast.walk(node))
 
 
+def _shifts(value: ast.expr, name: str) -> bool:
+    """`np.roll(frames, 1, 0)`, `np.concatenate([frames[1:], new])`, `frames[1:]`: the old items moved along, kept.
+    Arithmetic on the old value (`q = q + dt * tau`, a plant the driver integrates) is not a history."""
+    if isinstance(value, ast.Subscript):
+        return isinstance(value.value, ast.Name) and value.value.id == name
+    func = value.func if isinstance(value, ast.Call) else None
+    called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+    return called in _SHIFTING and _reads(value, name)
+
+
 def _updates(loop: ast.AST, name: str) -> list[int] | None:
-    """Lines where the loop updates `name` from its own previous content; None when the loop rebinds it to a
+    """Lines where the loop updates `name` by keeping its previous items; None when the loop rebinds it to a
     value that does not read it (a fresh value every iteration: no state)."""
     lines, emptied = [], []
     for node in _own(loop):
@@ -99,11 +111,12 @@ def _updates(loop: ast.AST, name: str) -> list[int] | None:
                 if isinstance(target, ast.Name) and target.id == name:
                     if not _reads(node.value, name):
                         return None
-                    lines.append(node.lineno)      # `frames = np.roll(frames, 1, axis=0)`
+                    if _shifts(node.value, name):
+                        lines.append(node.lineno)      # `frames = np.roll(frames, 1, axis=0)`
                 elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
                         and target.value.id == name:
                     # `frames[:-1] = frames[1:]` updates it; `frames[0] = newest` is part of such an update
-                    (lines if _reads(node.value, name) else emptied).append(node.lineno)
+                    (lines if _shifts(node.value, name) else emptied).append(node.lineno)
     return sorted(set(lines) | (set(emptied) if lines else set()))
 
 
