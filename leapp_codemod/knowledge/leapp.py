@@ -31,3 +31,13 @@ MODEL_INVALID = ("This is an invalid model", "Load model from", "checker.Validat
 # ...), but their result is a static number of the trace, so no computation leaves it: not a cause, not a signal.
 SHAPE_ONLY_NUMPY = frozenset({"ndim", "shape", "size", "result_type", "min_scalar_type", "iterable", "isscalar"})
 UNMAPPED_NUMPY_RECORD = r"No torch equivalent for numpy function (\w+)\b"
+
+# What a LEAPP 0.7.2 input boundary (`annotate.input_tensors`) declares as graph inputs, checked by tracing each
+# kind (tests/test_boundary_types.py): torch tensors and NumPy arrays, also as the leaves of lists, tuples and
+# dicts whose structure is the same on every call (one port per leaf: `x_0`, `x_key`). Every other value is passed
+# through as a constant of the graph (LEAPP warns "Non-tracable input ... will be passed through as a constant"):
+# a deque whatever it holds (the boundary recurses into lists, tuples and mappings only), a Python or NumPy
+# number, a list or dict of numbers, an object. A list whose length changes between calls fails at the next call
+# ("Reentering NODE with new i/o x_1").
+BOUNDARY_RECURSES_INTO = frozenset({"list", "tuple", "dict"})
+BOUNDARY_PASSES_WHOLE = frozenset({"deque"})

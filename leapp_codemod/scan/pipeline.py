@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from leapp_codemod.analysis.entry.caller_state import caller_held_state
 from leapp_codemod.analysis.entry.entrypoints import rank_entrypoints
 from leapp_codemod.analysis.entry.lookup import choose_entry
 from leapp_codemod.analysis.flow.access_order import access_order
@@ -90,6 +91,8 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
             settings |= training_switches(entry_fn)   # `training`: False in the export, whatever callers pass
             data -= set(settings)
             analysis.facts.kept_params[entry_fn.id] = set(kept_arguments(project, entry_fn) - set(settings))
+            analysis.facts.caller_state[entry_fn.id] = {p: held for p, held in caller_held_state(project, entry_fn).items()
+                                                        if p in data}
             analysis.facts.param_constants[entry_fn.id] = entry_flag_constants(project, entry_fn, data) | {
                 p: values for p, values in settings.items() if not values & VARYING}
             analysis.facts.setting_items[entry_fn.id] = setting_items(project, entry_fn)   # `buffers["hold"]`

@@ -83,6 +83,8 @@ class Facts:
     receivers: dict[str, set[str]] = field(default_factory=dict)   # method id -> concrete receiver class ids
     # function id -> parameters whose object the caller keeps and passes again on its next call (see kept_arguments)
     kept_params: dict[str, set[str]] = field(default_factory=dict)
+    # function id -> parameter -> state its driver loop holds and passes in (`analysis/entry/caller_state.py`)
+    caller_state: dict[str, dict] = field(default_factory=dict)
     access: AccessOrder | None = None   # entry mode: the order one call reads and writes attributes of self
     observed: ObservedFacts | None = None   # what the first calls of the entry ran (`scan --driver`)
 

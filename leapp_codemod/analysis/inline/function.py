@@ -11,6 +11,7 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
+from leapp_codemod.analysis.inline.boundary_types import undeclarable_inputs
 from leapp_codemod.analysis.inline.mutated import only_mutated
 from leapp_codemod.analysis.model.index import FunctionInfo, ModuleIndex
 from leapp_codemod.analysis.inline.range import (
@@ -166,6 +167,6 @@ def inline_function(project: Project, entry: InlineEntry) -> tuple[FunctionInfo,
     outer = _bound_before(rng)
     fn = FunctionInfo(f"{module.name}:{qualname}", module.name, qualname, node, owner, module.path,
                       carried=frozenset(rng.state) | _filled_in_place(rng), outer_values=outer,
-                      numbers=_numbers(rng, outer))
+                      numbers=_numbers(rng, outer), undeclarable=undeclarable_inputs(rng))
     module.functions[qualname] = fn
     return fn, rng

@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 
 from leapp_codemod.analysis.inline.mutated import only_mutated
+from leapp_codemod.analysis.inline.steady import steady_for
 from leapp_codemod.analysis.inline.uses import first_reads, uses
 from leapp_codemod.source.parse import is_literal
 
@@ -269,14 +270,14 @@ def classify(found: _Found, start: int, end: int, scope: ast.AST, loop: ast.AST 
     statements = found.block[found.first:found.last + 1]
     events = uses(statements)
     written_in = {n for n, k, _ in events if k in "wm"}
+    loop_events = uses([loop]) if loop is not None else []
     read_first: list[str] = []
-    first_reads(statements, set(), read_first)
+    first_reads(statements, set(), read_first, steady_for(statements, loop_events) if loop is not None else None)
     fresh = _fresh_readings(statements)
     module_level = isinstance(scope, ast.Module)
     scope_events = uses(_scope_statements(scope))
     scope_bound = {n for n, k, _ in scope_events if k == "w"} | _params(scope)
     declared = _declared_global(scope)
-    loop_events = uses([loop]) if loop is not None else []
     leaving, counters = _leaving_branches(loop, start) if loop is not None else ([], set())
     loop_writes = [(n, line) for n, k, line in loop_events if k in "wm" and (
         n in counters or not any(first <= line <= last for first, last in leaving))]

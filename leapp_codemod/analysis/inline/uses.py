@@ -163,12 +163,13 @@ def uses(nodes) -> list[tuple[str, str, int]]:
 _EXITS = (ast.Continue, ast.Break, ast.Return, ast.Raise)
 
 
-def first_reads(statements: list[ast.stmt], written: set[str], out: list[str]) -> set[str]:
+def first_reads(statements: list[ast.stmt], written: set[str], out: list[str], steady=None) -> set[str]:
     """Names some path reads before a write on that path has set them (added to `out` in first-use order):
     what an iteration of the range takes from the one before. `written` holds the names every path has set so
     far; the names every path through `statements` sets are returned. A write under an `if`, in a loop body
     or a `try` covers the reads after it in the same block only (a feature reused on frames without a new
-    camera image is carried); an inner loop's target and a branch's local written before each read are not."""
+    camera image is carried); an inner loop's target and a branch's local written before each read are not.
+    `steady` (an `inline.steady.Steady`) adds what branches on settings and first passes of inner loops decide."""
     written = set(written)
 
     def reads(nodes) -> None:
@@ -181,12 +182,15 @@ def first_reads(statements: list[ast.stmt], written: set[str], out: list[str]) -
     for stmt in statements:
         if isinstance(stmt, ast.If):
             reads([stmt.test])
-            body = first_reads(stmt.body, written, out)
-            orelse = first_reads(stmt.orelse, written, out)
+            first_pass = steady is not None and steady.first_pass_test(stmt.test)
+            body = first_reads(stmt.body, written, out, steady)
+            orelse = first_reads(stmt.orelse, written | body if first_pass else written, out, steady)
             if _exits(stmt.body):
                 written |= orelse
             elif _exits(stmt.orelse):
                 written |= body
+            elif steady is not None and not first_pass and steady.setting_test(stmt.test) and not stmt.orelse:
+                written |= body    # a chain on a setting lists the configured value: its arm runs
             else:
                 written |= body & orelse
         elif isinstance(stmt, (ast.For, ast.AsyncFor)):
@@ -194,21 +198,23 @@ def first_reads(statements: list[ast.stmt], written: set[str], out: list[str]) -
             inner = set(written)
             for name, kind, _ in uses([stmt.target]):
                 inner.add(name)
-            first_reads(stmt.body, inner, out)
-            first_reads(stmt.orelse, written, out)
+            passes = first_reads(stmt.body, inner, out, steady.entering(stmt) if steady is not None else None)
+            first_reads(stmt.orelse, written, out, steady)
+            if steady is not None and steady.runs(stmt):
+                written |= passes     # a loop over range(16) runs: what every pass writes is written after it
         elif isinstance(stmt, ast.While):
             reads([stmt.test])
-            first_reads(stmt.body, written, out)
-            first_reads(stmt.orelse, written, out)
+            first_reads(stmt.body, written, out, steady)
+            first_reads(stmt.orelse, written, out, steady)
         elif isinstance(stmt, (ast.With, ast.AsyncWith)):
             reads(stmt.items)
-            written |= first_reads(stmt.body, written, out)
+            written |= first_reads(stmt.body, written, out, steady)
         elif isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
-            first_reads(stmt.body, written, out)
+            first_reads(stmt.body, written, out, steady)
             for handler in stmt.handlers:
-                first_reads(handler.body, written | ({handler.name} if handler.name else set()), out)
-            first_reads(stmt.orelse, written, out)
-            written |= first_reads(stmt.finalbody, written, out)
+                first_reads(handler.body, written | ({handler.name} if handler.name else set()), out, steady)
+            first_reads(stmt.orelse, written, out, steady)
+            written |= first_reads(stmt.finalbody, written, out, steady)
         else:
             reads([stmt])
     return written

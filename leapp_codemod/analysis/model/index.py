@@ -32,6 +32,9 @@ class FunctionInfo:
     # an inline range: the Python numbers it reads from before it (a counter, a loop index, a setting),
     # each with whether it changes from one iteration to the next. Constants of the export, not data.
     numbers: dict = field(default_factory=dict, repr=False, compare=False)
+    # an inline range: its inputs whose value a LEAPP boundary cannot declare (a deque, a list of Python
+    # numbers), each an `analysis.inline.boundary_types.Undeclarable`
+    undeclarable: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def name(self) -> str:
