@@ -19,14 +19,14 @@ def private_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("LEAPP_CODEMOD_CACHE_DIR", str(tmp_path / "cache"))
 
 
-def variant(tmp_path, monkeypatch, old: str, new: str):
-    """Scan a copy of the fixture whose `act` has `old` replaced by `new`."""
+def variant(tmp_path, monkeypatch, old: str, new: str, module: str = "policy.py"):
+    """Scan a copy of the fixture whose app module (`policy.py`: the entry's) has `old` replaced by `new`."""
     root = tmp_path / "variant"
     shutil.copytree(FIXTURES / "scan_caller_fixed", root)
-    policy = root / "app" / "policy.py"
-    text = policy.read_text()
+    path = root / "app" / module
+    text = path.read_text()
     assert old in text
-    policy.write_text(text.replace(old, new))
+    path.write_text(text.replace(old, new))
     monkeypatch.chdir(root)
     return found(scan_project(["."], entry=ENTRY))
 
@@ -37,7 +37,9 @@ def test_the_fixture_keeps_what_callers_leave_open_and_drops_what_they_fix(tmp_p
     assert ("shaping.py", 19, "LCM201") in hits      # `settle`: the loop brings the rebinding round
     assert ("shaping.py", 41, "LCM201") in hits      # `gain`: a key the call passes
     assert ("shaping.py", 5, "LCM201") not in hits   # `deadband`: the caller's setting, read before rebinding
-    assert not {line for _, line, _ in hits if 31 <= line <= 38}   # keys no call passes
+    assert not {line for name, line, _ in hits if name == "shaping.py" and 31 <= line <= 38}   # keys no call passes
+    assert ("policy.py", 21, "LCM201") in hits       # `rig.offset`: a method sets it from its argument
+    assert ("policy.py", 19, "LCM201") not in hits   # `rig.mirrored`: `Rig` sets it only when it is built
 
 
 def test_a_caller_passing_data_keeps_the_parameter_data(tmp_path, monkeypatch):
@@ -65,3 +67,14 @@ def test_a_spread_literal_names_its_keys(tmp_path, monkeypatch):
     assert ("shaping.py", 36, "LCM102") in hits       # passed: the block runs
     assert ("shaping.py", 33, "LCM201") not in hits   # `wrist`: still no call passes it
     assert ("shaping.py", 41, "LCM201") not in hits   # neither `gain` now
+
+
+def test_a_declared_field_a_method_also_sets_stays_data(tmp_path, monkeypatch):
+    hits = variant(tmp_path, monkeypatch, "self.offset = offset", "self.offset = offset\n        self.mirrored = offset is not None",
+                   module="rig.py")
+    assert ("policy.py", 19, "LCM201") in hits
+
+
+def test_a_rebound_parameter_is_not_what_its_annotation_says(tmp_path, monkeypatch):
+    hits = variant(tmp_path, monkeypatch, "q = torch.as_tensor(obs)\n", "q = torch.as_tensor(obs)\n        rig = rig.pick(q)\n")
+    assert ("policy.py", 20, "LCM201") in hits
