@@ -19,11 +19,11 @@ def private_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("LEAPP_CODEMOD_CACHE_DIR", str(tmp_path / "cache"))
 
 
-def variant(tmp_path, monkeypatch, old: str, new: str, module: str = "policy.py"):
-    """Scan a copy of the fixture whose app module (`policy.py`: the entry's) has `old` replaced by `new`."""
+def variant(tmp_path, monkeypatch, old: str, new: str, module: str = "app/policy.py"):
+    """Scan a copy of the fixture whose `module` (the entry's by default) has `old` replaced by `new`."""
     root = tmp_path / "variant"
     shutil.copytree(FIXTURES / "scan_caller_fixed", root)
-    path = root / "app" / module
+    path = root / module
     text = path.read_text()
     assert old in text
     path.write_text(text.replace(old, new))
@@ -38,8 +38,9 @@ def test_the_fixture_keeps_what_callers_leave_open_and_drops_what_they_fix(tmp_p
     assert ("shaping.py", 41, "LCM201") in hits      # `gain`: a key the call passes
     assert ("shaping.py", 5, "LCM201") not in hits   # `deadband`: the caller's setting, read before rebinding
     assert not {line for name, line, _ in hits if name == "shaping.py" and 31 <= line <= 38}   # keys no call passes
-    assert ("policy.py", 21, "LCM201") in hits       # `rig.offset`: a method sets it from its argument
-    assert ("policy.py", 19, "LCM201") not in hits   # `rig.mirrored`: `Rig` sets it only when it is built
+    assert ("policy.py", 23, "LCM201") in hits       # `rig.offset`: a method sets it from its argument
+    assert ("policy.py", 21, "LCM201") not in hits   # `rig.mirrored`: `Rig` sets it only when it is built
+    assert ("policy.py", 19, "LCM001") not in hits   # `active`: the driver passes an item of its config
 
 
 def test_a_caller_passing_data_keeps_the_parameter_data(tmp_path, monkeypatch):
@@ -71,10 +72,22 @@ def test_a_spread_literal_names_its_keys(tmp_path, monkeypatch):
 
 def test_a_declared_field_a_method_also_sets_stays_data(tmp_path, monkeypatch):
     hits = variant(tmp_path, monkeypatch, "self.offset = offset", "self.offset = offset\n        self.mirrored = offset is not None",
-                   module="rig.py")
-    assert ("policy.py", 19, "LCM201") in hits
+                   module="app/rig.py")
+    assert ("policy.py", 21, "LCM201") in hits
 
 
 def test_a_rebound_parameter_is_not_what_its_annotation_says(tmp_path, monkeypatch):
     hits = variant(tmp_path, monkeypatch, "q = torch.as_tensor(obs)\n", "q = torch.as_tensor(obs)\n        rig = rig.pick(q)\n")
-    assert ("policy.py", 20, "LCM201") in hits
+    assert ("policy.py", 22, "LCM201") in hits
+
+
+def test_a_driver_argument_bound_from_data_stays_data(tmp_path, monkeypatch):
+    hits = variant(tmp_path, monkeypatch, "policy.act(obs, rig, active)", "policy.act(obs, rig, list(obs[:3]))",
+                   module="main.py")
+    assert ("policy.py", 19, "LCM001") in hits
+
+
+def test_a_config_name_the_driver_also_fills_stays_data(tmp_path, monkeypatch):
+    hits = variant(tmp_path, monkeypatch, "for step in range(20):\n", "for step in range(20):\n    active.append(step)\n",
+                   module="main.py")
+    assert ("policy.py", 19, "LCM001") in hits
