@@ -16,14 +16,17 @@ _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
 
 def holds_callers_setting(ctx, name: ast.Name) -> bool:
-    """Is the read `name` a parameter of `ctx.fn` that no caller passes pipeline data for (nor a run-time shape),
-    read where no store of the name (a rebinding, an item or field write, a container fill) can have run
-    before: one earlier in the function or anywhere in a loop around the read?"""
+    """Is the read `name` a parameter of `ctx.fn` that the pipeline's calls of it (one at least: the entry has
+    none) never pass pipeline data (nor a run-time shape) for, read where no store of the name (a rebinding, an
+    item or field write, a container fill) can have run before: one earlier in the function, or anywhere in a
+    loop around the read?"""
     fn = ctx.fn
     line = getattr(name, "lineno", None)
     if line is None or name.id not in fn.params or name.id in fn.outer_values:
         return False
     facts = ctx.facts
+    if not facts.callers.get(fn.id):
+        return False   # no pipeline call seen (the entry, a callback): what it receives is not known
     if name.id in facts.data_params.get(fn.id, ()) or name.id in facts.shape_params.get(fn.id, ()):
         return False
     index = _stores(fn)
