@@ -73,7 +73,7 @@ def _setting_or_flag(arg: ast.expr, ints: set[str], project, module, cli: set[st
     value = _setting_value(arg, ints)
     if value is None and _static_model(arg, project, module, scope):
         return STATIC_MODEL
-    if value is None and config_read(arg, scope):
+    if value is None and config_read(arg, scope, project):
         return CONFIG_READ
     return value if value is not None else _command_line_value(arg, project, module, cli, ints)
 
@@ -91,23 +91,35 @@ def _static_model(arg: ast.expr, project, module, scope: ast.AST) -> bool:
     return name is not None and project.external_name(name) in STATIC_MODEL_CONSTRUCTORS
 
 
-def config_read(arg: ast.expr, scope: ast.AST) -> bool:
+def config_read(arg: ast.expr, scope: ast.AST, project) -> bool:
     """An item of a config object (`dataset_cfg.get("image_keys", [...])`, `cfg.cameras`), or a name the calling
     scope binds only to such items (`=` alone: no loop target, no `+=`, nothing appended)."""
     if config_key(arg) is not None:
         return True
-    if not isinstance(arg, ast.Name):
-        return False
-    values, stores = [], 0
+    return isinstance(arg, ast.Name) and arg.id in _config_names(scope, project)
+
+
+def _config_names(scope: ast.AST, project) -> set[str]:
+    """The names `scope` binds only by `=` to config items and never fills (walked once per scope)."""
+    key = ("config_names", id(scope))
+    found = project.memo.get(key)
+    if found is not None:
+        return found
+    values: dict[str, list] = {}
+    stores: dict[str, int] = {}
+    filled: set[str] = set()
     for node in ast.walk(scope):
-        if isinstance(node, ast.Name) and node.id == arg.id and isinstance(node.ctx, ast.Store):
-            stores += 1
-        elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == arg.id for t in node.targets):
-            values.append(node.value)
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                and isinstance(node.func.value, ast.Name) and node.func.value.id == arg.id:
-            return False   # `keys.append(...)`: filled by the scope
-    return bool(values) and stores == len(values) and all(config_key(v) is not None for v in values)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            stores[node.id] = stores.get(node.id, 0) + 1
+        elif isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    values.setdefault(target.id, []).append(node.value)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
+            filled.add(node.func.value.id)   # `keys.append(...)`: filled by the scope
+    found = project.memo[key] = {name for name, bound in values.items() if name not in filled
+                                 and stores.get(name) == len(bound) and all(config_key(v) is not None for v in bound)}
+    return found
 
 
 def _command_line_value(arg: ast.expr, project, module, cli: set[str], ints: set[str]):

@@ -86,13 +86,15 @@ def _membership_keys(gen: ast.GeneratorExp, own: str) -> list[str] | None:
 
 def kwargs_rebound(fn, name: str) -> bool:
     """Does the function store into, rebind or fill `name` (its `**kwargs`: then its keys are not the callers')?"""
-    for node in fn.nodes:
-        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
-            return True
-        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == name \
-                and isinstance(node.ctx, ast.Store):
-            return True
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
-                "update", "setdefault") and isinstance(node.func.value, ast.Name) and node.func.value.id == name:
-            return True
-    return False
+    changed = fn.walks.get("names_changed")
+    if changed is None:   # once per function: every `If` of it asks
+        changed = fn.walks["names_changed"] = set()
+        for node in fn.nodes:
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                changed.add(node.id)
+            elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and isinstance(node.ctx, ast.Store):
+                changed.add(node.value.id)
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
+                    "update", "setdefault") and isinstance(node.func.value, ast.Name):
+                changed.add(node.func.value.id)
+    return name in changed
