@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import ast
 
+from leapp_codemod.analysis.model.kwarg_tests import KWARG_KEYS, kwargs_rebound
 from leapp_codemod.analysis.model.settings import unpacked_items
 from leapp_codemod.analysis.model.walk import UNKNOWN
 
-KWARG_KEYS = "<keys of **kwargs>"   # constants key: the keywords a function's `**kwargs` can hold (UNKNOWN: any)
 KEY_VALUES = "<**kwargs value>:"    # constants key prefix: the values one key of `**kwargs` holds
 VARARG_COUNTS = "<*args counts>"    # constants key: how many values a function's `*args` holds (UNKNOWN: any)
 
@@ -28,7 +28,7 @@ def record_keyword_keys(facts, ctx, callee, call: ast.Call) -> None:
             if kw.arg not in params:
                 keys.add(kw.arg)
                 values.setdefault(kw.arg, set()).update(_value(kw.value, ctx, mine))
-        elif isinstance(kw.value, ast.Name) and kw.value.id == own and own not in _rebound(ctx.fn, own):
+        elif isinstance(kw.value, ast.Name) and kw.value.id == own and not kwargs_rebound(ctx.fn, own):
             keys |= set(mine.get(KWARG_KEYS, {UNKNOWN})) - params
             for key in keys - {UNKNOWN}:
                 values.setdefault(key, set()).update(mine.get(KEY_VALUES + key, {UNKNOWN}))
@@ -67,7 +67,7 @@ def record_vararg_counts(facts, ctx, callee, call: ast.Call, bound: bool) -> Non
 
 def _own_vararg_counts(ctx, value: ast.expr, mine: dict) -> set | None:
     own = ctx.fn.node.args.vararg.arg if ctx.fn.node.args.vararg is not None else None
-    if own is None or not (isinstance(value, ast.Name) and value.id == own) or _rebound(ctx.fn, own):
+    if own is None or not (isinstance(value, ast.Name) and value.id == own) or kwargs_rebound(ctx.fn, own):
         return None
     counts = mine.get(VARARG_COUNTS)
     return set(counts) if counts and UNKNOWN not in counts else None
@@ -81,7 +81,7 @@ def forwarded_settings(ctx, call: ast.Call, callee, bound: bool, pairs: list, mi
     whole dict. Returns the pairs still passed as expressions and {parameter: constants} of the settings."""
     own_kw = ctx.fn.node.args.kwarg.arg if ctx.fn.node.args.kwarg is not None else None
     keys = mine.get(KWARG_KEYS)
-    forwards_kw = own_kw is not None and not _rebound(ctx.fn, own_kw) and any(
+    forwards_kw = own_kw is not None and not kwargs_rebound(ctx.fn, own_kw) and any(
         kw.arg is None and isinstance(kw.value, ast.Name) and kw.value.id == own_kw for kw in call.keywords)
     known_keys = forwards_kw and bool(keys) and UNKNOWN not in keys
     positional = callee.positional_params[1:] if bound and callee.positional_params else callee.positional_params
@@ -115,23 +115,9 @@ def _value(value: ast.expr, ctx, mine: dict) -> set:
     if isinstance(value, ast.Constant):
         return {value.value}
     if isinstance(value, ast.Name) and value.id in ctx.fn.params and mine.get(value.id) \
-            and value.id not in _rebound(ctx.fn, value.id):
+            and not kwargs_rebound(ctx.fn, value.id):
         return set(mine[value.id])
     return {UNKNOWN}
-
-
-def _rebound(fn, name: str) -> set[str]:
-    """{name} when the function stores into, rebinds or mutates its `**name` (then its keys are not the callers')."""
-    for node in fn.nodes:
-        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
-            return {name}
-        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == name \
-                and isinstance(node.ctx, ast.Store):
-            return {name}
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
-                "update", "setdefault") and isinstance(node.func.value, ast.Name) and node.func.value.id == name:
-            return {name}
-    return set()
 
 
 def absent_keyword(ctx, arg: ast.expr, mine: dict) -> set | None:
@@ -144,7 +130,7 @@ def absent_keyword(ctx, arg: ast.expr, mine: dict) -> set | None:
                            and isinstance(arg.args[0], ast.Constant) and isinstance(arg.args[0].value, str)):
         return None
     keys, key = mine.get(KWARG_KEYS), arg.args[0].value
-    if keys is None or UNKNOWN in keys or own in _rebound(ctx.fn, own):
+    if keys is None or UNKNOWN in keys or kwargs_rebound(ctx.fn, own):
         return None
     if key in keys:   # passed: what every call puts there, when that is known
         held = mine.get(KEY_VALUES + key)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import ast
 
-from leapp_codemod.analysis.model.resolve_types import subclasses
+from leapp_codemod.analysis.model.fold import name_stores
+from leapp_codemod.analysis.model.resolve_types import annotation_classes, subclasses
 from leapp_codemod.analysis.model.settings import CONSTRUCTION, attribute_rebound
 from leapp_codemod.analysis.model.walk import is_self_attr
 
@@ -19,7 +20,7 @@ def construction_field(ctx, e: ast.Attribute) -> bool:
     the object also holds some. `ctx` is the reading function's `FunctionContext`."""
     if e.attr in ctx.facts.foreign_written or is_self_attr(e, ctx.self_name):
         return False
-    classes = [ctx._class_for_type(t) for t in ctx.types_of(e.value)]
+    classes = [ctx._class_for_type(t) for t in ctx.types_of(e.value) or _declared_classes(ctx, e.value)]
     if not classes or any(c is None for c in classes):
         return False
     project = ctx.project
@@ -28,6 +29,16 @@ def construction_field(ctx, e: ast.Attribute) -> bool:
     return bool(writes) and all(m in CONSTRUCTION and _setting_like(v) for m, v in writes) and not any(
         e.attr in ctx.facts.data_attrs.get(k.id, ()) or attribute_rebound(project, cls, e.attr)
         for cls in classes for k in project.mro(cls))
+
+
+def _declared_classes(ctx, value: ast.expr) -> set[str]:
+    """The project classes the annotation of a parameter names (`model: VlaModel`), when the data flow knows
+    nothing of what the parameter holds and the function never rebinds it: the object the callers pass."""
+    if not isinstance(value, ast.Name) or value.id not in ctx.fn.params or name_stores(ctx.fn).get(value.id):
+        return set()
+    args = ctx.fn.node.args
+    arg = next(a for a in (*args.posonlyargs, *args.args, *args.kwonlyargs) if a.arg == value.id)
+    return annotation_classes(ctx.project, arg.annotation, ctx.module)
 
 
 def setting_item(ctx, e: ast.Subscript) -> bool:

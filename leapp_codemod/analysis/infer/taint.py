@@ -10,6 +10,7 @@ import ast
 from leapp_codemod.analysis.model.resolve_types import subclasses
 from leapp_codemod.analysis.model.settings import CONSTRUCTION, attribute_rebound
 from leapp_codemod.analysis.infer.built_fields import construction_field, setting_item
+from leapp_codemod.analysis.infer.param_reads import holds_callers_setting
 from leapp_codemod.analysis.infer.reaching import reaching_bindings
 from leapp_codemod.analysis.infer.type_tests import (SCALAR_TYPE_NAMES, built_value, empty_container, entries_call,
                                                      narrowed_to_containers, numpy_attr, parent_map,
@@ -177,7 +178,9 @@ class TaintQuestions:
         if e is None:
             return False
         if isinstance(e, ast.Name):
-            return e.id in self.env.data or self.is_data_global(e.id)
+            if e.id in self.env.data and not holds_callers_setting(self, e):
+                return True
+            return self.is_data_global(e.id)
         if isinstance(e, ast.Attribute):
             if e.attr in SHAPE_ATTRS or e.attr in META_ATTRS or self.image_size(e):
                 return False
@@ -271,7 +274,7 @@ class TaintQuestions:
         if e is None:
             return False
         if isinstance(e, ast.Name):
-            return e.id in self.env.shape
+            return e.id in self.env.shape and not holds_callers_setting(self, e)
         if isinstance(e, ast.Attribute):
             return e.attr in SHAPE_ATTRS and e.attr not in RANK_ATTRS and self.is_data(e.value) \
                 and not self._allocated(e.value)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from leapp_codemod.analysis.model.config_values import config_key
 from leapp_codemod.analysis.model.command_line import calls_by_name, command_line_names, is_setting_expr
 from leapp_codemod.analysis.model.index import ClassInfo
 from leapp_codemod.analysis.model.resolve_sites import param_default
@@ -15,7 +16,8 @@ from leapp_codemod.source.chains import counter_kind
 PYTHON_INT = ("<a Python int>",)   # a loop counter or an `int(...)`: a setting whose value changes, never data
 COMMAND_LINE = ("<a command-line setting>",)   # `args.use_filter`: chosen when the program starts, never data
 STATIC_MODEL = ("<a static simulator model>",)   # `mujoco.MjModel.from_xml_path(...)`: loaded once, never data
-VARYING = frozenset({PYTHON_INT, COMMAND_LINE, STATIC_MODEL})   # settings whose value the scan does not know
+CONFIG_READ = ("<a config value>",)   # `cfg.get("image_keys", [...])`: read from the run's config, never data
+VARYING = frozenset({PYTHON_INT, COMMAND_LINE, STATIC_MODEL, CONFIG_READ})   # settings whose value the scan does not know
 
 
 def caller_settings(project, fn) -> dict[str, set]:
@@ -71,6 +73,8 @@ def _setting_or_flag(arg: ast.expr, ints: set[str], project, module, cli: set[st
     value = _setting_value(arg, ints)
     if value is None and _static_model(arg, project, module, scope):
         return STATIC_MODEL
+    if value is None and config_read(arg, scope, project):
+        return CONFIG_READ
     return value if value is not None else _command_line_value(arg, project, module, cli, ints)
 
 
@@ -85,6 +89,37 @@ def _static_model(arg: ast.expr, project, module, scope: ast.AST) -> bool:
         return False
     name = project.qualify(bound[0].func, module) if isinstance(bound[0].func, (ast.Name, ast.Attribute)) else None
     return name is not None and project.external_name(name) in STATIC_MODEL_CONSTRUCTORS
+
+
+def config_read(arg: ast.expr, scope: ast.AST, project) -> bool:
+    """An item of a config object (`dataset_cfg.get("image_keys", [...])`, `cfg.cameras`), or a name the calling
+    scope binds only to such items (`=` alone: no loop target, no `+=`, nothing appended)."""
+    if config_key(arg) is not None:
+        return True
+    return isinstance(arg, ast.Name) and arg.id in _config_names(scope, project)
+
+
+def _config_names(scope: ast.AST, project) -> set[str]:
+    """The names `scope` binds only by `=` to config items and never fills (walked once per scope)."""
+    key = ("config_names", id(scope))
+    found = project.memo.get(key)
+    if found is not None:
+        return found
+    values: dict[str, list] = {}
+    stores: dict[str, int] = {}
+    filled: set[str] = set()
+    for node in ast.walk(scope):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            stores[node.id] = stores.get(node.id, 0) + 1
+        elif isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    values.setdefault(target.id, []).append(node.value)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
+            filled.add(node.func.value.id)   # `keys.append(...)`: filled by the scope
+    found = project.memo[key] = {name for name, bound in values.items() if name not in filled
+                                 and stores.get(name) == len(bound) and all(config_key(v) is not None for v in bound)}
+    return found
 
 
 def _command_line_value(arg: ast.expr, project, module, cli: set[str], ints: set[str]):

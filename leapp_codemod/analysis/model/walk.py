@@ -14,6 +14,7 @@ from leapp_codemod.analysis.model.config_values import (
 )
 from leapp_codemod.analysis.model.fold import UNKNOWN, folded, folded_local, name_stores
 from leapp_codemod.analysis.model.index import FunctionInfo
+from leapp_codemod.analysis.model.kwarg_tests import kwarg_outcome
 from leapp_codemod.analysis.model.settings import DICT_KEY, dict_read
 from leapp_codemod.observe.merge import OBSERVED_KEY
 from leapp_codemod.source.astwalk import children as child_nodes
@@ -98,6 +99,9 @@ def _outcome(test: ast.expr, fn: FunctionInfo, constants: dict[str, set], guard:
         test, negate = test.operand, True
     if isinstance(test, ast.Constant):   # `if False:` / `if 0:` / `if True:`: decided as written
         return bool(test.value) != negate
+    keyed = kwarg_outcome(test, fn, constants)   # `"pose" in kwargs` where no pipeline call passes `pose`
+    if keyed is not None:
+        return keyed != negate
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
         outcomes = _compare_outcomes(test, fn, constants, guard)
     else:
