@@ -10,8 +10,10 @@ import ast
 from dataclasses import dataclass, field
 
 from leapp_codemod.analysis.model.class_state import (
-    foreign_writes, inputs_from_callbacks, live_state_attrs, live_state_globals, mutated_attrs, tensor_items,
+    CONSTRUCTION_METHODS, foreign_writes, inputs_from_callbacks, live_state_attrs, live_state_globals, mutated_attrs,
+    setup_methods, tensor_items,
 )
+from leapp_codemod.analysis.model.setting_writes import setting_attrs
 from leapp_codemod.analysis.model.config_values import CONFIG_KEY, CONFIG_LOCALS, config_key, function_config_constants
 from leapp_codemod.analysis.infer.context import FunctionContext
 from leapp_codemod.analysis.infer.devices import built_here, device_read, used_as_array
@@ -316,7 +318,9 @@ class Analysis:
             attrs |= cls.buffers | cls.parameters
             attrs |= {a for a, v in cls.class_attrs.items() if tensor_like(v, self.project, mod)}
             attrs |= tensor_items(cls, lambda value, m=mod: tensor_like(value, self.project, m))
-            attrs = (attrs & self.mutated) | inputs_from_callbacks(self.project, cls, frozenset(m for c, m in self.entry_methods if c == cls.id)) | live_state_attrs(cls, external_namer(self.project, mod))
+            settings = setting_attrs(cls, mod, CONSTRUCTION_METHODS | setup_methods(cls), self.mutated) \
+                - self.facts.foreign_written   # re-read configuration: a setting at every call, not state
+            attrs = (attrs & self.mutated - settings) | inputs_from_callbacks(self.project, cls, frozenset(m for c, m in self.entry_methods if c == cls.id)) | live_state_attrs(cls, external_namer(self.project, mod))
             if attrs:
                 self.facts.data_attrs.setdefault(cls.id, set()).update(attrs)
         for mod in fresh:
