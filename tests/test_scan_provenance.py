@@ -76,4 +76,5 @@ def test_a_helper_only_the_constructor_calls_is_setup_and_one_a_handler_calls_is
         "    def on_stop(self, msg):\n"
         "        self._reset()\n")
     assert setup_methods(cls) == {"_load", "_read_table"}
+    assert setup_methods(cls, {"_read_table"}) == {"_load"}   # `loader._read_table()` elsewhere runs it again
 

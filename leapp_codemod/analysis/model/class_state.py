@@ -130,13 +130,11 @@ def callback_inputs(cls: ClassInfo, entries: frozenset[str] = frozenset(), own_c
     data to (`self.remote.set(msg.wireless_remote)`: their state comes from the message). What data is, is the
     provenance of `analysis/model/provenance.py`: writes of constants, settings, clocks or an attribute's own
     arithmetic (a tick counter) fill nothing. Callback code is a callback method and the methods it calls on
-    self, except `entries` (a thread loop that calls the step: the step's own writes are not inputs, the
-    dataflow follows them). In an installed library's class (`own_code` false) only the callback methods
+    self, except `entries` (a thread loop that calls the step: the step's own writes are not inputs). In an installed library's class (`own_code` false) only the callback methods
     themselves and their direct writes count: its handlers and helpers are the library's bookkeeping, not the
     application's inputs."""
-    callbacks = callback_methods(cls) - entries
+    callbacks = callback_methods(cls)
     closure = _callback_closure(cls, entries) if own_code else {name: {} for name in callbacks}
-    closure = {name: bound for name, bound in closure.items() if name not in entries}
     facts = facts or ClassFacts(_clock_call(cls), _constant_like, clock_attr, lambda klass: set())
     sources = class_sources(project, cls, facts) if project is not None else _no_project_sources(facts)
     root = _written_root if own_code else lambda t, self_name, bound: _self_attr(_container_root(t), self_name)
@@ -226,11 +224,11 @@ def clock_attr(classes: list[ClassInfo], attr: str) -> bool:
 ARGUMENT_KEEPING_METHODS = (PURE_METHODS | SIZE_TAKING_METHODS) - CONTAINER_MUTATORS
 
 
-def mutated_attrs(cls: ClassInfo, module=None) -> set[str]:
+def mutated_attrs(cls: ClassInfo, module=None, called_outside: frozenset[str] | set[str] = frozenset()) -> set[str]:
     """Attributes written outside construction, mutated in place anywhere, or handed to a helper
     that may mutate them (not to a tensor or array method, `values.topk(self.k)`: it changes no argument; not
     to a helper of the class's `module` that only reads it, `_extract(self.table, t)`)."""
-    construction = CONSTRUCTION_METHODS | setup_methods(cls)
+    construction = CONSTRUCTION_METHODS | setup_methods(cls, called_outside)
     out = {attr for attr, writes in cls.attr_values.items()
            if any(method not in construction for method, _ in writes)}
     for info in cls.methods.values():
@@ -263,10 +261,24 @@ def mutated_attrs(cls: ClassInfo, module=None) -> set[str]:
     return out
 
 
-def setup_methods(cls: ClassInfo) -> set[str]:
+def methods_called_outside(project) -> frozenset[str]:
+    """Names of methods the application's code calls on an object other than its own self (`self.ref.reset()`,
+    `env.reset()`); once per project."""
+    key = ("methods_called_outside",)
+    found = project.memo.get(key)
+    if found is None:
+        found = project.memo[key] = frozenset(
+            node.func.attr for name, module in list(project.modules.items()) if not project.is_library(name)
+            for node in module.nodes if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and not (isinstance(node.func.value, ast.Name) and node.func.value.id in ("self", "cls")))
+    return found
+
+
+def setup_methods(cls: ClassInfo, called_outside: frozenset[str] | set[str] = frozenset()) -> set[str]:
     """Methods of self the constructor calls (`self._load_policy(path)` in `__init__`, transitively) that no other
-    method of the class calls and nothing is handed (not a callback): their writes build the object, as the
-    constructor's own do (a gain table loaded from a checkpoint's config is set once)."""
+    method of the class calls, nothing is handed (not a callback) and no code calls on another object by name
+    (`called_outside`: `self.ref.reset()` elsewhere makes `reset` a method the run calls again): their writes
+    build the object, as the constructor's own do (a gain table loaded from a checkpoint's config is set once)."""
     calls: dict[str, set[str]] = {}
     for name, info in cls.methods.items():
         self_name = _self_name(info.node)
@@ -284,7 +296,7 @@ def setup_methods(cls: ClassInfo) -> set[str]:
     while changed:   # a helper another (non-setup) method calls too runs later as well
         outside = {c for name, callees in calls.items() if name not in found and name not in CONSTRUCTION_METHODS
                    for c in callees}
-        keep = {name for name in found if name not in outside and name not in handed}
+        keep = {name for name in found if name not in outside and name not in handed and name not in called_outside}
         changed, found = keep != found, keep
     return found
 

@@ -21,7 +21,12 @@ from dataclasses import dataclass
 from typing import Callable
 
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo
+from leapp_codemod.knowledge.io import CLOCK_FACTORIES, MIDDLEWARE_FACTORIES
+from leapp_codemod.knowledge.vocab import PARAMETER_READERS
 
+# Methods of a node base class that hand the host's settings, handles, clock or logger, never an input.
+HOST_METHODS = PARAMETER_READERS | MIDDLEWARE_FACTORIES | CLOCK_FACTORIES | frozenset({"get_logger", "get_name",
+                                                                                      "get_namespace"})
 # Methods that look a setting up or copy a value without reading anything outside the program.
 LOOKUP_METHODS = frozenset({"get", "keys", "values", "items", "copy", "__getitem__", "setdefault", "index", "count"})
 
@@ -179,8 +184,8 @@ class Provenance:
         if not isinstance(func, ast.Attribute):
             return False
         own = _self_attr(func, m.self_name)
-        if own is not None:
-            return own in self.cls.methods and self._returns_data(own)
+        if own is not None:    # a method the class does not define (a library base's, `self.read_sensor()`) may read
+            return self._returns_data(own) if own in self.cls.methods else own not in HOST_METHODS
         holder = _self_attr(func.value, m.self_name)
         return holder is not None and holder not in self.cls.methods and holder not in self.data \
             and self.sources.reads(holder, func.attr)
