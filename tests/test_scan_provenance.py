@@ -19,8 +19,8 @@ def private_cache(tmp_path, monkeypatch):
 
 def test_a_timer_node_reads_settings_clocks_and_constants_its_handlers_store_as_settings(tmp_path, monkeypatch):
     hits = check_marked("scan_provenance", tmp_path, monkeypatch, "timer_node_app", "balancer_node:Balancer.control")
-    assert ("balancer_node.py", 58, "tensor-branch") in hits   # the joints a helper stores from the message
-    assert ("balancer_node.py", 56, "tensor-branch") in hits   # a trim the message's value decides to advance
+    assert ("balancer_node.py", 66, "tensor-branch") in hits   # the joints a helper stores from the message
+    assert ("balancer_node.py", 64, "tensor-branch") in hits   # a trim the message's value decides to advance
 
 
 def test_a_reader_thread_makes_only_what_it_parses_off_the_port_data(tmp_path, monkeypatch):
