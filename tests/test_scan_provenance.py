@@ -25,7 +25,7 @@ def test_a_timer_node_reads_settings_clocks_and_constants_its_handlers_store_as_
 
 def test_a_reader_thread_makes_only_what_it_parses_off_the_port_data(tmp_path, monkeypatch):
     hits = check_marked("scan_provenance", tmp_path, monkeypatch, "serial_arm_app", "arm_link:ArmLink.step")
-    assert ("arm_link.py", 55, "tensor-branch") in hits
+    assert ("arm_link.py", 57, "tensor-branch") in hits
 
 
 def test_a_poll_loop_reads_a_device_through_a_project_wrapper_but_not_a_gain_table(tmp_path, monkeypatch):
