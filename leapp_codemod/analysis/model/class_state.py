@@ -224,11 +224,11 @@ def clock_attr(classes: list[ClassInfo], attr: str) -> bool:
 ARGUMENT_KEEPING_METHODS = (PURE_METHODS | SIZE_TAKING_METHODS) - CONTAINER_MUTATORS
 
 
-def mutated_attrs(cls: ClassInfo, module=None, called_outside: frozenset[str] | set[str] = frozenset()) -> set[str]:
+def mutated_attrs(cls: ClassInfo, module=None, setup: frozenset[str] | set[str] = frozenset()) -> set[str]:
     """Attributes written outside construction, mutated in place anywhere, or handed to a helper
     that may mutate them (not to a tensor or array method, `values.topk(self.k)`: it changes no argument; not
     to a helper of the class's `module` that only reads it, `_extract(self.table, t)`)."""
-    construction = CONSTRUCTION_METHODS | setup_methods(cls, called_outside)
+    construction = CONSTRUCTION_METHODS | setup   # `setup`: the class's `setup_methods`
     out = {attr for attr, writes in cls.attr_values.items()
            if any(method not in construction for method, _ in writes)}
     for info in cls.methods.values():
@@ -279,11 +279,14 @@ def setup_methods(cls: ClassInfo, called_outside: frozenset[str] | set[str] = fr
     method of the class calls, nothing is handed (not a callback) and no code calls on another object by name
     (`called_outside`: `self.ref.reset()` elsewhere makes `reset` a method the run calls again): their writes
     build the object, as the constructor's own do (a gain table loaded from a checkpoint's config is set once)."""
-    calls: dict[str, set[str]] = {}
-    for name, info in cls.methods.items():
+    def callees(info) -> set[str]:
         self_name = _self_name(info.node)
-        calls[name] = {callee for node in info.nodes if isinstance(node, ast.Call)
-                       for callee in [_self_attr(node.func, self_name)] if callee in cls.methods}
+        return {callee for node in info.nodes if isinstance(node, ast.Call)
+                for callee in [_self_attr(node.func, self_name)] if callee in cls.methods}
+
+    if not any(callees(cls.methods[name]) for name in CONSTRUCTION_METHODS & set(cls.methods)):
+        return set()    # the constructor calls no method of its own
+    calls = {name: callees(info) for name, info in cls.methods.items()}
     found = set()
     pending = [c for name in CONSTRUCTION_METHODS & set(calls) for c in calls[name]]
     while pending:

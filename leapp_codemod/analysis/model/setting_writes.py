@@ -22,9 +22,15 @@ from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS, PARAMETER_READERS
 _BUILTINS = frozenset(dir(builtins))
 
 
-def setting_attrs(cls: ClassInfo, module, construction: set[str], changed: set[str]) -> set[str]:
-    """Attributes of `cls` written outside `construction` only by rebinding them to settings. `changed`:
-    attribute names written outside construction anywhere (the class's own and other objects')."""
+def setting_attrs(cls: ClassInfo, module, construction: set[str], changed: set[str], asked: set[str]) -> set[str]:
+    """Those of the attributes `asked` about that `cls` writes outside `construction` only by rebinding them to
+    settings. `changed`: attribute names written outside construction anywhere (the class's own and other
+    objects')."""
+    if not asked:
+        return set()
+    imported = set(module.imports) if module is not None else set()
+    known = imported | _BUILTINS | {name for name, bound in (module.globals.items() if module is not None else ())
+                                    if isinstance(bound, (ast.Constant, ast.Tuple, ast.List, ast.Dict))}
     plain: dict[str, bool] = {}
     for info in cls.methods.values():
         if info.name in construction:
@@ -35,11 +41,11 @@ def setting_attrs(cls: ClassInfo, module, construction: set[str], changed: set[s
         for node in info.nodes:
             for target in _written(node):
                 attr = _root_self_attr(target, self_name)
-                if attr is None:
+                if attr is None or attr not in asked:
                     continue
                 plain[attr] = plain.get(attr, True) and isinstance(node, ast.Assign) and target in node.targets \
                     and _self_attr(target, self_name) == attr \
-                    and _settled(node.value, self_name, local, module, changed)
+                    and _settled(node.value, self_name, local, known, changed)
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
                 attr = _root_self_attr(node.func.value, self_name)
                 if attr is not None and (node.func.attr.endswith("_") or node.func.attr in CONTAINER_MUTATORS):
@@ -70,17 +76,14 @@ def _root_self_attr(expr: ast.expr, self_name: str | None) -> str | None:
     return None
 
 
-def _settled(value: ast.expr, self_name: str | None, local: set[str], module, changed: set[str]) -> bool:
-    """Is `value` built only from constants, imported names and functions, and attributes of self that nothing
-    changes after construction?"""
-    imported = set(module.imports) if module is not None else set()
-    constants = {name for name, bound in (module.globals.items() if module is not None else ())
-                 if isinstance(bound, (ast.Constant, ast.Tuple, ast.List, ast.Dict))}
+def _settled(value: ast.expr, self_name: str | None, local: set[str], known: set[str], changed: set[str]) -> bool:
+    """Is `value` built only from constants, imported names and functions (`known`: with the module's constants
+    and the builtins), and attributes of self that nothing changes after construction?"""
     for node in ast.walk(value):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             if node.id == self_name:
                 continue
-            if node.id in local or node.id not in imported | constants | _BUILTINS:
+            if node.id in local or node.id not in known:
                 return False
         elif isinstance(node, ast.Attribute):
             attr = _self_attr(node, self_name)
