@@ -57,6 +57,9 @@ SEND_METHODS = frozenset({"publish", "Write", "write", "send", "sendall", "sendt
 # the step. Every other I/O call (a publish, a socket or client send, a store's `set`) hands its arguments on.
 REPORT_ROOTS = ("csv.", "wandb.", "mlflow.", "tensorboardX.", "torch.utils.tensorboard.", "logging.", "pprint.",
                 "warnings.", "sys.stdout.", "sys.stderr.")
+# Functions that save a value to a file named by a path argument (index of the path among the arguments): a
+# path the function spells out itself (`f"{log_dir}/{stamp}_actions.npy"`) is a file it writes, like one it opened.
+PATH_SAVERS = {"numpy.save": 0, "numpy.savez": 0, "numpy.savez_compressed": 0, "numpy.savetxt": 0, "torch.save": 1}
 # Plotting libraries: what their calls (and the figures and axes they make) are handed is drawn for a person.
 DRAWING_ROOTS = ("matplotlib.", "seaborn.", "plotly.")
 # Methods that write their receiver to a file (a table's `to_csv`, a figure's `savefig`, an array's `tofile`).

@@ -13,6 +13,8 @@ KEYWORD = {ast.If: "if", ast.While: "while", ast.Assert: "assert"}
 def check(node, ctx):
     if isinstance(node, (ast.If, ast.While)) and ctx.only_io(node.body + node.orelse):
         return  # `if step % 50 == 0: print(...)`: the print is the finding; `while clock() < t_next: pass` waits
+    if isinstance(node, ast.If) and ctx.rate_gate(node.test):
+        return  # `if clock() - self.t0 > self.dt * self.ticks:` paces the host; it computes nothing the export keeps
     if _container_emptiness(node.test, ctx):
         return  # `assert not queue` on a Python list the function built: a length, no value is tested
     if _string_record_test(node.test, ctx):
@@ -141,7 +143,12 @@ RULE = Rule(
          "(LCM001), reported once. Nor is a comparison with string literals or a field of a record the same "
          "condition compares with one (`ev[\"type\"] == \"button\" and ev[\"pressed\"]`: a UI event, never a tensor), "
          "nor the test of a step counter read only by tests and row reads of a plan it paces (`if self.t % self.k "
-         "== 0: self.plan = model(obs)`): the plan's LCM702 names the cadence. Pipeline data includes the fields of a "
+         "== 0: self.plan = model(obs)`): the plan's LCM702 names the cadence. Nor is a rate gate: an ordering of a clock "
+         "reading against settings, clock stamps and step counters (`if time.monotonic() - self.t0 > self.dt * "
+         "self.ticks:` in a timer callback) decides when the host runs the step, not what it computes. What counts "
+         "as pipeline data in a step without data parameters is where an attribute's value comes from: an "
+         "attribute a callback, a thread or a setup helper fills only from constants, settings, clocks or its own "
+         "arithmetic is none (a message, a device read or another data attribute makes it data). Pipeline data includes the fields of a "
          "simulator's live state kept in a module global (`data = mujoco.MjData(model)` at module level or under "
          "`global data` in a setup function), as for one kept on self: `if data.qpos[2] < 0.2:`. Also flagged, with that cause: a test of a Python flag that changes between calls (a "
          "driver loop's carried `is_first = False`, `self.primed` set to True by the step) or of the existence of "

@@ -7,7 +7,7 @@ from leapp_codemod.analysis.entry.loops import is_model_name
 from leapp_codemod.analysis.entry.lookup import EntryNotFound, resolve_entry
 from leapp_codemod.analysis.flow.params import passed_by_callers
 from leapp_codemod.analysis.model.command_line import parameter_read
-from leapp_codemod.analysis.model.class_state import clock_attr
+from leapp_codemod.analysis.model.class_state import attribute_sources, clock_attr
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.analysis.model.walk import is_self_attr, self_name_of
@@ -70,6 +70,7 @@ def reader_attrs(project: Project, fn: FunctionInfo) -> set[str]:
     if cls is None or self_name is None:
         return set()
     statements = {id(n.value) for n in fn.nodes if isinstance(n, ast.Expr)}
+    sources = attribute_sources(project, cls)
     out = set()
     for node in fn.nodes:
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
@@ -77,7 +78,8 @@ def reader_attrs(project: Project, fn: FunctionInfo) -> set[str]:
             continue   # a bare `self.pub.publish(x)` writes; a reader's result is used
         attr = node.func.value.attr
         if is_model_name(attr) or attr in cls.methods or _project_object(project, cls, attr) \
-                or _parameter_attr(project, cls, attr) or clock_attr(project.mro(cls), attr):
+                or _parameter_attr(project, cls, attr) or clock_attr(project.mro(cls), attr) \
+                or not sources.reads(attr, node.func.attr):   # `self.limits.min()`: an array the class builds
             continue
         out.add(attr)
     return out

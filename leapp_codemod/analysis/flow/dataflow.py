@@ -10,8 +10,10 @@ import ast
 from dataclasses import dataclass, field
 
 from leapp_codemod.analysis.model.class_state import (
-    foreign_writes, inputs_from_callbacks, live_state_attrs, live_state_globals, mutated_attrs, tensor_items,
+    CONSTRUCTION_METHODS, foreign_writes, inputs_from_callbacks, live_state_attrs, live_state_globals,
+    methods_called_outside, mutated_attrs, setup_methods, tensor_items,
 )
+from leapp_codemod.analysis.model.setting_writes import setting_attrs
 from leapp_codemod.analysis.model.config_values import CONFIG_KEY, CONFIG_LOCALS, config_key, function_config_constants
 from leapp_codemod.analysis.infer.context import FunctionContext
 from leapp_codemod.analysis.infer.devices import built_here, device_read, used_as_array
@@ -306,8 +308,10 @@ class Analysis:
         fresh = [mod for mod in list(self.project.modules.values()) if mod.name not in self.seeded]
         self.seeded |= {mod.name for mod in fresh}
         classes = [(cls, mod) for mod in fresh for cls in mod.classes.values()]
+        outside = methods_called_outside(self.project)
+        setup = {cls.id: setup_methods(cls, outside) for cls, _ in classes}
         for cls, _ in classes:
-            self.mutated |= mutated_attrs(cls, self.project.modules.get(cls.module))
+            self.mutated |= mutated_attrs(cls, self.project.modules.get(cls.module), setup[cls.id])
         for mod in [m for m in fresh if ("duck",) in self.project.memo and not self.project.is_library(m.name)]:
             self.facts.foreign_written |= foreign_writes(mod)   # entry mode: fields code fills on a shared object
         self.mutated |= self.facts.foreign_written
@@ -316,7 +320,10 @@ class Analysis:
             attrs |= cls.buffers | cls.parameters
             attrs |= {a for a, v in cls.class_attrs.items() if tensor_like(v, self.project, mod)}
             attrs |= tensor_items(cls, lambda value, m=mod: tensor_like(value, self.project, m))
-            attrs = (attrs & self.mutated) | inputs_from_callbacks(self.project, cls, frozenset(m for c, m in self.entry_methods if c == cls.id)) | live_state_attrs(cls, external_namer(self.project, mod))
+            changing = attrs & self.mutated
+            changing -= setting_attrs(cls, mod, CONSTRUCTION_METHODS | setup[cls.id], self.mutated,
+                                      changing - self.facts.foreign_written)   # re-read settings: not state
+            attrs = changing | inputs_from_callbacks(self.project, cls, frozenset(m for c, m in self.entry_methods if c == cls.id)) | live_state_attrs(cls, external_namer(self.project, mod))
             if attrs:
                 self.facts.data_attrs.setdefault(cls.id, set()).update(attrs)
         for mod in fresh:

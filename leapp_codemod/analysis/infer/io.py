@@ -10,7 +10,7 @@ import ast
 from leapp_codemod.analysis.infer.type_tests import parent_map
 from leapp_codemod.analysis.model.index import called_name
 from leapp_codemod.analysis.model.libraries import in_project, library_available
-from leapp_codemod.analysis.model.walk import iter_nodes
+from leapp_codemod.analysis.model.walk import is_self_attr, iter_nodes
 from leapp_codemod.knowledge.vocab import (
     CONTAINER_MUTATORS, DATA_METHOD_NAMES, NON_DATA_BUILTINS, PURE_BUILTINS, PURE_LIBRARIES,
 )
@@ -110,6 +110,29 @@ class IoQuestions:
                        and t.value.id == self.self_name for t in s.targets) and self._host_value(s.value)
         return False
 
+    def rate_gate(self, test: ast.expr) -> bool:
+        """`if time.monotonic() - self.started > self.period * self.ticks:`: an ordering of a clock reading against
+        settings, clock stamps and step counters decides when the host runs the step (pacing), not what it
+        computes. No pipeline data other than a counter may take part."""
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1
+                and isinstance(test.ops[0], (ast.Lt, ast.LtE, ast.Gt, ast.GtE))):
+            return False
+        clocked, pending = False, [test]
+        while pending:
+            node = pending.pop()
+            if isinstance(node, ast.Call) and self.clock_kind(node) is not None \
+                    or isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and self._host_value(node):
+                clocked = True
+                continue
+            if is_self_attr(node, self.self_name):
+                if self.is_data(node) and not self._class_fact(self.facts.counter_attrs, node.attr):
+                    return False
+                continue
+            if isinstance(node, ast.Name) and self.is_data(node):
+                return False
+            pending.extend(ast.iter_child_nodes(node))
+        return clocked
+
     def _host_value(self, value: ast.expr) -> bool:
         """A constant, a clock read, or a local every binding of which is a clock read."""
         if isinstance(value, ast.Constant) or isinstance(value, ast.Call) and self.clock_kind(value) is not None:
@@ -162,7 +185,7 @@ class IoQuestions:
                 return self._host_after_range(node.id)   # an inline range's output: what the host does with it
             if isinstance(stmt, (ast.If, ast.While)) and part is stmt.test:
                 sinks.append(stmt)
-                return self.only_io(stmt.body + stmt.orelse) or self._watchdog(stmt) or (
+                return self.only_io(stmt.body + stmt.orelse) or self._watchdog(stmt) or self.rate_gate(stmt.test) or (
                     isinstance(stmt, ast.If) and self.host_block(stmt.body + stmt.orelse) and not self.is_data(stmt.test))
             if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and part is stmt.value:
                 targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]

@@ -22,7 +22,7 @@ from leapp_codemod.analysis.infer.type_tests import parent_map
 from leapp_codemod.analysis.infer.telemetry import self_record
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.knowledge.draws import NOT_DRAWS, RANDOM_MODULES, STDLIB_DRAWS, TORCH_RANDOM
-from leapp_codemod.knowledge.io import DRAWING_ROOTS, FILE_WRITER_METHODS, PACING_FUNCTIONS, REPORT_ROOTS
+from leapp_codemod.knowledge.io import DRAWING_ROOTS, FILE_WRITER_METHODS, PACING_FUNCTIONS, PATH_SAVERS, REPORT_ROOTS
 from leapp_codemod.source.astwalk import walked
 from leapp_codemod.knowledge.vocab import DATA_METHOD_NAMES, INPLACE_EXCEPTIONS, NON_DATA_BUILTINS, PURE_BUILTINS, \
     PURE_LIBRARIES, SHARING_METHODS, TABLE_LIBRARIES, WRITING_METHODS
@@ -306,6 +306,9 @@ class RelevanceQuestions:
         if any(isinstance(a, ast.Name) and a.id in handles for a in [*call.args, *(k.value for k in call.keywords)]):
             return True   # `json.dump(rows, f)`, `np.savetxt(f, rows)` into what it opened
         name = self.call_name(call) or ""
+        at = PATH_SAVERS.get(name)
+        if at is not None and len(call.args) > at and _spelled_path(call.args[at]):
+            return True   # `np.save(f"{log_dir}/{stamp}_obs.npy", rows)`: a file it names and writes
         types = self.types_of(func.value) if isinstance(func, ast.Attribute) else set()
         return name.startswith(REPORT_ROOTS) or any(t.startswith(REPORT_ROOTS) for t in types)
 
@@ -512,3 +515,12 @@ def _aliases(nodes: tuple[ast.AST, ...], outside: frozenset[str], modules: froze
                     group |= g
                 groups.append(group)
     return groups, frozenset(foreign)
+
+
+def _spelled_path(arg: ast.expr) -> bool:
+    """A path written out in the call: a string, an f-string, `os.path.join(...)`, or `+`/`/` of such pieces."""
+    if isinstance(arg, ast.JoinedStr) or isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+        return True
+    if isinstance(arg, ast.Call) and ast.unparse(arg.func) in ("os.path.join", "osp.join", "path.join"):
+        return True
+    return isinstance(arg, ast.BinOp) and (_spelled_path(arg.left) or _spelled_path(arg.right))

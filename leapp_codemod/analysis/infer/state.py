@@ -353,8 +353,8 @@ class StateQuestions(KeptQuestions):
                 if reader.only_io([node] if isinstance(node, ast.Expr) else node.body + node.orelse):
                     return True
                 if isinstance(node, ast.If) and node.test.lineno <= line <= (node.test.end_lineno or line) \
-                        and reader.host_block(node.body + node.orelse):
-                    return True   # `if now - self.started < wait: return`: a host guard
+                        and (reader.host_block(node.body + node.orelse) or reader.rate_gate(node.test)):
+                    return True   # `if now - self.started < wait: return`: a host guard; a rate gate paces
         return False
 
     def _read_across_calls(self, attr: str, write_line: int) -> bool:

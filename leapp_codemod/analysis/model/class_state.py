@@ -12,7 +12,9 @@ import ast
 import re
 from dataclasses import replace
 
+from leapp_codemod.analysis.model.attr_sources import ClassFacts, class_sources
 from leapp_codemod.analysis.model.index import ClassInfo, called_name
+from leapp_codemod.analysis.model.provenance import Provenance, Sources
 from leapp_codemod.analysis.model.read_only import reads_only
 from leapp_codemod.knowledge.io import CLOCK_FACTORIES, CLOCK_FUNCTIONS, LIVE_STATE_CONSTRUCTORS
 from leapp_codemod.knowledge.vocab import (
@@ -121,39 +123,31 @@ def _rooted_at(value: ast.expr, names: set[str]) -> bool:
     return isinstance(value, ast.Name) and value.id in names
 
 
-def callback_inputs(cls: ClassInfo, entries: frozenset[str] = frozenset(), own_code: bool = True) -> set[str]:
-    """Attributes callback code writes with something other than a constant (`self.cmd = msg.v`,
-    `self.cmd[0] += 0.1`, `self.target.z += dz`, `arm.joints.q[i] = q` with `self.arm` passed as `arm`), and
-    objects on self it hands the message to (`self.remote.set(msg.wireless_remote)`: their state comes from
-    the message). Callback code is a callback method and the methods it calls on self, except `entries`
-    (a thread loop that calls the step: the step's own writes are not inputs). In an installed library's class
-    (`own_code` false) only the callback methods themselves and their direct writes count: its handlers and
-    helpers are the library's bookkeeping, not the application's inputs."""
-    out: set[str] = set()
-    closure = _callback_closure(cls, entries) if own_code else {name: {} for name in callback_methods(cls)}
-    for name, bound in closure.items():
-        info = cls.methods[name]
-        fn = info.node
-        self_name = _self_name(fn)
-        written: set[str] = set()
-        for node in info.nodes:
-            changes = isinstance(node, ast.AugAssign) or isinstance(node, (ast.Assign, ast.AnnAssign)) \
-                and node.value is not None and not _constant_like(node.value) \
-                and not _clock_stamp(node.value, cls, self_name)
-            if changes:
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                for target in targets:
-                    elts = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
-                    written |= {a for a in (_written_root(t, self_name, bound) if own_code
-                                            else _self_attr(_container_root(t), self_name) for t in elts) if a}
-        message = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args)[1:]} - set(bound)
-        for node in info.nodes:
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-                receiver = _self_attr(node.func.value, self_name)
-                if receiver and receiver not in cls.methods and _carries_message(node, message, written, self_name):
-                    written.add(receiver)
-        out |= written
-    return out
+def callback_inputs(cls: ClassInfo, entries: frozenset[str] = frozenset(), own_code: bool = True,
+                    facts: ClassFacts | None = None, project=None) -> set[str]:
+    """Attributes callback code fills with data (`self.cmd = msg.v`, `self.q = self.arm.read()`, `self.cmd[0] +=
+    0.1` under `if msg.up:`, `arm.joints.q[i] = q` with `self.arm` passed as `arm`), and objects on self it hands
+    data to (`self.remote.set(msg.wireless_remote)`: their state comes from the message). What data is, is the
+    provenance of `analysis/model/provenance.py`: writes of constants, settings, clocks or an attribute's own
+    arithmetic (a tick counter) fill nothing. Callback code is a callback method and the methods it calls on
+    self, except `entries` (a thread loop that calls the step: the step's own writes are not inputs). In an installed library's class (`own_code` false) only the callback methods
+    themselves and their direct writes count: its handlers and helpers are the library's bookkeeping, not the
+    application's inputs."""
+    callbacks = callback_methods(cls)
+    closure = _callback_closure(cls, entries) if own_code else {name: {} for name in callbacks}
+    facts = facts or ClassFacts(_clock_call(cls), _constant_like, clock_attr, lambda klass: set())
+    sources = class_sources(project, cls, facts) if project is not None else _no_project_sources(facts)
+    root = _written_root if own_code else lambda t, self_name, bound: _self_attr(_container_root(t), self_name)
+    return Provenance(cls, closure, callbacks, sources, root).attributes()
+
+
+def _clock_call(cls: ClassInfo):
+    return lambda call: _clock_stamp(call, cls, "self")
+
+
+def _no_project_sources(facts: ClassFacts) -> Sources:
+    """Without the project (a class on its own): every method of an object on self may read an input."""
+    return Sources(lambda attr, method: True, lambda attr: False, facts.clock, facts.constant_like)
 
 
 def _callback_closure(cls: ClassInfo, entries: frozenset[str]) -> dict[str, dict[str, str]]:
@@ -225,29 +219,23 @@ def clock_attr(classes: list[ClassInfo], attr: str) -> bool:
     return bool(values) and all(isinstance(v, ast.Call) and called_name(v.func) in CLOCK_FACTORIES for v in values)
 
 
-def _carries_message(call: ast.Call, message: set[str], written: set[str], self_name: str | None) -> bool:
-    """Does a call pass the callback's message (a parameter, or an attribute set from it)?"""
-    for arg in (*call.args, *(k.value for k in call.keywords)):
-        for node in ast.walk(arg):
-            if isinstance(node, ast.Name) and node.id in message or _self_attr(node, self_name) in written:
-                return True
-    return False
-
-
 # Tensor and array methods that never change what they are given (a size, an index, an operand). Generic names
 # a project object may define with another meaning (`normalize`, `sample`, `update`) are not among them.
 ARGUMENT_KEEPING_METHODS = (PURE_METHODS | SIZE_TAKING_METHODS) - CONTAINER_MUTATORS
 
 
-def mutated_attrs(cls: ClassInfo, module=None) -> set[str]:
+def mutated_attrs(cls: ClassInfo, module=None, setup: frozenset[str] | set[str] = frozenset()) -> set[str]:
     """Attributes written outside construction, mutated in place anywhere, or handed to a helper
     that may mutate them (not to a tensor or array method, `values.topk(self.k)`: it changes no argument; not
     to a helper of the class's `module` that only reads it, `_extract(self.table, t)`)."""
+    construction = CONSTRUCTION_METHODS | setup   # `setup`: the class's `setup_methods`
     out = {attr for attr, writes in cls.attr_values.items()
-           if any(method not in CONSTRUCTION_METHODS for method, _ in writes)}
+           if any(method not in construction for method, _ in writes)}
     for info in cls.methods.values():
         fn = info.node
         self_name = _self_name(fn)
+        if fn.name in construction - CONSTRUCTION_METHODS:
+            continue     # a setup helper fills what it builds, as the constructor does
         for node in info.nodes:
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
                 method = node.func.attr
@@ -271,6 +259,49 @@ def mutated_attrs(cls: ClassInfo, module=None) -> set[str]:
                         if attr:
                             out.add(attr)
     return out
+
+
+def methods_called_outside(project) -> frozenset[str]:
+    """Names of methods the application's code calls on an object other than its own self (`self.ref.reset()`,
+    `env.reset()`); once per project."""
+    key = ("methods_called_outside",)
+    found = project.memo.get(key)
+    if found is None:
+        found = project.memo[key] = frozenset(
+            node.func.attr for name, module in list(project.modules.items()) if not project.is_library(name)
+            for node in module.nodes if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and not (isinstance(node.func.value, ast.Name) and node.func.value.id in ("self", "cls")))
+    return found
+
+
+def setup_methods(cls: ClassInfo, called_outside: frozenset[str] | set[str] = frozenset()) -> set[str]:
+    """Methods of self the constructor calls (`self._load_policy(path)` in `__init__`, transitively) that no other
+    method of the class calls, nothing is handed (not a callback) and no code calls on another object by name
+    (`called_outside`: `self.ref.reset()` elsewhere makes `reset` a method the run calls again): their writes
+    build the object, as the constructor's own do (a gain table loaded from a checkpoint's config is set once)."""
+    def callees(info) -> set[str]:
+        self_name = _self_name(info.node)
+        return {callee for node in info.nodes if isinstance(node, ast.Call)
+                for callee in [_self_attr(node.func, self_name)] if callee in cls.methods}
+
+    if not any(callees(cls.methods[name]) for name in CONSTRUCTION_METHODS & set(cls.methods)):
+        return set()    # the constructor calls no method of its own
+    calls = {name: callees(info) for name, info in cls.methods.items()}
+    found = set()
+    pending = [c for name in CONSTRUCTION_METHODS & set(calls) for c in calls[name]]
+    while pending:
+        name = pending.pop()
+        if name not in found and name not in CONSTRUCTION_METHODS:
+            found.add(name)
+            pending.extend(calls[name])
+    handed = callback_methods(cls)
+    changed = True
+    while changed:   # a helper another (non-setup) method calls too runs later as well
+        outside = {c for name, callees in calls.items() if name not in found and name not in CONSTRUCTION_METHODS
+                   for c in callees}
+        keep = {name for name in found if name not in outside and name not in handed and name not in called_outside}
+        changed, found = keep != found, keep
+    return found
 
 
 def _library_call(func: ast.Attribute) -> bool:
@@ -345,8 +376,24 @@ def with_inherited(project, cls: ClassInfo) -> ClassInfo:
 def inputs_from_callbacks(project, cls: ClassInfo, entries: frozenset[str]) -> set[str]:
     """`callback_inputs` of a class: with the handlers it inherits for the application's own classes, the
     direct ones only for an installed library's."""
-    own = not project.is_library(cls.module)
-    return callback_inputs(with_inherited(project, cls) if own else cls, entries, own_code=own)
+    key = ("inputs_from_callbacks", cls.id, entries)
+    found = project.memo.get(key)
+    if found is None:
+        project.memo[key] = set()     # a class whose objects read each other is not proven by itself
+        own = not project.is_library(cls.module)
+        found = project.memo[key] = callback_inputs(with_inherited(project, cls) if own else cls, entries,
+                                                    own_code=own, facts=_class_facts(project, cls), project=project)
+    return set(found)
+
+
+def _class_facts(project, cls: ClassInfo) -> ClassFacts:
+    return ClassFacts(_clock_call(cls), _constant_like, clock_attr,
+                      lambda klass: inputs_from_callbacks(project, klass, frozenset()))
+
+
+def attribute_sources(project, cls: ClassInfo) -> Sources:
+    """Which objects on self `cls` reads inputs from (`attr_sources.class_sources`)."""
+    return class_sources(project, cls, _class_facts(project, cls))
 
 
 def class_constants(family: list[ClassInfo], assigned_outside) -> dict[str, set]:
