@@ -2,7 +2,7 @@
 angles, a command string): each number is read out of the trace as a Python value and printed."""
 import ast
 
-from leapp_codemod.analysis.infer.type_tests import parent_map
+from leapp_codemod.analysis.infer.context import parent_map
 from leapp_codemod.rules._helpers import show
 from leapp_codemod.rules._text_values import holds_text
 from leapp_codemod.rules.base import Hit, Rule
