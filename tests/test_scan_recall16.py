@@ -48,3 +48,11 @@ def test_a_table_read_at_a_counter_derived_index_is_a_state_driven_lookup(tmp_pa
     result = scan_copy("scan_recall16", tmp_path / "again", app, entry, monkeypatch)
     lookup = [f for f in result.findings if f.line == line and f.code == "LCM106"]
     assert len(lookup) == 1 and "state-driven lookup" in lookup[0].message
+
+
+def test_a_flag_the_callers_loop_passes_a_test_on_its_counter_is_a_first_call_branch(tmp_path, monkeypatch):
+    check_marked("scan_recall16", tmp_path, monkeypatch, "reset_flag_app", "walker:RecurrentWalker.act")
+    result = scan_copy("scan_recall16", tmp_path / "again", "reset_flag_app", "walker:RecurrentWalker.act",
+                       monkeypatch)
+    varying = [f for f in result.findings if f.code == "LCM201" and "changes between calls" in f.message]
+    assert [f.line for f in varying] == [13]   # `reset=t == 0`; not `deterministic=True`

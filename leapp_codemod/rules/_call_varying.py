@@ -1,5 +1,6 @@
 """Conditions on Python flags that change from one call of the step to the next: a first-call flag
-(`if is_first: ...; is_first = False` carried by a driver loop, `self.warm = True` set by the step) and the
+(`if is_first: ...; is_first = False` carried by a driver loop, `self.warm = True` set by the step), a flag
+parameter the caller's loop passes a test on its counter (`act(obs, reset=t == 0)`) and the
 existence of state the step itself creates (`if hasattr(self, "_prev"):`). Tracing records the path of the
 traced calls only (the first call's, usually), so the export keeps one of the two paths. LCM201 reports them with
 that cause rather than as a test of pipeline values."""
@@ -7,7 +8,7 @@ from __future__ import annotations
 
 import ast
 
-from leapp_codemod.analysis.infer.context import CONSTRUCTION, is_self_attr
+from leapp_codemod.analysis.infer.context import CONSTRUCTION, is_self_attr, name_stores
 from leapp_codemod.rules._helpers import condition_operands
 
 
@@ -29,6 +30,9 @@ def _flag(e: ast.expr, ctx) -> bool:
         inside = ctx.fn.assigned(e.id)
         values = [*inside, *([ctx.fn.outer_values[e.id]] if e.id in ctx.fn.outer_values else [])]
         return bool(inside) and all(_bool_constant(v) for v in values)
+    if isinstance(e, ast.Name) and e.id in ctx.facts.per_call_flags.get(ctx.fn.id, ()) \
+            and not name_stores(ctx.fn).get(e.id):
+        return True   # `reset`, passed `t == 0` by the caller's loop: a Python bool that differs between calls
     if is_self_attr(e, ctx.self_name) and ctx.fn.name not in CONSTRUCTION:
         writes = _self_writes(ctx, e.attr)
         return bool(writes) and all(_bool_constant(v) for _, v in writes) \

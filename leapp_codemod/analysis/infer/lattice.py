@@ -83,6 +83,8 @@ class Facts:
     receivers: dict[str, set[str]] = field(default_factory=dict)   # method id -> concrete receiver class ids
     # function id -> parameters whose object the caller keeps and passes again on its next call (see kept_arguments)
     kept_params: dict[str, set[str]] = field(default_factory=dict)
+    # function id -> flag parameters a caller passes a test on its loop's counter (`first=t == 0`): per-call flags
+    per_call_flags: dict[str, set[str]] = field(default_factory=dict)
     access: AccessOrder | None = None   # entry mode: the order one call reads and writes attributes of self
     observed: ObservedFacts | None = None   # what the first calls of the entry ran (`scan --driver`)
 
