@@ -57,9 +57,20 @@ def fallback_handler(node: ast.Try, ctx) -> ast.ExceptHandler | None:
                for s in handler.body):
             continue
         names, handler_returns = _results(handler.body)
-        if (names & bound or returns and handler_returns) and _computes(handler.body):
+        if (names & bound or returns and handler_returns) and _computes(handler.body) \
+                and not _retries(node.body, handler.body):
             return handler
     return None
+
+
+def _retries(body: list[ast.stmt], handler: list[ast.stmt]) -> bool:
+    """Does the handler only run again what the body computes (`torch.cuda.empty_cache(); out = model(x)`)? Then
+    both paths record the same operations."""
+    def values(stmts):
+        return {ast.dump(n.value) for s in stmts for n in ast.walk(s)
+                if isinstance(n, (ast.Assign, ast.AnnAssign, ast.Return)) and n.value is not None}
+    again = values(handler)
+    return bool(again) and again <= values(body)
 
 
 def _computes(body: list[ast.stmt]) -> bool:
@@ -92,7 +103,7 @@ RULE = Rule(
     what="Flags a `try:` whose body binds or returns a value computed from pipeline data and one of whose `except` "
          "blocks computes the same thing another way: it binds a name the body binds (`target = "
          "self.fallback(obs)`) or returns where the body returns (a second preprocessing path). Not flagged: "
-         "`except` blocks that only log, print, re-raise, `pass`, return nothing or bind literals (a default), and handlers of import, "
+         "`except` blocks that only log, print, re-raise, `pass`, return nothing or bind literals (a default), a retry of the same computation, and handlers of import, "
          "iteration and attribute errors (`ImportError`, `StopIteration`, `AttributeError`).",
     why="A trace records the operations that ran. When a traced call raised inside the `try`, LEAPP keeps the "
         "handler's operations (the ops of the body before the raise are left unused) and the export is the fallback "
@@ -112,6 +123,9 @@ RULE = Rule(
         "        scipy = None\n    return np.tanh(obs)\n",
         "import numpy as np\ndef step(obs, table):\n    try:\n        gain = table['gain']\n    except KeyError:\n"
         "        gain = 1.0\n    return np.tanh(obs) * gain\n",
+        # a retry of the same computation records the same operations
+        "import torch\ndef step(obs, model):\n    try:\n        out = model(obs)\n    except RuntimeError:\n"
+        "        torch.cuda.empty_cache()\n        out = model(obs)\n    return out\n",
     ),
     invalid=(
         "import numpy as np\ndef step(obs, policy):\n    try:  # error\n        out = policy(obs)\n"
