@@ -145,7 +145,8 @@ RULE = Rule(
          "simulator's live state kept in a module global (`data = mujoco.MjData(model)` at module level or under "
          "`global data` in a setup function), as for one kept on self: `if data.qpos[2] < 0.2:`. Also flagged, with that cause: a test of a Python flag that changes between calls (a "
          "driver loop's carried `is_first = False`, `self.primed` set to True by the step, a flag parameter the caller's "
-         "loop passes a test on its counter, `act(obs, reset=t == 0)`) or of the existence of "
+         "loop passes a test on its counter, `act(obs, reset=t == 0)`, unless its block only assigns attributes of self "
+         "that a later statement rebinds before anything reads them) or of the existence of "
          "state the step itself creates (`if hasattr(self, \"_prev\"):`), where the first call takes one path and "
          "later calls the other. Not flagged: the truth of Python text (`if caption:` on a `str`) and a guard that "
          "only raises on an empty list (`if not frames: raise ...`).",
