@@ -3,6 +3,7 @@ angles, a command string): each number is read out of the trace as a Python valu
 import ast
 
 from leapp_codemod.analysis.infer.context import parent_map
+from leapp_codemod.knowledge.io import LOGGING_METHODS
 from leapp_codemod.rules._helpers import show
 from leapp_codemod.rules._text_values import holds_text
 from leapp_codemod.rules.base import Hit, Rule
@@ -55,7 +56,24 @@ def _pipeline_number(value: ast.expr, ctx) -> bool:
                                         and value.func.attr in ("item", "tolist")):
         return False
     return ctx.is_data(value) and not ctx.is_shape(value) and not holds_text(ctx.fn, value) \
-        and not ctx.is_message_field(value) and not python_number(value, ctx)
+        and not ctx.is_message_field(value) and not python_number(value, ctx) and not _path(value, ctx)
+
+
+def _path(value: ast.expr, ctx, depth: int = 0) -> bool:
+    """A file system path (`Path(root) / name`, `os.path.join(...)`, or a local bound only to one): text, not a
+    number."""
+    if depth > 2:
+        return False
+    if isinstance(value, ast.NamedExpr):
+        return _path(value.value, ctx, depth + 1)
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Div):
+        return _path(value.left, ctx, depth + 1)
+    if isinstance(value, ast.Call):
+        return (ctx.call_name(value) or "").startswith(("pathlib.", "os.path.", "os.fspath"))
+    if isinstance(value, ast.Name):
+        bound = ctx.fn.assigned(value.id)
+        return bool(bound) and all(_path(v, ctx, depth + 1) for v in bound)
+    return False
 
 
 def _message_only(node: ast.AST, ctx) -> bool:
@@ -70,6 +88,9 @@ def _message_only(node: ast.AST, ctx) -> bool:
         if isinstance(parent, (ast.Assign, ast.AnnAssign, ast.Return)) and parent.value is node \
                 and kept_formatted(parent, ctx) is not None:
             return True   # LCM102 reports an f-string the step keeps or returns
+        if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute) \
+                and parent.func.attr in LOGGING_METHODS and isinstance(parents.get(id(parent)), ast.Expr):
+            return True   # `overwatch.info(f"...")`: a logger the scan cannot type, whose answer is dropped
         if isinstance(parent, ast.stmt):
             return False
         parent = parents.get(id(parent))
@@ -95,7 +116,8 @@ RULE = Rule(
          "turn pipeline data into text, the items of a pipeline array iterated for it included "
          "(`\", \".join(f\"{v:.2f}\" for v in state)`), when the text goes on into the step's computation: a prompt "
          "handed to a tokenizer or a model, a value of the result. Not flagged: text only logged, printed, raised or "
-         "built in an `except` block; shapes, dtypes and text travelling with the data (an instruction string); "
+         "built in an `except` block, or handed to a logging method (`.info(...)`) whose answer is dropped; shapes, "
+         "dtypes, file paths and text travelling with the data (an instruction string); "
          "casts and `.item()` inside the field (reported by LCM101/LCM102); an f-string the step keeps or returns "
          "whole (reported by LCM102).",
     why="Formatting calls `__format__`/`__str__` on the value: a traced tensor or array gives plain Python text, and "
