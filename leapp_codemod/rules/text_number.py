@@ -1,6 +1,8 @@
 """LCM108: pipeline numbers formatted into text the step goes on computing with (a prompt listing the joint
 angles, a command string): each number is read out of the trace as a Python value and printed."""
 import ast
+import re
+import string
 
 from leapp_codemod.analysis.infer.context import parent_map
 from leapp_codemod.knowledge.io import LOGGING_METHODS
@@ -36,6 +38,33 @@ def formatted_values(node: ast.AST, ctx) -> list[ast.expr]:
     return []
 
 
+# a conversion that prints a number (`{v:.3f}`, `%5.2f`, `{:d}`): what says the text holds a number, not a name
+_NUMBER_SPEC = re.compile(r"[bdeEfFgGnoxX%]$")
+_PERCENT_NUMBER = re.compile(r"%[-+ #0]*(?:\d+|\*)?(?:\.(?:\d+|\*))?[diouxXeEfFgG]")
+
+
+def numeric_conversion(node: ast.AST) -> bool:
+    """Does the template print a number: an f-string field with a numeric format spec, a `.format` template or a
+    `%` template with a numeric conversion, `format(v, ".2f")`?"""
+    if isinstance(node, ast.JoinedStr):
+        return any(isinstance(v, ast.FormattedValue) and isinstance(v.format_spec, ast.JoinedStr)
+                   and _NUMBER_SPEC.search("".join(c.value for c in v.format_spec.values
+                                                   if isinstance(c, ast.Constant) and isinstance(c.value, str)))
+                   for v in node.values)
+    if isinstance(node, ast.BinOp) and isinstance(node.left, ast.Constant) and isinstance(node.left.value, str):
+        return bool(_PERCENT_NUMBER.search(node.left.value))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Constant) \
+            and isinstance(node.func.value.value, str):
+        try:
+            fields = list(string.Formatter().parse(node.func.value.value))
+        except ValueError:
+            return False
+        return any(spec and _NUMBER_SPEC.search(spec) for _, _, spec, _ in fields)
+    if isinstance(node, ast.Call) and len(node.args) == 2 and isinstance(node.args[1], ast.Constant):
+        return isinstance(node.args[1].value, str) and bool(_NUMBER_SPEC.search(node.args[1].value))
+    return False
+
+
 def _text(e: ast.expr, ctx) -> bool:
     return isinstance(e, ast.Constant) and isinstance(e.value, str) or isinstance(e, ast.JoinedStr) \
         or holds_text(ctx.fn, e)
@@ -52,11 +81,15 @@ def _pipeline_number(value: ast.expr, ctx) -> bool:
     """Pipeline data that is a number or an array of numbers: not a shape, not text travelling with the data,
     not a field of a middleware message (the input being made), not a Python number the step carries (its own
     finding), not a cast or `.item()` (reported as such)."""
-    if isinstance(value, ast.Call) and (ctx.builtin(value) in CASTS or isinstance(value.func, ast.Attribute)
-                                        and value.func.attr in ("item", "tolist")):
+    if _cast(value, ctx):
         return False
     return ctx.is_data(value) and not ctx.is_shape(value) and not holds_text(ctx.fn, value) \
         and not ctx.is_message_field(value) and not python_number(value, ctx) and not _path(value, ctx)
+
+
+def _cast(value: ast.expr, ctx) -> bool:
+    return isinstance(value, ast.Call) and (ctx.builtin(value) in CASTS or isinstance(value.func, ast.Attribute)
+                                            and value.func.attr in ("item", "tolist"))
 
 
 def _path(value: ast.expr, ctx, depth: int = 0) -> bool:
@@ -99,7 +132,10 @@ def _message_only(node: ast.AST, ctx) -> bool:
 
 def check(node: ast.AST, ctx):
     values = formatted_values(node, ctx)
-    number = next((v for v in values if _pipeline_number(v, ctx)), None)
+    if any(_cast(v, ctx) and ctx.is_data(v) for v in values):
+        return   # a cast or `.item()` in the same text: LCM101/LCM102 report it, once
+    numeric = numeric_conversion(node)
+    number = next((v for v in values if _pipeline_number(v, ctx) and (numeric or ctx.is_numpy(v))), None)
     if number is None or _message_only(node, ctx):
         return
     yield Hit(node, f"`{show(node)}` formats pipeline data (`{show(number)}`) into text the step goes on using: "
@@ -113,7 +149,7 @@ RULE = Rule(
     code="LCM108", name="number-into-text", category="scalar-extraction", severity="error",
     summary="pipeline numbers formatted into text the step goes on using (a prompt, a command string)",
     what="Flags f-strings, `str.format`, `%` formatting and `str()`/`repr()`/`format()` (also `map(str, ...)`) that "
-         "turn pipeline data into text, the items of a pipeline array iterated for it included "
+         "turn pipeline data into text (printed as a number, `{v:.3f}`, `%5.2f`, or a NumPy array of it), the items of a pipeline array iterated for it included "
          "(`\", \".join(f\"{v:.2f}\" for v in state)`), when the text goes on into the step's computation: a prompt "
          "handed to a tokenizer or a model, a value of the result. Not flagged: text only logged, printed, raised or "
          "built in an `except` block, or handed to a logging method (`.info(...)`) whose answer is dropped; shapes, "
