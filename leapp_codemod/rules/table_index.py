@@ -35,11 +35,32 @@ def loaded_once(table: ast.expr, ctx) -> bool:
         return False
     if is_self_attr(table, ctx.self_name) and ctx.cls is not None:
         writes = [m for klass in ctx.project.mro(ctx.cls) for m, _ in klass.attr_values.get(table.attr, ())]
-        return bool(writes) and all(m in CONSTRUCTION for m in writes) and not ctx.holds_counter(table.attr)
+        return bool(writes) and all(m in CONSTRUCTION for m in writes) and not ctx.holds_counter(table.attr) \
+            and not _filled_later(table.attr, ctx)
     if isinstance(table, ast.Name):
         name = table.id
         return name in ctx.fn.outer_values and name not in ctx.fn.numbers and name not in ctx.fn.carried \
             and not ctx.fn.assigned(name)
+    return False
+
+
+def _filled_later(attr: str, ctx) -> bool:
+    """Does a method of the class other than a constructor write into `self.<attr>` (`self.dones[self.step] =
+    ...`, `self.buf[i].copy_(x)`)? Then it is a buffer the class fills, not a table loaded once."""
+    for klass in ctx.project.mro(ctx.cls):
+        for name, method in klass.methods.items():
+            if name in CONSTRUCTION:
+                continue
+            self_name = method.positional_params[0] if method.is_method and method.positional_params else None
+            for n in method.nodes:
+                target = n.value if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store) else \
+                    n.func.value if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) \
+                    and n.func.attr.endswith("_") else None
+                while isinstance(target, ast.Subscript):
+                    target = target.value
+                if isinstance(target, ast.Attribute) and target.attr == attr and isinstance(target.value, ast.Name) \
+                        and target.value.id == self_name:
+                    return True
     return False
 
 
@@ -127,6 +148,10 @@ RULE = Rule(
         "import numpy as np\nGAINS = np.array([1.0, 2.0])\ndef step(obs):\n    return obs * GAINS[0]\n",
         "LIMITS = [0.5, 1.0]\ndef step(obs, cfg):\n    return obs * LIMITS[cfg.mode]\n",
         "import numpy as np\ndef step(obs, table):\n    return table[int(obs.argmax())]\n",
+        # a buffer the class fills at the counter's slot is state, not a table loaded once
+        "import numpy as np\nclass S:\n    def __init__(self):\n        self.obs = np.zeros((8, 3))\n        self.t = 0\n"
+        "    def add(self, x):\n        self.obs[self.t] = x\n    def step(self, x):\n        self.t += 1\n"
+        "        return x + self.obs[self.t % 8]\n",
         # a table the constructor loads, read at a setting's index: the same entry on every call
         "import numpy as np\nclass P:\n    def __init__(self, path, k):\n        self.ref = np.load(path)\n"
         "        self.k = k\n    def step(self, obs):\n        return obs + self.ref[self.k]\n",
