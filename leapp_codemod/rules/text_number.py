@@ -132,7 +132,7 @@ def _message_only(node: ast.AST, ctx) -> bool:
 
 def check(node: ast.AST, ctx):
     values = formatted_values(node, ctx)
-    if any(_cast(v, ctx) and ctx.is_data(v) for v in values):
+    if any(_cast(v, ctx) and ctx.is_data(v.args[0] if v.args else v.func.value) for v in values):
         return   # a cast or `.item()` in the same text: LCM101/LCM102 report it, once
     numeric = numeric_conversion(node)
     number = next((v for v in values if _pipeline_number(v, ctx) and (numeric or ctx.is_numpy(v))), None)
