@@ -31,22 +31,28 @@ def loaded_once(table: ast.expr, ctx) -> bool:
     """A table the step only reads, bound before it runs: an attribute of self every binding of which is in a
     constructor (`self.clip = np.load(path)`), or, in an inline range, a value from before the range that is
     neither a Python number nor carried from one iteration to the next (`ref_pos = motion["joint_pos"]`)."""
-    if ctx.is_data(table):
-        return False
     if is_self_attr(table, ctx.self_name) and ctx.cls is not None:
         writes = [m for klass in ctx.project.mro(ctx.cls) for m, _ in klass.attr_values.get(table.attr, ())]
         return bool(writes) and all(m in CONSTRUCTION for m in writes) and not ctx.holds_counter(table.attr) \
-            and not _filled_later(table.attr, ctx)
+            and not ctx.is_data(table) and not _filled_later(table.attr, ctx)
     if isinstance(table, ast.Name):
         name = table.id
         return name in ctx.fn.outer_values and name not in ctx.fn.numbers and name not in ctx.fn.carried \
-            and not ctx.fn.assigned(name)
+            and not ctx.fn.assigned(name) and not ctx.is_data(table)
     return False
 
 
 def _filled_later(attr: str, ctx) -> bool:
     """Does a method of the class other than a constructor write into `self.<attr>` (`self.dones[self.step] =
     ...`, `self.buf[i].copy_(x)`)? Then it is a buffer the class fills, not a table loaded once."""
+    key = ("filled attrs", ctx.cls.id, attr, len(ctx.project.modules))   # per class, as `project.mro` keys it
+    found = ctx.project.memo.get(key)
+    if found is None:
+        found = ctx.project.memo[key] = _writes_into(attr, ctx)
+    return found
+
+
+def _writes_into(attr: str, ctx) -> bool:
     for klass in ctx.project.mro(ctx.cls):
         for name, method in klass.methods.items():
             if name in CONSTRUCTION:
@@ -93,10 +99,8 @@ def counter_source(index: ast.expr, ctx, depth: int = 0) -> str | None:
 
 def _state_driven(node: ast.Subscript, parts: list[ast.expr], ctx):
     """`self.clip[index]` with `index` computed from a counter: the lookup is state-driven."""
-    if not loaded_once(node.value, ctx) or ctx.only_logged(node):
-        return
     counter = next((c for p in parts if not isinstance(p, ast.Slice) and (c := counter_source(p, ctx))), None)
-    if counter is None:
+    if counter is None or not loaded_once(node.value, ctx) or ctx.only_logged(node):
         return
     yield Hit(node, f"`{show(node)}` looks up `{show(node.value)}`, a table loaded before the step, at an index "
                     f"computed from the counter `{counter}` (a state-driven lookup): the index is a Python number, "

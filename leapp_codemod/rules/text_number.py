@@ -132,11 +132,13 @@ def _message_only(node: ast.AST, ctx) -> bool:
 
 def check(node: ast.AST, ctx):
     values = formatted_values(node, ctx)
+    if not values or _message_only(node, ctx):
+        return
     if any(_cast(v, ctx) and ctx.is_data(v.args[0] if v.args else v.func.value) for v in values):
         return   # a cast or `.item()` in the same text: LCM101/LCM102 report it, once
     numeric = numeric_conversion(node)
-    number = next((v for v in values if _pipeline_number(v, ctx) and (numeric or ctx.is_numpy(v))), None)
-    if number is None or _message_only(node, ctx):
+    number = next((v for v in values if (numeric or ctx.is_numpy(v)) and _pipeline_number(v, ctx)), None)
+    if number is None:
         return
     yield Hit(node, f"`{show(node)}` formats pipeline data (`{show(number)}`) into text the step goes on using: "
                     "each number is read out of the trace as a Python value, so the text (and the tokens or "
