@@ -1,5 +1,6 @@
 """Conditions on Python flags that change from one call of the step to the next: a first-call flag
-(`if is_first: ...; is_first = False` carried by a driver loop, `self.warm = True` set by the step) and the
+(`if is_first: ...; is_first = False` carried by a driver loop, `self.warm = True` set by the step), a flag
+parameter the caller's loop passes a test on its counter (`act(obs, reset=t == 0)`) and the
 existence of state the step itself creates (`if hasattr(self, "_prev"):`). Tracing records the path of the
 traced calls only (the first call's, usually), so the export keeps one of the two paths. LCM201 reports them with
 that cause rather than as a test of pipeline values."""
@@ -7,7 +8,7 @@ from __future__ import annotations
 
 import ast
 
-from leapp_codemod.analysis.infer.context import CONSTRUCTION, is_self_attr
+from leapp_codemod.analysis.infer.context import CONSTRUCTION, is_self_attr, name_stores, parent_map
 from leapp_codemod.rules._helpers import condition_operands
 
 
@@ -29,6 +30,9 @@ def _flag(e: ast.expr, ctx) -> bool:
         inside = ctx.fn.assigned(e.id)
         values = [*inside, *([ctx.fn.outer_values[e.id]] if e.id in ctx.fn.outer_values else [])]
         return bool(inside) and all(_bool_constant(v) for v in values)
+    if isinstance(e, ast.Name) and e.id in ctx.facts.per_call_flags.get(ctx.fn.id, ()) \
+            and not name_stores(ctx.fn).get(e.id):
+        return not _overwritten_block(e, ctx)   # `reset`, passed `t == 0` by the caller's loop
     if is_self_attr(e, ctx.self_name) and ctx.fn.name not in CONSTRUCTION:
         writes = _self_writes(ctx, e.attr)
         return bool(writes) and all(_bool_constant(v) for _, v in writes) \
@@ -56,3 +60,39 @@ def call_varying_test(test: ast.expr, ctx) -> bool:
     operands = condition_operands(test)
     varying = [o for o in operands if _flag(o, ctx) or _existence(o, ctx)]
     return bool(varying) and all(o in varying or not ctx.is_data(o) for o in operands)
+
+
+def _overwritten_block(flag: ast.Name, ctx) -> bool:
+    """Does the `if` testing `flag` only assign attributes of self (`self.features = None`) that a later
+    statement of the function body rebinds before anything reads them or calls a method of self? Then
+    both paths leave the same values behind, and the branch changes nothing the export computes."""
+    parents = parent_map(ctx.fn)
+    branch = parents.get(id(flag))
+    while branch is not None and not isinstance(branch, ast.If):
+        branch = parents.get(id(branch))
+    body = ctx.fn.node.body
+    if branch is None or branch not in body or branch.orelse:
+        return False
+    written = set()
+    for stmt in branch.body:
+        if not (isinstance(stmt, ast.Assign) and all(is_self_attr(t, ctx.self_name) for t in stmt.targets)):
+            return False
+        written |= {t.attr for t in stmt.targets}
+    later = body[body.index(branch) + 1:]
+    for attr in written:
+        if not _rebound_before_read(attr, later, ctx):
+            return False
+    return True
+
+
+def _rebound_before_read(attr: str, statements: list[ast.stmt], ctx) -> bool:
+    methods = {name for klass in ctx.project.mro(ctx.cls) for name in klass.methods} if ctx.cls else set()
+    for stmt in statements:
+        value_nodes = list(ast.walk(stmt.value)) if isinstance(stmt, ast.Assign) else list(ast.walk(stmt))
+        if any(is_self_attr(n, ctx.self_name) and (n.attr == attr or n.attr in methods) and isinstance(n.ctx, ast.Load)
+               for n in value_nodes):
+            return False   # read, or a method of self called (it may read it), before any rebinding
+        if isinstance(stmt, ast.Assign) and any(is_self_attr(t, ctx.self_name) and t.attr == attr
+                                                for t in stmt.targets):
+            return True
+    return False

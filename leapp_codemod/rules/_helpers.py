@@ -153,11 +153,41 @@ def filled_local_list(arg: ast.expr, ctx) -> bool:
         return False
     values = ctx.fn.assigned(arg.id)
     if not values or not all(isinstance(v, (ast.List, ast.Tuple)) for v in values):
-        return False
+        values = _literal_before(arg, ctx)   # `a, b = [], []` ... `a = np.asarray(a)`: the list at the use
+        if not values:
+            return False
     return any(ctx.is_data(e) for v in values for e in v.elts) or any(
         isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("append", "extend")
         and isinstance(n.func.value, ast.Name) and n.func.value.id == arg.id and ctx.args_data(n)
         for n in ctx.fn.nodes)
+
+
+def _literal_before(name: ast.Name, ctx) -> list[ast.expr]:
+    """The list/tuple literal `name` holds where it is read, when its last binding above that line makes one:
+    `name = []` or a parallel `name, other = [], []` (a later `name = np.asarray(name)` rebinds it to an
+    array, which is not the value read here). Empty when the last binding is anything else."""
+    bindings = []
+    for node in ctx.fn.nodes:
+        if not isinstance(node, ast.Assign) or node.lineno >= name.lineno:
+            continue
+        for target in node.targets:
+            if isinstance(target, ast.Name) and target.id == name.id:
+                bindings.append((node.lineno, node.value))
+            elif isinstance(target, (ast.Tuple, ast.List)) and isinstance(node.value, (ast.Tuple, ast.List)) \
+                    and len(target.elts) == len(node.value.elts):
+                bindings += [(node.lineno, v) for t, v in zip(target.elts, node.value.elts)
+                             if isinstance(t, ast.Name) and t.id == name.id]
+            elif isinstance(target, (ast.Tuple, ast.List)) and any(
+                    isinstance(t, ast.Name) and t.id == name.id for t in ast.walk(target)):
+                bindings.append((node.lineno, target))   # unpacked from a call: not a literal
+    if not bindings:
+        return []
+    last = max(bindings, key=lambda b: b[0])[1]
+    return [last] if isinstance(last, (ast.List, ast.Tuple)) and not _is_target(last) else []
+
+
+def _is_target(e: ast.expr) -> bool:
+    return isinstance(getattr(e, "ctx", None), ast.Store)
 
 
 def held_python_list(attr: ast.Attribute, ctx) -> bool:

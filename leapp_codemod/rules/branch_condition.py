@@ -151,7 +151,9 @@ RULE = Rule(
          "arithmetic is none (a message, a device read or another data attribute makes it data). Pipeline data includes the fields of a "
          "simulator's live state kept in a module global (`data = mujoco.MjData(model)` at module level or under "
          "`global data` in a setup function), as for one kept on self: `if data.qpos[2] < 0.2:`. Also flagged, with that cause: a test of a Python flag that changes between calls (a "
-         "driver loop's carried `is_first = False`, `self.primed` set to True by the step) or of the existence of "
+         "driver loop's carried `is_first = False`, `self.primed` set to True by the step, a flag parameter the caller's "
+         "loop passes a test on its counter, `act(obs, reset=t == 0)`, unless its block only assigns attributes of self "
+         "that a later statement rebinds before anything reads them) or of the existence of "
          "state the step itself creates (`if hasattr(self, \"_prev\"):`), where the first call takes one path and "
          "later calls the other. Not flagged: the truth of Python text (`if caption:` on a `str`) and a guard that "
          "only raises on an empty list (`if not frames: raise ...`).",
@@ -192,6 +194,10 @@ RULE = Rule(
         # state the step creates: absent on the first call only
         ("class P:\n    def step(self, obs):\n        if hasattr(self, 'prev'):  # error\n"
          "            obs = 0.5 * (obs + self.prev)\n        self.prev = obs\n        return obs\n"),
+        # a flag the caller's loop passes as a test on its counter: True on the first call only
+        ("import numpy as np\ndef step(obs, first: bool):\n    if first:  # error\n        obs = obs * 0.0\n"
+         "    return np.tanh(obs)\ndef drive(frames):\n    for t, f in enumerate(frames):\n"
+         "        step(f, first=t == 0)\n"),
         # the flag a helper tests is a literal at every call: the caller's branch is the one finding
         ("# range: 11-15\nimport numpy as np\ndef shape_cmd(a, jitter):\n    if jitter:\n        a = a * 0.5\n"
         "    return a\n\ndef main(stream, send):\n    jitter = False\n    for obs in stream:\n"

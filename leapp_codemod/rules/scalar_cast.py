@@ -13,7 +13,7 @@ MATH_FUNCTIONS = frozenset({"acos", "acosh", "asin", "asinh", "atan", "atan2", "
 LIST_CONSTRUCTORS = frozenset({"torch.tensor", "torch.as_tensor"})
 
 
-def _formatted(stmt: ast.Assign | ast.AnnAssign | ast.Return, ctx) -> ast.expr | None:
+def kept_formatted(stmt: ast.Assign | ast.AnnAssign | ast.Return, ctx) -> ast.expr | None:
     """The pipeline value an f-string the statement keeps or returns formats into text (`self.cmd = f"goTo
     {t[0]} {t[1]}"`, sent out later); not a message that is only logged, printed or raised."""
     node = stmt.value
@@ -42,7 +42,7 @@ def _inside(node: ast.AST, statements: list[ast.stmt]) -> bool:
 
 def check(node: ast.Call, ctx):
     if isinstance(node, (ast.Assign, ast.AnnAssign, ast.Return)):
-        value = _formatted(node, ctx) if isinstance(node.value, ast.JoinedStr) else None
+        value = kept_formatted(node, ctx) if isinstance(node.value, ast.JoinedStr) else None
         if value is not None:
             node = node.value
             yield Hit(node, f"`{show(node)}` formats pipeline data (`{show(value)}`) into text: each value is "

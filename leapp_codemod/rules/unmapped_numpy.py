@@ -70,6 +70,8 @@ RULE = Rule(
     what="Flags calls to NumPy functions and ufuncs missing from LEAPP's NumPy→torch tables "
          "(read from the installed leapp, e.g. `np.linalg.norm`, `np.interp`, `np.deg2rad`) when they receive pipeline data, "
          "and `np.array`/`np.asarray` of a list of pipeline values or of a list or queue the step fills with them "
+         "(the list as it is where the array is made: lists declared together, `scans, goals = [], []`, filled from "
+         "the entries of a list parameter and then rebound to the array, `scans = np.asarray(scans)`) "
          "(LEAPP patches them to trace a traced argument only; a list of traced values becomes a plain array: "
          "checked in the installed leapp 0.7.2). Not the fields of a middleware message (`np.array([msg.x, "
          "msg.y])`, `np.array(msg.ranges)`): that is where the pipeline's input is made, and where the user "
@@ -106,6 +108,10 @@ RULE = Rule(
         "from numpy import deg2rad\ndef step(cmd):\n    return deg2rad(cmd * 30.0)  # error\n",
         "import numpy as np\ndef step(q):\n    out = []\n    for i in range(3):\n        out.append(q[i] * 2)\n"
         "    return np.array(out)  # error\n",
+        # lists declared together, filled from a list parameter's entries, rebound to the arrays made of them
+        "import numpy as np\ndef step(robots):\n    scans, goals = [], []\n    for r in robots:\n"
+        "        scans.append(r[0])\n        goals.append(r[1])\n    scans = np.asarray(scans)  # error\n"
+        "    return np.tanh(scans), goals\n",
         # bytes unpacked into a tuple of Python numbers
         "import struct\nimport numpy as np\ndef step(packet, gain):\n"
         "    q = np.array(struct.unpack('<4f', packet))  # error\n    return q * gain\n",

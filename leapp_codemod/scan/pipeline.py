@@ -8,7 +8,7 @@ from leapp_codemod.analysis.entry.entrypoints import rank_entrypoints
 from leapp_codemod.analysis.entry.lookup import choose_entry
 from leapp_codemod.analysis.flow.access_order import access_order
 from leapp_codemod.analysis.flow.dataflow import Analysis
-from leapp_codemod.analysis.flow.params import entry_data_params, entry_flag_constants, lint_data_params
+from leapp_codemod.analysis.flow.params import entry_data_params, entry_flag_constants, lint_data_params, per_call_flags
 from leapp_codemod.analysis.flow.not_followed import not_followed
 from leapp_codemod.analysis.inline.function import InlineEntryError, inline_function
 from leapp_codemod.analysis.inline.range import parse_inline_entry
@@ -96,6 +96,7 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
             analysis.facts.param_constants[entry_fn.id] = entry_flag_constants(project, entry_fn, data) | {
                 p: values for p, values in settings.items() if not values & VARYING}
             analysis.facts.setting_items[entry_fn.id] = setting_items(project, entry_fn)   # `buffers["hold"]`
+            analysis.facts.per_call_flags[entry_fn.id] = per_call_flags(project, entry_fn) - data
             if not data and entry_fn.class_name:   # a step with no inputs reads them from objects on self
                 readers = reader_attrs(project, entry_fn)
                 if readers:

@@ -111,3 +111,43 @@ def entry_data_params(fn: FunctionInfo) -> set[str]:
     self_name = self_name_of(fn)
     return {p for p in params if p != self_name}
 
+
+
+def per_call_flags(project: Project, fn: FunctionInfo) -> set[str]:
+    """Parameters of `fn` some call in the project passes a test on a number its loop advances (`reset=t == 0`,
+    `first=step < 1` with `for t, frame in enumerate(frames)` or `step += 1` around it): a Python bool that
+    differs from one call to the next, unlike a setting the caller fixes."""
+    params = fn.positional_params[1:] if fn.is_method else fn.positional_params
+    found: set[str] = set()
+    for module in list(project.modules.values()):
+        counters = None
+        for node in ast.walk(module.tree):
+            if not (isinstance(node, ast.Call) and called_name(node.func) == fn.name):
+                continue
+            if counters is None:
+                counters = _loop_counters(module.tree)
+            passed = [(params[i], arg) for i, arg in enumerate(node.args) if i < len(params)]
+            passed += [(k.arg, k.value) for k in node.keywords if k.arg]
+            found |= {param for param, arg in passed if _counter_test(arg, counters)}
+    return found
+
+
+def _loop_counters(tree: ast.AST) -> set[str]:
+    """Names a module's loops count with: `for` targets (`for t, frame in enumerate(...)`) and `+=`/`-=`
+    targets."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            names |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) \
+                and isinstance(node.op, (ast.Add, ast.Sub)):
+            names.add(node.target.id)
+    return names
+
+
+def _counter_test(arg: ast.expr, counters: set[str]) -> bool:
+    """`t == 0`, `step < warmup`, `not (i % 10)`, `a and t == 0`: a comparison that reads a loop counter."""
+    tests = [n for n in ast.walk(arg) if isinstance(n, ast.Compare)]
+    if not tests or not isinstance(arg, (ast.Compare, ast.BoolOp, ast.UnaryOp)):
+        return False
+    return any(isinstance(n, ast.Name) and n.id in counters for t in tests for n in ast.walk(t))

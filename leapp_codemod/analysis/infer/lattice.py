@@ -85,6 +85,8 @@ class Facts:
     kept_params: dict[str, set[str]] = field(default_factory=dict)
     # function id -> parameter -> state its driver loop holds and passes in (`analysis/entry/caller_state.py`)
     caller_state: dict[str, dict] = field(default_factory=dict)
+    # function id -> flag parameters a caller passes a test on its loop's counter (`first=t == 0`): per-call flags
+    per_call_flags: dict[str, set[str]] = field(default_factory=dict)
     access: AccessOrder | None = None   # entry mode: the order one call reads and writes attributes of self
     observed: ObservedFacts | None = None   # what the first calls of the entry ran (`scan --driver`)
 

@@ -1,0 +1,136 @@
+"""LCM203: a `try:` around pipeline computation whose `except` block computes the same result another way (a
+fallback gait when the policy raises, a second preprocessing path): the trace holds the path the traced calls
+took, and nothing in the export says which."""
+import ast
+
+from leapp_codemod.rules._helpers import show
+from leapp_codemod.rules.base import Hit, Rule
+
+# exceptions that guard imports, iteration and interrupts, not a computation on the data
+_NOT_COMPUTATION = frozenset({"ImportError", "ModuleNotFoundError", "StopIteration", "StopAsyncIteration",
+                              "KeyboardInterrupt", "GeneratorExit", "AttributeError", "NameError"})
+
+
+def _caught(handler: ast.ExceptHandler) -> list[str]:
+    kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type] if handler.type else []
+    return [k.attr if isinstance(k, ast.Attribute) else k.id if isinstance(k, ast.Name) else "" for k in kinds]
+
+
+def _results(body: list[ast.stmt]) -> tuple[set[str], list[ast.Return]]:
+    """The names the statements bind by `=` (any depth, nested functions left out) and their `return`s."""
+    names, returns, stack = set(), [], list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(node, ast.Assign):
+            names |= {n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+        elif isinstance(node, ast.Return) and node.value is not None \
+                and not (isinstance(node.value, ast.Constant) and node.value.value is None):
+            returns.append(node)
+        stack.extend(ast.iter_child_nodes(node))
+    return names, returns
+
+
+def _computes_with_data(body: list[ast.stmt], ctx) -> bool:
+    """Does a statement of the `try` body bind or return a value computed from pipeline data?"""
+    for node in (n for stmt in body for n in ast.walk(stmt)):
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Return)) and node.value is not None \
+                and ctx.is_data(node.value) and not ctx.is_shape(node.value):
+            return True
+    return False
+
+
+def fallback_handler(node: ast.Try, ctx) -> ast.ExceptHandler | None:
+    """The first `except` block that computes what the `try` body computes (binds one of the names it binds with
+    pipeline data, or returns a value where it returns one), for a body that computes with pipeline data. Not
+    a block that only logs, re-raises or returns nothing, nor one catching an import or iteration error."""
+    if not node.handlers or not _computes_with_data(node.body, ctx):
+        return None
+    bound, returns = _results(node.body)
+    for handler in node.handlers:
+        if any(kind in _NOT_COMPUTATION for kind in _caught(handler)):
+            continue
+        if all(isinstance(s, (ast.Raise, ast.Pass, ast.Continue, ast.Break)) or ctx.only_io([s])
+               for s in handler.body):
+            continue
+        names, handler_returns = _results(handler.body)
+        if (names & bound or returns and handler_returns) and _computes(handler.body) \
+                and not _retries(node.body, handler.body):
+            return handler
+    return None
+
+
+def _retries(body: list[ast.stmt], handler: list[ast.stmt]) -> bool:
+    """Does the handler only run again what the body computes (`torch.cuda.empty_cache(); out = model(x)`)? Then
+    both paths record the same operations."""
+    def values(stmts):
+        return {ast.dump(n.value) for s in stmts for n in ast.walk(s)
+                if isinstance(n, (ast.Assign, ast.AnnAssign, ast.Return)) and n.value is not None}
+    again = values(handler)
+    return bool(again) and again <= values(body)
+
+
+def _computes(body: list[ast.stmt]) -> bool:
+    """Does a statement of the block bind or return something other than a literal (a default `gain = 1.0` is a
+    setting's fallback, not a second computation)?"""
+    return any(isinstance(n, (ast.Assign, ast.AnnAssign, ast.Return)) and n.value is not None
+               and not _literal(n.value) for stmt in body for n in ast.walk(stmt))
+
+
+def _literal(e: ast.expr) -> bool:
+    return all(isinstance(n, (ast.Constant, ast.Tuple, ast.List, ast.Dict, ast.UnaryOp, ast.unaryop,
+                              ast.expr_context)) for n in ast.walk(e))
+
+
+def check(node: ast.Try, ctx):
+    handler = fallback_handler(node, ctx)
+    if handler is None:
+        return
+    caught = show(handler.type) if handler.type is not None else "any exception"
+    yield Hit(node, f"the `try` block computes with pipeline data and its `except {caught}` block (line "
+                    f"{handler.lineno}) computes the result another way: LEAPP records only the path the traced "
+                    "calls ran, so the export holds one of the two, with nothing in it saying which",
+              "make the fallback a decision the host takes before calling the exported step (export each path "
+              "as its own step), or drop the `except` path from the pipeline")
+
+
+RULE = Rule(
+    code="LCM203", name="exception-fallback", category="tensor-branch", severity="error",
+    summary="`try`/`except` around pipeline computation whose `except` block computes the result another way",
+    what="Flags a `try:` whose body binds or returns a value computed from pipeline data and one of whose `except` "
+         "blocks computes the same thing another way: it binds a name the body binds (`target = "
+         "self.fallback(obs)`) or returns where the body returns (a second preprocessing path). Not flagged: "
+         "`except` blocks that only log, print, re-raise, `pass`, return nothing or bind literals (a default), a retry of the same computation, and handlers of import, "
+         "iteration and attribute errors (`ImportError`, `StopIteration`, `AttributeError`).",
+    why="A trace records the operations that ran. When a traced call raised inside the `try`, LEAPP keeps the "
+        "handler's operations (the ops of the body before the raise are left unused) and the export is the fallback "
+        "path; when it did not, the fallback is not in the export at all. Which one the export holds is not "
+        "logged. Checked with the installed leapp 0.7.2: a step whose first traced call falls back from "
+        "`torch.linalg.cholesky` to `torch.tanh` exports the `tanh` path only (its graph has no cholesky); "
+        "validation passes the first sample and fails the later ones that took the `try` path.",
+    fix="Decide on the host which path runs and export each path as its own step, or remove the fallback from the "
+        "exported function (validate the input before the call instead of catching the failure inside it).",
+    example="try:\n    target = policy(obs)\nexcept RuntimeError:\n    target = fallback_gait(obs)",
+    fixed_example="target = policy(obs)   # the host checks obs before the call and runs the fallback itself",
+    node_types=(ast.Try,), check=check,
+    valid=(
+        "import logging\nimport numpy as np\ndef step(obs):\n    try:\n        out = np.tanh(obs)\n"
+        "    except ValueError:\n        logging.error('bad obs')\n        raise\n    return out\n",
+        "import numpy as np\ndef step(obs):\n    try:\n        import scipy\n    except ImportError:\n"
+        "        scipy = None\n    return np.tanh(obs)\n",
+        "import numpy as np\ndef step(obs, table):\n    try:\n        gain = table['gain']\n    except KeyError:\n"
+        "        gain = 1.0\n    return np.tanh(obs) * gain\n",
+        # a retry of the same computation records the same operations
+        "import torch\ndef step(obs, model):\n    try:\n        out = model(obs)\n    except RuntimeError:\n"
+        "        torch.cuda.empty_cache()\n        out = model(obs)\n    return out\n",
+    ),
+    invalid=(
+        "import numpy as np\ndef step(obs, policy):\n    try:  # error\n        out = policy(obs)\n"
+        "    except RuntimeError:\n        out = np.tanh(obs)\n    return out\n",
+        "import numpy as np\ndef step(obs):\n    try:  # error\n        return np.linalg.solve(obs, obs[0])\n"
+        "    except Exception:\n        print('singular')\n        return obs[0] * 0.5\n",
+    ),
+)
