@@ -7,7 +7,6 @@ from __future__ import annotations
 import shutil
 
 import pytest
-
 from click.testing import CliRunner
 from test_entry_ranking import app, by_id, expected, private_cache, ranked  # noqa: F401  (fixture)
 
