@@ -4,7 +4,6 @@ them keeps the range. Fixture `entry_factory_heuristics`: a rover with a classic
 policy from a package outside the tree."""
 from __future__ import annotations
 
-
 from test_entry_ranking import app, expected, private_cache, ranked  # noqa: F401  (fixture)
 
 from leapp_codemod.analysis.entry.factory_receivers import returned_classes

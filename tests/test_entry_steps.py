@@ -11,7 +11,11 @@ from click.testing import CliRunner
 from test_entry_ranking import app, by_id, expected, private_cache, ranked  # noqa: F401  (fixture)
 
 from leapp_codemod.analysis.entry.lookup import TIED, choose_entry
-from leapp_codemod.analysis.entry.steps import below_driven_steps, below_their_steps, parts_of
+from leapp_codemod.analysis.entry.steps import (
+    below_driven_steps,
+    below_their_steps,
+    parts_of,
+)
 from leapp_codemod.cli import main
 from leapp_codemod.model import Entrypoint
 

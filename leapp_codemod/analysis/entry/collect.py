@@ -20,7 +20,6 @@ from leapp_codemod.analysis.entry.config_choice import (
     selected_among,
 )
 from leapp_codemod.analysis.entry.cores import range_around_step
-from leapp_codemod.analysis.entry.factory_receivers import runs_no_model
 from leapp_codemod.analysis.entry.drivers import (
     DRIVER_DEPTH,
     driver_ids,
@@ -30,6 +29,7 @@ from leapp_codemod.analysis.entry.drivers import (
     is_training_loop,
     loops_of,
 )
+from leapp_codemod.analysis.entry.factory_receivers import runs_no_model
 from leapp_codemod.analysis.entry.loops import (
     inline_pipelines,
     loaded_models,
