@@ -70,3 +70,16 @@ def test_wraps_needs_inputs_work_around_the_call_and_its_result_returned():
             return x
     """)
     assert not wraps(dropped, call)       # the result never reaches what it returns
+
+
+def test_a_function_that_also_runs_the_model_in_a_loop_drives_it(tmp_path, monkeypatch):
+    want = expected("entry_wrapping_step")
+    root = app(tmp_path, "entry_wrapping_step")
+    pick = root / "pick.py"
+    pick.write_text(pick.read_text(encoding="utf-8").replace(
+        "    best = grasps[grasps[:, 3].argmax()].numpy()\n",
+        "    while grasps[:, 3].max() < 0.5:\n        grasps = net.predict_grasps(batch, count=64)\n"
+        "    best = grasps[grasps[:, 3].argmax()].numpy()\n"), encoding="utf-8")
+    candidates = ranked(root, monkeypatch)
+    step = by_id(candidates).get(want["step"])
+    assert step is None or not any(r.startswith("the policy step around") for r in step["reasons"])

@@ -135,6 +135,15 @@ def _parts(model: str, sites) -> set[str]:
     return {fid for fid in seen if _runs_model(fid, sites)}
 
 
+def _drives_a_model(fn: FunctionInfo, calls: list[tuple[ast.Call, list[str]]], sites) -> bool:
+    """Does `fn` run a model in a loop of its own (a rollout calling the step again and again, also when it calls
+    it once before the loop)? Such a function drives the step; it composes nothing."""
+    lines = set(sites.model_lines.get(fn.id, ())) | {node.lineno for node, tids in calls
+                                                      if any(_runs_model(t, sites) for t in tids)}
+    return any(isinstance(n, (ast.For, ast.AsyncFor, ast.While)) and any(
+        n.lineno < line <= (n.end_lineno or 0) for line in lines) for n in ast.walk(fn.node))
+
+
 def wrapping_edges(functions: dict[str, FunctionInfo], sites, project, offered: set[str]) -> dict[str, set[str]]:
     """Step id -> ids of the model functions it wraps and their model-running parts (see `wraps`). A step need
     not be a candidate yet (a public function the driver calls once); a private or abstract one is no step."""
@@ -147,7 +156,10 @@ def wrapping_edges(functions: dict[str, FunctionInfo], sites, project, offered: 
             continue
         resolved = sites.project_calls.get(fid, [])
         known = {id(node) for node, _ in resolved}
-        for node, tids in [*resolved, *(c for c in annotated_calls(fn, project) if id(c[0]) not in known)]:
+        calls = [*resolved, *(c for c in annotated_calls(fn, project) if id(c[0]) not in known)]
+        if _drives_a_model(fn, calls, sites):
+            continue
+        for node, tids in calls:
             models = [t for t in tids if t != fid and _runs_model(t, sites)]
             if models and wraps(fn, node):
                 for model in models:
@@ -178,9 +190,10 @@ def above_their_models(ranked: list[Entrypoint], edges: dict[str, set[str]],
             for part in offered:
                 if (step, part.id) not in noted:
                     noted.add((step, part.id))
-                    out[index[part.id]] = replace(out[index[part.id]], reasons=(
-                        *out[index[part.id]].reasons, f"run by {s.qualname} on inputs it builds from its own "
-                                                      f"({s.path}:{s.line}): a part of that policy step"))
+                    part_note = (f"run by {s.qualname} on inputs it builds from its own ({s.path}:{s.line}): a "
+                                 f"part of that policy step")
+                    out[index[part.id]] = replace(out[index[part.id]],
+                                                  reasons=(*out[index[part.id]].reasons, part_note))
             if s.score <= best.score:
                 note = (f"the policy step around {best.qualname}: builds its input from this function's own "
                         f"inputs and returns or sends what it gives back")
