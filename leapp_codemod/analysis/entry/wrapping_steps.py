@@ -160,7 +160,9 @@ def wrapping_edges(functions: dict[str, FunctionInfo], sites, project, offered: 
         if _drives_a_model(fn, calls, sites):
             continue
         for node, tids in calls:
-            models = [t for t in tids if t != fid and _runs_model(t, sites)]
+            # a model function: one that runs a model itself or is a candidate (not a function a harness is
+            # handed, which runs models only somewhere below)
+            models = [t for t in tids if t != fid and _runs_model(t, sites) and (t in sites.calls_module or t in offered)]
             if models and wraps(fn, node):
                 for model in models:
                     out.setdefault(fid, set()).update(_parts(model, sites) - {fid})
