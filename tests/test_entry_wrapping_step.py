@@ -83,3 +83,23 @@ def test_a_function_that_also_runs_the_model_in_a_loop_drives_it(tmp_path, monke
     candidates = ranked(root, monkeypatch)
     step = by_id(candidates).get(want["step"])
     assert step is None or not any(r.startswith("the policy step around") for r in step["reasons"])
+
+
+class _Sites:
+    """The facts `_parts` reads: who calls whom, which functions run a model, which a driver loop runs."""
+
+    def __init__(self, callees, models, driven):
+        self.callees, self.calls_module = callees, models
+        self.drivers = {"m:main"}
+        main = FunctionInfo("m:main", "m", "main", ast.parse("def main(): pass").body[0], None, "m.py")
+        self.in_loops = {fid: [(main, 3)] for fid in driven}
+
+    def model_via(self, fid):
+        return None
+
+
+def test_a_part_a_driver_also_runs_on_its_own_is_no_part_of_the_step():
+    from leapp_codemod.analysis.entry.wrapping_steps import _parts
+    sites = _Sites({"m:env_step": {"m:decoder", "m:agent_act"}}, {"m:env_step", "m:decoder", "m:agent_act"},
+                   driven={"m:env_step", "m:agent_act"})
+    assert _parts("m:env_step", sites) == {"m:env_step", "m:decoder"}   # the wrapped function itself stays

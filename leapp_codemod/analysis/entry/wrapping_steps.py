@@ -126,13 +126,19 @@ def _runs_model(fid: str, sites) -> bool:
     return fid in sites.calls_module or sites.model_via(fid) is not None
 
 
+def _driven(fid: str, sites) -> bool:
+    """Does a driver call `fid` in a loop of its own (a policy step in its own right, not only a part)?"""
+    return any(caller.id in sites.drivers for caller, _ in sites.in_loops.get(fid, []))
+
+
 def _parts(model: str, sites) -> set[str]:
-    """`model` and the functions it reaches through its calls (PART_DEPTH deep) that run a model."""
+    """`model` and the functions it reaches through its calls (PART_DEPTH deep) that run a model, leaving out
+    those a driver also runs in a loop of its own (an agent's `act` a visualiser calls beside the step)."""
     seen, frontier = {model}, {model}
     for _ in range(PART_DEPTH):
         frontier = {c for fid in frontier for c in sites.callees.get(fid, ()) if c not in seen}
         seen |= frontier
-    return {fid for fid in seen if _runs_model(fid, sites)}
+    return {fid for fid in seen if _runs_model(fid, sites) and (fid == model or not _driven(fid, sites))}
 
 
 def _drives_a_model(fn: FunctionInfo, calls: list[tuple[ast.Call, list[str]]], sites) -> bool:
