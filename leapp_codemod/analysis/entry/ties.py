@@ -128,15 +128,17 @@ def first_mention(readmes: list[tuple[str, str]], script: str) -> tuple[int, int
 def code_references(project) -> list[tuple[str, str]]:
     """(module path, text) of every string constant in the project's own modules that names a `.py` file
     (`subprocess.run(["python", "deploy/walk.py"])`, a launch description's script): another file running a
-    script by name. Read once per project."""
+    script by name. Docstrings only talk about files. Read once per project."""
     key = ("entry-script-references",)
     if key not in project.memo:
         found = []
         for module in project.modules.values():
             if project.is_library(module.name):
                 continue
+            notes = {id(node.value) for node in ast.walk(module.tree) if isinstance(node, ast.Expr)}   # docstrings
             found += [(module.path, node.value) for node in ast.walk(module.tree)
-                      if isinstance(node, ast.Constant) and isinstance(node.value, str) and ".py" in node.value]
+                      if isinstance(node, ast.Constant) and isinstance(node.value, str) and ".py" in node.value
+                      and id(node) not in notes]
         project.memo[key] = found
     return project.memo[key]
 
