@@ -135,10 +135,13 @@ def code_references(project) -> list[tuple[str, str]]:
         for module in project.modules.values():
             if project.is_library(module.name):
                 continue
-            notes = {id(node.value) for node in ast.walk(module.tree) if isinstance(node, ast.Expr)}   # docstrings
-            found += [(module.path, node.value) for node in ast.walk(module.tree)
-                      if isinstance(node, ast.Constant) and isinstance(node.value, str) and ".py" in node.value
-                      and id(node) not in notes]
+            notes: set[int] = set()     # docstrings and other bare strings
+            for node in module.nodes:    # breadth first: a statement before the constant it holds
+                if isinstance(node, ast.Expr):
+                    notes.add(id(node.value))
+                elif (isinstance(node, ast.Constant) and isinstance(node.value, str) and ".py" in node.value
+                      and id(node) not in notes):
+                    found.append((module.path, node.value))
         project.memo[key] = found
     return project.memo[key]
 

@@ -146,8 +146,8 @@ def _drives_a_model(fn: FunctionInfo, calls: list[tuple[ast.Call, list[str]]], s
     it once before the loop)? Such a function drives the step; it composes nothing."""
     lines = set(sites.model_lines.get(fn.id, ())) | {node.lineno for node, tids in calls
                                                       if any(_runs_model(t, sites) for t in tids)}
-    return any(isinstance(n, (ast.For, ast.AsyncFor, ast.While)) and any(
-        n.lineno < line <= (n.end_lineno or 0) for line in lines) for n in ast.walk(fn.node))
+    return bool(lines) and any(isinstance(n, (ast.For, ast.AsyncFor, ast.While)) and any(
+        n.lineno < line <= (n.end_lineno or 0) for line in lines) for n in fn.nodes)
 
 
 def wrapping_edges(functions: dict[str, FunctionInfo], sites, project, offered: set[str]) -> dict[str, set[str]]:
@@ -156,20 +156,22 @@ def wrapping_edges(functions: dict[str, FunctionInfo], sites, project, offered: 
     out: dict[str, set[str]] = {}
     for fid in sorted(functions):
         fn = functions[fid]
-        if (fid in sites.ignored or fn.module in sites.vendored or not _composes(fn) or ".<locals>." in fid
-                or (fid not in offered and (fn.name.startswith("_") or is_abstract(fn) or fn.class_name is None
-                                            and fn.qualname == "<module>"))):
+        if (fid in sites.ignored or fn.module in sites.vendored or ".<locals>." in fid
+                or (fid not in offered and (fn.name.startswith("_") or fn.qualname == "<module>"))):
             continue
         resolved = sites.project_calls.get(fid, [])
         known = {id(node) for node, _ in resolved}
         calls = [*resolved, *(c for c in annotated_calls(fn, project) if id(c[0]) not in known)]
-        if _drives_a_model(fn, calls, sites):
+        # a model function: one that runs a model itself or is a candidate (not a function a harness is handed,
+        # which runs models only somewhere below)
+        wrapped = [(node, models) for node, tids in calls
+                   if (models := [t for t in tids if t != fid and _runs_model(t, sites)
+                                  and (t in sites.calls_module or t in offered)])]
+        if not wrapped or not _composes(fn) or (fid not in offered and is_abstract(fn)) \
+                or _drives_a_model(fn, calls, sites):
             continue
-        for node, tids in calls:
-            # a model function: one that runs a model itself or is a candidate (not a function a harness is
-            # handed, which runs models only somewhere below)
-            models = [t for t in tids if t != fid and _runs_model(t, sites) and (t in sites.calls_module or t in offered)]
-            if models and wraps(fn, node):
+        for node, models in wrapped:
+            if wraps(fn, node):
                 for model in models:
                     out.setdefault(fid, set()).update(_parts(model, sites) - {fid})
     # a pair that reach each other (recursion, mutual calls) is no step and its model
