@@ -163,10 +163,12 @@ def wrapping_edges(functions: dict[str, FunctionInfo], sites, project, offered: 
         known = {id(node) for node, _ in resolved}
         calls = [*resolved, *(c for c in annotated_calls(fn, project) if id(c[0]) not in known)]
         # a model function: one that runs a model itself or is a candidate (not a function a harness is handed,
-        # which runs models only somewhere below)
+        # which runs models only somewhere below, nor a rollout running the model in a loop of its own)
         wrapped = [(node, models) for node, tids in calls
                    if (models := [t for t in tids if t != fid and _runs_model(t, sites)
-                                  and (t in sites.calls_module or t in offered)])]
+                                  and (t in sites.calls_module or t in offered) and not (
+                                      t in functions and _drives_a_model(functions[t], sites.project_calls.get(t, []),
+                                                                         sites))])]
         if not wrapped or not _composes(fn) or (fid not in offered and is_abstract(fn)) \
                 or _drives_a_model(fn, calls, sites):
             continue
