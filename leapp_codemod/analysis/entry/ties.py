@@ -245,8 +245,9 @@ def _order_group(group: list[Entrypoint], project, readmes, first: bool = False,
     unnamed = {path for path in paths if path not in copied and first_mention(readmes, _spelling(path, paths)) is None}
     documented = {path for path in paths if path not in copied and path not in unnamed}
     references = code_references(project)
+    scripts = sorted({m.path for m in project.modules.values()})    # a name other files share needs its folder
     referenced = {path: where for path in paths
-                  if (where := referenced_by(references, path, _spelling(path, paths))) is not None}
+                  if (where := referenced_by(references, path, _spelling(path, scripts))) is not None}
     missing = (len(readmes) + 1, 0)
     scratch = {c.path: scratch_word(c.path) for c in group}
     modules = {c.path: c.module for c in group}
@@ -284,7 +285,7 @@ def _order_group(group: list[Entrypoint], project, readmes, first: bool = False,
     elif lead.path in referenced and any(c.path not in referenced for c in group):
         other = next(c for c in group if c.path not in referenced)
         note = (f"ties at score {lead.score} with {other.path}; {referenced[lead.path]} runs "
-                f"`{_spelling(lead.path, paths)}` by name and no file names the other")
+                f"`{_spelling(lead.path, scripts)}` by name and no file names the other")
     elif scratch[lead.path] is None and any(scratch[c.path] for c in group):
         other = next(c for c in group if scratch[c.path])
         note = (f"ties at score {lead.score} with {other.path}, in `{scratch[other.path]}`, named like a test "
