@@ -9,6 +9,7 @@ from test_entry_ranking import app, by_id, expected, private_cache, ranked  # no
 
 from leapp_codemod.analysis.entry.drivers import (
     evaluation_branch_calls,
+    in_training_path,
     is_training_loop,
 )
 from leapp_codemod.analysis.entry.loops import offline_loop
@@ -113,3 +114,18 @@ def test_a_function_that_runs_the_model_only_through_a_rollout_helper_is_no_poli
     assert rollout["score"] < candidates[0]["score"]
     assert any(r.startswith("runs the model only through _fly_once, whose loop also steps the environment")
                for r in rollout["reasons"])
+
+
+def test_an_evaluator_in_a_training_package_is_evaluation_code(tmp_path, monkeypatch):
+    want = expected("entry_evaluator_in_train_pkg")
+    candidates = ranked(app(tmp_path, "entry_evaluator_in_train_pkg"), monkeypatch)
+    assert [c["path"] for c in candidates[:2]] == [want["evaluator"], want["tool"]]
+    assert candidates[0]["score"] > candidates[1]["score"]
+    assert "run from deploy, play or evaluation code (`evaluator.py`)" in candidates[0]["reasons"]
+
+
+def test_a_file_named_for_evaluating_is_no_training_path_unless_it_also_trains():
+    assert not in_training_path("training/evaluator.py")
+    assert not in_training_path("train/play.py")
+    assert in_training_path("training/learner.py")
+    assert in_training_path("scripts/train_eval.py")      # named for both: still training by name

@@ -6,11 +6,16 @@ from __future__ import annotations
 
 import shutil
 
+import pytest
 from click.testing import CliRunner
 from test_entry_ranking import app, by_id, expected, private_cache, ranked  # noqa: F401  (fixture)
 
 from leapp_codemod.analysis.entry.lookup import TIED, choose_entry
-from leapp_codemod.analysis.entry.steps import below_driven_steps, below_their_steps, parts_of
+from leapp_codemod.analysis.entry.steps import (
+    below_driven_steps,
+    below_their_steps,
+    parts_of,
+)
 from leapp_codemod.cli import main
 from leapp_codemod.model import Entrypoint
 
@@ -179,3 +184,22 @@ def test_without_the_console_script_the_command_function_drives_nothing(tmp_path
     setup.write_text(setup.read_text(encoding="utf-8").replace('"hover = hover_ctl.hover_node:run",', ""),
                      encoding="utf-8")
     assert not [c for c in ranked(root, monkeypatch) if c["kind"] == "inline"]
+
+
+def test_commands_a_pyproject_or_setup_cfg_declares_are_driver_roots(tmp_path, monkeypatch):
+    want = expected("entry_declared_scripts")
+    candidates = ranked(app(tmp_path, "entry_declared_scripts"), monkeypatch)
+    inline = sorted(c["path"] for c in candidates if c["kind"] == "inline")
+    assert inline == sorted(want["ranges"])      # the uninstalled offline loop is no driver
+    assert want["unlisted_file"] not in {c["path"] for c in candidates}
+    assert [c["kind"] for c in candidates[:2]] == ["inline", "inline"]
+
+
+@pytest.mark.parametrize("packaging, line", [("sorter/pyproject.toml", 'sortbot-serve = "sortbot.service:serve_forever"'),
+                                             ("gripper/setup.cfg", "gripd-run = gripd.loop:control")])
+def test_without_the_declared_script_its_loop_drives_nothing(packaging, line, tmp_path, monkeypatch):
+    root = app(tmp_path, "entry_declared_scripts")
+    path = root / packaging
+    path.write_text(path.read_text(encoding="utf-8").replace(line, ""), encoding="utf-8")
+    inline = {c["path"] for c in ranked(root, monkeypatch) if c["kind"] == "inline"}
+    assert packaging.split("/")[0] not in {p.split("/")[0] for p in inline} and len(inline) == 1

@@ -157,3 +157,20 @@ def test_a_simulator_step_is_a_call_into_a_simulator_library():
     assert calls["pb.getBaseVelocity"] is None and calls["policy"] is None
     bench = next(m for m in project.modules.values() if m.path.endswith("board_bench.py"))
     assert not any(simulator_step(n, bench, project) for n in ast.walk(bench.tree) if isinstance(n, ast.Call))
+
+
+def test_a_sibling_script_another_file_runs_by_name_wins_the_tie(tmp_path, monkeypatch):
+    want = expected("entry_script_referenced")
+    candidates = ranked(app(tmp_path, "entry_script_referenced"), monkeypatch)
+    assert [c["path"] for c in candidates[:2]] == [want["referenced"], want["other"]]
+    assert candidates[0]["score"] == candidates[1]["score"]
+    assert any(want["launcher"] in r and "by name" in r for r in candidates[0]["reasons"])
+
+
+def test_without_the_launcher_the_sibling_scripts_tie_and_say_so(tmp_path, monkeypatch):
+    want = expected("entry_script_referenced")
+    root = app(tmp_path, "entry_script_referenced")
+    (root / want["launcher"]).unlink()
+    candidates = ranked(root, monkeypatch)
+    assert {c["path"] for c in candidates[:2]} == {want["referenced"], want["other"]}
+    assert any("nothing in the project separates them" in r for r in candidates[0]["reasons"])

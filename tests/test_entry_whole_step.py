@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from test_entry_ranking import app, by_id, expected, ranked  # noqa: F401
 
-from leapp_codemod.analysis.entry.composers import _first_word
+from leapp_codemod.analysis.entry.composers import first_word
 
 
 def test_a_callback_sending_through_a_camel_case_method_outranks_the_wrapper_it_calls(tmp_path, monkeypatch):
@@ -16,8 +16,8 @@ def test_a_callback_sending_through_a_camel_case_method_outranks_the_wrapper_it_
     assert any("a send of the result (line 34)" in r for r in candidates[1]["reasons"])
 
 
-def test_first_word_splits_snake_and_camel_case():
-    assert [_first_word(n) for n in ("sendCommand", "publish_action", "_writeOut", "Write", "apply")] == [
+def testfirst_word_splits_snake_and_camel_case():
+    assert [first_word(n) for n in ("sendCommand", "publish_action", "_writeOut", "Write", "apply")] == [
         "send", "publish", "write", "write", "apply"]
 
 

@@ -3,13 +3,13 @@ thread (`self.create_timer(dt, self.control_loop)`, `RecurrentThread(target=self
 function is driven like a loop body, and its own body is a place a pipeline may be written inline.
 
 A function a packaging file installs as a command (`'drive = pkg.node:main'` in a setup.py's
-`console_scripts`, how ROS 2 Python packages start their nodes) is a driver root like a `__main__` block."""
+`console_scripts`, how ROS 2 Python packages start their nodes; `[project.scripts]` in a pyproject.toml, a
+setup.cfg's `console_scripts`: see commands.py) is a driver root like a `__main__` block."""
 from __future__ import annotations
 
 import ast
-import re
-from pathlib import PurePosixPath
 
+from leapp_codemod.analysis.entry.commands import installed_commands
 from leapp_codemod.analysis.entry.drivers import (
     loops_of,
     module_body_function,
@@ -57,27 +57,6 @@ def callers_of(project: Project) -> list[tuple[FunctionInfo, bool]]:
         if body is not None:
             out.append((body, module.has_main_guard or any(True for _ in loops_of(body))))
     project.memo[key] = out
-    return out
-
-
-# A console-script entry point in a setup.py: `name = package.module:function`.
-_COMMAND = re.compile(r"^\s*[\w.-]+\s*=\s*([A-Za-z_][\w.]*)\s*:\s*([A-Za-z_]\w*)\s*$")
-
-
-def installed_commands(project: Project) -> set[str]:
-    """Ids of the functions a project setup.py installs as commands, its `module:function` strings resolved
-    against the setup.py's folder (the package root it installs from)."""
-    by_path = {PurePosixPath(m.path): m for m in project.modules.values()}
-    out: set[str] = set()
-    for setup in [m for m in project.modules.values() if PurePosixPath(m.path).name == "setup.py"]:
-        base = PurePosixPath(setup.path).parent
-        for node in ast.walk(setup.tree):
-            found = _COMMAND.match(node.value) if isinstance(node, ast.Constant) and isinstance(node.value, str) \
-                else None
-            module = by_path.get(base / (found.group(1).replace(".", "/") + ".py")) if found else None
-            function = module.functions.get(found.group(2)) if module is not None else None
-            if function is not None:
-                out.add(function.id)
     return out
 
 

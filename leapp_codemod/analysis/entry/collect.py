@@ -29,6 +29,7 @@ from leapp_codemod.analysis.entry.drivers import (
     is_training_loop,
     loops_of,
 )
+from leapp_codemod.analysis.entry.factory_receivers import runs_no_model
 from leapp_codemod.analysis.entry.loops import (
     inline_pipelines,
     loaded_models,
@@ -187,6 +188,7 @@ def collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
     # one call deeper than a driver, a loop's unbound call may still be bound to the class the configs select
     # (a rollout helper of an evaluation script); its inline ranges are no candidates (a sampler's loop is none)
     deeper = driver_ids(roots, sites.callees, DRIVER_DEPTH + 1, blocked=ignored) - ignored - sites.ignored
+    reach = sites.model_reach()
     for ctx, served_locals, project_calls, networks in contexts:
         if ctx.fn.id not in sites.drivers and ctx.fn.id not in deeper:
             continue
@@ -211,7 +213,8 @@ def collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
             # it is the candidate; several do, the inline range is (which class runs is decided at run time)
             pipelines = [p for p in inline_pipelines(loop, models, lambda call, names=served_locals, known=project_calls:
                                                      is_project_call(call, names, known), is_wrapper)
-                         if network_at(p, here) or unbound_definers(p, models, definers) != 1]
+                         if network_at(p, here) or (unbound_definers(p, models, definers) != 1
+                                                    and runs_no_model(ctx.fn, p.model, project, reach) is None)]
             # ... unless the configs select one of those classes: its method is what the loop runs
             pipelines = [p for p in pipelines if network_at(p, here) or not bind_selected(sites, project, ctx.fn, loop, p,
                                                                                           models, definers)]

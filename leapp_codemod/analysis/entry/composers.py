@@ -89,18 +89,18 @@ def _statements_before(fn: FunctionInfo, line: int) -> int:
                and n.lineno < line)
 
 
-def _send_after(fn: FunctionInfo, line: int) -> int | None:
+def send_after(fn: FunctionInfo, line: int) -> int | None:
     """The line of the first call after `line` that sends something out, or None."""
     for node in sorted((n for n in fn.nodes if isinstance(n, ast.Call) and n.lineno > line),
                        key=lambda n: n.lineno):
         name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
-        first = _first_word(name)     # `send_command`, `sendCommand`
+        first = first_word(name)     # `send_command`, `sendCommand`
         if name in SEND_METHODS or first in SEND_WORDS:
             return node.lineno
     return None
 
 
-def _first_word(name: str) -> str:
+def first_word(name: str) -> str:
     """The first word of a snake_case or camelCase name, lower case: `sendCommand` -> "send"."""
     return re.split(r"[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])", name.lstrip("_"))[0].lower()
 
@@ -133,7 +133,7 @@ def model_parts(fn: FunctionInfo, calls: list[tuple[ast.Call, list[str]]], runs_
         callee = functions.get(tid)
         if tid in out or callee is None or not is_model_wrapper(callee):
             continue
-        sent = _send_after(fn, node.lineno)
+        sent = send_after(fn, node.lineno)
         returned = _returned_after(fn, node.lineno) if sent is None else None
         if (sent or returned) is not None and _statements_before(fn, node.lineno) >= MIN_STATEMENTS_BEFORE:
             what = f"a send of the result (line {sent})" if sent is not None else f"a return (line {returned})"

@@ -120,14 +120,21 @@ def _call_words(name: str) -> frozenset[str]:
 
 def in_training_path(path: str) -> bool:
     """Is the file named like training code, or in a package that is (`train.py`, `trainers/ppo.py`)? Only a
-    tie-break: an evaluator under `train/` runs the trained policy."""
-    return _training_words(name_words(" ".join(PurePosixPath(path).with_suffix("").parts)))
+    tie-break. A file whose own name says it evaluates or deploys (`train/evaluator.py`, `learn/play.py`) and not
+    that it trains runs the trained policy, wherever it sits."""
+    pure = PurePosixPath(path).with_suffix("")
+    own = name_words(pure.name)
+    if own & PATH_EVALUATION_WORDS and not _training_words(own):
+        return False
+    return _training_words(name_words(" ".join(pure.parts)))
 
 
 # Words of a flag that selects evaluating a trained policy instead of training it (`if args.test:`,
 # `if args.demo:`, `if cfg.eval_only:`): such a branch of training code runs the policy as a user deploys it.
 EVALUATION_FLAG_WORDS = frozenset({"test", "testing", "eval", "evaluate", "evaluation", "demo", "play", "deploy",
                                    "inference", "infer", "enjoy"})
+# ... and words of a file name that say it evaluates or deploys a trained policy (`evaluator.py`, `play.py`).
+PATH_EVALUATION_WORDS = EVALUATION_FLAG_WORDS - {"test", "testing"} | {"evaluator", "rollout", "sim2sim", "sim2real"}
 
 
 def evaluation_branch_calls(fn: FunctionInfo) -> set[int]:

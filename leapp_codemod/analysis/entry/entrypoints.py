@@ -82,6 +82,10 @@ from leapp_codemod.analysis.entry.uses import (
     simulator_loops,
 )
 from leapp_codemod.analysis.entry.vendored import below_any_copy
+from leapp_codemod.analysis.entry.wrapping_steps import (
+    above_their_models,
+    wrapping_edges,
+)
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.leapp_support import LeappSupport
 from leapp_codemod.analysis.model.project import Project
@@ -374,6 +378,8 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
     ranked = below_calling_networks(ranked, sites.callers, lambda fid: fid in functions and is_module_method(
         functions[fid], project))
     ranked = above_their_parts(ranked, sites.parts)
+    edges = wrapping_edges(functions, sites, project, {c.id for c in ranked if c.kind == "function"})
+    ranked = above_their_models(ranked, edges, functions)
     ranked = below_built_pipelines(ranked, {f"{fn.path}:{p.start}-{p.end}": p.statements for fn, p, _ in outermost
                                             if (fn.id, p.start) not in sites.step_ranges},   # offered, no demotion
                                    INLINE_NETWORK_STATEMENTS)

@@ -20,7 +20,7 @@ ACTION_WORDS = frozenset({"action", "actions"})
 STEP_VERBS = frozenset({"get", "compute", "select", "predict", "sample", "infer", "policy", "choose", "run"})
 # Folders and scripts that deploy, play back or evaluate a trained policy: what they run is what users export.
 DEPLOY_WORDS = frozenset({"deploy", "deployment", "sim2real", "sim2sim", "play", "inference", "enjoy", "eval",
-                          "evaluation", "rollout"})
+                          "evaluation", "evaluator", "evaluate", "rollout"})
 # Names real code gives the function that runs one policy step.
 POLICY_STEP_NAMES = frozenset({"act", "predict", "policy", "get_action", "get_actions", "infer", "inference",
                                "compute_action", "compute_actions", "select_action", "select_actions", "control",

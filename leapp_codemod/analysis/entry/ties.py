@@ -12,10 +12,13 @@ Two signals, in this order, each named in the winner's reasons:
    goes after a tied one whose loop does not (a sim2sim twin of a deploy server is its test harness).
 3. **The script the project's own words run first**, between near-copies: a README (`python track.py`, then
    `python track_arbitrary.py`: the first command is the project's main use), then the documentation, shell
-   scripts and launch files below the scan root (`run_robot.sh` running `python robot/walk.py`). Two copies
+   scripts, launch and container files below the scan root (`run_robot.sh` running
+   `python robot/walk.py`, a Dockerfile's `CMD`). Two copies
    with one file name are told apart by the folder the text names with it (`robot/walk.py`). Scripts that
    are no copies of each other are not compared by order (a README names many files); among them only a script
    the texts name at all goes before one they never name (a README listing one node of two that run models).
+   Then a script another file of the project runs by name (a string constant naming it: a subprocess call,
+   a launch description) goes before one nothing names.
 4. **Not a scratch copy**: a file whose folders or name say test, debug, scratch, tmp, draft or sandbox goes
    after one that does not.
 5. **The one the others import from**, between near-copies: a copy that imports the other's module runs on
@@ -47,7 +50,8 @@ DERIVED_MIN_LINES = 10
 README_BYTES = 256 * 1024
 README_LEVELS = 3    # folders above the scan root searched for a README, up to the repository root
 # Files below the scan root whose text may run a script: documentation, shell scripts, launch files.
-RUN_TEXTS = (".md", ".rst", ".txt", ".sh", ".bash", ".launch", ".launch.py", ".launch.xml", ".yaml", ".yml")
+RUN_TEXTS = (".md", ".rst", ".txt", ".sh", ".bash", ".launch", ".launch.py", ".launch.xml", ".yaml", ".yml",
+             "Dockerfile", "Makefile")
 # Folder and file-name words of a copy kept for testing or debugging, not the one deployed.
 SCRATCH_WORDS = frozenset({"test", "tests", "debug", "debugging", "scratch", "tmp", "temp", "draft", "sandbox",
                            "playground"})
@@ -119,6 +123,33 @@ def first_mention(readmes: list[tuple[str, str]], script: str) -> tuple[int, int
         if match:
             return index, match.start()
     return None
+
+
+def code_references(project) -> list[tuple[str, str]]:
+    """(module path, text) of every string constant in the project's own modules that names a `.py` file
+    (`subprocess.run(["python", "deploy/walk.py"])`, a launch description's script): another file running a
+    script by name. Docstrings only talk about files. Read once per project."""
+    key = ("entry-script-references",)
+    if key not in project.memo:
+        found = []
+        for module in project.modules.values():
+            if project.is_library(module.name):
+                continue
+            notes: set[int] = set()     # docstrings and other bare strings
+            for node in module.nodes:    # breadth first: a statement before the constant it holds
+                if isinstance(node, ast.Expr):
+                    notes.add(id(node.value))
+                elif (isinstance(node, ast.Constant) and isinstance(node.value, str) and ".py" in node.value
+                      and id(node) not in notes):
+                    found.append((module.path, node.value))
+        project.memo[key] = found
+    return project.memo[key]
+
+
+def referenced_by(references: list[tuple[str, str]], path: str, spelling: str) -> str | None:
+    """The first other module whose string constants name the script at `path` (as `spelling`), or None."""
+    pattern = re.compile(rf"(?<![\w.\-]){re.escape(spelling)}(?![\w\-])")
+    return next((where for where, text in references if where != path and pattern.search(text)), None)
 
 
 def _mention_source(readmes: list[tuple[str, str]], script: str) -> str:
@@ -213,6 +244,10 @@ def _order_group(group: list[Entrypoint], project, readmes, first: bool = False,
     named = {path: first_mention(readmes, _spelling(path, paths)) for path in copied}
     unnamed = {path for path in paths if path not in copied and first_mention(readmes, _spelling(path, paths)) is None}
     documented = {path for path in paths if path not in copied and path not in unnamed}
+    references = code_references(project)
+    scripts = sorted({m.path for m in project.modules.values()})    # a name other files share needs its folder
+    referenced = {path: where for path in paths
+                  if (where := referenced_by(references, path, _spelling(path, scripts))) is not None}
     missing = (len(readmes) + 1, 0)
     scratch = {c.path: scratch_word(c.path) for c in group}
     modules = {c.path: c.module for c in group}
@@ -225,7 +260,7 @@ def _order_group(group: list[Entrypoint], project, readmes, first: bool = False,
     def key(item):
         index, c = item
         return (c.path in bases and c.path not in based, c.path not in based, c.id in behind,
-                named.get(c.path) or missing, c.path in unnamed and bool(documented),
+                named.get(c.path) or missing, c.path in unnamed and bool(documented), c.path not in referenced,
                 scratch[c.path] is not None, c.path not in imported, index)
 
     ordered = [c for _, c in sorted(enumerate(group), key=key)]
@@ -247,6 +282,10 @@ def _order_group(group: list[Entrypoint], project, readmes, first: bool = False,
         note = (f"ties at score {lead.score} with {other.path}; the project's texts name "
                 f"`{_spelling(lead.path, paths)}` ({_mention_source(readmes, _spelling(lead.path, paths))}) "
                 f"and never the other")
+    elif lead.path in referenced and any(c.path not in referenced for c in group):
+        other = next(c for c in group if c.path not in referenced)
+        note = (f"ties at score {lead.score} with {other.path}; {referenced[lead.path]} runs "
+                f"`{_spelling(lead.path, scripts)}` by name and no file names the other")
     elif scratch[lead.path] is None and any(scratch[c.path] for c in group):
         other = next(c for c in group if scratch[c.path])
         note = (f"ties at score {lead.score} with {other.path}, in `{scratch[other.path]}`, named like a test "
