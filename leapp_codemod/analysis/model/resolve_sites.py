@@ -63,6 +63,11 @@ def _index_sites(project: Project) -> dict[str, list[Site]]:
                     for target in node.targets:
                         if isinstance(target, ast.Name):
                             scope.setdefault(target.id, []).append(node.value)
+                        elif isinstance(target, (ast.Tuple, ast.List)) and isinstance(node.value, ast.Call):
+                            for i, item in enumerate(target.elts):   # `net, stats = load(path)`: `load(path)[0]`
+                                if isinstance(item, ast.Name):
+                                    part = ast.Subscript(node.value, ast.Constant(i), ast.Load())
+                                    scope.setdefault(item.id, []).append(ast.copy_location(part, node))
                 elif isinstance(node, ast.Call):
                     calls.append(node)
             for call in calls:
