@@ -1,7 +1,8 @@
 """A value handed to a parameter or a constructor that a project function returns is typed by what that
 function returns (fixtures/scan_returned_builds): a factory returning another factory's if-chain of
-classes, and one item of a returned tuple (`estimator, meta = restore(path)` then `Governor(estimator)`),
-before any guess by the method's name (six classes define `estimate`)."""
+classes, one item of a returned tuple (`estimator, meta = restore(path)` then `Governor(estimator)`), and
+a field set from such an item (`net, self.meta = assemble(w); self.net = net`), before any guess by the
+method's name (seven classes define `estimate`)."""
 from __future__ import annotations
 
 import hashlib
@@ -11,8 +12,10 @@ import pytest
 from scanfixture import FIXTURES, marked_lines, scan_copy
 
 APP = FIXTURES / "scan_returned_builds" / "kiln_line"
-ENTRIES = {"chained_factory": "kiln.run:fire", "tuple_item": "kiln.govern:Governor.step"}
-REACHED = {"chained_factory": {"chained_factory", "chained_factory_other"}, "tuple_item": {"tuple_item"}}
+ENTRIES = {"chained_factory": "kiln.run:fire", "tuple_item": "kiln.govern:Governor.step",
+           "unpacked_field": "kiln.vent:Vent.open"}
+REACHED = {"chained_factory": {"chained_factory", "chained_factory_other"}, "tuple_item": {"tuple_item"},
+           "unpacked_field": {"unpacked_field"}}
 
 
 @pytest.fixture(autouse=True)

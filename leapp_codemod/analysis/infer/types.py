@@ -8,7 +8,7 @@ from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIn
 from leapp_codemod.analysis.model.project import questions
 from leapp_codemod.analysis.model.resolve_callables import CallableResolver, returned_builds
 from leapp_codemod.analysis.model.resolve_sites import argument_for, sites_of
-from leapp_codemod.analysis.model.returned_classes import built_classes
+from leapp_codemod.analysis.model.returned_classes import built_classes, unpacked_classes
 from leapp_codemod.analysis.model.resolve_types import (
     annotation_classes, builds_own_class, foreign_annotations, foreign_class, subclasses,
 )
@@ -217,6 +217,8 @@ class TypeQuestions:
                         out |= built
                     elif isinstance(value, ast.Name) and method in klass.methods:
                         out |= self.param_value_types(klass.methods[method], value.id)
+                        # `net, opt = build(cfg); self.net = net`: item 0 of what `build` returns
+                        out |= unpacked_classes(self.project, klass.methods[method], value.id, module)
                     elif isinstance(value, ast.Attribute) and method in klass.methods:
                         out |= self._param_field_types(klass.methods[method], value)
                     moved = self_returned(value)   # `self.net = network.eval().to(device)`

@@ -74,3 +74,18 @@ def _unchained(value: ast.expr) -> ast.expr:
             and value.func.attr in SELF_RETURNING_METHODS:
         value = value.func.value
     return value
+
+
+def unpacked_classes(project: Project, fn: FunctionInfo, name: str, module: ModuleIndex) -> set[str]:
+    """Project classes a local of `fn` is bound to by unpacking a call's returned tuple (`net, opt =
+    build(cfg)`: item 0 of what `build` returns)."""
+    out: set[str] = set()
+    for node in fn.nodes:
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            for target in node.targets:
+                if isinstance(target, (ast.Tuple, ast.List)):
+                    for i, item in enumerate(target.elts):
+                        if isinstance(item, ast.Name) and item.id == name:
+                            item_of = ast.Subscript(node.value, ast.Constant(i), ast.Load())
+                            out |= built_classes(project, item_of, module)
+    return out
