@@ -8,6 +8,7 @@ from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIn
 from leapp_codemod.analysis.model.project import questions
 from leapp_codemod.analysis.model.resolve_callables import CallableResolver, returned_builds
 from leapp_codemod.analysis.model.resolve_sites import argument_for, sites_of
+from leapp_codemod.analysis.model.returned_classes import built_classes, unpacked_classes
 from leapp_codemod.analysis.model.resolve_types import (
     annotation_classes, builds_own_class, foreign_annotations, foreign_class, subclasses,
 )
@@ -216,6 +217,8 @@ class TypeQuestions:
                         out |= built
                     elif isinstance(value, ast.Name) and method in klass.methods:
                         out |= self.param_value_types(klass.methods[method], value.id)
+                        # `net, opt = build(cfg); self.net = net`: item 0 of what `build` returns
+                        out |= unpacked_classes(self.project, klass.methods[method], value.id, module)
                     elif isinstance(value, ast.Attribute) and method in klass.methods:
                         out |= self._param_field_types(klass.methods[method], value)
                     moved = self_returned(value)   # `self.net = network.eval().to(device)`
@@ -336,6 +339,8 @@ class TypeQuestions:
     def expr_types_in_scope(self, e: ast.expr, module: ModuleIndex, scope: dict, depth: int = 0) -> set[str]:
         if isinstance(e, ast.Call):
             return self.call_result_types(e, module)
+        if isinstance(e, ast.Subscript) and isinstance(e.value, ast.Call):   # `net, stats = load(path)`
+            return built_classes(self.project, e, module)
         if isinstance(e, ast.Name) and depth < 4:
             if e.id in scope:
                 return set().union(*(self.expr_types_in_scope(v, module, scope, depth + 1) for v in scope[e.id]))

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from leapp_codemod.analysis.model.index import FunctionInfo, ModuleIndex
 from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.analysis.model.libraries import in_project, library_available
+from leapp_codemod.analysis.model.returned_classes import built_classes
 from leapp_codemod.knowledge.libraries import RUNTIME_FACTORIES
 from leapp_codemod.knowledge.vocab import SELF_RETURNING_METHODS
 
@@ -78,6 +79,9 @@ def handed_types(project: Project, fn: FunctionInfo) -> dict[str, set[str]]:
                     and value.func.attr in SELF_RETURNING_METHODS and isinstance(value.func.value, ast.Call):
                 value = value.func.value   # `Net(...).to(device)` is the Net
             name = project.qualify(value.func, handed.module) if isinstance(value, ast.Call) else None
+            returned = built_classes(project, value, handed.module)   # `load_policy(path)` returns a Net
+            if returned:
+                out.setdefault(param, set()).update(returned)
             if not name:
                 continue
             cls = project.class_of(name)

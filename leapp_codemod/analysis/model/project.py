@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIndex
+from leapp_codemod.analysis.model.libraries import library_available
 from leapp_codemod.analysis.model.path_entries import search_folders
 
 if TYPE_CHECKING:
@@ -349,10 +350,20 @@ class Project:
         return False
 
     def call_target(self, cls: ClassInfo) -> FunctionInfo | None:
-        """What `instance(...)` runs: forward for nn.Modules, else __call__."""
+        """What `instance(...)` runs: forward for nn.Modules, else __call__; a class that defines `forward`
+        over a base from a package neither scanned nor installed (`class Net(PreTrainedModel)` without
+        transformers), whose `__call__` is unknown, runs its `forward` (the torch convention)."""
         if self.is_nn_module(cls):
             return self.find_method(cls, "forward") or self.find_method(cls, "__call__")
-        return self.find_method(cls, "__call__")
+        own = self.find_method(cls, "__call__")
+        if own is None and self._absent_base(cls):
+            return self.find_method(cls, "forward")
+        return own
+
+    def _absent_base(self, cls: ClassInfo) -> bool:
+        """Some class of `cls`'s hierarchy derives from a package neither scanned nor installed."""
+        return any(isinstance(base, str) and "." in base and not library_available(self, base)
+                   for klass in self.mro(cls) for base in self.bases(klass))
 
     def functions(self):
         for mod in self.modules.values():

@@ -18,6 +18,7 @@ from leapp_codemod.analysis.model.config_values import config_values, decided_bl
 from leapp_codemod.analysis.model.handed import handed_types
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIndex
 from leapp_codemod.analysis.model.project import Project
+from leapp_codemod.analysis.model.resolve_types import annotation_classes
 from leapp_codemod.knowledge.libraries import FOREIGN_ROOTS, MODELED_ROOTS
 from leapp_codemod.knowledge.vocab import SELF_RETURNING_METHODS
 
@@ -63,6 +64,11 @@ def _index_sites(project: Project) -> dict[str, list[Site]]:
                     for target in node.targets:
                         if isinstance(target, ast.Name):
                             scope.setdefault(target.id, []).append(node.value)
+                        elif isinstance(target, (ast.Tuple, ast.List)) and isinstance(node.value, ast.Call):
+                            for i, item in enumerate(target.elts):   # `net, stats = load(path)`: `load(path)[0]`
+                                if isinstance(item, ast.Name):
+                                    part = ast.Subscript(node.value, ast.Constant(i), ast.Load())
+                                    scope.setdefault(item.id, []).append(ast.copy_location(part, node))
                 elif isinstance(node, ast.Call):
                     calls.append(node)
             for call in calls:
@@ -140,7 +146,14 @@ def enclosing_argument_types(project: Project, fn: FunctionInfo, rng) -> dict[st
     enclosing = module.functions.get(rng.scope_qualname) if module is not None and rng.scope_qualname else None
     if enclosing is None or enclosing is fn:
         return {}
-    return {p: c for p, c in handed_types(project, enclosing).items() if p in fn.params}
+    out = {p: c for p, c in handed_types(project, enclosing).items() if p in fn.params}
+    args = enclosing.node.args
+    for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs):   # `def evaluate(self, net: Net = None)`
+        if arg.arg in fn.params and arg.annotation is not None:
+            declared = annotation_classes(project, arg.annotation, module)
+            if declared:
+                out.setdefault(arg.arg, set()).update(declared)
+    return out
 
 
 def calls_named(project) -> dict[str, list[tuple[ast.Call, dict, ModuleIndex]]]:
