@@ -119,9 +119,9 @@ def _named_step(sites: CallSites, fid: str) -> bool:
 def range_around_step(sites: CallSites, fn: FunctionInfo, loop: ast.AST, models: set[str],
                       least: int) -> InlinePipeline | None:
     """A driver loop (at any depth below `__main__`) that builds the input of a project function named like a
-    policy step (`actioner.predict(rgbs, pcds, grippers)`) or for running its model (`apply_policy`) in at least `least` statements and uses its output:
-    the loop body is offered as an inline range too (the observation code lives in the loop, not in the step).
-    The step itself keeps its own rank."""
+    policy step (`actioner.predict(rgbs, pcds, grippers)`) or for running the model it calls (`apply_policy`) in
+    at least `least` statements and uses its output: the loop body is offered as an inline range too (the
+    observation code lives in the loop, not in the step). The step itself keeps its own rank."""
     steps = {id(node) for node, tids in sites.project_calls.get(fn.id, [])
              if tids and all(_named_step(sites, t) for t in tids)}
     if not steps:
