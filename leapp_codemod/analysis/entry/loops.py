@@ -236,29 +236,23 @@ def inline_pipelines(loop: ast.For | ast.AsyncFor | ast.While, models: set[str],
                                                                          wrapper_call):
                 break   # the `with` block builds the input and uses the output itself: its own range stands
             if block is not loop.body:
-                block, (first, last, count) = _lifted(loop.body, block, index, (first, last, count))
+                block, (first, last, count) = _lifted(loop.body, stmt, block, (first, last, count))
             found.append(InlinePipeline(loop.lineno, label, block[first].lineno,
                                         block[last].end_lineno or block[last].lineno, count))
             break
     return found
 
 
-def _lifted(body: list[ast.stmt], block: list[ast.stmt], index: int, nested: tuple[int, int, int]):
-    """(block, slice) of a model call block[index] in a branch of the loop body (`if t % k == 0: actions =
-    policy(obs)`) whose branch neither builds its input nor uses its output: the slice around the loop body's
-    statement holding the branch when that one does both (the observation built before the branch, the action
-    processed after it) and takes in more statements; else the branch's own."""
-    first, last, _ = nested
-    if first < index < last:
-        return block, nested    # the branch is a pipeline of its own (`with torch.no_grad(): ...`)
-    stmt = block[index]
+def _lifted(body: list[ast.stmt], stmt: ast.stmt, block: list[ast.stmt], nested: tuple[int, int, int]):
+    """(block, slice) of a model call that sits in a branch of the loop body (`if t % k == 0: actions =
+    policy(obs)`): the slice around the loop body's statement holding the branch when it takes in more
+    statements (the observation built before the branch, the action processed after it), else the branch's own."""
     top = next((i for i, outer in enumerate(body)
                 if outer.lineno <= stmt.lineno <= (outer.end_lineno or outer.lineno)), None)
     if top is None:
         return block, nested
     lifted = _slice(body, top)
-    complete = lifted[0] < top < lifted[1]
-    return (body, lifted) if complete and lifted[2] > nested[2] else (block, nested)
+    return (body, lifted) if lifted[2] > nested[2] else (block, nested)
 
 
 # Words of a `for` loop's iterable or target that say it walks a recorded dataset: `for batch in loader`,
