@@ -128,13 +128,3 @@ def test_a_model_in_a_declared_field_of_a_parameter_marks_the_step_and_its_loop_
     the_range = offered[want["range"]]
     assert the_range["kind"] == "inline"
     assert any("the loop is in a driver (fly)" in r for r in the_range["reasons"])
-
-
-def test_a_model_call_in_a_branch_offers_the_loop_bodys_pipeline_around_the_branch(tmp_path, monkeypatch):
-    want = expected("entry_branch_model_call")
-    candidates = ranked(app(tmp_path, "entry_branch_model_call"), monkeypatch)
-    offered = by_id(candidates)
-    assert want["branch_only"] not in offered
-    the_range = offered[want["range"]]
-    assert the_range["kind"] == "inline" and candidates[0]["entry"] == want["range"]
-    assert any("calls the model `planner` inline in a loop" in r for r in the_range["reasons"])

@@ -235,24 +235,10 @@ def inline_pipelines(loop: ast.For | ast.AsyncFor | ast.While, models: set[str],
             if isinstance(stmt, (ast.With, ast.AsyncWith)) and _complete(stmt.body, models, is_project_call,
                                                                          wrapper_call):
                 break   # the `with` block builds the input and uses the output itself: its own range stands
-            if block is not loop.body:
-                block, (first, last, count) = _lifted(loop.body, stmt, block, (first, last, count))
             found.append(InlinePipeline(loop.lineno, label, block[first].lineno,
                                         block[last].end_lineno or block[last].lineno, count))
             break
     return found
-
-
-def _lifted(body: list[ast.stmt], stmt: ast.stmt, block: list[ast.stmt], nested: tuple[int, int, int]):
-    """(block, slice) of a model call that sits in a branch of the loop body (`if t % k == 0: actions =
-    policy(obs)`): the slice around the loop body's statement holding the branch when it takes in more
-    statements (the observation built before the branch, the action processed after it), else the branch's own."""
-    top = next((i for i, outer in enumerate(body)
-                if outer.lineno <= stmt.lineno <= (outer.end_lineno or outer.lineno)), None)
-    if top is None:
-        return block, nested
-    lifted = _slice(body, top)
-    return (body, lifted) if lifted[2] > nested[2] else (block, nested)
 
 
 # Words of a `for` loop's iterable or target that say it walks a recorded dataset: `for batch in loader`,
