@@ -113,3 +113,18 @@ def test_a_loop_below_main_that_builds_a_steps_input_is_offered_as_a_range(tmp_p
     assert any("the loop is in a driver (Shift.grade_all)" in r for r in the_range["reasons"])
     result = CliRunner().invoke(main, ["scan", ".", "--entry", want["range"], "--format", "json"])
     assert result.exit_code in (0, 1) and "<lines 16-24>" in result.output
+
+
+def test_a_model_in_a_declared_field_of_a_parameter_marks_the_step_and_its_loop_range(tmp_path, monkeypatch):
+    want = expected("entry_annotated_model_field")
+    candidates = ranked(app(tmp_path, "entry_annotated_model_field"), monkeypatch)
+    offered = by_id(candidates)
+    step = offered[want["entry"]]
+    # `loaded.scripted(batch)` with `loaded: Loaded` and `scripted: torch.jit.ScriptModule` runs a model
+    assert "calls an nn.Module or a loaded model" in step["reasons"]
+    assert not any("no sign of a model" in r for r in step["reasons"])
+    assert candidates[0]["entry"] == want["entry"]
+    # `query_controller` is named for running a model: the driver loop that builds its input is a range
+    the_range = offered[want["range"]]
+    assert the_range["kind"] == "inline"
+    assert any("the loop is in a driver (fly)" in r for r in the_range["reasons"])

@@ -42,6 +42,7 @@ from leapp_codemod.analysis.entry.receivers import (
     local_receiver_types,
     on_library_module,
 )
+from leapp_codemod.analysis.entry.model_fields import calls_declared_model
 from leapp_codemod.analysis.entry.served import dotted, is_project_call, served_models
 from leapp_codemod.analysis.entry.served import served_locals as served_locals_of
 from leapp_codemod.analysis.entry.signs import (
@@ -159,6 +160,7 @@ def collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
                 continue    # `controller_error = lambda stats: ...`: the function's own expression, not a model
             if (calls_nn_module(ctx, node) or ((not targets or closures) and model_call(node, set()) is not None)
                     or (targets and hands_a_model(ctx, node, targets)) or hands_a_forward(node, forwards)
+                    or (not targets and calls_declared_model(project, fn, node))
                     or (isinstance(node.func, ast.Name) and node.func.id in items)):
                 sites.calls_module.add(fn.id)
                 sites.model_lines.setdefault(fn.id, set()).add(node.lineno)

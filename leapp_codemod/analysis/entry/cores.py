@@ -16,7 +16,7 @@ from dataclasses import replace
 from leapp_codemod.analysis.entry.call_sites import CallSites
 from leapp_codemod.analysis.entry.drivers import loops_of
 from leapp_codemod.analysis.entry.loops import InlinePipeline, inline_pipelines, offline_loop
-from leapp_codemod.analysis.entry.signs import is_step_name, step_name
+from leapp_codemod.analysis.entry.signs import is_step_name, runs_named_model, step_name
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.model import Entrypoint
@@ -105,15 +105,25 @@ def harness_via(fn: FunctionInfo, sites: CallSites):
     return None
 
 
+def _named_step(sites: CallSites, fid: str) -> bool:
+    """A project function named like a policy step that runs a model (itself or through what it calls), or one
+    named for running a model (`apply_policy`, signs.runs_named_model) that calls one itself."""
+    fn = sites.functions.get(fid)
+    if fn is None:
+        return False
+    name = step_name(fn)
+    return ((is_step_name(name) and (fid in sites.calls_module or sites.model_via(fid) is not None))
+            or (runs_named_model(name) and fid in sites.calls_module))
+
+
 def range_around_step(sites: CallSites, fn: FunctionInfo, loop: ast.AST, models: set[str],
                       least: int) -> InlinePipeline | None:
     """A driver loop (at any depth below `__main__`) that builds the input of a project function named like a
-    policy step (`actioner.predict(rgbs, pcds, grippers)`) in at least `least` statements and uses its output:
-    the loop body is offered as an inline range too (the observation code lives in the loop, not in the step).
-    The step itself keeps its own rank."""
+    policy step (`actioner.predict(rgbs, pcds, grippers)`) or for running the model it calls (`apply_policy`) in
+    at least `least` statements and uses its output: the loop body is offered as an inline range too (the
+    observation code lives in the loop, not in the step). The step itself keeps its own rank."""
     steps = {id(node) for node, tids in sites.project_calls.get(fn.id, [])
-             if tids and all(sites.functions.get(t) is not None and is_step_name(step_name(sites.functions[t]))
-                             and (t in sites.calls_module or sites.model_via(t)) for t in tids)}
+             if tids and all(_named_step(sites, t) for t in tids)}
     if not steps:
         return None
     found = [p for p in inline_pipelines(loop, models, lambda call: True, lambda call: id(call) in steps)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from leapp_codemod.analysis.entry.composers import is_model_wrapper
 from leapp_codemod.analysis.entry.drivers import name_words
-from leapp_codemod.analysis.entry.loops import MODEL_LOADERS, MODEL_METHODS, is_model_name
+from leapp_codemod.analysis.entry.loops import MODEL_LOADERS, MODEL_METHODS, MODEL_WORDS, is_model_name
 from leapp_codemod.analysis.model.runtime_bind import INSTANTIATE
 
 if TYPE_CHECKING:
@@ -45,6 +45,17 @@ SIMULATOR_STEP_WORDS = ("step", "simulate")
 # Frameworks LEAPP does not trace: code that only uses them is no PyTorch policy step.
 NON_TORCH_ROOTS = ("jax", "flax", "tensorflow", "keras", "mlx")
 NO_GRAD = ("torch.no_grad", "torch.inference_mode", "torch.autograd.grad_mode.no_grad")
+
+
+# Verbs that run what they name: `apply_policy`, `query_model`, `run_actor_net` run a model on their input (not
+# `load_policy`, `evaluate_policy`, `train_model`).
+RUN_VERBS = frozenset({"apply", "run", "query", "call", "invoke", "execute"})
+
+
+def runs_named_model(name: str) -> bool:
+    """`apply_policy`, `query_controller`: a run verb and a model word (loops.MODEL_WORDS)."""
+    words = name_words(name)
+    return bool(words & RUN_VERBS and words & MODEL_WORDS)
 
 
 def is_step_name(name: str) -> bool:
