@@ -1,6 +1,6 @@
 """Loop-carried values of inline ranges (fixtures/scan_recall15): a first-pass initialiser under a test on the
 namespace (`if "x" not in globals():`) runs once, so the rebinding after it still reads the previous
-iteration's value."""
+iteration's value; a value the loop rebinds after the range from the range's outputs is carried too."""
 from __future__ import annotations
 
 import pytest
@@ -16,3 +16,11 @@ def test_a_filter_initialised_under_a_namespace_test_is_carried_state(tmp_path, 
     hits = found(scan_copy("scan_recall15", tmp_path, "winch_app", "winch.py:8-13", monkeypatch))
     assert ("winch.py", 12, "LCM702") in hits          # pull_avg = pull_avg * 0.9 + pull * 0.1
     assert not any(line in (8, 9, 13) for _, line, _ in hits)
+
+
+def test_a_value_the_loop_rebinds_after_the_range_from_its_outputs_is_carried(tmp_path, monkeypatch):
+    hits = found(scan_copy("scan_recall15", tmp_path, "winch_app", "arm.py:14-16", monkeypatch))
+    assert ("arm.py", 18, "LCM705") in hits            # u_prev = clip(u, ...) * 0.5, read by the range at line 14
+    # `q` is rebound after the range too, but by the robot's reading (`self.robot.move`): an input
+    assert not any(line in (14, 15, 16, 17) for _, line, _ in hits)
+    assert [code for _, _, code in hits].count("LCM705") == 1
