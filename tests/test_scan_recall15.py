@@ -1,6 +1,6 @@
 """Loop-carried values of inline ranges (fixtures/scan_recall15): a first-pass initialiser under a test on the
 namespace (`if "x" not in globals():`) runs once, so the rebinding after it still reads the previous
-iteration's value; a value the loop rebinds after the range from the range's outputs is carried too."""
+iteration's value; a value the loop rebinds after the range from the range's outputs is carried too. And a mapped NumPy call given `dtype=` a type object, which raises under LEAPP."""
 from __future__ import annotations
 
 import pytest
@@ -24,3 +24,9 @@ def test_a_value_the_loop_rebinds_after_the_range_from_its_outputs_is_carried(tm
     # `q` is rebound after the range too, but by the robot's reading (`self.robot.move`): an input
     assert not any(line in (14, 15, 16, 17) for _, line, _ in hits)
     assert [code for _, _, code in hits].count("LCM705") == 1
+
+
+def test_a_type_object_as_dtype_of_a_mapped_numpy_call_is_reported(tmp_path, monkeypatch):
+    hits = found(scan_copy("scan_recall15", tmp_path, "winch_app", "mix:Mixer.blend", monkeypatch))
+    assert ("mix.py", 9, "LCM301") in hits             # np.stack(..., dtype=np.float64): raises under LEAPP
+    assert not any(line in (10, 11) for _, line, _ in hits)   # a string dtype traces
