@@ -30,3 +30,8 @@ def test_a_type_object_as_dtype_of_a_mapped_numpy_call_is_reported(tmp_path, mon
     hits = found(scan_copy("scan_recall15", tmp_path, "winch_app", "mix:Mixer.blend", monkeypatch))
     assert ("mix.py", 9, "LCM301") in hits             # np.stack(..., dtype=np.float64): raises under LEAPP
     assert not any(line in (10, 11) for _, line, _ in hits)   # a string dtype traces
+
+
+def test_a_property_read_on_a_project_object_runs_its_getter(tmp_path, monkeypatch):
+    hits = found(scan_copy("scan_recall15", tmp_path, "rollout_app", "rollout:act", monkeypatch))
+    assert ("rollout.py", 11, "LCM201") in hits        # the getter of `roll.scaled` branches on the data
