@@ -41,3 +41,14 @@ UNMAPPED_NUMPY_RECORD = r"No torch equivalent for numpy function (\w+)\b"
 # ("Reentering NODE with new i/o x_1").
 BOUNDARY_RECURSES_INTO = frozenset({"list", "tuple", "dict"})
 BOUNDARY_PASSES_WHOLE = frozenset({"deque"})
+
+# A NumPy function LEAPP 0.7.2 maps, called on traced arrays with `dtype=` a type object (`np.float32`, `float`),
+# raises NotImplementedError ("argument of type: <class 'type'>") while tracing: LEAPP forwards the keyword to the
+# torch op, which takes no NumPy type (tests/test_leapp_recall15_facts.py: `np.concatenate`, `np.stack`, `np.sum`,
+# `np.add`, `np.zeros_like`). A dtype written as a string (`dtype="float32"`) traces, and so do `np.array` and
+# `np.asarray`, which LEAPP patches on their own.
+DTYPE_TYPE_ACCEPTED = frozenset({"numpy.array", "numpy.asarray"})
+# A torch tensor combined with a NumPy array (`torch.tanh(t) * gain`, `gain` an ndarray) raises TypeError under
+# LEAPP 0.7.2 ("mul(): argument 'other' ... must be Tensor, not numpy.ndarray"), in either order
+# (tests/test_leapp_recall15_facts.py). No rule reports it yet: it needs the operand's type, often an attribute
+# set in a constructor.

@@ -18,6 +18,9 @@ MODELED_ROOTS = frozenset({"torch", "numpy", "leapp", "leapp_codemod", "warp", "
                            "triton", "onnx", "onnxruntime", "_pytest", "pytest", "setuptools", "pip", "pkg_resources",
                            "matplotlib", "wandb", "tensorboard", "hydra", "omegaconf", "yaml", "click", "tqdm"})
 # Loaded models the rules treat as one opaque traced call, whether or not their runtime is installed.
+# Libraries whose calls compute an array from arrays (no device, no simulator): a value computed with them alone
+# from a pipeline's outputs is arithmetic, not a new reading of the world.
+ARRAY_MATH_ROOTS = frozenset({"numpy", "torch", "math"})
 OPAQUE_MODELS = frozenset({"onnxruntime", "tensorrt", "openvino", "tflite_runtime"})
 # Installed packages that only hold and route tensors (TensorDict: nested dicts of tensors with a batch shape).
 # Their code is followed to reach the modules they wrap, but what it does itself (type-dispatch helpers,

@@ -124,6 +124,9 @@ NDARRAY_FLAG_METHODS = frozenset({"setflags"})
 INPLACE_EXCEPTIONS = frozenset({"requires_grad_", "share_memory_", "retain_grad_"})
 # In-place tensor methods that overwrite every element (given one argument): the old value is not read.
 OVERWRITING_METHODS = frozenset({"copy_", "zero_", "fill_"})
+# Builtins that return the names bound in a scope: a test on them (`"avg" not in locals()`) asks whether an
+# earlier pass has bound a name yet.
+NAMESPACE_CALLS = frozenset({"locals", "globals", "vars"})
 # Calls in a driver loop that redefine the object they are called on (`hist.append(obs)`, `buf.mul_(g)`):
 # the list/deque growers and in-place tensor arithmetic (sets and removals do not feed a pipeline).
 LOOP_MUTATORS = (CONTAINER_MUTATORS - {"remove", "add", "discard"}) | OVERWRITING_METHODS \

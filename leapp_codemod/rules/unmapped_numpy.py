@@ -1,5 +1,6 @@
 import ast
 
+from leapp_codemod.knowledge.leapp import DTYPE_TYPE_ACCEPTED
 from leapp_codemod.knowledge.vocab import NUMPY_SHAPE_QUERIES
 from leapp_codemod.rules._helpers import filled_local_list, show
 from leapp_codemod.rules.base import Hit, Rule
@@ -23,6 +24,13 @@ def check(node: ast.Call, ctx):
                   "pass the bounds as arrays (`np.asarray([...])`), or let `generate` patch `np.clip` with its "
                   "adapter")
         return
+    dtype = _dtype_type(node, ctx)
+    if dtype is not None and ctx.support.maps_numpy(name) and name not in DTYPE_TYPE_ACCEPTED and ctx.args_data(node):
+        yield Hit(node, f"`{show(node)}` passes `dtype={show(dtype)}`, a type object; LEAPP {ctx.support.version} "
+                        "forwards it to the torch op, which raises NotImplementedError while tracing",
+                  f"drop the keyword and convert after (`.astype(np.{_short(dtype)})`), or write the dtype as a "
+                  f"string (`dtype=\"{_short(dtype)}\"`)")
+        return
     if ctx.support.maps_numpy(name) or not ctx.args_data(node) or ctx.is_type_query(node) \
             or name in NUMPY_SHAPE_QUERIES:
         return
@@ -33,6 +41,19 @@ def check(node: ast.Call, ctx):
     yield Hit(node, f"`np.{short}` is not mapped by LEAPP {ctx.support.version}; `{show(node)}` runs untraced",
               f"use a mapped NumPy or torch equivalent, or FunctionPatch `{ctx.fn.qualname}` with a torch "
               f"implementation (`generate` writes the patch)")
+
+
+def _dtype_type(node: ast.Call, ctx) -> ast.expr | None:
+    """The `dtype=` keyword when it is a type object: a NumPy scalar type (`np.float32`) or `float`/`int`/`bool`."""
+    value = next((k.value for k in node.keywords if k.arg == "dtype"), None)
+    if isinstance(value, ast.Name) and value.id in ("float", "int", "bool") and not ctx.fn.assigned(value.id):
+        return value
+    qualified = ctx.qualify(value) if isinstance(value, ast.Attribute) else None
+    return value if qualified and qualified.startswith("numpy.") and qualified.count(".") == 1 else None
+
+
+def _short(dtype: ast.expr) -> str:
+    return dtype.id if isinstance(dtype, ast.Name) else dtype.attr
 
 
 def _sequence_bound(node: ast.Call, ctx) -> ast.expr | None:
@@ -75,7 +96,10 @@ RULE = Rule(
          "(LEAPP patches them to trace a traced argument only; a list of traced values becomes a plain array: "
          "checked in the installed leapp 0.7.2). Not the fields of a middleware message (`np.array([msg.x, "
          "msg.y])`, `np.array(msg.ranges)`): that is where the pipeline's input is made, and where the user "
-         "declares it.",
+         "declares it. Also a mapped function given `dtype=` a type object on pipeline data (`np.concatenate(parts, "
+         "dtype=np.float32)`, `np.sum(x, dtype=float)`): LEAPP 0.7.2 forwards the keyword to the torch op, which "
+         "raises NotImplementedError while tracing (checked in the installed leapp; a string dtype, "
+         "`dtype=\"float32\"`, traces, and so do `np.array`/`np.asarray`, which LEAPP patches on their own).",
     why="LEAPP intercepts NumPy through `__array_function__`/`__array_ufunc__` and records a torch op only for "
         "mapped callables. Others log 'No torch equivalent for numpy function ...' and return a plain ndarray: if "
         "it is the only path to an output, `output_tensors` raises 'received non-traced tensors'; mixed with traced "
@@ -92,6 +116,8 @@ RULE = Rule(
         "import numpy as np\ndef step(obs):\n    return np.concatenate([np.sin(obs), np.clip(obs, -1, 1)], axis=-1)\n",
         "import numpy as np\ndef step(obs):\n    table = np.linalg.norm(np.ones(3))\n    return obs * table\n",
         "import numpy as np\ndef step(obs):\n    return np.array(obs, dtype=np.float32) + np.array([1.0, 2.0])\n",
+        # a dtype written as a string traces
+        "import numpy as np\ndef step(a, b):\n    return np.concatenate([a, b], dtype='float32')\n",
         # shape queries answer with Python ints, no array data
         "import numpy as np\ndef step(obs):\n    rows = np.shape(obs)[0]\n    return np.tanh(obs) * np.ndim(obs), rows\n",
         # the fields of a message a subscription callback stored, or the entry received: the input being made
@@ -112,6 +138,8 @@ RULE = Rule(
         "import numpy as np\ndef step(robots):\n    scans, goals = [], []\n    for r in robots:\n"
         "        scans.append(r[0])\n        goals.append(r[1])\n    scans = np.asarray(scans)  # error\n"
         "    return np.tanh(scans), goals\n",
+        # a type object as dtype, forwarded to the torch op
+        "import numpy as np\ndef step(a, b):\n    return np.concatenate([a, b], dtype=np.float32)  # error\n",
         # bytes unpacked into a tuple of Python numbers
         "import struct\nimport numpy as np\ndef step(packet, gain):\n"
         "    q = np.array(struct.unpack('<4f', packet))  # error\n    return q * gain\n",

@@ -23,7 +23,7 @@ from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.walk import (
     constant_flag_block, is_self_attr, leaves_function, live_statements, training_only_block,
 )
-from leapp_codemod.knowledge.vocab import OVERWRITING_METHODS
+from leapp_codemod.knowledge.vocab import NAMESPACE_CALLS, OVERWRITING_METHODS
 
 MAX_DEPTH = 40
 MAX_STATEMENTS = 200_000
@@ -278,7 +278,16 @@ class _Walk:
         """Can the condition differ from one call to the next? Pipeline data, state and a number an inline
         range takes from its loop (`if t % query_every == 0:` of a step counter) can."""
         varying = {name for name, changes in ctx.fn.numbers.items() if changes} | set(ctx.fn.carried)
-        return ctx.is_data(test) or any(isinstance(n, ast.Name) and n.id in varying for n in ast.walk(test))
+        return ctx.is_data(test) or any(isinstance(n, ast.Name) and n.id in varying for n in ast.walk(test)) \
+            or _asks_namespace(test)
+
+
+def _asks_namespace(test: ast.expr) -> bool:
+    """`if "avg" not in locals():` (`globals()`, `vars()`): what names exist changes once an earlier iteration or
+    call has bound them, so the test takes one arm on the first pass and the other after: a write under it is no
+    write of every call (an initialiser of carried state)."""
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in NAMESPACE_CALLS
+               and not n.args for n in ast.walk(test))
 
 
 def _str_key(index: ast.expr) -> bool:

@@ -29,11 +29,12 @@ from leapp_codemod.analysis.model.resolve_types import constructed_before, recei
 from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.analysis.model.tensor_values import external_namer, tensor_like
 from leapp_codemod.analysis.model.walk import (
-    UNKNOWN, binding_nodes, is_property, is_self_attr, iter_nodes, literal_bindings,
+    UNKNOWN, binding_nodes, is_self_attr, iter_nodes, literal_bindings,
 )
 from leapp_codemod.knowledge.io import THREAD_HANDOFFS
 from leapp_codemod.analysis.model.resolve_sites import applied_call, handed_call
 from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS, ELEMENT_APPLIERS
+from leapp_codemod.analysis.flow.property_reads import property_getters
 from leapp_codemod.analysis.flow.kwarg_keys import (
     absent_keyword, forwarded_settings, record_keyword_keys, record_vararg_counts,
 )
@@ -365,6 +366,8 @@ class Analysis:
                 if fn.id not in facts.answers_by_data and return_chosen_by_data(ctx, node):
                     facts.returns_data.add(fn.id)   # `if dist < tol: return True`: the answer follows the data
                     facts.answers_by_data.add(fn.id)
+            for getter in property_getters(ctx, node):   # `self.x` / `obj.x` of a `@property`: runs the getter
+                self.add_reachable(getter)
             if isinstance(node, ast.Return) and node.value is not None:
                 if ctx.is_data(node.value):
                     facts.returns_data.add(fn.id)
@@ -377,9 +380,6 @@ class Analysis:
             elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and ctx.cls is not None \
                     and is_self_attr(node, self_name):
                 facts.attr_reads.setdefault(ctx.cls.id, {}).setdefault(node.attr, set()).add((fn.id, node.lineno))
-                getter = self.project.find_method(ctx.cls, node.attr)
-                if getter is not None and is_property(getter):
-                    self.add_reachable(getter)
             elif isinstance(node, ast.Call):
                 self._propagate_call(ctx, node)
                 if ctx.cls is not None:

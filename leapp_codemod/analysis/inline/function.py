@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from leapp_codemod.analysis.inline.boundary_types import undeclarable_inputs
+from leapp_codemod.analysis.inline.fed_after import array_math_aliases, fed_after
 from leapp_codemod.analysis.inline.mutated import only_mutated
 from leapp_codemod.analysis.model.index import FunctionInfo, ModuleIndex
 from leapp_codemod.analysis.inline.range import (
@@ -167,6 +168,8 @@ def inline_function(project: Project, entry: InlineEntry) -> tuple[FunctionInfo,
     outer = _bound_before(rng)
     fn = FunctionInfo(f"{module.name}:{qualname}", module.name, qualname, node, owner, module.path,
                       carried=frozenset(rng.state) | _filled_in_place(rng), outer_values=outer,
-                      numbers=_numbers(rng, outer), undeclarable=undeclarable_inputs(rng))
+                      numbers=_numbers(rng, outer), undeclarable=undeclarable_inputs(rng),
+                      fed_after=fed_after(rng.loop, rng.start, rng.end, rng.inputs, rng.outputs,
+                                          array_math_aliases(module.tree)))
     module.functions[qualname] = fn
     return fn, rng

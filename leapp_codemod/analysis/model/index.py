@@ -35,6 +35,9 @@ class FunctionInfo:
     # an inline range: its inputs whose value a LEAPP boundary cannot declare (a deque, a list of Python
     # numbers), each an `analysis.inline.boundary_types.Undeclarable`
     undeclarable: dict = field(default_factory=dict, repr=False, compare=False)
+    # an inline range: its inputs the driver loop rebinds after the range from the range's outputs, by array
+    # arithmetic alone (`analysis.inline.fed_after`), each with that rebinding (an `ast.Assign`): state kept outside
+    fed_after: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def name(self) -> str:
