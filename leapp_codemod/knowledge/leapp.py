@@ -33,7 +33,7 @@ SHAPE_ONLY_NUMPY = frozenset({"ndim", "shape", "size", "result_type", "min_scala
 UNMAPPED_NUMPY_RECORD = r"No torch equivalent for numpy function (\w+)\b"
 
 # What a LEAPP 0.7.2 input boundary (`annotate.input_tensors`) declares as graph inputs, checked by tracing each
-# kind (tests/test_boundary_types.py): torch tensors and NumPy arrays, also as the leaves of lists, tuples and
+# kind (tests/test_leapp_boundary_types.py): torch tensors and NumPy arrays, also as the leaves of lists, tuples and
 # dicts whose structure is the same on every call (one port per leaf: `x_0`, `x_key`). Every other value is passed
 # through as a constant of the graph (LEAPP warns "Non-tracable input ... will be passed through as a constant"):
 # a deque whatever it holds (the boundary recurses into lists, tuples and mappings only), a Python or NumPy

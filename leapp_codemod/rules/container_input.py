@@ -43,7 +43,7 @@ RULE = Rule(
         "tuples and dicts to declare the arrays inside them (one port per item). Anything else is passed through "
         "as a constant of the graph (\"Non-tracable input ... will be passed through as a constant\"): a deque, a "
         "number, a list of numbers, an object. A list whose length changes gets a new port on the next call, and "
-        "LEAPP fails with \"Reentering ... with new i/o\" (checked by tracing each kind: tests/test_boundary_types.py).",
+        "LEAPP fails with \"Reentering ... with new i/o\" (checked by tracing each kind: tests/test_leapp_boundary_types.py).",
     fix="Start the range after the lines that stack the value into arrays (those arrays become the inputs), or "
         "stack it into an array before the range, or widen the range to include the lines that build it from arrays.",
     example="frames = deque([read()] * 3, maxlen=3)\nwhile True:\n    x = np.stack(list(frames))   # range starts here\n"
