@@ -114,7 +114,7 @@ class CallQuestions:
                     if isinstance(target, FunctionInfo):
                         return [target]
             found = []
-            for type_name in self.types_of(receiver):
+            for type_name in sorted(self.types_of(receiver)):
                 cls = self._class_for_type(type_name)
                 method = project.find_method(cls, func.attr) if cls else None
                 if method is not None:
@@ -144,11 +144,15 @@ class CallQuestions:
         else:
             typed = isinstance(func, ast.Name) and (func.id in self.env.types or func.id in self.fn.outer_values or (
                 func.id in self.module.globals and func.id not in self.fn.params and not self._is_local(func)))
-            for type_name in self.types_of(func) if typed else ():   # a local, a name bound before a range, a global
+            # a local, a name bound before a range, a global; bound to several classes, it may run any of them
+            targets: list[FunctionInfo] = []
+            for type_name in sorted(self.types_of(func)) if typed else ():
                 cls = self._class_for_type(type_name)
                 target = project.call_target(cls) if cls else None
-                if target is not None:
-                    return [target]
+                if target is not None and target not in targets:
+                    targets.append(target)
+            if targets:
+                return targets
         if isinstance(func, ast.Attribute) and is_self_attr(func, self.self_name) and self.cls is not None:
             out = []
             attr_types = set().union(*(self.attr_types(c, func.attr) for c in self.receiver_classes()))
