@@ -55,20 +55,32 @@ def test_a_network_method_ranks_below_the_deploy_step_that_builds_its_input(tmp_
 
 @pytest.mark.parametrize("rng, nearest", [
     ("10-14", ["10-12", "10-17"]),     # ends one block deeper: shrink to the block, or take in the whole `if`
-    ("14-18", ["14-15"]),              # starts one block deeper: the statements of that block
+    ("14-18", ["14-15", "13-18"]),     # starts one block deeper: that block's statements, or from the `if`
 ])
 def test_a_range_across_blocks_names_the_nearest_valid_ranges(rng, nearest, tmp_path, monkeypatch):
+    check_nearest_valid(tmp_path, monkeypatch, "rig/balance.py", rng, nearest)
+
+
+@pytest.mark.parametrize("rng, nearest", [
+    ("9-12", ["9-10", "8-12"]),        # starts inside `with torch.no_grad()`, ends after it: grow to the `with`
+    ("7-9", ["7-7", "7-10"]),          # ends inside the `with`: the statements before it, or the whole `with`
+])
+def test_a_range_that_leaves_a_with_block_names_the_with_statement(rng, nearest, tmp_path, monkeypatch):
+    check_nearest_valid(tmp_path, monkeypatch, "rig/steer.py", rng, nearest)
+
+
+def check_nearest_valid(tmp_path, monkeypatch, path, rng, nearest):
     root = app(tmp_path, "inline_range_hint")
     monkeypatch.chdir(root)
     before = tree_hash(root)
-    result = CliRunner().invoke(main, ["scan", "rig", "--entry", f"rig/balance.py:{rng}"])
+    result = CliRunner().invoke(main, ["scan", "rig", "--entry", f"{path}:{rng}"])
     assert result.exit_code == 2
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and "cross a block boundary" in lines[0]
-    named = re.findall(r"rig/balance\.py:(\d+-\d+) \(", lines[0].partition("nearest valid:")[2])
+    named = re.findall(re.escape(path) + r":(\d+-\d+) \(", lines[0].partition("nearest valid:")[2])
     assert named == nearest
     for suggestion in named:    # each suggestion is a spelling the user can paste, and it scans
-        ok = CliRunner().invoke(main, ["scan", "rig", "--entry", f"rig/balance.py:{suggestion}", "--format", "json"])
+        ok = CliRunner().invoke(main, ["scan", "rig", "--entry", f"{path}:{suggestion}", "--format", "json"])
         assert ok.exit_code in (0, 1), ok.output
         assert f"<lines {suggestion}>" in ok.output
     assert tree_hash(root) == before

@@ -141,8 +141,9 @@ def _find(tree: ast.Module, start: int, end: int) -> _Found | None:
 
 def _nearest_ranges(tree: ast.Module, start: int, end: int) -> list[tuple[int, int, str]]:
     """Valid ranges nearest to START-END when START begins a statement and END ends one of another block:
-    the statements of START's block up to END, and the range grown to the end of the statement of that block
-    holding END. (start, end, what it covers)."""
+    the statements of START's block up to END, the range grown to the end of the statement of that block
+    holding END, and the range grown back to the compound statement holding START. (start, end, what it
+    covers)."""
     stack: list[ast.AST] = [tree]
     while stack:
         node = stack.pop()
@@ -159,11 +160,24 @@ def _nearest_ranges(tree: ast.Module, start: int, end: int) -> list[tuple[int, i
                     whole = f"{_stmt_start(holder)}-{holder.end_lineno}"
                     out.append((start, holder.end_lineno, f"through the whole statement at lines {whole} "
                                                          f"holding line {end}"))
-                return out
+                return out + _grown_start(tree, start, end)
             stack.extend(s for s in block if _stmt_start(s) <= start <= s.end_lineno)
             if isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))):
                 stack.extend(h for h in node.handlers if h.lineno <= start <= h.end_lineno)
     return []
+
+
+def _grown_start(tree: ast.Module, start: int, end: int) -> list[tuple[int, int, str]]:
+    """When START lies inside a compound statement (a `with`, `if`, `try`, inner loop) and END ends a later
+    statement of the block holding that compound statement: the range grown back to the first line of the
+    innermost such statement. (start, end, what it covers)."""
+    holders = [stmt for node in ast.walk(tree) for block in _blocks(node) for i, stmt in enumerate(block)
+               if _stmt_start(stmt) < start <= stmt.end_lineno < end
+               and any(later.end_lineno == end for later in block[i + 1:])]
+    if not holders:
+        return []
+    first = max(_stmt_start(stmt) for stmt in holders)
+    return [(first, end, f"from the statement at line {first} holding line {start}")]
 
 
 def _why_not(tree: ast.Module, start: int, end: int, n_lines: int, path: str = "FILE") -> str:
