@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from leapp_codemod.analysis.flow.passed_keys import entry_dict_keys
 from leapp_codemod.analysis.entry.caller_state import caller_held_state
 from leapp_codemod.analysis.entry.entrypoints import rank_entrypoints
 from leapp_codemod.analysis.entry.lookup import choose_entry
@@ -94,7 +95,7 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
             analysis.facts.caller_state[entry_fn.id] = {p: held for p, held in caller_held_state(project, entry_fn).items()
                                                         if p in data}
             analysis.facts.param_constants[entry_fn.id] = entry_flag_constants(project, entry_fn, data) | {
-                p: values for p, values in settings.items() if not values & VARYING}
+                p: values for p, values in settings.items() if not values & VARYING} | entry_dict_keys(project, entry_fn)
             analysis.facts.setting_items[entry_fn.id] = setting_items(project, entry_fn)   # `buffers["hold"]`
             analysis.facts.per_call_flags[entry_fn.id] = per_call_flags(project, entry_fn) - data
             if not data and entry_fn.class_name:   # a step with no inputs reads them from objects on self

@@ -1,0 +1,80 @@
+"""Dict inputs whose keys the reached calls decide (fixtures/scan_keyed_inputs and variants of its apps): a key
+no reached call puts in a dict parameter or in `**kwargs` is absent, so `feed.get("hint")` is its default,
+`"wind" in feed` is False and a parameter only a `**feed` spread could fill keeps its default; the blocks
+those tests guard are not the pipeline. The keys travel through hops (a parameter handed on whole, spread
+with `**`). A call that passes a dict of unknown keys, or a function that fills the dict itself, leaves every
+key possible."""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from scanfixture import FIXTURES, check_marked, found
+
+from leapp_codemod.scan import scan_project
+
+GROUP = "scan_keyed_inputs"
+NODE = "grasp.node:GraspNode.on_frame"
+ACT = "cart.policy:CartPolicy.act"
+LOOP = "main.py:8-9"
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("LEAPP_CODEMOD_CACHE_DIR", str(tmp_path / "cache"))
+
+
+@pytest.mark.parametrize(("app", "entry"), [("grasp_node", NODE), ("cart_loop", LOOP), ("cart_loop", ACT),
+                                            ("caption_player", "captions.player:Player.describe")])
+def test_the_marked_lines_and_only_those(tmp_path, monkeypatch, app, entry):
+    check_marked(GROUP, tmp_path, monkeypatch, app, entry)
+
+
+def variant(tmp_path, monkeypatch, app: str, entry: str, module: str, old: str, new: str):
+    """Scan a copy of the app whose `module` has `old` replaced by `new`."""
+    root = tmp_path / app
+    shutil.copytree(FIXTURES / GROUP / app, root)
+    path = root / module
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+    monkeypatch.chdir(root)
+    return found(scan_project(["."], entry=entry))
+
+
+def test_a_key_the_caller_adds_keeps_its_block(tmp_path, monkeypatch):
+    hits = variant(tmp_path, monkeypatch, "grasp_node", NODE, "grasp/node.py",
+                   'feed["depth"] = depth\n', 'feed["depth"] = depth\n        feed["tactile"] = depth[:4]\n')
+    assert ("net.py", 18, "LCM201") in hits      # `tactile` is passed now: its block is the pipeline
+    assert ("runner.py", 13, "LCM901") in hits
+    assert ("net.py", 23, "LCM901") not in hits   # `demo_grip` still is not
+
+
+def test_a_dict_of_unknown_keys_keeps_every_block(tmp_path, monkeypatch):
+    hits = variant(tmp_path, monkeypatch, "grasp_node", NODE, "grasp/node.py",
+                   'feed = {"rgb": rgb}', 'feed = dict(msg.extras, rgb=rgb)')
+    assert {("net.py", 18, "LCM201"), ("net.py", 23, "LCM901"), ("runner.py", 13, "LCM901")} <= hits
+
+
+def test_a_key_the_loop_passes_keeps_its_block(tmp_path, monkeypatch):
+    hits = variant(tmp_path, monkeypatch, "cart_loop", LOOP, "main.py", "dict(pos=obs)", "dict(pos=obs, hint=obs * 0.1)")
+    assert ("policy.py", 9, "LCM201") in hits
+    assert ("policy.py", 12, "LCM101") not in hits   # `wind` still is not passed
+
+
+def test_a_dict_the_hop_fills_itself_keeps_every_block(tmp_path, monkeypatch):
+    hits = variant(tmp_path, monkeypatch, "cart_loop", LOOP, "cart/policy.py", "        return self.pi(features(obs_in))",
+                   '        obs_in[self.extra_key()] = obs_in["pos"]\n        return self.pi(features(obs_in))')
+    assert {("policy.py", 9, "LCM201"), ("policy.py", 12, "LCM101")} <= hits
+
+
+def test_an_entry_called_once_with_unknown_keys_keeps_every_block(tmp_path, monkeypatch):
+    hits = variant(tmp_path, monkeypatch, "cart_loop", ACT, "main.py", "    action = policy.act(inputs)\n",
+                   "    action = policy.act(inputs)\n    policy.act(env.observe())\n")
+    assert {("policy.py", 9, "LCM201"), ("policy.py", 12, "LCM101")} <= hits
+
+
+def test_an_entry_whose_callers_name_a_key_keeps_that_block(tmp_path, monkeypatch):
+    hits = variant(tmp_path, monkeypatch, "cart_loop", ACT, "main.py", "dict(pos=obs)", "dict(pos=obs, wind=obs[:1])")
+    assert ("policy.py", 12, "LCM101") in hits
+    assert ("policy.py", 9, "LCM201") not in hits
