@@ -3,14 +3,17 @@ no reached call puts in a dict parameter or in `**kwargs` is absent, so `feed.ge
 `"wind" in feed` is False and a parameter only a `**feed` spread could fill keeps its default; the blocks
 those tests guard are not the pipeline. The keys travel through hops (a parameter handed on whole, spread
 with `**`). A call that passes a dict of unknown keys, or a function that fills the dict itself, leaves every
-key possible."""
+key possible, and the tests on `**kwargs` keys such a spread leaves open are listed (`open_keys`, "keys not
+known: ...")."""
 from __future__ import annotations
 
 import shutil
 
 import pytest
-from scanfixture import FIXTURES, check_marked, found
+from scanfixture import FIXTURES, check_marked, found, marked_lines
 
+from leapp_codemod.report.json_format import to_document
+from leapp_codemod.report.text import TextOptions, render_text
 from leapp_codemod.scan import scan_project
 
 GROUP = "scan_keyed_inputs"
@@ -78,3 +81,24 @@ def test_an_entry_whose_callers_name_a_key_keeps_that_block(tmp_path, monkeypatc
     hits = variant(tmp_path, monkeypatch, "cart_loop", ACT, "main.py", "dict(pos=obs)", "dict(pos=obs, wind=obs[:1])")
     assert ("policy.py", 12, "LCM101") in hits
     assert ("policy.py", 9, "LCM201") not in hits
+
+
+def test_tests_on_keys_a_spread_leaves_unknown_are_said(tmp_path, monkeypatch):
+    root = tmp_path / "caption_player"
+    shutil.copytree(FIXTURES / GROUP / "caption_player", root)
+    monkeypatch.chdir(root)
+    result = scan_project(["."], entry="captions.player:Player.describe")
+    line = marked_lines(root, "keys")["open"][1]
+    assert [note.split(": `")[0] for note in result.open_keys] == [f"captions/model.py:{line}"]
+    document = to_document(result)
+    assert document["open_keys"] == list(result.open_keys)
+    assert f"keys not known: captions/model.py:{line}" in render_text(result, TextOptions(concise=True))
+
+
+def test_keys_the_calls_name_leave_nothing_to_say(tmp_path, monkeypatch):
+    root = tmp_path / "grasp_node"
+    shutil.copytree(FIXTURES / GROUP / "grasp_node", root)
+    monkeypatch.chdir(root)
+    result = scan_project(["."], entry=NODE)
+    assert result.open_keys == ()
+    assert "open_keys" not in to_document(result)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from leapp_codemod.analysis.flow.open_keys import open_key_tests
 from leapp_codemod.analysis.flow.passed_keys import entry_dict_keys
 from leapp_codemod.analysis.entry.caller_state import caller_held_state
 from leapp_codemod.analysis.entry.entrypoints import rank_entrypoints
@@ -138,6 +139,7 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
     result.errors += rule_errors
     result.not_followed = not_followed(analysis, entry_fn)
     result.bound_calls = resolutions(project)
+    result.open_keys = open_key_tests(analysis)
     if observed is not None:
         result.findings = label_findings(result.findings, observed)
         result.not_followed = still_not_followed(result.not_followed, observed)
