@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from leapp_codemod.analysis.model.preset_attrs import preset_attributes
 from leapp_codemod.analysis.flow.open_keys import open_key_tests
 from leapp_codemod.analysis.flow.passed_keys import entry_dict_keys
 from leapp_codemod.analysis.entry.caller_state import caller_held_state
@@ -84,6 +85,8 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
             set_bindings(project, options.bind)
         result.entry = named or next((e for e in result.entrypoints if e.module == entry_fn.module
                                       and e.qualname == entry_fn.qualname), None) or as_entrypoint(entry_fn)
+        if inline:   # objects the driver prepares before the loop around the range
+            project.memo[("preset_attrs",)] = preset_attributes(project, project.modules[entry_fn.module], rng.scope, rng.loop)
         data = ((set(rng.inputs) | set(rng.state)) - set(entry_fn.numbers) if inline else
                 entry_data_params(entry_fn) & lint_data_params(entry_fn, containers=True) | annotated_data(entry_fn)
                 | optional_inputs(project, entry_fn))

@@ -41,6 +41,7 @@ from leapp_codemod.analysis.flow.kwarg_keys import (
 from leapp_codemod.analysis.model.literal_globals import literal_constant
 from leapp_codemod.analysis.model.settings import class_settings, dict_defaults, module_flags
 from leapp_codemod.analysis.flow.passed_keys import param_map, record_dict_keys
+from leapp_codemod.analysis.model.preset_attrs import preset_settings
 
 
 
@@ -323,6 +324,7 @@ class Analysis:
             if cls is not None and ("duck",) in self.project.memo:   # entry mode: the object's settings
                 for name, values in class_settings(self.project, cls, UNKNOWN).items():
                     constants.setdefault(name, set(values))
+                constants.update(preset_settings(self.project, cls))   # set by the driver before its loop
         self.reachable.setdefault(fn.id, fn)
 
     def propagate(self, fn: FunctionInfo) -> None:
