@@ -102,3 +102,10 @@ def test_keys_the_calls_name_leave_nothing_to_say(tmp_path, monkeypatch):
     result = scan_project(["."], entry=NODE)
     assert result.open_keys == ()
     assert "open_keys" not in to_document(result)
+
+
+def test_a_dict_handed_to_a_call_before_its_test_keeps_the_block(tmp_path, monkeypatch):
+    # `self.prepare(feed)` may add keys to the same dict before `infer` tests them
+    hits = variant(tmp_path, monkeypatch, "grasp_node", NODE, "grasp/runner.py",
+                   '    def infer(self, feed):\n', '    def infer(self, feed):\n        self.net.prepare(feed)\n')
+    assert ("runner.py", 14, "LCM901") in hits

@@ -74,9 +74,28 @@ def absent_key(fn, name: str, constants: dict | None) -> Callable[[str], bool] |
         return None if kwargs_rebound(fn, name) else \
             (lambda key: key in params or (known is not None and key not in known))
     keys = constants.get(PARAM_KEYS + name)
-    if not keys or UNKNOWN in keys or name not in keyed_params(fn) or kwargs_rebound(fn, name):
+    if not keys or UNKNOWN in keys or name not in keyed_params(fn) or kwargs_rebound(fn, name) \
+            or name in _handed_whole(fn):
         return None
     return lambda key: key not in keys
+
+
+_READERS = frozenset({"len", "print", "isinstance", "sorted", "list", "dict", "str", "repr", "type", "id", "hasattr",
+                      "getattr", "bool", "tuple", "set", "iter", "enumerate", "zip"})
+
+
+def _handed_whole(fn) -> frozenset[str]:
+    """Names the function passes whole to a call that may fill them (`self.prep(feed)` can add keys to `feed`
+    before the function tests them); builtins that only read and `**name` (a copy) do not count."""
+    found = fn.walks.get("handed_whole")
+    if found is None:
+        names = set()
+        for node in fn.nodes:
+            if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in _READERS):
+                names.update(a.id for a in node.args if isinstance(a, ast.Name))
+                names.update(k.value.id for k in node.keywords if k.arg and isinstance(k.value, ast.Name))
+        found = fn.walks["handed_whole"] = frozenset(names)
+    return found
 
 
 def absent_read(expr: ast.expr, fn, constants: dict | None) -> set | None:
