@@ -197,6 +197,7 @@ class ScanResult:
     not_followed: tuple[NotFollowed, ...] = ()   # calls in the pipeline whose callee stayed unknown
     observed_note: str = ""   # "observed: 3 calls of … from main.py, …", or why a saved observation was ignored
     bound_calls: tuple[Resolved, ...] = ()       # calls on run-time-bound receivers, and how they were resolved
+    open_keys: tuple[str, ...] = ()   # tests on the keys of a dict a reached call fills with keys not known (both branches analysed)
     files_analyzed: int = 0
     leapp_support: str = ""  # where the LEAPP mapping came from, e.g. "installed leapp 0.7.2"
     resolved: list = field(default_factory=list)   # resolved.Resolution: findings a generated module resolves

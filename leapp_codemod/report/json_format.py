@@ -21,7 +21,8 @@ def to_document(result: ScanResult) -> dict:
     `seen`: "seen running" or "static only".
     `not_followed` lists the calls in the pipeline whose callee the scan could not resolve (`path`, `line`,
     `text`, `reason`, `receiver`, `function`); `bound_calls` the calls on run-time-bound receivers it did
-    resolve (`path`, `line`, `text`, `targets`, `how`).
+    resolve (`path`, `line`, `text`, `targets`, `how`). `open_keys` (only when there are some) lists the tests
+    on the keys of a dict a reached call fills with keys the scan cannot know: both branches were analysed.
     """
     return {
         "version": __version__,
@@ -37,6 +38,7 @@ def to_document(result: ScanResult) -> dict:
         "not_followed": [n.to_json() for n in result.not_followed],
         "bound_calls": [r.to_json() for r in result.bound_calls],
         **({"observed_note": result.observed_note} if result.observed_note else {}),
+        **({"open_keys": list(result.open_keys)} if result.open_keys else {}),
     }
 
 

@@ -74,6 +74,7 @@ def render_text(result: ScanResult, options: TextOptions | None = None, sources:
         if not options.concise and not options.statistics:
             blocks.append(bound_calls_block(result, options.style))
         blocks.append(not_followed_block(result, options.style, concise=options.concise or options.statistics))
+        blocks.append("\n".join(f"keys not known: {line}" for line in getattr(result, "open_keys", ())))
         blocks.append(summary_line(result))
     separator = "\n" if options.concise or options.statistics else "\n\n"
     text = separator.join(b for b in blocks if b)

@@ -3,6 +3,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from leapp_codemod.analysis.model.preset_attrs import preset_attributes
+from leapp_codemod.analysis.flow.open_keys import open_key_tests
+from leapp_codemod.analysis.flow.passed_keys import entry_dict_keys
 from leapp_codemod.analysis.entry.caller_state import caller_held_state
 from leapp_codemod.analysis.entry.entrypoints import rank_entrypoints
 from leapp_codemod.analysis.entry.lookup import choose_entry
@@ -82,6 +85,8 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
             set_bindings(project, options.bind)
         result.entry = named or next((e for e in result.entrypoints if e.module == entry_fn.module
                                       and e.qualname == entry_fn.qualname), None) or as_entrypoint(entry_fn)
+        if inline:   # objects the driver prepares before the loop around the range
+            project.memo[("preset_attrs",)] = preset_attributes(project, project.modules[entry_fn.module], rng.scope, rng.loop)
         data = ((set(rng.inputs) | set(rng.state)) - set(entry_fn.numbers) if inline else
                 entry_data_params(entry_fn) & lint_data_params(entry_fn, containers=True) | annotated_data(entry_fn)
                 | optional_inputs(project, entry_fn))
@@ -94,7 +99,7 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
             analysis.facts.caller_state[entry_fn.id] = {p: held for p, held in caller_held_state(project, entry_fn).items()
                                                         if p in data}
             analysis.facts.param_constants[entry_fn.id] = entry_flag_constants(project, entry_fn, data) | {
-                p: values for p, values in settings.items() if not values & VARYING}
+                p: values for p, values in settings.items() if not values & VARYING} | entry_dict_keys(project, entry_fn)
             analysis.facts.setting_items[entry_fn.id] = setting_items(project, entry_fn)   # `buffers["hold"]`
             analysis.facts.per_call_flags[entry_fn.id] = per_call_flags(project, entry_fn) - data
             if not data and entry_fn.class_name:   # a step with no inputs reads them from objects on self
@@ -137,6 +142,7 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
     result.errors += rule_errors
     result.not_followed = not_followed(analysis, entry_fn)
     result.bound_calls = resolutions(project)
+    result.open_keys = open_key_tests(analysis)
     if observed is not None:
         result.findings = label_findings(result.findings, observed)
         result.not_followed = still_not_followed(result.not_followed, observed)

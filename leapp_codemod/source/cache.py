@@ -286,6 +286,7 @@ def result_to_json(result: ScanResult) -> dict:
         "observed_note": result.observed_note,
         "not_followed": [asdict(n) for n in result.not_followed],
         "bound_calls": [r.to_json() for r in result.bound_calls],
+        "open_keys": list(result.open_keys),
     }
 
 
@@ -310,6 +311,7 @@ def result_from_json(data: dict) -> ScanResult | None:
             observed_note=str(data.get("observed_note", "")),
             not_followed=tuple(NotFollowed(**n) for n in data["not_followed"]),
             bound_calls=tuple(Resolved(**{**r, "targets": tuple(r["targets"])}) for r in data["bound_calls"]),
+            open_keys=tuple(str(line) for line in data.get("open_keys", ())),
         )
     except (KeyError, TypeError, ValueError):
         return None

@@ -39,7 +39,9 @@ from leapp_codemod.analysis.flow.kwarg_keys import (
     absent_keyword, forwarded_settings, record_keyword_keys, record_vararg_counts,
 )
 from leapp_codemod.analysis.model.literal_globals import literal_constant
-from leapp_codemod.analysis.model.settings import class_settings, dict_defaults, module_flags, unpacked_items
+from leapp_codemod.analysis.model.settings import class_settings, dict_defaults, module_flags
+from leapp_codemod.analysis.flow.passed_keys import param_map, record_dict_keys
+from leapp_codemod.analysis.model.preset_attrs import preset_settings
 
 
 
@@ -230,38 +232,6 @@ def compute_env(ctx: FunctionContext) -> Env:
     return env
 
 
-def _param_map(callee: FunctionInfo, call: ast.Call, bound: bool, caller=None) -> list[tuple[str, ast.expr]]:
-    params = callee.positional_params
-    if bound and params:
-        params = params[1:]
-    pairs: list[tuple[str, ast.expr]] = []
-    vararg = callee.node.args.vararg.arg if callee.node.args.vararg else None
-    for i, arg in enumerate(call.args):
-        if isinstance(arg, ast.Starred):
-            pairs += [(p, arg.value) for p in params[i:]]
-            if vararg:
-                pairs.append((vararg, arg.value))
-            break
-        if i < len(params):
-            pairs.append((params[i], arg))
-        elif vararg:
-            pairs.append((vararg, arg))
-    kwarg = callee.node.args.kwarg.arg if callee.node.args.kwarg else None
-    named = {kw.arg for kw in call.keywords if kw.arg}
-    for kw in call.keywords:
-        items = unpacked_items(caller, kw.value) if kw.arg is None and caller is not None else None
-        if items is not None:   # `**kwargs` whose keys are known: only those are passed
-            pairs += [(k if k in callee.params else kwarg, v) for k, v in items if k in callee.params or kwarg]
-        elif kw.arg is None:  # `**kwargs` fills the parameters nothing else passes
-            taken = {p for p, _ in pairs} | named | ({callee.positional_params[0]} if bound and params else set())
-            pairs += [(p, kw.value) for p in callee.params if p not in taken]
-        elif kw.arg in callee.params:
-            pairs.append((kw.arg, kw.value))
-        elif kwarg:
-            pairs.append((kwarg, kw.value))
-    return pairs
-
-
 def _is_bound_call(callee: FunctionInfo, call: ast.Call, ctx: FunctionContext) -> bool:
     """Does the call pass `self` implicitly? (`obj.meth(x)`, `self.meth(x)`, `instance(x)`)"""
     if not callee.is_method:
@@ -354,6 +324,7 @@ class Analysis:
             if cls is not None and ("duck",) in self.project.memo:   # entry mode: the object's settings
                 for name, values in class_settings(self.project, cls, UNKNOWN).items():
                     constants.setdefault(name, set(values))
+                constants.update(preset_settings(self.project, cls))   # set by the driver before its loop
         self.reachable.setdefault(fn.id, fn)
 
     def propagate(self, fn: FunctionInfo) -> None:
@@ -445,9 +416,10 @@ class Analysis:
             library = self.project.is_library(callee.module)
             bound = _is_bound_call(callee, call, ctx)
             record_vararg_counts(facts, ctx, callee, call, bound)
-            pairs, settings = forwarded_settings(ctx, call, callee, bound, _param_map(callee, call, bound, ctx.fn),
-                                                 facts.param_constants.get(ctx.fn.id, {}))
+            mine = facts.param_constants.get(ctx.fn.id, {})
+            pairs, settings = forwarded_settings(ctx, call, callee, bound, param_map(callee, call, bound, ctx.fn, mine), mine)
             _record_constants(facts, ctx, callee, pairs, settings)
+            record_dict_keys(facts, ctx, callee, pairs)
             record_keyword_keys(facts, ctx, callee, call)
             for param, arg in pairs:
                 if not library and ctx.kept_root(arg) is not None:   # `plan(cfg, mem["cmd"])`: the caller's kept object

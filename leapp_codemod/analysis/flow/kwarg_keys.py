@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from leapp_codemod.analysis.model.kwarg_tests import KWARG_KEYS, kwargs_rebound
-from leapp_codemod.analysis.model.settings import unpacked_items
+from leapp_codemod.analysis.flow.passed_keys import spread_items
 from leapp_codemod.analysis.model.walk import UNKNOWN
 
 KEY_VALUES = "<**kwargs value>:"    # constants key prefix: the values one key of `**kwargs` holds
@@ -33,7 +33,7 @@ def record_keyword_keys(facts, ctx, callee, call: ast.Call) -> None:
             for key in keys - {UNKNOWN}:
                 values.setdefault(key, set()).update(mine.get(KEY_VALUES + key, {UNKNOWN}))
         else:
-            items = unpacked_items(ctx.fn, kw.value)
+            items = spread_items(ctx.fn, kw.value, mine)   # a literal's keys, or a dict input's known keys
             if items is None:
                 keys.add(UNKNOWN)
                 continue
@@ -41,7 +41,7 @@ def record_keyword_keys(facts, ctx, callee, call: ast.Call) -> None:
                 if key not in params:
                     keys.add(key)
                     values.setdefault(key, set()).update(
-                        _value(value, ctx, mine) if not isinstance(value, ast.Subscript) else {UNKNOWN})
+                        {UNKNOWN} if value is kw.value or isinstance(value, ast.Subscript) else _value(value, ctx, mine))
     table = facts.param_constants.setdefault(callee.id, {})
     table.setdefault(KWARG_KEYS, set()).update(keys)
     for key, held in values.items():

@@ -10,9 +10,10 @@ from __future__ import annotations
 import ast
 
 from leapp_codemod.analysis.model.config_values import CONFIG_KEY, CONFIG_LOCALS, config_key
+from leapp_codemod.analysis.model.held_keys import absent_read
 from leapp_codemod.analysis.model.index import FunctionInfo
+from leapp_codemod.analysis.model.unknown import UNKNOWN
 
-UNKNOWN = ("<not a constant>",)   # a parameter value no call site fixes
 CALL_KEY = "call:"                # constants key: "call:<f>" -> what the module's `f()` returns
 TABLE_KEY = "table:"              # constants key: "table:<NAME>" -> the module-level table, frozen
 _MAX_VALUES = 16
@@ -204,6 +205,10 @@ def _value(e: ast.expr, fn: FunctionInfo, constants: dict[str, set], used: list,
         return {e.value}
     if isinstance(e, ast.Name):
         return _name(e.id, fn, constants, used, depth)
+    absent = absent_read(e, fn, constants) if isinstance(e, ast.Call) else None
+    if absent is not None:   # `batch.get("expert")` where no reached call puts "expert" in `batch`
+        used.append(True)
+        return absent
     key = config_key(e) if isinstance(e, (ast.Attribute, ast.Subscript, ast.Call)) else None
     if key is not None and constants.get(CONFIG_KEY + key) and UNKNOWN not in constants[CONFIG_KEY + key]:
         used.append(True)   # `self._config.eval_noise`: one value in the project's configs

@@ -389,14 +389,14 @@ def unpacked_items(fn, expr: ast.expr) -> list[tuple[str, ast.expr]] | None:
     constant keys, or a local bound only to such literals and filled only by `name["key"] = value`
     (`kwargs = {}; if bet: kwargs["centers"] = c; actor(x, **kwargs)` passes `centers` at most, never
     `action`). None when anything else could add a key (`kwargs.update(...)`, a parameter, `{**base}`)."""
-    if isinstance(expr, ast.Dict):
-        return _literal_items(expr)
+    if isinstance(expr, (ast.Dict, ast.Call)):
+        return literal_items(expr)
     if not isinstance(expr, ast.Name) or expr.id in fn.params:
         return None
     name, items = expr.id, []
     for node in fn.nodes:
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
-            literal = _literal_items(node.value) if len(node.targets) == 1 and isinstance(node.value, ast.Dict) else None
+            literal = literal_items(node.value) if len(node.targets) == 1 else None
             if literal is None:
                 return None
             items += literal
@@ -407,14 +407,29 @@ def unpacked_items(fn, expr: ast.expr) -> list[tuple[str, ast.expr]] | None:
             items.append((node.slice.value, node))
         elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == name:
             return None   # `kwargs.update(...)`, `kwargs.setdefault(...)`
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.With, ast.NamedExpr)) \
-                and any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in ast.walk(node)):
-            return None
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.withitem, ast.NamedExpr,
+                               ast.comprehension)) \
+                and any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
+                        for n in ast.walk(_bound_target(node))):
+            return None   # bound by the statement itself (a loop target, `with ... as`), not in its body
     return items if any(True for n in fn.nodes if isinstance(n, ast.Assign)
                         and any(isinstance(t, ast.Name) and t.id == name for t in n.targets)) else None
 
 
-def _literal_items(literal: ast.Dict) -> list[tuple[str, ast.expr]] | None:
+def _bound_target(node: ast.AST) -> ast.AST:
+    """What a binding statement itself binds (a loop's or comprehension's target, `as` of a `with` item)."""
+    if isinstance(node, ast.withitem):
+        return node.optional_vars or ast.Pass()
+    return node.target
+
+
+def literal_items(literal: ast.expr) -> list[tuple[str, ast.expr]] | None:
+    """The items of a dict literal with literal keys, or of `dict(k=v, ...)`."""
+    if isinstance(literal, ast.Call) and isinstance(literal.func, ast.Name) and literal.func.id == "dict" \
+            and not literal.args and all(k.arg for k in literal.keywords):
+        return [(k.arg, k.value) for k in literal.keywords]
+    if not isinstance(literal, ast.Dict):
+        return None
     if any(not (isinstance(k, ast.Constant) and isinstance(k.value, str)) for k in literal.keys):
         return None   # `{**base}` or a computed key
     return [(k.value, v) for k, v in zip(literal.keys, literal.values)]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 
+from leapp_codemod.analysis.model.preset_attrs import PRESET_KEY
 from leapp_codemod.analysis.model.config_values import (
     CONFIG_KEY,
     CONFIG_LOCALS,
@@ -203,6 +204,10 @@ def _compare_outcomes(test: ast.Compare, fn: FunctionInfo, constants: dict[str, 
     """`mode == "relative"`, `self.kind != "bang"`, `mode in ("a", "b")`, `target is not None` over the values
     the setting can hold (a `None` default no reached call overrides is the constant None)."""
     op, right = test.ops[0], test.comparators[0]
+    if isinstance(op, (ast.Is, ast.IsNot)) and isinstance(right, ast.Constant) and right.value is None \
+            and isinstance(test.left, ast.Attribute) and isinstance(test.left.value, ast.Name) \
+            and test.left.value.id == self_name_of(fn) and constants.get(f"{PRESET_KEY}self.{test.left.attr}"):
+        return {isinstance(op, ast.IsNot)}   # `self.nominal is None` where the driver set it before its loop
     values = _constant_values(test.left, fn, constants, guard)
     if values is None:
         return None
