@@ -117,3 +117,34 @@ def test_argparse_defaults_agree_or_are_left_out():
     two = _Module("two", {}, source='q.add_argument("--seed", default="2")\nq.add_argument("-d", dest="dev", default="cpu")')
     project = _Project({"one": one, "two": two}, {})
     assert argparse_defaults(project) == {"arm": "Wide", "dev": "cpu"}
+
+
+def test_argument_types_of_a_parameter_handed_a_restored_network(tmp_path, monkeypatch):
+    """The function the entry code can ask: what `net` of `Picker.__init__` holds (both classes the checkpoint
+    method may restore, read at the construction site `Picker(net, opts)`); `opts` holds no project class."""
+    import shutil
+
+    from leapp_codemod.analysis.flow.dataflow import compute_env
+    from leapp_codemod.analysis.infer.context import FunctionContext
+    from leapp_codemod.analysis.infer.lattice import Facts
+    from leapp_codemod.analysis.model.argument_types import argument_types_of
+    from leapp_codemod.analysis.model.leapp_support import load_support
+    from leapp_codemod.scan import load_project
+
+    shutil.copytree(Path(__file__).resolve().parent.parent / "fixtures" / GROUP / "orchard_picker", tmp_path / "app")
+    monkeypatch.chdir(tmp_path / "app")
+    project = load_project(["."], []).project
+    init = project.modules["orchard.picker"].functions["Picker.__init__"]
+    ctx = FunctionContext(init, project.modules["orchard.picker"], project, Facts(), load_support())
+    compute_env(ctx)
+    assert argument_types_of(ctx, init, "net") == {"orchard.nets:ShortReach", "orchard.nets:LongReach"}
+    assert argument_types_of(ctx, init, "opts") == set()
+
+
+def test_a_policy_handed_by_position_to_a_method_of_a_built_object(tmp_path, monkeypatch):
+    """`Season(90).run(policy, Climate())`: the inline range cut from `Season.run` calls the VentPolicy the
+    launcher built (it was listed as "no call of Season.run passes it")."""
+    result = scan_copy(GROUP, tmp_path, "vent_runner", "vent/season.py:12-13", monkeypatch)
+    found = {(Path(f.path).name, f.line) for f in result.findings}
+    assert ("nets.py", 12) in found and ("nets.py", 17) not in found
+    assert not [n for n in result.not_followed if n.text.startswith("policy")]
