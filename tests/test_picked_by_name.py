@@ -1,6 +1,6 @@
 """Run-time-picked classes and models handed around (fixtures/scan_picked_by_name): a class looked up by a
 non-constant name in a project namespace (`globals()[params["grip"]]`, `getattr(sorters, kind)`, a decorator
-registry's `.get(cfg...)`, `getattr(sys.modules[__name__], ...)` returned by a helper, `eval(name)` in a
+registry's `.get(cfg...)`, a module table filled one statement at a time, `getattr(sys.modules[__name__], ...)` returned by a helper, `eval(name)` in a
 helper) is followed to the candidates that define the method called, all of them when there are at most four
 ("picked by name (N candidates)"), only the one the project's configs name when they name exactly one (said
 so), and none above four (listed as not followed with the count); a network a checkpoint method returns (one
@@ -33,8 +33,9 @@ def _how(result) -> dict[tuple[str, int], str]:
 def test_the_config_named_class_is_the_only_one_followed(tmp_path, monkeypatch):
     check_marked(GROUP, tmp_path, monkeypatch, "kiosk_node", "kiosk.node:ArmNode.on_force")
     result = scan_copy(GROUP, tmp_path / "again", "kiosk_node", "kiosk.node:ArmNode.on_force", monkeypatch)
-    how = _how(result)[("node.py", 19)]
-    assert how.startswith("picked by name: `SoftGrip`") and "project's configs (`grip`)" in how
+    how = sorted(r.how for r in result.bound_calls if (Path(r.path).name, r.line) == ("node.py", 21))
+    assert how[0].startswith("picked by name: `RollWrist`, named by `roll`")   # a table filled line by line
+    assert how[1].startswith("picked by name: `SoftGrip`") and "project's configs (`grip`)" in how[1]
     assert not result.not_followed
 
 

@@ -117,7 +117,14 @@ def _table_lookup(project, table: ast.expr, key: ast.expr, module: ModuleIndex) 
             named += [(n, member) for n in _registered_names(member)]
     found = global_value(project, qualified)
     if found is not None and isinstance(found[0], ast.Dict):
-        for k, v in zip(found[0].keys, found[0].values):
+        keys, values = list(found[0].keys), list(found[0].values)
+        for stmt in found[1].tree.body:   # `MODELS["mlp"] = MlpPolicy` below the literal, at module level
+            target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
+            if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
+                    and target.value.id == qualified.rpartition(".")[2] and isinstance(target.slice, ast.Constant):
+                keys.append(target.slice)
+                values.append(stmt.value)
+        for k, v in zip(keys, values):
             cls = project.class_of(project.qualify(v, found[1]))
             if cls is None:
                 return None   # a table of anything else (functions, settings) is no class pick
