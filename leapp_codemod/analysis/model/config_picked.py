@@ -108,7 +108,7 @@ def follow(ctx, call: ast.Call, found: list[FunctionInfo], choice: Picked) -> li
     if len(found) > MAX_PICKED:
         return []   # listed as not followed, with the count and the key
     runtime_bind.record(project, call, ctx.fn.path, found,
-                        f"picked by name ({len(found)} candidates): one of the {len(choice.classes)} classes picked "
+                        f"picked by name ({_count(len(found))}): one of the {len(choice.classes)} classes picked "
                         f"by `{choice.key[:60]}`")
     return found
 
@@ -158,8 +158,12 @@ def constructed(ctx, call: ast.Call) -> list[FunctionInfo] | None:
     elif len(classes) > MAX_PICKED:
         return []
     else:
-        how = f"picked by name ({len(classes)} candidates) by `{lookup.key_text}` in {lookup.source}"
+        how = f"picked by name ({_count(len(classes))}) by `{lookup.key_text}` in {lookup.source}"
     inits = [m for m in (project.find_method(c, "__init__") for c in classes) if m is not None]
     if inits:
         runtime_bind.record(project, call, ctx.fn.path, inits, how)
     return inits
+
+
+def _count(n: int) -> str:
+    return "1 candidate" if n == 1 else f"{n} candidates"
