@@ -85,7 +85,7 @@ class _Project:
 class _Module:
     def __init__(self, name, classes, imports=None, source=""):
         self.name, self.classes, self.imports = name, classes, imports or {}
-        self.functions, self.globals = {}, {}
+        self.functions, self.globals, self.star_imports = {}, {}, []
         self.nodes = tuple(ast.walk(ast.parse(source)))
 
 
@@ -149,3 +149,13 @@ def test_a_policy_handed_by_position_to_a_method_of_a_built_object(tmp_path, mon
     found = {(Path(f.path).name, f.line) for f in result.findings}
     assert ("nets.py", 12) in found and ("nets.py", 17) not in found
     assert not [n for n in result.not_followed if n.text.startswith("policy")]
+
+
+def test_an_object_picked_from_a_star_imported_package_runs_the_classes_the_configs_name(tmp_path, monkeypatch):
+    """`net_cls = getattr(nets, self.config.net)` over a package of six networks gathered by star imports, two
+    YAML configs naming one each: `self.tracker(x)` runs those two networks' forward, not the other four."""
+    check_marked(GROUP, tmp_path, monkeypatch, "seam_welder", "welder.torch_cell:WeldCell.track")
+    result = scan_copy(GROUP, tmp_path / "again", "seam_welder", "welder.torch_cell:WeldCell.track", monkeypatch)
+    how = _how(result)[("torch_cell.py", 11)]
+    assert how.startswith("picked by name: `seam_cnn`, `seam_mlp`") and "(`net`)" in how
+    assert not result.not_followed

@@ -148,6 +148,8 @@ class CallQuestions:
                 target = project.call_target(cls) if cls else None
                 if target is not None and target not in targets:
                     targets.append(target)
+            if targets and (choice := config_picked.picked(self, func)) is not None:
+                return config_picked.follow(self, call, targets, choice)   # `net(x)`, `net` picked by name
             if targets:
                 return targets
         if isinstance(func, ast.Attribute) and is_self_attr(func, self.self_name) and self.cls is not None:
@@ -158,6 +160,8 @@ class CallQuestions:
                 target = project.call_target(cls) if cls else None
                 if target is not None:
                     out.append(target)
+            if out and (choice := config_picked.picked(self, func)) is not None:
+                return config_picked.follow(self, call, out, choice)   # `self.actor(x)`, picked by name
             if out:
                 built = set().union(*(library_built_classes(project, c, func.attr) for c in self.receiver_classes()))
                 if built and built >= attr_types:

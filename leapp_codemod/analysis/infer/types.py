@@ -9,7 +9,7 @@ from leapp_codemod.analysis.model.project import questions
 from leapp_codemod.analysis.model.resolve_callables import CallableResolver, returned_builds
 from leapp_codemod.analysis.model.resolve_sites import argument_for, sites_of
 from leapp_codemod.analysis.model.argument_types import method_returns
-from leapp_codemod.analysis.model.picked_by_name import name_pick
+from leapp_codemod.analysis.model.picked_by_name import name_pick, picked_classes
 from leapp_codemod.analysis.model.returned_classes import built_classes, unpacked_classes
 from leapp_codemod.analysis.model.resolve_types import (
     annotation_classes, builds_own_class, foreign_annotations, foreign_class, subclasses,
@@ -107,7 +107,7 @@ class TypeQuestions:
         picked = name_pick(self.project, func, module, self.fn if module is self.module else None) \
             if ("duck",) in self.project.memo else None
         if picked is not None:   # `cls = getattr(robots, cfg.robot)`; `cls(...)`: a class picked by name
-            return {c.id for c in picked.classes}
+            return picked_classes(self.project, picked, self.fn if module is self.module else None)
         if isinstance(func, ast.Subscript):  # a parametrized generic: `Window[float](8)` builds a Window
             func = func.value
         if (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")) in ("instantiate", "call") \

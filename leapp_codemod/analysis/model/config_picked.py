@@ -93,24 +93,36 @@ def _pick(project, value: ast.expr, fn, module, depth: int = 0) -> Picked | None
 
 
 def follow(ctx, call: ast.Call, found: list[FunctionInfo], choice: Picked) -> list[FunctionInfo]:
-    """The methods a call on a picked receiver runs (`found`: the candidates' methods), recorded with how:
-    the one the configs name, else all when they are few, else none (listed as not followed)."""
-    project, method = ctx.project, call.func.attr
-    owners = [c for c in choice.classes if project.find_method(c, method) in found]
+    """What a call on (or of) a picked object runs (`found`: the candidates' methods, or what calling each
+    candidate instance runs), recorded with how: the candidates the configs name, else all when they are few,
+    else none (listed as not followed)."""
+    project = ctx.project
+    method = call.func.attr if isinstance(call.func, ast.Attribute) and not _called_object(ctx, call) else None
+    run = (lambda c: project.find_method(c, method)) if method else project.call_target
+    owners = [c for c in choice.classes if run(c) in found]
+    what = f"define `{method}`" if method else "can be called"
     for lookup in choice.lookups:
         named = configured(project, lookup, ctx.fn, owners)
-        if named is not None:
-            chosen = project.find_method(named[0], method)
-            runtime_bind.record(project, call, ctx.fn.path, [chosen],
-                                f"picked by name: `{named[0].name}`, named by {named[1]}, one of the "
-                                f"{len(owners)} classes picked by `{choice.key[:60]}` that define `{method}`")
-            return [chosen]
+        if named is not None and len(named[0]) <= MAX_PICKED:
+            chosen = [run(c) for c in named[0]]
+            which = f"`{named[0][0].name}`" if len(chosen) == 1 else ", ".join(f"`{c.name}`" for c in named[0])
+            runtime_bind.record(project, call, ctx.fn.path, chosen,
+                                f"picked by name: {which}, named by {named[1]}, of the {len(owners)} classes "
+                                f"picked by `{choice.key[:60]}` that {what}")
+            return chosen
     if len(found) > MAX_PICKED:
         return []   # listed as not followed, with the count and the key
     runtime_bind.record(project, call, ctx.fn.path, found,
                         f"picked by name ({_count(len(found))}): one of the {len(choice.classes)} classes picked "
                         f"by `{choice.key[:60]}`")
     return found
+
+
+def _called_object(ctx, call: ast.Call) -> bool:
+    """`self.actor(x)`: the call runs the object held in the attribute, not a method of that name."""
+    func = call.func
+    return isinstance(func.value, ast.Name) and func.value.id == ctx.self_name and ctx.cls is not None \
+        and ctx.project.find_method(ctx.cls, func.attr) is None
 
 
 def _built_by_helper(project, call: ast.Call, module, depth: int) -> Picked | None:
@@ -133,7 +145,8 @@ def picked_reason(ctx, receiver: ast.expr, method: str = "") -> str | None:
     found = picked(ctx, receiver)
     if found is None:
         return None
-    owners = [c for c in found.classes if not method or ctx.project.find_method(c, method) is not None]
+    owners = [c for c in found.classes if method and ctx.project.find_method(c, method) is not None] \
+        or [c for c in found.classes if ctx.project.call_target(c) is not None]   # `self.actor(x)`: the object
     if len(owners) <= MAX_PICKED:
         return None
     names = ", ".join(c.name for c in owners[:4])
@@ -153,8 +166,9 @@ def constructed(ctx, call: ast.Call) -> list[FunctionInfo] | None:
         return None
     classes = list(lookup.classes)
     named = configured(project, lookup, ctx.fn, classes)
-    if named is not None:
-        classes, how = [named[0]], f"picked by name: `{named[0].name}`, named by {named[1]}"
+    if named is not None and len(named[0]) <= MAX_PICKED:
+        classes = named[0]
+        how = f"picked by name: {', '.join(f'`{c.name}`' for c in classes)}, named by {named[1]}"
     elif len(classes) > MAX_PICKED:
         return []
     else:

@@ -51,6 +51,8 @@ def name_pick(project, value: ast.expr, module: ModuleIndex, fn: FunctionInfo | 
     a local name counts when every binding of it in `fn` is one."""
     if isinstance(value, ast.Name) and fn is not None and value.id not in fn.params and hops < _MAX_HOPS:
         bound = fn.assigned(value.id)
+        before = [b for b in bound if b.lineno < value.lineno]
+        bound = before or bound   # `cls = getattr(m, cfg.x)` ... `cls(...)`, rebound to something else only later
         picks = [name_pick(project, b, module, fn, hops + 1) for b in bound]
         if not picks or any(p is None for p in picks):
             return None
@@ -106,7 +108,7 @@ def _table_lookup(project, table: ast.expr, key: ast.expr, module: ModuleIndex) 
         return _namespace(project, module, key, f"{table.func.id}()")
     if not isinstance(table, ast.Name):
         return None
-    from leapp_codemod.analysis.model.resolve_callables import global_value
+    from leapp_codemod.analysis.model.local_values import global_value
     from leapp_codemod.analysis.model.runtime_bind import registry_members
     qualified = project.qualify(table, module)
     if not qualified:
@@ -149,12 +151,22 @@ def _own_module(owner: ast.expr) -> bool:
 
 def _namespace(project, module: ModuleIndex, key: ast.expr, source: str) -> NamePick | None:
     """Every project class `module` defines or imports, under the name it has there."""
+    named = _names_in(project, module, 0)
+    return NamePick(_unique(named), key, source) if named else None
+
+
+def _names_in(project, module: ModuleIndex, depth: int) -> list[tuple[str, ClassInfo]]:
+    """(name, class) of the project classes `module` defines, imports, or star-imports (two levels)."""
     named: list[tuple[str, ClassInfo]] = [(name, cls) for name, cls in module.classes.items() if "." not in name]
     for local, target in module.imports.items():
         cls = project.class_of(target)
         if cls is not None and not project.is_library(cls.module):
             named.append((local, cls))
-    return NamePick(tuple(named), key, source) if named else None
+    for star in module.star_imports if depth < 2 else ():
+        held = project.modules.get(star)
+        if held is not None and not project.is_library(held.name):
+            named += [(n, c) for n, c in _names_in(project, held, depth + 1) if not n.startswith("_")]
+    return named
 
 
 def _registered_names(cls: ClassInfo) -> list[str]:
@@ -167,9 +179,11 @@ def _registered_names(cls: ClassInfo) -> list[str]:
 
 
 # ---------------------------------------------------------------------------------------------- configs
-def configured(project, pick: NamePick, fn: FunctionInfo | None, keep: list[ClassInfo]) -> tuple[ClassInfo, str] | None:
-    """The one class of `keep` the project's configs name for the pick's key, with a note saying where
-    that was read (`` `cautious` in the project's configs (`planner`) ``); None when they name none or several."""
+def configured(project, pick: NamePick, fn: FunctionInfo | None,
+               keep: list[ClassInfo]) -> tuple[list[ClassInfo], str] | None:
+    """The classes of `keep` the project's configs name for the pick's key (YAML/JSON/TOML values of the
+    key, an argparse default of the flag), with a note saying where that was read (`` `cautious` in the
+    project's configs (`planner`) ``); None when they name none of them."""
     leaf = _key_leaf(pick.key, fn)
     if leaf is None:
         return None
@@ -183,10 +197,20 @@ def configured(project, pick: NamePick, fn: FunctionInfo | None, keep: list[Clas
     for where, values in sources:
         hits = [(name, cls) for name, cls in pick.named if name in values and cls.id in ids]
         chosen.update((cls.id, cls) for _, cls in hits)
-        notes += [f"`{name}` in {where} (`{leaf}`)" for name in sorted({n for n, _ in hits})]
-    if len(chosen) != 1:
+        names = sorted({n for n, _ in hits})
+        if names:
+            notes.append(f"{', '.join(f'`{n}`' for n in names)} in {where} (`{leaf}`)")
+    if not chosen:
         return None
-    return next(iter(chosen.values())), " and ".join(notes)
+    return [c for c in keep if c.id in chosen], " and ".join(notes)
+
+
+def picked_classes(project, pick: NamePick, fn: FunctionInfo | None) -> set[str]:
+    """The classes an object built from the pick may be: the few the project's configs name, else every
+    candidate (a call on it then keeps those that define the method, and follows at most `MAX_PICKED`)."""
+    named = configured(project, pick, fn, list(pick.classes))
+    chosen = named[0] if named is not None and len(named[0]) <= MAX_PICKED else pick.classes
+    return {c.id for c in chosen}
 
 
 def _key_leaf(key: ast.expr, fn: FunctionInfo | None, hops: int = 0) -> str | None:
