@@ -116,7 +116,7 @@ def unresolved(ctx: FunctionContext, call: ast.Call) -> NotFollowed | None:
         return None
     if known_library_object(ctx, receiver) or ctx.resolve_call(call):
         return None
-    gap = import_gap(ctx, func) or picked_reason(ctx, receiver)   # never dropped
+    gap = import_gap(ctx, func) or picked_reason(ctx, receiver, getattr(func, "attr", ""))   # never dropped
     if gap is not None:
         return NotFollowed(ctx.fn.path, call.lineno, _text(func), gap, ast.unparse(func), ctx.fn.id)
     reason = receiver_reason(ctx, receiver)

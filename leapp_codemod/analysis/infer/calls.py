@@ -129,11 +129,8 @@ class CallQuestions:
                 runtime_bind.record(project, call, self.fn.path, found, "bound with --bind / [tool.leapp-codemod.bind]")
             if found and ("duck",) in project.memo and all(is_abstract(m) for m in found):
                 found = self._implementations(call, found) or found   # a stub is never the answer
-            if len(found) > 1 and (choice := config_picked.picked(self, receiver)) is not None:
-                if len(choice.classes) > config_picked.MAX_PICKED:
-                    return []   # listed as not followed, with the count and the key
-                runtime_bind.record(project, call, self.fn.path, found,
-                                    f"one of {len(choice.classes)} classes picked by `{choice.key[:60]}`")
+            if found and (choice := config_picked.picked(self, receiver)) is not None:
+                return config_picked.follow(self, call, found, choice)   # picked by name: which, and how
             if found:
                 return found
         elif isinstance(func, ast.Name) and func.id == self.self_name and self.cls is not None \
@@ -151,6 +148,8 @@ class CallQuestions:
                 target = project.call_target(cls) if cls else None
                 if target is not None and target not in targets:
                     targets.append(target)
+            if targets and (choice := config_picked.picked(self, func)) is not None:
+                return config_picked.follow(self, call, targets, choice)   # `net(x)`, `net` picked by name
             if targets:
                 return targets
         if isinstance(func, ast.Attribute) and is_self_attr(func, self.self_name) and self.cls is not None:
@@ -161,6 +160,8 @@ class CallQuestions:
                 target = project.call_target(cls) if cls else None
                 if target is not None:
                     out.append(target)
+            if out and (choice := config_picked.picked(self, func)) is not None:
+                return config_picked.follow(self, call, out, choice)   # `self.actor(x)`, picked by name
             if out:
                 built = set().union(*(library_built_classes(project, c, func.attr) for c in self.receiver_classes()))
                 if built and built >= attr_types:
@@ -180,6 +181,9 @@ class CallQuestions:
                     out.append(target)
             if out:
                 return out
+        built = config_picked.constructed(self, call)   # `cls(...)` of a class picked by name
+        if built is not None:
+            return built
         resolver = CallableResolver(self)
         if isinstance(func, ast.Name) and len(call.args) in (2, 3) and self.builtin(call) == "getattr":
             return resolver.property_getters(call)   # `getattr(obj, "tilt")` runs the getter of a property

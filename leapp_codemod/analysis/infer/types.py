@@ -8,6 +8,8 @@ from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIn
 from leapp_codemod.analysis.model.project import questions
 from leapp_codemod.analysis.model.resolve_callables import CallableResolver, returned_builds
 from leapp_codemod.analysis.model.resolve_sites import argument_for, sites_of
+from leapp_codemod.analysis.model.argument_types import method_returns
+from leapp_codemod.analysis.model.picked_by_name import name_pick, picked_classes
 from leapp_codemod.analysis.model.returned_classes import built_classes, unpacked_classes
 from leapp_codemod.analysis.model.resolve_types import (
     annotation_classes, builds_own_class, foreign_annotations, foreign_class, subclasses,
@@ -98,12 +100,16 @@ class TypeQuestions:
         func = call.func
         if isinstance(func, ast.Attribute) and func.attr in SELF_RETURNING_METHODS and isinstance(func.value, ast.Call):
             return self.call_result_types(func.value, module)
-        if isinstance(func, ast.Subscript):  # a parametrized generic: `Window[float](8)` builds a Window
-            func = func.value
         if isinstance(func, ast.Call) and ("duck",) in self.project.memo:   # `eval(cfg.head.network)(...)`
             named = runtime_bind.config_named(self, func, module)
-            if named is not None:
+            if named:
                 return {c.id for c in named if isinstance(c, ClassInfo)}
+        picked = name_pick(self.project, func, module, self.fn if module is self.module else None) \
+            if ("duck",) in self.project.memo else None
+        if picked is not None:   # `cls = getattr(robots, cfg.robot)`; `cls(...)`: a class picked by name
+            return picked_classes(self.project, picked, self.fn if module is self.module else None)
+        if isinstance(func, ast.Subscript):  # a parametrized generic: `Window[float](8)` builds a Window
+            func = func.value
         if (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")) in ("instantiate", "call") \
                 or runtime_bind.own_instantiate(self.project, self.project.qualify(func, module)):
             built = runtime_bind.hydra_result_types(self, call, module)
@@ -338,7 +344,10 @@ class TypeQuestions:
 
     def expr_types_in_scope(self, e: ast.expr, module: ModuleIndex, scope: dict, depth: int = 0) -> set[str]:
         if isinstance(e, ast.Call):
-            return self.call_result_types(e, module)
+            out = self.call_result_types(e, module)
+            if not any(":" in t for t in out) and isinstance(e.func, ast.Attribute) and depth < 4:
+                out |= method_returns(self, self.expr_types_in_scope(e.func.value, module, scope, depth + 1), e.func.attr)
+            return out   # `Loader(dev).load_model(args)`: what the method of the receiver's class returns
         if isinstance(e, ast.Subscript) and isinstance(e.value, ast.Call):   # `net, stats = load(path)`
             return built_classes(self.project, e, module)
         if isinstance(e, ast.Name) and depth < 4:

@@ -1,23 +1,31 @@
-"""A receiver whose class a setting picks from a dict of classes: `self.valve = {"relief": Relief, "check":
-Check}[cfg.kind]()`, `cls = PUMPS[settings["pump"]]; self.pump = cls()`.
+"""A receiver whose class a setting picks by name: from a dict of classes (`self.valve = {"relief": Relief,
+"check": Check}[cfg.kind]()`, `cls = PUMPS[settings["pump"]]; self.pump = cls()`), or by any lookup
+`picked_by_name` knows (`getattr(robots, cfg.robot)`, `globals()[name]`, `eval(name)`, a decorator registry).
 
-`resolve_call` follows the method of every candidate when there are at most `MAX_PICKED` (recorded as such
-for the report); with more, it follows none and the call is listed as not followed, with the count and the
-key that picks."""
+`resolve_call` follows the method of every candidate that defines it when there are at most `MAX_PICKED`
+(recorded as "picked by name (N candidates)"); when the project's configs name exactly one of them, only that
+one (recorded with the config that names it); with more, it follows none and the call is listed as not
+followed, with the count and the key that picks."""
 from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
 
-from leapp_codemod.analysis.model.index import ClassInfo
-
-MAX_PICKED = 4
+from leapp_codemod.analysis.model import runtime_bind
+from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo
+from leapp_codemod.analysis.model.picked_by_name import (
+    MAX_PICKED,
+    NamePick,
+    configured,
+    name_pick,
+)
 
 
 @dataclass(frozen=True)
 class Picked:
     classes: tuple[ClassInfo, ...]   # every class the dict offers
     key: str                         # the expression that picks one (`cfg.kind`)
+    lookups: tuple[NamePick, ...] = ()   # the lookups by name, when they are (for the configs' choice)
 
 
 def picked(ctx, receiver: ast.expr) -> Picked | None:
@@ -27,13 +35,15 @@ def picked(ctx, receiver: ast.expr) -> Picked | None:
         return None
     classes: list[ClassInfo] = []
     keys: list[str] = []
+    lookups: list[NamePick] = []
     for value, fn, module in bindings:
         found = _pick(ctx.project, value, fn, module)
         if found is None:
             return None
         classes += [c for c in found.classes if all(c.id != k.id for k in classes)]
         keys += [found.key] if found.key not in keys else []
-    return Picked(tuple(classes), ", ".join(keys)) if len(classes) > 1 else None
+        lookups += found.lookups
+    return Picked(tuple(classes), ", ".join(keys), tuple(lookups)) if len(classes) > 1 else None
 
 
 def _bindings(ctx, receiver: ast.expr) -> list:
@@ -48,11 +58,18 @@ def _bindings(ctx, receiver: ast.expr) -> list:
     return []
 
 
-def _pick(project, value: ast.expr, fn, module) -> Picked | None:
+def _pick(project, value: ast.expr, fn, module, depth: int = 0) -> Picked | None:
     """`D[key]()` or `cls()` with `cls = D[key]` in the same function, `D` a dict literal of project classes
     (written there or a module global), `key` no constant."""
     if not isinstance(value, ast.Call):
         return None
+    if ("duck",) in project.memo:
+        lookup = name_pick(project, value.func, module, fn)
+        if lookup is not None:   # `getattr(robots, cfg.robot)(...)`, `cls = globals()[name]; cls(...)`
+            return Picked(lookup.classes, lookup.key_text, (lookup,))
+        built = _built_by_helper(project, value, module, depth)
+        if built is not None:    # `make_gimbal(name)` returning `eval(name)()`
+            return built
     func = value.func
     if isinstance(func, ast.Name) and fn is not None:
         assigned = fn.assigned(func.id)
@@ -75,11 +92,92 @@ def _pick(project, value: ast.expr, fn, module) -> Picked | None:
     return Picked(tuple(unique.values()), ast.unparse(func.slice))
 
 
-def picked_reason(ctx, receiver: ast.expr) -> str | None:
+def follow(ctx, call: ast.Call, found: list[FunctionInfo], choice: Picked) -> list[FunctionInfo]:
+    """What a call on (or of) a picked object runs (`found`: the candidates' methods, or what calling each
+    candidate instance runs), recorded with how: the candidates the configs name, else all when they are few,
+    else none (listed as not followed)."""
+    project = ctx.project
+    method = call.func.attr if isinstance(call.func, ast.Attribute) and not _called_object(ctx, call) else None
+    run = (lambda c: project.find_method(c, method)) if method else project.call_target
+    owners = [c for c in choice.classes if run(c) in found]
+    what = f"define `{method}`" if method else "can be called"
+    for lookup in choice.lookups:
+        named = configured(project, lookup, ctx.fn, owners)
+        if named is not None and len(named[0]) <= MAX_PICKED:
+            chosen = [run(c) for c in named[0]]
+            which = f"`{named[0][0].name}`" if len(chosen) == 1 else ", ".join(f"`{c.name}`" for c in named[0])
+            runtime_bind.record(project, call, ctx.fn.path, chosen,
+                                f"picked by name: {which}, named by {named[1]}, of the {len(owners)} classes "
+                                f"picked by `{choice.key[:60]}` that {what}")
+            return chosen
+    if len(found) > MAX_PICKED:
+        return []   # listed as not followed, with the count and the key
+    runtime_bind.record(project, call, ctx.fn.path, found,
+                        f"picked by name ({_count(len(found))}): one of the {len(choice.classes)} classes picked "
+                        f"by `{choice.key[:60]}`")
+    return found
+
+
+def _called_object(ctx, call: ast.Call) -> bool:
+    """`self.actor(x)`: the call runs the object held in the attribute, not a method of that name."""
+    func = call.func
+    return isinstance(func.value, ast.Name) and func.value.id == ctx.self_name and ctx.cls is not None \
+        and ctx.project.find_method(ctx.cls, func.attr) is None
+
+
+def _built_by_helper(project, call: ast.Call, module, depth: int) -> Picked | None:
+    """A project function whose every return is an instance of a class picked by name."""
+    from leapp_codemod.analysis.model.local_values import returned_values
+    name = project.qualify(call.func, module) if depth < 2 else None
+    target = project.lookup(name) if name else None
+    if not isinstance(target, FunctionInfo) or project.is_library(target.module):
+        return None
+    home = project.modules[target.module]
+    picks = [_pick(project, value, target, home, depth + 1) for value in returned_values(project, target)]
+    if not picks or any(p is None for p in picks):
+        return None
+    classes = tuple({c.id: c for p in picks for c in p.classes}.values())
+    return Picked(classes, picks[0].key, tuple(lk for p in picks for lk in p.lookups))
+
+
+def picked_reason(ctx, receiver: ast.expr, method: str = "") -> str | None:
     """Why a call on a receiver picked among too many classes is not followed."""
     found = picked(ctx, receiver)
-    if found is None or len(found.classes) <= MAX_PICKED:
+    if found is None:
         return None
-    names = ", ".join(c.name for c in found.classes[:4])
-    return (f"`{ast.unparse(receiver)[:60]}` is one of {len(found.classes)} classes ({names}, ...) picked by "
+    owners = [c for c in found.classes if method and ctx.project.find_method(c, method) is not None] \
+        or [c for c in found.classes if ctx.project.call_target(c) is not None]   # `self.actor(x)`: the object
+    if len(owners) <= MAX_PICKED:
+        return None
+    names = ", ".join(c.name for c in owners[:4])
+    return (f"`{ast.unparse(receiver)[:60]}` is one of {len(owners)} classes ({names}, ...) picked by "
             f"`{found.key[:60]}`, too many to follow all; name the one your config picks with --bind")
+
+
+def constructed(ctx, call: ast.Call) -> list[FunctionInfo] | None:
+    """`cls(...)`, `getattr(robots, cfg.robot)(...)` with the class picked by name: the `__init__` of the one
+    the configs name, else of every candidate when they are few (recorded); None when the call is no such
+    construction, [] when the candidates are too many (listed as not followed)."""
+    project = ctx.project
+    if ("duck",) not in project.memo or isinstance(call.func, ast.Attribute):
+        return None
+    lookup = name_pick(project, call.func, ctx.module, ctx.fn)
+    if lookup is None:
+        return None
+    classes = list(lookup.classes)
+    named = configured(project, lookup, ctx.fn, classes)
+    if named is not None and len(named[0]) <= MAX_PICKED:
+        classes = named[0]
+        how = f"picked by name: {', '.join(f'`{c.name}`' for c in classes)}, named by {named[1]}"
+    elif len(classes) > MAX_PICKED:
+        return []
+    else:
+        how = f"picked by name ({_count(len(classes))}) by `{lookup.key_text}` in {lookup.source}"
+    inits = [m for m in (project.find_method(c, "__init__") for c in classes) if m is not None]
+    if inits:
+        runtime_bind.record(project, call, ctx.fn.path, inits, how)
+    return inits
+
+
+def _count(n: int) -> str:
+    return "1 candidate" if n == 1 else f"{n} candidates"

@@ -117,16 +117,23 @@ def _follow(project: Project, site: _Site, arg: ast.expr, hops: int, through: tu
 def _arguments(project: Project, fn: FunctionInfo, param: str) -> list[tuple[_Site, ast.expr]]:
     """(site, argument) of each call of `fn` (and each `functools.partial` of it) that passes `param`."""
     dotted = f"{fn.module}.{fn.qualname}"
+    constructor = fn.name == "__init__" and fn.class_name is not None
     out = []
-    for site in _calls(project).get(fn.name, ()):
+    for site in _calls(project).get(fn.class_name if constructor else fn.name, ()):
         call, module = site.call, site.module
-        if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) \
+        if constructor:   # `Picker(net, opts)`: the class's construction sites
+            if project.qualify(call.func, module) != f"{fn.module}.{fn.class_name}":
+                continue
+            args, offset = call.args, 1
+        elif isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) \
                 and call.func.value.id == "self":
             if not (fn.is_method and _same_class(project, site, fn)):
                 continue
             args, offset = call.args, 1
         elif fn.class_name is None and project.qualify(call.func, module) == dotted:
             args, offset = call.args, 0
+        elif fn.is_method and isinstance(call.func, ast.Attribute) and _built_receiver(project, site, fn):
+            args, offset = call.args, 1   # `runner.rollout(policy, env)` with `runner = Runner(...)`
         else:
             continue
         arg = _passed(fn, args, call.keywords, param, offset)
@@ -140,6 +147,26 @@ def _arguments(project: Project, fn: FunctionInfo, param: str) -> list[tuple[_Si
             if arg is not None:
                 out.append((site, arg))
     return out
+
+
+def _built_receiver(project: Project, site: _Site, fn: FunctionInfo) -> bool:
+    """`obj.meth(...)` with `obj` built in sight as `fn`'s class or a subclass (`runner = Runner(10)`, or
+    `Runner(10).rollout(...)`), every binding of it such a construction."""
+    receiver = site.call.func.value
+    values = [receiver] if isinstance(receiver, ast.Call) else []
+    if isinstance(receiver, ast.Name):
+        scope = next((s for s in site.chain if receiver.id in s.bindings), None)
+        values = [v for v, _ in scope.bindings[receiver.id]] if scope is not None else []
+    if not values:
+        return False
+    for value in values:
+        while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+                and value.func.attr in SELF_RETURNING_METHODS and isinstance(value.func.value, ast.Call):
+            value = value.func.value
+        cls = project.class_of(project.qualify(value.func, site.module)) if isinstance(value, ast.Call) else None
+        if cls is None or all(k.id != f"{fn.module}:{fn.class_name}" for k in project.mro(cls)):
+            return False
+    return True
 
 
 def _same_class(project: Project, site: _Site, fn: FunctionInfo) -> bool:

@@ -116,3 +116,16 @@ def name_pattern(expr: ast.expr, where, ctx, depth: int) -> re.Pattern | None:
         if options:
             return re.compile("|".join(re.escape(o) for o in options))
     return None
+
+
+def global_value(project: Project, qualified: str, hops: int = 0) -> tuple[ast.expr, ModuleIndex] | None:
+    """The value a module-level name is assigned, following re-exports (`pkg.ALGOS` -> `pkg.utils.ALGOS`)."""
+    module_name, _, name = qualified.rpartition(".")
+    module = project.modules.get(module_name)
+    if module is None or hops > 8:
+        return None
+    if name in module.globals:
+        return module.globals[name], module
+    if name in module.imports:
+        return global_value(project, module.imports[name], hops + 1)
+    return None

@@ -25,14 +25,16 @@ from leapp_codemod.analysis.model.function_values import (  # noqa: F401 (nested
     only_definition,
     range_scope,
 )
-from leapp_codemod.analysis.model.local_values import (  # noqa: F401 (returned_builds re-exported)
+from leapp_codemod.analysis.model.local_values import (  # noqa: F401 (returned_builds, global_value re-exported)
     MAX_DEPTH as _MAX_DEPTH,
     assignments,
+    global_value,
     module_bindings,
     name_pattern as _name_pattern,
     returned_builds,
     returned_values,
 )
+from leapp_codemod.analysis.model.picked_by_name import MAX_PICKED, name_pick
 from leapp_codemod.analysis.model.resolve_sites import argument_for, calls_named, passed_argument, sites_of
 from leapp_codemod.analysis.model.walk import is_property
 from leapp_codemod.knowledge.vocab import CALLABLE_WRAPPERS, SELF_RETURNING_METHODS
@@ -368,12 +370,11 @@ class CallableResolver:
                 elif callee.class_name is not None:   # `cls(**params)` of a class a registry holds: an instance
                     run = self.project.call_target(self.project.modules[callee.module].classes[callee.class_name])
                     out += [run] if run is not None and run not in out else []
-            for type_name in ctx.types_of(call):
-                cls = ctx._class_for_type(type_name)
-                run = self.project.call_target(cls) if cls else None
-                if run is not None:
-                    out.append(run)
-            return out
+            runs = [r for r in (self.project.call_target(c) for c in map(ctx._class_for_type, ctx.types_of(call))
+                                if c is not None) if r is not None]
+            if len(runs) > MAX_PICKED and name_pick(self.project, call.func, where.module, where.fn) is not None:
+                runs = []   # an instance of one of many classes picked by name: not guessed (listed)
+            return out + runs
         return []
 
     def property_callees(self, getter: FunctionInfo, receivers: tuple) -> list[FunctionInfo]:
@@ -507,19 +508,6 @@ def _wrapped_callable(project: Project, call: ast.Call, module: ModuleIndex) -> 
     if not name or not call.args or project.external_name(name) not in CALLABLE_WRAPPERS:
         return None
     return call.args[0]
-
-
-def global_value(project: Project, qualified: str, hops: int = 0) -> tuple[ast.expr, ModuleIndex] | None:
-    """The value a module-level name is assigned, following re-exports (`pkg.ALGOS` -> `pkg.utils.ALGOS`)."""
-    module_name, _, name = qualified.rpartition(".")
-    module = project.modules.get(module_name)
-    if module is None or hops > 8:
-        return None
-    if name in module.globals:
-        return module.globals[name], module
-    if name in module.imports:
-        return global_value(project, module.imports[name], hops + 1)
-    return None
 
 
 def _constant_key(expr: ast.expr) -> str:
