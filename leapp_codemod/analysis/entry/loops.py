@@ -3,13 +3,13 @@
 In a loop body, a call of a model that is not a project function (a TorchScript or ONNX model, a
 policy passed in as a parameter, one returned by a runner) marks the step. Within the innermost
 block holding that call, the statements it depends on (backward slice over local names) and the
-statements that use its result (forward slice, stopping at actuation, rendering and logging) give
-the range: whole statements, 1-based inclusive lines.
+statements that use its result (forward slice, ending before the statement that sends the action out)
+give the range: whole statements, 1-based inclusive lines (where it starts and ends: bounds.py).
 
     obs[:3] = omega * scale                    # start: builds the model input
     action = policy(torch.from_numpy(obs))     # the model call
-    target = action * action_scale + default   # end: uses the model output
-    mujoco.mj_step(m, d)                       # actuation: not part of the pipeline
+    target = action * action_scale + default   # end: the last statement computing what is sent
+    d.ctrl[:] = target                         # the send: not part of the pipeline
 """
 from __future__ import annotations
 
@@ -17,6 +17,16 @@ import ast
 import re
 from dataclasses import dataclass
 
+from leapp_codemod.analysis.entry.bounds import (
+    NOT_STEPPED,
+    computes_send,
+    packing_tail,
+    read_after_send,
+    reads_result,
+    reads_world,
+    self_writes,
+    sends,
+)
 from leapp_codemod.knowledge.vocab import LOOP_MUTATORS
 
 # A callee whose name contains one of these words is a model: `policy(obs)`, `self.actor(x)`, `loaded_net(x)`.
@@ -30,7 +40,8 @@ MODEL_STEP = frozenset({"step"})
 # Calls whose result is a model: `policy = torch.jit.load(path)`, `runner.get_inference_policy()`.
 MODEL_LOADERS = ("jit.load", "torch.load", "InferenceSession", "get_inference_policy", "load_policy",
                  "load_model", "load_checkpoint")
-# Calls that end the pipeline's forward slice: actuation, stepping a simulator, rendering, logging.
+# Calls the forward slice does not take in: actuation, stepping a simulator, rendering, logging (only a send
+# ends it: bounds.sends; a statement that only reports is skipped).
 SINK_CALLS = frozenset({"step", "mj_step", "publish", "Write", "write", "send", "sendall", "sendto", "print",
                         "log", "info", "debug", "warning", "add_scalar", "render", "sync", "sleep", "imshow",
                         "set_data", "append_log"})
@@ -134,20 +145,39 @@ def _is_sink(stmt: ast.stmt) -> bool:
     return any(isinstance(n, ast.Call) and _final_name(n.func) in SINK_CALLS for n in ast.walk(stmt))
 
 
-def _blocks(stmts: list[ast.stmt]):
-    """`stmts` and every statement list nested in it, loops and definitions excluded."""
-    yield stmts
-    for stmt in stmts:
+Parents = tuple[tuple[list[ast.stmt], int], ...]
+
+
+def _reports(block: list[ast.stmt], at: int, after: set[str]) -> bool:
+    """Does block[at] only report (print, log, render, write a log file, wait): a simple statement with such a
+    call, or a block with one that binds nothing the rest of the block reads (`if i % 100 == 0:` writing a CSV
+    log; not a fallback branch that prints and also picks the action). `after`: names read after the block in
+    the blocks enclosing it."""
+    stmt = block[at]
+    if not _is_sink(stmt):
+        return False
+    if not any(isinstance(getattr(stmt, name, None), list) for name in ("body", "orelse", "finalbody")):
+        return True
+    later = set().union(after, *(used_names(s) for s in block[at + 1:]))
+    return not (defined_names(stmt) - {"self"}) & later
+
+
+def _blocks(stmts: list[ast.stmt], parents: Parents = ()):
+    """(block, parents) for `stmts` and every statement list nested in it, loops and definitions excluded;
+    `parents`: (enclosing block, index of the statement holding the block), innermost first."""
+    yield stmts, parents
+    for at, stmt in enumerate(stmts):
         if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
+        inside = ((stmts, at), *parents)
         for name in ("body", "orelse", "finalbody"):
             inner = getattr(stmt, name, None)
             if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
-                yield from _blocks(inner)
+                yield from _blocks(inner, inside)
         for handler in getattr(stmt, "handlers", ()):
-            yield from _blocks(handler.body)
+            yield from _blocks(handler.body, inside)
         for case in getattr(stmt, "cases", ()):
-            yield from _blocks(case.body)
+            yield from _blocks(case.body, inside)
 
 
 _SIMPLE = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Return)
@@ -175,10 +205,6 @@ def _first_model_call(stmt: ast.stmt, models: set[str], is_project_call, wrapper
     return None
 
 
-# Receivers whose `step()` is no simulator's or robot's: optimizers, schedulers, the model itself.
-NOT_STEPPED = frozenset({"optimizer", "optim", "opt", "scheduler", "sched", "lr", "model", "policy", "net", "self"})
-
-
 def steps_or_resets(node: ast.AST) -> bool:
     """Does `node` step or reset something other than a model, optimizer or scheduler (`env.step(a)`,
     `envs[i].reset()`)?"""
@@ -193,30 +219,84 @@ def steps_or_resets(node: ast.AST) -> bool:
     return False
 
 
-def _slice(block: list[ast.stmt], index: int) -> tuple[int, int, int]:
-    """(first index, last index, statement count) of the slice around block[index]. Statements that step or
-    reset an environment (episode bookkeeping around the model call) are in the slice, not in the count."""
+@dataclass(frozen=True)
+class _Cut:
+    kept: tuple[int, ...]      # indices of the slice's statements in its block, ascending
+    index: int                 # the model call's statement (or the block holding it)
+    stop: ast.stmt | None      # the statement that sends the result out, when the slice reaches one
+    count: int                 # statements in the slice (stepping or resetting an environment not counted)
+
+    @property
+    def first(self) -> int:
+        return self.kept[0]
+
+    @property
+    def last(self) -> int:
+        return self.kept[-1]
+
+
+def _slice(block: list[ast.stmt], index: int, after: frozenset[str] | set[str] = frozenset()) -> _Cut:
+    """The slice around block[index] (see bounds.py): backward over the statements that build its input, not
+    those taking the observation from a send or reset; forward over the statements that use its output, up to
+    the statement that sends it out (reporting statements skipped). `after`: names read after the block in the
+    blocks enclosing it."""
     needed = used_names(block[index])
-    first, count = index, 1
+    kept = [index]
     for j in range(index - 1, -1, -1):
-        if defined_names(block[j]) & needed:
+        if defined_names(block[j]) & needed and not reads_world(block[j]):
             needed |= used_names(block[j])
-            first, count = j, count + (not steps_or_resets(block[j]))
+            kept.insert(0, j)
     produced = defined_names(block[index])
-    last = index
+    self_paths = self_writes(block[index])
+    stop = None
     for j in range(index + 1, len(block)):
-        if used_names(block[j]) & produced and not _is_sink(block[j]):
+        if not used_names(block[j]) & produced:
+            continue
+        if sends(block[j]) and reads_result(block[j], produced, self_paths):
+            stop = block[j]
+            if computes_send(stop):
+                kept.append(j)
+            else:
+                kept.extend(read_after_send(block, kept, j, produced, defined_names, used_names))
+            break
+        if not _reports(block, j, set(after)):
             produced |= defined_names(block[j])
-            last, count = j, count + (not steps_or_resets(block[j]))
-    return first, last, count
+            self_paths |= self_writes(block[j])
+            kept.append(j)
+    kept = packing_tail(block, kept, kept.index(index), stop, defined_names, used_names)
+    count = sum(1 for j in kept if j == index or not steps_or_resets(block[j]))
+    return _Cut(tuple(kept), index, stop, count)
+
+
+def _bounds(block: list[ast.stmt], index: int, parents: Parents) -> tuple[list[ast.stmt], _Cut, int]:
+    """(block, slice, count) of the range around block[index]. A model call in a nested block (`if t % k == 0:`)
+    with no statement building its input there, whose result leaves the block unsent (`action = chunk[t % k]`
+    after it), is widened to the enclosing block, where the statement holding it is the anchor. The count stays
+    that of the model call's own block: what surrounds a gated call is as often host-side selection among stored
+    actions as pipeline work, so widening changes the bounds offered, never the rank."""
+    cut = _slice(block, index, _read_after(parents))
+    count = cut.count
+    while parents and cut.first == cut.index and cut.stop is None:
+        outer, at = parents[0]
+        produced = set().union(*(defined_names(block[j]) for j in cut.kept))
+        if not any(used_names(stmt) & produced for enclosing, held in parents for stmt in enclosing[held + 1:]):
+            break
+        block, parents = outer, parents[1:]
+        cut = _slice(block, at, _read_after(parents))
+    return block, cut, count
+
+
+def _read_after(parents: Parents) -> set[str]:
+    """Names read after a block by the statements that follow it in the blocks enclosing it."""
+    return set().union(set(), *(used_names(stmt) for enclosing, held in parents for stmt in enclosing[held + 1:]))
 
 
 def _complete(block: list[ast.stmt], models: set[str], is_project_call, wrapper_call=_never) -> bool:
     """Does the block hold a model call with statements building its input before and using its output after?"""
     for index, stmt in enumerate(block):
         if _first_model_call(stmt, models, is_project_call, wrapper_call) is not None:
-            first, last, _ = _slice(block, index)
-            return first < index < last
+            cut = _slice(block, index)
+            return cut.first < index < cut.last
     return False
 
 
@@ -226,17 +306,17 @@ def inline_pipelines(loop: ast.For | ast.AsyncFor | ast.While, models: set[str],
     `wrapper_call(call)`: is the call one of a project function that only wraps a model call (see
     composers.is_model_wrapper)? Such a call marks the step like the model call itself."""
     found = []
-    for block in _blocks(loop.body):
+    for block, parents in _blocks(loop.body):
         for index, stmt in enumerate(block):
             label = _first_model_call(stmt, models, is_project_call, wrapper_call)
             if label is None:
                 continue
-            first, last, count = _slice(block, index)
             if isinstance(stmt, (ast.With, ast.AsyncWith)) and _complete(stmt.body, models, is_project_call,
                                                                          wrapper_call):
                 break   # the `with` block builds the input and uses the output itself: its own range stands
-            found.append(InlinePipeline(loop.lineno, label, block[first].lineno,
-                                        block[last].end_lineno or block[last].lineno, count))
+            outer, cut, count = _bounds(block, index, parents)
+            found.append(InlinePipeline(loop.lineno, label, outer[cut.first].lineno,
+                                        outer[cut.last].end_lineno or outer[cut.last].lineno, count))
             break
     return found
 

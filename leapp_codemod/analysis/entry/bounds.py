@@ -1,0 +1,231 @@
+"""Where an inline range starts and ends: the part of a control loop a user exports.
+
+The range runs from the first statement that works on this iteration's observation to the last statement
+computing what the loop sends out:
+
+* it ends with the last statement computing what is sent, before the statement that sends the action
+  (`env.step(a)`, `data.ctrl[:] = u`, `pub.publish(msg)`, `robot.set_joint_command(q)`, a block holding one);
+  a write that computes what it sends (`d.ctrl[:] = kp * (target - q) - kd * dq`) is that last statement and
+  ends the range inside it. What follows the send (drawing, logging, frame recording, bookkeeping for the
+  next iteration) is never part of the range, and neither is a buffer allocated only to carry the result into
+  the send (`ctrl = np.zeros(nu); ctrl[ids] = target`);
+* it starts where this iteration's observation is read (`obs = env.get_obs()`, `q = d.qpos[7:]`, a
+  subscriber's copy, a serial or socket read, a helper computing the observation from the simulator state),
+  after a statement that takes it from a send or a reset (`obs, r, done, info = env.step(a)` sends the
+  previous action);
+* a model call gated by a condition (`if t % k == 0: chunk = policy(obs)`) whose block does no input work and
+  whose result is used after the block (`action = chunk[t % k]`) is widened to the enclosing block: the
+  statements there build its input and turn its result into the action.
+
+    obs, r, done, info = env.step(action)    # the previous send: the range's input
+    x = normalize(obs)                       # start
+    if t % k == 0:
+        chunk = policy(x)
+    action = chunk[t % k] * scale            # end: the last statement computing what is sent
+    env.step(action)                         # the send: not part of the range
+"""
+from __future__ import annotations
+
+import ast
+import re
+
+from leapp_codemod.knowledge.actuation import (
+    ACTION_WORDS,
+    ALLOCATORS,
+    SEND_CALLS,
+    SEND_VERBS,
+)
+from leapp_codemod.knowledge.vocab import LOOP_MUTATORS
+
+# Receivers whose `step()` is no simulator's or robot's: optimizers, schedulers, the model itself.
+NOT_STEPPED = frozenset({"optimizer", "optim", "opt", "scheduler", "sched", "lr", "model", "policy", "net", "self"})
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def _final_name(expr: ast.expr) -> str | None:
+    if isinstance(expr, ast.Name):
+        return expr.id
+    if isinstance(expr, ast.Attribute):
+        return expr.attr
+    return None
+
+
+def words(name: str) -> list[str]:
+    """`setJointMotorControlArray` -> set, joint, motor, control, array; `exec_actions` -> exec, actions."""
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name)
+    return [w for w in spaced.lower().split("_") if w]
+
+
+def _walk(node: ast.AST):
+    """The nodes of `node`, not those of functions or classes defined in it (they do not run here)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(c for c in ast.iter_child_nodes(current) if not isinstance(c, _FUNCTIONS))
+
+
+def _world_receiver(func: ast.Attribute) -> bool:
+    """Is the receiver of `func` no model, optimizer or scheduler (`env`, `envs[i]`; not `self.model`)?"""
+    receiver = _final_name(func.value) or _final_name(getattr(func.value, "value", func.value)) or ""
+    return bool(receiver) and not set(receiver.lower().split("_")) & NOT_STEPPED
+
+
+def _stepped(func: ast.expr) -> bool:
+    """`env.step`, `mujoco.mj_step`; not `self.model.step` or `optimizer.step`."""
+    if not isinstance(func, ast.Attribute) or func.attr not in ("step", "step_async"):
+        return True
+    return _world_receiver(func)
+
+
+def send_call(call: ast.Call, discarded: bool) -> bool:
+    """Does the call send an action out or advance the world with it? `discarded`: its result is unused."""
+    name = _final_name(call.func)
+    if not name:
+        return False
+    if name in SEND_CALLS:
+        return _stepped(call.func)
+    if not discarded or not isinstance(call.func, ast.Attribute) or name in LOOP_MUTATORS:
+        return False
+    parts = words(name)
+    return bool(parts) and parts[0] in SEND_VERBS and bool(set(parts[1:]) & ACTION_WORDS)
+
+
+def actuation_store(target: ast.expr) -> str | None:
+    """The object an assignment target writes into when it is another object's field (`d.ctrl[:]`, `data.ctrl`,
+    `self.cmd.motor_cmd[i].q`, `msg.data`), not a local buffer (`obs[3:6]`) or the loop's own state
+    (`self.last_action`, `self.hist[:, 0]`)."""
+    while isinstance(target, ast.Subscript):
+        target = target.value
+    if not isinstance(target, ast.Attribute):
+        return None
+    if isinstance(target.value, ast.Name) and target.value.id == "self":
+        return None
+    return ast.unparse(target.value)
+
+
+def _store_targets(node: ast.AST) -> list[ast.expr]:
+    if isinstance(node, ast.Assign):
+        return [e for t in node.targets for e in (t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t])]
+    if isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+        return [node.target]
+    return []
+
+
+def sends(stmt: ast.stmt) -> bool:
+    """Does the statement (or a block in it) send an action out: a send call, or a write into another object's
+    field (the simulator's control array, a command message)?"""
+    for node in _walk(stmt):
+        if isinstance(node, ast.Call) and send_call(node, discarded=False):
+            return True
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and send_call(node.value, True):
+            return True
+        if any(actuation_store(t) for t in _store_targets(node)):
+            return True
+    return False
+
+
+def computes_send(stmt: ast.stmt) -> bool:
+    """Is the sending statement also the last one computing what is sent: a write into another object's field of
+    a value it computes (`d.ctrl[:] = kp * (target - q) - kd * dq`)? It ends the range, inside it. A write that
+    hands a value over (`d.ctrl[:] = ctrl`) and a send call (`env.step(a)`, `pub.publish(msg)`) stay outside."""
+    if not isinstance(stmt, (ast.Assign, ast.AugAssign)) or not all(actuation_store(t) for t in _store_targets(stmt)):
+        return False
+    value = stmt.value
+    while isinstance(value, (ast.Subscript, ast.Attribute)):
+        value = value.value
+    return not isinstance(value, (ast.Name, ast.Constant)) and not any(
+        isinstance(n, ast.Call) and send_call(n, discarded=False) for n in _walk(stmt))
+
+
+def reads_world(stmt: ast.stmt) -> bool:
+    """Does the statement take the observation from a send or a reset (`obs, r, done, info = env.step(a)`,
+    `obs = env.reset()`)? Such a statement is the range's input boundary: it sends the previous action. A read
+    that sends nothing (`obs = env.get_obs()`, `q = d.qpos[7:]`, a subscriber's copy, a serial or socket read)
+    starts the range."""
+    for node in _walk(stmt):
+        if not isinstance(node, ast.Call):
+            continue
+        if send_call(node, discarded=False):
+            return True
+        if isinstance(node.func, ast.Attribute) and node.func.attr in ("reset", "step_wait") and _world_receiver(
+                node.func):
+            return True
+    return False
+
+
+def packing_tail(block: list[ast.stmt], kept: list[int], anchor: int, stop: ast.stmt | None, defined,
+                 used) -> list[int]:
+    """`kept` (slice indices, ascending; kept[anchor] is the model call) without the trailing statements that only
+    lay the result into a buffer allocated for the send that follows (`ctrl = np.zeros(nu); ctrl[ids] = target`
+    before `d.ctrl[:] = ctrl`). `defined`, `used`: the names a statement binds and reads."""
+    if stop is None:
+        return kept
+    sent, trimmed = used(stop), len(kept)
+    for position in range(len(kept) - 1, anchor, -1):
+        at = kept[position]
+        names = defined(block[at])
+        if len(names) != 1 or not names <= sent:
+            break
+        allocated = _allocates(block[at]) or _fills(block[at]) and any(
+            _allocates(block[i]) and defined(block[i]) == names for i in range(kept[anchor] + 1, at))
+        if not allocated:
+            break
+        trimmed = position
+    buffers = {n for at in kept[trimmed:] for n in defined(block[at])}
+    if any(buffers & used(block[at]) for at in kept[:trimmed]):
+        return kept
+    return kept[:trimmed]
+
+
+def _allocates(stmt: ast.stmt) -> bool:
+    return (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+            and isinstance(stmt.value, ast.Call) and _final_name(stmt.value.func) in ALLOCATORS)
+
+
+def _fills(stmt: ast.stmt) -> bool:
+    return (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Subscript)
+            and isinstance(stmt.targets[0].value, ast.Name))
+
+
+def self_writes(stmt: ast.stmt) -> set[str]:
+    """`self.x` paths the statement writes (`self.last = a`, `self.buf[:, 0] = a`)."""
+    out = set()
+    for node in _walk(stmt):
+        for target in _store_targets(node):
+            while isinstance(target, ast.Subscript):
+                target = target.value
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+                out.add(ast.unparse(target))
+    return out
+
+
+def reads_result(stmt: ast.stmt, produced: set[str], self_paths: set[str]) -> bool:
+    """Does the statement read what the range computed: a produced local, or a `self.x` the range wrote (not any
+    read of `self` because the range wrote one of its fields)?"""
+    for node in _walk(stmt):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id != "self" and node.id in produced:
+            return True
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and ast.unparse(node) in self_paths:
+            return True
+    return False
+
+
+def read_after_send(block: list[ast.stmt], kept: list[int], sent_at: int, produced: set[str], defined,
+                    used) -> list[int]:
+    """In a loop that reads its next observation after it sends (`robot.set_action(cmd)`, then
+    `obs = robot.get_observation()` and the history the model reads next), the statements after the send that
+    build the model's next input from a fresh read: the range keeps them (the observation code of such a loop is
+    at its end). Empty when what follows the send only derives from the range's results
+    (`last = np.clip(action, -1, 1)`: state carried to the next iteration, not an observation)."""
+    reads = set().union(*(used(block[j]) for j in kept)) - {"self"}
+    post = range(sent_at + 1, len(block))
+    want = reads & set().union(set(), *(defined(block[j]) for j in post))
+    chain = []
+    for j in reversed(post):
+        if defined(block[j]) & want:
+            chain.append(j)
+            want |= used(block[j]) - {"self"}
+    fresh = any(not (used(block[j]) - {"self"}) & produced and any(isinstance(n, ast.Call) for n in _walk(block[j]))
+                for j in chain)
+    return sorted(chain) if fresh else []

@@ -1,0 +1,26 @@
+"""How a control loop sends an action out of the computation: the calls and writes that end an inline range.
+
+Readers: the inline range bounds of entry discovery (`analysis/entry/bounds.py`).
+"""
+from __future__ import annotations
+
+from leapp_codemod.knowledge.io import SEND_METHODS
+
+# Calls that hand the action to a simulator, a robot or middleware, or advance the world with it, whatever
+# their result is used for (`obs, r, done, info = env.step(a)`, `mujoco.mj_step(m, d)`, `pub.publish(msg)`).
+# A `step` on a model, an optimizer or a scheduler is none (see loops.NOT_STEPPED).
+SEND_CALLS = SEND_METHODS | frozenset({"step", "step_async", "mj_step", "mj_step1", "mj_step2", "simulate"})
+# A method called for its effect (its result unused) whose first word is one of these verbs and whose other
+# words name what a controller sends (`robot.set_joint_command(q)`, `arm.send_target(pose)`,
+# `p.setJointMotorControlArray(...)`, `env.exec_actions(a)`, `client.move_to_pose(p)`) sends the action out.
+SEND_VERBS = frozenset({"send", "set", "apply", "publish", "write", "exec", "execute", "command", "move", "servo",
+                        "actuate", "drive", "act"})
+ACTION_WORDS = frozenset({"action", "actions", "cmd", "cmds", "command", "commands", "control", "controls", "ctrl",
+                          "target", "targets", "torque", "torques", "position", "positions", "pos", "velocity",
+                          "velocities", "vel", "joint", "joints", "motor", "motors", "effort", "efforts", "pose",
+                          "poses", "gripper", "twist", "goal", "setpoint", "setpoints", "thrust", "speed",
+                          "speeds", "steering", "throttle", "dof", "dofs", "to"})
+# Calls that allocate a fresh array or tensor: a buffer allocated after the last computation, filled with the
+# result and handed to the send (`ctrl = np.zeros(model.nu); ctrl[ids] = target; data.ctrl[:] = ctrl`) is
+# the send's packaging, not pipeline code.
+ALLOCATORS = frozenset({"zeros", "zeros_like", "empty", "empty_like", "ones", "ones_like", "full", "full_like"})
