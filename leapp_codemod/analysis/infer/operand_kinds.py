@@ -29,12 +29,14 @@ SAME_KIND_METHODS = frozenset({
     "reshape", "view", "squeeze", "flatten", "transpose", "clip", "sum", "mean", "abs", "round", "repeat", "flip",
     "cumsum", "prod", "copy", "astype",
 })
-# NumPy casts to a float64 scalar, a subclass of Python float: LEAPP traces them like numbers.
-_FLOAT64_CASTS = frozenset({"numpy.float64", "numpy.double", "numpy.float_"})
-# NumPy maths that, on number literals (`np.sqrt(2.0)`, `np.deg2rad(30)`), answers a float64 number.
-_SCALAR_MATH = frozenset(f"numpy.{f}" for f in (
-    "sqrt", "sin", "cos", "tan", "exp", "log", "log2", "log10", "deg2rad", "rad2deg", "radians", "degrees",
-    "arctan2", "arcsin", "arccos", "arctan", "power", "abs", "hypot", "tanh"))
+# NumPy functions that build an array whatever their arguments (`np.array([0.5, 0.5])`, `np.zeros(3)`), and the
+# casts to a 0-d value LEAPP rejects beside a traced tensor (`np.float32(x)`: NotImplementedError). Any other NumPy
+# function called on numbers, shapes or settings only (`np.sqrt(dk)`, `np.log(2 * np.pi)`, `np.ceil(t / dt)`,
+# `np.clip(n, 0, cap)`) answers a NumPy number: a float64 traces like a Python float, and the rule does not guess.
+ARRAY_BUILDERS = frozenset(f"numpy.{f}" for f in (
+    "array", "asarray", "ascontiguousarray", "asanyarray", "zeros", "ones", "full", "empty", "eye", "identity",
+    "arange", "linspace", "logspace", "diag", "tile", "repeat", "stack", "concatenate", "hstack", "vstack",
+    "float32", "float16", "int32", "int64", "load", "loadtxt", "genfromtxt", "fromiter", "frombuffer"))
 
 
 def _binding_above(fn, name: str, line: int) -> list[ast.expr]:
@@ -167,9 +169,15 @@ class OperandKindQuestions:
             return any(self._numpy_only(s, seen) for s in sides) and not any(self.is_torch(s, seen) for s in sides)
         if isinstance(e, ast.Call):
             name = self.call_name(e) or ""
-            if name in _FLOAT64_CASTS or (name in _SCALAR_MATH and all(isinstance(a, ast.Constant) for a in e.args)):
-                return False   # `np.sqrt(2.0)`: a float64 number
-            return self.is_numpy(e) and not any(self.is_torch(a, seen) for a in e.args)
+            if any(self.is_torch(a, seen) for a in e.args):
+                return False
+            if name.startswith("numpy.") and not name.startswith(("numpy.random.", "numpy.linalg.")):
+                return name in ARRAY_BUILDERS or any(self._numpy_only(a, seen) for a in e.args)
+            return self.is_numpy(e)
+        if isinstance(e, ast.Attribute) and is_self_attr(e, self.self_name) and self.cls is not None:
+            values = [v for klass in self.project.mro(self.cls) for _, v in klass.attr_values.get(e.attr, ())]
+            if values:   # every binding an array (`self.scale = np.array(...)`), none a NumPy number
+                return self.is_numpy(e) and all(self._numpy_only(v, seen | {e.attr}) for v in values)
         if isinstance(e, ast.Attribute):
             return self.is_numpy(e)
         return False
