@@ -58,3 +58,8 @@ DTYPE_TYPE_ACCEPTED = frozenset({"numpy.array", "numpy.asarray"})
 #   and mixed into traced values (`torch.as_tensor(x) + x * gain_t`) it is silently a constant of the export.
 # - `np.float64` scalars (a subclass of Python float: `t * np.sqrt(2.0)`) trace like Python numbers.
 MIXED_TORCH_NUMPY_RAISES = ("TypeError", "NotImplementedError")
+# A `try` in a traced step: the export holds the path the traced samples ran; an `except` block the trace did not
+# run is not in it, whether it computes another way or returns a constant (LCM203). A `try` that only reads a
+# value (indexing, `.astype`, `getattr`) fails on the value's structure, fixed for the pipeline: with a constant
+# `except` it exports the read and validates (tests/test_leapp_fallback_read.py).
+FALLBACK_STRUCTURAL_ERRORS = frozenset({"KeyError", "IndexError", "LookupError"})
