@@ -70,7 +70,7 @@ def fallback_handler(node: ast.Try, ctx) -> ast.ExceptHandler | None:
     a block that only logs, re-raises or returns nothing, nor one catching an import or iteration error."""
     if not node.handlers or _reads_only(node.body) or not _computes_with_data(node.body, ctx):
         return None
-    bound, returns = _results(node.body)
+    bound, _ = _results(node.body)
     for handler in node.handlers:
         caught = _caught(handler)
         if any(kind in _NOT_COMPUTATION for kind in caught) or (caught and set(caught) <= _STRUCTURAL):
@@ -97,9 +97,11 @@ def _retries(body: list[ast.stmt], handler: list[ast.stmt]) -> bool:
 
 def _gives_value(body: list[ast.stmt]) -> bool:
     """Does a statement of the block bind or return a value, a literal default (`gain = 1.0`) and a constant array
-    (`return np.zeros(3)`) alike? Binding `None` gives none."""
+    (`return np.zeros(3)`) alike? `None` and a status (`return False`, `ok = False`) give none: the caller tests
+    them, they are no result."""
     return any(isinstance(n, (ast.Assign, ast.AnnAssign, ast.Return)) and n.value is not None
-               and not (isinstance(n.value, ast.Constant) and n.value.value is None)
+               and not (isinstance(n.value, ast.Constant)
+                        and (n.value.value is None or isinstance(n.value.value, bool)))
                for stmt in body for n in ast.walk(stmt))
 
 
@@ -109,8 +111,8 @@ def check(node: ast.Try, ctx):
         return
     caught = show(handler.type) if handler.type is not None else "any exception"
     yield Hit(node, f"the `try` block computes with pipeline data and its `except {caught}` block (line "
-                    f"{handler.lineno}) gives the result another way (a default counts): LEAPP records only the path the traced "
-                    "calls ran, so the export holds one of the two, with nothing in it saying which",
+                    f"{handler.lineno}) gives the result another way (a default counts): LEAPP records only the "
+                    "path the traced calls ran, so the export holds one of the two, with nothing in it saying which",
               "make the fallback a decision the host takes before calling the exported step (export each path "
               "as its own step), or drop the `except` path from the pipeline")
 
@@ -124,7 +126,8 @@ RULE = Rule(
          "array (`return np.zeros(3)`) are treated alike. Not flagged: a body that only reads (indexing, "
          "attributes, `getattr`, `.astype`, `dict.get`) and handlers that catch only lookup errors (`KeyError`, "
          "`IndexError`), which fail on a value's structure, the same on every call of the pipeline; `except` "
-         "blocks that only log, print, re-raise, `pass`, return nothing or bind `None`, a retry of the same "
+         "blocks that only log, print, re-raise, `pass`, return nothing, bind `None` or report a status (`return "
+         "False`), a retry of the same "
          "computation, and handlers of import, iteration and attribute errors (`ImportError`, `StopIteration`, "
          "`AttributeError`).",
     why="A trace records the operations that ran. When a traced call raised inside the `try`, LEAPP keeps the "
