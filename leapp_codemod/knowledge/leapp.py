@@ -63,3 +63,9 @@ MIXED_TORCH_NUMPY_RAISES = ("TypeError", "NotImplementedError")
 # value (indexing, `.astype`, `getattr`) fails on the value's structure, fixed for the pipeline: with a constant
 # `except` it exports the read and validates (tests/test_leapp_fallback_read.py).
 FALLBACK_STRUCTURAL_ERRORS = frozenset({"KeyError", "IndexError", "LookupError"})
+# TorchScript in a traced step (tests/test_leapp_torchscript.py; LCM111): a `@torch.jit.script` function called
+# on traced tensors answers a plain tensor outside the trace (`output_tensors`: "received non-traced tensors"),
+# branch or not; a scripted module (`torch.jit.script(Net())`) or `torch.jit.load` of a traced one exports as a
+# module and validates; a scripted module whose `forward` branches on values raises NotImplementedError while
+# tracing ("argument of type: <class '...GraphModuleImpl'>").
+SCRIPT_DECORATORS = frozenset({"torch.jit.script"})
