@@ -24,3 +24,8 @@ def test_the_window_test_names_state_that_changes_between_calls(tmp_path, monkey
     result = scan_copy("scan_container_tests", tmp_path, "gesture_app", ENTRY, monkeypatch)
     [branch] = [f for f in result.findings if f.code == "LCM201"]
     assert "changes between calls" in branch.message and "decides Python control flow" not in branch.message
+
+
+def test_a_shape_checked_against_loaded_statistics_is_the_layout_they_fix(tmp_path, monkeypatch):
+    found = check_marked("scan_container_tests", tmp_path, monkeypatch, "scale_app", "scale:ForceScale.read")
+    assert found == {("scale.py", 14, "shape-specialization")}
