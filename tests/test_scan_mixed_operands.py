@@ -26,3 +26,8 @@ def test_a_traced_array_with_a_torch_constant_and_a_numpy_matrix_times_a_tensor(
 def test_an_inline_range_input_and_a_module_global(tmp_path, monkeypatch):
     found = check_marked("scan_mixed_operands", tmp_path, monkeypatch, "drone_app", "hover.py:18-22")
     assert {line for _, line, _ in found} == {19, 22}
+
+
+def test_attributes_rebound_from_themselves_are_typed_once(tmp_path, monkeypatch):
+    found = check_marked("scan_mixed_operands", tmp_path, monkeypatch, "winch_app", "winch:Winch.pull")
+    assert {line for _, line, _ in found} == {13}

@@ -96,10 +96,11 @@ class OperandKindQuestions:
         return self._numpy_only(e, frozenset())
 
     def _torch_attribute(self, e: ast.Attribute, seen: frozenset) -> bool:
-        if not (is_self_attr(e, self.self_name) and self.cls is not None):
+        key = f"self.{e.attr}"   # an attribute rebound from itself (`self.w = self.w.to(dev)`) is asked once
+        if not (is_self_attr(e, self.self_name) and self.cls is not None) or key in seen:
             return False
         values = [v for klass in self.project.mro(self.cls) for _, v in klass.attr_values.get(e.attr, ())]
-        return bool(values) and all(isinstance(v, ast.Call) and self._torch_call(v, seen) for v in values)
+        return bool(values) and all(isinstance(v, ast.Call) and self._torch_call(v, seen | {key}) for v in values)
 
     def _torch_call(self, e: ast.Call, seen: frozenset) -> bool:
         func = e.func
@@ -175,9 +176,12 @@ class OperandKindQuestions:
                 return name in ARRAY_BUILDERS or any(self._numpy_only(a, seen) for a in e.args)
             return self.is_numpy(e)
         if isinstance(e, ast.Attribute) and is_self_attr(e, self.self_name) and self.cls is not None:
+            key = f"self.{e.attr}"
             values = [v for klass in self.project.mro(self.cls) for _, v in klass.attr_values.get(e.attr, ())]
+            if key in seen:
+                return False
             if values:   # every binding an array (`self.scale = np.array(...)`), none a NumPy number
-                return self.is_numpy(e) and all(self._numpy_only(v, seen | {e.attr}) for v in values)
+                return self.is_numpy(e) and all(self._numpy_only(v, seen | {key}) for v in values)
         if isinstance(e, ast.Attribute):
             return self.is_numpy(e)
         return False
