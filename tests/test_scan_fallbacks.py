@@ -14,4 +14,4 @@ def private_cache(tmp_path, monkeypatch):
 
 def test_reads_are_clean_and_constant_defaults_of_computations_are_fallbacks(tmp_path, monkeypatch):
     found = check_marked("scan_fallbacks", tmp_path, monkeypatch, "kiln_app", "kiln:KilnController.heat")
-    assert {line for _, line, code in found if code == "tensor-branch"} == {23, 27}
+    assert {line for _, line, code in found if code == "tensor-branch"} == {24, 28}

@@ -21,8 +21,17 @@ _READ_CALLS = frozenset({"getattr", "hasattr", "len", "isinstance", "get", "asty
                          "asarray", "array", "tuple", "list", "dict"})
 
 
-def _reads_only(body: list[ast.stmt]) -> bool:
-    """Is every call in the block a read (`data.cvel[i, 0:3].astype(np.float32)`, `getattr(d, "ndim", 1)`)?"""
+def _data_index(body: list[ast.stmt], ctx) -> bool:
+    """Does the block index at a position pipeline data gives (`path[nearest + 1]`, past the end for some data)?"""
+    return any(isinstance(n, ast.Subscript) and ctx.is_data(n.slice) and not ctx.is_shape(n.slice)
+               for stmt in body for n in ast.walk(stmt))
+
+
+def _reads_only(body: list[ast.stmt], ctx) -> bool:
+    """Is every call in the block a read (`data.cvel[i, 0:3].astype(np.float32)`, `getattr(d, "ndim", 1)`) at
+    positions that are no pipeline data?"""
+    if _data_index(body, ctx):
+        return False
     for node in (n for stmt in body for n in ast.walk(stmt)):
         if isinstance(node, ast.Call):
             func = node.func
@@ -68,18 +77,19 @@ def fallback_handler(node: ast.Try, ctx) -> ast.ExceptHandler | None:
     """The first `except` block that computes what the `try` body computes (binds one of the names it binds with
     pipeline data, or returns a value where it returns one), for a body that computes with pipeline data. Not
     a block that only logs, re-raises or returns nothing, nor one catching an import or iteration error."""
-    if not node.handlers or _reads_only(node.body) or not _computes_with_data(node.body, ctx):
+    if not node.handlers or _reads_only(node.body, ctx) or not _computes_with_data(node.body, ctx):
         return None
     bound, _ = _results(node.body)
     for handler in node.handlers:
         caught = _caught(handler)
-        if any(kind in _NOT_COMPUTATION for kind in caught) or (caught and set(caught) <= _STRUCTURAL):
+        if any(kind in _NOT_COMPUTATION for kind in caught) or (
+                caught and set(caught) <= _STRUCTURAL and not _data_index(node.body, ctx)):
             continue
         if all(isinstance(s, (ast.Raise, ast.Pass, ast.Continue, ast.Break)) or ctx.only_io([s])
                for s in handler.body):
             continue
         names, handler_returns = _results(handler.body)
-        if (names & bound or handler_returns) and _gives_value(handler.body) \
+        if (names & bound or handler_returns) and _gives_value(handler.body, ctx) \
                 and not _retries(node.body, handler.body):
             return handler
     return None
@@ -95,11 +105,12 @@ def _retries(body: list[ast.stmt], handler: list[ast.stmt]) -> bool:
     return bool(again) and again <= values(body)
 
 
-def _gives_value(body: list[ast.stmt]) -> bool:
+def _gives_value(body: list[ast.stmt], ctx) -> bool:
     """Does a statement of the block bind or return a value, a literal default (`gain = 1.0`) and a constant array
     (`return np.zeros(3)`) alike? `None` and a status (`return False`, `ok = False`) give none: the caller tests
-    them, they are no result."""
+    them, they are no result; nor is handing back an object the function was given (`return response`)."""
     return any(isinstance(n, (ast.Assign, ast.AnnAssign, ast.Return)) and n.value is not None
+               and not (isinstance(n, ast.Return) and isinstance(n.value, ast.Name) and n.value.id in ctx.fn.params)
                and not (isinstance(n.value, ast.Constant)
                         and (n.value.value is None or isinstance(n.value.value, bool)))
                for stmt in body for n in ast.walk(stmt))
@@ -125,9 +136,10 @@ RULE = Rule(
          "path, an early exit). A default is a fallback like any other: a literal (`out = 0.0`) and a constant "
          "array (`return np.zeros(3)`) are treated alike. Not flagged: a body that only reads (indexing, "
          "attributes, `getattr`, `.astype`, `dict.get`) and handlers that catch only lookup errors (`KeyError`, "
-         "`IndexError`), which fail on a value's structure, the same on every call of the pipeline; `except` "
-         "blocks that only log, print, re-raise, `pass`, return nothing, bind `None` or report a status (`return "
-         "False`), a retry of the same "
+         "`IndexError`), which fail on a value's structure, the same on every call of the pipeline, unless an "
+         "index is pipeline data (`path[nearest + 1]`); `except` blocks that only log, print, re-raise, `pass`, "
+         "return nothing, bind `None`, report a status (`return False`) or hand back an object the function was "
+         "given (`return response`), a retry of the same "
          "computation, and handlers of import, iteration and attribute errors (`ImportError`, `StopIteration`, "
          "`AttributeError`).",
     why="A trace records the operations that ran. When a traced call raised inside the `try`, LEAPP keeps the "
@@ -168,6 +180,10 @@ RULE = Rule(
         # a computation's constant default, literal or array alike
         "import numpy as np\ndef step(obs):\n    try:  # error\n        w = np.linalg.solve(obs, obs[0])\n"
         "    except np.linalg.LinAlgError:\n        return np.zeros(3)\n    return w * 2.0\n",
+        # a lookup at a position the data gives fails for some data
+        "import numpy as np\ndef step(obs, path):\n    i = np.argmin(np.abs(path - obs))\n"
+        "    try:  # error\n        nxt = path[i + 1]\n    except IndexError:\n        nxt = path[0]\n"
+        "    return nxt - obs\n",
         "import numpy as np\ndef step(obs, decode):\n    try:  # error\n        img = decode(obs) / 255.0\n"
         "    except ValueError:\n        img = 0.0\n    return np.tanh(img)\n",
     ),
