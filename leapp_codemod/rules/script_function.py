@@ -19,6 +19,8 @@ def _scripted(fn, ctx) -> bool:
 
 
 def check(node: ast.Call, ctx):
+    if _scripted(ctx.fn, ctx):
+        return   # inside a scripted body the call is compiled with it: the call into the outer one is the finding
     if not any(ctx.is_data(a) for a in (*node.args, *(k.value for k in node.keywords))) or ctx.only_logged(node):
         return
     callees = ctx.resolve_call(node)
@@ -35,8 +37,9 @@ RULE = Rule(
     summary="A `@torch.jit.script` function called on pipeline data",
     what="Flags a call on pipeline data of a project function decorated with `@torch.jit.script` (every function "
          "the call may run is one). Not flagged: calls of scripted modules (`torch.jit.script(Net())`, "
-         "`torch.jit.load(path)`), which LEAPP exports as modules when they hold no branch on values, and scripted "
-         "functions called only on constants or only for a log line.",
+         "`torch.jit.load(path)`), which LEAPP exports as modules when they hold no branch on values, scripted "
+         "functions called only on constants or only for a log line, and calls inside a scripted function (the call "
+         "into the outer one is the finding).",
     why="Checked with the installed leapp 0.7.2 (knowledge/leapp.py): a ScriptFunction runs its compiled graph "
         "on the plain tensor behind LEAPP's traced one, so its answer is a plain tensor: `output_tensors` rejects "
         "it ('received non-traced tensors'), even for a body with no branch (`torch.tanh(x) * 2.0`), and mixed "
@@ -50,6 +53,9 @@ RULE = Rule(
                   "    return torch.remainder(a + 3.1416, 6.2832) - 3.1416",
     node_types=(ast.Call,), check=check,
     valid=(
+        # a scripted helper called inside a scripted function is compiled with it
+        "import torch\n@torch.jit.script\ndef unit(v):\n    return v / v.norm()\n@torch.jit.script\n"
+        "def step(v):\n    return unit(v) * 2.0\n",
         "import torch\ndef wrap(a):\n    return torch.remainder(a, 6.28)\ndef step(obs):\n    return wrap(obs)\n",
         "import torch\n@torch.jit.script\ndef gain(n: int):\n    return torch.ones(n) * 2.0\n"
         "def step(obs):\n    return obs * gain(3)\n",
