@@ -48,7 +48,24 @@ BOUNDARY_PASSES_WHOLE = frozenset({"deque"})
 # `np.add`, `np.zeros_like`). A dtype written as a string (`dtype="float32"`) traces, and so do `np.array` and
 # `np.asarray`, which LEAPP patches on their own.
 DTYPE_TYPE_ACCEPTED = frozenset({"numpy.array", "numpy.asarray"})
-# A torch tensor combined with a NumPy array (`torch.tanh(t) * gain`, `gain` an ndarray) raises TypeError under
-# LEAPP 0.7.2 ("mul(): argument 'other' ... must be Tensor, not numpy.ndarray"), in either order
-# (tests/test_leapp_recall15_facts.py). No rule reports it yet: it needs the operand's type, often an attribute
-# set in a constructor.
+# A torch tensor and a NumPy array in one arithmetic or comparison operation (`+ - * / @ ** > ==`, augmented
+# assignments too), checked with the installed leapp 0.7.2 (tests/test_leapp_mixed_operands.py; LCM110):
+# - a traced torch tensor with a NumPy array that is not traced (an attribute `self.scale = np.array(...)`, a 0-d
+#   array, an `np.float32` scalar), in either order: TypeError while tracing ("mul(): argument 'other' ... must be
+#   Tensor, not numpy.ndarray"; NotImplementedError for an `np.float32` scalar); `torch.from_numpy(x) * x` too.
+# - a traced NumPy array with a torch tensor that is not traced (`x * self.gain_t`, `x * torch.as_tensor(x)`):
+#   torch computes a plain tensor outside the trace; `output_tensors` rejects it ("received non-traced tensors"),
+#   and mixed into traced values (`torch.as_tensor(x) + x * gain_t`) it is silently a constant of the export.
+# - `np.float64` scalars (a subclass of Python float: `t * np.sqrt(2.0)`) trace like Python numbers.
+MIXED_TORCH_NUMPY_RAISES = ("TypeError", "NotImplementedError")
+# A `try` in a traced step: the export holds the path the traced samples ran; an `except` block the trace did not
+# run is not in it, whether it computes another way or returns a constant (LCM203). A `try` that only reads a
+# value (indexing, `.astype`, `getattr`) fails on the value's structure, fixed for the pipeline: with a constant
+# `except` it exports the read and validates (tests/test_leapp_fallback_read.py).
+FALLBACK_STRUCTURAL_ERRORS = frozenset({"KeyError", "IndexError", "LookupError"})
+# TorchScript in a traced step (tests/test_leapp_torchscript.py; LCM111): a `@torch.jit.script` function called
+# on traced tensors answers a plain tensor outside the trace (`output_tensors`: "received non-traced tensors"),
+# branch or not; a scripted module (`torch.jit.script(Net())`) or `torch.jit.load` of a traced one exports as a
+# module and validates; a scripted module whose `forward` branches on values raises NotImplementedError while
+# tracing ("argument of type: <class '...GraphModuleImpl'>").
+SCRIPT_DECORATORS = frozenset({"torch.jit.script"})

@@ -3,6 +3,7 @@ import ast
 from leapp_codemod.analysis.infer.context import name_stores
 from leapp_codemod.rules._helpers import condition_operands, show
 from leapp_codemod.rules._call_varying import call_varying_test
+from leapp_codemod.rules._containers import held_container_emptiness
 from leapp_codemod.rules._text_values import emptiness_guard, text_test
 from leapp_codemod.rules.base import Hit, Rule
 from leapp_codemod.rules.shape_branch import shape_only_test
@@ -23,7 +24,10 @@ def check(node, ctx):
         return  # `if self.t % self.k == 0:` on a step counter: the plan it refreshes is the state finding
     if shape_only_test(node.test, ctx):
         return  # a value that is also a shape (`width = spec[0]`, `if width % 2`): LCM001's, reported once
-    if isinstance(node, (ast.If, ast.While)) and call_varying_test(node.test, ctx) \
+    held = held_container_emptiness(node.test, ctx)
+    if held == "held":
+        return  # `if not self.queue:` on a list a callback or the settings fill: a length, no tensor value
+    if isinstance(node, (ast.If, ast.While)) and (held == "filled" or call_varying_test(node.test, ctx)) \
             and not ctx.decided_by_settings(node):
         keyword = KEYWORD[type(node)]
         yield Hit(node.test, f"`{keyword} {show(node.test)}` tests a Python flag or state that changes between "
@@ -138,7 +142,10 @@ RULE = Rule(
          "whose branches only do I/O (`if step % 50 == 0: print(...)`) is left to the I/O finding, and a test of "
          "parameters every call passes as literals (`f(a, True)` here, `f(a, noise)` with `noise = False` there) is "
          "the callers' choice, reported where they make it. Nor is `if not items:` on a local every binding of which "
-         "builds a Python list, dict, set or tuple (its length is tested). A test whose pipeline data is only "
+         "builds a Python list, dict, set or tuple (its length is tested). The emptiness of a container held on self "
+         "(`if not self.queue:`, `if len(self.window) == 0:`) is a length too: not flagged when the container "
+         "holds no pipeline data (names from the settings), and reported as state that changes between calls "
+         "when the pipeline fills it (empty on the first call only). A test whose pipeline data is only "
          "run-time shapes (a size handed over as a value, `width = spec[0]; if width % 2:`) is a shape branch "
          "(LCM001), reported once. Nor is a comparison with string literals or a field of a record the same "
          "condition compares with one (`ev[\"type\"] == \"button\" and ev[\"pressed\"]`: a UI event, never a tensor), "

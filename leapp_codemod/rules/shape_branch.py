@@ -38,11 +38,22 @@ def _fixed_check(compare: ast.Compare, ctx) -> bool:
     """Fixed dimensions of pipeline data checked against literals only, or the rank or last dimension
     checked against settings (`acts.shape[-1] != self.act_dim`)."""
     operands = (compare.left, *compare.comparators)
+    if _layout_of_constant(operands, ctx):
+        return True
     if any(_is_literal(x) for x in operands) and all(
             _is_literal(x) or (_fixed_dimension(x) and ctx.is_shape(x)) for x in operands):
         return True
     return any(last_dimension(x, ctx) for x in operands) and all(
         last_dimension(x, ctx) or not (ctx.is_shape(x) or ctx.is_data(x)) for x in operands)
+
+
+def _layout_of_constant(operands, ctx) -> bool:
+    """`stats.mean.shape == obs.shape`: a shape of pipeline data checked against the shape of a value that is no
+    pipeline data (statistics or a table the pipeline loaded): the layout that value was made for, which the
+    pipeline fixes, like a rank check against a setting."""
+    if len(operands) != 2 or not all(isinstance(x, ast.Attribute) and x.attr == "shape" for x in operands):
+        return False
+    return any(ctx.is_data(x.value) for x in operands) and not all(ctx.is_data(x.value) for x in operands)
 
 
 def _tests_shape(test: ast.expr, ctx) -> bool:
@@ -91,7 +102,8 @@ RULE = Rule(
          "pipeline data. Not flagged: `assert` statements and `if` guards that only raise (they document a fixed "
          "layout), and checks of dimensions that cannot vary between calls (the rank, a trailing dimension or the "
          "whole shape against literals, e.g. a 3x3 rotation matrix; the rank or the last dimension against a "
-         "setting, e.g. `acts.shape[-1] != self.act_dim`; a 0-d test `if not x.shape`). A condition that also "
+         "setting, e.g. `acts.shape[-1] != self.act_dim`; the whole shape against the shape of a value that is no "
+         "pipeline data, e.g. `stats.mean.shape == obs.shape`; a 0-d test `if not x.shape`). A condition that also "
          "tests pipeline values is reported once, as a branch on data (LCM201/LCM202).",
     why="LEAPP exports static shapes: shape values are baked in and a re-entry with another shape aborts the "
         "session ('Reentering ... with new i/o'). A branch on a shape that varies at run time (number of detected "
@@ -105,6 +117,10 @@ RULE = Rule(
         "def step(obs, cfg):\n    assert obs.shape[-1] == cfg.dim\n    return obs.reshape(obs.shape[0], -1)\n",
         "def step(obs, cfg):\n    if obs.shape[-1] != cfg.dim:\n        raise ValueError('bad width')\n    return obs\n",
         "def step(rot):\n    if rot.shape[-2:] == (3, 3):\n        return rot[..., 0]\n    return rot\n",
+        # the layout of statistics the pipeline loaded
+        ("import numpy as np\nclass Norm:\n    def __init__(self, path):\n        self.mean = np.load(path)\n"
+         "    def step(self, obs):\n        if self.mean.shape == obs.shape:\n            obs = obs - self.mean\n"
+         "        return obs\n"),
         ("class Head:\n    def __init__(self, n):\n        self.n = n\n    def step(self, a):\n"
          "        if a.shape[-1] > self.n:\n            a = a[..., :self.n]\n        return a\n"),
     ),
