@@ -48,7 +48,7 @@ def param_pairs(callee: FunctionInfo, call: ast.Call, bound: bool) -> list[tuple
     return pairs
 
 
-def _is_bound(callee: FunctionInfo, call: ast.Call, ctx) -> bool:
+def is_bound(callee: FunctionInfo, call: ast.Call, ctx) -> bool:
     if not callee.is_method:
         return False
     if isinstance(call.func, ast.Attribute):
@@ -78,7 +78,7 @@ def collect_bindings(contexts, wanted) -> ParamBindings:
                 passes = _passes_parameters(callee)
                 if not (passes or wanted(callee)):
                     continue
-                for param, arg in param_pairs(callee, call, _is_bound(callee, call, ctx)):
+                for param, arg in param_pairs(callee, call, is_bound(callee, call, ctx)):
                     if isinstance(arg, ast.Name) and arg.id in own:
                         forwarded.append((ctx.fn.id, arg.id, callee.id, param))
                     cls = _class_named(ctx, arg)
