@@ -117,9 +117,10 @@ def collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
         resolved.append((ctx, [(node, ctx.resolve_call(node)) for node in ast.walk(fn.node)
                                if isinstance(node, ast.Call)]))
     has_loop: dict[str, bool] = {}
-    sites.model_params = model_params(resolved, project)
+    looping = (lambda fn: has_loop.setdefault(fn.id, any(True for _ in loops_of(fn))))
+    bindings = collect_bindings(resolved, looping)
+    sites.model_params = model_params(resolved, project, looping)
     held: dict[str, set[str]] = {}
-    bindings = collect_bindings(resolved, lambda fn: has_loop.setdefault(fn.id, any(True for _ in loops_of(fn))))
     for ctx, calls in resolved:
         fn = ctx.fn
         bound = local_receiver_types(ctx, bindings)
@@ -208,8 +209,10 @@ def collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
         bind_only = ctx.fn.id not in sites.drivers
         if ctx.module.name not in module_models:
             module_models[ctx.module.name] = loaded_models(ctx.module.tree.body)
-        models = (loaded_models(ctx.fn.node.body) | module_models[ctx.module.name] | held.get(ctx.fn.id, set())
-                  | set(sites.model_params.get(ctx.fn.id, {})))
+        models = loaded_models(ctx.fn.node.body) | module_models[ctx.module.name] | held.get(ctx.fn.id, set())
+        # parameters that carry a model mark their calls as model calls; they do not bind a method name to a
+        # class (the configs or the callers may still say which class's method runs)
+        with_params = models | set(sites.model_params.get(ctx.fn.id, {}))
         wrapped = wrapper_calls(sites, ctx.fn.id) if ctx.fn.class_name else []
         for loop in driven_bodies(ctx.fn, callbacks):
             if ctx.fn.id in evaluating and not in_branch(loop, evaluating[ctx.fn.id]):
@@ -225,7 +228,7 @@ def collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
             here = networks | {n.lineno: fids for n, fids in wrapped if id(n) in own}
             # `policy.predict_action(obs)` on an object of unknown class: one project class defines the method,
             # it is the candidate; several do, the inline range is (which class runs is decided at run time)
-            pipelines = [p for p in inline_pipelines(loop, models, lambda call, names=served_locals, known=project_calls:
+            pipelines = [p for p in inline_pipelines(loop, with_params, lambda call, names=served_locals, known=project_calls:
                                                      is_project_call(call, names, known), is_wrapper)
                          if network_at(p, here) or (unbound_definers(p, models, definers) != 1
                                                     and runs_no_model(ctx.fn, p.model, project, reach) is None)]

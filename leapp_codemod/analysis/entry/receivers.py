@@ -75,7 +75,7 @@ def collect_bindings(contexts, wanted) -> ParamBindings:
             for callee in targets:
                 if callee.name == "__init__":
                     continue
-                passes = _passes_parameters(callee)
+                passes = passes_on(callee)
                 if not (passes or wanted(callee)):
                     continue
                 for param, arg in param_pairs(callee, call, is_bound(callee, call, ctx)):
@@ -90,7 +90,7 @@ def collect_bindings(contexts, wanted) -> ParamBindings:
     return out
 
 
-def _passes_parameters(fn: FunctionInfo) -> bool:
+def passes_on(fn: FunctionInfo) -> bool:
     """Does `fn` pass one of its parameters as it is to a call (`_run_episodes(env, agent, ...)`)?"""
     own = {a.arg for a in (*fn.node.args.posonlyargs, *fn.node.args.args, *fn.node.args.kwonlyargs)}
     return any(isinstance(arg, ast.Name) and arg.id in own

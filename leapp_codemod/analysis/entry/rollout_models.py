@@ -27,7 +27,7 @@ from leapp_codemod.analysis.entry.drivers import (
     training_operation,
 )
 from leapp_codemod.analysis.entry.loops import MODEL_LOADERS, loaded_models, steps_or_resets
-from leapp_codemod.analysis.entry.receivers import is_bound, param_pairs
+from leapp_codemod.analysis.entry.receivers import is_bound, param_pairs, passes_on
 from leapp_codemod.analysis.model.index import FunctionInfo
 
 # Words of a function's name that say it runs a trained policy against an environment (besides the evaluation
@@ -145,9 +145,10 @@ def _local_models(ctx, calls, loaders: set[str]) -> set[str]:
     return out
 
 
-def model_params(resolved, project) -> dict[str, dict[str, str]]:
+def model_params(resolved, project, wanted) -> dict[str, dict[str, str]]:
     """fid -> {parameter: why it carries a model (CALLER or USAGE)} for every function some call site hands a
-    model to, or that uses a parameter as one. `resolved` is [(ctx, [(call, targets), ...])]."""
+    model to, or that uses a parameter as one. `resolved` is [(ctx, [(call, targets), ...])]; only callees for
+    which `wanted(callee)` holds (those with a loop) or that pass a parameter on are looked at."""
     loaders = {ctx.fn.id for ctx, _ in resolved if returns_model(ctx.fn, project)}
     out: dict[str, dict[str, str]] = {}
     forwarded: list[tuple[str, str, str, str]] = []
@@ -156,7 +157,7 @@ def model_params(resolved, project) -> dict[str, dict[str, str]]:
         local = _local_models(ctx, calls, loaders)
         for call, targets in calls:
             for callee in targets:
-                if callee.name == "__init__" or callee.id == ctx.fn.id:
+                if callee.name == "__init__" or callee.id == ctx.fn.id or not (wanted(callee) or passes_on(callee)):
                     continue
                 for param, arg in param_pairs(callee, call, is_bound(callee, call, ctx)):
                     if isinstance(arg, ast.Name) and arg.id in own:
