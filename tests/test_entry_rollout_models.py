@@ -102,3 +102,9 @@ def test_a_loop_that_stores_transitions_for_training_is_no_evaluation_rollout():
         "        o2, r, d = self.env.step(a)\n        self.replay_buffer.add(o, a, r, o2)\n        o = o2\n", "Agent"))
     assert not evaluation_rollout(_function("def collect_rollouts(env, pi):\n    for _ in range(9):\n"
                                             "        env.step(pi(env.obs))\n"))
+    assert not evaluation_rollout(_function(  # a batch gathered for an update, whatever the method's name
+        "def rollout(self):\n    s = self.env.reset()\n    for _ in range(99):\n        obs_batch.append(s)\n"
+        "        s, r, d = self.env.step(self.get_action(s))\n", "PPO"))
+    assert not evaluation_rollout(_function(    # rollouts of a learned model that fill a pool for the update
+        "def rollout_model(predict_env, agent, model_pool, steps):\n    for _ in range(steps):\n"
+        "        nxt = predict_env.step(s, agent.select_action(s))\n        model_pool.push_batch(nxt)\n"))

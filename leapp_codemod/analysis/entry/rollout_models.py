@@ -36,11 +36,11 @@ ROLLOUT_WORDS = EVALUATION_FLAG_WORDS - {"deploy", "inference", "infer"} | {"rol
                                                                            "episodes", "evaluator"}
 # ... and words that say it trains, whatever else it does (`train_and_evaluate`).
 _TRAINING_NAME_WORDS = frozenset({"train", "training", "learn", "fit", "update", "optimize", "finetune", "collect"})
-# Methods that store a transition into a buffer (`self.buffer.add(o, a, r)`): a loop that calls one on a buffer
-# gathers training data, it does not evaluate.
-_STORE_METHODS = frozenset({"add", "store", "push", "insert", "append", "extend", "put", "add_transition",
-                            "store_transition"})
-_BUFFER_WORDS = frozenset({"buffer", "replay", "memory", "storage", "rb", "rollouts", "dataset"})
+# Words of methods that store transitions into a buffer or draw from it (`self.buffer.add(o, a, r)`,
+# `model_pool.push_batch(...)`, `env_pool.sample_all_batch(n)`): a loop around them gathers training data.
+_STORE_WORDS = frozenset({"add", "store", "push", "insert", "append", "extend", "put", "sample"})
+_BUFFER_WORDS = frozenset({"buffer", "replay", "memory", "storage", "rb", "rollouts", "dataset", "batch", "transitions",
+                           "trajectories", "pool"})
 NO_GRAD_CALLS = ("no_grad", "inference_mode")
 
 CALLER = "a call site hands it one"
@@ -62,7 +62,7 @@ def evaluation_rollout(fn: FunctionInfo) -> bool:
 def _stores(call: ast.Call) -> bool:
     """`self.replay_buffer.add(obs, act, rew)`, `memory.push(t)`: a transition stored for training."""
     func = call.func
-    if not isinstance(func, ast.Attribute) or func.attr not in _STORE_METHODS:
+    if not isinstance(func, ast.Attribute) or not name_words(func.attr) & _STORE_WORDS:
         return False
     receiver = func.value.attr if isinstance(func.value, ast.Attribute) else getattr(func.value, "id", "")
     return bool(name_words(receiver) & _BUFFER_WORDS)
