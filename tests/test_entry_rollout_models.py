@@ -108,3 +108,10 @@ def test_a_loop_that_stores_transitions_for_training_is_no_evaluation_rollout():
     assert not evaluation_rollout(_function(    # rollouts of a learned model that fill a pool for the update
         "def rollout_model(predict_env, agent, model_pool, steps):\n    for _ in range(steps):\n"
         "        nxt = predict_env.step(s, agent.select_action(s))\n        model_pool.push_batch(nxt)\n"))
+
+
+def test_a_checkpoint_dicts_accessors_do_not_run_a_model():
+    assert model_call(_call("ckpt.get('policy')"), {"ckpt"}) is None
+    assert model_call(_call("ckpt.items()"), {"ckpt"}) is None
+    assert used_as_model(_function("def f(cfg: dict, x):\n    with torch.no_grad():\n        y = cfg(x)\n"
+                                   "    return y\n")) == set()

@@ -103,9 +103,11 @@ def model_call(call: ast.Call, models: set[str]) -> str | None:
 
 
 # Methods every model has that do not run it: modes, devices, parameters, state.
+# ... and a container's accessors: `torch.load` may give a checkpoint dict (`ckpt.get("policy")`).
 MODEL_UPKEEP = frozenset({"eval", "train", "to", "cpu", "cuda", "half", "float", "double", "parameters",
                           "named_parameters", "buffers", "modules", "children", "state_dict", "load_state_dict",
-                          "requires_grad_", "zero_grad", "share_memory", "get_inputs", "get_outputs"})
+                          "requires_grad_", "zero_grad", "share_memory", "get_inputs", "get_outputs", "get", "keys",
+                          "values", "items", "pop", "setdefault", "copy"})
 
 
 def runs_the_model(method: str) -> bool:

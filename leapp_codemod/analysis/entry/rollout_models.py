@@ -74,10 +74,22 @@ def _mode_switch(call: ast.Call) -> bool:
             and (not call.args or isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, bool)))
 
 
+# Annotations that say a parameter holds data or settings, never a model (`obj: dict`, `path: str`).
+_NOT_MODELS = frozenset({"dict", "Dict", "list", "List", "tuple", "Tuple", "str", "int", "float", "bool", "bytes",
+                         "Path", "Mapping", "Sequence", "Any"})
+
+
 def _params(fn: FunctionInfo) -> list[str]:
+    """The parameters that may hold a model: not `self`, not annotated with a container, a number or text."""
     args = fn.node.args
-    names = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
-    return names[1:] if fn.is_method and names else names
+    found = [a for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
+    found = found[1:] if fn.is_method and found else found
+    return [a.arg for a in found if a.annotation is None
+            or ast.unparse(a.annotation).split("[")[0].rpartition(".")[2] not in _NOT_MODELS]
+
+
+def model_holders(fn: FunctionInfo) -> set[str]:
+    return set(_params(fn))
 
 
 def returns_model(fn: FunctionInfo, project) -> bool:
@@ -162,7 +174,7 @@ def model_params(resolved, project, wanted) -> dict[str, dict[str, str]]:
                 for param, arg in param_pairs(callee, call, is_bound(callee, call, ctx)):
                     if isinstance(arg, ast.Name) and arg.id in own:
                         forwarded.append((ctx.fn.id, arg.id, callee.id, param))
-                    if _model_valued(ctx, arg, local, loaders):
+                    if param in model_holders(callee) and _model_valued(ctx, arg, local, loaders):
                         out.setdefault(callee.id, {})[param] = CALLER
     changed = True
     while changed:      # a model parameter passed on as it is carries the model to the callee
