@@ -145,9 +145,12 @@ def _calls_loader(ctx, call: ast.Call, loaders: set[str]) -> bool:
     return bool(target) and all(t.id in loaders for t in target)
 
 
-def _local_models(ctx, calls, loaders: set[str]) -> set[str]:
-    """Names the caller binds to a model: from a model loader, or from a project function that returns one."""
-    out = loaded_models(ctx.fn.node.body) | loaded_models(ctx.module.tree.body)
+def _local_models(ctx, calls, loaders: set[str], by_module: dict[str, set[str]]) -> set[str]:
+    """Names the caller binds to a model: from a model loader, or from a project function that returns one.
+    `by_module` caches each module's own loader bindings."""
+    if ctx.module.name not in by_module:
+        by_module[ctx.module.name] = loaded_models(ctx.module.tree.body)
+    out = loaded_models(ctx.fn.node.body) | by_module[ctx.module.name]
     by_node = {id(node): targets for node, targets in calls}
     for node in ctx.fn.nodes:
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
@@ -164,13 +167,21 @@ def model_params(resolved, project, wanted) -> dict[str, dict[str, str]]:
     loaders = {ctx.fn.id for ctx, _ in resolved if returns_model(ctx.fn, project)}
     out: dict[str, dict[str, str]] = {}
     forwarded: list[tuple[str, str, str, str]] = []
+    by_module: dict[str, set[str]] = {}
+    looked: dict[str, bool] = {}
     for ctx, calls in resolved:
         own = set(_params(ctx.fn))
-        local = _local_models(ctx, calls, loaders)
+        local = None
         for call, targets in calls:
             for callee in targets:
-                if callee.name == "__init__" or callee.id == ctx.fn.id or not (wanted(callee) or passes_on(callee)):
+                if callee.name == "__init__" or callee.id == ctx.fn.id:
                     continue
+                if callee.id not in looked:
+                    looked[callee.id] = wanted(callee) or passes_on(callee)
+                if not looked[callee.id]:
+                    continue
+                if local is None:
+                    local = _local_models(ctx, calls, loaders, by_module)
                 for param, arg in param_pairs(callee, call, is_bound(callee, call, ctx)):
                     if isinstance(arg, ast.Name) and arg.id in own:
                         forwarded.append((ctx.fn.id, arg.id, callee.id, param))
