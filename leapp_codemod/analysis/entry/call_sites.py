@@ -41,6 +41,9 @@ class CallSites:
     # fid -> (classes a call's receiver may hold, where the configs select this one's): `self.agent.act(obs)`
     selected_at: dict[str, tuple[int, str]] = field(default_factory=dict)
     vendored: set[str] = field(default_factory=set)   # modules of third-party code copied into the project
+    rollouts: set[str] = field(default_factory=set)   # evaluation rollouts: drivers wherever they are written
+    # fid -> {parameter: why it carries a model}: what call sites hand it, or how the function uses it
+    model_params: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def model_via(self, fid: str, depth: int = 2) -> str | None:
         """The callee through which `fid` calls a model (two delegations deep), when it does not itself."""

@@ -43,6 +43,7 @@ from leapp_codemod.analysis.entry.receivers import (
     on_library_module,
 )
 from leapp_codemod.analysis.entry.model_fields import calls_declared_model
+from leapp_codemod.analysis.entry.rollout_models import evaluation_rollout, held_models, model_params
 from leapp_codemod.analysis.entry.served import dotted, is_project_call, served_models
 from leapp_codemod.analysis.entry.served import served_locals as served_locals_of
 from leapp_codemod.analysis.entry.signs import (
@@ -64,6 +65,7 @@ from leapp_codemod.analysis.model.resolve_types import is_abstract
 # A project network's method called in a driver loop amid this many statements of pipeline code (building
 # the observation, scaling the action) is a model call of that range, not the policy step itself.
 INLINE_NETWORK_STATEMENTS = 6
+ROLLOUT_NETWORK_STATEMENTS = 3
 
 
 def loop_call_nodes(fn: FunctionInfo):
@@ -91,8 +93,14 @@ def collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
     evaluating: dict[str, set[int]] = {}     # training code with an evaluation branch -> that branch's calls
     for fn, is_root in callers_of(project):
         sites.functions[fn.id] = fn
-        trains = is_training_loop(fn) or in_trainer(fn, project, trainers)
         tests = in_tests(fn, project)
+        # an evaluation rollout (a trainer's `evaluate`, a library player's `rollout`) drives the policy on its
+        # own, whoever calls it: its loops are candidates like a script's
+        rollout = (not tests and fn.module not in sites.vendored and not is_module_method(fn, project)
+                   and evaluation_rollout(fn))
+        trains = not rollout and (is_training_loop(fn) or in_trainer(fn, project, trainers))
+        if rollout:
+            sites.rollouts.add(fn.id)
         if trains and not tests:
             evaluation = evaluation_branch_calls(fn)
             if evaluation:
@@ -102,17 +110,21 @@ def collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
         if ((trains and fn.id not in evaluating) or tests or is_module_method(fn, project)
                 or fn.module in sites.vendored):    # a copied library's rollout loops are not the project's drivers
             ignored.add(fn.id)
-        elif is_root or fn.id in callbacks or fn.id in evaluating:
+        elif is_root or fn.id in callbacks or fn.id in evaluating or rollout:
             roots.append(fn)
         ctx = FunctionContext(fn, project.modules[fn.module], project, facts, support)
         compute_env(ctx)
         resolved.append((ctx, [(node, ctx.resolve_call(node)) for node in ast.walk(fn.node)
                                if isinstance(node, ast.Call)]))
     has_loop: dict[str, bool] = {}
-    bindings = collect_bindings(resolved, lambda fn: has_loop.setdefault(fn.id, any(True for _ in loops_of(fn))))
+    looping = (lambda fn: has_loop.setdefault(fn.id, any(True for _ in loops_of(fn))))
+    bindings = collect_bindings(resolved, looping)
+    sites.model_params = model_params(resolved, project, looping)
+    held: dict[str, set[str]] = {}
     for ctx, calls in resolved:
         fn = ctx.fn
         bound = local_receiver_types(ctx, bindings)
+        held[fn.id] = held_models(ctx, calls, lambda node, ctx=ctx: calls_nn_module(ctx, node))
         if bound:    # receivers the callers (or an assertion) bind: `Model=Agent`, `run(make_policy(cfg))`
             calls = [(node, targets or bound_targets(project, node, bound)) for node, targets in calls]
         served_locals = served_locals_of(fn, dict(calls), by_getter, getters_named) if by_getter else {}
@@ -197,7 +209,10 @@ def collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
         bind_only = ctx.fn.id not in sites.drivers
         if ctx.module.name not in module_models:
             module_models[ctx.module.name] = loaded_models(ctx.module.tree.body)
-        models = loaded_models(ctx.fn.node.body) | module_models[ctx.module.name]
+        models = loaded_models(ctx.fn.node.body) | module_models[ctx.module.name] | held.get(ctx.fn.id, set())
+        # parameters that carry a model mark their calls as model calls; they do not bind a method name to a
+        # class (the configs or the callers may still say which class's method runs)
+        with_params = models | set(sites.model_params.get(ctx.fn.id, {}))
         wrapped = wrapper_calls(sites, ctx.fn.id) if ctx.fn.class_name else []
         for loop in driven_bodies(ctx.fn, callbacks):
             if ctx.fn.id in evaluating and not in_branch(loop, evaluating[ctx.fn.id]):
@@ -213,7 +228,7 @@ def collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
             here = networks | {n.lineno: fids for n, fids in wrapped if id(n) in own}
             # `policy.predict_action(obs)` on an object of unknown class: one project class defines the method,
             # it is the candidate; several do, the inline range is (which class runs is decided at run time)
-            pipelines = [p for p in inline_pipelines(loop, models, lambda call, names=served_locals, known=project_calls:
+            pipelines = [p for p in inline_pipelines(loop, with_params, lambda call, names=served_locals, known=project_calls:
                                                      is_project_call(call, names, known), is_wrapper)
                          if network_at(p, here) or (unbound_definers(p, models, definers) != 1
                                                     and runs_no_model(ctx.fn, p.model, project, reach) is None)]
@@ -231,7 +246,10 @@ def collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
                 best = max(pipelines, key=lambda p: p.statements)
                 network = network_at(best, here)
                 sites.inline.append((ctx.fn, best, 0 if network else unbound_definers(best, models, definers)))
-                if best.statements >= INLINE_NETWORK_STATEMENTS:   # a network called amid pipeline code
+                # a network called amid pipeline code; in an evaluation rollout the loop is the only place its
+                # input is built and its output used, so a shorter range around it is the step
+                if best.statements >= (ROLLOUT_NETWORK_STATEMENTS if ctx.fn.id in sites.rollouts
+                                       else INLINE_NETWORK_STATEMENTS):
                     for fid in network:
                         sites.inline_networks.setdefault(fid, (ctx.fn, best))
     return sites

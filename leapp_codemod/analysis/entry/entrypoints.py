@@ -32,6 +32,7 @@ from leapp_codemod.analysis.entry.lookup import (
     is_vendored,
 )
 from leapp_codemod.analysis.entry.loops import InlinePipeline
+from leapp_codemod.analysis.entry.rollout_models import rollout_reasons
 from leapp_codemod.analysis.entry.ordering import (
     below_parts,
     below_their_ranges,
@@ -319,7 +320,7 @@ def _function(fid: str, fallback: FunctionInfo, sites: CallSites):
 
 
 def _inline_candidate(fn: FunctionInfo, pipeline: InlinePipeline, definers: int, project: Project,
-                      callback: bool = False) -> Entrypoint:
+                      callback: bool = False, sites: CallSites | None = None) -> Entrypoint:
     score = 9
     where = "a callback the framework calls repeatedly" if callback else "a loop"
     reasons = [(f"calls the model `{pipeline.model}` inline in {where} ({fn.path}:{pipeline.loop_line}), "
@@ -327,6 +328,7 @@ def _inline_candidate(fn: FunctionInfo, pipeline: InlinePipeline, definers: int,
                 f"input and use its output"),
                f"the loop is in a driver ({_where(fn)})" if not callback else f"{_where(fn)} is registered "
                f"as a callback"]
+    reasons += rollout_reasons(fn, pipeline, sites) if sites is not None else []
     if definers:
         score += 1
         reasons.append(f"the model's class is bound at run time ({definers} project classes define "
@@ -370,7 +372,7 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
     favour_selected(ranked, project)
     outermost = outermost_ranges(sites.inline)
     registered = {(fn.id, p.start): fn.id in sites.callbacks and p.loop_line == fn.node.lineno for fn, p, _ in outermost}
-    ranked += [_inline_candidate(fn, p, d, project, registered[fn.id, p.start]) for fn, p, d in outermost]
+    ranked += [_inline_candidate(fn, p, d, project, registered[fn.id, p.start], sites) for fn, p, d in outermost]
     ranked = callbacks_first(ranked, {f"{fn.path}:{p.start}-{p.end}": (fn.module, fn.qualname, fn.node.lineno)
                                       for fn, p, _ in outermost
                                       if registered[fn.id, p.start] and covers_body(fn.node, p.start, p.end)})

@@ -100,12 +100,32 @@ def model_call(call: ast.Call, models: set[str]) -> str | None:
         return ast.unparse(func) if named or (container and is_model_name(container)) else None
     if not isinstance(func, ast.Attribute):
         return None
+    if ast.unparse(func) in models:     # `self.helm(x)`: an attribute of self known to hold a model
+        return ast.unparse(func)
     receiver = _final_name(func.value)
     if func.attr in MODEL_METHODS | MODEL_STEP and receiver and (receiver in models or is_model_name(receiver)):
         return f"{receiver}.{func.attr}"
+    if ((isinstance(func.value, ast.Name) and func.value.id in models or ast.unparse(func.value) in models)
+            and runs_the_model(func.attr)):
+        return f"{receiver}.{func.attr}"   # `brain.decide(x)` on a name known to hold a model
     if func.attr not in MODEL_METHODS and is_model_name(func.attr) and not func.attr[:1].isupper():
         return ast.unparse(func)
     return None
+
+
+# Methods every model has that do not run it: modes, devices, parameters, state.
+# ... and a container's accessors: `torch.load` may give a checkpoint dict (`ckpt.get("policy")`).
+MODEL_UPKEEP = frozenset({"eval", "train", "to", "cpu", "cuda", "half", "float", "double", "parameters",
+                          "named_parameters", "buffers", "modules", "children", "state_dict", "load_state_dict",
+                          "requires_grad_", "zero_grad", "share_memory", "get_inputs", "get_outputs", "get", "keys",
+                          "values", "items", "pop", "setdefault", "copy"})
+
+
+def runs_the_model(method: str) -> bool:
+    """Does calling `method` on a known model run it (`decide`, `forward_actor`, `sample_actions`), rather than
+    set it up (`eval`, `to`, `load_state_dict`, `reset_memory`, `get_inputs`)?"""
+    return (not method.startswith("_") and method not in MODEL_UPKEEP
+            and not set(method.lower().split("_")) & VERB_WORDS - {"compute", "get"})
 
 
 def _root_name(expr: ast.expr) -> str | None:

@@ -48,7 +48,7 @@ def param_pairs(callee: FunctionInfo, call: ast.Call, bound: bool) -> list[tuple
     return pairs
 
 
-def _is_bound(callee: FunctionInfo, call: ast.Call, ctx) -> bool:
+def is_bound(callee: FunctionInfo, call: ast.Call, ctx) -> bool:
     if not callee.is_method:
         return False
     if isinstance(call.func, ast.Attribute):
@@ -75,10 +75,10 @@ def collect_bindings(contexts, wanted) -> ParamBindings:
             for callee in targets:
                 if callee.name == "__init__":
                     continue
-                passes = _passes_parameters(callee)
+                passes = passes_on(callee)
                 if not (passes or wanted(callee)):
                     continue
-                for param, arg in param_pairs(callee, call, _is_bound(callee, call, ctx)):
+                for param, arg in param_pairs(callee, call, is_bound(callee, call, ctx)):
                     if isinstance(arg, ast.Name) and arg.id in own:
                         forwarded.append((ctx.fn.id, arg.id, callee.id, param))
                     cls = _class_named(ctx, arg)
@@ -90,7 +90,7 @@ def collect_bindings(contexts, wanted) -> ParamBindings:
     return out
 
 
-def _passes_parameters(fn: FunctionInfo) -> bool:
+def passes_on(fn: FunctionInfo) -> bool:
     """Does `fn` pass one of its parameters as it is to a call (`_run_episodes(env, agent, ...)`)?"""
     own = {a.arg for a in (*fn.node.args.posonlyargs, *fn.node.args.args, *fn.node.args.kwonlyargs)}
     return any(isinstance(arg, ast.Name) and arg.id in own
