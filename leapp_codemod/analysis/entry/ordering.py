@@ -12,6 +12,7 @@ import re
 from dataclasses import replace
 from pathlib import PurePosixPath
 
+from leapp_codemod.analysis.entry.bounds import sends
 from leapp_codemod.analysis.entry.submodules import PART_PENALTY, factory_built
 from leapp_codemod.model import Entrypoint
 
@@ -99,8 +100,9 @@ def below_parts(ranked: list[Entrypoint], project) -> list[Entrypoint]:
 
 
 def covers_body(fn_node: ast.FunctionDef | ast.AsyncFunctionDef, start: int, end: int) -> bool:
-    """Do statements `start`-`end` make up the function's whole body? A docstring before them and calls after
-    them whose result nothing keeps (`self.publish(cmd)`: the output sent out) do not count."""
+    """Do statements `start`-`end` make up the function's whole body? A docstring before them, and after them
+    calls whose result nothing keeps (`self.publish(cmd)`) or statements that send the output (writes into a
+    command message's fields, `bounds.sends`) do not count."""
     body = list(fn_node.body)
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
         body = body[1:]
@@ -108,7 +110,7 @@ def covers_body(fn_node: ast.FunctionDef | ast.AsyncFunctionDef, start: int, end
         return False
     after = [stmt for stmt in body if stmt.lineno > end]
     return bool(body[0].lineno <= end) and all(
-        isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) for stmt in after)
+        (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)) or sends(stmt) for stmt in after)
 
 
 def callbacks_first(ranked: list[Entrypoint], whole: dict[str, tuple[str, str, int]]) -> list[Entrypoint]:
