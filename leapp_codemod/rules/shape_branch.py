@@ -74,8 +74,8 @@ def shape_only_test(test: ast.expr, ctx) -> bool:
 
 
 def check(node, ctx):
-    if only_raises(node) or ctx.decided_by_settings(node):  # a guard rejects bad input and exports nothing
-        return
+    if only_raises(node) or ctx.decided_by_settings(node) or ctx.bail_out_arm(node):
+        return  # a guard rejects bad input and exports nothing (or only reports and returns)
     if _tests_values(node.test, ctx):
         return  # the same test is a branch on data (LCM201/LCM202): one finding, one fix (`torch.where`)
     if _tests_shape(node.test, ctx) and not text_test(node.test, ctx):   # `if note:` on a str: empty or not
