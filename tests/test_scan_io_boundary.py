@@ -28,3 +28,11 @@ def test_the_read_finding_names_the_wrapper(tmp_path, monkeypatch):
     messages = {f.line: f.message for f in result.findings if f.path.endswith("track.py")}
     assert "`TargetFeed.target`" in messages[11] and "value read while tracing" in messages[11]
     assert "`GimbalLink.read_angles`" in messages[12]
+
+
+def test_the_run_counts_a_wrapper_read_as_a_read(tmp_path, monkeypatch):
+    from leapp_codemod.runner.verdict import is_io_read
+
+    result = scan_copy(GROUP, tmp_path, "gimbal_app", "track:track", monkeypatch)
+    reads = [f.message for f in result.findings if f.path.endswith("track.py")]
+    assert reads and all(is_io_read(m) for m in reads)   # their values feed the step, as a file read's do

@@ -1,5 +1,6 @@
 import ast
 
+from leapp_codemod.knowledge.io import WRAPPER_READ_TEXT
 from leapp_codemod.rules._helpers import show
 from leapp_codemod.rules.base import Hit, Rule
 
@@ -19,7 +20,7 @@ def check(node: ast.Call, ctx):
     kind = ctx.io_kind(node)
     wrapper = ctx.wrapper_read(node) if kind is None else None
     if wrapper is not None and not ctx.in_error_handler(node):
-        yield Hit(node, f"`{show(node)}` reads through the project's I/O wrapper `{wrapper}` inside the pipeline; "
+        yield Hit(node, f"`{show(node)}` {WRAPPER_READ_TEXT} `{wrapper}` inside the pipeline; "
                         f"the exported model keeps the value read while tracing",
                   "read it in the host runtime before the pipeline call and pass the value in as an input")
         return

@@ -89,7 +89,8 @@ RULE = Rule(
     summary="Python branch on a run-time shape of pipeline data",
     what="Flags `if`/`while`/conditional expressions whose condition reads `.shape`, `.size()` or `len()` of "
          "pipeline data. Not flagged: `assert` statements and `if` guards that only raise (they document a fixed "
-         "layout), and checks of dimensions that cannot vary between calls (the rank, a trailing dimension or the "
+         "layout) or only report and return from a step that returns nothing (`if len(action) != 12: "
+         "log.error(...); return`: a traced call taking it exports nothing), and checks of dimensions that cannot vary between calls (the rank, a trailing dimension or the "
          "whole shape against literals, e.g. a 3x3 rotation matrix; the rank or the last dimension against a "
          "setting, e.g. `acts.shape[-1] != self.act_dim`; a 0-d test `if not x.shape`). A condition that also "
          "tests pipeline values is reported once, as a branch on data (LCM201/LCM202).",
