@@ -18,16 +18,17 @@ def private_cache(tmp_path, monkeypatch):
 
 def test_wrappers_of_io_objects_are_the_boundary(tmp_path, monkeypatch):
     found = check_marked(GROUP, tmp_path, monkeypatch, "gimbal_app", "track:track")
-    assert ("track.py", 11, "io-in-pipeline") in found        # the ROS topic read through `TargetFeed.target`
-    assert ("track.py", 12, "io-in-pipeline") in found        # the serial read through `GimbalLink.read_angles`
+    assert ("track.py", 12, "io-in-pipeline") in found        # the ROS topic read through `TargetFeed.target`
+    assert ("track.py", 13, "io-in-pipeline") in found        # the serial read through `GimbalLink.read_angles`
     assert ("gimbal_io.py", 78, "io-in-pipeline") in found    # a helper that computes and logs stays pipeline code
+    assert ("gimbal_io.py", 90, "scalar-extraction") in found  # a sender that scales what it is handed too
 
 
 def test_the_read_finding_names_the_wrapper(tmp_path, monkeypatch):
     result = scan_copy(GROUP, tmp_path, "gimbal_app", "track:track", monkeypatch)
     messages = {f.line: f.message for f in result.findings if f.path.endswith("track.py")}
-    assert "`TargetFeed.target`" in messages[11] and "value read while tracing" in messages[11]
-    assert "`GimbalLink.read_angles`" in messages[12]
+    assert "`TargetFeed.target`" in messages[12] and "value read while tracing" in messages[12]
+    assert "`GimbalLink.read_angles`" in messages[13]
 
 
 def test_the_run_counts_a_wrapper_read_as_a_read(tmp_path, monkeypatch):

@@ -58,11 +58,40 @@ class SinkQuestions:
                     return None
                 handed = handed or kind in (_IO, SEND)
                 reads = reads or kind == READ
+        if values and self._computes_with(values):
+            return None   # `thrust = (action[3] + 1) / 2` before the send: post-processing of the pipeline
         if not outside:
             return READ if reads else SEND   # a helper of the boundary (`self._publish_gap()`)
         if returns:
             return READ if reads and not values else None   # a read takes nothing of the pipeline
         return SEND if handed and values else None          # a send hands a value of the pipeline on
+
+    def _computes_with(self, values: set[str]) -> bool:
+        """Does the function compute with what it is handed (arithmetic, an ordering, `min`/`max`/`abs`/
+        `round`) rather than only pack it (convert, index, format, put it in a message)? Followed through the
+        local names bound from it; a size (`len(values) != 16`) is no computation."""
+        derived, changed = set(values), True
+        while changed:
+            changed = False
+            for node in self.fn.nodes:
+                if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.comprehension)):
+                    source = node.iter if isinstance(node, (ast.For, ast.comprehension)) else node.value
+                    targets = [node.target] if not isinstance(node, ast.Assign) else node.targets
+                    if source is not None and _mentions(source, derived):
+                        names = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)} - derived
+                        changed = changed or bool(names)
+                        derived |= names
+        for node in self.fn.nodes:
+            if isinstance(node, ast.BinOp) or isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not):
+                if _mentions(node, derived):
+                    return True
+            if isinstance(node, ast.Compare) and any(_mentions(x, derived) for x in (node.left, *node.comparators)
+                                                     if not (isinstance(x, ast.Call) and self.builtin(x) == "len")):
+                return True
+            if isinstance(node, ast.Call) and self.builtin(node) in ("min", "max", "abs", "round", "sum") \
+                    and _mentions(node, derived):
+                return True
+        return False
 
     def _boundary_messages(self) -> set[str]:
         if self.cls is None:
@@ -129,3 +158,7 @@ class SinkQuestions:
         if not callees or any(kinds.get(c.id) != READ for c in callees):
             return None
         return callees[0].qualname
+
+
+def _mentions(node: ast.AST, names: set[str]) -> bool:
+    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node))
