@@ -65,6 +65,10 @@ DRAWING_ROOTS = ("matplotlib.", "seaborn.", "plotly.")
 # Methods that write their receiver to a file (a table's `to_csv`, a figure's `savefig`, an array's `tofile`).
 FILE_WRITER_METHODS = frozenset({"to_csv", "to_json", "to_excel", "to_parquet", "to_pickle", "to_hdf", "to_feather",
                                  "savefig", "tofile"})
+# How a finding names a read through a project I/O wrapper (LCM901 writes it, the run's verdict reads it).
+WRAPPER_READ_TEXT = "reads through the project's I/O wrapper"
+# Builtins an I/O wrapper packs a message into (`port.write(bytes([...]))`): values, no I/O of their own.
+WIRE_BUILTINS = frozenset({"bytes", "bytearray", "memoryview"})
 # Methods of a lock, a queue or a condition that hand a value over to another thread (the host's sender).
 HANDOFF_METHODS = frozenset({"acquire", "release", "put", "put_nowait", "notify", "notify_all"})
 LOGGING_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "fatal"})

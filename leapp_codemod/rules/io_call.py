@@ -1,5 +1,6 @@
 import ast
 
+from leapp_codemod.knowledge.io import WRAPPER_READ_TEXT
 from leapp_codemod.rules._helpers import show
 from leapp_codemod.rules.base import Hit, Rule
 
@@ -17,7 +18,13 @@ def check(node: ast.Call, ctx):
                         f"the time read while tracing", CLOCK_FIX)
         return
     kind = ctx.io_kind(node)
-    if kind is None or ctx.in_error_handler(node):
+    wrapper = ctx.wrapper_read(node) if kind is None else None
+    if wrapper is not None and not ctx.in_error_handler(node):
+        yield Hit(node, f"`{show(node)}` {WRAPPER_READ_TEXT} `{wrapper}` inside the pipeline; "
+                        f"the exported model keeps the value read while tracing",
+                  "read it in the host runtime before the pipeline call and pass the value in as an input")
+        return
+    if kind is None or ctx.in_error_handler(node) or ctx.in_bail_out(node):
         return  # a warning in an `except` block: the traced call raised nothing, the export is not this path
     yield Hit(node, f"`{show(node)}` performs I/O inside the pipeline ({kind}); the exported model drops it",
               "keep I/O in the host runtime: read inputs before the pipeline call and pass them in, log after it")
@@ -37,8 +44,16 @@ RULE = Rule(
          "orders it against settings, clock stamps and step counters, a wait loop whose "
          "body only sleeps, or a timing field of a message the step publishes), or whose value nothing uses (a "
          "local never read, an attribute no code of the project reads): nothing the export computes depends on it. "
-         "Nor is I/O in the host's sink: a method of another object the step hands its result to (a robot "
-         "interface's `set_action`, a sender's queue) that returns nothing and only logs, publishes or queues it. "
+         "Nor is I/O inside a project I/O wrapper, the pipeline's boundary: a method of another object whose job is "
+         "I/O, decided by what it does (its calls are I/O, value calls, message construction and its object's "
+         "other wrapper methods; it writes nothing the step reads back). A send wrapper the step hands its result "
+         "to (a robot interface's `set_action`, a publisher, a sender's queue) returns nothing or a status and only "
+         "packs what it is handed (converts, indexes, formats it into a message; one that scales or clips it first "
+         "is pipeline code): it is the host's sink, no finding. A read wrapper takes nothing of the pipeline and returns what it read (the "
+         "latest message a subscription callback stored, a device or socket read): its call in the step is the "
+         "one finding, as the value read while tracing is frozen. Neither wrapper's body is pipeline code. Nor is "
+         "a report in a bail-out guard (`if self.policy is None: log.warn(...); return`, `if len(action) != 12: "
+         "log.error(...); return`): one side only reports and leaves, under a test on settings or fixed sizes. "
          "`rospy.Time(...)`/`rospy.Duration(...)` build values and are no I/O.",
     why="The exported graph contains only tensor operations. A read that feeds the computation (a file, a "
         "message, the clock) is frozen to the value read while tracing; a write (telemetry, a published command, a "
@@ -60,6 +75,12 @@ RULE = Rule(
         "import functools\nimport json\nclass Arm:\n    @property\n    @functools.lru_cache()\n"
         "    def offset(self):\n        with open('offset.json') as f:\n            return json.load(f)['z']\n\n"
         "    def step(self, obs):\n        return obs + self.offset\n",
+        # a send wrapper of another object (returns a status): the host's sink
+        "import serial\nclass Valve:\n    def __init__(self):\n        self.port = serial.Serial('/dev/ttyS0')\n\n"
+        "    def open_to(self, level) -> bool:\n        if len(level) != 1:\n            return False\n"
+        "        self.port.write(bytes([int(level[0])]))\n        return True\n\nclass Doser:\n"
+        "    def __init__(self):\n        self.valve = Valve()\n\n    def step(self, flow):\n"
+        "        level = flow * 2\n        self.valve.open_to(level)\n        return level\n",
     ),
     invalid=(
         "def step(obs):\n    print(obs)  # error\n    return obs\n",
@@ -76,5 +97,10 @@ RULE = Rule(
         # a send through a client of a library neither scanned nor installed
         "from robot_link import Link\nclass Arm:\n    def __init__(self):\n        self.link = Link('10.0.0.2')\n"
         "    def step(self, obs):\n        self.link.send(obs * 2)  # error\n        return obs\n",
+        # a read through a project I/O wrapper: the reading is frozen at its traced value
+        "import socket\nimport torch\nclass Scale:\n    def __init__(self):\n        self.sock = socket.socket()\n"
+        "    def weight(self):\n        return float(self.sock.recv(16))\n\nclass Filler:\n"
+        "    def __init__(self):\n        self.scale = Scale()\n\n    def step(self, obs):\n"
+        "        w = self.scale.weight()  # error\n        return obs * torch.tensor(w)\n",
     ),
 )

@@ -85,8 +85,8 @@ def shape_only_test(test: ast.expr, ctx) -> bool:
 
 
 def check(node, ctx):
-    if only_raises(node) or ctx.decided_by_settings(node):  # a guard rejects bad input and exports nothing
-        return
+    if only_raises(node) or ctx.decided_by_settings(node) or ctx.bail_out_arm(node):
+        return  # a guard rejects bad input and exports nothing (or only reports and returns)
     if _tests_values(node.test, ctx):
         return  # the same test is a branch on data (LCM201/LCM202): one finding, one fix (`torch.where`)
     if _tests_shape(node.test, ctx) and not text_test(node.test, ctx):   # `if note:` on a str: empty or not
@@ -100,7 +100,8 @@ RULE = Rule(
     summary="Python branch on a run-time shape of pipeline data",
     what="Flags `if`/`while`/conditional expressions whose condition reads `.shape`, `.size()` or `len()` of "
          "pipeline data. Not flagged: `assert` statements and `if` guards that only raise (they document a fixed "
-         "layout), and checks of dimensions that cannot vary between calls (the rank, a trailing dimension or the "
+         "layout) or only report and return from a step that returns nothing (`if len(action) != 12: "
+         "log.error(...); return`: a traced call taking it exports nothing), and checks of dimensions that cannot vary between calls (the rank, a trailing dimension or the "
          "whole shape against literals, e.g. a 3x3 rotation matrix; the rank or the last dimension against a "
          "setting, e.g. `acts.shape[-1] != self.act_dim`; the whole shape against the shape of a value that is no "
          "pipeline data, e.g. `stats.mean.shape == obs.shape`; a 0-d test `if not x.shape`). A condition that also "

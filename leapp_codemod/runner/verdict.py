@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from leapp_codemod.io_util import prepare_out_dir, write_atomic
+from leapp_codemod.knowledge.io import WRAPPER_READ_TEXT
 from leapp_codemod.knowledge.leapp import FORMAT_OF, MODEL_NOT_LOADED
 from leapp_codemod.rules import scalar_list_join
 from leapp_codemod.runner import branch_arms
@@ -171,8 +172,8 @@ _READ_NAME = re.compile(r"(load|read|recv|receive|fromfile|genfromtxt|imread|inp
 
 def is_io_read(finding: str) -> bool:
     """An io-in-pipeline finding whose call reads (a file, device, socket or the clock)."""
-    if "reads the clock" in finding:
-        return True
+    if "reads the clock" in finding or WRAPPER_READ_TEXT in finding:
+        return True   # the clock, or a project wrapper that reads a message or a device
     m = re.search(r"performs I/O inside the pipeline \((.*?)\);", finding)
     words = re.findall(r"[A-Za-z_]\w*", m.group(1)) if m else []
     if not words or words[-1] == "logging":

@@ -6,6 +6,7 @@ import ast
 from collections import defaultdict
 
 from leapp_codemod.analysis.flow.dataflow import Analysis
+from leapp_codemod.analysis.flow.io_boundary import io_boundaries
 from leapp_codemod.analysis.flow.report_reach import reached_for_reports
 from leapp_codemod.analysis.infer.context import iter_nodes
 from leapp_codemod.analysis.model.index import FunctionInfo
@@ -42,9 +43,10 @@ def run_rules(analysis: Analysis, functions, rules: tuple[Rule, ...], only_paths
     library_calls: set[LibraryCall] = set()
     errors: list[FileError] = []
     crashed: set[tuple[str, str]] = set()       # (rule, file): an internal error is reported once per file
+    boundary = io_boundaries(analysis)          # the project's I/O wrappers: the step's boundary, not its code
     for fn in functions:
-        if only_paths is not None and fn.path not in only_paths:
-            continue
+        if only_paths is not None and fn.path not in only_paths or fn.id in boundary:
+            continue   # a send or read wrapper: its call in the step is the finding (LCM901), its body the host's
         try:
             ctx = analysis.context_with_env(fn)
         except RecursionError:
@@ -52,13 +54,10 @@ def run_rules(analysis: Analysis, functions, rules: tuple[Rule, ...], only_paths
             continue
         ctx.shape_answers = {}      # the facts are final from here on: `is_shape` answers are kept
         library = analysis.project.is_library(fn.module)
-        handing = not library and ctx.hands_on_only()    # the host's sink of the result: no finding of the step
         reporting = not library and reached_for_reports(analysis, fn)   # called only for a report: its I/O only
         for node in iter_nodes(fn, analysis.facts.param_constants.get(fn.id)):
             rules_here = by_type.get(type(node), ())
-            if handing:
-                rules_here = [r for r in rules_here if r.category != "io-in-pipeline"]
-            elif reporting:
+            if reporting:
                 rules_here = [r for r in rules_here if r.category == "io-in-pipeline"]
             if library and rules_here and (ctx.under_scalar_dispatch(node) or ctx.in_error_handler(node)):
                 continue   # an installed library's code for Python/NumPy scalars, or for an error: not the trace

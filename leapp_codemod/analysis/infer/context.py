@@ -14,6 +14,7 @@ import ast
 import builtins
 from dataclasses import dataclass, field
 
+from leapp_codemod.analysis.infer.bail_out import BailOutQuestions
 from leapp_codemod.analysis.infer.calls import CallQuestions
 from leapp_codemod.analysis.infer.io import IoQuestions
 from leapp_codemod.analysis.infer.lattice import NESTED, Env, Facts
@@ -50,7 +51,8 @@ __all__ = ["CONSTRUCTION", "Env", "Facts", "FunctionContext", "is_self_attr", "i
 
 @dataclass
 class FunctionContext(TaintQuestions, TypeQuestions, CallQuestions, StateQuestions, IoQuestions, MessageQuestions,
-                      RelevanceQuestions, SinkQuestions, TelemetryQuestions, PurityQuestions, OperandKindQuestions):
+                      RelevanceQuestions, SinkQuestions, TelemetryQuestions, PurityQuestions, OperandKindQuestions,
+                      BailOutQuestions):
     fn: FunctionInfo
     module: ModuleIndex
     project: Project
