@@ -122,13 +122,23 @@ class _Walk:
             skipped = training_only_block(node, ctx.self_name) or constant_flag_block(
                 node, ctx.fn, ctx.facts.param_constants.get(ctx.fn.id)) or self._none_test(node.test)
             varies = self._varies(node.test, ctx)
+            start, ends = (self._writes(), self._local()), []
             for arm, stmts in (("body", node.body), ("orelse", node.orelse)):
                 if skipped == arm:
                     continue
+                # each arm starts from what was written before the `if`: a write in one arm covers no read in
+                # the other (`if self.first: self.h = seed(x) else: self.h = roll(self.h, x)` reads the last call's)
+                (written, names), local = start
+                self.written, self.written_names, self.local = _copy(written), set(names), _copy(local)
                 if varies:
                     self.scoped(lambda stmts=stmts: self.branch(stmts, ctx, inner, depth))
                 else:
                     self.branch(stmts, ctx, inner, depth)
+                ends.append((self._writes(), self._local()))
+            if ends:   # after the `if`, what either arm wrote (a test that does not vary takes the same arm each call)
+                self.written = {a: set().union(*(w.get(a, set()) for (w, _), _ in ends)) for (w, _), _ in ends for a in w}
+                self.written_names = set().union(*(n for (_, n), _ in ends))
+                self.local = {a: set().union(*(loc.get(a, set()) for _, loc in ends)) for _, loc in ends for a in loc}
         elif isinstance(node, (ast.For, ast.AsyncFor)):
             self.expr(node.iter, ctx, guarded, depth)
             inner = guarded or self._varies(node.iter, ctx)
@@ -207,6 +217,8 @@ class _Walk:
             if isinstance(e, ast.Attribute) and isinstance(e.ctx, ast.Load) and is_self_attr(e, ctx.self_name):
                 self.read(e.attr, ctx, e.lineno)
                 continue
+            if _existence_test(e, ctx.self_name):
+                continue   # `self.buf is None`: whether it exists yet, none of the values a call left in it
             if isinstance(e, ast.Subscript) and is_self_attr(e.value, ctx.self_name) and _str_key(e.slice):
                 self.read(e.value.attr, ctx, e.lineno, f"[{e.slice.value!r}]")   # `self.hist["dq"]`: one entry
                 continue
@@ -379,3 +391,15 @@ def _falls_through(stmts: list[ast.stmt]) -> bool:
     if isinstance(last, ast.If):
         return _falls_through(last.body) or _falls_through(last.orelse)
     return True
+
+
+def _existence_test(expr: ast.expr, self_name: str | None) -> bool:
+    """`self.buf is None`, `self.buf is not None`: a test of whether the step made the attribute yet (a lazy
+    allocation), which reads no value a previous call left in it."""
+    return isinstance(expr, ast.Compare) and len(expr.ops) == 1 and isinstance(expr.ops[0], (ast.Is, ast.IsNot)) \
+        and isinstance(expr.comparators[0], ast.Constant) and expr.comparators[0].value is None \
+        and is_self_attr(expr.left, self_name)
+
+
+def _copy(table: dict[str, set[str]]) -> dict[str, set[str]]:
+    return {a: set(c) for a, c in table.items()}

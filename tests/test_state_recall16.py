@@ -1,0 +1,51 @@
+"""State and buffer findings the surrounding code used to silence (fixtures/state_recall16): a buffer on self
+whose constructor only sets a `None` placeholder, allocated by the step (once, under `if self.x is None:`, or
+on every call) and filled element-wise; a history rebound in the steady-state arm of a first-call branch."""
+from __future__ import annotations
+
+import pytest
+from scanfixture import scan_copy
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("LEAPP_CODEMOD_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def scan(tmp_path, app: str, entry: str, monkeypatch):
+    return scan_copy("state_recall16", tmp_path, app, entry, monkeypatch)
+
+
+def by_line(result) -> dict[int, list]:
+    out: dict[int, list] = {}
+    for f in result.findings:
+        out.setdefault(f.line, []).append(f)
+    return out
+
+
+def test_a_buffer_with_a_none_placeholder_is_still_a_filled_buffer(tmp_path, monkeypatch):
+    lines = by_line(scan(tmp_path, "lazy_buffer_app", "gimbal:GimbalTracker.step", monkeypatch))
+    # allocated once under `if self.features is None:` and filled every call: a buffer, not a history
+    assert [f.code for f in lines.get(16, [])] == ["LCM703"]
+    assert [f.code for f in lines.get(17, [])] == ["LCM703"]
+    assert "declare `self.features` as LEAPP state" in lines[16][0].fix
+    # allocated again by every call: a buffer whose fix is to build the value from its parts, not state
+    assert [f.code for f in lines.get(19, [])] == ["LCM703"]
+    assert [f.code for f in lines.get(20, [])] == ["LCM703"]
+    assert "new array on every call" in lines[19][0].fix and "state_tensors" not in lines[19][0].fix
+    assert not {code for line in (14, 15, 18) for code in (f.code for f in lines.get(line, []))}
+
+
+def test_a_buffer_allocated_every_call_is_not_declared_as_state(tmp_path, monkeypatch):
+    result = scan(tmp_path, "lazy_buffer_app", "gimbal:GimbalTracker.step", monkeypatch)
+    declared = {s.attr for s in result.state}
+    assert "features" in declared
+    assert "frame" not in declared
+
+
+def test_a_history_rebound_in_the_steady_state_arm_is_state(tmp_path, monkeypatch):
+    lines = by_line(scan(tmp_path, "primed_window_app", "altitude:AltitudeHold.step", monkeypatch))
+    assert "LCM702" in [f.code for f in lines.get(18, [])]       # the else arm reads what the last call left
+    assert "LCM702" in [f.code for f in lines.get(15, [])]       # the seed writes the same state
+    assert "LCM702" in [f.code for f in lines.get(20, [])]       # steady state in the if arm, seed in the else
+    assert "LCM701" in [f.code for f in lines.get(22, [])]
