@@ -49,3 +49,11 @@ def test_a_history_rebound_in_the_steady_state_arm_is_state(tmp_path, monkeypatc
     assert "LCM702" in [f.code for f in lines.get(15, [])]       # the seed writes the same state
     assert "LCM702" in [f.code for f in lines.get(20, [])]       # steady state in the if arm, seed in the else
     assert "LCM701" in [f.code for f in lines.get(22, [])]
+
+
+def test_one_element_of_an_index_reduction_is_a_scalar_even_when_only_handed_on(tmp_path, monkeypatch):
+    lines = by_line(scan(tmp_path, "gear_choice_app", "gearbox:choose_gear", monkeypatch))
+    assert [f.code for f in lines.get(8, [])] == ["LCM104"]      # argmax(dim=-1) of a batch of one, then [0]
+    assert "argmax(dim=-1)" in lines[8][0].message
+    assert not lines.get(11)        # keepdim=True: [0] is a one-element row, still traced
+    assert not lines.get(13)        # softmax keeps the axis: [0] is the first row
