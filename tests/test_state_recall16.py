@@ -57,3 +57,12 @@ def test_one_element_of_an_index_reduction_is_a_scalar_even_when_only_handed_on(
     assert "argmax(dim=-1)" in lines[8][0].message
     assert not lines.get(11)        # keepdim=True: [0] is a one-element row, still traced
     assert not lines.get(13)        # softmax keeps the axis: [0] is the first row
+
+
+def test_elements_of_a_converted_action_written_field_by_field_into_a_bus_frame(tmp_path, monkeypatch):
+    """`self.angles = net(x).detach().numpy().squeeze()` keeps a NumPy array on self (the constructor's
+    `np.zeros` too): its elements written servo by servo into a frame's fields leave the trace (LCM104)."""
+    lines = by_line(scan(tmp_path, "servo_frame_app", "hexapod:Hexapod.step", monkeypatch))
+    assert [f.code for f in lines.get(29, [])] == ["LCM104"]
+    assert "goal[k]" in lines[29][0].message
+    assert not lines.get(26)        # the arithmetic on the whole array stays traced
