@@ -66,3 +66,30 @@ def test_elements_of_a_converted_action_written_field_by_field_into_a_bus_frame(
     assert [f.code for f in lines.get(29, [])] == ["LCM104"]
     assert "goal[k]" in lines[29][0].message
     assert not lines.get(26)        # the arithmetic on the whole array stays traced
+
+
+def test_a_state_finding_names_where_the_step_reads_the_carried_value(tmp_path, monkeypatch):
+    """The write stays the finding (the state output); the first read of the value the previous call left
+    (the state input, here in the step before the helper that writes it) rides along as a related location
+    in JSON, SARIF and text, without a second finding on the read."""
+    import json
+
+    from leapp_codemod.report.json_format import to_document
+    from leapp_codemod.report.sarif import render_sarif
+    from leapp_codemod.report.text import render_text
+    from leapp_codemod.rules import ALL_RULES
+
+    result = scan(tmp_path, "odometry_filter_app", "odom:OdomFilter.step", monkeypatch)
+    lines = by_line(result)
+    assert [f.code for f in lines.get(13, [])] == ["LCM702"]
+    assert [(line, column) for _, line, column, _ in lines[13][0].related] == [(18, 23)]   # `self.memory` read
+    assert {(line) for f in lines[14] + lines[15] for _, line, _, _ in f.related} == {19}   # `self.ring.mean`
+    assert not lines.get(18) and not lines.get(19)          # the reads are no findings of their own
+    doc = to_document(result)
+    memory = next(f for f in doc["findings"] if f["line"] == 13)
+    assert memory["related"][0]["line"] == 18 and "state input" in memory["related"][0]["message"]
+    sarif = json.loads(render_sarif(result, ALL_RULES))
+    located = next(r for r in sarif["runs"][0]["results"] if r["locations"][0]["physicalLocation"]["region"]
+                   ["startLine"] == 13)
+    assert located["relatedLocations"][0]["physicalLocation"]["region"]["startLine"] == 18
+    assert "odom.py:18:23: state input" in render_text(result)

@@ -225,6 +225,7 @@ class _Walk:
             if isinstance(e, ast.Name) and isinstance(e.ctx, ast.Load) and e.id in ctx.fn.carried \
                     and e.id not in self.written_names:
                 self.order.uncovered.setdefault((ctx.fn.id, e.id), set()).add((ctx.fn.id, e.lineno))
+                self.order.first_read.setdefault((ctx.fn.id, e.id), (len(self.order.first_read), ctx.fn.id, e.lineno))
             if isinstance(e, ast.Call):
                 calls.append(e)
             stack.extend(reversed(list(_subexpressions(e))))
@@ -270,6 +271,7 @@ class _Walk:
         mine = self.family.get(ctx.cls.id, set()) if ctx.cls is not None else set()
         if ctx.cls is not None and not any(w in mine or ctx.cls.id in self.family.get(w, ()) for w in writers):
             self.order.uncovered.setdefault((ctx.cls.id, attr), set()).add((ctx.fn.id, line))
+            self.order.first_read.setdefault((ctx.cls.id, attr), (len(self.order.first_read), ctx.fn.id, line))
 
     def write(self, attr: str, ctx: FunctionContext, guarded: bool, whole: bool = True) -> None:
         """`whole`: the write sets the whole value (not some entries of it). Under a guard it covers the reads
