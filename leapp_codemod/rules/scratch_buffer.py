@@ -360,9 +360,9 @@ RULE = Rule(
          "`obs = np.zeros(47); obs[:3] = omega; policy(torch.from_numpy(obs))`. Every write of pipeline data into "
          "the buffer is a finding (each copies numbers, not the graph); the first names the others. A buffer the step fills and then rebinds to a value computed from itself "
          "(`self.q_obs[i] = q[idx[i]]`, then `self.q_obs = (self.q_obs - q0) * scale`) is still a filled buffer. "
-         "A constructor's `None` placeholder (`self.obs = None`) does not hide a buffer the step allocates, once "
-         "under `if self.obs is None:` (that test reads no value a call left) or on every call (`self.obs = "
-         "np.zeros(45)` in the step: then no state, the value is built from its parts). "
+         "A constructor's `None` placeholder (`self.obs = None`) does not hide a buffer the step allocates on "
+         "every call (`self.obs = np.zeros(45)` in the step: no state, the value is built from its parts; one "
+         "allocated once under `if self.obs is None:` is kept from call to call: LCM701). "
          "A buffer read before it is written (a history) is recurrent state instead (LCM701). "
          f"{LEAPP_TRACED_LIKE[0].upper()}{LEAPP_TRACED_LIKE[1:]}.",
     why="The buffer is a plain array, not a traced value. Writing a traced value into it copies numbers, not the "

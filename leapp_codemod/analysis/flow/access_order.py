@@ -217,8 +217,6 @@ class _Walk:
             if isinstance(e, ast.Attribute) and isinstance(e.ctx, ast.Load) and is_self_attr(e, ctx.self_name):
                 self.read(e.attr, ctx, e.lineno)
                 continue
-            if _existence_test(e, ctx.self_name):
-                continue   # `self.buf is None`: whether it exists yet, none of the values a call left in it
             if isinstance(e, ast.Subscript) and is_self_attr(e.value, ctx.self_name) and _str_key(e.slice):
                 self.read(e.value.attr, ctx, e.lineno, f"[{e.slice.value!r}]")   # `self.hist["dq"]`: one entry
                 continue
@@ -393,14 +391,6 @@ def _falls_through(stmts: list[ast.stmt]) -> bool:
     if isinstance(last, ast.If):
         return _falls_through(last.body) or _falls_through(last.orelse)
     return True
-
-
-def _existence_test(expr: ast.expr, self_name: str | None) -> bool:
-    """`self.buf is None`, `self.buf is not None`: a test of whether the step made the attribute yet (a lazy
-    allocation), which reads no value a previous call left in it."""
-    return isinstance(expr, ast.Compare) and len(expr.ops) == 1 and isinstance(expr.ops[0], (ast.Is, ast.IsNot)) \
-        and isinstance(expr.comparators[0], ast.Constant) and expr.comparators[0].value is None \
-        and is_self_attr(expr.left, self_name)
 
 
 def _copy(table: dict[str, set[str]]) -> dict[str, set[str]]:
