@@ -40,6 +40,9 @@ class Finding:
     fix: str
     function: str = ""  # "module:qualname" of the enclosing function, "" at module level
     seen: str = ""      # with an observation: "seen running" (the line ran) or "static only"
+    # other places of the same hazard, each (path, line, column, note): for recurrent state, where the step
+    # first reads the value the previous call left (the state input; the finding sits on the write, its output)
+    related: tuple[tuple[str, int, int, str], ...] = ()
 
     def to_json(self) -> dict:
         data = {
@@ -50,6 +53,8 @@ class Finding:
         }
         if self.seen:
             data["seen"] = self.seen
+        if self.related:
+            data["related"] = [{"path": p, "line": n, "column": c, "message": note} for p, n, c, note in self.related]
         return data
 
 

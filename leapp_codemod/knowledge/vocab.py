@@ -268,3 +268,8 @@ NUMPY_SCALAR_TYPES = {
     "intp": "torch.int64", "longlong": "torch.int64", "uint8": "torch.uint8", "ubyte": "torch.uint8",
     "bool_": "torch.bool", "bool": "torch.bool",
 }
+
+# Methods (`t.argmax(dim=-1)`, `np.argmax(a, axis=1)`) that return the positions of the largest or smallest entries
+# along the axis given, which the result no longer has: the discrete choice per row of a batch. Of a batch of one
+# (`(1, n_actions)` logits), the result has one entry, and `[0]` of it is a single number, not a row.
+AXIS_INDEX_REDUCTIONS = frozenset({"argmax", "argmin"})

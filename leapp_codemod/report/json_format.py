@@ -18,7 +18,8 @@ def to_document(result: ScanResult) -> dict:
     says which entry the scan used and why (or what it did without one). Findings are in report order;
     `resolved` holds the findings a generated integration module resolves, each with `resolved_by`.
     With an observation (`scan --driver`, or a saved one), `observed_note` names it and each finding has
-    `seen`: "seen running" or "static only".
+    `seen`: "seen running" or "static only". A finding of recurrent state has `related`: the first read of
+    the value the previous call left (`path`, `line`, `column`, `message`).
     `not_followed` lists the calls in the pipeline whose callee the scan could not resolve (`path`, `line`,
     `text`, `reason`, `receiver`, `function`); `bound_calls` the calls on run-time-bound receivers it did
     resolve (`path`, `line`, `text`, `targets`, `how`). `open_keys` (only when there are some) lists the tests

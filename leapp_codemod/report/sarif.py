@@ -82,7 +82,7 @@ def result_object(finding: Finding, rule_index: int) -> dict:
     }
     if finding.function:
         location["logicalLocations"] = [{"fullyQualifiedName": finding.function, "kind": "function"}]
-    return {
+    out = {
         "ruleId": finding.code,
         "ruleIndex": rule_index,
         "level": level(finding.severity),
@@ -90,6 +90,13 @@ def result_object(finding: Finding, rule_index: int) -> dict:
         "locations": [location],
         "properties": {"category": finding.category, "severity": finding.severity, "fix": finding.fix},
     }
+    if finding.related:
+        out["relatedLocations"] = [
+            {"id": i, "message": {"text": note},
+             "physicalLocation": {"artifactLocation": artifact_location(path),
+                                  "region": {"startLine": line, "startColumn": column}}}
+            for i, (path, line, column, note) in enumerate(finding.related, 1)]
+    return out
 
 
 def _invocation(result: ScanResult) -> dict:

@@ -122,6 +122,8 @@ def finding_block(finding: Finding, source_line: str | None, style: Style = PLAI
         number = style.paint(f"{where.line} |", "blue")
         carets = style.severity("^" * width + f" {finding.code}", finding.severity)
         lines += [bar, f"{number} {shown}".rstrip(), f"{bar} {' ' * start}{carets}", bar]
+    for path, line, column, note in finding.related:
+        lines.append(f"{' ' * (gutter_width + 1)}= {style.paint('note', 'cyan')}: {path}:{line}:{max(1, column)}: {note}")
     fix = " ".join(finding.fix.split())
     if fix:
         lines.append(f"{' ' * (gutter_width + 1)}= {style.paint('help', 'cyan')}: {fix}")

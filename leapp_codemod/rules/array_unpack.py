@@ -7,6 +7,7 @@ from leapp_codemod.rules._array_uses import keyed_mapping
 from leapp_codemod.rules._array_uses import many_dimensions as _many_dimensions
 from leapp_codemod.rules._array_uses import used_as_numbers as _used_as_numbers
 from leapp_codemod.rules._element_math import element_in_arithmetic
+from leapp_codemod.rules._reduced_element import reduced_element
 from leapp_codemod.rules._helpers import is_number, show
 from leapp_codemod.rules.base import Hit, Rule
 from leapp_codemod.source.chains import counter_kind
@@ -53,6 +54,12 @@ def check(node: ast.AST, ctx):
             yield Hit(node, f"`{show(node)}` takes one element of a NumPy array of pipeline data into {into}: "
                             "a NumPy scalar the trace does not follow, so what is computed from it is exported as a "
                             "constant", _FIX)
+        elif (reduction := reduced_element(node, ctx)) is not None and not ctx.only_logged(node):
+            yield Hit(node, f"`{show(node)}` takes one element of the NumPy array `{show(reduction)}` makes: the "
+                            "reduction removed the axis, so of a batch of one the element is a single NumPy scalar "
+                            "the trace does not follow, whether it is computed with or handed on",
+                      "keep a one-element array (`[0:1]`, `.reshape(-1)`) or the tensor itself as the pipeline's "
+                      "output, and take the number out after the pipeline call")
         elif (read := element_in_arithmetic(node, ctx, _numpy_vector)) is not None and not ctx.only_logged(node):
             yield Hit(node, f"`{show(node)}` computes with `{show(read)}`, one element of a NumPy array of pipeline "
                             "data whose other positions the function also reads: a NumPy scalar the trace does not "
@@ -430,7 +437,7 @@ RULE = Rule(
          "of the same array too (`gas = (act[3] + 1) / 2` next to `act[0] * k`), or into an attribute (`msg.q = act[0]`, a message "
          "field, also item by item in a counted loop: `cmd.motors[i].q = act[start + i]`), two elements or more "
          "handed to a project function as separate arguments (`arm.send(q, left=w[0], right=w[1])`) or, in an inline range, from a value bound before the range that is not known to be a tensor "
-         "(`x = pose[1] - 0.5`, `y = pose[2]`: a list a reader thread fills), reading an element and writing what is computed from it back (`a[i] = a[i] * s`, `a[3] *= 2`), and "
+         "(`x = pose[1] - 0.5`, `y = pose[2]`: a list a reader thread fills), one element of the NumPy conversion of an index reduction over an axis (`a = logits.argmax(dim=-1).numpy()[0]`: of a batch of one, a single number, whatever is done with it next, even only handed on; not with `keepdim=True`), reading an element and writing what is computed from it back (`a[i] = a[i] * s`, `a[3] *= 2`), and "
          "`for` loops or comprehensions over one (`[v * 2 for v in arr]`, `for i, v in enumerate(arr)`, "
          "`for name, v in zip(names, arr)`), copying its items into a Python container (`list(arr)`, "
          "`items.extend(arr)`, `dict(zip(names, arr))`), not a name "
@@ -484,11 +491,13 @@ RULE = Rule(
         "        send(torch.stack([x * 2, y]))\n",
         # one element inside arithmetic and no other position read: the first row of a batch
         "import numpy as np\ndef step(obs):\n    a = np.tanh(obs)\n    return (a[0] + 1) / 2\n",
+        "def step(net, obs, env):\n    a = net(obs).argmax(dim=-1, keepdim=True).numpy()[0]\n    env.step(a)\n",
     ),
     invalid=(
         # an element per pass of a loop into Python arithmetic
         "import math\nimport numpy as np\ndef step(q):\n    a = 0.0\n    for i in range(3):\n"
         "        a = a + q[i]  # error\n    return np.array([math.cos(a), math.sin(a)])\n",
+        "def step(net, obs, env):\n    a = net(obs).argmax(dim=-1).cpu().numpy()[0]  # error\n    env.step(a)\n",
         "import numpy as np\ndef tilt(q):\n    w = q[0]  # error\n    x = q[-3]  # error\n"
         "    return np.stack([2 * w * x, 1 - 2 * x * x])\ndef step(obs):\n    return tilt(np.asarray(obs))\n",
         "import numpy as np\ndef step(obs):\n    q = np.asarray(obs)\n    x, y, z, w = q  # error\n"

@@ -139,10 +139,25 @@ def _attr_buffer(attr: str, ctx, copies: bool = True) -> bool:
     if ctx.cls is None:
         return False
     values = [(ctx.project.modules[klass.module], value) for klass in ctx.project.mro(ctx.cls)
-              for _, value in klass.attr_values.get(attr, ())]
+              for _, value in klass.attr_values.get(attr, ()) if not _placeholder(value)]
     fresh = [_allocates(value, module, ctx, copies) for module, value in values]
     return any(fresh) and all(ok or _rescaled_after_fill(attr, value, ctx)
                               for ok, (_, value) in zip(fresh, values))
+
+
+def _placeholder(value: ast.expr) -> bool:
+    """`self.obs = None` (in the constructor, a reset): no array yet, the step allocates one (once under `if
+    self.obs is None:` or on every call) before it fills it; the placeholder says nothing about what the
+    buffer holds."""
+    return isinstance(value, ast.Constant) and value.value is None
+
+
+def allocated_each_call(attr: str, line: int, ctx) -> bool:
+    """`self.obs = np.zeros(45)` as a statement of the step's own body above `line`: every call starts from a
+    new array, so nothing the previous call wrote survives and declaring it as state would be overwritten."""
+    return any(isinstance(n, ast.Assign) and n.lineno < line and any(
+        is_self_attr(t, ctx.self_name) and t.attr == attr for t in n.targets)
+        and _allocates(n.value, ctx.module, ctx) for n in ctx.fn.node.body)
 
 
 def _rebound_here(attr: str, ctx) -> bool:
@@ -286,7 +301,8 @@ def declarable(node: ast.Assign | ast.AugAssign, ctx) -> list[tuple[str, str]]:
     call, the buffer is a traced value and so are the writes into it (what `generate` does)."""
     name = buffer_name(node, ctx)
     prefix = f"{ctx.self_name}."
-    return [(name[len(prefix):], "inplace")] if name and name.startswith(prefix) and "." not in name[len(prefix):] \
+    attr = name[len(prefix):] if name and name.startswith(prefix) else ""
+    return [(attr, "inplace")] if attr and "." not in attr and not allocated_each_call(attr, node.lineno, ctx) \
         else []
 
 
@@ -315,6 +331,9 @@ def check(node, ctx):
         fix = (f"`{name}` is also rebound later in the step, so it ends each call as a new array and `leapp-codemod "
                "run` does not keep it as state: assemble the value from its parts (`np.concatenate`, `torch.cat`) "
                f"{PATCH_FIX} `{enclosing_name(ctx.fn.qualname)}`")
+    elif "." in name and allocated_each_call(name.partition(".")[2], node.lineno, ctx):
+        fix = (f"`{name}` is a new array on every call (allocated in the step above): assemble the value from its "
+               f"parts (`np.concatenate`, `torch.cat`) {PATCH_FIX} `{enclosing_name(ctx.fn.qualname)}`")
     elif name.count(".") > 1 or "." in name and not name.startswith(f"{ctx.self_name}."):
         holder = name.rpartition(".")[0]
         fix = (f"the buffer is a field of `{holder}`: assemble the value from its parts (`np.concatenate`, "
@@ -341,6 +360,9 @@ RULE = Rule(
          "`obs = np.zeros(47); obs[:3] = omega; policy(torch.from_numpy(obs))`. Every write of pipeline data into "
          "the buffer is a finding (each copies numbers, not the graph); the first names the others. A buffer the step fills and then rebinds to a value computed from itself "
          "(`self.q_obs[i] = q[idx[i]]`, then `self.q_obs = (self.q_obs - q0) * scale`) is still a filled buffer. "
+         "A constructor's `None` placeholder (`self.obs = None`) does not hide a buffer the step allocates on "
+         "every call (`self.obs = np.zeros(45)` in the step: no state, the value is built from its parts; one "
+         "allocated once under `if self.obs is None:` is kept from call to call: LCM701). "
          "A buffer read before it is written (a history) is recurrent state instead (LCM701). "
          f"{LEAPP_TRACED_LIKE[0].upper()}{LEAPP_TRACED_LIKE[1:]}.",
     why="The buffer is a plain array, not a traced value. Writing a traced value into it copies numbers, not the "

@@ -110,7 +110,7 @@ RULE = Rule(
          "only (`self.c = (self._var + eps) ** -0.5`). Also a Python flag the step flips with a literal "
          "(`self.first_run = False`) after a branch on it chose between two computations, when the class sets "
          "the other literal elsewhere (the constructor, a reset): a warn-once flag that guards only a log is not. "
-         "A write in one arm of a test on a setting only the constructor sets, read only in the other arm, is not "
+         "A write in one arm of an `if` never covers a read in the other: the history rolled in the `else` of a first-call branch (`if self.first: self.h = seed(x) else: self.h = cat(self.h[1:], x)`) reads what the last call left. A write in one arm of a test on a setting only the constructor sets, read only in the other arm, is not "
          "carried (an object keeps its mode). A step counter read only by tests and row reads of a plan it paces "
          "(`self.t += 1`, `self.t = 0`) is no finding of its own: the plan's finding names it and its lines.",
     why="Without a state declaration the exported graph reads `self.x` as the constant it held while tracing, and "
@@ -149,10 +149,10 @@ RULE = Rule(
         # a module global the step declares `global`, reads and rebinds
         "import numpy as np\nprev = np.zeros(3)\n\ndef step(obs):\n    global prev\n    vel = obs - prev\n"
         "    prev = obs  # error\n    return vel * 2\n",
-        # a first-call switch: fill the whole history once, then roll it
+        # a first-call switch: fill the whole history once, then roll it (the else arm reads the last call's)
         "import numpy as np\nclass P:\n    def __init__(self):\n        self.first = True\n"
         "        self.hist = np.zeros((4, 3))\n    def step(self, obs):\n        if self.first:\n"
         "            self.hist[:] = obs\n            self.first = False  # error\n        else:\n"
-        "            self.hist = np.roll(self.hist, -1, axis=0)\n        return self.hist.sum(axis=0)\n",
+        "            self.hist = np.roll(self.hist, -1, axis=0)  # error\n        return self.hist.sum(axis=0)\n",
     ),
 )

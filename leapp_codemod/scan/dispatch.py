@@ -13,6 +13,7 @@ from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.knowledge.categories import LIBRARY_CATEGORIES
 from leapp_codemod.model import FileError, Finding, LibraryCall, StateAttr
 from leapp_codemod.rules import Rule
+from leapp_codemod.scan.state_inputs import STATE_WRITE_RULES, with_state_input
 
 
 def _finding(rule: Rule, hit, fn: FunctionInfo, module) -> Finding:
@@ -76,6 +77,8 @@ def run_rules(analysis: Analysis, functions, rules: tuple[Rule, ...], only_paths
                     if rule.category != "io-in-pipeline" and not ctx.reaches_output(hit.node):
                         continue   # a value only reported, or used by nothing: nothing the export keeps
                     findings.append(_finding(rule, hit, fn, ctx.module))
+                    if rule.code in STATE_WRITE_RULES and not library:
+                        findings[-1] = with_state_input(findings[-1], hit.node, ctx, analysis)
                     if rule.category in LIBRARY_CATEGORIES and isinstance(node, ast.Call):
                         call = library_call(ctx, node, fn.path)
                         if call:

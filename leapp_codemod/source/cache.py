@@ -263,7 +263,7 @@ def findings_to_json(findings: list[Finding]) -> list[dict]:
 
 
 def findings_from_json(items) -> list[Finding]:
-    return [Finding(**item) for item in items]
+    return [Finding(**{**item, "related": tuple(tuple(r) for r in item.get("related", ()))}) for item in items]
 
 
 def errors_from_json(items) -> list[FileError]:

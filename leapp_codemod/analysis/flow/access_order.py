@@ -122,13 +122,23 @@ class _Walk:
             skipped = training_only_block(node, ctx.self_name) or constant_flag_block(
                 node, ctx.fn, ctx.facts.param_constants.get(ctx.fn.id)) or self._none_test(node.test)
             varies = self._varies(node.test, ctx)
+            start, ends = (self._writes(), self._local()), []
             for arm, stmts in (("body", node.body), ("orelse", node.orelse)):
                 if skipped == arm:
                     continue
+                # each arm starts from what was written before the `if`: a write in one arm covers no read in
+                # the other (`if self.first: self.h = seed(x) else: self.h = roll(self.h, x)` reads the last call's)
+                (written, names), local = start
+                self.written, self.written_names, self.local = _copy(written), set(names), _copy(local)
                 if varies:
                     self.scoped(lambda stmts=stmts: self.branch(stmts, ctx, inner, depth))
                 else:
                     self.branch(stmts, ctx, inner, depth)
+                ends.append((self._writes(), self._local()))
+            if ends:   # after the `if`, what either arm wrote (a test that does not vary takes the same arm each call)
+                self.written = {a: set().union(*(w.get(a, set()) for (w, _), _ in ends)) for (w, _), _ in ends for a in w}
+                self.written_names = set().union(*(n for (_, n), _ in ends))
+                self.local = {a: set().union(*(loc.get(a, set()) for _, loc in ends)) for _, loc in ends for a in loc}
         elif isinstance(node, (ast.For, ast.AsyncFor)):
             self.expr(node.iter, ctx, guarded, depth)
             inner = guarded or self._varies(node.iter, ctx)
@@ -213,6 +223,7 @@ class _Walk:
             if isinstance(e, ast.Name) and isinstance(e.ctx, ast.Load) and e.id in ctx.fn.carried \
                     and e.id not in self.written_names:
                 self.order.uncovered.setdefault((ctx.fn.id, e.id), set()).add((ctx.fn.id, e.lineno))
+                self.order.first_read.setdefault((ctx.fn.id, e.id), (len(self.order.first_read), ctx.fn.id, e.lineno))
             if isinstance(e, ast.Call):
                 calls.append(e)
             stack.extend(reversed(list(_subexpressions(e))))
@@ -258,6 +269,7 @@ class _Walk:
         mine = self.family.get(ctx.cls.id, set()) if ctx.cls is not None else set()
         if ctx.cls is not None and not any(w in mine or ctx.cls.id in self.family.get(w, ()) for w in writers):
             self.order.uncovered.setdefault((ctx.cls.id, attr), set()).add((ctx.fn.id, line))
+            self.order.first_read.setdefault((ctx.cls.id, attr), (len(self.order.first_read), ctx.fn.id, line))
 
     def write(self, attr: str, ctx: FunctionContext, guarded: bool, whole: bool = True) -> None:
         """`whole`: the write sets the whole value (not some entries of it). Under a guard it covers the reads
@@ -379,3 +391,7 @@ def _falls_through(stmts: list[ast.stmt]) -> bool:
     if isinstance(last, ast.If):
         return _falls_through(last.body) or _falls_through(last.orelse)
     return True
+
+
+def _copy(table: dict[str, set[str]]) -> dict[str, set[str]]:
+    return {a: set(c) for a, c in table.items()}

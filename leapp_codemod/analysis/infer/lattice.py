@@ -46,6 +46,9 @@ class AccessOrder:
 
     uncovered: dict[tuple[str, str], set[tuple[str, int]]] = field(default_factory=dict)  # (class id, attr) ->
     visited: set[str] = field(default_factory=set)
+    # the same keys -> (walk position, function id, line) of the first such read in execution order: where the
+    # step takes in the value the previous call left (the state input)
+    first_read: dict[tuple[str, str], tuple[int, str, int]] = field(default_factory=dict)
 
 
 @dataclass

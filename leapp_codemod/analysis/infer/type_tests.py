@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import ast
 
-from leapp_codemod.knowledge.vocab import META_ATTRS, NUMPY_ALLOCATORS, SHAPE_ATTRS, SHAPE_METHODS, TYPE_QUERIES
+from leapp_codemod.knowledge.vocab import (META_ATTRS, NDARRAY_RESULT_METHODS, NUMPY_ALLOCATORS, SHAPE_ATTRS,
+                                          SHAPE_METHODS, TYPE_QUERIES)
 
 # Views of a mapping's entries: their length is the number of keys, which the code sets.
 ENTRY_VIEWS = frozenset({"keys", "values", "items", "get_keys"})
@@ -198,7 +199,17 @@ def _numpy_call(project, module, value: ast.expr, allocators_only: bool = False)
     name = project.external_name(project.qualify(value.func, module) or "")
     if allocators_only:
         return name in NUMPY_ALLOCATORS
-    return name.startswith("numpy.") and not name.startswith("numpy.random")
+    return name.startswith("numpy.") and not name.startswith("numpy.random") or _converted(value)
+
+
+def _converted(value: ast.Call) -> bool:
+    """`net(x).detach().numpy()`, `....numpy().squeeze()`, `....numpy().astype(np.float32)`: a tensor's NumPy
+    conversion, and ndarray methods that return an array of it."""
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+            and value.func.attr in NDARRAY_RESULT_METHODS:
+        value = value.func.value
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "numpy" \
+        and not value.args and not value.keywords
 
 
 def _arithmetic_on(value: ast.expr, attr: str) -> bool:
