@@ -38,6 +38,9 @@ ARRAY_BUILDERS = frozenset(f"numpy.{f}" for f in (
     "arange", "linspace", "logspace", "diag", "tile", "repeat", "stack", "concatenate", "hstack", "vstack",
     "float32", "float16", "int32", "int64", "load", "loadtxt", "genfromtxt", "fromiter", "frombuffer"))
 
+# How deep the two questions follow sub-expressions and bindings before answering "not sure".
+MAX_OPERAND_DEPTH = 64
+
 
 def _binding_above(fn, name: str, line: int) -> list[ast.expr]:
     """The value of the `=` binding of `name` nearest above `line`, or every binding when none is above (a
@@ -65,9 +68,29 @@ def _annotated_tensor(fn, name: str) -> bool:
 
 
 class OperandKindQuestions:
-    """Mixed into `FunctionContext`."""
+    """Mixed into `FunctionContext`. Answers are kept per expression node (and names being followed): the two
+    questions ask each other of the same sub-expressions, which is exponential in an operator chain's depth
+    without it."""
+
+    def _remembered(self, question: str, e: ast.expr | None, seen: frozenset, ask) -> bool:
+        answers = self.__dict__.setdefault("_operand_answers", {})
+        key = (question, id(e), seen)
+        if key in answers:
+            return answers[key][0]
+        depth = self.__dict__.get("_operand_depth", 0)
+        if depth >= MAX_OPERAND_DEPTH:   # a generated operator chain: unsure, so the rule stays silent
+            return False
+        self.__dict__["_operand_depth"] = depth + 1
+        try:
+            answers[key] = (ask(e, seen), e)   # the node is kept so that its id is not reused
+        finally:
+            self.__dict__["_operand_depth"] = depth
+        return answers[key][0]
 
     def is_torch(self, e: ast.expr | None, seen: frozenset = frozenset()) -> bool:
+        return self._remembered("torch", e, seen, self._is_torch)
+
+    def _is_torch(self, e: ast.expr | None, seen: frozenset) -> bool:
         if isinstance(e, ast.Name):
             if e.id in seen:
                 return False
@@ -151,6 +174,9 @@ class OperandKindQuestions:
         return klass is not None and self.project.is_nn_module(klass)
 
     def _numpy_only(self, e: ast.expr | None, seen: frozenset) -> bool:
+        return self._remembered("numpy", e, seen, self._is_numpy_only)
+
+    def _is_numpy_only(self, e: ast.expr | None, seen: frozenset) -> bool:
         if e is None or self.is_torch(e, seen):
             return False
         if isinstance(e, ast.Name):
