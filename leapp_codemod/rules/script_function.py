@@ -18,8 +18,26 @@ def _scripted(fn, ctx) -> bool:
     return False
 
 
+def _decorated_names(project) -> frozenset[str]:
+    """Names of the loaded functions with a decorator spelled like a script decorator: a cheap filter before a
+    call is resolved (kept per project, renewed when more modules are loaded)."""
+    key = ("script-decorated", len(project.modules))
+    found = project.memo.get(key)
+    if found is None:
+        found = project.memo[key] = frozenset(
+            fn.node.name for fn in project.functions()
+            if any(ast.unparse(d.func if isinstance(d, ast.Call) else d).endswith("script")
+                   for d in fn.node.decorator_list))
+    return found
+
+
+def _called_name(node: ast.Call) -> str | None:
+    func = node.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+
+
 def check(node: ast.Call, ctx):
-    if _scripted(ctx.fn, ctx):
+    if _called_name(node) not in _decorated_names(ctx.project) or _scripted(ctx.fn, ctx):
         return   # inside a scripted body the call is compiled with it: the call into the outer one is the finding
     if not any(ctx.is_data(a) for a in (*node.args, *(k.value for k in node.keywords))) or ctx.only_logged(node):
         return
