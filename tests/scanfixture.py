@@ -18,6 +18,18 @@ def scan_copy(group: str, tmp_path, app: str, entry: str, monkeypatch):
     return scan_project(["."], entry=entry)
 
 
+def scan_variant(group: str, tmp_path, monkeypatch, app: str, entry: str, module: str, old: str, new: str):
+    """Scan a copy of fixtures/<group>/<app> whose `module` has `old` (which must be there) replaced by `new`."""
+    root = tmp_path / app
+    shutil.copytree(FIXTURES / group / app, root)
+    path = root / module
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+    monkeypatch.chdir(root)
+    return scan_project(["."], entry=entry)
+
+
 def found(result) -> set[tuple[str, int, str]]:
     """(file name, line, code) of every finding."""
     return {(Path(f.path).name, f.line, f.code) for f in result.findings}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from scanfixture import FIXTURES, check_marked, found, marked_lines
+from scanfixture import FIXTURES, check_marked, found, marked_lines, scan_variant
 
 from leapp_codemod.report.json_format import to_document
 from leapp_codemod.report.text import TextOptions, render_text
@@ -34,15 +34,8 @@ def test_the_marked_lines_and_only_those(tmp_path, monkeypatch, app, entry):
 
 
 def variant(tmp_path, monkeypatch, app: str, entry: str, module: str, old: str, new: str):
-    """Scan a copy of the app whose `module` has `old` replaced by `new`."""
-    root = tmp_path / app
-    shutil.copytree(FIXTURES / GROUP / app, root)
-    path = root / module
-    text = path.read_text()
-    assert old in text
-    path.write_text(text.replace(old, new))
-    monkeypatch.chdir(root)
-    return found(scan_project(["."], entry=entry))
+    """The findings of a copy of the app whose `module` has `old` replaced by `new`."""
+    return found(scan_variant(GROUP, tmp_path, monkeypatch, app, entry, module, old, new))
 
 
 def test_a_key_the_caller_adds_keeps_its_block(tmp_path, monkeypatch):

@@ -4,12 +4,8 @@ None while the pipeline runs; the `is None` capture it guards is not the pipelin
 reset it to None, or the driver may not have set it, the capture stays recurrent state."""
 from __future__ import annotations
 
-import shutil
-
 import pytest
-from scanfixture import FIXTURES, check_marked, found
-
-from leapp_codemod.scan import scan_project
+from scanfixture import check_marked, found, scan_variant
 
 GROUP, APP, RANGE = "scan_preset_attrs", "probe_arm", "main.py:23-24"
 CAPTURE = ("drift.py", 14, "LCM702")
@@ -26,14 +22,7 @@ def test_the_marked_lines_and_only_those(tmp_path, monkeypatch):
 
 
 def variant(tmp_path, monkeypatch, module: str, old: str, new: str, entry: str = RANGE):
-    root = tmp_path / APP
-    shutil.copytree(FIXTURES / GROUP / APP, root)
-    path = root / module
-    text = path.read_text()
-    assert old in text
-    path.write_text(text.replace(old, new))
-    monkeypatch.chdir(root)
-    return found(scan_project(["."], entry=entry))
+    return found(scan_variant(GROUP, tmp_path, monkeypatch, APP, entry, module, old, new))
 
 
 def test_a_method_that_resets_it_keeps_the_capture(tmp_path, monkeypatch):

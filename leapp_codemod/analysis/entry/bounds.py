@@ -42,7 +42,8 @@ NOT_STEPPED = frozenset({"optimizer", "optim", "opt", "scheduler", "sched", "lr"
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 
-def _final_name(expr: ast.expr) -> str | None:
+def final_name(expr: ast.expr) -> str | None:
+    """The last name of `a.b.c` or `c`; None for other expressions."""
     if isinstance(expr, ast.Name):
         return expr.id
     if isinstance(expr, ast.Attribute):
@@ -67,7 +68,7 @@ def _walk(node: ast.AST):
 
 def _world_receiver(func: ast.Attribute) -> bool:
     """Is the receiver of `func` no model, optimizer or scheduler (`env`, `envs[i]`; not `self.model`)?"""
-    receiver = _final_name(func.value) or _final_name(getattr(func.value, "value", func.value)) or ""
+    receiver = final_name(func.value) or final_name(getattr(func.value, "value", func.value)) or ""
     return bool(receiver) and not set(receiver.lower().split("_")) & NOT_STEPPED
 
 
@@ -80,7 +81,7 @@ def _stepped(func: ast.expr) -> bool:
 
 def send_call(call: ast.Call, discarded: bool) -> bool:
     """Does the call send an action out or advance the world with it? `discarded`: its result is unused."""
-    name = _final_name(call.func)
+    name = final_name(call.func)
     if not name:
         return False
     if name in SEND_CALLS:
@@ -180,7 +181,7 @@ def packing_tail(block: list[ast.stmt], kept: list[int], anchor: int, stop: ast.
 
 def _allocates(stmt: ast.stmt) -> bool:
     return (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
-            and isinstance(stmt.value, ast.Call) and _final_name(stmt.value.func) in ALLOCATORS)
+            and isinstance(stmt.value, ast.Call) and final_name(stmt.value.func) in ALLOCATORS)
 
 
 def _fills(stmt: ast.stmt) -> bool:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from leapp_codemod.analysis.entry.bounds import (
     NOT_STEPPED,
     computes_send,
+    final_name,
     packing_tail,
     read_after_send,
     reads_result,
@@ -56,14 +57,6 @@ class InlinePipeline:
     statements: int     # statements in the slice
 
 
-def _final_name(expr: ast.expr) -> str | None:
-    if isinstance(expr, ast.Name):
-        return expr.id
-    if isinstance(expr, ast.Attribute):
-        return expr.attr
-    return None
-
-
 # A name with one of these words acts on a model or a simulator, it is not one: `create_actor`, `load_model`,
 # `evaluate_policy(model, env)` (a harness that runs episodes with the model it is handed, not the model).
 VERB_WORDS = frozenset({"create", "find", "get", "set", "load", "build", "make", "add", "init", "save", "reset",
@@ -95,14 +88,14 @@ def model_call(call: ast.Call, models: set[str]) -> str | None:
     if isinstance(func, ast.Name):
         return func.id if func.id in models or is_model_name(func.id) else None
     if isinstance(func, ast.Subscript):   # `nets["policy_net"](obs)`, `self.models[name](obs)`
-        container, key = _final_name(func.value), func.slice
+        container, key = final_name(func.value), func.slice
         named = isinstance(key, ast.Constant) and isinstance(key.value, str) and is_model_name(key.value)
         return ast.unparse(func) if named or (container and is_model_name(container)) else None
     if not isinstance(func, ast.Attribute):
         return None
     if ast.unparse(func) in models:     # `self.helm(x)`: an attribute of self known to hold a model
         return ast.unparse(func)
-    receiver = _final_name(func.value)
+    receiver = final_name(func.value)
     if func.attr in MODEL_METHODS | MODEL_STEP and receiver and (receiver in models or is_model_name(receiver)):
         return f"{receiver}.{func.attr}"
     if ((isinstance(func.value, ast.Name) and func.value.id in models or ast.unparse(func.value) in models)
@@ -162,7 +155,7 @@ def used_names(stmt: ast.stmt) -> set[str]:
 
 
 def _is_sink(stmt: ast.stmt) -> bool:
-    return any(isinstance(n, ast.Call) and _final_name(n.func) in SINK_CALLS for n in ast.walk(stmt))
+    return any(isinstance(n, ast.Call) and final_name(n.func) in SINK_CALLS for n in ast.walk(stmt))
 
 
 Parents = tuple[tuple[list[ast.stmt], int], ...]
@@ -232,7 +225,7 @@ def steps_or_resets(node: ast.AST) -> bool:
         func = call.func
         # `env.step(a)`, `envs.reset()`, a vectorised environment's `step_async(a)` / `step_wait()`
         if isinstance(func, ast.Attribute) and func.attr in ("step", "reset", "step_async", "step_wait"):
-            name = _final_name(func.value) or _final_name(getattr(func.value, "value", func.value)) or ""
+            name = final_name(func.value) or final_name(getattr(func.value, "value", func.value)) or ""
             words = set(name.lower().split("_"))
             if name and not words & NOT_STEPPED:
                 return True
@@ -361,7 +354,7 @@ def offline_loop(loop: ast.AST) -> bool:
         return False
     body = ast.Module(body=loop.body, type_ignores=[])
     return not steps_or_resets(body) and not _restores(body) and not any(
-        isinstance(n, ast.Call) and _final_name(n.func) in SINK_CALLS - REPORT_CALLS for n in ast.walk(body))
+        isinstance(n, ast.Call) and final_name(n.func) in SINK_CALLS - REPORT_CALLS for n in ast.walk(body))
 
 
 def _restores(node: ast.AST) -> bool:
@@ -370,7 +363,7 @@ def _restores(node: ast.AST) -> bool:
     simulator to each one replays them live: it is an evaluation, not a pass over a dataset."""
     for call in (n for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)):
         first = call.func.attr.split("_")[0]
-        receiver = _final_name(call.func.value) or ""
+        receiver = final_name(call.func.value) or ""
         if first in ("reset", "step") and call.func.attr not in ("reset", "step") and receiver and not (
                 set(receiver.lower().split("_")) & NOT_STEPPED):
             return True
