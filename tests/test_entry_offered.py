@@ -56,6 +56,7 @@ def test_a_network_method_ranks_below_the_deploy_step_that_builds_its_input(tmp_
 @pytest.mark.parametrize("rng, nearest", [
     ("10-14", ["10-12", "10-17"]),     # ends one block deeper: shrink to the block, or take in the whole `if`
     ("14-18", ["14-15", "13-18"]),     # starts one block deeper: that block's statements, or from the `if`
+    ("13-14", ["14-14", "13-17"]),     # starts at the `if` header, ends in its body: the body's statements first
 ])
 def test_a_range_across_blocks_names_the_nearest_valid_ranges(rng, nearest, tmp_path, monkeypatch):
     check_nearest_valid(tmp_path, monkeypatch, "rig/balance.py", rng, nearest)
@@ -64,6 +65,7 @@ def test_a_range_across_blocks_names_the_nearest_valid_ranges(rng, nearest, tmp_
 @pytest.mark.parametrize("rng, nearest", [
     ("9-12", ["9-10", "8-12"]),        # starts inside `with torch.no_grad()`, ends after it: grow to the `with`
     ("7-9", ["7-7", "7-10"]),          # ends inside the `with`: the statements before it, or the whole `with`
+    ("8-9", ["9-9", "8-10"]),          # starts at the `with` header, ends inside it: its statements up to the end
 ])
 def test_a_range_that_leaves_a_with_block_names_the_with_statement(rng, nearest, tmp_path, monkeypatch):
     check_nearest_valid(tmp_path, monkeypatch, "rig/steer.py", rng, nearest)

@@ -153,7 +153,7 @@ def _nearest_ranges(tree: ast.Module, start: int, end: int) -> list[tuple[int, i
                 first = starts.index(start)
                 shorter = [s for s in block[first:] if s.end_lineno <= end]
                 holder = next((s for s in block[first:] if _stmt_start(s) <= end <= s.end_lineno), None)
-                out = []
+                out = _inside_header(block[first], end)
                 if shorter:
                     out.append((start, shorter[-1].end_lineno, f"the statements of that block up to line {end}"))
                 if holder is not None and holder.end_lineno > end:
@@ -165,6 +165,17 @@ def _nearest_ranges(tree: ast.Module, start: int, end: int) -> list[tuple[int, i
             if isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))):
                 stack.extend(h for h in node.handlers if h.lineno <= start <= h.end_lineno)
     return []
+
+
+def _inside_header(stmt: ast.stmt, end: int) -> list[tuple[int, int, str]]:
+    """START is the header of a compound statement (`with torch.no_grad():`, `if ...:`) and END ends a statement
+    of its first block: that block's statements up to END, what a range written from the header line means."""
+    body = next(iter(_blocks(stmt)), None)
+    if not body or stmt.end_lineno <= end or not any(s.end_lineno == end for s in body):
+        return []
+    keyword = type(stmt).__name__.lower().replace("asyncwith", "async with").replace("asyncfor", "async for")
+    return [(_stmt_start(body[0]), end, f"the statements inside the `{keyword}` at line {_stmt_start(stmt)} "
+                                       f"up to line {end}")]
 
 
 def _grown_start(tree: ast.Module, start: int, end: int) -> list[tuple[int, int, str]]:
