@@ -17,9 +17,9 @@ class BailOutQuestions:
 
     def bail_out_arm(self, stmt: ast.AST) -> bool:
         """Is `stmt` an `if` with a side that only reports and leaves, under a test on no pipeline values?"""
-        if not isinstance(stmt, ast.If) or not self._no_values(stmt.test):
-            return False
-        return any(self._leaves_only(arm) for arm in (stmt.body, stmt.orelse))
+        if not isinstance(stmt, ast.If) or not any(self._leaves_only(arm) for arm in (stmt.body, stmt.orelse)):
+            return False   # the arms' shape first: most `if`s have no such arm, and the test's flow costs more
+        return self._no_values(stmt.test)
 
     def in_bail_out(self, node: ast.AST) -> bool:
         """Is `node` inside the reporting side of such a check (the warning before the `return`)?"""

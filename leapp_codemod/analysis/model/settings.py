@@ -391,7 +391,7 @@ def unpacked_items(fn, expr: ast.expr) -> list[tuple[str, ast.expr]] | None:
     `action`). None when anything else could add a key (`kwargs.update(...)`, a parameter, `{**base}`)."""
     if isinstance(expr, (ast.Dict, ast.Call)):
         return literal_items(expr)
-    if not isinstance(expr, ast.Name) or expr.id in fn.params:
+    if not isinstance(expr, ast.Name) or expr.id in fn.params or not fn.assigned(expr.id):
         return None
     name, items = expr.id, []
     for node in fn.nodes:
@@ -412,8 +412,8 @@ def unpacked_items(fn, expr: ast.expr) -> list[tuple[str, ast.expr]] | None:
                 and any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
                         for n in ast.walk(_bound_target(node))):
             return None   # bound by the statement itself (a loop target, `with ... as`), not in its body
-    return items if any(True for n in fn.nodes if isinstance(n, ast.Assign)
-                        and any(isinstance(t, ast.Name) and t.id == name for t in n.targets)) else None
+    return items
+
 
 
 def _bound_target(node: ast.AST) -> ast.AST:
