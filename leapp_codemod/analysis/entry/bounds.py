@@ -12,7 +12,12 @@ computing what the loop sends out:
 * it starts where this iteration's observation is read (`obs = env.get_obs()`, `q = d.qpos[7:]`, a
   subscriber's copy, a serial or socket read, a helper computing the observation from the simulator state),
   after a statement that takes it from a send or a reset (`obs, r, done, info = env.step(a)` sends the
-  previous action);
+  previous action): the first statement of the backward slice of the model call's inputs, over locals and
+  fields of self, through the class's own methods one call away (slice_keys.py) and out of the `try`, `with`
+  or `if` block holding the call when the block around it builds the input (loops._bounds);
+* when the loop updates the model's next input after the send (a recurrent latent from the step's result, an
+  observation read after the send), the range runs from the model call through that update and names the
+  values that enter from the previous iteration (read_after_send);
 * a model call gated by a condition (`if t % k == 0: chunk = policy(obs)`) whose block does no input work and
   whose result is used after the block (`action = chunk[t % k]`) is widened to the enclosing block: the
   statements there build its input and turn its result into the action.
@@ -213,20 +218,38 @@ def reads_result(stmt: ast.stmt, produced: set[str], self_paths: set[str]) -> bo
 
 
 def read_after_send(block: list[ast.stmt], kept: list[int], sent_at: int, produced: set[str], defined,
-                    used) -> list[int]:
-    """In a loop that reads its next observation after it sends (`robot.set_action(cmd)`, then
-    `obs = robot.get_observation()` and the history the model reads next), the statements after the send that
-    build the model's next input from a fresh read: the range keeps them (the observation code of such a loop is
-    at its end). Empty when what follows the send only derives from the range's results
+                    used) -> tuple[list[int], set[str]]:
+    """In a loop that updates the model's next input after it sends, the statements after the send that do it,
+    and the names they update that the range reads (they enter the next iteration's call from this one):
+
+    * a fresh read after the send (`robot.set_action(cmd)`, then `obs = robot.get_observation()` and the
+      history the model reads next): the observation code of such a loop is at its end;
+    * work on what the send returned (`next_obs, r, done, info = env.step(a)`, then `emb = encoder(next_obs)`
+      and `h, z = rssm(emb, a, h, z)`: the latent the next policy call reads), when some statement of it
+      computes (a call that neither sends nor resets); a rename (`obs = next_obs`) is no such work.
+
+    The range keeps them. ([], set()) when what follows the send only derives from the range's results
     (`last = np.clip(action, -1, 1)`: state carried to the next iteration, not an observation)."""
-    reads = set().union(*(used(block[j]) for j in kept)) - {"self"}
+    stmts = [block[j] for j in kept]
+    reads = set().union(*(used(s) for s in stmts)) - {"self"}
     post = range(sent_at + 1, len(block))
     want = reads & set().union(set(), *(defined(block[j]) for j in post))
+    carried = set(want)
     chain = []
     for j in reversed(post):
         if defined(block[j]) & want:
             chain.append(j)
             want |= used(block[j]) - {"self"}
-    fresh = any(not (used(block[j]) - {"self"}) & produced and any(isinstance(n, ast.Call) for n in _walk(block[j]))
-                for j in chain)
-    return sorted(chain) if fresh else []
+    # a reset (`if done: obs = env.reset()`) takes the observation from a send or reset: no observation code
+    working = [j for j in chain if not reads_world(block[j]) and any(isinstance(n, ast.Call) for n in _walk(block[j]))]
+    fresh = any(not (used(block[j]) - {"self"}) & produced for j in working)
+    returned = defined(block[sent_at]) if reads_world(block[sent_at]) else set()
+    worked = bool(working)
+    if not (fresh or want & returned and worked):
+        return [], set()
+    bound: set[str] = set()
+    exposed: set[str] = set()
+    for stmt in stmts:      # what the range reads before it binds it: the values that enter from the update
+        exposed |= used(stmt) - bound
+        bound |= defined(stmt)
+    return sorted(chain), (carried & exposed) or carried

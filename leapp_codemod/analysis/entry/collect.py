@@ -52,6 +52,7 @@ from leapp_codemod.analysis.entry.signs import (
     module_items,
     unfollowed_policy_call,
 )
+from leapp_codemod.analysis.entry.slice_keys import ClassView, class_view
 from leapp_codemod.analysis.entry.submodules import bound_forwards, hands_a_forward
 from leapp_codemod.analysis.entry.vendored import vendored_modules
 from leapp_codemod.analysis.flow.dataflow import compute_env
@@ -214,6 +215,7 @@ def collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
         # class (the configs or the callers may still say which class's method runs)
         with_params = models | set(sites.model_params.get(ctx.fn.id, {}))
         wrapped = wrapper_calls(sites, ctx.fn.id) if ctx.fn.class_name else []
+        helpers = own_methods(project, ctx.fn)
         for loop in driven_bodies(ctx.fn, callbacks):
             if ctx.fn.id in evaluating and not in_branch(loop, evaluating[ctx.fn.id]):
                 continue    # a loop of the training part of a script that also evaluates
@@ -229,7 +231,7 @@ def collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
             # `policy.predict_action(obs)` on an object of unknown class: one project class defines the method,
             # it is the candidate; several do, the inline range is (which class runs is decided at run time)
             pipelines = [p for p in inline_pipelines(loop, with_params, lambda call, names=served_locals, known=project_calls:
-                                                     is_project_call(call, names, known), is_wrapper)
+                                                     is_project_call(call, names, known), is_wrapper, helpers)
                          if network_at(p, here) or (unbound_definers(p, models, definers) != 1
                                                     and runs_no_model(ctx.fn, p.model, project, reach) is None)]
             # ... unless the configs select one of those classes: its method is what the loop runs
@@ -238,7 +240,7 @@ def collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
             if bind_only:
                 continue
             step_range = (None if pipelines
-                          else range_around_step(sites, ctx.fn, loop, models, INLINE_NETWORK_STATEMENTS))
+                          else range_around_step(sites, ctx.fn, loop, models, INLINE_NETWORK_STATEMENTS, helpers))
             if step_range is not None:
                 sites.inline.append((ctx.fn, step_range, 0))
                 sites.step_ranges.add((ctx.fn.id, step_range.start))
@@ -271,6 +273,12 @@ def find_parts(sites: CallSites) -> None:
                             lambda t: t in sites.calls_module or sites.model_via(t) is not None, sites.functions)
         for part, composer in found.items():
             sites.parts.setdefault(part, composer)
+
+
+def own_methods(project: Project, fn: FunctionInfo) -> ClassView:
+    """`fn`'s class as slicing its loops needs it (slice_keys.class_view; empty for a function)."""
+    cls = project.modules[fn.module].classes.get(fn.class_name) if fn.class_name else None
+    return class_view(cls.node if cls is not None else None)
 
 
 def is_module_method(fn: FunctionInfo, project: Project) -> bool:

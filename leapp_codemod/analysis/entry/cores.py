@@ -117,7 +117,7 @@ def _named_step(sites: CallSites, fid: str) -> bool:
 
 
 def range_around_step(sites: CallSites, fn: FunctionInfo, loop: ast.AST, models: set[str],
-                      least: int) -> InlinePipeline | None:
+                      least: int, view=None) -> InlinePipeline | None:
     """A driver loop (at any depth below `__main__`) that builds the input of a project function named like a
     policy step (`actioner.predict(rgbs, pcds, grippers)`) or for running the model it calls (`apply_policy`) in
     at least `least` statements and uses its output: the loop body is offered as an inline range too (the
@@ -126,6 +126,6 @@ def range_around_step(sites: CallSites, fn: FunctionInfo, loop: ast.AST, models:
              if tids and all(_named_step(sites, t) for t in tids)}
     if not steps:
         return None
-    found = [p for p in inline_pipelines(loop, models, lambda call: True, lambda call: id(call) in steps)
+    found = [p for p in inline_pipelines(loop, models, lambda call: True, lambda call: id(call) in steps, view)
              if p.statements >= least]
     return max(found, key=lambda p: p.statements) if found else None

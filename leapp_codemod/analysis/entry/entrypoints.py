@@ -329,6 +329,11 @@ def _inline_candidate(fn: FunctionInfo, pipeline: InlinePipeline, definers: int,
                f"the loop is in a driver ({_where(fn)})" if not callback else f"{_where(fn)} is registered "
                f"as a callback"]
     reasons += rollout_reasons(fn, pipeline, sites) if sites is not None else []
+    if pipeline.carried:
+        names = ", ".join(f"`{n}`" for n in pipeline.carried)
+        reasons.append(f"{names} enter{'s' if len(pipeline.carried) == 1 else ''} from the previous iteration: the "
+                       f"loop updates {'it' if len(pipeline.carried) == 1 else 'them'} after the send (through line "
+                       f"{pipeline.updated_at}) for the next policy call, so the range runs through that update")
     if definers:
         score += 1
         reasons.append(f"the model's class is bound at run time ({definers} project classes define "

@@ -28,6 +28,7 @@ from leapp_codemod.analysis.entry.bounds import (
     self_writes,
     sends,
 )
+from leapp_codemod.analysis.entry.slice_keys import ClassView, binds, field_reads, field_writes
 from leapp_codemod.knowledge.vocab import LOOP_MUTATORS
 
 # A callee whose name contains one of these words is a model: `policy(obs)`, `self.actor(x)`, `loaded_net(x)`.
@@ -55,6 +56,8 @@ class InlinePipeline:
     start: int
     end: int
     statements: int     # statements in the slice
+    carried: tuple[str, ...] = ()   # inputs the loop updates after the send, read by the next iteration's call
+    updated_at: int = 0             # the last line of that update (the range runs through it)
 
 
 # A name with one of these words acts on a model or a simulator, it is not one: `create_actor`, `load_model`,
@@ -238,6 +241,9 @@ class _Cut:
     index: int                 # the model call's statement (or the block holding it)
     stop: ast.stmt | None      # the statement that sends the result out, when the slice reaches one
     count: int                 # statements in the slice (stepping or resetting an environment not counted)
+    exposed: frozenset[str] = frozenset()   # keys the slice reads before it binds them (slice_keys.py)
+    carried: tuple[str, ...] = ()           # inputs the loop updates after the send for the next iteration
+    updated_at: int = -1                    # the last statement of that update (index in the block)
 
     @property
     def first(self) -> int:
@@ -248,20 +254,24 @@ class _Cut:
         return self.kept[-1]
 
 
-def _slice(block: list[ast.stmt], index: int, after: frozenset[str] | set[str] = frozenset()) -> _Cut:
-    """The slice around block[index] (see bounds.py): backward over the statements that build its input, not
-    those taking the observation from a send or reset; forward over the statements that use its output, up to
-    the statement that sends it out (reporting statements skipped). `after`: names read after the block in the
-    blocks enclosing it."""
-    needed = used_names(block[index])
+def _slice(block: list[ast.stmt], index: int, after: frozenset[str] | set[str] = frozenset(),
+           view: ClassView | None = None, needed: set[str] | None = None) -> _Cut:
+    """The slice around block[index] (see bounds.py): backward over the statements that build its input (locals
+    and fields of self, through the class's own methods one call away: slice_keys.py), not those taking the
+    observation from a send or reset; forward over the statements that use its output, up to the statement
+    that sends it out (reporting statements skipped), and past it over an update of the model's next input
+    from what the send returned or a fresh read (bounds.read_after_send). `after`: names read after the block
+    in the blocks enclosing it; `needed`: the keys block[index] is sliced for (default: all it reads)."""
+    view = view or ClassView()
+    needed = set(needed) if needed is not None else _keys_used(block[index], view)
     kept = [index]
     for j in range(index - 1, -1, -1):
-        if defined_names(block[j]) & needed and not reads_world(block[j]):
-            needed |= used_names(block[j])
+        if binds(_keys_defined(block[j], view), needed) and not reads_world(block[j]) and not sends(block[j]):
+            needed |= _keys_used(block[j], view)
             kept.insert(0, j)
     produced = defined_names(block[index])
     self_paths = self_writes(block[index])
-    stop = None
+    stop, carried, updated = None, (), -1
     for j in range(index + 1, len(block)):
         if not used_names(block[j]) & produced:
             continue
@@ -270,7 +280,9 @@ def _slice(block: list[ast.stmt], index: int, after: frozenset[str] | set[str] =
             if computes_send(stop):
                 kept.append(j)
             else:
-                kept.extend(read_after_send(block, kept, j, produced, defined_names, used_names))
+                chain, names = read_after_send(block, kept, j, produced, defined_names, used_names)
+                kept.extend(chain)
+                carried, updated = tuple(sorted(names)), (chain[-1] if chain else -1)
             break
         if not _reports(block, j, set(after)):
             produced |= defined_names(block[j])
@@ -278,25 +290,80 @@ def _slice(block: list[ast.stmt], index: int, after: frozenset[str] | set[str] =
             kept.append(j)
     kept = packing_tail(block, kept, kept.index(index), stop, defined_names, used_names)
     count = sum(1 for j in kept if j == index or not steps_or_resets(block[j]))
-    return _Cut(tuple(kept), index, stop, count)
+    exposed = _exposed([block[j] for j in kept if j <= index], view)
+    return _Cut(tuple(kept), index, stop, count, exposed, carried if updated in kept else (), updated)
 
 
-def _bounds(block: list[ast.stmt], index: int, parents: Parents) -> tuple[list[ast.stmt], _Cut, int]:
-    """(block, slice, count) of the range around block[index]. A model call in a nested block (`if t % k == 0:`)
-    with no statement building its input there, whose result leaves the block unsent (`action = chunk[t % k]`
-    after it), is widened to the enclosing block, where the statement holding it is the anchor. The count stays
-    that of the model call's own block: what surrounds a gated call is as often host-side selection among stored
-    actions as pipeline work, so widening changes the bounds offered, never the rank."""
-    cut = _slice(block, index, _read_after(parents))
+def _keys_defined(stmt: ast.stmt, view: ClassView) -> set[str]:
+    return (defined_names(stmt) - {"self"}) | field_writes(stmt, view)
+
+
+def _keys_used(stmt: ast.stmt, view: ClassView) -> set[str]:
+    return (used_names(stmt) - {"self"}) | field_reads(stmt, view)
+
+
+def _exposed(stmts: list[ast.stmt], view: ClassView) -> frozenset[str]:
+    """Keys the statements read before they bind them (in order; a statement's own reads come first)."""
+    bound: set[str] = set()
+    out: set[str] = set()
+    for stmt in stmts:
+        out |= _keys_used(stmt, view) - bound
+        bound |= _keys_defined(stmt, view)
+    return frozenset(out)
+
+
+def _bounds(block: list[ast.stmt], index: int, parents: Parents,
+            view: ClassView | None = None) -> tuple[list[ast.stmt], _Cut, int]:
+    """(block, slice, count) of the range around block[index], grown from the model call's block (an `if`, `try`
+    or `with` body) to the block enclosing it when
+
+    * the call is gated (`if t % k == 0:`) with no statement building its input there and its result leaves
+      the block unsent (`action = chunk[t % k]` after it): the statement holding it is the anchor. The count
+      stays that of the model call's own block: what surrounds a gated call is as often host-side selection
+      among stored actions as pipeline work, so this widening changes the bounds offered, never the rank;
+    * the enclosing block builds what the call's `try` or `with` block reads before it binds it
+      (`obs = read(msg)` before a `try:` holding `action = policy(obs)`): the range starts at the first
+      statement building it there, when those statements compute on what they read, not only read it
+      (`obs = env.get_obs()` alone before a `with` converting it is the range's input); an `if` block keeps
+      its range: the branch decides when the policy runs, a decimation gate's block is the step;
+    * the call's block sends nothing and the enclosing block, after sending, updates the values the call's
+      block reads for the next iteration (a recurrent latent, an observation history): the range covers the
+      policy work and that update.
+
+    The range is whole statements of one block: what the holding statement holds comes with it."""
+    view = view or ClassView()
+    cut = _slice(block, index, _read_after(parents), view)
     count = cut.count
-    while parents and cut.first == cut.index and cut.stop is None:
+    while parents:
         outer, at = parents[0]
         produced = set().union(*(defined_names(block[j]) for j in cut.kept))
-        if not any(used_names(stmt) & produced for enclosing, held in parents for stmt in enclosing[held + 1:]):
+        used_later = any(used_names(stmt) & produced for enclosing, held in parents for stmt in enclosing[held + 1:])
+        if cut.first == cut.index and cut.stop is None and used_later:
+            block, parents = outer, parents[1:]
+            cut = _slice(block, at, _read_after(parents), view)
+            continue
+        wider = _slice(outer, at, _read_after(parents[1:]), view, needed=set(cut.exposed))
+        # only out of a block that always runs with its surroundings (`try`, `with`): an `if` around the call
+        # decides when the policy runs (a decimation gate, a mode), its block is the step and what the loop reads
+        # outside it at every tick enters the range as input
+        fed = not isinstance(outer[at], ast.If) and _works(outer, [j for j in wider.kept if j < at], view)
+        if not fed and not (cut.stop is None and wider.carried):
             break
-        block, parents = outer, parents[1:]
-        cut = _slice(block, at, _read_after(parents))
+        count += wider.count - 1
+        block, parents, cut = outer, parents[1:], wider
     return block, cut, count
+
+
+def _works(block: list[ast.stmt], kept: list[int], view: ClassView) -> bool:
+    """Do the statements `kept` of `block` compute on what they read (one reads what another binds:
+    `g = imu.linear_acceleration` then `obs[3:6] = g * 0.1`), rather than only read it (`obs = env.get_obs()`:
+    the range's input, converted inside the block around the call)?"""
+    bound: set[str] = set()
+    for j in kept:
+        if binds(bound, _keys_used(block[j], view)):
+            return True
+        bound |= _keys_defined(block[j], view)
+    return False
 
 
 def _read_after(parents: Parents) -> set[str]:
@@ -314,10 +381,11 @@ def _complete(block: list[ast.stmt], models: set[str], is_project_call, wrapper_
 
 
 def inline_pipelines(loop: ast.For | ast.AsyncFor | ast.While, models: set[str], is_project_call,
-                     wrapper_call=_never) -> list[InlinePipeline]:
+                     wrapper_call=_never, view: ClassView | None = None) -> list[InlinePipeline]:
     """The model calls written inline in `loop`'s body (not in loops nested in it), one per block.
     `wrapper_call(call)`: is the call one of a project function that only wraps a model call (see
-    composers.is_model_wrapper)? Such a call marks the step like the model call itself."""
+    composers.is_model_wrapper)? Such a call marks the step like the model call itself. `view`: the loop's
+    class (slice_keys.class_view): the fields its own methods write build the model's input too."""
     found = []
     for block, parents in _blocks(loop.body):
         for index, stmt in enumerate(block):
@@ -327,9 +395,11 @@ def inline_pipelines(loop: ast.For | ast.AsyncFor | ast.While, models: set[str],
             if isinstance(stmt, (ast.With, ast.AsyncWith)) and _complete(stmt.body, models, is_project_call,
                                                                          wrapper_call):
                 break   # the `with` block builds the input and uses the output itself: its own range stands
-            outer, cut, count = _bounds(block, index, parents)
+            outer, cut, count = _bounds(block, index, parents, view)
+            updated = outer[cut.updated_at].end_lineno or 0 if cut.carried else 0
             found.append(InlinePipeline(loop.lineno, label, outer[cut.first].lineno,
-                                        outer[cut.last].end_lineno or outer[cut.last].lineno, count))
+                                        outer[cut.last].end_lineno or outer[cut.last].lineno, count,
+                                        cut.carried, updated))
             break
     return found
 
