@@ -54,3 +54,17 @@ def test_distribution_checks_and_value_sized_results(entry, expected):
 def test_validation_turned_off_for_the_whole_program():
     result = _scan(ROOT / "scan_library_internals_off", "agent:Agent.act")
     assert not [f for f in result.findings if f.code == "LCM112"]
+
+
+def test_a_subclass_whose_constructor_turns_the_checks_off():
+    """`Normal.__init__(self, loc, scale, validate_args=False)` in the subclass: calls of it are not findings."""
+    result = _scan(ROVER, "rover.heads:clipped_mean")
+    assert not [f for f in result.findings if f.code == "LCM112"]
+
+
+def test_a_pipeline_a_helper_returns_called_at_once_is_found_and_named_in_the_not_followed_list():
+    result = _scan(ROVER, "rover.snapshot:snapshot")
+    assert _found(result) == {("LCM113", "snapshot.py", 6)}
+    (call,) = [c for c in result.not_followed if c.line == 6]
+    assert "torchvision.transforms.Compose" in call.reason and "vision.py:9" in call.reason
+    assert "nor installed" in call.reason

@@ -44,11 +44,23 @@ def _distribution_of(node: ast.Call, ctx) -> str | None:
     cls = ctx.project.class_of(qualified) if qualified else None
     if cls is None:
         return None
-    for klass in ctx.project.mro(cls):
+    chain = ctx.project.mro(cls)
+    if any(_hands_on_unchecked(klass) for klass in chain):
+        return None
+    for klass in chain:
         for base in ctx.project.bases(klass):
             if isinstance(base, str) and _validating(base):
                 return base
     return None
+
+
+def _hands_on_unchecked(klass) -> bool:
+    """The subclass's constructor calls its base's with `validate_args=False` (`super().__init__(loc, scale,
+    validate_args=False)`, `Normal.__init__(self, ...)`): its checks are off whatever the caller passes."""
+    init = klass.methods.get("__init__")
+    return init is not None and any(
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "__init__"
+        and _turned_off(node) for node in init.nodes)
 
 
 def _checked_sample(node: ast.Call, ctx) -> str | None:
