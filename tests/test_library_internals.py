@@ -68,3 +68,8 @@ def test_a_pipeline_a_helper_returns_called_at_once_is_found_and_named_in_the_no
     (call,) = [c for c in result.not_followed if c.line == 6]
     assert "torchvision.transforms.Compose" in call.reason and "vision.py:9" in call.reason
     assert "nor installed" in call.reason
+
+
+def test_a_wrapper_building_its_distribution_in_the_constructor_is_reported_once_inside():
+    result = _scan(ROVER, "rover.heads:belief_centre")
+    assert _found(result) == {("LCM112", "heads.py", 48)}
