@@ -28,6 +28,7 @@ from leapp_codemod.analysis.infer.context import (
 )
 from leapp_codemod.analysis.model.config_picked import picked_reason
 from leapp_codemod.analysis.model.import_shapes import import_gap, module_global_gap
+from leapp_codemod.analysis.flow.library_reason import library_object_reason
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.libraries import in_project as _in_project
 from leapp_codemod.analysis.model.libraries import library_available
@@ -140,9 +141,10 @@ def _selected(ctx: FunctionContext, call: ast.Call) -> NotFollowed | None:
         return None
     makers = ctx.resolve_call(call.func)
     named = ", ".join(f"`{m.qualname}`" for m in makers[:3])
-    reason = (f"`{_short(call.func)}` returns the callable; what {named} returns{' is' if len(makers) == 1 else ' are'} "
-              "no project function the scan can name" if makers else
-              f"`{_short(call.func)}` returns the callable, from code the scan does not follow")
+    reason = library_object_reason(ctx, call.func) or (
+        f"`{_short(call.func)}` returns the callable; what {named} returns{' is' if len(makers) == 1 else ' are'} "
+        "no project function the scan can name" if makers else
+        f"`{_short(call.func)}` returns the callable, from code the scan does not follow")
     return NotFollowed(ctx.fn.path, call.lineno, _text(call.func), reason, ast.unparse(call.func), ctx.fn.id)
 
 

@@ -18,6 +18,7 @@ from leapp_codemod.analysis.infer.bail_out import BailOutQuestions
 from leapp_codemod.analysis.infer.calls import CallQuestions
 from leapp_codemod.analysis.infer.io import IoQuestions
 from leapp_codemod.analysis.infer.lattice import NESTED, Env, Facts
+from leapp_codemod.analysis.infer.library_callables import Built, library_callables
 from leapp_codemod.analysis.infer.messages import MessageQuestions
 from leapp_codemod.analysis.infer.operand_kinds import OperandKindQuestions
 from leapp_codemod.analysis.infer.purity import PurityQuestions
@@ -93,6 +94,10 @@ class FunctionContext(TaintQuestions, TypeQuestions, CallQuestions, StateQuestio
     def qualify(self, expr: ast.expr) -> str | None:
         name = self.project.qualify(expr, self.module)
         return self.project.external_name(name) if name else None
+
+    def library_callables(self, func: ast.expr) -> list[Built]:
+        """The library callables a call of `func` runs, read from where the called object was built."""
+        return library_callables(func, self)
 
     def call_name(self, call: ast.Call) -> str | None:
         """Dotted name of the called function, e.g. 'numpy.linalg.norm' or 'scipy.special.expit'."""

@@ -236,5 +236,8 @@ def module_global_gap(project, module, head: str, rest: list[str]) -> str | None
         return None
     if name and isinstance(project.lookup(name), ClassInfo):
         return None
+    if name and isinstance(value, ast.Call) and not in_project(project, name):
+        return (f"`{module.name}.{head}` is a `{name}` (set at {module.path}:{value.lineno}), from a module "
+                "neither in the scanned code nor installed in this environment")
     return (f"`{module.name}.{head}` is a module-level value set from `{ast.unparse(value)[:50]}`, "
             "which the scan cannot name")
