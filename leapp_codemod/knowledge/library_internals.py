@@ -6,31 +6,13 @@ facts (installed leapp 0.7.2, torch 2.13, CPU).
 Plain data: importing this module imports nothing else."""
 from __future__ import annotations
 
-# --- torch.distributions: argument validation (LCM112) ---------------------------------------------------------
-# A distribution checks its parameters when it is built (`constraint.check(value)`, then `if not valid.all():
-# raise ValueError`) and the value handed to `log_prob`/`cdf`/`icdf` (`_validate_sample`), as long as validation
-# is on, which it is by default (`Distribution._validate_args = __debug__`). Built on traced tensors, that `if`
-# puts a traced tensor in a boolean context: LEAPP 0.7.2 logs "Attempted to use TracedTensor '_is_all_true' ...
-# in a boolean context" (the tensor-branch signal) and records the branch the traced samples took, so the export
-# never checks its arguments (an invalid scale no longer raises). Checked for Normal (loc or scale from data),
-# MultivariateNormal, Categorical, Bernoulli, Beta, Independent(Normal), and `Normal(0, 1).log_prob(x)`; no record
-# with `validate_args=False` or after `Distribution.set_default_validate_args(False)`; `.mean`/`.probs` of the
-# distributions then compile and validate.
-DISTRIBUTIONS_MODULE = "torch.distributions"
-# The classes of `torch.distributions.__all__` (torch 2.13) that declare argument constraints of their own.
-VALIDATING_DISTRIBUTIONS = frozenset({
-    "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli", "Dirichlet",
-    "Exponential", "FisherSnedecor", "Gamma", "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal",
-    "InverseGamma", "Kumaraswamy", "LKJCholesky", "Laplace", "LogNormal", "LogisticNormal",
-    "LowRankMultivariateNormal", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal",
-    "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "RelaxedBernoulli",
-    "RelaxedOneHotCategorical", "StudentT", "Uniform", "VonMises", "Weibull", "Wishart",
-})
-# Methods of a distribution that validate the value they are handed (`_validate_sample`).
-SAMPLE_CHECKING_METHODS = frozenset({"log_prob", "cdf", "icdf"})
-# The keyword and the global switch that turn the checks off.
-VALIDATE_KEYWORD = "validate_args"
-VALIDATE_SWITCH = "set_default_validate_args"
+# --- torch.distributions: argument validation (not reported) ------------------------------------------------
+# A distribution checks its parameters when it is built and the value handed to `log_prob`/`cdf`/`icdf`, as long
+# as validation is on (the default): `if not valid.all(): raise ValueError`. Built on traced tensors, LEAPP 0.7.2
+# logs "Attempted to use TracedTensor '_is_all_true' ... in a boolean context" and records the branch the traced
+# samples took. That branch is the one every valid input takes (the other side only raises), so the export
+# validates and is right on valid inputs (tests/test_leapp_library_internals.py): like any `if bad: raise` guard
+# (`source.guards.only_raises`), no hazard.
 
 # --- results sized by values (LCM112) --------------------------------------------------------------------------
 # `torch.nn.functional.one_hot(idx)` without `num_classes` (or with -1) sizes its result by `idx.max() + 1`,
