@@ -54,7 +54,13 @@ class InlinePipeline:
     model: str          # how the model is called, e.g. "policy" or "session.run"
     start: int
     end: int
-    statements: int     # statements in the slice
+    statements: int     # statements in the slice (of the model call's own block: this ranks the range)
+    span: int = 0       # statements in the range offered (after widening a gated call to its enclosing block)
+
+    @property
+    def size(self) -> int:
+        """Statements of the range as offered: what a network called in it is a part of."""
+        return max(self.statements, self.span)
 
 
 # A name with one of these words acts on a model or a simulator, it is not one: `create_actor`, `load_model`,
@@ -329,7 +335,7 @@ def inline_pipelines(loop: ast.For | ast.AsyncFor | ast.While, models: set[str],
                 break   # the `with` block builds the input and uses the output itself: its own range stands
             outer, cut, count = _bounds(block, index, parents)
             found.append(InlinePipeline(loop.lineno, label, outer[cut.first].lineno,
-                                        outer[cut.last].end_lineno or outer[cut.last].lineno, count))
+                                        outer[cut.last].end_lineno or outer[cut.last].lineno, count, cut.count))
             break
     return found
 

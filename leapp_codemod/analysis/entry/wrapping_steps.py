@@ -156,7 +156,9 @@ def wrapping_edges(functions: dict[str, FunctionInfo], sites, project, offered: 
     out: dict[str, set[str]] = {}
     for fid in sorted(functions):
         fn = functions[fid]
-        if (fid in sites.ignored or fn.module in sites.vendored or ".<locals>." in fid
+        # a candidate reached from training code too (a trainer collecting experience through the agent's step)
+        # keeps its structure: the step still wraps its network's method
+        if ((fid in sites.ignored and fid not in offered) or fn.module in sites.vendored or ".<locals>." in fid
                 or (fid not in offered and (fn.name.startswith("_") or fn.qualname == "<module>"))):
             continue
         resolved = sites.project_calls.get(fid, [])
