@@ -98,3 +98,17 @@ def test_the_loop_that_sends_its_action_goes_before_its_replay_twin(tmp_path, mo
 def test_sends_nothing(body, nothing):
     loop = ast.parse("while True:\n" + "\n".join("    " + line for line in body.splitlines())).body[0]
     assert sends_nothing(loop) is nothing
+
+
+def test_a_networks_own_method_reached_from_training_is_no_step_around_its_forward():
+    from leapp_codemod.analysis.entry.collect import collect_call_sites
+    from leapp_codemod.analysis.entry.wrapping_steps import wrapping_edges
+    from leapp_codemod.analysis.model.leapp_support import load_support
+    from leapp_codemod.scan import load_project
+
+    project = load_project([str(FIXTURES / "entry_trainer_collects_step")], ()).project
+    sites = collect_call_sites(project, load_support())
+    functions = {fn.id: fn for fn in project.functions()} | sites.functions
+    edges = wrapping_edges(functions, sites, project, set(functions))
+    assert "nets:SteerNet.sample_action" in edges["pilot:Pilot.predict_actions"]
+    assert "nets:SteerNet.predict" in functions and "nets:SteerNet.predict" not in edges
