@@ -249,8 +249,10 @@ def collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
                 network = network_at(best, here)
                 sites.inline.append((ctx.fn, best, 0 if network else unbound_definers(best, models, definers)))
                 # a network called amid pipeline code; in an evaluation rollout the loop is the only place its
-                # input is built and its output used, so a shorter range around it is the step
-                if best.statements >= (ROLLOUT_NETWORK_STATEMENTS if ctx.fn.id in sites.rollouts
+                # input is built and its output used, so a shorter range around it is the step. A gated call
+                # (`if t % k == 0: chunk = policy(x)`) counts the block its range is widened to: the statements
+                # there build the network's input and turn its chunk into the action
+                if best.size >= (ROLLOUT_NETWORK_STATEMENTS if ctx.fn.id in sites.rollouts
                                        else INLINE_NETWORK_STATEMENTS):
                     for fid in network:
                         sites.inline_networks.setdefault(fid, (ctx.fn, best))

@@ -82,6 +82,7 @@ from leapp_codemod.analysis.entry.uses import (
     simulated_ranges,
     simulator_loops,
 )
+from leapp_codemod.analysis.entry.unsent import unsent_ranges
 from leapp_codemod.analysis.entry.vendored import below_any_copy
 from leapp_codemod.analysis.entry.wrapping_steps import (
     above_their_models,
@@ -405,5 +406,5 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
     ranked = below_deploy_steps(ranked, network_methods(ranked, functions, project, sites.vendored),
                                 deploy_steps(ranked, functions, sites, project, INLINE_NETWORK_STATEMENTS))
     ranked = break_ties(sorted(ranked, key=lambda e: tie_order(e, project)), project,
-                        simulator_loops(outermost, project))
+                        simulator_loops(outermost, project), unsent_ranges(outermost))
     return ranked[:limit] if limit else ranked

@@ -55,9 +55,15 @@ class InlinePipeline:
     model: str          # how the model is called, e.g. "policy" or "session.run"
     start: int
     end: int
-    statements: int     # statements in the slice
+    statements: int     # statements in the slice (of the model call's own block: this ranks the range)
     carried: tuple[str, ...] = ()   # inputs the loop updates after the send, read by the next iteration's call
     updated_at: int = 0             # the last line of that update (the range runs through it)
+    span: int = 0       # statements in the range offered (after widening a gated call to its enclosing block)
+
+    @property
+    def size(self) -> int:
+        """Statements of the range as offered: what a network called in it is a part of."""
+        return max(self.statements, self.span)
 
 
 # A name with one of these words acts on a model or a simulator, it is not one: `create_actor`, `load_model`,
@@ -399,7 +405,7 @@ def inline_pipelines(loop: ast.For | ast.AsyncFor | ast.While, models: set[str],
             updated = outer[cut.updated_at].end_lineno or 0 if cut.carried else 0
             found.append(InlinePipeline(loop.lineno, label, outer[cut.first].lineno,
                                         outer[cut.last].end_lineno or outer[cut.last].lineno, count,
-                                        cut.carried, updated))
+                                        cut.carried, updated, span=cut.count))
             break
     return found
 

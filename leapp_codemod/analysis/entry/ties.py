@@ -9,7 +9,9 @@ Two signals, in this order, each named in the winner's reasons:
    wrote for its policy. A derived file without a network of its own is a variant (a server wrapper, another
    task) and settles nothing.
 2. **The one that runs on the robot**: a candidate whose loop advances a physics simulator (`mujoco.mj_step`)
-   goes after a tied one whose loop does not (a sim2sim twin of a deploy server is its test harness).
+   goes after a tied one whose loop does not (a sim2sim twin of a deploy server is its test harness), and an
+   inline range whose loop sends nothing out (a replay of recorded data that keeps its predictions,
+   `unsent.py`) goes after a tied range whose loop sends its action.
 3. **The script the project's own words run first**, between near-copies: a README (`python track.py`, then
    `python track_arbitrary.py`: the first command is the project's main use), then the documentation, shell
    scripts, launch and container files below the scan root (`run_robot.sh` running
@@ -196,11 +198,13 @@ def _imports_module(project, importer: str, module_name: str) -> bool:
                                       for t in module.imports.values())
 
 
-def break_ties(ranked: list[Entrypoint], project, simulated: dict[str, str] | None = None) -> list[Entrypoint]:
+def break_ties(ranked: list[Entrypoint], project, simulated: dict[str, str] | None = None,
+               unsent: set[str] | None = None) -> list[Entrypoint]:
     """`ranked` sorted best first (`tie_order`: the project's own code before a library copy's on equal scores);
     within each run of equal scores and standing spanning several files, the derived script of
     a near-copy goes before its base, then one that runs on the robot before one whose loop steps a simulator
-    (`simulated`: candidate id -> the simulator call), then the script a README names first. Reasons say why."""
+    (`simulated`: candidate id -> the simulator call) and a range whose loop sends its action before one whose loop
+    sends nothing (`unsent`: range ids), then the script a README names first. Reasons say why."""
     out: list[Entrypoint] = []
     i = 0
     readmes = None
@@ -213,15 +217,16 @@ def break_ties(ranked: list[Entrypoint], project, simulated: dict[str, str] | No
         if len({c.path for c in group}) > 1:
             if readmes is None:
                 readmes = run_texts(project)
-            group = _order_group(group, project, readmes, first=not out, simulated=simulated or {})
+            group = _order_group(group, project, readmes, first=not out, simulated=simulated or {},
+                                 unsent=unsent or set())
         out += group
         i = j
     return out
 
 
 def _order_group(group: list[Entrypoint], project, readmes, first: bool = False,
-                 simulated: dict[str, str] | None = None) -> list[Entrypoint]:
-    simulated = simulated or {}
+                 simulated: dict[str, str] | None = None, unsent: set[str] | None = None) -> list[Entrypoint]:
+    simulated, unsent = simulated or {}, unsent or set()
     lines: dict[str, set[str]] = {}
     for c in group:
         module = project.modules.get(c.module)
@@ -256,10 +261,13 @@ def _order_group(group: list[Entrypoint], project, readmes, first: bool = False,
     # a simulated candidate goes after a robot twin of its own kind (an inline range after an inline range)
     behind = {c.id for c in group if c.id in simulated
               and any(o.kind == c.kind and o.id not in simulated for o in group)}
+    # a range whose loop keeps its actions goes after a tied range whose loop sends them out
+    replayed = {c.id for c in group if c.id in unsent and any(o.kind == "inline" and o.id not in unsent
+                                                                 for o in group)}
 
     def key(item):
         index, c = item
-        return (c.path in bases and c.path not in based, c.path not in based, c.id in behind,
+        return (c.path in bases and c.path not in based, c.path not in based, c.id in behind, c.id in replayed,
                 named.get(c.path) or missing, c.path in unnamed and bool(documented), c.path not in referenced,
                 scratch[c.path] is not None, c.path not in imported, index)
 
@@ -273,6 +281,10 @@ def _order_group(group: list[Entrypoint], project, readmes, first: bool = False,
         other = next(c for c in group if c.id in behind and c.kind == lead.kind)
         note = (f"ties at score {lead.score} with {other.id}, whose loop advances a physics simulator "
                 f"({simulated[other.id]}): this one runs on the robot")
+    elif lead.id not in unsent and any(c.id in replayed for c in group):
+        other = next(c for c in group if c.id in replayed)
+        note = (f"ties at score {lead.score} with {other.id}, whose loop sends nothing out (it keeps the actions it "
+                f"computes: a replay of recorded data): this one sends its action")
     elif named.get(lead.path) is not None and named[lead.path] < min(
             named.get(c.path) or missing for c in group if c.path != lead.path):
         note = (f"ties at score {lead.score} with another script; {readmes[named[lead.path][0]][0]} names "

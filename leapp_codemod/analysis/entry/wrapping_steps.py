@@ -122,6 +122,12 @@ def annotated_calls(fn: FunctionInfo, project) -> list[tuple[ast.Call, list[str]
     return out
 
 
+def _network_method(fn: FunctionInfo, project) -> bool:
+    module = project.modules.get(fn.module)
+    cls = module.classes.get(fn.class_name) if module is not None and fn.class_name else None
+    return cls is not None and project.is_nn_module(cls)
+
+
 def _runs_model(fid: str, sites) -> bool:
     return fid in sites.calls_module or sites.model_via(fid) is not None
 
@@ -156,7 +162,11 @@ def wrapping_edges(functions: dict[str, FunctionInfo], sites, project, offered: 
     out: dict[str, set[str]] = {}
     for fid in sorted(functions):
         fn = functions[fid]
-        if (fid in sites.ignored or fn.module in sites.vendored or ".<locals>." in fid
+        # a candidate reached from training code too (a trainer collecting experience through the agent's step)
+        # keeps its structure: the step still wraps its network's method (a network's own methods around its
+        # `forward` are the network, not a step around it)
+        if ((fid in sites.ignored and (fid not in offered or _network_method(fn, project)))
+                or fn.module in sites.vendored or ".<locals>." in fid
                 or (fid not in offered and (fn.name.startswith("_") or fn.qualname == "<module>"))):
             continue
         resolved = sites.project_calls.get(fid, [])
