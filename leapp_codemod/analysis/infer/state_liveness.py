@@ -1,0 +1,102 @@
+"""Is an attribute of `self` state the pipeline carries, or a value kept only for people (dead state)?
+
+What the step stores on its object is one of its outputs only when some later call can use it: when a read of
+the attribute, somewhere in the project, sits in a statement of its function's backward slice (it reaches that
+function's return, a send, state that is itself carried, or decides which of those run). A period kept between
+timer ticks and logged by another timer, the largest command seen for a summary print, a moving average a log
+method reports, a status line a script prints: every read of those reaches only host-side sinks (text, logs,
+files, plots), so storing them is no output, and a clock read, a conversion or a branch that only feeds them is
+no finding of the export.
+
+The question is a least fixpoint: while `self.<attr>` is asked, it is assumed dead, so a read that only feeds
+its own next value (`if self.prev is not None: ... self.prev = now`) or another attribute being asked proves
+nothing. Slices computed under such an assumption are not kept (see `RelevanceQuestions`); only the answer
+asked with no assumption is. Unsure is live: an attribute no code of the project reads (the host may read it),
+read by more than `MAX_READERS` functions, bound by `register_buffer`, or of a class that reads its attributes
+by computed name (`getattr(self, name)`, `vars(self)`, `self.__dict__`), or asked deeper than `MAX_DEPTH`.
+"""
+from __future__ import annotations
+
+import ast
+
+from leapp_codemod.analysis.infer.relevance import module_body
+from leapp_codemod.analysis.infer.telemetry import ASSUMED_DEAD, attribute_reads, grows, reader_context
+from leapp_codemod.analysis.infer.type_tests import parent_map
+MAX_READERS = 12
+MAX_DEPTH = 3
+
+
+class StateLivenessQuestions:
+    """Mixin of `FunctionContext`: `dead_state(attr)`."""
+
+    def dead_state(self, attr: str) -> bool:
+        """Does the value this function stores in `self.<attr>` reach no output of any later call (see the
+        module doc)? False when unsure."""
+        if self.cls is None or self.self_name is None:
+            return False
+        memo = self.project.memo
+        assumed: frozenset[str] = memo.get(ASSUMED_DEAD, frozenset())
+        if attr in assumed:
+            return True
+        key = ("dead_state", self.cls.id, attr, self.project.own_module_count())
+        known = memo.get(key)
+        if known is not None:
+            return known
+        if len(assumed) >= MAX_DEPTH:
+            return False
+        memo[ASSUMED_DEAD] = assumed | {attr}
+        try:
+            verdict = self._reads_reach_nothing(attr)
+        except RecursionError:
+            verdict = False
+        finally:
+            memo[ASSUMED_DEAD] = assumed
+        if not assumed:
+            memo[key] = verdict   # an answer under another question's assumption is not final
+        return verdict
+
+    def _reads_reach_nothing(self, attr: str) -> bool:
+        klasses = self.project.mro(self.cls)
+        if any(attr in k.buffers for k in klasses) or any(_reads_by_name(k, self.project) for k in klasses):
+            return False
+        reads = attribute_reads(self.project).get(attr, [])
+        if not reads or len({id(fn) for fn, _ in reads}) > MAX_READERS:
+            return False
+        for fn, node in reads:
+            if fn is None:
+                fn = module_body_of(self.project, node)
+                if fn is None:
+                    return False
+            if grows(node, parent_map(fn)):
+                continue   # `self.rows.append(r)`, `self.hist[k] = v`: filling it again
+            if reader_context(self, fn).reaches_output(node):
+                return False
+        return True
+
+
+def _reads_by_name(klass, project) -> bool:
+    """Does a method of the class read its own attributes by a computed name, or all of them at once?"""
+    key = ("reads_by_name", klass.id)
+    found = project.memo.get(key)
+    if found is None:
+        found = False
+        for fn in klass.methods.values():
+            for node in fn.nodes:
+                if isinstance(node, ast.Attribute) and node.attr == "__dict__" \
+                        or isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (
+                            node.func.id == "vars" or node.func.id == "getattr" and len(node.args) >= 2
+                            and not isinstance(node.args[1], ast.Constant)):
+                    found = True
+                    break
+            if found:
+                break
+        project.memo[key] = found
+    return found
+
+
+def module_body_of(project, node: ast.AST):
+    """The top-level code of the scanned module holding the attribute read `node`, as a function (None: not
+    found)."""
+    name = project.memo.get(("module_reads", project.own_module_count()), {}).get(id(node))
+    module = project.modules.get(name) if name else None
+    return module_body(project, module) if module is not None else None
