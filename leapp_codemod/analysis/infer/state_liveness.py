@@ -12,8 +12,9 @@ The question is a least fixpoint: while `self.<attr>` is asked, it is assumed de
 its own next value (`if self.prev is not None: ... self.prev = now`) or another attribute being asked proves
 nothing. Slices computed under such an assumption are not kept (see `RelevanceQuestions`); only the answer
 asked with no assumption is. Unsure is live: an attribute no code of the project reads (the host may read it),
-read by more than `MAX_READERS` functions, bound by `register_buffer`, or of a class that reads its attributes
-by computed name (`getattr(self, name)`, `vars(self)`, `self.__dict__`), or asked deeper than `MAX_DEPTH`.
+read by more than `MAX_READERS` functions, bound by `register_buffer`, read by a library base class's code, or of
+a class that reads its attributes by computed name (`getattr(self, name)`, `vars(self)`, `self.__dict__`), or
+asked deeper than `MAX_DEPTH`.
 """
 from __future__ import annotations
 
@@ -59,6 +60,10 @@ class StateLivenessQuestions:
         klasses = self.project.mro(self.cls)
         if any(attr in k.buffers for k in klasses) or any(_reads_by_name(k, self.project) for k in klasses):
             return False
+        if any(self.project.is_library(k.module) and any(
+                isinstance(n, ast.Attribute) and n.attr == attr for m in k.methods.values() for n in m.nodes)
+               for k in klasses):
+            return False   # a library base class reads it (`self.training` of `nn.Module`): its uses are not seen
         reads = attribute_reads(self.project).get(attr, [])
         if not reads or len({id(fn) for fn, _ in reads}) > MAX_READERS:
             return False
