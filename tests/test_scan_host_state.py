@@ -53,3 +53,11 @@ def test_a_status_the_script_hands_on_is_live(tmp_path, monkeypatch):
     result = scan_variant(GROUP, tmp_path, monkeypatch, "fan_viewer_app", "fan:FanController.step", "fan.py",
                           "print(ctrl.status)", "ctrl.net.publish(ctrl.status)")
     assert (17, "LCM901") in {(f.line, f.code) for f in result.findings}
+
+
+@pytest.mark.parametrize("read", ["pass", "ctrl.status[0] = ctrl.calls"])
+def test_a_status_no_code_reads_back_may_be_the_hosts(tmp_path, monkeypatch, read):
+    """Nothing of the project reads the status (or only fills it again): a library may, so it stays state."""
+    result = scan_variant(GROUP, tmp_path, monkeypatch, "fan_viewer_app", "fan:FanController.step", "fan.py",
+                          "print(ctrl.status)", read)
+    assert (22, "LCM102") in {(f.line, f.code) for f in result.findings}

@@ -11,7 +11,7 @@ no finding of the export.
 The question is a least fixpoint: while `self.<attr>` is asked, it is assumed dead, so a read that only feeds
 its own next value (`if self.prev is not None: ... self.prev = now`) or another attribute being asked proves
 nothing. Slices computed under such an assumption are not kept (see `RelevanceQuestions`); only the answer
-asked with no assumption is. Unsure is live: an attribute no code of the project reads (the host may read it),
+asked with no assumption is. Unsure is live: an attribute no code of the project reads, or only fills (a library runner may read it),
 read by more than `MAX_READERS` functions, bound by `register_buffer`, read by a library base class's code, or of
 a class that reads its attributes by computed name (`getattr(self, name)`, `vars(self)`, `self.__dict__`), or
 asked deeper than `MAX_DEPTH`.
@@ -67,6 +67,7 @@ class StateLivenessQuestions:
         reads = attribute_reads(self.project).get(attr, [])
         if not reads or len({id(fn) for fn, _ in reads}) > MAX_READERS:
             return False
+        used = False   # a value read back somewhere (not only filled again: the host may read what is filled)
         for fn, node in reads:
             if fn is None:
                 fn = module_body_of(self.project, node)
@@ -76,7 +77,8 @@ class StateLivenessQuestions:
                 continue   # `self.rows.append(r)`, `self.hist[k] = v`: filling it again
             if reader_context(self, fn).reaches_output(node):
                 return False
-        return True
+            used = True
+        return used
 
 
 def _reads_by_name(klass, project) -> bool:
