@@ -5,8 +5,12 @@ A clock read, a conversion or a counter that only feeds one is no finding; state
 CATEGORY`, `# clean`); the scan reports exactly the marked findings."""
 from __future__ import annotations
 
+import shutil
+
 import pytest
-from scanfixture import check_marked, scan_variant
+from scanfixture import FIXTURES, check_marked, scan_variant
+
+from leapp_codemod.scan import scan_project
 
 GROUP = "scan_host_state"
 
@@ -60,4 +64,20 @@ def test_a_status_no_code_reads_back_may_be_the_hosts(tmp_path, monkeypatch, rea
     """Nothing of the project reads the status (or only fills it again): a library may, so it stays state."""
     result = scan_variant(GROUP, tmp_path, monkeypatch, "fan_viewer_app", "fan:FanController.step", "fan.py",
                           "print(ctrl.status)", read)
+    assert (22, "LCM102") in {(f.line, f.code) for f in result.findings}
+
+
+def test_a_status_the_step_only_trims_may_be_the_hosts(tmp_path, monkeypatch):
+    """The status is read only to trim it (`if len(...) > n: self.status = self.status[-n:]`) and the script
+    no longer prints it: upkeep is no use, so nothing of the project reads it back and it stays state."""
+    root = tmp_path / "fan_viewer_app"
+    shutil.copytree(FIXTURES / GROUP / "fan_viewer_app", root)
+    path = root / "fan.py"
+    text = path.read_text()
+    assert "        print(ctrl.status)\n" in text and "        return duty\n" in text
+    path.write_text(text.replace("        print(ctrl.status)\n", "").replace(
+        "        return duty\n", "        if len(self.status) > 80:\n            self.status = self.status[-80:]\n"
+        "        return duty\n"))
+    monkeypatch.chdir(root)
+    result = scan_project(["."], entry="fan:FanController.step")
     assert (22, "LCM102") in {(f.line, f.code) for f in result.findings}

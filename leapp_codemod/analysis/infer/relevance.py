@@ -87,11 +87,15 @@ class RelevanceQuestions:
     def _relevant_statements(self) -> tuple[set[int], set[int], tuple[set[str], set[str]]] | None:
         """(ids of the output statements, ids of every statement analysed, (the names they read, those of
         them whose value from the skipped lines they read)), computed once per context."""
-        if self.project.memo.get(ASSUMED_DEAD):   # under a liveness assumption (see `state_liveness`): not kept
-            try:
-                return self._slice()
-            except RecursionError:
-                return None
+        assumed = self.project.memo.get(ASSUMED_DEAD)
+        if assumed:   # under a liveness assumption (see `state_liveness`): kept for that assumption only
+            key = ("slice_assuming", assumed)
+            if key not in self.fn.walks:
+                try:
+                    self.fn.walks[key] = self._slice()
+                except RecursionError:
+                    self.fn.walks[key] = None
+            return self.fn.walks[key]
         if self.relevance is None:
             try:
                 self.relevance = self._slice()

@@ -11,10 +11,10 @@ no finding of the export.
 The question is a least fixpoint: while `self.<attr>` is asked, it is assumed dead, so a read that only feeds
 its own next value (`if self.prev is not None: ... self.prev = now`) or another attribute being asked proves
 nothing. Slices computed under such an assumption are not kept (see `RelevanceQuestions`); only the answer
-asked with no assumption is. Unsure is live: an attribute no code of the project reads, or only fills (a library runner may read it),
-read by more than `MAX_READERS` functions, bound by `register_buffer`, read by a library base class's code, or of
-a class that reads its attributes by computed name (`getattr(self, name)`, `vars(self)`, `self.__dict__`), or
-asked deeper than `MAX_DEPTH`.
+asked with no assumption is. Unsure is live: an attribute no code of the project reads, or reads only to fill
+or trim it again (a library runner may read what it keeps), read by more than `MAX_READERS` functions, bound by
+`register_buffer`, read by a library base class's code, of a class that reads its attributes by computed name
+(`getattr(self, name)`, `vars(self)`, `self.__dict__`), or asked deeper than `MAX_DEPTH`.
 """
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ import ast
 from leapp_codemod.analysis.infer.relevance import module_body
 from leapp_codemod.analysis.infer.telemetry import ASSUMED_DEAD, attribute_reads, grows, reader_context
 from leapp_codemod.analysis.infer.type_tests import parent_map
+from leapp_codemod.knowledge.vocab import WRITING_METHODS
 MAX_READERS = 12
 MAX_DEPTH = 3
 
@@ -67,7 +68,7 @@ class StateLivenessQuestions:
         reads = attribute_reads(self.project).get(attr, [])
         if not reads or len({id(fn) for fn, _ in reads}) > MAX_READERS:
             return False
-        used = False   # a value read back somewhere (not only filled again: the host may read what is filled)
+        used = False   # read back somewhere, not only to fill or trim it again (the host may read what is kept)
         for fn, node in reads:
             if fn is None:
                 fn = module_body_of(self.project, node)
@@ -77,8 +78,36 @@ class StateLivenessQuestions:
                 continue   # `self.rows.append(r)`, `self.hist[k] = v`: filling it again
             if reader_context(self, fn).reaches_output(node):
                 return False
-            used = True
+            used = used or not _upkeep(node, attr, parent_map(fn))
         return used
+
+
+def _upkeep(node: ast.AST, attr: str, parents: dict[int, ast.AST]) -> bool:
+    """Is this read of `x.<attr>` only upkeep of the attribute itself: the test of a block that only writes
+    into it (`if len(self.recent) > 4: self.recent.pop(0)`), or a statement that only rebinds it
+    (`self.recent = self.recent[-4:]`)?"""
+    child, stmt = node, parents.get(id(node))
+    while stmt is not None and not isinstance(stmt, ast.stmt):
+        child, stmt = stmt, parents.get(id(stmt))
+    if isinstance(stmt, (ast.If, ast.While)) and child is stmt.test:
+        return all(_writes_only(s, attr) for s in stmt.body + stmt.orelse)
+    return _writes_only(stmt, attr)
+
+
+def _writes_only(stmt: ast.AST | None, attr: str) -> bool:
+    """`self.<attr> = ...`, `self.<attr>[k] = ...`, `self.<attr>.pop(0)`: a statement writing only into it."""
+    if isinstance(stmt, (ast.Assign, ast.AugAssign)):
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        return all(_root_attr(t) == attr for t in targets)
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Attribute):
+        return stmt.value.func.attr in WRITING_METHODS and _root_attr(stmt.value.func.value) == attr
+    return False
+
+
+def _root_attr(expr: ast.expr) -> str | None:
+    while isinstance(expr, ast.Subscript):
+        expr = expr.value
+    return expr.attr if isinstance(expr, ast.Attribute) else None
 
 
 def _reads_by_name(klass, project) -> bool:
