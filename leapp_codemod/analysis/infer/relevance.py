@@ -227,7 +227,8 @@ class RelevanceQuestions:
             elif isinstance(n, (ast.Lambda, ast.Yield, ast.YieldFrom, ast.Await, ast.NamedExpr)):
                 entry.output = True
             elif isinstance(n, ast.Call) and id(n) not in loggers:
-                if isinstance(n.func, ast.Attribute) and self.io_kind(n) == "logging":
+                if isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Call) \
+                        and self.io_kind(n) == "logging":
                     loggers |= {id(c) for c in walked(n.func.value) if isinstance(c, ast.Call)}
                 self._call(n, entry, scope)
 

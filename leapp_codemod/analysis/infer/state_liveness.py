@@ -10,8 +10,9 @@ no finding of the export.
 
 The question is a least fixpoint: while `self.<attr>` is asked, it is assumed dead, so a read that only feeds
 its own next value (`if self.prev is not None: ... self.prev = now`) or another attribute being asked proves
-nothing. Slices computed under such an assumption are not kept (see `RelevanceQuestions`); only the answer
-asked with no assumption is. Unsure is live: an attribute no code of the project reads, or reads only to fill
+nothing. Slices computed under such an assumption are kept for that assumption only (see `RelevanceQuestions`);
+an answer "live" is kept whatever was assumed (assuming more dead leaves fewer outputs), "dead" only when asked
+with no assumption. Unsure is live: an attribute no code of the project reads, or reads only to fill
 or trim it again (a library runner may read what it keeps), read by more than `MAX_READERS` functions, bound by
 `register_buffer`, read by a library base class's code, of a class that reads its attributes by computed name
 (`getattr(self, name)`, `vars(self)`, `self.__dict__`), or asked deeper than `MAX_DEPTH`.
@@ -53,8 +54,8 @@ class StateLivenessQuestions:
             verdict = False
         finally:
             memo[ASSUMED_DEAD] = assumed
-        if not assumed:
-            memo[key] = verdict   # an answer under another question's assumption is not final
+        if not assumed or not verdict:
+            memo[key] = verdict   # live under an assumption is live without it; dead under one is not final
         return verdict
 
     def _reads_reach_nothing(self, attr: str) -> bool:
@@ -68,6 +69,8 @@ class StateLivenessQuestions:
         reads = attribute_reads(self.project).get(attr, [])
         if not reads or len({id(fn) for fn, _ in reads}) > MAX_READERS:
             return False
+        if any(fn is not None and _returned(node, parent_map(fn)) for fn, node in reads):
+            return False   # `return self.net(x) * self.scale`: handed on (asked first: no slice needed)
         used = False   # read back somewhere, not only to fill or trim it again (the host may read what is kept)
         for fn, node in reads:
             if fn is None:
@@ -80,6 +83,16 @@ class StateLivenessQuestions:
                 return False
             used = used or not _upkeep(node, attr, parent_map(fn))
         return used
+
+
+def _returned(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """Is this read part of the value a `return` hands back?"""
+    parent = parents.get(id(node))
+    while parent is not None and not isinstance(parent, ast.stmt):
+        if isinstance(parent, (ast.Lambda, ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)):
+            return False
+        parent = parents.get(id(parent))
+    return isinstance(parent, ast.Return)
 
 
 def _upkeep(node: ast.AST, attr: str, parents: dict[int, ast.AST]) -> bool:
