@@ -43,7 +43,9 @@ RULE = Rule(
          "Nor is a clock read that only times the host (its value reaches only a log or print, a rate gate that "
          "orders it against settings, clock stamps and step counters, a wait loop whose "
          "body only sleeps, or a timing field of a message the step publishes), or whose value nothing uses (a "
-         "local never read, an attribute no code of the project reads): nothing the export computes depends on it. "
+         "local never read, an attribute no code of the project reads, or one every read of which, in any later "
+         "call, reaches only logs, prints or other such attributes: a period logged by another timer): nothing "
+         "the export computes depends on it. "
          "Nor is I/O inside a project I/O wrapper, the pipeline's boundary: a method of another object whose job is "
          "I/O, decided by what it does (its calls are I/O, value calls, message construction and its object's "
          "other wrapper methods; it writes nothing the step reads back). A send wrapper the step hands its result "
@@ -53,7 +55,8 @@ RULE = Rule(
          "latest message a subscription callback stored, a device or socket read): its call in the step is the "
          "one finding, as the value read while tracing is frozen. Neither wrapper's body is pipeline code. Nor is "
          "a report in a bail-out guard (`if self.policy is None: log.warn(...); return`, `if len(action) != 12: "
-         "log.error(...); return`): one side only reports and leaves, under a test on settings or fixed sizes. "
+         "log.error(...); return None`): one side only reports and leaves without a result (or raises), under a "
+         "test on settings or fixed sizes. "
          "`rospy.Time(...)`/`rospy.Duration(...)` build values and are no I/O.",
     why="The exported graph contains only tensor operations. A read that feeds the computation (a file, a "
         "message, the clock) is frozen to the value read while tracing; a write (telemetry, a published command, a "
@@ -81,6 +84,12 @@ RULE = Rule(
         "        self.port.write(bytes([int(level[0])]))\n        return True\n\nclass Doser:\n"
         "    def __init__(self):\n        self.valve = Valve()\n\n    def step(self, flow):\n"
         "        level = flow * 2\n        self.valve.open_to(level)\n        return level\n",
+        # the clock read feeds only an attribute another method logs: state kept for people, not for the step
+        "import logging\nimport time\nlog = logging.getLogger(__name__)\nclass Pump:\n    def __init__(self, net):\n"
+        "        self.net = net\n        self.last = None\n        self.gap = 0.0\n\n    def step(self, obs):\n"
+        "        now = time.monotonic()\n        if self.last is not None:\n            self.gap = now - self.last\n"
+        "        self.last = now\n        return self.net(obs)\n\n    def report(self):\n"
+        "        log.info('gap %.3f s', self.gap)\n",
     ),
     invalid=(
         "def step(obs):\n    print(obs)  # error\n    return obs\n",

@@ -1,6 +1,6 @@
 """Bail-out guards: `if self.policy is None: log.warn(...); return` or `if len(action) != 12: log.error(...);
 return`. One side of the check only reports (I/O, `pass`) and leaves the step (a `raise`, or a bare `return`
-from a function that returns nothing anywhere, a callback skipping the step); the test reads no pipeline
+or a `return None`: a callback skipping the step, a step giving no result); the test reads no pipeline
 values (a setting, a fixed size). A traced call that took that side would export nothing, so the side traced is
 the one every accepted input takes: the check is no branch on data and its report is no I/O of the export.
 `source.guards.only_raises` is the case with nothing but a raise.
@@ -39,11 +39,8 @@ class BailOutQuestions:
     def _leaves(self, s: ast.stmt) -> bool:
         if isinstance(s, ast.Raise):
             return True
-        if not isinstance(s, ast.Return) or not (s.value is None or isinstance(s.value, ast.Constant)
-                                                  and s.value.value is None):
-            return False
-        return not any(isinstance(n, ast.Return) and n.value is not None
-                       and not (isinstance(n.value, ast.Constant) and n.value.value is None) for n in self.fn.nodes)
+        return isinstance(s, ast.Return) and (s.value is None or isinstance(s.value, ast.Constant)
+                                              and s.value.value is None)   # no result: nothing to export
 
     def _no_values(self, test: ast.expr) -> bool:
         """A test on settings only, or on pipeline data only through its sizes (`len(action) != 12`)."""

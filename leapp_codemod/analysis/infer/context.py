@@ -25,6 +25,7 @@ from leapp_codemod.analysis.infer.purity import PurityQuestions
 from leapp_codemod.analysis.infer.relevance import RelevanceQuestions
 from leapp_codemod.analysis.infer.sink import SinkQuestions
 from leapp_codemod.analysis.infer.state import StateQuestions
+from leapp_codemod.analysis.infer.state_liveness import StateLivenessQuestions
 from leapp_codemod.analysis.infer.taint import TaintQuestions
 from leapp_codemod.analysis.infer.type_tests import parent_map
 from leapp_codemod.analysis.infer.telemetry import TelemetryQuestions
@@ -53,7 +54,7 @@ __all__ = ["CONSTRUCTION", "Env", "Facts", "FunctionContext", "is_self_attr", "i
 @dataclass
 class FunctionContext(TaintQuestions, TypeQuestions, CallQuestions, StateQuestions, IoQuestions, MessageQuestions,
                       RelevanceQuestions, SinkQuestions, TelemetryQuestions, PurityQuestions, OperandKindQuestions,
-                      BailOutQuestions):
+                      BailOutQuestions, StateLivenessQuestions):
     fn: FunctionInfo
     module: ModuleIndex
     project: Project

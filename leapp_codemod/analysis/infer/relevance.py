@@ -19,7 +19,7 @@ import ast
 from dataclasses import dataclass, field
 
 from leapp_codemod.analysis.infer.type_tests import parent_map
-from leapp_codemod.analysis.infer.telemetry import self_record
+from leapp_codemod.analysis.infer.telemetry import ASSUMED_DEAD, self_record
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.knowledge.draws import NOT_DRAWS, RANDOM_MODULES, STDLIB_DRAWS, TORCH_RANDOM
 from leapp_codemod.knowledge.io import DRAWING_ROOTS, FILE_WRITER_METHODS, PACING_FUNCTIONS, PATH_SAVERS, REPORT_ROOTS
@@ -87,6 +87,15 @@ class RelevanceQuestions:
     def _relevant_statements(self) -> tuple[set[int], set[int], tuple[set[str], set[str]]] | None:
         """(ids of the output statements, ids of every statement analysed, (the names they read, those of
         them whose value from the skipped lines they read)), computed once per context."""
+        assumed = self.project.memo.get(ASSUMED_DEAD)
+        if assumed:   # under a liveness assumption (see `state_liveness`): kept for that assumption only
+            key = ("slice_assuming", assumed)
+            if key not in self.fn.walks:
+                try:
+                    self.fn.walks[key] = self._slice()
+                except RecursionError:
+                    self.fn.walks[key] = None
+            return self.fn.walks[key]
         if self.relevance is None:
             try:
                 self.relevance = self._slice()
@@ -211,12 +220,16 @@ class RelevanceQuestions:
 
     def _expression(self, expr: ast.AST, entry: _Stmt, scope: _Scope) -> None:
         """Names `expr` reads; the calls in it that write outside the function's locals or are unknown."""
+        loggers: set[int] = set()   # `self.get_logger()` of `self.get_logger().info(...)`: the report's receiver
         for n in walked(expr):
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
                 entry.reads.add(n.id)
             elif isinstance(n, (ast.Lambda, ast.Yield, ast.YieldFrom, ast.Await, ast.NamedExpr)):
                 entry.output = True
-            elif isinstance(n, ast.Call):
+            elif isinstance(n, ast.Call) and id(n) not in loggers:
+                if isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Call) \
+                        and self.io_kind(n) == "logging":
+                    loggers |= {id(c) for c in walked(n.func.value) if isinstance(c, ast.Call)}
                 self._call(n, entry, scope)
 
     def _call(self, call: ast.Call, entry: _Stmt, scope: _Scope) -> None:
@@ -250,7 +263,7 @@ class RelevanceQuestions:
                     and self._unread_state(func.value.attr):
                 return   # `self.log_rows.append(row)`: a list of the object nothing reads but reports
             record = self_record(func.value, self.self_name)
-            if fills and record is not None and self.telemetry(record):
+            if fills and record is not None and (self.telemetry(record) or self.dead_state(record)):
                 return   # `self.logs["pos"].append(p)`: a record no code reads back as data
         name = self.call_name(call)
         if name in TORCH_RANDOM or name in STDLIB_DRAWS or name and name.startswith(RANDOM_MODULES) \
@@ -291,7 +304,8 @@ class RelevanceQuestions:
                 and target.value is root and self._unread_state(target.attr):
             return   # `self.last_stamp = t`: an attribute nothing reads, or read only to report it
         record = self_record(target, self.self_name)
-        if isinstance(target, ast.Subscript) and record is not None and self.telemetry(record):
+        if isinstance(target, ast.Subscript) and record is not None and (self.telemetry(record)
+                                                                         or self.dead_state(record)):
             return   # `self.stats[k] = v`: a record no code reads back as data
         entry.output = True
 
@@ -350,7 +364,7 @@ class RelevanceQuestions:
     def _unread_state(self, attr: str) -> bool:
         """`self.<attr>` that the code the step reaches reads only to report it (an attribute nothing of the
         project reads may still be what the host reads: an output)."""
-        return self._read_only_for_io(attr)
+        return self._read_only_for_io(attr) or self.dead_state(attr)
 
     def _host_outside(self, name: str, filled: bool = False) -> bool:
         """For an inline range: does the function around it never read the value the range leaves in `name`
@@ -360,11 +374,11 @@ class RelevanceQuestions:
             return False
         module = self.project.modules[self.fn.module]
         scope = self.fn.qualname.rpartition(".")[0]
-        enclosing = module.functions.get(scope) if scope else _module_body(self.project, module)
+        enclosing = module.functions.get(scope) if scope else module_body(self.project, module)
         if enclosing is None:
             return False
         span = (self.fn.node.lineno, self.fn.node.end_lineno or self.fn.node.lineno)
-        key = ("range_needs", span)
+        key = ("range_needs", span, self.project.memo.get(ASSUMED_DEAD))
         needs = enclosing.walks.get(key)
         if needs is None:
             try:
@@ -381,7 +395,7 @@ class RelevanceQuestions:
 MODULE_BODY = "<module>"
 
 
-def _module_body(project, module) -> FunctionInfo:
+def module_body(project, module) -> FunctionInfo:
     """A module's top-level code as a function without parameters (the scope of an inline range in a script),
     built once per module."""
     key = ("module_body", module.name)

@@ -13,7 +13,8 @@ from leapp_codemod.analysis.infer.built_fields import construction_field, settin
 from leapp_codemod.analysis.infer.param_reads import holds_callers_setting
 from leapp_codemod.analysis.infer.reaching import reaching_bindings
 from leapp_codemod.analysis.infer.type_tests import (SCALAR_TYPE_NAMES, built_value, empty_container, entries_call,
-                                                     narrowed_to_containers, numpy_attr, parent_map,
+                                                     narrowed_from_numpy, narrowed_to_containers, numpy_attr,
+                                                     parent_map,
                                                      scalar_predicate, type_answer, type_tests)
 from leapp_codemod.analysis.model.walk import is_self_attr, leaves_function
 from leapp_codemod.knowledge.io import IMAGE_READS, THREAD_HANDOFFS
@@ -328,7 +329,7 @@ class TaintQuestions:
         if e is None:
             return False
         if isinstance(e, ast.Name):
-            return self.env.numpy_at(e.id, getattr(e, 'lineno', 0))
+            return self.env.numpy_at(e.id, getattr(e, 'lineno', 0)) and not narrowed_from_numpy(self.fn, e.id, e)
         if isinstance(e, ast.Subscript):
             return [e.value]
         if isinstance(e, ast.Attribute):

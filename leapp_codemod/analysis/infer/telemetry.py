@@ -15,6 +15,10 @@ import ast
 from leapp_codemod.analysis.infer.type_tests import parent_map
 from leapp_codemod.knowledge.vocab import WRITING_METHODS
 
+# The attributes assumed dead while `StateLivenessQuestions.dead_state` answers about them (a frozenset in the
+# project memo): slices and answers computed meanwhile are not kept beyond it.
+ASSUMED_DEAD = ("dead_state_assumed",)
+
 _CONTAINER_CALLS = frozenset({"list", "dict", "deque", "collections.deque", "defaultdict", "collections.defaultdict",
                               "OrderedDict", "collections.OrderedDict"})
 
@@ -28,7 +32,8 @@ class TelemetryQuestions:
         answered (a record read by code that fills another) is answered no."""
         if self.cls is None:
             return False
-        key = ("telemetry", self.cls.id, attr, self.project.own_module_count())
+        key = ("telemetry", self.cls.id, attr, self.project.own_module_count(),
+               self.project.memo.get(ASSUMED_DEAD))   # answers under an assumption kept apart
         found = self.project.memo.get(key)
         if found is None:
             self.project.memo[key] = False
@@ -40,23 +45,24 @@ class TelemetryQuestions:
         return bool(values) and all(_empty_container(v) for v in values)
 
     def _read_only_as_record(self, attr: str) -> bool:
-        reads = _attribute_reads(self.project).get(attr, [])
+        reads = attribute_reads(self.project).get(attr, [])
         for fn, node in reads:
             if fn is None:
                 return False   # read by a module's top-level code
-            if _grows(node, parent_map(fn)):
+            if grows(node, parent_map(fn)):
                 continue
-            if self._reader(fn).reaches_output(node):
+            if reader_context(self, fn).reaches_output(node):
                 return False
         return True
 
-    def _reader(self, fn):
-        """One context per reading function for the whole scan: its slice is computed once."""
-        key = ("telemetry_reader", fn.id)
-        found = self.project.memo.get(key)
-        if found is None:
-            found = self.project.memo[key] = self.for_function(fn)
-        return found
+
+def reader_context(asker, fn):
+    """One context per reading function for the whole scan: its slice is computed once."""
+    key = ("telemetry_reader", fn.id)
+    found = asker.project.memo.get(key)
+    if found is None:
+        found = asker.project.memo[key] = asker.for_function(fn)
+    return found
 
 
 def _empty_container(value: ast.expr) -> bool:
@@ -75,7 +81,7 @@ def _empty_container(value: ast.expr) -> bool:
     return False
 
 
-def _grows(node: ast.Attribute, parents: dict[int, ast.AST]) -> bool:
+def grows(node: ast.Attribute, parents: dict[int, ast.AST]) -> bool:
     """Is this read of `x.<attr>` only the receiver of a write into it (`x.attr.append(v)`,
     `x.attr[k].append(v)`, `x.attr[k] = v`, `x.attr[k] += v`)?"""
     child, parent = node, parents.get(id(node))
@@ -89,13 +95,15 @@ def _grows(node: ast.Attribute, parents: dict[int, ast.AST]) -> bool:
     return False
 
 
-def _attribute_reads(project) -> dict[str, list[tuple[object, ast.Attribute]]]:
+def attribute_reads(project) -> dict[str, list[tuple[object, ast.Attribute]]]:
     """Every read of an attribute in the scanned (not library) modules, by attribute name, with the innermost
-    function it is in (None: module-level code); built once per project."""
+    function it is in (None: module-level code); built once per project. The module of each module-level read
+    is kept under `module_reads` (read node id -> module name)."""
     key = ("attribute_reads", project.own_module_count())
     found = project.memo.get(key)
     if found is None:
         found = project.memo[key] = {}
+        at_top = project.memo[("module_reads", key[1])] = {}
         for name, module in list(project.modules.items()):
             if project.is_library(name):
                 continue
@@ -107,6 +115,8 @@ def _attribute_reads(project) -> dict[str, list[tuple[object, ast.Attribute]]]:
             for node in module.nodes:
                 if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
                     found.setdefault(node.attr, []).append((owner.get(id(node)), node))
+                    if id(node) not in owner:
+                        at_top[id(node)] = name
     return found
 
 

@@ -142,6 +142,28 @@ def narrowed_to_containers(fn, name: str, node: ast.AST) -> bool:
     """Is `name` known, where `node` sits, to be a Python container or object rather than an array: an
     enclosing `if isinstance(name, dict): ...` (or an `and` chain holding that test before `node`)
     naming only types that are not arrays or tensors?"""
+    for pos, neg in _enclosing_type_tests(fn, name, node):
+        if pos and (not pos & ARRAY_TYPE_NAMES or neg & {"ndarray", "Tensor"}):
+            return True
+    return False
+
+
+def narrowed_from_numpy(fn, name: str, node: ast.AST) -> bool:
+    """Is `name` known, where `node` sits, not to be a NumPy array: an enclosing test that requires it to be
+    of types none of which is an array or a NumPy scalar (`if isinstance(a, torch.Tensor): a.view(-1)`), or
+    not to be an `ndarray`?"""
+    for pos, neg in _enclosing_type_tests(fn, name, node):
+        if pos and not pos & (ARRAY_TYPE_NAMES - TORCH_TYPE_NAMES) or "ndarray" in neg:
+            return True
+    return False
+
+
+TORCH_TYPE_NAMES = frozenset({"Tensor", "TracedTensor"})
+
+
+def _enclosing_type_tests(fn, name: str, node: ast.AST):
+    """(required types, excluded types) of `name` by each test that holds where `node` sits: the test of an
+    enclosing `if`/`while`/conditional expression whose body holds it, or the earlier operands of an `and`."""
     parents = parent_map(fn)
     child, parent = node, parents.get(id(node))
     while parent is not None:
@@ -152,12 +174,9 @@ def narrowed_to_containers(fn, name: str, node: ast.AST) -> bool:
             test = parent.test
         elif isinstance(parent, ast.BoolOp) and isinstance(parent.op, ast.And) and child in parent.values:
             test = ast.BoolOp(op=ast.And(), values=parent.values[:parent.values.index(child)])
-        if test is not None:
-            pos, neg = type_tests(test).get(name, (set(), set()))
-            if pos and (not pos & ARRAY_TYPE_NAMES or neg & {"ndarray", "Tensor"}):
-                return True
+        if test is not None and name in (found := type_tests(test)):
+            yield found[name]
         child, parent = parent, parents.get(id(parent))
-    return False
 
 
 def empty_container(value: ast.expr) -> bool:

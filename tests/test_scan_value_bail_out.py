@@ -1,0 +1,26 @@
+"""Guards that report and give no result in a step that otherwise returns one (fixtures/scan_value_bail_out):
+`return None` or a bare `return` after a report, under a test on a setting or a fixed size, is a bail-out
+(`analysis/infer/bail_out.py`): its report is no I/O of the export. A guard on the data's values stays."""
+from __future__ import annotations
+
+import pytest
+from scanfixture import check_marked, scan_variant
+
+GROUP = "scan_value_bail_out"
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("LEAPP_CODEMOD_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def test_guards_giving_no_result(tmp_path, monkeypatch):
+    found = check_marked(GROUP, tmp_path, monkeypatch, "sorter_app", "sorter:ChutePolicy.act")
+    assert found == {("sorter.py", 24, "tensor-branch")}
+
+
+def test_a_guard_that_returns_a_value_is_no_bail_out(tmp_path, monkeypatch):
+    """The report before a fallback result is I/O of the path the trace may take."""
+    result = scan_variant(GROUP, tmp_path, monkeypatch, "sorter_app", "sorter:ChutePolicy.act", "sorter.py",
+                          "            return None\n        if feats", "            return feats[..., :1]\n        if feats")
+    assert (18, "LCM901") in {(f.line, f.code) for f in result.findings}
