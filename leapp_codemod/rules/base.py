@@ -16,6 +16,8 @@ class Hit:
     node: ast.AST
     message: str
     fix: str
+    # other places the finding names (path, line, 1-based column, note): where a value read here was written
+    related: tuple[tuple[str, int, int, str], ...] = ()
 
 
 @dataclass(frozen=True)
