@@ -76,3 +76,36 @@ def _handed(source: str) -> list[str]:
 ])
 def test_registration_shapes(source, expected):
     assert _handed(source) == expected
+
+
+def test_generate_serves_an_attribute_a_thread_fills_as_a_held_input(tmp_path, monkeypatch):
+    """`generate` declares what the step reads from its own instance that a reader thread fills (`self.goal`,
+    one attribute deep, read in the entry) in HELD, so the export takes it as an input, not a constant."""
+    from click.testing import CliRunner
+
+    from leapp_codemod.cli import main
+
+    app = tmp_path / "app"
+    __import__("shutil").copytree(__import__("scanfixture").FIXTURES / "scan_outside_inputs" / "socket_thread_pusher",
+                                  app)
+    monkeypatch.chdir(app)
+    result = CliRunner().invoke(main, ["generate", ".", "--entry", "pusher:Pusher.act"])
+    assert result.exit_code == 0, result.output
+    module = (app / "leapp_integration.py").read_text()
+    assert '"goal": "goal",  # read at pusher.py:26' in module
+    assert '"packets"' not in module      # a counter the thread keeps, which the step does not read
+
+
+def test_filled_outside_keeps_only_the_entry_instance_attributes():
+    from leapp_codemod.generate.held_inputs import filled_outside
+    from leapp_codemod.model import Finding
+
+    def finding(code, message, function, line=3):
+        return Finding(path="m.py", line=line, column=1, end_line=line, end_column=2, code=code,
+                       category="io-in-pipeline", severity="warning", message=message, fix="", function=function)
+
+    findings = [finding("LCM903", "`self.cmd` is filled outside the step: ...", "m:Node._observe", 7),
+                finding("LCM903", "`SPEED` is filled outside the step: ...", "m:Node.step"),
+                finding("LCM903", "`self.q` is filled outside the step: ...", "m:Other.step"),
+                finding("LCM901", "`self.port.read()` performs I/O ...", "m:Node.step")]
+    assert filled_outside(findings, "m:Node.step") == [("cmd", 7)]
