@@ -44,14 +44,16 @@ STATE = {
         "import threading\nclass Bridge:\n    def __init__(self):\n        self.latest = None\n"
         "        threading.Thread(target=self._poll, daemon=True).start()\n"
         "    def _poll(self):\n        while True:\n            self.latest = self.read_sensor()\n"
-        "    def step(self, obs):\n        if self.latest.max() > 1:  # error: tensor-branch\n"
+        "    def step(self, obs):\n        latest = self.latest  # error: io-in-pipeline\n"
+        "        if latest.max() > 1:  # error: tensor-branch\n"
         "            obs = obs * 0\n        return obs\n"),
     "handler-named-callback": (
         "class Bridge:\n    def __init__(self):\n        self.low_state = None\n        self.mode = 'walk'\n"
         "    def LowStateHandler(self, msg):\n        self.low_state = msg\n"
         "    def set_mode(self, mode):\n        self.mode = mode\n"
         "    def step(self, obs):\n        if self.mode == 'walk':\n            obs = obs * 1\n"
-        "        if self.low_state.q.max() > 1:  # error: tensor-branch\n            obs = obs * 0\n        return obs\n"),
+        "        low = self.low_state  # error: io-in-pipeline\n"
+        "        if low.q.max() > 1:  # error: tensor-branch\n            obs = obs * 0\n        return obs\n"),
     "socket-serial-datetime": (
         "import datetime\nimport socket\nimport serial\nclass Link:\n    def __init__(self):\n"
         "        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n        self.port = serial.Serial('/dev/ttyUSB0')\n"

@@ -37,8 +37,10 @@ def _rules_by_type(rules: tuple[Rule, ...]) -> dict[type, list[Rule]]:
     return by_type
 
 
-def run_rules(analysis: Analysis, functions, rules: tuple[Rule, ...], only_paths: frozenset[str] | None):
-    """Findings, state writes and internal errors for the given functions."""
+def run_rules(analysis: Analysis, functions, rules: tuple[Rule, ...], only_paths: frozenset[str] | None,
+              lint: bool = False):
+    """Findings, state writes and internal errors for the given functions (`lint`: every function analysed, no
+    pipeline: code registered to run outside a function fills its inputs whether or not it was analysed)."""
     by_type = _rules_by_type(rules)
     findings: list[Finding] = []
     state: dict[tuple[str, str], StateAttr] = {}
@@ -46,7 +48,8 @@ def run_rules(analysis: Analysis, functions, rules: tuple[Rule, ...], only_paths
     errors: list[FileError] = []
     crashed: set[tuple[str, str]] = set()       # (rule, file): an internal error is reported once per file
     boundary = io_boundaries(analysis)          # the project's I/O wrappers: the step's boundary, not its code
-    analysis.project.memo[REACHED_KEY] = frozenset(analysis.reachable)   # writers outside them fill inputs
+    analysis.project.memo[REACHED_KEY] = frozenset() if lint else frozenset(analysis.reachable)   # writers
+    # outside the pipeline fill its inputs
     for fn in functions:
         if only_paths is not None and fn.path not in only_paths or fn.id in boundary:
             continue   # a send or read wrapper: its call in the step is the finding (LCM901), its body the host's

@@ -53,7 +53,7 @@ class OutsideInputQuestions:
         else:
             return []
         reached = self.project.memo.get(REACHED_KEY, frozenset())
-        return [f for f in fills if f.writer_id not in reached]
+        return [f for f in fills if f.writer_id not in reached and f.writer_id != self.fn.id]
 
     def _same_read(self, other: ast.AST, node: ast.AST) -> bool:
         if not isinstance(getattr(other, "ctx", None), ast.Load) or type(other) is not type(node):
