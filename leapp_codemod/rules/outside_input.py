@@ -8,8 +8,8 @@ from leapp_codemod.rules.base import Hit, Rule
 
 def check(node: ast.Attribute | ast.Name, ctx):
     fill = ctx.filled_outside(node)
-    if fill is None:
-        return
+    if fill is None or ctx.in_error_handler(node):
+        return   # in an `except` block: a fallback; the traced call raised nothing, the export is not this path
     module = ctx.project.modules.get(fill.module)
     column = module.column(fill.line, fill.column) if module is not None else fill.column + 1
     where = f"{PurePath(fill.path).name}:{fill.line}"
@@ -50,6 +50,7 @@ RULE = Rule(
     fixed_example="def step(self, obs, cmd):\n    return self.policy(np.concatenate([obs, cmd]))\n\n"
                   "action = node.step(obs, node.cmd.copy())    # host loop",
     node_types=(ast.Attribute, ast.Name), check=check,
+    in_libraries=False,   # an installed library's own bookkeeping between calls is not the application's input
     valid=(
         # only a gate: the step returns early until the first message arrived
         "import torch\nclass Node:\n    def __init__(self):\n        self.js = None\n"

@@ -46,10 +46,9 @@ class OutsideInputQuestions:
                 return []
             fills = class_fills(self.project, self.cls).get(node.attr, [])
         elif isinstance(node, ast.Name):
-            if node.id in self.fn.params or name_stores(self.fn).get(node.id) or node.id in self.module.classes \
-                    or node.id in self.module.functions:
-                return []
             fills = module_fills(self.project, self.module).get(node.id, [])
+            if fills and (node.id in self.fn.params or name_stores(self.fn).get(node.id)):
+                return []     # a local or a parameter of the same name
         else:
             return []
         reached = self.project.memo.get(REACHED_KEY, frozenset())

@@ -104,10 +104,17 @@ def _own_nodes(fn: ast.AST):
 
 
 def _self_writes(fn: ast.AST, self_name: str | None) -> list[tuple[str, ast.AST]]:
+    """(attribute, node) of each write into an attribute of self: an assignment (`self.a = v`, `self.a[i] += v`)
+    or a method call handing values to an object on self (`self.remote.set(msg.keys)`, `self.queue.put(q)`)."""
     out = []
     for node in _own_nodes(fn):
         if isinstance(node, _WRITES) and getattr(node, "value", None) is not None:
             out += [(attr, node) for attr in (_root(t, self_name) for t in _targets(node)) if attr]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (node.args or node.keywords):
+            receiver = node.func.value
+            if isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name) \
+                    and receiver.value.id == self_name:
+                out.append((receiver.attr, node))
     return out
 
 
@@ -166,8 +173,9 @@ def class_fills(project, cls: ClassInfo) -> dict[str, list[Fill]]:
         label, node, self_name, owner, fid = writers.pop(0)
         written = set()
         for attr, write in _self_writes(node, self_name):
-            if attr in written or attr in family.methods or not (label in nested or attr in data):
-                continue
+            if attr in written or attr in family.methods or not (
+                    attr in data or label in nested and not isinstance(write, ast.Call)):
+                continue     # a handler's call on an object of self fills it only when its provenance says so
             written.add(attr)
             fills.setdefault(attr, []).append(Fill(attr, owner.module, owner.path, write.lineno, write.col_offset,
                                                    label, fid))
