@@ -1,7 +1,9 @@
 """Reads of values filled outside the step: is this `self.cmd` / `SPEED` the step turns into data something a
 callback, a listener, a thread or a handler wrote between calls (`analysis.model.filled_outside`)?
 
-Only the first read per name in a function that feeds the function's outputs counts. A read that only gates
+Only the first read per name (and per field read off it: `self.low_state.motor_state` and `.imu_state` are two
+inputs) in a function that feeds the function's outputs counts; writing through the value (`self.cmd.q[i] = v`)
+is no read. A read that only gates
 (`if self.js is None: return`, `while not self.ready:`, `len(self.buf) < 3`, `hasattr`) decides whether the step
 runs, not what it computes: no data. Writers the step itself reaches are pipeline code (their writes are state,
 reported by the state rules), so the analysis hands the reached functions over under `REACHED_KEY`.
@@ -30,13 +32,28 @@ class OutsideInputQuestions:
         if not fills:
             return None
         name = node.attr if isinstance(node, ast.Attribute) else node.id
-        key = ("outside_first", name)
+        key = ("outside_first", name, self._field(node))
         first = self.fn.walks.get(key)
         if first is None:
-            reads = sorted((n for n in self.fn.nodes if self._same_read(n, node) and not self._gates(n)),
+            reads = sorted((n for n in self.fn.nodes if self._same_read(n, node) and self._field(n) == key[2]
+                            and not self._gates(n) and not self._written_through(n)),
                            key=lambda n: (n.lineno, n.col_offset))
             first = self.fn.walks[key] = next((n for n in reads if self.reaches_output(n)), False)
         return fills[0] if first is node else None
+
+    def _field(self, node: ast.AST) -> str:
+        """The field read off the value (`motor_state` of `self.low_state.motor_state[i].q`, '' for the value
+        itself): each part of a stored message the step reads is its own input."""
+        parent = parent_map(self.fn).get(id(node))
+        return parent.attr if isinstance(parent, ast.Attribute) and parent.value is node else ""
+
+    def _written_through(self, node: ast.AST) -> bool:
+        """`self.cmd.motor[i].q = v`: the value is the object the step writes into, not a value it reads."""
+        parents = parent_map(self.fn)
+        child, parent = node, parents.get(id(node))
+        while isinstance(parent, (ast.Attribute, ast.Subscript)) and parent.value is child:
+            child, parent = parent, parents.get(id(parent))
+        return child is not node and isinstance(getattr(child, "ctx", None), ast.Store)
 
     def _outside_fills(self, node: ast.AST) -> list[Fill]:
         if not isinstance(getattr(node, "ctx", None), ast.Load):
