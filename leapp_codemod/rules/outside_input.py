@@ -50,7 +50,7 @@ RULE = Rule(
     fixed_example="def step(self, obs, cmd):\n    return self.policy(np.concatenate([obs, cmd]))\n\n"
                   "action = node.step(obs, node.cmd.copy())    # host loop",
     node_types=(ast.Attribute, ast.Name), check=check,
-    in_libraries=False,   # an installed library's own bookkeeping between calls is not the application's input
+    in_libraries=False, reads_value=True,   # an installed library's own bookkeeping between calls is not the application's input
     valid=(
         # only a gate: the step returns early until the first message arrived
         "import torch\nclass Node:\n    def __init__(self):\n        self.js = None\n"

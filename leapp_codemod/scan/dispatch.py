@@ -64,7 +64,7 @@ def run_rules(analysis: Analysis, functions, rules: tuple[Rule, ...], only_paths
         for node in iter_nodes(fn, analysis.facts.param_constants.get(fn.id)):
             rules_here = by_type.get(type(node), ())
             if reporting:
-                rules_here = [r for r in rules_here if r.category == "io-in-pipeline"]
+                rules_here = [r for r in rules_here if r.category == "io-in-pipeline" and not r.reads_value]
             if library and rules_here and (ctx.under_scalar_dispatch(node) or ctx.in_error_handler(node)):
                 continue   # an installed library's code for Python/NumPy scalars, or for an error: not the trace
             for rule in rules_here:
