@@ -63,13 +63,20 @@ class OutsideInputQuestions:
                 return []
             fills = class_fills(self.project, self.cls).get(node.attr, [])
         elif isinstance(node, ast.Name):
-            fills = module_fills(self.project, self.module).get(node.id, [])
-            if fills and (node.id in self.fn.params or name_stores(self.fn).get(node.id)):
-                return []     # a local or a parameter of the same name
+            fills = [f for f in module_fills(self.project, self.module).get(node.id, []) if self._in_scope(f)]
+            inline = "<lines" in self.fn.qualname     # an inline range: what it reads from before it are parameters
+            if fills and (node.id in self.fn.params and not inline or name_stores(self.fn).get(node.id)) \
+                    and not any(f.scope == self.fn.id for f in fills):
+                return []     # a local or a parameter of the same name (not the closure's own variable)
         else:
             return []
         reached = self.project.memo.get(REACHED_KEY, frozenset())
         return [f for f in fills if f.writer_id not in reached and f.writer_id != self.fn.id]
+
+    def _in_scope(self, fill: Fill) -> bool:
+        """A module global's fill is seen everywhere; a closure's local only in its function and the inline
+        ranges cut from it."""
+        return not fill.scope or self.fn.id == fill.scope or self.fn.id.startswith(fill.scope + ".<lines")
 
     def _same_read(self, other: ast.AST, node: ast.AST) -> bool:
         if not isinstance(getattr(other, "ctx", None), ast.Load) or type(other) is not type(node):

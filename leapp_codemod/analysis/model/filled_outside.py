@@ -45,6 +45,7 @@ class Fill:
     column: int      # 0-based byte offset
     writer: str      # the function that writes it: a method name, `method.<handler>`, or a module function
     writer_id: str   # its function id ("" for a handler defined inside a method: never the step itself)
+    scope: str = ""  # for a local of a function a handler it defines writes (a closure): that function's id
 
 
 def _call_name(call: ast.Call) -> str:
@@ -190,6 +191,36 @@ def class_fills(project, cls: ClassInfo) -> dict[str, list[Fill]]:
     return fills
 
 
+def closure_fills(module: ModuleIndex) -> dict[str, list[Fill]]:
+    """Locals of a function that a handler it defines and hands over writes (`cmd = np.zeros(3)`, then
+    `def on_key(k): cmd[0] += 0.1` handed to `launch_passive(m, d, key_callback=on_key)`, or a `nonlocal`
+    rebinding): name -> the first write of each handler, scoped to the function."""
+    fills: dict[str, list[Fill]] = {}
+    for fn in module.functions.values():
+        local = {n.name: n for n in _own_nodes(fn.node) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        handlers = [local[h.id] if isinstance(h, ast.Name) else h
+                    for call in _own_nodes(fn.node) if isinstance(call, ast.Call) for h in handed_functions(call)
+                    if isinstance(h, ast.Name) and h.id in local or isinstance(h, ast.Lambda)]
+        if not handlers:
+            continue
+        bound = {n.id for n in _own_nodes(fn.node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        for handler in handlers:
+            declared = {g for n in _own_nodes(handler) if isinstance(n, ast.Nonlocal) for g in n.names}
+            written = set()
+            for node in (n for n in _own_nodes(handler) if isinstance(n, _WRITES) and n.value is not None):
+                for target in _targets(node):
+                    root = target
+                    while isinstance(root, (ast.Subscript, ast.Attribute)):
+                        root = root.value
+                    if isinstance(root, ast.Name) and root.id not in written and (
+                            root.id in declared or root is not target and root.id in bound):
+                        written.add(root.id)
+                        label = f"{fn.qualname}.{getattr(handler, 'name', '<lambda>')}"
+                        fills.setdefault(root.id, []).append(
+                            Fill(root.id, module.name, module.path, node.lineno, node.col_offset, label, "", fn.id))
+    return fills
+
+
 def module_fills(project, module: ModuleIndex) -> dict[str, list[Fill]]:
     """Module globals a module-level function handed over to be run later writes (`global SPEED` then
     `SPEED += 0.1`, or an item of a global container: `COMMAND[0] = 0.5`): name -> the first such write."""
@@ -202,7 +233,7 @@ def module_fills(project, module: ModuleIndex) -> dict[str, list[Fill]]:
         for handed in handed_functions(call):
             if isinstance(handed, ast.Name) and handed.id in module.functions:
                 handlers.setdefault(handed.id, module.functions[handed.id])
-    fills: dict[str, list[Fill]] = {}
+    fills: dict[str, list[Fill]] = closure_fills(module)
     for name, info in sorted(handlers.items()):
         written = set()
         declared = {g for n in _own_nodes(info.node) if isinstance(n, ast.Global) for g in n.names}
