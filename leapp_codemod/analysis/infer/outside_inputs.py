@@ -56,8 +56,8 @@ class OutsideInputQuestions:
         return child is not node and isinstance(getattr(child, "ctx", None), ast.Store)
 
     def _outside_fills(self, node: ast.AST) -> list[Fill]:
-        if not isinstance(getattr(node, "ctx", None), ast.Load):
-            return []
+        if not isinstance(getattr(node, "ctx", None), ast.Load) or self.project.is_library(self.fn.module):
+            return []     # an installed library's own bookkeeping between calls is not the application's input
         if isinstance(node, ast.Attribute):
             if self.cls is None or not is_self_attr(node, self.self_name):
                 return []

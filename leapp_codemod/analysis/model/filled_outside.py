@@ -132,9 +132,9 @@ def _nested_handlers(cls: ClassInfo) -> list[tuple[str, ast.AST, str | None]]:
     out = []
     for name, info in cls.methods.items():
         self_name = _self_name(info.node)
-        local = {n.name: n for n in ast.walk(info.node) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+        local = {n.name: n for n in info.nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                  and n is not info.node}
-        for call in (n for n in ast.walk(info.node) if isinstance(n, ast.Call)):
+        for call in (n for n in info.nodes if isinstance(n, ast.Call)):
             for handed in handed_functions(call):
                 if isinstance(handed, ast.Name) and handed.id in local:
                     out.append((f"{name}.{handed.id}", local[handed.id], self_name))
@@ -158,7 +158,6 @@ def class_fills(project, cls: ClassInfo) -> dict[str, list[Fill]]:
         return found
     project.memo[key] = {}
     family = with_inherited(project, cls) if not project.is_library(cls.module) else cls
-    data = inputs_from_callbacks(project, cls, frozenset())
     writers: list[tuple[str, ast.AST, str | None, object, str]] = []     # (writer, node, self name, info, id)
     for name in sorted(callback_methods(family) - CONSTRUCTION_METHODS):
         info = family.methods[name]
@@ -168,6 +167,7 @@ def class_fills(project, cls: ClassInfo) -> dict[str, list[Fill]]:
         owner = family.methods[label.partition(".")[0]]
         writers.append((label, handler, self_name, owner, "" if "." in label else owner.id))
     fills: dict[str, list[Fill]] = {}
+    data = inputs_from_callbacks(project, cls, frozenset()) if writers else set()
     seen = {w[0] for w in writers}
     nested = {label for label, _, _ in handlers}    # handlers handed over, and the helpers they call
     while writers:
@@ -197,6 +197,10 @@ def closure_fills(module: ModuleIndex) -> dict[str, list[Fill]]:
     rebinding): name -> the first write of each handler, scoped to the function."""
     fills: dict[str, list[Fill]] = {}
     for fn in module.functions.values():
+        nested = [n for n in fn.nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+                  and n is not fn.node]
+        if not nested:
+            continue      # no function defined inside: nothing handed over can close over its locals
         local = {n.name: n for n in _own_nodes(fn.node) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
         handlers = [local[h.id] if isinstance(h, ast.Name) else h
                     for call in _own_nodes(fn.node) if isinstance(call, ast.Call) for h in handed_functions(call)
