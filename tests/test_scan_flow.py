@@ -44,14 +44,16 @@ STATE = {
         "import threading\nclass Bridge:\n    def __init__(self):\n        self.latest = None\n"
         "        threading.Thread(target=self._poll, daemon=True).start()\n"
         "    def _poll(self):\n        while True:\n            self.latest = self.read_sensor()\n"
-        "    def step(self, obs):\n        if self.latest.max() > 1:  # error: tensor-branch\n"
+        "    def step(self, obs):\n        latest = self.latest  # error: io-in-pipeline\n"
+        "        if latest.max() > 1:  # error: tensor-branch\n"
         "            obs = obs * 0\n        return obs\n"),
     "handler-named-callback": (
         "class Bridge:\n    def __init__(self):\n        self.low_state = None\n        self.mode = 'walk'\n"
         "    def LowStateHandler(self, msg):\n        self.low_state = msg\n"
         "    def set_mode(self, mode):\n        self.mode = mode\n"
         "    def step(self, obs):\n        if self.mode == 'walk':\n            obs = obs * 1\n"
-        "        if self.low_state.q.max() > 1:  # error: tensor-branch\n            obs = obs * 0\n        return obs\n"),
+        "        low = self.low_state  # error: io-in-pipeline\n"
+        "        if low.q.max() > 1:  # error: tensor-branch\n            obs = obs * 0\n        return obs\n"),
     "socket-serial-datetime": (
         "import datetime\nimport socket\nimport serial\nclass Link:\n    def __init__(self):\n"
         "        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n        self.port = serial.Serial('/dev/ttyUSB0')\n"
@@ -329,8 +331,8 @@ def test_naming_the_subclass_entry_reaches_its_override(tmp_path):
 
 def test_an_object_a_callback_hands_the_message_to_is_a_pipeline_input(tmp_path):
     """`self.joy.set(msg.axes)` in a subscriber: what the step reads from `self.joy` changes between calls,
-    so the command buffer it fills is filled with pipeline data (LCM703); a logger the callback calls with
-    constants is not an input."""
+    so the command buffer it fills is filled with pipeline data (LCM703) and the step's read of it is a value
+    filled outside the step (LCM903); a logger the callback calls with constants is not an input."""
     snippet = (
         "import numpy as np\nimport torch\nclass Joy:\n    def __init__(self):\n        self.lx = 0.0\n"
         "    def set(self, data):\n        self.lx = float(data[0])\n"
@@ -338,12 +340,13 @@ def test_an_object_a_callback_hands_the_message_to_is_a_pipeline_input(tmp_path)
         "        self.cmd = np.array([0.0, 0.0])\n        self.net = torch.nn.Linear(2, 2)\n"
         "        sub.subscribe('joy', self.on_joy)\n"
         "    def on_joy(self, msg):\n        self.log.debug('joy')\n        self.joy.set(msg.axes)\n"
-        "    def step(self):\n        self.cmd[0] = self.joy.lx  # error: inplace-state\n"
+        "    def step(self):\n        lx = self.joy.lx  # error: io-in-pipeline\n"
+        "        self.cmd[0] = lx  # error: inplace-state\n"
         "        self.cmd[1] = self.log.level\n"
         "        return self.net(torch.from_numpy(self.cmd).float())\n")
     result = scan_snippet(tmp_path, snippet)
     assert {(f.line, f.category) for f in result.findings} == expected_marks(snippet)
-    assert [f.code for f in result.findings] == ["LCM703"]
+    assert [f.code for f in result.findings] == ["LCM903", "LCM703"]   # the joystick read, filled by the callback
 
 
 def test_a_call_too_large_to_walk_keeps_every_write_as_state(tmp_path, monkeypatch):

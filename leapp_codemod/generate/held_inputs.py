@@ -9,6 +9,11 @@ from pathlib import Path
 
 from ..source.chains import attribute_chain
 
+# The rule whose findings name attributes of self filled outside the step (rules/outside_input.py), and how its
+# message starts.
+OUTSIDE_RULE = "LCM903"
+_OUTSIDE_ATTR = re.compile(r"^`self\.(\w+)`")
+
 
 @dataclass(frozen=True)
 class HeldInput:
@@ -99,10 +104,30 @@ def held_reads(fn: ast.FunctionDef) -> list[tuple[str, int]]:
     return sorted(found.items(), key=lambda item: item[1])
 
 
-def held_inputs(fn: ast.FunctionDef, path: Path, taken: set[str] = frozenset()) -> tuple[HeldInput, ...]:
+def filled_outside(findings, entry_id: str) -> list[tuple[str, int]]:
+    """(attribute, line) of each attribute of the entry's instance the scan found filled outside the step
+    (LCM903 on `self.<attr>` in a method of the entry's class): a value a callback or a thread keeps on the
+    instance, served as a held input (read before the call, traced as an input) instead of a constant."""
+    owner = entry_id.rpartition(".")[0]
+    out = []
+    for f in findings:
+        found = _OUTSIDE_ATTR.match(f.message) if f.code == OUTSIDE_RULE else None
+        if found and owner and f.function.rpartition(".")[0] == owner:
+            out.append((found.group(1), f.line))
+    return out
+
+
+def held_inputs(fn: ast.FunctionDef, path: Path, taken: set[str] = frozenset(),
+                outside: list[tuple[str, int]] = ()) -> tuple[HeldInput, ...]:
+    """The held inputs of a method entry: the fields it reads two or more attributes deep (`held_reads`), and
+    the attributes of its instance that code outside the step fills (`outside`, from `filled_outside`)."""
     out: list[HeldInput] = []
     names = set(taken)
-    for dotted, line in held_reads(fn):
+    reads = dict(held_reads(fn))
+    for attr, line in outside:
+        if not any(p == attr or p.startswith(attr + ".") for p in reads):
+            reads[attr] = min(reads.get(attr, line), line)
+    for dotted, line in sorted(reads.items(), key=lambda item: item[1]):
         name = re.sub(r"\W", "_", dotted.replace(".", "_"))
         while name in names:
             name += "_"

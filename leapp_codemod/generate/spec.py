@@ -18,8 +18,7 @@ from leapp_codemod.knowledge.categories import (
 )
 from leapp_codemod.knowledge.leapp import EXPORTERS
 from leapp_codemod.analysis.inline.range import parse_inline_entry
-from leapp_codemod.generate.inline_spec import DRIVER_MAIN
-from leapp_codemod.generate.inline_spec import STATE_OWNER as INLINE_STATE_OWNER
+from leapp_codemod.generate.inline_spec import DRIVER_MAIN, STATE_OWNER as INLINE_STATE_OWNER
 from leapp_codemod.generate.inline_spec import InlineSpecError, carried_names, inline_entry_source, inline_graph_name
 from leapp_codemod.generate.adapters import class_constructor, domain, torch_adapter
 from leapp_codemod.generate.extras import ExtrasError, build_extras
@@ -27,7 +26,7 @@ from leapp_codemod.generate.literals import default_graph_name, line_text_litera
 from leapp_codemod.generate.sent import sent_literals
 from leapp_codemod.generate.derive import helper_sources, library_targets, make_twin
 from leapp_codemod.analysis.model.fresh_objects import without_fresh_objects
-from leapp_codemod.generate.held_inputs import held_inputs, no_inputs_hint
+from leapp_codemod.generate.held_inputs import filled_outside, held_inputs, no_inputs_hint
 from leapp_codemod.generate.source_info import EntrySource, SourceError, entry_source, import_root, module_file
 from leapp_codemod.generate.sources import Sources
 from leapp_codemod.generate.twin import Blocked
@@ -516,7 +515,8 @@ def build_spec(scan: ScanResult, opts: Options, project: Project | None = None) 
                         "statements that call it as an inline range (--entry FILE:START-END)")
     node = None if inline else sources.function(module, qualname).node
     kwonly = frozenset() if node is None else frozenset(a.arg for a in node.args.kwonlyargs)
-    fields = held_inputs(node, entry.path, set(static) | set(inputs)) if node is not None and entry.is_method else ()
+    outside = filled_outside(scan.findings, f"{module}:{qualname}")   # attributes callbacks fill: held inputs too
+    fields = held_inputs(node, entry.path, set(static) | set(inputs), outside) if node is not None and entry.is_method else ()
     if not inputs and not fields:
         raise SpecError(f"{entry.path}:{entry.line}: {qualname} takes no inputs to export{no_inputs_hint(node)}")
     graph = opts.graph or (inline_graph_name(inline) if inline else default_graph_name(qualname))

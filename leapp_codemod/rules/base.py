@@ -16,6 +16,8 @@ class Hit:
     node: ast.AST
     message: str
     fix: str
+    # other places the finding names (path, line, 1-based column, note): where a value read here was written
+    related: tuple[tuple[str, int, int, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,9 @@ class Rule:
     # Found inside an installed library the pipeline calls, is a finding reported at the application's call site
     # (when its category is; see knowledge/categories.py)?
     in_libraries: bool = True
+    # Does the rule flag a value the pipeline reads (not an I/O call)? In a helper the step calls only for a report
+    # (see analysis/flow/report_reach.py) such a read feeds nothing the export keeps, so it is not checked there.
+    reads_value: bool = False
     # Self-tests run by the test-suite: each snippet is a tiny module whose function
     # `step` is the pipeline entrypoint. `invalid` snippets mark flagged lines with `# error`.
     valid: tuple[str, ...] = field(default=())

@@ -9,6 +9,7 @@ from leapp_codemod.analysis.flow.dataflow import Analysis
 from leapp_codemod.analysis.flow.io_boundary import io_boundaries
 from leapp_codemod.analysis.flow.report_reach import reached_for_reports
 from leapp_codemod.analysis.infer.context import iter_nodes
+from leapp_codemod.analysis.infer.outside_inputs import REACHED_KEY
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.knowledge.categories import LIBRARY_CATEGORIES
 from leapp_codemod.model import FileError, Finding, LibraryCall, StateAttr
@@ -25,7 +26,7 @@ def _finding(rule: Rule, hit, fn: FunctionInfo, module) -> Finding:
         end_line=end_line,
         end_column=module.column(end_line, end_offset if end_offset is not None else node.col_offset),
         code=rule.code, category=rule.category, severity=rule.severity,
-        message=hit.message, fix=hit.fix, function=fn.id)
+        message=hit.message, fix=hit.fix, function=fn.id, related=hit.related)
 
 
 def _rules_by_type(rules: tuple[Rule, ...]) -> dict[type, list[Rule]]:
@@ -36,8 +37,10 @@ def _rules_by_type(rules: tuple[Rule, ...]) -> dict[type, list[Rule]]:
     return by_type
 
 
-def run_rules(analysis: Analysis, functions, rules: tuple[Rule, ...], only_paths: frozenset[str] | None):
-    """Findings, state writes and internal errors for the given functions."""
+def run_rules(analysis: Analysis, functions, rules: tuple[Rule, ...], only_paths: frozenset[str] | None,
+              lint: bool = False):
+    """Findings, state writes and internal errors for the given functions (`lint`: every function analysed, no
+    pipeline: code registered to run outside a function fills its inputs whether or not it was analysed)."""
     by_type = _rules_by_type(rules)
     findings: list[Finding] = []
     state: dict[tuple[str, str], StateAttr] = {}
@@ -45,6 +48,8 @@ def run_rules(analysis: Analysis, functions, rules: tuple[Rule, ...], only_paths
     errors: list[FileError] = []
     crashed: set[tuple[str, str]] = set()       # (rule, file): an internal error is reported once per file
     boundary = io_boundaries(analysis)          # the project's I/O wrappers: the step's boundary, not its code
+    analysis.project.memo[REACHED_KEY] = frozenset() if lint else frozenset(analysis.reachable)   # writers
+    # outside the pipeline fill its inputs
     for fn in functions:
         if only_paths is not None and fn.path not in only_paths or fn.id in boundary:
             continue   # a send or read wrapper: its call in the step is the finding (LCM901), its body the host's
@@ -59,7 +64,7 @@ def run_rules(analysis: Analysis, functions, rules: tuple[Rule, ...], only_paths
         for node in iter_nodes(fn, analysis.facts.param_constants.get(fn.id)):
             rules_here = by_type.get(type(node), ())
             if reporting:
-                rules_here = [r for r in rules_here if r.category == "io-in-pipeline"]
+                rules_here = [r for r in rules_here if r.category == "io-in-pipeline" and not r.reads_value]
             if library and rules_here and (ctx.under_scalar_dispatch(node) or ctx.in_error_handler(node)):
                 continue   # an installed library's code for Python/NumPy scalars, or for an error: not the trace
             for rule in rules_here:

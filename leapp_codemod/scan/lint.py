@@ -39,7 +39,8 @@ def lint_module(module, suppressions, options: ScanOptions, support: LeappSuppor
         analysis.run(functions, {fn.id: lint_data_params(fn) for fn in functions}, rounds=2)
     except RecursionError:
         return [], [FileError(module.path, "code too deeply nested to analyze; skipped")]
-    findings, _, _, errors = run_rules(analysis, functions, select_rules(options.select, options.ignore), None)
+    findings, _, _, errors = run_rules(analysis, functions, select_rules(options.select, options.ignore), None,
+                                         lint=True)
     findings = [f for f in findings if not is_suppressed(suppressions, f.line, f.end_line, f.code)]
     return dedupe(findings), errors
 

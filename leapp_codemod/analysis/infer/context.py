@@ -21,6 +21,7 @@ from leapp_codemod.analysis.infer.lattice import NESTED, Env, Facts
 from leapp_codemod.analysis.infer.library_callables import Built, library_callables
 from leapp_codemod.analysis.infer.messages import MessageQuestions
 from leapp_codemod.analysis.infer.operand_kinds import OperandKindQuestions
+from leapp_codemod.analysis.infer.outside_inputs import OutsideInputQuestions
 from leapp_codemod.analysis.infer.purity import PurityQuestions
 from leapp_codemod.analysis.infer.relevance import RelevanceQuestions
 from leapp_codemod.analysis.infer.sink import SinkQuestions
@@ -54,7 +55,7 @@ __all__ = ["CONSTRUCTION", "Env", "Facts", "FunctionContext", "is_self_attr", "i
 @dataclass
 class FunctionContext(TaintQuestions, TypeQuestions, CallQuestions, StateQuestions, IoQuestions, MessageQuestions,
                       RelevanceQuestions, SinkQuestions, TelemetryQuestions, PurityQuestions, OperandKindQuestions,
-                      BailOutQuestions, StateLivenessQuestions):
+                      BailOutQuestions, StateLivenessQuestions, OutsideInputQuestions):
     fn: FunctionInfo
     module: ModuleIndex
     project: Project

@@ -1,0 +1,106 @@
+"""Reads of values filled outside the step: is this `self.cmd` / `SPEED` the step turns into data something a
+callback, a listener, a thread or a handler wrote between calls (`analysis.model.filled_outside`)?
+
+Only the first read per name (and per field read off it: `self.low_state.motor_state` and `.imu_state` are two
+inputs) in a function that feeds the function's outputs counts; writing through the value (`self.cmd.q[i] = v`)
+is no read. A read that only gates
+(`if self.js is None: return`, `while not self.ready:`, `len(self.buf) < 3`, `hasattr`) decides whether the step
+runs, not what it computes: no data. Writers the step itself reaches are pipeline code (their writes are state,
+reported by the state rules), so the analysis hands the reached functions over under `REACHED_KEY`.
+"""
+from __future__ import annotations
+
+import ast
+
+from leapp_codemod.analysis.infer.type_tests import parent_map
+from leapp_codemod.analysis.model.filled_outside import Fill, class_fills, module_fills
+from leapp_codemod.analysis.model.walk import is_self_attr, name_stores
+
+# project memo key: the function ids the analysis whose rules run now reached
+REACHED_KEY = ("outside-inputs-reached",)
+# Calls whose answer about a value is a yes/no or a size: a gate, never the value itself.
+_GATE_CALLS = frozenset({"len", "hasattr", "isinstance", "bool", "callable", "id", "type"})
+
+
+class OutsideInputQuestions:
+    """Mixin of `FunctionContext`: `filled_outside(node)`."""
+
+    def filled_outside(self, node: ast.AST) -> Fill | None:
+        """The write (by code registered to run outside the step) of the value this read gives, when the read
+        is the function's first that feeds its outputs with that name; None otherwise."""
+        fills = self._outside_fills(node)
+        if not fills:
+            return None
+        name = node.attr if isinstance(node, ast.Attribute) else node.id
+        key = ("outside_first", name, self._field(node))
+        first = self.fn.walks.get(key)
+        if first is None:
+            reads = sorted((n for n in self.fn.nodes if self._same_read(n, node) and self._field(n) == key[2]
+                            and not self._gates(n) and not self._written_through(n)),
+                           key=lambda n: (n.lineno, n.col_offset))
+            first = self.fn.walks[key] = next((n for n in reads if self.reaches_output(n)), False)
+        return fills[0] if first is node else None
+
+    def _field(self, node: ast.AST) -> str:
+        """The field read off the value (`motor_state` of `self.low_state.motor_state[i].q`, '' for the value
+        itself): each part of a stored message the step reads is its own input."""
+        parent = parent_map(self.fn).get(id(node))
+        return parent.attr if isinstance(parent, ast.Attribute) and parent.value is node else ""
+
+    def _written_through(self, node: ast.AST) -> bool:
+        """`self.cmd.motor[i].q = v`: the value is the object the step writes into, not a value it reads."""
+        parents = parent_map(self.fn)
+        child, parent = node, parents.get(id(node))
+        while isinstance(parent, (ast.Attribute, ast.Subscript)) and parent.value is child:
+            child, parent = parent, parents.get(id(parent))
+        return child is not node and isinstance(getattr(child, "ctx", None), ast.Store)
+
+    def _outside_fills(self, node: ast.AST) -> list[Fill]:
+        if not isinstance(getattr(node, "ctx", None), ast.Load) or self.project.is_library(self.fn.module):
+            return []     # an installed library's own bookkeeping between calls is not the application's input
+        if isinstance(node, ast.Attribute):
+            if self.cls is None or not is_self_attr(node, self.self_name):
+                return []
+            fills = class_fills(self.project, self.cls).get(node.attr, [])
+        elif isinstance(node, ast.Name):
+            fills = [f for f in module_fills(self.project, self.module).get(node.id, []) if self._in_scope(f)]
+            inline = "<lines" in self.fn.qualname     # an inline range: what it reads from before it are parameters
+            if fills and (node.id in self.fn.params and not inline or name_stores(self.fn).get(node.id)) \
+                    and not any(f.scope == self.fn.id for f in fills):
+                return []     # a local or a parameter of the same name (not the closure's own variable)
+        else:
+            return []
+        reached = self.project.memo.get(REACHED_KEY, frozenset())
+        return [f for f in fills if f.writer_id not in reached and f.writer_id != self.fn.id]
+
+    def _in_scope(self, fill: Fill) -> bool:
+        """A module global's fill is seen everywhere; a closure's local only in its function and the inline
+        ranges cut from it."""
+        return not fill.scope or self.fn.id == fill.scope or self.fn.id.startswith(fill.scope + ".<lines")
+
+    def _same_read(self, other: ast.AST, node: ast.AST) -> bool:
+        if not isinstance(getattr(other, "ctx", None), ast.Load) or type(other) is not type(node):
+            return False
+        if isinstance(node, ast.Attribute):
+            return other.attr == node.attr and is_self_attr(other, self.self_name)
+        return other.id == node.id
+
+    def _gates(self, node: ast.AST) -> bool:
+        """Does the read only decide whether (or how long) the step runs: a test's operand compared with None,
+        a truth test, a size or type test?"""
+        parents = parent_map(self.fn)
+        child, parent = node, parents.get(id(node))
+        truth = True        # only `not` and `and`/`or` between the read and the test: a truth test of the value
+        while parent is not None and not isinstance(parent, ast.stmt):
+            if isinstance(parent, ast.Compare) and any(isinstance(c, ast.Constant) and c.value is None
+                                                       for c in (parent.left, *parent.comparators)):
+                return True
+            if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in _GATE_CALLS \
+                    and child is not parent.func:
+                return True
+            if isinstance(parent, ast.IfExp) and child is parent.test and truth:
+                return True
+            truth = truth and (isinstance(parent, ast.BoolOp) or isinstance(parent, ast.UnaryOp)
+                               and isinstance(parent.op, ast.Not))
+            child, parent = parent, parents.get(id(parent))
+        return truth and isinstance(parent, (ast.If, ast.While, ast.Assert)) and child is parent.test

@@ -1,0 +1,259 @@
+"""Values something else fills between the step's calls: what code registered to run outside the step writes.
+
+A subscription callback stores the latest message (`self.js = msg`), a keyboard listener's handler bumps a
+command (`def on_press(key): self.cmd[0] += 0.1` handed to `Listener(on_press=on_press)`), a thread polls a socket
+into an attribute (`Thread(target=self._rx)`), a signal handler or a viewer key callback sets a module global
+(`global SPEED; SPEED += 0.1`, `signal.signal(SIGUSR1, bump)`). The step reads those values; under a trace they
+are no input of the boundary.
+
+Registered code is found by its registration (`knowledge.io.OUTSIDE_REGISTRARS`, `OUTSIDE_KEYWORDS`): a method of
+self handed over, a function defined in a method and handed over (a closure over self), a module-level function
+handed over anywhere in its module. Methods of the class also count when `class_state.inputs_from_callbacks`
+finds callback code filling them with data (its provenance: constants, settings, clocks and counters fill
+nothing). Each filled name keeps the first write, for the finding's related location.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from leapp_codemod.analysis.model.class_state import (
+    CONSTRUCTION_METHODS,
+    callback_methods,
+    inputs_from_callbacks,
+    with_inherited,
+)
+from leapp_codemod.analysis.model.index import ClassInfo, ModuleIndex
+from leapp_codemod.knowledge.io import (
+    COROUTINE_SCHEDULERS,
+    OUTSIDE_KEYWORDS,
+    OUTSIDE_REGISTRAR_SUFFIXES,
+    OUTSIDE_REGISTRARS,
+)
+
+_WRITES = (ast.Assign, ast.AugAssign, ast.AnnAssign)
+
+
+@dataclass(frozen=True)
+class Fill:
+    """Where registered code writes a name the step may read."""
+
+    name: str        # the attribute of self, or the module global
+    module: str      # the writer's module
+    path: str
+    line: int
+    column: int      # 0-based byte offset
+    writer: str      # the function that writes it: a method name, `method.<handler>`, or a module function
+    writer_id: str   # its function id ("" for a handler defined inside a method: never the step itself)
+    scope: str = ""  # for a local of a function a handler it defines writes (a closure): that function's id
+
+
+def _call_name(call: ast.Call) -> str:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+
+
+def handed_functions(call: ast.Call) -> list[ast.expr]:
+    """What a call hands over to be run later: every argument of a registering call (`Thread(target=f)`,
+    `signal.signal(SIGINT, f)`, `RxServer(addr, f)`), the registering keywords of any call
+    (`Listener(on_press=f)`, `launch_passive(m, d, key_callback=f)`)."""
+    name = _call_name(call)
+    if name in OUTSIDE_REGISTRARS or name.endswith(OUTSIDE_REGISTRAR_SUFFIXES):
+        handed = [*call.args, *(k.value for k in call.keywords)]
+    else:
+        handed = [k.value for k in call.keywords if k.arg in OUTSIDE_KEYWORDS]
+    out = []
+    for arg in handed:
+        if isinstance(arg, ast.Lambda) and isinstance(arg.body, ast.Call):
+            arg = arg.body.func          # `lambda k: self.on_key(k)`
+        if isinstance(arg, ast.Call) and _call_name(arg) == "partial" and arg.args:
+            arg = arg.args[0]            # `functools.partial(on_key, state)`
+        elif isinstance(arg, ast.Call) and name in COROUTINE_SCHEDULERS:
+            arg = arg.func               # `asyncio.create_task(self._pump())`: the coroutine function runs
+        out.append(arg)
+    return out
+
+
+def _self_name(fn: ast.AST) -> str | None:
+    args = getattr(fn, "args", None)
+    params = (*args.posonlyargs, *args.args) if args is not None else ()
+    return params[0].arg if params else None
+
+
+def _root(target: ast.expr, self_name: str | None) -> str | None:
+    """The attribute of self a write lands in: `self.a`, `self.a[i]`, `self.a.b`."""
+    while isinstance(target, (ast.Subscript, ast.Attribute)):
+        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == self_name:
+            return target.attr
+        target = target.value
+    return None
+
+
+def _targets(stmt: ast.stmt) -> list[ast.expr]:
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+    return [e for t in targets for e in (t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t])]
+
+
+def _own_nodes(fn: ast.AST):
+    """The nodes of a function's body, not into the functions it defines."""
+    pending = list(getattr(fn, "body", ()))
+    while pending:
+        node = pending.pop(0)
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            pending.extend(ast.iter_child_nodes(node))
+
+
+def _self_writes(fn: ast.AST, self_name: str | None) -> list[tuple[str, ast.AST]]:
+    """(attribute, node) of each write into an attribute of self: an assignment (`self.a = v`, `self.a[i] += v`)
+    or a method call handing values to an object on self (`self.remote.set(msg.keys)`, `self.queue.put(q)`)."""
+    out = []
+    for node in _own_nodes(fn):
+        if isinstance(node, _WRITES) and getattr(node, "value", None) is not None:
+            out += [(attr, node) for attr in (_root(t, self_name) for t in _targets(node)) if attr]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (node.args or node.keywords):
+            receiver = node.func.value
+            if isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name) \
+                    and receiver.value.id == self_name:
+                out.append((receiver.attr, node))
+    return out
+
+
+def _self_calls(fn: ast.AST, self_name: str | None) -> set[str]:
+    return {n.func.attr for n in _own_nodes(fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+            and isinstance(n.func.value, ast.Name) and n.func.value.id == self_name}
+
+
+def _nested_handlers(cls: ClassInfo) -> list[tuple[str, ast.AST, str | None]]:
+    """(label, handler, self name) for the functions a method defines and hands over to be run later
+    (`def on_press(key): ...` then `keyboard.Listener(on_press=on_press)`, label `method.on_press`), lambdas
+    handed over included, and methods of self handed over as a coroutine (`create_task(self._pump())`, label
+    the method's name)."""
+    out = []
+    for name, info in cls.methods.items():
+        self_name = _self_name(info.node)
+        local = {n.name: n for n in info.nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                 and n is not info.node}
+        for call in (n for n in info.nodes if isinstance(n, ast.Call)):
+            for handed in handed_functions(call):
+                if isinstance(handed, ast.Name) and handed.id in local:
+                    out.append((f"{name}.{handed.id}", local[handed.id], self_name))
+                elif isinstance(handed, ast.Lambda):
+                    out.append((f"{name}.<lambda>", handed, self_name))
+                elif isinstance(handed, ast.Attribute) and isinstance(handed.value, ast.Name) \
+                        and handed.value.id == self_name and handed.attr in cls.methods \
+                        and _call_name(call) in COROUTINE_SCHEDULERS:
+                    method = cls.methods[handed.attr]
+                    out.append((handed.attr, method.node, _self_name(method.node)))
+    return out
+
+
+def class_fills(project, cls: ClassInfo) -> dict[str, list[Fill]]:
+    """Attributes of self code registered to run outside the step writes: name -> the first write of each writer.
+    Writers are the class's callback methods (what `inputs_from_callbacks` calls data), the handlers its methods
+    define and hand over, and the methods of self either calls (transitively)."""
+    key = ("filled_outside", cls.id)
+    found = project.memo.get(key)
+    if found is not None:
+        return found
+    project.memo[key] = {}
+    family = with_inherited(project, cls) if not project.is_library(cls.module) else cls
+    writers: list[tuple[str, ast.AST, str | None, object, str]] = []     # (writer, node, self name, info, id)
+    for name in sorted(callback_methods(family) - CONSTRUCTION_METHODS):
+        info = family.methods[name]
+        writers.append((name, info.node, _self_name(info.node), info, info.id))
+    handlers = _nested_handlers(family)
+    for label, handler, self_name in handlers:
+        owner = family.methods[label.partition(".")[0]]
+        writers.append((label, handler, self_name, owner, "" if "." in label else owner.id))
+    fills: dict[str, list[Fill]] = {}
+    data = inputs_from_callbacks(project, cls, frozenset()) if writers else set()
+    seen = {w[0] for w in writers}
+    nested = {label for label, _, _ in handlers}    # handlers handed over, and the helpers they call
+    while writers:
+        label, node, self_name, owner, fid = writers.pop(0)
+        written = set()
+        for attr, write in _self_writes(node, self_name):
+            if attr in written or attr in family.methods or not (
+                    attr in data or label in nested and not isinstance(write, ast.Call)):
+                continue     # a handler's call on an object of self fills it only when its provenance says so
+            written.add(attr)
+            fills.setdefault(attr, []).append(Fill(attr, owner.module, owner.path, write.lineno, write.col_offset,
+                                                   label, fid))
+        for callee in sorted(_self_calls(node, self_name) - seen - CONSTRUCTION_METHODS):
+            info = family.methods.get(callee)
+            if info is not None:
+                seen.add(callee)
+                if label in nested:
+                    nested.add(callee)     # a helper a handler calls: its writes are the handler's
+                writers.append((callee, info.node, _self_name(info.node), info, info.id))
+    project.memo[key] = fills
+    return fills
+
+
+def closure_fills(module: ModuleIndex) -> dict[str, list[Fill]]:
+    """Locals of a function that a handler it defines and hands over writes (`cmd = np.zeros(3)`, then
+    `def on_key(k): cmd[0] += 0.1` handed to `launch_passive(m, d, key_callback=on_key)`, or a `nonlocal`
+    rebinding): name -> the first write of each handler, scoped to the function."""
+    fills: dict[str, list[Fill]] = {}
+    for fn in module.functions.values():
+        nested = [n for n in fn.nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+                  and n is not fn.node]
+        if not nested:
+            continue      # no function defined inside: nothing handed over can close over its locals
+        local = {n.name: n for n in _own_nodes(fn.node) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        handlers = [local[h.id] if isinstance(h, ast.Name) else h
+                    for call in _own_nodes(fn.node) if isinstance(call, ast.Call) for h in handed_functions(call)
+                    if isinstance(h, ast.Name) and h.id in local or isinstance(h, ast.Lambda)]
+        if not handlers:
+            continue
+        bound = {n.id for n in _own_nodes(fn.node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        for handler in handlers:
+            declared = {g for n in _own_nodes(handler) if isinstance(n, ast.Nonlocal) for g in n.names}
+            written = set()
+            for node in (n for n in _own_nodes(handler) if isinstance(n, _WRITES) and n.value is not None):
+                for target in _targets(node):
+                    root = target
+                    while isinstance(root, (ast.Subscript, ast.Attribute)):
+                        root = root.value
+                    if isinstance(root, ast.Name) and root.id not in written and (
+                            root.id in declared or root is not target and root.id in bound):
+                        written.add(root.id)
+                        label = f"{fn.qualname}.{getattr(handler, 'name', '<lambda>')}"
+                        fills.setdefault(root.id, []).append(
+                            Fill(root.id, module.name, module.path, node.lineno, node.col_offset, label, "", fn.id))
+    return fills
+
+
+def module_fills(project, module: ModuleIndex) -> dict[str, list[Fill]]:
+    """Module globals a module-level function handed over to be run later writes (`global SPEED` then
+    `SPEED += 0.1`, or an item of a global container: `COMMAND[0] = 0.5`): name -> the first such write."""
+    key = ("filled_outside_globals", module.name)
+    found = project.memo.get(key)
+    if found is not None:
+        return found
+    handlers = {}
+    for call in (n for n in module.nodes if isinstance(n, ast.Call)):
+        for handed in handed_functions(call):
+            if isinstance(handed, ast.Name) and handed.id in module.functions:
+                handlers.setdefault(handed.id, module.functions[handed.id])
+    fills: dict[str, list[Fill]] = closure_fills(module)
+    for name, info in sorted(handlers.items()):
+        written = set()
+        declared = {g for n in _own_nodes(info.node) if isinstance(n, ast.Global) for g in n.names}
+        for node in _own_nodes(info.node):
+            if not isinstance(node, _WRITES) or getattr(node, "value", None) is None:
+                continue
+            for target in _targets(node):
+                root = target
+                while isinstance(root, (ast.Subscript, ast.Attribute)):
+                    root = root.value
+                if not isinstance(root, ast.Name) or root.id in written:
+                    continue
+                if root is target and root.id in declared or root is not target and (
+                        root.id in declared or root.id in module.globals and root.id not in info.params):
+                    written.add(root.id)
+                    fills.setdefault(root.id, []).append(
+                        Fill(root.id, module.name, module.path, node.lineno, node.col_offset, name, info.id))
+    project.memo[key] = fills
+    return fills

@@ -1,0 +1,81 @@
+import ast
+from pathlib import PurePath
+
+from leapp_codemod.knowledge.io import OUTSIDE_INPUT_TEXT
+from leapp_codemod.rules._helpers import show
+from leapp_codemod.rules.base import Hit, Rule
+
+
+def check(node: ast.Attribute | ast.Name, ctx):
+    fill = ctx.filled_outside(node)
+    if fill is None or ctx.in_error_handler(node):
+        return   # in an `except` block: a fallback; the traced call raised nothing, the export is not this path
+    module = ctx.project.modules.get(fill.module)
+    column = module.column(fill.line, fill.column) if module is not None else fill.column + 1
+    where = f"{PurePath(fill.path).name}:{fill.line}"
+    note = (f"`{fill.writer}` writes `{fill.name}` here, outside the step (registered to run between its calls): "
+            "the value the step reads")
+    yield Hit(node, f"`{show(node)}` {OUTSIDE_INPUT_TEXT}: `{fill.writer}` writes it ({where}), registered to run "
+                    "between the step's calls; the step turns it into data, but under a LEAPP trace it is no input "
+                    "and the export keeps the value it held while tracing",
+              f"read `{show(node)}` in the host loop and pass it to the step as an argument (an input of the "
+              "boundary, declared with the step's other inputs); keep only a check that it arrived (`is None`) "
+              "in the step",
+              related=((fill.path, fill.line, column, note),))
+
+
+RULE = Rule(
+    code="LCM903", name="outside-filled-input", category="io-in-pipeline", severity="warning",
+    summary="the step reads a value a callback, listener, thread or handler fills between its calls",
+    what="Flags, in the pipeline, the first read (per function and name) of an attribute of self or a module "
+         "global that code registered to run outside the step writes, when the read feeds what the function "
+         "computes. Registered code is a method of self or a function handed to a registration: a ROS 1/ROS 2 "
+         "subscription, timer or service, `Thread(target=...)`/`Process`, a keyboard or mouse listener "
+         "(`Listener(on_press=...)`, `keyboard.on_press(...)`), `signal.signal`, a MuJoCo viewer's "
+         "`key_callback=`, a GUI `bind`/`after`/`connect`, `asyncio.create_task`, a server or handler class; a "
+         "handler defined inside a method and handed over (a closure over self); the helpers of self such code "
+         "calls. A callback method's writes count only when they carry data (a message field, a device read; "
+         "constants, settings, clocks and counters fill nothing); a handler's or a listener's writes always count "
+         "(an operator's input). A read that only gates (`if self.js is None: return`, a truth test, `len`, "
+         "`hasattr`) is no data. Writers the step itself runs are pipeline state (LCM701/LCM702), not this rule. "
+         "The finding's related location is the write.",
+    why="LEAPP 0.7.2 traces only the tensors handed to `input_tensors` (and the state declared with "
+        "`state_tensors`); a value the step reads from an attribute or a global is not traced and is baked into "
+        "the export as a constant, the command or message seen while tracing (leapp-guide.md: anything that is "
+        "not a traced value and flows into a traced op is baked in as a constant).",
+    fix="Read the value in the host loop (where the callback stored it) and pass it to the step as an argument, "
+        "so that it is an input of the boundary; the step keeps at most a check that a first message arrived.",
+    example="def on_key(self, key):\n    self.cmd[0] += 0.1\n\ndef step(self, obs):\n"
+            "    return self.policy(np.concatenate([obs, self.cmd]))",
+    fixed_example="def step(self, obs, cmd):\n    return self.policy(np.concatenate([obs, cmd]))\n\n"
+                  "action = node.step(obs, node.cmd.copy())    # host loop",
+    node_types=(ast.Attribute, ast.Name), check=check,
+    in_libraries=False, reads_value=True,   # an installed library's own bookkeeping between calls is not the application's input
+    valid=(
+        # only a gate: the step returns early until the first message arrived
+        "import torch\nclass Node:\n    def __init__(self):\n        self.js = None\n"
+        "        self.create_subscription(object, 'js', self.on_js, 10)\n\n    def on_js(self, msg):\n"
+        "        self.js = msg\n\n    def step(self, obs):\n        if self.js is None:\n            return None\n"
+        "        return obs * 2\n",
+        # the step's own state, written by the step: not filled outside
+        "import torch\nclass Filter:\n    def __init__(self):\n        self.prev = torch.zeros(3)\n\n"
+        "    def step(self, obs):\n        out = 0.5 * obs + 0.5 * self.prev\n        self.prev = out\n"
+        "        return out\n",
+        # a handler that only counts frames for a log: nothing the step turns into data
+        "import signal\nFRAMES = 0\n\ndef on_usr1(sig, frame):\n    global FRAMES\n    FRAMES += 1\n\n"
+        "signal.signal(signal.SIGUSR1, on_usr1)\n\ndef step(obs):\n    print(FRAMES)\n    return obs * 2\n",
+    ),
+    invalid=(
+        "import numpy as np\nimport torch\nclass Node:\n    def __init__(self):\n        self.js = None\n"
+        "        self.create_subscription(object, 'js', self.on_js, 10)\n\n    def on_js(self, msg):\n"
+        "        self.js = msg\n\n    def step(self, obs):\n        if self.js is None:\n            return None\n"
+        "        q = np.array(self.js.position)  # error\n        return obs + torch.from_numpy(q)\n",
+        "import signal\nimport torch\nSPEED = 0.0\n\ndef faster(sig, frame):\n    global SPEED\n    SPEED += 0.1\n\n"
+        "signal.signal(signal.SIGUSR1, faster)\n\ndef step(obs):\n"
+        "    return torch.cat([obs, torch.tensor([SPEED])])  # error\n",
+        "import numpy as np\nfrom pynput import keyboard\nclass Teleop:\n    def __init__(self):\n"
+        "        self.cmd = np.zeros(3)\n\n    def start(self):\n        def on_press(key):\n"
+        "            self.cmd[0] += 0.1\n        keyboard.Listener(on_press=on_press).start()\n\n"
+        "    def step(self, obs):\n        return np.concatenate([obs, self.cmd])  # error\n",
+    ),
+)
