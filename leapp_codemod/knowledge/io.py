@@ -85,23 +85,31 @@ THREAD_HANDOFFS = {
     "multiprocessing.Process": ("target", 1, "args", 3),
 }
 
+# Calls that register a function for a framework to call again and again: a ROS timer or subscription, a
+# message-filter callback, a thread's target. The registered function is a driver, like a loop body
+# (analysis/entry/callbacks.py) ...
+REGISTRARS = frozenset({"create_timer", "create_subscription", "registerCallback", "register_callback",
+                        "Subscriber", "Timer", "Thread", "Process", "add_callback", "subscribe", "create_service",
+                        "set_callback", "add_timer", "call_later", "schedule"})
+# ... and any class named like one (`RecurrentThread(...)`, `RepeatingTimer(...)`), or a call handing a function
+# over by one of these keywords (`Worker(target=self.run)`, `Channel(callback=self.on_msg)`).
+REGISTRAR_SUFFIXES = ("Thread", "Timer")
+REGISTRAR_KEYWORDS = frozenset({"target", "callback", "cb", "handler", "func"})
+
 # Ways code registers a function to run outside the step, between its calls (what it writes is an input the
 # step reads, not a value the step computes): a call named for it takes the function positionally
 # (`signal.signal(SIGINT, on_sig)`, `keyboard.on_press(cb)`, `Thread(target=poll)` by keyword), a keyword named for
 # it takes it by name (`Listener(on_press=on_key)`, `launch_passive(m, d, key_callback=on_key)`,
 # `Timer(0.1, callback=tick)`), a class or method named like a thread, timer, listener or server takes it too.
-OUTSIDE_REGISTRARS = frozenset({"create_timer", "create_subscription", "registerCallback", "register_callback",
-                                "Subscriber", "Timer", "Thread", "Process", "add_callback", "subscribe",
-                                "create_service", "set_callback", "add_timer", "call_later", "schedule", "signal",
-                                "on_press", "on_release", "add_hotkey", "on_press_key", "hook", "create_task",
-                                "ensure_future", "start_new_thread", "call_soon", "call_soon_threadsafe",
-                                "set_key_callback", "set_mouse_button_callback", "bind", "after", "connect",
-                                "add_listener", "add_event_callback", "Listener"})
-OUTSIDE_REGISTRAR_SUFFIXES = ("Thread", "Timer", "Listener", "Server", "Handler")
+OUTSIDE_REGISTRARS = REGISTRARS | frozenset({
+    "signal", "on_press", "on_release", "add_hotkey", "on_press_key", "hook", "create_task", "ensure_future",
+    "start_new_thread", "call_soon", "call_soon_threadsafe", "set_key_callback", "set_mouse_button_callback", "bind",
+    "after", "connect", "add_listener", "add_event_callback", "Listener"})
+OUTSIDE_REGISTRAR_SUFFIXES = (*REGISTRAR_SUFFIXES, "Listener", "Server", "Handler")
 # ... the coroutine a scheduler is handed runs as its own task (`asyncio.create_task(self._pump())`).
 COROUTINE_SCHEDULERS = frozenset({"create_task", "ensure_future", "run_coroutine_threadsafe", "start_soon"})
-OUTSIDE_KEYWORDS = frozenset({"target", "callback", "cb", "handler", "func", "on_press", "on_release", "on_click",
-                              "on_move", "on_scroll", "on_message", "key_callback", "function", "command"})
+OUTSIDE_KEYWORDS = REGISTRAR_KEYWORDS | frozenset({"on_press", "on_release", "on_click", "on_move", "on_scroll",
+                                                  "on_message", "key_callback", "function", "command"})
 # LEAPP 0.7.2 (`leapp/export_manager.py`): only the tensors handed to `input_tensors` (and the state declared with
 # `state_tensors`) are inputs of the exported graph; any other value the traced code reads (an attribute or a
 # global a callback, a thread or a handler fills between calls) is not a traced value and is baked in as a

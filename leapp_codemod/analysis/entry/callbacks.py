@@ -18,16 +18,10 @@ from leapp_codemod.analysis.entry.drivers import (
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.analysis.model.resolve_callables import nested_function
+from leapp_codemod.knowledge.io import REGISTRAR_KEYWORDS, REGISTRAR_SUFFIXES, REGISTRARS
 
-# Calls that register a function for a framework to call again and again: a ROS timer or subscription, a
-# message-filter callback, a thread's target. The registered function is a driver, like a loop body.
-REGISTRARS = frozenset({"create_timer", "create_subscription", "registerCallback", "register_callback",
-                        "Subscriber", "Timer", "Thread", "Process", "add_callback", "subscribe", "create_service",
-                        "set_callback", "add_timer", "call_later", "schedule"})
-# ... and any class named like one (`RecurrentThread(...)`, `RepeatingTimer(...)`), or a call handing a function
-# over by one of these keywords (`Worker(target=self.run)`, `Channel(callback=self.on_msg)`).
-REGISTRAR_SUFFIXES = ("Thread", "Timer")
-REGISTRAR_KEYWORDS = frozenset({"target", "callback", "cb", "handler", "func"})
+# Calls that register a function for a framework to call again and again (REGISTRARS, by name, by class-name
+# suffix or by keyword): knowledge/io.py, shared with the inputs filled outside the step (LCM903).
 # ... or a method named for registering, even with the function positional (`sub.Init(self.handler, 10)`,
 # `signal.connect(self.on_frame)`, `bus.add_listener(self.on_msg)`), or any method of an object the class
 # builds from a library class (`self.sub = ChannelSubscriber(...)`; `self.sub.Start(self.on_msg)`).
