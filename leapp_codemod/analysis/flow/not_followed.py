@@ -16,6 +16,7 @@ import ast
 
 from leapp_codemod.analysis.flow.handed_reason import handed_reason
 from leapp_codemod.analysis.flow.foreign_objects import foreign_call, foreign_reads, imported_roots
+from leapp_codemod.analysis.flow.stub_calls import stub_call
 from leapp_codemod.analysis.flow.silent_calls import dynamic_getattr, runs_unseen_code
 from leapp_codemod.analysis.flow.known_receivers import (
     RUNTIME_FACTORIES, default_only, known_library_object, library_behaviour, library_container, library_type,
@@ -91,6 +92,9 @@ def unresolved(ctx: FunctionContext, call: ast.Call) -> NotFollowed | None:
         if func.attr in PLAIN_METHODS or func.attr.startswith("__") or _inplace_tensor_method(ctx, func.attr):
             return None
         receiver = func.value
+        stub = stub_call(ctx, call, _text(func))   # resolved to a declaration only: its code runs nothing
+        if stub is not None:
+            return stub
         if (ctx.is_data(receiver) and not untyped) or ctx.is_numpy(receiver) or _names_library(ctx, func):
             return None
         getter = _property_getter(ctx, func)
