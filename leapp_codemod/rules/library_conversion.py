@@ -9,8 +9,22 @@ def _is_class(name: str) -> bool:
     return name.rsplit(".", 1)[-1][:1].isupper()
 
 
+def _named_anywhere(project) -> bool:
+    """Does any loaded module spell a PIL conversion's name (`ToPILImage`, `to_pil_image`)? A cheap filter before a
+    call's library callables are read (kept per project, renewed when more modules are loaded)."""
+    key = ("pil-conversion-named", len(project.modules))
+    found = project.memo.get(key)
+    if found is None:
+        names = {name for _, name in PIL_CONVERSIONS}
+        found = project.memo[key] = any(
+            isinstance(n, ast.Attribute) and n.attr in names or isinstance(n, ast.Name) and n.id in names
+            or isinstance(n, ast.alias) and n.name.rsplit(".", 1)[-1] in names
+            for module in list(project.modules.values()) for n in module.nodes)
+    return found
+
+
 def check(node: ast.Call, ctx):
-    if not ctx.args_data(node) or ctx.only_logged(node):
+    if not _named_anywhere(ctx.project) or not ctx.args_data(node) or ctx.only_logged(node):
         return
     direct = ctx.call_name(node)
     if direct and key_of(direct) in PIL_CONVERSIONS and not _is_class(direct):   # `TF.to_pil_image(frame)`

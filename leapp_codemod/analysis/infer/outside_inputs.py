@@ -58,6 +58,9 @@ class OutsideInputQuestions:
     def _outside_fills(self, node: ast.AST) -> list[Fill]:
         if not isinstance(getattr(node, "ctx", None), ast.Load) or self.project.is_library(self.fn.module):
             return []     # an installed library's own bookkeeping between calls is not the application's input
+        name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
+        if name not in self._fill_names():
+            return []
         if isinstance(node, ast.Attribute):
             if self.cls is None or not is_self_attr(node, self.self_name):
                 return []
@@ -72,6 +75,16 @@ class OutsideInputQuestions:
             return []
         reached = self.project.memo.get(REACHED_KEY, frozenset())
         return [f for f in fills if f.writer_id not in reached and f.writer_id != self.fn.id]
+
+    def _fill_names(self) -> frozenset[str]:
+        """The attribute and global names anything registered to run outside the step writes, for this function's
+        class and module (once per function: every attribute and name read asks)."""
+        found = self.fn.walks.get("outside_fill_names")
+        if found is None:
+            attrs = class_fills(self.project, self.cls).keys() if self.cls is not None else ()
+            found = self.fn.walks["outside_fill_names"] = frozenset(
+                (*attrs, *module_fills(self.project, self.module).keys()))
+        return found
 
     def _in_scope(self, fill: Fill) -> bool:
         """A module global's fill is seen everywhere; a closure's local only in its function and the inline
