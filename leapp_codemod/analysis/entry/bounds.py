@@ -62,7 +62,7 @@ def words(name: str) -> list[str]:
     return [w for w in spaced.lower().split("_") if w]
 
 
-def _walk(node: ast.AST):
+def walk_here(node: ast.AST):
     """The nodes of `node`, not those of functions or classes defined in it (they do not run here)."""
     stack = [node]
     while stack:
@@ -121,7 +121,7 @@ def _store_targets(node: ast.AST) -> list[ast.expr]:
 def sends(stmt: ast.stmt) -> bool:
     """Does the statement (or a block in it) send an action out: a send call, or a write into another object's
     field (the simulator's control array, a command message)?"""
-    for node in _walk(stmt):
+    for node in walk_here(stmt):
         if isinstance(node, ast.Call) and send_call(node, discarded=False):
             return True
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and send_call(node.value, True):
@@ -141,7 +141,7 @@ def computes_send(stmt: ast.stmt) -> bool:
     while isinstance(value, (ast.Subscript, ast.Attribute)):
         value = value.value
     return not isinstance(value, (ast.Name, ast.Constant)) and not any(
-        isinstance(n, ast.Call) and send_call(n, discarded=False) for n in _walk(stmt))
+        isinstance(n, ast.Call) and send_call(n, discarded=False) for n in walk_here(stmt))
 
 
 def reads_world(stmt: ast.stmt) -> bool:
@@ -149,7 +149,7 @@ def reads_world(stmt: ast.stmt) -> bool:
     `obs = env.reset()`)? Such a statement is the range's input boundary: it sends the previous action. A read
     that sends nothing (`obs = env.get_obs()`, `q = d.qpos[7:]`, a subscriber's copy, a serial or socket read)
     starts the range."""
-    for node in _walk(stmt):
+    for node in walk_here(stmt):
         if not isinstance(node, ast.Call):
             continue
         if send_call(node, discarded=False):
@@ -197,7 +197,7 @@ def _fills(stmt: ast.stmt) -> bool:
 def self_writes(stmt: ast.stmt) -> set[str]:
     """`self.x` paths the statement writes (`self.last = a`, `self.buf[:, 0] = a`)."""
     out = set()
-    for node in _walk(stmt):
+    for node in walk_here(stmt):
         for target in _store_targets(node):
             while isinstance(target, ast.Subscript):
                 target = target.value
@@ -209,7 +209,7 @@ def self_writes(stmt: ast.stmt) -> set[str]:
 def reads_result(stmt: ast.stmt, produced: set[str], self_paths: set[str]) -> bool:
     """Does the statement read what the range computed: a produced local, or a `self.x` the range wrote (not any
     read of `self` because the range wrote one of its fields)?"""
-    for node in _walk(stmt):
+    for node in walk_here(stmt):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id != "self" and node.id in produced:
             return True
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and ast.unparse(node) in self_paths:
@@ -241,7 +241,7 @@ def read_after_send(block: list[ast.stmt], kept: list[int], sent_at: int, produc
             chain.append(j)
             want |= used(block[j]) - {"self"}
     # a reset (`if done: obs = env.reset()`) takes the observation from a send or reset: no observation code
-    working = [j for j in chain if not reads_world(block[j]) and any(isinstance(n, ast.Call) for n in _walk(block[j]))]
+    working = [j for j in chain if not reads_world(block[j]) and any(isinstance(n, ast.Call) for n in walk_here(block[j]))]
     fresh = any(not (used(block[j]) - {"self"}) & produced for j in working)
     returned = defined(block[sent_at]) if reads_world(block[sent_at]) else set()
     worked = bool(working)

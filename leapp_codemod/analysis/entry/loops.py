@@ -28,7 +28,7 @@ from leapp_codemod.analysis.entry.bounds import (
     self_writes,
     sends,
 )
-from leapp_codemod.analysis.entry.slice_keys import ClassView, binds, field_reads, field_writes
+from leapp_codemod.analysis.entry.slice_keys import ClassView, binding_targets, binds, field_reads, field_writes
 from leapp_codemod.knowledge.vocab import LOOP_MUTATORS
 
 # A callee whose name contains one of these words is a model: `policy(obs)`, `self.actor(x)`, `loaded_net(x)`.
@@ -140,22 +140,11 @@ def defined_names(stmt: ast.stmt) -> set[str]:
     """Local names a statement (re)binds or mutates."""
     out: set[str] = set()
     for node in ast.walk(stmt):
-        targets: list[ast.expr] = []
-        if isinstance(node, ast.Assign):
-            targets = node.targets
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.comprehension)):
-            targets = [node.target]
-        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
-            targets = [node.optional_vars]
-        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-              and node.func.attr in LOOP_MUTATORS):
+        targets = binding_targets(node)
+        if not targets and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in LOOP_MUTATORS:
             targets = [node.func.value]
-        for target in targets:
-            elts = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
-            for elt in elts:
-                name = _root_name(elt)
-                if name:
-                    out.add(name)
+        out.update(name for target in targets if (name := _root_name(target)))
     return out
 
 

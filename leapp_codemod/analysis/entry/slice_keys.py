@@ -20,18 +20,10 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from leapp_codemod.analysis.entry.bounds import walk_here
 from leapp_codemod.knowledge.vocab import LOOP_MUTATORS
 
 SELF_ANY = "self.*"
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
-
-
-def _walk(node: ast.AST):
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(c for c in ast.iter_child_nodes(current) if not isinstance(c, _SCOPES))
 
 
 def self_field(expr: ast.expr) -> str | None:
@@ -43,7 +35,8 @@ def self_field(expr: ast.expr) -> str | None:
     return None
 
 
-def _targets(node: ast.AST) -> list[ast.expr]:
+def binding_targets(node: ast.AST) -> list[ast.expr]:
+    """What a binding node binds (`=`, `+=`, loop and comprehension targets, `with ... as`), tuples unpacked."""
     if isinstance(node, ast.Assign):
         found = node.targets
     elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.comprehension)):
@@ -64,14 +57,14 @@ def _method(call: ast.Call) -> str | None:
 
 
 def _own_writes(node: ast.AST) -> set[str]:
-    out = {f for n in _walk(node) for t in _targets(n) if (f := self_field(t))}
-    out |= {f for n in _walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+    out = {f for n in walk_here(node) for t in binding_targets(n) if (f := self_field(t))}
+    out |= {f for n in walk_here(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
             and n.func.attr in LOOP_MUTATORS and (f := self_field(n.func.value))}
     return out
 
 
 def _own_reads(node: ast.AST) -> set[str]:
-    return {f"self.{n.attr}" for n in _walk(node) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)
+    return {f"self.{n.attr}" for n in walk_here(node) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)
             and isinstance(n.value, ast.Name) and n.value.id == "self"}
 
 
@@ -91,7 +84,7 @@ def field_writes(stmt: ast.stmt, view: ClassView) -> set[str]:
     """Fields of self the statement binds or mutates, those written by the class's methods it calls included."""
     out = _own_writes(stmt)
     discarded = isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
-    for call in (n for n in _walk(stmt) if isinstance(n, ast.Call)):
+    for call in (n for n in walk_here(stmt) if isinstance(n, ast.Call)):
         name = _method(call)
         if name in view.methods:
             out |= _own_writes(view.methods[name])
@@ -103,7 +96,7 @@ def field_writes(stmt: ast.stmt, view: ClassView) -> set[str]:
 def field_reads(stmt: ast.stmt, view: ClassView) -> set[str]:
     """Fields of self the statement reads, those read by the class's methods it calls included."""
     out = _own_reads(stmt)
-    for call in (n for n in _walk(stmt) if isinstance(n, ast.Call)):
+    for call in (n for n in walk_here(stmt) if isinstance(n, ast.Call)):
         name = _method(call)
         if name in view.methods:
             out |= _own_reads(view.methods[name])
