@@ -50,3 +50,28 @@ def test_the_ranking_is_the_same_under_any_hash_seed(tmp_path):
     assert tree_hash(root) == before
     assert runs[0] and runs[0][0]["entry"] == "deploy:smooth_reading"
     assert all(run == runs[0] for run in runs[1:]), "the ranking changed with PYTHONHASHSEED"
+
+
+
+_SHARED_BLOCK = """
+from leapp_codemod.analysis.entry.submodules import below_calling_networks
+from leapp_codemod.model import Entrypoint
+def head(name, score):
+    return Entrypoint("nets", name, "nets.py", 1, score, ())
+ranked = [head("Actor.forward", 5), head("Critic.forward", 5), head("Encoder.forward", 5)]
+callers = {"nets:Encoder.forward": {"nets:Actor.forward", "nets:Critic.forward"}}
+out = below_calling_networks(ranked, callers, lambda fid: True)
+print(next(c for c in out if c.qualname == "Encoder.forward").reasons[-1])
+"""
+
+
+def test_a_block_two_equal_networks_call_names_the_same_one_under_any_hash_seed():
+    """An encoder an actor and a critic of one score both call: its reason names the same caller every run."""
+    said = set()
+    for seed in ("1", "2", "3", "4", "5", "6", "7", "8"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run([sys.executable, "-c", _SHARED_BLOCK], env=env, capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 0, done.stderr
+        said.add(done.stdout.strip())
+    assert said == {"a sub-block of another network: only Actor.forward calls it (ranked below it)"}

@@ -96,7 +96,7 @@ def below_calling_networks(ranked: list[Entrypoint], callers: dict[str, set[str]
                 or not all(is_network(f) and f.rpartition(".")[0] != f"{c.module}:{owner}" for f in calling)):
             out.append(c)
             continue
-        best = max((scores[f] for f in calling if f in scores), key=lambda e: e.score, default=None)
+        best = max((scores[f] for f in sorted(calling) if f in scores), key=lambda e: e.score, default=None)
         if best is not None and c.score >= best.score:
             c = replace(c, score=best.score - 1, reasons=(
                 *c.reasons, f"{SUB_BLOCK}: only {best.qualname} calls it (ranked below it)"))
