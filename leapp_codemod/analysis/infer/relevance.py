@@ -327,8 +327,8 @@ class RelevanceQuestions:
         return name.startswith(REPORT_ROOTS) or any(t.startswith(REPORT_ROOTS) for t in types)
 
     def _io_handles(self) -> frozenset[str]:
-        """Locals every binding of which is a reporting I/O call (`with open(p) as f`, `writer = csv.writer(f)`)
-        or a plotting call (`fig, axes = plt.subplots(2)`)."""
+        """Locals every binding of which is a reporting I/O call (`with open(p) as f`, `writer = csv.writer(f)`),
+        a plotting call (`fig, axes = plt.subplots(2)`), or a call or item of such a handle."""
         bound: dict[str, list[ast.expr]] = {}
         seen: set[int] = set()
         for node in self.fn.nodes:
@@ -347,9 +347,18 @@ class RelevanceQuestions:
         for node in self.fn.nodes:
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and id(node) not in seen:
                 bound.setdefault(node.id, []).append(node)   # any other binding: not only a handle
-        return frozenset(name for name, values in bound.items()
-                         if all(isinstance(v, ast.Call) and (self.io_kind(v) is not None and self._reports(v)
-                                                             or self._draws(v)) for v in values))
+        handles: set[str] = set()
+        while more := {n for n, values in bound.items() if n not in handles
+                       and all(self._handle_value(v, handles) for v in values)}:
+            handles |= more
+        return frozenset(handles)
+
+    def _handle_value(self, value: ast.expr, handles: set[str]) -> bool:   # `ax = fig.add_subplot(1, 2, 1)`
+        if isinstance(value, ast.Call) and (self.io_kind(value) is not None and self._reports(value)
+                                            or self._draws(value)):
+            return True
+        held = value.func.value if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) else value
+        return isinstance(held, (ast.Attribute, ast.Subscript, ast.Name)) and getattr(root_of(held), "id", 0) in handles
 
     def _draws(self, call: ast.Call) -> bool:
         return (self.call_name(call) or "").startswith(DRAWING_ROOTS)
