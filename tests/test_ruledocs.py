@@ -140,3 +140,12 @@ def test_cli_explains_every_code_that_rules_lists():
         assert shown.output == explain(get_rule(code))
     unknown = runner.invoke(main, ["explain", "NOPE999"])
     assert unknown.exit_code == 2
+
+
+def test_readme_names_every_rule_and_their_number():
+    """The README's rule table names every registered code, and its count line says how many there are."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert ALL_RULES and not [rule.code for rule in ALL_RULES if rule.code not in readme]
+    counted = re.search(r"\*\*Rules\*\*: (\d+) rules in the (\d+) categories", readme)
+    assert counted is not None
+    assert (int(counted.group(1)), int(counted.group(2))) == (len(ALL_RULES), len({r.category for r in ALL_RULES}))
