@@ -127,14 +127,10 @@ def _called_object(ctx, call: ast.Call) -> bool:
 
 def _built_by_helper(project, call: ast.Call, module, depth: int) -> Picked | None:
     """A project function whose every return is an instance of a class picked by name."""
-    from leapp_codemod.analysis.model.local_values import returned_values
-    name = project.qualify(call.func, module) if depth < 2 else None
-    target = project.lookup(name) if name else None
-    if not isinstance(target, FunctionInfo) or project.is_library(target.module):
-        return None
-    home = project.modules[target.module]
-    picks = [_pick(project, value, target, home, depth + 1) for value in returned_values(project, target)]
-    if not picks or any(p is None for p in picks):
+    from leapp_codemod.analysis.model.local_values import returned_picks
+    picks = returned_picks(project, call, module, lambda value, target, home: _pick(
+        project, value, target, home, depth + 1)) if depth < 2 else None
+    if picks is None:
         return None
     classes = tuple({c.id: c for p in picks for c in p.classes}.values())
     return Picked(classes, picks[0].key, tuple(lk for p in picks for lk in p.lookups))

@@ -49,6 +49,19 @@ def returned_values(project: Project, fn: FunctionInfo) -> list[ast.expr]:
     return project.memo[key]
 
 
+def returned_picks(project: Project, call: ast.Call, module: ModuleIndex, pick) -> list | None:
+    """What `pick(value, function, its module)` answers for every value the project function `call` runs
+    returns (`build(cfg)` returning a class looked up by name), or None when the call runs no project function,
+    it returns nothing, or some value gives no answer."""
+    name = project.qualify(call.func, module)
+    target = project.lookup(name) if name else None
+    if not isinstance(target, FunctionInfo) or project.is_library(target.module):
+        return None
+    home = project.modules[target.module]
+    picks = [pick(value, target, home) for value in returned_values(project, target)]
+    return picks if picks and all(p is not None for p in picks) else None
+
+
 def returned_builds(project: Project, fn: FunctionInfo) -> list[ast.expr]:
     """What `fn` returns, a returned local replaced by the calls assigned to it: `model = Model(cfg);
     model.load(path); return model` returns `Model(cfg)`."""

@@ -89,14 +89,10 @@ def _called_lookup(project, call: ast.Call, module: ModuleIndex, fn) -> NamePick
 def _returned_pick(project, call: ast.Call, module: ModuleIndex, hops: int) -> NamePick | None:
     """`fuser_for(sensor)` with the project function returning a lookup by name (`return getattr(
     sys.modules[__name__], sensor + "Fuser")`): that pick, when every value it returns is one."""
-    from leapp_codemod.analysis.model.local_values import returned_values
-    name = project.qualify(call.func, module) if hops < _MAX_HOPS else None
-    target = project.lookup(name) if name else None
-    if not isinstance(target, FunctionInfo) or project.is_library(target.module):
-        return None
-    home = project.modules[target.module]
-    picks = [name_pick(project, value, home, target, hops + 1) for value in returned_values(project, target)]
-    if not picks or any(p is None for p in picks):
+    from leapp_codemod.analysis.model.local_values import returned_picks
+    picks = returned_picks(project, call, module, lambda value, target, home: name_pick(
+        project, value, home, target, hops + 1)) if hops < _MAX_HOPS else None
+    if picks is None:
         return None
     return NamePick(_unique([n for p in picks for n in p.named]), picks[0].key, picks[0].source)
 
