@@ -218,7 +218,11 @@ class CallableResolver:
                     for fn in self._leaf(item, item_where, "value", depth + 1)]
         if isinstance(value, (ast.Name, ast.Subscript)) and depth <= _MAX_DEPTH:
             direct = self._reference(value, where)
-            return direct if direct else self._callables(value, where, depth)
+            if direct:
+                return direct
+            if isinstance(value, ast.Name):
+                return self._follow_name(value, where, depth)
+            return self._callables(value, where, depth)
         if isinstance(value, ast.Call):
             return self._follow(self._call_value, value, where, depth)
         if isinstance(value, ast.Lambda):          # `agent.set_cost(lambda a: model.cost(a))`
@@ -237,6 +241,21 @@ class CallableResolver:
         self._following.add(key)
         try:
             return step(value, where, depth)
+        finally:
+            self._following.discard(key)
+
+    def _follow_name(self, value: ast.Name, where: Where, depth: int) -> list[FunctionInfo]:
+        """What a name holds, unless the same name of the same function is already being followed: a
+        recursive helper passing its parameter on (`_map(item.start, fn)` inside `_map(obj, fn)`) names
+        what its first lap already yields, and following every such call again multiplied the work by
+        the number of recursive calls at each lap, up to the depth bound."""
+        scope = id(where.fn) if where.fn is not None else where.module.name
+        key = ("name", value.id, scope, *map(id, where.receivers))
+        if key in self._following:
+            return []
+        self._following.add(key)
+        try:
+            return self._callables(value, where, depth)
         finally:
             self._following.discard(key)
 
