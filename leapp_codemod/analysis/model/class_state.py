@@ -78,6 +78,8 @@ def live_state_globals(module, qualify) -> set[str]:
     (`global data; data = mujoco.MjData(model)`): a step reads their fields as inputs, as for attributes."""
     live = lambda value: isinstance(value, ast.Call) and qualify(value.func) in LIVE_STATE_CONSTRUCTORS  # noqa: E731
     out = {name for name, value in module.globals.items() if live(value)}
+    if not any(isinstance(n, ast.Global) for n in module.nodes):
+        return out   # no function declares a global: walking each function (twice) finds nothing
     for fn in (n for n in module.nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
         declared = {name for g in ast.walk(fn) if isinstance(g, ast.Global) for name in g.names}
         out |= {t.id for a in ast.walk(fn) if isinstance(a, ast.Assign) and live(a.value)
