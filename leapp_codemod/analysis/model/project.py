@@ -275,14 +275,27 @@ class Project:
         return None
 
     def external_name(self, qualified: str, hops: int = 0) -> str:
-        """Follow re-exports inside the project until the name leaves it (e.g. an app re-export of numpy)."""
+        """Follow re-exports inside the project until the name leaves it (e.g. an app re-export of numpy).
+        Kept per name while the set of indexed modules stays the same (library modules are indexed on demand,
+        and a newly indexed one may re-export the name)."""
+        if hops == 0:
+            kept = self.memo.get(("external_name",))
+            if kept is None or kept[0] != len(self.modules):
+                kept = self.memo[("external_name",)] = (len(self.modules), {})
+            found = kept[1].get(qualified)
+            if found is None:
+                found = kept[1][qualified] = self._external_name(qualified, 0)
+            return found
+        return self._external_name(qualified, hops)
+
+    def _external_name(self, qualified: str, hops: int) -> str:
         if hops > _MAX_ALIAS_HOPS:
             return qualified
         parts = qualified.split(".")
         for cut in range(len(parts) - 1, 0, -1):
             mod = self.module_named(".".join(parts[:cut]))
             if mod is not None and parts[cut] in mod.imports:
-                return self.external_name(".".join([mod.imports[parts[cut]], *parts[cut + 1:]]), hops + 1)
+                return self._external_name(".".join([mod.imports[parts[cut]], *parts[cut + 1:]]), hops + 1)
         return qualified
 
     def class_of(self, qualified: str | None) -> ClassInfo | None:
