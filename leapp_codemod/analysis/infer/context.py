@@ -94,8 +94,20 @@ class FunctionContext(TaintQuestions, TypeQuestions, CallQuestions, StateQuestio
         return FunctionContext(fn, self.project.modules[fn.module], self.project, self.facts, self.support)
 
     def qualify(self, expr: ast.expr) -> str | None:
-        name = self.project.qualify(expr, self.module)
-        return self.project.external_name(name) if name else None
+        """The dotted external name of a Name/Attribute chain here. Kept per node and module while the indexed
+        modules stay the same (the node is held with its answer, so its id is never another node's)."""
+        project = self.project
+        kept = project.memo.get(("qualified",))
+        if kept is None or kept[0] != len(project.modules):
+            kept = project.memo[("qualified",)] = (len(project.modules), {})
+        key = (id(expr), self.module.name)
+        found = kept[1].get(key)
+        if found is not None and found[0] is expr:
+            return found[1]
+        name = project.qualify(expr, self.module)
+        name = project.external_name(name) if name else None
+        kept[1][key] = (expr, name)
+        return name
 
     def library_callables(self, func: ast.expr) -> list[Built]:
         """The library callables a call of `func` runs, read from where the called object was built."""

@@ -231,9 +231,10 @@ class TaintQuestions:
             return True  # the length of a queue the step fills changes from call to call
         if builtin in NON_DATA_BUILTINS:
             return False
-        if self.call_name(call) in IMAGE_READS:
+        name = self.call_name(call)
+        if name in IMAGE_READS:
             return True    # pixels read in the step: the pipeline's input, whatever the path argument is
-        if self.call_name(call) in TYPE_QUERIES or self.call_name(call) in THREAD_HANDOFFS:
+        if name in TYPE_QUERIES or name in THREAD_HANDOFFS:
             return False   # answers what a value is; a thread's handle
         func = call.func
         children: list = []
