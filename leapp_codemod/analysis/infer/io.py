@@ -16,7 +16,7 @@ from leapp_codemod.knowledge.vocab import (
 )
 from leapp_codemod.knowledge.io import (
     CLOCK_FACTORIES, CLOCK_FUNCTIONS, FILE_METHODS, IO_BUILTINS, IO_FUNCTIONS, IO_ROOTS, IO_VALUE_TYPES, LOGGING_METHODS,
-    MIDDLEWARE_FACTORIES,
+    LOG_FUNCTION_PREFIXES, MIDDLEWARE_FACTORIES,
     PACING_FUNCTIONS, PATH_IO_METHODS, SEND_METHODS,
 )
 
@@ -51,6 +51,8 @@ class IoQuestions:
             return f"`{builtin}()`"
         name = self.call_name(node)
         if name:
+            if name.startswith(LOG_FUNCTION_PREFIXES):
+                return "logging"   # `rospy.logwarn(...)`: a report, not a message sent
             if name in IO_FUNCTIONS or (name.startswith(IO_ROOTS) and name not in IO_VALUE_TYPES):
                 return f"`{name}`"
             if name.startswith("logging.") and name.rsplit(".", 1)[-1] in LOGGING_METHODS:
