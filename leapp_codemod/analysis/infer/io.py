@@ -355,3 +355,12 @@ def _heads(stmt: ast.stmt) -> list[ast.AST]:
     if isinstance(stmt, (ast.Try, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return []
     return [stmt]
+
+
+def spelled_path(arg: ast.expr) -> bool:
+    """A path written out in the call: a string, an f-string, `os.path.join(...)`, or `+`/`/` of such pieces."""
+    if isinstance(arg, ast.JoinedStr) or isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+        return True
+    if isinstance(arg, ast.Call) and ast.unparse(arg.func) in ("os.path.join", "osp.join", "path.join"):
+        return True
+    return isinstance(arg, ast.BinOp) and (spelled_path(arg.left) or spelled_path(arg.right))
