@@ -57,6 +57,8 @@ SEND_METHODS = frozenset({"publish", "Write", "write", "send", "sendall", "sendt
 # the step. Every other I/O call (a publish, a socket or client send, a store's `set`) hands its arguments on.
 REPORT_ROOTS = ("csv.", "wandb.", "mlflow.", "tensorboardX.", "torch.utils.tensorboard.", "logging.", "pprint.",
                 "warnings.", "sys.stdout.", "sys.stderr.")
+# Logging functions of a middleware (ROS 1 `rospy.loginfo`, `rospy.logwarn_throttle`, ...): reports, like a logger's.
+LOG_FUNCTION_PREFIXES = ("rospy.log",)
 # Functions that save a value to a file named by a path argument (index of the path among the arguments): a
 # path the function spells out itself (`f"{log_dir}/{stamp}_actions.npy"`) is a file it writes, like one it opened.
 PATH_SAVERS = {"numpy.save": 0, "numpy.savez": 0, "numpy.savez_compressed": 0, "numpy.savetxt": 0, "torch.save": 1}

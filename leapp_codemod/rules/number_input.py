@@ -123,7 +123,9 @@ RULE = Rule(
     summary="an inline range reads a Python number that changes between iterations",
     what="In a pipeline written inline in a driver loop (`--entry FILE:START-END`), flags the first use of a "
          "value from before the range that is a Python number: a step counter (`counter += 1`), a loop index "
-         "(`for step in range(n)`), a clock. Only inline entries: a function entry's parameters are its caller's. "
+         "(`for step in range(n)`), a clock. A name every binding of which is the same literal (`B = 1` at the top of "
+         "every pass of the loop) is a constant, not flagged. Only inline entries: a function entry's parameters are "
+         "its caller's. "
          "A use that only feeds a local nothing reads (`elapsed = counter * dt`, unused), or locals that only such "
          "dead locals read (`phase = elapsed % p; s = np.sin(phase)`, `s` unused), is not flagged. In any entry, also "
          "the first read into arithmetic of a counter on self that a method of the class outside the pipeline "
@@ -150,6 +152,9 @@ RULE = Rule(
         ("# range: 7-9\nimport numpy as np\ndef main(sensors):\n    counter = 0\n    while counter < 10:\n"
         "        counter += 1\n        x = sensors()\n        elapsed = counter * 0.02\n        y = np.tanh(x)\n"
         "        print(y)\n"),
+        # a number the loop rebinds to the same literal on every pass is a constant
+        ("# range: 7-8\nimport numpy as np\ndef main(sensors):\n    b = 1\n    while True:\n        b = 1\n"
+        "        x = sensors()\n        y = np.tanh(x) * b\n        print(y)\n"),
         # a chain of locals computed from the counter that ends unread
         ("# range: 7-11\nimport numpy as np\ndef main(sensors):\n    counter = 0\n    while counter < 10:\n"
         "        counter += 1\n        x = sensors()\n        elapsed = counter * 0.02\n        phase = elapsed % 0.8\n"

@@ -16,7 +16,7 @@ from leapp_codemod.knowledge.vocab import (
 )
 from leapp_codemod.knowledge.io import (
     CLOCK_FACTORIES, CLOCK_FUNCTIONS, FILE_METHODS, IO_BUILTINS, IO_FUNCTIONS, IO_ROOTS, IO_VALUE_TYPES, LOGGING_METHODS,
-    MIDDLEWARE_FACTORIES,
+    LOG_FUNCTION_PREFIXES, MIDDLEWARE_FACTORIES,
     PACING_FUNCTIONS, PATH_IO_METHODS, SEND_METHODS,
 )
 
@@ -51,6 +51,8 @@ class IoQuestions:
             return f"`{builtin}()`"
         name = self.call_name(node)
         if name:
+            if name.startswith(LOG_FUNCTION_PREFIXES):
+                return "logging"   # `rospy.logwarn(...)`: a report, not a message sent
             if name in IO_FUNCTIONS or (name.startswith(IO_ROOTS) and name not in IO_VALUE_TYPES):
                 return f"`{name}`"
             if name.startswith("logging.") and name.rsplit(".", 1)[-1] in LOGGING_METHODS:
@@ -353,3 +355,12 @@ def _heads(stmt: ast.stmt) -> list[ast.AST]:
     if isinstance(stmt, (ast.Try, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return []
     return [stmt]
+
+
+def spelled_path(arg: ast.expr) -> bool:
+    """A path written out in the call: a string, an f-string, `os.path.join(...)`, or `+`/`/` of such pieces."""
+    if isinstance(arg, ast.JoinedStr) or isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+        return True
+    if isinstance(arg, ast.Call) and ast.unparse(arg.func) in ("os.path.join", "osp.join", "path.join"):
+        return True
+    return isinstance(arg, ast.BinOp) and (spelled_path(arg.left) or spelled_path(arg.right))

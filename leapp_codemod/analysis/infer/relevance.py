@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 
 from leapp_codemod.analysis.infer.type_tests import parent_map
 from leapp_codemod.analysis.infer.telemetry import ASSUMED_DEAD, self_record
+from leapp_codemod.analysis.infer.unused_results import result_unused
+from leapp_codemod.analysis.infer.io import spelled_path
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.knowledge.draws import NOT_DRAWS, RANDOM_MODULES, STDLIB_DRAWS, TORCH_RANDOM
 from leapp_codemod.knowledge.io import DRAWING_ROOTS, FILE_WRITER_METHODS, PACING_FUNCTIONS, PATH_SAVERS, REPORT_ROOTS
@@ -43,6 +45,7 @@ class _Scope:
     inline: bool
     foreign: frozenset[str]    # locals bound to an object from outside (`buf = self.buf`): filling one is an output
     handles: frozenset[str]    # locals bound by an I/O call (`f = open(p)`, `w = csv.writer(f)`): their methods are I/O
+    unused: bool = False       # no caller uses what it returns (`unused_results`; asked for a range's function)
 
 
 @dataclass
@@ -114,7 +117,8 @@ class RelevanceQuestions:
         outside = (params if not inline else frozenset()) | declared | {self.self_name} | set(self.module.imports) \
             | (set(self.module.globals) if fn.qualname != MODULE_BODY else set())
         groups, foreign = _aliases(fn.nodes, outside, frozenset(self.module.imports))
-        scope = _Scope(params, declared, inline, foreign, self._io_handles())
+        unused = skip is not None and result_unused(self, fn)
+        scope = _Scope(params, declared, inline, foreign, self._io_handles(), unused)
         stmts: list[_Stmt] = []
         self._describe(fn.node.body, stmts, scope, None, skip)
         for s in stmts:   # filling `buf` from `for buf in bufs:` fills `bufs`
@@ -202,8 +206,9 @@ class RelevanceQuestions:
                 entry.reads = {n.id for e in kept for n in walked(e) if isinstance(n, ast.Name)}
             elif stmt.value is None or isinstance(stmt.value, ast.Constant) and stmt.value.value is None:
                 entry.control = True   # `return`: it matters when something after it does
-            else:
-                entry.output = True
+            else:   # a value no caller uses (and no effect in it) is no output: the `return` only ends the call
+                unused = entry.control = scope.unused and not entry.output
+                entry.output, entry.reads = not unused, set() if unused else entry.reads
         elif isinstance(stmt, (ast.Break, ast.Continue)):
             entry.control = True
         elif isinstance(stmt, (ast.Raise, ast.Global, ast.Nonlocal, ast.Assert,
@@ -321,7 +326,7 @@ class RelevanceQuestions:
             return True   # `json.dump(rows, f)`, `np.savetxt(f, rows)` into what it opened
         name = self.call_name(call) or ""
         at = PATH_SAVERS.get(name)
-        if at is not None and len(call.args) > at and _spelled_path(call.args[at]):
+        if at is not None and len(call.args) > at and spelled_path(call.args[at]):
             return True   # `np.save(f"{log_dir}/{stamp}_obs.npy", rows)`: a file it names and writes
         types = self.types_of(func.value) if isinstance(func, ast.Attribute) else set()
         return name.startswith(REPORT_ROOTS) or any(t.startswith(REPORT_ROOTS) for t in types)
@@ -539,11 +544,3 @@ def _aliases(nodes: tuple[ast.AST, ...], outside: frozenset[str], modules: froze
                 groups.append(group)
     return groups, frozenset(foreign)
 
-
-def _spelled_path(arg: ast.expr) -> bool:
-    """A path written out in the call: a string, an f-string, `os.path.join(...)`, or `+`/`/` of such pieces."""
-    if isinstance(arg, ast.JoinedStr) or isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-        return True
-    if isinstance(arg, ast.Call) and ast.unparse(arg.func) in ("os.path.join", "osp.join", "path.join"):
-        return True
-    return isinstance(arg, ast.BinOp) and (_spelled_path(arg.left) or _spelled_path(arg.right))

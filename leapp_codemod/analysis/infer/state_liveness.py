@@ -16,6 +16,11 @@ with no assumption. Unsure is live: an attribute no code of the project reads, o
 or trim it again (a library runner may read what it keeps), read by more than `MAX_READERS` functions, bound by
 `register_buffer`, read by a library base class's code, of a class that reads its attributes by computed name
 (`getattr(self, name)`, `vars(self)`, `self.__dict__`), or asked deeper than `MAX_DEPTH`.
+
+Asked with no assumption, the question is put for all the attributes the class's own methods store at once
+(`_dead_together`): a value that goes through several attributes before it reaches a report (a rate, its
+window, its average, a row list saved at shutdown) is dead however long the chain, where asking one attribute
+at a time would stop at `MAX_DEPTH` on the attributes the step's other stores bring in.
 """
 from __future__ import annotations
 
@@ -27,6 +32,7 @@ from leapp_codemod.analysis.infer.type_tests import parent_map
 from leapp_codemod.knowledge.vocab import WRITING_METHODS
 MAX_READERS = 12
 MAX_DEPTH = 3
+MAX_TOGETHER = 128  # attributes of one class asked together at most
 
 
 class StateLivenessQuestions:
@@ -45,6 +51,10 @@ class StateLivenessQuestions:
         known = memo.get(key)
         if known is not None:
             return known
+        if not assumed:
+            together = self._dead_together(attr)
+            if together is not None:
+                return together
         if len(assumed) >= MAX_DEPTH:
             return False
         memo[ASSUMED_DEAD] = assumed | {attr}
@@ -57,6 +67,40 @@ class StateLivenessQuestions:
         if not assumed or not verdict:
             memo[key] = verdict   # live under an assumption is live without it; dead under one is not final
         return verdict
+
+    def _dead_together(self, attr: str) -> bool | None:
+        """The question for every attribute the class's own methods store, at once: all are assumed dead, and
+        those a read of which still reaches an output under that assumption are live; again with what is left,
+        until nothing more is live (the least fixpoint of liveness). What is left is dead: its reads reach only
+        each other and host-side sinks. None when the class stores too many attributes to ask together."""
+        key = ("dead_together", self.cls.id, self.project.own_module_count())
+        memo = self.project.memo
+        if key in memo:
+            return None   # asked already (too many), or being asked
+        stored = {a for klass in self.project.mro(self.cls) if not self.project.is_library(klass.module)
+                  for a in klass.attr_values}
+        if attr not in stored:
+            return None
+        memo[key] = True
+        if len(stored) > MAX_TOGETHER:
+            return None
+        dead = set(stored)
+        while dead:   # by name, like the reads asked about (`attribute_reads`): other classes' included
+            memo[ASSUMED_DEAD] = frozenset(dead)
+            try:
+                live = {a for a in sorted(dead) if not self._reads_reach_nothing(a)}
+            except RecursionError:
+                live = set(dead)
+            finally:
+                memo[ASSUMED_DEAD] = frozenset()
+            if not live:
+                break
+            dead -= live
+            for a in live:   # live under more assumed dead is live: final at once
+                memo[("dead_state", self.cls.id, a, self.project.own_module_count())] = False
+        for a in dead:
+            memo[("dead_state", self.cls.id, a, self.project.own_module_count())] = True
+        return attr in dead
 
     def _reads_reach_nothing(self, attr: str) -> bool:
         klasses = self.project.mro(self.cls)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from leapp_codemod.analysis.inline.boundary_types import undeclarable_inputs
 from leapp_codemod.analysis.inline.fed_after import array_math_aliases, fed_after
+from leapp_codemod.analysis.inline.fixed_literals import fixed_literal
 from leapp_codemod.analysis.inline.mutated import only_mutated
 from leapp_codemod.analysis.model.index import FunctionInfo, ModuleIndex
 from leapp_codemod.analysis.inline.range import (
@@ -134,11 +135,12 @@ def python_number(value: ast.expr | None) -> bool:
 
 def _numbers(rng: InlineRange, outer: dict[str, ast.expr]) -> dict[str, bool]:
     """Inputs bound to Python numbers before the range -> whether they change between iterations: the
-    target of a loop around the range, or rebound inside the loop that holds it (`counter += 1`)."""
+    target of a loop around the range, or rebound inside the loop that holds it (`counter += 1`), unless every
+    binding of it is the same literal (`B = 1` at the top of every pass: a constant)."""
     loop_body = [n for stmt in (rng.loop.body if rng.loop is not None else ()) for n in ast.walk(stmt)]
     rebound = {t.id for n in loop_body if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign))
                for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if isinstance(t, ast.Name)}
-    return {name: isinstance(outer[name], ast.Call) or name in rebound
+    return {name: isinstance(outer[name], ast.Call) or name in rebound and not fixed_literal(rng.scope, name)
             for name in rng.inputs if python_number(outer.get(name))}
 
 
