@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 
 from leapp_codemod.analysis.flow.handed_reason import handed_reason
+from leapp_codemod.analysis.flow.library_callbacks import library_callbacks
 from leapp_codemod.analysis.flow.foreign_objects import foreign_call, foreign_reads, imported_roots
 from leapp_codemod.analysis.flow.stub_calls import stub_call
 from leapp_codemod.analysis.flow.silent_calls import dynamic_getattr, runs_unseen_code
@@ -57,11 +58,12 @@ def not_followed(analysis, entry: FunctionInfo | None) -> tuple[NotFollowed, ...
     project = analysis.project
     out: dict[tuple[str, int, str], NotFollowed] = {}
     for fn in list(analysis.reachable.values()):
-        if project.is_library(fn.module):
-            continue
         try:
             ctx = analysis.context_with_env(fn)
             nodes = list(iter_nodes(fn, analysis.facts.param_constants.get(fn.id)))
+            if project.is_library(fn.module):   # only the calls back into what the project handed it
+                out.update({(f.path, f.line, f.text): f for f in library_callbacks(ctx, nodes)})
+                continue
             for node in nodes:
                 if isinstance(node, ast.Call):
                     found = unresolved(ctx, node)

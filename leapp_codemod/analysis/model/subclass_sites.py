@@ -1,0 +1,174 @@
+"""Construction sites of a library class reached through the constructors of its subclasses.
+
+A library class stores what its constructor is given: skrl's `Agent.__init__(models=...)` keeps `self.models`,
+Stable-Baselines3's `BaseAlgorithm.__init__(policy, ...)` keeps `self.policy_class`. The project never calls
+that base; it builds a subclass (`PPO(models={"policy": MyPolicy(...)})`, `PPO(MyPolicy, env)`) whose own
+`__init__` hands its parameters on (`super().__init__(models=models, ...)`, `Base.__init__(self, policy, env)`,
+`super().__init__(*args, **kwargs)`), sometimes through several levels. Each project call of such a subclass
+(or of a class that inherits one of those constructors) is a site of the base too: here it is rewritten as a
+call of the base's constructor whose keywords are the project's own argument expressions, so every question
+asked about what a constructor parameter holds (`argument_for`, the names the site's scope binds) reads the
+project's values. Only what a forwarding call passes from the subclass constructor's own parameters is carried
+over; values the library computes itself are its own code (followed or known), not the project's.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from leapp_codemod.analysis.model.function_values import enclosing_function
+from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo
+
+MAX_LEVELS = 4
+
+
+@dataclass(frozen=True)
+class Forward:
+    """How a subclass constructor calls its base's: the base parameter -> the subclass parameter it passes,
+    and the subclass's `**kwargs` name when it hands that on whole."""
+
+    params: tuple[tuple[str, str], ...]
+    spread: str | None
+
+
+def subclass_sites(project, cls: ClassInfo, direct, depth: int = 0) -> list:
+    """Project sites of the subclasses of library class `cls` whose constructors reach `cls.__init__`, each as a
+    synthetic call of `cls` (a `Site` of the outer call's module and scope). `direct(project, klass)` gives the
+    sites the project writes for a class itself."""
+    from leapp_codemod.analysis.model.resolve_sites import Site
+    init = project.find_method(cls, "__init__")
+    if init is None or depth > MAX_LEVELS:
+        return []
+    out = []
+    for sub in _direct_subclasses(project, cls):
+        sub_init = project.find_method(sub, "__init__")
+        outer = direct(project, sub) + subclass_sites(project, sub, direct, depth + 1) \
+            if project.is_library(sub.module) else direct(project, sub)
+        if sub_init is init:
+            out += outer    # the subclass keeps the base's constructor: its sites are the base's
+            continue
+        forward = _forward(project, sub, sub_init, init)
+        if forward is None:
+            continue
+        for site in outer:
+            call = _rewritten(project, site, sub_init, forward)
+            out.append(Site(call, site.module, site.scope))
+    return out
+
+
+def _direct_subclasses(project, cls: ClassInfo) -> list[ClassInfo]:
+    from leapp_codemod.analysis.model.resolve_types import subclasses
+    return [sub for sub in subclasses(project, cls) if any(b is cls for b in project.bases(sub))]
+
+
+def _forward(project, sub: ClassInfo, sub_init: FunctionInfo, init: FunctionInfo) -> Forward | None:
+    """The call in `sub_init` that runs `init` (`super().__init__(...)`, `Base.__init__(self, ...)`), read as
+    which of `sub_init`'s parameters it passes for which of `init`'s."""
+    if sub.methods.get("__init__") is not sub_init:
+        return None
+    module = project.modules[sub_init.module]
+    own = set(sub_init.params)
+    spread_param = sub_init.node.args.kwarg.arg if sub_init.node.args.kwarg is not None else None
+    for node in sub_init.nodes:
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "__init__"):
+            continue
+        owner = node.func.value
+        if isinstance(owner, ast.Call) and isinstance(owner.func, ast.Name) and owner.func.id == "super":
+            target = next((k.methods["__init__"] for k in project.mro(sub)[1:] if "__init__" in k.methods), None)
+            positional = init.positional_params[1:]
+            args = node.args
+        else:
+            base = project.class_of(project.qualify(owner, module) or "")
+            target = project.find_method(base, "__init__") if base is not None else None
+            positional = init.positional_params[1:]
+            args = node.args[1:]   # `Base.__init__(self, ...)`
+        if target is not init:
+            continue
+        pairs: list[tuple[str, str]] = []
+        for i, arg in enumerate(args):
+            if isinstance(arg, ast.Starred):
+                break
+            if i < len(positional) and isinstance(arg, ast.Name) and arg.id in own:
+                pairs.append((positional[i], arg.id))
+        spread = None
+        for kw in node.keywords:
+            if kw.arg is None and isinstance(kw.value, ast.Name) and kw.value.id == spread_param:
+                spread = spread_param
+            elif kw.arg is not None and isinstance(kw.value, ast.Name) and kw.value.id in own:
+                pairs.append((kw.arg, kw.value.id))
+        return Forward(tuple(pairs), spread)
+    return None
+
+
+def _rewritten(project, site, sub_init: FunctionInfo, forward: Forward) -> ast.Call:
+    """The outer site's call as a call of the base constructor: keywords from the outer argument expressions."""
+    from leapp_codemod.analysis.model.resolve_sites import argument_for
+    keywords = []
+    for base_param, own_param in forward.params:
+        value = argument_for(sub_init, site.call, own_param)
+        if value is not None:
+            keywords.append(ast.keyword(arg=base_param, value=value))
+    if forward.spread is not None:   # `**kwargs` handed on: the outer keywords the subclass does not name
+        named = set(sub_init.params)
+        keywords += [k for k in site.call.keywords if k.arg is not None and k.arg not in named]
+    call = ast.copy_location(ast.Call(func=site.call.func, args=[], keywords=keywords), site.call)
+    _keep(project, site, call)
+    return call
+
+
+def spread_sites(project, cls: ClassInfo, library_sites: list) -> list:
+    """Sites of library class `cls` a project writes as a keyword dict another library object spreads into its
+    constructor: `PPO("MlpPolicy", env, policy_kwargs=dict(features_extractor_class=Lidar, net_arch=[64]))`, which
+    SB3 builds as `self.policy_class(..., **self.policy_kwargs)`. A `*_kwargs` argument whose keys are all
+    parameters of `cls.__init__` (or that takes `**kwargs`), with one named by none of the site's other
+    arguments, is such a site: rewritten as `cls(**that dict)`. `library_sites` are the project's calls of
+    installed libraries' classes."""
+    from leapp_codemod.analysis.model.resolve_sites import Site
+    init = project.find_method(cls, "__init__")
+    if init is None:
+        return []
+    names = set(init.params[1:])
+    spread = init.node.args.kwarg is not None
+    out = []
+    for site in library_sites:
+        for kw in site.call.keywords:
+            if kw.arg is None or not kw.arg.endswith("kwargs"):
+                continue
+            for items in _dict_items(kw.value, site.scope):
+                if items and (spread or all(k in names for k, _ in items)) and any(k in names for k, _ in items):
+                    keywords = [ast.keyword(arg=k, value=v) for k, v in items]
+                    call = ast.copy_location(ast.Call(func=site.call.func, args=[], keywords=keywords), site.call)
+                    _keep(project, site, call)
+                    out.append(Site(call, site.module, site.scope))
+    return out
+
+
+def _dict_items(value: ast.expr, scope: dict) -> list[list[tuple[str, ast.expr]]]:
+    """The (key, value) pairs of a dict a keyword argument passes: a literal, `dict(a=...)`, or a name the
+    site's scope binds to one of those."""
+    if isinstance(value, ast.Name):
+        return [items for bound in scope.get(value.id, ()) if not isinstance(bound, ast.Name)
+                for items in _dict_items(bound, scope)]
+    if isinstance(value, ast.Dict) and all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in value.keys):
+        return [[(k.value, v) for k, v in zip(value.keys, value.values)]]
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict" and not value.args \
+            and all(k.arg is not None for k in value.keywords):
+        return [[(k.arg, k.value) for k in value.keywords]]
+    return []
+
+
+def _keep(project, site, call: ast.Call) -> None:
+    fn = enclosing_function(project, site.module, site.call)
+    project.memo[("enclosing", site.module.name)][id(call)] = fn   # the rewritten call lies where the outer one does
+    project.memo.setdefault(("forwarded calls",), []).append(call)   # kept alive while the memo holds its id
+
+
+CLASS_SUFFIXES = ("_class", "_cls", "Cls", "Class")
+
+
+def class_keyword(call: ast.Call, param: str) -> ast.expr | None:
+    """The class a site names for the object a library builds into `param` (`features_extractor_class=Lidar` for
+    `features_extractor`): the library's `*_class` + `*_kwargs` convention, read when the site passes no value."""
+    names = {param + suffix for suffix in CLASS_SUFFIXES}
+    return next((k.value for k in call.keywords if k.arg in names and isinstance(k.value, (ast.Name, ast.Attribute))),
+                None)
