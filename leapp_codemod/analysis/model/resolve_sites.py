@@ -129,7 +129,9 @@ def sites_of(project: Project, cls: ClassInfo) -> list[Site]:
         key = ("forwarded sites", cls.id, len(project.modules))
         if key not in project.memo:
             project.memo[key] = []   # a class reached again while its sites are gathered adds nothing more
-            project.memo[key] = _direct_sites(project, cls) + subclass_sites(project, cls, _direct_sites)
+            found = _direct_sites(project, cls) + subclass_sites(project, cls, _direct_sites)
+            project.memo[key] = list({(id(s.call.func), s.call.lineno, s.call.col_offset,
+                                       tuple((k.arg, id(k.value)) for k in s.call.keywords)): s for s in found}.values())
         return project.memo[key]
     out = list(by_class.get(cls.id, ()))
     for class_id, found in by_class.items():

@@ -21,6 +21,11 @@ from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo
 
 MAX_LEVELS = 4
 
+# `**...` in a rewritten call: the constructor is given more than the project's site shows (values the library
+# computes or passes itself), so a parameter the call does not name is unknown, never its default.
+_UNKNOWN_REST = ast.keyword(arg=None, value=ast.Name(id="library_arguments", ctx=ast.Load(), lineno=1, col_offset=0,
+                                                     end_lineno=1, end_col_offset=0))
+
 
 @dataclass(frozen=True)
 class Forward:
@@ -29,6 +34,7 @@ class Forward:
 
     params: tuple[tuple[str, str], ...]
     spread: str | None
+    complete: bool     # nothing else is passed (no value the library computes itself)
 
 
 def subclass_sites(project, cls: ClassInfo, direct, depth: int = 0) -> list:
@@ -85,18 +91,23 @@ def _forward(project, sub: ClassInfo, sub_init: FunctionInfo, init: FunctionInfo
         if target is not init:
             continue
         pairs: list[tuple[str, str]] = []
+        passed = 0
         for i, arg in enumerate(args):
             if isinstance(arg, ast.Starred):
+                passed += 1
                 break
+            passed += 1
             if i < len(positional) and isinstance(arg, ast.Name) and arg.id in own:
                 pairs.append((positional[i], arg.id))
         spread = None
         for kw in node.keywords:
+            passed += 1
             if kw.arg is None and isinstance(kw.value, ast.Name) and kw.value.id == spread_param:
                 spread = spread_param
+                passed -= 1
             elif kw.arg is not None and isinstance(kw.value, ast.Name) and kw.value.id in own:
                 pairs.append((kw.arg, kw.value.id))
-        return Forward(tuple(pairs), spread)
+        return Forward(tuple(pairs), spread, passed == len(pairs))
     return None
 
 
@@ -110,7 +121,9 @@ def _rewritten(project, site, sub_init: FunctionInfo, forward: Forward) -> ast.C
             keywords.append(ast.keyword(arg=base_param, value=value))
     if forward.spread is not None:   # `**kwargs` handed on: the outer keywords the subclass does not name
         named = set(sub_init.params)
-        keywords += [k for k in site.call.keywords if k.arg is not None and k.arg not in named]
+        keywords += [k for k in site.call.keywords if k.arg is None or k.arg not in named]
+    if not forward.complete or any(isinstance(a, ast.Starred) for a in site.call.args):
+        keywords.append(_UNKNOWN_REST)   # what else the base is given is the library's: unknown to the site
     call = ast.copy_location(ast.Call(func=site.call.func, args=[], keywords=keywords), site.call)
     _keep(project, site, call)
     return call
@@ -136,7 +149,7 @@ def spread_sites(project, cls: ClassInfo, library_sites: list) -> list:
                 continue
             for items in _dict_items(kw.value, site.scope):
                 if items and (spread or all(k in names for k, _ in items)) and any(k in names for k, _ in items):
-                    keywords = [ast.keyword(arg=k, value=v) for k, v in items]
+                    keywords = [*(ast.keyword(arg=k, value=v) for k, v in items), _UNKNOWN_REST]
                     call = ast.copy_location(ast.Call(func=site.call.func, args=[], keywords=keywords), site.call)
                     _keep(project, site, call)
                     out.append(Site(call, site.module, site.scope))
