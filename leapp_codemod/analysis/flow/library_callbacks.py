@@ -22,6 +22,7 @@ from leapp_codemod.analysis.model.handed_stores import stores_on
 from leapp_codemod.analysis.model.index import ClassInfo
 from leapp_codemod.analysis.model.resolve_sites import argument_for, sites_of
 from leapp_codemod.analysis.model.subclass_sites import class_keyword
+from leapp_codemod.knowledge.vocab import PLAIN_METHODS
 from leapp_codemod.model import NotFollowed
 
 MAX_DEPTH = 4
@@ -80,7 +81,6 @@ def _held_attribute(func: ast.expr, self_name: str) -> str | None:
 
 def _plain(func: ast.expr) -> bool:
     """A container's or tensor's own method (`self.models.get(...)`, `self.buf.append(x)`): no handed code."""
-    from leapp_codemod.analysis.flow.not_followed import PLAIN_METHODS
     return isinstance(func, ast.Attribute) and (func.attr in PLAIN_METHODS or func.attr.startswith("__")) \
         and not is_self_attr(func, "self")
 

@@ -35,19 +35,9 @@ from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.libraries import in_project as _in_project
 from leapp_codemod.analysis.model.libraries import library_available
 from leapp_codemod.analysis.model.walk import is_property, self_returned
-from leapp_codemod.knowledge.vocab import DATA_METHOD_NAMES
+from leapp_codemod.knowledge.vocab import DATA_METHOD_NAMES, PLAIN_METHODS
 from leapp_codemod.model import NotFollowed
 
-# Methods of containers and of tensors/arrays: calling them on an unknown receiver runs no project code.
-PLAIN_METHODS = frozenset({
-    "append", "appendleft", "extend", "extendleft", "insert", "pop", "popleft", "remove", "clear", "get",
-    "items", "keys", "values", "update", "setdefault", "copy", "clone", "detach", "cpu", "cuda", "numpy", "to",
-    "float", "double", "half", "long", "int", "bool", "item", "tolist", "reshape", "view", "squeeze",
-    "unsqueeze", "flatten", "permute", "transpose", "contiguous", "astype", "sum", "mean", "max", "min",
-    "format", "join", "split", "strip", "startswith", "endswith", "replace", "lower", "upper", "discard",
-    "index", "count", "sort", "reverse", "put_nowait", "get_nowait", "wait", "acquire", "release",
-    "write", "flush", "close", "read", "readline", "info", "debug", "warning", "error", "exception", "log",
-})
 MAX_TEXT = 60
 
 

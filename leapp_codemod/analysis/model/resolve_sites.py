@@ -110,7 +110,8 @@ def _direct_sites(project: Project, cls: ClassInfo) -> list[Site]:
     if not project.is_library(cls.module):
         return sites_of(project, cls)
     every = [site for name, found in sites_by_class(project).items() if name.startswith(LIBRARY_KEY) for site in found]
-    return _library_sites(project, cls) + spread_sites(project, cls, every)
+    return _library_sites(project, cls) + [Site(call, site.module, site.scope)
+                                           for call, site in spread_sites(project, cls, every)]
 
 
 def sites_by_class(project: Project) -> dict[str, list[Site]]:
@@ -129,7 +130,8 @@ def sites_of(project: Project, cls: ClassInfo) -> list[Site]:
         key = ("forwarded sites", cls.id, len(project.modules))
         if key not in project.memo:
             project.memo[key] = []   # a class reached again while its sites are gathered adds nothing more
-            found = _direct_sites(project, cls) + subclass_sites(project, cls, _direct_sites)
+            found = _direct_sites(project, cls) + [Site(call, site.module, site.scope) for call, site
+                                                   in subclass_sites(project, cls, _direct_sites, argument_for)]
             project.memo[key] = list({(id(s.call.func), s.call.lineno, s.call.col_offset,
                                        tuple((k.arg, id(k.value)) for k in s.call.keywords)): s for s in found}.values())
         return project.memo[key]

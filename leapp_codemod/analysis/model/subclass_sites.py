@@ -28,6 +28,15 @@ _UNKNOWN_REST = ast.keyword(arg=None, value=ast.Name(id="library_arguments", ctx
 
 
 @dataclass(frozen=True)
+class Rewritten:
+    """A call read in the module and scope of the project site it stands for."""
+
+    call: ast.Call
+    module: object
+    scope: dict
+
+
+@dataclass(frozen=True)
 class Forward:
     """How a subclass constructor calls its base's: the base parameter -> the subclass parameter it passes,
     and the subclass's `**kwargs` name when it hands that on whole."""
@@ -37,28 +46,28 @@ class Forward:
     complete: bool     # nothing else is passed (no value the library computes itself)
 
 
-def subclass_sites(project, cls: ClassInfo, direct, depth: int = 0) -> list:
-    """Project sites of the subclasses of library class `cls` whose constructors reach `cls.__init__`, each as a
-    synthetic call of `cls` (a `Site` of the outer call's module and scope). `direct(project, klass)` gives the
-    sites the project writes for a class itself."""
-    from leapp_codemod.analysis.model.resolve_sites import Site
+def subclass_sites(project, cls: ClassInfo, direct, argument_for, depth: int = 0) -> list:
+    """Project sites of the subclasses of library class `cls` whose constructors reach `cls.__init__`, each as
+    (synthetic call of `cls`, the outer site whose module and scope it is read in). `direct(project, klass)` gives
+    the sites the project writes for a class itself (their `call`, `module`, `scope`); `argument_for(init, call,
+    param)` what a call passes for a constructor parameter."""
     init = project.find_method(cls, "__init__")
     if init is None or depth > MAX_LEVELS:
         return []
     out = []
     for sub in _direct_subclasses(project, cls):
         sub_init = project.find_method(sub, "__init__")
-        outer = direct(project, sub) + subclass_sites(project, sub, direct, depth + 1) \
-            if project.is_library(sub.module) else direct(project, sub)
+        outer = [Rewritten(s.call, s.module, s.scope) for s in direct(project, sub)]
+        if project.is_library(sub.module):
+            outer += [Rewritten(call, site.module, site.scope)
+                      for call, site in subclass_sites(project, sub, direct, argument_for, depth + 1)]
         if sub_init is init:
-            out += outer    # the subclass keeps the base's constructor: its sites are the base's
+            out += [(site.call, site) for site in outer]   # the subclass keeps the base's constructor
             continue
         forward = _forward(project, sub, sub_init, init)
         if forward is None:
             continue
-        for site in outer:
-            call = _rewritten(project, site, sub_init, forward)
-            out.append(Site(call, site.module, site.scope))
+        out += [(_rewritten(project, site, sub_init, forward, argument_for), site) for site in outer]
     return out
 
 
@@ -111,9 +120,8 @@ def _forward(project, sub: ClassInfo, sub_init: FunctionInfo, init: FunctionInfo
     return None
 
 
-def _rewritten(project, site, sub_init: FunctionInfo, forward: Forward) -> ast.Call:
+def _rewritten(project, site, sub_init: FunctionInfo, forward: Forward, argument_for) -> ast.Call:
     """The outer site's call as a call of the base constructor: keywords from the outer argument expressions."""
-    from leapp_codemod.analysis.model.resolve_sites import argument_for
     keywords = []
     for base_param, own_param in forward.params:
         value = argument_for(sub_init, site.call, own_param)
@@ -133,10 +141,9 @@ def spread_sites(project, cls: ClassInfo, library_sites: list) -> list:
     """Sites of library class `cls` a project writes as a keyword dict another library object spreads into its
     constructor: `PPO("MlpPolicy", env, policy_kwargs=dict(features_extractor_class=Lidar, net_arch=[64]))`, which
     SB3 builds as `self.policy_class(..., **self.policy_kwargs)`. A `*_kwargs` argument whose keys are all
-    parameters of `cls.__init__` (or that takes `**kwargs`), with one named by none of the site's other
-    arguments, is such a site: rewritten as `cls(**that dict)`. `library_sites` are the project's calls of
-    installed libraries' classes."""
-    from leapp_codemod.analysis.model.resolve_sites import Site
+    parameters of `cls.__init__` (or that takes `**kwargs`), one at least, is such a site: given as the call
+    `cls(**that dict, **<the library's own arguments>)` with the site it is read in. `library_sites` are the
+    project's calls of installed libraries' classes."""
     init = project.find_method(cls, "__init__")
     if init is None:
         return []
@@ -152,7 +159,7 @@ def spread_sites(project, cls: ClassInfo, library_sites: list) -> list:
                     keywords = [*(ast.keyword(arg=k, value=v) for k, v in items), _UNKNOWN_REST]
                     call = ast.copy_location(ast.Call(func=site.call.func, args=[], keywords=keywords), site.call)
                     _keep(project, site, call)
-                    out.append(Site(call, site.module, site.scope))
+                    out.append((call, site))
     return out
 
 
