@@ -78,7 +78,7 @@ def test_sb3_features_extractor_named_in_policy_kwargs_is_followed():
     assert ("lidar_node/extractor.py", 15, "LCM101") in _found(result)
 
 
-def test_sb3_extractor_built_by_an_annotated_library_method_is_bound_where_the_library_calls_it():
+def test_sb3_extractor_shared_under_another_attribute_is_bound_where_the_library_calls_it():
     result = _scan("sb3_script", "depthnav.run_nav:act")
     assert "depthnav.encoder:DepthEncoder.forward" in result.reachable
     bound = [b for b in result.bound_calls if b.text == "features_extractor(...)"]

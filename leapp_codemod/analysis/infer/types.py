@@ -176,19 +176,16 @@ class TypeQuestions:
         try:
             module = self.project.modules[fn.module]
             declared = annotation_classes(self.project, fn.node.returns, module)
-            if declared and not all(self.project.is_library(t.partition(":")[0]) for t in declared):
+            if declared:
                 return declared
             out: set[str] = {"PIL.Image.Image"} if any(
                 _image_in(v, fn, self, 0) for v in _image_returns(fn, module)) else set()
             for value in returned_builds(self.project, fn):   # `m = Model(); ...; return m` too
                 if isinstance(value, ast.Call):
                     built = self.call_result_types(value, module)
-                    if not any(":" in t for t in built) and (isinstance(value.func, ast.Subscript) or (
-                            declared and isinstance(value.func, ast.Attribute))):   # `HEADS[k]()`, `self.ext_class()`
-                        built = CallableResolver(self.for_function(fn)).classes(value.func) or built
+                    if not any(":" in t for t in built) and isinstance(value.func, ast.Subscript):
+                        built = CallableResolver(self.for_function(fn)).classes(value.func) or built  # `HEADS[k]()`
                     out |= built
-            if declared:   # a library's `-> BaseExtractor` building the class the project handed it: that class
-                return {t for t in out if ":" in t and self._derives_from_any(t, declared)} or declared
             return out
         finally:
             del q.guards[guard]
