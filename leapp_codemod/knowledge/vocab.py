@@ -273,3 +273,14 @@ NUMPY_SCALAR_TYPES = {
 # along the axis given, which the result no longer has: the discrete choice per row of a batch. Of a batch of one
 # (`(1, n_actions)` logits), the result has one entry, and `[0]` of it is a single number, not a row.
 AXIS_INDEX_REDUCTIONS = frozenset({"argmax", "argmin"})
+
+# Methods of containers and of tensors/arrays: calling them on an unknown receiver runs no project code.
+PLAIN_METHODS = frozenset({
+    "append", "appendleft", "extend", "extendleft", "insert", "pop", "popleft", "remove", "clear", "get",
+    "items", "keys", "values", "update", "setdefault", "copy", "clone", "detach", "cpu", "cuda", "numpy", "to",
+    "float", "double", "half", "long", "int", "bool", "item", "tolist", "reshape", "view", "squeeze",
+    "unsqueeze", "flatten", "permute", "transpose", "contiguous", "astype", "sum", "mean", "max", "min",
+    "format", "join", "split", "strip", "startswith", "endswith", "replace", "lower", "upper", "discard",
+    "index", "count", "sort", "reverse", "put_nowait", "get_nowait", "wait", "acquire", "release",
+    "write", "flush", "close", "read", "readline", "info", "debug", "warning", "error", "exception", "log",
+})

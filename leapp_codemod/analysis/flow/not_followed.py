@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 
 from leapp_codemod.analysis.flow.handed_reason import handed_reason
+from leapp_codemod.analysis.flow.library_callbacks import library_callbacks
 from leapp_codemod.analysis.flow.foreign_objects import foreign_call, foreign_reads, imported_roots
 from leapp_codemod.analysis.flow.stub_calls import stub_call
 from leapp_codemod.analysis.flow.silent_calls import dynamic_getattr, runs_unseen_code
@@ -34,19 +35,9 @@ from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.libraries import in_project as _in_project
 from leapp_codemod.analysis.model.libraries import library_available
 from leapp_codemod.analysis.model.walk import is_property, self_returned
-from leapp_codemod.knowledge.vocab import DATA_METHOD_NAMES
+from leapp_codemod.knowledge.vocab import DATA_METHOD_NAMES, PLAIN_METHODS
 from leapp_codemod.model import NotFollowed
 
-# Methods of containers and of tensors/arrays: calling them on an unknown receiver runs no project code.
-PLAIN_METHODS = frozenset({
-    "append", "appendleft", "extend", "extendleft", "insert", "pop", "popleft", "remove", "clear", "get",
-    "items", "keys", "values", "update", "setdefault", "copy", "clone", "detach", "cpu", "cuda", "numpy", "to",
-    "float", "double", "half", "long", "int", "bool", "item", "tolist", "reshape", "view", "squeeze",
-    "unsqueeze", "flatten", "permute", "transpose", "contiguous", "astype", "sum", "mean", "max", "min",
-    "format", "join", "split", "strip", "startswith", "endswith", "replace", "lower", "upper", "discard",
-    "index", "count", "sort", "reverse", "put_nowait", "get_nowait", "wait", "acquire", "release",
-    "write", "flush", "close", "read", "readline", "info", "debug", "warning", "error", "exception", "log",
-})
 MAX_TEXT = 60
 
 
@@ -57,11 +48,12 @@ def not_followed(analysis, entry: FunctionInfo | None) -> tuple[NotFollowed, ...
     project = analysis.project
     out: dict[tuple[str, int, str], NotFollowed] = {}
     for fn in list(analysis.reachable.values()):
-        if project.is_library(fn.module):
-            continue
         try:
             ctx = analysis.context_with_env(fn)
             nodes = list(iter_nodes(fn, analysis.facts.param_constants.get(fn.id)))
+            if project.is_library(fn.module):   # only the calls back into what the project handed it
+                out.update({(f.path, f.line, f.text): f for f in library_callbacks(ctx, nodes)})
+                continue
             for node in nodes:
                 if isinstance(node, ast.Call):
                     found = unresolved(ctx, node)

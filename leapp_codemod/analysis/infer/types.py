@@ -16,6 +16,8 @@ from leapp_codemod.analysis.model.resolve_types import (
 )
 from leapp_codemod.analysis.model import runtime_bind
 from leapp_codemod.analysis.model.class_state import stored_items
+from leapp_codemod.analysis.model.handed_stores import stores_on
+from leapp_codemod.analysis.model.subclass_sites import class_keyword
 from leapp_codemod.analysis.model.library_built import library_built_classes
 from leapp_codemod.analysis.model.walk import is_self_attr, self_returned
 from leapp_codemod.knowledge.libraries import PIL_IMAGE_RESULTS
@@ -227,6 +229,8 @@ class TypeQuestions:
                         out |= unpacked_classes(self.project, klass.methods[method], value.id, module)
                     elif isinstance(value, ast.Attribute) and method in klass.methods:
                         out |= self._param_field_types(klass.methods[method], value)
+                        if is_self_attr(value, "self") and value.attr != attr:   # `self.pi_head = self.head`
+                            out |= self.attr_types(cls, value.attr)
                     moved = self_returned(value)   # `self.net = network.eval().to(device)`
                     if moved is not value and not any(":" in t for t in out) and method in klass.methods \
                             and isinstance(moved, ast.Name):
@@ -236,6 +240,8 @@ class TypeQuestions:
                     out |= self.call_result_types(klass.class_attrs[attr], module)
                 if not declared and attr in klass.attr_annotations:
                     declared = annotation_classes(self.project, klass.attr_annotations[attr], module)
+            if self.project.is_library(cls.module):   # `agent.policy = Head()` after `agent = PPO(...)`
+                out |= self._stored_types(cls, attr)
             if not out and not declared:   # `self.model` a library base builds from `ModelCls`
                 out = library_built_classes(self.project, cls, attr)
             if not out and not declared:   # `filt: LowPass | None` from a package neither scanned nor installed
@@ -245,6 +251,16 @@ class TypeQuestions:
             return out | declared
         finally:
             del q.guards[guard]
+
+    def _stored_types(self, cls: ClassInfo, attr: str) -> set[str]:
+        """What the project's own code stores into `<obj>.<attr>` of a library object of class `cls`."""
+        out: set[str] = set()
+        for store, where in stores_on(self, cls, attr):
+            if where is not None:
+                out |= {t for t in where.types_of(store.value) if ":" in t}
+            elif isinstance(store.value, ast.Call):
+                out |= {t for t in self.call_result_types(store.value, store.module) if ":" in t}
+        return out
 
     def _declared_outside(self, cls: ClassInfo, attr: str) -> set[str]:
         """The class an attribute's annotation names, when the package it comes from is absent: its methods
@@ -330,6 +346,9 @@ class TypeQuestions:
                 if value is not None:
                     built.append(self.expr_types_in_scope(value, site.module, site.scope))
                     out |= built[-1]
+                elif self.project.is_library(fn.module) and class_keyword(site.call, param) is not None:
+                    named = self.project.class_of(self.project.qualify(class_keyword(site.call, param), site.module))
+                    out |= {named.id} if named is not None else set()   # `features_extractor_class=Lidar`
             if declared and sites and len(built) == len(sites) and not out - declared \
                     and all(any(":" in t for t in b) for b in built):
                 declared = set()   # every construction passes one of the declared classes: those it builds

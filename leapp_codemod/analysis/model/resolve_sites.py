@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from leapp_codemod.analysis.model.config_values import config_values, decided_block
+from leapp_codemod.analysis.model.subclass_sites import spread_sites, subclass_sites
 from leapp_codemod.analysis.model.handed import handed_types
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIndex
 from leapp_codemod.analysis.model.project import Project
@@ -104,6 +105,15 @@ def _library_sites(project: Project, cls: ClassInfo) -> list[Site]:
     return project.memo[key]
 
 
+def _direct_sites(project: Project, cls: ClassInfo) -> list[Site]:
+    """The sites the project writes for `cls` itself (a library class by its exported names)."""
+    if not project.is_library(cls.module):
+        return sites_of(project, cls)
+    every = [site for name, found in sites_by_class(project).items() if name.startswith(LIBRARY_KEY) for site in found]
+    return _library_sites(project, cls) + [Site(call, site.module, site.scope)
+                                           for call, site in spread_sites(project, cls, every)]
+
+
 def sites_by_class(project: Project) -> dict[str, list[Site]]:
     """Every call of a project class in the project's own modules: class id -> sites."""
     key = ("sites", project.own_module_count())
@@ -117,7 +127,14 @@ def sites_of(project: Project, cls: ClassInfo) -> list[Site]:
     by_class = sites_by_class(project)
     init = project.find_method(cls, "__init__")
     if project.is_library(cls.module):
-        return _library_sites(project, cls)
+        key = ("forwarded sites", cls.id, len(project.modules))
+        if key not in project.memo:
+            project.memo[key] = []   # a class reached again while its sites are gathered adds nothing more
+            found = _direct_sites(project, cls) + [Site(call, site.module, site.scope) for call, site
+                                                   in subclass_sites(project, cls, _direct_sites, argument_for)]
+            project.memo[key] = list({(id(s.call.func), s.call.lineno, s.call.col_offset,
+                                       tuple((k.arg, id(k.value)) for k in s.call.keywords)): s for s in found}.values())
+        return project.memo[key]
     out = list(by_class.get(cls.id, ()))
     for class_id, found in by_class.items():
         if class_id == cls.id or not found or class_id.startswith(LIBRARY_KEY):
