@@ -15,6 +15,14 @@ def _receiver(call: ast.Call) -> ast.expr:
     return func.value if isinstance(func, ast.Attribute) else func
 
 
+def _inside_module(ctx) -> bool:
+    """Is the call in a method of a torch module class (one that defines `forward` counts, whatever its bases
+    resolve to)?"""
+    cls = ctx.cls
+    return cls is not None and (ctx.project.is_nn_module(cls)
+                                or any("forward" in k.methods for k in ctx.project.mro(cls)))
+
+
 def _chain(expr: ast.expr) -> list[str]:
     names = []
     while isinstance(expr, ast.Attribute):
@@ -24,7 +32,7 @@ def _chain(expr: ast.expr) -> list[str]:
 
 
 def check(node: ast.Call, ctx):
-    if not ctx.args_data(node) or ctx.cls is not None and ctx.project.is_nn_module(ctx.cls):
+    if not ctx.args_data(node) or _inside_module(ctx):
         return     # a module's own sub-modules follow its flag: the call of the outer module is reported
     for receiver in dict.fromkeys((node.func, _receiver(node))):
         chain = _chain(receiver)
@@ -64,7 +72,7 @@ RULE = Rule(
          "with a non-zero rate, directly, inside `nn.Sequential`, or in a project module class it builds (3 "
          "levels). Evaluation mode is any `.eval()` or `.train(False)` call on a receiver ending in one of the "
          "names the model is reached through (`agent.actor.eval()` covers `self.actor`), `self.eval()` in the "
-         "class, or `.eval()` chained where the model is bound; when some call's receiver has no name (a loop "
+         "class, or `.eval()` chained where the model is bound; when some call's receiver has no name (a parameter, a loop "
          "over a list of modules) the rule says nothing. Not a TorchScript or ONNX model loaded from a file.",
     why="Checked with the installed LEAPP 0.7.2 (tests/test_leapp_train_mode.py): traced in training mode, a "
         "BatchNorm model normalises each traced call with its batch's statistics while the export uses the "

@@ -9,8 +9,9 @@ is in `knowledge.leapp.TRAIN_MODE_EXPORT`.
 project module classes and `nn.Sequential` lists its constructor builds, up to 3 levels) that depends on the
 flag. `eval_marks(project)` collects, from the application's code, the receivers of `.eval()` / `.train(False)`
 calls: the names at the end of the receiver (`agent.actor.eval()` -> `actor`), the classes that put themselves
-in evaluation mode (`self.eval()` in a method), and whether some call's receiver cannot be named (a loop
-variable over a list of modules, a call's answer): then any model may be in evaluation mode and nothing is said.
+in evaluation mode (`self.eval()` in a method), and whether some call's receiver cannot be named (a parameter,
+a loop variable over a list of modules, a call's answer): then any model may be in evaluation mode and nothing is
+said.
 """
 from __future__ import annotations
 
@@ -77,6 +78,8 @@ def eval_marks(project) -> EvalMarks:
                 chain = _chain_names(call.func.value)
                 if chain == [self_name] and fn.class_name:
                     classes.add(f"{fn.module}:{fn.class_name}")
+                elif len(chain) == 1 and _unnamed(fn, chain[0]):
+                    anything = True     # `def set_eval(module): module.eval()`, `for m in nets: m.eval()`
                 elif chain:
                     names.add(chain[-1])
                 elif id(call) in assigned:     # `self.actor = Actor(cfg).to(dev).eval()`
@@ -91,6 +94,15 @@ def eval_marks(project) -> EvalMarks:
                 names.update(c[-1] for c in map(_chain_names, assigned[id(call)].targets) if c)
     project.memo[key] = EvalMarks(frozenset(names), frozenset(classes), anything)
     return project.memo[key]
+
+
+def _unnamed(fn, name: str) -> bool:
+    """A parameter of the function or a loop variable: the module it holds is whatever the caller or the list
+    hands over."""
+    if name in fn.params:
+        return True
+    return any(isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension)) and any(
+        isinstance(t, ast.Name) and t.id == name for t in ast.walk(n.target)) for n in fn.nodes)
 
 
 def _layer(project, module, call: ast.Call) -> str:
