@@ -2,8 +2,7 @@
 `knowledge.leapp.PLAIN_INDEX_WRITE_RAISES`)."""
 import ast
 
-from leapp_codemod.analysis.infer.operand_kinds import ARRAY_BUILDERS
-from leapp_codemod.analysis.model.walk import is_self_attr
+from leapp_codemod.analysis.infer.context import ARRAY_BUILDERS, is_self_attr
 from leapp_codemod.knowledge.leapp import PLAIN_INDEX_WRITE_RAISES
 from leapp_codemod.rules._helpers import show
 from leapp_codemod.rules.base import Hit, Rule

@@ -3,7 +3,7 @@ mode (`analysis.model.train_mode`; the LEAPP fact: `knowledge.leapp.TRAIN_MODE_E
 import ast
 from pathlib import PurePath
 
-from leapp_codemod.analysis.model.train_mode import eval_marks, train_sensitive
+from leapp_codemod.analysis.infer.context import eval_marks, train_sensitive
 from leapp_codemod.knowledge.leapp import TRAIN_MODE_EXPORT
 from leapp_codemod.rules._helpers import show
 from leapp_codemod.rules.base import Hit, Rule
@@ -13,6 +13,14 @@ def _receiver(call: ast.Call) -> ast.expr:
     """The object a call runs: `self.actor` of `self.actor(x)` and of `self.actor.act_inference(x)`."""
     func = call.func
     return func.value if isinstance(func, ast.Attribute) else func
+
+
+def _class(ctx, type_name: str):
+    """The project class a type names: `module:Class`, or the dotted name lint mode gives (`pkg.mod.Class`)."""
+    found = ctx._class_for_type(type_name)
+    if found is None and ":" not in type_name:
+        found = ctx.project.lookup(type_name)
+    return found if hasattr(found, "base_exprs") else None
 
 
 def _inside_module(ctx) -> bool:
@@ -38,7 +46,7 @@ def check(node: ast.Call, ctx):
         chain = _chain(receiver)
         if not chain or chain == [ctx.self_name]:
             continue
-        classes = [ctx._class_for_type(t) for t in ctx.types_of(receiver)]
+        classes = [_class(ctx, t) for t in ctx.types_of(receiver)]
         if not classes or any(c is None or not ctx.project.is_nn_module(c) for c in classes):
             continue
         marks = eval_marks(ctx.project)

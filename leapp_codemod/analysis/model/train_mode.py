@@ -105,6 +105,22 @@ def _unnamed(fn, name: str) -> bool:
         isinstance(t, ast.Name) and t.id == name for t in ast.walk(n.target)) for n in fn.nodes)
 
 
+def _is_flag(e: ast.expr, self_name: str | None) -> bool:
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
+        e = e.operand
+    return isinstance(e, ast.Attribute) and e.attr == "training" and isinstance(e.value, ast.Name) \
+        and e.value.id == self_name
+
+
+def _flag_decides(node: ast.AST, self_name: str | None) -> bool:
+    """A test of the flag alone (`if self.training:`, `x if not self.training else y`) or the flag handed on
+    (`F.dropout(x, 0.1, training=self.training)`). Not the flag beside other conditions (`if self.noise > 0 and
+    self.training:`): whether that block runs also depends on them."""
+    if isinstance(node, (ast.If, ast.IfExp, ast.While)):
+        return _is_flag(node.test, self_name)
+    return isinstance(node, ast.keyword) and node.arg == "training" and _is_flag(node.value, self_name)
+
+
 def _layer(project, module, call: ast.Call) -> str:
     qualified = project.qualify(call.func, module)
     name = project.external_name(qualified) if qualified else ""
@@ -132,8 +148,7 @@ def train_sensitive(project, cls: ClassInfo, depth: int = 0, seen: frozenset = f
         for method in klass.methods.values():
             self_name = method.positional_params[0] if method.positional_params else None
             for node in method.nodes:
-                if isinstance(node, ast.Attribute) and node.attr == "training" and isinstance(node.value, ast.Name) \
-                        and node.value.id == self_name and isinstance(node.ctx, ast.Load):
+                if _flag_decides(node, self_name):
                     found = Sensitive(f"`{klass.name}.{method.name}` tests `self.training`", klass.path, node.lineno)
                 elif isinstance(node, ast.Call) and method.name == "__init__":
                     found = _built_part(project, module, klass, node, depth, seen | {cls.id})
