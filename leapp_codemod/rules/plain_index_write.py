@@ -50,9 +50,7 @@ def _plain_call(call: ast.Call, ctx, hops: int) -> str:
     if ctx.args_data(call):
         mapped = ctx.support.maps_numpy(name) or ctx.is_type_query(call)
         args = [a for a in (*call.args, *(k.value for k in call.keywords)) if ctx.is_data(a)]
-        untraced = any(plain_array(a, ctx, hops + 1) for a in args) and all(plain_array(a, ctx, hops + 1)
-                                                                           for a in args)
-        if untraced:
+        if all(plain_array(a, ctx, hops + 1) for a in args):   # `~np.logical_not(np.isin(x, v))`: untraced all along
             return "an array made from untraced arrays"
         return "" if mapped else f"the answer of `np.{name[6:]}`, which LEAPP {ctx.support.version} does not map"
     if name in ARRAY_BUILDERS:
@@ -64,7 +62,9 @@ def _plain_call(call: ast.Call, ctx, hops: int) -> str:
 def _plain_name(e: ast.Name, ctx, hops: int) -> str:
     if e.id in ctx.fn.params:
         return ""
-    values = [v for v in ctx.fn.assigned(e.id) if getattr(v, "lineno", 0) < e.lineno] or list(ctx.fn.assigned(e.id))
+    bound = list(ctx.fn.assigned(e.id))
+    above = [v for v in bound if getattr(v, "lineno", 0) < e.lineno]
+    values = [max(above, key=lambda v: v.lineno)] if above else bound    # the binding nearest above the write
     if not values:
         outer = ctx.fn.outer_values.get(e.id) if ctx.fn.outer_values else None
         value = outer if isinstance(outer, ast.expr) else ctx.module.globals.get(e.id)
