@@ -40,18 +40,18 @@ def _chain(expr: ast.expr) -> list[str]:
 
 
 def check(node: ast.Call, ctx):
-    if not ctx.args_data(node) or _inside_module(ctx):
+    marks = eval_marks(ctx.project)
+    if marks.anything or _inside_module(ctx):
         return     # a module's own sub-modules follow its flag: the call of the outer module is reported
     for receiver in dict.fromkeys((node.func, _receiver(node))):
         chain = _chain(receiver)
-        if not chain or chain == [ctx.self_name]:
+        if not chain or chain == [ctx.self_name] or {n for n in chain if n != ctx.self_name} & marks.names \
+                or not ctx.args_data(node):
             continue
         classes = [_class(ctx, t) for t in ctx.types_of(receiver)]
         if not classes or any(c is None or not ctx.project.is_nn_module(c) for c in classes):
             continue
-        marks = eval_marks(ctx.project)
-        if marks.anything or {n for n in chain if n != ctx.self_name} & marks.names \
-                or any(k.id in marks.classes for c in classes for k in ctx.project.mro(c)):
+        if any(k.id in marks.classes for c in classes for k in ctx.project.mro(c)):
             return
         key = ("train-mode", ".".join(chain))
         if ctx.fn.walks.get(key, node) is not node:
