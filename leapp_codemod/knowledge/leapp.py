@@ -69,3 +69,20 @@ FALLBACK_STRUCTURAL_ERRORS = frozenset({"KeyError", "IndexError", "LookupError"}
 # module and validates; a scripted module whose `forward` branches on values raises NotImplementedError while
 # tracing ("argument of type: <class '...GraphModuleImpl'>").
 SCRIPT_DECORATORS = frozenset({"torch.jit.script"})
+# A write into a traced array or tensor through an index that is a plain NumPy array (`y[mask] = 0` with `mask`
+# from an unmapped NumPy function such as `np.isin`, or a constant `IDX = np.array([3, 0, 2, 1])`, a boolean or an
+# integer array, alone or inside a tuple key, `=` or `+=`) raises NotImplementedError ("argument of type: <class
+# 'numpy.ndarray'>") while tracing in LEAPP 0.7.2: the key goes into the graph as an ndarray, which torch.fx cannot
+# take (checked for NumPy and torch destinations, tests/test_leapp_plain_index_write.py; LCM114). Reading through
+# such an index traces, and so do writes through a list, a traced mask (`y[y > c] = 0`) or a torch tensor index.
+PLAIN_INDEX_WRITE_RAISES = ("a write into a traced array or tensor through an index that is a plain NumPy array "
+                            "raises NotImplementedError while tracing in LEAPP 0.7.2")
+# A torch module traced in training mode (no `.eval()`), checked with the installed leapp 0.7.2
+# (tests/test_leapp_train_mode.py; LCM706): with BatchNorm the traced calls normalise with each batch's statistics
+# while the export (LEAPP compiles its graph module after `.eval()`) uses the running ones the tracing calls moved,
+# so validation fails; with Dropout the export keeps the random mask (two runs on one input differ) and validation
+# fails; a normaliser whose `forward` updates its statistics under `if self.training:` is exported with the values
+# of one tracing call and matches neither the app nor the model in evaluation mode. The same models put in
+# evaluation mode before tracing export, validate and match the model on fresh inputs.
+TRAIN_MODE_EXPORT = ("LEAPP 0.7.2 traces the model in training mode: the export fails validation and, with "
+                     "Dropout, stays random")

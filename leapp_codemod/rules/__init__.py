@@ -5,8 +5,8 @@ from leapp_codemod.rules import (
     array_unpack, astype, bare_squeeze, branch_condition, branch_expression, caller_state, container_input, data_count, exception_fallback, fed_after_state, foreign_buffer, foreign_library, inplace_state,
     io_call,
     legacy_constructor, library_conversion, library_value_check,
-    mask_index, mixed_operands, negative_stride, number_input, numpy_method, outside_input, random_draw, scalar_cast, scalar_item, scalar_list_join, scratch_buffer, script_function,
-    shape_branch, shape_value, state_reassign, table_index, tensor_data, text_number, unmapped_numpy, warp_kernel,
+    mask_index, mixed_operands, negative_stride, number_input, numpy_method, outside_input, plain_index_write, random_draw, scalar_cast, scalar_item, scalar_list_join, scratch_buffer, script_function,
+    shape_branch, train_mode, shape_value, state_reassign, table_index, tensor_data, text_number, unmapped_numpy, warp_kernel,
 )
 from leapp_codemod.rules.base import Hit, Rule
 
@@ -17,7 +17,7 @@ ALL_RULES: tuple[Rule, ...] = tuple(sorted((
         shape_branch, shape_value, warp_kernel, bare_squeeze, scalar_list_join, mask_index,
         legacy_constructor, table_index, data_count, foreign_buffer, tensor_data, container_input, caller_state, text_number,
         exception_fallback, fed_after_state, mixed_operands, script_function, library_value_check, library_conversion,
-        outside_input,
+        outside_input, plain_index_write, train_mode,
     )), key=lambda rule: rule.code))
 
 

@@ -34,7 +34,11 @@ RULE = Rule(
          "(`Listener(on_press=...)`, `keyboard.on_press(...)`), `signal.signal`, a MuJoCo viewer's "
          "`key_callback=`, a GUI `bind`/`after`/`connect`, `asyncio.create_task`, a server or handler class; a "
          "handler defined inside a method and handed over (a closure over self); the helpers of self such code "
-         "calls. A callback method's writes count only when they carry data (a message field, a device read; "
+         "calls. Module globals count wherever that code lives: a global it declares (`global VEL`) or whose items "
+         "it writes (`VEL[0] = msg.linear.x`), or another project module's global written through its import "
+         "(`shared.pose = msg.pose`), read by the step as a bare name, through the module's import "
+         "(`shared.pose`) or as a name imported from it (`from shared import VEL`). "
+         "A callback method's writes count only when they carry data (a message field, a device read; "
          "constants, settings, clocks and counters fill nothing); a handler's or a listener's writes always count "
          "(an operator's input). A read that only gates (`if self.js is None: return`, a truth test, `len`, "
          "`hasattr`) is no data. Writers the step itself runs are pipeline state (LCM701/LCM702), not this rule. "
@@ -61,6 +65,10 @@ RULE = Rule(
         "import torch\nclass Filter:\n    def __init__(self):\n        self.prev = torch.zeros(3)\n\n"
         "    def step(self, obs):\n        out = 0.5 * obs + 0.5 * self.prev\n        self.prev = out\n"
         "        return out\n",
+        # a subscription callback that only stores a constant in a global: it fills no input
+        "import torch\nREADY = 0.0\nclass Watch:\n    def __init__(self):\n"
+        "        self.create_subscription(object, 'hb', self.on_beat, 10)\n\n    def on_beat(self, msg):\n"
+        "        global READY\n        READY = 1.0\n\ndef step(obs):\n    return obs * READY\n",
         # a handler that only counts frames for a log: nothing the step turns into data
         "import signal\nFRAMES = 0\n\ndef on_usr1(sig, frame):\n    global FRAMES\n    FRAMES += 1\n\n"
         "signal.signal(signal.SIGUSR1, on_usr1)\n\ndef step(obs):\n    print(FRAMES)\n    return obs * 2\n",
@@ -70,6 +78,11 @@ RULE = Rule(
         "        self.create_subscription(object, 'js', self.on_js, 10)\n\n    def on_js(self, msg):\n"
         "        self.js = msg\n\n    def step(self, obs):\n        if self.js is None:\n            return None\n"
         "        q = np.array(self.js.position)  # error\n        return obs + torch.from_numpy(q)\n",
+        # a subscription callback method fills the items of a global list the step (a function) reads
+        "import torch\nWIND = [0.0, 0.0]\nclass Anemometer:\n    def __init__(self):\n"
+        "        self.create_subscription(object, 'wind', self.on_wind, 10)\n\n    def on_wind(self, msg):\n"
+        "        WIND[0] = msg.x\n        WIND[1] = msg.y\n\ndef step(obs):\n"
+        "    return torch.cat([obs, torch.tensor(WIND)])  # error\n",
         "import signal\nimport torch\nSPEED = 0.0\n\ndef faster(sig, frame):\n    global SPEED\n    SPEED += 0.1\n\n"
         "signal.signal(signal.SIGUSR1, faster)\n\ndef step(obs):\n"
         "    return torch.cat([obs, torch.tensor([SPEED])])  # error\n",

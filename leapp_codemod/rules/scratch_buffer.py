@@ -296,6 +296,15 @@ def _outer_buffer(name: str, ctx) -> bool:
         _allocates(ctx.fn.outer_values.get(name), ctx.module, ctx)
 
 
+def untraced_buffer(root: ast.expr, line: int, ctx) -> bool:
+    """Is `root` (written through at `line`) a NumPy array allocated from a shape or constants, a plain array
+    under LEAPP whatever is written into it: a local, an inline range's buffer from before it, or an attribute of
+    self only ever bound to such arrays?"""
+    if isinstance(root, ast.Name):
+        return _local_buffer(root.id, line, ctx) or _outer_buffer(root.id, ctx)
+    return is_self_attr(root, ctx.self_name) and _attr_buffer(root.attr, ctx)
+
+
 def declarable(node: ast.Assign | ast.AugAssign, ctx) -> list[tuple[str, str]]:
     """(attribute, 'inplace') when the buffer is an attribute of self: declared as LEAPP state around the
     call, the buffer is a traced value and so are the writes into it (what `generate` does)."""

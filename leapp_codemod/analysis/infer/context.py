@@ -20,7 +20,7 @@ from leapp_codemod.analysis.infer.io import IoQuestions
 from leapp_codemod.analysis.infer.lattice import NESTED, Env, Facts
 from leapp_codemod.analysis.infer.library_callables import Built, library_callables
 from leapp_codemod.analysis.infer.messages import MessageQuestions
-from leapp_codemod.analysis.infer.operand_kinds import OperandKindQuestions
+from leapp_codemod.analysis.infer.operand_kinds import ARRAY_BUILDERS, OperandKindQuestions
 from leapp_codemod.analysis.infer.outside_inputs import OutsideInputQuestions
 from leapp_codemod.analysis.infer.purity import PurityQuestions
 from leapp_codemod.analysis.infer.relevance import RelevanceQuestions
@@ -35,6 +35,7 @@ from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIn
 from leapp_codemod.analysis.model.leapp_support import LeappSupport
 from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.analysis.model.settings import CONSTRUCTION
+from leapp_codemod.analysis.model.train_mode import eval_marks, train_sensitive
 from leapp_codemod.analysis.model.walk import (
     UNKNOWN,
     constant_flag_block,
@@ -49,7 +50,8 @@ from leapp_codemod.knowledge.vocab import CACHING_DECORATORS
 # The names Python looks up as builtins when nothing shadows them (`float`, `print`, `len`, ...).
 BUILTIN_NAMES = frozenset(dir(builtins))
 
-__all__ = ["CONSTRUCTION", "Env", "Facts", "FunctionContext", "is_self_attr", "iter_nodes", "name_stores"]
+__all__ = ["ARRAY_BUILDERS", "CONSTRUCTION", "Env", "Facts", "FunctionContext", "eval_marks", "is_self_attr",
+           "iter_nodes", "name_stores", "train_sensitive"]
 
 
 @dataclass

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 
 from leapp_codemod.analysis.infer.type_tests import parent_map
-from leapp_codemod.analysis.model.filled_outside import Fill, class_fills, module_fills
+from leapp_codemod.analysis.model.filled_outside import Fill, class_fills, global_fills, module_fills, split_global
 from leapp_codemod.analysis.model.walk import is_self_attr, name_stores
 
 # project memo key: the function ids the analysis whose rules run now reached
@@ -61,12 +61,18 @@ class OutsideInputQuestions:
         name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
         if name not in self._fill_names():
             return []
-        if isinstance(node, ast.Attribute):
-            if self.cls is None or not is_self_attr(node, self.self_name):
+        if isinstance(node, ast.Attribute) and is_self_attr(node, self.self_name):
+            if self.cls is None:
                 return []
             fills = class_fills(self.project, self.cls).get(node.attr, [])
+        elif isinstance(node, ast.Attribute):
+            place = self._module_global(node)
+            fills = global_fills(self.project).get(place, []) if place else []
         elif isinstance(node, ast.Name):
-            fills = [f for f in module_fills(self.project, self.module).get(node.id, []) if self._in_scope(f)]
+            closures = [f for f in module_fills(self.project, self.module).get(node.id, []) if f.scope]
+            place = self._module_global(node)
+            fills = [f for f in closures if self._in_scope(f)] + (global_fills(self.project).get(place, []) if place
+                                                                  else [])
             inline = "<lines" in self.fn.qualname     # an inline range: what it reads from before it are parameters
             if fills and (node.id in self.fn.params and not inline or name_stores(self.fn).get(node.id)) \
                     and not any(f.scope == self.fn.id for f in fills):
@@ -76,6 +82,18 @@ class OutsideInputQuestions:
         reached = self.project.memo.get(REACHED_KEY, frozenset())
         return [f for f in fills if f.writer_id not in reached and f.writer_id != self.fn.id]
 
+    def _module_global(self, node: ast.Name | ast.Attribute) -> tuple[str, str] | None:
+        """(module, global) a read names: a global of this module (`VEL`), one imported from another project module
+        (`from shared import VEL`), or one read through the module's import (`shared.VEL`)."""
+        if isinstance(node, ast.Attribute):
+            if not isinstance(node.value, ast.Name) or node.value.id not in self.module.imports \
+                    or node.value.id in self.fn.params or name_stores(self.fn).get(node.value.id):
+                return None
+            return split_global(self.project, self.project.qualify(node, self.module))
+        if node.id in self.module.imports:
+            return split_global(self.project, self.project.qualify(node, self.module))
+        return (self.module.name, node.id) if node.id in self.module.globals else None
+
     def _fill_names(self) -> frozenset[str]:
         """The attribute and global names anything registered to run outside the step writes, for this function's
         class and module (once per function: every attribute and name read asks)."""
@@ -83,7 +101,8 @@ class OutsideInputQuestions:
         if found is None:
             attrs = class_fills(self.project, self.cls).keys() if self.cls is not None else ()
             found = self.fn.walks["outside_fill_names"] = frozenset(
-                (*attrs, *module_fills(self.project, self.module).keys()))
+                (*attrs, *module_fills(self.project, self.module).keys(),
+                 *(name for _, name in global_fills(self.project))))
         return found
 
     def _in_scope(self, fill: Fill) -> bool:
@@ -94,8 +113,10 @@ class OutsideInputQuestions:
     def _same_read(self, other: ast.AST, node: ast.AST) -> bool:
         if not isinstance(getattr(other, "ctx", None), ast.Load) or type(other) is not type(node):
             return False
-        if isinstance(node, ast.Attribute):
+        if isinstance(node, ast.Attribute) and is_self_attr(node, self.self_name):
             return other.attr == node.attr and is_self_attr(other, self.self_name)
+        if isinstance(node, ast.Attribute):     # `shared.VEL`: the same module's import
+            return other.attr == node.attr and isinstance(other.value, ast.Name) and other.value.id == node.value.id
         return other.id == node.id
 
     def _gates(self, node: ast.AST) -> bool:

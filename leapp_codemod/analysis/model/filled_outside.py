@@ -25,6 +25,7 @@ from leapp_codemod.analysis.model.class_state import (
 )
 from leapp_codemod.analysis.model.index import ClassInfo, ModuleIndex
 from leapp_codemod.knowledge.io import (
+    CLOCK_FUNCTIONS,
     COROUTINE_SCHEDULERS,
     OUTSIDE_KEYWORDS,
     OUTSIDE_REGISTRAR_SUFFIXES,
@@ -257,3 +258,100 @@ def module_fills(project, module: ModuleIndex) -> dict[str, list[Fill]]:
                         Fill(root.id, module.name, module.path, node.lineno, node.col_offset, name, info.id))
     project.memo[key] = fills
     return fills
+
+
+def split_global(project, qualified: str | None) -> tuple[str, str] | None:
+    """(module, global) for the dotted name of a project module's global (`pkg.shared.POSE` -> (`pkg.shared`,
+    `POSE`)), None for anything else."""
+    owner, _, name = (qualified or "").rpartition(".")
+    module = project.module_named(owner) if owner else None
+    if module is None or name not in module.globals or name in module.functions or name in module.classes:
+        return None
+    return module.name, name
+
+
+def _global_target(project, module: ModuleIndex, target: ast.expr, declared: set[str],
+                   local: set[str]) -> tuple[str, str] | None:
+    """The module global a write lands in: a global the writer declares (`global G; G = v`), an item or field of a
+    global of its module (`G[0] = v`), or a global of another project module through its import
+    (`shared.G = v`, `shared.G[i] = v`)."""
+    child, root = None, target
+    while isinstance(root, (ast.Subscript, ast.Attribute)):
+        child, root = root, root.value
+    if not isinstance(root, ast.Name):
+        return None
+    if isinstance(child, ast.Attribute) and root.id in module.imports and root.id not in local:
+        return split_global(project, project.qualify(child, module))
+    if root.id in declared or root is not target and root.id not in local and root.id in module.globals:
+        return module.name, root.id
+    return None
+
+
+def _carries_data(value: ast.expr, params: set[str], project, module: ModuleIndex) -> bool:
+    """A callback method's write fills an input when it stores what the callback was handed (a message) or what a
+    call read (a device): not a constant, a counter or a clock."""
+    for node in ast.walk(value):
+        if isinstance(node, ast.Name) and node.id in params:
+            return True
+        if isinstance(node, ast.Call) and project.external_name(project.qualify(node.func, module) or "") \
+                not in CLOCK_FUNCTIONS:
+            return True
+    return False
+
+
+def _writers(module: ModuleIndex):
+    """(label, function node, function id, owner info, writes must carry data) of the code of `module` registered
+    to run outside the step: module-level functions handed over in it, callback methods of its classes, and the
+    handlers methods define and hand over."""
+    handed = {h.id for call in module.nodes if isinstance(call, ast.Call) for h in handed_functions(call)
+              if isinstance(h, ast.Name)}
+    for name in sorted(handed & set(module.functions)):
+        info = module.functions[name]
+        yield name, info.node, info.id, info, False
+    for cls in module.classes.values():
+        for name in sorted(callback_methods(cls) - CONSTRUCTION_METHODS):
+            info = cls.methods[name]
+            yield name, info.node, info.id, info, True
+        for label, handler, _ in _nested_handlers(cls):
+            owner = cls.methods[label.partition(".")[0]]
+            yield label, handler, "" if "." in label else owner.id, owner, False
+
+
+def global_fills(project) -> dict[tuple[str, str], list[Fill]]:
+    """Module globals code registered to run outside the step writes, wherever that code lives: (module, global) ->
+    the first write of each writer. A ROS 2 node's subscription callback storing a field in a global it declares
+    (`global VEL; VEL[0] = msg.linear.x`), a thread's target writing another module's global through its import
+    (`shared.pose = read_pose()`), a handler a method hands over. Read by the step as a bare name in the global's
+    module, through the module's import (`shared.pose`) or a name imported from it (`from shared import VEL`)."""
+    key = ("filled_outside_project_globals",)
+    found = project.memo.get(key)
+    if found is not None:
+        return found
+    fills: dict[tuple[str, str], list[Fill]] = {}
+    for module in project.modules.values():
+        if project.is_library(module.name):
+            continue
+        for name, found_fills in module_fills(project, module).items():
+            fills.setdefault((module.name, name), []).extend(f for f in found_fills if not f.scope)
+        for label, node, fid, owner, data_only in _writers(module):
+            args = getattr(node, "args", None)
+            params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)} if args else set()
+            declared = {g for n in _own_nodes(node) if isinstance(n, ast.Global) for g in n.names}
+            local = params | {n.id for n in _own_nodes(node) if isinstance(n, ast.Name)
+                              and isinstance(n.ctx, ast.Store)} - declared
+            data_params = params - {_self_name(node)} if owner.is_method and "." not in label else params
+            written = set()
+            for stmt in (n for n in _own_nodes(node) if isinstance(n, _WRITES) and getattr(n, "value", None)):
+                if data_only and not _carries_data(stmt.value, data_params, project, module):
+                    continue
+                for target in _targets(stmt):
+                    place = _global_target(project, module, target, declared, local)
+                    if place is None or place in written:
+                        continue
+                    written.add(place)
+                    known = fills.setdefault(place, [])
+                    if not any(f.line == stmt.lineno and f.path == owner.path for f in known):
+                        known.append(Fill(place[1], module.name, owner.path, stmt.lineno, stmt.col_offset, label,
+                                          fid))
+    project.memo[key] = {place: found_fills for place, found_fills in fills.items() if found_fills}
+    return project.memo[key]
