@@ -77,3 +77,12 @@ def test_a_single_file_named_like_a_library_is_the_projects_own(tmp_path):
     (package / "main.py").write_text("from robomimic import Policy\n\nPolicy().act(None)\n", encoding="utf-8")
     (tmp_path / "main.py").unlink()
     assert vendored_modules(load_project([str(package)]).project) == {"robomimic", "robomimic.algo"}
+
+
+def test_a_block_that_also_steps_the_environment_is_cut_before_the_step(tmp_path, monkeypatch):
+    want = expected("entry_eval_block_with_send")
+    candidates = ranked(app(tmp_path, "entry_eval_block_with_send"), monkeypatch)
+    first = candidates[0]
+    assert first["entry"] == want["range"]
+    assert first["kind"] == "inline" and first["end"] < want["send_line"]
+    assert not any("enter from the previous iteration" in r for r in first["reasons"])

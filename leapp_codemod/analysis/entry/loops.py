@@ -148,8 +148,21 @@ def defined_names(stmt: ast.stmt) -> set[str]:
     return out
 
 
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+
 def used_names(stmt: ast.stmt) -> set[str]:
-    return {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    """Names the statement reads; not those a comprehension in it binds and reads itself
+    (`[agent.act(s) for agent in agents]` reads `agents`, not an `agent` of the loop)."""
+    own: set[int] = set()
+    for comp in (n for n in ast.walk(stmt) if isinstance(n, _COMPREHENSIONS)):
+        targets = {t.id for gen in comp.generators for t in ast.walk(gen.target) if isinstance(t, ast.Name)}
+        inside = [comp.elt] if not isinstance(comp, ast.DictComp) else [comp.key, comp.value]
+        inside += [cond for gen in comp.generators for cond in gen.ifs]
+        inside += [gen.iter for gen in comp.generators[1:]]
+        own |= {id(n) for part in inside for n in ast.walk(part) if isinstance(n, ast.Name) and n.id in targets}
+    return {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+            and id(n) not in own}
 
 
 def _is_sink(stmt: ast.stmt) -> bool:
@@ -381,6 +394,14 @@ def _read_after(parents: Parents) -> set[str]:
     return set().union(set(), *(used_names(stmt) for enclosing, held in parents for stmt in enclosing[held + 1:]))
 
 
+def _sends_after_call(block: list[ast.stmt], models: set[str], is_project_call, wrapper_call=_never) -> bool:
+    """Does a statement after the block's first model call send the action out?"""
+    for index, stmt in enumerate(block):
+        if _first_model_call(stmt, models, is_project_call, wrapper_call) is not None:
+            return any(sends(later) for later in block[index + 1:])
+    return False
+
+
 def _complete(block: list[ast.stmt], models: set[str], is_project_call, wrapper_call=_never) -> bool:
     """Does the block hold a model call with statements building its input before and using its output after?"""
     for index, stmt in enumerate(block):
@@ -402,9 +423,13 @@ def inline_pipelines(loop: ast.For | ast.AsyncFor | ast.While, models: set[str],
             label = _first_model_call(stmt, models, is_project_call, wrapper_call)
             if label is None:
                 continue
-            if isinstance(stmt, (ast.With, ast.AsyncWith)) and _complete(stmt.body, models, is_project_call,
-                                                                         wrapper_call):
-                break   # the `with` block builds the input and uses the output itself: its own range stands
+            if isinstance(stmt, (ast.With, ast.AsyncWith)) and (
+                    _complete(stmt.body, models, is_project_call, wrapper_call)
+                    or _sends_after_call(stmt.body, models, is_project_call, wrapper_call)):
+                # the `with` block builds the input and uses the output itself, or it also sends the action
+                # (`with torch.no_grad(): a = agent.act(s); s2, r, *_ = env.step(a); log(...)`): its own range
+                # stands, cut inside it, never the whole block with the send and what follows it
+                break
             outer, cut, count = _bounds(block, index, parents, view)
             updated = outer[cut.updated_at].end_lineno or 0 if cut.carried else 0
             found.append(InlinePipeline(loop.lineno, label, outer[cut.first].lineno,
