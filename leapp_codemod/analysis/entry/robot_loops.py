@@ -11,8 +11,8 @@ A loop *runs on the robot* when a statement of its body sends something out (`bo
 body nor the class's own methods it calls (one call away) step or reset an environment or advance a physics
 simulator. A candidate runs on the robot when it is an inline range of such a loop, or a function that calls a
 model and that a driver calls in such a loop. When the project has one, every simulation candidate (an inline
-range whose loop steps an environment, a function that holds such a loop, or one run only by simulation
-rollouts) scored at or above the best robot candidate goes one point below it, with the reason.
+range whose loop steps an environment, a function that holds such a loop, or one drivers call only in loops that
+step an environment or a simulator) scored at or above the best robot candidate goes one point below it, with the reason.
 
     while True:                                  # the deploy: ranks first
         a = self.step_policy(self.read_state())
@@ -42,11 +42,14 @@ def _own_methods(fn: FunctionInfo, project) -> dict:
     return {s.name: s for s in cls.node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))} if cls else {}
 
 
-def _simulates(nodes: list[ast.AST], module, project) -> bool:
-    """Do the statements step or reset an environment or advance a physics simulator?"""
-    return any(steps_or_resets(node) for node in nodes) or any(
-        isinstance(n, ast.Call) and simulator_step(n, module, project) is not None
-        for node in nodes for n in ast.walk(node))
+def _simulates(nodes: list[ast.AST], module, project, skip: str | None = None) -> bool:
+    """Do the statements step or reset an environment or advance a physics simulator? `skip`: the name of a
+    method whose calls do not count (the candidate's own `planner.step(x)`)."""
+    calls = [n for node in nodes for n in ast.walk(node) if isinstance(n, ast.Call)
+             and not (skip and isinstance(n.func, ast.Attribute) and n.func.attr == skip)]
+    # each call on its own (`print(planner.step(x))`: the print steps nothing, the skipped call is inside it)
+    return any(steps_or_resets(ast.Call(func=call.func, args=[], keywords=[]))
+               or simulator_step(call, module, project) is not None for call in calls)
 
 
 def robot_send(fn: FunctionInfo, loop: ast.AST, project, runs_model=lambda fid: False) -> int | None:
@@ -99,18 +102,33 @@ def robot_candidates(ranked: list[Entrypoint], outermost, sites, functions: dict
     return out
 
 
-def below_robot_steps(ranked: list[Entrypoint], robot: dict[str, str], simulated: set[str],
-                      rollout_driven: str) -> list[Entrypoint]:
-    """Simulation candidates (`simulated` ids, and functions with the `rollout_driven` reason) scored at or above
-    the best candidate that runs on the robot (`robot`: id -> where it sends) go one point below it."""
+def simulated_functions(ranked: list[Entrypoint], sites, functions: dict, project) -> set[str]:
+    """Ids of the function candidates that drivers call only in loops that step an environment or a simulator
+    (calls of the candidate's own name aside: `planner.step(x)` runs the candidate, it steps no world)."""
+    out = set()
+    for c in ranked:
+        fn = functions.get(c.id) if c.kind == "function" else None
+        sites_in = [(caller, at) for caller, at in sites.in_loops.get(c.id, []) if caller.id in sites.drivers]
+        if fn is None or not sites_in:
+            continue
+        loops = [(caller, _loop_at(caller, at)) for caller, at in sites_in]
+        if all(loop is not None and project.modules.get(caller.module) is not None and _simulates(
+                list(loop.body), project.modules[caller.module], project, fn.name) for caller, loop in loops):
+            out.add(c.id)
+    return out
+
+
+def below_robot_steps(ranked: list[Entrypoint], robot: dict[str, str], simulated: set[str]) -> list[Entrypoint]:
+    """Simulation candidates (`simulated` ids: inline ranges, functions holding their loops or run only in
+    simulation loops) scored at or above the best candidate that runs on the robot (`robot`: id -> where it
+    sends) go one point below it."""
     leaders = [c for c in ranked if c.id in robot]
     if not leaders:
         return list(ranked)
     leader = max(leaders, key=lambda c: c.score)
     out = []
     for c in ranked:
-        sim = c.id not in robot and (c.id in simulated or any(r.startswith(rollout_driven) for r in c.reasons))
-        if sim and c.score >= leader.score:
+        if c.id not in robot and c.id in simulated and c.score >= leader.score:
             c = replace(c, score=leader.score - 1, reasons=(
                 *c.reasons, f"its loop runs in simulation (it steps an environment or a simulator): ranked below "
                             f"{leader.id}, whose loop sends the action to the robot ({robot[leader.id]})"))
