@@ -86,3 +86,16 @@ def test_a_block_that_also_steps_the_environment_is_cut_before_the_step(tmp_path
     assert first["entry"] == want["range"]
     assert first["kind"] == "inline" and first["end"] < want["send_line"]
     assert not any("enter from the previous iteration" in r for r in first["reasons"])
+
+
+def test_a_log_file_written_in_the_loop_is_no_send_to_the_robot(tmp_path, monkeypatch):
+    want = expected("entry_robot_link_vs_sim")
+    root = app(tmp_path, "entry_robot_link_vs_sim")
+    drive = root / "rover" / "drive.py"
+    # the drive loop now only logs the speeds to a file (a dry run): nothing reaches the robot
+    drive.write_text(drive.read_text(encoding="utf-8").replace(
+        "self.push_wheel_speeds(float(speeds[0]), float(speeds[1]))",
+        "with open('speeds.log', 'a') as log:\n                log.write(str(speeds))"), encoding="utf-8")
+    candidates = ranked(root, monkeypatch)
+    assert not any("runs in simulation" in r for c in candidates for r in c["reasons"])
+    assert by_id(candidates)[want["sim_range"]]["score"] > by_id(candidates)[want["robot"]]["score"]

@@ -29,6 +29,7 @@ import ast
 from dataclasses import replace
 
 from leapp_codemod.analysis.entry.bounds import sends
+from leapp_codemod.analysis.entry.drivers import loops_of
 from leapp_codemod.analysis.entry.loops import steps_or_resets
 from leapp_codemod.analysis.entry.signs import simulator_step
 from leapp_codemod.analysis.model.index import FunctionInfo
@@ -66,11 +67,26 @@ def robot_send(fn: FunctionInfo, loop: ast.AST, project, runs_model=lambda fid: 
               and not runs_model(f"{fn.module}:{fn.class_name}.{c.func.attr}")]
     if _simulates(list(loop.body), module, project) or _simulates(called, module, project):
         return None
-    sending = {id(node) for node in called if any(sends(stmt) for stmt in node.body)}
-    sent = next((stmt for stmt in loop.body if sends(stmt) or any(
+    sending = {id(node) for node in called if any(_sends_out(stmt) for stmt in node.body)}
+    sent = next((stmt for stmt in loop.body if _sends_out(stmt) or any(
         isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and id(methods.get(c.func.attr)) in sending
         for c in ast.walk(stmt))), None)
     return sent.lineno if sent is not None else None
+
+
+def _sends_out(stmt: ast.stmt) -> bool:
+    """Does the statement send something out on the control path (`bounds.sends`)? What an `except` handler does
+    (an error log) and writes into a file a `with open(...)` block holds are reports, not sends."""
+    if isinstance(stmt, ast.Try):
+        return any(_sends_out(s) for s in (*stmt.body, *stmt.orelse, *stmt.finalbody))
+    if isinstance(stmt, (ast.With, ast.AsyncWith)):
+        if any(isinstance(item.context_expr, ast.Call) and isinstance(item.context_expr.func, ast.Name)
+               and item.context_expr.func.id == "open" for item in stmt.items):
+            return False
+        return any(_sends_out(s) for s in stmt.body)
+    if isinstance(stmt, (ast.If, ast.For, ast.AsyncFor, ast.While)):
+        return any(_sends_out(s) for s in (*stmt.body, *stmt.orelse))
+    return sends(stmt)
 
 
 def _loop_at(fn: FunctionInfo, line: int) -> ast.AST | None:
@@ -91,8 +107,10 @@ def robot_candidates(ranked: list[Entrypoint], outermost, sites, functions: dict
             out[f"{fn.path}:{pipeline.start}-{pipeline.end}"] = f"{fn.path}:{line}"
     for c in ranked:
         fn = functions.get(c.id) if c.kind == "function" else None
-        if fn is None or not runs_model(c.id):
-            continue
+        module = project.modules.get(fn.module) if fn is not None else None
+        if fn is None or module is None or not runs_model(c.id) or any(
+                _simulates(list(loop.body), module, project) for loop in loops_of(fn)):
+            continue    # a rollout whose own loop steps a world is no step of a robot's loop
         for caller, at in sites.in_loops.get(c.id, []):
             loop = _loop_at(caller, at) if caller.id in sites.drivers else None
             line = robot_send(caller, loop, project, runs_model) if loop is not None else None
