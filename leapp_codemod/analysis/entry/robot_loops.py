@@ -147,8 +147,8 @@ def below_robot_steps(ranked: list[Entrypoint], robot: dict[str, str], simulated
     out = []
     for c in ranked:
         if c.id not in robot and c.id in simulated and c.score >= leader.score:
-            c = replace(c, score=leader.score - 1, reasons=(
-                *c.reasons, f"its loop runs in simulation (it steps an environment or a simulator): ranked below "
-                            f"{leader.id}, whose loop sends the action to the robot ({robot[leader.id]})"))
+            note = (f"its loop runs in simulation (it steps an environment or a simulator): ranked below "
+                    f"{leader.id}, whose loop sends the action to the robot ({robot[leader.id]})")
+            c = replace(c, score=leader.score - 1, reasons=(*c.reasons, note))
         out.append(c)
     return out
