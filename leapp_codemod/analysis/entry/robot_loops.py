@@ -7,7 +7,8 @@ message, `hand.write_targets(q)`), paced by the wall clock. The deploy is what a
 checks the policy, the deploy runs it. Folder and file names say little (`play.py` next to `deploy/`, a
 `sim2real` folder holding a sim check); the send does.
 
-A loop *runs on the robot* when a statement of its body sends something out (`bounds.sends`), and neither its
+A loop *runs on the robot* when a statement of its body sends something out through a call (`bounds.send_call`:
+`bus.write(...)`, `pub.publish(msg)`, `arm.set_joint_targets(q)`), and neither its
 body nor the class's own methods it calls (one call away) step or reset an environment or advance a physics
 simulator. A candidate runs on the robot when it is an inline range of such a loop, or a function that calls a
 model and that a driver calls in such a loop. When the project has one, every simulation candidate (an inline
@@ -28,7 +29,7 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
-from leapp_codemod.analysis.entry.bounds import sends
+from leapp_codemod.analysis.entry.bounds import final_name, send_call, walk_here
 from leapp_codemod.analysis.entry.drivers import loops_of
 from leapp_codemod.analysis.entry.loops import steps_or_resets
 from leapp_codemod.analysis.entry.signs import simulator_step
@@ -67,26 +68,53 @@ def robot_send(fn: FunctionInfo, loop: ast.AST, project, runs_model=lambda fid: 
               and not runs_model(f"{fn.module}:{fn.class_name}.{c.func.attr}")]
     if _simulates(list(loop.body), module, project) or _simulates(called, module, project):
         return None
-    sending = {id(node) for node in called if any(_sends_out(stmt) for stmt in node.body)}
-    sent = next((stmt for stmt in loop.body if _sends_out(stmt) or any(
+    files = _file_handles(fn.node)
+    sending = {id(node) for node in called if any(_sends_out(stmt, _file_handles(node)) for stmt in node.body)}
+    sent = next((stmt for stmt in loop.body if _sends_out(stmt, files) or any(
         isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and id(methods.get(c.func.attr)) in sending
         for c in ast.walk(stmt))), None)
     return sent.lineno if sent is not None else None
 
 
-def _sends_out(stmt: ast.stmt) -> bool:
-    """Does the statement send something out on the control path (`bounds.sends`)? What an `except` handler does
-    (an error log) and writes into a file a `with open(...)` block holds are reports, not sends."""
+# Receivers whose writes are reports: files, logs, consoles, tables (`f.write(line)`, `writer.writerow(r)`).
+REPORT_RECEIVERS = frozenset({"f", "fp", "fh", "file", "files", "csv", "stdout", "stderr", "log", "logs", "logger",
+                              "writer", "summary", "tb", "wandb", "recorder", "video", "out"})
+
+
+def _file_handles(node: ast.AST) -> set[str]:
+    """Names bound to an opened file in a function (`with open(p) as f`, `f = open(p, "w")`)."""
+    def opened(expr):
+        return isinstance(expr, ast.Call) and final_name(expr.func) == "open"
+    out = set()
+    for n in ast.walk(node):
+        if isinstance(n, (ast.With, ast.AsyncWith)):
+            out |= {item.optional_vars.id for item in n.items if opened(item.context_expr)
+                    and isinstance(item.optional_vars, ast.Name)}
+        elif isinstance(n, ast.Assign) and opened(n.value):
+            out |= {t.id for t in n.targets if isinstance(t, ast.Name)}
+    return out
+
+
+def _reports_to(call: ast.Call, files: set[str]) -> bool:
+    """Is the call made on a file, a log or a console (`f.write(...)`, `sys.stdout.write(...)`)?"""
+    receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+    name = final_name(receiver) if receiver is not None else None
+    return bool(name) and (name in files or bool(set(name.lower().split("_")) & REPORT_RECEIVERS))
+
+
+def _sends_out(stmt: ast.stmt, files: set[str] = frozenset()) -> bool:
+    """Does the statement send something out on the control path (a send call, `bounds.send_call`)? What an
+    `except` handler does (an error log) and writes into files and logs (`files`: names of opened files) are
+    reports, not sends."""
     if isinstance(stmt, ast.Try):
-        return any(_sends_out(s) for s in (*stmt.body, *stmt.orelse, *stmt.finalbody))
-    if isinstance(stmt, (ast.With, ast.AsyncWith)):
-        if any(isinstance(item.context_expr, ast.Call) and isinstance(item.context_expr.func, ast.Name)
-               and item.context_expr.func.id == "open" for item in stmt.items):
-            return False
-        return any(_sends_out(s) for s in stmt.body)
-    if isinstance(stmt, (ast.If, ast.For, ast.AsyncFor, ast.While)):
-        return any(_sends_out(s) for s in (*stmt.body, *stmt.orelse))
-    return sends(stmt)
+        return any(_sends_out(s, files) for s in (*stmt.body, *stmt.orelse, *stmt.finalbody))
+    if isinstance(stmt, (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith)):
+        return any(_sends_out(s, files) for s in (*stmt.body, *getattr(stmt, "orelse", ())))
+    # a send call (a write into another object's field alone may be a simulator's array or a model's flag,
+    # `param.requires_grad = False`: a robot's command message goes out through a call)
+    discarded = {id(stmt.value)} if isinstance(stmt, ast.Expr) else set()
+    return any(isinstance(n, ast.Call) and send_call(n, id(n) in discarded) and not _reports_to(n, files)
+               for n in walk_here(stmt))
 
 
 def _loop_at(fn: FunctionInfo, line: int) -> ast.AST | None:
