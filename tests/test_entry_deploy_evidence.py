@@ -99,3 +99,32 @@ def test_a_log_file_written_in_the_loop_is_no_send_to_the_robot(tmp_path, monkey
     candidates = ranked(root, monkeypatch)
     assert not any("runs in simulation" in r for c in candidates for r in c["reasons"])
     assert by_id(candidates)[want["sim_range"]]["score"] > by_id(candidates)[want["robot"]]["score"]
+
+
+
+def test_a_clock_loop_in_a_thread_target_is_the_control_loop_never_a_model_call(tmp_path, monkeypatch):
+    # a thread runs `hover`, whose body waits, then loops on the clock: the range is inside that loop
+    (tmp_path / "hover.py").write_text("""import threading
+import time
+
+import torch
+
+policy = torch.jit.load("hover.ts")
+shared = {"state": [0.0] * 6, "cmd": None}
+
+
+def hover():
+    time.sleep(1.0)
+    start = time.time()
+    while time.time() - start < 20.0:
+        state = list(shared["state"])
+        scaled = torch.tensor([v / 3.0 for v in state])
+        thrust = policy(scaled)
+        shared["cmd"] = thrust.clamp(0.0, 1.0).tolist()
+
+
+if __name__ == "__main__":
+    threading.Thread(target=hover).start()
+""", encoding="utf-8")
+    ranges = [c for c in ranked(tmp_path, monkeypatch) if c["kind"] == "inline"]
+    assert ranges and all(c["start"] > 13 for c in ranges)     # never from before the `while` (line 13)

@@ -217,7 +217,7 @@ def _first_model_call(stmt: ast.stmt, models: set[str], is_project_call, wrapper
     if isinstance(stmt, (ast.With, ast.AsyncWith)):   # `with torch.no_grad(): action = policy(obs)`: one statement
         return next(filter(None, (_first_model_call(inner, models, is_project_call, wrapper_call)
                                   for inner in stmt.body)), None)
-    if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)) and inner_model_loop(stmt):
+    if isinstance(stmt, (ast.For, ast.AsyncFor)) and inner_model_loop(stmt):
         # `for k in timesteps: eps = net(x, k); x = sched.step(eps, k, x)`: a denoising or sampling loop runs the
         # model several times on one observation; it is the model call of the loop around it
         return next(filter(None, (_first_model_call(inner, models, is_project_call, wrapper_call)
@@ -234,11 +234,12 @@ def _first_model_call(stmt: ast.stmt, models: set[str], is_project_call, wrapper
     return None
 
 
-def inner_model_loop(loop: ast.For | ast.AsyncFor | ast.While) -> bool:
-    """May a loop nested in a control loop be a model's own iteration (denoising, sampling, refining the
-    action for one observation)? It sends nothing out, steps no environment and never leaves early on a
-    condition of the world (`break` on a message). Which statements of it call the model, `_first_model_call`
-    decides."""
+def inner_model_loop(loop: ast.For | ast.AsyncFor) -> bool:
+    """May a `for` loop nested in a control loop be a model's own iteration (denoising, sampling, refining the
+    action for one observation, over a count or a schedule)? It sends nothing out, steps no environment and never
+    leaves early on a condition of the world (`break` on a message). A `while` loop runs until something changes
+    (the clock, the world): a control loop, never one. Which statements of it call the model,
+    `_first_model_call` decides."""
     body = ast.Module(body=loop.body, type_ignores=[])
     return not (any(sends(stmt) for stmt in loop.body) or steps_or_resets(body) or loop.orelse
                 or any(isinstance(n, (ast.Break, ast.Return, ast.Yield, ast.Await)) for n in ast.walk(body)))
