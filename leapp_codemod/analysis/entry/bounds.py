@@ -217,6 +217,11 @@ def reads_result(stmt: ast.stmt, produced: set[str], self_paths: set[str]) -> bo
     return False
 
 
+# Calls that look a value up or copy it (`infos.get("shared_states")`, `obs.copy()`): no work on what a send
+# returned, like a rename.
+ACCESSORS = frozenset({"get", "pop", "copy", "keys", "values", "items", "setdefault", "clone", "detach"})
+
+
 def read_after_send(block: list[ast.stmt], kept: list[int], sent_at: int, produced: set[str], defined,
                     used) -> tuple[list[int], set[str]]:
     """In a loop that updates the model's next input after it sends, the statements after the send that do it,
@@ -226,7 +231,8 @@ def read_after_send(block: list[ast.stmt], kept: list[int], sent_at: int, produc
       history the model reads next): the observation code of such a loop is at its end;
     * work on what the send returned (`next_obs, r, done, info = env.step(a)`, then `emb = encoder(next_obs)`
       and `h, z = rssm(emb, a, h, z)`: the latent the next policy call reads), when some statement of it
-      computes (a call that neither sends nor resets); a rename (`obs = next_obs`) is no such work.
+      computes (a call that neither sends nor resets); a rename (`obs = next_obs`) or a look-up
+      (`shared = infos.get("shared")`, ACCESSORS) is no such work.
 
     The range keeps them. ([], set()) when what follows the send only derives from the range's results
     (`last = np.clip(action, -1, 1)`: state carried to the next iteration, not an observation)."""
@@ -241,7 +247,8 @@ def read_after_send(block: list[ast.stmt], kept: list[int], sent_at: int, produc
             chain.append(j)
             want |= used(block[j]) - {"self"}
     # a reset (`if done: obs = env.reset()`) takes the observation from a send or reset: no observation code
-    working = [j for j in chain if not reads_world(block[j]) and any(isinstance(n, ast.Call) for n in walk_here(block[j]))]
+    working = [j for j in chain if not reads_world(block[j]) and any(
+        isinstance(n, ast.Call) and final_name(n.func) not in ACCESSORS for n in walk_here(block[j]))]
     fresh = any(not (used(block[j]) - {"self"}) & produced for j in working)
     returned = defined(block[sent_at]) if reads_world(block[sent_at]) else set()
     worked = bool(working)

@@ -43,7 +43,12 @@ from leapp_codemod.analysis.entry.receivers import (
     on_library_module,
 )
 from leapp_codemod.analysis.entry.model_fields import calls_declared_model
-from leapp_codemod.analysis.entry.rollout_models import evaluation_rollout, held_models, model_params
+from leapp_codemod.analysis.entry.rollout_models import (
+    episode_helpers,
+    evaluation_rollout,
+    held_models,
+    model_params,
+)
 from leapp_codemod.analysis.entry.served import dotted, is_project_call, served_models
 from leapp_codemod.analysis.entry.served import served_locals as served_locals_of
 from leapp_codemod.analysis.entry.signs import (
@@ -92,13 +97,15 @@ def collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
     roots, ignored, training, contexts = [], set(), [], []
     resolved, trainers, trained = [], {}, set()
     evaluating: dict[str, set[int]] = {}     # training code with an evaluation branch -> that branch's calls
-    for fn, is_root in callers_of(project):
+    callers = callers_of(project)
+    episodes = _episodes(project, callers, sites.vendored)
+    for fn, is_root in callers:
         sites.functions[fn.id] = fn
         tests = in_tests(fn, project)
         # an evaluation rollout (a trainer's `evaluate`, a library player's `rollout`) drives the policy on its
-        # own, whoever calls it: its loops are candidates like a script's
+        # own, whoever calls it: its loops are candidates like a script's; so does the episode it repeats
         rollout = (not tests and fn.module not in sites.vendored and not is_module_method(fn, project)
-                   and evaluation_rollout(fn))
+                   and (evaluation_rollout(fn, _methods(project, fn)) or fn.id in episodes))
         trains = not rollout and (is_training_loop(fn) or in_trainer(fn, project, trainers))
         if rollout:
             sites.rollouts.add(fn.id)
@@ -257,6 +264,22 @@ def collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
                     for fid in network:
                         sites.inline_networks.setdefault(fid, (ctx.fn, best))
     return sites
+
+
+def _methods(project: Project, fn: FunctionInfo) -> dict:
+    """The methods `fn`'s class defines in its own body, by name (empty for a function)."""
+    cls = project.modules[fn.module].classes.get(fn.class_name) if fn.class_name else None
+    return {s.name: s for s in cls.node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))} if cls else {}
+
+
+def _episodes(project: Project, callers, vendored: set[str]) -> set[str]:
+    """Ids of the methods an evaluator's loop repeats as its episode (rollout_models.episode_helpers)."""
+    out = set()
+    for fn, _ in callers:
+        if fn.class_name and fn.module not in vendored:
+            methods = _methods(project, fn)
+            out |= {f"{fn.module}:{fn.class_name}.{name}" for name in episode_helpers(fn, methods)}
+    return out
 
 
 def in_branch(loop: ast.AST, calls: set[int]) -> bool:

@@ -32,6 +32,7 @@ from leapp_codemod.analysis.entry.lookup import (
     is_vendored,
 )
 from leapp_codemod.analysis.entry.loops import InlinePipeline
+from leapp_codemod.analysis.entry.robot_loops import below_robot_steps, robot_candidates, simulated_functions
 from leapp_codemod.analysis.entry.rollout_models import rollout_reasons
 from leapp_codemod.analysis.entry.ordering import (
     below_parts,
@@ -393,6 +394,8 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
                                    INLINE_NETWORK_STATEMENTS)
     ranked = below_driven_callbacks(ranked, {f for f in sites.callbacks if f in sites.calls_module or sites.model_via(f)},
                                     simulated_ranges(outermost))
+    ranked = below_robot_steps(ranked, robot_candidates(ranked, outermost, sites, functions, project),
+                               simulated_ranges(outermost) | simulated_functions(ranked, sites, functions, project))
     ranked = below_their_ranges(below_model_signs(ranked), {
         fid: f"{driver.path}:{pipeline.start}-{pipeline.end}" for fid, (driver, pipeline) in sites.inline_networks.items()})
     ranked = below_driven_steps(ranked, {

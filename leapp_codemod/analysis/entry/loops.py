@@ -148,8 +148,21 @@ def defined_names(stmt: ast.stmt) -> set[str]:
     return out
 
 
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+
 def used_names(stmt: ast.stmt) -> set[str]:
-    return {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    """Names the statement reads; not those a comprehension in it binds and reads itself
+    (`[agent.act(s) for agent in agents]` reads `agents`, not an `agent` of the loop)."""
+    own: set[int] = set()
+    for comp in (n for n in ast.walk(stmt) if isinstance(n, _COMPREHENSIONS)):
+        targets = {t.id for gen in comp.generators for t in ast.walk(gen.target) if isinstance(t, ast.Name)}
+        inside = [comp.elt] if not isinstance(comp, ast.DictComp) else [comp.key, comp.value]
+        inside += [cond for gen in comp.generators for cond in gen.ifs]
+        inside += [gen.iter for gen in comp.generators[1:]]
+        own |= {id(n) for part in inside for n in ast.walk(part) if isinstance(n, ast.Name) and n.id in targets}
+    return {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+            and id(n) not in own}
 
 
 def _is_sink(stmt: ast.stmt) -> bool:
@@ -204,6 +217,11 @@ def _first_model_call(stmt: ast.stmt, models: set[str], is_project_call, wrapper
     if isinstance(stmt, (ast.With, ast.AsyncWith)):   # `with torch.no_grad(): action = policy(obs)`: one statement
         return next(filter(None, (_first_model_call(inner, models, is_project_call, wrapper_call)
                                   for inner in stmt.body)), None)
+    if isinstance(stmt, (ast.For, ast.AsyncFor)) and inner_model_loop(stmt):
+        # `for k in timesteps: eps = net(x, k); x = sched.step(eps, k, x)`: a denoising or sampling loop runs the
+        # model several times on one observation; it is the model call of the loop around it
+        return next(filter(None, (_first_model_call(inner, models, is_project_call, wrapper_call)
+                                  for inner in stmt.body)), None)
     if not isinstance(stmt, _SIMPLE):
         return None
     for node in ast.walk(stmt):
@@ -214,6 +232,17 @@ def _first_model_call(stmt: ast.stmt, models: set[str], is_project_call, wrapper
             if label:
                 return label
     return None
+
+
+def inner_model_loop(loop: ast.For | ast.AsyncFor) -> bool:
+    """May a `for` loop nested in a control loop be a model's own iteration (denoising, sampling, refining the
+    action for one observation, over a count or a schedule)? It sends nothing out, steps no environment and never
+    leaves early on a condition of the world (`break` on a message). A `while` loop runs until something changes
+    (the clock, the world): a control loop, never one. Which statements of it call the model,
+    `_first_model_call` decides."""
+    body = ast.Module(body=loop.body, type_ignores=[])
+    return not (any(sends(stmt) for stmt in loop.body) or steps_or_resets(body) or loop.orelse
+                or any(isinstance(n, (ast.Break, ast.Return, ast.Yield, ast.Await)) for n in ast.walk(body)))
 
 
 def steps_or_resets(node: ast.AST) -> bool:
@@ -366,6 +395,14 @@ def _read_after(parents: Parents) -> set[str]:
     return set().union(set(), *(used_names(stmt) for enclosing, held in parents for stmt in enclosing[held + 1:]))
 
 
+def _sends_after_call(block: list[ast.stmt], models: set[str], is_project_call, wrapper_call=_never) -> bool:
+    """Does a statement after the block's first model call send the action out?"""
+    for index, stmt in enumerate(block):
+        if _first_model_call(stmt, models, is_project_call, wrapper_call) is not None:
+            return any(sends(later) for later in block[index + 1:])
+    return False
+
+
 def _complete(block: list[ast.stmt], models: set[str], is_project_call, wrapper_call=_never) -> bool:
     """Does the block hold a model call with statements building its input before and using its output after?"""
     for index, stmt in enumerate(block):
@@ -387,9 +424,13 @@ def inline_pipelines(loop: ast.For | ast.AsyncFor | ast.While, models: set[str],
             label = _first_model_call(stmt, models, is_project_call, wrapper_call)
             if label is None:
                 continue
-            if isinstance(stmt, (ast.With, ast.AsyncWith)) and _complete(stmt.body, models, is_project_call,
-                                                                         wrapper_call):
-                break   # the `with` block builds the input and uses the output itself: its own range stands
+            if isinstance(stmt, (ast.With, ast.AsyncWith)) and (
+                    _complete(stmt.body, models, is_project_call, wrapper_call)
+                    or _sends_after_call(stmt.body, models, is_project_call, wrapper_call)):
+                # the `with` block builds the input and uses the output itself, or it also sends the action
+                # (`with torch.no_grad(): a = agent.act(s); s2, r, *_ = env.step(a); log(...)`): its own range
+                # stands, cut inside it, never the whole block with the send and what follows it
+                break
             outer, cut, count = _bounds(block, index, parents, view)
             updated = outer[cut.updated_at].end_lineno or 0 if cut.carried else 0
             found.append(InlinePipeline(loop.lineno, label, outer[cut.first].lineno,

@@ -80,6 +80,25 @@ def built_on_self(project) -> dict[str, str]:
             if project.is_nn_module(owner) or len(kept) >= 2:
                 for cls_id, where in kept.items():
                     out.setdefault(cls_id, where)
+            if project.is_nn_module(owner):
+                for cls_id, where in _built_inside(owner, module, project).items():
+                    out.setdefault(cls_id, where)
+    return out
+
+
+def _built_inside(owner, module, project) -> dict[str, str]:
+    """nn.Module classes a network's own methods build wherever the result goes (a local list handed to
+    `nn.ModuleList`, `nn.Sequential(*[Block(d) for _ in range(n)])`, a stage appended in a loop): class id ->
+    `Owner.method`. A network builds only its parts."""
+    out: dict[str, str] = {}
+    for method in (s for s in owner.node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))):
+        for call in (n for n in ast.walk(method) if isinstance(n, ast.Call)):
+            if not isinstance(call.func, (ast.Name, ast.Attribute)):
+                continue
+            name = project.qualify(call.func, module)
+            cls = project.class_of(name) if name else None
+            if cls is not None and cls is not owner and project.is_nn_module(cls):
+                out.setdefault(cls.id, f"{owner.name}.{method.name}")
     return out
 
 

@@ -47,16 +47,48 @@ CALLER = "a call site hands it one"
 USAGE = "the function uses it as one (eval mode, a call under no_grad)"
 
 
-def evaluation_rollout(fn: FunctionInfo) -> bool:
+def evaluation_rollout(fn: FunctionInfo, methods: dict | None = None) -> bool:
     """Is `fn` named for evaluating or playing a policy, free of training operations, with a loop of its own
-    that steps or resets an environment?"""
+    that steps or resets an environment, itself or through one of its class's own methods it calls in the loop
+    (`methods`: name -> node; see `episode_helpers`)?"""
+    if not _evaluator(fn):
+        return False
+    return any(steps_or_resets(ast.Module(body=loop.body, type_ignores=[])) for loop in loops_of(fn)) or bool(
+        episode_helpers(fn, methods or {}))
+
+
+def _evaluator(fn: FunctionInfo) -> bool:
     words = name_words(fn.name)
     if not words & ROLLOUT_WORDS or words & _TRAINING_NAME_WORDS or fn.name == "__init__":
         return False
-    if any(isinstance(node, ast.Call) and (training_operation(node) and not _mode_switch(node) or _stores(node))
-           for node in fn.nodes):
-        return False
-    return any(steps_or_resets(ast.Module(body=loop.body, type_ignores=[])) for loop in loops_of(fn))
+    return not _trains(fn.nodes)
+
+
+def _trains(nodes) -> bool:
+    return any(isinstance(node, ast.Call) and (training_operation(node) and not _mode_switch(node) or _stores(node))
+               for node in nodes)
+
+
+def episode_helpers(fn: FunctionInfo, methods: dict) -> set[str]:
+    """Names of the class's own methods (`methods`: name -> node) that an evaluator's loop calls
+    (`for i in range(n): results = self.run_policy(env)`) and whose own loop steps or resets an environment,
+    training nothing: the episode the evaluation repeats. Its loop is the rollout, whatever the method is named
+    (`inference`, `run_policy`), and the evaluator drives it."""
+    if not methods or not _evaluator(fn):
+        return set()
+    out = set()
+    for loop in loops_of(fn):
+        for call in (n for n in ast.walk(loop) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)):
+            if not (isinstance(call.func.value, ast.Name) and call.func.value.id == "self"):
+                continue
+            node = methods.get(call.func.attr)
+            if (node is None or node is fn.node or name_words(node.name) & _TRAINING_NAME_WORDS
+                    or _trains(ast.walk(node))):
+                continue
+            if any(steps_or_resets(ast.Module(body=n.body, type_ignores=[])) for n in ast.walk(node)
+                   if isinstance(n, (ast.For, ast.AsyncFor, ast.While))):
+                out.add(node.name)
+    return out
 
 
 def _stores(call: ast.Call) -> bool:
@@ -234,7 +266,10 @@ def rollout_reasons(fn: FunctionInfo, pipeline, sites) -> list[str]:
     """What an inline range owes to this module: the evaluation rollout it sits in, the parameter that carries
     its model."""
     out = []
-    if fn.id in sites.rollouts:
+    if fn.id in sites.rollouts and not _evaluator(fn):
+        out.append(f"{fn.qualname} is the episode an evaluation repeats (an evaluator's loop calls it; it trains "
+                   f"nothing and steps an environment in its loop): it drives the policy whoever calls it")
+    elif fn.id in sites.rollouts:
         out.append(f"{fn.qualname} is an evaluation rollout (named for it, trains nothing, steps an environment "
                    f"in its loop): it drives the policy whoever calls it")
     root = pipeline.model.split(".")[0].split("[")[0]

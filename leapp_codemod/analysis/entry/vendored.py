@@ -3,7 +3,8 @@
 A top-level package is a copy when the project's other code imports it and it imports nothing that imports it
 back, directly or through others (a dependency, not a part edited to fit the project), and it says it is a
 library: its folder, below the scan root, holds its own packaging or licence file, or its import name is a
-public library's (knowledge.libraries.COPIED_LIBRARIES). Any module under a third-party folder (`third_party/`,
+public library's (knowledge.libraries.COPIED_LIBRARIES) and it is a folder (a single file named like a library,
+`diffusion_policy.py` beside the project's `main.py`, is the project's own module). Any module under a third-party folder (`third_party/`,
 `vendor/`) is one too. The copy's loops are the library's rollouts, not the project's drivers, and the project's
 own code wins ties with it (entrypoints.py). A package the project uses that declares its own release (a
 `version.py` in it) is a copy even when a script dropped into it imports the project back.
@@ -74,9 +75,15 @@ def _vendored(project: Project) -> set[str]:
             continue
         if not users or imports[top] & users:
             continue    # nothing of the project uses it, or it uses what uses it (a part, edited to fit)
-        if top in COPIED_LIBRARIES or _packaged(_import_root(modules[0]), base):
+        if (top in COPIED_LIBRARIES and _copied_as_folder(modules)) or _packaged(_import_root(modules[0]), base):
             copied.update(m.name for m in modules)
     return copied
+
+
+def _copied_as_folder(modules: list[ModuleIndex]) -> bool:
+    """Is the top-level name a package (a folder of modules)? A library is copied as its folder; a single file
+    named like one (`diffusion_policy.py` beside the project's `main.py`) is the project's own module."""
+    return len(modules) > 1 or any(m.is_package for m in modules)
 
 
 def _importers(top: str, imports: dict[str, set[str]]) -> set[str]:
