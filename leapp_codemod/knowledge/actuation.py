@@ -1,6 +1,7 @@
 """How a control loop sends an action out of the computation: the calls and writes that end an inline range.
 
-Readers: the inline range bounds of entry discovery (`analysis/entry/bounds.py`).
+Readers: the inline range bounds of entry discovery (`analysis/entry/bounds.py`) and the world step a given
+range ends in (`analysis/inline/world_step.py`).
 """
 from __future__ import annotations
 
@@ -8,8 +9,11 @@ from leapp_codemod.knowledge.io import SEND_METHODS
 
 # Calls that hand the action to a simulator, a robot or middleware, or advance the world with it, whatever
 # their result is used for (`obs, r, done, info = env.step(a)`, `mujoco.mj_step(m, d)`, `pub.publish(msg)`).
-# A `step` on a model, an optimizer or a scheduler is none (see loops.NOT_STEPPED).
-SEND_CALLS = SEND_METHODS | frozenset({"step", "step_async", "mj_step", "mj_step1", "mj_step2", "simulate"})
+# A `step` on a model, an optimizer or a scheduler is none (NOT_STEPPED).
+WORLD_STEP_CALLS = frozenset({"step", "step_async", "mj_step", "mj_step1", "mj_step2", "simulate"})
+SEND_CALLS = SEND_METHODS | WORLD_STEP_CALLS
+# Words of a receiver whose `step` advances no world: a model, an optimizer, a scheduler, the object itself.
+NOT_STEPPED = frozenset({"optimizer", "optim", "opt", "scheduler", "sched", "lr", "model", "policy", "net", "self"})
 # A method called for its effect (its result unused) whose first word is one of these verbs and whose other
 # words name what a controller sends (`robot.set_joint_command(q)`, `arm.send_target(pose)`,
 # `p.setJointMotorControlArray(...)`, `env.exec_actions(a)`, `client.move_to_pose(p)`) sends the action out.

@@ -37,13 +37,13 @@ import re
 from leapp_codemod.knowledge.actuation import (
     ACTION_WORDS,
     ALLOCATORS,
+    NOT_STEPPED,  # noqa: F401 (re-exported: loops)
     SEND_CALLS,
     SEND_VERBS,
 )
 from leapp_codemod.knowledge.vocab import LOOP_MUTATORS
 
 # Receivers whose `step()` is no simulator's or robot's: optimizers, schedulers, the model itself.
-NOT_STEPPED = frozenset({"optimizer", "optim", "opt", "scheduler", "sched", "lr", "model", "policy", "net", "self"})
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 

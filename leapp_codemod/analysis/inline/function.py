@@ -17,6 +17,7 @@ from leapp_codemod.analysis.inline.fixed_literals import fixed_literal
 from leapp_codemod.analysis.inline.mutated import only_mutated
 from leapp_codemod.analysis.model.index import FunctionInfo, ModuleIndex
 from leapp_codemod.analysis.inline.range import (
+    before_world_step,
     trim,
     InlineEntry,
     InlineRange,
@@ -160,6 +161,7 @@ def inline_function(project: Project, entry: InlineEntry) -> tuple[FunctionInfo,
     if (start, end) != (entry.start, entry.end):
         rng = replace(rng, note=f"lines {entry.start}-{entry.end} trimmed to {start}-{end} (blank or comment lines "
                                 "at the ends)")
+    rng = before_world_step(module.tree, entry.file, rng, len(lines))
     discarded = _handed_away(project, module, rng, _bound_before(rng))
     if discarded:
         rng = replace(rng, state=tuple(n for n in rng.state if n not in discarded),

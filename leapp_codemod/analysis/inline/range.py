@@ -18,11 +18,12 @@ from __future__ import annotations
 import ast
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from leapp_codemod.analysis.inline.mutated import only_mutated
 from leapp_codemod.analysis.inline.steady import steady_for
 from leapp_codemod.analysis.inline.uses import first_reads, uses
+from leapp_codemod.analysis.inline.world_step import end_before_world_step, step_note
 from leapp_codemod.source.parse import is_literal
 
 INLINE_ENTRY = re.compile(r"^(?P<file>.+\.pyw?):(?P<start>\d+)-(?P<end>\d+)$")
@@ -417,9 +418,18 @@ def read_range(path: str, text: str, start: int, end: int) -> tuple[ast.Module, 
     first, last = trim(lines, start, end)
     rng = locate(tree, path, first, last, len(lines))
     if (first, last) != (start, end):
-        from dataclasses import replace
         rng = replace(rng, note=f"lines {start}-{end} trimmed to {first}-{last} (blank or comment lines at the ends)")
-    return tree, rng
+    return tree, before_world_step(tree, path, rng, len(lines))
+
+
+def before_world_step(tree: ast.Module, path: str, rng: InlineRange, n_lines: int) -> InlineRange:
+    """The range up to the statement before the world's step it ends in (said in its note), else `rng`."""
+    found = end_before_world_step(rng.statements)
+    if found is None:
+        return rng
+    cut, step = found
+    note = step_note(rng.start, rng.end, cut, step)
+    return replace(locate(tree, path, rng.start, cut, n_lines), note="; ".join(filter(None, (rng.note, note))))
 
 
 def trim(lines: list[str], start: int, end: int) -> tuple[int, int]:

@@ -1,0 +1,44 @@
+"""A given inline range that ends in the world's step is taken up to the statement before it: the simulator
+the step runs is not pipeline code, and what it returns is the next observation, not carried state
+(fixtures/scan_range_world_step)."""
+from __future__ import annotations
+
+import ast
+
+import pytest
+from scanfixture import found, scan_copy
+
+from leapp_codemod.analysis.inline.range import read_range
+from leapp_codemod.analysis.inline.world_step import world_step
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("LEAPP_CODEMOD_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def test_the_simulator_behind_the_step_is_not_scanned_as_pipeline(tmp_path, monkeypatch):
+    result = scan_copy("scan_range_world_step", tmp_path, "cart_app", "balance.py:10-12", monkeypatch)
+    assert not any(path == "cart_env.py" for path, _, _ in found(result))
+    assert result.entry_note and "world's step at line 12" in result.entry_note and "taken as 10-11" in result.entry_note
+
+
+def test_the_range_read_for_generate_and_run_ends_before_the_step(tmp_path):
+    from scanfixture import FIXTURES
+    path = FIXTURES / "scan_range_world_step" / "cart_app" / "balance.py"
+    _, rng = read_range(str(path), path.read_text(), 10, 12)
+    assert (rng.start, rng.end) == (10, 11)
+    assert "force" in rng.outputs and "obs" not in rng.state
+
+
+@pytest.mark.parametrize("source, steps", [
+    ("obs, r, d, i = env.step(a)", True),
+    ("envs[0].step(a)", True),
+    ("mujoco.mj_step(m, d)", True),
+    ("optimizer.step()", False),
+    ("self.model.step(x)", False),
+    ("lr_scheduler.step()", False),
+    ("y = policy(x)", False),
+])
+def test_what_counts_as_the_world_step(source, steps):
+    assert world_step(ast.parse(source).body[0]) is steps
