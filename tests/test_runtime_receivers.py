@@ -273,8 +273,9 @@ def test_inline_range_ends_are_trimmed_and_carried_names_are_the_reused_ones(tmp
     from leapp_codemod.analysis.inline.range import read_range
     text = textwrap.dedent(LOOP).lstrip()
     _, rng = read_range("loop.py", text, 12, 17)
-    assert (rng.start, rng.end) == (13, 16)
-    assert rng.note == "lines 12-17 trimmed to 13-16 (blank or comment lines at the ends)"
+    assert (rng.start, rng.end) == (13, 15)     # and the world's step it ends in is where the action leaves
+    assert rng.note.startswith("lines 12-17 trimmed to 13-16 (blank or comment lines at the ends); "
+                               "lines 13-16 end in the world's step at line 16 (`env.step(action)`): taken as 13-15")
     assert "feat" in rng.state           # written only on frames with an image: the old one is reused
     assert "obs" not in rng.state and "obs" in rng.inputs   # a new reading from env.step every iteration
 
