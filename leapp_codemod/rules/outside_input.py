@@ -34,7 +34,12 @@ RULE = Rule(
          "(`Listener(on_press=...)`, `keyboard.on_press(...)`), `signal.signal`, a MuJoCo viewer's "
          "`key_callback=`, a GUI `bind`/`after`/`connect`, `asyncio.create_task`, a server or handler class; a "
          "handler defined inside a method and handed over (a closure over self); the helpers of self such code "
-         "calls. Module globals count wherever that code lives: a global it declares (`global VEL`) or whose items "
+         "calls. Writes through an object such code holds count per field: a call handing values to the object's "
+         "method (`self.pad.update(msg.axes)`, whose `update` stores them) or a write into its field "
+         "(`self.env.depth = buf`) fills that field, whether the step reads it through the holder (`self.pad.lx`) "
+         "or is a method of the object itself (`self.depth`). A write is an assignment or an item, augmented or "
+         "container-mutator write (`append`, `put`, an in-place `copy_`); any other method call on an attribute "
+         "(`self.env.get_commands(c)`, `self.names.index(n)`) reads it. Module globals count wherever that code lives: a global it declares (`global VEL`) or whose items "
          "it writes (`VEL[0] = msg.linear.x`), or another project module's global written through its import "
          "(`shared.pose = msg.pose`), read by the step as a bare name, through the module's import "
          "(`shared.pose`) or as a name imported from it (`from shared import VEL`). "
@@ -72,6 +77,11 @@ RULE = Rule(
         # a handler that only counts frames for a log: nothing the step turns into data
         "import signal\nFRAMES = 0\n\ndef on_usr1(sig, frame):\n    global FRAMES\n    FRAMES += 1\n\n"
         "signal.signal(signal.SIGUSR1, on_usr1)\n\ndef step(obs):\n    print(FRAMES)\n    return obs * 2\n",
+        # the callback only looks a name up in a table the step reads: a read, no write
+        "import torch\nclass Legs:\n    def __init__(self):\n        self.names = ['a', 'b']\n"
+        "        self.scale = torch.ones(2)\n        self.create_subscription(object, 'f', self.on_force, 10)\n\n"
+        "    def on_force(self, msg):\n        self.scale.mul(1.0)\n        i = self.names.index(msg.name)\n\n"
+        "    def step(self, obs):\n        return obs * self.scale\n",
     ),
     invalid=(
         "import numpy as np\nimport torch\nclass Node:\n    def __init__(self):\n        self.js = None\n"
@@ -90,5 +100,12 @@ RULE = Rule(
         "        self.cmd = np.zeros(3)\n\n    def start(self):\n        def on_press(key):\n"
         "            self.cmd[0] += 0.1\n        keyboard.Listener(on_press=on_press).start()\n\n"
         "    def step(self, obs):\n        return np.concatenate([obs, self.cmd])  # error\n",
+        # the holder's thread hands each reading to the object whose method is the step
+        "import threading\nimport torch\nclass Arm:\n    def __init__(self):\n        self.load = torch.zeros(1)\n\n"
+        "    def set_load(self, value):\n        self.load = value\n\n    def step(self, q):\n"
+        "        return q * self.load  # error\n\nclass Scale:\n    def __init__(self, arm: Arm, dev):\n"
+        "        self.arm = arm\n        self.dev = dev\n"
+        "        threading.Thread(target=self.poll).start()\n\n    def poll(self):\n"
+        "        self.arm.set_load(self.dev.read())\n",
     ),
 )

@@ -14,7 +14,9 @@ import ast
 
 from leapp_codemod.analysis.infer.type_tests import parent_map
 from leapp_codemod.analysis.model.filled_outside import Fill, class_fills, global_fills, module_fills, split_global
+from leapp_codemod.analysis.model.object_fills import ObjectWrite, method_data_writes, object_writes
 from leapp_codemod.analysis.model.walk import is_self_attr, name_stores
+from leapp_codemod.knowledge.vocab import WRITING_METHODS
 
 # project memo key: the function ids the analysis whose rules run now reached
 REACHED_KEY = ("outside-inputs-reached",)
@@ -64,7 +66,7 @@ class OutsideInputQuestions:
         if isinstance(node, ast.Attribute) and is_self_attr(node, self.self_name):
             if self.cls is None:
                 return []
-            fills = class_fills(self.project, self.cls).get(node.attr, [])
+            fills = [*class_fills(self.project, self.cls).get(node.attr, []), *self._object_fills(node)]
         elif isinstance(node, ast.Attribute):
             place = self._module_global(node)
             fills = global_fills(self.project).get(place, []) if place else []
@@ -81,6 +83,58 @@ class OutsideInputQuestions:
             return []
         reached = self.project.memo.get(REACHED_KEY, frozenset())
         return [f for f in fills if f.writer_id not in reached and f.writer_id != self.fn.id]
+
+    def _object_fills(self, node: ast.Attribute) -> list[Fill]:
+        """Writes through an object held on self (`object_fills`): the holder's registered code fills the field
+        the step reads off the object (`self.pad.lx`, after `self.pad.update(msg.axes)` or `self.pad.lx = v`), or
+        the step is a method of the object and reads its own field a holder's registered code fills (`self.state`,
+        after the holder's callback `self.robot.set_state(msg)` or `self.robot.state = msg`)."""
+        family = {k.id for k in self.project.mro(self.cls)}
+        field = self._field(node)
+        out = []
+        for write in object_writes(self.project):
+            if not write.data:
+                continue
+            if write.holder in family and write.receiver == node.attr:    # `self.pad.lx`, or `self.pad` whole
+                if write.field and write.field == (field or write.field) or write.method \
+                        and write.method not in WRITING_METHODS and any(
+                            field in stored or not field and stored for stored in
+                            (method_data_writes(self.project, m) for m in self._held_methods(write))):
+                    out.append(Fill(f"{node.attr}.{field}" if field else node.attr, write.module, write.path,
+                                    write.line, write.column, write.writer, write.writer_id))
+            method = self.project.find_method(self.cls, write.method) if write.method else None
+            stored = method_data_writes(self.project, method).get(node.attr) if method is not None else None
+            if (stored is not None or not write.method and write.field == node.attr) and any(
+                    self.cls.id in {k.id for k in self.project.mro(held)} for held in self._held_classes(write)):
+                path, line, column = (method.path, stored.lineno, stored.col_offset) if stored is not None \
+                    else (write.path, write.line, write.column)
+                module = method.module if stored is not None else write.module
+                out.append(Fill(node.attr, module, path, line, column, f"{write.writer} (self.{write.receiver}"
+                                f"{'.' + write.method if write.method else ''})", write.writer_id))
+        return out
+
+    def _held_classes(self, write: ObjectWrite) -> list:
+        """The project classes the holder's attribute holds."""
+        found = (self._class_for_type(t) for t in sorted(self.attr_types(write.holder_cls, write.receiver)))
+        return [cls for cls in found if cls is not None]
+
+    def _held_methods(self, write: ObjectWrite) -> list:
+        found = (self.project.find_method(cls, write.method) for cls in self._held_classes(write))
+        return [m for m in found if m is not None]
+
+    def _object_fill_names(self) -> set[str]:
+        """Attributes of self an object write may fill: those the class holds objects in that its registered code
+        writes through, and those the methods such code calls (when this class has them) write with data."""
+        family = {k.id for k in self.project.mro(self.cls)}
+        out = set()
+        for write in object_writes(self.project):
+            if write.holder in family:
+                out.add(write.receiver)
+            if not write.method:
+                out.add(write.field)
+            elif (method := self.project.find_method(self.cls, write.method)) is not None:
+                out |= method_data_writes(self.project, method).keys()
+        return out
 
     def _module_global(self, node: ast.Name | ast.Attribute) -> tuple[str, str] | None:
         """(module, global) a read names: a global of this module (`VEL`), one imported from another project module
@@ -99,7 +153,8 @@ class OutsideInputQuestions:
         class and module (once per function: every attribute and name read asks)."""
         found = self.fn.walks.get("outside_fill_names")
         if found is None:
-            attrs = class_fills(self.project, self.cls).keys() if self.cls is not None else ()
+            attrs = (*class_fills(self.project, self.cls).keys(), *self._object_fill_names()) \
+                if self.cls is not None else ()
             found = self.fn.walks["outside_fill_names"] = frozenset(
                 (*attrs, *module_fills(self.project, self.module).keys(),
                  *(name for _, name in global_fills(self.project))))

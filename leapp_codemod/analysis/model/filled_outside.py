@@ -31,6 +31,7 @@ from leapp_codemod.knowledge.io import (
     OUTSIDE_REGISTRAR_SUFFIXES,
     OUTSIDE_REGISTRARS,
 )
+from leapp_codemod.knowledge.vocab import WRITING_METHODS
 
 _WRITES = (ast.Assign, ast.AugAssign, ast.AnnAssign)
 
@@ -90,6 +91,17 @@ def _root(target: ast.expr, self_name: str | None) -> str | None:
     return None
 
 
+def _into_held_field(target: ast.expr, self_name: str | None) -> bool:
+    """`self.a.f = v`, `self.a.f[i] = v`: a write into a field of the object `self.a` holds (`object_fills`'s, per
+    field), not of the attribute itself; `self.a[i] = v` writes into the attribute's value."""
+    child = None
+    while isinstance(target, (ast.Subscript, ast.Attribute)):
+        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == self_name:
+            return isinstance(child, ast.Attribute)
+        child, target = target, target.value
+    return False
+
+
 def _targets(stmt: ast.stmt) -> list[ast.expr]:
     targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
     return [e for t in targets for e in (t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t])]
@@ -106,13 +118,18 @@ def _own_nodes(fn: ast.AST):
 
 
 def _self_writes(fn: ast.AST, self_name: str | None) -> list[tuple[str, ast.AST]]:
-    """(attribute, node) of each write into an attribute of self: an assignment (`self.a = v`, `self.a[i] += v`)
-    or a method call handing values to an object on self (`self.remote.set(msg.keys)`, `self.queue.put(q)`)."""
+    """(attribute, node) of each write into an attribute of self: an assignment (`self.a = v`, `self.a[i] += v`;
+    `self.a.f = v` is a write into the field of the object held, `object_fills`'s)
+    or a call that writes into the object (`self.queue.put(q)`, `self.buf.append(v)`, `self.q.copy_(x)`). Any
+    other method call on it (`self.env.get_commands(c)`, `self.names.index(n)`) writes nothing of the attribute
+    itself: what the called method writes is `object_fills`'s."""
     out = []
     for node in _own_nodes(fn):
         if isinstance(node, _WRITES) and getattr(node, "value", None) is not None:
-            out += [(attr, node) for attr in (_root(t, self_name) for t in _targets(node)) if attr]
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (node.args or node.keywords):
+            out += [(attr, node) for attr in (_root(t, self_name) for t in _targets(node)
+                                              if not _into_held_field(t, self_name)) if attr]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (node.args or node.keywords) \
+                and (node.func.attr in WRITING_METHODS or node.func.attr.endswith("_")):
             receiver = node.func.value
             if isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name) \
                     and receiver.value.id == self_name:
