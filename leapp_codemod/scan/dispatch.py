@@ -10,6 +10,7 @@ from leapp_codemod.analysis.flow.io_boundary import io_boundaries
 from leapp_codemod.analysis.flow.report_reach import reached_for_reports
 from leapp_codemod.analysis.infer.context import iter_nodes
 from leapp_codemod.analysis.infer.outside_inputs import REACHED_KEY
+from leapp_codemod.analysis.infer.unused_positions import ROOTS_KEY
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.knowledge.categories import LIBRARY_CATEGORIES
 from leapp_codemod.model import FileError, Finding, LibraryCall, StateAttr
@@ -50,6 +51,7 @@ def run_rules(analysis: Analysis, functions, rules: tuple[Rule, ...], only_paths
     boundary = io_boundaries(analysis)          # the project's I/O wrappers: the step's boundary, not its code
     analysis.project.memo[REACHED_KEY] = frozenset() if lint else frozenset(analysis.reachable)   # writers
     # outside the pipeline fill its inputs
+    analysis.project.memo[ROOTS_KEY] = frozenset(analysis.roots)   # what the entry returns is the export's output
     for fn in functions:
         if only_paths is not None and fn.path not in only_paths or fn.id in boundary:
             continue   # a send or read wrapper: its call in the step is the finding (LCM901), its body the host's

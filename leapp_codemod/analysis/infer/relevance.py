@@ -18,16 +18,39 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from leapp_codemod.analysis.infer.type_tests import parent_map
-from leapp_codemod.analysis.infer.telemetry import ASSUMED_DEAD, self_record
-from leapp_codemod.analysis.infer.unused_results import result_unused
 from leapp_codemod.analysis.infer.io import spelled_path
+from leapp_codemod.analysis.infer.slice_aliases import _aliases, _target_names, root_of  # noqa: F401 (sink)
+from leapp_codemod.analysis.infer.telemetry import ASSUMED_DEAD, self_record
+from leapp_codemod.analysis.infer.type_tests import parent_map
+from leapp_codemod.analysis.infer.unused_positions import (
+    kept_reads,
+    returned_positions,
+    target_reads,
+)
 from leapp_codemod.analysis.model.index import FunctionInfo
-from leapp_codemod.knowledge.draws import NOT_DRAWS, RANDOM_MODULES, STDLIB_DRAWS, TORCH_RANDOM
-from leapp_codemod.knowledge.io import DRAWING_ROOTS, FILE_WRITER_METHODS, PACING_FUNCTIONS, PATH_SAVERS, REPORT_ROOTS
+from leapp_codemod.knowledge.draws import (
+    NOT_DRAWS,
+    RANDOM_MODULES,
+    STDLIB_DRAWS,
+    TORCH_RANDOM,
+)
+from leapp_codemod.knowledge.io import (
+    DRAWING_ROOTS,
+    FILE_WRITER_METHODS,
+    PACING_FUNCTIONS,
+    PATH_SAVERS,
+    REPORT_ROOTS,
+)
+from leapp_codemod.knowledge.vocab import (
+    DATA_METHOD_NAMES,
+    INPLACE_EXCEPTIONS,
+    NON_DATA_BUILTINS,
+    PURE_BUILTINS,
+    PURE_LIBRARIES,
+    TABLE_LIBRARIES,
+    WRITING_METHODS,
+)
 from leapp_codemod.source.astwalk import walked
-from leapp_codemod.knowledge.vocab import DATA_METHOD_NAMES, INPLACE_EXCEPTIONS, NON_DATA_BUILTINS, PURE_BUILTINS, \
-    PURE_LIBRARIES, SHARING_METHODS, TABLE_LIBRARIES, WRITING_METHODS
 
 # Compound statements: which of their fields hold the statements they run (the rest is their head).
 _BLOCKS = ("body", "orelse", "finalbody", "handlers")
@@ -45,7 +68,7 @@ class _Scope:
     inline: bool
     foreign: frozenset[str]    # locals bound to an object from outside (`buf = self.buf`): filling one is an output
     handles: frozenset[str]    # locals bound by an I/O call (`f = open(p)`, `w = csv.writer(f)`): their methods are I/O
-    unused: bool = False       # no caller uses what it returns (`unused_results`; asked for a range's function)
+    kept: frozenset[int] | None = None   # the positions of what it returns a caller uses (None: all; `unused_*`)
 
 
 @dataclass
@@ -62,6 +85,8 @@ class _Stmt:
     block: list[_Stmt] = field(default_factory=list, repr=False)   # its own block, itself included
     position: int = 0
     inside: list[_Stmt] = field(default_factory=list, repr=False)  # every statement nested in it
+    reads_for: dict[str, set[str]] = field(default_factory=dict)   # `a, b = f(x, y)`: what it reads for each name
+    served: set[str] = field(default_factory=set)   # those of them some output needs (their reads are read)
 
     @property
     def compound(self) -> bool:
@@ -106,9 +131,11 @@ class RelevanceQuestions:
                 self.relevance = False
         return self.relevance or None
 
-    def _slice(self, skip: tuple[int, int] | None = None) -> tuple[set[int], set[int], tuple[set[str], set[str]]]:
+    def _slice(self, skip: tuple[int, int] | None = None, positions: frozenset[int] | None | bool = False
+               ) -> tuple[set[int], set[int], tuple[set[str], set[str]]]:
         """The slice; with `skip`, of the function without the statements on those lines (an inline range's
-        enclosing function, asked what it needs of the range)."""
+        enclosing function, asked what it needs of the range); with `positions`, when a caller uses only those
+        positions of what it returns (`unused_positions`)."""
         fn = self.fn
         inline = "<lines" in fn.qualname
         params = frozenset(fn.params)
@@ -117,8 +144,8 @@ class RelevanceQuestions:
         outside = (params if not inline else frozenset()) | declared | {self.self_name} | set(self.module.imports) \
             | (set(self.module.globals) if fn.qualname != MODULE_BODY else set())
         groups, foreign = _aliases(fn.nodes, outside, frozenset(self.module.imports))
-        unused = skip is not None and result_unused(self, fn)
-        scope = _Scope(params, declared, inline, foreign, self._io_handles(), unused)
+        kept = returned_positions(self, fn, inline, skip is not None) if positions is False else positions
+        scope = _Scope(params, declared, inline, foreign, self._io_handles(), kept)
         stmts: list[_Stmt] = []
         self._describe(fn.node.body, stmts, scope, None, skip)
         for s in stmts:   # filling `buf` from `for buf in bufs:` fills `bufs`
@@ -143,7 +170,8 @@ class RelevanceQuestions:
                 s = work.pop()
                 if s.parent is not None:
                     mark(s.parent)   # the block around it decides whether it runs
-                for name in s.reads:
+                s.served |= {t for t in s.reads_for if t in needed}
+                for name in s.reads | {n for t in s.served for n in s.reads_for[t]}:
                     needed.add(name)
                     for binder in _reaching(s, name):
                         if binder is None:
@@ -157,8 +185,10 @@ class RelevanceQuestions:
                                               or s.control and out):
                     mark(s)   # what fills a needed object; in a range, what it leaves for its next pass to read;
                               # the jumps that decide whether an output runs
+                elif id(s.node) in out and any(t in needed and t not in s.served for t in s.reads_for):
+                    work.append(s)   # `a, b = f(x, y)`, `b` needed since: what `f` computes `b` from
         if skip is not None:   # every read of what the skipped lines leave, output or not (a print of it)
-            from_skipped |= {name for s in stmts if not s.skipped for name in s.reads
+            from_skipped |= {name for s in stmts if not s.skipped for name in s.reads.union(*s.reads_for.values())
                              if any(b is not None and b.skipped for b in _reaching(s, name))}
         return out, {id(s.node) for s in stmts}, (needed, from_skipped)
 
@@ -206,9 +236,10 @@ class RelevanceQuestions:
                 entry.reads = {n.id for e in kept for n in walked(e) if isinstance(n, ast.Name)}
             elif stmt.value is None or isinstance(stmt.value, ast.Constant) and stmt.value.value is None:
                 entry.control = True   # `return`: it matters when something after it does
-            else:   # a value no caller uses (and no effect in it) is no output: the `return` only ends the call
-                unused = entry.control = scope.unused and not entry.output
-                entry.output, entry.reads = not unused, set() if unused else entry.reads
+            else:   # a value (or positions of a tuple) no caller uses, with no effect in it, is no output
+                effect, unused = entry.output, scope.kept == frozenset() and not entry.output
+                entry.output, entry.control = not unused, unused
+                entry.reads = entry.reads if effect else kept_reads(stmt.value, scope.kept, entry.reads)
         elif isinstance(stmt, (ast.Break, ast.Continue)):
             entry.control = True
         elif isinstance(stmt, (ast.Raise, ast.Global, ast.Nonlocal, ast.Assert,
@@ -217,6 +248,8 @@ class RelevanceQuestions:
         elif isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
             for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
                 self._store(target, entry, scope)
+            split = None if entry.output or not isinstance(stmt, ast.Assign) else target_reads(self, stmt)
+            entry.reads, entry.reads_for = split or (entry.reads, {})
             if isinstance(stmt, ast.AugAssign):
                 entry.reads |= {n.id for n in walked(stmt.target) if isinstance(n, ast.Name)}
         elif isinstance(stmt, ast.Delete):
@@ -436,28 +469,6 @@ def writes_argument(call: ast.Call, name: str) -> bool:
         or any(k.arg == "out" for k in call.keywords)
 
 
-def _parts(value: ast.expr, iterated: bool, unpacked: bool) -> list[ast.expr]:
-    """The values a binding may take its objects from: the items of a tuple or list display it unpacks
-    (`a, b = x, y`); for a loop, the iterables a plain call walks (`zip(self.frames, images)`, `enumerate(bufs)`).
-    A display bound whole is a new object (`rows = [row]`)."""
-    if isinstance(value, (ast.Tuple, ast.List)):
-        return [p for e in value.elts for p in _parts(e, iterated, unpacked)] if unpacked else []
-    if iterated and isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
-        return [p for a in value.args for p in _parts(a, iterated, True)]
-    return [value]
-
-
-def root_of(expr: ast.expr) -> ast.expr:
-    while isinstance(expr, (ast.Attribute, ast.Subscript, ast.Starred)) \
-            or (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute)):
-        expr = expr.func.value if isinstance(expr, ast.Call) else expr.value
-    return expr
-
-
-def _target_names(target: ast.expr) -> set[str]:
-    return {n.id for n in walked(target) if isinstance(n, ast.Name)}
-
-
 def _blocks(block: list) -> list[list[ast.stmt]]:
     """The statement lists of one field of a compound statement (each `except` handler's body its own)."""
     if block and isinstance(block[0], ast.ExceptHandler):
@@ -504,43 +515,3 @@ def _heads(stmt: ast.stmt) -> list[ast.AST]:
     if isinstance(stmt, ast.Try):
         return [h.type for h in stmt.handlers if h.type is not None]
     return [stmt]
-
-
-def _aliases(nodes: tuple[ast.AST, ...], outside: frozenset[str], modules: frozenset[str]
-             ) -> tuple[list[set[str]], frozenset[str]]:
-    """(groups of locals that may share one object: `row = rows[-1]`, `for buf in bufs:`, `x = y`, where filling
-    one fills all; the locals bound to an object from outside the call: `buf = self.buf`, `for p in params:`)."""
-    groups: list[set[str]] = []
-    foreign: set[str] = set()
-    for node in nodes:   # the function's nodes, `ast.walk` order
-        pairs: list[tuple[ast.expr, ast.expr]] = []
-        if isinstance(node, ast.Assign):
-            pairs = [(t, node.value) for t in node.targets]
-        elif isinstance(node, (ast.For, ast.AsyncFor)):
-            pairs = [(node.target, node.iter)]
-        elif isinstance(node, (ast.With, ast.AsyncWith)):
-            pairs = [(i.optional_vars, i.context_expr) for i in node.items if i.optional_vars is not None]
-        for target, whole in pairs:
-            names = _target_names(target)
-            unpacked = isinstance(target, (ast.Tuple, ast.List)) or isinstance(node, (ast.For, ast.AsyncFor))
-            for value in _parts(whole, isinstance(node, (ast.For, ast.AsyncFor)), unpacked):
-                if isinstance(value, ast.Call) and not (isinstance(value.func, ast.Attribute)
-                                                        and value.func.attr in SHARING_METHODS):
-                    continue   # a fresh value (`np.zeros(3)`, `Msg()`, `x.sum()`)
-                root = root_of(value)
-                if isinstance(value, ast.Call) and isinstance(root, ast.Name) and root.id in modules:
-                    continue   # `np.squeeze(x)` ... a library function's value
-                if not isinstance(root, ast.Name):
-                    continue   # `x * 2`: a new object
-                if root.id in outside:
-                    foreign |= names
-                    continue
-                group = names | {root.id}
-                if len(group) < 2:
-                    continue
-                for g in [g for g in groups if g & group]:
-                    groups.remove(g)
-                    group |= g
-                groups.append(group)
-    return groups, frozenset(foreign)
-
