@@ -31,3 +31,20 @@ def test_the_related_location_of_each_report_is_the_write():
     result = scan_project([str(BOAT)], entry="boat.helm:Helm.steer")
     for finding in (f for f in result.findings if f.code == "LCM903"):
         assert [(Path(r[0]).name, r[1]) for r in finding.related] == [("helm.py", 16)]
+
+
+def test_a_value_a_thread_stores_is_pipeline_data_for_the_rules_downstream_and_reported_once():
+    """The stored sample is the step's input: a TorchScript helper called on what is built from it is LCM111
+    (25); the tensor built from its fields is reported once, as the read of an outside-filled value (LCM903 at
+    24), not a second time as a list of Python numbers."""
+    result = scan_project([str(BOAT)], entry="boat.vane:Vane.hold_course")
+    assert result.errors == [], result.errors
+    assert sorted((f.code, f.line) for f in result.findings) == [("LCM111", 25), ("LCM903", 24)]
+
+
+def test_a_value_another_objects_timer_hands_over_is_pipeline_data_downstream():
+    """The winch's reading is stored by `take`, which a bridge's timer calls: the TorchScript helper called on
+    the tensor built from it (21) is LCM111, the read (20) LCM903 and nothing else."""
+    result = scan_project([str(BOAT)], entry="boat.mast:Winch.step")
+    assert result.errors == [], result.errors
+    assert sorted((f.code, f.line) for f in result.findings) == [("LCM111", 21), ("LCM903", 20)]
