@@ -110,7 +110,7 @@ def _item_stores(attr: str, self_name: str | None, methods: Iterable[ast.AST]):
     for method in methods:
         me = _method_self(method)
         for node in ast.walk(method):
-            yield from _stores_into(node, lambda c: isinstance(c, ast.Attribute) and c.attr == attr
+            yield from _stores_into(node, lambda c, me=me: isinstance(c, ast.Attribute) and c.attr == attr
                                     and _is_self(c.value, me))
 
 
