@@ -120,3 +120,6 @@ OUTSIDE_KEYWORDS = REGISTRAR_KEYWORDS | frozenset({"on_press", "on_release", "on
 # `self.goal` gives a graph whose only input is `n/tip`, `compile_graph` validates it (True), and after
 # `self.goal` changes the exported model's answer differs from the eager step's (the old goal is baked in).
 OUTSIDE_INPUT_TEXT = "is filled outside the step"
+# The component fields of a middleware vector (ROS `geometry_msgs` Vector3, Point, Quaternion: `x`, `y`, `z`, `w`):
+# reading `.x` and `.y` of one stored part (`odom.twist.twist.linear`) reads one input, not two (LCM903).
+VECTOR_COMPONENTS = frozenset({"x", "y", "z", "w"})

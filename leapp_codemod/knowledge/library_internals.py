@@ -1,5 +1,5 @@
 """Library calls whose own code breaks a LEAPP trace inside: what the library does with the values it is handed,
-known here whether or not the library is installed (the scan never reads or runs it). LCM112 and LCM113 match
+known here whether or not the library is installed (the scan never reads or runs it). LCM112, LCM113 and LCM115 match
 calls against these tables; `tests/test_leapp_library_internals.py` holds the checks that established the LEAPP
 facts (installed leapp 0.7.2, torch 2.13, CPU).
 
@@ -32,6 +32,19 @@ PIL_CONVERSIONS = frozenset({("torchvision", "ToPILImage"), ("torchvision", "to_
 # calling the pipeline calls each of them (the first positional argument holds the list).
 PIPELINE_BUILDERS = frozenset({("torchvision", "Compose"), ("torch", "Sequential"), ("torchvision", "RandomApply"),
                                ("torchvision", "RandomOrder"), ("torchvision", "RandomChoice")})
+
+# --- function transforms (LCM115) -------------------------------------------------------------------------------
+# `torch.vmap` (also `torch.func.vmap`, `functorch.vmap`) and the other torch.func transforms that return a new
+# function (`grad`, `grad_and_value`, `jacrev`, `jacfwd`, `hessian`) run the function they wrap on functorch's
+# own batched or gradient-tracking tensors. LEAPP 0.7.2 does not see through them: called on a traced tensor the
+# transformed function answers a plain `torch.Tensor`, and `output_tensors` raises "received non-traced tensors"
+# (checked with leapp 0.7.2 and torch 2.13: a plain `torch.vmap` over rows, `torch.func.vmap` over stacked
+# weights, the stacked-ensemble idiom `vmap(functional_call(...))` and `jacrev` all raise; `functional_call`
+# alone and a Python loop over the members trace and validate; tests/test_leapp_function_transform.py).
+FUNCTION_TRANSFORMS = frozenset({("torch", "vmap"), ("functorch", "vmap"), ("torch", "grad"), ("functorch", "grad"),
+                                 ("torch", "grad_and_value"), ("functorch", "grad_and_value"),
+                                 ("torch", "jacrev"), ("functorch", "jacrev"), ("torch", "jacfwd"),
+                                 ("functorch", "jacfwd"), ("torch", "hessian"), ("functorch", "hessian")})
 
 
 def key_of(name: str) -> tuple[str, str]:

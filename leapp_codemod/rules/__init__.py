@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from leapp_codemod.rules import (
-    array_unpack, astype, bare_squeeze, branch_condition, branch_expression, caller_state, container_input, data_count, exception_fallback, fed_after_state, foreign_buffer, foreign_library, inplace_state,
+    array_unpack, astype, bare_squeeze, branch_condition, branch_expression, caller_state, container_input, data_count, exception_fallback, fed_after_state, foreign_buffer, foreign_library, function_transform, inplace_state,
     io_call,
     legacy_constructor, library_conversion, library_value_check,
     mask_index, mixed_operands, negative_stride, number_input, numpy_method, outside_input, plain_index_write, random_draw, scalar_cast, scalar_item, scalar_list_join, scratch_buffer, script_function,
@@ -17,7 +17,7 @@ ALL_RULES: tuple[Rule, ...] = tuple(sorted((
         shape_branch, shape_value, warp_kernel, bare_squeeze, scalar_list_join, mask_index,
         legacy_constructor, table_index, data_count, foreign_buffer, tensor_data, container_input, caller_state, text_number,
         exception_fallback, fed_after_state, mixed_operands, script_function, library_value_check, library_conversion,
-        outside_input, plain_index_write, train_mode,
+        function_transform, outside_input, plain_index_write, train_mode,
     )), key=lambda rule: rule.code))
 
 

@@ -35,7 +35,9 @@ RULE = Rule(
     summary="printing, logging, file or network I/O inside the exported step",
     what="Flags `print`, `open`, logging calls (module loggers and ROS 2 `get_logger()` included), `pathlib` reads "
          "and writes, `np.save`/`torch.load`, network and subprocess calls, robot middleware (LCM `publish`, DDS "
-         "`Write`, ROS 2 publishers, sockets, serial ports, `.send()`/`.write()` of a client object of a library "
+         "`Write`, ROS 2 publishers, also held in a container and reached by index, key or loop (`self.pubs[name]"
+         ".publish(m)`, `for pub, v in zip(self.pubs, act)`, a module-level tuple of ROS 1 publishers), sockets, "
+         "serial ports, `.send()`/`.write()` of a client object of a library "
          "neither scanned nor installed) and clock reads (`time.time()`, "
          "`node.get_clock().now()`, `.now()` of a clock kept on self) inside the pipeline. Output in an `except` block (a warning that a "
          "fallback ran) is not flagged: a traced call that raised is no export. Nor is I/O in a "
@@ -93,6 +95,10 @@ RULE = Rule(
     ),
     invalid=(
         "def step(obs):\n    print(obs)  # error\n    return obs\n",
+        # a publisher per joint, kept in a dict and reached by key
+        "class Legs:\n    def __init__(self, names):\n"
+        "        self.pubs = {n: self.create_publisher(object, n, 10) for n in names}\n\n"
+        "    def step(self, act):\n        self.pubs['hip'].publish(act * 2.0)  # error\n        return act\n",
         "import logging\nlog = logging.getLogger(__name__)\ndef step(obs):\n    log.info('obs %s', obs)  # error\n    return obs\n",
         "import time\nimport torch\ndef step(obs):\n    t = time.perf_counter()  # error\n    return obs * torch.sin(torch.tensor(t))\n",
         "import lcm\nclass Bridge:\n    def __init__(self):\n        self.lc = lcm.LCM()\n"

@@ -27,9 +27,15 @@ def check(node: ast.Attribute | ast.Name, ctx):
 RULE = Rule(
     code="LCM903", name="outside-filled-input", category="io-in-pipeline", severity="warning",
     summary="the step reads a value a callback, listener, thread or handler fills between its calls",
-    what="Flags, in the pipeline, the first read (per function and name) of an attribute of self or a module "
-         "global that code registered to run outside the step writes, when the read feeds what the function "
-         "computes. Registered code is a method of self or a function handed to a registration: a ROS 1/ROS 2 "
+    what="Flags, in the pipeline, the first read (per function, name and part read off it) of an attribute of "
+         "self or a module global that code registered to run outside the step writes, when the read feeds what "
+         "the function computes. Each part of a stored value is its own input: the field path read off it, "
+         "through indexing (`self.low_state.motor_state[i].q`, `.motor_state[i].dq` and `.imu_state.gyroscope` "
+         "are three reads; the `.x`/`.y`/`.z`/`.w` components of one vector are one), at most one report per "
+         "statement; a copy into an attribute no scanned code reads (`self.last_stamp = self.odom.header.stamp`) "
+         "is no input. Such a value is the step's input for the other rules too: what is built from it is pipeline "
+         "data (a TorchScript helper called on it is LCM111), and its fields are message fields, so a tensor built "
+         "from them is reported here once, not again as a list of Python numbers. Registered code is a method of self or a function handed to a registration: a ROS 1/ROS 2 "
          "subscription, timer or service, `Thread(target=...)`/`Process`, a keyboard or mouse listener "
          "(`Listener(on_press=...)`, `keyboard.on_press(...)`), `signal.signal`, a MuJoCo viewer's "
          "`key_callback=`, a GUI `bind`/`after`/`connect`, `asyncio.create_task`, a server or handler class; a "
@@ -88,6 +94,13 @@ RULE = Rule(
         "        self.create_subscription(object, 'js', self.on_js, 10)\n\n    def on_js(self, msg):\n"
         "        self.js = msg\n\n    def step(self, obs):\n        if self.js is None:\n            return None\n"
         "        q = np.array(self.js.position)  # error\n        return obs + torch.from_numpy(q)\n",
+        # two parts of one stored message: two inputs (the components of each part are one)
+        "import numpy as np\nimport torch\nclass Rover:\n    def __init__(self):\n        self.odom = None\n"
+        "        self.create_subscription(object, 'odom', self.on_odom, 10)\n\n    def on_odom(self, msg):\n"
+        "        self.odom = msg\n\n    def step(self, goal):\n"
+        "        here = np.array([self.odom.pose.x, self.odom.pose.y])  # error\n"
+        "        vel = np.array([self.odom.twist.x, self.odom.twist.y])  # error\n"
+        "        return torch.from_numpy(goal - here + vel)\n",
         # a subscription callback method fills the items of a global list the step (a function) reads
         "import torch\nWIND = [0.0, 0.0]\nclass Anemometer:\n    def __init__(self):\n"
         "        self.create_subscription(object, 'wind', self.on_wind, 10)\n\n    def on_wind(self, msg):\n"

@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 
 from leapp_codemod.analysis.infer.type_tests import parent_map
+from leapp_codemod.analysis.model.handles import factory_handle
 from leapp_codemod.analysis.model.index import called_name
 from leapp_codemod.analysis.model.libraries import in_project, library_available
 from leapp_codemod.analysis.model.walk import is_self_attr, iter_nodes
@@ -39,10 +40,16 @@ class IoQuestions:
     def _factory_made(self, receiver: ast.expr, factories=MIDDLEWARE_FACTORIES) -> bool:
         """`self.pub` assigned from `self.create_publisher(...)` / `ChannelPublisher(...)` (one of `factories`)
         anywhere in its class."""
-        if not (isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name) and self.cls is not None):
+        if isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name) and self.cls is not None:
+            return any(isinstance(value, ast.Call) and called_name(value.func) in factories
+                       for klass in self.project.mro(self.cls) for _, value in klass.attr_values.get(receiver.attr, ()))
+        if not isinstance(receiver, (ast.Subscript, ast.Name)):
             return False
-        return any(isinstance(value, ast.Call) and called_name(value.func) in factories
-                   for klass in self.project.mro(self.cls) for _, value in klass.attr_values.get(receiver.attr, ()))
+        # an item of a container of handles, or a local bound to a handle (`self.pubs[name]`, `pub` of a loop)
+        methods = [m.node for klass in self.project.mro(self.cls) for m in klass.methods.values()] \
+            if self.cls is not None else []
+        return factory_handle(receiver, self.fn.node, self.self_name, methods,
+                              lambda call: called_name(call.func) in factories, self.module.globals)
 
     def io_kind(self, node: ast.Call) -> str | None:
         """What kind of I/O a call performs (for the message), or None."""
@@ -66,7 +73,7 @@ class IoQuestions:
         if (func.attr in LOGGING_METHODS and isinstance(func.value, ast.Call)
                 and isinstance(func.value.func, ast.Attribute) and func.value.func.attr == "get_logger"):
             return "logging"  # ROS 2 `self.get_logger().info(...)`
-        if self._factory_made(func.value):
+        if (func.attr in SEND_METHODS or isinstance(func.value, ast.Attribute)) and self._factory_made(func.value):
             return f"middleware `.{func.attr}()`"
         if func.attr in PATH_IO_METHODS and any(t in ("pathlib.Path", "pathlib.PurePath", "Path") for t in types):
             return f"file access `.{func.attr}()`"

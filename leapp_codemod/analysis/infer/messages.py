@@ -33,7 +33,8 @@ class MessageQuestions:
             bound = self.fn.assigned(root.id) if isinstance(root, ast.Name) and hops < _MAX_LOCAL_HOPS else []
             return len(bound) == 1 and self.is_message_field(bound[0], hops + 1)
         if self.cls is not None and is_self_attr(root, self.self_name):
-            return any(root.attr in self._message_attrs(klass) for klass in self.project.mro(self.cls))
+            return any(root.attr in self._message_attrs(klass) for klass in self.project.mro(self.cls)) \
+                or bool(self._outside_fills(root))   # a value a callback or thread stores (LCM903)
         if not isinstance(root, ast.Name):
             return False
         if root.id in self.message_params():

@@ -1,8 +1,9 @@
 """Reads of values filled outside the step: is this `self.cmd` / `SPEED` the step turns into data something a
 callback, a listener, a thread or a handler wrote between calls (`analysis.model.filled_outside`)?
 
-Only the first read per name (and per field read off it: `self.low_state.motor_state` and `.imu_state` are two
-inputs) in a function that feeds the function's outputs counts; writing through the value (`self.cmd.q[i] = v`)
+Only the first read per name and field path read off it (`self.low_state.motor_state[i].q`, `.motor_state[i].dq`
+and `.imu_state.gyroscope` are three inputs; `.x`/`.y` of one part are one), at most one per statement, in a
+function that feeds the function's outputs counts; writing through the value (`self.cmd.q[i] = v`)
 is no read. A read that only gates
 (`if self.js is None: return`, `while not self.ready:`, `len(self.buf) < 3`, `hasattr`) decides whether the step
 runs, not what it computes: no data. Writers the step itself reaches are pipeline code (their writes are state,
@@ -12,10 +13,12 @@ from __future__ import annotations
 
 import ast
 
+from leapp_codemod.analysis.infer.telemetry import attribute_reads
 from leapp_codemod.analysis.infer.type_tests import parent_map
 from leapp_codemod.analysis.model.filled_outside import Fill, class_fills, global_fills, module_fills, split_global
 from leapp_codemod.analysis.model.object_fills import ObjectWrite, method_data_writes, object_writes
 from leapp_codemod.analysis.model.walk import is_self_attr, name_stores
+from leapp_codemod.knowledge.io import VECTOR_COMPONENTS
 from leapp_codemod.knowledge.vocab import WRITING_METHODS
 
 # project memo key: the function ids the analysis whose rules run now reached
@@ -34,20 +37,66 @@ class OutsideInputQuestions:
         if not fills:
             return None
         name = node.attr if isinstance(node, ast.Attribute) else node.id
-        key = ("outside_first", name, self._field(node))
-        first = self.fn.walks.get(key)
-        if first is None:
-            reads = sorted((n for n in self.fn.nodes if self._same_read(n, node) and self._field(n) == key[2]
-                            and not self._gates(n) and not self._written_through(n)),
-                           key=lambda n: (n.lineno, n.col_offset))
-            first = self.fn.walks[key] = next((n for n in reads if self.reaches_output(n)), False)
-        return fills[0] if first is node else None
+        key = ("outside_reported", name)
+        reported = self.fn.walks.get(key)
+        if reported is None:
+            reported = self.fn.walks[key] = self._reported_reads(node)
+        return fills[0] if id(node) in reported else None
 
-    def _field(self, node: ast.AST) -> str:
-        """The field read off the value (`motor_state` of `self.low_state.motor_state[i].q`, '' for the value
-        itself): each part of a stored message the step reads is its own input."""
-        parent = parent_map(self.fn).get(id(node))
-        return parent.attr if isinstance(parent, ast.Attribute) and parent.value is node else ""
+    def _reported_reads(self, node: ast.AST) -> frozenset[int]:
+        """The reads of this name the rule reports: per field path read off the value, the first that feeds the
+        function's outputs, and at most one per statement (`np.array([m.pose.x, m.twist.x])` builds one input in
+        one place)."""
+        reads = sorted((n for n in self.fn.nodes if self._same_read(n, node)
+                        and not self._gates(n) and not self._written_through(n)),
+                       key=lambda n: (n.lineno, n.col_offset))
+        fields: set[tuple[str, ...]] = set()
+        statements: set[int] = set()
+        out: set[int] = set()
+        for read in reads:
+            field, statement = self._field(read), self._statement(read)
+            if field in fields or statement in statements or not self.reaches_output(read) \
+                    or self._kept_unread(read):
+                continue
+            fields.add(field)
+            statements.add(statement)
+            out.add(id(read))
+        return frozenset(out)
+
+    def _kept_unread(self, node: ast.AST) -> bool:
+        """`self.euler = self.state.imu.rpy` where no scanned code reads `euler`: kept for nobody, no input the
+        step turns into data (a class with a library base may read it: unsure, kept)."""
+        parents = parent_map(self.fn)
+        stmt = parents.get(id(node))
+        while stmt is not None and not isinstance(stmt, ast.stmt):
+            stmt = parents.get(id(stmt))
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                and is_self_attr(stmt.targets[0], self.self_name)) or self.cls is None:
+            return False
+        if any(self.project.is_library(k.module) for k in self.project.mro(self.cls)):
+            return False
+        return not attribute_reads(self.project).get(stmt.targets[0].attr)
+
+    def _statement(self, node: ast.AST) -> int:
+        parents = parent_map(self.fn)
+        while node is not None and not isinstance(node, ast.stmt):
+            node = parents.get(id(node))
+        return id(node)
+
+    def _field(self, node: ast.AST) -> tuple[str, ...]:
+        """The field path read off the value, through indexing (`motor_state.q` of `self.low_state.motor_state[i]
+        .q`, `twist.twist.linear` of `self.odom.twist.twist.linear.x`; () for the value itself): each part of a
+        stored message the step reads is its own input; the components of one vector (`.x`, `.y`) are one."""
+        parents = parent_map(self.fn)
+        path: list[str] = []
+        child, parent = node, parents.get(id(node))
+        while isinstance(parent, (ast.Attribute, ast.Subscript)) and parent.value is child:
+            if isinstance(parent, ast.Attribute):
+                path.append(parent.attr)
+            child, parent = parent, parents.get(id(parent))
+        if path and path[-1] in VECTOR_COMPONENTS:
+            path.pop()
+        return tuple(path)
 
     def _written_through(self, node: ast.AST) -> bool:
         """`self.cmd.motor[i].q = v`: the value is the object the step writes into, not a value it reads."""
@@ -90,7 +139,7 @@ class OutsideInputQuestions:
         the step is a method of the object and reads its own field a holder's registered code fills (`self.state`,
         after the holder's callback `self.robot.set_state(msg)` or `self.robot.state = msg`)."""
         family = {k.id for k in self.project.mro(self.cls)}
-        field = self._field(node)
+        field = next(iter(self._field(node)), "")    # the field of the held object (`lx` of `self.pad.lx.v`)
         out = []
         for write in object_writes(self.project):
             if not write.data:

@@ -185,8 +185,8 @@ class TaintQuestions:
         if isinstance(e, ast.Attribute):
             if e.attr in SHAPE_ATTRS or e.attr in META_ATTRS or self.image_size(e):
                 return False
-            if is_self_attr(e, self.self_name):
-                return self.self_attr_is_data(e.attr)
+            if is_self_attr(e, self.self_name):   # or a value a callback fills: the input the step reads
+                return self.self_attr_is_data(e.attr) or bool(self._outside_fills(e))
             if e.attr in self.facts.foreign_written and self._filled_field(e):
                 return True
             if function_attr(self, e) in self.facts.data_globals.get(self.module.name, ()):
