@@ -84,3 +84,67 @@ def test_a_name_bound_by_a_class_loader_is_a_model_sign_for_entry_ranking():
     tree = ast.parse("pilot = PPO.load(p)\nconf = json.load(f)\nagent = ALGOS[k].restore(p)\nx = np.load(f)\n")
     assert loaded_models(tree.body) == {"pilot", "agent"}
     assert class_loader(ast.parse("sb3.SAC.from_pretrained", mode="eval").body)
+
+
+BUILDERS = '''
+from typing import TypeVar
+T = TypeVar("T")
+
+
+class Agent:
+    @classmethod
+    def annotated(cls, path) -> "Agent":
+        return make(path)
+
+    @classmethod
+    def typevar(cls: type[T], path) -> T:
+        return make(path)
+
+    @classmethod
+    def moved(cls, path, device):
+        return cls(**read(path)).to(device)
+
+    @classmethod
+    def local_moved(cls, path):
+        agent = cls()
+        agent.load_state_dict(read(path))
+        return agent.eval()
+
+    @classmethod
+    def handed_on(cls, path):
+        return cls.moved(path, "cpu")
+
+    @classmethod
+    def settings(cls, path):
+        return read(path)
+
+    @classmethod
+    def loops(cls, path):
+        return cls.loops(path)
+
+    def plain(self, path):
+        return Agent()
+'''
+
+
+def test_which_classmethods_build_the_class_they_are_called_on(tmp_path):
+    from leapp_codemod.analysis.model.index import build_index
+    from leapp_codemod.analysis.model.resolve_types import builds_own_class
+    from leapp_codemod.source.files import SourceFile
+    from leapp_codemod.source.parse import parse_source
+    path = tmp_path / "agents.py"
+    path.write_text(BUILDERS, encoding="utf-8")
+    index = build_index(parse_source(SourceFile(path, "agents.py", "agents", False), BUILDERS))
+    methods = index.classes["Agent"].methods
+    built = {name for name, fn in methods.items() if builds_own_class(fn, index)}
+    assert built == {"annotated", "typevar", "moved", "local_moved", "handed_on"}
+
+
+def test_a_distribution_one_call_rebuilds_before_reading_it_is_no_state():
+    """SAC's actor may hold either distribution class; each call of `actions_from_params` rebuilds its own
+    distribution and then reads it (`get_actions` calls that object's `mode`, not every subclass's)."""
+    pytest.importorskip("stable_baselines3")
+    result = _scan("hover/hover.py:11-11")
+    assert "stable_baselines3.sac.policies:Actor.forward" in result.reachable
+    assert "stable_baselines3.common.distributions:StateDependentNoiseDistribution.mode" in result.reachable
+    assert not [f for f in result.findings if f.code.startswith("LCM70")], result.findings
