@@ -148,3 +148,11 @@ def test_a_distribution_one_call_rebuilds_before_reading_it_is_no_state():
     assert "stable_baselines3.sac.policies:Actor.forward" in result.reachable
     assert "stable_baselines3.common.distributions:StateDependentNoiseDistribution.mode" in result.reachable
     assert not [f for f in result.findings if f.code.startswith("LCM70")], result.findings
+
+
+def test_a_world_step_inside_a_range_is_where_the_action_leaves_not_pipeline_code():
+    pytest.importorskip("stable_baselines3")
+    result = _scan("lander/land.py:26-28")
+    assert "stable_baselines3.common.base_class:BaseAlgorithm.predict" in result.reachable
+    assert "lander.land:LanderWorld.step" not in result.reachable
+    assert not [f for f in result.findings if f.line < 20], result.findings   # the simulator's wind and casts

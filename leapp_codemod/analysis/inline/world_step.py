@@ -51,3 +51,15 @@ def step_note(start: int, end: int, cut: int, step: ast.stmt) -> str:
     return (f"lines {start}-{end} end in the world's step at line {step.lineno} (`{ast.unparse(step.value)[:60]}`): "
             f"taken as {start}-{cut}; what the step is handed is the range's output, what it returns the next "
             "observation")
+
+
+def world_step_calls(fn_node: ast.AST, walks: dict) -> frozenset[int]:
+    """The calls (by node id) of the world's steps a range makes inside it, as statements (`obs, r, d, i =
+    env.step(action)` in the middle of a range that runs on to the next policy call): the action leaves the
+    pipeline there as it does at a range's end, so the scan does not follow the step into the simulator.
+    Kept in `walks` (the function's per-walk cache)."""
+    found = walks.get("world steps")
+    if found is None:
+        found = walks["world steps"] = frozenset(
+            id(stmt.value) for stmt in ast.walk(fn_node) if isinstance(stmt, ast.stmt) and world_step(stmt))
+    return found
