@@ -71,20 +71,9 @@ def loaded_types(ctx, value: ast.expr, scope: FunctionInfo | None, hops: int = 0
 
 
 def loader_result(ctx, func: ast.expr, scope: FunctionInfo | None) -> set[str]:
-    """`X.load` called: the classes X names (as written, or as the function's own questions resolve it:
-    `self.algos[name]`) whose `load` builds an instance of the class it is called on."""
-    found = loader_classes(ctx.project, func, ctx.module, scope)
-    if found or not isinstance(func, ast.Attribute):
-        return found
-    from leapp_codemod.analysis.model.resolve_callables import CallableResolver
-    from leapp_codemod.analysis.model.resolve_types import builds_own_class
-    out = set()
-    for class_id in sorted(CallableResolver(ctx).classes(func.value)):
-        cls = ctx._class_for_type(class_id)
-        method = ctx.project.find_method(cls, func.attr) if cls is not None else None
-        if method is not None and builds_own_class(method, ctx.project.modules[method.module]):
-            out.add(class_id)
-    return out
+    """`X.load` called: the classes X names whose `load` builds an instance of the class it is called on
+    (read from the code as written: no call is resolved to answer it)."""
+    return loader_classes(ctx.project, func, ctx.module, scope)
 
 
 def _bound_in(ctx, name: str, scope: FunctionInfo | None, line: int) -> ast.expr | None:

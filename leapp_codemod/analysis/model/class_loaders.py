@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIndex
+from leapp_codemod.analysis.model.libraries import in_project
 from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.analysis.model.resolve_types import builds_own_class
 from leapp_codemod.analysis.model.script_bindings import module_bindings
@@ -40,7 +41,7 @@ def named_classes(project: Project, expr: ast.expr, module: ModuleIndex, scope: 
         return []
     if isinstance(expr, (ast.Name, ast.Attribute)):
         name = project.qualify(expr, module)
-        cls = project.class_of(name) if name else None
+        cls = project.class_of(name) if name and _may_name_class(project, name) else None
         if cls is not None:
             return [cls]
     if isinstance(expr, ast.IfExp):   # `SAC if continuous else DQN`
@@ -87,6 +88,12 @@ def _module_attribute(project: Project, holder: ast.expr, key: ast.expr, module:
     base = project.qualify(holder, module) if isinstance(holder, (ast.Name, ast.Attribute)) else None
     cls = project.class_of(f"{base}.{key.value}") if base else None
     return [cls] if cls is not None else []
+
+
+def _may_name_class(project: Project, name: str) -> bool:
+    """A project name, or a library name spelled like a class (`stable_baselines3.PPO`): looking up a library's
+    lower-case names (`gym.make`, `torch.load`) would index modules only to find functions and modules."""
+    return in_project(project, name) or name.rpartition(".")[2][:1].isupper()
 
 
 def _unique(classes: list[ClassInfo]) -> list[ClassInfo]:
