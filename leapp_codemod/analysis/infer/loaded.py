@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 
-from leapp_codemod.analysis.model.class_loaders import loader_classes
+from leapp_codemod.analysis.model.class_loaders import bound_value, loader_classes
 from leapp_codemod.analysis.model.function_values import range_scope
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.local_values import assignments
@@ -62,7 +62,7 @@ def loaded_types(ctx, value: ast.expr, scope: FunctionInfo | None, hops: int = 0
             and value.func.attr in SELF_RETURNING_METHODS:
         return loaded_types(ctx, value.func.value, scope, hops)   # `Agent.load(p).to(device)`: the same object
     if isinstance(value, ast.Name) and hops < _MAX_HOPS:   # an alias: `agent = model`
-        bound = _bound_in(here, value.id, scope, value.lineno)
+        bound = bound_value(ctx.project, value, ctx.module, scope)
         return loaded_types(ctx, bound, scope, hops + 1) if bound is not None else set()
     if not isinstance(value, ast.Call):
         return set()
@@ -74,15 +74,3 @@ def loader_result(ctx, func: ast.expr, scope: FunctionInfo | None) -> set[str]:
     """`X.load` called: the classes X names whose `load` builds an instance of the class it is called on
     (read from the code as written: no call is resolved to answer it)."""
     return loader_classes(ctx.project, func, ctx.module, scope)
-
-
-def _bound_in(ctx, name: str, scope: FunctionInfo | None, line: int) -> ast.expr | None:
-    """The last value `name` is bound to before `line` in `scope` (the module's statements when None)."""
-    if scope is not None and name not in scope.params:
-        values = [v for v, how in assignments(ctx.project, scope).get(name, ()) if how == "value"]
-    elif scope is None:
-        values = list(module_bindings(ctx.project, ctx.module).get(name, ()))
-    else:
-        return None
-    before = [v for v in values if v.lineno < line]
-    return before[-1] if before else None

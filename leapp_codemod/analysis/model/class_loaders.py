@@ -51,18 +51,18 @@ def named_classes(project: Project, expr: ast.expr, module: ModuleIndex, scope: 
             and len(expr.args) >= 2:
         return _module_attribute(project, expr.args[0], expr.args[1], module)
     if isinstance(expr, ast.Subscript) and not isinstance(expr.slice, ast.Slice):   # `ALGOS[name]`
-        table = _bound(project, expr.value, module, scope) if isinstance(expr.value, ast.Name) else None
+        table = bound_value(project, expr.value, module, scope) if isinstance(expr.value, ast.Name) else None
         if isinstance(table, ast.Dict):
             return _unique([c for v in table.values if v is not None
                             for c in named_classes(project, v, module, scope, hops + 1)])
         return []
     if isinstance(expr, ast.Name):
-        bound = _bound(project, expr, module, scope)
+        bound = bound_value(project, expr, module, scope)
         return named_classes(project, bound, module, scope, hops + 1) if bound is not None else []
     return []
 
 
-def _bound(project: Project, name: ast.Name, module: ModuleIndex, scope: FunctionInfo | None) -> ast.expr | None:
+def bound_value(project: Project, name: ast.Name, module: ModuleIndex, scope: FunctionInfo | None) -> ast.expr | None:
     """The last value `name` is bound to before it is read: in `scope` (a local), else at the module's level
     (its own statements, `if __name__ == "__main__":` blocks included)."""
     if scope is not None and name.id not in scope.params:
