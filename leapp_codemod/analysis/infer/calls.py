@@ -5,7 +5,6 @@ import ast
 
 from leapp_codemod.analysis.infer.loaded import is_range
 from leapp_codemod.analysis.infer.memo import answered_once
-from leapp_codemod.analysis.inline.world_step import world_step_calls
 from leapp_codemod.analysis.model import config_picked, import_shapes, runtime_bind
 from leapp_codemod.analysis.model.call_fit import fitting
 from leapp_codemod.analysis.model.library_built import library_built_classes
@@ -13,6 +12,7 @@ from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo
 from leapp_codemod.analysis.model.resolve_callables import CallableResolver
 from leapp_codemod.analysis.model.resolve_types import is_abstract, overrides
 from leapp_codemod.analysis.model.walk import is_property, is_self_attr
+from leapp_codemod.analysis.model.world_steps import world_step_calls
 from leapp_codemod.knowledge.vocab import DATA_METHOD_NAMES
 from leapp_codemod.observe.merge import function_by_id, observed_callees
 
