@@ -42,6 +42,9 @@ MODEL_STEP = frozenset({"step"})
 # Calls whose result is a model: `policy = torch.jit.load(path)`, `runner.get_inference_policy()`.
 MODEL_LOADERS = ("jit.load", "torch.load", "InferenceSession", "get_inference_policy", "load_policy",
                  "load_model", "load_checkpoint")
+# ... and a class's own loader: `PPO.load(path)`, `Planner.from_pretrained(d)`, `ALGOS[name].restore(p)` (a class,
+# or a table of classes, spelled with a capital; `json.load`, `np.load` read data from modules).
+CLASS_LOADERS = frozenset({"load", "from_pretrained", "restore", "load_from_checkpoint", "from_checkpoint"})
 # Calls the forward slice does not take in: actuation, stepping a simulator, rendering, logging (only a send
 # ends it: bounds.sends; a statement that only reports is skipped).
 SINK_CALLS = frozenset({"step", "mj_step", "publish", "Write", "write", "send", "sendall", "sendto", "print",
@@ -86,9 +89,18 @@ def loaded_models(stmts: list[ast.stmt]) -> set[str]:
     for node in (n for stmt in stmts for n in ast.walk(stmt)):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
             callee = ast.unparse(node.value.func)
-            if any(callee.endswith(loader) for loader in MODEL_LOADERS):
+            if any(callee.endswith(loader) for loader in MODEL_LOADERS) or class_loader(node.value.func):
                 out.update(t.id for t in node.targets if isinstance(t, ast.Name))
     return out
+
+
+def class_loader(func: ast.expr) -> bool:
+    """`PPO.load`, `sb3.SAC.load`, `ALGOS[name].load`: a loader called on a class or a table of classes."""
+    if not isinstance(func, ast.Attribute) or func.attr not in CLASS_LOADERS:
+        return False
+    holder = func.value.value if isinstance(func.value, ast.Subscript) else func.value
+    name = final_name(holder)
+    return bool(name) and name[:1].isupper()
 
 
 def model_call(call: ast.Call, models: set[str]) -> str | None:

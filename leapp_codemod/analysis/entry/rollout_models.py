@@ -26,7 +26,7 @@ from leapp_codemod.analysis.entry.drivers import (
     name_words,
     training_operation,
 )
-from leapp_codemod.analysis.entry.loops import MODEL_LOADERS, loaded_models, steps_or_resets
+from leapp_codemod.analysis.entry.loops import MODEL_LOADERS, class_loader, loaded_models, steps_or_resets
 from leapp_codemod.analysis.entry.receivers import is_bound, param_pairs, passes_on
 from leapp_codemod.analysis.model.index import FunctionInfo
 
@@ -144,7 +144,7 @@ def returns_model(fn: FunctionInfo, project) -> bool:
 
 def _loader_call(call: ast.Call) -> bool:
     callee = ast.unparse(call.func)
-    return any(callee.endswith(loader) for loader in MODEL_LOADERS)
+    return any(callee.endswith(loader) for loader in MODEL_LOADERS) or class_loader(call.func)
 
 
 def _builds_network(value: ast.expr, fn: FunctionInfo, project, module) -> bool:

@@ -7,7 +7,9 @@ from typing import TYPE_CHECKING
 
 from leapp_codemod.analysis.entry.composers import is_model_wrapper
 from leapp_codemod.analysis.entry.drivers import name_words
-from leapp_codemod.analysis.entry.loops import MODEL_LOADERS, MODEL_METHODS, MODEL_WORDS, is_model_name
+from leapp_codemod.analysis.entry.loops import (
+    MODEL_LOADERS, MODEL_METHODS, MODEL_WORDS, class_loader, is_model_name,
+)
 from leapp_codemod.analysis.model.runtime_bind import INSTANTIATE
 
 if TYPE_CHECKING:
@@ -218,7 +220,8 @@ def built_as_model(ctx: FunctionContext, attr: str) -> bool:
             if not (isinstance(value, ast.Call) and isinstance(value.func, (ast.Name, ast.Attribute))):
                 continue
             name = ctx.project.qualify(value.func, module) or ast.unparse(value.func)
-            if ctx.project.external_name(name) in INSTANTIATE or name.endswith(MODEL_LOADERS):
+            if ctx.project.external_name(name) in INSTANTIATE or name.endswith(MODEL_LOADERS) \
+                    or class_loader(value.func):   # `self.agent = SAC.load(path)`
                 return True
     return False
 

@@ -26,6 +26,7 @@ from leapp_codemod.analysis.model.walk import (
 from leapp_codemod.knowledge.vocab import NAMESPACE_CALLS, OVERWRITING_METHODS
 
 MAX_DEPTH = 40
+_SKIP = "-"   # a callee the walk's receiver never runs
 MAX_STATEMENTS = 200_000
 
 
@@ -44,12 +45,15 @@ class _Walk:
     given_params: frozenset = frozenset()    # ... and that this call sets to a value that is not None
     returns: list[list] = field(default_factory=list)   # per function being walked: writes at each early return
     summaries: dict[tuple, dict[str, set[str]]] = field(default_factory=dict)   # walked call -> what it writes
+    receiver: str | None = None   # the class of the object the walked method runs on, when one call named it
 
     def function(self, fn: FunctionInfo, guarded: bool, depth: int, none: frozenset = frozenset(),
-                 given: frozenset = frozenset()) -> None:
+                 given: frozenset = frozenset(), receiver: str | None = None) -> None:
         """Walk `fn` the first time it is reached, and again when a call decides its `if param is None:`
-        blocks differently (`publish(cmd)` and `publish()` read different attributes)."""
-        key = (fn.id, none, given)
+        blocks differently (`publish(cmd)` and `publish()` read different attributes) or runs it on another
+        object (`receiver`: the class whose method the walk entered, which the method's `self.m()` calls
+        dispatch on)."""
+        key = (fn.id, none, given, receiver)
         if key in self.walked or depth > MAX_DEPTH:
             for attr, classes in self.summaries.get(key, {}).items():   # its writes happen on every call
                 self.written.setdefault(attr, set()).update(classes)
@@ -60,13 +64,13 @@ class _Walk:
         ctx = self.contexts(fn)
         if ctx.cls is not None and ctx.cls.id not in self.family:
             self.family[ctx.cls.id] = {k.id for k in ctx.project.mro(ctx.cls)}
-        outer = (self.none_params, self.given_params)
-        self.none_params, self.given_params = none, given
+        outer = (self.none_params, self.given_params, self.receiver)
+        self.none_params, self.given_params, self.receiver = none, given, receiver
         self.returns.append([])
         try:
             self.block(fn.node.body, ctx, guarded, depth)
         finally:
-            self.none_params, self.given_params = outer
+            self.none_params, self.given_params, self.receiver = outer
             early = self.returns.pop()
         # after the call: what every way out of it wrote. A return under a condition on configuration is
         # taken on every call or on none: when the end of the function is reachable, that is the way out.
@@ -239,9 +243,32 @@ class _Walk:
             callees = ctx.resolve_call(call)
         except RecursionError:
             return
+        on_self = is_self_attr(func, ctx.self_name)
         for callee in callees:
+            receiver = self._receiver(callee, ctx, on_self, len(callees))
+            if receiver is _SKIP:
+                continue   # an override of a class the object this walk runs on is not
             none, given = _none_arguments(callee, call)
-            self.function(callee, guarded, depth + 1, none, given)
+            self.function(callee, guarded, depth + 1, none, given, receiver)
+
+    def _receiver(self, callee: FunctionInfo, ctx: FunctionContext, on_self: bool, alternatives: int):
+        """The object `callee` runs on: for `self.m()` the one this walk runs on (the overrides of classes it is
+        not are skipped: `get_actions` of one distribution calls its own `mode`, not every subclass's); for a call
+        on another object choosing among several classes' methods, the class of each."""
+        if callee.class_name is None:
+            return None
+        owner = ctx.project.modules[callee.module].classes.get(callee.class_name)
+        if owner is None:
+            return None
+        if not on_self:
+            return owner.id if alternatives > 1 else None
+        if self.receiver is None:
+            return None
+        mine = self.family.get(self.receiver)
+        if mine is None:
+            return self.receiver
+        related = owner.id in mine or self.receiver in {k.id for k in ctx.project.mro(owner)}
+        return self.receiver if related else _SKIP
 
     def _none_test(self, test: ast.expr) -> str | None:
         """The branch of `if param is None:` / `if param is not None:` this call never takes."""

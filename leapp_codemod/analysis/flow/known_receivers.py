@@ -110,10 +110,10 @@ def library_value(ctx: FunctionContext, value: ast.expr, where: FunctionInfo | N
         return library_value(ctx, value.body, where, depth + 1) and library_value(ctx, value.orelse, where, depth + 1)
     if isinstance(value, ast.Call):
         module = ctx.project.modules[where.module] if where is not None else ctx.module
-        name = ctx.project.qualify(value.func, module)
-        name = ctx.project.external_name(name) if name else None
-        return bool(name) and name not in RUNTIME_FACTORIES and "." in name and not _in_project(ctx.project, name) \
-            and library_available(ctx.project, name)
+        spelled = ctx.project.qualify(value.func, module)
+        name = ctx.project.external_name(spelled) if spelled else None   # `joblib.load` is `joblib.numpy_pickle.load`
+        return bool(name) and not {name, spelled} & RUNTIME_FACTORIES and "." in name \
+            and not _in_project(ctx.project, name) and library_available(ctx.project, name)
     if isinstance(value, ast.Constant) and value.value is None:
         return True
     if isinstance(value, (ast.Name, ast.Attribute)):   # `torch.mean` held as a value

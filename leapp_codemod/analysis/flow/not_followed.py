@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 
 from leapp_codemod.analysis.flow.handed_reason import handed_reason
+from leapp_codemod.analysis.infer.loaded import binding_before
 from leapp_codemod.analysis.flow.library_callbacks import library_callbacks
 from leapp_codemod.analysis.flow.foreign_objects import foreign_call, foreign_reads, imported_roots
 from leapp_codemod.analysis.flow.stub_calls import stub_call
@@ -312,7 +313,8 @@ def receiver_reason(ctx: FunctionContext, receiver: ast.expr, depth: int = 0) ->
                 return f"`{receiver.id}` comes from the enclosing {enclosing.qualname}: {inner}"
         if receiver.id in ctx.module.globals:   # `SMOOTH = build()` at the module's top
             return module_global_gap(ctx.project, ctx.module, receiver.id, [])
-        return None
+        bound = binding_before(ctx, receiver.id)   # `agent = joblib.load(f)` in the script, before the range
+        return _outer_reason(ctx, receiver.id, bound[0]) if bound is not None else None
     if isinstance(receiver, ast.Attribute):
         return f"the type of `{_short(receiver)}` is unknown"
     if isinstance(receiver, ast.Subscript):
@@ -460,8 +462,9 @@ def _value_reason(ctx: FunctionContext, value: ast.expr, where: FunctionInfo | N
         if name == "importlib.import_module" and value.args:
             return (f"{what} is the module `importlib.import_module({_short(value.args[0])})` loads, named when the "
                     "program runs")
-        if name in RUNTIME_FACTORIES:
-            return f"receiver from {name}(...): its class is chosen at run time"
+        spelled = ctx.project.qualify(value.func, ctx.module)   # `joblib.load`, re-exported from a submodule
+        if {name, spelled} & RUNTIME_FACTORIES:
+            return f"receiver from {spelled if spelled in RUNTIME_FACTORIES else name}(...): its class is chosen at run time"
         return f"{what} is built by `{_short(value.func)}(...)`, whose result's class is unknown"
     if isinstance(value, ast.Name) and where is not None and value.id in where.params \
             and default_only(ctx, where, value.id):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ast
 
+from leapp_codemod.analysis.infer.loaded import is_range
 from leapp_codemod.analysis.infer.memo import answered_once
 from leapp_codemod.analysis.model import config_picked, import_shapes, runtime_bind
 from leapp_codemod.analysis.model.call_fit import fitting
@@ -11,6 +12,7 @@ from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo
 from leapp_codemod.analysis.model.resolve_callables import CallableResolver
 from leapp_codemod.analysis.model.resolve_types import is_abstract, overrides
 from leapp_codemod.analysis.model.walk import is_property, is_self_attr
+from leapp_codemod.analysis.model.world_steps import world_step_calls
 from leapp_codemod.knowledge.vocab import DATA_METHOD_NAMES
 from leapp_codemod.observe.merge import function_by_id, observed_callees
 
@@ -43,6 +45,8 @@ class CallQuestions:
     @answered_once
     def resolve_call(self, call: ast.Call) -> list[FunctionInfo]:
         """Project functions a call may run (empty for library calls), with those observed running from it."""
+        if is_range(self.fn) and id(call) in world_step_calls(self.fn.node, self.fn.walks):
+            return []   # an inline range's step of the world: where its action leaves, not pipeline code
         found = fitting(self._through_properties(call, self._resolve_static(call)) or self._from_enclosing(call), call)
         observed = self.facts.observed
         if observed is None:

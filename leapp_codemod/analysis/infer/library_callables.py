@@ -10,7 +10,8 @@ import ast
 from dataclasses import dataclass
 
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIndex
-from leapp_codemod.analysis.model.local_values import module_bindings, returned_builds
+from leapp_codemod.analysis.model.local_values import returned_builds
+from leapp_codemod.analysis.model.script_bindings import module_bindings
 from leapp_codemod.analysis.model.walk import is_self_attr, self_name_of
 from leapp_codemod.knowledge.library_internals import PIPELINE_BUILDERS, key_of
 

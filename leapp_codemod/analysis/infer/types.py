@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ast
 
+from leapp_codemod.analysis.infer.loaded import is_range, loaded_before, loader_result
 from leapp_codemod.analysis.infer.memo import answered_once
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIndex
 from leapp_codemod.analysis.model.project import questions
@@ -49,7 +50,9 @@ class TypeQuestions:
             if e.id in self.module.globals:
                 return self.global_types(self.module, e.id)
             declared = foreign_annotations(self.project, self.fn, self.module).get(e.id)
-            return {declared} if declared else set()   # `log: DopplerLog` from a package that is not installed
+            if declared:
+                return {declared}   # `log: DopplerLog` from a package that is not installed
+            return loaded_before(self, e.id) if is_range(self.fn) else set()   # `model = PPO.load(p)` before
         return self._compound_types(e)
 
     @answered_once
@@ -185,6 +188,8 @@ class TypeQuestions:
                     built = self.call_result_types(value, module)
                     if not any(":" in t for t in built) and isinstance(value.func, ast.Subscript):
                         built = CallableResolver(self.for_function(fn)).classes(value.func) or built  # `HEADS[k]()`
+                    elif not any(":" in t for t in built) and isinstance(value.func, ast.Attribute):
+                        built = loader_result(self.for_function(fn), value.func, fn) or built   # `cls.load(p)`
                     out |= built
             return out
         finally:

@@ -10,30 +10,7 @@ from __future__ import annotations
 
 import ast
 
-from leapp_codemod.knowledge.actuation import NOT_STEPPED, WORLD_STEP_CALLS
-
-
-def _receiver_words(func: ast.Attribute) -> set[str]:
-    receiver = func.value
-    if isinstance(receiver, ast.Subscript):      # `envs[i].step(a)`
-        receiver = receiver.value
-    name = receiver.attr if isinstance(receiver, ast.Attribute) else getattr(receiver, "id", "")
-    return set(name.lower().split("_")) if name else set()
-
-
-def world_step(stmt: ast.stmt) -> bool:
-    """Is the statement a call that advances the world (its result assigned or unused)?"""
-    value = stmt.value if isinstance(stmt, (ast.Expr, ast.Assign, ast.AnnAssign)) else None
-    if not isinstance(value, ast.Call):
-        return False
-    func = value.func
-    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-    if name not in WORLD_STEP_CALLS:
-        return False
-    if isinstance(func, ast.Attribute) and name in ("step", "step_async"):
-        words = _receiver_words(func)
-        return bool(words) and not words & NOT_STEPPED
-    return True
+from leapp_codemod.analysis.model.world_steps import world_step
 
 
 def end_before_world_step(statements: tuple[ast.stmt, ...]) -> tuple[int, ast.stmt] | None:

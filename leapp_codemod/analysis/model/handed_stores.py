@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from leapp_codemod.analysis.model.function_values import enclosing_function
 from leapp_codemod.analysis.model.index import ClassInfo, ModuleIndex
-from leapp_codemod.analysis.model.local_values import module_bindings
+from leapp_codemod.analysis.model.script_bindings import module_bindings
 
 
 @dataclass(frozen=True)

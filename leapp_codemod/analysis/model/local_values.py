@@ -21,27 +21,6 @@ def assignments(project: Project, fn: FunctionInfo) -> dict[str, list[tuple[ast.
     return project.memo[key]
 
 
-def module_bindings(project: Project, module: ModuleIndex) -> dict[str, list[ast.expr]]:
-    """Every value a module-level name is assigned in the module's own statements, branches and loops
-    included (`if cfg.big: net = Big() else: net = Small()` in a script): what a script-level name may hold."""
-    key = ("module_bindings", module.name)
-    found = project.memo.get(key)
-    if found is None:
-        found = project.memo[key] = {}
-        pending = list(module.tree.body)
-        while pending:
-            stmt = pending.pop(0)
-            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                continue
-            if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
-                for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
-                    if isinstance(target, ast.Name):
-                        found.setdefault(target.id, []).append(stmt.value)
-            for block in ("body", "orelse", "finalbody", "handlers"):
-                pending += [s for s in getattr(stmt, block, ()) if isinstance(s, (ast.stmt, ast.excepthandler))]
-    return found
-
-
 def returned_values(project: Project, fn: FunctionInfo) -> list[ast.expr]:
     key = ("returns", fn.id)
     if key not in project.memo:

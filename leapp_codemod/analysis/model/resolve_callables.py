@@ -25,11 +25,11 @@ from leapp_codemod.analysis.model.function_values import (  # noqa: F401 (nested
     only_definition,
     range_scope,
 )
+from leapp_codemod.analysis.model.script_bindings import module_bindings
 from leapp_codemod.analysis.model.local_values import (  # noqa: F401 (returned_builds, global_value re-exported)
     MAX_DEPTH as _MAX_DEPTH,
     assignments,
     global_value,
-    module_bindings,
     name_pattern as _name_pattern,
     returned_builds,
     returned_values,

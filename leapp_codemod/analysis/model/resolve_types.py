@@ -11,6 +11,7 @@ import ast
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIndex
 from leapp_codemod.analysis.model.libraries import in_project, library_available
 from leapp_codemod.analysis.model.project import Project
+from leapp_codemod.knowledge.vocab import SELF_RETURNING_METHODS
 
 _WRAPPERS = frozenset({"Optional", "Union", "Final", "ClassVar", "Annotated", "type"})
 
@@ -105,26 +106,58 @@ def _is_self_type(annotation: ast.expr | None, module: ModuleIndex) -> bool:
             and (getattr(value.func, "id", None) or getattr(value.func, "attr", None)) == "TypeVar")
 
 
-def builds_own_class(fn: FunctionInfo, module: ModuleIndex) -> bool:
-    """A classmethod that returns an instance of the class it is called on."""
-    if not is_classmethod(fn) or not fn.positional_params:
+def builds_own_class(fn: FunctionInfo, module: ModuleIndex, seen: frozenset = frozenset()) -> bool:
+    """A classmethod that returns an instance of the class it is called on: annotated to return `Self`, a
+    `TypeVar` or its own class (`-> "Planner"`), or returning `cls(...)`, a local built by `cls(...)`, either
+    moved (`cls(**cfg).eval()`, `model.to(device)`), or another such classmethod of `cls` (`cls.from_config(c)`)."""
+    if not is_classmethod(fn) or not fn.positional_params or fn.id in seen:
         return False
-    if _is_self_type(fn.node.returns, module):
+    if _is_self_type(fn.node.returns, module) or _names_own_class(fn.node.returns, fn):
         return True
     cls_name = fn.positional_params[0]
     built = set()
     for node in fn.nodes:
-        if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name)
-                and node.value.func.id == cls_name):
+        if isinstance(node, ast.Assign) and _builds_cls(_moved(node.value), cls_name, fn, module, seen):
             built |= {t.id for t in node.targets if isinstance(t, ast.Name)}
     for node in fn.nodes:
         if isinstance(node, ast.Return) and node.value is not None:
-            value = node.value
-            if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == cls_name:
-                return True
-            if isinstance(value, ast.Name) and value.id in built:
+            value = _moved(node.value)
+            if _builds_cls(value, cls_name, fn, module, seen) or isinstance(value, ast.Name) and value.id in built:
                 return True
     return False
+
+
+def _moved(value: ast.expr) -> ast.expr:
+    """The object a chain of self-returning calls starts from (`model` in `model.eval().to(device)`)."""
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+            and value.func.attr in SELF_RETURNING_METHODS:
+        value = value.func.value
+    return value
+
+
+def _builds_cls(value: ast.expr, cls_name: str, fn: FunctionInfo, module: ModuleIndex, seen: frozenset) -> bool:
+    """`cls(...)`, or `cls.other(...)` with `other` a classmethod of the same class that builds its class."""
+    if not isinstance(value, ast.Call):
+        return False
+    func = value.func
+    if isinstance(func, ast.Name):
+        return func.id == cls_name
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == cls_name):
+        return False
+    owner = module.classes.get(fn.class_name or "")
+    other = owner.methods.get(func.attr) if owner is not None else None
+    return other is not None and builds_own_class(other, module, seen | {fn.id})
+
+
+def _names_own_class(annotation: ast.expr | None, fn: FunctionInfo) -> bool:
+    """`-> Planner` or `-> "Planner"` on a method of `Planner`."""
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        name = annotation.value
+    elif isinstance(annotation, ast.Name):
+        name = annotation.id
+    else:
+        return False
+    return fn.class_name is not None and name == fn.class_name.rpartition(".")[2]
 
 
 def is_abstract(fn: FunctionInfo) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 
+from leapp_codemod.analysis.model.class_loaders import loader_classes
 from leapp_codemod.analysis.model.index import FunctionInfo, ModuleIndex
 from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.knowledge.vocab import SELF_RETURNING_METHODS
@@ -14,9 +15,11 @@ from leapp_codemod.knowledge.vocab import SELF_RETURNING_METHODS
 MAX_CALLS = 3   # functions followed through their returns
 
 
-def built_classes(project: Project, value: ast.expr, module: ModuleIndex, depth: int = 0) -> set[str]:
-    """Project classes `value` (a call, or an item `call(...)[i]` of a call's tuple) builds: the class
-    called, or what the project function called returns; empty when unknown."""
+def built_classes(project: Project, value: ast.expr, module: ModuleIndex, depth: int = 0,
+                  scope: FunctionInfo | None = None) -> set[str]:
+    """Project (or followed library) classes `value` (a call, or an item `call(...)[i]` of a call's tuple)
+    builds: the class called, a class-level loader's class (`PPO.load(p)`, `cls.restore(p)`, `ALGOS[k].load(p)`,
+    names read in `scope`), or what the project function called returns; empty when unknown."""
     index: int | None = None
     if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Constant) \
             and type(value.slice.value) is int and isinstance(value.value, ast.Call):
@@ -25,18 +28,19 @@ def built_classes(project: Project, value: ast.expr, module: ModuleIndex, depth:
     if not isinstance(value, ast.Call) or depth > MAX_CALLS:
         return set()
     name = project.qualify(value.func, module)
-    if not name:
-        return set()
-    cls = project.class_of(name)
+    cls = project.class_of(name) if name else None
     if cls is not None:
         return {cls.id} if index is None else set()
+    loaded = loader_classes(project, value.func, module, scope) if index is None else set()
+    if loaded or not name:
+        return loaded
     target = project.lookup(name)
     if not isinstance(target, FunctionInfo) or project.is_library(target.module):
         return set()
     home = project.modules[target.module]
     out: set[str] = set()
     for built in _returned(project, target, index):
-        out |= built_classes(project, built, home, depth + 1)
+        out |= built_classes(project, built, home, depth + 1, target)
     return out
 
 

@@ -1,0 +1,43 @@
+"""Which statements step the world (`obs, r, done, info = env.step(action)`, `mujoco.mj_step(m, d)`): where an
+action leaves a loop's pipeline. Read by inline ranges (a range's end, `analysis.inline.world_step`) and by call
+resolution (a step inside a range is not followed into the simulator)."""
+from __future__ import annotations
+
+import ast
+
+from leapp_codemod.knowledge.actuation import NOT_STEPPED, WORLD_STEP_CALLS
+
+
+def _receiver_words(func: ast.Attribute) -> set[str]:
+    receiver = func.value
+    if isinstance(receiver, ast.Subscript):      # `envs[i].step(a)`
+        receiver = receiver.value
+    name = receiver.attr if isinstance(receiver, ast.Attribute) else getattr(receiver, "id", "")
+    return set(name.lower().split("_")) if name else set()
+
+
+def world_step(stmt: ast.stmt) -> bool:
+    """Is the statement a call that advances the world (its result assigned or unused)?"""
+    value = stmt.value if isinstance(stmt, (ast.Expr, ast.Assign, ast.AnnAssign)) else None
+    if not isinstance(value, ast.Call):
+        return False
+    func = value.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+    if name not in WORLD_STEP_CALLS:
+        return False
+    if isinstance(func, ast.Attribute) and name in ("step", "step_async"):
+        words = _receiver_words(func)
+        return bool(words) and not words & NOT_STEPPED
+    return True
+
+
+def world_step_calls(fn_node: ast.AST, walks: dict) -> frozenset[int]:
+    """The calls (by node id) of the world's steps a range makes inside it, as statements (`obs, r, d, i =
+    env.step(action)` in the middle of a range that runs on to the next policy call): the action leaves the
+    pipeline there as it does at a range's end, so the scan does not follow the step into the simulator.
+    Kept in `walks` (the function's per-walk cache)."""
+    found = walks.get("world steps")
+    if found is None:
+        found = walks["world steps"] = frozenset(
+            id(stmt.value) for stmt in ast.walk(fn_node) if isinstance(stmt, ast.stmt) and world_step(stmt))
+    return found
