@@ -17,10 +17,10 @@ TORCH = "<a torch tensor>"
 NUMPY = "<a NumPy value>"
 NONE = "<None>"
 
-# Type names a torch tensor is never an instance of. Tuples and lists stay out: a torch function's answer may
-# be a tuple of tensors (`torch.split`), which the strict torch answer does not tell apart.
-_NEVER_TENSOR = frozenset({"ndarray", "int", "float", "bool", "str", "bytes", "dict", "NoneType", "Number",
-                           "number", "generic", "floating", "integer", "complex", "Mapping", "Real", "Integral"})
+# Type names a torch tensor is never an instance of. Containers stay out: a torch function's answer may be a
+# tuple of tensors (`torch.split`), a model's a dict of them, which the strict torch answer does not tell apart.
+_NEVER_TENSOR = frozenset({"ndarray", "int", "float", "bool", "str", "bytes", "NoneType", "Number", "number",
+                           "generic", "floating", "integer", "complex", "Real", "Integral"})
 # A NumPy value (an array or a NumPy scalar) is never a torch tensor; what else it is depends on which.
 _NEVER_NUMPY = frozenset({"Tensor", "str", "bytes", "dict", "NoneType", "Mapping"})
 # None is an instance of these only.
