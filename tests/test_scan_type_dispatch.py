@@ -11,7 +11,8 @@ from test_entry_discovery import tree_hash
 
 ROOT = Path(__file__).resolve().parent.parent / "fixtures" / "scan_type_dispatch"
 STEP = "gripper.step:GraspStep.step"
-NUMPY_ARM, TORCH_ARM, FLOAT_ARM = 19, 31, 40   # the data branches inside the arm each dispatch rules out
+# the data branches inside the arm each dispatch rules out
+NUMPY_ARM, TORCH_ARM, FLOAT_ARM, RETURNED_ARM = 19, 31, 40, 47
 
 
 def _found(entry: str, root: Path = ROOT) -> set[tuple[str, str, int]]:
@@ -36,7 +37,8 @@ def _copy(tmp_path: Path, edits: dict[str, tuple[str, str]]) -> Path:
 def test_arms_no_reached_call_takes_are_not_pipeline_code():
     before = tree_hash(ROOT)
     found = _found(STEP)
-    assert not {line for code, name, line in found if name == "units.py"} & {NUMPY_ARM, TORCH_ARM, FLOAT_ARM}, found
+    assert not {line for code, name, line in found if name == "units.py"} & {NUMPY_ARM, TORCH_ARM, FLOAT_ARM,
+                                                                            RETURNED_ARM}, found
     assert tree_hash(ROOT) == before
 
 
@@ -46,9 +48,9 @@ def test_a_loop_body_handing_a_model_output_rules_out_the_numpy_arm():
 
 
 def test_a_call_handing_the_other_kind_keeps_both_arms(tmp_path):
-    root = _copy(tmp_path, {"step.py": ("        return target, scaled, limited\n",
+    root = _copy(tmp_path, {"step.py": ("        return target, scaled, limited, feat\n",
                                         "        back = units.to_radians(wrist + 0.0)\n"
-                                        "        return target, scaled, limited, back\n")})
+                                        "        return target, scaled, limited, feat, back\n")})
     assert ("LCM201", "units.py", NUMPY_ARM) in _found(STEP, root)
 
 
@@ -61,3 +63,10 @@ def test_a_parameter_rebound_before_the_test_keeps_both_arms(tmp_path):
 def test_a_call_passing_the_optional_bound_keeps_its_arm(tmp_path):
     root = _copy(tmp_path, {"step.py": ("units.clipped(wrist)", "units.clipped(wrist, np.ones(3))")})
     assert ("LCM201", "units.py", FLOAT_ARM) in _found(STEP, root)
+
+
+def test_a_helper_that_may_return_an_array_keeps_the_arm(tmp_path):
+    root = _copy(tmp_path, {"step.py": ("        return torch.cat([obs, obs * 2.0])\n",
+                                        "        if self.gain > 1.0:\n            return obs.numpy()\n"
+                                        "        return torch.cat([obs, obs * 2.0])\n")})
+    assert ("LCM201", "units.py", RETURNED_ARM) in _found(STEP, root)

@@ -70,14 +70,30 @@ def argument_kinds(ctx, arg: ast.expr, call: ast.Call, mine: dict) -> set:
     return {_kind(ctx, arg)}
 
 
-def _kind(ctx, value: ast.expr) -> str:
+def _kind(ctx, value: ast.expr, returned: bool = True) -> str:
     if isinstance(value, ast.Constant) and value.value is None:
         return NONE
     if ctx.is_torch(value):
         return TORCH
     if ctx.is_numpy_array(value):
         return NUMPY
+    if returned and isinstance(value, ast.Call):
+        return _returned_kind(ctx, value)
     return UNKNOWN
+
+
+def _returned_kind(ctx, call: ast.Call) -> str:
+    """The kind every `return` of the project functions the call runs answers (`self.features(obs)` that
+    returns `torch.cat(...)`), one call deep."""
+    callees = [c for c in ctx.resolve_call(call) if not ctx.project.is_library(c.module)]
+    kinds = set()
+    for callee in callees:
+        inner = ctx.for_function(callee)
+        returns = [n.value for n in callee.nodes if isinstance(n, ast.Return)]
+        if not returns or any(r is None for r in returns):
+            return UNKNOWN
+        kinds |= {_kind(inner, r, returned=False) for r in returns}
+    return kinds.pop() if len(kinds) == 1 else UNKNOWN
 
 
 def reaching_value(fn, name: str, node: ast.AST):
