@@ -43,6 +43,7 @@ from leapp_codemod.analysis.model.settings import class_settings, dict_defaults,
 from leapp_codemod.analysis.flow.param_kinds import record_kinds
 from leapp_codemod.analysis.flow.passed_keys import param_map, record_dict_keys
 from leapp_codemod.analysis.model.preset_attrs import preset_settings
+from leapp_codemod.analysis.model.constructed_attrs import constructed_settings
 
 
 
@@ -326,6 +327,7 @@ class Analysis:
                 for name, values in class_settings(self.project, cls, UNKNOWN).items():
                     constants.setdefault(name, set(values))
                 constants.update(preset_settings(self.project, cls))   # set by the driver before its loop
+                constants.update(constructed_settings(self.project, cls))   # set by the constructor on every path
         self.reachable.setdefault(fn.id, fn)
 
     def propagate(self, fn: FunctionInfo) -> None:
