@@ -63,7 +63,7 @@ def _run(block: list[ast.stmt], attr: str, project, cls, start, ran: set[str], d
         if isinstance(stmt, ast.Return):
             return False
         if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and _targets_attr(stmt, attr):
-            state = stmt.value is not None and not _is_none(stmt.value)
+            state = stmt.value is not None and _a_value(stmt.value, project, cls)
         elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and _own_method(stmt.value, project, cls):
             method = _own_method(stmt.value, project, cls)
             if depth >= _DEPTH:
@@ -96,6 +96,30 @@ def _run(block: list[ast.stmt], attr: str, project, cls, start, ran: set[str], d
         if state is None:
             return None
     return state
+
+
+_BUILT = (ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp, ast.JoinedStr, ast.Lambda)
+
+
+def _a_value(value: ast.expr, project, cls) -> bool:
+    """Never None: a literal, a container, a library call or a class built (`torch.zeros(3)`, `np.load(p)`,
+    `Filter(...)`). A parameter, an attribute or a project function's answer may be None."""
+    if isinstance(value, ast.Constant):
+        return value.value is not None
+    if isinstance(value, _BUILT):
+        return True
+    if isinstance(value, ast.BinOp):
+        return True
+    if not isinstance(value, ast.Call) or not isinstance(value.func, (ast.Name, ast.Attribute)):
+        return False
+    module = project.modules.get(cls.module)
+    name = project.qualify(value.func, module) if module is not None else None
+    if not name:
+        return False
+    if project.class_of(name) is not None:
+        return True
+    owner, _, function = name.rpartition(".")
+    return owner not in project.modules   # a library's function, not one of the scanned code's that may return None
 
 
 def _targets_attr(stmt: ast.Assign | ast.AnnAssign, attr: str) -> bool:
