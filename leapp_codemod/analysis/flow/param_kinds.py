@@ -31,7 +31,10 @@ def kind_params(fn) -> set[str]:
 
 
 def record_kinds(facts, ctx, callee, call: ast.Call, pairs, settings) -> None:
-    """Add what this call hands each such parameter of `callee` to its kinds."""
+    """Add what this call hands each such parameter of `callee` to its kinds (entry mode: the calls of one
+    pipeline, like the other settings its calls decide)."""
+    if ("duck",) not in ctx.project.memo:
+        return
     wanted = kind_params(callee)
     if not wanted:
         return
