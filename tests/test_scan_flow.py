@@ -200,11 +200,13 @@ def test_only_tensor_and_counter_state_is_handed_to_generate(tmp_path):
 SCRATCH_NOT_STATE = {
     # filled element by element before the step reads it: rewritten every call, so an untraced
     # buffer (LCM703), not state
+    # (a NumPy buffer: writes into a torch one at fixed places are traced, tests/test_leapp_torch_buffer.py)
     "buffer-filled-then-read": (
-        "import torch\nclass P:\n    def __init__(self):\n        self.buf = torch.zeros(4)\n"
+        "import numpy as np, torch\nclass P:\n    def __init__(self):\n        self.buf = np.zeros(4, dtype=np.float32)\n"
         "        self.last = torch.zeros(4)\n"
         "    def step(self, obs):\n        for i in range(4):\n            self.buf[i] = obs[i] * 2  # error: inplace-state\n"
-        "        out = self.buf + self.last\n        self.last = out  # error: inplace-state\n        return out\n"),
+        "        out = torch.from_numpy(self.buf) + self.last\n        self.last = out  # error: inplace-state\n"
+        "        return out\n"),
     # built by one method and read by a later one in the same call (a distribution object)
     "set-by-one-method-read-by-next": (
         "import torch\nclass Dist:\n    def update(self, mean):\n        self.mean = mean * 2\n        return self\n"

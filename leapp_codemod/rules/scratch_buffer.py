@@ -2,6 +2,7 @@ import ast
 
 from leapp_codemod.analysis.infer.context import is_self_attr
 from leapp_codemod.rules._helpers import enclosing_name, show
+from leapp_codemod.rules._traced_buffer import traced_in_place
 from leapp_codemod.rules.base import Hit, Rule
 from leapp_codemod.knowledge.vocab import ALLOCATOR_LAYOUT_KEYWORDS, NUMPY_ALLOCATORS, NUMPY_LIKE_ALLOCATORS
 
@@ -145,6 +146,11 @@ def _attr_buffer(attr: str, ctx, copies: bool = True) -> bool:
                               for ok, (_, value) in zip(fresh, values))
 
 
+def _attr_bindings(attr: str, ctx) -> list[ast.expr]:
+    return [value for klass in ctx.project.mro(ctx.cls) for _, value in klass.attr_values.get(attr, ())
+            if not _placeholder(value)]
+
+
 def _placeholder(value: ast.expr) -> bool:
     """`self.obs = None` (in the constructor, a reset): no array yet, the step allocates one (once under `if
     self.obs is None:` or on every call) before it fills it; the placeholder says nothing about what the
@@ -191,10 +197,12 @@ def buffer_name(node: ast.Assign | ast.AugAssign, ctx) -> str | None:
     if target is None or not ctx.is_data(node.value):
         return None
     root = _root(target)
-    if isinstance(root, ast.Name) and (_local_buffer(root.id, node.lineno, ctx) or _outer_buffer(root.id, ctx)):
+    if isinstance(root, ast.Name) and (_local_buffer(root.id, node.lineno, ctx) or _outer_buffer(root.id, ctx)
+                                       and not traced_in_place(node, target, [ctx.fn.outer_values.get(root.id)], ctx)):
         return root.id
     if is_self_attr(root, ctx.self_name) and _attr_buffer(root.attr, ctx) and not ctx.state_writes(node) \
-            and root.attr in _read_attributes(ctx.project):
+            and root.attr in _read_attributes(ctx.project) \
+            and not traced_in_place(node, target, _attr_bindings(root.attr, ctx), ctx):
         return f"{ctx.self_name}.{root.attr}"
     if isinstance(root, ast.Attribute) and not is_self_attr(root, ctx.self_name) and _held_buffer(root, ctx) \
             and root.attr in _read_attributes(ctx.project):
@@ -373,6 +381,11 @@ RULE = Rule(
          "every call (`self.obs = np.zeros(45)` in the step: no state, the value is built from its parts; one "
          "allocated once under `if self.obs is None:` is kept from call to call: LCM701). "
          "A buffer read before it is written (a history) is recurrent state instead (LCM701). "
+         "A torch buffer allocated from a shape before the step runs (`self.clock = torch.zeros(n, 4)`) and written "
+         "at the same places on every call (constant indices and slices, `for i in range(<setting>)` columns, no "
+         "branch around the write, no read of it above) is no finding: LEAPP 0.7.2 records writes of traced values "
+         "into a torch tensor, and the places never written keep their constants (checked: "
+         "tests/test_leapp_torch_buffer.py). "
          f"{LEAPP_TRACED_LIKE[0].upper()}{LEAPP_TRACED_LIKE[1:]}.",
     why="The buffer is a plain array, not a traced value. Writing a traced value into it copies numbers, not the "
         "graph: the buffer is captured as a constant (by reference), so the export returns what it held while "
@@ -398,6 +411,10 @@ RULE = Rule(
         # arithmetic with pipeline data makes a traced array, not a plain buffer
         "import numpy as np\ndef step(obs):\n    out = np.zeros(6) + obs\n    out[:3] = obs[:3]\n    return out\n",
         "import numpy as np\ndef step(obs):\n    buf = obs.copy()\n    buf[:3] = obs[:3] * 2\n    return buf\n",
+        # a torch buffer kept on the object, written at the same places on every call: LEAPP traces the writes
+        ("import torch\nclass Clock:\n    def __init__(self):\n        self.buf = torch.zeros(1, 4)\n"
+         "    def step(self, phase):\n        for i in range(4):\n            self.buf[:, i] = torch.sin(phase + i)\n"
+         "        return self.buf * 2.0\n"),
         # allocated like a traced array: LEAPP traces it and the writes into it
         "import numpy as np\ndef step(obs):\n    buf = np.zeros_like(obs)\n    buf[:3] = obs[:3] * 2\n    return buf\n",
         # the other object's field holds the data it was built with, not a fresh allocation

@@ -40,8 +40,10 @@ from leapp_codemod.analysis.flow.kwarg_keys import (
 )
 from leapp_codemod.analysis.model.literal_globals import literal_constant
 from leapp_codemod.analysis.model.settings import class_settings, dict_defaults, module_flags
+from leapp_codemod.analysis.flow.param_kinds import record_kinds
 from leapp_codemod.analysis.flow.passed_keys import param_map, record_dict_keys
 from leapp_codemod.analysis.model.preset_attrs import preset_settings
+from leapp_codemod.analysis.model.constructed_attrs import constructed_settings
 
 
 
@@ -325,6 +327,7 @@ class Analysis:
                 for name, values in class_settings(self.project, cls, UNKNOWN).items():
                     constants.setdefault(name, set(values))
                 constants.update(preset_settings(self.project, cls))   # set by the driver before its loop
+                constants.update(constructed_settings(self.project, cls))   # set by the constructor on every path
         self.reachable.setdefault(fn.id, fn)
 
     def propagate(self, fn: FunctionInfo) -> None:
@@ -419,6 +422,7 @@ class Analysis:
             mine = facts.param_constants.get(ctx.fn.id, {})
             pairs, settings = forwarded_settings(ctx, call, callee, bound, param_map(callee, call, bound, ctx.fn, mine), mine)
             _record_constants(facts, ctx, callee, pairs, settings)
+            record_kinds(facts, ctx, callee, call, pairs, settings)
             record_dict_keys(facts, ctx, callee, pairs)
             record_keyword_keys(facts, ctx, callee, call)
             for param, arg in pairs:

@@ -260,8 +260,8 @@ def _forwarded_settings(scope: ast.AST) -> set[str]:
 
 
 def _int_names(scope: ast.AST) -> set[str]:
-    """Names that only ever hold Python ints in `scope`: `for i in range(...)`, the index of `enumerate`,
-    `n = 0` ... `n += 1`."""
+    """Names that only ever hold Python ints (or None) in `scope`: `for i in range(...)`, the index of
+    `enumerate`, `n = 0` ... `n += 1`, `i = None` where a run has no index."""
     ints: set[str] = set()
     other: set[str] = set()
     for node in ast.walk(scope):
@@ -278,7 +278,8 @@ def _int_names(scope: ast.AST) -> set[str]:
             other.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
         elif isinstance(node, ast.Assign):
             names = [t.id for t in node.targets if isinstance(t, ast.Name)]
-            is_int = isinstance(node.value, ast.Constant) and type(node.value.value) is int
+            # `task_idx = None` where the run has one task: None or an int, a setting either way
+            is_int = isinstance(node.value, ast.Constant) and (type(node.value.value) is int or node.value.value is None)
             (ints if is_int else other).update(names)
             other.update(n.id for t in node.targets if not isinstance(t, ast.Name)
                          for n in ast.walk(t) if isinstance(n, ast.Name))

@@ -15,6 +15,7 @@ from leapp_codemod.analysis.model.config_values import (
 )
 from leapp_codemod.analysis.model.fold import UNKNOWN, folded, folded_local, name_stores
 from leapp_codemod.analysis.model.index import FunctionInfo
+from leapp_codemod.analysis.model.kind_tests import KIND_KEY, kind_outcome, kind_test
 from leapp_codemod.analysis.model.kwarg_tests import kwarg_outcome
 from leapp_codemod.analysis.model.settings import DICT_KEY, dict_read
 from leapp_codemod.observe.merge import OBSERVED_KEY
@@ -103,6 +104,9 @@ def _outcome(test: ast.expr, fn: FunctionInfo, constants: dict[str, set], guard:
     keyed = kwarg_outcome(test, fn, constants)   # `"pose" in kwargs` where no pipeline call passes `pose`
     if keyed is not None:
         return keyed != negate
+    dispatched = _kind_outcome(test, fn, constants, guard)   # `isinstance(q, np.ndarray)` where calls pass tensors
+    if dispatched is not None:
+        return dispatched != negate
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
         outcomes = _compare_outcomes(test, fn, constants, guard)
     else:
@@ -114,6 +118,22 @@ def _outcome(test: ast.expr, fn: FunctionInfo, constants: dict[str, set], guard:
     if not outcomes or len(outcomes) != 1:
         return None
     return next(iter(outcomes)) != negate
+
+
+def _kind_outcome(test: ast.expr, fn: FunctionInfo, constants: dict[str, set], guard: ast.AST | None) -> bool | None:
+    found = kind_test(test)
+    if found is None or found[0] not in fn.params:
+        return None
+    kinds = constants.get(KIND_KEY + found[0])
+    if not kinds or UNKNOWN in kinds or _rebound(fn, found[0], guard):
+        return None
+    return kind_outcome(found[1], kinds)
+
+
+def _rebound(fn: FunctionInfo, name: str, guard: ast.AST | None) -> bool:
+    """Is `name` stored anywhere in `fn` but inside `guard` (when no loop encloses it)?"""
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
+               for n in fn.nodes if id(n) not in _inside_unlooped(fn, guard))
 
 
 def _compared_as_folded(test: ast.expr) -> bool:
@@ -172,9 +192,7 @@ def _constant_values(expr: ast.expr, fn: FunctionInfo, constants: dict[str, set]
         return folded_local(expr.id, fn, constants)
     if not values or UNKNOWN in values:
         return None
-    if isinstance(expr, ast.Name) and key not in constants.get(CONFIG_LOCALS, ()) \
-            and any(isinstance(n, ast.Name) and n.id == key and isinstance(n.ctx, ast.Store)
-                    for n in fn.nodes if id(n) not in _inside_unlooped(fn, guard)):
+    if isinstance(expr, ast.Name) and key not in constants.get(CONFIG_LOCALS, ()) and _rebound(fn, key, guard):
         return None  # rebound in the body
     return values
 
