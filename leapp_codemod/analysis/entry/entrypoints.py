@@ -10,6 +10,7 @@ from leapp_codemod.analysis.entry.collect import (
     is_module_method,
 )
 from leapp_codemod.analysis.entry.composers import above_their_parts
+from leapp_codemod.analysis.entry.built_overrides import to_built_overrides
 from leapp_codemod.analysis.entry.config_choice import favour_selected
 from leapp_codemod.analysis.entry.cores import (
     below_deploy_steps,
@@ -377,6 +378,7 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
             ranked.append(Entrypoint(fn.module, fn.qualname, fn.path, fn.node.lineno, score, tuple(reasons)))
     favour_most_built(ranked, project)
     favour_selected(ranked, project)
+    ranked = to_built_overrides(ranked, project)
     outermost = outermost_ranges(sites.inline)
     registered = {(fn.id, p.start): fn.id in sites.callbacks and p.loop_line == fn.node.lineno for fn, p, _ in outermost}
     ranked += [_inline_candidate(fn, p, d, project, registered[fn.id, p.start], sites) for fn, p, d in outermost]
