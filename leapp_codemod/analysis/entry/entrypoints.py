@@ -72,7 +72,7 @@ from leapp_codemod.analysis.entry.steps import (
     below_their_steps,
     driven_steps,
 )
-from leapp_codemod.analysis.entry.submodules import below_calling_networks
+from leapp_codemod.analysis.entry.submodules import below_calling_networks, same_class_line
 from leapp_codemod.analysis.entry.ties import break_ties
 from leapp_codemod.analysis.entry.uses import (
     ROLLOUT_DRIVEN,
@@ -387,7 +387,7 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
                                       if registered[fn.id, p.start] and covers_body(fn.node, p.start, p.end)})
     ranked = below_delegated_models(below_non_training(below_parts(below_any_copy(ranked, project), project)), project)
     ranked = below_calling_networks(ranked, sites.callers, lambda fid: fid in functions and is_module_method(
-        functions[fid], project))
+        functions[fid], project), lambda caller, callee: same_class_line(caller, callee, functions, project))
     ranked = above_their_parts(ranked, sites.parts)
     edges = wrapping_edges(functions, sites, project, {c.id for c in ranked if c.kind == "function"})
     ranked = above_their_models(ranked, edges, functions)
