@@ -33,6 +33,11 @@ from leapp_codemod.analysis.entry.lookup import (
     is_vendored,
 )
 from leapp_codemod.analysis.entry.loops import InlinePipeline
+from leapp_codemod.analysis.entry.representations import (
+    REPRESENTATION_PENALTY,
+    representation_at,
+    representation_output,
+)
 from leapp_codemod.analysis.entry.robot_loops import below_robot_steps, robot_candidates, simulated_functions
 from leapp_codemod.analysis.entry.rollout_models import rollout_reasons
 from leapp_codemod.analysis.entry.ordering import (
@@ -218,6 +223,12 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites, reach: set[str]
         score -= 4
         reasons.append(f"its loop feeds it only random draws ({loops[0][0].path}:{loops[0][1]}): a probe or a "
                        f"check, no observation reaches it")
+    held = [representation_at(caller.node, line) for caller, line in loops]
+    if loops and all(held):
+        score -= REPRESENTATION_PENALTY
+        reasons.append(f"its loop keeps what it returns as `{held[0]}` ({loops[0][0].path}:{loops[0][1]}), a "
+                       f"representation (an embedding, features, a latent) for another model: a perception or "
+                       f"pre-compute stage, not the step that acts (-{REPRESENTATION_PENALTY})")
     if loops and all(runs_rollout(caller, {line}) is not None for caller, line in loops):
         reasons.append(f"{ROLLOUT_DRIVEN} (the loop at {loops[0][0].path}:{loops[0][1]} also steps or resets what "
                        f"the action drives)")
@@ -348,6 +359,12 @@ def _inline_candidate(fn: FunctionInfo, pipeline: InlinePipeline, definers: int,
     if deploy:
         score += 1
         reasons.append(f"run from deploy, play or evaluation code (`{deploy}`)")
+    representation = representation_output(fn.node, pipeline.start, pipeline.end, pipeline.model)
+    if representation is not None:
+        score -= REPRESENTATION_PENALTY
+        reasons.append(f"its model computes `{representation}`, a representation (an embedding, features, a latent) "
+                       f"for another model, and it binds no action: a perception or pre-compute stage "
+                       f"(-{REPRESENTATION_PENALTY})")
     if uses_non_torch(fn, pipeline, project):
         score -= 4
         reasons.append("the range runs JAX/TensorFlow code (LEAPP traces PyTorch)")
