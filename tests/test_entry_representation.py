@@ -9,7 +9,10 @@ import ast
 import pytest
 from test_entry_ranking import app, by_id, ranked
 
-from leapp_codemod.analysis.entry.representations import representation_at, representation_output
+from leapp_codemod.analysis.entry.representations import (
+    representation_at,
+    representation_output,
+)
 
 
 @pytest.fixture(autouse=True)

@@ -25,7 +25,11 @@ from dataclasses import dataclass, replace
 
 from leapp_codemod.analysis.entry.drivers import is_test_path
 from leapp_codemod.analysis.entry.vendored import import_root, vendored_modules
-from leapp_codemod.analysis.model.config_values import CONFIG_EXTENSIONS, CONFIG_SKIP_FILES, leaves
+from leapp_codemod.analysis.model.config_values import (
+    CONFIG_EXTENSIONS,
+    CONFIG_SKIP_FILES,
+    leaves,
+)
 from leapp_codemod.analysis.model.hydra_configs import project_config_roots
 from leapp_codemod.analysis.model.resolve_sites import sites_by_class
 from leapp_codemod.analysis.model.resolve_types import subclasses
@@ -179,9 +183,10 @@ def to_built_overrides(ranked: list[Entrypoint], project) -> list[Entrypoint]:
             out.append(Entrypoint(fn.module, fn.qualname, fn.path, fn.node.lineno, candidate.score, (*kept, note)))
         elif out[at].score <= candidate.score:
             out[at] = replace(out[at], score=candidate.score, reasons=(*out[at].reasons, note))
-        out[index] = replace(out[index], score=min(out[index].score, candidate.score) - 1, reasons=(
-            *out[index].reasons, f"`{sub.name}` overrides it and is what the project builds ({evidence}): "
-                                 f"ranked below {sub.name}.{method}"))
+        below = (f"`{sub.name}` overrides it and is what the project builds ({evidence}): ranked below "
+                 f"{sub.name}.{method}")
+        out[index] = replace(out[index], score=min(out[index].score, candidate.score) - 1,
+                             reasons=(*out[index].reasons, below))
     return out
 
 

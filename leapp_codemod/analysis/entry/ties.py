@@ -42,9 +42,9 @@ from pathlib import Path, PurePosixPath
 
 from leapp_codemod.analysis.entry.lookup import TIED, is_vendored
 from leapp_codemod.analysis.entry.peers import built_count
+from leapp_codemod.analysis.model.hydra_configs import project_config_roots
 from leapp_codemod.analysis.model.index import is_test_path
 from leapp_codemod.analysis.model.resolve_sites import sites_by_class
-from leapp_codemod.analysis.model.hydra_configs import project_config_roots
 from leapp_codemod.model import Entrypoint
 from leapp_codemod.source.config_files import config_texts
 from leapp_codemod.source.parse import read_regular_text
