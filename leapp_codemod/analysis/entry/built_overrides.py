@@ -122,10 +122,14 @@ def _set_values(project, name: str) -> list[Naming]:
     """The namings of `name` that are evidence: a class body's field value only when nothing else sets that
     field (no keyword, dict entry, assignment or config value for the key, no subclass body giving another)."""
     table = namings(project)
-    keys_set: dict[str, set[str]] = {}      # key -> holders ("" when set outside a class body)
-    for found in table.values():
-        for naming in found:
-            keys_set.setdefault(naming.key, set()).add(naming.holder)
+    memo = ("entry-class-naming-holders",)
+    if memo not in project.memo:
+        holders: dict[str, set[str]] = {}      # key -> holders ("" when set outside a class body)
+        for found in table.values():
+            for naming in found:
+                holders.setdefault(naming.key, set()).add(naming.holder)
+        project.memo[memo] = holders
+    keys_set = project.memo[memo]
     out = []
     for naming in table.get(name, ()):
         if naming.holder and _overridden(project, naming, keys_set.get(naming.key, set())):
