@@ -69,7 +69,7 @@ def _target_key(target: ast.expr) -> str | None:
 def namings(project) -> dict[str, list[Naming]]:
     """Class-like name -> every place the project's own code or configs give it as a setting's value (tests
     left out). Read once per project."""
-    memo = ("entry-class-namings",)
+    memo = ("entry-class-namings", project.own_module_count())
     if memo in project.memo:
         return project.memo[memo]
     out: dict[str, list[Naming]] = {}
@@ -122,7 +122,7 @@ def _set_values(project, name: str) -> list[Naming]:
     """The namings of `name` that are evidence: a class body's field value only when nothing else sets that
     field (no keyword, dict entry, assignment or config value for the key, no subclass body giving another)."""
     table = namings(project)
-    memo = ("entry-class-naming-holders",)
+    memo = ("entry-class-naming-holders", project.own_module_count())
     if memo not in project.memo:
         holders: dict[str, set[str]] = {}      # key -> holders ("" when set outside a class body)
         for found in table.values():
