@@ -64,3 +64,15 @@ def test_without_a_text_naming_a_builder_the_peers_stay_tied(tmp_path, monkeypat
     (root / "Dockerfile").unlink()
     candidates = ranked(root, monkeypatch)
     assert any("nothing in the project separates them" in r for r in candidates[0]["reasons"])
+
+
+def test_a_default_still_used_beside_a_subclass_that_overrides_it_counts(tmp_path, monkeypatch):
+    # another robot's spec class sets the recurrent architecture; the walker's spec still builds the default one
+    root = app(tmp_path, "entry_built_override_node")
+    specs = root / "walker" / "specs.py"
+    specs.write_text(specs.read_text(encoding="utf-8").replace(
+        'WALKER = PolicySpec(arch="GruPolicy", checkpoint="walker_gru.pt")',
+        'class HopperSpec(PolicySpec):\n    arch: str = "GruPolicy"\n\n\nWALKER = PolicySpec(checkpoint="walker.pt")\n'
+        'HOPPER = HopperSpec()'), encoding="utf-8")
+    candidates = ranked(root, monkeypatch)
+    assert not any("runs in place of" in r for c in candidates for r in c["reasons"])

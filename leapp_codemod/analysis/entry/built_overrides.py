@@ -10,8 +10,8 @@ running anything:
 - the class's name given as a setting's value: a keyword argument (`PolicyCfg(class_name="LstmPolicy")`), a
   dict entry (`{"policy": "LstmPolicy"}`), an assignment (`cfg.policy_name = "LstmPolicy"`, a class attribute of
   a config class), a value in a YAML/JSON/TOML config (also a dotted `_target_`). A config class's own field
-  value (`class_name: str = "MlpPolicy"` in its body) is a default: it is no evidence when the project sets the
-  same field elsewhere (a keyword, a dict, a config file, a subclass's body).
+  value (`class_name: str = "MlpPolicy"` in its body) is a default: evidence only when the project uses it (the
+  class, or a subclass not setting the field, built without that keyword, or named though never built).
 
 When that evidence names no class of the family but the override's, and exactly one override, the override takes
 the base method's place (its score, the reason naming the evidence) and the base method goes one point below it.
@@ -119,31 +119,60 @@ def namings(project) -> dict[str, list[Naming]]:
 
 
 def _set_values(project, name: str) -> list[Naming]:
-    """The namings of `name` that are evidence: a class body's field value only when nothing else sets that
-    field (no keyword, dict entry, assignment or config value for the key, no subclass body giving another)."""
-    table = namings(project)
-    memo = ("entry-class-naming-holders", project.own_module_count())
-    if memo not in project.memo:
-        holders: dict[str, set[str]] = {}      # key -> holders ("" when set outside a class body)
-        for found in table.values():
-            for naming in found:
-                holders.setdefault(naming.key, set()).add(naming.holder)
-        project.memo[memo] = holders
-    keys_set = project.memo[memo]
-    out = []
-    for naming in table.get(name, ()):
-        if naming.holder and _overridden(project, naming, keys_set.get(naming.key, set())):
-            continue
-        out.append(naming)
+    """The namings of `name` that are evidence: a class body's field value (a default) only when some class
+    that inherits it is used without setting the field (`_default_used`)."""
+    return [naming for naming in namings(project).get(name, ())
+            if not naming.holder or _default_used(project, naming)]
+
+
+def _default_used(project, naming: Naming) -> bool:
+    """Does the project use the default `naming` gives in its class body: the class, or a subclass that does
+    not set the field in its own body, built without the field as a keyword (or `**` arguments), or never built
+    but named somewhere other than a class statement's bases? A config class built once with
+    `class_name="LstmPolicy"`, or one nothing uses, does not run its default. A class the scan cannot place
+    (nested in another) keeps it."""
+    cls = project.class_of(naming.holder.replace(":", "."))
+    if cls is None:
+        return True
+    inheriting = [cls, *(sub for sub in subclasses(project, cls) if naming.key not in _body_fields(sub.node))]
+    built = sites_by_class(project)
+    for klass in inheriting:
+        sites = [site for site in built.get(klass.id, ()) if not is_test_path(site.module.path)]
+        if any(not any(k.arg in (naming.key, None) for k in site.call.keywords) for site in sites):
+            return True
+        if not sites and klass.name in _named_loads(project):
+            return True
+    return False
+
+
+def _body_fields(node: ast.ClassDef) -> set[str]:
+    out = set()
+    for stmt in node.body:
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) \
+            else []
+        out.update(key for key in map(_target_key, targets) if key)
     return out
 
 
-def _overridden(project, naming: Naming, holders: set[str]) -> bool:
-    if "" in holders:
-        return True     # the field is set by a keyword, a dict entry, an assignment or a config file
-    cls = project.class_of(naming.holder.replace(":", "."))
-    below = {klass.id for klass in subclasses(project, cls)} if cls is not None else set()
-    return bool(holders & below)
+def _named_loads(project) -> set[str]:
+    """Names (and attribute names) the project's own modules read, outside class statements' bases and imports."""
+    memo = ("entry-named-loads", project.own_module_count())
+    if memo not in project.memo:
+        found: set[str] = set()
+        for module in list(project.modules.values()):
+            if project.is_library(module.name):
+                continue
+            bases = {id(n) for node in module.nodes if isinstance(node, ast.ClassDef)
+                     for base in node.bases for n in ast.walk(base)}
+            for node in module.nodes:
+                if id(node) in bases:
+                    continue
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                    found.add(node.id)
+                elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+                    found.add(node.attr)
+        project.memo[memo] = found
+    return project.memo[memo]
 
 
 def built_evidence(project, cls) -> str | None:
