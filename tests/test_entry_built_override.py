@@ -76,3 +76,12 @@ def test_a_default_still_used_beside_a_subclass_that_overrides_it_counts(tmp_pat
         'HOPPER = HopperSpec()'), encoding="utf-8")
     candidates = ranked(root, monkeypatch)
     assert not any("runs in place of" in r for c in candidates for r in c["reasons"])
+
+
+def test_a_built_subclass_that_inherits_the_base_method_keeps_the_base_in_place(tmp_path, monkeypatch):
+    root = app(tmp_path, "entry_built_override_script")
+    pilots = root / "pilots.py"
+    pilots.write_text(pilots.read_text(encoding="utf-8") + "\n\nclass WidePilot(Pilot):\n    pass\n", encoding="utf-8")
+    (root / "bench.py").write_text("from pilots import WidePilot\n\nWIDE = WidePilot(width=256)\n", encoding="utf-8")
+    candidates = ranked(root, monkeypatch)
+    assert not any("runs in place of" in r for c in candidates for r in c["reasons"])

@@ -186,8 +186,8 @@ def built_evidence(project, cls) -> str | None:
 
 
 def to_built_overrides(ranked: list[Entrypoint], project) -> list[Entrypoint]:
-    """A base class's method whose class the project never builds nor names, with exactly one override among
-    the subclasses it does build or name: the override gets the base method's score and the base goes one
+    """A base class's method whose class the project never builds nor names, nor any subclass inheriting the
+    method, with exactly one override among the subclasses it does build or name: the override gets the base method's score and the base goes one
     below, each with the reason."""
     out = list(ranked)
     for index, candidate in enumerate(ranked):
@@ -196,14 +196,16 @@ def to_built_overrides(ranked: list[Entrypoint], project) -> list[Entrypoint]:
             continue
         base_fn = owner.methods[method]
         chosen: dict[str, tuple] = {}
+        inherits = False     # a subclass the project builds that runs the base method itself
         for sub in subclasses(project, owner):
             fn = project.find_method(sub, method)
             if fn is None or fn is base_fn:
+                inherits = inherits or fn is base_fn and built_evidence(project, sub) is not None
                 continue
             evidence = built_evidence(project, sub)
             if evidence is not None:
                 chosen.setdefault(fn.id, (fn, sub, evidence))
-        if len(chosen) != 1:
+        if len(chosen) != 1 or inherits:
             continue
         fn, sub, evidence = next(iter(chosen.values()))
         called = next((f" ({r})" for r in candidate.reasons if r.startswith(("called", "registered"))), "")
