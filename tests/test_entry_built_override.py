@@ -85,3 +85,10 @@ def test_a_built_subclass_that_inherits_the_base_method_keeps_the_base_in_place(
     (root / "bench.py").write_text("from pilots import WidePilot\n\nWIDE = WidePilot(width=256)\n", encoding="utf-8")
     candidates = ranked(root, monkeypatch)
     assert not any("runs in place of" in r for c in candidates for r in c["reasons"])
+
+
+def test_a_script_the_texts_name_itself_goes_before_one_named_only_through_a_builder(tmp_path, monkeypatch):
+    root = app(tmp_path, "entry_run_builder_script")
+    (root / "README.md").write_text("The baseline lives in `agents/bc.py`.\n", encoding="utf-8")
+    candidates = ranked(root, monkeypatch)
+    assert candidates[0]["entry"] == "agents.bc:BCAgent.act"

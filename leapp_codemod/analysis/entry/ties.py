@@ -247,13 +247,16 @@ def _order_group(group: list[Entrypoint], project, readmes, first: bool = False,
     paths = sorted(lines)
     scripts = sorted({m.path for m in project.modules.values()})    # a name other files share needs its folder
     mentions = {c.id: _mention(c, project, readmes, paths, scripts) for c in group}
-    named = {c.id: mentions[c.id][0] for c in group if c.path in copied}
-    unnamed = {c.id for c in group if c.path not in copied and mentions[c.id][0] is None}
-    documented = {c.id for c in group if c.path not in copied and c.id not in unnamed}
+    # own script named (0) before a script building the class named (1) before neither (2)
+    level = {c.id: 2 if mentions[c.id][0] is None else int(mentions[c.id][1] is not None) for c in group}
+    named = {c.id: (level[c.id], mentions[c.id][0]) for c in group if c.path in copied and level[c.id] < 2}
+    loose = [level[c.id] for c in group if c.path not in copied]
+    documented = {c.id for c in group if c.path not in copied and level[c.id] < max(loose)}
+    unnamed = {c.id for c in group if c.path not in copied and c.id not in documented and level[c.id] > min(loose)}
     references = code_references(project)
     referenced = {path: where for path in paths
                   if (where := referenced_by(references, path, _spelling(path, scripts))) is not None}
-    missing = (len(readmes) + 1, 0)
+    missing = (2, (len(readmes) + 1, 0))
     scratch = {c.path: scratch_word(c.path) for c in group}
     modules = {c.path: c.module for c in group}
     imported = {b for a in copied for b in copied if a != b and _imports_module(project, modules[a], modules[b])}
@@ -268,7 +271,7 @@ def _order_group(group: list[Entrypoint], project, readmes, first: bool = False,
     def key(item):
         index, c = item
         return (c.path in bases and c.path not in based, c.path not in based, c.id in behind, c.id in replayed,
-                named.get(c.id) or missing, c.id in unnamed and bool(documented), c.path not in referenced,
+                named.get(c.id) or missing, level[c.id] if c.path not in copied else 0, c.path not in referenced,
                 scratch[c.path] is not None, c.path not in imported, index)
 
     ordered = [c for _, c in sorted(enumerate(group), key=key)]
@@ -287,13 +290,14 @@ def _order_group(group: list[Entrypoint], project, readmes, first: bool = False,
                 f"computes: a replay of recorded data): this one sends its action")
     elif named.get(lead.id) is not None and named[lead.id] < min(
             named.get(c.id) or missing for c in group if c.path != lead.path):
-        note = (f"ties at score {lead.score} with another script; {readmes[named[lead.id][0]][0]} names "
+        note = (f"ties at score {lead.score} with another script; {readmes[named[lead.id][1][0]][0]} names "
                 f"{_how_named(lead, mentions, paths)} first")
-    elif lead.id in documented and any(c.id in unnamed for c in group):
-        other = next(c for c in group if c.id in unnamed)
+    elif lead.id in documented and any(c.id in unnamed and level[c.id] > level[lead.id] for c in group):
+        other = next(c for c in group if c.id in unnamed and level[c.id] > level[lead.id])
         note = (f"ties at score {lead.score} with {other.path}; the project's texts name "
-                f"{_how_named(lead, mentions, paths)} ({readmes[mentions[lead.id][0][0]][0]}) and never the other"
-                f"{' nor a script that builds its class' if mentions[lead.id][1] else ''}")
+                f"{_how_named(lead, mentions, paths)} ({readmes[mentions[lead.id][0][0]][0]}) and "
+                f"{'the other only through a script building its class' if level[other.id] == 1 else 'never the other'}"
+                f"{' nor a script that builds its class' if mentions[lead.id][1] and level[other.id] == 2 else ''}")
     elif lead.path in referenced and any(c.path not in referenced for c in group):
         other = next(c for c in group if c.path not in referenced)
         note = (f"ties at score {lead.score} with {other.path}; {referenced[lead.path]} runs "
