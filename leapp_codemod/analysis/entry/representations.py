@@ -54,11 +54,27 @@ def representation_output(fn_node: ast.AST, start: int, end: int, model: str) ->
 def representation_at(caller_node: ast.AST, line: int) -> str | None:
     """The representation-like name the statement calling a candidate at `line` binds (`scene_latent =
     vae(image)`), when it binds no action-like name; else None."""
-    for stmt in ast.walk(caller_node):
-        if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.lineno <= line <= (stmt.end_lineno or line):
-            names = _bound_names(stmt)
-            if any(_words(name) & OUTPUT_ACTION_WORDS for name in names):
-                return None
-            named = [name for name in names if _words(name) & REPRESENTATION_WORDS]
-            return named[0] if named else None
-    return None
+    stmt = _statement_at(caller_node, line)
+    if not isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+        return None
+    names = _bound_names(stmt)
+    if any(_words(name) & OUTPUT_ACTION_WORDS for name in names):
+        return None
+    named = [name for name in names if _words(name) & REPRESENTATION_WORDS]
+    return named[0] if named else None
+
+
+def _statement_at(node: ast.AST, line: int) -> ast.stmt | None:
+    """The innermost statement of `node`'s blocks that spans `line` (descending only into blocks that do)."""
+    found = None
+    blocks = [getattr(node, "body", None) or []]
+    while blocks:
+        block = blocks.pop()
+        for stmt in block if isinstance(block, list) else ():
+            if isinstance(stmt, ast.stmt) and stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno):
+                found = stmt
+                blocks = [getattr(stmt, field, None) or [] for field in ("body", "orelse", "finalbody")]
+                blocks += [handler.body for handler in getattr(stmt, "handlers", None) or ()]
+                blocks += [case.body for case in getattr(stmt, "cases", None) or ()]
+                break
+    return found

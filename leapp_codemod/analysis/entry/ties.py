@@ -207,6 +207,13 @@ def break_ties(ranked: list[Entrypoint], project, simulated: dict[str, str] | No
     out: list[Entrypoint] = []
     i = 0
     readmes = None
+    found: dict[str, tuple[int, int] | None] = {}     # spelling -> where the texts first name it, read once
+
+    def mention_of(spelling: str) -> tuple[int, int] | None:
+        if spelling not in found:
+            found[spelling] = first_mention(readmes, spelling)
+        return found[spelling]
+
     while i < len(ranked):
         j = i
         while (j < len(ranked) and ranked[j].score == ranked[i].score
@@ -216,14 +223,14 @@ def break_ties(ranked: list[Entrypoint], project, simulated: dict[str, str] | No
         if len({c.path for c in group}) > 1:
             if readmes is None:
                 readmes = run_texts(project)
-            group = _order_group(group, project, readmes, first=not out, simulated=simulated or {},
+            group = _order_group(group, project, readmes, mention_of, first=not out, simulated=simulated or {},
                                  unsent=unsent or set())
         out += group
         i = j
     return out
 
 
-def _order_group(group: list[Entrypoint], project, readmes, first: bool = False,
+def _order_group(group: list[Entrypoint], project, readmes, mention_of, first: bool = False,
                  simulated: dict[str, str] | None = None, unsent: set[str] | None = None) -> list[Entrypoint]:
     simulated, unsent = simulated or {}, unsent or set()
     lines: dict[str, set[str]] = {}
@@ -246,7 +253,7 @@ def _order_group(group: list[Entrypoint], project, readmes, first: bool = False,
     copied = {a for a in lines for b in lines if a != b and near_copies(lines[a], lines[b])}
     paths = sorted(lines)
     scripts = sorted({m.path for m in project.modules.values()})    # a name other files share needs its folder
-    mentions = {c.id: _mention(c, project, readmes, paths, scripts) for c in group}
+    mentions = {c.id: _mention(c, project, mention_of, paths, scripts) for c in group}
     # own script named (0) before a script building the class named (1) before neither (2)
     level = {c.id: 2 if mentions[c.id][0] is None else int(mentions[c.id][1] is not None) for c in group}
     named = {c.id: (level[c.id], mentions[c.id][0]) for c in group if c.path in copied and level[c.id] < 2}
@@ -334,15 +341,15 @@ def builder_scripts(project, candidate: Entrypoint) -> list[str]:
                    if not is_test_path(site.module.path)} - {candidate.path})
 
 
-def _mention(candidate: Entrypoint, project, readmes, paths: list[str], scripts: list[str]):
+def _mention(candidate: Entrypoint, project, mention_of, paths: list[str], scripts: list[str]):
     """(first mention, builder script or None): where the project's texts first name the candidate's own script,
     else the first script they name that builds the candidate's class (`eval_agent.py` building the agent whose
     `select_action` ties with a baseline's): the texts run that class. (None, None) when they name neither."""
-    own = first_mention(readmes, _spelling(candidate.path, paths))
+    own = mention_of(_spelling(candidate.path, paths))
     if own is not None:
         return own, None
     found = [(at, path) for path in builder_scripts(project, candidate)
-             if (at := first_mention(readmes, _spelling(path, scripts))) is not None]
+             if (at := mention_of(_spelling(path, scripts))) is not None]
     return min(found) if found else (None, None)
 
 
