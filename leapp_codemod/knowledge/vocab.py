@@ -284,3 +284,13 @@ PLAIN_METHODS = frozenset({
     "index", "count", "sort", "reverse", "put_nowait", "get_nowait", "wait", "acquire", "release",
     "write", "flush", "close", "read", "readline", "info", "debug", "warning", "error", "exception", "log",
 })
+
+# Words of a name that holds a representation a model computes for another model (`depth_embedding`,
+# `img_features`, `z_latent`): what a perception or pre-compute stage hands on, not an action.
+REPRESENTATION_WORDS = frozenset({"embedding", "embeddings", "embed", "embeds", "emb", "feature", "features",
+                                  "feat", "feats", "latent", "latents", "encoding", "encodings", "descriptor",
+                                  "descriptors"})
+# Words of a name that holds what a policy step sends out.
+OUTPUT_ACTION_WORDS = frozenset({"action", "actions", "act", "acts", "cmd", "cmds", "command", "commands",
+                                 "control", "controls", "target", "targets", "torque", "torques", "steer",
+                                 "steering", "twist"})

@@ -235,12 +235,17 @@ def read_after_send(block: list[ast.stmt], kept: list[int], sent_at: int, produc
       (`shared = infos.get("shared")`, ACCESSORS) is no such work.
 
     The range keeps them. ([], set()) when what follows the send only derives from the range's results
-    (`last = np.clip(action, -1, 1)`: state carried to the next iteration, not an observation)."""
+    (`last = np.clip(action, -1, 1)`: state carried to the next iteration, not an observation), and when every
+    statement after the send that binds an input the range reads takes it from the world (`if done: log(...);
+    replay_moves(env); obs = env.reset()`): the scripted and logging work beside such a reset is no observation
+    code, whatever it calls."""
     stmts = [block[j] for j in kept]
     reads = set().union(*(used(s) for s in stmts)) - {"self"}
     post = range(sent_at + 1, len(block))
     want = reads & set().union(set(), *(defined(block[j]) for j in post))
     carried = set(want)
+    if carried and all(reads_world(b) for j in post for b in _binders(block[j], carried, defined)):
+        return [], set()    # `if done: ...; obs = env.reset()`: the next input is the world's, whatever runs beside it
     chain = []
     for j in reversed(post):
         if defined(block[j]) & want:
@@ -260,3 +265,16 @@ def read_after_send(block: list[ast.stmt], kept: list[int], sent_at: int, produc
         exposed |= used(stmt) - bound
         bound |= defined(stmt)
     return sorted(chain), (carried & exposed) or carried
+
+
+def _binders(stmt: ast.stmt, names: set[str], defined) -> list[ast.stmt]:
+    """The simple statements in `stmt` (itself, or inside its blocks: an episode-end `if`) that bind one of
+    `names`. A branch that resets the world beside other work binds the input only through the reset."""
+    if not defined(stmt) & names:
+        return []
+    inner = [s for field in ("body", "orelse", "finalbody") for s in getattr(stmt, field, None) or ()
+             if isinstance(s, ast.stmt)] + [s for handler in getattr(stmt, "handlers", None) or () for s in handler.body]
+    if not inner or isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [stmt]
+    found = [b for s in inner for b in _binders(s, names, defined)]
+    return found or [stmt]    # bound by the compound statement itself (`for obs in ...`, `with ... as obs`)

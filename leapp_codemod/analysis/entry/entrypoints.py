@@ -10,6 +10,7 @@ from leapp_codemod.analysis.entry.collect import (
     is_module_method,
 )
 from leapp_codemod.analysis.entry.composers import above_their_parts
+from leapp_codemod.analysis.entry.built_overrides import to_built_overrides
 from leapp_codemod.analysis.entry.config_choice import favour_selected
 from leapp_codemod.analysis.entry.cores import (
     below_deploy_steps,
@@ -32,6 +33,11 @@ from leapp_codemod.analysis.entry.lookup import (
     is_vendored,
 )
 from leapp_codemod.analysis.entry.loops import InlinePipeline
+from leapp_codemod.analysis.entry.representations import (
+    REPRESENTATION_PENALTY,
+    representation_at,
+    representation_output,
+)
 from leapp_codemod.analysis.entry.robot_loops import below_robot_steps, robot_candidates, simulated_functions
 from leapp_codemod.analysis.entry.rollout_models import rollout_reasons
 from leapp_codemod.analysis.entry.ordering import (
@@ -71,7 +77,7 @@ from leapp_codemod.analysis.entry.steps import (
     below_their_steps,
     driven_steps,
 )
-from leapp_codemod.analysis.entry.submodules import below_calling_networks
+from leapp_codemod.analysis.entry.submodules import below_calling_networks, same_class_line
 from leapp_codemod.analysis.entry.ties import break_ties
 from leapp_codemod.analysis.entry.uses import (
     ROLLOUT_DRIVEN,
@@ -217,6 +223,12 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites, reach: set[str]
         score -= 4
         reasons.append(f"its loop feeds it only random draws ({loops[0][0].path}:{loops[0][1]}): a probe or a "
                        f"check, no observation reaches it")
+    held = [representation_at(caller.node, line) for caller, line in loops]
+    if loops and all(held):
+        score -= REPRESENTATION_PENALTY
+        reasons.append(f"its loop keeps what it returns as `{held[0]}` ({loops[0][0].path}:{loops[0][1]}), a "
+                       f"representation (an embedding, features, a latent) for another model: a perception or "
+                       f"pre-compute stage, not the step that acts (-{REPRESENTATION_PENALTY})")
     if loops and all(runs_rollout(caller, {line}) is not None for caller, line in loops):
         reasons.append(f"{ROLLOUT_DRIVEN} (the loop at {loops[0][0].path}:{loops[0][1]} also steps or resets what "
                        f"the action drives)")
@@ -347,6 +359,12 @@ def _inline_candidate(fn: FunctionInfo, pipeline: InlinePipeline, definers: int,
     if deploy:
         score += 1
         reasons.append(f"run from deploy, play or evaluation code (`{deploy}`)")
+    representation = representation_output(fn.node, pipeline.start, pipeline.end, pipeline.model)
+    if representation is not None:
+        score -= REPRESENTATION_PENALTY
+        reasons.append(f"its model computes `{representation}`, a representation (an embedding, features, a latent) "
+                       f"for another model, and it binds no action: a perception or pre-compute stage "
+                       f"(-{REPRESENTATION_PENALTY})")
     if uses_non_torch(fn, pipeline, project):
         score -= 4
         reasons.append("the range runs JAX/TensorFlow code (LEAPP traces PyTorch)")
@@ -377,6 +395,7 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
             ranked.append(Entrypoint(fn.module, fn.qualname, fn.path, fn.node.lineno, score, tuple(reasons)))
     favour_most_built(ranked, project)
     favour_selected(ranked, project)
+    ranked = to_built_overrides(ranked, project)
     outermost = outermost_ranges(sites.inline)
     registered = {(fn.id, p.start): fn.id in sites.callbacks and p.loop_line == fn.node.lineno for fn, p, _ in outermost}
     ranked += [_inline_candidate(fn, p, d, project, registered[fn.id, p.start], sites) for fn, p, d in outermost]
@@ -385,7 +404,7 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
                                       if registered[fn.id, p.start] and covers_body(fn.node, p.start, p.end)})
     ranked = below_delegated_models(below_non_training(below_parts(below_any_copy(ranked, project), project)), project)
     ranked = below_calling_networks(ranked, sites.callers, lambda fid: fid in functions and is_module_method(
-        functions[fid], project))
+        functions[fid], project), lambda caller, callee: same_class_line(caller, callee, functions, project))
     ranked = above_their_parts(ranked, sites.parts)
     edges = wrapping_edges(functions, sites, project, {c.id for c in ranked if c.kind == "function"})
     ranked = above_their_models(ranked, edges, functions)

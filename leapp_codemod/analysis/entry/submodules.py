@@ -82,18 +82,20 @@ def hands_a_forward(call: ast.Call, forwards: set[str]) -> bool:
     return False
 
 
-def below_calling_networks(ranked: list[Entrypoint], callers: dict[str, set[str]], is_network) -> list[Entrypoint]:
+def below_calling_networks(ranked: list[Entrypoint], callers: dict[str, set[str]], is_network,
+                           same_network=None) -> list[Entrypoint]:
     """`callers`: function id -> ids of the project functions that call it; `is_network(fid)`: is that a
-    method of an nn.Module. A network's `forward` every caller of which is another network's method goes one
-    point below the best of those callers that is a candidate, or loses PART_PENALTY when none is (unless it
-    already lost it as a part)."""
+    method of an nn.Module; `same_network(caller, callee)`: is the caller a method of the callee's class or of a
+    subclass of it (a training subclass's `training_step` running `self(x)` is the network's own code). A
+    network's `forward` every caller of which is another network's method goes one point below the best of
+    those callers that is a candidate, or loses PART_PENALTY when none is (unless it already lost it as a part)."""
     scores = {c.id: c for c in ranked if c.kind == "function"}
+    same_network = same_network or (lambda caller, callee: caller.rpartition(".")[0] == callee.rpartition(".")[0])
     out = []
     for c in ranked:
-        owner = c.qualname.rpartition(".")[0]
         calling = {f for f in callers.get(c.id, ()) if f != c.id}
         if (c.kind != "function" or not c.qualname.endswith(".forward") or not calling or not is_network(c.id)
-                or not all(is_network(f) and f.rpartition(".")[0] != f"{c.module}:{owner}" for f in calling)):
+                or not all(is_network(f) and not same_network(f, c.id) for f in calling)):
             out.append(c)
             continue
         best = max((scores[f] for f in sorted(calling) if f in scores), key=lambda e: e.score, default=None)
@@ -105,3 +107,12 @@ def below_calling_networks(ranked: list[Entrypoint], callers: dict[str, set[str]
                 *c.reasons, f"{SUB_BLOCK}: only other networks' methods call it (-{PART_PENALTY})"))
         out.append(c)
     return out
+
+
+def same_class_line(caller: str, callee: str, functions: dict, project) -> bool:
+    """Is function `caller` a method of the class of method `callee`, or of a subclass of it?"""
+    a, b = functions.get(caller), functions.get(callee)
+    if a is None or b is None or a.class_name is None or b.class_name is None:
+        return False
+    owner = project.modules[a.module].classes.get(a.class_name)
+    return owner is not None and any(k.module == b.module and k.name == b.class_name for k in project.mro(owner))

@@ -19,6 +19,8 @@ Two signals, in this order, each named in the winner's reasons:
    with one file name are told apart by the folder the text names with it (`robot/walk.py`). Scripts that
    are no copies of each other are not compared by order (a README names many files); among them only a script
    the texts name at all goes before one they never name (a README listing one node of two that run models).
+   A method's script counts as named when the texts name a script that builds its class (`serve_iql.py`
+   building `IQLAgent`, whose `act` ties with a baseline agent's near-copy `act` built only by an unnamed script).
    Then a script another file of the project runs by name (a string constant naming it: a subprocess call,
    a launch description) goes before one nothing names.
 4. **Not a scratch copy**: a file whose folders or name say test, debug, scratch, tmp, draft or sandbox goes
@@ -41,6 +43,8 @@ from pathlib import Path, PurePosixPath
 from leapp_codemod.analysis.entry.lookup import TIED, is_vendored
 from leapp_codemod.analysis.entry.peers import built_count
 from leapp_codemod.analysis.model.hydra_configs import project_config_roots
+from leapp_codemod.analysis.model.index import is_test_path
+from leapp_codemod.analysis.model.resolve_sites import sites_by_class
 from leapp_codemod.model import Entrypoint
 from leapp_codemod.source.config_files import config_texts
 from leapp_codemod.source.parse import read_regular_text
@@ -154,11 +158,6 @@ def referenced_by(references: list[tuple[str, str]], path: str, spelling: str) -
     return next((where for where, text in references if where != path and pattern.search(text)), None)
 
 
-def _mention_source(readmes: list[tuple[str, str]], script: str) -> str:
-    found = first_mention(readmes, script)
-    return readmes[found[0]][0] if found else "?"
-
-
 def _spelling(path: str, paths: list[str]) -> str:
     """How a text names the file at `path` among `paths`: its name, with its folder when another has the name."""
     pure = PurePosixPath(path)
@@ -208,6 +207,13 @@ def break_ties(ranked: list[Entrypoint], project, simulated: dict[str, str] | No
     out: list[Entrypoint] = []
     i = 0
     readmes = None
+    found: dict[str, tuple[int, int] | None] = {}     # spelling -> where the texts first name it, read once
+
+    def mention_of(spelling: str) -> tuple[int, int] | None:
+        if spelling not in found:
+            found[spelling] = first_mention(readmes, spelling)
+        return found[spelling]
+
     while i < len(ranked):
         j = i
         while (j < len(ranked) and ranked[j].score == ranked[i].score
@@ -217,14 +223,14 @@ def break_ties(ranked: list[Entrypoint], project, simulated: dict[str, str] | No
         if len({c.path for c in group}) > 1:
             if readmes is None:
                 readmes = run_texts(project)
-            group = _order_group(group, project, readmes, first=not out, simulated=simulated or {},
+            group = _order_group(group, project, readmes, mention_of, first=not out, simulated=simulated or {},
                                  unsent=unsent or set())
         out += group
         i = j
     return out
 
 
-def _order_group(group: list[Entrypoint], project, readmes, first: bool = False,
+def _order_group(group: list[Entrypoint], project, readmes, mention_of, first: bool = False,
                  simulated: dict[str, str] | None = None, unsent: set[str] | None = None) -> list[Entrypoint]:
     simulated, unsent = simulated or {}, unsent or set()
     lines: dict[str, set[str]] = {}
@@ -246,14 +252,18 @@ def _order_group(group: list[Entrypoint], project, readmes, first: bool = False,
                 bases.add(b)
     copied = {a for a in lines for b in lines if a != b and near_copies(lines[a], lines[b])}
     paths = sorted(lines)
-    named = {path: first_mention(readmes, _spelling(path, paths)) for path in copied}
-    unnamed = {path for path in paths if path not in copied and first_mention(readmes, _spelling(path, paths)) is None}
-    documented = {path for path in paths if path not in copied and path not in unnamed}
-    references = code_references(project)
     scripts = sorted({m.path for m in project.modules.values()})    # a name other files share needs its folder
+    mentions = {c.id: _mention(c, project, mention_of, paths, scripts) for c in group}
+    # own script named (0) before a script building the class named (1) before neither (2)
+    level = {c.id: 2 if mentions[c.id][0] is None else int(mentions[c.id][1] is not None) for c in group}
+    named = {c.id: (level[c.id], mentions[c.id][0]) for c in group if c.path in copied and level[c.id] < 2}
+    loose = [level[c.id] for c in group if c.path not in copied]
+    documented = {c.id for c in group if c.path not in copied and level[c.id] < max(loose)}
+    unnamed = {c.id for c in group if c.path not in copied and c.id not in documented and level[c.id] > min(loose)}
+    references = code_references(project)
     referenced = {path: where for path in paths
                   if (where := referenced_by(references, path, _spelling(path, scripts))) is not None}
-    missing = (len(readmes) + 1, 0)
+    missing = (2, (len(readmes) + 1, 0))
     scratch = {c.path: scratch_word(c.path) for c in group}
     modules = {c.path: c.module for c in group}
     imported = {b for a in copied for b in copied if a != b and _imports_module(project, modules[a], modules[b])}
@@ -268,7 +278,7 @@ def _order_group(group: list[Entrypoint], project, readmes, first: bool = False,
     def key(item):
         index, c = item
         return (c.path in bases and c.path not in based, c.path not in based, c.id in behind, c.id in replayed,
-                named.get(c.path) or missing, c.path in unnamed and bool(documented), c.path not in referenced,
+                named.get(c.id) or missing, level[c.id] if c.path not in copied else 0, c.path not in referenced,
                 scratch[c.path] is not None, c.path not in imported, index)
 
     ordered = [c for _, c in sorted(enumerate(group), key=key)]
@@ -285,15 +295,16 @@ def _order_group(group: list[Entrypoint], project, readmes, first: bool = False,
         other = next(c for c in group if c.id in replayed)
         note = (f"ties at score {lead.score} with {other.id}, whose loop sends nothing out (it keeps the actions it "
                 f"computes: a replay of recorded data): this one sends its action")
-    elif named.get(lead.path) is not None and named[lead.path] < min(
-            named.get(c.path) or missing for c in group if c.path != lead.path):
-        note = (f"ties at score {lead.score} with another script; {readmes[named[lead.path][0]][0]} names "
-                f"`{_spelling(lead.path, paths)}` first")
-    elif lead.path in documented and any(c.path in unnamed for c in group):
-        other = next(c for c in group if c.path in unnamed)
+    elif named.get(lead.id) is not None and named[lead.id] < min(
+            named.get(c.id) or missing for c in group if c.path != lead.path):
+        note = (f"ties at score {lead.score} with another script; {readmes[named[lead.id][1][0]][0]} names "
+                f"{_how_named(lead, mentions, paths)} first")
+    elif lead.id in documented and any(c.id in unnamed and level[c.id] > level[lead.id] for c in group):
+        other = next(c for c in group if c.id in unnamed and level[c.id] > level[lead.id])
         note = (f"ties at score {lead.score} with {other.path}; the project's texts name "
-                f"`{_spelling(lead.path, paths)}` ({_mention_source(readmes, _spelling(lead.path, paths))}) "
-                f"and never the other")
+                f"{_how_named(lead, mentions, paths)} ({readmes[mentions[lead.id][0][0]][0]}) and "
+                f"{'the other only through a script building its class' if level[other.id] == 1 else 'never the other'}"
+                f"{' nor a script that builds its class' if mentions[lead.id][1] and level[other.id] == 2 else ''}")
     elif lead.path in referenced and any(c.path not in referenced for c in group):
         other = next(c for c in group if c.path not in referenced)
         note = (f"ties at score {lead.score} with {other.path}; {referenced[lead.path]} runs "
@@ -317,3 +328,33 @@ def _order_group(group: list[Entrypoint], project, readmes, first: bool = False,
         note = (f"{TIED} {shown} at score {lead.score}: nothing in the project separates them (no README, "
                 f"documentation or launch file names one first); pick one with --entry")
     return [replace(lead, reasons=(*lead.reasons, note)), *ordered[1:]]
+
+
+def builder_scripts(project, candidate: Entrypoint) -> list[str]:
+    """Paths of the modules that build the class of a method candidate (outside tests), in path order."""
+    module = project.modules.get(candidate.module)
+    owner = module.classes.get(candidate.qualname.rpartition(".")[0]) if module and candidate.kind == "function" \
+        else None
+    if owner is None:
+        return []
+    return sorted({site.module.path for site in sites_by_class(project).get(owner.id, ())
+                   if not is_test_path(site.module.path)} - {candidate.path})
+
+
+def _mention(candidate: Entrypoint, project, mention_of, paths: list[str], scripts: list[str]):
+    """(first mention, builder script or None): where the project's texts first name the candidate's own script,
+    else the first script they name that builds the candidate's class (`eval_agent.py` building the agent whose
+    `select_action` ties with a baseline's): the texts run that class. (None, None) when they name neither."""
+    own = mention_of(_spelling(candidate.path, paths))
+    if own is not None:
+        return own, None
+    found = [(at, path) for path in builder_scripts(project, candidate)
+             if (at := mention_of(_spelling(path, scripts))) is not None]
+    return min(found) if found else (None, None)
+
+
+def _how_named(candidate: Entrypoint, mentions, paths: list[str]) -> str:
+    builder = mentions[candidate.id][1]
+    if builder is None:
+        return f"`{_spelling(candidate.path, paths)}`"
+    return f"`{PurePosixPath(builder).name}`, which builds `{candidate.qualname.rpartition('.')[0]}`,"

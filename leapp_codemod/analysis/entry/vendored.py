@@ -32,7 +32,7 @@ from leapp_codemod.model import Entrypoint
 UNUSED_COPY_PENALTY = 4
 
 
-def _import_root(module: ModuleIndex) -> PurePath:
+def import_root(module: ModuleIndex) -> PurePath:
     """The folder the module's import name starts from (`lib/lib/algo/ppo.py` named `lib.algo.ppo` -> `lib`)."""
     depth = len(module.name.split(".")) - (0 if module.is_package else 1)
     path = PurePath(module.path)
@@ -67,7 +67,7 @@ def _vendored(project: Project) -> set[str]:
         return copied
     imports = {top: {target.split(".")[0] for m in modules for target in m.imports.values()} & set(tops) - {top}
                for top, modules in tops.items()}
-    base = min((_import_root(m) for m in own), key=lambda root: len(root.parts))
+    base = min((import_root(m) for m in own), key=lambda root: len(root.parts))
     for top, modules in tops.items():
         users = _importers(top, imports)
         if users and _released(top, modules):
@@ -75,7 +75,7 @@ def _vendored(project: Project) -> set[str]:
             continue
         if not users or imports[top] & users:
             continue    # nothing of the project uses it, or it uses what uses it (a part, edited to fit)
-        if (top in COPIED_LIBRARIES and _copied_as_folder(modules)) or _packaged(_import_root(modules[0]), base):
+        if (top in COPIED_LIBRARIES and _copied_as_folder(modules)) or _packaged(import_root(modules[0]), base):
             copied.update(m.name for m in modules)
     return copied
 
@@ -106,7 +106,7 @@ def _module_of(target: str, modules: dict) -> str | None:
 
 def used_copies(project: Project, copied: set[str]) -> set[str]:
     """The copied modules the project's own code imports, directly or through copied modules it imports."""
-    folders = {_import_root(m) / m.name.split(".")[0] for m in map(project.modules.get, copied) if m is not None}
+    folders = {import_root(m) / m.name.split(".")[0] for m in map(project.modules.get, copied) if m is not None}
     own = [m for name, m in project.modules.items() if name not in copied and not project.is_library(name)
            and not folders & set(PurePath(m.path).parents)]    # a script kept inside the copy is the copy's
     used: set[str] = set()

@@ -23,8 +23,8 @@ CONFIG_LOCALS = "<config locals>"  # constants key: names bound once from a deci
 CONFIG_OWNERS = frozenset({"cfg", "config", "conf", "configs", "args", "opt", "opts", "hparams", "params",
                            "settings", "options", "hydra_cfg", "task"})
 _CONFIG_HEADS = frozenset({"cfg", "config", "conf"})   # `cfg_dict`, `config_map`: a config under another name
-_EXTENSIONS = (".yaml", ".yml", ".toml", ".json")
-_SKIP_FILES = frozenset({"pyproject.toml", "package.json", "package-lock.json", "tsconfig.json"})
+CONFIG_EXTENSIONS = (".yaml", ".yml", ".toml", ".json")
+CONFIG_SKIP_FILES = frozenset({"pyproject.toml", "package.json", "package-lock.json", "tsconfig.json"})
 
 
 def config_values(project) -> dict[str, frozenset]:
@@ -38,7 +38,7 @@ def config_values(project) -> dict[str, frozenset]:
 
 def read_values(roots: list[Path]) -> dict[str, frozenset]:
     values: dict[str, set] = {}
-    for path, text in config_texts(roots, _EXTENSIONS, _SKIP_FILES):
+    for path, text in config_texts(roots, CONFIG_EXTENSIONS, CONFIG_SKIP_FILES):
         for leaf, value in leaves(text, path.name):
             values.setdefault(leaf, set()).add(value)
     return _freeze(values)

@@ -45,7 +45,13 @@ def _first_names(paths) -> set[tuple[Path, str]]:
 
 
 NN_MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module", "nn.Module", "torch.jit.ScriptModule",
-                             "torch.jit._script.ScriptModule"})   # a ScriptModule is an nn.Module: calling runs forward
+                             "torch.jit._script.ScriptModule",   # a ScriptModule is an nn.Module: calling runs forward
+                             # Lightning's module derives from torch.nn.Module (installed or not, under both names)
+                             "pytorch_lightning.LightningModule", "pytorch_lightning.core.LightningModule",
+                             "pytorch_lightning.core.module.LightningModule",
+                             "pytorch_lightning.core.lightning.LightningModule", "lightning.LightningModule",
+                             "lightning.pytorch.LightningModule", "lightning.pytorch.core.LightningModule",
+                             "lightning.pytorch.core.module.LightningModule"})
 
 _NOT_TEMPLATE_BASES = frozenset({"object", "abc.ABC", "ABC", "typing.Generic", "Generic", "typing.Protocol",
                                  "Protocol", "typing.NamedTuple", "NamedTuple", "enum.Enum", "Enum"})
