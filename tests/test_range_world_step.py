@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 
 import pytest
-from scanfixture import found, scan_copy
+from scanfixture import check_marked, found, scan_copy
 
 from leapp_codemod.analysis.inline.range import read_range
 from leapp_codemod.analysis.inline.world_step import world_step
@@ -42,3 +42,20 @@ def test_the_range_read_for_generate_and_run_ends_before_the_step(tmp_path):
 ])
 def test_what_counts_as_the_world_step(source, steps):
     assert world_step(ast.parse(source).body[0]) is steps
+
+
+def test_a_project_wrapper_around_an_engine_step_is_scanned_as_pipeline(tmp_path, monkeypatch):
+    # the action sent into the engine and the observation state are found; the reward it scores is not
+    # pipeline (the rollout keeps only the observation of what the step returns)
+    marked = check_marked("scan_range_wrapped_step", tmp_path, monkeypatch, "reach_app", "rollout.py:12-14")
+    assert {(path, category) for path, _, category in marked} == {
+        ("reach_env.py", "foreign-library"), ("reach_env.py", "inplace-state")}
+    result = scan_copy("scan_range_wrapped_step", tmp_path / "again", "reach_app", "rollout.py:12-14", monkeypatch)
+    assert result.entry_note and "wrapper around `p.stepSimulation`" in result.entry_note
+
+
+def test_the_exported_range_still_ends_before_a_wrapped_step(tmp_path):
+    from scanfixture import FIXTURES
+    path = FIXTURES / "scan_range_wrapped_step" / "reach_app" / "rollout.py"
+    _, rng = read_range(str(path), path.read_text(), 12, 14)
+    assert (rng.start, rng.end) == (12, 13)

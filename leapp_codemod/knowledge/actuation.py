@@ -14,6 +14,11 @@ WORLD_STEP_CALLS = frozenset({"step", "step_async", "mj_step", "mj_step1", "mj_s
 SEND_CALLS = SEND_METHODS | WORLD_STEP_CALLS
 # Words of a receiver whose `step` advances no world: a model, an optimizer, a scheduler, the object itself.
 NOT_STEPPED = frozenset({"optimizer", "optim", "opt", "scheduler", "sched", "lr", "model", "policy", "net", "self"})
+# Calls inside a project environment's `step` that hand the world over to a simulator engine (besides
+# WORLD_STEP_CALLS on another object): the project's `step` around them is a wrapper whose action processing and
+# observation building are pipeline code (`analysis/inline/wrapped_world.py`).
+ENGINE_STEP_CALLS = frozenset({"stepSimulation", "do_simulation", "step_simulation", "simulate",
+                               "step_physics", "physics_step"})
 # A method called for its effect (its result unused) whose first word is one of these verbs and whose other
 # words name what a controller sends (`robot.set_joint_command(q)`, `arm.send_target(pose)`,
 # `p.setJointMotorControlArray(...)`, `env.exec_actions(a)`, `client.move_to_pose(p)`) sends the action out.

@@ -46,6 +46,9 @@ CLOCK_FUNCTIONS = frozenset({"time.time", "time.time_ns", "time.perf_counter", "
                              "rospy.get_time", "rospy.get_rostime"})
 # Calls that only wait (a loop or branch around them and I/O paces the host, it computes nothing).
 PACING_FUNCTIONS = frozenset({"time.sleep", "rospy.sleep"})
+# Methods that only wait, on an object of these types (`rate = rospy.Rate(20)` ... `rate.sleep()`).
+PACING_METHODS = frozenset({"rospy.Rate.sleep", "rospy.timer.Rate.sleep", "rclpy.rate.Rate.sleep",
+                            "rclpy.timer.Rate.sleep"})
 # Calls that hand out a clock object whose `.now()` reads the time (`node.get_clock()`, `rclpy.clock.Clock()`).
 CLOCK_FACTORIES = frozenset({"get_clock", "Clock", "ROSClock"})
 # Middleware handles built by a factory method of a node object (`self.create_publisher(...)`).

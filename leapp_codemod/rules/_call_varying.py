@@ -51,8 +51,20 @@ def _existence(e: ast.expr, ctx) -> bool:
     attr = e.args[1].value
     if any(m in CONSTRUCTION for m, _ in _self_writes(ctx, attr)):
         return False
-    return any(isinstance(n, ast.Assign) and any(is_self_attr(t, ctx.self_name) and t.attr == attr
-                                                 for t in n.targets) for n in ctx.fn.nodes)
+    guarded = _guarded_nodes(e, ctx)   # a binding the test's own true branch makes: the name exists already
+    return any(isinstance(n, ast.Assign) and id(n) not in guarded
+               and any(is_self_attr(t, ctx.self_name) and t.attr == attr for t in n.targets) for n in ctx.fn.nodes)
+
+
+def _guarded_nodes(test_part: ast.expr, ctx) -> set[int]:
+    """Ids of the nodes inside the body of the `if` whose test holds `test_part` (empty when it is elsewhere)."""
+    parents = parent_map(ctx.fn)
+    node = parents.get(id(test_part))
+    while node is not None and not isinstance(node, (ast.If, ast.stmt)):
+        node = parents.get(id(node))
+    if not isinstance(node, ast.If):
+        return set()
+    return {id(n) for stmt in node.body for n in ast.walk(stmt)}
 
 
 def call_varying_test(test: ast.expr, ctx) -> bool:

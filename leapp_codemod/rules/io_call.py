@@ -4,6 +4,7 @@ from leapp_codemod.knowledge.io import WRAPPER_READ_TEXT
 from leapp_codemod.rules._helpers import show
 from leapp_codemod.rules.base import Hit, Rule
 
+REPORT_KINDS = frozenset({"logging", "`print()`"})
 CLOCK_FIX = "pass the time in as an input of the pipeline (read the clock in the host loop and hand it over)"
 
 
@@ -26,8 +27,16 @@ def check(node: ast.Call, ctx):
         return
     if kind is None or ctx.in_error_handler(node) or ctx.in_bail_out(node):
         return  # a warning in an `except` block: the traced call raised nothing, the export is not this path
+    if kind in REPORT_KINDS and _fixed_text(node):
+        return  # `log.debug("control loop running")`: fixed text; the export loses nothing of the pipeline's values
     yield Hit(node, f"`{show(node)}` performs I/O inside the pipeline ({kind}); the exported model drops it",
               "keep I/O in the host runtime: read inputs before the pipeline call and pass them in, log after it")
+
+
+def _fixed_text(node: ast.Call) -> bool:
+    """Are the report's arguments fixed text and settings written in the call (no name, field, call or item)?"""
+    return not any(isinstance(part, (ast.Name, ast.Attribute, ast.Call, ast.Subscript))
+                   for arg in (*node.args, *(k.value for k in node.keywords)) for part in ast.walk(arg))
 
 
 RULE = Rule(
@@ -59,7 +68,10 @@ RULE = Rule(
          "a report in a bail-out guard (`if self.policy is None: log.warn(...); return`, `if len(action) != 12: "
          "log.error(...); return None`): one side only reports and leaves without a result (or raises), under a "
          "test on settings or fixed sizes. "
-         "`rospy.Time(...)`/`rospy.Duration(...)` build values and are no I/O.",
+         "`rospy.Time(...)`/`rospy.Duration(...)` build values and are no I/O; a rate's `sleep()` only paces the host. "
+         "Nor is a print or a log of fixed text "
+         "(`log.debug(\"control loop running\", throttle_duration_sec=2.0)`): the export drops text that says "
+         "nothing of the pipeline's values.",
     why="The exported graph contains only tensor operations. A read that feeds the computation (a file, a "
         "message, the clock) is frozen to the value read while tracing; a write (telemetry, a published command, a "
         "debug print) silently disappears from the deployed model. The run report marks such a pipeline `partial`.",
@@ -71,6 +83,12 @@ RULE = Rule(
     valid=(
         "import logging\nlog = logging.getLogger(__name__)\ndef step(obs):\n    return obs * 2\n\n"
         "def build():\n    log.info('ready')\n",
+        # fixed text: the export drops nothing of the pipeline's values
+        "class Node:\n    def step(self, obs):\n        self.get_logger().debug('control loop running', "
+        "throttle_duration_sec=2.0)\n        print('tick')\n        return obs * 2\n",
+        # a rate's sleep paces the host loop: the export loses no value without it
+        "import rospy\nclass Loop:\n    def __init__(self):\n        self.rate = rospy.Rate(20)\n"
+        "    def step(self, obs):\n        out = obs * 2\n        self.rate.sleep()\n        return out\n",
         "import time\ndef step(obs, stamp):\n    return obs * stamp\n\ndef loop(policy, obs):\n"
         "    return policy(obs, time.time())\n",
         "from unitree_sdk2py.utils.crc import CRC\ndef step(obs, cmd):\n    cmd.crc = CRC().Crc(cmd)\n    return obs\n",
@@ -104,7 +122,7 @@ RULE = Rule(
         "import lcm\nclass Bridge:\n    def __init__(self):\n        self.lc = lcm.LCM()\n"
         "    def step(self, obs):\n        self.lc.publish('cmd', obs.tobytes())  # error\n        return obs\n",
         "class Node:\n    def __init__(self):\n        self.pub = self.create_publisher(object, 'cmd', 10)\n"
-        "    def step(self, obs):\n        self.get_logger().info('step')  # error\n"
+        "    def step(self, obs):\n        self.get_logger().info(f'step {obs.sum()}')  # error\n"
         "        self.pub.publish(obs)  # error\n        return obs\n",
         "import torch\nclass Node:\n    def __init__(self):\n        self.clock = self.get_clock()\n"
         "    def step(self, obs):\n        stamp = self.clock.now()  # error\n"

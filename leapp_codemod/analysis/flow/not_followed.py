@@ -72,7 +72,7 @@ def unresolved(ctx: FunctionContext, call: ast.Call) -> NotFollowed | None:
     func = call.func
     if ctx.builtin(call) == "getattr":
         return dynamic_getattr(ctx, call)
-    if ctx.builtin(call) is None and ctx.io_kind(call) is None:
+    if ctx.builtin(call) is None and ctx.io_kind(call) is None and not ctx.paces(call):
         foreign = foreign_call(ctx, call)   # `ring.append(x)` on a class the scan cannot read: its own `append`
         if foreign is not None:
             return foreign

@@ -59,6 +59,8 @@ def runs_unseen_code(ctx: FunctionContext, call: ast.Call) -> bool:
         return False   # `String(...)`, `Time(...)`: an object built from no pipeline data
     if is_self_attr(func, ctx.self_name) and ctx.cls is not None and _library_base_method(ctx, func.attr):
         return False   # `self.get_logger()`: a method of the library base class, no project code
+    if ctx.paces(call):
+        return False   # `rate.sleep()`: it only waits
     return ctx.io_kind(call) is None and ctx.clock_kind(call) is None   # I/O, a clock: reported as such
 
 

@@ -39,12 +39,32 @@ class BailOutQuestions:
     def _leaves(self, s: ast.stmt) -> bool:
         if isinstance(s, ast.Raise):
             return True
-        return isinstance(s, ast.Return) and (s.value is None or isinstance(s.value, ast.Constant)
-                                              and s.value.value is None)   # no result: nothing to export
+        if not isinstance(s, ast.Return):
+            return False
+        if s.value is None or isinstance(s.value, ast.Constant) and s.value.value is None:
+            return True   # no result: nothing to export
+        return _flag_constant(s.value) and self._status_only()   # `return False` of a sender: a status, no data
+
+    def _status_only(self) -> bool:
+        """Does every `return` of the function give a constant True/False/None (a sender's status)?"""
+        known = self.fn.walks.get("status_only")
+        if known is None:
+            known = self.fn.walks["status_only"] = all(
+                n.value is None or _flag_constant(n.value) or isinstance(n.value, ast.Constant) and n.value.value is None
+                for n in self.fn.nodes if isinstance(n, ast.Return))
+        return known
 
     def _no_values(self, test: ast.expr) -> bool:
         """A test on settings only, or on pipeline data only through its sizes (`len(action) != 12`)."""
         if not self.is_data(test):
             return True
+        if isinstance(test, ast.BoolOp):
+            return all(self._no_values(v) for v in test.values)
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            return self._no_values(test.operand)
         parts = [test.left, *test.comparators] if isinstance(test, ast.Compare) else None
         return parts is not None and all(not self.is_data(p) or self.is_shape(p) for p in parts)
+
+
+def _flag_constant(value: ast.expr) -> bool:
+    return isinstance(value, ast.Constant) and isinstance(value.value, bool)

@@ -18,12 +18,20 @@ from leapp_codemod.knowledge.vocab import (
 from leapp_codemod.knowledge.io import (
     CLOCK_FACTORIES, CLOCK_FUNCTIONS, FILE_METHODS, IO_BUILTINS, IO_FUNCTIONS, IO_ROOTS, IO_VALUE_TYPES, LOGGING_METHODS,
     LOG_FUNCTION_PREFIXES, MIDDLEWARE_FACTORIES,
-    PACING_FUNCTIONS, PATH_IO_METHODS, SEND_METHODS,
+    PACING_FUNCTIONS, PACING_METHODS, PATH_IO_METHODS, SEND_METHODS,
 )
 
 
 class IoQuestions:
     """Mixin of `FunctionContext`: I/O calls, clock reads, I/O-only statements."""
+
+    def paces(self, node: ast.Call) -> bool:
+        """Does the call only wait (`time.sleep(dt)`, `rate.sleep()` of a `rospy.Rate`)?"""
+        if self.call_name(node) in PACING_FUNCTIONS:
+            return True
+        func = node.func
+        return isinstance(func, ast.Attribute) and any(
+            f"{t}.{func.attr}" in PACING_METHODS for t in self.types_of(func.value) | self._built_before_range(func.value))
 
     def clock_kind(self, node: ast.Call) -> str | None:
         """`time.time()`, `node.get_clock().now()`: an external input frozen at trace time."""
@@ -79,6 +87,8 @@ class IoQuestions:
             return f"file access `.{func.attr}()`"
         if func.attr in FILE_METHODS and any(t in ("open", "io.open", "builtins.open") for t in types):
             return f"file access `.{func.attr}()`"
+        if self.paces(node):
+            return None   # `rate.sleep()` paces the host: the export loses no value without it
         if any(t.startswith(IO_ROOTS) for t in types):
             return f"`{sorted(types)[0]}.{func.attr}`"
         if func.attr in SEND_METHODS:
@@ -370,4 +380,18 @@ def spelled_path(arg: ast.expr) -> bool:
         return True
     if isinstance(arg, ast.Call) and ast.unparse(arg.func) in ("os.path.join", "osp.join", "path.join"):
         return True
+    if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) and arg.func.attr == "format" \
+            and isinstance(arg.func.value, ast.Constant) and isinstance(arg.func.value.value, str):
+        return True   # `"debug/joints_{}.npy".format(suffix)`
     return isinstance(arg, ast.BinOp) and (spelled_path(arg.left) or spelled_path(arg.right))
+
+
+def named_path(nodes, arg: ast.expr) -> bool:
+    """A path spelled in the call, or a local every assignment of which (among `nodes`) spells one."""
+    if spelled_path(arg):
+        return True
+    if not isinstance(arg, ast.Name):
+        return False
+    values = [n.value for n in nodes if isinstance(n, ast.Assign)
+              and any(isinstance(t, ast.Name) and t.id == arg.id for t in n.targets)]
+    return bool(values) and all(spelled_path(v) for v in values)

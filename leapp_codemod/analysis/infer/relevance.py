@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from leapp_codemod.analysis.infer.io import spelled_path
+from leapp_codemod.analysis.infer.io import named_path
 from leapp_codemod.analysis.infer.slice_aliases import _aliases, _target_names, root_of  # noqa: F401 (sink)
 from leapp_codemod.analysis.infer.telemetry import ASSUMED_DEAD, self_record
 from leapp_codemod.analysis.infer.type_tests import parent_map
@@ -109,7 +109,16 @@ class RelevanceQuestions:
                 return True
             child, parent = parent, parents.get(id(parent))
         stmt = node if isinstance(node, ast.stmt) else parent
+        if isinstance(stmt, ast.Return) and stmt.value is child and isinstance(child, ast.Tuple):
+            position = next((i for i, e in enumerate(child.elts) if any(n is node for n in ast.walk(e))), None)
+            if position is not None:
+                return self._position_kept(position)
         return stmt is None or id(stmt) not in relevant[1] or id(stmt) in relevant[0]
+
+    def _position_kept(self, position: int) -> bool:
+        """Is this position of the tuple the function returns used by some caller on the pipeline?"""
+        kept = returned_positions(self, self.fn, "<lines" in self.fn.qualname, False)
+        return kept is None or position in kept
 
     # ------------------------------------------------------------------ the slice
     def _relevant_statements(self) -> tuple[set[int], set[int], tuple[set[str], set[str]]] | None:
@@ -359,7 +368,7 @@ class RelevanceQuestions:
             return True   # `json.dump(rows, f)`, `np.savetxt(f, rows)` into what it opened
         name = self.call_name(call) or ""
         at = PATH_SAVERS.get(name)
-        if at is not None and len(call.args) > at and spelled_path(call.args[at]):
+        if at is not None and len(call.args) > at and named_path(self.fn.nodes, call.args[at]):
             return True   # `np.save(f"{log_dir}/{stamp}_obs.npy", rows)`: a file it names and writes
         types = self.types_of(func.value) if isinstance(func, ast.Attribute) else set()
         return name.startswith(REPORT_ROOTS) or any(t.startswith(REPORT_ROOTS) for t in types)

@@ -27,6 +27,9 @@ from leapp_codemod.source.astwalk import walked
 
 ALL = None   # every position may be used
 ROOTS_KEY = ("unused-positions-roots",)   # the entry's functions: what they return is the export's output
+# {function id: the positions its one pipeline call keeps}: an environment wrapper's `step` an inline range ends
+# in keeps the observation it carries, not the reward or the flags (`analysis/inline/wrapped_world.py`)
+PINNED_KEY = ("unused-positions-pinned",)
 
 
 def returned_positions(asker, fn, inline: bool, enclosing: bool) -> frozenset[int] | None:
@@ -41,6 +44,9 @@ def kept_positions(asker, fn) -> frozenset[int] | None:
     """The positions of `fn`'s returned tuple some call of it on the pipeline may use (empty: none; None:
     unsure, every one)."""
     project = asker.project
+    pinned = project.memo.get(PINNED_KEY, {}).get(fn.id)
+    if pinned is not None:
+        return pinned
     reached = project.memo.get(REACHED_KEY, frozenset())
     if not reached or fn.id not in reached or "<lines" in fn.qualname or project.is_library(fn.module) \
             or fn.id in project.memo.get(ROOTS_KEY, ()) \
@@ -73,7 +79,9 @@ def _kept(asker, fn, reached) -> frozenset[int] | None:
     for call, _, module in calls_named(project).get(fn.name, []):
         caller = _owner(project, module).get(id(call))
         if caller is None:
-            return ALL   # module-level code calls it
+            if _in_range_entry(module, call):
+                return ALL   # the entry is a range of module-level code that calls it
+            continue   # module-level code outside the entry runs when its module is loaded, not in the pipeline
         if caller.id not in reached:
             continue   # outside the pipeline: it runs no part of the export
         ctx = asker.for_function(caller)
@@ -90,6 +98,17 @@ def _kept(asker, fn, reached) -> frozenset[int] | None:
             return ALL
         kept |= used
     return frozenset(kept) if found else ALL
+
+
+def _in_range_entry(module, call: ast.Call) -> bool:
+    """Is the call inside one of the module's inline-range entries (synthetic `<lines ...>` functions)?"""
+    for fn in module.functions.values():
+        if "<lines" in fn.qualname and fn.node.body:
+            first = min(s.lineno for s in fn.node.body)
+            last = max(s.end_lineno or s.lineno for s in fn.node.body)
+            if first <= call.lineno <= last:
+                return True
+    return False
 
 
 def _site_positions(ctx, caller, call: ast.Call) -> frozenset[int] | None:

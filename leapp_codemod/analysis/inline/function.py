@@ -14,7 +14,11 @@ from pathlib import Path
 from leapp_codemod.analysis.inline.boundary_types import undeclarable_inputs
 from leapp_codemod.analysis.inline.fed_after import array_math_aliases, fed_after
 from leapp_codemod.analysis.inline.fixed_literals import fixed_literal
+from leapp_codemod.analysis.infer.unused_positions import PINNED_KEY
 from leapp_codemod.analysis.inline.mutated import only_mutated
+from leapp_codemod.analysis.inline.world_step import end_before_world_step
+from leapp_codemod.analysis.model.world_steps import world_step
+from leapp_codemod.analysis.inline.wrapped_world import wrapped_world_step
 from leapp_codemod.analysis.model.index import FunctionInfo, ModuleIndex
 from leapp_codemod.analysis.inline.range import (
     before_world_step,
@@ -145,6 +149,28 @@ def _numbers(rng: InlineRange, outer: dict[str, ast.expr]) -> dict[str, bool]:
             for name in rng.inputs if python_number(outer.get(name))}
 
 
+def _through_wrapper(project: Project, module: ModuleIndex, rng: InlineRange) -> tuple[InlineRange, ast.Call] | None:
+    """The range as given, with a note, and the step's call, when the world step it ends in is the project's own
+    wrapper around a simulator engine (scanned as pipeline code); None otherwise."""
+    found = end_before_world_step(rng.statements)
+    if found is None:
+        return None
+    owner = project.class_of(f"{module.name}.{rng.scope_qualname.rpartition('.')[0]}") if rng.class_name else None
+    step = found[1]
+    wrapped = wrapped_world_step(project, module, step, rng.scope, rng.start, owner)
+    if wrapped is None:
+        return None
+    method, note = wrapped
+    # of what the step returns, the pipeline keeps the observation the range reads on its next pass; the
+    # reward, the flags and the info are the host's bookkeeping
+    targets = step.targets[0] if isinstance(step, ast.Assign) and len(step.targets) == 1 else None
+    elements = targets.elts if isinstance(targets, (ast.Tuple, ast.List)) else []
+    if elements and all(isinstance(e, ast.Name) for e in elements):
+        project.memo.setdefault(PINNED_KEY, {})[method.id] = frozenset(
+            i for i, e in enumerate(elements) if e.id in rng.inputs or e.id in rng.state)
+    return replace(rng, note="; ".join(filter(None, (rng.note, note)))), step.value
+
+
 def inline_function(project: Project, entry: InlineEntry) -> tuple[FunctionInfo, InlineRange]:
     """The synthetic entry function of the range, registered in its module, and the range."""
     module = next((m for m in project.modules.values() if _same_file(m.path, entry.file)), None)
@@ -161,7 +187,9 @@ def inline_function(project: Project, entry: InlineEntry) -> tuple[FunctionInfo,
     if (start, end) != (entry.start, entry.end):
         rng = replace(rng, note=f"lines {entry.start}-{entry.end} trimmed to {start}-{end} (blank or comment lines "
                                 "at the ends)")
-    rng = before_world_step(module.tree, entry.file, rng, len(lines))
+    through = _through_wrapper(project, module, rng)
+    wrapped = through[1] if through else None
+    rng = through[0] if through else before_world_step(module.tree, entry.file, rng, len(lines))
     discarded = _handed_away(project, module, rng, _bound_before(rng))
     if discarded:
         rng = replace(rng, state=tuple(n for n in rng.state if n not in discarded),
@@ -175,5 +203,9 @@ def inline_function(project: Project, entry: InlineEntry) -> tuple[FunctionInfo,
                       numbers=_numbers(rng, outer), undeclarable=undeclarable_inputs(rng),
                       fed_after=fed_after(rng.loop, rng.start, rng.end, rng.inputs, rng.outputs,
                                           array_math_aliases(module.tree)))
+    if wrapped is not None:   # the wrapper's step is followed: only the other world steps leave the pipeline
+        fn.walks["world steps"] = frozenset(
+            id(s.value) for s in ast.walk(node) if isinstance(s, ast.stmt) and world_step(s)
+            and (s.value.lineno, s.value.col_offset) != (wrapped.lineno, wrapped.col_offset))
     module.functions[qualname] = fn
     return fn, rng

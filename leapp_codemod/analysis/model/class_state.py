@@ -24,6 +24,9 @@ from leapp_codemod.knowledge.vocab import (
 
 CONSTRUCTION_METHODS = frozenset({"__init__", "__post_init__", "__setstate__"})
 _CALLBACK_NAME = re.compile(r"^(on_|handle_|_on_|_handle_)|(callback|_cb|handler)$", re.IGNORECASE)
+# ... unless it installs, fetches or makes one: `set_handler(h)`, `register_callback(cb)`, `get_handler()`
+_ACCESSOR_NAME = re.compile(r"^_?(set|get|register|unregister|add|remove|attach|detach|bind|install|make|create|"
+                            r"build)_", re.IGNORECASE)
 
 
 def _self_name(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
@@ -53,7 +56,8 @@ def callback_methods(cls: ClassInfo) -> set[str]:
     """Methods handed to someone else to call (`subscribe(topic, self.on_msg)`, `Thread(target=self.loop)`)
     or named like a handler (`on_state`, `lowstate_callback`)."""
     names = set(cls.methods)
-    out = {n for n in names if n not in CONSTRUCTION_METHODS and _CALLBACK_NAME.search(n)}
+    out = {n for n in names if n not in CONSTRUCTION_METHODS and _CALLBACK_NAME.search(n)
+           and not _ACCESSOR_NAME.match(n)}
     for info in cls.methods.values():
         self_name = _self_name(info.node)
         for node in info.nodes:

@@ -19,8 +19,11 @@ def _receiver_words(func: ast.Attribute) -> set[str]:
 def world_step(stmt: ast.stmt) -> bool:
     """Is the statement a call that advances the world (its result assigned or unused)?"""
     value = stmt.value if isinstance(stmt, (ast.Expr, ast.Assign, ast.AnnAssign)) else None
-    if not isinstance(value, ast.Call):
-        return False
+    return isinstance(value, ast.Call) and world_step_call(value)
+
+
+def world_step_call(value: ast.Call) -> bool:
+    """Is the call one that advances the world (`env.step(a)`, `mujoco.mj_step(m, d)`)?"""
     func = value.func
     name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
     if name not in WORLD_STEP_CALLS:

@@ -1,0 +1,98 @@
+"""A given inline range that ends in a step of the project's own environment wrapper: the step is pipeline code.
+
+A range ending in `obs, r, done, info = env.step(action)` is normally cut before the step (`world_step.py`): the
+simulator behind it is the world, not the pipeline. When `env` is built from a project class whose `step` hands the
+world over to a simulator engine of its own (`mujoco.mj_step`, `p.stepSimulation`, a wrapped library environment's
+`self.env.step`), that `step` is a wrapper: what it does to the action before the engine runs (clipping, scaling,
+PD control) is the pipeline's post-processing, and the observation it builds after is the next call's
+pre-processing. `scan` then keeps the step in the range and follows it (the engine call itself stays outside the
+scanned code); `generate` and `run` still end the exported range before the step.
+"""
+from __future__ import annotations
+
+import ast
+
+from leapp_codemod.analysis.model.world_steps import world_step_call
+from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIndex
+from leapp_codemod.analysis.model.project import Project
+from leapp_codemod.knowledge.actuation import ENGINE_STEP_CALLS
+
+
+def _built_class(project: Project, module: ModuleIndex, value: ast.expr | None) -> ClassInfo | None:
+    """The project class a value is constructed from (`F1Env(cfg)`, `[Env(i) for ...]`, `[Env(), Env()]`)."""
+    if isinstance(value, (ast.ListComp, ast.GeneratorExp)):
+        value = value.elt
+    elif isinstance(value, (ast.List, ast.Tuple)) and value.elts:
+        value = value.elts[0]
+    if not isinstance(value, ast.Call):
+        return None
+    cls = project.class_of(project.qualify(value.func, module))
+    return cls if cls is not None and not project.is_library(cls.module) else None
+
+
+def _bound_last(scope: ast.AST, name: str, before: int) -> ast.expr | None:
+    """The value `name` was last assigned in `scope` before line `before` (a local or a module global)."""
+    found: tuple[int, ast.expr] | None = None
+    for node in ast.walk(scope):
+        if isinstance(node, ast.Assign) and node.lineno < before \
+                and any(isinstance(t, ast.Name) and t.id == name for t in node.targets) \
+                and (found is None or node.lineno >= found[0]):
+            found = (node.lineno, node.value)
+    return found[1] if found else None
+
+
+def _receiver_value(project: Project, receiver: ast.expr, scope: ast.AST, start: int,
+                    owner: ClassInfo | None) -> ast.expr | None:
+    """What the step's receiver was built from: a name bound before the range, or a `self` attribute the
+    range's class sets (`self.env = Env()`)."""
+    if isinstance(receiver, ast.Subscript):
+        receiver = receiver.value
+    if isinstance(receiver, ast.Name):
+        return _bound_last(scope, receiver.id, start)
+    if isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name) and owner is not None:
+        for klass in project.mro(owner):
+            values = klass.attr_values.get(receiver.attr)
+            if values:
+                return values[-1][1]
+    return None
+
+
+def _engine_call(project: Project, cls: ClassInfo, method: FunctionInfo) -> ast.Call | None:
+    """The call in `method` (or in a method of its class it calls on `self`, one call away) that hands the
+    world to a simulator engine: an engine call, or a world step on another object."""
+    bodies = [method]
+    for node in ast.walk(method.node):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == "self"):
+            helper = project.find_method(cls, node.func.attr)
+            if helper is not None and helper is not method and not project.is_library(helper.module):
+                bodies.append(helper)
+    for fn in bodies:
+        for node in ast.walk(fn.node):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            if name in ENGINE_STEP_CALLS or world_step_call(node):
+                return node
+    return None
+
+
+def wrapped_world_step(project: Project, module: ModuleIndex, step: ast.stmt, scope: ast.AST, start: int,
+                       owner: ClassInfo | None) -> tuple[FunctionInfo, str] | None:
+    """When the range's final world step is the project's own wrapper around a simulator engine: the wrapper's
+    method and a note saying so (the step is kept in the range); None otherwise."""
+    call = getattr(step, "value", None)
+    if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Attribute):
+        return None
+    cls = _built_class(project, module, _receiver_value(project, call.func.value, scope, start, owner))
+    method = project.find_method(cls, call.func.attr) if cls is not None else None
+    if method is None or project.is_library(method.module):
+        return None
+    engine = _engine_call(project, cls, method)
+    if engine is None:
+        return None
+    return method, (f"line {step.lineno} steps `{cls.name}.{call.func.attr}`, the project's wrapper around "
+                    f"`{ast.unparse(engine.func)}` ({method.path}:{engine.lineno}): its action processing and the "
+                    "observation it builds are scanned as pipeline code; the exported range (generate, run) ends "
+                    "before the step")
