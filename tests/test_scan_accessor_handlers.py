@@ -3,13 +3,11 @@
 (fixtures/scan_outside_inputs/installed_feed_arm)."""
 from __future__ import annotations
 
-import ast
-
 import pytest
 from scanfixture import scan_copy
+from test_scan_provenance import _class
 
 from leapp_codemod.analysis.model.class_state import callback_methods
-from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo
 
 
 @pytest.fixture(autouse=True)
@@ -23,15 +21,6 @@ def test_an_installed_handler_is_not_filled_between_calls(tmp_path, monkeypatch)
     named = [f for f in result.findings if "set_feed_handler" in f.message
              or any("set_feed_handler" in r[-1] for r in f.related)]
     assert not named
-
-
-def _class(source: str) -> ClassInfo:
-    node = ast.parse(source).body[0]
-    cls = ClassInfo(f"m:{node.name}", "m", node.name, node, "m.py", node.bases)
-    for fn in (n for n in node.body if isinstance(n, ast.FunctionDef)):
-        cls.methods[fn.name] = FunctionInfo(f"m:{node.name}.{fn.name}", "m", f"{node.name}.{fn.name}", fn,
-                                            node.name, "m.py")
-    return cls
 
 
 def test_handler_names_without_the_accessors():

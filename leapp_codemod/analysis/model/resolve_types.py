@@ -92,12 +92,16 @@ def is_classmethod(fn: FunctionInfo) -> bool:
     return any(isinstance(d, ast.Name) and d.id == "classmethod" for d in fn.node.decorator_list)
 
 
-def _is_self_type(annotation: ast.expr | None, module: ModuleIndex) -> bool:
+def _annotation_name(annotation: ast.expr | None) -> str | None:
+    """`Planner` of `-> Planner` or `-> "Planner"`; None for anything else."""
     if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
-        name = annotation.value
-    elif isinstance(annotation, ast.Name):
-        name = annotation.id
-    else:
+        return annotation.value
+    return annotation.id if isinstance(annotation, ast.Name) else None
+
+
+def _is_self_type(annotation: ast.expr | None, module: ModuleIndex) -> bool:
+    name = _annotation_name(annotation)
+    if name is None:
         return False
     if name == "Self":
         return True
@@ -151,13 +155,8 @@ def _builds_cls(value: ast.expr, cls_name: str, fn: FunctionInfo, module: Module
 
 def _names_own_class(annotation: ast.expr | None, fn: FunctionInfo) -> bool:
     """`-> Planner` or `-> "Planner"` on a method of `Planner`."""
-    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
-        name = annotation.value
-    elif isinstance(annotation, ast.Name):
-        name = annotation.id
-    else:
-        return False
-    return fn.class_name is not None and name == fn.class_name.rpartition(".")[2]
+    name = _annotation_name(annotation)
+    return name is not None and fn.class_name is not None and name == fn.class_name.rpartition(".")[2]
 
 
 def is_abstract(fn: FunctionInfo) -> bool:
