@@ -4,7 +4,6 @@ from leapp_codemod.knowledge.io import WRAPPER_READ_TEXT
 from leapp_codemod.rules._helpers import show
 from leapp_codemod.rules.base import Hit, Rule
 
-REPORT_KINDS = frozenset({"logging", "`print()`"})
 CLOCK_FIX = "pass the time in as an input of the pipeline (read the clock in the host loop and hand it over)"
 
 
@@ -27,7 +26,7 @@ def check(node: ast.Call, ctx):
         return
     if kind is None or ctx.in_error_handler(node) or ctx.in_bail_out(node):
         return  # a warning in an `except` block: the traced call raised nothing, the export is not this path
-    if kind in REPORT_KINDS and _fixed_text(node):
+    if (kind == "logging" or ctx.builtin(node) == "print") and _fixed_text(node):
         return  # `log.debug("control loop running")`: fixed text; the export loses nothing of the pipeline's values
     yield Hit(node, f"`{show(node)}` performs I/O inside the pipeline ({kind}); the exported model drops it",
               "keep I/O in the host runtime: read inputs before the pipeline call and pass them in, log after it")
