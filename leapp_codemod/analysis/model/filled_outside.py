@@ -108,8 +108,9 @@ def _targets(stmt: ast.stmt) -> list[ast.expr]:
 
 
 def _own_nodes(fn: ast.AST):
-    """The nodes of a function's body, not into the functions it defines."""
-    pending = list(getattr(fn, "body", ()))
+    """The nodes of a function's body, not into the functions it defines (a lambda's body is one expression)."""
+    body = getattr(fn, "body", ())
+    pending = list(body) if isinstance(body, list) else [body]
     while pending:
         node = pending.pop(0)
         yield node
