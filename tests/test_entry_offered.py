@@ -53,38 +53,33 @@ def test_a_network_method_ranks_below_the_deploy_step_that_builds_its_input(tmp_
     assert any(r.startswith("called in a loop by play") for r in network["reasons"])
 
 
-@pytest.mark.parametrize("rng, nearest", [
-    ("10-14", ["10-12", "10-17"]),     # ends one block deeper: shrink to the block, or take in the whole `if`
-    ("14-18", ["14-15", "13-18"]),     # starts one block deeper: that block's statements, or from the `if`
-    ("13-14", ["14-14", "13-17"]),     # starts at the `if` header, ends in its body: the body's statements first
+@pytest.mark.parametrize("rng, taken", [
+    ("10-14", "10-17"),     # ends one block deeper: the whole `if` it cuts is taken in
+    ("14-18", "13-18"),     # starts one block deeper: from the `if` that holds it
+    ("13-14", "14-14"),     # starts at the `if` header, ends in its body: the body's statements
 ])
-def test_a_range_across_blocks_names_the_nearest_valid_ranges(rng, nearest, tmp_path, monkeypatch):
-    check_nearest_valid(tmp_path, monkeypatch, "rig/balance.py", rng, nearest)
+def test_a_range_across_blocks_is_taken_to_the_whole_statements(rng, taken, tmp_path, monkeypatch):
+    check_taken(tmp_path, monkeypatch, "rig/balance.py", rng, taken)
 
 
-@pytest.mark.parametrize("rng, nearest", [
-    ("9-12", ["9-10", "8-12"]),        # starts inside `with torch.no_grad()`, ends after it: grow to the `with`
-    ("7-9", ["7-7", "7-10"]),          # ends inside the `with`: the statements before it, or the whole `with`
-    ("8-9", ["9-9", "8-10"]),          # starts at the `with` header, ends inside it: its statements up to the end
+@pytest.mark.parametrize("rng, taken", [
+    ("9-12", "8-12"),        # starts inside `with torch.no_grad()`, ends after it: from the `with`
+    ("7-9", "7-10"),         # ends inside the `with`: through the whole `with`
+    ("8-9", "9-9"),          # starts at the `with` header, ends inside it: its statements
 ])
-def test_a_range_that_leaves_a_with_block_names_the_with_statement(rng, nearest, tmp_path, monkeypatch):
-    check_nearest_valid(tmp_path, monkeypatch, "rig/steer.py", rng, nearest)
+def test_a_range_that_cuts_a_with_block_is_taken_to_the_with_statement(rng, taken, tmp_path, monkeypatch):
+    check_taken(tmp_path, monkeypatch, "rig/steer.py", rng, taken)
 
 
-def check_nearest_valid(tmp_path, monkeypatch, path, rng, nearest):
+def check_taken(tmp_path, monkeypatch, path, rng, taken):
+    """A range that cuts a compound statement is scanned as the whole statements it touches, and says so."""
     root = app(tmp_path, "inline_range_hint")
     monkeypatch.chdir(root)
     before = tree_hash(root)
-    result = CliRunner().invoke(main, ["scan", "rig", "--entry", f"{path}:{rng}"])
-    assert result.exit_code == 2
-    lines = result.output.strip().splitlines()
-    assert len(lines) == 1 and "cross a block boundary" in lines[0]
-    named = re.findall(re.escape(path) + r":(\d+-\d+) \(", lines[0].partition("nearest valid:")[2])
-    assert named == nearest
-    for suggestion in named:    # each suggestion is a spelling the user can paste, and it scans
-        ok = CliRunner().invoke(main, ["scan", "rig", "--entry", f"{path}:{suggestion}", "--format", "json"])
-        assert ok.exit_code in (0, 1), ok.output
-        assert f"<lines {suggestion}>" in ok.output
+    result = CliRunner().invoke(main, ["scan", "rig", "--entry", f"{path}:{rng}", "--format", "json"])
+    assert result.exit_code in (0, 1), result.output
+    assert f"<lines {taken}>" in result.output
+    assert f"lines {rng} cut a compound statement: taken as {taken}" in result.output
     assert tree_hash(root) == before
 
 

@@ -160,7 +160,7 @@ def test_a_module_level_loop_is_reachable_only_through_a_range(copies, monkeypat
 @pytest.mark.parametrize("rng, message", [
     ("61-90", "line 90 is outside the file"),
     ("62-61", "are not a range"),
-    ("56-62", "cross a block boundary"),
+    ("30-56", "cross a block boundary"),    # from module level into a function's loop: no block holds both
     ("10-12", "does not end a statement"),
     ("12-12", "START must be the first line of a statement"),
 ])
@@ -170,6 +170,15 @@ def test_bad_ranges_are_one_line_and_exit_2(rng, message, copies, monkeypatch):
     assert result.exit_code == 2
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and f"deploy/sim2sim.py:{rng}" in lines[0] and message in lines[0]
+
+
+def test_a_range_that_cuts_an_if_is_taken_whole_and_says_so(copies, monkeypatch):
+    """56-62 starts in the loop body and ends inside the `if` at 58: the `if` is taken whole."""
+    monkeypatch.chdir(copies / "inline_mujoco")
+    result = CliRunner().invoke(main, ["scan", "deploy", "--entry", "deploy/sim2sim.py:56-62", "--format", "json"])
+    assert result.exit_code in (0, 1), result.output
+    doc = json.loads(result.output)
+    assert doc["errors"] == [] and "lines 56-62 cut a compound statement: taken as 56-" in doc["entry_note"]
 
 
 def test_an_inline_entry_outside_the_scanned_files_is_refused(copies, monkeypatch):

@@ -22,7 +22,7 @@ from leapp_codemod.analysis.inline.wrapped_world import wrapped_world_step
 from leapp_codemod.analysis.model.index import FunctionInfo, ModuleIndex
 from leapp_codemod.analysis.inline.range import (
     before_world_step,
-    trim,
+    settle,
     InlineEntry,
     InlineRange,
     RangeError,
@@ -180,13 +180,12 @@ def inline_function(project: Project, entry: InlineEntry) -> tuple[FunctionInfo,
         raise InlineEntryError(f"{entry.file}: not among the scanned files (--entry {entry.text})")
     try:
         lines = Path(module.path).read_text(encoding="utf-8", errors="replace").splitlines()
-        start, end = trim(lines, entry.start, entry.end)
+        start, end, note = settle(module.tree, lines, entry.start, entry.end)
         rng = locate(module.tree, entry.file, start, end, len(lines))
     except RangeError as exc:
         raise InlineEntryError(str(exc)) from None
-    if (start, end) != (entry.start, entry.end):
-        rng = replace(rng, note=f"lines {entry.start}-{entry.end} trimmed to {start}-{end} (blank or comment lines "
-                                "at the ends)")
+    if note:
+        rng = replace(rng, note=note)
     through = _through_wrapper(project, module, rng)
     wrapped = through[1] if through else None
     rng = through[0] if through else before_world_step(module.tree, entry.file, rng, len(lines))

@@ -407,6 +407,51 @@ def locate(tree: ast.Module, path: str, start: int, end: int, n_lines: int) -> I
                        outputs=outputs)
 
 
+def covering_statements(tree: ast.Module, start: int, end: int) -> tuple[int, int] | None:
+    """Lines START-END cut a compound statement (`with torch.no_grad():` opened above START, an `if` that goes on
+    after END): the smallest run of whole consecutive statements of one block that holds them, never across a
+    `def` or `class`; from a compound statement's header to a line inside its first block, the statements of that
+    block. None when the range is valid as it is or no block holds both ends."""
+    if start < 1 or end < start or _find(tree, start, end) is not None:
+        return None
+    statements = [n for n in ast.walk(tree) if isinstance(n, ast.stmt)]
+    if not (any(_stmt_start(n) == start for n in statements) and any(n.end_lineno == end for n in statements)):
+        return None    # an end inside a statement's own lines (a string, an argument list) is no block to take
+    header = next((stmt for node in ast.walk(tree) for block in _blocks(node) for stmt in block
+                   if _stmt_start(stmt) == start), None)
+    body = _inside_header(header, end) if header is not None else []
+    if body:    # from a `with`/`if` header to a line inside it: its statements are what is meant
+        return body[0][0], body[0][1]
+    best = None
+    for node in ast.walk(tree):
+        for block in _blocks(node):
+            if not block or _stmt_start(block[0]) > start or block[-1].end_lineno < end:
+                continue
+            i = next(k for k, stmt in enumerate(block) if stmt.end_lineno >= start)
+            j = max(k for k, stmt in enumerate(block) if _stmt_start(stmt) <= end)
+            if j < i or any(isinstance(stmt, _SCOPES) for stmt in block[i:j + 1]):
+                continue
+            grown = (_stmt_start(block[i]), block[j].end_lineno)
+            if _find(tree, *grown) is not None and (best is None or grown[1] - grown[0] < best[1] - best[0]):
+                best = grown
+    return best
+
+
+def settle(tree: ast.Module, lines: list[str], start: int, end: int) -> tuple[int, int, str]:
+    """The range an entry names, as the statements it is taken to: blank and comment lines at its ends trimmed, a
+    cut compound statement taken whole; (first, last, the note saying so, or "")."""
+    first, last = trim(lines, start, end)
+    notes = []
+    if (first, last) != (start, end):
+        notes.append(f"lines {start}-{end} trimmed to {first}-{last} (blank or comment lines at the ends)")
+    grown = covering_statements(tree, first, last)
+    if grown is not None:
+        notes.append(f"lines {first}-{last} cut a compound statement: taken as {grown[0]}-{grown[1]}, the whole "
+                     "statements they touch")
+        first, last = grown
+    return first, last, "; ".join(notes)
+
+
 def read_range(path: str, text: str, start: int, end: int) -> tuple[ast.Module, InlineRange]:
     """Parse `text` (the file at `path`) and locate the range in it; blank and comment lines at its ends
     are trimmed (said in the range's `note`)."""
@@ -415,10 +460,10 @@ def read_range(path: str, text: str, start: int, end: int) -> tuple[ast.Module, 
     except SyntaxError as exc:
         raise RangeError(f"{path}:{exc.lineno}: syntax error: {exc.msg}") from None
     lines = text.splitlines()
-    first, last = trim(lines, start, end)
+    first, last, note = settle(tree, lines, start, end)
     rng = locate(tree, path, first, last, len(lines))
-    if (first, last) != (start, end):
-        rng = replace(rng, note=f"lines {start}-{end} trimmed to {first}-{last} (blank or comment lines at the ends)")
+    if note:
+        rng = replace(rng, note=note)
     return tree, before_world_step(tree, path, rng, len(lines))
 
 
