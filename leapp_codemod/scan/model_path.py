@@ -261,6 +261,8 @@ class _Slicer:
             if isinstance(call, ast.Call):
                 unit.sink = True
                 func = call.func
+                if isinstance(func, ast.Name) and func.id == "setattr" and call.args:
+                    unit.writes |= _writes(fid, scope, call.args[0])   # `setattr(self.frame, name, w)`
                 if isinstance(func, ast.Attribute) and (func.attr in CONTAINER_MUTATORS or (
                         func.attr.endswith("_") and not func.attr.endswith("__"))):
                     unit.writes |= _writes(fid, scope, func.value)   # `self.hist.append(x)`, `buf.copy_(x)`
@@ -351,6 +353,7 @@ class _Slicer:
             return None
         state = _State(kept={entry.id: {ALL}})
         self.unseen.discard(entry.id)
+        state.needed |= {(entry.id, name) for name in entry.carried}   # a range's state: the next pass reads it
         while True:
             before = state.size()
             for fid, units in self.flat.items():
@@ -453,7 +456,7 @@ class _Slicer:
     def unit_at(self, fid: str, line: int) -> _Unit | None:
         best = None
         for unit in self.flat.get(fid, ()):
-            if unit.first <= line <= unit.last and (best is None or unit.last - unit.first <= best.last - best.first):
+            if unit.first <= line <= unit.last and (best is None or unit.last - unit.first < best.last - best.first):
                 best = unit
         return best
 
