@@ -25,7 +25,9 @@ def test_a_chain_of_diagnostic_attributes_is_dead():
     assert tree_hash(ROOT) == before
 
 
-def test_the_chain_is_live_when_its_end_is_sent(tmp_path):
+def test_the_chain_sent_on_its_own_channel_stays_off_the_models_path(tmp_path):
+    """The average is published too, but it feeds neither the policy nor its action: a second channel of host
+    telemetry (scan/model_path.py), not the export's input or state."""
     root = tmp_path / "copy"
     (root / "balance").mkdir(parents=True)
     (root / "balance" / "__init__.py").write_text("")
@@ -35,4 +37,5 @@ def test_the_chain_is_live_when_its_end_is_sent(tmp_path):
                         "        self.pub.publish(Float32MultiArray(data=[self.rate_avg]))\n")
     (root / "balance" / "node.py").write_text(text)
     found = _found(root)
-    assert ("LCM903", 36) in found and ("LCM702", 38) in found
+    assert ("LCM903", 43) in found
+    assert not {f for f in found if f[1] in range(35, 42)}, found

@@ -20,7 +20,8 @@ def test_guards_giving_no_result(tmp_path, monkeypatch):
 
 
 def test_a_guard_that_returns_a_value_is_no_bail_out(tmp_path, monkeypatch):
-    """The report before a fallback result is I/O of the path the trace may take."""
+    """The fallback result is the step's output, but a fixed-text warning before it reads no pipeline value: it is
+    off the model's path (scan/model_path.py), host-side, whichever path the trace takes."""
     result = scan_variant(GROUP, tmp_path, monkeypatch, "sorter_app", "sorter:ChutePolicy.act", "sorter.py",
                           "            return None\n        if feats", "            return feats[..., :1]\n        if feats")
-    assert (18, "LCM901") in {(f.line, f.code) for f in result.findings}
+    assert (18, "LCM901") not in {(f.line, f.code) for f in result.findings}

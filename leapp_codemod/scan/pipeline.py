@@ -12,6 +12,7 @@ from leapp_codemod.analysis.entry.lookup import choose_entry
 from leapp_codemod.analysis.flow.access_order import access_order
 from leapp_codemod.analysis.flow.dataflow import Analysis
 from leapp_codemod.analysis.flow.params import entry_data_params, entry_flag_constants, lint_data_params, per_call_flags
+from leapp_codemod.scan.model_path import model_path
 from leapp_codemod.analysis.flow.not_followed import not_followed
 from leapp_codemod.analysis.inline.function import InlineEntryError, inline_function
 from leapp_codemod.analysis.inline.range import parse_inline_entry
@@ -128,6 +129,8 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
         return result
     rules = select_rules(options.select, options.ignore)
     findings, state, library_calls, rule_errors = run_rules(analysis, functions, rules, options.only_paths)
+    path = model_path(analysis, entry_fn)
+    findings = [f for f in findings if path.on_path(f.function, f.line)]
     library_calls += relocated_calls(findings, library_calls, analysis, project)
     findings = call_site_findings(findings, analysis.facts.library_origins, analysis.reachable, project)
     findings = [f for f in findings

@@ -55,8 +55,11 @@ def set_bindings(project, binds: tuple[tuple[str, str], ...]) -> None:
     project.memo[("bindings",)] = {expr.strip(): target.strip().replace(":", ".") for expr, target in binds}
 
 
+RESOLUTIONS_KEY = ("resolutions",)   # project memo: how each run-time-bound call was resolved
+
+
 def record(project, call: ast.Call, path: str, targets, how: str) -> None:
-    table = project.memo.setdefault(("resolutions",), {})
+    table = project.memo.setdefault(RESOLUTIONS_KEY, {})
     key = (path, call.lineno, ast.unparse(call.func))
     if key not in table:
         names = tuple(sorted(t.id for t in targets))
@@ -64,7 +67,7 @@ def record(project, call: ast.Call, path: str, targets, how: str) -> None:
 
 
 def resolutions(project) -> tuple[Resolved, ...]:
-    return tuple(sorted(project.memo.get(("resolutions",), {}).values(), key=lambda r: (r.path, r.line, r.text)))
+    return tuple(sorted(project.memo.get(RESOLUTIONS_KEY, {}).values(), key=lambda r: (r.path, r.line, r.text)))
 
 
 def _text(func: ast.expr) -> str:

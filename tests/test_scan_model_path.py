@@ -1,0 +1,34 @@
+"""Findings off the model's path are the host's (fixtures/scan_model_path, `scan/model_path.py`): a helper that
+sends its own setpoints, a disarm gate; what feeds the model, what is computed from its result and gates on them
+stay. A step in which no model call is found keeps every finding: nothing is decided."""
+from __future__ import annotations
+
+import pytest
+from scanfixture import check_marked
+
+from leapp_codemod.scan import scan_project
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("LEAPP_CODEMOD_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def test_the_hosts_setpoints_and_gates_are_off_the_path(tmp_path, monkeypatch):
+    found = check_marked("scan_model_path", tmp_path, monkeypatch, "drone_app", "pilot:Pilot.step")
+    assert {(line, category) for _, line, category in found} == {(79, "tensor-branch"), (81, "inplace-state")}
+
+
+def test_without_a_model_call_nothing_is_decided(tmp_path, monkeypatch):
+    (tmp_path / "ramp.py").write_text(
+        "import numpy as np\n\n\n"
+        "class Ramp:\n"
+        "    def __init__(self, pub):\n"
+        "        self.pub = pub\n"
+        "        self.level = 0.0\n\n"
+        "    def step(self, x):\n"
+        "        self.pub.publish(float(np.max(x)))\n"
+        "        return x * 2.0\n")
+    monkeypatch.chdir(tmp_path)
+    result = scan_project(["."], entry="ramp:Ramp.step")
+    assert 10 in {f.line for f in result.findings}
