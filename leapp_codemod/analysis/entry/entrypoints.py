@@ -333,6 +333,23 @@ def _function(fid: str, fallback: FunctionInfo, sites: CallSites):
     return sites.functions.get(fid, fallback)
 
 
+SCRIPTED_PENALTY = 4
+
+
+def _scripted_definers(pipeline: InlinePipeline, definers: int, sites: CallSites | None) -> str:
+    """`controller.get_action(state)` on a receiver bound at run time whose every project definer (a gamepad, a VR
+    rig, a waypoint script) runs no model in the scan's reach: their names, else ""."""
+    if not definers or sites is None:
+        return ""
+    method = pipeline.model.rpartition(".")[2]
+    fids = [fid for fid in sites.definers.get(method, []) if fid in sites.functions]
+    reach = sites.model_reach()
+    if not fids or any(fid in reach for fid in fids):
+        return ""
+    return ", ".join(sites.functions[fid].qualname.rpartition(".")[0] or sites.functions[fid].qualname
+                     for fid in fids)
+
+
 def _inline_candidate(fn: FunctionInfo, pipeline: InlinePipeline, definers: int, project: Project,
                       callback: bool = False, sites: CallSites | None = None) -> Entrypoint:
     score = 9
@@ -348,7 +365,13 @@ def _inline_candidate(fn: FunctionInfo, pipeline: InlinePipeline, definers: int,
         reasons.append(f"{names} enter{'s' if len(pipeline.carried) == 1 else ''} from the previous iteration: the "
                        f"loop updates {'it' if len(pipeline.carried) == 1 else 'them'} after the send (through line "
                        f"{pipeline.updated_at}) for the next policy call, so the range runs through that update")
-    if definers:
+    scripted = _scripted_definers(pipeline, definers, sites)
+    if scripted:
+        score -= SCRIPTED_PENALTY
+        reasons.append(f"the project classes that define `{pipeline.model.rpartition('.')[2]}` ({scripted}) run no "
+                       f"model, as far as the scan follows: a scripted or teleoperation controller "
+                       f"(-{SCRIPTED_PENALTY})")
+    elif definers:
         score += 1
         reasons.append(f"the model's class is bound at run time ({definers} project classes define "
                        f"`{pipeline.model.rpartition('.')[2]}`): the range is what runs")
