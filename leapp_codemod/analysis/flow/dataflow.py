@@ -43,6 +43,7 @@ from leapp_codemod.analysis.model.settings import class_settings, dict_defaults,
 from leapp_codemod.analysis.flow.param_kinds import record_kinds
 from leapp_codemod.analysis.flow.passed_keys import param_map, record_dict_keys
 from leapp_codemod.analysis.model.preset_attrs import preset_settings
+from leapp_codemod.analysis.model.returned_classes import built_classes
 from leapp_codemod.analysis.model.constructed_attrs import constructed_settings
 
 
@@ -57,6 +58,17 @@ def _bind_returned_arrays(ctx: FunctionContext, targets: list[ast.expr], call: a
             ctx.env.numpy_bindings.setdefault(target.id, {})[target.lineno] = True
 
 
+def _bind_returned_classes(ctx: FunctionContext, targets: list[ast.expr], call: ast.Call) -> None:
+    """`policy, norm, steps = load_checkpoint(path, env)` where the project function returns a tuple whose item
+    is an object it builds (`Actor(...).to(device)`): the name bound there holds that class."""
+    for position, target in enumerate(targets):
+        if isinstance(target, ast.Name):
+            item = ast.Subscript(value=call, slice=ast.Constant(value=position), ctx=ast.Load())
+            classes = built_classes(ctx.project, item, ctx.module, scope=ctx.fn)
+            if classes:
+                ctx.env.types.setdefault(target.id, set()).update(classes)
+
+
 def _bind(ctx: FunctionContext, target: ast.expr, value: ast.expr | None, element: bool = False) -> None:
     env = ctx.env
     if isinstance(target, (ast.Tuple, ast.List)):
@@ -68,6 +80,7 @@ def _bind(ctx: FunctionContext, target: ast.expr, value: ast.expr | None, elemen
                 _bind(ctx, t.value if isinstance(t, ast.Starred) else t, value, element=True)
             if isinstance(value, ast.Call) and not any(isinstance(t, ast.Starred) for t in target.elts):
                 _bind_returned_arrays(ctx, target.elts, value)
+                _bind_returned_classes(ctx, target.elts, value)
         return
     if isinstance(target, ast.Starred):
         _bind(ctx, target.value, value, element)

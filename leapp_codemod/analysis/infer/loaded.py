@@ -13,6 +13,7 @@ from leapp_codemod.analysis.model.class_loaders import bound_value, loader_class
 from leapp_codemod.analysis.model.function_values import range_scope
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.local_values import assignments
+from leapp_codemod.analysis.model.returned_classes import built_classes
 from leapp_codemod.analysis.model.script_bindings import module_bindings
 from leapp_codemod.knowledge.vocab import SELF_RETURNING_METHODS
 
@@ -64,6 +65,8 @@ def loaded_types(ctx, value: ast.expr, scope: FunctionInfo | None, hops: int = 0
     if isinstance(value, ast.Name) and hops < _MAX_HOPS:   # an alias: `agent = model`
         bound = bound_value(ctx.project, value, ctx.module, scope)
         return loaded_types(ctx, bound, scope, hops + 1) if bound is not None else set()
+    if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Call):   # `policy, norm = load(p)`
+        return built_classes(ctx.project, value, here.module, scope=scope)
     if not isinstance(value, ast.Call):
         return set()
     found = {t for t in here.types_of(value) if ":" in t}

@@ -120,6 +120,11 @@ def _bound_before(rng: InlineRange) -> dict[str, ast.expr]:
             bound = [(node.target, node.iter)]
         else:
             continue
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):   # `policy, norm = load(path)`
+            bound += [(item, ast.copy_location(ast.Subscript(value=node.value, slice=ast.Constant(value=i),
+                                                             ctx=ast.Load()), node.value))
+                      for t in node.targets if isinstance(t, (ast.Tuple, ast.List))
+                      for i, item in enumerate(t.elts) if isinstance(item, ast.Name)]
         for target, value in bound:
             wanted = target.id in names or target.id in read and isinstance(value, displays) \
                 if isinstance(target, ast.Name) else False
