@@ -176,6 +176,9 @@ def _finish(result, flags: ReportFlags, *, header: bool, all_functions: bool = F
     # scan says where LEAPP's tables came from; lint (a hook run once per batch of files) does not repeat it
     if header and flags.fmt in ("text", "concise") and result.leapp_support.startswith("bundled") and not flags.quiet:
         click.echo(f"leapp-codemod: note: using the {result.leapp_support}", err=True)
+    from leapp_codemod.analysis.inline.range import RANGE_TAKEN
+    if flags.fmt in ("concise", "github") and RANGE_TAKEN in result.entry_note:   # text prints the entry line
+        click.echo(f"leapp-codemod: note: {result.entry_note.partition('; ')[2]}", err=True)
     color = flags.output is None and color_wanted(sys.stdout.isatty(), os.environ)
     text_options = TextOptions(statistics=flags.statistics, quiet=flags.quiet, header=header,
                                all_functions=all_functions, style=Style(color), show_resolved=flags.show_resolved)

@@ -181,6 +181,14 @@ def test_a_range_that_cuts_an_if_is_taken_whole_and_says_so(copies, monkeypatch)
     assert doc["errors"] == [] and "lines 56-62 cut a compound statement: taken as 56-" in doc["entry_note"]
 
 
+def test_concise_output_says_on_stderr_which_lines_were_taken(copies, monkeypatch):
+    monkeypatch.chdir(copies / "inline_mujoco")
+    result = CliRunner().invoke(main, ["scan", "deploy", "--entry", "deploy/sim2sim.py:56-62", "--format", "concise"])
+    assert result.exit_code in (0, 1)
+    assert "note: lines 56-62 cut a compound statement: taken as 56-" in result.stderr
+    assert "taken as" not in result.stdout
+
+
 def test_an_inline_entry_outside_the_scanned_files_is_refused(copies, monkeypatch):
     monkeypatch.chdir(copies)
     result = CliRunner().invoke(main, ["scan", "inline_state/deploy", "--entry", "inline_patch/deploy/evaluate.py:22-26"])

@@ -407,6 +407,9 @@ def locate(tree: ast.Module, path: str, start: int, end: int, n_lines: int) -> I
                        outputs=outputs)
 
 
+RANGE_TAKEN = "cut a compound statement: taken as"   # the note of a range taken to whole statements
+
+
 def covering_statements(tree: ast.Module, start: int, end: int) -> tuple[int, int] | None:
     """Lines START-END cut a compound statement (`with torch.no_grad():` opened above START, an `if` that goes on
     after END): the smallest run of whole consecutive statements of one block that holds them, never across a
@@ -446,7 +449,7 @@ def settle(tree: ast.Module, lines: list[str], start: int, end: int) -> tuple[in
         notes.append(f"lines {start}-{end} trimmed to {first}-{last} (blank or comment lines at the ends)")
     grown = covering_statements(tree, first, last)
     if grown is not None:
-        notes.append(f"lines {first}-{last} cut a compound statement: taken as {grown[0]}-{grown[1]}, the whole "
+        notes.append(f"lines {first}-{last} {RANGE_TAKEN} {grown[0]}-{grown[1]}, the whole "
                      "statements they touch")
         first, last = grown
     return first, last, "; ".join(notes)
