@@ -22,6 +22,7 @@ from leapp_codemod.analysis.entry.signs import calls_nn_module, unfollowed_polic
 from leapp_codemod.analysis.infer.unused_positions import PINNED_KEY
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.runtime_bind import RESOLUTIONS_KEY
+from leapp_codemod.knowledge.io import LOG_FUNCTION_PREFIXES, LOGGING_METHODS
 from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS
 
 ALL = -1   # every position of a returned value
@@ -76,6 +77,7 @@ class _Unit:
     model: bool = False
     returns: list[tuple[int, set]] | None = None   # a return: (position or ALL, keys) per returned element
     sink: bool = False      # a call statement whose result nobody binds: a send, a log, a method with effects
+    log: bool = False       # a print or a logger's call: reports what it reads, decides nothing
     block: list[_Unit] = field(default_factory=list)
 
 
@@ -260,6 +262,7 @@ class _Slicer:
             call = stmt.value
             if isinstance(call, ast.Call):
                 unit.sink = True
+                unit.log = _is_log(call)
                 func = call.func
                 if isinstance(func, ast.Name) and func.id == "setattr" and call.args:
                     unit.writes |= _writes(fid, scope, call.args[0])   # `setattr(self.frame, name, w)`
@@ -392,6 +395,12 @@ class _Slicer:
 
     def _backward(self, fid: str, unit: _Unit, state: _State) -> None:
         needed, sent, computed = state.needed, state.sent, state.computed
+        if unit.log and not unit.model and not any(c.targets for c in unit.calls):
+            # a log of pipeline values is reported where it is; its block and inputs stay the host's
+            if _reads_meet(unit.reads, computed) or any(k in needed for k in unit.reads) \
+                    or _reads_meet(unit.reads, state.derived):
+                state.reports.setdefault(fid, set()).add(id(unit))
+            return
         carries_model_output = _reads_meet(unit.reads, computed)
         to_needed = unit.model or _writes_meet(unit.writes, needed)
         kept_outside = carries_model_output and any(k[0] in ("s", "p", "a", "g") for k in unit.writes)
@@ -471,6 +480,15 @@ def _own_nodes(root: ast.AST):
             if isinstance(child, (ast.stmt, *_NESTED)) or isinstance(child, ast.ExceptHandler):
                 continue
             todo.append(child)
+
+
+def _is_log(call: ast.Call) -> bool:
+    """`print(...)`, `logger.info(...)`, `self.get_logger().warn(...)`, `rospy.loginfo(...)`."""
+    func = call.func
+    if isinstance(func, ast.Name):
+        return func.id in ("print", "pprint")
+    return isinstance(func, ast.Attribute) and (func.attr in LOGGING_METHODS
+                                                or ast.unparse(func).startswith(LOG_FUNCTION_PREFIXES))
 
 
 def _exits(stmt: ast.stmt) -> bool:
