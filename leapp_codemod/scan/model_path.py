@@ -8,9 +8,11 @@ block holds such a statement. Everything else the step runs is the host's: a sta
 through its own channel, a gate that returns before the model runs (`if goal is None: return`), a success check
 whose answer only decides whether to run at all, a mode manager's bookkeeping.
 
-The slice is flow-insensitive and by name (attributes by their own name, whatever object holds them), so it keeps
-too much rather than too little; calls it cannot follow carry their receiver and arguments into their result.
-When no model call is found in the reached code, nothing is decided (`on_path` is None).
+The slice is flow-insensitive and by name (`self.x` by the class family's `x`, `holder.x` by `x`, deeper fields by
+their holder's attribute and theirs), so it keeps too much rather than too little; calls it cannot follow carry
+their receiver and arguments into their result, and functions it sees no call of are kept whole. A print or a log
+of pipeline values is reported where it is and puts nothing else on the path. When no model call is found in the
+reached code, nothing is decided (every finding is kept).
 """
 from __future__ import annotations
 
