@@ -26,10 +26,18 @@ from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.runtime_bind import RESOLUTIONS_KEY
 from leapp_codemod.knowledge.io import LOG_FUNCTION_PREFIXES, LOGGING_METHODS
 from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS
+from leapp_codemod.scan.path_keys import (
+    NESTED,
+    KeySet,
+    Scope,
+    reads_meet,
+    reads_of,
+    writes_meet,
+    writes_of,
+)
 
 ALL = -1   # every position of a returned value
 _BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers")
-_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
 @dataclass
@@ -39,14 +47,7 @@ class _Call:
     args: dict[str, set]          # callee parameter -> keys read by the argument bound to it (per target, merged)
     arg_nodes: dict[tuple[str, str], ast.expr] = field(default_factory=dict)   # (callee, parameter) -> argument
     result_positions: dict[int, set] = field(default_factory=dict)   # position -> keys it binds (ALL: whole)
-    scope: _Scope | None = None
-
-
-@dataclass(frozen=True)
-class _Scope:
-    locals: frozenset[str]
-    self_name: str | None
-    family: str | None     # the root of the class's project hierarchy: `self.x` of a base is a subclass's
+    scope: Scope | None = None
 
 
 @dataclass
@@ -83,117 +84,6 @@ class _Unit:
     block: list[_Unit] = field(default_factory=list)
 
 
-def _strip(node: ast.expr) -> ast.expr:
-    while isinstance(node, (ast.Subscript, ast.Starred)):
-        node = node.value
-    return node
-
-
-def _key(fid: str, scope: _Scope, node: ast.expr) -> tuple | None:
-    """A name's key, or an attribute's: `self.x` is ("s", family, "x") (the family: the root of the class's
-    project hierarchy), `holder.x` is ("a", "x"); deeper, `self.cmd.q` is the pair ("p", "cmd", "q"), so that a
-    command's field `q` is not a state's `q`, nor one class's `start_pos` another's."""
-    if isinstance(node, ast.Name):
-        return (fid, node.id) if node.id in scope.locals else ("g", node.id)
-    if isinstance(node, ast.Attribute):
-        parent = _strip(node.value)
-        if isinstance(parent, ast.Attribute):
-            return ("p", parent.attr, node.attr)
-        if isinstance(parent, ast.Name) and parent.id == scope.self_name and scope.family:
-            return ("s", scope.family, node.attr)
-        return ("a", node.attr)
-    return None
-
-
-def _attribute_reads(fid: str, scope: _Scope, node: ast.Attribute) -> set:
-    """What reading `node` reads: its key, and for `self.holder.x` also ("a", "x") (the holder's own methods
-    write it as `self.x`)."""
-    found = {_key(fid, scope, node)}
-    parent = _strip(node.value)
-    if isinstance(parent, ast.Attribute) and isinstance(_strip(parent.value), ast.Name):
-        found.add(("a", node.attr))
-    return found
-
-
-class KeySet(set):
-    """Keys, indexed by the attribute names their self-attribute and pair keys end in."""
-
-    def __init__(self, *args):
-        super().__init__(*args)
-        self.leaves: set[str] = {k[-1] for k in self if k[0] in ("s", "p")}
-
-    def add(self, key) -> None:
-        super().add(key)
-        if key[0] in ("s", "p"):
-            self.leaves.add(key[-1])
-
-    def __ior__(self, other):
-        for key in other:
-            self.add(key)
-        return self
-
-    def holds_write(self, key) -> bool:
-        """Does a store of `key` meet a read in this set?"""
-        return key in self or (key[0] in ("s", "p") and ("a", key[-1]) in self) or (
-            key[0] == "a" and key[1] in self.leaves)
-
-    def holds_read(self, key) -> bool:
-        """Does a read of `key` meet a store in this set?"""
-        return key in self or (key[0] == "a" and key[1] in self.leaves) or (
-            key[0] in ("s", "p") and ("a", key[-1]) in self)
-
-
-def _writes_meet(writes: set, reads: KeySet) -> bool:
-    return any(reads.holds_write(k) for k in writes)
-
-
-def _reads_meet(reads: set, writes: KeySet) -> bool:
-    return any(writes.holds_read(k) for k in reads)
-
-
-def _reads(fid: str, scope: _Scope, expr: ast.AST | None) -> set:
-    if expr is None:
-        return set()
-    found = set()
-    todo = [expr]
-    while todo:
-        node = todo.pop()
-        if isinstance(node, _NESTED) and node is not expr:
-            if isinstance(node, ast.Lambda):   # a lambda's body reads the names it closes over
-                todo.append(node.body)
-            continue
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            if node.id != scope.self_name:   # the instance is the context, not a value
-                found.add(_key(fid, scope, node))
-        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
-            found |= _attribute_reads(fid, scope, node)
-        todo.extend(ast.iter_child_nodes(node))
-    return found
-
-
-def _writes(fid: str, scope: _Scope, target: ast.expr) -> set:
-    """What a store writes: a name, an attribute, or the local object whose field or item it fills
-    (`cmd[i].q = v` fills the local `cmd`)."""
-    if isinstance(target, (ast.Tuple, ast.List)):
-        return set().union(*(_writes(fid, scope, t) for t in target.elts)) if target.elts else set()
-    target = _strip(target)
-    base = target
-    while isinstance(base, (ast.Attribute, ast.Subscript)):
-        base = base.value
-    if isinstance(target, ast.Attribute) and isinstance(base, ast.Name) and base.id in scope.locals \
-            and base.id != scope.self_name:
-        return {(fid, base.id)}
-    key = _key(fid, scope, target)
-    if key is None:
-        return set()
-    found = {key}
-    parent = _strip(target.value) if isinstance(target, ast.Attribute) else None
-    while isinstance(parent, ast.Attribute):   # `self.frame.servos[k].angle = v` fills what `self.frame` holds
-        found.add(_key(fid, scope, parent))
-        parent = _strip(parent.value)
-    return found
-
-
 class _Slicer:
     def __init__(self, analysis, functions: list[FunctionInfo]):
         self.analysis = analysis
@@ -205,7 +95,7 @@ class _Slicer:
             ctx = analysis.context(fn)
             names = set(fn.params) | {n.id for n in fn.nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
             names -= {name for n in fn.nodes if isinstance(n, (ast.Global, ast.Nonlocal)) for name in n.names}
-            scope = _Scope(frozenset(names), ctx.self_name, _family(analysis.project, ctx.cls))
+            scope = Scope(frozenset(names), ctx.self_name, _family(analysis.project, ctx.cls))
             self.units[fn.id] = [u for s in fn.node.body for u in self._units(ctx, fn, scope, s)]
             self.flat[fn.id] = list(self._flatten(self.units[fn.id]))
         self._argument_fills()
@@ -215,8 +105,8 @@ class _Slicer:
         self.unseen = set(self.functions) - called
 
     # building units -------------------------------------------------------------------------------------
-    def _units(self, ctx, fn: FunctionInfo, scope: _Scope, stmt: ast.stmt) -> list[_Unit]:
-        if isinstance(stmt, _NESTED):
+    def _units(self, ctx, fn: FunctionInfo, scope: Scope, stmt: ast.stmt) -> list[_Unit]:
+        if isinstance(stmt, NESTED):
             return []
         fid = fn.id
         end = getattr(stmt, "end_lineno", stmt.lineno) or stmt.lineno
@@ -227,12 +117,12 @@ class _Slicer:
             last = max((h.end_lineno or h.lineno for h in heads), default=stmt.lineno)
             unit = _Unit(stmt, first, last)
             for head in heads:
-                unit.reads |= _reads(fid, scope, head)
+                unit.reads |= reads_of(fid, scope, head)
             if isinstance(stmt, (ast.For, ast.AsyncFor)):
-                unit.writes |= _writes(fid, scope, stmt.target)
+                unit.writes |= writes_of(fid, scope, stmt.target)
             for item in getattr(stmt, "items", ()):
                 if item.optional_vars is not None:
-                    unit.writes |= _writes(fid, scope, item.optional_vars)
+                    unit.writes |= writes_of(fid, scope, item.optional_vars)
             if isinstance(stmt, ast.ExceptHandler) and stmt.name:
                 unit.writes.add((fid, stmt.name))
             self._add_calls(ctx, fn, scope, unit, heads, stmt)
@@ -243,36 +133,36 @@ class _Slicer:
         if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             value = stmt.value
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-            unit.reads = _reads(fid, scope, value)
+            unit.reads = reads_of(fid, scope, value)
             for target in targets:
-                unit.writes |= _writes(fid, scope, target)
+                unit.writes |= writes_of(fid, scope, target)
                 if not isinstance(target, (ast.Name, ast.Tuple, ast.List)):
-                    unit.reads |= _reads(fid, scope, target)   # `buf[i] = v` reads i; `self.x.y = v` reads x
+                    unit.reads |= reads_of(fid, scope, target)   # `buf[i] = v` reads i; `self.x.y = v` reads x
             if isinstance(stmt, ast.AugAssign):
                 unit.reads |= unit.writes
         elif isinstance(stmt, ast.Return):
-            unit.reads = _reads(fid, scope, stmt.value)
+            unit.reads = reads_of(fid, scope, stmt.value)
             value = stmt.value
             if value is None or (isinstance(value, ast.Constant) and value.value is None):
                 unit.returns = []
             elif isinstance(value, ast.Tuple):
-                unit.returns = [(i, _reads(fid, scope, e)) for i, e in enumerate(value.elts)]
+                unit.returns = [(i, reads_of(fid, scope, e)) for i, e in enumerate(value.elts)]
             else:
                 unit.returns = [(ALL, unit.reads)]
         elif isinstance(stmt, ast.Expr):
-            unit.reads = _reads(fid, scope, stmt.value)
+            unit.reads = reads_of(fid, scope, stmt.value)
             call = stmt.value
             if isinstance(call, ast.Call):
                 unit.sink = True
                 unit.log = _is_log(call)
                 func = call.func
                 if isinstance(func, ast.Name) and func.id == "setattr" and call.args:
-                    unit.writes |= _writes(fid, scope, call.args[0])   # `setattr(self.frame, name, w)`
+                    unit.writes |= writes_of(fid, scope, call.args[0])   # `setattr(self.frame, name, w)`
                 if isinstance(func, ast.Attribute) and (func.attr in CONTAINER_MUTATORS or (
                         func.attr.endswith("_") and not func.attr.endswith("__"))):
-                    unit.writes |= _writes(fid, scope, func.value)   # `self.hist.append(x)`, `buf.copy_(x)`
+                    unit.writes |= writes_of(fid, scope, func.value)   # `self.hist.append(x)`, `buf.copy_(x)`
         else:
-            unit.reads = _reads(fid, scope, stmt)
+            unit.reads = reads_of(fid, scope, stmt)
         self._add_calls(ctx, fn, scope, unit, [stmt], stmt)
         return [unit]
 
@@ -290,7 +180,7 @@ class _Slicer:
             return [stmt.subject]
         return []
 
-    def _add_calls(self, ctx, fn: FunctionInfo, scope: _Scope, unit: _Unit, roots: list[ast.AST],
+    def _add_calls(self, ctx, fn: FunctionInfo, scope: Scope, unit: _Unit, roots: list[ast.AST],
                    stmt: ast.stmt) -> None:
         bound = self._bound_positions(fn.id, scope, stmt)
         for root in roots:
@@ -305,27 +195,27 @@ class _Slicer:
                 for target in targets:
                     params = target.positional_params[1:] if _is_method(target) else target.positional_params
                     for name, arg in zip(params, node.args):
-                        args.setdefault(name, set()).update(_reads(fn.id, scope, arg))
+                        args.setdefault(name, set()).update(reads_of(fn.id, scope, arg))
                         arg_nodes[(target.id, name)] = arg
                     for kw in node.keywords:
                         names = [kw.arg] if kw.arg else list(target.params)
                         for name in names:
-                            args.setdefault(name, set()).update(_reads(fn.id, scope, kw.value))
+                            args.setdefault(name, set()).update(reads_of(fn.id, scope, kw.value))
                     if any(isinstance(a, ast.Starred) for a in node.args):
                         for name in target.params:
-                            args.setdefault(name, set()).update(_reads(fn.id, scope, node))
+                            args.setdefault(name, set()).update(reads_of(fn.id, scope, node))
                 positions = bound if node is getattr(stmt, "value", None) else {ALL: unit.writes}
                 unit.calls.append(_Call(node, targets, args, arg_nodes, positions, scope))
 
     @staticmethod
-    def _bound_positions(fid: str, scope: _Scope, stmt: ast.stmt) -> dict[int, set]:
+    def _bound_positions(fid: str, scope: Scope, stmt: ast.stmt) -> dict[int, set]:
         """`a, b = f()`: position -> what it binds; a whole binding is ALL."""
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], (ast.Tuple, ast.List)) \
                 and not any(isinstance(e, ast.Starred) for e in stmt.targets[0].elts):
-            return {i: _writes(fid, scope, e) for i, e in enumerate(stmt.targets[0].elts)}
+            return {i: writes_of(fid, scope, e) for i, e in enumerate(stmt.targets[0].elts)}
         if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-            return {ALL: set().union(*(_writes(fid, scope, t) for t in targets))}
+            return {ALL: set().union(*(writes_of(fid, scope, t) for t in targets))}
         return {ALL: set()}
 
     def _is_model(self, ctx, node: ast.Call, targets: list[FunctionInfo]) -> bool:
@@ -345,7 +235,7 @@ class _Slicer:
                 for call in unit.calls:
                     for (target, param), arg in call.arg_nodes.items():
                         if param in filled.get(target, ()) and call.scope is not None:
-                            unit.writes |= _writes(fid, call.scope, arg)
+                            unit.writes |= writes_of(fid, call.scope, arg)
 
     def _flatten(self, units: list[_Unit]):
         for unit in units:
@@ -376,15 +266,15 @@ class _Slicer:
     @staticmethod
     def _forward(fid: str, unit: _Unit, state: _State) -> None:
         derived = state.derived
-        if any(k in state.needed for k in unit.reads) or _reads_meet(unit.reads, derived):
+        if any(k in state.needed for k in unit.reads) or reads_meet(unit.reads, derived):
             derived |= unit.writes
             for call in unit.calls:
                 for target in call.targets:
                     for param, keys in call.args.items():
-                        if any(k in state.needed for k in keys) or _reads_meet(keys, derived):
+                        if any(k in state.needed for k in keys) or reads_meet(keys, derived):
                             derived.add((target.id, param))
         computed = state.computed
-        if unit.model or _reads_meet(unit.reads, computed) or any(t.id in state.forward_returns
+        if unit.model or reads_meet(unit.reads, computed) or any(t.id in state.forward_returns
                                                       for c in unit.calls for t in c.targets):
             computed |= unit.writes
             if unit.returns:
@@ -392,21 +282,21 @@ class _Slicer:
         for call in unit.calls:
             for target in call.targets:
                 for param, keys in call.args.items():
-                    if _reads_meet(keys, computed):
+                    if reads_meet(keys, computed):
                         computed.add((target.id, param))
 
     def _backward(self, fid: str, unit: _Unit, state: _State) -> None:
         needed, sent, computed = state.needed, state.sent, state.computed
         if unit.log and not unit.model and not any(c.targets for c in unit.calls):
             # a log of pipeline values is reported where it is; its block and inputs stay the host's
-            if _reads_meet(unit.reads, computed) or any(k in needed for k in unit.reads) \
-                    or _reads_meet(unit.reads, state.derived):
+            if reads_meet(unit.reads, computed) or any(k in needed for k in unit.reads) \
+                    or reads_meet(unit.reads, state.derived):
                 state.reports.setdefault(fid, set()).add(id(unit))
             return
-        carries_model_output = _reads_meet(unit.reads, computed)
-        to_needed = unit.model or _writes_meet(unit.writes, needed)
+        carries_model_output = reads_meet(unit.reads, computed)
+        to_needed = unit.model or writes_meet(unit.writes, needed)
         kept_outside = carries_model_output and any(k[0] in ("s", "p", "a", "g") for k in unit.writes)
-        to_sent = kept_outside or _writes_meet(unit.writes, sent) or (unit.sink and (
+        to_sent = kept_outside or writes_meet(unit.writes, sent) or (unit.sink and (
             carries_model_output or any(k in needed for k in unit.reads)))   # a send or a print of pipeline data
         if unit.returns and fid in state.kept:
             positions = state.kept[fid]
@@ -418,7 +308,7 @@ class _Slicer:
         for call in unit.calls:
             for (target_id, param), arg in call.arg_nodes.items():   # a callee fills an argument that is needed
                 if param in self.filled.get(target_id, ()) and call.scope is not None \
-                        and _writes_meet(_writes(fid, call.scope, arg), needed):
+                        and writes_meet(writes_of(fid, call.scope, arg), needed):
                     needed.add((target_id, param))
             for target in call.targets:
                 for param, keys in call.args.items():
@@ -432,11 +322,11 @@ class _Slicer:
         if fid in self.unseen and fid not in state.kept:
             to_needed = True
         if not (to_needed or to_sent or by_callee):
-            if unit.sink and _reads_meet(unit.reads, state.derived):   # a log of values computed from the input
+            if unit.sink and reads_meet(unit.reads, state.derived):   # a log of values computed from the input
                 state.reports.setdefault(fid, set()).add(id(unit))
             return
         state.relevant.setdefault(fid, set()).add(id(unit))
-        if unit.model or (not _literal_store(unit.node) and _writes_meet({k for k in unit.writes if k[0] in ("a", "p", "s", "g")}, needed)) \
+        if unit.model or (not _literal_store(unit.node) and writes_meet({k for k in unit.writes if k[0] in ("a", "p", "s", "g")}, needed)) \
                 or any(t.id in state.own_path for c in unit.calls for t in c.targets):
             state.own_path.add(fid)   # on the path by itself, not only through what its callers hand it
         if to_needed or by_callee:
@@ -445,7 +335,7 @@ class _Slicer:
             sent |= unit.reads
         for call in unit.calls:
             positions = {pos for pos, keys in call.result_positions.items()
-                         if pos == ALL or _writes_meet(keys, needed) or _writes_meet(keys, sent)}
+                         if pos == ALL or writes_meet(keys, needed) or writes_meet(keys, sent)}
             for target in call.targets:
                 pinned = self.pinned.get(target.id)
                 wanted = positions if pinned is None else (
@@ -479,7 +369,7 @@ def _own_nodes(root: ast.AST):
         node = todo.pop()
         yield node
         for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.stmt, *_NESTED)) or isinstance(child, ast.ExceptHandler):
+            if isinstance(child, (ast.stmt, *NESTED, ast.ExceptHandler)):
                 continue
             todo.append(child)
 
