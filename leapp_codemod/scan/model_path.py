@@ -48,6 +48,9 @@ class _Call:
     arg_nodes: dict[tuple[str, str], ast.expr] = field(default_factory=dict)   # (callee, parameter) -> argument
     result_positions: dict[int, set] = field(default_factory=dict)   # position -> keys it binds (ALL: whole)
     scope: Scope | None = None
+    # an unresolved method of an object that is neither a module nor the data (`robot.movej(q)`,
+    # `status = client.send(cmd)`): keys its arguments read, a send whatever is done with its result
+    handed: set = field(default_factory=set)
 
 
 @dataclass
@@ -205,7 +208,11 @@ class _Slicer:
                         for name in target.params:
                             args.setdefault(name, set()).update(reads_of(fn.id, scope, node))
                 positions = bound if node is getattr(stmt, "value", None) else {ALL: unit.writes}
-                unit.calls.append(_Call(node, targets, args, arg_nodes, positions, scope))
+                call = _Call(node, targets, args, arg_nodes, positions, scope)
+                if not targets and _object_method(node, ctx.module):
+                    call.handed = set().union(*(reads_of(fn.id, scope, a) for a in (
+                        *node.args, *(k.value for k in node.keywords))))
+                unit.calls.append(call)
 
     @staticmethod
     def _bound_positions(fid: str, scope: Scope, stmt: ast.stmt) -> dict[int, set]:
@@ -296,7 +303,8 @@ class _Slicer:
         carries_model_output = reads_meet(unit.reads, computed)
         to_needed = unit.model or writes_meet(unit.writes, needed)
         kept_outside = carries_model_output and any(k[0] in ("s", "p", "a", "g") for k in unit.writes)
-        to_sent = kept_outside or writes_meet(unit.writes, sent) or (unit.sink and (
+        hands_output = any(reads_meet(c.handed, computed) for c in unit.calls)   # `ret = arm.movej(q)`
+        to_sent = kept_outside or hands_output or writes_meet(unit.writes, sent) or (unit.sink and (
             carries_model_output or any(k in needed for k in unit.reads)))   # a send or a print of pipeline data
         if unit.returns and fid in state.kept:
             positions = state.kept[fid]
@@ -381,6 +389,17 @@ def _is_log(call: ast.Call) -> bool:
         return func.id in ("print", "pprint")
     return isinstance(func, ast.Attribute) and (func.attr in LOGGING_METHODS
                                                 or ast.unparse(func).startswith(LOG_FUNCTION_PREFIXES))
+
+
+def _object_method(call: ast.Call, module) -> bool:
+    """`robot.movej(q)`, `self.client.send(cmd)`: a method of an object, not a module's function (`np.clip`)."""
+    func = call.func
+    if not isinstance(func, ast.Attribute):
+        return False
+    base = func.value
+    while isinstance(base, (ast.Attribute, ast.Subscript, ast.Call)):
+        base = base.func if isinstance(base, ast.Call) else base.value
+    return not (isinstance(base, ast.Name) and base.id in module.imports)
 
 
 def _exits(stmt: ast.stmt) -> bool:
