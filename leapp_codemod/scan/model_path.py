@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from leapp_codemod.analysis.entry.loops import model_call
 from leapp_codemod.analysis.entry.signs import calls_nn_module, unfollowed_policy_call
+from leapp_codemod.analysis.infer.relevance import statement_heads
 from leapp_codemod.analysis.infer.unused_positions import PINNED_KEY
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.runtime_bind import RESOLUTIONS_KEY
@@ -171,17 +172,13 @@ class _Slicer:
 
     @staticmethod
     def _head(stmt: ast.stmt) -> list[ast.AST]:
-        if isinstance(stmt, (ast.If, ast.While)):
-            return [stmt.test]
-        if isinstance(stmt, (ast.For, ast.AsyncFor)):
-            return [stmt.iter]
-        if isinstance(stmt, (ast.With, ast.AsyncWith)):
-            return [item.context_expr for item in stmt.items]
         if isinstance(stmt, ast.ExceptHandler):
             return [stmt.type] if stmt.type is not None else []
+        if isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
+            return []     # its handlers are units of their own
         if hasattr(ast, "Match") and isinstance(stmt, ast.Match):
             return [stmt.subject]
-        return []
+        return statement_heads(stmt)
 
     def _add_calls(self, ctx, fn: FunctionInfo, scope: Scope, unit: _Unit, roots: list[ast.AST],
                    stmt: ast.stmt) -> None:

@@ -229,7 +229,7 @@ class RelevanceQuestions:
             entry.binds.add(stmt.name)
             entry.reads |= {n.id for n in walked(stmt) if isinstance(n, ast.Name)}
             return
-        for head in _heads(stmt):
+        for head in statement_heads(stmt):
             self._expression(head, entry, scope)
         if isinstance(stmt, (ast.For, ast.AsyncFor)):
             entry.binds |= _target_names(stmt.target)
@@ -513,7 +513,7 @@ def _reaching(s: _Stmt, name: str) -> list[_Stmt | None]:
         current = parent
 
 
-def _heads(stmt: ast.stmt) -> list[ast.AST]:
+def statement_heads(stmt: ast.stmt) -> list[ast.AST]:
     """What a statement evaluates itself (a compound statement's test, iterable, items, handlers' types)."""
     if isinstance(stmt, (ast.If, ast.While)):
         return [stmt.test]
