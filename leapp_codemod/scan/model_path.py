@@ -327,7 +327,7 @@ class _Slicer:
         if fid in self.unseen and fid not in state.kept:
             to_needed = True
         if not (to_needed or to_sent or by_callee):
-            if unit.sink and reads_meet(unit.reads, state.derived):   # a log of values computed from the input
+            if unit.sink and reads_meet(unit.reads, state.derived):   # a send of values computed from the input: itself
                 state.reports.setdefault(fid, set()).add(id(unit))
             return
         state.relevant.setdefault(fid, set()).add(id(unit))
