@@ -35,3 +35,21 @@ def test_without_a_model_call_nothing_is_decided(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     result = scan_project(["."], entry="ramp:Ramp.step")
     assert 10 in {f.line for f in result.findings}
+
+
+def test_a_builtin_that_waits_for_a_person_stays_reported(tmp_path, monkeypatch):
+    """`input(...)` reads no pipeline value, but the step stops on it every call: the export never does."""
+    (tmp_path / "stepper.py").write_text(
+        "import torch\n\n\n"
+        "class Stepper:\n"
+        "    def __init__(self, path):\n"
+        "        self.net = torch.jit.load(path)\n\n"
+        "    def step(self, obs):\n"
+        "        action = self.net(obs)\n"
+        "        input('apply? ')\n"
+        "        print('ready')\n"
+        "        return action\n")
+    monkeypatch.chdir(tmp_path)
+    result = scan_project(["."], entry="stepper:Stepper.step")
+    lines = {f.line for f in result.findings}
+    assert 10 in lines and 11 not in lines   # the fixed-text print is the host's

@@ -3,6 +3,7 @@ lets I/O-only statements decide nothing)."""
 from __future__ import annotations
 
 IO_BUILTINS = frozenset({"print", "open", "input", "breakpoint"})
+STEP_STOPPERS = frozenset({"input", "breakpoint"})   # builtins that wait for a person
 IO_FUNCTIONS = frozenset({
     "json.load", "json.dump", "pickle.load", "pickle.dump", "numpy.save", "numpy.savez", "numpy.savez_compressed",
     "numpy.load", "numpy.loadtxt", "numpy.savetxt", "numpy.genfromtxt", "numpy.fromfile", "torch.save", "torch.load",

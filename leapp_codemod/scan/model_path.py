@@ -25,7 +25,7 @@ from leapp_codemod.analysis.infer.relevance import statement_heads
 from leapp_codemod.analysis.infer.unused_positions import PINNED_KEY
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.runtime_bind import RESOLUTIONS_KEY
-from leapp_codemod.knowledge.io import LOG_FUNCTION_PREFIXES, LOGGING_METHODS
+from leapp_codemod.knowledge.io import LOG_FUNCTION_PREFIXES, LOGGING_METHODS, STEP_STOPPERS
 from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS
 from leapp_codemod.scan.path_keys import (
     NESTED,
@@ -327,7 +327,8 @@ class _Slicer:
         if fid in self.unseen and fid not in state.kept:
             to_needed = True
         if not (to_needed or to_sent or by_callee):
-            if unit.sink and reads_meet(unit.reads, state.derived):   # a send of values computed from the input: itself
+            if unit.sink and (reads_meet(unit.reads, state.derived)   # a send of values computed from the input
+                              or _stops_the_step(unit.node.value)):      # `breakpoint()`, `input("go?")`
                 state.reports.setdefault(fid, set()).add(id(unit))
             return
         state.relevant.setdefault(fid, set()).add(id(unit))
@@ -377,6 +378,11 @@ def _own_nodes(root: ast.AST):
             if isinstance(child, (ast.stmt, *NESTED, ast.ExceptHandler)):
                 continue
             todo.append(child)
+
+
+def _stops_the_step(call: ast.Call) -> bool:
+    """A builtin that waits for a person on every call (`breakpoint()`, `input(...)`): the export never waits."""
+    return isinstance(call.func, ast.Name) and call.func.id in STEP_STOPPERS
 
 
 def _is_log(call: ast.Call) -> bool:
