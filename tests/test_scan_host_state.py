@@ -52,7 +52,7 @@ def test_a_read_that_feeds_the_network_keeps_the_state_live(tmp_path, monkeypatc
     assert {(f.line, f.code) for f in result.findings} >= {(15, "LCM102"), (17, "LCM702")}
 
 
-def test_a_status_the_script_hands_on_is_live(tmp_path, monkeypatch):
+def test_a_status_the_script_sends_is_still_host_telemetry(tmp_path, monkeypatch):
     """The script sends the status line instead of printing it: the status is still built from no value the model
     reads or computes, so the step's clock read is off the model's path (scan/model_path.py): host telemetry."""
     result = scan_variant(GROUP, tmp_path, monkeypatch, "fan_viewer_app", "fan:FanController.step", "fan.py",

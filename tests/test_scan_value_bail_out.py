@@ -19,7 +19,7 @@ def test_guards_giving_no_result(tmp_path, monkeypatch):
     assert found == {("sorter.py", 24, "tensor-branch")}
 
 
-def test_a_guard_that_returns_a_value_is_no_bail_out(tmp_path, monkeypatch):
+def test_a_fixed_text_warning_before_a_fallback_result_is_the_hosts(tmp_path, monkeypatch):
     """The fallback result is the step's output, but a fixed-text warning before it reads no pipeline value: it is
     off the model's path (scan/model_path.py), host-side, whichever path the trace takes."""
     result = scan_variant(GROUP, tmp_path, monkeypatch, "sorter_app", "sorter:ChutePolicy.act", "sorter.py",
