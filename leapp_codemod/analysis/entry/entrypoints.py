@@ -336,14 +336,14 @@ def _function(fid: str, fallback: FunctionInfo, sites: CallSites):
 SCRIPTED_PENALTY = 4
 
 
-def _scripted_definers(pipeline: InlinePipeline, definers: int, sites: CallSites | None) -> str:
+def _scripted_definers(pipeline: InlinePipeline, definers: int, sites: CallSites | None,
+                       reach: frozenset[str] | set[str]) -> str:
     """`controller.get_action(state)` on a receiver bound at run time whose every project definer (a gamepad, a VR
     rig, a waypoint script) runs no model in the scan's reach: their names, else ""."""
     if not definers or sites is None:
         return ""
     method = pipeline.model.rpartition(".")[2]
     fids = [fid for fid in sites.definers.get(method, []) if fid in sites.functions]
-    reach = sites.model_reach()
     if not fids or any(fid in reach for fid in fids):
         return ""
     return ", ".join(sites.functions[fid].qualname.rpartition(".")[0] or sites.functions[fid].qualname
@@ -351,7 +351,8 @@ def _scripted_definers(pipeline: InlinePipeline, definers: int, sites: CallSites
 
 
 def _inline_candidate(fn: FunctionInfo, pipeline: InlinePipeline, definers: int, project: Project,
-                      callback: bool = False, sites: CallSites | None = None) -> Entrypoint:
+                      callback: bool = False, sites: CallSites | None = None,
+                      reach: frozenset[str] | set[str] = frozenset()) -> Entrypoint:
     score = 9
     where = "a callback the framework calls repeatedly" if callback else "a loop"
     reasons = [(f"calls the model `{pipeline.model}` inline in {where} ({fn.path}:{pipeline.loop_line}), "
@@ -365,7 +366,7 @@ def _inline_candidate(fn: FunctionInfo, pipeline: InlinePipeline, definers: int,
         reasons.append(f"{names} enter{'s' if len(pipeline.carried) == 1 else ''} from the previous iteration: the "
                        f"loop updates {'it' if len(pipeline.carried) == 1 else 'them'} after the send (through line "
                        f"{pipeline.updated_at}) for the next policy call, so the range runs through that update")
-    scripted = _scripted_definers(pipeline, definers, sites)
+    scripted = _scripted_definers(pipeline, definers, sites, reach)
     if scripted:
         score -= SCRIPTED_PENALTY
         reasons.append(f"the project classes that define `{pipeline.model.rpartition('.')[2]}` ({scripted}) run no "
@@ -421,7 +422,8 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
     ranked = to_built_overrides(ranked, project)
     outermost = outermost_ranges(sites.inline)
     registered = {(fn.id, p.start): fn.id in sites.callbacks and p.loop_line == fn.node.lineno for fn, p, _ in outermost}
-    ranked += [_inline_candidate(fn, p, d, project, registered[fn.id, p.start], sites) for fn, p, d in outermost]
+    ranked += [_inline_candidate(fn, p, d, project, registered[fn.id, p.start], sites, reach)
+               for fn, p, d in outermost]
     ranked = callbacks_first(ranked, {f"{fn.path}:{p.start}-{p.end}": (fn.module, fn.qualname, fn.node.lineno)
                                       for fn, p, _ in outermost
                                       if registered[fn.id, p.start] and covers_body(fn.node, p.start, p.end)})

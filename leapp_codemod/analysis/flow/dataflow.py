@@ -43,7 +43,7 @@ from leapp_codemod.analysis.model.settings import class_settings, dict_defaults,
 from leapp_codemod.analysis.flow.param_kinds import record_kinds
 from leapp_codemod.analysis.flow.passed_keys import param_map, record_dict_keys
 from leapp_codemod.analysis.model.preset_attrs import preset_settings
-from leapp_codemod.analysis.model.returned_classes import built_classes
+from leapp_codemod.analysis.model.returned_classes import built_classes, tuple_item
 from leapp_codemod.analysis.model.constructed_attrs import constructed_settings
 
 
@@ -63,8 +63,7 @@ def _bind_returned_classes(ctx: FunctionContext, targets: list[ast.expr], call: 
     is an object it builds (`Actor(...).to(device)`): the name bound there holds that class."""
     for position, target in enumerate(targets):
         if isinstance(target, ast.Name):
-            item = ast.Subscript(value=call, slice=ast.Constant(value=position), ctx=ast.Load())
-            classes = built_classes(ctx.project, item, ctx.module, scope=ctx.fn)
+            classes = built_classes(ctx.project, tuple_item(call, position), ctx.module, scope=ctx.fn)
             if classes:
                 ctx.env.types.setdefault(target.id, set()).update(classes)
 

@@ -20,6 +20,7 @@ from leapp_codemod.analysis.inline.world_step import end_before_world_step
 from leapp_codemod.analysis.model.world_steps import world_step
 from leapp_codemod.analysis.inline.wrapped_world import wrapped_world_step
 from leapp_codemod.analysis.model.index import FunctionInfo, ModuleIndex
+from leapp_codemod.analysis.model.returned_classes import tuple_item
 from leapp_codemod.analysis.inline.range import (
     before_world_step,
     settle,
@@ -121,8 +122,7 @@ def _bound_before(rng: InlineRange) -> dict[str, ast.expr]:
         else:
             continue
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):   # `policy, norm = load(path)`
-            bound += [(item, ast.copy_location(ast.Subscript(value=node.value, slice=ast.Constant(value=i),
-                                                             ctx=ast.Load()), node.value))
+            bound += [(item, tuple_item(node.value, i))
                       for t in node.targets if isinstance(t, (ast.Tuple, ast.List))
                       for i, item in enumerate(t.elts) if isinstance(item, ast.Name)]
         for target, value in bound:

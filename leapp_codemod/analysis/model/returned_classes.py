@@ -80,6 +80,11 @@ def _unchained(value: ast.expr) -> ast.expr:
     return value
 
 
+def tuple_item(call: ast.Call, position: int) -> ast.Subscript:
+    """`call(...)[position]`, placed at the call: the item `a, b = call(...)` binds at that position."""
+    return ast.copy_location(ast.Subscript(value=call, slice=ast.Constant(value=position), ctx=ast.Load()), call)
+
+
 def unpacked_classes(project: Project, fn: FunctionInfo, name: str, module: ModuleIndex) -> set[str]:
     """Project classes a local of `fn` is bound to by unpacking a call's returned tuple (`net, opt =
     build(cfg)`: item 0 of what `build` returns)."""
@@ -90,6 +95,5 @@ def unpacked_classes(project: Project, fn: FunctionInfo, name: str, module: Modu
                 if isinstance(target, (ast.Tuple, ast.List)):
                     for i, item in enumerate(target.elts):
                         if isinstance(item, ast.Name) and item.id == name:
-                            item_of = ast.Subscript(node.value, ast.Constant(i), ast.Load())
-                            out |= built_classes(project, item_of, module)
+                            out |= built_classes(project, tuple_item(node.value, i), module)
     return out
