@@ -59,3 +59,23 @@ def test_the_exported_range_still_ends_before_a_wrapped_step(tmp_path):
     path = FIXTURES / "scan_range_wrapped_step" / "reach_app" / "rollout.py"
     _, rng = read_range(str(path), path.read_text(), 12, 14)
     assert (rng.start, rng.end) == (12, 13)
+
+
+def test_a_wrapped_step_in_the_middle_of_a_range_is_followed_and_its_observation_is_no_state(tmp_path, monkeypatch):
+    # the range goes on after the step (a return tally, `obs = nxt`): the wrapper's PD torques and the observation
+    # it builds are still pipeline code, the engine's own step is the world, and the copied observation is the
+    # next reading, not state the range carries
+    marked = check_marked("scan_range_wrapped_step", tmp_path, monkeypatch, "hopper_app", "evaluate.py:12-15")
+    assert {(path, category) for path, _, category in marked} == {
+        ("hop_env.py", "io-in-pipeline"), ("hop_env.py", "inplace-state"), ("hop_env.py", "foreign-library")}
+    result = scan_copy("scan_range_wrapped_step", tmp_path / "again", "hopper_app", "evaluate.py:12-15", monkeypatch)
+    assert result.entry_note and "wrapper around `mujoco.mj_step`" in result.entry_note
+    assert not result.not_followed
+
+
+def test_a_world_step_in_the_middle_of_a_range_is_not_listed_as_a_call_not_followed(tmp_path, monkeypatch):
+    # `player.step(act)` is the world the action is handed to (a project class with no engine behind it): cut on
+    # purpose like a step the range ends in, so neither scanned nor listed as a call the scan could not resolve
+    result = scan_copy("scan_range_world_step", tmp_path, "replay_app", "replay.py:23-25", monkeypatch)
+    assert not result.not_followed
+    assert not found(result)

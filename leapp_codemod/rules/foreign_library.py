@@ -1,6 +1,7 @@
 import ast
 
 from leapp_codemod.analysis.infer.context import is_self_attr, self_name_of
+from leapp_codemod.analysis.model.world_steps import advances_world
 from leapp_codemod.knowledge.libraries import FOREIGN_ROOTS, TRACEABLE
 from leapp_codemod.rules._helpers import show
 from leapp_codemod.rules.base import Hit, Rule
@@ -148,7 +149,7 @@ def check(node: ast.Call, ctx):
         yield pil
         return
     target = foreign_target(node, ctx)
-    if target is None or target in TRACEABLE or not (ctx.args_data(node) or _receiver_data(node, ctx)):
+    if target is None or target in TRACEABLE or advances_world(node) or not (ctx.args_data(node) or _receiver_data(node, ctx)):
         return
     yield Hit(node, f"`{show(node)}` calls native `{target}` on pipeline data; LEAPP cannot trace it",
               f"FunctionPatch `{ctx.fn.qualname}` with a torch implementation (`generate` writes the patch), "
@@ -167,7 +168,8 @@ RULE = Rule(
          "that holds pipeline data (`img.resize(...)`, `img.crop(...)`, `img.convert('L')`, also on an image a "
          "helper returns or is handed) and `np.asarray(img)` of one are reported; an image the step reads "
          "(`Image.open(path)`, `cv2.imread`) holds the pipeline's input, and its size fields (`img.size`, "
-         "`img.width`) are its fixed shape, not data.",
+         "`img.width`) are its fixed shape, not data. A simulator engine's step (`mujoco.mj_step(m, d)` in a "
+         "project environment's `step` the scan follows) is the world moving on, not a computation: not reported.",
     why="Native code does not see LEAPP's traced values: OpenCV is completely silent, SciPy ufuncs log 'numpy "
         "ufunc ...', `Rotation` only warns about internals. The result is a plain array: the output either raises "
         "'received non-traced tensors' or is frozen to the traced value, and an input is often pruned as "

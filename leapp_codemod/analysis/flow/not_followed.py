@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 
 from leapp_codemod.analysis.flow.handed_reason import handed_reason
-from leapp_codemod.analysis.infer.loaded import binding_before
+from leapp_codemod.analysis.infer.loaded import binding_before, is_range
 from leapp_codemod.analysis.flow.library_callbacks import library_callbacks
 from leapp_codemod.analysis.flow.foreign_objects import foreign_call, foreign_reads, imported_roots
 from leapp_codemod.analysis.flow.stub_calls import stub_call
@@ -36,6 +36,7 @@ from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.libraries import in_project as _in_project
 from leapp_codemod.analysis.model.libraries import library_available
 from leapp_codemod.analysis.model.walk import is_property, self_returned
+from leapp_codemod.analysis.model.world_steps import world_step_calls
 from leapp_codemod.knowledge.vocab import DATA_METHOD_NAMES, PLAIN_METHODS
 from leapp_codemod.model import NotFollowed
 
@@ -70,6 +71,8 @@ def not_followed(analysis, entry: FunctionInfo | None) -> tuple[NotFollowed, ...
 def unresolved(ctx: FunctionContext, call: ast.Call) -> NotFollowed | None:
     """The call as a `NotFollowed` when it hands pipeline data to code the scan could not name."""
     func = call.func
+    if is_range(ctx.fn) and id(call) in world_step_calls(ctx.fn.node, ctx.fn.walks):
+        return None   # a range's step of the world: where the action leaves the pipeline, cut on purpose
     if ctx.builtin(call) == "getattr":
         return dynamic_getattr(ctx, call)
     if ctx.builtin(call) is None and ctx.io_kind(call) is None and not ctx.paces(call):

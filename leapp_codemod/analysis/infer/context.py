@@ -217,8 +217,9 @@ class FunctionContext(TaintQuestions, TypeQuestions, CallQuestions, StateQuestio
         """`self.queue` when the step fills it with pipeline data (a history list, a deque of frames), an
         entry of a dict of such queues (`self.frames[cam]`), or a container the driver loop carries into the
         next iteration."""
-        if isinstance(expr, ast.Name):
-            return expr.id in self.fn.carried
+        if isinstance(expr, ast.Name):   # filled in place, or rebound to a Python sequence (not `obs = nxt`)
+            return expr.id in self.fn.carried and all(
+                isinstance(v, (ast.List, ast.Tuple, ast.ListComp)) for v in self.fn.assigned(expr.id))
         if isinstance(expr, ast.Subscript) and is_self_attr(expr.value, self.self_name):
             return self._class_fact(self.facts.container_attrs, expr.value.attr + NESTED)  # `self.frames[cam]`
         return is_self_attr(expr, self.self_name) and self._class_fact(self.facts.container_attrs, expr.attr)

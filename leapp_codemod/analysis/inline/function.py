@@ -154,16 +154,40 @@ def _numbers(rng: InlineRange, outer: dict[str, ast.expr]) -> dict[str, bool]:
             for name in rng.inputs if python_number(outer.get(name))}
 
 
-def _through_wrapper(project: Project, module: ModuleIndex, rng: InlineRange) -> tuple[InlineRange, ast.Call] | None:
-    """The range as given, with a note, and the step's call, when the world step it ends in is the project's own
-    wrapper around a simulator engine (scanned as pipeline code); None otherwise."""
+def _world_step_statements(rng: InlineRange) -> list[ast.stmt]:
+    """The range's top-level world steps, the one it ends in first (`state_, r, done, _ = env.step(a)` may also
+    sit in the middle of a range that goes on with the host's bookkeeping)."""
     found = end_before_world_step(rng.statements)
-    if found is None:
-        return None
+    trailing = [found[1]] if found else []
+    return trailing + [s for s in rng.statements if world_step(s) and s not in trailing]
+
+
+def _carried_names(rng: InlineRange, after: int) -> frozenset[str]:
+    """The range's inputs and state, with the names copied into them after line `after` (`state = state_`, in
+    the range or after it in the loop)."""
+    names = set(rng.inputs) | set(rng.state)
+    copies = [(s.targets[0].id, s.value.id) for s in (rng.loop.body if rng.loop is not None else rng.statements)
+              if isinstance(s, ast.Assign) and s.lineno > after and len(s.targets) == 1
+              and isinstance(s.targets[0], ast.Name) and isinstance(s.value, ast.Name)]
+    grew = True
+    while grew:
+        grew = False
+        for target, source in copies:
+            if target in names and source not in names:
+                names.add(source)
+                grew = True
+    return frozenset(names)
+
+
+def _through_wrapper(project: Project, module: ModuleIndex, rng: InlineRange) -> tuple[InlineRange, ast.Call] | None:
+    """The range as given, with a note, and the step's call, when a world step in it is the project's own
+    wrapper around a simulator engine (scanned as pipeline code); None otherwise."""
     owner = project.class_of(f"{module.name}.{rng.scope_qualname.rpartition('.')[0]}") if rng.class_name else None
-    step = found[1]
-    wrapped = wrapped_world_step(project, module, step, rng.scope, rng.start, owner)
-    if wrapped is None:
+    for step in _world_step_statements(rng):
+        wrapped = wrapped_world_step(project, module, step, rng.scope, rng.start, owner)
+        if wrapped is not None:
+            break
+    else:
         return None
     method, note = wrapped
     # of what the step returns, the pipeline keeps the observation the range reads on its next pass; the
@@ -171,8 +195,9 @@ def _through_wrapper(project: Project, module: ModuleIndex, rng: InlineRange) ->
     targets = step.targets[0] if isinstance(step, ast.Assign) and len(step.targets) == 1 else None
     elements = targets.elts if isinstance(targets, (ast.Tuple, ast.List)) else []
     if elements and all(isinstance(e, ast.Name) for e in elements):
+        carried = _carried_names(rng, step.lineno)
         project.memo.setdefault(PINNED_KEY, {})[method.id] = frozenset(
-            i for i, e in enumerate(elements) if e.id in rng.inputs or e.id in rng.state)
+            i for i, e in enumerate(elements) if e.id in carried)
     return replace(rng, note="; ".join(filter(None, (rng.note, note)))), step.value
 
 

@@ -356,9 +356,11 @@ READING_CALLS = frozenset({"step", "read", "get_obs", "get_observation", "get_ob
 
 
 def _fresh_readings(statements: list[ast.stmt]) -> set[str]:
-    """Names the range assigns only from a reading call, unconditionally (top-level statements)."""
+    """Names the range assigns only from a reading call, unconditionally (top-level statements), or only copies
+    of such names (`nxt, r, done = env.step(a)` ... `obs = nxt`)."""
     fresh: set[str] = set()
     other: set[str] = set()
+    copies: dict[str, set[str]] = {}
     for stmt in statements:
         for node in ast.walk(stmt):
             if not isinstance(node, ast.Assign):
@@ -369,9 +371,19 @@ def _fresh_readings(statements: list[ast.stmt]) -> set[str]:
                 getattr(getattr(call, "func", None), "id", None)
             if name in READING_CALLS and stmt is node:
                 fresh |= names
+            elif isinstance(call, ast.Name) and stmt is node and len(names) == 1:
+                copies.setdefault(next(iter(names)), set()).add(call.id)
             else:
                 other |= names
-    return fresh - other
+    fresh -= other
+    grew = True
+    while grew:
+        grew = False
+        for target, sources in copies.items():
+            if target not in fresh and target not in other and sources <= fresh:
+                fresh.add(target)
+                grew = True
+    return fresh
 
 
 def locate(tree: ast.Module, path: str, start: int, end: int, n_lines: int) -> InlineRange:

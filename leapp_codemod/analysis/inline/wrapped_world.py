@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import ast
 
-from leapp_codemod.analysis.model.world_steps import world_step_call
+from leapp_codemod.analysis.model.world_steps import advances_world
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIndex
 from leapp_codemod.analysis.model.project import Project
-from leapp_codemod.knowledge.actuation import ENGINE_STEP_CALLS
 
 
 def _built_class(project: Project, module: ModuleIndex, value: ast.expr | None) -> ClassInfo | None:
@@ -69,11 +68,7 @@ def _engine_call(project: Project, cls: ClassInfo, method: FunctionInfo) -> ast.
                 bodies.append(helper)
     for fn in bodies:
         for node in ast.walk(fn.node):
-            if not isinstance(node, ast.Call):
-                continue
-            func = node.func
-            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
-            if name in ENGINE_STEP_CALLS or world_step_call(node):
+            if isinstance(node, ast.Call) and advances_world(node):
                 return node
     return None
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from leapp_codemod.knowledge.actuation import NOT_STEPPED, WORLD_STEP_CALLS
+from leapp_codemod.knowledge.actuation import ENGINE_STEP_CALLS, NOT_STEPPED, WORLD_STEP_CALLS
 
 
 def _receiver_words(func: ast.Attribute) -> set[str]:
@@ -32,6 +32,14 @@ def world_step_call(value: ast.Call) -> bool:
         words = _receiver_words(func)
         return bool(words) and not words & NOT_STEPPED
     return True
+
+
+def advances_world(call: ast.Call) -> bool:
+    """A world step or a simulator engine's step (`mujoco.mj_step(m, d)`, `p.stepSimulation()`): the world
+    moving on, wherever it sits (a project wrapper's `step` the scan follows), never a computation to trace."""
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+    return name in ENGINE_STEP_CALLS or world_step_call(call)
 
 
 def world_step_calls(fn_node: ast.AST, walks: dict) -> frozenset[int]:
