@@ -5,6 +5,7 @@ valid ranges."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -137,3 +138,23 @@ def test_a_model_in_a_declared_field_of_a_parameter_marks_the_step_and_its_loop_
     the_range = offered[want["range"]]
     assert the_range["kind"] == "inline"
     assert any("the loop is in a driver (fly)" in r for r in the_range["reasons"])
+
+
+@pytest.mark.parametrize("spelled", ["ctl/pilot.py:Pilot.act", "./ctl/pilot.py:Pilot.act", "pilot.py:Pilot.act"])
+def test_an_entry_named_by_its_file_path_is_the_dotted_module_entry(spelled):
+    import json
+    root = Path(__file__).parent.parent / "fixtures" / "entry_package_root_scheme"
+    before = tree_hash(root)
+    out = CliRunner().invoke(main, ["scan", str(root), "--entry", spelled, "--format", "json", "--exit-zero",
+                                    "--no-cache"])
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.output)["entry"] == "ctl.pilot:Pilot.act"
+    assert tree_hash(root) == before
+
+
+def test_a_file_path_entry_naming_no_scanned_file_is_one_line_with_the_nearest_names():
+    root = Path(__file__).parent.parent / "fixtures" / "entry_package_root_scheme"
+    out = CliRunner().invoke(main, ["scan", str(root), "--entry", "ctl/pilots.py:Pilot.act", "--no-cache"])
+    assert out.exit_code == 2
+    assert "'ctl/pilots.py' is not among the scanned files; nearest: ctl.pilot:Pilot.act" in out.output
+    assert "Traceback" not in out.output

@@ -1,6 +1,7 @@
 """Resolve a `--entry MODULE:QUALNAME` to a function, and say which entry a scan used and why.
 
-MODULE is any import name of a scanned file (see `source/roots.py`) or a dotted suffix of one.
+MODULE is any import name of a scanned file (see `source/roots.py`), a dotted suffix of one, or the file's path
+(`deploy/run.py:Controller.step`).
 QUALNAME may name a method a class inherits (`RecurrentModel.forward` with `forward` defined on
 a project base class) or a closure a function returns (`load_policy.<locals>.policy`).
 """
@@ -22,7 +23,18 @@ class EntryNotFound(Exception):
     """One line: why the entry was rejected and the nearest names the tool knows."""
 
 
+def _modules_at_path(project: Project, spelled: str) -> list[ModuleIndex]:
+    """The scanned modules a file path names (`deploy/run.py`, `./deploy/run.py`, relative to the scan root or
+    any folder above the file): the spelling a user copies from a traceback or an editor."""
+    wanted = spelled.replace("\\", "/").removeprefix("./")
+    found = {id(m): m for m in project.modules.values()
+             if (path := m.path.replace("\\", "/")) == wanted or path.endswith("/" + wanted)}
+    return list(found.values())
+
+
 def _modules_named(project: Project, name: str) -> list[ModuleIndex]:
+    if name.endswith((".py", ".pyw")):
+        return _modules_at_path(project, name)
     exact = project.module_named(name)
     if exact is not None:
         return [exact]
