@@ -158,3 +158,12 @@ def test_a_file_path_entry_naming_no_scanned_file_is_one_line_with_the_nearest_n
     assert out.exit_code == 2
     assert "'ctl/pilots.py' is not among the scanned files; nearest: ctl.pilot:Pilot.act" in out.output
     assert "Traceback" not in out.output
+
+
+def test_a_step_handed_to_the_robot_with_its_result_unused_is_no_model_call(tmp_path, monkeypatch):
+    # `controller.step(q)` alone on its line in a homing sweep: the action leaves for the world there, so the
+    # sweep is no inline pipeline; the loop that runs the policy is offered first
+    want = expected("entry_world_step_not_model")
+    candidates = ranked(app(tmp_path, "entry_world_step_not_model"), monkeypatch)
+    assert candidates[0]["entry"] == want["entry"]
+    assert want["homing"] not in by_id(candidates)

@@ -1,7 +1,6 @@
 import ast
 
-from leapp_codemod.analysis.infer.context import is_self_attr, self_name_of
-from leapp_codemod.analysis.model.world_steps import advances_world
+from leapp_codemod.analysis.infer.context import advances_world, is_self_attr, self_name_of
 from leapp_codemod.knowledge.libraries import FOREIGN_ROOTS, TRACEABLE
 from leapp_codemod.rules._helpers import show
 from leapp_codemod.rules.base import Hit, Rule

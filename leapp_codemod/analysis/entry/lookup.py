@@ -33,11 +33,11 @@ def _modules_at_path(project: Project, spelled: str) -> list[ModuleIndex]:
 
 
 def _modules_named(project: Project, name: str) -> list[ModuleIndex]:
-    if name.endswith((".py", ".pyw")):
-        return _modules_at_path(project, name)
     exact = project.module_named(name)
     if exact is not None:
         return [exact]
+    if name.endswith((".py", ".pyw")):
+        return _modules_at_path(project, name)
     suffix = "." + name
     found = {m.name: m for key, m in project.modules.items() if key.endswith(suffix)}
     found.update({project.modules[target].name: project.modules[target]

@@ -28,6 +28,7 @@ from leapp_codemod.analysis.entry.bounds import (
     self_writes,
     sends,
 )
+from leapp_codemod.analysis.model.world_steps import world_step_call
 from leapp_codemod.analysis.entry.slice_keys import ClassView, binding_targets, binds, field_reads, field_writes
 from leapp_codemod.knowledge.vocab import LOOP_MUTATORS
 
@@ -234,7 +235,7 @@ def _first_model_call(stmt: ast.stmt, models: set[str], is_project_call, wrapper
         # model several times on one observation; it is the model call of the loop around it
         return next(filter(None, (_first_model_call(inner, models, is_project_call, wrapper_call)
                                   for inner in stmt.body)), None)
-    if not isinstance(stmt, _SIMPLE):
+    if not isinstance(stmt, _SIMPLE) or _unused_world_step(stmt, models):
         return None
     for node in ast.walk(stmt):
         if isinstance(node, ast.Call) and wrapper_call(node):
@@ -244,6 +245,14 @@ def _first_model_call(stmt: ast.stmt, models: set[str], is_project_call, wrapper
             if label:
                 return label
     return None
+
+
+def _unused_world_step(stmt: ast.stmt, models: set[str]) -> bool:
+    """`agent.step(a)` as a statement of its own, on a receiver not known to hold a model: an action handed to
+    the world (a robot agent, a simulator); a model's step returns what the loop goes on with."""
+    call = stmt.value if isinstance(stmt, ast.Expr) else None
+    return isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and world_step_call(call) \
+        and ast.unparse(call.func.value) not in models
 
 
 def inner_model_loop(loop: ast.For | ast.AsyncFor) -> bool:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from leapp_codemod.analysis.model.class_state import stored_items
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIndex, is_test_path
 from leapp_codemod.analysis.model.project import Project, questions
 from leapp_codemod.analysis.model import runtime_bind
@@ -274,6 +275,8 @@ class CallableResolver:
                 name = self.project.qualify(ast.Name(id=table, ctx=ast.Load()), where.module)
                 for member in runtime_bind.registry_members(self.project, name) if name else ():
                     yield ast.Name(id=member.name, ctx=ast.Load()), Where(self.project.modules[member.module], None)
+        if isinstance(container, ast.Attribute) and where.fn is not None and how in ("element", "item", "key:"):
+            yield from self._filled_items(container, where)   # a constant key names one item, not every fill
         for literal, literal_where in self._literals(container, where, depth):
             if isinstance(literal, ast.Dict):
                 key = how.partition(":")[2] if how.startswith("key:") else None
@@ -285,6 +288,17 @@ class CallableResolver:
                     yield element, literal_where
             elif isinstance(literal, (ast.ListComp, ast.GeneratorExp)) and how == "element":
                 yield literal.elt, literal_where   # `[build("obs", s) for s in specs]`: what each item is built by
+
+    def _filled_items(self, container: ast.Attribute, where: Where):
+        """Items a method of the receiver's class puts into `self.<attr>` (`self.policies.append(policy)` in an
+        `add_policy(policy)` the wiring code calls): an item that is the method's parameter is what its
+        callers pass."""
+        ctx = self.ctx.for_function(where.fn)
+        if isinstance(container.value, ast.Name) and container.value.id == ctx.self_name and ctx.cls is not None:
+            receivers = where.receivers or tuple(ctx.receiver_classes())
+            for klass in (k for cls in receivers for k in self.project.mro(cls)):
+                for method, item in stored_items(self.project, klass, container.attr):
+                    yield item, Where(self.project.modules[klass.module], klass.methods.get(method), receivers)
 
     def _literals(self, expr: ast.expr, where: Where, depth: int):
         """Container literals (also inside `nn.ModuleDict({...})`/`dict(...)`) an expression may be."""
