@@ -148,7 +148,8 @@ def check(node: ast.Call, ctx):
         yield pil
         return
     target = foreign_target(node, ctx)
-    if target is None or target in TRACEABLE or advances_world(node) or not (ctx.args_data(node) or _receiver_data(node, ctx)):
+    if target is None or target in TRACEABLE or advances_world(node) \
+            or not (ctx.args_data(node) or _receiver_data(node, ctx)):
         return
     yield Hit(node, f"`{show(node)}` calls native `{target}` on pipeline data; LEAPP cannot trace it",
               f"FunctionPatch `{ctx.fn.qualname}` with a torch implementation (`generate` writes the patch), "

@@ -204,10 +204,25 @@ def buffer_name(node: ast.Assign | ast.AugAssign, ctx) -> str | None:
             and root.attr in _read_attributes(ctx.project) \
             and not traced_in_place(node, target, _attr_bindings(root.attr, ctx), ctx):
         return f"{ctx.self_name}.{root.attr}"
+    if is_self_attr(root, ctx.self_name) and _keyed_buffer(target, root, ctx) and not ctx.state_writes(node) \
+            and root.attr in _read_attributes(ctx.project):
+        return ast.unparse(target.value)   # `self.hist["q"][:, 0] = q`: a buffer a dict of buffers holds
     if isinstance(root, ast.Attribute) and not is_self_attr(root, ctx.self_name) and _held_buffer(root, ctx) \
             and root.attr in _read_attributes(ctx.project):
         return ast.unparse(root)
     return None
+
+
+def _keyed_buffer(target: ast.Subscript, root: ast.Attribute, ctx) -> bool:
+    """`self.hist[key][...]` where every binding of `self.hist` is a dict (or list) literal or comprehension whose
+    every item is a fresh allocation (`{"q": np.zeros((4, 12)), ...}`): the write goes into one of those arrays."""
+    if not (isinstance(target.value, ast.Subscript) and target.value.value is root) or ctx.cls is None:
+        return False
+    bindings = _attr_bindings(root.attr, ctx)
+    items = [v for b in bindings for v in (b.values if isinstance(b, ast.Dict) else b.elts if isinstance(
+        b, (ast.List, ast.Tuple)) else [b.value] if isinstance(b, ast.DictComp) else [b.elt] if isinstance(
+        b, ast.ListComp) else [None])]
+    return bool(items) and all(v is not None and _allocates(v, ctx.module, ctx) for v in items)
 
 
 def _held_buffer(root: ast.Attribute, ctx) -> bool:
@@ -372,7 +387,9 @@ RULE = Rule(
     what="Flags element or slice writes of pipeline data into a buffer allocated from a shape (`np.zeros(n)`, "
          "`torch.empty(...)` on `self`), held in a local, on `self` or as a field of another project object the "
          "class builds (`self.cmd = Command(target=np.zeros(16))` ... `self.cmd.target[:] = q`, a dataclass field), "
-         "that the step fills before reading it (also one made by arithmetic on an allocator with values that are not "
+         "that the step fills before reading it (also an array a dict or list on `self` holds when every item is "
+         "such an allocation: `self.hist = {'q': np.zeros((4, 12))}` ... `self.hist['q'][:, 0] = q`; also one made "
+         "by arithmetic on an allocator with values that are not "
          "pipeline data: `np.zeros(n) * scale`, `np.ones(n) + offset`, a plain array too): "
          "`obs = np.zeros(47); obs[:3] = omega; policy(torch.from_numpy(obs))`. Every write of pipeline data into "
          "the buffer is a finding (each copies numbers, not the graph); the first names the others. A buffer the step fills and then rebinds to a value computed from itself "
@@ -423,6 +440,10 @@ RULE = Rule(
          "        self.cmd.target[:] = x * 2\n        return self.cmd.target\n"),
     ),
     invalid=(
+        # a dict of buffers the constructor allocates: each write goes into one of them
+        ("import numpy as np\nimport torch\nclass Stack:\n    def __init__(self, names):\n"
+         "        self.rows = {n: np.zeros((3, 4)) for n in names}\n    def step(self, x):\n"
+         "        self.rows['imu'][0, :] = x  # error\n        return torch.from_numpy(self.rows['imu'])\n"),
         "import numpy as np\ndef step(obs):\n    buf = np.zeros(6, dtype=np.float32)\n    buf[:3] = obs[:3]  # error\n"
         "    buf[3:] = obs[3:] * 2  # error\n    return buf\n",
         "import numpy as np\nBIAS = np.ones(6)\ndef step(obs):\n    buf = np.zeros(6) + BIAS * 0.1\n"

@@ -276,7 +276,7 @@ class CallableResolver:
                 for member in runtime_bind.registry_members(self.project, name) if name else ():
                     yield ast.Name(id=member.name, ctx=ast.Load()), Where(self.project.modules[member.module], None)
         if isinstance(container, ast.Attribute) and where.fn is not None and how in ("element", "item", "key:"):
-            yield from self._filled_items(container, where)   # a constant key names one item, not every fill
+            yield from self._filled_items(container, where)   # not under a constant key: it names one item
         for literal, literal_where in self._literals(container, where, depth):
             if isinstance(literal, ast.Dict):
                 key = how.partition(":")[2] if how.startswith("key:") else None
