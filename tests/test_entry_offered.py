@@ -167,3 +167,14 @@ def test_a_step_handed_to_the_robot_with_its_result_unused_is_no_model_call(tmp_
     candidates = ranked(app(tmp_path, "entry_world_step_not_model"), monkeypatch)
     assert candidates[0]["entry"] == want["entry"]
     assert want["homing"] not in by_id(candidates)
+
+
+def test_a_helper_that_is_only_the_model_call_gets_no_credit_as_the_loop_bodys_model_call(tmp_path, monkeypatch):
+    # `infer(model, x)` is a `with torch.no_grad(): return model(x)`: the sub-step that calls it builds its input
+    # and sends its output, so the helper is not "the model call of the loop body" and never ranks first
+    want = expected("entry_thin_model_wrapper")
+    candidates = ranked(app(tmp_path, "entry_thin_model_wrapper"), monkeypatch)
+    helper = by_id(candidates)[want["wrapper"]]
+    assert candidates[0]["entry"] != want["wrapper"]
+    assert any("only wraps its model call: Balancer._sub_cycle builds the input" in r for r in helper["reasons"])
+    assert not any(r.endswith("the model call of the loop body") for r in helper["reasons"])

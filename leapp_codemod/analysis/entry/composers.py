@@ -23,6 +23,10 @@ from leapp_codemod.model import Entrypoint
 
 WRAPPER_ASSIGNMENTS = 3
 WRAPPER_STATEMENTS = 6
+# A function of at most this many statements is only its model call (and the return); its caller builds the input
+# when at least THIN_CALLER_STATEMENTS statements come before the call.
+THIN_STATEMENTS = 2
+THIN_CALLER_STATEMENTS = 3
 # A function of the step's own class whose name starts with one of these sends the action out.
 SEND_WORDS = frozenset({"publish", "send", "write", "command", "actuate", "apply"})
 # Statements before the model call that build its input (reading the message, filling the observation).
@@ -79,6 +83,16 @@ def _statements(fn: FunctionInfo) -> int:
 def is_model_wrapper(fn: FunctionInfo) -> bool:
     """Is `fn` small enough to be only a wrapper around a model call (the caller checks that it runs one)?"""
     return _assignments(fn) <= WRAPPER_ASSIGNMENTS or _statements(fn) <= WRAPPER_STATEMENTS
+
+
+def builds_for_thin_wrapper(fn: FunctionInfo, caller: FunctionInfo) -> bool:
+    """Is `fn` only a model call and its return (`actions, _ = model.predict(obs); return actions`) that `caller`
+    runs after statements of its own that build the input: the caller is where observations become an action."""
+    if _statements(fn) > THIN_STATEMENTS:
+        return False
+    lines = [n.lineno for n in caller.nodes if isinstance(n, ast.Call) and
+             (n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", None)) == fn.name]
+    return bool(lines) and _statements_before(caller, min(lines)) >= THIN_CALLER_STATEMENTS
 
 
 def _statements_before(fn: FunctionInfo, line: int) -> int:

@@ -9,7 +9,7 @@ from leapp_codemod.analysis.entry.collect import (
     collect_call_sites,
     is_module_method,
 )
-from leapp_codemod.analysis.entry.composers import above_their_parts
+from leapp_codemod.analysis.entry.composers import above_their_parts, builds_for_thin_wrapper
 from leapp_codemod.analysis.entry.built_overrides import to_built_overrides
 from leapp_codemod.analysis.entry.config_choice import favour_selected
 from leapp_codemod.analysis.entry.cores import (
@@ -153,9 +153,15 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites, reach: set[str]
         if feeder is not None:
             caller, (driver, line) = feeder
             loops = [(caller, line)]
-            score += 5
-            reasons.append(f"called by {_where(caller)}, which {_where(driver)} calls in a loop "
-                           f"({driver.path}:{line}): the model call of the loop body")
+            if builds_for_thin_wrapper(fn, caller):
+                score += 1
+                reasons.append(f"called by {_where(caller)}, which {_where(driver)} calls in a loop "
+                               f"({driver.path}:{line}), and only wraps its model call: {_where(caller)} builds "
+                               "the input")
+            else:
+                score += 5
+                reasons.append(f"called by {_where(caller)}, which {_where(driver)} calls in a loop "
+                               f"({driver.path}:{line}): the model call of the loop body")
     evidence = len(reasons)
     name = step_name(fn)
     words = name_words(name)
