@@ -352,7 +352,11 @@ def _outer_reason(ctx: FunctionContext, name: str, value: ast.expr) -> str | Non
     where = f"`{name}` (line {value.lineno}, before the range)"
     func = value.func if isinstance(value, ast.Call) else None
     target = ctx.qualify(func) if func is not None else None
-    if target and not _in_project(ctx.project, target) and not library_available(ctx.project, target):
+    root = func
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    imported = isinstance(root, ast.Name) and root.id in ctx.module.imports   # not a local's method
+    if target and imported and not _in_project(ctx.project, target) and not library_available(ctx.project, target):
         return f"{where} is a `{target}`, from a module neither in the scanned code nor installed in this environment"
     if library_value(ctx, value, None):
         return None

@@ -395,6 +395,8 @@ class CallableResolver:
                     out += self._returns(method, depth, where.receivers)
             return out
         ctx = self.ctx.for_function(where.fn) if where.fn is not None else None
+        if ctx is None and any(v is call for v in self.ctx.fn.outer_values.values()):
+            ctx = self.ctx   # `policy = runner.get_inference_policy()` before an inline range: the range's view
         if ctx is not None:
             out = []
             for callee in ctx.resolve_call(call):
