@@ -53,3 +53,10 @@ def test_a_builtin_that_waits_for_a_person_stays_reported(tmp_path, monkeypatch)
     result = scan_project(["."], entry="stepper:Stepper.step")
     lines = {f.line for f in result.findings}
     assert 10 in lines and 11 not in lines   # the fixed-text print is the host's
+
+
+def test_a_returned_position_its_caller_discards_puts_nothing_else_on_the_path(tmp_path, monkeypatch):
+    # `obs, _ = self.sense(...)` two calls below the step: the diagnostic `sense` returns second (a SciPy call on
+    # the raw input) is off the path, the observation it returns first is on it
+    found = check_marked("scan_model_path", tmp_path, monkeypatch, "rover_app", "rover:Rover.step")
+    assert {(path, category) for path, _, category in found} == {("rover.py", "scalar-extraction")}

@@ -303,11 +303,13 @@ class _Slicer:
         hands_output = any(reads_meet(c.handed, computed) for c in unit.calls)   # `ret = arm.movej(q)`
         to_sent = kept_outside or hands_output or writes_meet(unit.writes, sent) or (unit.sink and (
             carries_model_output or any(k in needed for k in unit.reads)))   # a send or a print of pipeline data
+        by_return = False   # needed only for the returned positions its callers keep (not the others' reads)
         if unit.returns and fid in state.kept:
             positions = state.kept[fid]
             chosen = [keys for pos, keys in unit.returns if ALL in positions or pos in positions or pos == ALL]
             for keys in chosen:
                 needed |= keys
+            by_return = bool(chosen) and not to_needed
             to_needed = to_needed or bool(chosen)
         by_callee = False
         for call in unit.calls:
@@ -335,7 +337,7 @@ class _Slicer:
         if unit.model or (not _literal_store(unit.node) and writes_meet({k for k in unit.writes if k[0] in ("a", "p", "s", "g")}, needed)) \
                 or any(t.id in state.own_path for c in unit.calls for t in c.targets):
             state.own_path.add(fid)   # on the path by itself, not only through what its callers hand it
-        if to_needed or by_callee:
+        if (to_needed and not by_return) or by_callee:
             needed |= unit.reads
         if to_sent:
             sent |= unit.reads
