@@ -31,13 +31,8 @@ def _decorated_names(project) -> frozenset[str]:
     return found
 
 
-def _called_name(node: ast.Call) -> str | None:
-    func = node.func
-    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-
-
 def check(node: ast.Call, ctx):
-    if _called_name(node) not in _decorated_names(ctx.project) or _scripted(ctx.fn, ctx):
+    if not _decorated_names(ctx.project) or _scripted(ctx.fn, ctx):
         return   # inside a scripted body the call is compiled with it: the call into the outer one is the finding
     if not any(ctx.is_data(a) for a in (*node.args, *(k.value for k in node.keywords))) or ctx.only_logged(node):
         return
@@ -54,7 +49,8 @@ RULE = Rule(
     code="LCM111", name="script-function-call", category="scalar-extraction", severity="error",
     summary="A `@torch.jit.script` function called on pipeline data",
     what="Flags a call on pipeline data of a project function decorated with `@torch.jit.script` (every function "
-         "the call may run is one). Not flagged: calls of scripted modules (`torch.jit.script(Net())`, "
+         "the call may run is one), also under another name (`self.task_policy(obs)` after a setter stored the "
+         "scripted `policy`). Not flagged: calls of scripted modules (`torch.jit.script(Net())`, "
          "`torch.jit.load(path)`), which LEAPP exports as modules when they hold no branch on values, scripted "
          "functions called only on constants or only for a log line, and calls inside a scripted function (the call "
          "into the outer one is the finding).",
@@ -84,5 +80,10 @@ RULE = Rule(
         "from torch import jit\nimport torch\n@jit.script\ndef clip_norm(v, m: float):\n"
         "    return v * torch.clamp(m / (v.norm() + 1e-6), max=1.0)\n"
         "class Agent:\n    def step(self, obs):\n        return clip_norm(torch.tanh(obs), 1.0)  # error\n",
+        # stored by a setter and called through a field of another name
+        ("import torch\n@torch.jit.script\ndef policy(x):\n    return torch.tanh(x)\nclass Node:\n"
+         "    def register(self, fn):\n        self.task_policy = fn\n    def step(self, obs):\n"
+         "        return self.task_policy(obs) * 2.0  # error\n"
+         "def main(obs):\n    node = Node()\n    node.register(policy)\n    return node.step(obs)\n"),
     ),
 )
