@@ -325,3 +325,13 @@ def test_drivers_are_not_reached_through_blocked_functions():
     assert driver_ids([root], callees) >= {"app:collect", "app:step"}
     reached = driver_ids([root], callees, blocked={"app:train"})
     assert "app:step" in reached and "app:collect" not in reached
+
+
+def test_a_simulators_upkeep_of_its_actors_is_no_model_call():
+    import ast
+
+    from leapp_codemod.analysis.entry.loops import model_call
+    for source in ("env.gym.refresh_actor_root_state_tensor(env.sim)", "gym.acquire_actor_root_state_tensor(sim)",
+                   "viewer.render_actor(a)", "self.sync_actor_weights()"):
+        assert model_call(ast.parse(source).body[0].value, set()) is None, source
+    assert model_call(ast.parse("self.actor_critic(obs)").body[0].value, set()) is not None

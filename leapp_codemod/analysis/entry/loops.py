@@ -71,10 +71,12 @@ class InlinePipeline:
 
 
 # A name with one of these words acts on a model or a simulator, it is not one: `create_actor`, `load_model`,
-# `evaluate_policy(model, env)` (a harness that runs episodes with the model it is handed, not the model).
+# `evaluate_policy(model, env)` (a harness that runs episodes with the model it is handed, not the model),
+# `gym.refresh_actor_root_state_tensor(sim)` (a simulator's upkeep of its actors' state).
 VERB_WORDS = frozenset({"create", "find", "get", "set", "load", "build", "make", "add", "init", "save", "reset",
                         "update", "compute", "register", "spawn", "remove", "print", "log", "apply", "to",
-                        "evaluate", "train", "test", "validate", "benchmark", "visualize", "plot", "export"})
+                        "evaluate", "train", "test", "validate", "benchmark", "visualize", "plot", "export",
+                        "refresh", "fetch", "acquire", "prepare", "render", "draw", "destroy", "clear", "sync"})
 
 
 def is_model_name(name: str) -> bool:
