@@ -178,3 +178,11 @@ def test_a_helper_that_is_only_the_model_call_gets_no_credit_as_the_loop_bodys_m
     assert candidates[0]["entry"] != want["wrapper"]
     assert any("only wraps its model call: Balancer._sub_cycle builds the input" in r for r in helper["reasons"])
     assert not any(r.endswith("the model call of the loop body") for r in helper["reasons"])
+
+
+def test_a_policy_call_in_the_arm_of_a_stand_in_branch_is_offered_with_the_block_that_feeds_it(tmp_path, monkeypatch):
+    # `if calibrating: act = STAND else: ... act = net(x)`: the `if` picks the step's value, not when the step runs;
+    # the decimation block pushes the frame into a history object the `else` arm reads, so the range starts there
+    want = expected("entry_fallback_branch_range")
+    candidates = ranked(app(tmp_path, "entry_fallback_branch_range"), monkeypatch)
+    assert candidates[0]["entry"] == want["entry"]

@@ -342,7 +342,17 @@ def _slice(block: list[ast.stmt], index: int, after: frozenset[str] | set[str] =
 
 
 def _keys_defined(stmt: ast.stmt, view: ClassView) -> set[str]:
-    return (defined_names(stmt) - {"self"}) | field_writes(stmt, view)
+    return (defined_names(stmt) - {"self"}) | field_writes(stmt, view) | _fed_object(stmt)
+
+
+def _fed_object(stmt: ast.stmt) -> set[str]:
+    """`history.update_history(obs)` as a statement of its own: a local object handed values for its effect keeps
+    them (the `history.get_stacked_obs()` after it reads what it was fed)."""
+    call = stmt.value if isinstance(stmt, ast.Expr) else None
+    if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) \
+            and (call.args or call.keywords) and call.func.value.id != "self":
+        return {call.func.value.id}
+    return set()
 
 
 def _keys_used(stmt: ast.stmt, view: ClassView) -> set[str]:
@@ -393,12 +403,21 @@ def _bounds(block: list[ast.stmt], index: int, parents: Parents,
         # only out of a block that always runs with its surroundings (`try`, `with`): an `if` around the call
         # decides when the policy runs (a decimation gate, a mode), its block is the step and what the loop reads
         # outside it at every tick enters the range as input
-        fed = not isinstance(outer[at], ast.If) and _works(outer, [j for j in wider.kept if j < at], view)
+        fed = (not isinstance(outer[at], ast.If) or _fallback_branches(outer[at])) \
+            and _works(outer, [j for j in wider.kept if j < at], view)
         if not fed and not (cut.stop is None and wider.carried):
             break
         count += wider.count - 1
         block, parents, cut = outer, parents[1:], wider
     return block, cut, count
+
+
+def _fallback_branches(branch: ast.If) -> bool:
+    """`if warming_up: action = zeros else: action = policy(obs)`: both arms bind the same value, one of them as a
+    stand-in; the `if` picks what the step returns, not when the step runs, so the step is the block around it."""
+    if not branch.orelse or isinstance(branch.orelse[0], ast.If) and len(branch.orelse) == 1:
+        return False
+    return bool(set().union(*map(defined_names, branch.body)) & set().union(*map(defined_names, branch.orelse)))
 
 
 def _works(block: list[ast.stmt], kept: list[int], view: ClassView) -> bool:
