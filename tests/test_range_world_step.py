@@ -79,3 +79,16 @@ def test_a_world_step_in_the_middle_of_a_range_is_not_listed_as_a_call_not_follo
     result = scan_copy("scan_range_world_step", tmp_path, "replay_app", "replay.py:23-25", monkeypatch)
     assert not result.not_followed
     assert not found(result)
+
+
+def test_a_carried_number_a_range_adds_to_is_said_to_be_updated_not_mutated_in_place(tmp_path, monkeypatch):
+    from leapp_codemod.scan.pipeline import scan_project
+    (tmp_path / "gait.py").write_text(
+        "import numpy as np\nimport torch\n\n\ndef run(policy, read, dt):\n    phase = 0.0\n    while True:\n"
+        "        phase += dt\n        obs = np.append(read(), np.sin(phase))\n"
+        "        act = policy(torch.as_tensor(obs, dtype=torch.float32))\n        print(act)\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = scan_project(["."], entry="gait.py:8-10")
+    messages = [f.message for f in result.findings if f.line == 8]
+    assert messages and all("updates `phase`, which the driver loop carries" in m for m in messages)
+    assert not any("in place" in m for m in messages)

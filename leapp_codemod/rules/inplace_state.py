@@ -50,7 +50,9 @@ def check(node, ctx):
         yield kept_hit(node, attr)
         return
     if ctx.is_loop_carried(attr):
-        yield Hit(node, f"`{show(node)}` mutates `{attr}` in place, which the driver loop carries into its next "
+        rebinds = isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name)   # `t += dt`: a new value
+        yield Hit(node, f"`{show(node)}` {'updates' if rebinds else 'mutates'} `{attr}`"
+                        f"{'' if rebinds else ' in place'}, which the driver loop carries into its next "
                         "iteration; the export freezes or drops it", carried_fix(attr))
         return
     if attr.rpartition(".")[2] in ctx.closure_cells() and attr == ctx.closure_state(attr.rpartition(".")[2]):
