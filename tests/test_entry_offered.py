@@ -186,3 +186,14 @@ def test_a_policy_call_in_the_arm_of_a_stand_in_branch_is_offered_with_the_block
     want = expected("entry_fallback_branch_range")
     candidates = ranked(app(tmp_path, "entry_fallback_branch_range"), monkeypatch)
     assert candidates[0]["entry"] == want["entry"]
+
+
+def test_a_served_network_called_amid_pipeline_code_makes_the_range_the_step(tmp_path, monkeypatch):
+    # `net = make_policy(kind)` serves nn.Modules called as networks; the loop builds their input and smooths
+    # their output, so the range around the call ranks first and the networks are its parts (a loop that only
+    # feeds the served model keeps the model first: test_entry_discovery's getter app)
+    want = expected("entry_served_network_range")
+    candidates = ranked(app(tmp_path, "entry_served_network_range"), monkeypatch)
+    assert candidates[0]["entry"] == want["entry"]
+    for part in want["parts"]:
+        assert any("the range around it is the policy step" in r for r in by_id(candidates)[part]["reasons"])

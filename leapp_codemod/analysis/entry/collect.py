@@ -138,12 +138,21 @@ def collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
         served_locals = served_locals_of(fn, dict(calls), by_getter, getters_named) if by_getter else {}
         networks = {id(node): node for node, targets in calls if targets and all(is_module_method(t, project)
                                                                                  for t in targets)}
+        # `policy = make_policy(cfg)` then `policy(qpos, image)` where every model the factory serves is an
+        # nn.Module called as such: a network the loop calls amid its own pipeline code, like one it names
+        served_nets = {id(node): (node, served_locals[node.func.id]) for node, _ in calls
+                       if isinstance(node.func, ast.Name) and _module_methods(served_locals.get(node.func.id), sites,
+                                                                              project)}
+        served_locals = {k: v for k, v in served_locals.items()
+                         if k not in {node.func.id for node, _ in served_nets.values()}}
         # a call every target of which only raises (`policy(obs)` on a base class a factory returns a subclass
         # of), or whose targets are several classes' methods no config narrows, runs what is chosen at run time:
         # it stays a model call of the loop (its range is offered), not one project function's
         contexts.append((ctx, served_locals, {id(node) for node, targets in calls
                                               if targets and not chosen_at_run_time(targets, project)} - set(networks),
-                         {node.lineno: [t.id for t in dict(calls)[node]] for node in networks.values()}))
+                         {**{node.lineno: [t.id for t in dict(calls)[node]] for node in networks.values()},
+                          **{node.lineno: list(fids) for node, fids in served_nets.values()}},
+                         {node.lineno for node, _ in served_nets.values()}))
         loop_calls = {id(c) for c in loop_call_nodes(fn)}
         offline = {id(c) for loop in loops_of(fn) if offline_loop(loop) for c in ast.walk(loop)}
         lambdas = {t.id for n in ast.walk(fn.node) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Lambda)
@@ -211,7 +220,7 @@ def collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
     # (a rollout helper of an evaluation script); its inline ranges are no candidates (a sampler's loop is none)
     deeper = driver_ids(roots, sites.callees, DRIVER_DEPTH + 1, blocked=ignored) - ignored - sites.ignored
     reach = sites.model_reach()
-    for ctx, served_locals, project_calls, networks in contexts:
+    for ctx, served_locals, project_calls, networks, served_lines in contexts:
         if ctx.fn.id not in sites.drivers and ctx.fn.id not in deeper:
             continue
         bind_only = ctx.fn.id not in sites.drivers
@@ -244,6 +253,11 @@ def collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
             # ... unless the configs select one of those classes: its method is what the loop runs
             pipelines = [p for p in pipelines if network_at(p, here) or not bind_selected(sites, project, ctx.fn, loop, p,
                                                                                           models, definers)]
+            least = ROLLOUT_NETWORK_STATEMENTS if ctx.fn.id in sites.rollouts else INLINE_NETWORK_STATEMENTS
+            # a served network's call is a range of its own only amid that much pipeline code (else the served
+            # model is the step, as when the loop only feeds it)
+            pipelines = [p for p in pipelines if p.size >= least
+                         or not any(p.start <= line <= p.end for line in served_lines)]
             if bind_only:
                 continue
             step_range = (None if pipelines
@@ -259,8 +273,7 @@ def collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
                 # input is built and its output used, so a shorter range around it is the step. A gated call
                 # (`if t % k == 0: chunk = policy(x)`) counts the block its range is widened to: the statements
                 # there build the network's input and turn its chunk into the action
-                if best.size >= (ROLLOUT_NETWORK_STATEMENTS if ctx.fn.id in sites.rollouts
-                                       else INLINE_NETWORK_STATEMENTS):
+                if best.size >= least:
                     for fid in network:
                         sites.inline_networks.setdefault(fid, (ctx.fn, best))
     return sites
@@ -304,6 +317,13 @@ def own_methods(project: Project, fn: FunctionInfo) -> ClassView:
     """`fn`'s class as slicing its loops needs it (slice_keys.class_view; empty for a function)."""
     cls = project.modules[fn.module].classes.get(fn.class_name) if fn.class_name else None
     return class_view(cls.node if cls is not None else None)
+
+
+def _module_methods(fids: list[str] | None, sites: CallSites, project: Project) -> bool:
+    """Is every served model's call target the `forward` / `__call__` of an nn.Module (a network called as such,
+    not a policy API method like `act_inference`, which is a step of its own)?"""
+    return bool(fids) and all(fid in sites.functions and sites.functions[fid].name in ("forward", "__call__")
+                              and is_module_method(sites.functions[fid], project) for fid in fids)
 
 
 def is_module_method(fn: FunctionInfo, project: Project) -> bool:
