@@ -125,3 +125,13 @@ def test_a_helper_called_only_in_a_planners_own_loop_ranks_below_the_planner(tmp
     part = by_id(candidates)[want["part"]]
     assert part["score"] < candidates[0]["score"]
     assert any(r.startswith("a part of plan_route") for r in part["reasons"])
+
+
+def test_an_evaluation_script_under_a_test_folder_is_no_test_module():
+    # a script under `test/` whose main block loads a trained policy and runs it is what a user exports from;
+    # a helper, a test or a main block that loads no model stays a test module
+    script = ("import torch\n\nif __name__ == '__main__':\n    net = torch.jit.load('walk.pt')\n"
+              "    while True:\n        net(torch.zeros(1, 45))\n")
+    assert not is_test_module(_module("scripts/test/replay_walk.py", script))
+    assert is_test_module(_module("scripts/test/replay_walk.py", script + "\ndef test_shapes():\n    pass\n"))
+    assert is_test_module(_module("tests/sim_check.py", "if __name__ == '__main__':\n    run()\n"))

@@ -166,17 +166,35 @@ TEST_RUNNER_CALLS = frozenset({"pytest.main", "unittest.main", "sys.exit", "prin
 
 
 def is_test_module(module: ModuleIndex) -> bool:
-    """A module a test runner collects, not a script to scan as a driver: every file under tests/ or test/
-    and conftest.py; a file elsewhere named like a test (`test_*.py`, `*_test.py`) only when it holds what
+    """A module a test runner collects, not a script to scan as a driver: conftest.py, every file under tests/
+    or test/ but an evaluation script there (its `__main__` block drives, it loads a trained model and holds nothing
+    pytest collects: `scripts/test/play_policy.py`); a file elsewhere named like a test (`test_*.py`, `*_test.py`) only when it holds what
     pytest collects (`test*` functions, `Test*` classes) and no `__main__` block that runs anything but a
     test runner: `test_policy.py` whose main block loads a checkpoint and evaluates it in a loop is an
     evaluation script."""
     if not is_test_path(module.path):
         return False
     parts = PurePosixPath(module.path).parts
-    if parts[-1] == "conftest.py" or any(p in ("tests", "test") for p in parts[:-1]):
+    collected = any(_collected_by_pytest(stmt) for stmt in module.tree.body)
+    if parts[-1] == "conftest.py":
         return True
-    return not _main_block_drives(module.tree) and any(_collected_by_pytest(stmt) for stmt in module.tree.body)
+    if any(p in ("tests", "test") for p in parts[:-1]):   # a helper or a test, unless an evaluation script
+        return collected or not (_main_block_drives(module.tree) and _loads_a_model(module.tree))
+    return not _main_block_drives(module.tree) and collected
+
+
+# Calls that load a trained model (the last part of the called name).
+_MODEL_LOADS = frozenset({"load_state_dict", "from_pretrained", "InferenceSession", "load_checkpoint", "load_policy"})
+
+
+def _loads_a_model(tree: ast.Module) -> bool:
+    """Does the module load a trained model (`torch.load`, `torch.jit.load`, `load_state_dict`, ...)?"""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            name = ast.unparse(node.func)
+            if name.rpartition(".")[2] in _MODEL_LOADS or name.endswith(("torch.load", "jit.load")):
+                return True
+    return False
 
 
 def _collected_by_pytest(stmt: ast.stmt) -> bool:
