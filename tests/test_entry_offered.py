@@ -197,3 +197,11 @@ def test_a_served_network_called_amid_pipeline_code_makes_the_range_the_step(tmp
     assert candidates[0]["entry"] == want["entry"]
     for part in want["parts"]:
         assert any("the range around it is the policy step" in r for r in by_id(candidates)[part]["reasons"])
+
+
+def test_a_robot_step_that_sends_its_command_itself_ranks_above_a_simulated_rollout(tmp_path, monkeypatch):
+    # `while True: walker.tick()` at the top level: the loop sends nothing, the tick does (`self.send_targets`
+    # writes through the SDK publisher), so the tick is a step of a robot's loop, above the simulator's rollout
+    want = expected("entry_self_sending_robot_step")
+    candidates = ranked(app(tmp_path, "entry_self_sending_robot_step"), monkeypatch)
+    assert candidates[0]["entry"] == want["entry"]

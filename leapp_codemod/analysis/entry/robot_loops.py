@@ -142,6 +142,9 @@ def robot_candidates(ranked: list[Entrypoint], outermost, sites, functions: dict
         for caller, at in sites.in_loops.get(c.id, []):
             loop = _loop_at(caller, at) if caller.id in sites.drivers else None
             line = robot_send(caller, loop, project, runs_model) if loop is not None else None
+            if line is None and loop is not None:   # `while True: controller.run()`: the step sends itself
+                own = robot_send(fn, fn.node, project, runs_model)
+                line, caller = (own, fn) if own is not None else (None, caller)
             if line is not None:
                 out[c.id] = f"{caller.path}:{line}"
                 break
