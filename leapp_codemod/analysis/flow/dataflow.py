@@ -325,8 +325,8 @@ class Analysis:
                 flags = self.flags[fn.module] = module_flags(module.tree, module.nodes) if module is not None else {}
             constants = self.facts.param_constants.setdefault(fn.id, {})
             read = {node.id for node in fn.nodes if isinstance(node, ast.Name)}   # copying every table is quadratic
-            for name, values in flags.items():
-                if name.rpartition(":")[2] in read:     # a flag, `table:NAME` or `call:helper` the function names
+            for name, values in flags.items():   # a flag, `table:NAME`, `call:helper` or `Cls.attr` it names
+                if name.rpartition(":")[2].partition(".")[0] in read:
                     constants.setdefault(name, set(values))
             if ("duck",) in self.project.memo:   # entry mode: what the project's config files decide
                 decided = function_config_constants(self.project, fn)

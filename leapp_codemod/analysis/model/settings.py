@@ -307,7 +307,23 @@ def module_flags(tree: ast.Module, nodes=None) -> dict[str, set]:
     nodes = list(ast.walk(tree)) if nodes is None else nodes   # nodes: the tree's, walked already
     rebound = {name for node in nodes if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
     flags = {name: vals for name, vals in values.items() if name not in varying | rebound}
-    return flags | _module_tables(tree, nodes, rebound) | _constant_helpers(tree, flags)
+    return flags | _module_tables(tree, nodes, rebound) | _constant_helpers(tree, flags) | _class_flags(tree, nodes)
+
+
+def _class_flags(tree: ast.Module, nodes) -> dict[str, set]:
+    """A module-level config class's literal class attributes (`class cfg: motion_play = False`) that no code of
+    the module stores (`cfg.motion_play = True`, `setattr`): "Cls.attr" -> {value}, read as `cfg.motion_play`."""
+    stored = {(n.value.id, n.attr) for n in nodes if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
+              and isinstance(n.value, ast.Name)}
+    if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "setattr" for n in nodes):
+        return {}
+    out: dict[str, set] = {}
+    for cls in (s for s in tree.body if isinstance(s, ast.ClassDef)):
+        for stmt in cls.body:
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+                    and isinstance(stmt.value, ast.Constant) and (cls.name, stmt.targets[0].id) not in stored:
+                out[f"{cls.name}.{stmt.targets[0].id}"] = {stmt.value.value}
+    return out
 
 
 _MUTATORS = frozenset({"append", "extend", "insert", "pop", "popitem", "remove", "clear", "update", "setdefault",

@@ -179,6 +179,9 @@ def _constant_values(expr: ast.expr, fn: FunctionInfo, constants: dict[str, set]
     elif isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == self_name_of(fn) \
             and f"self.{expr.attr}" in constants:
         key = f"self.{expr.attr}"
+    elif isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) \
+            and f"{expr.value.id}.{expr.attr}" in constants:   # `cfg.motion_play` of a module's config class
+        key = f"{expr.value.id}.{expr.attr}"
     elif dict_read(expr) is not None and dict_read(expr)[0] in fn.params:
         param, name, _ = dict_read(expr)
         key = f"{DICT_KEY}{param}:{name}"
