@@ -294,3 +294,10 @@ REPRESENTATION_WORDS = frozenset({"embedding", "embeddings", "embed", "embeds", 
 OUTPUT_ACTION_WORDS = frozenset({"action", "actions", "act", "acts", "cmd", "cmds", "command", "commands",
                                  "control", "controls", "target", "targets", "torque", "torques", "steer",
                                  "steering", "twist"})
+
+# Calls whose result is a model: `policy = torch.jit.load(path)`, `runner.get_inference_policy()`.
+MODEL_LOADERS = ("jit.load", "torch.load", "InferenceSession", "get_inference_policy", "load_policy",
+                 "load_model", "load_checkpoint")
+# ... and a class's own loader: `PPO.load(path)`, `Planner.from_pretrained(d)`, `ALGOS[name].restore(p)` (a class,
+# or a table of classes, spelled with a capital; `json.load`, `np.load` read data from modules).
+CLASS_LOADERS = frozenset({"load", "from_pretrained", "restore", "load_from_checkpoint", "from_checkpoint"})

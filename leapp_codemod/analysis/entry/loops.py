@@ -30,7 +30,7 @@ from leapp_codemod.analysis.entry.bounds import (
 )
 from leapp_codemod.analysis.model.world_steps import world_step_call
 from leapp_codemod.analysis.entry.slice_keys import ClassView, binding_targets, binds, field_reads, field_writes
-from leapp_codemod.knowledge.vocab import LOOP_MUTATORS
+from leapp_codemod.knowledge.vocab import CLASS_LOADERS, LOOP_MUTATORS, MODEL_LOADERS  # noqa: F401 (MODEL_LOADERS re-exported)
 
 # A callee whose name contains one of these words is a model: `policy(obs)`, `self.actor(x)`, `loaded_net(x)`.
 MODEL_WORDS = frozenset({"policy", "model", "actor", "net", "network", "agent", "pi", "controller", "session"})
@@ -40,12 +40,6 @@ MODEL_METHODS = frozenset({"predict", "act", "forward", "run", "infer", "inferen
                            "act_inference", "policy_step", "run_policy", "sample_actions"})
 # ... and on a receiver named like a model only (`self.model.step(obs)`; `env.step(a)` steps a simulator).
 MODEL_STEP = frozenset({"step"})
-# Calls whose result is a model: `policy = torch.jit.load(path)`, `runner.get_inference_policy()`.
-MODEL_LOADERS = ("jit.load", "torch.load", "InferenceSession", "get_inference_policy", "load_policy",
-                 "load_model", "load_checkpoint")
-# ... and a class's own loader: `PPO.load(path)`, `Planner.from_pretrained(d)`, `ALGOS[name].restore(p)` (a class,
-# or a table of classes, spelled with a capital; `json.load`, `np.load` read data from modules).
-CLASS_LOADERS = frozenset({"load", "from_pretrained", "restore", "load_from_checkpoint", "from_checkpoint"})
 # Calls the forward slice does not take in: actuation, stepping a simulator, rendering, logging (only a send
 # ends it: bounds.sends; a statement that only reports is skipped).
 SINK_CALLS = frozenset({"step", "mj_step", "publish", "Write", "write", "send", "sendall", "sendto", "print",

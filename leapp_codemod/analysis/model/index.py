@@ -8,6 +8,7 @@ import ast
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from leapp_codemod.knowledge.vocab import CLASS_LOADERS, MODEL_LOADERS
 from leapp_codemod.source.astwalk import walk, walked
 from leapp_codemod.source.parse import ParsedFile
 
@@ -183,16 +184,13 @@ def is_test_module(module: ModuleIndex) -> bool:
     return not _main_block_drives(module.tree) and collected
 
 
-# Calls that load a trained model (the last part of the called name).
-_MODEL_LOADS = frozenset({"load_state_dict", "from_pretrained", "InferenceSession", "load_checkpoint", "load_policy"})
-
-
 def _loads_a_model(tree: ast.Module) -> bool:
-    """Does the module load a trained model (`torch.load`, `torch.jit.load`, `load_state_dict`, ...)?"""
+    """Does the module load a trained model (`torch.jit.load(p)`, `PPO.load(p)`, `net.load_state_dict(sd)`)?"""
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
-            name = ast.unparse(node.func)
-            if name.rpartition(".")[2] in _MODEL_LOADS or name.endswith(("torch.load", "jit.load")):
+            holder, _, method = ast.unparse(node.func).rpartition(".")
+            if f"{holder}.{method}".endswith(MODEL_LOADERS) or method == "load_state_dict" \
+                    or method in CLASS_LOADERS and holder.rpartition(".")[2][:1].isupper():   # `PPO.load(p)`
                 return True
     return False
 
