@@ -1,7 +1,7 @@
 import ast
 
 from leapp_codemod.analysis.infer.context import advances_world, is_self_attr, self_name_of
-from leapp_codemod.knowledge.libraries import FOREIGN_ROOTS, TRACEABLE
+from leapp_codemod.knowledge.libraries import FOREIGN_ROOTS, OPAQUE_MODELS, TRACEABLE
 from leapp_codemod.rules._helpers import show
 from leapp_codemod.rules.base import Hit, Rule
 
@@ -18,7 +18,7 @@ def foreign_target(node: ast.Call, ctx) -> str | None:
     func = node.func
     if isinstance(func, ast.Attribute):
         for type_name in ctx.types_of(func.value):
-            if _root(type_name) in FOREIGN_ROOTS:
+            if _root(type_name) in FOREIGN_ROOTS | OPAQUE_MODELS:   # `sess.run(None, feeds)`: a native runtime
                 return f"{type_name}.{func.attr}"
         if is_self_attr(func.value, ctx.self_name) and ctx.cls is not None:
             key = ("foreign_held_origin", ctx.cls.id, func.value.attr)
@@ -151,6 +151,12 @@ def check(node: ast.Call, ctx):
     if target is None or target in TRACEABLE or advances_world(node) \
             or not (ctx.args_data(node) or _receiver_data(node, ctx)):
         return
+    if _root(target) in OPAQUE_MODELS:
+        yield Hit(node, f"`{show(node)}` runs the model in `{target.rpartition('.')[0]}`, a native runtime, on "
+                        "pipeline data; LEAPP cannot trace it, so nothing after it is in the export",
+                  "run the policy as a torch module for the export (the checkpoint the runtime's model was exported "
+                  "from), or export the steps before and after the session as two pipelines around it")
+        return
     yield Hit(node, f"`{show(node)}` calls native `{target}` on pipeline data; LEAPP cannot trace it",
               f"FunctionPatch `{ctx.fn.qualname}` with a torch implementation (`generate` writes the patch), "
               f"or move this step outside the exported pipeline")
@@ -169,13 +175,17 @@ RULE = Rule(
          "helper returns or is handed) and `np.asarray(img)` of one are reported; an image the step reads "
          "(`Image.open(path)`, `cv2.imread`) holds the pipeline's input, and its size fields (`img.size`, "
          "`img.width`) are its fixed shape, not data. A simulator engine's step (`mujoco.mj_step(m, d)` in a "
-         "project environment's `step` the scan follows) is the world moving on, not a computation: not reported.",
+         "project environment's `step` the scan follows) is the world moving on, not a computation: not reported. "
+         "A model run by a native runtime (`sess.run(None, feeds)` on an ONNX Runtime `InferenceSession`, TensorRT, "
+         "OpenVINO, TFLite) on pipeline data is reported too.",
     why="Native code does not see LEAPP's traced values: OpenCV is completely silent, SciPy ufuncs log 'numpy "
         "ufunc ...', `Rotation` only warns about internals. The result is a plain array: the output either raises "
         "'received non-traced tensors' or is frozen to the traced value, and an input is often pruned as "
         "'not used in the computation'. Checked with the installed leapp 0.7.2 and Pillow: `Image.fromarray(a)"
         ".resize(...)` then `np.asarray` exports a constant that fails validation on the next sample, the same "
-        "resize with `torch.nn.functional.interpolate` validates (tests/test_leapp_pil_image.py).",
+        "resize with `torch.nn.functional.interpolate` validates (tests/test_leapp_pil_image.py). An ONNX Runtime "
+        "session given a traced array returns a plain one: `output_tensors` then raises 'received non-traced "
+        "tensors: {ndarray}' (checked with the installed leapp 0.7.2 and onnxruntime).",
     fix="Replace the call with torch ops during tracing: `leapp.FunctionPatch(<module that looks the helper up>, "
         "'<helper>', torch_version)`. `generate` writes the patch and a parity check against the original.",
     example="from scipy.special import expit\ncontact = expit(logits.numpy())",
@@ -193,5 +203,9 @@ RULE = Rule(
          "    return img.crop((0, 0, h, h)).resize((32, 32))  # error\n"
          "def step(frame):\n    img = Image.fromarray(frame)  # error\n    small = shrink(img)\n"
          "    return np.asarray(small.convert('L')) / 255.0  # error\n"),
+        # a policy an ONNX Runtime session runs, the session built in the constructor
+        ("import numpy as np\nimport onnxruntime as ort\nclass Driver:\n    def __init__(self, path):\n"
+         "        self.sess = ort.InferenceSession(path)\n    def step(self, obs):\n"
+         "        out = self.sess.run(None, {'obs': obs[None]})[0]  # error\n        return np.clip(out, -1, 1)\n"),
     ),
 )
