@@ -22,6 +22,8 @@ MODELED_ROOTS = frozenset({"torch", "numpy", "leapp", "leapp_codemod", "warp", "
 # from a pipeline's outputs is arithmetic, not a new reading of the world.
 ARRAY_MATH_ROOTS = frozenset({"numpy", "torch", "math"})
 OPAQUE_MODELS = frozenset({"onnxruntime", "tensorrt", "openvino", "tflite_runtime"})
+# Libraries whose objects compute in native code a LEAPP trace does not enter (a Rotation, a session).
+NATIVE_ROOTS = FOREIGN_ROOTS | OPAQUE_MODELS
 # Installed packages that only hold and route tensors (TensorDict: nested dicts of tensors with a batch shape).
 # Their code is followed to reach the modules they wrap, but what it does itself (type-dispatch helpers,
 # bookkeeping of names and shapes on fresh containers) is torch work on tensors or plain Python about them,

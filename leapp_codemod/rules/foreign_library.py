@@ -1,7 +1,7 @@
 import ast
 
 from leapp_codemod.analysis.infer.context import advances_world, is_self_attr, self_name_of
-from leapp_codemod.knowledge.libraries import FOREIGN_ROOTS, OPAQUE_MODELS, TRACEABLE
+from leapp_codemod.knowledge.libraries import FOREIGN_ROOTS, NATIVE_ROOTS, OPAQUE_MODELS, TRACEABLE
 from leapp_codemod.rules._helpers import show
 from leapp_codemod.rules.base import Hit, Rule
 
@@ -18,7 +18,7 @@ def foreign_target(node: ast.Call, ctx) -> str | None:
     func = node.func
     if isinstance(func, ast.Attribute):
         for type_name in ctx.types_of(func.value):
-            if _root(type_name) in FOREIGN_ROOTS | OPAQUE_MODELS:   # `sess.run(None, feeds)`: a native runtime
+            if _root(type_name) in NATIVE_ROOTS:   # `sess.run(None, feeds)`: a native runtime too
                 return f"{type_name}.{func.attr}"
         if is_self_attr(func.value, ctx.self_name) and ctx.cls is not None:
             key = ("foreign_held_origin", ctx.cls.id, func.value.attr)

@@ -15,6 +15,7 @@ from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.local_values import assignments
 from leapp_codemod.analysis.model.returned_classes import built_classes
 from leapp_codemod.analysis.model.script_bindings import module_bindings
+from leapp_codemod.knowledge.libraries import NATIVE_ROOTS
 from leapp_codemod.knowledge.vocab import SELF_RETURNING_METHODS
 
 _MAX_HOPS = 3
@@ -69,8 +70,8 @@ def loaded_types(ctx, value: ast.expr, scope: FunctionInfo | None, hops: int = 0
         return built_classes(ctx.project, value, here.module, scope=scope)
     if not isinstance(value, ast.Call):
         return set()
-    found = {t for t in here.types_of(value) if ":" in t}
-    return found or loader_result(here, value.func, scope)
+    found = {t for t in here.types_of(value) if ":" in t or t.partition(".")[0] in NATIVE_ROOTS}
+    return found or loader_result(here, value.func, scope)   # a project class, or a native library's object
 
 
 def loader_result(ctx, func: ast.expr, scope: FunctionInfo | None) -> set[str]:
