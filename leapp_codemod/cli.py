@@ -23,7 +23,7 @@ from leapp_codemod.config import Config, ConfigError, load_config
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 SCAN_FORMATS = ("text", "full", "concise", "json", "sarif", "github")
-SEVERITY_RANK = {"warning": 1, "error": 2}
+SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
 
 
 def _check_entry(entry: str | None) -> None:
@@ -129,7 +129,7 @@ def _apply_file_ignores(result, config: Config) -> None:
         result.findings = [f for f in result.findings if f.code not in codes_for(file_ignores(config, f.path))]
 
 
-FAIL_ON = ("error", "warning", "not-followed")
+FAIL_ON = ("error", "warning", "info", "not-followed")
 
 
 def _fail_on(ctx, param, value: str) -> str:
@@ -208,7 +208,7 @@ def _common_scan_options(command):
                           "(skipped with a note by default; never a setting: a repository cannot turn it on)."),
         click.option("--exit-zero", is_flag=True, help="Exit 0 even when hazards are found."),
         click.option("--fail-on", default="error", show_default=True, callback=_fail_on,
-                     help="What makes the exit code 1: the lowest severity (error, warning) and/or not-followed "
+                     help="What makes the exit code 1: the lowest severity (error, warning, info) and/or not-followed "
                           "(a call in the pipeline was not followed), comma-separated."),
         click.option("--statistics", is_flag=True, help="Print the number of findings per rule instead of each."),
         click.option("--quiet", "-q", is_flag=True, help="Print the findings only: no header, summary or notes."),

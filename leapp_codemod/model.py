@@ -22,6 +22,7 @@ class Category(str, Enum):
 class Severity(str, Enum):
     ERROR = "error"      # the export is silently wrong or fails
     WARNING = "warning"  # the export is restricted (e.g. to one shape) or loses a side effect
+    INFO = "info"        # no code falls out of the trace: an input the boundary must declare (`generate` does)
 
 
 @dataclass(frozen=True, order=True)

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from leapp_codemod import __version__
 from leapp_codemod.cli import main
-from leapp_codemod.model import Entrypoint, Finding, ScanResult
+from leapp_codemod.model import Entrypoint, Finding, ScanResult, Severity
 from leapp_codemod.report.style import Style, color_wanted
 from leapp_codemod.report.text import SourceLines, TextOptions, caret_span, render_text
 from leapp_codemod.rules import ALL_RULES
@@ -236,7 +236,26 @@ def test_warnings_alone_exit_0_unless_fail_on_warning(tmp_path):
     assert cli(tmp_path, "scan", "pipe.py", "--entry", "pipe:step", "--fail-on", "error").exit_code == 1
     assert cli(tmp_path, "lint", "w.py").exit_code == 0
     assert cli(tmp_path, "lint", "w.py", "--fail-on", "warning").exit_code == 1
-    assert cli(tmp_path, "scan", "w.py", "--entry", "w:step", "--fail-on", "info").exit_code == 2
+    assert cli(tmp_path, "scan", "w.py", "--entry", "w:step", "--fail-on", "notice").exit_code == 2
+
+
+# An input a listener thread fills (LCM903, severity info): no hazard, so no exit 1 unless `--fail-on info`.
+FILLED_ONLY = ("import threading\nimport numpy as np\nimport torch\n\nclass Buoy:\n    def __init__(self):\n"
+               "        self.wave = np.zeros(3)\n        threading.Thread(target=self.listen).start()\n\n"
+               "    def listen(self):\n        self.wave = np.frombuffer(self.sock.recv(24))\n\n"
+               "    def step(self, obs):\n        return obs + torch.from_numpy(self.wave)\n")
+
+
+def test_an_input_filled_outside_the_step_is_info_not_a_hazard(tmp_path):
+    write(tmp_path, {"b.py": FILLED_ONLY})
+    plain = cli(tmp_path, "scan", "b.py", "--entry", "b:Buoy.step")
+    assert plain.exit_code == 0 and "LCM903" in plain.stdout
+    assert "No hazards found; 1 input filled outside the step (info);" in plain.stdout
+    assert cli(tmp_path, "scan", "b.py", "--entry", "b:Buoy.step", "--fail-on", "warning").exit_code == 0
+    assert cli(tmp_path, "scan", "b.py", "--entry", "b:Buoy.step", "--fail-on", "info").exit_code == 1
+    doc = json.loads(cli(tmp_path, "scan", "b.py", "--entry", "b:Buoy.step", "--format", "json").stdout)
+    assert [(f["code"], f["severity"]) for f in doc["findings"]] == [("LCM903", "info")]
+    assert doc["findings"][0]["fix"].startswith("`generate` declares `wave` a held input")
 
 
 # --------------------------------------------------------------------------- configuration
@@ -302,7 +321,7 @@ def test_rules_json(tmp_path):
     doc = json.loads(cli(tmp_path, "rules", "--format", "json").stdout)
     assert [r["code"] for r in doc] == [r.code for r in ALL_RULES]
     assert {r["name"] for r in doc} == {r.name for r in ALL_RULES}
-    assert all(r["severity"] in ("error", "warning") and r["fix"] and r["summary"] for r in doc)
+    assert all(r["severity"] in {s.value for s in Severity} and r["fix"] and r["summary"] for r in doc)
 
 
 def test_scan_json_carries_version_and_entry(tmp_path):

@@ -6,7 +6,7 @@ import ast
 import pytest
 
 from leapp_codemod.scan import scan_project
-from leapp_codemod.model import Category
+from leapp_codemod.model import Category, Severity
 from leapp_codemod.rules import ALL_RULES
 
 RULE_IDS = [rule.code for rule in ALL_RULES]
@@ -64,7 +64,7 @@ def test_rule_has_examples_and_docs(rule):
                  "fixed_example"):
         assert str(getattr(rule, name)).strip(), f"{rule.code}: `{name}` is empty"
     assert rule.category in CATEGORIES
-    assert rule.severity in ("error", "warning")
+    assert rule.severity in {s.value for s in Severity}
     assert rule.node_types and callable(rule.check)
 
 

@@ -4,7 +4,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from leapp_codemod.model import Category
+from leapp_codemod.model import Category, Severity
 from leapp_codemod.report.ruledocs import anchor, explain, rules_markdown, rules_table, sections, title
 from leapp_codemod.rules import ALL_RULES, get_rule
 from leapp_codemod.rules.base import Rule
@@ -106,7 +106,7 @@ def test_registered_rules_are_well_formed():
     assert len(codes) == len(set(codes))
     assert all(re.fullmatch(r"[A-Z]+[0-9]+", code) for code in codes)
     assert {rule.category for rule in ALL_RULES} <= {c.value for c in Category}
-    assert {rule.severity for rule in ALL_RULES} <= {"error", "warning"}
+    assert {rule.severity for rule in ALL_RULES} <= {s.value for s in Severity}
     assert all(get_rule(code.lower()) is rule for code, rule in zip(codes, ALL_RULES))
 
 

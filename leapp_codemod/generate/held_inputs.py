@@ -117,6 +117,16 @@ def filled_outside(findings, entry_id: str) -> list[tuple[str, int]]:
     return out
 
 
+def served_outside(findings, entry_id: str, fields: tuple[HeldInput, ...]) -> set[tuple[str, int, int]]:
+    """(path, line, column) of the LCM903 findings whose attribute the module serves as a held input: resolved by
+    HELD (`run` names a field it could not serve), neither left out of the export nor unresolved."""
+    roots = {f.path.split(".")[0] for f in fields}
+    owner = entry_id.rpartition(".")[0]
+    return {(f.path, f.line, f.column) for f in findings
+            if f.code == OUTSIDE_RULE and owner and f.function.rpartition(".")[0] == owner
+            and (found := _OUTSIDE_ATTR.match(f.message)) and found.group(1) in roots}
+
+
 def held_inputs(fn: ast.FunctionDef, path: Path, taken: set[str] = frozenset(),
                 outside: list[tuple[str, int]] = ()) -> tuple[HeldInput, ...]:
     """The held inputs of a method entry: the fields it reads two or more attributes deep (`held_reads`), and

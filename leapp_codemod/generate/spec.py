@@ -11,8 +11,6 @@ from pathlib import Path
 
 from leapp_codemod.boundary import fresh_port
 from leapp_codemod.knowledge.categories import (
-    HOST_CATEGORIES,
-    LEFT_OUT_CATEGORIES,
     LIBRARY_CATEGORIES,
     PATCHABLE_CATEGORIES,
 )
@@ -20,13 +18,14 @@ from leapp_codemod.knowledge.leapp import EXPORTERS
 from leapp_codemod.analysis.inline.range import parse_inline_entry
 from leapp_codemod.generate.inline_spec import DRIVER_MAIN, STATE_OWNER as INLINE_STATE_OWNER
 from leapp_codemod.generate.inline_spec import InlineSpecError, carried_names, inline_entry_source, inline_graph_name
-from leapp_codemod.generate.adapters import class_constructor, domain, torch_adapter
+from leapp_codemod.generate.adapters import domain, torch_adapter
 from leapp_codemod.generate.extras import ExtrasError, build_extras
 from leapp_codemod.generate.literals import default_graph_name, line_text_literal, pystr, snake, tuple_literal
 from leapp_codemod.generate.sent import sent_literals
 from leapp_codemod.generate.derive import helper_sources, library_targets, make_twin
 from leapp_codemod.analysis.model.fresh_objects import without_fresh_objects
-from leapp_codemod.generate.held_inputs import filled_outside, held_inputs, no_inputs_hint
+from leapp_codemod.generate.classify import classify
+from leapp_codemod.generate.held_inputs import filled_outside, held_inputs, no_inputs_hint, served_outside
 from leapp_codemod.generate.source_info import EntrySource, SourceError, entry_source, import_root, module_file
 from leapp_codemod.generate.sources import Sources
 from leapp_codemod.generate.twin import Blocked
@@ -181,10 +180,6 @@ class SpecError(Exception):
     """The integration cannot be generated (message names the file)."""
 
 
-def finding_ref(f: Finding) -> str:
-    return f"{f.path}:{f.line} {f.category}: {f.message}"
-
-
 def _state_specs(state: list[StateAttr], taken: set[str], entry_owner: str) -> tuple[StateSpec, ...]:
     seen: dict[tuple[str, str], StateAttr] = {}
     for s in state:
@@ -197,15 +192,6 @@ def _state_specs(state: list[StateAttr], taken: set[str], entry_owner: str) -> t
         used.add(name)
         specs.append(StateSpec(name, owner, attr, s.kind, f"{s.path}:{s.line}"))
     return tuple(specs)
-
-
-def _finding_resolved_by_state(f: Finding, state: tuple[StateSpec, ...], sources: Sources) -> bool:
-    if f.category != "inplace-state":
-        return False
-    for s in state:
-        if s.where == f"{f.path}:{f.line}" or s.attr in sources.self_attrs_on_line(f.path, f.line):
-            return True
-    return False
 
 
 def _app_function_replacement(sources: Sources, function: str, fn_name: str, hazards: list[str],
@@ -444,43 +430,6 @@ def _replacements(scan: ScanResult, root: Path, sources: Sources):
     return replacements, patches, covered
 
 
-def _classify(scan: ScanResult, covered: dict[int, str], stubs: set[str], state: tuple[StateSpec, ...],
-              sources: Sources) -> tuple[list[str], list[str], list[str]]:
-    """(unresolved, moved to the host runtime, left out of the export) findings, as references."""
-    unresolved, host, left_out = [], [], []
-    for f in sorted(scan.findings, key=lambda f: (f.path, f.line, f.column, f.code)):
-        idx = scan.findings.index(f)
-        ref = finding_ref(f)
-        if f.category in HOST_CATEGORIES:
-            host.append(ref)
-            unresolved.append(ref)
-        elif f.category in LEFT_OUT_CATEGORIES:
-            left_out.append(ref)
-        elif idx in covered:
-            if covered[idx] in stubs:
-                unresolved.append(f"{ref} (write {covered[idx]})")
-        elif _diverted_class(scan, f):
-            unresolved.append(f"{ref} (`run` diverts {_diverted_class(scan, f)} to its torch adapter while "
-                              "tracing; the validation checks it)")
-        elif not _finding_resolved_by_state(f, state, sources):
-            unresolved.append(ref)
-    return unresolved, host, left_out
-
-
-def _diverted_class(scan: ScanResult, f: Finding) -> str:
-    """The class adapter `run` diverts a library constructor on the finding's line to (runner/
-    class_patches.py), or ''."""
-    if f.category not in LIBRARY_CATEGORIES:
-        return ""
-    for call in scan.library_calls:
-        if call.path == f.path and call.line == f.line:
-            owner, _, name = call.target.rpartition(".")
-            found = class_constructor(f"{owner}:{name}")
-            if found:
-                return found
-    return ""
-
-
 def _imports(replacements, patches, module: str, inline, root: Path) -> tuple[list[str], list[str], list[str]]:
     """(extra imports, application modules to import, application imports the twins need)."""
     extra = {"import numpy as np"} if any("np." in ln for r in replacements for ln in r.body_lines) else set()
@@ -531,7 +480,8 @@ def build_spec(scan: ScanResult, opts: Options, project: Project | None = None) 
     if inline:   # the driver runs as __main__: its own bindings are patched there, never imported
         patches = [replace(p, module=DRIVER_MAIN) if p.module == module else p for p in patches]
     stubs = {r.fn_name for r in replacements if r.is_stub}
-    unresolved, host, left_out = _classify(scan, covered, stubs, state, sources)
+    served = served_outside(scan.findings, f"{module}:{qualname}", fields)
+    unresolved, host, left_out = classify(scan, covered, stubs, state, sources, served)
     notes = ([f"{entry.path.name}:{entry.line}: {entry.note}"] if entry.note else []) + guard_notes + fresh_notes
     extra, app_modules, app_extra = _imports(replacements, patches, module, inline, root)
     driver = _rel(opts.driver, out_dir) if opts.driver else None

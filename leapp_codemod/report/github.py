@@ -9,7 +9,7 @@ from __future__ import annotations
 from leapp_codemod.model import Finding, ScanResult
 from leapp_codemod.report.positions import sorted_findings, span
 
-COMMANDS = {"error": "error", "warning": "warning"}
+COMMANDS = {"error": "error", "warning": "warning", "info": "notice"}
 
 
 def escape_data(value: str) -> str:

@@ -16,7 +16,7 @@ SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 TOOL_NAME = "leapp-codemod"
 SRCROOT = "%SRCROOT%"
-LEVELS = {"error": "error", "warning": "warning"}
+LEVELS = {"error": "error", "warning": "warning", "info": "note"}
 
 
 def level(severity: str) -> str:

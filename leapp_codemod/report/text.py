@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from leapp_codemod.model import Finding, ScanResult
+from leapp_codemod.model import Finding, ScanResult, Severity
 from leapp_codemod.report.positions import sorted_findings, span
 from leapp_codemod.report.style import Style
 
@@ -225,16 +225,22 @@ def _not_followed_help(missing, style: Style) -> list[str]:
 
 def summary_line(result: ScanResult) -> str:
     """`Found 3 hazards (2 errors, 1 warning) in 2 files; 12 files analyzed.` or `No hazards found; ...`,
-    with `; 2 resolved by leapp_integration.py` when a generated module resolves some; with calls not
-    followed, never a bare "No hazards found": `No hazards found in the code followed; 2 calls not followed; ...`."""
+    with `; 2 inputs filled outside the step (info)` for the boundary inputs found (severity info: no code falls
+    out of the trace, the boundary declares them), `; 2 resolved by leapp_integration.py` when a generated
+    module resolves some; with calls not followed, never a bare "No hazards found": `No hazards found in the
+    code followed; 2 calls not followed; ...`."""
     analyzed = f"{plural(result.files_analyzed, 'file')} analyzed"
     missing = len(getattr(result, "not_followed", ()))
-    found = _found(result.findings)
-    if not result.findings and getattr(result, "entry_note", "").startswith("entry: no confident entry"):
+    hazards = [f for f in result.findings if f.severity != Severity.INFO]
+    notes = len(result.findings) - len(hazards)
+    found = _found(hazards)
+    if not hazards and getattr(result, "entry_note", "").startswith("entry: no confident entry"):
         found = "No hazards found from a guessed entry (no candidate feeds data to a model; pass --entry)"
     if missing:
-        found = f"{found}{' in the code followed' if not result.findings else ''}; {plural(missing, 'call')} not followed"
+        found = f"{found}{' in the code followed' if not hazards else ''}; {plural(missing, 'call')} not followed"
     parts = [found]
+    if notes:
+        parts.append(f"{notes} {'input' if notes == 1 else 'inputs'} filled outside the step (info)")
     resolved = Counter(r.by for r in getattr(result, "resolved", ()))
     parts += [f"{count} resolved by {by}" for by, count in sorted(resolved.items())]
     parts.append(analyzed)

@@ -16,16 +16,24 @@ def check(node: ast.Attribute | ast.Name, ctx):
     note = (f"`{fill.writer}` writes `{fill.name}` here, outside the step (registered to run between its calls): "
             "the value the step reads")
     yield Hit(node, f"`{show(node)}` {OUTSIDE_INPUT_TEXT}: `{fill.writer}` writes it ({where}), registered to run "
-                    "between the step's calls; the step turns it into data, but under a LEAPP trace it is no input "
-                    "and the export keeps the value it held while tracing",
-              f"read `{show(node)}` in the host loop and pass it to the step as an argument (an input of the "
-              "boundary, declared with the step's other inputs); keep only a check that it arrived (`is None`) "
-              "in the step",
-              related=((fill.path, fill.line, column, note),))
+                    "between the step's calls: an input of the step that the boundary must declare (undeclared, "
+                    "it is no traced input and the export keeps the value it held while tracing)",
+              _fix(node), related=((fill.path, fill.line, column, note),))
+
+
+def _fix(node: ast.AST) -> str:
+    """What serves the input: `generate` serves a field of the step's own object (HELD); a global it cannot."""
+    read = show(node)
+    if read.startswith("self."):
+        return (f"`generate` declares `{read.split('.')[1]}` a held input (HELD: read before each call and traced "
+                "as an input; `run` names a field it cannot serve, such as a message object or a Python number); "
+                "a boundary written by hand reads it in the host loop and passes it as an argument")
+    return (f"read `{read}` in the host loop and pass it to the step as an argument (an input of the boundary, "
+            "declared with the step's other inputs); keep only a check that it arrived (`is None`) in the step")
 
 
 RULE = Rule(
-    code="LCM903", name="outside-filled-input", category="io-in-pipeline", severity="warning",
+    code="LCM903", name="outside-filled-input", category="io-in-pipeline", severity="info",
     summary="the step reads a value a callback, listener, thread or handler fills between its calls",
     what="Flags, in the pipeline, the first read (per function, name and part read off it) of an attribute of "
          "self or a module global that code registered to run outside the step writes, when the read feeds what "
@@ -57,9 +65,14 @@ RULE = Rule(
     why="LEAPP 0.7.2 traces only the tensors handed to `input_tensors` (and the state declared with "
         "`state_tensors`); a value the step reads from an attribute or a global is not traced and is baked into "
         "the export as a constant, the command or message seen while tracing (leapp-guide.md: anything that is "
-        "not a traced value and flows into a traced op is baked in as a constant).",
-    fix="Read the value in the host loop (where the callback stored it) and pass it to the step as an argument, "
-        "so that it is an input of the boundary; the step keeps at most a check that a first message arrived.",
+        "not a traced value and flows into a traced op is baked in as a constant). No code of the step falls "
+        "out of the trace: the value is an input the boundary has to declare, so the finding's severity is "
+        "`info` (not counted as a hazard; `--fail-on info` makes it fail).",
+    fix="Declare it as an input of the boundary. For a field of the step's own object `generate` does: it lists "
+        "the field in HELD, `run` reads it before each call and traces it as an input (and names a field it "
+        "cannot serve: a message object, a Python number). By hand, or for a module global: read the value in "
+        "the host loop (where the callback stored it) and pass it to the step as an argument; the step keeps at "
+        "most a check that a first message arrived.",
     example="def on_key(self, key):\n    self.cmd[0] += 0.1\n\ndef step(self, obs):\n"
             "    return self.policy(np.concatenate([obs, self.cmd]))",
     fixed_example="def step(self, obs, cmd):\n    return self.policy(np.concatenate([obs, cmd]))\n\n"
