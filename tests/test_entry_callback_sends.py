@@ -34,3 +34,14 @@ def test_writes_into_another_objects_fields_after_the_range_are_sends():
                 self.last = a
         ''')).body[0]
     assert not covers_body(fn_kept, 3, 4)    # `self.last = a` is kept for the next call: not a send
+
+
+def test_a_step_the_loop_reaches_through_an_object_that_holds_its_owner_is_offered_first(tmp_path, monkeypatch):
+    """`Scheduler(self)` types the scheduler's `owner` as the rover that builds it, so the spin the drive loop
+    calls reaches the rover's tick and, through it, the autopilot's `wheel_speeds` (which runs the network through a
+    private helper): that is the step, not the spin that runs a model only deep."""
+    want = expected("entry_deep_dispatch")
+    candidates = ranked(app(tmp_path, "entry_deep_dispatch"), monkeypatch)
+    assert [c["entry"] for c in candidates[:2]] == [want["entry"], want["spin"]]
+    reasons = by_id(candidates)[want["entry"]]["reasons"]
+    assert reasons[0].startswith("reached from Scheduler.spin_once") and "through Rover.on_tick" in reasons[0]

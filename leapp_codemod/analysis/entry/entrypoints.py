@@ -12,6 +12,7 @@ from leapp_codemod.analysis.entry.collect import (
 from leapp_codemod.analysis.entry.composers import above_their_parts, builds_for_thin_wrapper
 from leapp_codemod.analysis.entry.built_overrides import to_built_overrides
 from leapp_codemod.analysis.entry.config_choice import favour_selected
+from leapp_codemod.analysis.entry.deep_steps import deep_driver
 from leapp_codemod.analysis.entry.cores import (
     below_deploy_steps,
     deploy_steps,
@@ -162,6 +163,12 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites, reach: set[str]
                 score += 5
                 reasons.append(f"called by {_where(caller)}, which {_where(driver)} calls in a loop "
                                f"({driver.path}:{line}): the model call of the loop body")
+    if not loops and not is_module_method(fn, project) and (deep := deep_driver(fn, sites)) is not None:
+        looped, driver, line, chain = deep
+        loops = [(looped, line)]
+        score += 4
+        reasons.append(f"reached from {_where(looped)}, which {_where(driver)} runs repeatedly ({driver.path}:{line}), "
+                       f"through {', '.join(chain)}: where the loop's data meets the model")
     evidence = len(reasons)
     name = step_name(fn)
     words = name_words(name)

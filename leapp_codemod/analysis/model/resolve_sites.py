@@ -31,9 +31,10 @@ class Site:
     scope: dict[str, list[ast.expr]]     # names assigned in the scope of the call -> their values
 
 
-def _scopes(tree: ast.Module, values: Callable[[], dict[str, frozenset]] | None = None):
-    """(scope node, its own nodes) for the module body and every function, nested ones separately; the block
-    of an `if` on a config key the project's configs decide is left out (`if cfg["sim"]: env = Sim()`)."""
+def _scopes(tree: ast.Module, values: Callable[[], dict[str, frozenset]] | None = None, with_owner: bool = False):
+    """The own nodes of the module body and of every function, nested ones separately (with `with_owner`, as
+    (scope node, its nodes)); the block of an `if` on a config key the project's configs decide is left out
+    (`if cfg["sim"]: env = Sim()`)."""
     pending: list[ast.AST] = [tree]
     while pending:
         scope = pending.pop()
@@ -47,7 +48,27 @@ def _scopes(tree: ast.Module, values: Callable[[], dict[str, frozenset]] | None 
             dead = decided_block(node.test, values) if isinstance(node, ast.If) and values is not None else None
             stack.extend(child for child in ast.iter_child_nodes(node)
                          if dead is None or child not in getattr(node, dead))
-        yield nodes
+        yield (scope, nodes) if with_owner else nodes
+
+
+def _own_instances(tree: ast.Module) -> dict[int, tuple[str, str]]:
+    """id of each top-level class's method -> (its first parameter, the class's name): inside the method that
+    parameter is an instance of the class (`Machine(self)` in `Robot.__init__` hands a Robot)."""
+    out = {}
+    for cls in tree.body:
+        if not isinstance(cls, ast.ClassDef):
+            continue
+        for fn in cls.body:
+            static = any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in
+                         getattr(fn, "decorator_list", ()))
+            if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.args.args and not static:
+                out[id(fn)] = (fn.args.args[0].arg, cls.name)
+    return out
+
+
+def _instance_of(cls_name: str, where: ast.AST) -> ast.Call:
+    """`Cls()`: a stand-in expression whose type is an instance of the class the scope's method belongs to."""
+    return ast.copy_location(ast.Call(ast.Name(cls_name, ast.Load()), [], []), where)
 
 
 def _index_sites(project: Project) -> dict[str, list[Site]]:
@@ -57,8 +78,12 @@ def _index_sites(project: Project) -> dict[str, list[Site]]:
                     if not project.is_library(name)}
     values = partial(config_values, project)   # read only when an `if` names a config key
     for module in [m for m in project.modules.values() if not project.is_library(m.name)]:
-        for nodes in _scopes(module.tree, values):
+        instances = _own_instances(module.tree)
+        for owner, nodes in _scopes(module.tree, values, with_owner=True):
             scope: dict[str, list[ast.expr]] = {}
+            if id(owner) in instances:
+                me, cls_name = instances[id(owner)]
+                scope[me] = [_instance_of(cls_name, owner)]
             calls = []
             for node in nodes:
                 if isinstance(node, ast.Assign):
