@@ -498,7 +498,8 @@ def _display_from(root: Path | None, file: str) -> str:
               help="With --driver: stop the driver once a candidate was called this many times.")
 @click.option("--timeout", type=click.FloatRange(1, None), default=300.0, show_default=True,
               help="With --driver: seconds before the driver is stopped.")
-def entrypoints(paths, fmt, limit, driver, calls, timeout):
+@click.option("--no-cache", is_flag=True, help="Accepted as `scan` takes it: ranking reads and writes no cache.")
+def entrypoints(paths, fmt, limit, driver, calls, timeout, no_cache):
     """List candidate pipeline entrypoints in PATHS, best first, with the reasons."""
     if driver:
         from leapp_codemod.cli_observe import observed_entrypoints

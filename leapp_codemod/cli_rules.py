@@ -8,12 +8,17 @@ import click
 
 
 @click.command()
+@click.argument("rule", required=False)
 @click.option("--format", "--output-format", "fmt", type=click.Choice(("text", "json")), default="text",
               show_default=True)
-def rules(fmt):
-    """List every rule: code, name, category, severity, summary."""
+@click.pass_context
+def rules(ctx, rule, fmt):
+    """List every rule: code, name, category, severity, summary; `rules RULE` explains one (as `explain`)."""
     from leapp_codemod.report.ruledocs import rules_json, rules_table
     from leapp_codemod.rules import ALL_RULES
+    if rule is not None:
+        ctx.invoke(explain, rule=rule)
+        return
     if fmt == "json":
         click.echo(json.dumps(rules_json(ALL_RULES), indent=2, ensure_ascii=False))
     else:

@@ -393,3 +393,11 @@ def test_require_format_takes_the_export_with_names(tmp_path):
     assert ladder("onnx", "onnx") == ["onnx", "onnx-torchscript"]
     result = cli(tmp_path, "run", "x.py", "--require-format", "jit")
     assert result.exit_code == 2 and "jit-script" in result.stderr
+
+
+def test_rules_with_a_code_explains_it_and_entrypoints_takes_no_cache(tmp_path):
+    write(tmp_path, {"pipe.py": PIPE})
+    assert cli(tmp_path, "rules", "LCM903").stdout == cli(tmp_path, "explain", "outside-filled-input").stdout
+    unknown = cli(tmp_path, "rules", "LCM9x")
+    assert unknown.exit_code == 2 and "did you mean 'LCM903'" in unknown.stderr
+    assert cli(tmp_path, "entrypoints", "pipe.py", "--no-cache").exit_code == 0

@@ -420,3 +420,15 @@ def test_a_class_driven_from_its_own_main_block_is_the_candidate(tmp_path, monke
     first = document["entrypoints"][0]
     assert first["entry"] == "deploy:Deployer.control_tick", document["entrypoints"]
     assert "called in a loop by the module's top-level code" in first["reasons"][0]
+
+
+def test_folders_a_ros_build_tool_marks_ignored_are_not_scanned(tmp_path):
+    """A colcon workspace's install/ and log/ (each holding COLCON_IGNORE) repeat the sources of src/; a package
+    a developer keeps out of the build with CATKIN_IGNORE is no source either. The rest is read as usual."""
+    for folder in ("src/arm_pkg/arm_pkg", "install/arm_pkg/lib/arm_pkg", "log/latest", "src/old_pkg"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "node.py").write_text("def step(obs):\n    return obs\n")
+    for marker in ("install/COLCON_IGNORE", "log/COLCON_IGNORE", "src/old_pkg/CATKIN_IGNORE"):
+        (tmp_path / marker).write_text("")
+    found = discover([str(tmp_path)])
+    assert [Path(f.display).relative_to(tmp_path).as_posix() for f in found.files] == ["src/arm_pkg/arm_pkg/node.py"]

@@ -23,6 +23,10 @@ DEFAULT_EXCLUDES = (
     "build", "dist", ".eggs", "*.egg-info", ".mypy_cache", ".pytest_cache", ".ruff_cache",
     ".leapp-codemod-cache", "site-packages",
 )
+# Files a ROS build tool leaves in the folders it generates (a colcon workspace's build/, install/ and log/, which
+# repeat the sources under src/) or that a developer adds to keep a package out of the build: such a folder is
+# not the project's source.
+IGNORE_MARKERS = ("COLCON_IGNORE", "AMENT_IGNORE", "CATKIN_IGNORE")
 
 
 @dataclass(frozen=True)
@@ -138,9 +142,9 @@ def _walk(root: str, excludes: tuple[str, ...], seen_dirs: set, out: list, error
         kept = []
         for d in sorted(dirnames):
             rel = Path(rel_dir, d).as_posix() if rel_dir != "." else d
-            if _excluded(rel, d, excludes):
-                continue
             full = os.path.join(current, d)
+            if _excluded(rel, d, excludes) or any(os.path.lexists(os.path.join(full, m)) for m in IGNORE_MARKERS):
+                continue
             try:
                 link = stat.S_ISLNK(os.lstat(full).st_mode)
             except OSError:
