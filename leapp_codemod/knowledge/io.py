@@ -112,6 +112,12 @@ OUTSIDE_REGISTRARS = REGISTRARS | frozenset({
     "start_new_thread", "call_soon", "call_soon_threadsafe", "set_key_callback", "set_mouse_button_callback", "bind",
     "after", "connect", "add_listener", "add_event_callback", "Listener"})
 OUTSIDE_REGISTRAR_SUFFIXES = (*REGISTRAR_SUFFIXES, "Listener", "Server", "Handler")
+# Of those, the registrations an operator's action triggers (a key press, a mouse event, a signal): what such a
+# handler writes is an operator's input whatever it stores (`self.speed += 0.1` on every press), where a
+# subscription callback's or a thread's writes count only when they carry data (a message field, a device read).
+OPERATOR_REGISTRARS = frozenset({"signal", "on_press", "on_release", "add_hotkey", "on_press_key", "hook",
+                                 "set_key_callback", "set_mouse_button_callback", "Listener"})
+OPERATOR_KEYWORDS = frozenset({"on_press", "on_release", "on_click", "on_move", "on_scroll", "key_callback"})
 # ... the coroutine a scheduler is handed runs as its own task (`asyncio.create_task(self._pump())`).
 COROUTINE_SCHEDULERS = frozenset({"create_task", "ensure_future", "run_coroutine_threadsafe", "start_soon"})
 OUTSIDE_KEYWORDS = REGISTRAR_KEYWORDS | frozenset({"on_press", "on_release", "on_click", "on_move", "on_scroll",

@@ -1,12 +1,15 @@
 import ast
 from pathlib import PurePath
 
+from leapp_codemod.analysis.infer.context import parent_map
 from leapp_codemod.knowledge.io import OUTSIDE_INPUT_TEXT
 from leapp_codemod.rules._helpers import show
 from leapp_codemod.rules.base import Hit, Rule
 
 
 def check(node: ast.Attribute | ast.Name, ctx):
+    if _runs(node, ctx):
+        return   # `self.model(obs)` after a key handler swapped the model: code the step runs, no value it reads
     fill = ctx.filled_outside(node)
     if fill is None or ctx.in_error_handler(node):
         return   # in an `except` block: a fallback; the traced call raised nothing, the export is not this path
@@ -15,15 +18,26 @@ def check(node: ast.Attribute | ast.Name, ctx):
     where = f"{PurePath(fill.path).name}:{fill.line}"
     note = (f"`{fill.writer}` writes `{fill.name}` here, outside the step (registered to run between its calls): "
             "the value the step reads")
-    yield Hit(node, f"`{show(node)}` {OUTSIDE_INPUT_TEXT}: `{fill.writer}` writes it ({where}), registered to run "
+    read = show(node) + (f".{fill.name.partition('.')[2]}" if "." in fill.name else "")   # `self.pad.lx`
+    yield Hit(node, f"`{read}` {OUTSIDE_INPUT_TEXT}: `{fill.writer}` writes it ({where}), registered to run "
                     "between the step's calls: an input of the step that the boundary must declare (undeclared, "
                     "it is no traced input and the export keeps the value it held while tracing)",
-              _fix(node), related=((fill.path, fill.line, column, note),))
+              _fix(read), related=((fill.path, fill.line, column, note),))
 
 
-def _fix(node: ast.AST) -> str:
+def _runs(node: ast.AST, ctx) -> bool:
+    """Is the read the callee of a call or the receiver of a `forward` (`self.model(x)`, `self.model.forward(x)`)?"""
+    parents = parent_map(ctx.fn)
+    parent = parents.get(id(node))
+    if isinstance(parent, ast.Call) and parent.func is node:
+        return True
+    call = parents.get(id(parent))
+    return isinstance(parent, ast.Attribute) and parent.attr == "forward" and isinstance(call, ast.Call) \
+        and call.func is parent
+
+
+def _fix(read: str) -> str:
     """What serves the input: `generate` serves a field of the step's own object (HELD); a global it cannot."""
-    read = show(node)
     if read.startswith("self."):
         return (f"`generate` declares `{read.split('.')[1]}` a held input (HELD: read before each call and traced "
                 "as an input; `run` names a field it cannot serve, such as a message object or a Python number); "

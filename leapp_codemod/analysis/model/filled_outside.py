@@ -27,6 +27,8 @@ from leapp_codemod.analysis.model.index import ClassInfo, ModuleIndex
 from leapp_codemod.knowledge.io import (
     CLOCK_FUNCTIONS,
     COROUTINE_SCHEDULERS,
+    OPERATOR_KEYWORDS,
+    OPERATOR_REGISTRARS,
     OUTSIDE_KEYWORDS,
     OUTSIDE_REGISTRAR_SUFFIXES,
     OUTSIDE_REGISTRARS,
@@ -73,6 +75,24 @@ def handed_functions(call: ast.Call) -> list[ast.expr]:
         elif isinstance(arg, ast.Call) and name in COROUTINE_SCHEDULERS:
             arg = arg.func               # `asyncio.create_task(self._pump())`: the coroutine function runs
         out.append(arg)
+    return out
+
+
+def operator_methods(cls: ClassInfo) -> set[str]:
+    """Methods of self handed to a registration an operator's action triggers (`Listener(on_press=self.on_key)`,
+    `signal.signal(SIGUSR1, self.faster)`): their writes are an operator's input whatever they store."""
+    out = set()
+    for info in cls.methods.values():
+        me = _self_name(info.node)
+        for call in (n for n in info.nodes if isinstance(n, ast.Call)):
+            handed = [k.value for k in call.keywords if k.arg in OPERATOR_KEYWORDS]
+            handed += call.args if _call_name(call) in OPERATOR_REGISTRARS else []
+            for arg in handed:
+                if isinstance(arg, ast.Lambda) and isinstance(arg.body, ast.Call):
+                    arg = arg.body.func          # `lambda k: self.on_key(k)`
+                if isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name) and arg.value.id == me \
+                        and arg.attr in cls.methods:
+                    out.add(arg.attr)
     return out
 
 
@@ -188,7 +208,8 @@ def class_fills(project, cls: ClassInfo) -> dict[str, list[Fill]]:
     fills: dict[str, list[Fill]] = {}
     data = inputs_from_callbacks(project, cls, frozenset()) if writers else set()
     seen = {w[0] for w in writers}
-    nested = {label for label, _, _ in handlers}    # handlers handed over, and the helpers they call
+    nested = {label for label, _, _ in handlers} | operator_methods(family)    # handlers handed over (an operator's
+    # key press included), and the helpers they call
     while writers:
         label, node, self_name, owner, fid = writers.pop(0)
         written = set()

@@ -23,6 +23,8 @@ from leapp_codemod.analysis.model.filled_outside import (
     _WRITES,
     _carries_data,
     _nested_handlers,
+    class_fills,
+    operator_methods,
     _own_nodes,
     _root,
     _self_calls,
@@ -103,12 +105,15 @@ def object_writes(project) -> tuple[ObjectWrite, ...]:
         if project.is_library(module.name):
             continue
         for cls in module.classes.values():
+            operators = operator_methods(cls)
             for label, node, self_name, fid in _class_writers(cls):
                 args = getattr(node, "args", None)
                 params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)} if args else set()
                 for stmt in _own_nodes(node):
                     if isinstance(stmt, _WRITES) and getattr(stmt, "value", None) is not None:
-                        data = "." in label or _carries_data(stmt.value, params - {self_name}, project, module)
+                        data = ("." in label or label in operators
+                                or _carries_data(stmt.value, params - {self_name}, project, module)
+                                or _copies_a_fill(project, cls, stmt.value, self_name))
                         for target in _targets(stmt):
                             place = _held_field(target, self_name)
                             if place is not None:
@@ -122,6 +127,13 @@ def object_writes(project) -> tuple[ObjectWrite, ...]:
                                                    stmt.lineno, stmt.col_offset, label, fid, True, cls))
     project.memo[key] = found = tuple(out)
     return found
+
+
+def _copies_a_fill(project, cls, value: ast.expr, self_name: str | None) -> bool:
+    """Does the value read an attribute of self that registered code fills (a thread copying what a subscription
+    callback stored, `self.state.q[i] = self.msg_q[i]`)?"""
+    filled = class_fills(project, cls)
+    return any(_held(n, self_name) in filled for n in ast.walk(value) if isinstance(n, ast.Attribute))
 
 
 def method_data_writes(project, method) -> dict[str, ast.stmt]:
