@@ -205,5 +205,6 @@ class ScanResult:
     bound_calls: tuple[Resolved, ...] = ()       # calls on run-time-bound receivers, and how they were resolved
     open_keys: tuple[str, ...] = ()   # tests on the keys of a dict a reached call fills with keys not known (both branches analysed)
     files_analyzed: int = 0
+    libraries_followed: tuple[str, ...] = ()   # installed packages whose code the pipeline runs and the scan read
     leapp_support: str = ""  # where the LEAPP mapping came from, e.g. "installed leapp 0.7.2"
     resolved: list = field(default_factory=list)   # resolved.Resolution: findings a generated module resolves

@@ -42,6 +42,10 @@ def test_a_script_loop_runs_the_sb3_agent_its_main_block_loads():
     assert "stable_baselines3.common.base_class:BaseAlgorithm.predict" in result.reachable
     assert "stable_baselines3.common.policies:ActorCriticPolicy._predict" in result.reachable   # PPO's policy
     assert result.not_followed == ()
+    assert result.libraries_followed == ("stable_baselines3",)     # said, so "No hazards" is read with it
+    from leapp_codemod.report.text import summary_line
+    assert "(and the code of installed stable_baselines3 it runs)" in summary_line(result)
+    assert _scan("glide/fly.py:27-28", follow_libraries=False).libraries_followed == ()
 
 
 def test_a_node_timer_runs_the_agent_a_helper_loads_through_an_alias():

@@ -21,10 +21,11 @@ def entrypoint(qualname="Policy.step") -> Entrypoint:
 def test_document_has_exactly_the_contract_keys():
     doc = json.loads(render(ScanResult(files_analyzed=2), "json"))
     assert set(doc) == {"version", "findings", "resolved", "entrypoints", "entry", "entry_detail", "entry_note",
-                        "errors", "files_analyzed", "leapp_support", "not_followed", "bound_calls"}
+                        "errors", "files_analyzed", "libraries_followed", "leapp_support", "not_followed",
+                        "bound_calls"}
     assert doc == {"version": __version__, "findings": [], "resolved": [], "entrypoints": [], "entry": None,
-                   "entry_detail": None, "entry_note": "", "errors": [], "files_analyzed": 2, "leapp_support": "",
-                   "not_followed": [], "bound_calls": []}
+                   "entry_detail": None, "entry_note": "", "errors": [], "files_analyzed": 2, "libraries_followed": [],
+                   "leapp_support": "", "not_followed": [], "bound_calls": []}
 
 
 def test_findings_entrypoints_entry_errors_round_trip():

@@ -20,7 +20,8 @@ def to_document(result: ScanResult) -> dict:
     With an observation (`scan --driver`, or a saved one), `observed_note` names it and each finding has
     `seen`: "seen running" or "static only". A finding of recurrent state has `related`: the first read of
     the value the previous call left (`path`, `line`, `column`, `message`).
-    `not_followed` lists the calls in the pipeline whose callee the scan could not resolve (`path`, `line`,
+    `libraries_followed` names the installed packages whose code the pipeline runs and the scan read (their
+    findings are reported at the application's call site). `not_followed` lists the calls in the pipeline whose callee the scan could not resolve (`path`, `line`,
     `text`, `reason`, `receiver`, `function`); `bound_calls` the calls on run-time-bound receivers it did
     resolve (`path`, `line`, `text`, `targets`, `how`). `open_keys` (only when there are some) lists the tests
     on the keys of a dict a reached call fills with keys the scan cannot know: both branches were analysed.
@@ -35,6 +36,7 @@ def to_document(result: ScanResult) -> dict:
         "entry_detail": result.entry.to_json() if result.entry is not None else None,
         "errors": [{"path": e.path, "message": e.message} for e in result.errors],
         "files_analyzed": result.files_analyzed,
+        "libraries_followed": list(result.libraries_followed),
         "leapp_support": result.leapp_support,
         "not_followed": [n.to_json() for n in result.not_followed],
         "bound_calls": [r.to_json() for r in result.bound_calls],

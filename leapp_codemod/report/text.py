@@ -243,7 +243,8 @@ def summary_line(result: ScanResult) -> str:
         parts.append(f"{notes} {'input' if notes == 1 else 'inputs'} filled outside the step (info)")
     resolved = Counter(r.by for r in getattr(result, "resolved", ()))
     parts += [f"{count} resolved by {by}" for by, count in sorted(resolved.items())]
-    parts.append(analyzed)
+    followed = getattr(result, "libraries_followed", ())
+    parts.append(analyzed + (f" (and the code of installed {', '.join(followed)} it runs)" if followed else ""))
     if result.errors:
         unreadable = len({error.path for error in result.errors})
         parts.append(f"{plural(unreadable, 'file')} could not be analyzed")

@@ -139,6 +139,8 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
     held, _ = without_fresh_objects(state, list(analysis.reachable), project)   # objects the step builds anew
     result.state = sorted(held, key=lambda s: (s.owner, s.attr))
     result.reachable = list(analysis.reachable) if entry_fn is not None else []
+    result.libraries_followed = tuple(sorted({fid.partition(".")[0].partition(":")[0] for fid in result.reachable
+                                              if project.is_library(fid.partition(":")[0])}))
     result.patch_targets = patch_targets(analysis, result.findings)
     kept = {(f.path, f.line) for f in result.findings}
     result.library_calls = [c for c in library_calls if (c.path, c.line) in kept]
