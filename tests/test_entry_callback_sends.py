@@ -45,3 +45,22 @@ def test_a_step_the_loop_reaches_through_an_object_that_holds_its_owner_is_offer
     assert [c["entry"] for c in candidates[:2]] == [want["entry"], want["spin"]]
     reasons = by_id(candidates)[want["entry"]]["reasons"]
     assert reasons[0].startswith("reached from Scheduler.spin_once") and "through Rover.on_tick" in reasons[0]
+
+
+def test_a_callback_around_an_adapter_that_only_moves_values_is_the_step(tmp_path, monkeypatch):
+    """The timer callback builds the features in one line, calls a module helper whose only work is the network
+    call (the rest moves values between numpy, a device and the network's dict), then clips, keeps and publishes:
+    the callback is offered first, the adapter as the model wrapper it calls."""
+    want = expected("entry_adapter_helper")
+    candidates = ranked(app(tmp_path, "entry_adapter_helper"), monkeypatch)
+    assert [c["entry"] for c in candidates[:2]] == [want["entry"], want["adapter"]]
+    assert any("a model wrapper Helm.steer calls" in r for r in by_id(candidates)[want["adapter"]]["reasons"])
+
+
+def test_lines_that_only_move_values_are_no_work_of_a_wrapper():
+    from leapp_codemod.analysis.entry.composers import _plumbing
+    plumbing = ["torch.from_numpy(obs).to('cuda:0').type(torch.float32)", "{'obs': t, 'rnn_states': None}",
+                "out['mus']", "a.cpu().numpy()", "x.view(-1, 3)"]
+    work = ["obs / self.scale", "np.clip(a, -1, 1)", "torch.cat([a, b])", "out[i]", "self.net(obs)"]
+    assert all(_plumbing(ast.parse(e).body[0].value) for e in plumbing)
+    assert not any(_plumbing(ast.parse(e).body[0].value) for e in work)

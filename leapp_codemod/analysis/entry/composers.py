@@ -19,17 +19,24 @@ from dataclasses import dataclass, replace
 
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.knowledge.io import SEND_METHODS
+from leapp_codemod.knowledge.vocab import NAME_KEEPING_CONVERSIONS
 from leapp_codemod.model import Entrypoint
 
 WRAPPER_ASSIGNMENTS = 3
 WRAPPER_STATEMENTS = 6
+# ... or computes at most this many values besides moving them (`_plumbing`): the model call and one more.
+WRAPPER_WORK = 2
+# Methods and torch constructors that only move values between devices, dtypes and containers.
+PLUMBING_METHODS = NAME_KEEPING_CONVERSIONS - {"item", "tolist"} | {"cpu", "cuda", "float", "double", "half", "type"}
+TENSOR_FROM_ARRAY = frozenset({"from_numpy", "as_tensor", "tensor", "asarray"})
 # A function of at most this many statements is only its model call (and the return); its caller builds the input
 # when at least THIN_CALLER_STATEMENTS statements come before the call.
 THIN_STATEMENTS = 2
 THIN_CALLER_STATEMENTS = 3
 # A function of the step's own class whose name starts with one of these sends the action out.
 SEND_WORDS = frozenset({"publish", "send", "write", "command", "actuate", "apply"})
-# Statements before the model call that build its input (reading the message, filling the observation).
+# Pipeline statements around a model wrapper's call: building its input (reading the message, filling the
+# observation; one at least) and using its result before the send (clipping it, keeping it for the next call).
 MIN_STATEMENTS_BEFORE = 2
 
 
@@ -80,9 +87,43 @@ def _statements(fn: FunctionInfo) -> int:
     return sum(1 for stmt in body for n in ast.walk(stmt) if isinstance(n, ast.stmt))
 
 
+def _plumbing(value: ast.expr) -> bool:
+    """Does the value only move what it is handed between containers, devices and dtypes (`torch.from_numpy(obs)
+    .to(dev).float()`, `{"obs": t, "rnn_states": None}`, `out["mus"]`, `a.cpu().numpy()`)? Such a line computes
+    nothing of the pipeline: an adapter around a model call is still a wrapper."""
+    if isinstance(value, (ast.Name, ast.Constant)):
+        return True
+    if isinstance(value, (ast.Tuple, ast.List)):
+        return all(_plumbing(e) for e in value.elts)
+    if isinstance(value, ast.Dict):
+        return all(_plumbing(v) for v in value.values)
+    if isinstance(value, ast.Subscript):
+        return isinstance(value.slice, ast.Constant) and _plumbing(value.value)
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+        if value.func.attr in PLUMBING_METHODS:
+            return _plumbing(value.func.value) and all(_setting(a) for a in (*value.args, *(k.value for k in
+                                                                                         value.keywords)))
+        return value.func.attr in TENSOR_FROM_ARRAY and len(value.args) == 1 and _plumbing(value.args[0])
+    return False
+
+
+def _setting(arg: ast.expr) -> bool:
+    """A device, a dtype or a shape handed to a conversion (`"cuda:0"`, `torch.float32`, `dev`, `-1`)."""
+    while isinstance(arg, ast.Attribute):
+        arg = arg.value
+    return isinstance(arg, (ast.Name, ast.Constant)) or isinstance(arg, ast.UnaryOp) and _setting(arg.operand)
+
+
+def _work(fn: FunctionInfo) -> int:
+    """Assignments that compute something (not `_plumbing`)."""
+    return sum(isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and not (
+        n.value is not None and _plumbing(n.value)) for n in fn.nodes)
+
+
 def is_model_wrapper(fn: FunctionInfo) -> bool:
     """Is `fn` small enough to be only a wrapper around a model call (the caller checks that it runs one)?"""
-    return _assignments(fn) <= WRAPPER_ASSIGNMENTS or _statements(fn) <= WRAPPER_STATEMENTS
+    return _assignments(fn) <= WRAPPER_ASSIGNMENTS or _statements(fn) <= WRAPPER_STATEMENTS \
+        or _work(fn) <= WRAPPER_WORK
 
 
 def builds_for_thin_wrapper(fn: FunctionInfo, caller: FunctionInfo) -> bool:
@@ -149,7 +190,9 @@ def model_parts(fn: FunctionInfo, calls: list[tuple[ast.Call, list[str]]], runs_
             continue
         sent = send_after(fn, node.lineno)
         returned = _returned_after(fn, node.lineno) if sent is None else None
-        if (sent or returned) is not None and _statements_before(fn, node.lineno) >= MIN_STATEMENTS_BEFORE:
+        before = _statements_before(fn, node.lineno)
+        after = _statements_before(fn, sent if sent is not None else returned or 0) - before - 1
+        if (sent or returned) is not None and before >= 1 and before + after >= MIN_STATEMENTS_BEFORE:
             what = f"a send of the result (line {sent})" if sent is not None else f"a return (line {returned})"
             out[tid] = Composer(fn, f"a model wrapper {fn.qualname} calls ({fn.path}:{node.lineno}) between "
                                     f"statements that build its input and {what}")
