@@ -131,7 +131,8 @@ class OutsideInputQuestions:
         else:
             return []
         reached = self.project.memo.get(REACHED_KEY, frozenset())
-        return [f for f in fills if f.writer_id not in reached and f.writer_id != self.fn.id]
+        return [f for f in fills if f.writer_id not in reached and f.writer_id != self.fn.id
+                and not self.fn.id.startswith(f"{f.writer_id}.<lines")]   # the callback an inline range is cut from
 
     def _object_fills(self, node: ast.Attribute) -> list[Fill]:
         """Writes through an object held on self (`object_fills`): the holder's registered code fills the field
