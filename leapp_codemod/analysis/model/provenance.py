@@ -22,7 +22,7 @@ from typing import Callable
 
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo
 from leapp_codemod.knowledge.io import CLOCK_FACTORIES, MIDDLEWARE_FACTORIES
-from leapp_codemod.knowledge.vocab import PARAMETER_READERS
+from leapp_codemod.knowledge.vocab import PARAMETER_READERS, WRITING_METHODS
 
 # Methods of a node base class that hand the host's settings, handles, clock or logger, never an input.
 HOST_METHODS = PARAMETER_READERS | MIDDLEWARE_FACTORIES | CLOCK_FACTORIES | frozenset({"get_logger", "get_name",
@@ -144,6 +144,10 @@ class Provenance:
                     targets, value = [node.target], node.value
                 elif isinstance(node, ast.withitem) and node.optional_vars is not None:
                     targets, value = [node.optional_vars], node.context_expr
+                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                        and isinstance(node.func.value, ast.Name) and node.func.attr in WRITING_METHODS:
+                    targets, value = [node.func.value], ast.Tuple([*node.args, *(k.value for k in node.keywords)],
+                                                                  ast.Load())   # `picked.append(msg.position[i])`
                 else:
                     continue
                 names = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)} - tainted
