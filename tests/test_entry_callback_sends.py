@@ -64,3 +64,12 @@ def test_lines_that_only_move_values_are_no_work_of_a_wrapper():
     work = ["obs / self.scale", "np.clip(a, -1, 1)", "torch.cat([a, b])", "out[i]", "self.net(obs)"]
     assert all(_plumbing(ast.parse(e).body[0].value) for e in plumbing)
     assert not any(_plumbing(ast.parse(e).body[0].value) for e in work)
+
+
+def test_a_private_callback_whose_range_reads_what_it_built_before_is_offered_above_the_range(tmp_path, monkeypatch):
+    """`_timer_fired` (registered with a timer) builds the features, then runs the network only under a test on them:
+    the range around the network reads `features`, built before it, so the callback itself is the step."""
+    want = expected("entry_guarded_callback")
+    candidates = ranked(app(tmp_path, "entry_guarded_callback"), monkeypatch)
+    assert candidates[0]["entry"] == want["entry"] and candidates[1]["kind"] == "inline"
+    assert any("reads `features`, which the callback builds before it" in r for r in candidates[0]["reasons"])

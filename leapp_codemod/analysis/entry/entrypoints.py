@@ -44,6 +44,7 @@ from leapp_codemod.analysis.entry.rollout_models import rollout_reasons
 from leapp_codemod.analysis.entry.ordering import (
     below_parts,
     below_their_ranges,
+    built_before,
     callbacks_first,
     covers_body,
     outermost_ranges,
@@ -331,6 +332,25 @@ def tie_order(candidate: Entrypoint, project: Project) -> tuple:
             candidate.line)
 
 
+def _whole_callback(fn: FunctionInfo, pipeline) -> str:
+    """Why a registered callback is offered above its inline range ("" when it is not): the range is its whole
+    body, or the range reads a value the callback builds before it."""
+    range_id = f"{fn.path}:{pipeline.start}-{pipeline.end}"
+    if covers_body(fn.node, pipeline.start, pipeline.end):
+        return f"its body is the inline range {range_id}: the callback is offered as the entry"
+    found = built_before(fn.node, pipeline.start, pipeline.end)
+    if found is None:
+        return ""
+    return (f"its inline range {range_id} reads `{found[0]}`, which the callback builds before it (line {found[1]}): "
+            "the callback is offered as the entry")
+
+
+def _registered_step(fn: FunctionInfo, sites: CallSites) -> bool:
+    """A private method a framework calls back (`create_timer(dt, self._rl_loop)`) that runs a model: the step,
+    whatever its name."""
+    return fn.id in sites.callbacks and (fn.id in sites.calls_module or sites.model_via(fn.id) is not None)
+
+
 def _driven_caller(fn: FunctionInfo, sites: CallSites):
     """A caller of `fn` that a driver calls in a loop (or a framework calls back) and that returns nothing (it
     sends the action out itself, so `fn` is where observations become an action): (caller, (driver, line))."""
@@ -423,7 +443,8 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
     ranked: list[Entrypoint] = []
     for fn in [*project.functions(), *_looped_closures(sites)]:
         if fn.name.startswith("test_") or (fn.name.startswith("_") and fn.name != "__call__"
-                                           and not private_step(fn, sites.in_loops.get(fn.id, []))):
+                                           and not private_step(fn, sites.in_loops.get(fn.id, []))
+                                           and not _registered_step(fn, sites)):
             continue
         if in_tests(fn, project) or is_abstract(fn):
             continue
@@ -437,9 +458,9 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
     registered = {(fn.id, p.start): fn.id in sites.callbacks and p.loop_line == fn.node.lineno for fn, p, _ in outermost}
     ranked += [_inline_candidate(fn, p, d, project, registered[fn.id, p.start], sites, reach)
                for fn, p, d in outermost]
-    ranked = callbacks_first(ranked, {f"{fn.path}:{p.start}-{p.end}": (fn.module, fn.qualname, fn.node.lineno)
-                                      for fn, p, _ in outermost
-                                      if registered[fn.id, p.start] and covers_body(fn.node, p.start, p.end)})
+    ranked = callbacks_first(ranked, {f"{fn.path}:{p.start}-{p.end}": (fn.module, fn.qualname, fn.node.lineno, why)
+                                      for fn, p, _ in outermost if registered[fn.id, p.start]
+                                      and (why := _whole_callback(fn, p))})
     ranked = below_delegated_models(below_non_training(below_parts(below_any_copy(ranked, project), project)), project)
     ranked = below_calling_networks(ranked, sites.callers, lambda fid: fid in functions and is_module_method(
         functions[fid], project), lambda caller, callee: same_class_line(caller, callee, functions, project))

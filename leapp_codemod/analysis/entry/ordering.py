@@ -132,17 +132,33 @@ def covers_body(fn_node: ast.FunctionDef | ast.AsyncFunctionDef, start: int, end
         (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)) or sends(stmt) for stmt in after)
 
 
-def callbacks_first(ranked: list[Entrypoint], whole: dict[str, tuple[str, str, int]]) -> list[Entrypoint]:
-    """`whole`: inline range id -> (module, qualname, line) of the registered callback whose whole body the
-    range is. The callback itself is offered one point above its range (the function is what a user names
-    with `--entry`), its own candidate raised if it has one; the range stays, below it."""
+def built_before(fn_node: ast.FunctionDef | ast.AsyncFunctionDef, start: int, end: int) -> tuple[str, int] | None:
+    """(name, line) of a value the range `start`-`end` reads that the function computes before the range, in a
+    statement of its own body (`obs = self._get_observation()` and then the range under `if dist > 0.05:`): the
+    range leaves out where its input is built."""
+    inside = [n for stmt in fn_node.body for n in ast.walk(stmt) if start <= getattr(n, "lineno", 0) <= end]
+    read = {n.id for n in inside if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    for stmt in fn_node.body:
+        if stmt.lineno >= start:
+            break
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, (ast.Call, ast.BinOp, ast.Subscript)):
+            for target in stmt.targets:
+                if isinstance(target, ast.Name) and target.id in read:
+                    return target.id, stmt.lineno
+    return None
+
+
+def callbacks_first(ranked: list[Entrypoint], whole: dict[str, tuple[str, str, int, str]]) -> list[Entrypoint]:
+    """`whole`: inline range id -> (module, qualname, line, why) of the registered callback whose whole body
+    the range is, or whose range reads what the callback builds before it. The callback itself is offered one
+    point above its range (the function is what a user names with `--entry`), its own candidate raised if it
+    has one; the range stays, below it."""
     scores = {c.id: c for c in ranked if c.kind == "inline" and c.id in whole}
     out = list(ranked)
-    for range_id, (module, qualname, line) in whole.items():
+    for range_id, (module, qualname, line, note) in whole.items():
         if range_id not in scores:
             continue
         inline = scores[range_id]
-        note = f"its body is the inline range {range_id}: the callback is offered as the entry"
         own = next((i for i, c in enumerate(out)
                     if c.kind == "function" and (c.module, c.qualname) == (module, qualname)), None)
         if own is None:
