@@ -116,3 +116,20 @@ def test_what_follows_the_send_is_kept_only_when_it_computes_the_next_input():
     folded = ("for _ in range(9):\n    a = actor(h)\n    o, r, done, _ = env.step(a)\n"
               "    h = cell(torch.cat([enc(o), a], -1), h)\n")
     assert _range(folded) == (2, 4, ("h",))
+
+
+def test_a_test_on_the_data_around_the_policy_leaves_the_observation_built_before_it_to_the_range(tmp_path,
+                                                                                                  monkeypatch):
+    """A sim2sim loop runs the policy only while the observation it just built stays inside a limit (a test on
+    the data, not on a tick count): the range starts where the observation is built, not inside the `if`."""
+    want = expected("entry_mode_gate")
+    candidates = ranked(app(tmp_path, "entry_mode_gate"), monkeypatch)
+    assert candidates[0]["kind"] == "inline" and candidates[0]["start"] == want["start"]
+
+
+def test_a_tick_count_gate_keeps_its_block_as_the_step():
+    from leapp_codemod.analysis.entry.loops import _decimation_gate
+    assert _decimation_gate(ast.parse("t % decimation == 0", mode="eval").body)
+    assert _decimation_gate(ast.parse("not step % 4", mode="eval").body)
+    assert not _decimation_gate(ast.parse("np.abs(obs).max() < LIMIT", mode="eval").body)
+    assert not _decimation_gate(ast.parse("robot.mode == 'walk'", mode="eval").body)

@@ -394,16 +394,22 @@ def _bounds(block: list[ast.stmt], index: int, parents: Parents,
             cut = _slice(block, at, _read_after(parents), view)
             continue
         wider = _slice(outer, at, _read_after(parents[1:]), view, needed=set(cut.exposed))
-        # only out of a block that always runs with its surroundings (`try`, `with`): an `if` around the call
-        # decides when the policy runs (a decimation gate, a mode), its block is the step and what the loop reads
-        # outside it at every tick enters the range as input
-        fed = (not isinstance(outer[at], ast.If) or _fallback_branches(outer[at])) \
-            and _works(outer, [j for j in wider.kept if j < at], view)
+        # only out of a block that always runs with its surroundings (`try`, `with`) or an `if` on something other
+        # than a tick count: a decimation gate (`if t % k == 0:`) decides when the policy runs, its block is the
+        # step and what the loop reads outside it at every tick enters the range as input; a mode or a test on
+        # the data (`if robot.mode == "walk":`) leaves the observation the loop computes before it to the step
+        fed = (not isinstance(outer[at], ast.If) or _fallback_branches(outer[at])
+               or not _decimation_gate(outer[at].test)) and _works(outer, [j for j in wider.kept if j < at], view)
         if not fed and not (cut.stop is None and wider.carried):
             break
         count += wider.count - 1
         block, parents, cut = outer, parents[1:], wider
     return block, cut, count
+
+
+def _decimation_gate(test: ast.expr) -> bool:
+    """`if t % decimation == 0:`, `if not step % 4:`: a test on a tick count, which decides when the policy runs."""
+    return any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in ast.walk(test))
 
 
 def _fallback_branches(branch: ast.If) -> bool:
