@@ -29,8 +29,6 @@ class MessageQuestions:
                 root = root.value
             else:
                 break
-        if fields == 0 and self.cls is not None and is_self_attr(root, self.self_name):
-            return bool(self._outside_fills(root))   # `self.speed` a key handler bumps: the input itself (LCM903)
         if fields == 0:   # `pos = getattr(msg, "position", [])`, then `pos`: a name bound once to a field
             bound = self.fn.assigned(root.id) if isinstance(root, ast.Name) and hops < _MAX_LOCAL_HOPS else []
             return len(bound) == 1 and self.is_message_field(bound[0], hops + 1)
