@@ -73,3 +73,23 @@ def test_a_private_callback_whose_range_reads_what_it_built_before_is_offered_ab
     candidates = ranked(app(tmp_path, "entry_guarded_callback"), monkeypatch)
     assert candidates[0]["entry"] == want["entry"] and candidates[1]["kind"] == "inline"
     assert any("reads `features`, which the callback builds before it" in r for r in candidates[0]["reasons"])
+
+
+def test_an_empty_message_made_after_the_range_for_the_send_leaves_the_body_covered():
+    fn = ast.parse(textwrap.dedent('''
+        def on_scan(self, msg):
+            x = np.asarray(msg.ranges)
+            a = self.net(x)
+            out = DriveStamped()
+            out.drive.speed = a[1]
+            self.pub.publish(out)
+        ''')).body[0]
+    assert covers_body(fn, 3, 4)             # the message made empty, its fields written, sent: the send
+    kept = ast.parse(textwrap.dedent('''
+        def on_scan(self, msg):
+            x = np.asarray(msg.ranges)
+            a = self.net(x)
+            out = make_drive(a)
+            self.pub.publish(out)
+        ''')).body[0]
+    assert not covers_body(kept, 3, 4)       # built from the result: work after the range

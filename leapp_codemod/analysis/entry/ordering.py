@@ -120,8 +120,8 @@ def below_parts(ranked: list[Entrypoint], project) -> list[Entrypoint]:
 
 def covers_body(fn_node: ast.FunctionDef | ast.AsyncFunctionDef, start: int, end: int) -> bool:
     """Do statements `start`-`end` make up the function's whole body? A docstring before them, and after them
-    calls whose result nothing keeps (`self.publish(cmd)`) or statements that send the output (writes into a
-    command message's fields, `bounds.sends`) do not count."""
+    calls whose result nothing keeps (`self.publish(cmd)`), statements that send the output (writes into a
+    command message's fields, `bounds.sends`) and the empty message made for them do not count."""
     body = list(fn_node.body)
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
         body = body[1:]
@@ -129,7 +129,16 @@ def covers_body(fn_node: ast.FunctionDef | ast.AsyncFunctionDef, start: int, end
         return False
     after = [stmt for stmt in body if stmt.lineno > end]
     return bool(body[0].lineno <= end) and all(
-        (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)) or sends(stmt) for stmt in after)
+        (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)) or sends(stmt) or _new_message(stmt)
+        for stmt in after)
+
+
+def _new_message(stmt: ast.stmt) -> bool:
+    """`msg_out = AckermannDriveStamped()`: an empty message (or buffer) made to carry the result into the send,
+    its fields written after it."""
+    return (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+            and isinstance(stmt.value, ast.Call)
+            and all(isinstance(a, ast.Constant) for a in (*stmt.value.args, *(k.value for k in stmt.value.keywords))))
 
 
 def built_before(fn_node: ast.FunctionDef | ast.AsyncFunctionDef, start: int, end: int) -> tuple[str, int] | None:
