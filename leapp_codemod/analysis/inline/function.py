@@ -19,6 +19,7 @@ from leapp_codemod.analysis.inline.mutated import only_mutated
 from leapp_codemod.analysis.inline.world_step import end_before_world_step
 from leapp_codemod.analysis.model.world_steps import world_step
 from leapp_codemod.analysis.inline.wrapped_world import wrapped_world_step
+from leapp_codemod.analysis.model.config_values import config_key
 from leapp_codemod.analysis.model.index import FunctionInfo, ModuleIndex
 from leapp_codemod.analysis.model.returned_classes import tuple_item
 from leapp_codemod.analysis.inline.range import (
@@ -109,7 +110,8 @@ def _bound_before(rng: InlineRange) -> dict[str, ast.expr]:
     """The value each of the range's names was last assigned before the range, in its enclosing scope;
     for the target of a loop around the range, what it iterates (`range(n)`)."""
     names = {*rng.inputs, *rng.state, *rng.constants}
-    # ... and the containers the range walks (`hists = [History(n) for n in dims]`): their items' class
+    # ... and the containers the range walks (`hists = [History(n) for n in dims]`): their items' class; and the
+    # config reads it tests (`include_phase = config.get("include_phase", False)`): the configs may decide them
     displays = (ast.List, ast.Tuple, ast.Dict, ast.ListComp, ast.DictComp)
     read = {n.id for stmt in rng.statements for n in ast.walk(stmt) if isinstance(n, ast.Name)
             and isinstance(n.ctx, ast.Load)}
@@ -126,8 +128,8 @@ def _bound_before(rng: InlineRange) -> dict[str, ast.expr]:
                       for t in node.targets if isinstance(t, (ast.Tuple, ast.List))
                       for i, item in enumerate(t.elts) if isinstance(item, ast.Name)]
         for target, value in bound:
-            wanted = target.id in names or target.id in read and isinstance(value, displays) \
-                if isinstance(target, ast.Name) else False
+            wanted = target.id in names or target.id in read and (isinstance(value, displays) or config_key(value)) \
+                if isinstance(target, ast.Name) else False   # a display it walks, a config read that may decide it
             if wanted and node.lineno >= out.get(target.id, (0,))[0]:
                 out[target.id] = (node.lineno, value)
     return {name: value for name, (_, value) in out.items()}

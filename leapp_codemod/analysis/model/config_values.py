@@ -136,7 +136,8 @@ def _config_owner(expr: ast.expr) -> bool:
 
 def function_config_constants(project, fn) -> dict[str, set]:
     """The decided config keys `fn` reads ("config:<key>" -> values), and the names it binds once from one
-    (`mode = cfg.pose_repr`), under their own name, listed under CONFIG_LOCALS."""
+    (`mode = cfg.pose_repr`, or, for an inline range, before the range: `use_history = config.get("use_history")`),
+    under their own name, listed under CONFIG_LOCALS."""
     values = config_values(project)
     if not values:
         return {}
@@ -154,6 +155,11 @@ def function_config_constants(project, fn) -> dict[str, set]:
             if key is not None and key in values:
                 bound[node.targets[0].id] = key
     names = {name for name, key in bound.items() if stores.get(name) == 1 and name not in fn.params}
+    for name, value in fn.outer_values.items():   # an inline range's input bound before the range from one
+        key = config_key(value)
+        if key is not None and key in values and not stores.get(name):
+            bound[name] = key
+            names.add(name)
     for name in names:
         out[name] = set(values[bound[name]])
     if names:
