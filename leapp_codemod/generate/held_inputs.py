@@ -104,27 +104,27 @@ def held_reads(fn: ast.FunctionDef) -> list[tuple[str, int]]:
     return sorted(found.items(), key=lambda item: item[1])
 
 
+def _outside_reads(findings, entry_id: str):
+    """(finding, attribute) of each LCM903 finding on `self.<attr>` in a method of the entry's class."""
+    owner = entry_id.rpartition(".")[0]
+    for f in findings:
+        found = _OUTSIDE_ATTR.match(f.message) if f.code == OUTSIDE_RULE else None
+        if found and owner and f.function.rpartition(".")[0] == owner:
+            yield f, found.group(1)
+
+
 def filled_outside(findings, entry_id: str) -> list[tuple[str, int]]:
     """(attribute, line) of each attribute of the entry's instance the scan found filled outside the step
     (LCM903 on `self.<attr>` in a method of the entry's class): a value a callback or a thread keeps on the
     instance, served as a held input (read before the call, traced as an input) instead of a constant."""
-    owner = entry_id.rpartition(".")[0]
-    out = []
-    for f in findings:
-        found = _OUTSIDE_ATTR.match(f.message) if f.code == OUTSIDE_RULE else None
-        if found and owner and f.function.rpartition(".")[0] == owner:
-            out.append((found.group(1), f.line))
-    return out
+    return [(attr, f.line) for f, attr in _outside_reads(findings, entry_id)]
 
 
 def served_outside(findings, entry_id: str, fields: tuple[HeldInput, ...]) -> set[tuple[str, int, int]]:
     """(path, line, column) of the LCM903 findings whose attribute the module serves as a held input: resolved by
     HELD (`run` names a field it could not serve), neither left out of the export nor unresolved."""
     roots = {f.path.split(".")[0] for f in fields}
-    owner = entry_id.rpartition(".")[0]
-    return {(f.path, f.line, f.column) for f in findings
-            if f.code == OUTSIDE_RULE and owner and f.function.rpartition(".")[0] == owner
-            and (found := _OUTSIDE_ATTR.match(f.message)) and found.group(1) in roots}
+    return {(f.path, f.line, f.column) for f, attr in _outside_reads(findings, entry_id) if attr in roots}
 
 
 def held_inputs(fn: ast.FunctionDef, path: Path, taken: set[str] = frozenset(),

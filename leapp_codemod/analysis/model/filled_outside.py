@@ -85,11 +85,8 @@ def operator_methods(cls: ClassInfo) -> set[str]:
     for info in cls.methods.values():
         me = _self_name(info.node)
         for call in (n for n in info.nodes if isinstance(n, ast.Call)):
-            handed = [k.value for k in call.keywords if k.arg in OPERATOR_KEYWORDS]
-            handed += call.args if _call_name(call) in OPERATOR_REGISTRARS else []
-            for arg in handed:
-                if isinstance(arg, ast.Lambda) and isinstance(arg.body, ast.Call):
-                    arg = arg.body.func          # `lambda k: self.on_key(k)`
+            operator = _call_name(call) in OPERATOR_REGISTRARS or any(k.arg in OPERATOR_KEYWORDS for k in call.keywords)
+            for arg in handed_functions(call) if operator else ():
                 if isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name) and arg.value.id == me \
                         and arg.attr in cls.methods:
                     out.add(arg.attr)
