@@ -122,6 +122,10 @@ SHARING_METHODS = frozenset({"pop", "popleft", "get", "setdefault", "view", "vie
 NDARRAY_FLAG_METHODS = frozenset({"setflags"})
 # Trailing-underscore methods that change a tensor's flags, not its values: not in-place writes.
 INPLACE_EXCEPTIONS = frozenset({"requires_grad_", "share_memory_", "retain_grad_"})
+# Library functions that write into their first argument (`np.copyto(dst, src)`, `np.put(a, idx, v)`); any call
+# with `out=` writes that keyword's value.
+ARGUMENT_WRITERS = frozenset({"copyto", "put", "place", "putmask", "fill_diagonal", "shuffle", "put_along_axis",
+                              "index_put_", "setattr"})
 # In-place tensor methods that overwrite every element (given one argument): the old value is not read.
 OVERWRITING_METHODS = frozenset({"copy_", "zero_", "fill_"})
 # Builtins that return the names bound in a scope: a test on them (`"avg" not in locals()`) asks whether an

@@ -18,6 +18,7 @@ from leapp_codemod.analysis.model.config_values import CONFIG_KEY, CONFIG_LOCALS
 from leapp_codemod.analysis.infer.context import FunctionContext
 from leapp_codemod.analysis.infer.devices import built_here, device_read, used_as_array
 from leapp_codemod.analysis.infer.answers import return_chosen_by_data
+from leapp_codemod.analysis.infer.relevance import written_argument
 from leapp_codemod.analysis.infer.taint import function_attr
 from leapp_codemod.analysis.infer.type_tests import holds_dict
 from leapp_codemod.analysis.infer.lattice import NESTED, Env, Facts
@@ -187,6 +188,23 @@ def _numpy_annotated(ctx: FunctionContext) -> set[str]:
     return out
 
 
+def _bind_written(ctx: FunctionContext, call: ast.Call) -> bool:
+    """`np.copyto(self.buf, obs)`, `np.multiply(obs, k, out=scaled)`: a library function that fills its
+    destination from pipeline data makes the destination pipeline data (a local, or an attribute of `self`)."""
+    name = ctx.call_name(call)
+    dest = written_argument(call, name) if name and not ctx.resolve_call(call) else None
+    if dest is None or not any(ctx.is_data(a) for a in (*call.args, *(k.value for k in call.keywords)) if a is not dest):
+        return False
+    root = dest
+    while isinstance(root, ast.Subscript):
+        root = root.value
+    if isinstance(root, ast.Name):
+        ctx.env.data.add(root.id)
+    elif is_self_attr(root, ctx.self_name) and ctx.cls is not None:
+        ctx.facts.data_attrs.setdefault(ctx.cls.id, set()).add(root.attr)
+    return True
+
+
 def _bind_local_call(ctx: FunctionContext, call: ast.Call, args: ast.arguments) -> None:
     params = [a.arg for a in (*args.posonlyargs, *args.args)]
     for i, arg in enumerate(call.args):
@@ -234,6 +252,8 @@ def compute_env(ctx: FunctionContext) -> Env:
                 _bind(ctx, node.target, node.value)
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in local_callables:
                 _bind_local_call(ctx, node, local_callables[node.func.id])
+            elif isinstance(node, ast.Call) and _bind_written(ctx, node):
+                pass
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
                 # `xs.append(data)` / `d.update(data)` make the container pipeline data
                 receiver = node.func.value

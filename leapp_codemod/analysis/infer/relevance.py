@@ -42,6 +42,7 @@ from leapp_codemod.knowledge.io import (
     REPORT_ROOTS,
 )
 from leapp_codemod.knowledge.vocab import (
+    ARGUMENT_WRITERS,
     DATA_METHOD_NAMES,
     INPLACE_EXCEPTIONS,
     NON_DATA_BUILTINS,
@@ -474,8 +475,16 @@ def fn_last(fn) -> ast.stmt | None:
 def writes_argument(call: ast.Call, name: str) -> bool:
     """`torch.nn.init.zeros_(w)`, `np.copyto(dst, src)`, `out=`: a library call that writes an argument."""
     last = name.rsplit(".", 1)[-1]
-    return (last.endswith("_") and not last.startswith("_")) or last in ("copyto", "put", "place", "putmask") \
-        or any(k.arg == "out" for k in call.keywords)
+    return (last.endswith("_") and not last.startswith("_")) or written_argument(call, name) is not None
+
+
+def written_argument(call: ast.Call, name: str) -> ast.expr | None:
+    """The argument a library call writes its result into: `out=` (`np.multiply(a, k, out=buf)`), or the first
+    argument of a function made to fill it (`np.copyto(dst, src)`, `np.put(a, idx, v)`)."""
+    out = next((k.value for k in call.keywords if k.arg == "out"), None)
+    if out is not None:
+        return out
+    return call.args[0] if call.args and name.rsplit(".", 1)[-1] in ARGUMENT_WRITERS else None
 
 
 def _blocks(block: list) -> list[list[ast.stmt]]:

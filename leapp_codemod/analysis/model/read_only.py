@@ -11,11 +11,7 @@ from __future__ import annotations
 import ast
 
 from leapp_codemod.analysis.model.index import FunctionInfo
-from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS, INPLACE_EXCEPTIONS
-
-# Library functions that write into an argument.
-ARGUMENT_WRITERS = frozenset({"copyto", "put", "place", "putmask", "fill_diagonal", "shuffle", "put_along_axis",
-                              "index_put_", "setattr"})
+from leapp_codemod.knowledge.vocab import ARGUMENT_WRITERS, CONTAINER_MUTATORS, INPLACE_EXCEPTIONS
 
 
 def reads_only(fn: FunctionInfo | None, position: int, imports: dict[str, str], name: str = "") -> bool:

@@ -1,0 +1,18 @@
+"""Recall fixes of round s24, each on a fixture of its own shape (fixtures/scan_recall24)."""
+from __future__ import annotations
+
+import pytest
+from scanfixture import check_marked
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("LEAPP_CODEMOD_CACHE_DIR", str(tmp_path / "cache"))
+
+
+@pytest.mark.parametrize(("app", "entry"), [("sonar", "ranger.py:Ranger.act"), ("depth", "probe.py:fused")])
+def test_a_buffer_a_library_call_fills_carries_the_data_to_the_session(tmp_path, monkeypatch, app, entry):
+    """`np.copyto(dst, src)` fills `dst` (a local or an attribute) with pipeline data: the ONNX Runtime call that
+    reads it is on the pipeline (analysis/flow/dataflow._bind_written)."""
+    found = check_marked("scan_recall24", tmp_path, monkeypatch, app, entry)
+    assert any(category == "foreign-library" for _, _, category in found)
