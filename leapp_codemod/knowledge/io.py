@@ -7,8 +7,8 @@ STEP_STOPPERS = frozenset({"input", "breakpoint"})   # builtins that wait for a 
 IO_FUNCTIONS = frozenset({
     "json.load", "json.dump", "pickle.load", "pickle.dump", "numpy.save", "numpy.savez", "numpy.savez_compressed",
     "numpy.load", "numpy.loadtxt", "numpy.savetxt", "numpy.genfromtxt", "numpy.fromfile", "torch.save", "torch.load",
-    "cv2.imwrite", "cv2.imread", "cv2.imshow", "cv2.waitKey", "cv2.VideoCapture", "sys.stdout.write",
-    "sys.stderr.write", "warnings.warn", "os.system", "os.read", "os.write", "os.remove", "yaml.safe_load",
+    "cv2.imwrite", "cv2.imread", "cv2.imshow", "cv2.waitKey", "cv2.VideoCapture", "sys.stdout.write", "sys.stdout.flush",
+    "sys.stderr.write", "sys.stderr.flush", "warnings.warn", "os.system", "os.read", "os.write", "os.remove", "yaml.safe_load",
     "yaml.load", "yaml.dump", "yaml.safe_dump", "PIL.Image.open", "imageio.imread", "imageio.imwrite",
     "pprint.pprint",
 })

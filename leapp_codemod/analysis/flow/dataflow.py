@@ -18,7 +18,7 @@ from leapp_codemod.analysis.model.config_values import CONFIG_KEY, CONFIG_LOCALS
 from leapp_codemod.analysis.infer.context import FunctionContext
 from leapp_codemod.analysis.infer.devices import built_here, device_read, used_as_array
 from leapp_codemod.analysis.infer.answers import return_chosen_by_data
-from leapp_codemod.analysis.infer.relevance import written_argument
+from leapp_codemod.analysis.flow.local_binds import bind_local_call, bind_written, local_callables, numpy_annotated
 from leapp_codemod.analysis.infer.taint import function_attr
 from leapp_codemod.analysis.infer.type_tests import holds_dict
 from leapp_codemod.analysis.infer.lattice import NESTED, Env, Facts
@@ -153,76 +153,14 @@ def _bind_loop(ctx: FunctionContext, target: ast.expr, iterable: ast.expr) -> No
     _bind(ctx, target, iterable, element=True)
 
 
-def _local_callables(fn: FunctionInfo) -> dict[str, ast.arguments]:
-    """Functions and lambdas defined inside `fn` and bound to a name: name -> their arguments (found once
-    per function: they depend on its code only)."""
-    out = fn.walks.get("local_callables")
-    if out is not None:
-        return out
-    out = fn.walks["local_callables"] = {}
-    for node in iter_nodes(fn):  # every nested definition, pruned blocks included
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            out[node.name] = node.args
-        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda):
-            for target in node.targets:
-                if isinstance(target, ast.Name):
-                    out[target.id] = node.value.args
-    return out
-
-
-_NUMPY_ANNOTATIONS = frozenset({"numpy.ndarray", "numpy.typing.NDArray"})
-
-
-def _numpy_annotated(ctx: FunctionContext) -> set[str]:
-    """Parameters annotated as NumPy arrays (`q: np.ndarray`, `x: npt.NDArray[np.float32]`): what they hold
-    is a NumPy array whatever the callers are (whether it is pipeline data is still the callers' to say)."""
-    node = ctx.fn.node
-    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return set()
-    out = set()
-    for arg in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs):
-        note = arg.annotation.value if isinstance(arg.annotation, ast.Subscript) else arg.annotation
-        if note is not None and ctx.project.external_name(ctx.project.qualify(note, ctx.module) or "") \
-                in _NUMPY_ANNOTATIONS:
-            out.add(arg.arg)
-    return out
-
-
-def _bind_written(ctx: FunctionContext, call: ast.Call) -> bool:
-    """`np.copyto(self.buf, obs)`, `np.multiply(obs, k, out=scaled)`: a library function that fills its
-    destination from pipeline data makes the destination pipeline data (a local, or an attribute of `self`)."""
-    name = ctx.call_name(call)
-    dest = written_argument(call, name) if name and not ctx.resolve_call(call) else None
-    if dest is None or not any(ctx.is_data(a) for a in (*call.args, *(k.value for k in call.keywords)) if a is not dest):
-        return False
-    root = dest
-    while isinstance(root, ast.Subscript):
-        root = root.value
-    if isinstance(root, ast.Name):
-        ctx.env.data.add(root.id)
-    elif is_self_attr(root, ctx.self_name) and ctx.cls is not None:
-        ctx.facts.data_attrs.setdefault(ctx.cls.id, set()).add(root.attr)
-    return True
-
-
-def _bind_local_call(ctx: FunctionContext, call: ast.Call, args: ast.arguments) -> None:
-    params = [a.arg for a in (*args.posonlyargs, *args.args)]
-    for i, arg in enumerate(call.args):
-        if i < len(params) and ctx.is_data(arg):
-            ctx.env.data.add(params[i])
-    for kw in call.keywords:
-        if kw.arg and ctx.is_data(kw.value):
-            ctx.env.data.add(kw.arg)
-
-
 def compute_env(ctx: FunctionContext) -> Env:
     """Fill `ctx.env` for the function's current parameter facts; returns it."""
     fn = ctx.fn
     facts = ctx.facts
     env = ctx.env
-    local_callables = _local_callables(fn)
+    callables = local_callables(fn)
     env.data |= facts.data_params.get(fn.id, set()) - text_params(fn)
-    env.numpy |= facts.numpy_params.get(fn.id, set()) | _numpy_annotated(ctx)
+    env.numpy |= facts.numpy_params.get(fn.id, set()) | numpy_annotated(ctx)
     env.shape |= facts.shape_params.get(fn.id, set())
     for param, types in facts.param_types.get(fn.id, {}).items():
         env.types.setdefault(param, set()).update(types)
@@ -250,9 +188,9 @@ def compute_env(ctx: FunctionContext) -> Env:
                 _bind(ctx, node.optional_vars, node.context_expr)
             elif isinstance(node, ast.NamedExpr):
                 _bind(ctx, node.target, node.value)
-            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in local_callables:
-                _bind_local_call(ctx, node, local_callables[node.func.id])
-            elif isinstance(node, ast.Call) and _bind_written(ctx, node):
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in callables:
+                bind_local_call(ctx, node, callables[node.func.id])
+            elif isinstance(node, ast.Call) and bind_written(ctx, node):
                 pass
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
                 # `xs.append(data)` / `d.update(data)` make the container pipeline data

@@ -23,6 +23,7 @@ from leapp_codemod.analysis.infer.messages import MessageQuestions
 from leapp_codemod.analysis.infer.operand_kinds import ARRAY_BUILDERS, OperandKindQuestions
 from leapp_codemod.analysis.infer.outside_inputs import OutsideInputQuestions
 from leapp_codemod.analysis.infer.purity import PurityQuestions
+from leapp_codemod.analysis.infer.reporters import ReporterQuestions
 from leapp_codemod.analysis.infer.relevance import RelevanceQuestions
 from leapp_codemod.analysis.infer.sink import SinkQuestions
 from leapp_codemod.analysis.infer.state import StateQuestions
@@ -58,7 +59,7 @@ __all__ = ["ARRAY_BUILDERS", "CONSTRUCTION", "Env", "Facts", "FunctionContext", 
 @dataclass
 class FunctionContext(TaintQuestions, TypeQuestions, CallQuestions, StateQuestions, IoQuestions, MessageQuestions,
                       RelevanceQuestions, SinkQuestions, TelemetryQuestions, PurityQuestions, OperandKindQuestions,
-                      BailOutQuestions, StateLivenessQuestions, OutsideInputQuestions):
+                      BailOutQuestions, StateLivenessQuestions, OutsideInputQuestions, ReporterQuestions):
     fn: FunctionInfo
     module: ModuleIndex
     project: Project
@@ -180,6 +181,12 @@ class FunctionContext(TaintQuestions, TypeQuestions, CallQuestions, StateQuestio
         return training_only_block(node, self.self_name) is not None \
             or constant_flag_block(node, self.fn, self.facts.param_constants.get(self.fn.id)) is not None \
             or self._flags_callers_set(node.test)
+
+    def dead_block(self, node: ast.If) -> str | None:
+        """'body'/'orelse' when the constants this function runs with (a flag every caller passes, a config
+        value, `self.training` after `eval()`) rule that block of the `if` out: it never runs."""
+        return training_only_block(node, self.self_name) \
+            or constant_flag_block(node, self.fn, self.facts.param_constants.get(self.fn.id))
 
     def _flags_callers_set(self, test: ast.expr) -> bool:
         """`if noise:` / `if not noise and mode == 1:` on parameters every call passes as constants (of several

@@ -307,17 +307,29 @@ class IoQuestions:
         fn = self.fn
         if fn.is_method or "<lines" in fn.qualname:
             return False   # a method may keep what it computes on its object; an inline range is the step
+        return self.report_body() is True
+
+    def report_body(self, owner: str | None = None) -> bool | None:
+        """Does the body only report: None when it does something else (returns a value, writes what another
+        reader may see, calls what may), else whether it does I/O. With `owner` (the method's self name, see
+        `reporters`), it may also write and grow its own object's fields, call its object's methods and, when
+        private, return a value to them."""
+        fn = self.fn
         local = {n.id for n in fn.nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         params = set(fn.params)
+        mine = set(local - params) | ({owner} if owner else set())
+        private = owner is not None and fn.name.startswith("_") and not fn.name.endswith("__")
         io = False
         for node in fn.nodes:
-            if isinstance(node, ast.Return) and node.value is not None \
+            if isinstance(node, ast.Return) and node.value is not None and not private \
                     and not (isinstance(node.value, ast.Constant) and node.value.value is None):
-                return False
+                return None
             if isinstance(node, (ast.Yield, ast.YieldFrom, ast.Global, ast.Nonlocal, ast.Lambda)):
-                return False
+                return None
             if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)):
-                return False   # `values[0] = ...`, `obj.x = ...`: a write another reader may see
+                if owner is not None and _root_name(node) == owner:
+                    continue   # `self.filtered = v`: the reporter's own field
+                return None   # `values[0] = ...`, `obj.x = ...`: a write another reader may see
             if not isinstance(node, ast.Call):
                 continue
             if self.io_kind(node) is not None:
@@ -330,20 +342,23 @@ class IoQuestions:
             if name and name.partition(".")[0] in PURE_LIBRARIES and not name.startswith("numpy.random"):
                 continue
             if isinstance(func, ast.Attribute):
-                root = func.value
-                while isinstance(root, (ast.Attribute, ast.Subscript)):
-                    root = root.value
+                root = _root_name(func.value)
+                if owner is not None and root == owner and isinstance(func.value, ast.Name):
+                    continue   # `self._format(v)`: another method of the reporter (the class is asked whole)
                 if func.attr in CONTAINER_MUTATORS:
-                    if isinstance(root, ast.Name) and root.id in local and root.id not in params:
+                    if root in mine:
                         continue   # `segments.append(...)` on a list of its own
-                    return False
+                    return None
                 if func.attr in DATA_METHOD_NAMES and not func.attr.endswith("_"):
                     continue   # `values.min()`, `", ".join(...)`: a value's own method
+            if self.reporter_call(node):
+                io = True
+                continue
             callees = self.resolve_call(node)
             if callees and all(not c.is_method and self.for_function(c).reports_only() for c in callees):
                 io = True
                 continue
-            return False
+            return None
         return io
 
     def only_logged(self, node: ast.AST) -> bool:
@@ -395,3 +410,10 @@ def named_path(nodes, arg: ast.expr) -> bool:
     values = [n.value for n in nodes if isinstance(n, ast.Assign)
               and any(isinstance(t, ast.Name) and t.id == arg.id for t in n.targets)]
     return bool(values) and all(spelled_path(v) for v in values)
+
+
+def _root_name(expr: ast.expr) -> str | None:
+    while isinstance(expr, (ast.Attribute, ast.Subscript)):
+        expr = expr.value
+    return expr.id if isinstance(expr, ast.Name) else None
+

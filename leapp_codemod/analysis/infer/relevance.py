@@ -217,7 +217,10 @@ class RelevanceQuestions:
             entries.append(entry)
             stmts.append(entry)
             self._one(stmt, entry, scope)
+            dead = self.dead_block(stmt) if isinstance(stmt, ast.If) else None
             for name in _BLOCKS:
+                if name == dead:
+                    continue   # a block the settings rule out runs nothing, reads nothing
                 for inner in _blocks(getattr(stmt, name, None) or []):
                     for child in self._describe(inner, stmts, scope, entry, skip):
                         entry.inside += [child, *child.inside]
@@ -321,7 +324,8 @@ class RelevanceQuestions:
         if name and name.partition(".")[0] in PURE_LIBRARIES + TABLE_LIBRARIES and not writes_argument(call, name):
             return
         callees = self.resolve_call(call)
-        if callees and all(not c.is_method and self.for_function(c).reports_only() for c in callees):
+        if callees and all(not c.is_method and self.for_function(c).reports_only() for c in callees) \
+                or self.reporter_call(call):
             return   # a debug printer of the project
         if callees and all(self.for_function(c).value_only() for c in callees):
             return   # `err = self.tracking_error()`: a value; what the statement binds of it is what counts

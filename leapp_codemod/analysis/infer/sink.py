@@ -134,7 +134,8 @@ class SinkQuestions:
         if callees and all(c.id in kinds for c in callees):
             found = {kinds[c.id] for c in callees}
             return READ if READ in found else SEND
-        if callees and all(not c.is_method and self.for_function(c).reports_only() for c in callees):
+        if callees and all(not c.is_method and self.for_function(c).reports_only() for c in callees) \
+                or self.reporter_call(call):
             return _IO
         last = (name or ast.unparse(func)).rpartition(".")[2]
         if not callees and last[:1].isupper() and not isinstance(parents.get(id(call)), ast.Expr):
