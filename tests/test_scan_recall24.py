@@ -16,3 +16,10 @@ def test_a_buffer_a_library_call_fills_carries_the_data_to_the_session(tmp_path,
     reads it is on the pipeline (analysis/flow/dataflow._bind_written)."""
     found = check_marked("scan_recall24", tmp_path, monkeypatch, app, entry)
     assert any(category == "foreign-library" for _, _, category in found)
+
+
+def test_definitions_inside_module_level_try_blocks_are_the_modules(tmp_path, monkeypatch):
+    """A class defined in a module-level `try:` is an entry by name; the helper of the inner `try:` (not its
+    `except ImportError:` fallback) is the one followed (analysis/model/index._defined_in_blocks)."""
+    found = check_marked("scan_recall24", tmp_path, monkeypatch, "launcher", "gait.py:Gait.step")
+    assert ("gait.py", 15, "foreign-library") in found

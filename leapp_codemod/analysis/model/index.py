@@ -354,6 +354,8 @@ def build_index(parsed: ParsedFile) -> ModuleIndex:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             _collect_imports(node, index)
     for stmt in parsed.tree.body:
+        for nested in _defined_in_blocks(stmt):
+            _collect_definition(nested, index)
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             index.functions[stmt.name] = FunctionInfo(f"{src.module}:{stmt.name}", src.module, stmt.name,
                                                       stmt, None, src.display)
@@ -369,6 +371,35 @@ def build_index(parsed: ParsedFile) -> ModuleIndex:
         elif isinstance(stmt, ast.If) and _is_main_guard(stmt):
             index.has_main_guard = True
     return index
+
+
+# Compound statements whose blocks run once, in order, at import: a definition in them is the module's.
+_IMPORT_TIME_BLOCKS = (ast.If, ast.Try, ast.With) + ((ast.TryStar,) if hasattr(ast, "TryStar") else ())
+
+
+def _defined_in_blocks(stmt: ast.stmt) -> list[ast.stmt]:
+    """The functions and classes a module-level `try:` / `with` / `if` defines (an Isaac Sim script's `try:
+    app = AppLauncher(...) ... class Wrapper(nn.Module): ... finally: app.close()`), at any depth of such blocks."""
+    if not isinstance(stmt, _IMPORT_TIME_BLOCKS):
+        return []
+    found = []
+    for field in ("body", "orelse", "finalbody", "handlers"):
+        for inner in getattr(stmt, field, None) or []:
+            for child in (inner.body if isinstance(inner, ast.ExceptHandler) else [inner]):
+                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    found.append(child)
+                else:
+                    found += _defined_in_blocks(child)
+    return found
+
+
+def _collect_definition(stmt: ast.stmt, index: ModuleIndex) -> None:
+    if isinstance(stmt, ast.ClassDef):
+        if stmt.name not in index.classes:   # the first of alternatives (`try:` ... `except ImportError:`)
+            _collect_class(stmt, index)
+    elif stmt.name not in index.functions:
+        index.functions[stmt.name] = FunctionInfo(f"{index.name}:{stmt.name}", index.name, stmt.name, stmt, None,
+                                                  index.path)
 
 
 def called_name(func: ast.expr) -> str | None:
