@@ -11,8 +11,15 @@ def _mixes_shape(values: list[ast.expr], ctx) -> bool:
             ctx.is_shape(v) and not last_dimension(v, ctx) for v in values):
         return False  # `width * self.horizon`: the last dimension is fixed for the pipeline
     shapes = [v for v in values if ctx.is_shape(v)]
-    others = [v for v in values if not ctx.is_shape(v) and not is_number(v)]
+    others = [v for v in values if not ctx.is_shape(v) and not _literal_size(v)]
     return bool(shapes) and bool(others)
+
+
+def _literal_size(node: ast.expr) -> bool:
+    """`2`, `(3, 3)`, `[4]`: a size written as a literal (`q.shape[:-1] + (3, 3)` is pure shape arithmetic)."""
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return all(_literal_size(e) for e in node.elts)
+    return is_number(node)
 
 
 # Calls that give a tensor a size: a whole shape handed to one of them fixes every dimension, the batch too.
@@ -40,12 +47,33 @@ def _stored_shape(node: ast.Call, ctx):
         return
     for arg in node.args:
         name = arg.value if isinstance(arg, ast.Starred) else arg
-        if isinstance(name, ast.Name) and name.id in ctx.env.shape and _whole_shape(name.id, ctx) is not None:
+        stored = _whole_shape(name.id, ctx) if isinstance(name, ast.Name) and name.id in ctx.env.shape else None
+        if stored is not None and not _restores(node.func.value, stored, ctx):
             yield Hit(node, f"`{show(node)}` gives a tensor the whole run-time shape `{name.id}` of pipeline data "
                             f"stored earlier; the export bakes in every traced size",
                       "use -1 for the sizes that vary (`y.reshape(-1, *sh[1:])`) or take them from the tensor "
                       "being reshaped")
             return
+
+
+def _restores(reshaped: ast.expr, stored: ast.expr, ctx) -> bool:
+    """`shape = q.shape; q = q.reshape(-1, 4); ...; return out.reshape(shape)`: a helper handing back what it
+    computed from its argument in the argument's own layout. The argument's shape is the caller's, fixed like
+    every shape of the export: restoring it bakes in nothing the input does not."""
+    source = stored.value if isinstance(stored, ast.Attribute) else stored.func.value
+    if ctx.is_entry() or not (isinstance(source, ast.Name) and source.id in ctx.fn.params):
+        return False   # the entry's own inputs: their sizes are what a caller may vary
+    derived = {source.id}
+    for _ in range(len(ctx.fn.nodes)):
+        size = len(derived)
+        for node in ctx.fn.nodes:
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None and any(
+                    isinstance(n, ast.Name) and n.id in derived for n in ast.walk(node.value)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                derived |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        if len(derived) == size:
+            break
+    return any(isinstance(n, ast.Name) and n.id in derived for n in ast.walk(reshaped))
 
 
 # torch factories whose positional arguments are sizes (or, for `arange`, the end of the range).
@@ -173,7 +201,8 @@ RULE = Rule(
          "statistics): a pipeline's inputs have one layout, so the rank is the same on every call. A "
          "nested mix is reported once, at its innermost part. Also flags a whole shape stored in a name and "
          "handed to `view`/`reshape`/`expand` later (`sh = x.shape; ...; y.reshape(*sh)`): every size of it, "
-         "the batch too, is fixed; and a torch factory sized by a dimension between the batch and the last one "
+         "the batch too, is fixed (not when a helper the entry calls restores its argument's own layout: `shape = q.shape; "
+         "q = q.reshape(-1, 4); ...; return out.reshape(shape)`); and a torch factory sized by a dimension between the batch and the last one "
          "(`torch.arange(x.shape[1])`, `torch.ones(emb.shape[:2])`: a sequence or token length), or a NumPy or "
          "torch creation call sized by the count of a masked selection (`np.arange(len(x[keep]))`); and a fixed "
          "slice of the end of an array kept on an object that grows on every call (`self.log[-20:]` with "
@@ -194,6 +223,11 @@ RULE = Rule(
         "def step(x, mean):\n    nd = len(x.shape)\n    return x - mean.reshape((1,) * (nd - 1) + (x.shape[-1],))\n",
         "def step(x, heads):\n    B, T, C = x.size()\n    return x.view(B, T, heads, C // heads)\n",
         "import torch\ndef step(obs):\n    return obs + torch.zeros(obs.shape[0], obs.shape[-1])\n",
+        # a helper restoring its argument's own layout
+        ("def rotate(q, v):\n    shape = v.shape\n    v = v.reshape(-1, 3)\n    out = v * q[..., :1]\n"
+         "    return out.reshape(shape)\ndef step(q, v):\n    return rotate(q, v)\n"),
+        ("def as_matrix(q):\n    flat = q.reshape(-1, 4)\n    return (flat * 2).reshape(q.shape[:-1] + (2, 2))\n"
+         "def step(q):\n    return as_matrix(q)\n"),
     ),
     invalid=(
         "import torch\ndef step(points, max_count):\n    pad = torch.zeros(max_count - points.shape[0], 2)  # error\n    return pad\n",

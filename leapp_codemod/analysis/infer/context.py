@@ -23,6 +23,7 @@ from leapp_codemod.analysis.infer.messages import MessageQuestions
 from leapp_codemod.analysis.infer.operand_kinds import ARRAY_BUILDERS, OperandKindQuestions
 from leapp_codemod.analysis.infer.outside_inputs import OutsideInputQuestions
 from leapp_codemod.analysis.infer.purity import PurityQuestions
+from leapp_codemod.analysis.infer.unused_positions import ROOTS_KEY
 from leapp_codemod.analysis.infer.reporters import ReporterQuestions
 from leapp_codemod.analysis.infer.relevance import RelevanceQuestions
 from leapp_codemod.analysis.infer.sink import SinkQuestions
@@ -181,6 +182,10 @@ class FunctionContext(TaintQuestions, TypeQuestions, CallQuestions, StateQuestio
         return training_only_block(node, self.self_name) is not None \
             or constant_flag_block(node, self.fn, self.facts.param_constants.get(self.fn.id)) is not None \
             or self._flags_callers_set(node.test)
+
+    def is_entry(self) -> bool:
+        """Is this function the entry the scan starts from (what its inputs are is the export's inputs)?"""
+        return self.fn.id in self.project.memo.get(ROOTS_KEY, ())
 
     def dead_block(self, node: ast.If) -> str | None:
         """'body'/'orelse' when the constants this function runs with (a flag every caller passes, a config
