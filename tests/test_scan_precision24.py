@@ -29,3 +29,18 @@ def test_a_field_read_outside_the_class_makes_it_no_reporter(tmp_path, monkeypat
                           "        with torch.no_grad():\n",
                           "        obs = obs * board().speed\n        with torch.no_grad():\n")
     assert ("unmapped-numpy", 34) in {(f.category, f.line) for f in result.findings}
+
+
+def test_drawing_on_an_image_after_the_model_read_it_is_not_reported(tmp_path, monkeypatch):
+    """`cv2.rectangle(rgb, ...)` fills `rgb` after the detector read it; only `cv2.imshow` reads it afterwards
+    (a window for a person): the labels' `int()`/`float()` and the drawing calls are no findings
+    (analysis/infer/slice_order, knowledge/vocab.DRAWING_FUNCTIONS)."""
+    found = check_marked("scan_precision24", tmp_path, monkeypatch, "tracker", "follow.py:Follower.step")
+    assert not {line for _, line, _ in found} & {20, 21, 22}
+
+
+def test_drawing_before_a_read_that_matters_is_reported(tmp_path, monkeypatch):
+    result = scan_variant("scan_precision24", tmp_path, monkeypatch, "tracker", "follow.py:Follower.step",
+                          "follow.py", "        return command\n",
+                          "        return command + torch.from_numpy(rgb).float().mean()\n")
+    assert ("foreign-library", 21) in {(f.category, f.line) for f in result.findings}

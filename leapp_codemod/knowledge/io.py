@@ -60,7 +60,7 @@ SEND_METHODS = frozenset({"publish", "Write", "write", "send", "sendall", "sendt
 # I/O that only reports (a log, a printed line, a CSV or metrics file): what reaches it alone is no output of
 # the step. Every other I/O call (a publish, a socket or client send, a store's `set`) hands its arguments on.
 REPORT_ROOTS = ("csv.", "wandb.", "mlflow.", "tensorboardX.", "torch.utils.tensorboard.", "logging.", "pprint.",
-                "warnings.", "sys.stdout.", "sys.stderr.")
+                "warnings.", "sys.stdout.", "sys.stderr.", "cv2.imshow")   # an OpenCV window shows an image to a person
 # Logging functions of a middleware (ROS 1 `rospy.loginfo`, `rospy.logwarn_throttle`, ...): reports, like a logger's.
 LOG_FUNCTION_PREFIXES = ("rospy.log",)
 # Functions that save a value to a file named by a path argument (index of the path among the arguments): a

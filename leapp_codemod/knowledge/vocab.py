@@ -126,6 +126,10 @@ INPLACE_EXCEPTIONS = frozenset({"requires_grad_", "share_memory_", "retain_grad_
 # with `out=` writes that keyword's value.
 ARGUMENT_WRITERS = frozenset({"copyto", "put", "place", "putmask", "fill_diagonal", "shuffle", "put_along_axis",
                               "index_put_", "setattr"})
+# OpenCV drawing functions: they draw into the image they are handed (their first argument) and do nothing else.
+DRAWING_FUNCTIONS = frozenset(f"cv2.{n}" for n in ("rectangle", "circle", "line", "arrowedLine", "putText",
+                                                   "drawMarker", "ellipse", "polylines", "fillPoly",
+                                                   "fillConvexPoly", "drawContours"))
 # In-place tensor methods that overwrite every element (given one argument): the old value is not read.
 OVERWRITING_METHODS = frozenset({"copy_", "zero_", "fill_"})
 # Builtins that return the names bound in a scope: a test on them (`"avg" not in locals()`) asks whether an

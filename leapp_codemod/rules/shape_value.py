@@ -11,15 +11,17 @@ def _mixes_shape(values: list[ast.expr], ctx) -> bool:
             ctx.is_shape(v) and not last_dimension(v, ctx) for v in values):
         return False  # `width * self.horizon`: the last dimension is fixed for the pipeline
     shapes = [v for v in values if ctx.is_shape(v)]
-    others = [v for v in values if not ctx.is_shape(v) and not _literal_size(v)]
+    others = [v for v in values if not ctx.is_shape(v) and not is_number(v)]
     return bool(shapes) and bool(others)
 
 
-def _literal_size(node: ast.expr) -> bool:
-    """`2`, `(3, 3)`, `[4]`: a size written as a literal (`q.shape[:-1] + (3, 3)` is pure shape arithmetic)."""
-    if isinstance(node, (ast.Tuple, ast.List)):
-        return all(_literal_size(e) for e in node.elts)
-    return is_number(node)
+def _shape_with_fixed_tail(node: ast.BinOp, ctx) -> bool:
+    """`q.shape[:-1] + (3, 3)`: a shape of pipeline data extended by sizes written as literals (a layout the
+    pipeline fixes, like `x.shape[0] * 2`); not a list repeated a run-time number of times (`len(x) * [0]`)."""
+    literal = [side for side in (node.left, node.right) if isinstance(side, (ast.Tuple, ast.List))
+               and all(is_number(e) for e in side.elts)]
+    return isinstance(node.op, ast.Add) and len(literal) == 1 and ctx.is_shape(
+        node.right if literal[0] is node.left else node.left)
 
 
 # Calls that give a tensor a size: a whole shape handed to one of them fixes every dimension, the batch too.
@@ -171,6 +173,8 @@ def check(node, ctx):
     if isinstance(node, ast.BinOp):
         if holds_texts(ctx.fn, node):
             return   # `[""] * len(frames)`: a list of Python text, which the export does not hold
+        if _shape_with_fixed_tail(node, ctx):
+            return
         operands = [node.left, node.right]
     elif isinstance(node, ast.Call) and ctx.builtin(node) in ("min", "max"):
         operands = list(node.args)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from leapp_codemod.analysis.infer.context import FunctionContext
-from leapp_codemod.analysis.infer.relevance import written_argument
+from leapp_codemod.analysis.infer.argument_writes import written_argument
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.walk import is_self_attr, iter_nodes
 

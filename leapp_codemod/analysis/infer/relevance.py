@@ -18,7 +18,9 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from leapp_codemod.analysis.infer.argument_writes import writes_argument, written_argument  # noqa: F401 (sink)
 from leapp_codemod.analysis.infer.io import named_path
+from leapp_codemod.analysis.infer.slice_order import fills_needed
 from leapp_codemod.analysis.infer.slice_aliases import _aliases, _target_names, root_of  # noqa: F401 (sink)
 from leapp_codemod.analysis.infer.telemetry import ASSUMED_DEAD, self_record
 from leapp_codemod.analysis.infer.type_tests import parent_map
@@ -42,8 +44,8 @@ from leapp_codemod.knowledge.io import (
     REPORT_ROOTS,
 )
 from leapp_codemod.knowledge.vocab import (
-    ARGUMENT_WRITERS,
     DATA_METHOD_NAMES,
+    DRAWING_FUNCTIONS,
     INPLACE_EXCEPTIONS,
     NON_DATA_BUILTINS,
     PURE_BUILTINS,
@@ -168,6 +170,7 @@ class RelevanceQuestions:
             needed |= {p for p in params if p != self.self_name and not self._host_outside(p, filled=True)}
         out: set[int] = set()
         work = [s for s in stmts if s.output]
+        ordered = self._ordered_locals(stmts, scope, groups)
 
         def mark(s: _Stmt) -> None:
             if id(s.node) not in out:
@@ -191,8 +194,8 @@ class RelevanceQuestions:
                         else:
                             mark(binder)
             for s in stmts:
-                if id(s.node) not in out and (s.fills & needed or inline and s.binds & at_entry
-                                              or s.control and out):
+                if id(s.node) not in out and (fills_needed(s, needed, ordered, stmts, out)
+                                              or inline and s.binds & at_entry or s.control and out):
                     mark(s)   # what fills a needed object; in a range, what it leaves for its next pass to read;
                               # the jumps that decide whether an output runs
                 elif id(s.node) in out and any(t in needed and t not in s.served for t in s.reads_for):
@@ -201,6 +204,19 @@ class RelevanceQuestions:
             from_skipped |= {name for s in stmts if not s.skipped for name in s.reads.union(*s.reads_for.values())
                              if any(b is not None and b.skipped for b in _reaching(s, name))}
         return out, {id(s.node) for s in stmts}, (needed, from_skipped)
+
+    def _ordered_locals(self, stmts: list[_Stmt], scope: _Scope, groups: list[set[str]]) -> dict[str, frozenset[str]]:
+        """Locals whose fills count only when an output reads them after (`cv2.rectangle(image, ...)` drawn once
+        the model has read `image`), each with the names that may share its object (`crop = image[a:b]`): not a
+        parameter, a global, a name bound to an outside object or carried by the driver loop to its next pass,
+        nor one sharing its object with such a name."""
+        unordered = scope.params | scope.declared | scope.foreign | set(self.fn.carried)
+        found: dict[str, frozenset[str]] = {}
+        for name in {name for s in stmts for name in s.fills}:
+            shared = frozenset({name}.union(*(g for g in groups if name in g)))
+            if not shared & unordered:
+                found[name] = shared
+        return found
 
     def _describe(self, block: list[ast.stmt], stmts: list[_Stmt], scope: _Scope, parent: _Stmt | None,
                   skip: tuple[int, int] | None = None) -> list[_Stmt]:
@@ -322,6 +338,12 @@ class RelevanceQuestions:
             entry.output = True   # a draw advances the process's generator, which every later draw reads
             return
         if name and name.partition(".")[0] in PURE_LIBRARIES + TABLE_LIBRARIES and not writes_argument(call, name):
+            return
+        written = written_argument(call, name) if name and not self.resolve_call(call) else None
+        if written is not None and isinstance(root_of(written), ast.Name) and self._own(root_of(written).id, scope) \
+                and (name.partition(".")[0] in PURE_LIBRARIES or name in DRAWING_FUNCTIONS):
+            entry.fills.add(root_of(written).id)   # `np.copyto(buf, x)`, `cv2.rectangle(image, ...)`: fills a local
+            entry.reads.add(root_of(written).id)
             return
         callees = self.resolve_call(call)
         if callees and all(not c.is_method and self.for_function(c).reports_only() for c in callees) \
@@ -474,21 +496,6 @@ def module_body(project, module) -> FunctionInfo:
 def fn_last(fn) -> ast.stmt | None:
     body = fn.node.body
     return body[-1] if body else None
-
-
-def writes_argument(call: ast.Call, name: str) -> bool:
-    """`torch.nn.init.zeros_(w)`, `np.copyto(dst, src)`, `out=`: a library call that writes an argument."""
-    last = name.rsplit(".", 1)[-1]
-    return (last.endswith("_") and not last.startswith("_")) or written_argument(call, name) is not None
-
-
-def written_argument(call: ast.Call, name: str) -> ast.expr | None:
-    """The argument a library call writes its result into: `out=` (`np.multiply(a, k, out=buf)`), or the first
-    argument of a function made to fill it (`np.copyto(dst, src)`, `np.put(a, idx, v)`)."""
-    out = next((k.value for k in call.keywords if k.arg == "out"), None)
-    if out is not None:
-        return out
-    return call.args[0] if call.args and name.rsplit(".", 1)[-1] in ARGUMENT_WRITERS else None
 
 
 def _blocks(block: list) -> list[list[ast.stmt]]:
