@@ -23,3 +23,12 @@ def test_definitions_inside_module_level_try_blocks_are_the_modules(tmp_path, mo
     `except ImportError:` fallback) is the one followed (analysis/model/index._defined_in_blocks)."""
     found = check_marked("scan_recall24", tmp_path, monkeypatch, "launcher", "gait.py:Gait.step")
     assert ("gait.py", 15, "foreign-library") in found
+
+
+@pytest.mark.parametrize(("app", "entry", "line"), [("discrete", "steer.py:Steering.act", 15),
+                                                    ("replay", "track.py:11-15", 12)])
+def test_a_table_read_at_an_index_the_step_decides(tmp_path, monkeypatch, app, entry, line):
+    """A NumPy table only the constructor builds, indexed by data; a clip indexed by a counter the inline range
+    advances itself (rules/table_index._loaded_table, _advanced_counter)."""
+    found = check_marked("scan_recall24", tmp_path, monkeypatch, app, entry)
+    assert (line, "scalar-extraction") in {(n, category) for _, n, category in found}

@@ -79,8 +79,8 @@ def counter_source(index: ast.expr, ctx, depth: int = 0) -> str | None:
     if is_self_attr(index, ctx.self_name):
         return f"{ctx.self_name}.{index.attr}" if ctx.holds_counter(index.attr) else None
     if isinstance(index, ast.Name):
-        if ctx.fn.numbers.get(index.id) and index.id not in ctx.fn.carried:
-            return index.id
+        if ctx.fn.numbers.get(index.id) or _advanced_counter(index.id, ctx):
+            return index.id   # a step counter from before the range, advanced after it or by the range itself
         bound = [n.value for n in ctx.fn.nodes if isinstance(n, ast.Assign) and n.lineno < index.lineno
                  and any(isinstance(t, ast.Name) and t.id == index.id for t in n.targets)]
         return counter_source(bound[-1], ctx, depth + 1) if bound else None
@@ -97,6 +97,18 @@ def counter_source(index: ast.expr, ctx, depth: int = 0) -> str | None:
     return next((found for p in parts if (found := counter_source(p, ctx, depth + 1))), None)
 
 
+def _advanced_counter(name: str, ctx) -> bool:
+    """`frame = 0` before an inline range, `frame += 1` in it: a Python number the range advances from its
+    own value by numbers and settings alone (a step counter carried to the next pass)."""
+    start = ctx.fn.outer_values.get(name)
+    if name not in ctx.fn.carried or not number_literal(start):
+        return False
+    updates = [n for n in ctx.fn.nodes if isinstance(n, (ast.Assign, ast.AugAssign)) and any(
+        isinstance(t, ast.Name) and t.id == name for t in (n.targets if isinstance(n, ast.Assign) else [n.target]))]
+    return bool(updates) and all(not ctx.is_data(u.value) and not any(
+        isinstance(c, ast.Call) for c in ast.walk(u.value)) for u in updates)
+
+
 def _state_driven(node: ast.Subscript, parts: list[ast.expr], ctx):
     """`self.clip[index]` with `index` computed from a counter: the lookup is state-driven."""
     counter = next((c for p in parts if not isinstance(p, ast.Slice) and (c := counter_source(p, ctx))), None)
@@ -109,12 +121,33 @@ def _state_driven(node: ast.Subscript, parts: list[ast.expr], ctx):
               f"index the table on the host with `{counter}` and pass the row in")
 
 
+def _loaded_table(node: ast.Subscript, parts: list[ast.expr], ctx):
+    """`self.bins[idx]` with `self.bins = np.linspace(-1, 1, 256)` bound only by the constructor and `idx`
+    computed from pipeline data: a plain NumPy table read at a traced index, like a module constant table."""
+    computed = next((p for p in parts if not isinstance(p, ast.Slice) and from_data(p, ctx)), None)
+    if computed is None or not is_self_attr(node.value, ctx.self_name) or ctx.cls is None \
+            or not loaded_once(node.value, ctx) or not _plain_table(node.value, ctx) or ctx.only_logged(node):
+        return
+    yield Hit(node, f"`{show(node)}` indexes `{show(node.value)}`, a plain NumPy table the constructor builds, with "
+                    f"`{show(computed)}`, computed from pipeline data: the table reads the index as plain numbers, "
+                    "so the export keeps the entry chosen while tracing",
+              f"keep the table as a tensor (`torch.as_tensor(...)`, a registered buffer) and gather from it")
+
+
+def _plain_table(table: ast.Attribute, ctx) -> bool:
+    """Is every binding of `self.<attr>` a NumPy call or a literal of numbers (no tensor, no loaded object)?"""
+    values = [v for klass in ctx.project.mro(ctx.cls) for _, v in klass.attr_values.get(table.attr, ())]
+    return bool(values) and all(number_literal(v) or isinstance(v, ast.Call)
+                                and (ctx.call_name(v) or "").startswith("numpy.") for v in values)
+
+
 def check(node: ast.Subscript, ctx):
     if not isinstance(node.ctx, ast.Load):
         return
     parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
     if not isinstance(node.value, ast.Name) or not constant_table(node.value.id, ctx):
-        yield from _state_driven(node, parts, ctx)
+        found = list(_state_driven(node, parts, ctx))
+        yield from found or _loaded_table(node, parts, ctx)
         return
     computed = next((p for p in parts if not isinstance(p, ast.Slice) and from_data(p, ctx)), None)
     if computed is None or not constant_table(node.value.id, ctx) or ctx.only_logged(node):
@@ -135,8 +168,10 @@ RULE = Rule(
          "position (`HEIGHTS[ix, iy]`). Also a state-driven lookup: a table loaded before the step (an attribute of "
          "self only the constructor binds, `self.clip = np.load(path)`; in an inline range a value from before the "
          "range that is no number and not carried) read at an index computed from a counter (a number on self the "
-         "step advances, `self.frame += 1`; in an inline range a step counter from before it), through locals, "
-         "arithmetic and calls (`idx = frame_of(t)`, `min(int(self.frame * rate), n - 1)`).",
+         "step advances, `self.frame += 1`; in an inline range a step counter from before it, or one the range "
+         "advances), through locals, arithmetic and calls (`idx = frame_of(t)`, `min(int(self.frame * rate), "
+         "n - 1)`); and a plain NumPy table only the constructor builds (`self.bins = np.linspace(-1, 1, 256)`) "
+         "read at an index computed from pipeline data.",
     why="The table is a plain Python or NumPy value: its `__getitem__` converts a traced index to a plain number "
         "(`__index__`, `__array__`), so LEAPP records no gather and the entry seen while tracing becomes a "
         "constant of the export. Nothing is logged. A counter-derived index is a Python number: the lookup runs "
@@ -161,6 +196,10 @@ RULE = Rule(
         "        self.k = k\n    def step(self, obs):\n        return obs + self.ref[self.k]\n",
     ),
     invalid=(
+        # a NumPy table the constructor builds, read at an index the data decides
+        "import numpy as np\nclass D:\n    def __init__(self):\n        self.bins = np.linspace(-1, 1, 256)\n"
+        "    def step(self, logits):\n        idx = logits.argmax(-1).numpy()\n"
+        "        return self.bins[idx]  # error\n",
         # a table the constructor loads, read at an index computed from a counter the step advances
         "import numpy as np\nclass P:\n    def __init__(self, path):\n        self.ref = np.load(path)\n"
         "        self.t = 0\n    def step(self, obs):\n        self.t += 1\n"
