@@ -32,3 +32,11 @@ def test_a_table_read_at_an_index_the_step_decides(tmp_path, monkeypatch, app, e
     advances itself (rules/table_index._loaded_table, _advanced_counter)."""
     found = check_marked("scan_recall24", tmp_path, monkeypatch, app, entry)
     assert (line, "scalar-extraction") in {(n, category) for _, n, category in found}
+
+
+def test_a_send_on_a_global_sdk_client_a_function_binds_is_io(tmp_path, monkeypatch):
+    """`arm = None` at the top, `global arm; arm = ArmClient(host)` in `connect`: the global's type is the
+    client's, and a method named as a send on a client of a library neither scanned nor installed is I/O
+    (ModuleIndex.rebound_globals, infer/io.io_kind, knowledge/actuation.named_as_send)."""
+    found = check_marked("scan_recall24", tmp_path, monkeypatch, "arm_global", "reach.py:step")
+    assert found == {("reach.py", 19, "io-in-pipeline")}

@@ -5,6 +5,8 @@ range ends in (`analysis/inline/world_step.py`).
 """
 from __future__ import annotations
 
+import re
+
 from leapp_codemod.knowledge.io import SEND_METHODS
 
 # Calls that hand the action to a simulator, a robot or middleware, or advance the world with it, whatever
@@ -33,3 +35,22 @@ ACTION_WORDS = frozenset({"action", "actions", "cmd", "cmds", "command", "comman
 # result and handed to the send (`ctrl = np.zeros(model.nu); ctrl[ids] = target; data.ctrl[:] = ctrl`) is
 # the send's packaging, not pipeline code.
 ALLOCATORS = frozenset({"zeros", "zeros_like", "empty", "empty_like", "ones", "ones_like", "full", "full_like"})
+
+
+def words(name: str) -> list[str]:
+    """`setJointMotorControlArray` -> set, joint, motor, control, array; `exec_actions` -> exec, actions."""
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name)
+    return [w for w in spaced.lower().split("_") if w]
+
+
+# Verbs that say a value leaves for a device or a peer whatever follows them (`Move`, `publishPose`); the other
+# SEND_VERBS (`set`, `apply`, `act`, `exec`) also name computations (`filter.apply(x)`) unless an action word follows.
+SENDING_VERBS = frozenset({"send", "publish", "write", "command", "move", "servo", "actuate", "drive"})
+
+
+def named_as_send(method: str) -> bool:
+    """`send`, `Move`, `publishPose`, `set_joint_targets`: a method whose name says it hands a value on."""
+    parts = words(method)
+    return method in SEND_CALLS or bool(parts) and (parts[0] in SENDING_VERBS or parts[0] in SEND_VERBS
+                                                    and bool(set(parts[1:]) & ACTION_WORDS))
+

@@ -32,7 +32,6 @@ computing what the loop sends out:
 from __future__ import annotations
 
 import ast
-import re
 
 from leapp_codemod.knowledge.actuation import (
     ACTION_WORDS,
@@ -40,6 +39,7 @@ from leapp_codemod.knowledge.actuation import (
     NOT_STEPPED,  # noqa: F401 (re-exported: loops)
     SEND_CALLS,
     SEND_VERBS,
+    words,
 )
 from leapp_codemod.knowledge.vocab import LOOP_MUTATORS
 
@@ -54,12 +54,6 @@ def final_name(expr: ast.expr) -> str | None:
     if isinstance(expr, ast.Attribute):
         return expr.attr
     return None
-
-
-def words(name: str) -> list[str]:
-    """`setJointMotorControlArray` -> set, joint, motor, control, array; `exec_actions` -> exec, actions."""
-    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name)
-    return [w for w in spaced.lower().split("_") if w]
 
 
 def walk_here(node: ast.AST):

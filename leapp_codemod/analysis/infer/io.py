@@ -15,6 +15,7 @@ from leapp_codemod.analysis.model.walk import is_self_attr, iter_nodes
 from leapp_codemod.knowledge.vocab import (
     CONTAINER_MUTATORS, DATA_METHOD_NAMES, NON_DATA_BUILTINS, PURE_BUILTINS, PURE_LIBRARIES,
 )
+from leapp_codemod.knowledge.actuation import named_as_send
 from leapp_codemod.knowledge.io import (
     CLOCK_FACTORIES, CLOCK_FUNCTIONS, FILE_METHODS, IO_BUILTINS, IO_FUNCTIONS, IO_ROOTS, IO_VALUE_TYPES, LOGGING_METHODS,
     LOG_FUNCTION_PREFIXES, MIDDLEWARE_FACTORIES,
@@ -91,10 +92,10 @@ class IoQuestions:
             return None   # `rate.sleep()` paces the host: the export loses no value without it
         if any(t.startswith(IO_ROOTS) for t in types):
             return f"`{sorted(types)[0]}.{func.attr}`"
-        if func.attr in SEND_METHODS:
+        if func.attr in SEND_METHODS or named_as_send(func.attr):
             client = next((t for t in sorted(types) if self._unread_library_type(t)), None)
-            if client is not None:
-                return f"`.{func.attr}()` of a `{client}` client"   # `self.con.send(...)`, `self.con = rtde.RTDE(...)`
+            if client is not None:   # `self.con.send(...)` of `rtde.RTDE(...)`, `client.Move(vx, vy, w)` of an SDK's
+                return f"`.{func.attr}()` of a `{client}` client"
         return None
 
     def _built_before_range(self, receiver: ast.expr) -> set[str]:

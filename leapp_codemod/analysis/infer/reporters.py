@@ -13,11 +13,10 @@ prints stands for the robot).
 from __future__ import annotations
 
 import ast
-import re
 
 from leapp_codemod.analysis.infer.telemetry import attribute_reads
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo
-from leapp_codemod.knowledge.actuation import SEND_CALLS, SEND_VERBS
+from leapp_codemod.knowledge.actuation import named_as_send
 
 _CONSTRUCTORS = frozenset({"__init__", "__post_init__"})
 
@@ -29,7 +28,7 @@ class ReporterQuestions:
         """Is the call a method of a reporter (`board.show(cmd, vel)`), or one returning a reporter and doing
         nothing else that matters (`get_display()`, a cached singleton)?"""
         callees = self.resolve_call(call)
-        if callees and all(c.is_method and not _sends(c.name) and self._reporter_of(c) for c in callees):
+        if callees and all(c.is_method and not named_as_send(c.name) and self._reporter_of(c) for c in callees):
             return True
         returned = self.types_of(call)
         return bool(callees and returned) and all(self._reporter_named(t) for t in returned) \
@@ -99,10 +98,3 @@ class ReporterQuestions:
                 if not inside and not self._names_module(module_name, node.value):
                     return True   # `viewer.track_pelvis` of a module named `viewer` is no field of the class
         return False
-
-
-def _sends(method: str) -> bool:
-    """`send`, `set_target`, `publishPose`: a method whose name says it hands a value on."""
-    first = re.match(r"_*([a-z]+|[A-Z][a-z]*)", method)
-    return method in SEND_CALLS or first is not None and first.group(1).lower() in SEND_VERBS
-

@@ -47,7 +47,7 @@ class TypeQuestions:
         if isinstance(e, ast.Name):
             if e.id in self.env.types:
                 return self.env.types[e.id]
-            if e.id in self.module.globals:
+            if e.id in self.module.globals or e.id in self.module.rebound_globals:
                 return self.global_types(self.module, e.id)
             declared = foreign_annotations(self.project, self.fn, self.module).get(e.id)
             if declared:
@@ -441,8 +441,10 @@ class TypeQuestions:
         return set()
 
     def global_types(self, module: ModuleIndex, name: str) -> set[str]:
-        value = module.globals.get(name)
-        return self.call_result_types(value, module) if isinstance(value, ast.Call) else set()
+        """What a module global may hold: its module-level binding, and what functions that declare it `global`
+        bind it to (`client = None` at the top, `global client; client = SportClient()` in `main`)."""
+        values = [module.globals.get(name), *module.rebound_globals.get(name, ())]
+        return set().union(*(self.call_result_types(v, module) for v in values if isinstance(v, ast.Call)))
 
 
 def _super_init_passes(project, cls: ClassInfo, init: FunctionInfo):

@@ -125,6 +125,8 @@ class ModuleIndex:
     import_alternatives: dict[str, list[str]] = field(default_factory=dict)
     # local names a relative import binds above the scanned root (`from .... import f` three levels deep)
     above_root: set[str] = field(default_factory=set)
+    # globals functions rebind under a `global` declaration: name -> the values they bind it to, in order
+    rebound_globals: dict[str, list[ast.expr]] = field(default_factory=dict)
     # ast columns are UTF-8 byte offsets; lines with non-ASCII text are kept to convert them
     non_ascii_lines: dict[int, str] = field(default_factory=dict)
     # the tree last walked and its nodes in `ast.walk` order (see `nodes`)
@@ -370,7 +372,23 @@ def build_index(parsed: ParsedFile) -> ModuleIndex:
             index.globals[stmt.target.id] = stmt.value
         elif isinstance(stmt, ast.If) and _is_main_guard(stmt):
             index.has_main_guard = True
+    index.rebound_globals = _rebound_globals(index)
     return index
+
+
+def _rebound_globals(index: ModuleIndex) -> dict[str, list[ast.expr]]:
+    """`global client; client = SportClient()` in a function: what each declared global is bound to."""
+    if not any(isinstance(n, ast.Global) for n in index.nodes):
+        return {}
+    found: dict[str, list[ast.expr]] = {}
+    for fn in index.functions.values():
+        declared = {name for n in fn.nodes if isinstance(n, ast.Global) for name in n.names}
+        for node in fn.nodes if declared else ():
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Name) and target.id in declared:
+                        found.setdefault(target.id, []).append(node.value)
+    return found
 
 
 # Compound statements whose blocks run once, in order, at import: a definition in them is the module's.
