@@ -44,3 +44,10 @@ def test_drawing_before_a_read_that_matters_is_reported(tmp_path, monkeypatch):
                           "follow.py", "        return command\n",
                           "        return command + torch.from_numpy(rgb).float().mean()\n")
     assert ("foreign-library", 21) in {(f.category, f.line) for f in result.findings}
+
+
+def test_a_parameter_used_as_text_is_not_pipeline_data(tmp_path, monkeypatch):
+    """`goal.strip().lower()` in an f-string: `goal` is text, so the prompt formats no pipeline number
+    (analysis/model/text_params.TEXT_ONLY_METHODS)."""
+    found = check_marked("scan_precision24", tmp_path, monkeypatch, "instructed", "policy.py:grasp_step")
+    assert found == {("policy.py", 8, "tensor-branch")}

@@ -9,15 +9,27 @@ _TEXT_CONTAINERS = frozenset({"list", "sequence", "iterable", "collection", "tup
                               "mutablesequence", "abstractset"})
 
 
+# Methods only Python text has (not arrays, tensors, lists or dicts; not `split`/`replace`, which tensors and
+# tables have too): a parameter the function calls one on holds a string.
+TEXT_ONLY_METHODS = frozenset({"lower", "upper", "strip", "lstrip", "rstrip", "casefold", "title", "capitalize",
+                               "startswith", "endswith", "encode", "splitlines", "isdigit", "isalpha", "zfill"})
+
+
 def text_params(fn: FunctionInfo) -> set[str]:
-    """Parameters annotated as text (`prompt: str`, `names: Sequence[str]`, `Optional[List[str]]`): they hold
-    Python strings, never pipeline data, whatever a caller's data-flow says about the value it passes."""
+    """Parameters annotated as text (`prompt: str`, `names: Sequence[str]`, `Optional[List[str]]`), or that the
+    function calls a text-only method on (`task_label.lower()`): they hold Python strings, never pipeline data,
+    whatever a caller's data-flow says about the value it passes."""
     key = "text_params"
     found = fn.walks.get(key)
     if found is None:
         args = fn.node.args
-        found = fn.walks[key] = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)
-                                 if a.annotation is not None and _text_annotation(a.annotation)}
+        params = [a for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
+        found = {a.arg for a in params if a.annotation is not None and _text_annotation(a.annotation)}
+        names = {a.arg for a in params}
+        found |= {n.func.value.id for n in fn.nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                  and n.func.attr in TEXT_ONLY_METHODS and isinstance(n.func.value, ast.Name)
+                  and n.func.value.id in names}
+        fn.walks[key] = found
     return found
 
 
