@@ -178,12 +178,18 @@ def test_a_function_setup_py_installs_as_a_command_is_a_driver_root(tmp_path, mo
     assert candidates[0] == inline[0] and any("the loop is in a driver (run)" in r for r in inline[0]["reasons"])
 
 
-def test_without_the_console_script_the_command_function_drives_nothing(tmp_path, monkeypatch):
+def test_without_the_console_script_nothing_starts_the_package_so_unnamed_loop_functions_are_roots(tmp_path,
+                                                                                                   monkeypatch):
+    """No command, no `__main__` block, no top-level loop: a launcher outside the scan (or the user) calls the
+    package's functions, so each module-level function with a loop that no code names is a root; the node's
+    loop, which sends what it computes, ranks above the replay helper's (analysis/entry/callbacks.callers_of)."""
+    want = expected("entry_installed_command")
     root = app(tmp_path, "entry_installed_command")
     setup = root / "ws" / "src" / "hover_ctl" / "setup.py"
     setup.write_text(setup.read_text(encoding="utf-8").replace('"hover = hover_ctl.hover_node:run",', ""),
                      encoding="utf-8")
-    assert not [c for c in ranked(root, monkeypatch) if c["kind"] == "inline"]
+    inline = [c["path"] for c in ranked(root, monkeypatch) if c["kind"] == "inline"]
+    assert inline == [want["range_file"], want["unlisted_file"]]
 
 
 def test_commands_a_pyproject_or_setup_cfg_declares_are_driver_roots(tmp_path, monkeypatch):
@@ -203,3 +209,14 @@ def test_without_the_declared_script_its_loop_drives_nothing(packaging, line, tm
     path.write_text(path.read_text(encoding="utf-8").replace(line, ""), encoding="utf-8")
     inline = {c["path"] for c in ranked(root, monkeypatch) if c["kind"] == "inline"}
     assert packaging.split("/")[0] not in {p.split("/")[0] for p in inline} and len(inline) == 1
+
+
+def test_a_loop_nothing_names_in_a_package_nothing_starts_is_a_driver_and_outranks_its_bare_network(
+        tmp_path, monkeypatch):
+    """No `__main__`, no command: `serve`'s loop is a root; `Attitude.forward` is one statement, so the five
+    statements of pipeline code around its call make the range the step (entry/callbacks, entry/collect)."""
+    want = expected("entry_unstarted_loop")
+    candidates = ranked(app(tmp_path, "entry_unstarted_loop"), monkeypatch)
+    assert candidates[0]["kind"] == "inline" and candidates[0]["entry"] == want["range"]
+    network = next(c for c in candidates if c["entry"] == "glider.net:Attitude.forward")
+    assert any("the range around it is the policy step" in r for r in network["reasons"])

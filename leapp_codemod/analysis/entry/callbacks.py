@@ -4,7 +4,9 @@ function is driven like a loop body, and its own body is a place a pipeline may 
 
 A function a packaging file installs as a command (`'drive = pkg.node:main'` in a setup.py's
 `console_scripts`, how ROS 2 Python packages start their nodes; `[project.scripts]` in a pyproject.toml, a
-setup.cfg's `console_scripts`: see commands.py) is a driver root like a `__main__` block."""
+setup.cfg's `console_scripts`: see commands.py) is a driver root like a `__main__` block. When nothing
+in the project starts it (no `__main__` block, no top-level loop, no command), a module-level function with a
+loop that no code of the project names is a root: a launcher outside the scan, or the user, calls it."""
 from __future__ import annotations
 
 import ast
@@ -50,8 +52,29 @@ def callers_of(project: Project) -> list[tuple[FunctionInfo, bool]]:
         body = module_body_function(module)
         if body is not None:
             out.append((body, module.has_main_guard or any(True for _ in loops_of(body))))
+    if not any(root for _, root in out):   # nothing starts the project: a launcher outside it, or the user, does
+        named = _referenced_names(project)
+        out = [(fn, root or _unreferenced_loop(fn, named, project)) for fn, root in out]
     project.memo[key] = out
     return out
+
+
+def _referenced_names(project: Project) -> set[str]:
+    """Every name the project's own code reads, as a name or an attribute (`run`, `runner.run`)."""
+    found: set[str] = set()
+    for name, module in project.modules.items():
+        if not project.is_library(name):
+            found |= {n.id for n in module.nodes if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)}
+            found |= {n.attr for n in module.nodes if isinstance(n, ast.Attribute)}
+    return found
+
+
+def _unreferenced_loop(fn: FunctionInfo, named: set[str], project: Project) -> bool:
+    """A module-level function of the project with a loop that no code of the project names (`def deploy(cfg):
+    while ...` that a launcher outside the scanned code, or the user, calls): it drives what it runs, like a
+    script's `__main__` block."""
+    return fn.class_name is None and "." not in fn.qualname and fn.name not in named \
+        and not project.is_library(fn.module) and any(True for _ in loops_of(fn))
 
 
 def returned_closures(project: Project, fn: FunctionInfo) -> list[FunctionInfo]:

@@ -14,7 +14,7 @@ from leapp_codemod.analysis.entry.callbacks import (
     driven_bodies,
     registered_callbacks,
 )
-from leapp_codemod.analysis.entry.composers import model_parts, wrapper_calls
+from leapp_codemod.analysis.entry.composers import model_parts, thin_body, wrapper_calls
 from leapp_codemod.analysis.entry.config_choice import (
     chosen_at_run_time,
     selected_among,
@@ -273,7 +273,9 @@ def collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
                 # input is built and its output used, so a shorter range around it is the step. A gated call
                 # (`if t % k == 0: chunk = policy(x)`) counts the block its range is widened to: the statements
                 # there build the network's input and turn its chunk into the action
-                if best.size >= least:
+                bare = bool(network) and all(fid in sites.functions and thin_body(sites.functions[fid])
+                                             for fid in network)
+                if best.size >= (ROLLOUT_NETWORK_STATEMENTS if bare else least):   # a bare network: less will do
                     for fid in network:
                         sites.inline_networks.setdefault(fid, (ctx.fn, best))
     return sites

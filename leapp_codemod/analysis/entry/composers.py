@@ -120,6 +120,11 @@ def _work(fn: FunctionInfo) -> int:
         n.value is not None and _plumbing(n.value)) for n in fn.nodes)
 
 
+def thin_body(fn: FunctionInfo) -> bool:
+    """A body of at most THIN_STATEMENTS statements (`return torch.tanh(self.body(obs))`): a bare network."""
+    return _statements(fn) <= THIN_STATEMENTS
+
+
 def is_model_wrapper(fn: FunctionInfo) -> bool:
     """Is `fn` small enough to be only a wrapper around a model call (the caller checks that it runs one)?"""
     return _assignments(fn) <= WRAPPER_ASSIGNMENTS or _statements(fn) <= WRAPPER_STATEMENTS \
