@@ -117,6 +117,10 @@ RULE = Rule(
     valid=(
         "def step(obs, cfg):\n    assert obs.shape[-1] == cfg.dim\n    return obs.reshape(obs.shape[0], -1)\n",
         "def step(obs, cfg):\n    if obs.shape[-1] != cfg.dim:\n        raise ValueError('bad width')\n    return obs\n",
+        # the guard builds its message, reports it, then raises
+        ("import logging\nlog = logging.getLogger(__name__)\ndef step(a, b):\n    if a.shape != b.shape:\n"
+         "        msg = f'shape mismatch: {a.shape} != {b.shape}'\n        log.error(msg)\n"
+         "        raise ValueError(msg)\n    return a * b\n"),
         "def step(rot):\n    if rot.shape[-2:] == (3, 3):\n        return rot[..., 0]\n    return rot\n",
         # the layout of statistics the pipeline loaded
         ("import numpy as np\nclass Norm:\n    def __init__(self, path):\n        self.mean = np.load(path)\n"

@@ -9,7 +9,28 @@ from functools import lru_cache
 
 
 def _raises_only(body: list[ast.stmt]) -> bool:
-    return bool(body) and all(isinstance(s, (ast.Raise, ast.Assert)) for s in body)
+    """Statements that only raise, after at most building the error's text or reporting it (`msg = f"..."`,
+    `log.error(msg)`, then `raise ValueError(msg)`)."""
+    return bool(body) and isinstance(body[-1], (ast.Raise, ast.Assert)) \
+        and all(isinstance(s, (ast.Raise, ast.Assert)) or _message(s) for s in body[:-1])
+
+
+_REPORTS = frozenset({"print", "error", "warning", "warn", "critical", "exception", "info", "debug", "logerr",
+                      "logwarn", "logfatal"})
+
+
+def _message(stmt: ast.stmt) -> bool:
+    """`msg = f"shape {q.shape} != ..."`, `print(msg)`, `log.error(...)`: text for the error about to be raised."""
+    if isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets):
+        value = stmt.value
+        return isinstance(value, ast.JoinedStr) or isinstance(value, ast.Constant) and isinstance(value.value, str) \
+            or isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "format" \
+            and isinstance(value.func.value, ast.Constant)
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        func = stmt.value.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        return name in _REPORTS
+    return False
 
 
 def only_raises(node: ast.AST) -> bool:
