@@ -100,7 +100,7 @@ RULE = Rule(
     summary="Python branch on a run-time shape of pipeline data",
     what="Flags `if`/`while`/conditional expressions whose condition reads `.shape`, `.size()` or `len()` of "
          "pipeline data. Not flagged: `assert` statements and `if` guards that only raise (they document a fixed "
-         "layout) or only report and return from a step that returns nothing (`if len(action) != 12: "
+         "layout; building the error's text or logging it before the `raise` still only raises) or only report and return from a step that returns nothing (`if len(action) != 12: "
          "log.error(...); return`: a traced call taking it exports nothing), and checks of dimensions that cannot vary between calls (the rank, a trailing dimension or the "
          "whole shape against literals, e.g. a 3x3 rotation matrix; the rank or the last dimension against a "
          "setting, e.g. `acts.shape[-1] != self.act_dim`; the whole shape against the shape of a value that is no "
