@@ -40,3 +40,12 @@ def test_a_send_on_a_global_sdk_client_a_function_binds_is_io(tmp_path, monkeypa
     (ModuleIndex.rebound_globals, infer/io.io_kind, knowledge/actuation.named_as_send)."""
     found = check_marked("scan_recall24", tmp_path, monkeypatch, "arm_global", "reach.py:step")
     assert found == {("reach.py", 19, "io-in-pipeline")}
+
+
+def test_a_counter_the_range_wraps_by_the_clip_length_still_drives_the_lookup(tmp_path, monkeypatch):
+    """`frame = (frame + 1) % clip.shape[0]`: the carried counter is state the range advances from itself and
+    a setting (rules/table_index._advanced_counter)."""
+    from scanfixture import scan_variant
+    result = scan_variant("scan_recall24", tmp_path, monkeypatch, "replay", "track.py:11-15", "track.py",
+                          "frame += 1", "frame = (frame + 1) % clip.shape[0]")
+    assert ("scalar-extraction", 12) in {(f.category, f.line) for f in result.findings}

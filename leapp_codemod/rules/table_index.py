@@ -105,8 +105,8 @@ def _advanced_counter(name: str, ctx) -> bool:
         return False
     updates = [n for n in ctx.fn.nodes if isinstance(n, (ast.Assign, ast.AugAssign)) and any(
         isinstance(t, ast.Name) and t.id == name for t in (n.targets if isinstance(n, ast.Assign) else [n.target]))]
-    return bool(updates) and all(not ctx.is_data(u.value) and not any(
-        isinstance(c, ast.Call) for c in ast.walk(u.value)) for u in updates)
+    return bool(updates) and all(not any(isinstance(n, ast.Call) or isinstance(n, ast.Name) and n.id != name
+                                         and ctx.is_data(n) for n in ast.walk(u.value)) for u in updates)
 
 
 def _state_driven(node: ast.Subscript, parts: list[ast.expr], ctx):
