@@ -49,3 +49,17 @@ def test_a_counter_the_range_wraps_by_the_clip_length_still_drives_the_lookup(tm
     result = scan_variant("scan_recall24", tmp_path, monkeypatch, "replay", "track.py:11-15", "track.py",
                           "frame += 1", "frame = (frame + 1) % clip.shape[0]")
     assert ("scalar-extraction", 12) in {(f.category, f.line) for f in result.findings}
+
+
+def test_an_ancestral_schedulers_step_draws_noise(tmp_path, monkeypatch):
+    """knowledge/draws.NOISY_SCHEDULERS: the scheduler's class, typed from the constructor (the robots-style
+    shape where the scheduler comes back from a helper is typed by the classes the project imports)."""
+    found = check_marked("scan_recall24", tmp_path, monkeypatch, "denoiser", "chunker.py:Chunker.act")
+    assert found == {("chunker.py", 18, "random-in-pipeline")}
+
+
+def test_a_deterministic_scheduler_draws_nothing(tmp_path, monkeypatch):
+    from scanfixture import scan_variant
+    result = scan_variant("scan_recall24", tmp_path, monkeypatch, "denoiser", "chunker.py:Chunker.act",
+                          "chunker.py", "EulerAncestralDiscreteScheduler", "DDIMScheduler")
+    assert not [f for f in result.findings if f.category == "random-in-pipeline"]

@@ -51,6 +51,6 @@ SENDING_VERBS = frozenset({"send", "publish", "write", "command", "move", "servo
 def named_as_send(method: str) -> bool:
     """`send`, `Move`, `publishPose`, `set_joint_targets`: a method whose name says it hands a value on."""
     parts = words(method)
-    return method in SEND_CALLS or bool(parts) and (parts[0] in SENDING_VERBS or parts[0] in SEND_VERBS
-                                                    and bool(set(parts[1:]) & ACTION_WORDS))
+    return method in SEND_METHODS or bool(parts) and (parts[0] in SENDING_VERBS or parts[0] in SEND_VERBS
+                                                      and bool(set(parts[1:]) & ACTION_WORDS))
 

@@ -49,3 +49,9 @@ DISTRIBUTION_MODULES = ("torch.distributions.", "scipy.stats.")
 # In-place random fills of a torch tensor.
 RANDOM_INPLACE_METHODS = frozenset({"normal_", "uniform_", "bernoulli_", "exponential_", "random_", "geometric_",
                                     "cauchy_", "log_normal_"})
+# Diffusion noise schedulers whose `step` adds fresh noise to the sample it returns (ancestral sampling: DDPM's
+# variance term, Euler/KDPM2 ancestral, SDE solvers); DDIM with its default `eta=0` is deterministic.
+NOISY_SCHEDULERS = frozenset({"DDPMScheduler", "DDPMParallelScheduler", "EulerAncestralDiscreteScheduler",
+                              "KDPM2AncestralDiscreteScheduler", "DPMSolverSDEScheduler"})
+SCHEDULER_LIBRARIES = ("diffusers.",)
+

@@ -1,8 +1,8 @@
 import ast
 
 from leapp_codemod.knowledge.draws import (
-    DISTRIBUTION_DRAWS, DISTRIBUTION_MODULES, GENERATOR_DRAWS, GENERATOR_TYPES, NOT_DRAWS, RANDOM_INPLACE_METHODS,
-    RANDOM_MODULES, RNG_NAMES, SCIPY_DRAWS, STDLIB_DRAWS, TORCH_RANDOM,
+    DISTRIBUTION_DRAWS, DISTRIBUTION_MODULES, GENERATOR_DRAWS, GENERATOR_TYPES, NOISY_SCHEDULERS, NOT_DRAWS,
+    RANDOM_INPLACE_METHODS, RANDOM_MODULES, RNG_NAMES, SCHEDULER_LIBRARIES, SCIPY_DRAWS, STDLIB_DRAWS, TORCH_RANDOM,
 )
 from leapp_codemod.knowledge.vocab import DISTRIBUTION_WORDS
 from leapp_codemod.analysis.infer.context import iter_nodes, parent_map
@@ -72,7 +72,30 @@ def draw_kind(node: ast.Call, ctx) -> str | None:
             return f"random generator draw `.{func.attr}()`"
     if func.attr in RANDOM_INPLACE_METHODS:
         return f"in-place random fill `.{func.attr}()`"
+    scheduler = next((t for t in sorted(receiver_types) if t.startswith(SCHEDULER_LIBRARIES)
+                      and NOISY_SCHEDULERS & set(t.split("."))), None)
+    if func.attr == "step" and scheduler is None and _named_scheduler(func.value):
+        imported = _imported_schedulers(ctx.project)   # the scan cannot type it: the classes the project imports
+        scheduler = sorted(imported)[0] if imported and imported <= NOISY_SCHEDULERS else None
+    if func.attr == "step" and scheduler is not None:
+        return f"the noise `{scheduler}.step` adds to the sample"   # DDPM's variance term, drawn every step
     return None
+
+
+def _named_scheduler(receiver: ast.expr) -> bool:
+    name = receiver.attr if isinstance(receiver, ast.Attribute) else getattr(receiver, "id", "")
+    return name.lower().endswith("scheduler")
+
+
+def _imported_schedulers(project) -> frozenset[str]:
+    """The diffusion scheduler classes the project's modules import (`from diffusers import DDPMScheduler`)."""
+    key = ("imported schedulers", project.own_module_count())
+    if key not in project.memo:
+        project.memo[key] = frozenset(
+            target.rpartition(".")[2] for name, module in project.modules.items() if not project.is_library(name)
+            for target in module.imports.values()
+            if target.startswith(SCHEDULER_LIBRARIES) and target.endswith("Scheduler"))
+    return project.memo[key]
 
 
 def _unused(node: ast.Call, ctx) -> bool:
@@ -109,7 +132,10 @@ RULE = Rule(
          "`pi`, `probs`, built by a callable the scan cannot type), `scipy.stats` draws (`.rvs()` of a frozen "
          "distribution kept on self, `stats.norm.rvs(...)`), NumPy `np.random.*` and Generator draws "
          "(`rng.normal(...)`, `np.random.default_rng().normal(...)`), `jax.random` draws, and the stdlib "
-         "`random` module and `random.Random` instances inside the pipeline (one vocabulary: "
+         "`random` module and `random.Random` instances inside the pipeline, and the `step` of an ancestral "
+         "diffusion scheduler (`diffusers` DDPM, Euler/KDPM2 ancestral, SDE solvers: it adds fresh noise to the "
+         "sample; when the scan cannot type the scheduler, the scheduler classes the project imports decide) "
+         "(one vocabulary: "
          "`knowledge/draws.py`). A draw bound to a local that no code which runs reads (only a block the callers' "
          "constants rule out, e.g. `if gamma > 0:` with `gamma` 0 for the values callers pass) is not reported.",
     why="A draw without traced arguments (`torch.randn(shape)`, any NumPy draw) becomes a constant: the export "
