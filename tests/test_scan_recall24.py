@@ -63,3 +63,10 @@ def test_a_deterministic_scheduler_draws_nothing(tmp_path, monkeypatch):
     result = scan_variant("scan_recall24", tmp_path, monkeypatch, "denoiser", "chunker.py:Chunker.act",
                           "chunker.py", "EulerAncestralDiscreteScheduler", "DDIMScheduler")
     assert not [f for f in result.findings if f.category == "random-in-pipeline"]
+
+
+def test_names_a_function_imports_in_its_body_are_imports_of_a_range_inside_it(tmp_path, monkeypatch):
+    """`import cv2`, `from geo import heading_error as error_to` inside `fly`: the range at 13-16 follows the
+    helper and knows `cv2.resize` (analysis/inline/range._imported_only)."""
+    found = check_marked("scan_recall24", tmp_path, monkeypatch, "local_imports", "fly.py:13-16")
+    assert found == {("fly.py", 13, "foreign-library"), ("geo.py", 5, "scalar-extraction")}

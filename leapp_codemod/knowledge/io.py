@@ -25,7 +25,7 @@ IO_ROOTS = ("requests.", "urllib.", "http.", "socket.", "subprocess.", "shutil."
             "rclpy.", "rospy.", "wandb.", "mlflow.", "tensorboardX.", "torch.utils.tensorboard.",
             # robot middleware and device links: LCM, DDS, Unitree SDK, serial ports, CAN, MQTT, cameras
             "lcm.", "tf2_ros.", "cyclonedds.", "unitree_sdk2py.core.channel.", "serial.", "can.", "paho.", "pyrealsense2.",
-            "ecal.",
+            "ecal.", "cv2.VideoCapture",
             # key-value stores, message brokers and RPC clients (`redis.Redis(...).get/.set/.hget/.publish`)
             "redis.", "pymemcache.", "etcd3.", "pymongo.", "kafka.", "confluent_kafka.", "pika.", "nats.", "grpc.",
             "zenoh.", "roslibpy.", "websocket.", "websockets.", "httpx.", "aiohttp.", "pynng.")

@@ -219,6 +219,18 @@ def _scope_statements(scope: ast.AST) -> list[ast.stmt]:
     return list(scope.body)
 
 
+def _imported_only(scope: ast.AST) -> set[str]:
+    """Names the enclosing function binds only by `import` statements (`import cv2`, `from m import f` in its
+    body): looked up as the module's imports (the index keeps a function's imports), not inputs of the range."""
+    imported: set[str] = set()
+    for node in ast.walk(scope) if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) else ():
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            imported |= {(a.asname or a.name).split(".")[0] for a in node.names if a.name != "*"}
+    assigned = {n.id for n in ast.walk(scope) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)} \
+        if imported else set()
+    return imported - assigned - _params(scope)
+
+
 def _params(scope: ast.AST) -> set[str]:
     if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return set()
@@ -302,7 +314,7 @@ def classify(found: _Found, start: int, end: int, scope: ast.AST, loop: ast.AST 
     fresh = _fresh_readings(statements)
     module_level = isinstance(scope, ast.Module)
     scope_events = uses(_scope_statements(scope))
-    scope_bound = {n for n, k, _ in scope_events if k == "w"} | _params(scope)
+    scope_bound = ({n for n, k, _ in scope_events if k == "w"} | _params(scope)) - _imported_only(scope)
     declared = _declared_global(scope)
     leaving, counters = _leaving_branches(loop, start) if loop is not None else ([], set())
     loop_writes = [(n, line) for n, k, line in loop_events if k in "wm" and (
