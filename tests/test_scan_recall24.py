@@ -70,3 +70,12 @@ def test_names_a_function_imports_in_its_body_are_imports_of_a_range_inside_it(t
     helper and knows `cv2.resize` (analysis/inline/range._imported_only)."""
     found = check_marked("scan_recall24", tmp_path, monkeypatch, "local_imports", "fly.py:13-16")
     assert found == {("fly.py", 13, "foreign-library"), ("geo.py", 5, "scalar-extraction")}
+
+
+def test_a_send_named_method_of_a_display_client_moves_a_view_not_the_robot(tmp_path, monkeypatch):
+    """`ViewportCamera.SetJointTargets(...)`: a display client's class (knowledge/actuation.DISPLAY_WORDS) is no
+    device the step sends to; the call stays one the scan does not follow."""
+    from scanfixture import scan_variant
+    result = scan_variant("scan_recall24", tmp_path, monkeypatch, "arm_global", "reach.py:step", "reach.py",
+                          "ArmClient", "ViewportCamera")
+    assert not [f for f in result.findings if f.category == "io-in-pipeline"]

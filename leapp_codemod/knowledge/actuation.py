@@ -54,3 +54,14 @@ def named_as_send(method: str) -> bool:
     return method in SEND_METHODS or bool(parts) and (parts[0] in SENDING_VERBS or parts[0] in SEND_VERBS
                                                       and bool(set(parts[1:]) & ACTION_WORDS))
 
+
+# Words of a client class that shows things to a person (`ViewportCameraState`, `MeshcatVisualizer`): a
+# send-named method of one (`set_position_world`) moves a view, not the robot.
+DISPLAY_WORDS = frozenset({"viewport", "viewer", "visualizer", "visualiser", "gui", "render", "renderer", "window",
+                           "display", "dashboard", "plot", "plotter", "canvas"})
+
+
+def shows_to_a_person(type_name: str) -> bool:
+    """Is `type_name` (dotted) a display client's class: a word of its last part is a DISPLAY_WORD?"""
+    return bool(set(words(type_name.rpartition(".")[2])) & DISPLAY_WORDS)
+

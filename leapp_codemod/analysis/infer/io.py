@@ -15,7 +15,7 @@ from leapp_codemod.analysis.model.walk import is_self_attr, iter_nodes
 from leapp_codemod.knowledge.vocab import (
     CONTAINER_MUTATORS, DATA_METHOD_NAMES, NON_DATA_BUILTINS, PURE_BUILTINS, PURE_LIBRARIES,
 )
-from leapp_codemod.knowledge.actuation import named_as_send
+from leapp_codemod.knowledge.actuation import named_as_send, shows_to_a_person
 from leapp_codemod.knowledge.io import (
     CLOCK_FACTORIES, CLOCK_FUNCTIONS, FILE_METHODS, IO_BUILTINS, IO_FUNCTIONS, IO_ROOTS, IO_VALUE_TYPES, LOGGING_METHODS,
     LOG_FUNCTION_PREFIXES, MIDDLEWARE_FACTORIES,
@@ -93,7 +93,8 @@ class IoQuestions:
         if any(t.startswith(IO_ROOTS) for t in types):
             return f"`{sorted(types)[0]}.{func.attr}`"
         if func.attr in SEND_METHODS or named_as_send(func.attr):
-            client = next((t for t in sorted(types) if self._unread_library_type(t)), None)
+            client = next((t for t in sorted(types) if self._unread_library_type(t)
+                           and (func.attr in SEND_METHODS or not shows_to_a_person(t))), None)
             if client is not None:   # `self.con.send(...)` of `rtde.RTDE(...)`, `client.Move(vx, vy, w)` of an SDK's
                 return f"`.{func.attr}()` of a `{client}` client"
         return None
