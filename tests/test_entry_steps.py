@@ -220,3 +220,12 @@ def test_a_loop_nothing_names_in_a_package_nothing_starts_is_a_driver_and_outran
     assert candidates[0]["kind"] == "inline" and candidates[0]["entry"] == want["range"]
     network = next(c for c in candidates if c["entry"] == "glider.net:Attitude.forward")
     assert any("the range around it is the policy step" in r for r in network["reasons"])
+
+
+def test_a_method_a_usage_scripts_top_level_code_runs_once_is_offered(tmp_path, monkeypatch):
+    """`planner = Planner(...); print(planner.plan(...))` at the top of `example.py` (no loop, no `__main__`):
+    the method it runs, which reaches the network, is the step, not a callee (entry/entrypoints._score)."""
+    want = expected("entry_script_usage")
+    candidates = ranked(app(tmp_path, "entry_script_usage"), monkeypatch)
+    assert candidates[0]["entry"] == want["entry"]
+    assert any(r.startswith("run by the top-level code of example.py") for r in candidates[0]["reasons"])

@@ -217,7 +217,13 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites, reach: set[str]
         score += 1
         reasons.append(f"takes {n_inputs} input(s) and returns a value")
     callers = sites.callers.get(fn.id, set()) - {fn.id} - sites.ignored
-    if callers and not loops:
+    scripts = sorted(c for c in callers if c.endswith(f":{MODULE_QUALNAME}") and c in sites.functions
+                     and c not in sites.drivers)   # a usage script that is no driver (no loop, no `__main__`)
+    if callers and not loops and scripts and len(scripts) == len(callers) and fn.id in reach:
+        score += 2   # `ctl = Controller(); cmd = ctl.run(state)` in a deploy script: a usage the user's loop repeats
+        reasons.append(f"run by the top-level code of {sites.functions[scripts[0]].path} (a script, no other "
+                       "project code calls it)")
+    elif callers and not loops:
         score -= 2
         reasons.append("called by other project code (a callee, not the top of the pipeline)")
     if project.modules[fn.module].has_main_guard and not loops and fn.class_name is not None:
