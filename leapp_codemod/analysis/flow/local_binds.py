@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from leapp_codemod.analysis.infer.context import FunctionContext
-from leapp_codemod.analysis.infer.argument_writes import written_argument
+from leapp_codemod.analysis.infer.argument_writes import may_write_argument, written_argument
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.walk import is_self_attr, iter_nodes
 
@@ -48,8 +48,11 @@ def numpy_annotated(ctx: FunctionContext) -> set[str]:
 def bind_written(ctx: FunctionContext, call: ast.Call) -> bool:
     """`np.copyto(self.buf, obs)`, `np.multiply(obs, k, out=scaled)`: a library function that fills its
     destination from pipeline data makes the destination pipeline data (a local, or an attribute of `self`)."""
+    if not may_write_argument(call):
+        return False   # most calls: decided by the spelling alone, before the (costly) name and callee lookups
     name = ctx.call_name(call)
-    dest = written_argument(call, name) if name and not ctx.resolve_call(call) else None
+    dest = written_argument(call, name) if name else None
+    dest = dest if dest is not None and not ctx.resolve_call(call) else None
     if dest is None or not any(ctx.is_data(a) for a in (*call.args, *(k.value for k in call.keywords)) if a is not dest):
         return False
     root = dest

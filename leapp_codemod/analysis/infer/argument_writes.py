@@ -21,3 +21,14 @@ def written_argument(call: ast.Call, name: str) -> ast.expr | None:
         return out
     return call.args[0] if call.args and (name.rsplit(".", 1)[-1] in ARGUMENT_WRITERS or name in DRAWING_FUNCTIONS) \
         else None
+
+
+_WRITER_NAMES = ARGUMENT_WRITERS | {name.rpartition(".")[2] for name in DRAWING_FUNCTIONS}
+
+
+def may_write_argument(call: ast.Call) -> bool:
+    """Can `written_argument` find a destination, judged by the call's spelling (`out=`, a writer's last name)?"""
+    func = call.func
+    last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+    return last in _WRITER_NAMES or any(k.arg == "out" for k in call.keywords)
+

@@ -339,9 +339,10 @@ class RelevanceQuestions:
             return
         if name and name.partition(".")[0] in PURE_LIBRARIES + TABLE_LIBRARIES and not writes_argument(call, name):
             return
-        written = written_argument(call, name) if name and not self.resolve_call(call) else None
+        written = written_argument(call, name) if name else None
         if written is not None and isinstance(root_of(written), ast.Name) and self._own(root_of(written).id, scope) \
-                and (name.partition(".")[0] in PURE_LIBRARIES or name in DRAWING_FUNCTIONS):
+                and (name.partition(".")[0] in PURE_LIBRARIES or name in DRAWING_FUNCTIONS) \
+                and not self.resolve_call(call):
             entry.fills.add(root_of(written).id)   # `np.copyto(buf, x)`, `cv2.rectangle(image, ...)`: fills a local
             entry.reads.add(root_of(written).id)
             return

@@ -30,9 +30,11 @@ class ReporterQuestions:
         callees = self.resolve_call(call)
         if callees and all(c.is_method and not named_as_send(c.name) and self._reporter_of(c) for c in callees):
             return True
+        if not callees or any(c.is_method for c in callees):
+            return False
         returned = self.types_of(call)
-        return bool(callees and returned) and all(self._reporter_named(t) for t in returned) \
-            and all(not c.is_method and self._fetches(c) for c in callees)
+        return bool(returned) and all(self._reporter_named(t) for t in returned) \
+            and all(self._fetches(c) for c in callees)
 
     def _reporter_of(self, method: FunctionInfo) -> bool:
         module = self.project.modules.get(method.module)
