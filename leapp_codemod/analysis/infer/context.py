@@ -179,9 +179,7 @@ class FunctionContext(TaintQuestions, TypeQuestions, CallQuestions, StateQuestio
         Then only one branch is the pipeline and the test is no branch on data."""
         if isinstance(node, ast.While):
             return False
-        return training_only_block(node, self.self_name) is not None \
-            or constant_flag_block(node, self.fn, self.facts.param_constants.get(self.fn.id)) is not None \
-            or self._flags_callers_set(node.test)
+        return self.dead_block(node) is not None or self._flags_callers_set(node.test)
 
     def is_entry(self) -> bool:
         """Is this function the entry the scan starts from (what its inputs are is the export's inputs)?"""

@@ -37,13 +37,11 @@ class ReporterQuestions:
             and all(self._fetches(c) for c in callees)
 
     def _reporter_of(self, method: FunctionInfo) -> bool:
-        module = self.project.modules.get(method.module)
-        cls = module.classes.get(method.class_name) if module is not None and method.class_name else None
-        return cls is not None and method.name not in _CONSTRUCTORS and self.reporter_class(cls)
+        return bool(method.class_name) and method.name not in _CONSTRUCTORS \
+            and self._reporter_named(f"{method.module}:{method.class_name}")
 
     def _reporter_named(self, type_name: str) -> bool:
-        module, _, qual = type_name.partition(":")
-        cls = self.project.modules[module].classes.get(qual) if module in self.project.modules else None
+        cls = self._class_for_type(type_name)
         return cls is not None and self.reporter_class(cls)
 
     def _fetches(self, fn: FunctionInfo) -> bool:
