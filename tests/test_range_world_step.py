@@ -51,7 +51,7 @@ def test_a_project_wrapper_around_an_engine_step_is_scanned_as_pipeline(tmp_path
     assert {(path, category) for path, _, category in marked} == {
         ("reach_env.py", "foreign-library"), ("reach_env.py", "inplace-state")}
     result = scan_copy("scan_range_wrapped_step", tmp_path / "again", "reach_app", "rollout.py:12-14", monkeypatch)
-    assert result.entry_note and "wrapper around `p.stepSimulation`" in result.entry_note
+    assert result.entry_note and "through `p.stepSimulation`" in result.entry_note
 
 
 def test_the_exported_range_still_ends_before_a_wrapped_step(tmp_path):
@@ -69,7 +69,7 @@ def test_a_wrapped_step_in_the_middle_of_a_range_is_followed_and_its_observation
     assert {(path, category) for path, _, category in marked} == {
         ("hop_env.py", "io-in-pipeline"), ("hop_env.py", "inplace-state"), ("hop_env.py", "foreign-library")}
     result = scan_copy("scan_range_wrapped_step", tmp_path / "again", "hopper_app", "evaluate.py:12-15", monkeypatch)
-    assert result.entry_note and "wrapper around `mujoco.mj_step`" in result.entry_note
+    assert result.entry_note and "through `mujoco.mj_step`" in result.entry_note
     assert not result.not_followed
 
 
@@ -92,3 +92,12 @@ def test_a_carried_number_a_range_adds_to_is_said_to_be_updated_not_mutated_in_p
     messages = [f.message for f in result.findings if f.line == 8]
     assert messages and all("updates `phase`, which the driver loop carries" in m for m in messages)
     assert not any("in place" in m for m in messages)
+
+
+def test_a_project_link_that_sends_the_action_and_reads_the_reply_is_scanned_as_pipeline(tmp_path, monkeypatch):
+    # no engine behind the step: it sends the command over a socket it holds and builds the next observation from
+    # the reply, so the reply is the pipeline's input and the math on it is pre-processing
+    marked = check_marked("scan_range_wrapped_step", tmp_path, monkeypatch, "rover_app", "drive.py:13-15")
+    assert ("rover_link.py", 24, "scalar-extraction") in marked
+    result = scan_copy("scan_range_wrapped_step", tmp_path / "again", "rover_app", "drive.py:13-15", monkeypatch)
+    assert result.entry_note and "through `self.sock.sendto`" in result.entry_note

@@ -16,6 +16,7 @@ from leapp_codemod.scan.model_path import model_path
 from leapp_codemod.analysis.flow.not_followed import not_followed
 from leapp_codemod.analysis.inline.function import InlineEntryError, inline_function
 from leapp_codemod.analysis.inline.range import parse_inline_entry
+from leapp_codemod.analysis.inline.wrapped_world import WRAPPED_STEPS_KEY
 from leapp_codemod.analysis.model.leapp_support import LeappSupport, load_support
 from leapp_codemod.analysis.model.libraries import LibraryLoader, site_dirs
 from leapp_codemod.analysis.model.project import Project
@@ -110,6 +111,10 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
             owner = entry_class(project, entry_fn, options.entry) if options.entry else None
             if owner is not None:  # `--entry Model.forward` runs on a Model: `self.f()` dispatches to Model's f
                 analysis.facts.receivers[entry_fn.id] = {owner.id}
+        for wrapper in project.memo.get(WRAPPED_STEPS_KEY, {}).values():   # the link a wrapper reads the world by
+            readers = reader_attrs(project, wrapper)
+            if readers:
+                analysis.facts.data_attrs.setdefault(f"{wrapper.module}:{wrapper.class_name}", set()).update(readers)
         for param, classes in script_argument_types(project, entry_fn).items():   # objects a script passes
             analysis.facts.param_types.setdefault(entry_fn.id, {}).setdefault(param, set()).update(classes)
         if inline:   # a parameter of the function around the range: the objects its callers pass

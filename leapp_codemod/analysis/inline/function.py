@@ -18,7 +18,7 @@ from leapp_codemod.analysis.infer.unused_positions import PINNED_KEY
 from leapp_codemod.analysis.inline.mutated import only_mutated
 from leapp_codemod.analysis.inline.world_step import end_before_world_step
 from leapp_codemod.analysis.model.world_steps import world_step
-from leapp_codemod.analysis.inline.wrapped_world import wrapped_world_step
+from leapp_codemod.analysis.inline.wrapped_world import WRAPPED_STEPS_KEY, wrapped_world_step
 from leapp_codemod.analysis.model.config_values import config_key
 from leapp_codemod.analysis.model.index import FunctionInfo, ModuleIndex
 from leapp_codemod.analysis.model.returned_classes import tuple_item
@@ -183,7 +183,7 @@ def _carried_names(rng: InlineRange, after: int) -> frozenset[str]:
 
 def _through_wrapper(project: Project, module: ModuleIndex, rng: InlineRange) -> tuple[InlineRange, ast.Call] | None:
     """The range as given, with a note, and the step's call, when a world step in it is the project's own
-    wrapper around a simulator engine (scanned as pipeline code); None otherwise."""
+    wrapper handing the action to the world (scanned as pipeline code); None otherwise."""
     owner = project.class_of(f"{module.name}.{rng.scope_qualname.rpartition('.')[0]}") if rng.class_name else None
     for step in _world_step_statements(rng):
         wrapped = wrapped_world_step(project, module, step, rng.scope, rng.start, owner)
@@ -192,6 +192,7 @@ def _through_wrapper(project: Project, module: ModuleIndex, rng: InlineRange) ->
     else:
         return None
     method, note = wrapped
+    project.memo.setdefault(WRAPPED_STEPS_KEY, {})[method.id] = method
     # of what the step returns, the pipeline keeps the observation the range reads on its next pass; the
     # reward, the flags and the info are the host's bookkeeping
     targets = step.targets[0] if isinstance(step, ast.Assign) and len(step.targets) == 1 else None

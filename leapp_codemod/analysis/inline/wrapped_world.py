@@ -3,9 +3,10 @@
 A range ending in `obs, r, done, info = env.step(action)` is normally cut before the step (`world_step.py`): the
 simulator behind it is the world, not the pipeline. When `env` is built from a project class whose `step` hands the
 world over to a simulator engine of its own (`mujoco.mj_step`, `p.stepSimulation`, a wrapped library environment's
-`self.env.step`), that `step` is a wrapper: what it does to the action before the engine runs (clipping, scaling,
-PD control) is the pipeline's post-processing, and the observation it builds after is the next call's
-pre-processing. `scan` then keeps the step in the range and follows it (the engine call itself stays outside the
+`self.env.step`), or sends the action to a device or a peer through a link it holds (`self.sock.sendto`,
+`self.cmd_pub.publish`: a real robot or a simulator behind middleware), that `step` is a wrapper: what it does to
+the action before handing it over (clipping, scaling, PD control) is the pipeline's post-processing, and the
+observation it builds after is the next call's pre-processing. `scan` then keeps the step in the range and follows it (the engine call itself stays outside the
 scanned code); `generate` and `run` still end the exported range before the step.
 """
 from __future__ import annotations
@@ -13,8 +14,12 @@ from __future__ import annotations
 import ast
 
 from leapp_codemod.analysis.model.world_steps import advances_world
+from leapp_codemod.knowledge.io import SEND_METHODS
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIndex
 from leapp_codemod.analysis.model.project import Project
+
+# Project memo key: fid -> the wrapper steps a scanned range keeps (their link reads hand it the next observation).
+WRAPPED_STEPS_KEY = ("wrapped-world-steps",)
 
 
 def _built_class(project: Project, module: ModuleIndex, value: ast.expr | None) -> ClassInfo | None:
@@ -56,9 +61,16 @@ def _receiver_value(project: Project, receiver: ast.expr, scope: ast.AST, start:
     return None
 
 
-def _engine_call(project: Project, cls: ClassInfo, method: FunctionInfo) -> ast.Call | None:
+def _sends_through_link(call: ast.Call) -> bool:
+    """`self.sock.sendto(...)`, `self.cmd_pub.publish(msg)`: a send through a link the object holds."""
+    func = call.func
+    return (isinstance(func, ast.Attribute) and func.attr in SEND_METHODS and isinstance(func.value, ast.Attribute)
+            and isinstance(func.value.value, ast.Name) and func.value.value.id == "self")
+
+
+def _handover_call(project: Project, cls: ClassInfo, method: FunctionInfo) -> ast.Call | None:
     """The call in `method` (or in a method of its class it calls on `self`, one call away) that hands the
-    world to a simulator engine: an engine call, or a world step on another object."""
+    action to the world: an engine call, a world step on another object, or a send through a held link."""
     bodies = [method]
     for node in ast.walk(method.node):
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
@@ -68,14 +80,14 @@ def _engine_call(project: Project, cls: ClassInfo, method: FunctionInfo) -> ast.
                 bodies.append(helper)
     for fn in bodies:
         for node in ast.walk(fn.node):
-            if isinstance(node, ast.Call) and advances_world(node):
+            if isinstance(node, ast.Call) and (advances_world(node) or _sends_through_link(node)):
                 return node
     return None
 
 
 def wrapped_world_step(project: Project, module: ModuleIndex, step: ast.stmt, scope: ast.AST, start: int,
                        owner: ClassInfo | None) -> tuple[FunctionInfo, str] | None:
-    """When the range's final world step is the project's own wrapper around a simulator engine: the wrapper's
+    """When the range's final world step is the project's own wrapper handing the action to the world: the wrapper's
     method and a note saying so (the step is kept in the range); None otherwise."""
     call = getattr(step, "value", None)
     if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Attribute):
@@ -84,10 +96,11 @@ def wrapped_world_step(project: Project, module: ModuleIndex, step: ast.stmt, sc
     method = project.find_method(cls, call.func.attr) if cls is not None else None
     if method is None or project.is_library(method.module):
         return None
-    engine = _engine_call(project, cls, method)
-    if engine is None:
+    handover = _handover_call(project, cls, method)
+    if handover is None:
         return None
-    return method, (f"line {step.lineno} steps `{cls.name}.{call.func.attr}`, the project's wrapper around "
-                    f"`{ast.unparse(engine.func)}` ({method.path}:{engine.lineno}): its action processing and the "
+    return method, (f"line {step.lineno} steps `{cls.name}.{call.func.attr}`, the project's wrapper handing the "
+                    f"action to the world through `{ast.unparse(handover.func)}` ({method.path}:{handover.lineno}): "
+                    "its action processing and the "
                     "observation it builds are scanned as pipeline code; the exported range (generate, run) ends "
                     "before the step")
