@@ -4,6 +4,7 @@ the step runs is not pipeline code, and what it returns is the next observation,
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 
 import pytest
 from scanfixture import check_marked, found, scan_copy
@@ -101,3 +102,15 @@ def test_a_project_link_that_sends_the_action_and_reads_the_reply_is_scanned_as_
     assert ("rover_link.py", 24, "scalar-extraction") in marked
     result = scan_copy("scan_range_wrapped_step", tmp_path / "again", "rover_app", "drive.py:13-15", monkeypatch)
     assert result.entry_note and "through `self.sock.sendto`" in result.entry_note
+
+
+def test_the_observation_copied_back_under_a_branch_is_what_the_wrapped_step_keeps(tmp_path, monkeypatch):
+    # `if done: state = zeros() else: state = nxt` after the range: `nxt` is the next observation, so the
+    # observation the link builds stays in the scanned slice
+    from tests.test_scan_fixtures import markers
+    from scanfixture import FIXTURES
+    result = scan_copy("scan_range_wrapped_step", tmp_path, "rover_app", "patrol.py:11-12", monkeypatch)
+    in_link = {(Path(f.path).as_posix().removeprefix("./"), f.line, f.category) for f in result.findings
+               if Path(f.path).name == "rover_link.py"}
+    marked, _ = markers(FIXTURES / "scan_range_wrapped_step" / "rover_app")
+    assert in_link == {m for m in marked if m[0] == "rover_link.py"}

@@ -166,9 +166,10 @@ def _world_step_statements(rng: InlineRange) -> list[ast.stmt]:
 
 def _carried_names(rng: InlineRange, after: int) -> frozenset[str]:
     """The range's inputs and state, with the names copied into them after line `after` (`state = state_`, in
-    the range or after it in the loop)."""
+    the range or after it in the loop, also under a branch: `if done: state = env.reset() else: state = nxt`)."""
     names = set(rng.inputs) | set(rng.state)
-    copies = [(s.targets[0].id, s.value.id) for s in (rng.loop.body if rng.loop is not None else rng.statements)
+    body = rng.loop.body if rng.loop is not None else rng.statements
+    copies = [(s.targets[0].id, s.value.id) for stmt in body for s in ast.walk(stmt)
               if isinstance(s, ast.Assign) and s.lineno > after and len(s.targets) == 1
               and isinstance(s.targets[0], ast.Name) and isinstance(s.value, ast.Name)]
     grew = True
