@@ -109,6 +109,6 @@ def test_a_networks_own_method_reached_from_training_is_no_step_around_its_forwa
     project = load_project([str(FIXTURES / "entry_trainer_collects_step")], ()).project
     sites = collect_call_sites(project, load_support())
     functions = {fn.id: fn for fn in project.functions()} | sites.functions
-    edges = wrapping_edges(functions, sites, project, set(functions))
+    edges = wrapping_edges(functions, sites, project, set(functions), sites.model_reach())
     assert "nets:SteerNet.sample_action" in edges["pilot:Pilot.predict_actions"]
     assert "nets:SteerNet.predict" in functions and "nets:SteerNet.predict" not in edges

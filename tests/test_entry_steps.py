@@ -229,3 +229,20 @@ def test_a_method_a_usage_scripts_top_level_code_runs_once_is_offered(tmp_path, 
     candidates = ranked(app(tmp_path, "entry_script_usage"), monkeypatch)
     assert candidates[0]["entry"] == want["entry"]
     assert any(r.startswith("run by the top-level code of example.py") for r in candidates[0]["reasons"])
+
+
+def test_a_registered_callback_reading_its_inputs_from_its_fields_is_the_step_around_the_policy_it_calls(
+        tmp_path, monkeypatch):
+    want = expected("entry_callback_deep_policy")
+    candidates = ranked(app(tmp_path, "entry_callback_deep_policy"), monkeypatch)
+    assert [c["entry"] for c in candidates[:2]] == [want["step"], want["policy"]]
+    step = by_id(candidates)[want["step"]]
+    assert any(r.startswith("the policy step around Agent.act") for r in step["reasons"])
+
+
+def test_a_registered_callback_named_like_no_step_is_offered_on_the_model_its_callees_run(tmp_path, monkeypatch):
+    root = app(tmp_path, "entry_callback_deep_policy")
+    node = root / "pilot_node.py"
+    node.write_text(node.read_text().replace("control_step", "on_timer"))
+    candidates = by_id(ranked(root, monkeypatch))
+    assert "a registered callback that runs a model through Agent.act" in candidates["pilot_node:Pilot.on_timer"]["reasons"]

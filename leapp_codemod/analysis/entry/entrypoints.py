@@ -200,6 +200,9 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites, reach: set[str]
         score += 2
         via = sites.functions.get(sites.model_via(fn.id))
         reasons.append(f"calls a model through {via.qualname if via else sites.model_via(fn.id)}")
+    elif fn.id in sites.callbacks and fn.id in reach and (via := _reaching_callee(fn.id, sites, reach)):
+        score += 2   # the framework's repeated call is the loop; what it calls on runs the model
+        reasons.append(f"a registered callback that runs a model through {via}")
     if len(reasons) == evidence:
         score -= 3
         reasons.append("no sign of a model (no policy-step name, nn.Module call or no_grad)" if fn.id not in reach
@@ -441,6 +444,15 @@ def _looped_closures(sites: CallSites) -> list[FunctionInfo]:
     return [fn for fid, fn in sorted(sites.functions.items()) if ".<locals>." in fid and sites.in_loops.get(fid)]
 
 
+def _reaching_callee(fid: str, sites, reach: set[str]) -> str | None:
+    """The qualname of the first project function `fid` hands its data to whose reach runs a model."""
+    callee = next((c for c in sorted(sites.delegates.get(fid, set()) - {fid}) if c in reach), None)
+    if callee is None:
+        return None
+    fn = sites.functions.get(callee)
+    return fn.qualname if fn is not None else callee
+
+
 def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -> list[Entrypoint]:
     """Candidates best first; `limit` 0 keeps them all."""
     sites = collect_call_sites(project, support)
@@ -471,7 +483,7 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
     ranked = below_calling_networks(ranked, sites.callers, lambda fid: fid in functions and is_module_method(
         functions[fid], project), lambda caller, callee: same_class_line(caller, callee, functions, project))
     ranked = above_their_parts(ranked, sites.parts)
-    edges = wrapping_edges(functions, sites, project, {c.id for c in ranked if c.kind == "function"})
+    edges = wrapping_edges(functions, sites, project, {c.id for c in ranked if c.kind == "function"}, reach)
     ranked = above_their_models(ranked, edges, functions)
     ranked = below_built_pipelines(ranked, {f"{fn.path}:{p.start}-{p.end}": p.statements for fn, p, _ in outermost
                                             if (fn.id, p.start) not in sites.step_ranges},   # offered, no demotion

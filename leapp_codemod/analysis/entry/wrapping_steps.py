@@ -50,16 +50,19 @@ def _in_loop(fn: FunctionInfo, call: ast.Call) -> bool:
                for n in ast.walk(fn.node) if n is not fn.node)
 
 
-def _inputs(fn: FunctionInfo) -> set[str]:
+def _inputs(fn: FunctionInfo, registered: bool = False) -> set[str]:
+    """The step's parameters; for a method a framework calls back (a timer's, a subscriber's), also its object:
+    such a step reads its inputs from the fields other callbacks fill."""
     args = fn.node.args
     names = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
     names += [a.arg for a in (args.vararg, args.kwarg) if a is not None]
-    return set(names[1:] if fn.is_method and names else names)
+    return set(names[1:] if fn.is_method and names and not registered else names)
 
 
-def wraps(fn: FunctionInfo, call: ast.Call) -> bool:
-    """Does `fn` build `call`'s arguments from its own parameters, do work of its own around the call, and
-    return or send a value the call's result flows into (see the module docstring)?"""
+def wraps(fn: FunctionInfo, call: ast.Call, registered: bool = False) -> bool:
+    """Does `fn` build `call`'s arguments from its own parameters (a `registered` callback's: from its object's
+    fields too), do work of its own around the call, and return or send a value the call's result flows into
+    (see the module docstring)?"""
     if _in_loop(fn, call):
         return False
     statements = _simple_statements(fn)
@@ -75,7 +78,7 @@ def wraps(fn: FunctionInfo, call: ast.Call) -> bool:
         if defined_names(stmt) & needed:
             needed |= used_names(stmt)
             before += 1
-    if not needed & _inputs(fn):
+    if not needed & _inputs(fn, registered):
         return False     # the model is fed something else than the step's inputs
     produced = defined_names(at)
     after, returned = 0, isinstance(at, ast.Return)
@@ -144,7 +147,7 @@ def _parts(model: str, sites) -> set[str]:
     for _ in range(PART_DEPTH):
         frontier = {c for fid in frontier for c in sites.callees.get(fid, ()) if c not in seen}
         seen |= frontier
-    return {fid for fid in seen if _runs_model(fid, sites) and (fid == model or not _driven(fid, sites))}
+    return {fid for fid in seen if fid == model or _runs_model(fid, sites) and not _driven(fid, sites)}
 
 
 def _drives_a_model(fn: FunctionInfo, calls: list[tuple[ast.Call, list[str]]], sites) -> bool:
@@ -156,9 +159,11 @@ def _drives_a_model(fn: FunctionInfo, calls: list[tuple[ast.Call, list[str]]], s
         n.lineno < line <= (n.end_lineno or 0) for line in lines) for n in fn.nodes)
 
 
-def wrapping_edges(functions: dict[str, FunctionInfo], sites, project, offered: set[str]) -> dict[str, set[str]]:
+def wrapping_edges(functions: dict[str, FunctionInfo], sites, project, offered: set[str],
+                   reach: set[str]) -> dict[str, set[str]]:
     """Step id -> ids of the model functions it wraps and their model-running parts (see `wraps`). A step need
-    not be a candidate yet (a public function the driver calls once); a private or abstract one is no step."""
+    not be a candidate yet (a public function the driver calls once); a private or abstract one is no step.
+    `reach`: the functions whose calls run a model at any depth (a candidate among them is a model function)."""
     out: dict[str, set[str]] = {}
     for fid in sorted(functions):
         fn = functions[fid]
@@ -175,15 +180,16 @@ def wrapping_edges(functions: dict[str, FunctionInfo], sites, project, offered: 
         # a model function: one that runs a model itself or is a candidate (not a function a harness is handed,
         # which runs models only somewhere below, nor a rollout running the model in a loop of its own)
         wrapped = [(node, models) for node, tids in calls
-                   if (models := [t for t in tids if t != fid and _runs_model(t, sites)
-                                  and (t in sites.calls_module or t in offered) and not (
+                   if (models := [t for t in tids if t != fid and (
+                                      t in sites.calls_module or t in offered and (_runs_model(t, sites) or t in reach))
+                                  and not (
                                       t in functions and _drives_a_model(functions[t], sites.project_calls.get(t, []),
                                                                          sites))])]
         if not wrapped or not _composes(fn) or (fid not in offered and is_abstract(fn)) \
                 or _drives_a_model(fn, calls, sites):
             continue
         for node, models in wrapped:
-            if wraps(fn, node):
+            if wraps(fn, node, fid in sites.callbacks):
                 for model in models:
                     out.setdefault(fid, set()).update(_parts(model, sites) - {fid})
     # a pair that reach each other (recursion, mutual calls) is no step and its model
