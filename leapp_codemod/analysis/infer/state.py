@@ -207,6 +207,8 @@ class StateQuestions(KeptQuestions):
             while isinstance(root, ast.Subscript):
                 root = root.value
             root = self.loop_alias(root) or root   # `for buf in self.bufs: buf[:] = x`
+            if isinstance(root, ast.Name) and root.id in self.fn.refilled:
+                return None   # scratch space the range fills whole before reading
             if isinstance(root, ast.Name) and root.id in self.closure_cells():
                 return (self.closure_state(root.id), "inplace") if self.is_data(value) else None
             attr = self._is_state_root(root)

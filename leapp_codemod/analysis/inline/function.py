@@ -16,6 +16,7 @@ from leapp_codemod.analysis.inline.fed_after import array_math_aliases, fed_afte
 from leapp_codemod.analysis.inline.fixed_literals import fixed_literal
 from leapp_codemod.analysis.infer.unused_positions import PINNED_KEY
 from leapp_codemod.analysis.inline.mutated import only_mutated
+from leapp_codemod.analysis.inline.uses import overwritten_before_read, uses
 from leapp_codemod.analysis.inline.world_step import end_before_world_step
 from leapp_codemod.analysis.model.world_steps import world_step
 from leapp_codemod.analysis.inline.wrapped_world import WRAPPED_STEPS_KEY, wrapped_world_step
@@ -57,7 +58,15 @@ def _filled_in_place(rng: InlineRange) -> frozenset[str]:
             out.add(node.func.value.id)
         elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name):
             out.add(node.value.id)
-    return frozenset(out & set(rng.constants)) - only_mutated(list(rng.statements))   # a log is no state
+    statements = list(rng.statements)   # a log is no state, nor a buffer each pass fills whole before reading
+    return frozenset(out & set(rng.constants)) - only_mutated(statements) - _refilled(rng)
+
+
+def _refilled(rng: InlineRange) -> frozenset[str]:
+    """Buffers from before the range that every pass fills whole before reading (`uses.overwritten_before_read`)."""
+    statements = list(rng.statements)
+    read = [name for name, kind, _ in uses(statements) if kind == "r"]
+    return frozenset(overwritten_before_read(statements, read))
 
 
 def _discards(fn: FunctionInfo, param: str) -> bool:
@@ -232,7 +241,7 @@ def inline_function(project: Project, entry: InlineEntry) -> tuple[FunctionInfo,
     owner = rng.scope_qualname.rpartition(".")[0] if rng.class_name else None
     outer = _bound_before(rng)
     fn = FunctionInfo(f"{module.name}:{qualname}", module.name, qualname, node, owner, module.path,
-                      carried=frozenset(rng.state) | _filled_in_place(rng), outer_values=outer,
+                      carried=frozenset(rng.state) | _filled_in_place(rng), refilled=_refilled(rng), outer_values=outer,
                       numbers=_numbers(rng, outer), undeclarable=undeclarable_inputs(rng),
                       fed_after=fed_after(rng.loop, rng.start, rng.end, rng.inputs, rng.outputs,
                                           array_math_aliases(module.tree)))

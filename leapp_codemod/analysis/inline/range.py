@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 
 from leapp_codemod.analysis.inline.mutated import only_mutated
 from leapp_codemod.analysis.inline.steady import steady_for
-from leapp_codemod.analysis.inline.uses import first_reads, uses
+from leapp_codemod.analysis.inline.uses import first_reads, overwritten_before_read, uses
 from leapp_codemod.analysis.inline.world_step import end_before_world_step, step_note
 from leapp_codemod.source.parse import is_literal
 
@@ -310,7 +310,9 @@ def classify(found: _Found, start: int, end: int, scope: ast.AST, loop: ast.AST 
     written_in = {n for n, k, _ in events if k in "wm"}
     loop_events = uses([loop]) if loop is not None else []
     read_first: list[str] = []
-    first_reads(statements, set(), read_first, steady_for(statements, loop_events) if loop is not None else None)
+    steady = steady_for(statements, loop_events) if loop is not None else None
+    first_reads(statements, set(), read_first, steady)
+    refilled = overwritten_before_read(statements, read_first) if loop is not None else set()
     fresh = _fresh_readings(statements)
     module_level = isinstance(scope, ast.Module)
     scope_events = uses(_scope_statements(scope))
@@ -340,7 +342,8 @@ def classify(found: _Found, start: int, end: int, scope: ast.AST, loop: ast.AST 
         if module_level and loop is None and name in fixed:
             continue              # a module constant, import, function or class: looked up as a global
         if loop is not None:
-            if name in written_in and name not in before_in_loop and name not in fresh and name not in unread:
+            if name in written_in and name not in before_in_loop and name not in fresh and name not in unread \
+                    and name not in refilled:
                 state.append(name)
             elif name in fresh:
                 inputs.append(name)     # a new reading every iteration (`obs, *_ = env.step(action)`)

@@ -3,6 +3,7 @@ classification (inputs, state, constants, outputs) is made from."""
 from __future__ import annotations
 
 import ast
+import copy
 
 from leapp_codemod.analysis.inline.mutated import LOOP_MUTATORS
 
@@ -222,3 +223,33 @@ def first_reads(statements: list[ast.stmt], written: set[str], out: list[str], s
 
 def _exits(block: list[ast.stmt]) -> bool:
     return bool(block) and isinstance(block[-1], _EXITS)
+
+
+class _FullSliceAsRebinding(ast.NodeTransformer):
+    """`buf[:] = v` / `buf[...] = v` read as `buf = v`: every element is replaced, nothing of before is read."""
+
+    def visit_Assign(self, node: ast.Assign) -> ast.Assign:
+        node.targets = [ast.copy_location(ast.Name(t.value.id, ast.Store()), t) if _full_slice_store(t) else t
+                        for t in node.targets]
+        return node
+
+
+def _full_slice_store(target: ast.expr) -> bool:
+    if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)):
+        return False
+    index = target.slice
+    return (isinstance(index, ast.Slice) and index.lower is None and index.upper is None and index.step is None
+            or isinstance(index, ast.Constant) and index.value is Ellipsis)
+
+
+def overwritten_before_read(statements: list[ast.stmt], read_first: list[str]) -> set[str]:
+    """Of the names an iteration reads first (`read_first`), those every path fills whole (`buf[:] = v`) before
+    reading: a scratch buffer allocated before the loop and refilled each pass carries nothing between passes.
+    (Branches on settings are not decided here: a path they would rule out only keeps a name carried.)"""
+    if not any(_full_slice_store(t) for stmt in statements for node in ast.walk(stmt)
+               if isinstance(node, ast.Assign) for t in node.targets):
+        return set()
+    rebound = [_FullSliceAsRebinding().visit(copy.deepcopy(stmt)) for stmt in statements]
+    still: list[str] = []
+    first_reads(rebound, set(), still)
+    return set(read_first) - set(still)

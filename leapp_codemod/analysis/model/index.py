@@ -28,6 +28,9 @@ class FunctionInfo:
     # names a driver loop carries from one iteration into the next (an inline range's state and the
     # containers it fills): the pipeline's persistent state, like attributes of self
     carried: frozenset[str] = frozenset()
+    # an inline range: buffers from before it that every pass fills whole before reading (`cmd[:] = target`):
+    # scratch space, not state, though the range writes into them
+    refilled: frozenset[str] = frozenset()
     # an inline range: the value each name it uses was last bound to before the range (its allocation)
     outer_values: dict = field(default_factory=dict, repr=False, compare=False)
     # an inline range: the Python numbers it reads from before it (a counter, a loop index, a setting),
