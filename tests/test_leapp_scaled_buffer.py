@@ -21,6 +21,14 @@ def scaled_buffer(x):
     return torch.from_numpy(np.asarray(buf, dtype=np.float32)) + 0.0 * x
 
 
+def plain_buffer(x):
+    a = x.numpy()
+    buf = np.zeros(3, dtype=np.float32)
+    buf[:2] = a[:2] * 3.0
+    buf[2] = a[2]
+    return torch.from_numpy(buf) + 0.0 * x
+
+
 def joined(x):
     a = x.numpy()
     out = np.concatenate([a[:2] * 3.0, a[2:]]).astype(np.float32)
@@ -33,3 +41,9 @@ SAMPLES = [[0.1, 0.9, 0.2], [0.5, 0.4, 0.3], [0.9, 0.1, 0.8]]
 def test_a_scaled_allocation_is_an_untraced_buffer_and_a_join_is_not(tmp_path):
     assert trace(tmp_path / "a", "scaled_buffer", scaled_buffer, SAMPLES) == {"scaled_buffer": False}
     assert trace(tmp_path / "b", "joined", joined, SAMPLES) == {"joined": True}
+
+
+def test_a_plain_allocation_filled_by_slice_and_element_writes_is_an_untraced_buffer(tmp_path):
+    # NumPy's indexing and slice assignment are recorded on a traced array; a buffer `np.zeros` makes from a shape
+    # is no traced array, so the writes into it copy numbers
+    assert trace(tmp_path / "c", "plain_buffer", plain_buffer, SAMPLES) == {"plain_buffer": False}

@@ -407,8 +407,10 @@ RULE = Rule(
     why="The buffer is a plain array, not a traced value. Writing a traced value into it copies numbers, not the "
         "graph: the buffer is captured as a constant (by reference), so the export returns what it held while "
         "tracing, or `output_tensors` raises 'received non-traced tensors'. Checked with the installed leapp 0.7.2 for a "
-        "buffer made as `np.zeros(n) * 2.0`: the export fails validation on the next sample, the same values joined "
-        "with `np.concatenate` validate (tests/test_leapp_scaled_buffer.py).",
+        "buffer made as `np.zeros(n, dtype=np.float32)` filled by a slice and an element write, and as "
+        "`np.zeros(n) * 2.0`: the export fails validation on the next sample, the same values joined with "
+        "`np.concatenate` validate (tests/test_leapp_scaled_buffer.py). LEAPP records NumPy indexing and slice "
+        "assignment on a traced array only; a buffer allocated from a shape is none.",
     fix="A buffer on `self` (or carried by a driver loop): declare it as LEAPP state around the pipeline call "
         "(`state_tensors` before, `update_state` after); the buffer becomes a traced value and the writes into it "
         "are traced. `generate` writes this. A local buffer: assemble the value from its parts "
