@@ -30,6 +30,12 @@ def test_configs_that_disagree_keep_both_classes(tmp_path, monkeypatch):
     assert ("trackers.py", 14, "tensor-branch") in found
 
 
+def test_an_arm_no_config_names_is_not_followed(tmp_path, monkeypatch):
+    # the configs build a learned and a PID tracker; the `== "mpc"` arm of the selection chain never runs
+    found = check_marked(GROUP, tmp_path, monkeypatch, "mower_modes", "planner:Planner.plan")
+    assert not any(line >= 30 for path, line, _ in found if path == "trackers.py")
+
+
 @pytest.mark.parametrize(("test", "values", "dead"), [
     ('cfg["sim"]', {"sim": frozenset({False})}, "body"),
     ('not cfg["sim"]', {"sim": frozenset({False})}, "orelse"),
@@ -37,6 +43,10 @@ def test_configs_that_disagree_keep_both_classes(tmp_path, monkeypatch):
     ('config_map.mode != "pid"', {"mode": frozenset({"pid"})}, "body"),
     ('cfg["sim"]', {"sim": frozenset({False, True})}, None),
     ('robot["sim"]', {"sim": frozenset({False})}, None),
+    ('cfg["mode"] == "mpc"', {"mode": frozenset({"pid", "learned"})}, "body"),    # a literal no config gives
+    ('cfg["mode"] != "mpc"', {"mode": frozenset({"pid", "learned"})}, "orelse"),
+    ('cfg["mode"] == "pid"', {"mode": frozenset({"pid", "learned"})}, None),
+    ('cfg["use"]', {"use": frozenset({1, True})}, "orelse"),                       # every value is true
 ])
 def test_decided_block(test, values, dead):
     assert decided_block(ast.parse(test, mode="eval").body, values) == dead

@@ -10,6 +10,7 @@ from leapp_codemod.analysis.flow.io_boundary import io_boundaries
 from leapp_codemod.analysis.flow.report_reach import reached_for_reports
 from leapp_codemod.analysis.infer.context import iter_nodes
 from leapp_codemod.analysis.infer.outside_inputs import REACHED_KEY
+from leapp_codemod.analysis.infer.value_reads import STEP_READS_KEY, step_value_reads
 from leapp_codemod.analysis.infer.unused_positions import ROOTS_KEY
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.knowledge.categories import LIBRARY_CATEGORIES
@@ -52,6 +53,8 @@ def run_rules(analysis: Analysis, functions, rules: tuple[Rule, ...], only_paths
     analysis.project.memo[REACHED_KEY] = frozenset() if lint else frozenset(analysis.reachable)   # writers
     # outside the pipeline fill its inputs
     analysis.project.memo[ROOTS_KEY] = frozenset(analysis.roots)   # what the entry returns is the export's output
+    analysis.project.memo[STEP_READS_KEY] = None if lint else step_value_reads(   # a log the step only fills
+        analysis.project, analysis.reachable.values())
     for fn in functions:
         if only_paths is not None and fn.path not in only_paths or fn.id in boundary:
             continue   # a send or read wrapper: its call in the step is the finding (LCM901), its body the host's

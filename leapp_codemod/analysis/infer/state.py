@@ -10,7 +10,8 @@ from leapp_codemod.analysis.infer.taint import function_attr
 from leapp_codemod.analysis.infer.type_tests import parent_map
 from leapp_codemod.analysis.model.class_state import CONSTRUCTION_METHODS, inputs_from_callbacks
 from leapp_codemod.analysis.model.walk import is_self_attr
-from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS, FILLING_MUTATORS, INPLACE_EXCEPTIONS, SAME_VALUE_METHODS
+from leapp_codemod.analysis.infer.value_reads import STEP_READS_KEY, project_value_reads
+from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS, INPLACE_EXCEPTIONS, SAME_VALUE_METHODS
 
 
 class StateQuestions(KeptQuestions):
@@ -192,13 +193,15 @@ class StateQuestions(KeptQuestions):
         return []
 
     def _value_read_attrs(self) -> frozenset[str]:
-        """Attribute names the project reads anywhere other than as the receiver of a call that only fills
-        a container (`x.log.append(v)` as a statement), and names spelled as strings (`getattr(x, "log")`):
-        a container of self whose name is not among them is write-only, its content reaches no output."""
+        """Attribute names code reads as values (`analysis.infer.value_reads`): a container of self whose name is
+        not among them is write-only, its content reaches no output. The step's code in entry mode, else all."""
+        in_step = self.project.memo.get(STEP_READS_KEY)
+        if in_step is not None:
+            return in_step
         key = ("value_read_attrs",)
         found = self.project.memo.get(key)
         if found is None:
-            found = self.project.memo[key] = _value_read_attrs(self.project)
+            found = self.project.memo[key] = project_value_reads(self.project)
         return found
 
     def _assign_state_write(self, target: ast.expr, value: ast.expr, line: int) -> tuple[str, str] | None:
@@ -491,20 +494,6 @@ def _same_value(value: ast.expr, attr: str, self_name: str | None) -> bool:
             and value.func.attr in SAME_VALUE_METHODS:
         value = value.func.value
     return is_self_attr(value, self_name) and value.attr == attr
-
-
-def _value_read_attrs(project) -> frozenset[str]:
-    names: set[str] = set()
-    for module in project.modules.values():
-        filled = {id(n.value.func.value) for n in module.nodes if isinstance(n, ast.Expr)
-                  and isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Attribute)
-                  and n.value.func.attr in FILLING_MUTATORS}
-        for node in module.nodes:
-            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and id(node) not in filled:
-                names.add(node.attr)
-            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isidentifier():
-                names.add(node.value)
-    return frozenset(names)
 
 
 def _counts(node: ast.AugAssign, self_name: str | None) -> bool:

@@ -169,8 +169,8 @@ def function_config_constants(project, fn) -> dict[str, set]:
 
 def decided_block(test: ast.expr, values: dict[str, frozenset] | Callable[[], dict[str, frozenset]]) -> str | None:
     """The block of `if <test>:` that never runs ('body'/'orelse') when the test reads one config key the
-    project's configs give one value (`if cfg["use_learned"]:`, `if not cfg.sim:`, `if cfg.mode == "pid":`);
-    None when anything else decides. `values` may be a function giving them: the configs are then read only
+    project's configs give one value (`if cfg["use_learned"]:`, `if not cfg.sim:`, `if cfg.mode == "pid":`), or
+    compares it with a literal none of them gives; None when anything else decides. `values` may be a function giving them: the configs are then read only
     for a test that names a config key."""
     negated = False
     while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
@@ -184,8 +184,11 @@ def decided_block(test: ast.expr, values: dict[str, frozenset] | Callable[[], di
     if key is None:
         return None
     found = (values() if callable(values) else values).get(key)
-    if not found or len(found) != 1:
+    if not found:
         return None
-    value = next(iter(found))
-    outcome = bool(value) if compared is None else value == compared
-    return "orelse" if outcome != negated else "body"
+    # every config agrees: one value, or a literal none of the configs gives (`== "endToEnd"` where they say
+    # "Game" or "pathFollower": that arm of a selection chain never runs)
+    outcomes = {bool(value) if compared is None else value == compared for value in found}
+    if len(outcomes) != 1:
+        return None
+    return "orelse" if outcomes.pop() != negated else "body"
