@@ -57,6 +57,9 @@ MIDDLEWARE_FACTORIES = frozenset({"create_publisher", "create_subscription", "cr
                                   "advertise", "Publisher", "ChannelPublisher", "ChannelSubscriber"})
 # Calls that send a step's result out of the process (a middleware publish, a bus or socket write).
 SEND_METHODS = frozenset({"publish", "Write", "write", "send", "sendall", "sendto"})
+# Calls that take a peer's reply into the process (a socket's or a message queue's receive).
+RECEIVE_METHODS = frozenset({"recv", "recvfrom", "recv_into", "recv_multipart", "recv_json", "recv_pyobj",
+                             "recv_string", "receive"})
 # I/O that only reports (a log, a printed line, a CSV or metrics file): what reaches it alone is no output of
 # the step. Every other I/O call (a publish, a socket or client send, a store's `set`) hands its arguments on.
 REPORT_ROOTS = ("csv.", "wandb.", "mlflow.", "tensorboardX.", "torch.utils.tensorboard.", "logging.", "pprint.",

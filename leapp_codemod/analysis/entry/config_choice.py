@@ -21,7 +21,7 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from leapp_codemod.analysis.model.config_values import leaves
+from leapp_codemod.analysis.model.config_values import cli_defaults, leaves
 from leapp_codemod.analysis.model.hydra_configs import project_config_roots
 from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.analysis.model.resolve_types import is_abstract
@@ -233,13 +233,7 @@ def _string(node: ast.AST | None) -> str | None:
 
 def argparse_choices(tree: ast.Module) -> dict[str, str]:
     """Class name -> `line (--flag default 'value')` for classes built under `if args.flag == default:`."""
-    defaults: dict[str, str] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument":
-            flag = next((_string(a) for a in node.args if (_string(a) or "").startswith("--")), None)
-            value = next((_string(k.value) for k in node.keywords if k.arg == "default"), None)
-            if flag and value:
-                defaults[flag.lstrip("-").replace("-", "_")] = value
+    defaults = {flag: next(iter(values)) for flag, values in cli_defaults(tree).items()}
     out: dict[str, str] = {}
     if not defaults:
         return out

@@ -11,6 +11,7 @@ import ast
 
 from leapp_codemod.analysis.model.class_loaders import bound_value, loader_classes
 from leapp_codemod.analysis.model.function_values import range_scope
+from leapp_codemod.analysis.model.config_values import ruled_out_in
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.local_values import assignments
 from leapp_codemod.analysis.model.returned_classes import built_classes
@@ -40,8 +41,9 @@ def binding_before(ctx, name: str) -> tuple[ast.expr, FunctionInfo | None] | Non
         values = [v for v, how in assignments(ctx.project, scope).get(name, ()) if how == "value"]
     else:
         values = list(module_bindings(ctx.project, ctx.module).get(name, ()))
-    before = [v for v in values if v.lineno < fn.node.lineno]
-    return (before[-1], scope) if before else None
+    ruled_out = ruled_out_in(ctx.project, ctx.module, scope.node if scope is not None else ctx.module.tree)
+    before = [v for v in values if v.lineno < fn.node.lineno and id(v) not in ruled_out]   # not an arm the
+    return (before[-1], scope) if before else None   # configs or the command-line defaults rule out
 
 
 def loaded_before(ctx, name: str) -> set[str]:

@@ -17,6 +17,7 @@ from leapp_codemod.analysis.inline.fixed_literals import fixed_literal
 from leapp_codemod.analysis.infer.unused_positions import PINNED_KEY
 from leapp_codemod.analysis.inline.mutated import only_mutated
 from leapp_codemod.analysis.inline.uses import overwritten_before_read, uses
+from leapp_codemod.analysis.model.config_values import ruled_out_in
 from leapp_codemod.analysis.inline.world_step import end_before_world_step
 from leapp_codemod.analysis.model.world_steps import world_step
 from leapp_codemod.analysis.inline.wrapped_world import WRAPPED_STEPS_KEY, wrapped_world_step
@@ -115,9 +116,10 @@ def _handed_away(project: Project, module: ModuleIndex, rng: InlineRange, outer:
     return out
 
 
-def _bound_before(rng: InlineRange) -> dict[str, ast.expr]:
+def _bound_before(rng: InlineRange, ruled_out: frozenset[int] = frozenset()) -> dict[str, ast.expr]:
     """The value each of the range's names was last assigned before the range, in its enclosing scope;
-    for the target of a loop around the range, what it iterates (`range(n)`)."""
+    for the target of a loop around the range, what it iterates (`range(n)`). Assignments in `ruled_out` (ids
+    of statements in blocks the configs or command-line defaults rule out) bind nothing."""
     names = {*rng.inputs, *rng.state, *rng.constants}
     # ... and the containers the range walks (`hists = [History(n) for n in dims]`): their items' class; and the
     # config reads it tests (`include_phase = config.get("include_phase", False)`): the configs may decide them
@@ -126,6 +128,8 @@ def _bound_before(rng: InlineRange) -> dict[str, ast.expr]:
             and isinstance(n.ctx, ast.Load)}
     out: dict[str, tuple[int, ast.expr]] = {}
     for node in ast.walk(rng.scope):
+        if id(node) in ruled_out:
+            continue
         if isinstance(node, ast.Assign) and node.lineno < rng.start:
             bound = [(t, node.value) for t in node.targets]
         elif isinstance(node, (ast.For, ast.AsyncFor)) and node.lineno < rng.start <= (node.end_lineno or 0):
@@ -232,14 +236,15 @@ def inline_function(project: Project, entry: InlineEntry) -> tuple[FunctionInfo,
     through = _through_wrapper(project, module, rng)
     wrapped = through[1] if through else None
     rng = through[0] if through else before_world_step(module.tree, entry.file, rng, len(lines))
-    discarded = _handed_away(project, module, rng, _bound_before(rng))
+    ruled_out = ruled_out_in(project, module, rng.scope)
+    discarded = _handed_away(project, module, rng, _bound_before(rng, ruled_out))
     if discarded:
         rng = replace(rng, state=tuple(n for n in rng.state if n not in discarded),
                       constants=(*rng.constants, *sorted(discarded)))
     node = as_function(rng)
     qualname = f"{rng.scope_qualname}.{rng.label}" if rng.scope_qualname else rng.label
     owner = rng.scope_qualname.rpartition(".")[0] if rng.class_name else None
-    outer = _bound_before(rng)
+    outer = _bound_before(rng, ruled_out)
     fn = FunctionInfo(f"{module.name}:{qualname}", module.name, qualname, node, owner, module.path,
                       carried=frozenset(rng.state) | _filled_in_place(rng), refilled=_refilled(rng), outer_values=outer,
                       numbers=_numbers(rng, outer), undeclarable=undeclarable_inputs(rng),

@@ -22,7 +22,7 @@ CONFIG_KEY = "config:"            # constants key prefix: "config:<key>" -> valu
 CONFIG_LOCALS = "<config locals>"  # constants key: names bound once from a decided config key
 CONFIG_OWNERS = frozenset({"cfg", "config", "conf", "configs", "args", "opt", "opts", "hparams", "params",
                            "settings", "options", "hydra_cfg", "task"})
-_CONFIG_HEADS = frozenset({"cfg", "config", "conf"})   # `cfg_dict`, `config_map`: a config under another name
+_CONFIG_HEADS = frozenset({"cfg", "config", "conf", "args"})   # `cfg_dict`, `args_cli`: a config under another name
 CONFIG_EXTENSIONS = (".yaml", ".yml", ".toml", ".json")
 CONFIG_SKIP_FILES = frozenset({"pyproject.toml", "package.json", "package-lock.json", "tsconfig.json"})
 
@@ -192,3 +192,48 @@ def decided_block(test: ast.expr, values: dict[str, frozenset] | Callable[[], di
     if len(outcomes) != 1:
         return None
     return "orelse" if outcomes.pop() != negated else "body"
+
+
+def cli_defaults(tree: ast.Module) -> dict[str, frozenset]:
+    """Flag -> {default} for each `parser.add_argument("--policy-type", default="gr00t")` of a module with a
+    string default (`args.policy_type` reads it when no flag is given)."""
+    defaults: dict[str, frozenset] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument":
+            flag = next((a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)
+                         and a.value.startswith("--")), None)
+            value = next((k.value.value for k in node.keywords if k.arg == "default"
+                          and isinstance(k.value, ast.Constant) and isinstance(k.value.value, str)), None)
+            if flag and value:
+                defaults[flag.lstrip("-").replace("-", "_")] = frozenset({value})
+    return defaults
+
+
+def module_decisions(project, tree: ast.Module) -> dict[str, frozenset]:
+    """The values that decide a module's tests: the project's config files, and the module's own command-line
+    defaults (a key both give takes the values of both)."""
+    values = dict(config_values(project))
+    for key, defaults in cli_defaults(tree).items():
+        values[key] = values.get(key, frozenset()) | defaults
+    return values
+
+
+def ruled_out_statements(scope: ast.AST, values: dict[str, frozenset]) -> frozenset[int]:
+    """Ids of the statements under `scope` inside a block `decided_block` says never runs (the other arms of
+    `if args.policy_type == "gr00t": ... elif args.policy_type == "openpi": ...` under the default "gr00t")."""
+    out: set[int] = set()
+    for node in ast.walk(scope):
+        if isinstance(node, ast.If) and id(node) not in out:
+            dead = decided_block(node.test, values)
+            if dead is not None:
+                out |= {id(n) for stmt in getattr(node, dead) for n in ast.walk(stmt)}
+    return frozenset(out)
+
+
+def ruled_out_in(project, module, scope: ast.AST) -> frozenset[int]:
+    """`ruled_out_statements` of a scope of `module` under `module_decisions` (kept per scope)."""
+    key = ("ruled out", module.name, id(scope))
+    found = project.memo.get(key)
+    if found is None:
+        found = project.memo[key] = ruled_out_statements(scope, module_decisions(project, module.tree))
+    return found

@@ -1,0 +1,41 @@
+"""Round s25 recall fixtures (fixtures/scan_recall25): what a command-line default selects before an inline range
+is what the range runs, and a receive on a client of a library neither scanned nor installed is I/O."""
+from __future__ import annotations
+
+import ast
+
+import pytest
+from scanfixture import check_marked
+
+from leapp_codemod.analysis.model.config_values import cli_defaults, ruled_out_statements
+
+GROUP = "scan_recall25"
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("LEAPP_CODEMOD_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def test_the_controller_a_command_line_default_picks_is_the_one_followed(tmp_path, monkeypatch):
+    # `--controller` defaults to "mlp": the lookup controller built under `elif args.controller == "lookup"` is not
+    # what the range's `ctrl.act(obs)` runs, though it is the last binding of `ctrl` before the loop
+    found = check_marked(GROUP, tmp_path, monkeypatch, "cli_pick", "run.py:21-21")
+    assert found == {("controllers.py", 14, "scalar-extraction")}
+
+
+def test_a_receive_on_an_unread_library_client_is_io(tmp_path, monkeypatch):
+    found = check_marked(GROUP, tmp_path, monkeypatch, "pair_link", "gripper_node.py:GripperNode.step")
+    assert ("gripper_node.py", 16, "io-in-pipeline") in found
+
+
+def test_command_line_defaults_rule_out_the_other_arms():
+    tree = ast.parse('import argparse\np = argparse.ArgumentParser()\np.add_argument("--policy-type", default="a")\n'
+                     'args = p.parse_args()\nif args.policy_type == "a":\n    x = 1\nelif args.policy_type == "b":\n'
+                     '    x = 2\nelse:\n    x = 3\n')
+    defaults = cli_defaults(tree)
+    assert defaults == {"policy_type": frozenset({"a"})}
+    dead = ruled_out_statements(tree, defaults)
+    values = {node.value.value: id(node) in dead for node in ast.walk(tree)
+              if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)}
+    assert values == {1: False, 2: True, 3: True}
