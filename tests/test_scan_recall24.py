@@ -67,7 +67,7 @@ def test_a_deterministic_scheduler_draws_nothing(tmp_path, monkeypatch):
 
 def test_names_a_function_imports_in_its_body_are_imports_of_a_range_inside_it(tmp_path, monkeypatch):
     """`import cv2`, `from geo import heading_error as error_to` inside `fly`: the range at 13-16 follows the
-    helper and knows `cv2.resize` (analysis/inline/range._imported_only)."""
+    helper and knows `cv2.resize` (analysis/inline/scope_names.imported_only)."""
     found = check_marked("scan_recall24", tmp_path, monkeypatch, "local_imports", "fly.py:13-16")
     assert found == {("fly.py", 13, "foreign-library"), ("geo.py", 5, "scalar-extraction")}
 

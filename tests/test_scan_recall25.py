@@ -39,3 +39,11 @@ def test_command_line_defaults_rule_out_the_other_arms():
     values = {node.value.value: id(node) in dead for node in ast.walk(tree)
               if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)}
     assert values == {1: False, 2: True, 3: True}
+
+
+@pytest.mark.parametrize("entry", ["balance.py:run_episode.<locals>.control", "balance.py:22-27"])
+def test_a_closure_step_reads_the_function_around_it(tmp_path, monkeypatch, entry):
+    # the closure's simulator data, policy and kept last action are variables of the episode function: the
+    # closure as an entry and a range inside it read them as a range reads the scope it is cut from
+    found = check_marked(GROUP, tmp_path, monkeypatch, "closure_step", entry)
+    assert ("balance.py", 26, "inplace-state") in found and ("balance.py", 11, "scalar-extraction") in found

@@ -8,7 +8,9 @@ from leapp_codemod.analysis.entry.lookup import EntryNotFound, resolve_entry
 from leapp_codemod.analysis.flow.params import passed_by_callers
 from leapp_codemod.analysis.model.command_line import parameter_read
 from leapp_codemod.analysis.model.class_state import attribute_sources, clock_attr
+from leapp_codemod.analysis.model.function_values import enclosing_scopes
 from leapp_codemod.analysis.model.index import FunctionInfo
+from leapp_codemod.analysis.model.local_values import assignments
 from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.analysis.model.walk import is_self_attr, self_name_of
 from leapp_codemod.model import Entrypoint
@@ -31,6 +33,24 @@ def optional_inputs(project: Project, fn: FunctionInfo) -> set[str]:
     nones |= {a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults)
               if isinstance(d, ast.Constant) and d.value is None}
     return nones & passed_by_callers(project, fn) if nones else set()
+
+
+def closure_inputs(project: Project, fn: FunctionInfo) -> set[str]:
+    """For a closure entry (`main.<locals>.policy_step`): the names it reads that the function around it binds
+    to values, the way an inline range reads its inputs (the simulator's data, the last action it keeps
+    `nonlocal`), not the numbers, functions, classes and modules bound there."""
+    if ".<locals>." not in fn.qualname:
+        return set()
+    scopes = enclosing_scopes(project, project.modules[fn.module], fn)
+    nonlocal_names = {n for node in fn.nodes if isinstance(node, ast.Nonlocal) for n in node.names}
+    local = {n.id for n in fn.nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)} - nonlocal_names
+    read = {n.id for n in fn.nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    out = set()
+    for name in read - local - set(fn.params):
+        values = [v for scope in scopes for v, how in assignments(project, scope).get(name, ()) if how == "value"]
+        if values and not all(isinstance(v, ast.Constant) or isinstance(v, ast.Lambda) for v in values):
+            out.add(name)
+    return out
 
 
 def entry_class(project: Project, fn: FunctionInfo, given: str | None):

@@ -31,7 +31,8 @@ from leapp_codemod.rules import select_rules
 from leapp_codemod.scan.dispatch import run_rules
 from leapp_codemod.analysis.model.fresh_objects import without_fresh_objects
 from leapp_codemod.analysis.model.resolve_sites import enclosing_argument_types, script_argument_types
-from leapp_codemod.scan.entry import annotated_data, as_entrypoint, entry_class, find_function, optional_inputs, reader_attrs
+from leapp_codemod.scan.entry import (annotated_data, as_entrypoint, closure_inputs, entry_class, find_function,
+                                     optional_inputs, reader_attrs)
 from leapp_codemod.scan.lint import options_key, support_key, lint_files, lint_module
 from leapp_codemod.scan.load import LoadedProject, load_files, load_project
 from leapp_codemod.scan.options import ScanError, ScanOptions
@@ -91,7 +92,7 @@ def analyze(loaded: LoadedProject, options: ScanOptions, support: LeappSupport |
             project.memo[("preset_attrs",)] = preset_attributes(project, project.modules[entry_fn.module], rng.scope, rng.loop)
         data = ((set(rng.inputs) | set(rng.state)) - set(entry_fn.numbers) if inline else
                 entry_data_params(entry_fn) & lint_data_params(entry_fn, containers=True) | annotated_data(entry_fn)
-                | optional_inputs(project, entry_fn))
+                | optional_inputs(project, entry_fn) | closure_inputs(project, entry_fn))
         if not inline:
             settings = caller_settings(project, entry_fn)   # what the callers pass decides, not annotations
             settings |= deploy_none_inputs(project, entry_fn)  # `model(obs, None)` in every deploy call

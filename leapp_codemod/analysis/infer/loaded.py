@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 
 from leapp_codemod.analysis.model.class_loaders import bound_value, loader_classes
-from leapp_codemod.analysis.model.function_values import range_scope
+from leapp_codemod.analysis.model.function_values import enclosing_scopes, range_scope
 from leapp_codemod.analysis.model.config_values import ruled_out_in
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.local_values import assignments
@@ -28,22 +28,31 @@ def is_range(fn: FunctionInfo) -> bool:
 
 
 def binding_before(ctx, name: str) -> tuple[ast.expr, FunctionInfo | None] | None:
-    """The value an inline range's name was last bound to before the range in its enclosing scope, with that
-    scope's function (None at module level, where `if __name__ == "__main__":` blocks count); None when the range
-    does not read a name bound there."""
+    """The value an inline range's (or a closure's) name was last bound to before it in the scope that binds
+    it, innermost first, with that scope's function (None at module level, where `if __name__ == "__main__":`
+    blocks count); None when no enclosing scope binds it."""
     fn = ctx.fn
-    if not is_range(fn):
+    if not is_range(fn) and ".<locals>." not in fn.qualname:
         return None
-    scope = range_scope(ctx.module, fn)
     if name in fn.outer_values:
-        return fn.outer_values[name], scope
-    if scope is not None:
-        values = [v for v, how in assignments(ctx.project, scope).get(name, ()) if how == "value"]
-    else:
-        values = list(module_bindings(ctx.project, ctx.module).get(name, ()))
-    ruled_out = ruled_out_in(ctx.project, ctx.module, scope.node if scope is not None else ctx.module.tree)
-    before = [v for v in values if v.lineno < fn.node.lineno and id(v) not in ruled_out]   # not an arm the
-    return (before[-1], scope) if before else None   # configs or the command-line defaults rule out
+        return fn.outer_values[name], range_scope(ctx.module, fn, ctx.project)
+    scopes = enclosing_scopes(ctx.project, ctx.module, fn)
+    if not scopes and not is_range(fn):
+        return None
+    for scope in [*scopes, None]:   # the innermost function binding it, else the module (a range's, not a closure's)
+        if scope is not None:
+            values = [v for v, how in assignments(ctx.project, scope).get(name, ()) if how == "value"]
+        elif is_range(fn) or not scopes:
+            values = list(module_bindings(ctx.project, ctx.module).get(name, ()))
+        else:
+            return None
+        ruled_out = ruled_out_in(ctx.project, ctx.module, scope.node if scope is not None else ctx.module.tree)
+        # the range's own scope: what it bound before the range; a closure's enclosing function may bind it later
+        own = is_range(fn) and (scope is None or not scopes or scope is scopes[0])
+        before = [v for v in values if (v.lineno < fn.node.lineno or not own) and id(v) not in ruled_out]
+        if before:   # not in an arm the configs or the command-line defaults rule out
+            return before[-1], scope
+    return None
 
 
 def loaded_before(ctx, name: str) -> set[str]:

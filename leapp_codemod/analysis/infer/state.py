@@ -88,15 +88,16 @@ class StateQuestions(KeptQuestions):
         """Variables of the enclosing function this closure keeps from one of its calls to the next: the
         closure escapes (is returned or stored by) a function the pipeline does not call, so its cells live
         as long as the closure (`def make_step(net): last = ...; def step(obs): nonlocal last ...; return
-        step`). A closure defined in a function the pipeline calls gets fresh cells on every call: none."""
+        step`), or the closure is the entry the function around it calls again and again. A closure defined in a
+        function the pipeline calls gets fresh cells on every call: none."""
         known = self.fn.walks.get("closure_cells")
         if known is not None:
             return known
         self.fn.walks["closure_cells"] = frozenset()
         outer_name, sep, own = self.fn.qualname.rpartition(".<locals>.")
         outer = self.module.functions.get(outer_name) if sep else None
-        if outer is None or self.facts.callers.get(outer.id) or not _escapes(outer.node, own):
-            return frozenset()
+        if outer is None or self.facts.callers.get(outer.id) or not (_escapes(outer.node, own) or self.is_entry()):
+            return frozenset()   # the entry closure: the driver around it calls it again with the same cells
         local = {n.id for n in _own_nodes(self.fn.node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         kept = (set(outer.params) | {n.id for n in _own_nodes(outer.node) if isinstance(n, ast.Name)
                                      and isinstance(n.ctx, ast.Store)}) - (local - self._nonlocals())

@@ -52,7 +52,8 @@ class TypeQuestions:
             declared = foreign_annotations(self.project, self.fn, self.module).get(e.id)
             if declared:
                 return {declared}   # `log: DopplerLog` from a package that is not installed
-            return loaded_before(self, e.id) if is_range(self.fn) else set()   # `model = PPO.load(p)` before
+            return loaded_before(self, e.id) if is_range(self.fn) or ".<locals>." in self.fn.qualname \
+                else set()   # `model = PPO.load(p)` before the range, or in the function around a closure
         return self._compound_types(e)
 
     @answered_once

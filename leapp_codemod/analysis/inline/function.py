@@ -18,6 +18,7 @@ from leapp_codemod.analysis.infer.unused_positions import PINNED_KEY
 from leapp_codemod.analysis.inline.mutated import only_mutated
 from leapp_codemod.analysis.inline.uses import overwritten_before_read, uses
 from leapp_codemod.analysis.model.config_values import ruled_out_in
+from leapp_codemod.analysis.model.function_values import scope_chain
 from leapp_codemod.analysis.inline.world_step import end_before_world_step
 from leapp_codemod.analysis.model.world_steps import world_step
 from leapp_codemod.analysis.inline.wrapped_world import WRAPPED_STEPS_KEY, wrapped_world_step
@@ -116,21 +117,26 @@ def _handed_away(project: Project, module: ModuleIndex, rng: InlineRange, outer:
     return out
 
 
-def _bound_before(rng: InlineRange, ruled_out: frozenset[int] = frozenset()) -> dict[str, ast.expr]:
+def _bound_before(rng: InlineRange, ruled_out: frozenset[int] = frozenset(),
+                  around: tuple[ast.AST, ...] = ()) -> dict[str, ast.expr]:
     """The value each of the range's names was last assigned before the range, in its enclosing scope;
     for the target of a loop around the range, what it iterates (`range(n)`). Assignments in `ruled_out` (ids
-    of statements in blocks the configs or command-line defaults rule out) bind nothing."""
+    of statements in blocks the configs or command-line defaults rule out) bind nothing. `around`: the
+    functions around a closure the range is in, outermost first: what they bind outside the closure counts
+    too, the closure's own scope overriding."""
     names = {*rng.inputs, *rng.state, *rng.constants}
     # ... and the containers the range walks (`hists = [History(n) for n in dims]`): their items' class; and the
     # config reads it tests (`include_phase = config.get("include_phase", False)`): the configs may decide them
     displays = (ast.List, ast.Tuple, ast.Dict, ast.ListComp, ast.DictComp)
     read = {n.id for stmt in rng.statements for n in ast.walk(stmt) if isinstance(n, ast.Name)
             and isinstance(n.ctx, ast.Load)}
-    out: dict[str, tuple[int, ast.expr]] = {}
-    for node in ast.walk(rng.scope):
+    out: dict[str, tuple[int, int, ast.expr]] = {}   # name -> (own scope?, line, value)
+    inner = {id(n) for n in ast.walk(rng.scope)}
+    outer_nodes = [(n, 0) for scope in around for n in ast.walk(scope) if id(n) not in inner]
+    for node, rank in [*outer_nodes, *((n, 1) for n in ast.walk(rng.scope))]:
         if id(node) in ruled_out:
             continue
-        if isinstance(node, ast.Assign) and node.lineno < rng.start:
+        if isinstance(node, ast.Assign) and (node.lineno < rng.start or not rank):
             bound = [(t, node.value) for t in node.targets]
         elif isinstance(node, (ast.For, ast.AsyncFor)) and node.lineno < rng.start <= (node.end_lineno or 0):
             bound = [(node.target, node.iter)]
@@ -143,9 +149,9 @@ def _bound_before(rng: InlineRange, ruled_out: frozenset[int] = frozenset()) -> 
         for target, value in bound:
             wanted = target.id in names or target.id in read and (isinstance(value, displays) or config_key(value)) \
                 if isinstance(target, ast.Name) else False   # a display it walks, a config read that may decide it
-            if wanted and node.lineno >= out.get(target.id, (0,))[0]:
-                out[target.id] = (node.lineno, value)
-    return {name: value for name, (_, value) in out.items()}
+            if wanted and (rank, node.lineno) >= out.get(target.id, (0, 0))[:2]:
+                out[target.id] = (rank, node.lineno, value)
+    return {name: value for name, (_, _, value) in out.items()}
 
 
 def python_number(value: ast.expr | None) -> bool:
@@ -237,14 +243,15 @@ def inline_function(project: Project, entry: InlineEntry) -> tuple[FunctionInfo,
     wrapped = through[1] if through else None
     rng = through[0] if through else before_world_step(module.tree, entry.file, rng, len(lines))
     ruled_out = ruled_out_in(project, module, rng.scope)
-    discarded = _handed_away(project, module, rng, _bound_before(rng, ruled_out))
+    around = tuple(f.node for f in scope_chain(project, module, rng.scope_qualname)[:-1])
+    discarded = _handed_away(project, module, rng, _bound_before(rng, ruled_out, around))
     if discarded:
         rng = replace(rng, state=tuple(n for n in rng.state if n not in discarded),
                       constants=(*rng.constants, *sorted(discarded)))
     node = as_function(rng)
     qualname = f"{rng.scope_qualname}.{rng.label}" if rng.scope_qualname else rng.label
     owner = rng.scope_qualname.rpartition(".")[0] if rng.class_name else None
-    outer = _bound_before(rng, ruled_out)
+    outer = _bound_before(rng, ruled_out, around)
     fn = FunctionInfo(f"{module.name}:{qualname}", module.name, qualname, node, owner, module.path,
                       carried=frozenset(rng.state) | _filled_in_place(rng), refilled=_refilled(rng), outer_values=outer,
                       numbers=_numbers(rng, outer), undeclarable=undeclarable_inputs(rng),

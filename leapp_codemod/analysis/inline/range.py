@@ -22,9 +22,10 @@ from dataclasses import dataclass, replace
 
 from leapp_codemod.analysis.inline.mutated import only_mutated
 from leapp_codemod.analysis.inline.steady import steady_for
+from leapp_codemod.analysis.inline.scope_names import (declared_global, fixed_globals, imported_only, params,
+                                                        scope_statements, self_param)
 from leapp_codemod.analysis.inline.uses import first_reads, overwritten_before_read, uses
 from leapp_codemod.analysis.inline.world_step import end_before_world_step, step_note
-from leapp_codemod.source.parse import is_literal
 
 INLINE_ENTRY = re.compile(r"^(?P<file>.+\.pyw?):(?P<start>\d+)-(?P<end>\d+)$")
 
@@ -215,65 +216,6 @@ def _why_not(tree: ast.Module, start: int, end: int, n_lines: int, path: str = "
     return f"line {end} does not end a statement; END must be the last line of a statement"
 
 
-def _scope_statements(scope: ast.AST) -> list[ast.stmt]:
-    return list(scope.body)
-
-
-def _imported_only(scope: ast.AST) -> set[str]:
-    """Names the enclosing function binds only by `import` statements (`import cv2`, `from m import f` in its
-    body): looked up as the module's imports (the index keeps a function's imports), not inputs of the range."""
-    imported: set[str] = set()
-    for node in ast.walk(scope) if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) else ():
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            imported |= {(a.asname or a.name).split(".")[0] for a in node.names if a.name != "*"}
-    assigned = {n.id for n in ast.walk(scope) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)} \
-        if imported else set()
-    return imported - assigned - _params(scope)
-
-
-def _params(scope: ast.AST) -> set[str]:
-    if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return set()
-    args = scope.args
-    out = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
-    return out | {a.arg for a in (args.vararg, args.kwarg) if a is not None}
-
-
-def _self_param(scope: ast.AST) -> str | None:
-    args = scope.args
-    positional = [*args.posonlyargs, *args.args]
-    static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in scope.decorator_list)
-    return positional[0].arg if positional and not static else None
-
-
-def _declared_global(scope: ast.AST) -> set[str]:
-    out: set[str] = set()
-    stack = list(getattr(scope, "body", []))
-    while stack:
-        n = stack.pop()
-        if isinstance(n, (ast.Global, ast.Nonlocal)):
-            out |= set(n.names)
-        if not isinstance(n, _SCOPES):
-            stack.extend(ast.iter_child_nodes(n))
-    return out
-
-
-def _fixed_globals(tree: ast.Module) -> set[str]:
-    """Module names only ever bound to literals or by def/class/import statements."""
-    fixed, other = set(), set()
-    for stmt in ast.walk(tree):
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            fixed.add(stmt.name)
-        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
-            fixed |= {a.asname or a.name.split(".")[0] for a in stmt.names}
-        elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.With, ast.NamedExpr)):
-            literal = isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None and is_literal(stmt.value)
-            targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None) or stmt]
-            names = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
-            (fixed if literal else other).update(names)
-    return fixed - other
-
-
 def _in_range(line: int, start: int, end: int) -> bool:
     return start <= line <= end
 
@@ -303,8 +245,9 @@ def _is_number(value: ast.expr) -> bool:
     return isinstance(value, ast.Constant) and isinstance(value.value, (int, float)) and not isinstance(value.value, bool)
 
 
-def classify(found: _Found, start: int, end: int, scope: ast.AST, loop: ast.AST | None):
-    """(inputs, state, constants, outputs) of the range, each in first-use order."""
+def classify(found: _Found, start: int, end: int, scope: ast.AST, loop: ast.AST | None, enclosing=()):
+    """(inputs, state, constants, outputs) of the range, each in first-use order. `enclosing`: the functions
+    around a closure the range is in, whose locals it reads like its own scope's."""
     statements = found.block[found.first:found.last + 1]
     events = uses(statements)
     written_in = {n for n, k, _ in events if k in "wm"}
@@ -315,15 +258,18 @@ def classify(found: _Found, start: int, end: int, scope: ast.AST, loop: ast.AST 
     refilled = overwritten_before_read(statements, read_first) if loop is not None else set()
     fresh = _fresh_readings(statements)
     module_level = isinstance(scope, ast.Module)
-    scope_events = uses(_scope_statements(scope))
-    scope_bound = ({n for n, k, _ in scope_events if k == "w"} | _params(scope)) - _imported_only(scope)
-    declared = _declared_global(scope)
+    scope_events = uses(scope_statements(scope))
+    scope_bound = ({n for n, k, _ in scope_events if k == "w"} | params(scope)) - imported_only(scope)
+    for outer in enclosing:   # a closure reads the locals of the functions around it
+        scope_bound |= ({n.id for n in ast.walk(outer) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+                        | params(outer)) - imported_only(outer)
+    declared = declared_global(scope)
     leaving, counters = _leaving_branches(loop, start) if loop is not None else ([], set())
     loop_writes = [(n, line) for n, k, line in loop_events if k in "wm" and (
         n in counters or not any(first <= line <= last for first, last in leaving))]
     bound_in_loop = {n for n, line in loop_writes if not _in_range(line, start, end)}
     before_in_loop = {n for n, line in loop_writes if line < start}
-    fixed = _fixed_globals(scope) if module_level else set()
+    fixed = fixed_globals(scope) if module_level else set()
     assigned = {n for n, k, _ in events if k == "w"}
     unread = only_mutated(statements) - assigned      # added to, never read: not carried state
     inputs, state, constants = [], [], []
@@ -422,8 +368,9 @@ def locate(tree: ast.Module, path: str, start: int, end: int, n_lines: int) -> I
     if isinstance(scope, ast.ClassDef):
         raise RangeError(f"{path}:{start}-{end}: the range is in the body of class {scope.name}; name a range "
                          "inside a function, a loop or module-level code")
-    inputs, state, constants, outputs = classify(found, start, end, scope, loop)
-    self_name = _self_param(scope) if class_name else None
+    functions = [n for n in found.chain if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    inputs, state, constants, outputs = classify(found, start, end, scope, loop, functions[:-1])
+    self_name = self_param(scope) if class_name else None
     if self_name in (*inputs, *state, *outputs):   # the instance is context, never an exported input or state
         inputs, state, outputs = (tuple(n for n in names if n != self_name) for names in (inputs, state, outputs))
         constants = (self_name, *(n for n in constants if n != self_name))
@@ -526,7 +473,7 @@ def as_function(rng: InlineRange) -> ast.FunctionDef:
     """The range as a function of its inputs, state and constants (the instance first in a method),
     returning its outputs; the statements are the original nodes, so every line number is the file's."""
     first, last = rng.statements[0], rng.statements[-1]
-    self_name = _self_param(rng.scope) if rng.class_name else None
+    self_name = self_param(rng.scope) if rng.class_name else None
     names = ([self_name] if self_name in rng.constants else []) + [
         n for n in (*rng.inputs, *rng.state, *rng.constants) if n != self_name]
     args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=n, lineno=first.lineno, col_offset=first.col_offset)

@@ -52,11 +52,48 @@ def nested_function(project: Project, fn: FunctionInfo, name: str) -> FunctionIn
     return project.memo[key]
 
 
-def range_scope(module: ModuleIndex, fn: FunctionInfo) -> FunctionInfo | None:
+def range_scope(module: ModuleIndex, fn: FunctionInfo, project: Project | None = None) -> FunctionInfo | None:
     """The function an inline range (`run.<lines 20-31>`) was cut out of; None for other functions and
-    for a range at module level."""
+    for a range at module level. With `project`, also a closure's (`main.<locals>.step.<lines 3-5>`)."""
     scope, sep, _ = fn.qualname.rpartition("<lines ")
-    return module.functions.get(scope.removesuffix(".")) if sep and scope else None
+    if not sep or not scope:
+        return None
+    scope = scope.removesuffix(".")
+    found = module.functions.get(scope)
+    if found is None and project is not None:
+        chain = scope_chain(project, module, scope)
+        found = chain[-1] if chain else None
+    return found
+
+
+def scope_chain(project: Project, module: ModuleIndex, qualname: str) -> list[FunctionInfo]:
+    """The functions `outer`, `outer.<locals>.inner`, ... down to `qualname` (`outer.<locals>.inner` or, as a
+    range names its scope, `outer.inner`); shorter when one is not found."""
+    names = qualname.replace(".<locals>.", ".").split(".")
+    for known in range(len(names), 0, -1):
+        outer = module.functions.get(".".join(names[:known]))
+        if outer is not None:
+            break
+    else:
+        return []
+    chain = [outer]
+    for part in names[known:]:
+        inner = nested_function(project, chain[-1], part)
+        if inner is None:
+            break
+        chain.append(inner)
+    return chain
+
+
+def enclosing_scopes(project: Project, module: ModuleIndex, fn: FunctionInfo) -> list[FunctionInfo]:
+    """The functions whose locals a closure (or a range cut from one) reads, innermost first: for
+    `main.<locals>.step`, `main`; for `main.<locals>.step.<lines 3-5>`, `step` then `main`."""
+    if "<lines " in fn.qualname:
+        qualname = fn.qualname.rpartition("<lines ")[0].removesuffix(".")
+        chain = scope_chain(project, module, qualname) if qualname else []
+    else:
+        chain = scope_chain(project, module, fn.qualname)[:-1] if ".<locals>." in fn.qualname else []
+    return list(reversed(chain))
 
 
 def lambda_function(project: Project, module: ModuleIndex, outer: FunctionInfo | None,
