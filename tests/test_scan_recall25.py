@@ -47,3 +47,10 @@ def test_a_closure_step_reads_the_function_around_it(tmp_path, monkeypatch, entr
     # closure as an entry and a range inside it read them as a range reads the scope it is cut from
     found = check_marked(GROUP, tmp_path, monkeypatch, "closure_step", entry)
     assert ("balance.py", 26, "inplace-state") in found and ("balance.py", 11, "scalar-extraction") in found
+
+
+def test_a_reset_under_a_flag_the_object_changes_between_calls_leaves_the_state(tmp_path, monkeypatch):
+    # `if self.fresh:` takes the reset arm on the first call after `engage()` only: the blend after it reads
+    # what the previous call left on every other call
+    found = check_marked(GROUP, tmp_path, monkeypatch, "engaged_filter", "pilot.py:FilteredPilot.step")
+    assert found == {("pilot.py", 21, "inplace-state")}

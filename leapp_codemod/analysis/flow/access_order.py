@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from leapp_codemod.analysis.infer.context import FunctionContext
 from leapp_codemod.analysis.infer.lattice import AccessOrder
+from leapp_codemod.analysis.model.class_state import CONSTRUCTION_METHODS
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.walk import (
     constant_flag_block, is_self_attr, leaves_function, live_statements, training_only_block,
@@ -318,7 +319,17 @@ class _Walk:
         range takes from its loop (`if t % query_every == 0:` of a step counter) can."""
         varying = {name for name, changes in ctx.fn.numbers.items() if changes} | set(ctx.fn.carried)
         return ctx.is_data(test) or any(isinstance(n, ast.Name) and n.id in varying for n in ast.walk(test)) \
-            or _asks_namespace(test)
+            or _asks_namespace(test) or any(is_self_attr(n, ctx.self_name) and _reassigned(ctx, n.attr)
+                                            for n in ast.walk(test))
+
+
+def _reassigned(ctx: FunctionContext, attr: str) -> bool:
+    """Does a method of the object's class family other than a constructor assign `self.<attr>` (a mode the
+    driver sets between calls, `self.last_mode = self.mode`)? A test on it may take the other arm next call."""
+    if ctx.cls is None:
+        return False
+    return any(method not in CONSTRUCTION_METHODS for klass in ctx.project.mro(ctx.cls)
+               for method, _ in klass.attr_values.get(attr, ()))
 
 
 def _asks_namespace(test: ast.expr) -> bool:
