@@ -164,6 +164,27 @@ def _sized_by_selection(node: ast.Call, ctx):
                   "fixed")
 
 
+def _shape_names(operands: list[ast.expr], ctx) -> set[str]:
+    """The names holding a run-time shape inside the shape operands (`batch_count` of `delta * batch_count`)."""
+    return {n.id for o in operands if ctx.is_shape(o) for n in ast.walk(o)
+            if isinstance(n, ast.Name) and ctx.is_shape(n)}
+
+
+def _reported_before(node: ast.AST, operands: list[ast.expr], ctx) -> bool:
+    """Does the expression only carry sizes an earlier expression of the function already mixed in (its shape
+    operands hold names, `delta * batch_count / tot_count` after `tot_count = self.count + batch_count`)? The
+    function's run-time sizes are reported once, where it first computes with them; a shape read on the line
+    itself (`x.shape[0]`) is always reported."""
+    if any(ctx.is_shape(o) and not _shape_names([o], ctx) for o in operands):
+        return False
+    first = ctx.fn.walks.get("first shape mix")
+    if first is None:
+        mixes = [(n.lineno, n.col_offset) for n in ctx.fn.nodes
+                 if isinstance(n, ast.BinOp) and _mixes_shape([n.left, n.right], ctx)]
+        first = ctx.fn.walks["first shape mix"] = min(mixes, default=None)
+    return first is not None and first < (node.lineno, node.col_offset)
+
+
 def check(node, ctx):
     if isinstance(node, ast.Subscript):
         grown = growth(node, ctx)
@@ -187,7 +208,7 @@ def check(node, ctx):
         return
     if any(isinstance(o, ast.BinOp) and _mixes_shape([o.left, o.right], ctx) for o in operands):
         return  # `(n - x.shape[0]) * 2`: reported once, at the part that mixes them
-    if _mixes_shape(operands, ctx):
+    if _mixes_shape(operands, ctx) and not _reported_before(node, operands, ctx):
         yield Hit(node, f"`{show(node)}` computes with a run-time shape of pipeline data; the export bakes in the "
                         f"traced size",
                   "pad or crop to a fixed size before the exported pipeline and pass a mask or count as a tensor input")
@@ -203,7 +224,9 @@ RULE = Rule(
          "feature width, an action dimension), nor a broadcast shape built from the rank (`len(x.shape)`, "
          "`x.ndim`) and the last dimension (`(1,) * (len(x.shape) - 1) + (x.shape[-1],)` to view per-feature "
          "statistics): a pipeline's inputs have one layout, so the rank is the same on every call. A "
-         "nested mix is reported once, at its innermost part. Also flags a whole shape stored in a name and "
+         "nested mix is reported once, at its innermost part, and a function's sizes once, where it first computes "
+         "with them (`total = self.seen + n` reported, `delta * n / total` after it not: the fix is the same; a "
+         "shape read on the later line itself, `x.shape[0]`, is reported there too). Also flags a whole shape stored in a name and "
          "handed to `view`/`reshape`/`expand` later (`sh = x.shape; ...; y.reshape(*sh)`): every size of it, "
          "the batch too, is fixed (not when a helper the entry calls restores its argument's own layout: `shape = q.shape; "
          "q = q.reshape(-1, 4); ...; return out.reshape(shape)`); and a torch factory sized by a dimension between the batch and the last one "

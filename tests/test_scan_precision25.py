@@ -1,0 +1,24 @@
+"""Round s25 precision fixtures (fixtures/scan_precision25)."""
+from __future__ import annotations
+
+import pytest
+from scanfixture import check_marked, found, scan_copy
+
+GROUP = "scan_precision25"
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("LEAPP_CODEMOD_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def test_one_run_time_size_is_reported_where_the_function_first_computes_with_it(tmp_path, monkeypatch):
+    marked = check_marked(GROUP, tmp_path, monkeypatch, "window_stats", "stats.py:WindowStats.normalize")
+    assert [line for _, line, category in marked if category == "shape-specialization"] == [14]
+
+
+def test_a_shape_read_on_a_later_line_is_still_reported(tmp_path, monkeypatch):
+    from scanfixture import scan_variant
+    result = scan_variant(GROUP, tmp_path, monkeypatch, "window_stats", "stats.py:WindowStats.normalize", "stats.py",
+                          "delta * size / total", "delta * batch.shape[0] / total")
+    assert {line for _, line, code in found(result) if code == "LCM002"} == {14, 16}
