@@ -10,8 +10,12 @@ IO_FUNCTIONS = frozenset({
     "cv2.imwrite", "cv2.imread", "cv2.imshow", "cv2.waitKey", "cv2.VideoCapture", "sys.stdout.write", "sys.stdout.flush",
     "sys.stderr.write", "sys.stderr.flush", "warnings.warn", "os.system", "os.read", "os.write", "os.remove", "yaml.safe_load",
     "yaml.load", "yaml.dump", "yaml.safe_dump", "PIL.Image.open", "imageio.imread", "imageio.imwrite",
-    "pprint.pprint",
+    "pprint.pprint", "os.makedirs", "os.mkdir", "os.path.exists", "os.path.isfile", "os.path.isdir",
+    "os.path.getsize",
 })
+# Path functions that only compute a path from strings (no file system access): pure, like a string's methods.
+PATH_STRING_FUNCTIONS = frozenset({"os.path.join", "os.path.dirname", "os.path.basename", "os.path.splitext",
+                                   "os.path.split", "os.path.normpath", "os.path.expanduser"})
 # The reads among them whose value can feed a step (a file, a device): `run` makes each a graph input the
 # host feeds (runner.draws); the others write or report.
 IO_READ_FUNCTIONS = frozenset({

@@ -80,13 +80,17 @@ RULE = Rule(
          "self holds, directly or in a container (`self.est.cov.mul_(a)`, `self.pads[2].level += x`, "
          "`for leg in self.legs.values(): leg.window[-1] = q`), reported as `self.legs[].window` (LEAPP state "
          "cannot name them: not declared by `generate`), and of arrays a closure keeps from one call to the "
-         "next (a closure returned by its maker: `peaks[:] = ...` on a variable of the maker), and writes of "
+         "next (a closure returned by its maker, or the entry closure its maker calls again and again: `peaks[:] = "
+         "...` on a variable of the maker), and writes of "
          "pipeline data into an object the caller keeps: a dict, list, array or object the driver builds once "
          "and passes to the step on every iteration of its loop (`mem[\"prev\"] = act` read back as "
          "`mem[\"prev\"]` next call, `cmd[3] = a[0]` into an array handed down from it) or a module-level "
          "container the step fills and reads (`HIST[\"last\"] = x`). A dict attribute's entries are told apart by "
          "their constant keys: a write into `self.win[\"acc\"]` does not make a later read of `self.win[\"gyro\"]` "
-         "see this call's value, so the history shifted in that entry is still state.",
+         "see this call's value, so the history shifted in that entry is still state. A container the step only "
+         "fills (`self.log[\"q\"].append(q)`) that no code reads as a value is no state: code the step runs reads "
+         "it, or code outside it that does more than report it (a method writing it to a file) or ask its size "
+         "(`len(...)`); a method of that name called on something else (`t.log()`) reads no field.",
     why="LEAPP sees a persistent tensor as a constant. In-place updates are never detected as state: `mul_`/`add_`/"
         "`lerp_`/`+=` freeze the pre-trace state silently, and `copy_` of a traced value into it makes torch.export "
         "fail with 'Expected meta != nullptr'. The exported model forgets its memory.",

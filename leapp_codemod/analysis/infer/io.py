@@ -19,7 +19,7 @@ from leapp_codemod.knowledge.actuation import named_as_send, shows_to_a_person
 from leapp_codemod.knowledge.io import (
     CLOCK_FACTORIES, CLOCK_FUNCTIONS, FILE_METHODS, IO_BUILTINS, IO_FUNCTIONS, IO_ROOTS, IO_VALUE_TYPES, LOGGING_METHODS,
     LOG_FUNCTION_PREFIXES, MIDDLEWARE_FACTORIES,
-    PACING_FUNCTIONS, PACING_METHODS, PATH_IO_METHODS, RECEIVE_METHODS, SEND_METHODS,
+    PACING_FUNCTIONS, PACING_METHODS, PATH_IO_METHODS, PATH_STRING_FUNCTIONS, RECEIVE_METHODS, SEND_METHODS,
 )
 
 
@@ -341,7 +341,8 @@ class IoQuestions:
             if self.builtin(node) in NON_DATA_BUILTINS | PURE_BUILTINS | {"enumerate", "zip", "sorted", "reversed"}:
                 continue
             name = self.call_name(node)
-            if name and name.partition(".")[0] in PURE_LIBRARIES and not name.startswith("numpy.random"):
+            if name and name.partition(".")[0] in PURE_LIBRARIES and not name.startswith("numpy.random") \
+                    or name in PATH_STRING_FUNCTIONS:
                 continue
             if isinstance(func, ast.Attribute):
                 root = _root_name(func.value)

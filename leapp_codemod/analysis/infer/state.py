@@ -10,7 +10,8 @@ from leapp_codemod.analysis.infer.taint import function_attr
 from leapp_codemod.analysis.infer.type_tests import parent_map
 from leapp_codemod.analysis.model.class_state import CONSTRUCTION_METHODS, inputs_from_callbacks
 from leapp_codemod.analysis.model.walk import is_self_attr
-from leapp_codemod.analysis.infer.value_reads import STEP_READS_KEY, project_value_reads
+from leapp_codemod.analysis.infer.outside_inputs import REACHED_KEY
+from leapp_codemod.analysis.infer.value_reads import STEP_READS_KEY, project_value_reads, read_outside
 from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS, INPLACE_EXCEPTIONS, SAME_VALUE_METHODS
 
 
@@ -187,23 +188,30 @@ class StateQuestions(KeptQuestions):
         root = self.loop_alias(root) or root      # `for buf in self.bufs: buf.append(x)`
         if method in CONTAINER_MUTATORS and self.is_state_container(root):
             held = root.value if isinstance(root, ast.Subscript) else root   # `self.frames[cam].append(img)`
-            if isinstance(held, ast.Attribute) and held.attr not in self._value_read_attrs():
+            if isinstance(held, ast.Attribute) and not self._read_as_value(held.attr):
                 return []   # `self.log.append(a)` into a list nothing reads: no later call sees it
             if self._carried(held):
                 return [(held.id if isinstance(held, ast.Name) else held.attr, "inplace")]
         return []
 
-    def _value_read_attrs(self) -> frozenset[str]:
-        """Attribute names code reads as values (`analysis.infer.value_reads`): a container of self whose name is
-        not among them is write-only, its content reaches no output. The step's code in entry mode, else all."""
+    def _read_as_value(self, attr: str) -> bool:
+        """Does code read `<obj>.<attr>` as a value (`analysis.infer.value_reads`)? A container of self that
+        nothing reads so is write-only, its content reaches no output. In entry mode: the step's code, or code
+        outside it that does more than report it or ask its size; else every module."""
         in_step = self.project.memo.get(STEP_READS_KEY)
-        if in_step is not None:
-            return in_step
-        key = ("value_read_attrs",)
-        found = self.project.memo.get(key)
-        if found is None:
-            found = self.project.memo[key] = project_value_reads(self.project)
-        return found
+        if in_step is None:
+            key = ("value_read_attrs",)
+            found = self.project.memo.get(key)
+            if found is None:
+                found = self.project.memo[key] = project_value_reads(self.project)
+            return attr in found
+        return attr in in_step or read_outside(self.project, attr, self.project.memo.get(REACHED_KEY, frozenset()),
+                                               self._only_reports)
+
+    def _only_reports(self, fn) -> bool:
+        """Does `fn` (a method too: its own fields may change) do nothing with what it reads but report it?"""
+        owner = fn.positional_params[0] if fn.is_method and fn.positional_params else None
+        return self.for_function(fn).report_body(owner=owner) is not None
 
     def _assign_state_write(self, target: ast.expr, value: ast.expr, line: int) -> tuple[str, str] | None:
         if isinstance(target, ast.Subscript):
