@@ -246,3 +246,11 @@ def test_a_registered_callback_named_like_no_step_is_offered_on_the_model_its_ca
     node.write_text(node.read_text().replace("control_step", "on_timer"))
     candidates = by_id(ranked(root, monkeypatch))
     assert "a registered callback that runs a model through Agent.act" in candidates["pilot_node:Pilot.on_timer"]["reasons"]
+
+
+def test_a_driven_method_with_no_inputs_reads_its_object_and_is_the_step_around_the_planner(tmp_path, monkeypatch):
+    # `rover.control()` in the main loop: its inputs are the readings a thread keeps on the object
+    want = expected("entry_driven_no_input_step")
+    candidates = ranked(app(tmp_path, "entry_driven_no_input_step"), monkeypatch)
+    assert [c["entry"] for c in candidates[:2]] == [want["step"], want["policy"]]
+    assert any(r.startswith("the policy step around Planner.plan") for r in by_id(candidates)[want["step"]]["reasons"])

@@ -60,8 +60,8 @@ def _inputs(fn: FunctionInfo, registered: bool = False) -> set[str]:
 
 
 def wraps(fn: FunctionInfo, call: ast.Call, registered: bool = False) -> bool:
-    """Does `fn` build `call`'s arguments from its own parameters (a `registered` callback's: from its object's
-    fields too), do work of its own around the call, and return or send a value the call's result flows into
+    """Does `fn` build `call`'s arguments from its own parameters (`registered`, a method reading its inputs
+    from its object: from its object's fields too), do work of its own around the call, and return or send a value the call's result flows into
     (see the module docstring)?"""
     if _in_loop(fn, call):
         return False
@@ -188,8 +188,11 @@ def wrapping_edges(functions: dict[str, FunctionInfo], sites, project, offered: 
         if not wrapped or not _composes(fn) or (fid not in offered and is_abstract(fn)) \
                 or _drives_a_model(fn, calls, sites):
             continue
+        # a method the framework calls back, or one a driver calls with no inputs of its own (a timer's `nn()`):
+        # it reads its inputs from the fields of its object
+        from_object = fid in sites.callbacks or fn.is_method and not _inputs(fn) and bool(sites.in_loops.get(fid))
         for node, models in wrapped:
-            if wraps(fn, node, fid in sites.callbacks):
+            if wraps(fn, node, from_object):
                 for model in models:
                     out.setdefault(fid, set()).update(_parts(model, sites) - {fid})
     # a pair that reach each other (recursion, mutual calls) is no step and its model
