@@ -54,3 +54,13 @@ def test_a_reset_under_a_flag_the_object_changes_between_calls_leaves_the_state(
     # what the previous call left on every other call
     found = check_marked(GROUP, tmp_path, monkeypatch, "engaged_filter", "pilot.py:FilteredPilot.step")
     assert found == {("pilot.py", 21, "inplace-state")}
+
+
+def test_calls_on_objects_unpacked_from_a_parameter_are_said_not_followed(tmp_path, monkeypatch):
+    # `net, scaler = bundle` from a pickle: neither class is known, and "No hazards found" alone would claim
+    # more than was seen
+    from scanfixture import scan_copy
+    result = scan_copy(GROUP, tmp_path, "bundle_unpack", "controller.py:act", monkeypatch)
+    listed = {(nf.line, nf.text) for nf in result.not_followed}
+    assert {(15, "scaler.transform(...)"), (16, "net.infer(...)")} <= listed
+    assert all("unpacked from `bundle`" in nf.reason for nf in result.not_followed if nf.line in (15, 16))

@@ -121,6 +121,8 @@ def unresolved(ctx: FunctionContext, call: ast.Call) -> NotFollowed | None:
     if gap is not None:
         return NotFollowed(ctx.fn.path, call.lineno, _text(func), gap, ast.unparse(func), ctx.fn.id)
     reason = receiver_reason(ctx, receiver)
+    if reason is None and untyped:   # an object's method runs here: never dropped unsaid
+        reason = f"the class of `{_short(receiver)}` is unknown"
     if reason is None:
         return None
     reason += _duck_note(ctx, call)
@@ -190,16 +192,31 @@ def _property_entry(ctx: FunctionContext, call: ast.Call, getter: FunctionInfo) 
 
 def untyped_parameter_method(ctx: FunctionContext, call: ast.Call) -> bool:
     """`model.predict_action(obs)` with `model` a parameter nothing types (no annotation the scan can use,
-    no class from the callers): the method is no tensor, array or container method, so the parameter is an
+    no class from the callers), or a part of one (`model, norm = bundle`): the method is no tensor, array or container method, so the parameter is an
     object whose code runs here, not pipeline data the call merely transforms."""
     func = call.func
     if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Name) \
             or func.attr in DATA_METHOD_NAMES or func.attr.endswith("_") or func.attr.startswith("__"):
         return False
     name = func.value.id
-    if name not in ctx.fn.params or name == ctx.self_name or ctx.is_numpy(func.value):
+    if not (name in ctx.fn.params or _unpacked_from_parameter(ctx, name)) or name == ctx.self_name \
+            or ctx.is_numpy(func.value):
         return False
     return not any(":" in t for t in ctx.types_of(func.value))
+
+
+def _unpacked_from_parameter(ctx: FunctionContext, name: str) -> bool:
+    """`policy, mean, std = bundle` (or `bundle[0]`) with `bundle` a parameter: every binding of the local takes
+    a part of what the caller handed in, which is as untyped as the parameter."""
+    bindings = [node for node in ctx.fn.nodes if isinstance(node, ast.Assign)
+                and any(isinstance(n, ast.Name) and n.id == name for t in node.targets for n in ast.walk(t))]
+    def part_of_parameter(value: ast.expr) -> bool:
+        while isinstance(value, ast.Subscript):
+            value = value.value
+        return isinstance(value, ast.Name) and value.id in ctx.fn.params
+    return bool(bindings) and all(part_of_parameter(b.value) and any(isinstance(t, (ast.Tuple, ast.List))
+                                                                    or isinstance(b.value, ast.Subscript)
+                                                                    for t in b.targets) for b in bindings)
 
 
 def _text(func: ast.expr) -> str:
@@ -297,6 +314,12 @@ def receiver_reason(ctx: FunctionContext, receiver: ast.expr, depth: int = 0) ->
             if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == receiver.id
                                                     for t in node.targets):
                 return _value_reason(ctx, node.value, ctx.fn, f"`{receiver.id}`", depth)
+        for node in ctx.fn.nodes:   # `policy, mean, std = bundle`
+            if isinstance(node, ast.Assign) and any(isinstance(t, (ast.Tuple, ast.List)) and any(
+                    isinstance(e, ast.Name) and e.id == receiver.id for e in t.elts) for t in node.targets):
+                inner = receiver_reason(ctx, node.value, depth + 1) if depth < 2 else None
+                return f"`{receiver.id}` is unpacked from `{_short(node.value)}`" + (
+                    f": {inner}" if inner else ", whose items' classes are unknown")
         iterable = _loop_iterable(ctx.fn.node, receiver.id)
         if iterable is not None:   # `for term in self.terms: term(obs)`, `[f(x) for f in fns]`
             inner = receiver_reason(ctx, iterable, depth + 1) if depth < 2 else None
