@@ -254,3 +254,12 @@ def test_a_driven_method_with_no_inputs_reads_its_object_and_is_the_step_around_
     candidates = ranked(app(tmp_path, "entry_driven_no_input_step"), monkeypatch)
     assert [c["entry"] for c in candidates[:2]] == [want["step"], want["policy"]]
     assert any(r.startswith("the policy step around Planner.plan") for r in by_id(candidates)[want["step"]]["reasons"])
+
+
+def test_a_helper_forwarding_the_callable_it_is_handed_is_transparent(tmp_path, monkeypatch):
+    # `timed(walker.act, obs)` in the loop: `timed` runs `call(*args, **kwargs)`, so the loop runs `Walker.act`
+    want = expected("entry_forwarding_helper")
+    candidates = ranked(app(tmp_path, "entry_forwarding_helper"), monkeypatch)
+    assert candidates[0]["entry"] == want["step"]
+    assert want["forwarder"] not in by_id(candidates)
+    assert any(r.startswith("called in a loop by main") for r in candidates[0]["reasons"])

@@ -44,6 +44,9 @@ class CallSites:
     rollouts: set[str] = field(default_factory=set)   # evaluation rollouts: drivers wherever they are written
     # fid -> {parameter: why it carries a model}: what call sites hand it, or how the function uses it
     model_params: dict[str, dict[str, str]] = field(default_factory=dict)
+    # fid -> the functions it runs only as a callable its caller hands it, passing its packs on
+    # (`timed(walker.act, obs)` with `call(*args, **kwargs)` inside): see `entry/forwarders.py`
+    forwarded: dict[str, set[str]] = field(default_factory=dict)
 
     def model_via(self, fid: str, depth: int = 2) -> str | None:
         """The callee through which `fid` calls a model (two delegations deep), when it does not itself."""

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ast
 
+from leapp_codemod.analysis.entry.forwarders import passes_packs_on, see_through_forwarders
 from leapp_codemod.analysis.entry.call_sites import (
     CallSites,
     bind_selected,
@@ -177,6 +178,8 @@ def collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
                 continue
             if targets:
                 sites.project_calls.setdefault(fn.id, []).append((node, [t.id for t in targets]))
+                if passes_packs_on(fn, node):
+                    sites.forwarded.setdefault(fn.id, set()).update(t.id for t in targets)
             for target in targets:
                 sites.delegates.setdefault(fn.id, set()).add(target.id)
                 if id(node) not in offline:    # measured on recorded data: no caller in a pipeline
@@ -200,6 +203,7 @@ def collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
             if (id(node) in loop_calls and not targets and isinstance(node.func, ast.Attribute)
                     and not on_library_module(node.func, ctx.module, project)):
                 sites.by_name_in_loops.setdefault(node.func.attr, []).append((fn, node.lineno))
+    see_through_forwarders(sites)
     sites.drivers = driver_ids(roots, sites.callees, DRIVER_DEPTH, blocked=ignored) - ignored
     # what training code calls (rollout collection, updates) is training code too, unless a driver calls it
     training += [sites.functions[fid] for fid in sorted(trained) if fid in sites.functions]
@@ -305,7 +309,8 @@ def in_branch(loop: ast.AST, calls: set[int]) -> bool:
 def find_parts(sites: CallSites) -> None:
     """Model calls of the steps that callbacks and driver loops run (see composers.py)."""
     looped = {fid for fid, found in sites.in_loops.items() if any(c.id in sites.drivers for c, _ in found)}
-    for fid in sorted((set(sites.callbacks) | looped) - sites.ignored):
+    for fid in sorted((set(sites.callbacks) | looped) - sites.ignored - set(sites.forwarded)):   # a forwarder
+        # composes nothing: its caller chooses what it runs
         fn = sites.functions.get(fid)
         if fn is None:
             continue

@@ -464,8 +464,8 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
                                            and not private_step(fn, sites.in_loops.get(fn.id, []))
                                            and not _registered_step(fn, sites)):
             continue
-        if in_tests(fn, project) or is_abstract(fn):
-            continue
+        if in_tests(fn, project) or is_abstract(fn) or fn.id in sites.forwarded:
+            continue   # a forwarder runs what its caller hands it (`entry/forwarders.py`)
         score, reasons = _score(fn, project, sites, reach)
         if score >= 4:
             ranked.append(Entrypoint(fn.module, fn.qualname, fn.path, fn.node.lineno, score, tuple(reasons)))

@@ -65,6 +65,8 @@ def wraps(fn: FunctionInfo, call: ast.Call, registered: bool = False) -> bool:
     (see the module docstring)?"""
     if _in_loop(fn, call):
         return False
+    if isinstance(call.func, ast.Name) and call.func.id in _inputs(fn):
+        return False   # `func(*args, **kwargs)`: the caller chooses what runs, this function only forwards
     statements = _simple_statements(fn)
     at = next((s for s in statements if s.lineno <= call.lineno <= (s.end_lineno or s.lineno)
                and any(n is call for n in ast.walk(s))), None)
