@@ -19,6 +19,7 @@ from leapp_codemod.analysis.infer.loaded import binding_before, is_range
 from leapp_codemod.analysis.flow.library_callbacks import library_callbacks
 from leapp_codemod.analysis.flow.foreign_objects import foreign_call, foreign_reads, imported_roots
 from leapp_codemod.analysis.flow.stub_calls import stub_call
+from leapp_codemod.analysis.flow.untyped_receivers import untyped_parameter_method
 from leapp_codemod.analysis.flow.silent_calls import dynamic_getattr, runs_unseen_code
 from leapp_codemod.analysis.flow.known_receivers import (
     RUNTIME_FACTORIES, default_only, known_library_object, library_behaviour, library_container, library_type,
@@ -37,7 +38,7 @@ from leapp_codemod.analysis.model.libraries import in_project as _in_project
 from leapp_codemod.analysis.model.libraries import library_available
 from leapp_codemod.analysis.model.walk import is_property, self_returned
 from leapp_codemod.analysis.model.world_steps import world_step_calls
-from leapp_codemod.knowledge.vocab import DATA_METHOD_NAMES, PLAIN_METHODS
+from leapp_codemod.knowledge.vocab import PLAIN_METHODS
 from leapp_codemod.model import NotFollowed
 
 MAX_TEXT = 60
@@ -188,35 +189,6 @@ def _property_entry(ctx: FunctionContext, call: ast.Call, getter: FunctionInfo) 
     reason = (f"`{call.func.attr}` is a property ({getter.path}:{getter.node.lineno}) returning {shown}; "
               "the callable it returns is neither a project function nor a wrapper of one the scan follows")
     return NotFollowed(ctx.fn.path, call.lineno, _text(call.func), reason, ast.unparse(call.func), ctx.fn.id)
-
-
-def untyped_parameter_method(ctx: FunctionContext, call: ast.Call) -> bool:
-    """`model.predict_action(obs)` with `model` a parameter nothing types (no annotation the scan can use,
-    no class from the callers), or a part of one (`model, norm = bundle`): the method is no tensor, array or container method, so the parameter is an
-    object whose code runs here, not pipeline data the call merely transforms."""
-    func = call.func
-    if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Name) \
-            or func.attr in DATA_METHOD_NAMES or func.attr.endswith("_") or func.attr.startswith("__"):
-        return False
-    name = func.value.id
-    if not (name in ctx.fn.params or _unpacked_from_parameter(ctx, name)) or name == ctx.self_name \
-            or ctx.is_numpy(func.value):
-        return False
-    return not any(":" in t for t in ctx.types_of(func.value))
-
-
-def _unpacked_from_parameter(ctx: FunctionContext, name: str) -> bool:
-    """`policy, mean, std = bundle` (or `bundle[0]`) with `bundle` a parameter: every binding of the local takes
-    a part of what the caller handed in, which is as untyped as the parameter."""
-    bindings = [node for node in ctx.fn.nodes if isinstance(node, ast.Assign)
-                and any(isinstance(n, ast.Name) and n.id == name for t in node.targets for n in ast.walk(t))]
-    def part_of_parameter(value: ast.expr) -> bool:
-        while isinstance(value, ast.Subscript):
-            value = value.value
-        return isinstance(value, ast.Name) and value.id in ctx.fn.params
-    return bool(bindings) and all(part_of_parameter(b.value) and any(isinstance(t, (ast.Tuple, ast.List))
-                                                                    or isinstance(b.value, ast.Subscript)
-                                                                    for t in b.targets) for b in bindings)
 
 
 def _text(func: ast.expr) -> str:
