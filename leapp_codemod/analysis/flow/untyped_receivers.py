@@ -25,13 +25,23 @@ def untyped_parameter_method(ctx: FunctionContext, call: ast.Call) -> bool:
 
 def _unpacked_from_parameter(ctx: FunctionContext, name: str) -> bool:
     """`policy, mean, std = bundle` (or `bundle[0]`) with `bundle` a parameter: every binding of the local takes
-    a part of what the caller handed in, which is as untyped as the parameter."""
-    bindings = [node for node in ctx.fn.nodes if isinstance(node, ast.Assign)
-                and any(isinstance(n, ast.Name) and n.id == name for t in node.targets for n in ast.walk(t))]
+    a part of what the caller handed in, which is as untyped as the parameter (kept per function)."""
+    found = ctx.fn.walks.get("unpacked from parameters")
+    if found is None:
+        found = ctx.fn.walks["unpacked from parameters"] = _parameter_parts(ctx.fn)
+    return name in found
+
+
+def _parameter_parts(fn) -> frozenset[str]:
     def part_of_parameter(value: ast.expr) -> bool:
         while isinstance(value, ast.Subscript):
             value = value.value
-        return isinstance(value, ast.Name) and value.id in ctx.fn.params
-    return bool(bindings) and all(part_of_parameter(b.value) and any(isinstance(t, (ast.Tuple, ast.List))
-                                                                    or isinstance(b.value, ast.Subscript)
-                                                                    for t in b.targets) for b in bindings)
+        return isinstance(value, ast.Name) and value.id in fn.params
+    parts: dict[str, bool] = {}
+    for node in fn.nodes:
+        if not isinstance(node, ast.Assign):
+            continue
+        unpacked = any(isinstance(t, (ast.Tuple, ast.List)) for t in node.targets) or isinstance(node.value, ast.Subscript)
+        for name in {n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)}:
+            parts[name] = parts.get(name, True) and unpacked and part_of_parameter(node.value)
+    return frozenset(name for name, all_parts in parts.items() if all_parts)

@@ -211,11 +211,16 @@ def cli_defaults(tree: ast.Module) -> dict[str, frozenset]:
 
 def module_decisions(project, tree: ast.Module) -> dict[str, frozenset]:
     """The values that decide a module's tests: the project's config files, and the module's own command-line
-    defaults (a key both give takes the values of both)."""
-    values = dict(config_values(project))
-    for key, defaults in cli_defaults(tree).items():
-        values[key] = values.get(key, frozenset()) | defaults
-    return values
+    defaults (a key both give takes the values of both); kept per module."""
+    key = ("module decisions", id(tree))
+    found = project.memo.get(key)
+    if found is None:
+        found = dict(config_values(project))
+        for flag, defaults in cli_defaults(tree).items():
+            found[flag] = found.get(flag, frozenset()) | defaults
+        project.memo[key] = (tree, found)   # the tree is held so that its id is never another's
+        return found
+    return found[1]
 
 
 def ruled_out_statements(scope: ast.AST, values: dict[str, frozenset]) -> frozenset[int]:
