@@ -114,3 +114,21 @@ def test_the_observation_copied_back_under_a_branch_is_what_the_wrapped_step_kee
                if Path(f.path).name == "rover_link.py"}
     marked, _ = markers(FIXTURES / "scan_range_wrapped_step" / "rover_app")
     assert in_link == {m for m in marked if m[0] == "rover_link.py"}
+
+
+def test_a_factory_built_environment_whose_step_runs_a_control_bound_to_a_field_is_followed(tmp_path, monkeypatch):
+    # `make_env("reach")` returns one of two project environments; their `step` calls `self._control(action)`,
+    # bound in the constructor to the method that steps MuJoCo; the observation the loop reshapes before the
+    # policy is the step's new reading, not carried state
+    marked = check_marked("scan_range_wrapped_step", tmp_path, monkeypatch, "arm_factory_app", "evaluate.py:11-13")
+    assert marked == {("envs.py", 15, "io-in-pipeline")}
+    result = scan_copy("scan_range_wrapped_step", tmp_path / "again", "arm_factory_app", "evaluate.py:11-13",
+                       monkeypatch)
+    assert result.entry_note and "through `mujoco.mj_step`" in result.entry_note
+
+
+def test_a_registered_environment_behind_a_library_wrapper_is_followed(tmp_path, monkeypatch):
+    # `register(id=..., entry_point="cart_link:CartLink")`, `gym.make(id)`, then `RecordEpisodeStatistics(env)`:
+    # the range's `env.step` runs the project's CartLink.step through the wrapper
+    marked = check_marked("scan_range_wrapped_step", tmp_path, monkeypatch, "registered_app", "balance.py:15-17")
+    assert ("cart_link.py", 19, "unmapped-numpy") in marked

@@ -7,6 +7,7 @@ from leapp_codemod.analysis.infer.loaded import is_range
 from leapp_codemod.analysis.infer.memo import answered_once
 from leapp_codemod.analysis.model import config_picked, import_shapes, runtime_bind
 from leapp_codemod.analysis.model.call_fit import fitting
+from leapp_codemod.analysis.model.world_steps import WRAPPED_CALLS_KEY
 from leapp_codemod.analysis.model.library_built import library_built_classes
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo
 from leapp_codemod.analysis.model.resolve_callables import CallableResolver
@@ -47,6 +48,10 @@ class CallQuestions:
         """Project functions a call may run (empty for library calls), with those observed running from it."""
         if is_range(self.fn) and id(call) in world_step_calls(self.fn.node, self.fn.walks):
             return []   # an inline range's step of the world: where its action leaves, not pipeline code
+        wrapped = self.project.memo.get(WRAPPED_CALLS_KEY, {}).get((self.fn.path, call.lineno, call.col_offset)) \
+            if is_range(self.fn) else None
+        if wrapped is not None:
+            return [wrapped]   # the project environment's step the range keeps, seen through `Monitor(env)`
         found = fitting(self._through_properties(call, self._resolve_static(call)) or self._from_enclosing(call), call)
         observed = self.facts.observed
         if observed is None:

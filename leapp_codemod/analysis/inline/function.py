@@ -22,6 +22,7 @@ from leapp_codemod.analysis.model.function_values import scope_chain
 from leapp_codemod.analysis.inline.world_step import end_before_world_step
 from leapp_codemod.analysis.model.world_steps import world_step
 from leapp_codemod.analysis.inline.wrapped_world import WRAPPED_STEPS_KEY, wrapped_world_step
+from leapp_codemod.analysis.model.world_steps import WRAPPED_CALLS_KEY
 from leapp_codemod.analysis.model.config_values import config_key
 from leapp_codemod.analysis.model.index import FunctionInfo, ModuleIndex
 from leapp_codemod.analysis.model.returned_classes import tuple_item
@@ -213,6 +214,7 @@ def _through_wrapper(project: Project, module: ModuleIndex, rng: InlineRange) ->
         return None
     method, note = wrapped
     project.memo.setdefault(WRAPPED_STEPS_KEY, {})[method.id] = method
+    project.memo.setdefault(WRAPPED_CALLS_KEY, {})[(module.path, step.value.lineno, step.value.col_offset)] = method
     # of what the step returns, the pipeline keeps the observation the range reads on its next pass; the
     # reward, the flags and the info are the host's bookkeeping
     targets = step.targets[0] if isinstance(step, ast.Assign) and len(step.targets) == 1 else None

@@ -316,6 +316,24 @@ READING_CALLS = frozenset({"step", "read", "get_obs", "get_observation", "get_ob
                            "recv", "poll", "sense", "get_state", "read_sensors", "get_frame", "capture"})
 
 
+def _read_last(statements: list[ast.stmt]) -> set[str]:
+    """Names whose last write in the range is a top-level reading (`obs, r, done, _ = env.step(a)` after the
+    range reshaped the previous `obs`): each iteration starts from a new reading, whatever came before it."""
+    last: dict[str, ast.stmt] = {}
+    for stmt in statements:
+        for name, kind, _ in uses([stmt]):
+            if kind in "wm":
+                last[name] = stmt
+    out = set()
+    for name, stmt in last.items():
+        call = stmt.value if isinstance(stmt, ast.Assign) else None
+        called = call.func.attr if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) else None
+        if called in READING_CALLS and any(isinstance(t, ast.Name) and t.id == name
+                                           for target in stmt.targets for t in ast.walk(target)):
+            out.add(name)
+    return out
+
+
 def _fresh_readings(statements: list[ast.stmt]) -> set[str]:
     """Names the range assigns only from a reading call, unconditionally (top-level statements), or only copies
     of such names (`nxt, r, done = env.step(a)` ... `obs = nxt`)."""
@@ -337,6 +355,7 @@ def _fresh_readings(statements: list[ast.stmt]) -> set[str]:
             else:
                 other |= names
     fresh -= other
+    fresh |= _read_last(statements)
     grew = True
     while grew:
         grew = False

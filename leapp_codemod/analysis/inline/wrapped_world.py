@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import ast
 
+from leapp_codemod.analysis.model.gym_registry import made_class
+from leapp_codemod.analysis.model.returned_classes import built_classes
 from leapp_codemod.analysis.model.world_steps import advances_world
 from leapp_codemod.knowledge.io import SEND_METHODS
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIndex
@@ -22,16 +24,31 @@ from leapp_codemod.analysis.model.project import Project
 WRAPPED_STEPS_KEY = ("wrapped-world-steps",)
 
 
-def _built_class(project: Project, module: ModuleIndex, value: ast.expr | None) -> ClassInfo | None:
-    """The project class a value is constructed from (`F1Env(cfg)`, `[Env(i) for ...]`, `[Env(), Env()]`)."""
+WRAPPER_HOPS = 3   # library wrappers seen through (`Monitor(env)`, `TimeLimit(env)`) to the project environment
+
+
+def _built_classes(project: Project, module: ModuleIndex, value: ast.expr | None, scope: ast.AST | None = None,
+                   before: int = 0, hops: int = 0) -> list[ClassInfo]:
+    """The project classes a value is constructed from (`F1Env(cfg)`, `[Env(i) for ...]`, `[Env(), Env()]`), that
+    a project factory returns (`create_env(task_name=...)` building one of several task environments) or that
+    `gym.make("Id")` makes under the project's registration of that id; through a library wrapper built around
+    an environment bound before (`env = Monitor(env)`), the environment's."""
     if isinstance(value, (ast.ListComp, ast.GeneratorExp)):
         value = value.elt
     elif isinstance(value, (ast.List, ast.Tuple)) and value.elts:
         value = value.elts[0]
     if not isinstance(value, ast.Call):
-        return None
-    cls = project.class_of(project.qualify(value.func, module))
-    return cls if cls is not None and not project.is_library(cls.module) else None
+        return []
+    made = made_class(project, value)
+    if made is not None:
+        return [made]
+    found = [project.class_of(cid.replace(":", ".")) for cid in sorted(built_classes(project, value, module))]
+    found = [cls for cls in found if cls is not None and not project.is_library(cls.module)]
+    inner = value.args[0] if value.args else None
+    if not found and scope is not None and hops < WRAPPER_HOPS and isinstance(inner, ast.Name):
+        wrapped = _bound_last(scope, inner.id, value.lineno)   # `env = Monitor(env)`: the env it wraps
+        return _built_classes(project, module, wrapped, scope, before, hops + 1)
+    return found
 
 
 def _bound_last(scope: ast.AST, name: str, before: int) -> ast.expr | None:
@@ -68,20 +85,43 @@ def _sends_through_link(call: ast.Call) -> bool:
             and isinstance(func.value.value, ast.Name) and func.value.value.id == "self")
 
 
-def _handover_call(project: Project, cls: ClassInfo, method: FunctionInfo) -> ast.Call | None:
-    """The call in `method` (or in a method of its class it calls on `self`, one call away) that hands the
-    action to the world: an engine call, a world step on another object, or a send through a held link."""
-    bodies = [method]
-    for node in ast.walk(method.node):
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                and isinstance(node.func.value, ast.Name) and node.func.value.id == "self"):
-            helper = project.find_method(cls, node.func.attr)
-            if helper is not None and helper is not method and not project.is_library(helper.module):
-                bodies.append(helper)
-    for fn in bodies:
-        for node in ast.walk(fn.node):
-            if isinstance(node, ast.Call) and (advances_world(node) or _sends_through_link(node)):
-                return node
+def _self_methods(project: Project, cls: ClassInfo, name: str) -> list[FunctionInfo]:
+    """What `self.<name>(...)` may run: the method of that name, or the methods of the object a field of that name
+    is bound to (`self.rl_step = self.arm_sim_step` in the constructor)."""
+    method = project.find_method(cls, name)
+    if method is not None:
+        return [method]
+    values = [value for klass in project.mro(cls) for _, value in klass.attr_values.get(name, ())]
+    values = [part for value in values for part in ((value.body, value.orelse) if isinstance(value, ast.IfExp)
+                                                    else (value,))]   # `self.f if joint else self.g`
+    bound = [value.attr for value in values
+             if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and value.value.id == "self"]
+    return [m for m in (project.find_method(cls, attr) for attr in bound) if m is not None]
+
+
+HANDOVER_DEPTH = 3   # calls on `self` followed from the step to the engine call (`step` -> `rl_step` -> `sim_step`)
+
+
+def _handover_call(project: Project, cls: ClassInfo, method: FunctionInfo) -> tuple[FunctionInfo, ast.Call] | None:
+    """The call in `method`, or in a method of its class it reaches through calls on `self` (HANDOVER_DEPTH
+    deep), that hands the action to the world: an engine call, a world step on another object, or a send
+    through a held link; with the function holding it."""
+    seen, frontier = {method.id}, [method]
+    for _ in range(HANDOVER_DEPTH + 1):
+        following = []
+        for fn in frontier:
+            for node in ast.walk(fn.node):
+                if not isinstance(node, ast.Call):
+                    continue
+                if advances_world(node) or _sends_through_link(node):
+                    return fn, node
+                if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
+                        and node.func.value.id == "self":
+                    for helper in _self_methods(project, cls, node.func.attr):
+                        if helper.id not in seen and not project.is_library(helper.module):
+                            seen.add(helper.id)
+                            following.append(helper)
+        frontier = following
     return None
 
 
@@ -92,15 +132,18 @@ def wrapped_world_step(project: Project, module: ModuleIndex, step: ast.stmt, sc
     call = getattr(step, "value", None)
     if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Attribute):
         return None
-    cls = _built_class(project, module, _receiver_value(project, call.func.value, scope, start, owner))
-    method = project.find_method(cls, call.func.attr) if cls is not None else None
-    if method is None or project.is_library(method.module):
+    for cls in _built_classes(project, module, _receiver_value(project, call.func.value, scope, start, owner), scope):
+        method = project.find_method(cls, call.func.attr)
+        if method is None or project.is_library(method.module):
+            continue
+        handover = _handover_call(project, cls, method)
+        if handover is not None:
+            break
+    else:
         return None
-    handover = _handover_call(project, cls, method)
-    if handover is None:
-        return None
+    where, engine = handover
     return method, (f"line {step.lineno} steps `{cls.name}.{call.func.attr}`, the project's wrapper handing the "
-                    f"action to the world through `{ast.unparse(handover.func)}` ({method.path}:{handover.lineno}): "
+                    f"action to the world through `{ast.unparse(engine.func)}` ({where.path}:{engine.lineno}): "
                     "its action processing and the "
                     "observation it builds are scanned as pipeline code; the exported range (generate, run) ends "
                     "before the step")

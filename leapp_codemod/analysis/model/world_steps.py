@@ -7,6 +7,11 @@ import ast
 
 from leapp_codemod.knowledge.actuation import ENGINE_STEP_CALLS, NOT_STEPPED, WORLD_STEP_CALLS
 
+# Project memo key: (path, line, column) of a range's step call -> the project wrapper method the range keeps
+# (`analysis/inline/wrapped_world.py`): the call resolves to it whatever library wrapper (`Monitor(env)`) the
+# receiver holds around the environment.
+WRAPPED_CALLS_KEY = ("wrapped-world-calls",)
+
 
 def _receiver_words(func: ast.Attribute) -> set[str]:
     receiver = func.value
