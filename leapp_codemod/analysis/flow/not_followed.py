@@ -395,7 +395,7 @@ def _passing_contexts(ctx: FunctionContext, param: str) -> list:
     """(caller context, argument) for each reachable call passing `param` of this function."""
     from leapp_codemod.analysis.model.resolve_sites import argument_for
     out = []
-    for caller_id in ctx.facts.callers.get(ctx.fn.id, ()):
+    for caller_id in sorted(ctx.facts.callers.get(ctx.fn.id, ())):   # a set: the message names the same caller every run
         module_name, _, qualname = caller_id.partition(":")
         caller = ctx.project.modules.get(module_name)
         caller_fn = caller.functions.get(qualname) if caller is not None else None
@@ -414,7 +414,7 @@ def _passed_arguments(ctx: FunctionContext, param: str) -> list[ast.expr]:
     """What the reachable callers pass for `param` of this function."""
     from leapp_codemod.analysis.model.resolve_sites import argument_for
     out = []
-    for caller_id in ctx.facts.callers.get(ctx.fn.id, ()):
+    for caller_id in sorted(ctx.facts.callers.get(ctx.fn.id, ())):   # a set: the message names the same caller every run
         module_name, _, qualname = caller_id.partition(":")
         caller = ctx.project.modules.get(module_name)
         caller_fn = caller.functions.get(qualname) if caller is not None else None
