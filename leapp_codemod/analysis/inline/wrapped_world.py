@@ -28,7 +28,7 @@ WRAPPER_HOPS = 3   # library wrappers seen through (`Monitor(env)`, `TimeLimit(e
 
 
 def _built_classes(project: Project, module: ModuleIndex, value: ast.expr | None, scope: ast.AST | None = None,
-                   before: int = 0, hops: int = 0) -> list[ClassInfo]:
+                   hops: int = 0) -> list[ClassInfo]:
     """The project classes a value is constructed from (`F1Env(cfg)`, `[Env(i) for ...]`, `[Env(), Env()]`), that
     a project factory returns (`create_env(task_name=...)` building one of several task environments) or that
     `gym.make("Id")` makes under the project's registration of that id; through a library wrapper built around
@@ -47,7 +47,7 @@ def _built_classes(project: Project, module: ModuleIndex, value: ast.expr | None
     inner = value.args[0] if value.args else None
     if not found and scope is not None and hops < WRAPPER_HOPS and isinstance(inner, ast.Name):
         wrapped = _bound_last(scope, inner.id, value.lineno)   # `env = Monitor(env)`: the env it wraps
-        return _built_classes(project, module, wrapped, scope, before, hops + 1)
+        return _built_classes(project, module, wrapped, scope, hops + 1)
     return found
 
 
