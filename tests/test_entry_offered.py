@@ -117,11 +117,15 @@ def test_a_loop_below_main_that_builds_a_steps_input_is_offered_as_a_range(tmp_p
     want = expected("entry_range_below_main")
     root = app(tmp_path, "entry_range_below_main")
     candidates = ranked(root, monkeypatch)
-    assert candidates[0]["entry"] == want["entry"]        # the step keeps its rank
-    the_range = by_id(candidates)[want["range"]]
-    assert the_range["kind"] == "inline" and the_range["score"] < candidates[0]["score"]
+    the_range = candidates[0]
+    assert the_range["entry"] == want["entry"] and the_range["kind"] == "inline"
     assert any("the loop is in a driver (Shift.grade_all)" in r for r in the_range["reasons"])
-    result = CliRunner().invoke(main, ["scan", ".", "--entry", want["range"], "--format", "json"])
+    assert any(r.startswith("calls `self.grader.predict`, a project function that runs a model,")
+               for r in the_range["reasons"])
+    step = by_id(candidates)[want["step"]]      # a part of the range, ranked right below it
+    assert step["score"] == the_range["score"] - 1
+    assert f"ranked below the range {want['entry']} that calls it with the pipeline around it" in step["reasons"]
+    result = CliRunner().invoke(main, ["scan", ".", "--entry", want["entry"], "--format", "json"])
     assert result.exit_code in (0, 1) and "<lines 16-24>" in result.output
 
 
@@ -133,11 +137,12 @@ def test_a_model_in_a_declared_field_of_a_parameter_marks_the_step_and_its_loop_
     # `loaded.scripted(batch)` with `loaded: Loaded` and `scripted: torch.jit.ScriptModule` runs a model
     assert "calls an nn.Module or a loaded model" in step["reasons"]
     assert not any("no sign of a model" in r for r in step["reasons"])
-    assert candidates[0]["entry"] == want["entry"]
-    # `query_controller` is named for running a model: the driver loop that builds its input is a range
-    the_range = offered[want["range"]]
-    assert the_range["kind"] == "inline"
+    # the driver loop builds the pilot's input in several statements and turns its output into the command: the
+    # range is the pipeline, first; `query_controller` is a part of it, right below
+    the_range = candidates[0]
+    assert the_range["entry"] == want["range"] and the_range["kind"] == "inline"
     assert any("the loop is in a driver (fly)" in r for r in the_range["reasons"])
+    assert step["score"] == the_range["score"] - 1
 
 
 @pytest.mark.parametrize("spelled", ["ctl/pilot.py:Pilot.act", "./ctl/pilot.py:Pilot.act", "pilot.py:Pilot.act"])

@@ -33,6 +33,8 @@ class CallSites:
     # project network methods a driver loop calls inline, with pipeline code around -> (driver, range)
     inline_networks: dict[str, tuple[FunctionInfo, InlinePipeline]] = field(default_factory=dict)
     step_ranges: set[tuple[str, int]] = field(default_factory=set)   # (fn id, start) of ranges around a step
+    # project functions running a model that a driver loop calls amid its pipeline code -> (driver, range)
+    ranged_steps: dict[str, tuple[FunctionInfo, InlinePipeline]] = field(default_factory=dict)
     project_calls: dict[str, list[tuple[ast.Call, list[str]]]] = field(default_factory=dict)  # fid -> its calls
     policy_calls: dict[str, str] = field(default_factory=dict)   # fid -> `self.player.get_action` it calls
     parts: dict[str, Composer] = field(default_factory=dict)   # a model call's function -> the step composing it
@@ -88,13 +90,13 @@ def unbound_definers(pipeline: InlinePipeline, models: set[str], definers: dict[
 
 
 def bind_selected(sites: CallSites, project: Project, fn: FunctionInfo, loop: ast.AST, pipeline: InlinePipeline,
-                   models: set[str], definers: dict[str, int]) -> bool:
+                   models: set[str], definers: dict[str, int]) -> FunctionInfo | None:
     """`model.step(obs, goal)` in a driver loop on a receiver of unknown class that several project classes
     could be: when the project's configs select exactly one of those classes (config_choice.selected_among),
-    record the call as a loop call of that class's method (it is the candidate, with where it is selected)
-    and say True; otherwise False (the inline range stands)."""
+    record the call as a loop call of that class's method (it is a candidate, with where it is selected)
+    and return that method; otherwise None."""
     if unbound_definers(pipeline, models, definers) < 2:
-        return False
+        return None
     receiver, _, method = pipeline.model.rpartition(".")
     fns = [sites.functions[fid] for fid in sites.definers.get(method, []) if fid in sites.functions]
     models_only = [f for f in fns if not environment_or_optimizer(f, project)     # `env.step` runs no model
@@ -102,7 +104,7 @@ def bind_selected(sites: CallSites, project: Project, fn: FunctionInfo, loop: as
     narrowed, where = selected_among(models_only, project) if len(models_only) > 1 else (
         models_only, where_selected(models_only[0], project) if models_only else None)
     if where is None:
-        return False
+        return None
     line = next((node.lineno for node in ast.walk(loop) if isinstance(node, ast.Call)
                  and isinstance(node.func, ast.Attribute) and node.func.attr == method
                  and ast.unparse(node.func.value).rpartition(".")[2] == receiver), pipeline.start)
@@ -110,4 +112,4 @@ def bind_selected(sites: CallSites, project: Project, fn: FunctionInfo, loop: as
     sites.in_loops.setdefault(target.id, []).append((fn, line))
     sites.callers.setdefault(target.id, set()).add(fn.id)
     sites.selected_at.setdefault(target.id, (len(fns), where))
-    return True
+    return target

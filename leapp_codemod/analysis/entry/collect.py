@@ -254,21 +254,25 @@ def collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
                                                      is_project_call(call, names, known), is_wrapper, helpers)
                          if network_at(p, here) or (unbound_definers(p, models, definers) != 1
                                                     and runs_no_model(ctx.fn, p.model, project, reach) is None)]
-            # ... unless the configs select one of those classes: its method is what the loop runs
-            pipelines = [p for p in pipelines if network_at(p, here) or not bind_selected(sites, project, ctx.fn, loop, p,
-                                                                                          models, definers)]
             least = ROLLOUT_NETWORK_STATEMENTS if ctx.fn.id in sites.rollouts else INLINE_NETWORK_STATEMENTS
+            # ... unless the configs select one of those classes: its method is what the loop runs, and amid
+            # INLINE_NETWORK_STATEMENTS of pipeline code it is a part of the range, which stands
+            pipelines = [p for p in pipelines if network_at(p, here) or _keeps_selected(
+                sites, p, bind_selected(sites, project, ctx.fn, loop, p, models, definers), ctx.fn)]
             # a served network's call is a range of its own only amid that much pipeline code (else the served
             # model is the step, as when the loop only feeds it)
             pipelines = [p for p in pipelines if p.size >= least
                          or not any(p.start <= line <= p.end for line in served_lines)]
             if bind_only:
                 continue
-            step_range = (None if pipelines
-                          else range_around_step(sites, ctx.fn, loop, models, INLINE_NETWORK_STATEMENTS, helpers))
-            if step_range is not None:
+            around = (None if pipelines
+                      else range_around_step(sites, ctx.fn, loop, models, INLINE_NETWORK_STATEMENTS, helpers))
+            if around is not None:
+                step_range, called = around
                 sites.inline.append((ctx.fn, step_range, 0))
                 sites.step_ranges.add((ctx.fn.id, step_range.start))
+                for fid in called:
+                    sites.ranged_steps.setdefault(fid, (ctx.fn, step_range))
             if pipelines:
                 best = max(pipelines, key=lambda p: p.statements)
                 network = network_at(best, here)
@@ -283,6 +287,18 @@ def collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
                     for fid in network:
                         sites.inline_networks.setdefault(fid, (ctx.fn, best))
     return sites
+
+
+def _keeps_selected(sites: CallSites, pipeline, selected: FunctionInfo | None, driver: FunctionInfo) -> bool:
+    """Does an inline range stand when its model call is bound to `selected` (the class the configs select, or
+    None)? It does when nothing is selected, and when the loop builds the call's input and uses its output in
+    INLINE_NETWORK_STATEMENTS statements or more: the selected method is then a part of the range."""
+    if selected is None:
+        return True
+    if pipeline.size < INLINE_NETWORK_STATEMENTS:
+        return False
+    sites.ranged_steps.setdefault(selected.id, (driver, pipeline))
+    return True
 
 
 def _methods(project: Project, fn: FunctionInfo) -> dict:

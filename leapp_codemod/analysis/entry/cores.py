@@ -16,7 +16,7 @@ from dataclasses import replace
 from leapp_codemod.analysis.entry.call_sites import CallSites
 from leapp_codemod.analysis.entry.drivers import loops_of
 from leapp_codemod.analysis.entry.loops import InlinePipeline, inline_pipelines, offline_loop
-from leapp_codemod.analysis.entry.signs import is_step_name, runs_named_model, step_name
+from leapp_codemod.analysis.entry.signs import is_step_name
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.model import Entrypoint
@@ -105,27 +105,26 @@ def harness_via(fn: FunctionInfo, sites: CallSites):
     return None
 
 
-def _named_step(sites: CallSites, fid: str) -> bool:
-    """A project function named like a policy step that runs a model (itself or through what it calls), or one
-    named for running a model (`apply_policy`, signs.runs_named_model) that calls one itself."""
-    fn = sites.functions.get(fid)
-    if fn is None:
-        return False
-    name = step_name(fn)
-    return ((is_step_name(name) and (fid in sites.calls_module or sites.model_via(fid) is not None))
-            or (runs_named_model(name) and fid in sites.calls_module))
+def _runs_model(sites: CallSites, fid: str) -> bool:
+    """A project function that runs a model, itself or through what it calls (two delegations deep)."""
+    return fid in sites.functions and (fid in sites.calls_module or sites.model_via(fid) is not None)
 
 
 def range_around_step(sites: CallSites, fn: FunctionInfo, loop: ast.AST, models: set[str],
-                      least: int, view=None) -> InlinePipeline | None:
-    """A driver loop (at any depth below `__main__`) that builds the input of a project function named like a
-    policy step (`actioner.predict(rgbs, pcds, grippers)`) or for running the model it calls (`apply_policy`) in
-    at least `least` statements and uses its output: the loop body is offered as an inline range too (the
-    observation code lives in the loop, not in the step). The step itself keeps its own rank."""
-    steps = {id(node) for node, tids in sites.project_calls.get(fn.id, [])
-             if tids and all(_named_step(sites, t) for t in tids)}
+                      least: int, view=None) -> tuple[InlinePipeline, list[str]] | None:
+    """A driver loop (at any depth below `__main__`) that builds, in at least `least` statements, the input of a
+    project function running a model (`actioner.predict(rgbs, pcds, grippers)`, `self.actor(history)` on a
+    wrapper of an ONNX session) and uses its output: the loop body is offered as an inline range (the
+    observation code lives in the loop, not in the function), with the ids of the functions its call runs."""
+    steps = {id(node): tids for node, tids in sites.project_calls.get(fn.id, [])
+             if tids and all(_runs_model(sites, t) for t in tids)}
     if not steps:
         return None
     found = [p for p in inline_pipelines(loop, models, lambda call: True, lambda call: id(call) in steps, view)
              if p.statements >= least]
-    return max(found, key=lambda p: p.statements) if found else None
+    if not found:
+        return None
+    best = max(found, key=lambda p: p.statements)
+    called = [tid for node, tids in sites.project_calls.get(fn.id, []) if id(node) in steps
+              and best.start <= node.lineno <= best.end for tid in tids]
+    return best, called

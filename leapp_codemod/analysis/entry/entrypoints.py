@@ -397,9 +397,11 @@ def _inline_candidate(fn: FunctionInfo, pipeline: InlinePipeline, definers: int,
                       reach: frozenset[str] | set[str] = frozenset()) -> Entrypoint:
     score = 9
     where = "a callback the framework calls repeatedly" if callback else "a loop"
-    reasons = [(f"calls the model `{pipeline.model}` inline in {where} ({fn.path}:{pipeline.loop_line}), "
-                f"not through a project function; statements {pipeline.start}-{pipeline.end} build its "
-                f"input and use its output"),
+    around_step = sites is not None and (fn.id, pipeline.start) in sites.step_ranges
+    how = ("calls `{}`, a project function that runs a model," if around_step
+           else "calls the model `{}` inline, not through a project function,").format(pipeline.model)
+    reasons = [(f"{how} in {where} ({fn.path}:{pipeline.loop_line}); statements {pipeline.start}-{pipeline.end} "
+                f"build its input and use its output"),
                f"the loop is in a driver ({_where(fn)})" if not callback else f"{_where(fn)} is registered "
                f"as a callback"]
     reasons += rollout_reasons(fn, pipeline, sites) if sites is not None else []
@@ -493,7 +495,8 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
     ranked = below_robot_steps(ranked, robot_candidates(ranked, outermost, sites, functions, project),
                                simulated_ranges(outermost) | simulated_functions(ranked, sites, functions, project))
     ranked = below_their_ranges(below_model_signs(ranked), {
-        fid: f"{driver.path}:{pipeline.start}-{pipeline.end}" for fid, (driver, pipeline) in sites.inline_networks.items()})
+        fid: f"{driver.path}:{pipeline.start}-{pipeline.end}"
+        for fid, (driver, pipeline) in {**sites.ranged_steps, **sites.inline_networks}.items()})
     ranked = below_driven_steps(ranked, {
         c.id: driven_steps(functions[c.id], _model_lines(functions[c.id], sites), sites.project_calls.get(c.id, []),
                            sites.definers) for c in ranked if c.kind == "function" and c.id in functions})
