@@ -210,3 +210,41 @@ def test_a_robot_step_that_sends_its_command_itself_ranks_above_a_simulated_roll
     want = expected("entry_self_sending_robot_step")
     candidates = ranked(app(tmp_path, "entry_self_sending_robot_step"), monkeypatch)
     assert candidates[0]["entry"] == want["entry"]
+
+
+def test_a_loop_around_a_wrapper_named_like_no_step_is_the_pipeline(tmp_path, monkeypatch):
+    # the model runs inside a project class's `__call__` (a TorchScript wrapper): the loop that builds its input
+    # and scales its output is offered first, the wrapper right below it
+    want = expected("entry_range_around_wrapper")
+    candidates = ranked(app(tmp_path, "entry_range_around_wrapper"), monkeypatch)
+    the_range, wrapper = candidates[0], by_id(candidates)[want["wrapper"]]
+    assert the_range["entry"] == want["entry"] and the_range["kind"] == "inline"
+    assert the_range["reasons"][0].startswith("calls `head`, a project function that runs a model, in a loop")
+    assert wrapper["score"] == the_range["score"] - 1
+    assert f"ranked below the range {want['entry']} that calls it with the pipeline around it" in wrapper["reasons"]
+
+
+def test_the_class_the_configs_select_is_a_part_of_the_range_that_builds_its_input(tmp_path, monkeypatch):
+    want = expected("entry_selected_amid_pipeline")
+    candidates = ranked(app(tmp_path, "entry_selected_amid_pipeline"), monkeypatch)
+    the_range, selected = candidates[0], by_id(candidates)[want["selected"]]
+    assert the_range["entry"] == want["entry"] and the_range["kind"] == "inline"
+    assert selected["score"] == the_range["score"] - 1
+    assert "its class is the one the configs select by default (conf/agent/learned.yaml)" in selected["reasons"]
+    assert f"ranked below the range {want['entry']} that calls it with the pipeline around it" in selected["reasons"]
+    assert not any("the configs select" in r for r in by_id(candidates)[want["other"]]["reasons"])
+
+
+def test_a_short_loop_around_a_model_wrapper_leaves_the_wrapper_first(tmp_path, monkeypatch):
+    # with only a read before the call and the send after it, the loop adds no pipeline code: the wrapper is
+    # the step, and no range around it is offered
+    root = app(tmp_path, "entry_range_around_wrapper")
+    script = root / "squeeze.py"
+    text = script.read_text(encoding="utf-8")
+    start = text.index("        pads = hand.pads()")
+    end = text.index("        hand.squeeze_to(forces)")
+    script.write_text(text[:start] + "        forces = head(torch.from_numpy(hand.pads()))\n" + text[end:],
+                      encoding="utf-8")
+    candidates = ranked(root, monkeypatch)
+    assert candidates[0]["entry"] == expected("entry_range_around_wrapper")["wrapper"]
+    assert not any(c["kind"] == "inline" for c in candidates)

@@ -28,6 +28,7 @@ from leapp_codemod.analysis.entry.ordering import (
     built_on_self,
     copied_folder,
     covers_body,
+    retired_folder,
 )
 from leapp_codemod.analysis.entry.signs import deploy_path
 from leapp_codemod.analysis.model.index import FunctionInfo
@@ -175,6 +176,26 @@ def test_environment_steps_and_copied_folders_rank_below_the_agent(tmp_path, mon
     ("copyright/run.py", None), ("golden/run.py", None), ("scripts/copy.py", None), ("holdout/a.py", None)])
 def test_folders_named_like_copies(path, folder):
     assert copied_folder(path) == folder
+
+
+@pytest.mark.parametrize("path, folder", [
+    ("sim2real/deprecated/run.py", "deprecated"), ("Legacy/deploy.py", "Legacy"), ("archive/a/play.py", "archive"),
+    ("legacy_gym/envs/base.py", None), ("scripts/deprecated.py", None), ("unused_imports/a.py", None)])
+def test_folders_named_for_retired_code(path, folder):
+    assert retired_folder(path) == folder
+
+
+def test_a_candidate_in_a_retired_folder_ranks_below_the_same_code_in_use(tmp_path, monkeypatch):
+    root = app(tmp_path, "entry_range_around_wrapper")
+    retired = root / "deprecated"
+    retired.mkdir()
+    for name in ("squeeze.py", "gripper_head.py", "hand.py"):
+        (retired / name).write_text((root / name).read_text(encoding="utf-8"), encoding="utf-8")
+    candidates = ranked(root, monkeypatch)
+    assert not candidates[0]["path"].startswith("deprecated/")
+    moved = [c for c in candidates if c["path"].startswith("deprecated/")]
+    assert moved and all(any("a folder named for code taken out of use" in r for r in c["reasons"]) for c in moved)
+    assert all(c["score"] < candidates[0]["score"] for c in moved)
 
 
 def test_a_local_lambda_named_like_a_controller_is_no_model(tmp_path, monkeypatch):

@@ -42,14 +42,27 @@ def copied_folder(path: str) -> str | None:
     return next((part for part in PurePosixPath(path).parts[:-1] if _COPY_FOLDER.search(part)), None)
 
 
+# A folder named for code taken out of use: `deprecated/`, `legacy/`, `archive/`. Its code is kept, not run.
+RETIRED_FOLDERS = frozenset({"deprecated", "legacy", "archive", "archived", "obsolete", "unused", "attic", "outdated"})
+
+
+def retired_folder(path: str) -> str | None:
+    """The first folder of `path` named for code taken out of use (RETIRED_FOLDERS), or None."""
+    return next((part for part in PurePosixPath(path).parts[:-1] if part.lower() in RETIRED_FOLDERS), None)
+
+
 def below_copies(ranked: list[Entrypoint]) -> list[Entrypoint]:
-    """Candidates in a copied folder lose COPY_PENALTY points, with the reason."""
+    """Candidates in a copied folder, or in one named for code taken out of use, lose COPY_PENALTY points, with
+    the reason."""
     out = []
     for c in ranked:
-        folder = copied_folder(c.path)
+        folder, retired = copied_folder(c.path), retired_folder(c.path)
         if folder is not None:
             c = replace(c, score=c.score - COPY_PENALTY, reasons=(
                 *c.reasons, f"in `{folder}/`, a folder named like a copy of another (-{COPY_PENALTY})"))
+        elif retired is not None:
+            c = replace(c, score=c.score - COPY_PENALTY, reasons=(
+                *c.reasons, f"in `{retired}/`, a folder named for code taken out of use (-{COPY_PENALTY})"))
         out.append(c)
     return out
 
