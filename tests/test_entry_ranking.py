@@ -600,3 +600,22 @@ def test_only_a_step_that_is_no_network_ranks_a_held_networks_same_named_method_
     # Reacher.act (no network) runs the held network's `act`: the networks' `act`s go one below it; a network's
     # `forward`/`act` calling its block's is composition and demotes nothing on its own
     assert scores == {"Trunk.forward": 8, "Critic.forward": 8, "Trunk.act": 7, "Critic.act": 7, "Reacher.act": 8}
+
+
+@pytest.mark.parametrize("path, name", [
+    ("scripts/record_sim2sim.py", "record_sim2sim.py"), ("diagnose_mujoco.py", "diagnose_mujoco.py"),
+    ("ros/dataLogger.py", "dataLogger.py"), ("parallel_data_collection.py", "parallel_data_collection.py"),
+    ("recorder/deploy.py", None), ("deploy_real.py", None), ("velocity_profile.py", None), ("recordings.py", None)])
+def test_scripts_named_for_recording_or_checking_data(path, name):
+    from leapp_codemod.analysis.entry.signs import side_script
+    assert side_script(path) == name
+
+
+def test_a_twin_of_the_pipeline_in_a_recording_script_ranks_below_it(tmp_path, monkeypatch):
+    root = app(tmp_path, "entry_range_around_wrapper")
+    (root / "record_grasps.py").write_text((root / "squeeze.py").read_text(encoding="utf-8"), encoding="utf-8")
+    candidates = ranked(root, monkeypatch)
+    assert candidates[0]["entry"] == expected("entry_range_around_wrapper")["entry"]
+    twin = next(c for c in candidates if c["path"] == "record_grasps.py")
+    assert twin["score"] == candidates[0]["score"] - 2
+    assert any(r.startswith("written in `record_grasps.py`, a script named for recording") for r in twin["reasons"])

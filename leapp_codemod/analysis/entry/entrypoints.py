@@ -60,6 +60,7 @@ from leapp_codemod.analysis.entry.signs import (
     ENV_BASE,
     IO_WORDS,
     POLICY_STEP_NAMES,
+    SIDE_SCRIPT_PENALTY,
     STEP_VERBS,
     TRAINING_NAMES,
     computes_loss,
@@ -69,6 +70,7 @@ from leapp_codemod.analysis.entry.signs import (
     is_step_name,
     non_torch,
     private_step,
+    side_script,
     step_name,
     steps_simulator,
     uses_non_torch,
@@ -215,6 +217,7 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites, reach: set[str]
     if deploy:
         score += 1
         reasons.append(f"run from deploy, play or evaluation code (`{deploy}`)")
+    score -= _side_script(fn.path, reasons)
     n_inputs = len(fn.params) - (1 if fn.is_method else 0)
     if n_inputs >= 1 and _returns_value(fn):
         score += 1
@@ -378,6 +381,17 @@ def _function(fid: str, fallback: FunctionInfo, sites: CallSites):
 SCRIPTED_PENALTY = 4
 
 
+def _side_script(path: str, reasons: list[str]) -> int:
+    """The penalty of a candidate written in a script named for recording, checking or showing data (with the
+    reason appended), else 0."""
+    name = side_script(path)
+    if name is None:
+        return 0
+    reasons.append(f"written in `{name}`, a script named for recording, checking or showing data, not for running "
+                   f"the policy (-{SIDE_SCRIPT_PENALTY})")
+    return SIDE_SCRIPT_PENALTY
+
+
 def _scripted_definers(pipeline: InlinePipeline, definers: int, sites: CallSites | None,
                        reach: frozenset[str] | set[str]) -> str:
     """`controller.get_action(state)` on a receiver bound at run time whose every project definer (a gamepad, a VR
@@ -427,6 +441,7 @@ def _inline_candidate(fn: FunctionInfo, pipeline: InlinePipeline, definers: int,
     if deploy:
         score += 1
         reasons.append(f"run from deploy, play or evaluation code (`{deploy}`)")
+    score -= _side_script(fn.path, reasons)
     representation = representation_output(fn.node, pipeline.start, pipeline.end, pipeline.model)
     if representation is not None:
         score -= REPRESENTATION_PENALTY

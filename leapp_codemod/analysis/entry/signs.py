@@ -149,6 +149,20 @@ def deploy_path(*paths: str) -> str | None:
     return None
 
 
+# Words of a script's file name that say it records, checks or shows data around a policy rather than running it
+# for use: `record_sim2sim.py`, `diagnose_mujoco.py`, `data_logger_node.py`, `parallel_data_collection.py`.
+SIDE_SCRIPT_WORDS = frozenset({"record", "recorder", "recording", "diagnose", "diagnostic", "diagnostics", "debug",
+                               "logger", "collect", "collection", "collector", "benchmark", "profiling",
+                               "visualize", "visualization", "calibrate", "calibration"})
+SIDE_SCRIPT_PENALTY = 2
+
+
+def side_script(path: str) -> str | None:
+    """The file name of `path` when it says the script records, checks or shows data (SIDE_SCRIPT_WORDS)."""
+    name = path.replace("\\", "/").rpartition("/")[2]
+    return name if name_words(name.removesuffix(".py")) & SIDE_SCRIPT_WORDS else None
+
+
 def calls_nn_module(ctx: FunctionContext, call: ast.Call) -> bool:
     func = call.func
     if ctx.cls is None:
