@@ -248,3 +248,26 @@ def test_a_short_loop_around_a_model_wrapper_leaves_the_wrapper_first(tmp_path, 
     candidates = ranked(root, monkeypatch)
     assert candidates[0]["entry"] == expected("entry_range_around_wrapper")["wrapper"]
     assert not any(c["kind"] == "inline" for c in candidates)
+
+
+@pytest.mark.parametrize("method, offered", [("act", True), ("refresh", False)])
+def test_a_call_reaching_a_model_deep_down_marks_a_range_only_when_named_like_a_step(tmp_path, monkeypatch,
+                                                                                   method, offered):
+    # `head.act(x)` / `head.refresh(x)` reaches the TorchScript module only through a helper method: a step name
+    # says the call is the policy's; another name (a refresh, a tuning run) says nothing, and no range is built
+    root = app(tmp_path, "entry_range_around_wrapper")
+    wrapper = root / "gripper_head.py"
+    wrapper.write_text(wrapper.read_text(encoding="utf-8").replace(
+        "    def __call__(self, tactile: torch.Tensor) -> torch.Tensor:\n        with torch.no_grad():\n"
+        "            return self.module(tactile)\n",
+        f"    def {method}(self, tactile):\n        return self.forces(tactile)\n\n"
+        "    def forces(self, tactile):\n        with torch.no_grad():\n            return self.module(tactile)\n"),
+        encoding="utf-8")
+    script = root / "squeeze.py"
+    script.write_text(script.read_text(encoding="utf-8").replace("head(tactile)", f"head.{method}(tactile)"),
+                      encoding="utf-8")
+    candidates = ranked(root, monkeypatch)
+    ranges = [c for c in candidates if c["kind"] == "inline"]
+    assert bool(ranges) is offered
+    if offered:
+        assert candidates[0]["entry"] == expected("entry_range_around_wrapper")["entry"]

@@ -42,3 +42,11 @@ def test_a_range_that_also_binds_an_action_is_no_representation_stage():
     assert representation_output(fn, 3, 4, "encoder") is None
     assert representation_output(fn, 3, 3, "encoder") == "feats"
     assert representation_at(fn, 4) is None and representation_at(fn, 3) == "feats"
+
+
+@pytest.mark.parametrize("bound, stage", [("optical_flow", True), ("detections", True), ("pen_boxes", True),
+                                          ("flow_action", False), ("joint_pos", False)])
+def test_perception_outputs_name_a_stage_before_the_policy(bound, stage):
+    # what a detector or an optical-flow network computes is handed to a policy, it is no action
+    fn = ast.parse(f"def f():\n    while True:\n        {bound} = net(frame)\n        shared[0] = {bound}\n").body[0]
+    assert (representation_output(fn, 3, 4, "net") == bound) is stage

@@ -297,7 +297,8 @@ PLAIN_METHODS = frozenset({
 # `img_features`, `z_latent`): what a perception or pre-compute stage hands on, not an action.
 REPRESENTATION_WORDS = frozenset({"embedding", "embeddings", "embed", "embeds", "emb", "feature", "features",
                                   "feat", "feats", "latent", "latents", "encoding", "encodings", "descriptor",
-                                  "descriptors"})
+                                  "descriptors", "flow", "detection", "detections", "boxes", "bboxes", "keypoints",
+                                  "segmentation", "masks"})
 # Words of a name that holds what a policy step sends out.
 OUTPUT_ACTION_WORDS = frozenset({"action", "actions", "act", "acts", "cmd", "cmds", "command", "commands",
                                  "control", "controls", "target", "targets", "torque", "torques", "steer",

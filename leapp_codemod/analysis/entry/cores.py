@@ -16,7 +16,7 @@ from dataclasses import replace
 from leapp_codemod.analysis.entry.call_sites import CallSites
 from leapp_codemod.analysis.entry.drivers import loops_of
 from leapp_codemod.analysis.entry.loops import InlinePipeline, inline_pipelines, offline_loop
-from leapp_codemod.analysis.entry.signs import is_step_name
+from leapp_codemod.analysis.entry.signs import is_step_name, step_name
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.model import Entrypoint
@@ -106,8 +106,14 @@ def harness_via(fn: FunctionInfo, sites: CallSites):
 
 
 def _runs_model(sites: CallSites, fid: str) -> bool:
-    """A project function that runs a model, itself or through what it calls (two delegations deep)."""
-    return fid in sites.functions and (fid in sites.calls_module or sites.model_via(fid) is not None)
+    """A project function outside training code that runs a model itself (a wrapper of a session or a network,
+    whatever its name), or one named like a policy step that runs one through what it calls (two delegations
+    deep; a function named for something else that reaches a model deep down runs episodes or trains, it is no
+    part of one step)."""
+    fn = sites.functions.get(fid)
+    if fn is None or fid in sites.ignored:
+        return False
+    return fid in sites.calls_module or (is_step_name(step_name(fn)) and sites.model_via(fid) is not None)
 
 
 def range_around_step(sites: CallSites, fn: FunctionInfo, loop: ast.AST, models: set[str],
