@@ -139,7 +139,9 @@ def test_a_range_reports_what_its_loop_carries_and_the_buffers_it_fills(tmp_path
     assert code == 1
 
 
-@pytest.mark.parametrize("case", CASES[::2], ids=[c[0] for c in CASES[::2]])
+# `inline_mujoco`'s clean lines print values a whole-function scan does not see as pipeline data (read from the
+# simulator's state in the function itself): a print of host values only is no finding in any scan
+@pytest.mark.parametrize("case", CASES[2:], ids=[c[0] for c in CASES[2:]])
 def test_scanning_the_enclosing_function_instead_flags_the_clean_lines(case, copies, monkeypatch):
     """What the range entry avoids: the logging around the loop is pipeline code for a whole-function scan."""
     fixture = case[0]

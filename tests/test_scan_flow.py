@@ -71,7 +71,7 @@ PRECISION = {
     "counter-that-only-paces-logging": (
         "import logging\nlog = logging.getLogger(__name__)\nclass P:\n    def __init__(self):\n        self.calls = 0\n"
         "    def step(self, obs):\n        self.calls += 1\n        if self.calls % 50 == 0:\n"
-        "            log.info('step %d', self.calls)  # error: io-in-pipeline\n        return obs * 2\n"),
+        "            log.info('step %d', self.calls)\n        return obs * 2\n"),
     "training-ternary-and-or": (
         "import torch\nclass P:\n    def step(self, obs):\n"
         "        noisy = obs + torch.randn_like(obs) if self.training else obs\n"

@@ -26,10 +26,73 @@ def check(node: ast.Call, ctx):
         return
     if kind is None or ctx.in_error_handler(node) or ctx.in_bail_out(node):
         return  # a warning in an `except` block: the traced call raised nothing, the export is not this path
-    if (kind == "logging" or ctx.builtin(node) == "print") and _fixed_text(node):
-        return  # `log.debug("control loop running")`: fixed text; the export loses nothing of the pipeline's values
+    if (kind == "logging" or ctx.builtin(node) == "print") and (
+            _fixed_text(node) or not _reports_data(node, ctx)):
+        return  # `log.debug("loop running")`, `print(f"{time.time() - t0:.3f} s")`: fixed text or host values (a
+        # clock, a counter, a setting); the export loses nothing of the pipeline's values
     yield Hit(node, f"`{show(node)}` performs I/O inside the pipeline ({kind}); the exported model drops it",
               "keep I/O in the host runtime: read inputs before the pipeline call and pass them in, log after it")
+
+
+def _reported_values(node: ast.Call) -> list[ast.expr]:
+    """The values a print or log call reports: its arguments, with the fields of f-strings taken out."""
+    out, todo = [], [*node.args, *(k.value for k in node.keywords)]
+    while todo:
+        value = todo.pop()
+        if isinstance(value, ast.JoinedStr):
+            todo.extend(part.value for part in value.values if isinstance(part, ast.FormattedValue))
+        else:
+            out.append(value)
+    return out
+
+
+def _reports_data(node: ast.Call, ctx) -> bool:
+    """Does the print or log report pipeline data: a name or field holding it anywhere in what it reports
+    (`out.max().item()` reports `out`), or a local the function derives from it, through Python numbers too
+    (`peak = out.max().item()`, `notes.append(f"{peak}")`)? A tick count the step carries is no such data."""
+    derived = _derived_locals(ctx)
+    return any(_data_part(part, ctx, derived) for value in _reported_values(node) for part in ast.walk(value))
+
+
+def _data_part(part: ast.AST, ctx, derived: set[str]) -> bool:
+    if isinstance(part, ast.Name) and part.id in derived:
+        return True
+    return isinstance(part, (ast.Name, ast.Attribute)) and ctx.is_data(part) and not _counter(part, ctx)
+
+
+def _derived_locals(ctx) -> set[str]:
+    """Locals of the function bound or filled (`notes.append(v)`) from pipeline data or from such locals, in any
+    order of the function's statements (to a fixed point)."""
+    flows: list[tuple[list[str], ast.AST]] = []
+    for stmt in ast.walk(ctx.fn.node):
+        if isinstance(stmt, ast.For):
+            flows.append((_bound(stmt.target), stmt.iter))
+        elif isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and stmt.value is not None:
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            flows.append(([name for t in targets for name in _bound(t)], stmt.value))
+        elif isinstance(stmt, ast.Call) and isinstance(stmt.func, ast.Attribute) \
+                and isinstance(stmt.func.value, ast.Name) and stmt.func.attr in ("append", "extend", "insert", "add"):
+            flows.append(([stmt.func.value.id], ast.Tuple(elts=[*stmt.args], ctx=ast.Load())))
+    derived: set[str] = set()
+    grew = True
+    while grew:
+        grew = False
+        for names, source in flows:
+            if set(names) <= derived or not any(_data_part(part, ctx, derived) for part in ast.walk(source)):
+                continue
+            derived.update(names)
+            grew = True
+    return derived
+
+
+def _bound(target: ast.expr) -> list[str]:
+    return [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
+
+
+def _counter(value: ast.expr, ctx) -> bool:
+    """`self.steps`: a Python number the step carries (a tick count); reporting it shows the host's progress."""
+    return (isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and value.value.id == ctx.self_name
+            and ctx.holds_counter(value.attr))
 
 
 def _fixed_text(node: ast.Call) -> bool:
@@ -70,8 +133,9 @@ RULE = Rule(
          "test on settings or fixed sizes. "
          "`rospy.Time(...)`/`rospy.Duration(...)` build values and are no I/O; a rate's `sleep()` only paces the host. "
          "Nor is a print or a log of fixed text "
-         "(`log.debug(\"control loop running\", throttle_duration_sec=2.0)`): the export drops text that says "
-         "nothing of the pipeline's values.",
+         "(`log.debug(\"control loop running\", throttle_duration_sec=2.0)`) or of host values only (a clock, a "
+         "step counter, a setting, a fixed size: `print(f\"step {i}: {time.time() - t0:.3f} s\")`): the export "
+         "drops text that says nothing of the pipeline's values. A print or log of pipeline data is flagged.",
     why="The exported graph contains only tensor operations. A read that feeds the computation (a file, a "
         "message, the clock) is frozen to the value read while tracing; a write (telemetry, a published command, a "
         "debug print) silently disappears from the deployed model. The run report marks such a pipeline `partial`.",
@@ -110,9 +174,19 @@ RULE = Rule(
         "        now = time.monotonic()\n        if self.last is not None:\n            self.gap = now - self.last\n"
         "        self.last = now\n        return self.net(obs)\n\n    def report(self):\n"
         "        log.info('gap %.3f s', self.gap)\n",
+        # host values only: a wall-clock duration, a step counter, a setting
+        "import time\nclass Loop:\n    def __init__(self, rate):\n        self.rate = rate\n        self.i = 0\n\n"
+        "    def step(self, obs):\n        t0 = time.time()\n        out = obs * 2\n        self.i += 1\n"
+        "        print(f'step {self.i} at {self.rate} Hz took {time.time() - t0:.3f} s')\n        return out\n",
     ),
     invalid=(
         "def step(obs):\n    print(obs)  # error\n    return obs\n",
+        # pipeline data in an f-string field
+        "def step(obs):\n    out = obs * 2\n    print(f'out={out[0]:.3f}')  # error\n    return out\n",
+        # a note built from pipeline data through a Python number, logged later in the step
+        "import logging\nlog = logging.getLogger(__name__)\ndef step(obs):\n    notes = []\n    out = obs * 2\n"
+        "    peak = out.max().item()\n    notes.append(f'peak {peak:.2f}')\n"
+        "    log.info('; '.join(notes))  # error\n    return out\n",
         # a publisher per joint, kept in a dict and reached by key
         "class Legs:\n    def __init__(self, names):\n"
         "        self.pubs = {n: self.create_publisher(object, n, 10) for n in names}\n\n"
