@@ -16,6 +16,7 @@ from dataclasses import replace
 from leapp_codemod.analysis.entry.call_sites import CallSites
 from leapp_codemod.analysis.entry.drivers import loops_of
 from leapp_codemod.analysis.entry.loops import InlinePipeline, inline_pipelines, offline_loop
+from leapp_codemod.analysis.entry.peers import GENERIC_STEP_NAMES
 from leapp_codemod.analysis.entry.signs import is_step_name, step_name
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.project import Project
@@ -106,14 +107,26 @@ def harness_via(fn: FunctionInfo, sites: CallSites):
 
 
 def _runs_model(sites: CallSites, fid: str) -> bool:
-    """A project function outside training code that runs a model itself (a wrapper of a session or a network,
-    whatever its name), or one named like a policy step that runs one through what it calls (two delegations
-    deep; a function named for something else that reaches a model deep down runs episodes or trains, it is no
-    part of one step)."""
+    """A project function outside training code that runs a model: itself (a wrapper of a session or a network,
+    whatever its name), or through what it calls (two delegations deep) when it is named like a policy step,
+    called as the object itself (`__call__`, `forward`), or runs that call once rather than in a loop of its own
+    (`Environment.run` stepping a controller in a loop runs episodes, it is no part of one step)."""
     fn = sites.functions.get(fid)
     if fn is None or fid in sites.ignored:
         return False
-    return fid in sites.calls_module or (is_step_name(step_name(fn)) and sites.model_via(fid) is not None)
+    if fid in sites.calls_module:
+        return True
+    if sites.model_via(fid) is None:
+        return False
+    return (is_step_name(step_name(fn)) or fn.name in GENERIC_STEP_NAMES - {"step"}
+            or not _loops_over_models(sites, fn))
+
+
+def _loops_over_models(sites: CallSites, fn: FunctionInfo) -> bool:
+    """Does a loop of `fn` call a project function that runs a model?"""
+    spans = [(loop.lineno, loop.end_lineno or loop.lineno) for loop in loops_of(fn)]
+    return any(first <= node.lineno <= last for node, tids in sites.project_calls.get(fn.id, [])
+               if any(t in sites.calls_module or sites.model_via(t) for t in tids) for first, last in spans)
 
 
 def range_around_step(sites: CallSites, fn: FunctionInfo, loop: ast.AST, models: set[str],
