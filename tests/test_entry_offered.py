@@ -250,17 +250,23 @@ def test_a_short_loop_around_a_model_wrapper_leaves_the_wrapper_first(tmp_path, 
     assert not any(c["kind"] == "inline" for c in candidates)
 
 
-@pytest.mark.parametrize("method, offered", [("act", True), ("refresh", False)])
-def test_a_call_reaching_a_model_deep_down_marks_a_range_only_when_named_like_a_step(tmp_path, monkeypatch,
-                                                                                   method, offered):
-    # `head.act(x)` / `head.refresh(x)` reaches the TorchScript module only through a helper method: a step name
-    # says the call is the policy's; another name (a refresh, a tuning run) says nothing, and no range is built
+@pytest.mark.parametrize("method, body, offered", [
+    ("act", "return self.forces(tactile)", True),
+    ("refresh", "return self.forces(tactile)", True),
+    ("act", "out = None\n        for _ in range(3):\n            out = self.forces(tactile)\n        return out", True),
+    ("settle", "out = None\n        for _ in range(3):\n            out = self.forces(tactile)\n        return out",
+     False)])
+def test_a_call_reaching_a_model_through_a_helper_marks_a_range_unless_it_runs_episodes(tmp_path, monkeypatch,
+                                                                                       method, body, offered):
+    # `head.act(x)` / `head.refresh(x)` reaches the TorchScript module only through a helper method: the call
+    # runs the model once, and the loop around it is the pipeline; `head.settle(x)` runs the helper in a loop of
+    # its own, named like no policy step: an episode or a trial runner, no part of one step
     root = app(tmp_path, "entry_range_around_wrapper")
     wrapper = root / "gripper_head.py"
     wrapper.write_text(wrapper.read_text(encoding="utf-8").replace(
         "    def __call__(self, tactile: torch.Tensor) -> torch.Tensor:\n        with torch.no_grad():\n"
         "            return self.module(tactile)\n",
-        f"    def {method}(self, tactile):\n        return self.forces(tactile)\n\n"
+        f"    def {method}(self, tactile):\n        {body}\n\n"
         "    def forces(self, tactile):\n        with torch.no_grad():\n            return self.module(tactile)\n"),
         encoding="utf-8")
     script = root / "squeeze.py"
