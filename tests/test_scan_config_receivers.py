@@ -55,3 +55,18 @@ def test_decided_block(test, values, dead):
 def test_config_names_under_another_spelling():
     assert config_key(ast.parse('cfg_dict["use_rl"]', mode="eval").body) == "use_rl"
     assert config_key(ast.parse('confusion["x"]', mode="eval").body) is None
+
+
+def test_command_line_defaults_passed_to_a_constructor_decide_the_blocks_they_guard(tmp_path, monkeypatch):
+    # `SwingController(smoothing=opts.smoothing, clip=opts.clip, verbose=opts.verbose)` with `--smoothing` 0 by
+    # default, `--no-clip` storing False into `clip` (True when not given) and `--verbose` a store_true switch
+    found = check_marked(GROUP, tmp_path, monkeypatch, "crane_flags", "swing:SwingController.act")
+    assert found == {("swing.py", 28, "tensor-branch")}
+
+
+def test_argument_defaults_read_switches_destinations_and_constants():
+    from leapp_codemod.analysis.model.config_values import argument_defaults
+    tree = ast.parse("p.add_argument('--a-b', default=2)\np.add_argument('--on', action='store_true')\n"
+                     "p.add_argument('--no-x', dest='x', action='store_false')\np.add_argument('--name', default='')\n"
+                     "p.add_argument('--req', required=True)\np.add_argument('pos', default=1)\n")
+    assert argument_defaults(tree) == {"a_b": 2, "on": False, "x": True}

@@ -197,15 +197,30 @@ def decided_block(test: ast.expr, values: dict[str, frozenset] | Callable[[], di
 def cli_defaults(tree: ast.Module) -> dict[str, frozenset]:
     """Flag -> {default} for each `parser.add_argument("--policy-type", default="gr00t")` of a module with a
     string default (`args.policy_type` reads it when no flag is given)."""
-    defaults: dict[str, frozenset] = {}
+    return {flag: frozenset({value}) for flag, value in argument_defaults(tree).items() if isinstance(value, str)}
+
+
+def argument_defaults(tree: ast.Module) -> dict[str, object]:
+    """Flag -> the value `args.<flag>` holds when the flag is not given, for each `parser.add_argument("--x", ...)`
+    of a module with a constant default (a non-empty string, a number, a bool, None), or a switch
+    (`action="store_true"`: False; `"store_false"`: True) without one."""
+    defaults: dict[str, object] = {}
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument":
-            flag = next((a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)
-                         and a.value.startswith("--")), None)
-            value = next((k.value.value for k in node.keywords if k.arg == "default"
-                          and isinstance(k.value, ast.Constant) and isinstance(k.value.value, str)), None)
-            if flag and value:
-                defaults[flag.lstrip("-").replace("-", "_")] = frozenset({value})
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument"):
+            continue
+        flag = next((a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)
+                     and a.value.startswith("--")), None)
+        given = {k.arg: k.value for k in node.keywords if k.arg in ("default", "action", "dest")}
+        if flag is None:
+            continue
+        key = flag.lstrip("-").replace("-", "_")
+        if isinstance(given.get("dest"), ast.Constant) and isinstance(given["dest"].value, str):
+            key = given["dest"].value
+        default, action = given.get("default"), given.get("action")
+        if isinstance(default, ast.Constant) and default.value != "":
+            defaults[key] = default.value
+        elif default is None and isinstance(action, ast.Constant) and action.value in ("store_true", "store_false"):
+            defaults[key] = action.value == "store_false"
     return defaults
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 
-from leapp_codemod.analysis.model.config_values import CONFIG_LOCALS
+from leapp_codemod.analysis.model.config_values import CONFIG_LOCALS, argument_defaults
 from leapp_codemod.analysis.model.fold import CALL_KEY, TABLE_KEY, UNKNOWN, frozen_literal
 from leapp_codemod.analysis.model.hydra_configs import matching
 from leapp_codemod.analysis.model.index import ClassInfo
@@ -62,7 +62,7 @@ def _settings(project, cls: ClassInfo, unknown) -> dict[str, set]:
                 continue
             if sites is None:
                 sites = [*sites_of(project, cls), *forwarded]
-            values = _passed(init, value.id, sites, unknown)
+            values = _passed(project, init, value.id, sites, unknown)
             if values:
                 out[f"self.{attr}"] = values
     return out
@@ -157,7 +157,7 @@ def _subclasses(project, cls: ClassInfo):
     return subclasses(project, cls)
 
 
-def _passed(init, param: str, sites, unknown) -> set:
+def _passed(project, init, param: str, sites, unknown) -> set:
     """The constants every construction site passes for `param` (its default where none is given)."""
     if not sites:
         return set()
@@ -169,11 +169,23 @@ def _passed(init, param: str, sites, unknown) -> set:
             if any(isinstance(a, ast.Starred) for a in site.call.args) or any(k.arg is None for k in site.call.keywords):
                 return {unknown}
             arg = default
+        if isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name):
+            arg = _flag_default(project, site, arg.attr) or arg   # `Walker(rma=args.rma)`: the flag's default
         if isinstance(arg, ast.Constant) and isinstance(arg.value, (bool, str, int, float, type(None))):
             values.add(arg.value)
         else:
             return {unknown}
     return values
+
+
+def _flag_default(project, site, flag: str) -> ast.Constant | None:
+    """The default of `--<flag>` when the site's module declares that command-line flag (`args.rma` where the
+    module adds `--rma` with `action="store_true"`: False), as a constant; else None."""
+    key = ("argument defaults", site.module.name)
+    defaults = project.memo.get(key)
+    if defaults is None:
+        defaults = project.memo[key] = argument_defaults(site.module.tree)
+    return ast.Constant(defaults[flag]) if flag in defaults else None
 
 
 def attribute_rebound(project, cls: ClassInfo, attr: str) -> bool:
