@@ -255,7 +255,8 @@ def test_a_short_loop_around_a_model_wrapper_leaves_the_wrapper_first(tmp_path, 
     ("refresh", "return self.forces(tactile)", True),
     ("act", "out = None\n        for _ in range(3):\n            out = self.forces(tactile)\n        return out", True),
     ("settle", "out = None\n        for _ in range(3):\n            out = self.forces(tactile)\n        return out",
-     False)])
+     False),
+    ("detect", "return self.forces(tactile)", False)])   # a detector's call feeds a policy, it is none
 def test_a_call_reaching_a_model_through_a_helper_marks_a_range_unless_it_runs_episodes(tmp_path, monkeypatch,
                                                                                        method, body, offered):
     # `head.act(x)` / `head.refresh(x)` reaches the TorchScript module only through a helper method: the call

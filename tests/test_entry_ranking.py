@@ -619,3 +619,13 @@ def test_a_twin_of_the_pipeline_in_a_recording_script_ranks_below_it(tmp_path, m
     twin = next(c for c in candidates if c["path"] == "record_grasps.py")
     assert twin["score"] == candidates[0]["score"] - 2
     assert any(r.startswith("written in `record_grasps.py`, a script named for recording") for r in twin["reasons"])
+
+
+@pytest.mark.parametrize("folder, demoted", [("scripts", True), ("deprecated", False), ("deploy (copy)", False)])
+def test_only_a_range_in_use_pulls_a_rollout_driven_step_below_it(folder, demoted):
+    from leapp_codemod.analysis.entry.uses import ROLLOUT_DRIVEN, below_built_pipelines
+    step = Entrypoint("sim", "Player.step", "sim.py", 3, 9, (f"{ROLLOUT_DRIVEN} (the loop at sim.py:20)",))
+    path = f"{folder}/run.py"
+    the_range = Entrypoint("run", "main@10", path, 10, 6, ("r",), kind="inline", start=11, end=19)
+    out = below_built_pipelines([step, the_range], {f"{path}:11-19": 8}, 6)
+    assert (out[0].score == 5) is demoted and (out[0].score == 9) is not demoted

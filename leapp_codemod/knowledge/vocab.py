@@ -299,6 +299,9 @@ REPRESENTATION_WORDS = frozenset({"embedding", "embeddings", "embed", "embeds", 
                                   "feat", "feats", "latent", "latents", "encoding", "encodings", "descriptor",
                                   "descriptors", "flow", "detection", "detections", "boxes", "bboxes", "keypoints",
                                   "segmentation", "masks"})
+# Words of a method name that says it runs a perception model for the policy, not the policy: `detector.detect()`,
+# `seg.segment(img)`. Its call is a stage before the step.
+PERCEPTION_METHOD_WORDS = frozenset({"detect", "detection", "detections", "segment", "segmentation"})
 # Words of a name that holds what a policy step sends out.
 OUTPUT_ACTION_WORDS = frozenset({"action", "actions", "act", "acts", "cmd", "cmds", "command", "commands",
                                  "control", "controls", "target", "targets", "torque", "torques", "steer",

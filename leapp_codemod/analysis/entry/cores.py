@@ -14,12 +14,13 @@ import ast
 from dataclasses import replace
 
 from leapp_codemod.analysis.entry.call_sites import CallSites
-from leapp_codemod.analysis.entry.drivers import loops_of
+from leapp_codemod.analysis.entry.drivers import loops_of, name_words
 from leapp_codemod.analysis.entry.loops import InlinePipeline, inline_pipelines, offline_loop
 from leapp_codemod.analysis.entry.peers import GENERIC_STEP_NAMES
 from leapp_codemod.analysis.entry.signs import is_step_name, step_name
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.project import Project
+from leapp_codemod.knowledge.vocab import PERCEPTION_METHOD_WORDS
 from leapp_codemod.model import Entrypoint
 
 
@@ -112,8 +113,8 @@ def _runs_model(sites: CallSites, fid: str) -> bool:
     called as the object itself (`__call__`, `forward`), or runs that call once rather than in a loop of its own
     (`Environment.run` stepping a controller in a loop runs episodes, it is no part of one step)."""
     fn = sites.functions.get(fid)
-    if fn is None or fid in sites.ignored:
-        return False
+    if fn is None or fid in sites.ignored or name_words(fn.name) & PERCEPTION_METHOD_WORDS:
+        return False    # a detector's `detect()` feeds the policy, it is not the policy
     if fid in sites.calls_module:
         return True
     if sites.model_via(fid) is None:

@@ -18,6 +18,7 @@ from dataclasses import replace
 
 from leapp_codemod.analysis.entry.drivers import name_words
 from leapp_codemod.analysis.entry.loops import steps_or_resets
+from leapp_codemod.analysis.entry.ordering import copied_folder, retired_folder
 from leapp_codemod.analysis.entry.signs import simulator_step
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.model import Entrypoint
@@ -78,7 +79,8 @@ def runs_rollout(fn: FunctionInfo, model_lines: set[int]) -> int | None:
 def below_built_pipelines(ranked: list[Entrypoint], statements: dict[str, int], least: int) -> list[Entrypoint]:
     """`statements`: inline range id -> statements of pipeline code. Functions run only by rollouts are put one
     point below the best range of at least `least` statements scored at or below them, with the reason."""
-    scores = {c.id: c.score for c in ranked if c.kind == "inline" and statements.get(c.id, 0) >= least}
+    scores = {c.id: c.score for c in ranked if c.kind == "inline" and statements.get(c.id, 0) >= least
+              and copied_folder(c.path) is None and retired_folder(c.path) is None}   # a kept copy runs nothing
     if not scores:
         return list(ranked)
     best_id = max(scores, key=lambda k: (scores[k], statements[k]))
