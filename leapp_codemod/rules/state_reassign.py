@@ -1,5 +1,6 @@
 import ast
 
+from leapp_codemod.analysis.infer.context import parent_map
 from leapp_codemod.rules._helpers import show
 from leapp_codemod.rules.inplace_state import carried_fix, closure_fix, held_fix
 from leapp_codemod.rules.base import Hit, Rule, written_state
@@ -36,6 +37,43 @@ def flipped_flag(node, ctx) -> ast.If | None:
                  and _reads(n.test, self_name, attr) and _computes(n.body) and _computes(n.orelse)), None)
 
 
+_LEAVES = (ast.Return, ast.Raise, ast.Yield, ast.YieldFrom, ast.Break, ast.Continue)
+
+
+def _single_target(stmt: ast.AST) -> ast.expr | None:
+    """The one target of a plain assignment with a value (`a = v`, `a: T = v`), else None."""
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+        return stmt.targets[0]
+    return stmt.target if isinstance(stmt, ast.AnnAssign) and stmt.value is not None else None
+
+
+def overwritten_later(node: ast.Assign | ast.AnnAssign, fn) -> bool:
+    """Does every path from the write on rebind the same target before the call ends (`if self.last is None:
+    self.last = x` followed by `self.last = y` at the function's level)? Then the value written is used within
+    the call only; the later write is the one the next call reads."""
+    target = _single_target(node)
+    if target is None:
+        return False
+    text = ast.unparse(target)
+    parents = parent_map(fn)
+    holder: ast.AST = node
+    while id(holder) in parents and holder is not fn.node:
+        parent = parents[id(holder)]
+        block = next((b for name in ("body", "orelse", "finalbody")
+                      if isinstance(b := getattr(parent, name, None), list) and holder in b), None)
+        for later in block[block.index(holder) + 1:] if block is not None else ():
+            rebound = _single_target(later)
+            if rebound is not None and ast.unparse(rebound) == text:
+                return True
+            if any(isinstance(n, _LEAVES) for n in ast.walk(later)):
+                return False
+        if isinstance(parent, (ast.For, ast.AsyncFor, ast.While, ast.Try, ast.FunctionDef, ast.AsyncFunctionDef,
+                               ast.Lambda, ast.ClassDef)) and parent is not fn.node:
+            return False     # a loop may end after the write; a handler may skip the rest
+        holder = parent
+    return False
+
+
 def _cadence_note(node, ctx) -> str:
     """`if self.t % self.k == 0: self.plan = model(obs)`: the step counter that decides when the state is
     refreshed, named once here (its tests and updates are not findings of their own)."""
@@ -61,7 +99,7 @@ def check(node, ctx):
                       f"keep `{attr}` as a tensor and select with `torch.where`, declared as LEAPP state; or run "
                       "the first-call branch outside the exported step")
         return
-    if write[1] != "reassigned":
+    if write[1] != "reassigned" or overwritten_later(node, ctx.fn):
         return
     attr = write[0]
     if ctx.is_loop_carried(attr):
@@ -110,6 +148,8 @@ RULE = Rule(
          "only (`self.c = (self._var + eps) ** -0.5`). Also a Python flag the step flips with a literal "
          "(`self.first_run = False`) after a branch on it chose between two computations, when the class sets "
          "the other literal elsewhere (the constructor, a reset): a warn-once flag that guards only a log is not. "
+         "A write that every path rebinds before the call ends is not flagged (a first-call latch `if self.last is None: "
+         "self.last = x` before `self.last = y` at the function's level): the later write is the state. "
          "A write in one arm of an `if` never covers a read in the other: the history rolled in the `else` of a first-call branch (`if self.first: self.h = seed(x) else: self.h = cat(self.h[1:], x)`) reads what the last call left. A write in one arm of a test on a setting only the constructor sets, read only in the other arm, is not "
          "carried (an object keeps its mode). A step counter read only by tests and row reads of a plan it paces "
          "(`self.t += 1`, `self.t = 0`) is no finding of its own: the plan's finding names it and its lines.",
@@ -149,6 +189,10 @@ RULE = Rule(
         # a module global the step declares `global`, reads and rebinds
         "import numpy as np\nprev = np.zeros(3)\n\ndef step(obs):\n    global prev\n    vel = obs - prev\n"
         "    prev = obs  # error\n    return vel * 2\n",
+        # a first-call latch rebound at the end of every call: only the last write is what the next call reads
+        "class LowPass:\n    def __init__(self):\n        self.last = None\n    def step(self, x):\n"
+        "        if self.last is None:\n            self.last = x\n        y = 0.5 * x + 0.5 * self.last\n"
+        "        self.last = y  # error\n        return y\n",
         # a first-call switch: fill the whole history once, then roll it (the else arm reads the last call's)
         "import numpy as np\nclass P:\n    def __init__(self):\n        self.first = True\n"
         "        self.hist = np.zeros((4, 3))\n    def step(self, obs):\n        if self.first:\n"
