@@ -123,11 +123,19 @@ def _runs_model(sites: CallSites, fid: str) -> bool:
             or not _loops_over_models(sites, fn))
 
 
-def _loops_over_models(sites: CallSites, fn: FunctionInfo) -> bool:
-    """Does a loop of `fn` call a project function that runs a model?"""
+def _loops_over_models(sites: CallSites, fn: FunctionInfo, depth: int = 2) -> bool:
+    """Does a loop of `fn`, or of a function it hands the work to (`depth` delegations deep, as far as
+    `model_via` looks), call a project function that runs a model (`Environment.run` calling `simulate`, whose
+    loop steps the controller)?"""
     spans = [(loop.lineno, loop.end_lineno or loop.lineno) for loop in loops_of(fn)]
-    return any(first <= node.lineno <= last for node, tids in sites.project_calls.get(fn.id, [])
-               if any(t in sites.calls_module or sites.model_via(t) for t in tids) for first, last in spans)
+    for node, tids in sites.project_calls.get(fn.id, []):
+        reaching = [t for t in tids if t != fn.id and (t in sites.calls_module or sites.model_via(t))]
+        if reaching and any(first <= node.lineno <= last for first, last in spans):
+            return True
+        if depth > 1 and any(t in sites.functions and _loops_over_models(sites, sites.functions[t], depth - 1)
+                             for t in reaching):
+            return True
+    return False
 
 
 def range_around_step(sites: CallSites, fn: FunctionInfo, loop: ast.AST, models: set[str],
