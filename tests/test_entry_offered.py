@@ -256,7 +256,10 @@ def test_a_short_loop_around_a_model_wrapper_leaves_the_wrapper_first(tmp_path, 
     ("act", "out = None\n        for _ in range(3):\n            out = self.forces(tactile)\n        return out", True),
     ("settle", "out = None\n        for _ in range(3):\n            out = self.forces(tactile)\n        return out",
      False),
-    ("detect", "return self.forces(tactile)", False)])   # a detector's call feeds a policy, it is none
+    ("detect", "return self.forces(tactile)", False),   # a detector's call feeds a policy, it is none
+    # the loop one call down: `trial` hands the work to `sweep`, which runs the model in a loop of its own
+    ("trial", "return self.sweep(tactile)\n\n    def sweep(self, tactile):\n        out = None\n"
+              "        for _ in range(3):\n            out = self.forces(tactile)\n        return out", False)])
 def test_a_call_reaching_a_model_through_a_helper_marks_a_range_unless_it_runs_episodes(tmp_path, monkeypatch,
                                                                                        method, body, offered):
     # `head.act(x)` / `head.refresh(x)` reaches the TorchScript module only through a helper method: the call
