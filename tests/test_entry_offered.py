@@ -281,3 +281,29 @@ def test_a_call_reaching_a_model_through_a_helper_marks_a_range_unless_it_runs_e
     assert bool(ranges) is offered
     if offered:
         assert candidates[0]["entry"] == expected("entry_range_around_wrapper")["entry"]
+
+
+def test_a_closure_a_driver_defines_and_calls_in_its_loop_is_the_step(tmp_path, monkeypatch):
+    want = expected("entry_closure_in_loop")
+    root = app(tmp_path, "entry_closure_in_loop")
+    candidates = ranked(root, monkeypatch)
+    assert candidates[0]["entry"] == want["entry"]
+    assert "calls an nn.Module or a loaded model" in candidates[0]["reasons"]   # the network it closes over
+    # its call is a project function's: the loop holds no model call of its own, so no range around it
+    assert not any(c["kind"] == "inline" for c in candidates)
+    result = CliRunner().invoke(main, ["scan", ".", "--format", "json", "--no-cache"])
+    import json
+    doc = json.loads(result.output)
+    assert {(f["line"], f["code"]) for f in doc["findings"]} >= {(20, "LCM702")}   # the `nonlocal` torque
+
+
+def test_a_closure_name_the_function_rebinds_is_not_taken_for_the_def(tmp_path, monkeypatch):
+    # `control_policy = ...` after the `def`: the loop may call something else; the def is not its callee
+    root = app(tmp_path, "entry_closure_in_loop")
+    script = root / "balance.py"
+    script.write_text(script.read_text(encoding="utf-8").replace(
+        "    for _ in range(ticks):\n",
+        "    if ticks < 0:\n        control_policy = plant.fallback\n    for _ in range(ticks):\n"), encoding="utf-8")
+    candidates = ranked(root, monkeypatch)
+    assert not any(c["entry"] == expected("entry_closure_in_loop")["entry"] and
+                   any(r.startswith("called in a loop by run") for r in c["reasons"]) for c in candidates)

@@ -40,14 +40,16 @@ ONE_SHOT_ROOTS = frozenset({"atexit", "signal", "weakref", "functools", "itertoo
 
 def callers_of(project: Project) -> list[tuple[FunctionInfo, bool]]:
     """Every function that can call something, with whether it is a driver root: the project's functions,
-    the closures they return (`get_action = build_get_action(agent)` then `get_action(obs)` in a loop)
-    and the modules' top-level code."""
+    the closures they return (`get_action = build_get_action(agent)` then `get_action(obs)` in a loop) or
+    define and call themselves (`def run_policy_step(): ...` in `main`, called in its loop), and the modules'
+    top-level code."""
     key = ("entry-callers", len(project.modules))
     if key in project.memo:
         return project.memo[key]
     commands = installed_commands(project)
     out = [(fn, fn.id in commands) for fn in project.functions()]
-    out += [(closure, False) for fn, _ in list(out) for closure in returned_closures(project, fn)]
+    out += [(closure, False) for fn, _ in list(out) for closure in returned_closures(project, fn)
+            + called_closures(project, fn)]
     for module in list(project.modules.values()):
         body = module_body_function(module)
         if body is not None:
@@ -85,6 +87,34 @@ def returned_closures(project: Project, fn: FunctionInfo) -> list[FunctionInfo]:
     defined = [stmt.name for stmt in fn.node.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))]
     found = (nested_function(project, fn, name) for name in defined if name in returned)
     return [closure for closure in found if closure is not None]
+
+
+def called_closures(project: Project, fn: FunctionInfo) -> list[FunctionInfo]:
+    """The functions `fn` defines in its own body and calls by name inside a loop of its own (`def
+    run_policy_step(): ...` then `action = run_policy_step()` each iteration), unless it returns them too
+    (returned_closures has those)."""
+    called = {node.func.id for loop in loops_of(fn) for node in ast.walk(loop)
+              if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+    returned = {node.value.id for node in ast.walk(fn.node)
+                if isinstance(node, ast.Return) and isinstance(node.value, ast.Name)}
+    defined = [stmt.name for stmt in fn.node.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    found = (nested_function(project, fn, name) for name in defined if name in called and name not in returned)
+    return [closure for closure in found if closure is not None]
+
+
+def own_closure(project: Project, fn: FunctionInfo, call: ast.Call) -> list[FunctionInfo]:
+    """`run_policy_step()` where `fn` defines `def run_policy_step(): ...` and binds the name no other way: that
+    closure, as entry ranking sees the call (the scan follows a closure's code within its function)."""
+    func = call.func
+    if not isinstance(func, ast.Name) or func.id in fn.params:
+        return []
+    inner = nested_function(project, fn, func.id)
+    if inner is None:
+        return []
+    rebound = any(isinstance(node, ast.Name) and node.id == func.id and isinstance(node.ctx, ast.Store)
+                  and not inner.node.lineno <= node.lineno <= (inner.node.end_lineno or inner.node.lineno)
+                  for node in ast.walk(fn.node))
+    return [] if rebound else [inner]
 
 
 def registered_callbacks(project: Project) -> dict[str, tuple[FunctionInfo, int]]:

@@ -12,6 +12,7 @@ from leapp_codemod.analysis.entry.call_sites import (
 )
 from leapp_codemod.analysis.entry.callbacks import (
     callers_of,
+    own_closure,
     driven_bodies,
     registered_callbacks,
 )
@@ -123,8 +124,8 @@ def collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
             roots.append(fn)
         ctx = FunctionContext(fn, project.modules[fn.module], project, facts, support)
         compute_env(ctx)
-        resolved.append((ctx, [(node, ctx.resolve_call(node)) for node in ast.walk(fn.node)
-                               if isinstance(node, ast.Call)]))
+        resolved.append((ctx, [(node, ctx.resolve_call(node) or own_closure(project, fn, node))
+                               for node in ast.walk(fn.node) if isinstance(node, ast.Call)]))
     has_loop: dict[str, bool] = {}
     looping = (lambda fn: has_loop.setdefault(fn.id, any(True for _ in loops_of(fn))))
     bindings = collect_bindings(resolved, looping)
@@ -164,6 +165,7 @@ def collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
         # `for layer in self.layers: x = layer(x)` in a policy class holding the layers (in a network's own method
         # its layers are its parts: the network is what a step calls)
         items = module_items(ctx, fn.node) if not is_module_method(fn, project) else set()
+        outer_models = _enclosing_models(project, fn)   # `sess = ort.InferenceSession(...)` around a closure
         forwards = bound_forwards(fn)    # `sample_fn = self.net.forward`, handed to a sampler
         for node, targets in calls:
             if not targets and isinstance(node.func, ast.Name) and node.func.id in served_locals:
@@ -190,7 +192,7 @@ def collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
             closures = bool(targets) and all("<locals>" in t.id for t in targets)   # `self.policy = policy_act`
             if isinstance(node.func, ast.Name) and node.func.id in lambdas:
                 continue    # `controller_error = lambda stats: ...`: the function's own expression, not a model
-            if (calls_nn_module(ctx, node) or ((not targets or closures) and model_call(node, set()) is not None)
+            if (calls_nn_module(ctx, node) or ((not targets or closures) and model_call(node, outer_models) is not None)
                     or (targets and hands_a_model(ctx, node, targets)) or hands_a_forward(node, forwards)
                     or (not targets and calls_declared_model(project, fn, node))
                     or (isinstance(node.func, ast.Name) and node.func.id in items)):
@@ -287,6 +289,14 @@ def collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
                     for fid in network:
                         sites.inline_networks.setdefault(fid, (ctx.fn, best))
     return sites
+
+
+def _enclosing_models(project: Project, fn: FunctionInfo) -> set[str]:
+    """Names the function enclosing a closure binds from a model loader (`sess = ort.InferenceSession(path)` in
+    `main`, read by `def run_policy_step(): sess.run(...)`); empty for other functions."""
+    outer, sep, _ = fn.qualname.rpartition(".<locals>.")
+    enclosing = project.modules[fn.module].functions.get(outer) if sep else None
+    return loaded_models(enclosing.node.body) if enclosing is not None else set()
 
 
 def _keeps_selected(sites: CallSites, pipeline, selected: FunctionInfo | None, driver: FunctionInfo) -> bool:
