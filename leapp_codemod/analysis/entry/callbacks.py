@@ -82,11 +82,18 @@ def _unreferenced_loop(fn: FunctionInfo, named: set[str], project: Project) -> b
 def returned_closures(project: Project, fn: FunctionInfo) -> list[FunctionInfo]:
     """The functions `fn` defines in its own body and returns by name (`def get_action(obs): ...` then
     `return get_action`): a caller runs them, one call per step, after `fn` built them once."""
-    returned = {node.value.id for node in ast.walk(fn.node)
-                if isinstance(node, ast.Return) and isinstance(node.value, ast.Name)}
-    defined = [stmt.name for stmt in fn.node.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    found = (nested_function(project, fn, name) for name in defined if name in returned)
+    returned = _returned_names(fn)
+    found = (nested_function(project, fn, name) for name in _own_defs(fn) if name in returned)
     return [closure for closure in found if closure is not None]
+
+
+def _returned_names(fn: FunctionInfo) -> set[str]:
+    return {node.value.id for node in ast.walk(fn.node) if isinstance(node, ast.Return) and isinstance(node.value, ast.Name)}
+
+
+def _own_defs(fn: FunctionInfo) -> list[str]:
+    """Names of the functions `fn` defines in its own body (not in nested blocks)."""
+    return [stmt.name for stmt in fn.node.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))]
 
 
 def called_closures(project: Project, fn: FunctionInfo) -> list[FunctionInfo]:
@@ -95,10 +102,8 @@ def called_closures(project: Project, fn: FunctionInfo) -> list[FunctionInfo]:
     (returned_closures has those)."""
     called = {node.func.id for loop in loops_of(fn) for node in ast.walk(loop)
               if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
-    returned = {node.value.id for node in ast.walk(fn.node)
-                if isinstance(node, ast.Return) and isinstance(node.value, ast.Name)}
-    defined = [stmt.name for stmt in fn.node.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    found = (nested_function(project, fn, name) for name in defined if name in called and name not in returned)
+    returned = _returned_names(fn)
+    found = (nested_function(project, fn, name) for name in _own_defs(fn) if name in called and name not in returned)
     return [closure for closure in found if closure is not None]
 
 
