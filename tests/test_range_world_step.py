@@ -74,12 +74,13 @@ def test_a_wrapped_step_in_the_middle_of_a_range_is_followed_and_its_observation
     assert not result.not_followed
 
 
-def test_a_world_step_in_the_middle_of_a_range_is_not_listed_as_a_call_not_followed(tmp_path, monkeypatch):
+def test_a_world_step_in_the_middle_of_a_range_is_cut_and_said_to_be(tmp_path, monkeypatch):
     # `player.step(act)` is the world the action is handed to (a project class with no engine behind it): cut on
-    # purpose like a step the range ends in, so neither scanned nor listed as a call the scan could not resolve
+    # purpose, not scanned; as it runs project code that may compute the next observation, the scan says so
     result = scan_copy("scan_range_world_step", tmp_path, "replay_app", "replay.py:23-25", monkeypatch)
-    assert not result.not_followed
     assert not found(result)
+    [left] = result.not_followed
+    assert left.line == 24 and "runs the project's `LogPlayer.step` (replay.py:13)" in left.reason
 
 
 def test_a_carried_number_a_range_adds_to_is_said_to_be_updated_not_mutated_in_place(tmp_path, monkeypatch):

@@ -31,7 +31,7 @@ def growth(node: ast.Subscript, ctx) -> ast.expr | None:
     if is_self_attr(holder, ctx.self_name):
         classes = ctx.project.mro(ctx.cls) if ctx.cls is not None else []
     else:
-        classes = [c for c in (ctx._class_for_type(t) for t in ctx.types_of(holder.value)) if c is not None]
+        classes = [c for c in (ctx.class_for_type(t) for t in ctx.types_of(holder.value)) if c is not None]
         classes = [k for c in classes for k in ctx.project.mro(c)]
     values = [(klass, value) for klass in classes for _, value in klass.attr_values.get(holder.attr, ())]
     grown = None

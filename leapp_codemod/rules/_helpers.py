@@ -197,7 +197,7 @@ def held_python_list(attr: ast.Attribute, ctx) -> bool:
     if isinstance(attr.value, ast.Name) and attr.value.id == ctx.self_name:
         owners = ctx.receiver_classes()
     else:
-        owners = [c for c in (ctx._class_for_type(t) for t in ctx.types_of(attr.value)) if c is not None]
+        owners = [c for c in (ctx.class_for_type(t) for t in ctx.types_of(attr.value)) if c is not None]
     values = [v for cls in owners for klass in ctx.project.mro(cls) for _, v in klass.attr_values.get(attr.attr, ())]
     return bool(values) and all(_makes_list(v) for v in values)
 

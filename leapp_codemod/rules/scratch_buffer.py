@@ -231,7 +231,7 @@ def _held_buffer(root: ast.Attribute, ctx) -> bool:
     constructor (`Command(target=np.zeros(16))`, a dataclass field) where this object builds it."""
     holder = root.value
     for type_name in sorted(ctx.types_of(holder)):
-        cls = ctx._class_for_type(type_name)
+        cls = ctx.class_for_type(type_name)
         if cls is None:
             continue
         values = [(klass, method, value) for klass in ctx.project.mro(cls)

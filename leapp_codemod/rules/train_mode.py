@@ -17,7 +17,7 @@ def _receiver(call: ast.Call) -> ast.expr:
 
 def _class(ctx, type_name: str):
     """The project class a type names: `module:Class`, or the dotted name lint mode gives (`pkg.mod.Class`)."""
-    found = ctx._class_for_type(type_name)
+    found = ctx.class_for_type(type_name)
     if found is None and ":" not in type_name:
         found = ctx.project.lookup(type_name)
     return found if hasattr(found, "base_exprs") else None

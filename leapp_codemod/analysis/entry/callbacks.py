@@ -88,7 +88,8 @@ def returned_closures(project: Project, fn: FunctionInfo) -> list[FunctionInfo]:
 
 
 def _returned_names(fn: FunctionInfo) -> set[str]:
-    return {node.value.id for node in ast.walk(fn.node) if isinstance(node, ast.Return) and isinstance(node.value, ast.Name)}
+    return {node.value.id for node in ast.walk(fn.node)
+            if isinstance(node, ast.Return) and isinstance(node.value, ast.Name)}
 
 
 def _own_defs(fn: FunctionInfo) -> list[str]:

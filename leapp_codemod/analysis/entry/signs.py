@@ -182,7 +182,7 @@ def calls_nn_module(ctx: FunctionContext, call: ast.Call) -> bool:
     for type_name in ctx.attr_types(ctx.cls, func.attr):
         if type_name.startswith("torch.nn.") or type_name.startswith("nn."):
             return True
-        cls = ctx._class_for_type(type_name)
+        cls = ctx.class_for_type(type_name)
         if cls is not None and ctx.project.is_nn_module(cls):
             return True
     return built_as_model(ctx, func.attr)

@@ -38,7 +38,7 @@ def library_type(ctx: FunctionContext, t: str) -> bool:
 def library_behaviour(ctx: FunctionContext, type_name: str) -> bool:
     """A project class whose instances, called, run only an available library base's code
     (`Stack(nn.Sequential)` with an `__init__` alone): its layers are built in the project, its call is known."""
-    cls = ctx._class_for_type(type_name)
+    cls = ctx.class_for_type(type_name)
     if cls is None or ctx.project.call_target(cls) is not None:
         return False
     return any(isinstance(base, str) and library_available(ctx.project, base) and not _in_project(ctx.project, base)
@@ -91,7 +91,7 @@ def local_types(ctx: FunctionContext, expr: ast.expr, depth: int = 0) -> set[str
     if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and ctx.fn.assigned(expr.value.id):
         out: set[str] = set()
         for holder in local_types(ctx, expr.value, depth + 1):
-            cls = ctx._class_for_type(holder)
+            cls = ctx.class_for_type(holder)
             if cls is None:
                 return set()
             out |= ctx.attr_types(cls, expr.attr)

@@ -56,7 +56,7 @@ def library_callbacks(ctx: FunctionContext, nodes: list[ast.AST]) -> list[NotFol
         if origin is None:
             continue
         held = ctx.types_of(_receiver(node.func, ctx.self_name))
-        own = [c for c in (ctx._class_for_type(t) for t in sorted(held) if ":" in t)
+        own = [c for c in (ctx.class_for_type(t) for t in sorted(held) if ":" in t)
                if c is not None and not ctx.project.is_library(c.module)]
         callees = ctx.resolve_call(node)
         if own and callees:   # the project's class runs here (its own method or a library mixin's)

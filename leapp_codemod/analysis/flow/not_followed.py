@@ -20,6 +20,7 @@ from leapp_codemod.analysis.flow.library_callbacks import library_callbacks
 from leapp_codemod.analysis.flow.foreign_objects import foreign_call, foreign_reads, imported_roots
 from leapp_codemod.analysis.flow.stub_calls import stub_call
 from leapp_codemod.analysis.flow.untyped_receivers import untyped_parameter_method
+from leapp_codemod.analysis.flow.world_left_out import world_step_left_out
 from leapp_codemod.analysis.flow.silent_calls import dynamic_getattr, runs_unseen_code
 from leapp_codemod.analysis.flow.known_receivers import (
     RUNTIME_FACTORIES, default_only, known_library_object, library_behaviour, library_container, library_type,
@@ -73,7 +74,8 @@ def unresolved(ctx: FunctionContext, call: ast.Call) -> NotFollowed | None:
     """The call as a `NotFollowed` when it hands pipeline data to code the scan could not name."""
     func = call.func
     if is_range(ctx.fn) and id(call) in world_step_calls(ctx.fn.node, ctx.fn.walks):
-        return None   # a range's step of the world: where the action leaves the pipeline, cut on purpose
+        reason = world_step_left_out(ctx, call)   # where the action leaves the pipeline, cut on purpose
+        return NotFollowed(ctx.fn.path, call.lineno, _text(call.func), reason, "", ctx.fn.id) if reason else None
     if ctx.builtin(call) == "getattr":
         return dynamic_getattr(ctx, call)
     if ctx.builtin(call) is None and ctx.io_kind(call) is None and not ctx.paces(call):
@@ -175,7 +177,7 @@ def _property_getter(ctx: FunctionContext, func: ast.Attribute) -> FunctionInfo 
     if is_self_attr(func, ctx.self_name):
         classes = ctx.receiver_classes()
     else:
-        classes = [c for c in (ctx._class_for_type(t) for t in ctx.types_of(func.value)) if c is not None]
+        classes = [c for c in (ctx.class_for_type(t) for t in ctx.types_of(func.value)) if c is not None]
     for cls in classes:
         getter = ctx.project.find_method(cls, func.attr)
         if getter is not None and is_property(getter):
@@ -490,7 +492,7 @@ def _held_attribute_reason(ctx: FunctionContext, value: ast.expr, where: Functio
         return None
     local = ctx.for_function(where)
     for holder in sorted(local_types(local, value.value)):
-        cls = ctx._class_for_type(holder)
+        cls = ctx.class_for_type(holder)
         for klass in ctx.project.mro(cls) if cls is not None else ():
             for method, assigned in klass.attr_values.get(value.attr, ()):
                 fn = klass.methods.get(method)

@@ -26,7 +26,7 @@ def property_getters(ctx: FunctionContext, node: ast.AST) -> list[FunctionInfo]:
     if is_self_attr(node, ctx.self_name):
         classes = [ctx.cls] if ctx.cls is not None else []
     elif node.attr in _property_names(ctx.project):
-        classes = [c for c in (ctx._class_for_type(t) for t in ctx.types_of(node.value)) if c is not None]
+        classes = [c for c in (ctx.class_for_type(t) for t in ctx.types_of(node.value)) if c is not None]
     else:
         return []
     getters = (ctx.project.find_method(cls, node.attr) for cls in classes)

@@ -20,7 +20,7 @@ def construction_field(ctx, e: ast.Attribute) -> bool:
     the object also holds some. `ctx` is the reading function's `FunctionContext`."""
     if e.attr in ctx.facts.foreign_written or is_self_attr(e, ctx.self_name):
         return False
-    classes = [ctx._class_for_type(t) for t in ctx.types_of(e.value) or _declared_classes(ctx, e.value)]
+    classes = [ctx.class_for_type(t) for t in ctx.types_of(e.value) or _declared_classes(ctx, e.value)]
     if not classes or any(c is None for c in classes):
         return False
     project = ctx.project

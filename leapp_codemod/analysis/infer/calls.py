@@ -26,7 +26,7 @@ class CallQuestions:
         known = self.facts.receivers.get(self.fn.id, set())
         if not known or "?" in known:
             return [self.cls] if self.cls is not None else []
-        return [c for c in (self._class_for_type(t) for t in sorted(known)) if c is not None] or [self.cls]
+        return [c for c in (self.class_for_type(t) for t in sorted(known)) if c is not None] or [self.cls]
 
     def dispatch(self, name: str) -> list[FunctionInfo]:
         """What `self.<name>(...)` runs: the method of each concrete receiver class, plus the overrides
@@ -66,6 +66,11 @@ class CallQuestions:
             observed.resolved.add((self.fn.id, call.lineno))
             return seen     # several classes were possible; the run showed which one this call runs
         return found + extra
+
+    def world_step_targets(self, call: ast.Call) -> list[FunctionInfo]:
+        """The project functions an inline range's step of the world would run (`self.env.step(a)` of a
+        project environment), which `resolve_call` leaves out on purpose."""
+        return fitting(self._resolve_static(call), call)
 
     def _from_enclosing(self, call: ast.Call) -> list[FunctionInfo]:
         """A call in a closure (a nested `def`, a lambda) that names the enclosing function's variables
@@ -124,7 +129,7 @@ class CallQuestions:
                         return [target]
             found = []
             for type_name in sorted(self.types_of(receiver)):
-                cls = self._class_for_type(type_name)
+                cls = self.class_for_type(type_name)
                 method = project.find_method(cls, func.attr) if cls else None
                 if method is not None:
                     found.append(method)
@@ -153,7 +158,7 @@ class CallQuestions:
             # a local, a name bound before a range, a global; bound to several classes, it may run any of them
             targets: list[FunctionInfo] = []
             for type_name in sorted(self.types_of(func)) if typed else ():
-                cls = self._class_for_type(type_name)
+                cls = self.class_for_type(type_name)
                 target = project.call_target(cls) if cls else None
                 if target is not None and target not in targets:
                     targets.append(target)
@@ -165,7 +170,7 @@ class CallQuestions:
             out = []
             attr_types = set().union(*(self.attr_types(c, func.attr) for c in self.receiver_classes()))
             for type_name in attr_types | self.element_types(func):
-                cls = self._class_for_type(type_name)
+                cls = self.class_for_type(type_name)
                 target = project.call_target(cls) if cls else None
                 if target is not None:
                     out.append(target)
@@ -184,7 +189,7 @@ class CallQuestions:
         if isinstance(func, ast.Subscript) and not isinstance(func.slice, ast.Slice):
             out = []   # `self.noise_models[name](obs)`: the items' class, as built or annotated, is called
             for type_name in self.element_types(func.value):
-                cls = self._class_for_type(type_name)
+                cls = self.class_for_type(type_name)
                 target = project.call_target(cls) if cls else None
                 if target is not None and target not in out:
                     out.append(target)
@@ -221,11 +226,11 @@ class CallQuestions:
         what calling the object stored there runs (its class's forward or `__call__`)."""
         out: list[FunctionInfo] = []
         for type_name in self.types_of(func.value):
-            owner = self._class_for_type(type_name)
+            owner = self.class_for_type(type_name)
             if owner is None or self.project.find_method(owner, func.attr) is not None:
                 continue
             for held in sorted(self.attr_types(owner, func.attr)):
-                cls = self._class_for_type(held)
+                cls = self.class_for_type(held)
                 target = self.project.call_target(cls) if cls else None
                 if target is not None and target not in out:
                     out.append(target)
@@ -283,7 +288,8 @@ class CallQuestions:
         return isinstance(receiver, ast.Name) and receiver.id in self.fn.params and receiver.id != self.self_name \
             and func.attr not in DATA_METHOD_NAMES and not func.attr.endswith("_")
 
-    def _class_for_type(self, type_name: str) -> ClassInfo | None:
+    def class_for_type(self, type_name: str) -> ClassInfo | None:
+        """The project class a type name (`module:Class`) names, or None."""
         if ":" not in type_name:
             return None
         module, _, qual = type_name.partition(":")

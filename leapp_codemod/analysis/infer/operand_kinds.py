@@ -153,7 +153,7 @@ class OperandKindQuestions:
         for type_name in self.attr_types(cls, func.attr):
             if type_name.startswith(("torch.nn.", "nn.")):
                 return True
-            klass = self._class_for_type(type_name)
+            klass = self.class_for_type(type_name)
             if klass is not None and self.project.is_nn_module(klass):
                 return True
         return False
@@ -170,7 +170,7 @@ class OperandKindQuestions:
         name = self.qualify(call.func) or ""
         if name.startswith("torch.nn.") or name in ("torch.jit.load", "torch.jit.script"):
             return True
-        klass = self._class_for_type(self.project.qualify(call.func, self.module) or "")
+        klass = self.class_for_type(self.project.qualify(call.func, self.module) or "")
         return klass is not None and self.project.is_nn_module(klass)
 
     def _numpy_only(self, e: ast.expr | None, seen: frozenset) -> bool:

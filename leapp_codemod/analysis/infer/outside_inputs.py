@@ -165,7 +165,7 @@ class OutsideInputQuestions:
 
     def _held_classes(self, write: ObjectWrite) -> list:
         """The project classes the holder's attribute holds."""
-        found = (self._class_for_type(t) for t in sorted(self.attr_types(write.holder_cls, write.receiver)))
+        found = (self.class_for_type(t) for t in sorted(self.attr_types(write.holder_cls, write.receiver)))
         return [cls for cls in found if cls is not None]
 
     def _held_methods(self, write: ObjectWrite) -> list:

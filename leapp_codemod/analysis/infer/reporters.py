@@ -41,7 +41,7 @@ class ReporterQuestions:
             and self._reporter_named(f"{method.module}:{method.class_name}")
 
     def _reporter_named(self, type_name: str) -> bool:
-        cls = self._class_for_type(type_name)
+        cls = self.class_for_type(type_name)
         return cls is not None and self.reporter_class(cls)
 
     def _fetches(self, fn: FunctionInfo) -> bool:

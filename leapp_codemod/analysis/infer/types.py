@@ -63,7 +63,7 @@ class TypeQuestions:
                 return set().union(*(self.attr_types(c, e.attr) for c in self.receiver_classes()))
             out: set[str] = set()
             for type_name in self.types_of(e.value):     # `self.alg.policy`: an attribute of a typed object
-                cls = self._class_for_type(type_name)
+                cls = self.class_for_type(type_name)
                 if cls is not None:
                     out |= self.attr_types(cls, e.attr)
             return out
@@ -96,7 +96,7 @@ class TypeQuestions:
         """`ALGOS[name].load(path)`: the classes a container holds, when the classmethod builds its class."""
         out = set()
         for class_id in CallableResolver(self).classes(func.value):
-            cls = self._class_for_type(class_id)
+            cls = self.class_for_type(class_id)
             method = self.project.find_method(cls, func.attr) if cls else None
             if method is not None and self._builds_own_class(method):
                 out.add(class_id)
@@ -299,7 +299,7 @@ class TypeQuestions:
             return set()
         out: set[str] = set()
         for type_name in sorted(held):
-            owner = self._class_for_type(type_name)
+            owner = self.class_for_type(type_name)
             found = self.project.find_method(owner, func.attr) if owner is not None else None
             if found is not None and found.name != "__init__":
                 out |= self.return_types(found)
@@ -317,12 +317,12 @@ class TypeQuestions:
             return set()
         types = {t for t in self.param_value_types(fn, root.id) if ":" in t}
         for attr in chain:
-            classes = [c for c in (self._class_for_type(t) for t in types) if c is not None]
+            classes = [c for c in (self.class_for_type(t) for t in types) if c is not None]
             types = {t for c in classes for t in self.attr_types(c, attr) if ":" in t}
         return types
 
     def _derives_from_any(self, type_id: str, declared: set[str]) -> bool:
-        cls = self._class_for_type(type_id)
+        cls = self.class_for_type(type_id)
         bases = {c.id for c in self.project.mro(cls)} if cls is not None else set()
         return bool(declared) and bool(bases & declared)
 

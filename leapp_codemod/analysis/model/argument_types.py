@@ -24,7 +24,7 @@ def method_returns(ctx, receiver_types: set[str], name: str) -> set[str]:
     constructor."""
     out: set[str] = set()
     for type_name in sorted(receiver_types):
-        cls = ctx._class_for_type(type_name)
+        cls = ctx.class_for_type(type_name)
         method = ctx.project.find_method(cls, name) if cls is not None else None
         if method is not None and method.name != "__init__":
             out |= {t for t in ctx.return_types(method) if ":" in t}

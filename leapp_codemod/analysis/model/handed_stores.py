@@ -56,7 +56,7 @@ def stores_on(ctx, cls: ClassInfo, attr: str) -> list[tuple[Store, object]]:
                                   module_bindings(project, store.module).get(owner.id, ()) if isinstance(v, ast.Call)))
         else:
             continue
-        classes = [c for c in (ctx._class_for_type(t) for t in types) if c is not None]
+        classes = [c for c in (ctx.class_for_type(t) for t in types) if c is not None]
         if any(cls in project.mro(c) for c in classes):
             out.append((store, where))
     return out

@@ -405,7 +405,7 @@ class CallableResolver:
                 elif callee.class_name is not None:   # `cls(**params)` of a class a registry holds: an instance
                     run = self.project.call_target(self.project.modules[callee.module].classes[callee.class_name])
                     out += [run] if run is not None and run not in out else []
-            runs = [r for r in (self.project.call_target(c) for c in map(ctx._class_for_type, ctx.types_of(call))
+            runs = [r for r in (self.project.call_target(c) for c in map(ctx.class_for_type, ctx.types_of(call))
                                 if c is not None) if r is not None]
             if len(runs) > MAX_PICKED and name_pick(self.project, call.func, where.module, where.fn) is not None:
                 runs = []   # an instance of one of many classes picked by name: not guessed (listed)
@@ -456,7 +456,7 @@ class CallableResolver:
         if where.fn is self.ctx.fn:
             if isinstance(expr, ast.Name) and expr.id == self.ctx.self_name:
                 return self.ctx.receiver_classes()
-            return [c for c in (self.ctx._class_for_type(t) for t in self.ctx.types_of(expr)) if c is not None]
+            return [c for c in (self.ctx.class_for_type(t) for t in self.ctx.types_of(expr)) if c is not None]
         return []
 
     def _attribute(self, value: ast.Attribute, where: Where, depth: int) -> list[FunctionInfo]:
@@ -474,7 +474,7 @@ class CallableResolver:
                 types = {t for built in where.fn.assigned(value.value.id) if isinstance(built, ast.Call)
                          for t in ctx.call_result_types(built, where.module)}
             for type_name in types:
-                cls = ctx._class_for_type(type_name)
+                cls = ctx.class_for_type(type_name)
                 method = self.project.find_method(cls, value.attr) if cls else None
                 if method is not None:
                     out.append(method)
@@ -520,7 +520,7 @@ class CallableResolver:
         if isinstance(value.value, ast.Name) and value.value.id == ctx.self_name:
             return
         for type_name in sorted(ctx.types_of(value.value)):
-            owner = ctx._class_for_type(type_name)
+            owner = ctx.class_for_type(type_name)
             if owner is None or self.project.find_method(owner, value.attr) is not None:
                 continue
             for klass in self.project.mro(owner):
