@@ -12,8 +12,8 @@ from leapp_codemod.analysis.entry.call_sites import (
 )
 from leapp_codemod.analysis.entry.callbacks import (
     callers_of,
-    own_closure,
     driven_bodies,
+    own_closure,
     registered_callbacks,
 )
 from leapp_codemod.analysis.entry.composers import model_parts, thin_body, wrapper_calls

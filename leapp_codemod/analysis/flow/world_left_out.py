@@ -37,11 +37,11 @@ def _inherited_world_step(ctx: FunctionContext, call: ast.Call) -> str | None:
         return None
     for type_name in sorted(ctx.types_of(func.value)):
         cls = ctx.class_for_type(type_name)
-        if cls is None or ctx.project.find_method(cls, func.attr) is not None:
+        if cls is None or not cls.base_exprs or ctx.project.find_method(cls, func.attr) is not None:
             continue
         hooks = sorted(name for klass in ctx.project.mro(cls) for name in klass.methods
                        if set(name.lower().strip("_").split("_")) & _HOOK_WORDS)
-        bases = ", ".join(f"`{ast.unparse(b)}`" for b in cls.base_exprs) or "none"
+        bases = ", ".join(f"`{ast.unparse(b)}`" for b in cls.base_exprs)
         return (f"`{ast.unparse(func.value)}` is a project `{cls.name}` whose `{func.attr}` comes from a base the scan "
                 f"does not have ({bases}); that step may run the class's own hooks "
                 f"({', '.join(f'`{h}`' for h in hooks[:6]) or 'none found'}), which compute the next observation "
