@@ -307,3 +307,19 @@ def test_a_closure_name_the_function_rebinds_is_not_taken_for_the_def(tmp_path, 
     candidates = ranked(root, monkeypatch)
     assert not any(c["entry"] == expected("entry_closure_in_loop")["entry"] and
                    any(r.startswith("called in a loop by run") for r in c["reasons"]) for c in candidates)
+
+
+def test_a_controllers_per_tick_update_is_the_step_and_a_learners_update_stays_training(tmp_path, monkeypatch):
+    from leapp_codemod.analysis.entry.signs import trains
+    from leapp_codemod.analysis.model.index import FunctionInfo
+    want = expected("entry_update_tick")
+    candidates = ranked(app(tmp_path, "entry_update_tick"), monkeypatch)
+    assert candidates[0]["entry"] == want["entry"]
+    assert not any("training code" in r for r in candidates[0]["reasons"])
+    learner = by_id(candidates).get(want["learner"])
+    assert learner is None or any("training code" in r for r in learner["reasons"])
+    import ast
+    node = ast.parse("def update(self, b):\n    loss = f(b)\n    self.optim.step()\n").body[0]
+    assert trains(FunctionInfo("m:update", "m", "update", node, None, "m.py"))
+    node = ast.parse("def update(self):\n    self.env.step(self.act())\n").body[0]
+    assert not trains(FunctionInfo("m:update", "m", "update", node, None, "m.py"))

@@ -64,6 +64,7 @@ from leapp_codemod.analysis.entry.signs import (
     STEP_VERBS,
     TRAINING_NAMES,
     computes_loss,
+    trains,
     decorated_no_grad,
     deploy_path,
     environment_or_optimizer,
@@ -234,7 +235,7 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites, reach: set[str]
         reasons.append("called by other project code (a callee, not the top of the pipeline)")
     if project.modules[fn.module].has_main_guard and not loops and fn.class_name is not None:
         score -= 1
-    if fn.name in TRAINING_NAMES:
+    if fn.name in TRAINING_NAMES and not _control_tick(fn, loops, sites):
         score -= 5
         reasons.append(f"`{fn.name}` is a critic, value, loss or update function {TRAINING_CODE}")
     elif computes_loss(fn):
@@ -379,6 +380,20 @@ def _function(fid: str, fallback: FunctionInfo, sites: CallSites):
 
 
 SCRIPTED_PENALTY = 4
+
+
+# Training names that control code also gives its per-tick method (`update()` of a controller a loop runs).
+TICK_NAMES = frozenset({"update"})
+
+
+def _control_tick(fn: FunctionInfo, loops: list, sites: CallSites) -> bool:
+    """`update()` a driver loop calls every tick that runs a model through what it calls and neither it nor its
+    callees compute a loss, step an optimizer or call `backward()`: a controller's tick, not a learner's update."""
+    if fn.name not in TICK_NAMES or not any(caller.id in sites.drivers for caller, _ in loops) \
+            or sites.model_via(fn.id) is None:
+        return False
+    bodies = [fn, *(sites.functions[t] for t in sites.delegates.get(fn.id, set()) if t in sites.functions)]
+    return not any(trains(body) for body in bodies)
 
 
 def _side_script(path: str, reasons: list[str]) -> int:

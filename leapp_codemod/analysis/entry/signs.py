@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from leapp_codemod.analysis.entry.bounds import final_name
 from leapp_codemod.analysis.entry.composers import is_model_wrapper
 from leapp_codemod.analysis.entry.drivers import name_words
 from leapp_codemod.analysis.entry.loops import (
@@ -136,6 +137,19 @@ def computes_loss(fn: FunctionInfo) -> bool:
         if isinstance(node, ast.Call):
             name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
             if name == "backward" or "loss" in name.lower():
+                return True
+    return False
+
+
+def trains(fn: FunctionInfo) -> bool:
+    """Does the function compute a loss, call `backward()` or step an optimizer anywhere in its body?"""
+    for node in ast.walk(fn.node):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            receiver = final_name(func.value) if isinstance(func, ast.Attribute) else ""
+            if name in ("backward", "zero_grad") or "loss" in name.lower() \
+                    or (name == "step" and "optim" in (receiver or "").lower()):
                 return True
     return False
 
