@@ -64,7 +64,6 @@ from leapp_codemod.analysis.entry.signs import (
     STEP_VERBS,
     TRAINING_NAMES,
     computes_loss,
-    trains,
     decorated_no_grad,
     deploy_path,
     environment_or_optimizer,
@@ -74,6 +73,7 @@ from leapp_codemod.analysis.entry.signs import (
     side_script,
     step_name,
     steps_simulator,
+    trains,
     uses_non_torch,
 )
 from leapp_codemod.analysis.entry.steps import (
