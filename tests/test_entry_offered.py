@@ -323,3 +323,11 @@ def test_a_controllers_per_tick_update_is_the_step_and_a_learners_update_stays_t
     assert trains(FunctionInfo("m:update", "m", "update", node, None, "m.py"))
     node = ast.parse("def update(self):\n    self.env.step(self.act())\n").body[0]
     assert not trains(FunctionInfo("m:update", "m", "update", node, None, "m.py"))
+
+
+def test_a_class_a_package_star_exports_over_its_same_named_submodule_is_what_the_script_builds(tmp_path,
+                                                                                               monkeypatch):
+    want = expected("entry_star_reexport")
+    candidates = ranked(app(tmp_path, "entry_star_reexport"), monkeypatch)
+    assert candidates[0]["entry"] == want["entry"]
+    assert "the loop is in a driver (a __main__ block or what it calls)" in candidates[0]["reasons"]

@@ -274,10 +274,14 @@ class Project:
             if isinstance(mod.globals.get(head), (ast.Name, ast.Attribute)):   # `MlpPolicy = ActorCriticPolicy`
                 aliased = self.qualify(mod.globals[head], mod)
                 return self.lookup(".".join([aliased, *rest[1:]]), hops + 1) if aliased else None
+            # a package `__init__` re-exporting `from .core import *`; its names win over a submodule of the same
+            # name (`from .Walker import *` binds the class `Walker` over the submodule `pkg.Walker`)
+            star = self._star_imported(head, mod)
+            if star:
+                return self.lookup(".".join([star, *rest[1:]]), hops + 1)
             if self.module_named(".".join(parts[:cut + 1])) is not None:
                 continue
-            star = self._star_imported(head, mod)   # a package `__init__` re-exporting `from .core import *`
-            return self.lookup(".".join([star, *rest[1:]]), hops + 1) if star else None
+            return None
         return None
 
     def external_name(self, qualified: str, hops: int = 0) -> str:
