@@ -331,3 +331,56 @@ def test_a_class_a_package_star_exports_over_its_same_named_submodule_is_what_th
     candidates = ranked(app(tmp_path, "entry_star_reexport"), monkeypatch)
     assert candidates[0]["entry"] == want["entry"]
     assert "the loop is in a driver (a __main__ block or what it calls)" in candidates[0]["reasons"]
+
+
+def test_a_policy_method_a_library_base_class_provides_is_a_model_call(tmp_path, monkeypatch):
+    # `self.get_action(obs)` in a subclass of an RL library's player: no project class defines it, the library base
+    # does; the method calling it runs a policy, and the thread-driven step around that method ranks above it
+    want = expected("entry_library_player_step")
+    candidates = ranked(app(tmp_path, "entry_library_player_step"), monkeypatch)
+    assert [c["entry"] for c in candidates[:2]] == [want["entry"], want["wrapper"]]
+    wrapper = by_id(candidates)[want["wrapper"]]
+    assert "runs a policy through `self.get_action`, an object the scan does not follow" in wrapper["reasons"]
+    assert not any("no sign of a model" in r for r in wrapper["reasons"])
+
+
+def test_a_method_of_self_is_a_library_policy_call_only_when_a_library_base_provides_it(tmp_path):
+    import ast
+
+    from leapp_codemod.analysis.entry.signs import unfollowed_policy_call
+    from leapp_codemod.scan.load import load_project
+    source = ("from lib import Player\nclass Own(Player):\n    def get_action(self, x):\n        return x\n"
+              "class Walker(Player):\n    def step(self, x):\n        return self.get_action(x)\n"
+              "class Plain:\n    def step(self, x):\n        return self.get_action(x)\n")
+    (tmp_path / "m.py").write_text(source, encoding="utf-8")
+    project = load_project([str(tmp_path)]).project
+    call = next(n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Call))
+    classes = project.modules["m"].classes
+    assert unfollowed_policy_call(call, "self", project, classes["Walker"])
+    assert not unfollowed_policy_call(call, "self", project, classes["Plain"])   # no library base: unknown
+    assert not unfollowed_policy_call(call, "self", project, classes["Own"])     # the project defines it
+    assert not unfollowed_policy_call(call, "self")                             # no class given
+
+
+def test_a_short_range_whose_helper_builds_the_models_input_ranks_above_the_model_step(tmp_path, monkeypatch):
+    want = expected("entry_range_with_preprocess")
+    root = app(tmp_path, "entry_range_with_preprocess")
+    candidates = ranked(root, monkeypatch)
+    assert [c["entry"] for c in candidates[:2]] == [want["entry"], want["step"]]
+    assert any(r.startswith("feeds GaitPolicy.infer through the project's own preprocessing")
+               for r in candidates[0]["reasons"])
+
+
+def test_a_getter_called_with_nothing_is_a_read_of_the_world_not_preprocessing(tmp_path, monkeypatch):
+    want = expected("entry_range_with_preprocess")
+    root = app(tmp_path, "entry_range_with_preprocess")
+    script = root / "sim2sim.py"
+    text = script.read_text(encoding="utf-8")
+    start = text.index("obs_builder.assemble(")
+    script.write_text(text[:start] + "obs_builder.latest()" + text[text.index("last)", start) + 5:], encoding="utf-8")
+    helper = root / "obs_builder.py"
+    helper.write_text(helper.read_text(encoding="utf-8") + "\n\ndef latest():\n    return torch.zeros(1, 39)\n",
+                      encoding="utf-8")
+    candidates = ranked(root, monkeypatch)
+    assert candidates[0]["entry"] == want["step"]
+    assert not any(c["kind"] == "inline" and c["score"] > candidates[0]["score"] for c in candidates)

@@ -228,7 +228,7 @@ class _Slicer:
             return True
         if any(t.class_name and _is_module_class(project, t) for t in targets):
             return True
-        return not targets and (model_call(node, set()) is not None or unfollowed_policy_call(node, ctx.self_name))
+        return not targets and (model_call(node, set()) is not None or unfollowed_policy_call(node, ctx.self_name, ctx.project, ctx.cls))
 
     def _argument_fills(self) -> None:
         """`blend(memo["goal"], out)` where `blend` writes into its first parameter fills `memo`."""

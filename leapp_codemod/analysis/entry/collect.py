@@ -21,7 +21,7 @@ from leapp_codemod.analysis.entry.config_choice import (
     chosen_at_run_time,
     selected_among,
 )
-from leapp_codemod.analysis.entry.cores import range_around_step
+from leapp_codemod.analysis.entry.cores import composed, range_around_step
 from leapp_codemod.analysis.entry.drivers import (
     DRIVER_DEPTH,
     driver_ids,
@@ -198,7 +198,7 @@ def collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
                     or (isinstance(node.func, ast.Name) and node.func.id in items)):
                 sites.calls_module.add(fn.id)
                 sites.model_lines.setdefault(fn.id, set()).add(node.lineno)
-            elif not targets and unfollowed_policy_call(node, ctx.self_name):
+            elif not targets and unfollowed_policy_call(node, ctx.self_name, project, ctx.cls):
                 sites.calls_module.add(fn.id)
                 sites.model_lines.setdefault(fn.id, set()).add(node.lineno)
                 sites.policy_calls.setdefault(fn.id, ast.unparse(node.func))
@@ -305,7 +305,7 @@ def _keeps_selected(sites: CallSites, pipeline, selected: FunctionInfo | None, d
     INLINE_NETWORK_STATEMENTS statements or more: the selected method is then a part of the range."""
     if selected is None:
         return True
-    if pipeline.size < INLINE_NETWORK_STATEMENTS:
+    if pipeline.size < INLINE_NETWORK_STATEMENTS and not composed(sites, driver, pipeline):
         return False
     sites.ranged_steps.setdefault(selected.id, (driver, pipeline))
     return True

@@ -17,7 +17,7 @@ from leapp_codemod.analysis.entry.call_sites import CallSites
 from leapp_codemod.analysis.entry.drivers import loops_of, name_words
 from leapp_codemod.analysis.entry.loops import InlinePipeline, inline_pipelines, offline_loop
 from leapp_codemod.analysis.entry.peers import GENERIC_STEP_NAMES
-from leapp_codemod.analysis.entry.signs import is_step_name, step_name
+from leapp_codemod.analysis.entry.signs import IO_WORDS, TRAINING_NAMES, is_step_name, step_name
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.knowledge.vocab import PERCEPTION_METHOD_WORDS
@@ -138,6 +138,52 @@ def _loops_over_models(sites: CallSites, fn: FunctionInfo, depth: int = 2) -> bo
     return False
 
 
+# Words of a helper's name that act on the world or report, not on the pipeline's data (`env.step`, `log_info`).
+_NOT_PROCESSING = IO_WORDS | {"step", "reset", "apply", "set", "sleep", "wait", "sync", "update"}
+
+
+def processes_around(sites: CallSites, fn: FunctionInfo, pipeline: InlinePipeline) -> str | None:
+    """A project helper, in `fn`'s inline range `pipeline`, that turns observation data handed to it into the
+    model's input (`data = raw_obs_to_tensor(obs, cfg)` before `policy.get_action(data)`) and runs no model
+    itself: the range then composes the pipeline out of the project's own steps, more of it than the model
+    function alone. Its qualname, or None. A getter called with nothing (`robot.get_state()`: a read of the
+    world), world steps, resets, I/O and training helpers are no such step."""
+    inside = [(node, tids) for node, tids in sites.project_calls.get(fn.id, [])
+              if pipeline.start <= node.lineno <= pipeline.end and tids]
+    model_lines = [node.lineno for node, tids in inside if any(_runs_model(sites, t) for t in tids)]
+    model_lines += [line for line in sites.model_lines.get(fn.id, ()) if pipeline.start <= line <= pipeline.end]
+    if not model_lines:
+        return None
+    for node, tids in inside:
+        if node.lineno >= min(model_lines) or not (node.args or node.keywords):
+            continue
+        helpers = [sites.functions.get(tid) for tid in tids]
+        if all(h is not None and _processes(sites, h, fn) for h in helpers):
+            return helpers[0].qualname
+    return None
+
+
+def composed(sites: CallSites, fn: FunctionInfo, pipeline: InlinePipeline) -> bool:
+    """Is the short range `pipeline` composed around its model step by a preprocessing helper? Recorded: such a
+    range carries the step's evidence (ordering.below_their_ranges)."""
+    if processes_around(sites, fn, pipeline) is None:
+        return False
+    sites.composed.add(f"{fn.path}:{pipeline.start}-{pipeline.end}")
+    return True
+
+
+def _processes(sites: CallSites, helper: FunctionInfo, caller: FunctionInfo) -> bool:
+    tid = helper.id
+    return not (tid == caller.id or tid in sites.ignored or helper.module in sites.vendored
+                or _runs_model(sites, tid) or sites.model_via(tid) is not None or tid in sites.calls_module
+                or helper.name in TRAINING_NAMES or helper.name.startswith("__")
+                or name_words(helper.name) & _NOT_PROCESSING or not _returns_value(helper))
+
+
+def _returns_value(fn: FunctionInfo) -> bool:
+    return any(isinstance(n, ast.Return) and n.value is not None for n in ast.walk(fn.node))
+
+
 def range_around_step(sites: CallSites, fn: FunctionInfo, loop: ast.AST, models: set[str],
                       least: int, view=None) -> tuple[InlinePipeline, list[str]] | None:
     """A driver loop (at any depth below `__main__`) that builds, in at least `least` statements, the input of a
@@ -149,7 +195,7 @@ def range_around_step(sites: CallSites, fn: FunctionInfo, loop: ast.AST, models:
     if not steps:
         return None
     found = [p for p in inline_pipelines(loop, models, lambda call: True, lambda call: id(call) in steps, view)
-             if p.statements >= least]
+             if p.statements >= least or composed(sites, fn, p)]
     if not found:
         return None
     best = max(found, key=lambda p: p.statements)

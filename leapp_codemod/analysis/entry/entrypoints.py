@@ -526,7 +526,8 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
                                simulated_ranges(outermost) | simulated_functions(ranked, sites, functions, project))
     ranked = below_their_ranges(below_model_signs(ranked), {
         fid: f"{driver.path}:{pipeline.start}-{pipeline.end}"
-        for fid, (driver, pipeline) in {**sites.ranged_steps, **sites.inline_networks}.items()})
+        for fid, (driver, pipeline) in {**sites.ranged_steps, **sites.inline_networks}.items()},
+        frozenset(sites.composed))
     ranked = below_driven_steps(ranked, {
         c.id: driven_steps(functions[c.id], _model_lines(functions[c.id], sites), sites.project_calls.get(c.id, []),
                            sites.definers) for c in ranked if c.kind == "function" and c.id in functions})

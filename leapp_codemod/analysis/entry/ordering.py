@@ -17,18 +17,29 @@ from leapp_codemod.analysis.entry.submodules import PART_PENALTY, factory_built
 from leapp_codemod.model import Entrypoint
 
 
-def below_their_ranges(ranked: list[Entrypoint], networks: dict[str, str]) -> list[Entrypoint]:
+def below_their_ranges(ranked: list[Entrypoint], networks: dict[str, str],
+                       composed: frozenset[str] = frozenset()) -> list[Entrypoint]:
     """`networks`: function id -> the id of the inline range that calls it. Each such function scored at or
-    above its range is put one point below it, with the reason."""
-    scores = {c.id: c.score for c in ranked if c.kind == "inline"}
-    out = []
+    above its range is put one point below it, with the reason. A range in `composed` (a preprocessing helper
+    of the project feeds the function's input there: cores.processes_around) runs the function with more of the
+    pipeline around it and carries its evidence: scored below the function, it is first raised one point above."""
+    raised: dict[str, tuple[int, str]] = {}
     for c in ranked:
         range_id = networks.get(c.id) if c.kind == "function" else None
-        if range_id in scores and c.score >= scores[range_id]:
-            c = replace(c, score=scores[range_id] - 1, reasons=(
-                *c.reasons, f"ranked below the range {range_id} that calls it with the pipeline around it"))
+        if range_id in composed and c.score + 1 > raised.get(range_id, (c.score, ""))[0]:
+            raised[range_id] = (c.score + 1, c.qualname)
+    out = []
+    for c in ranked:
+        if c.kind == "inline" and c.id in raised and raised[c.id][0] > c.score:
+            score, qualname = raised[c.id]
+            c = replace(c, score=score, reasons=(
+                *c.reasons, f"feeds {qualname} through the project's own preprocessing: ranked one point above it"))
         out.append(c)
-    return out
+    scores = {c.id: c.score for c in out if c.kind == "inline"}
+    return [replace(c, score=scores[networks[c.id]] - 1, reasons=(
+        *c.reasons, f"ranked below the range {networks[c.id]} that calls it with the pipeline around it"))
+            if c.kind == "function" and networks.get(c.id) in scores and c.score >= scores[networks[c.id]] else c
+            for c in out]
 
 
 # A folder named the way file managers and people name a duplicate: `gym_custom (copy)`, `policy - Copy`,

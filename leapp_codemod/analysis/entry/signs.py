@@ -293,14 +293,19 @@ def private_step(fn: FunctionInfo, loops: list) -> bool:
             and any(caller.id != fn.id for caller, _ in loops) and not is_model_wrapper(fn))
 
 
-def unfollowed_policy_call(call: ast.Call, self_name: str | None) -> bool:
+def unfollowed_policy_call(call: ast.Call, self_name: str | None, project: Project | None = None,
+                           cls=None) -> bool:
     """`self.player.get_action(obs)` on an object the scan cannot follow (built by a library's factory): a
     method named like a policy step, on something other than `self`, runs the policy; so does a method named like
-    one (`predict_action_chunk`) on a model the class holds (`self.model`)."""
+    one (`predict_action_chunk`) on a model the class holds (`self.model`), and a policy-step method of `self`
+    that no project class defines but a library base class of `cls` does (`self.get_action(obs)` in a subclass
+    of an RL library's player)."""
     func = call.func
-    if not isinstance(func, ast.Attribute) or (isinstance(func.value, ast.Name)
-                                               and func.value.id in (self_name, "super")):
+    if not isinstance(func, ast.Attribute):
         return False
+    if isinstance(func.value, ast.Name) and func.value.id in (self_name, "super"):
+        return (func.value.id == self_name and project is not None and cls is not None
+                and func.attr in UNFOLLOWED_POLICY_METHODS and project.from_library_base([cls], func.attr))
     words = name_words(func.attr)
     held = isinstance(func.value, ast.Attribute) and is_model_name(func.value.attr)   # `self.model.predict_chunk(x)`
     return ((func.attr in UNFOLLOWED_POLICY_METHODS or (held and words & ACTION_WORDS and words & STEP_VERBS))

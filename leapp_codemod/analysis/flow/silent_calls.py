@@ -65,7 +65,5 @@ def runs_unseen_code(ctx: FunctionContext, call: ast.Call) -> bool:
 
 
 def _library_base_method(ctx: FunctionContext, attr: str) -> bool:
-    """`self.get_logger`: no project class of the receiver defines or assigns it, and one has a library base."""
-    classes = [k for cls in ctx.receiver_classes() or [ctx.cls] for k in ctx.project.mro(cls)]
-    return not any(attr in k.methods or attr in k.attr_values or attr in k.class_attrs for k in classes) \
-        and any(isinstance(base, str) for k in classes for base in ctx.project.bases(k))
+    """`self.get_logger`: a method of a library base class of the receiver, no project code."""
+    return ctx.project.from_library_base(ctx.receiver_classes() or [ctx.cls], attr)

@@ -346,6 +346,13 @@ class Project:
                 return klass.methods[name]
         return None
 
+    def from_library_base(self, classes: list[ClassInfo], attr: str) -> bool:
+        """`self.get_logger`, `self.get_action`: no class of `classes` (with their project bases) defines or
+        assigns `attr`, and one of them derives from a library class: the library base provides it."""
+        mro = [k for cls in classes for k in self.mro(cls)]
+        return not any(attr in k.methods or attr in k.attr_values or attr in k.class_attrs for k in mro) \
+            and any(isinstance(base, str) for k in mro for base in self.bases(k))
+
     def library_hook(self, cls: ClassInfo, name: str) -> tuple[FunctionInfo, str] | None:
         """`env.step(td)` on a project subclass of a library base (torchrl `EnvBase`, a gym `Env`) that does
         not define `step` itself: the library's public method calls the project's `_step` override (a
