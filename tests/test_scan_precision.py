@@ -191,3 +191,9 @@ def test_an_attribute_rebuilt_and_read_inside_one_data_branch_is_scratch(tmp_pat
     assert ("planner.py", 15, "LCM701") not in hits   # the entry added to that fresh dict
     assert ("planner.py", 17, "LCM702") in hits       # `self.detour`: reads the previous call's value
     assert ("planner.py", 13, "LCM201") in hits       # the data branch itself
+
+
+def test_flags_imported_from_a_settings_module_rule_their_blocks_out(tmp_path, monkeypatch):
+    hits = found(scan(tmp_path, "settings_module_app", "rover/pilot.py:Pilot.drive", monkeypatch))
+    assert ("pilot.py", 39, "LCM102") in hits   # `options.ADAPTIVE_GAIN`: a script assigns it
+    assert not {(line, code) for _, line, code in hits if line != 39}, hits

@@ -39,6 +39,8 @@ from leapp_codemod.analysis.flow.property_reads import property_getters
 from leapp_codemod.analysis.flow.kwarg_keys import (
     absent_keyword, forwarded_settings, record_keyword_keys, record_vararg_counts,
 )
+from leapp_codemod.analysis.model.fold import name_stores
+from leapp_codemod.analysis.model.imported_flags import imported_flags
 from leapp_codemod.analysis.model.literal_globals import literal_constant
 from leapp_codemod.analysis.model.settings import class_settings, dict_defaults, module_flags
 from leapp_codemod.analysis.flow.param_kinds import record_kinds
@@ -280,7 +282,8 @@ class Analysis:
             flags = self.flags.get(fn.module)
             if flags is None:   # once per module: a 10 MiB module has thousands of functions
                 module = self.project.modules.get(fn.module)
-                flags = self.flags[fn.module] = module_flags(module.tree, module.nodes) if module is not None else {}
+                flags = self.flags[fn.module] = {**imported_flags(self.project, module),
+                                                 **module_flags(module.tree, module.nodes)} if module is not None else {}
             constants = self.facts.param_constants.setdefault(fn.id, {})
             read = {node.id for node in fn.nodes if isinstance(node, ast.Name)}   # copying every table is quadratic
             for name, values in flags.items():   # a flag, `table:NAME`, `call:helper` or `Cls.attr` it names
@@ -469,6 +472,8 @@ def _record_constants(facts: Facts, ctx: FunctionContext, callee: FunctionInfo, 
             values = set(mine[arg.id])   # the caller's own constant parameter, or a name bound from a config
         elif isinstance(arg, ast.Name) and (literals := literal_bindings(ctx.fn, arg.id)) is not None:
             values = literals    # `noise = True` ... `f(action, noise)`: a flag the caller sets to literals
+        elif (flag := _module_flag(ctx, arg, mine)) is not None:
+            values = flag        # `act(x, ENABLE_VISUAL)`, `settings.DEBUG`: a module-level setting passed on
         elif config_key(arg) is not None and mine.get(CONFIG_KEY + config_key(arg)):
             values = set(mine[CONFIG_KEY + config_key(arg)])   # `f(x, mode=cfg.mode)`, decided by the configs
         else:
@@ -481,6 +486,20 @@ def _record_constants(facts: Facts, ctx: FunctionContext, callee: FunctionInfo, 
     for arg, default in defaults:
         if arg.arg not in passed:
             table.setdefault(arg.arg, set()).add(default.value if isinstance(default, ast.Constant) else UNKNOWN)
+
+
+def _module_flag(ctx: FunctionContext, arg: ast.expr, mine: dict) -> set | None:
+    """The values of a module-level flag (the caller's module's own or one it imports, in `mine` under its name
+    or `module.NAME`) that `arg` reads, when the caller does not bind that name itself."""
+    if isinstance(arg, ast.Name) and arg.id not in ctx.fn.params and arg.id not in name_stores(ctx.fn):
+        key = arg.id
+    elif isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name) and arg.value.id != ctx.self_name \
+            and arg.value.id not in ctx.fn.params and arg.value.id not in name_stores(ctx.fn):
+        key = f"{arg.value.id}.{arg.attr}"
+    else:
+        return None
+    values = mine.get(key)
+    return set(values) if values and UNKNOWN not in values else None
 
 
 def _binding(ctx: FunctionContext, call: ast.Call) -> tuple[str, str] | None:

@@ -45,11 +45,30 @@ def self_name_of(fn: FunctionInfo) -> str | None:
 
 
 def _is_training(expr: ast.expr, self_name: str | None) -> bool:
-    return is_self_attr(expr, self_name) and expr.attr == "training"
+    """`self.training`, or compared with a true constant (`self.training == True`, `is True`, `!= 0`)."""
+    if is_self_attr(expr, self_name) and expr.attr == "training":
+        return True
+    return _compared_truth(expr, self_name) is True
 
 
 def _is_not_training(expr: ast.expr, self_name: str | None) -> bool:
-    return isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not) and _is_training(expr.operand, self_name)
+    return (isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not) and _is_training(expr.operand, self_name)) \
+        or _compared_truth(expr, self_name) is False
+
+
+def _compared_truth(expr: ast.expr, self_name: str | None) -> bool | None:
+    """What `self.training == C` / `is C` / `!= C` / `is not C` (C a bool or int constant) says of the flag: True
+    when the test holds exactly when it is set, False when exactly when it is not, None for other tests."""
+    if not (isinstance(expr, ast.Compare) and len(expr.ops) == 1 and is_self_attr(expr.left, self_name)
+            and expr.left.attr == "training" and isinstance(expr.comparators[0], ast.Constant)
+            and type(expr.comparators[0].value) in (bool, int)):
+        return None
+    truth = bool(expr.comparators[0].value)
+    if isinstance(expr.ops[0], (ast.Eq, ast.Is)):
+        return truth
+    if isinstance(expr.ops[0], (ast.NotEq, ast.IsNot)):
+        return not truth
+    return None
 
 
 def training_only_block(node: ast.If | ast.IfExp, self_name: str | None) -> str | None:
@@ -284,26 +303,31 @@ def _walk_live(fn: FunctionInfo, constants: dict[str, set] | None):
         yield node
         if isinstance(node, ast.If):
             skipped = training_only_block(node, self_name) or constant_flag_block(node, fn, constants)
-            children = _evaluated_test(node, self_name) \
+            children = _evaluated_test(node, fn, constants) \
                 + ([] if skipped == "body" else live_statements(node.body, fn, constants)) \
                 + ([] if skipped == "orelse" else live_statements(node.orelse, fn, constants))
         elif isinstance(node, ast.IfExp):
             skipped = training_only_block(node, self_name) or constant_flag_block(node, fn, constants)
-            children = _evaluated_test(node, self_name) + ([] if skipped == "body" else [node.body]) \
+            children = _evaluated_test(node, fn, constants) + ([] if skipped == "body" else [node.body]) \
                 + ([] if skipped == "orelse" else [node.orelse])
         else:
             children = child_nodes(node)
         stack.extend(reversed(children))
 
 
-def _evaluated_test(node: ast.If | ast.IfExp, self_name: str | None) -> list[ast.expr]:
-    """The parts of the test that run in eval mode: `self.training and x.sum() > 0` stops at
-    `self.training` (False), `not self.training or x` at `not self.training` (True)."""
+def _evaluated_test(node: ast.If | ast.IfExp, fn: FunctionInfo, constants: dict[str, set] | None) -> list[ast.expr]:
+    """The parts of the test that run in eval mode and under the settings: `self.training and x.sum() > 0`
+    stops at `self.training` (False), `not self.training or x` at `not self.training` (True), `explore and
+    np.random.random() < eps` at `explore` when every call passes False."""
     test = node.test
-    if isinstance(test, ast.BoolOp) and training_only_block(node, self_name) is not None:
-        stop = _is_training if isinstance(test.op, ast.And) else _is_not_training
-        cut = next(i for i, v in enumerate(test.values) if stop(v, self_name))
-        return test.values[:cut + 1]
+    if not isinstance(test, ast.BoolOp):
+        return [test]
+    self_name = self_name_of(fn)
+    stop = _is_training if isinstance(test.op, ast.And) else _is_not_training
+    decided = not isinstance(test.op, ast.And)    # the operand value that decides an `and` (False), an `or` (True)
+    for i, value in enumerate(test.values[:-1]):
+        if stop(value, self_name) or (constants and _outcome(value, fn, constants, node) is decided):
+            return test.values[:i + 1]
     return [test]
 
 
