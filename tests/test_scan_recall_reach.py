@@ -113,3 +113,11 @@ def test_message_fields_read_by_getattr_and_messages_passed_by_keyword(tmp_path,
     # the fields of the message the callback received are the input being made (the input boundary)
     assert ("arm_node.py", 8, "LCM301") not in hits    # pos = getattr(state, "position", []), state passed as state=msg
     assert ("arm_node.py", 12, "LCM301") not in hits   # np.asarray(getattr(state, "effort", [])), passed positionally
+
+
+def test_a_getattr_by_a_shaped_name_lists_only_the_properties_of_that_shape(tmp_path, monkeypatch):
+    from scanfixture import check_marked
+    check_marked("scan_recall_reach", tmp_path, monkeypatch, "term_dispatch_app", "perception:Perception.encode")
+    result = scan(tmp_path / "again", "term_dispatch_app", "perception:Perception.encode", monkeypatch)
+    listed = {(n.line, n.text) for n in result.not_followed}
+    assert listed == {(30, "getattr(self, probe)")}   # `term + "_features"` cannot name the property `speed`

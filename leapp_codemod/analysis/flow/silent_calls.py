@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 
 from leapp_codemod.analysis.infer.context import FunctionContext, is_self_attr
+from leapp_codemod.analysis.model.local_values import name_pattern
 from leapp_codemod.analysis.model.walk import is_property, self_returned
 from leapp_codemod.knowledge.vocab import DATA_METHOD_NAMES
 from leapp_codemod.model import NotFollowed
@@ -29,8 +30,9 @@ def dynamic_getattr(ctx: FunctionContext, call: ast.Call) -> NotFollowed | None:
         return None
     resolver = CallableResolver(ctx)
     owners = resolver._owner_classes(call.args[0], resolver_where(ctx))
+    shape = name_pattern(name, resolver_where(ctx), ctx, 0)   # `f"_obs_{term}"`: only names of that shape
     getters = sorted({n for cls in owners for klass in ctx.project.mro(cls) for n, m in klass.methods.items()
-                      if is_property(m)})
+                      if is_property(m) and (shape is None or shape.fullmatch(n))})
     if not getters:
         return None
     shown = ", ".join(f"`{g}`" for g in getters[:4]) + (", ..." if len(getters) > 4 else "")
