@@ -367,7 +367,7 @@ def test_a_short_range_whose_helper_builds_the_models_input_ranks_above_the_mode
     root = app(tmp_path, "entry_range_with_preprocess")
     candidates = ranked(root, monkeypatch)
     assert [c["entry"] for c in candidates[:2]] == [want["entry"], want["step"]]
-    assert any(r.startswith("feeds GaitPolicy.infer through the project's own preprocessing")
+    assert any(r.startswith("runs GaitPolicy.infer with the project's own pre- or post-processing around it")
                for r in candidates[0]["reasons"])
 
 
@@ -384,3 +384,37 @@ def test_a_getter_called_with_nothing_is_a_read_of_the_world_not_preprocessing(t
     candidates = ranked(root, monkeypatch)
     assert candidates[0]["entry"] == want["step"]
     assert not any(c["kind"] == "inline" and c["score"] > candidates[0]["score"] for c in candidates)
+
+
+def _post_processing_variant(root, *extra_args: str) -> None:
+    """The loop builds the observation inline and hands the network's output to a project helper (with
+    `extra_args`: other values the helper mixes in)."""
+    script = root / "sim2sim.py"
+    text = script.read_text(encoding="utf-8")
+    start, end = text.index("            obs = obs_builder.assemble("), text.index("        data.ctrl[:]")
+    args = ", ".join(("action", *extra_args))
+    script.write_text(text[:start] + (
+        "            obs = torch.from_numpy(np.concatenate([data.qpos[7:], command]).astype(np.float32))\n"
+        "            action = policy.infer(obs)\n"
+        f"            targets = obs_builder.to_targets({args})\n") + text[end:], encoding="utf-8")
+    script.write_text("import torch\n" + script.read_text(encoding="utf-8"), encoding="utf-8")
+    helper = root / "obs_builder.py"
+    helper.write_text(helper.read_text(encoding="utf-8") + "\n\ndef to_targets(action, *rest):\n"
+                      "    return 0.25 * action.numpy()[0]\n", encoding="utf-8")
+
+
+def test_a_short_range_whose_helper_turns_the_models_output_into_the_action_ranks_above_it(tmp_path, monkeypatch):
+    want = expected("entry_range_with_preprocess")
+    root = app(tmp_path, "entry_range_with_preprocess")
+    _post_processing_variant(root)
+    candidates = ranked(root, monkeypatch)
+    assert candidates[0]["kind"] == "inline" and candidates[1]["entry"] == want["step"]
+
+
+def test_a_helper_mixing_the_action_with_other_readings_is_no_post_processing(tmp_path, monkeypatch):
+    # `to_targets(action, data.qpos)`: a low-level controller on the action and the simulator's state
+    want = expected("entry_range_with_preprocess")
+    root = app(tmp_path, "entry_range_with_preprocess")
+    _post_processing_variant(root, "data.qpos")
+    candidates = ranked(root, monkeypatch)
+    assert candidates[0]["entry"] == want["step"]

@@ -33,7 +33,7 @@ class CallSites:
     # project network methods a driver loop calls inline, with pipeline code around -> (driver, range)
     inline_networks: dict[str, tuple[FunctionInfo, InlinePipeline]] = field(default_factory=dict)
     step_ranges: set[tuple[str, int]] = field(default_factory=set)   # (fn id, start) of ranges around a step
-    composed: set[str] = field(default_factory=set)   # ranges (path:start-end) a preprocessing helper feeds (cores)
+    composed: set[str] = field(default_factory=set)   # ranges (path:start-end) composed around a project helper (cores)
     # project functions running a model that a driver loop calls amid its pipeline code -> (driver, range)
     ranged_steps: dict[str, tuple[FunctionInfo, InlinePipeline]] = field(default_factory=dict)
     project_calls: dict[str, list[tuple[ast.Call, list[str]]]] = field(default_factory=dict)  # fid -> its calls

@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from leapp_codemod.analysis.entry.call_sites import CallSites
 from leapp_codemod.analysis.entry.drivers import loops_of, name_words
-from leapp_codemod.analysis.entry.loops import InlinePipeline, inline_pipelines, offline_loop
+from leapp_codemod.analysis.entry.loops import InlinePipeline, defined_names, inline_pipelines, offline_loop, used_names
 from leapp_codemod.analysis.entry.peers import GENERIC_STEP_NAMES
 from leapp_codemod.analysis.entry.signs import IO_WORDS, TRAINING_NAMES, is_step_name, step_name
 from leapp_codemod.analysis.model.index import FunctionInfo
@@ -144,28 +144,54 @@ _NOT_PROCESSING = IO_WORDS | {"step", "reset", "apply", "set", "sleep", "wait", 
 
 def processes_around(sites: CallSites, fn: FunctionInfo, pipeline: InlinePipeline) -> str | None:
     """A project helper, in `fn`'s inline range `pipeline`, that turns observation data handed to it into the
-    model's input (`data = raw_obs_to_tensor(obs, cfg)` before `policy.get_action(data)`) and runs no model
-    itself: the range then composes the pipeline out of the project's own steps, more of it than the model
-    function alone. Its qualname, or None. A getter called with nothing (`robot.get_state()`: a read of the
-    world), world steps, resets, I/O and training helpers are no such step."""
+    model's input (`data = raw_obs_to_tensor(obs, cfg)` before `policy.get_action(data)`), or the model's output
+    alone into the action (`actions = post_process(raw)` after it), and runs no model itself: the range then
+    composes the pipeline out of the project's own steps, more of it than the model function alone. Its
+    qualname, or None. Helpers are plain functions or methods of the step's own object: a method of another
+    object (`rig.divert(chute)`, `robot.read(port)`) acts on or reads the world. A getter called with nothing, a
+    helper that mixes the action with other readings (`pd_control(target, qpos, ...)`: the low-level
+    controller), world steps, resets, I/O and training helpers are no such step either."""
     inside = [(node, tids) for node, tids in sites.project_calls.get(fn.id, [])
               if pipeline.start <= node.lineno <= pipeline.end and tids]
     model_lines = [node.lineno for node, tids in inside if any(_runs_model(sites, t) for t in tids)]
     model_lines += [line for line in sites.model_lines.get(fn.id, ()) if pipeline.start <= line <= pipeline.end]
     if not model_lines:
         return None
+    derived = _derived_names(fn, pipeline, max(model_lines))
     for node, tids in inside:
-        if node.lineno >= min(model_lines) or not (node.args or node.keywords):
+        if node.lineno < min(model_lines):
+            fits = bool(node.args or node.keywords)
+        elif node.lineno > max(model_lines):
+            read = {n.id for arg in [*node.args, *(k.value for k in node.keywords)] for n in ast.walk(arg)
+                    if isinstance(n, ast.Name)}
+            fits = bool(read) and read <= derived
+        else:
             continue
         helpers = [sites.functions.get(tid) for tid in tids]
-        if all(h is not None and _processes(sites, h, fn) for h in helpers):
+        own = isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
+            and node.func.value.id == (fn.positional_params[0] if fn.is_method and fn.positional_params else None)
+        if fits and all(h is not None and (h.class_name is None or own) and _processes(sites, h, fn) for h in helpers):
             return helpers[0].qualname
     return None
 
 
+def _derived_names(fn: FunctionInfo, pipeline: InlinePipeline, model_line: int) -> set[str]:
+    """Names the range binds from the model call's result at `model_line`, directly or through statements after
+    it that read only such names (and attributes, constants)."""
+    statements = sorted((s for s in _simple_statements(fn) if pipeline.start <= s.lineno <= pipeline.end),
+                        key=lambda s: s.lineno)
+    out: set[str] = set()
+    for stmt in statements:
+        if stmt.lineno <= model_line <= (stmt.end_lineno or stmt.lineno):
+            out |= defined_names(stmt)
+        elif stmt.lineno > model_line and (read := used_names(stmt) - {"self"}) and read <= out:
+            out |= defined_names(stmt)
+    return out
+
+
 def composed(sites: CallSites, fn: FunctionInfo, pipeline: InlinePipeline) -> bool:
-    """Is the short range `pipeline` composed around its model step by a preprocessing helper? Recorded: such a
-    range carries the step's evidence (ordering.below_their_ranges)."""
+    """Is the short range `pipeline` composed around its model step by a project helper (processes_around)?
+    Recorded: such a range carries the step's evidence (ordering.below_their_ranges)."""
     if processes_around(sites, fn, pipeline) is None:
         return False
     sites.composed.add(f"{fn.path}:{pipeline.start}-{pipeline.end}")

@@ -20,9 +20,10 @@ from leapp_codemod.model import Entrypoint
 def below_their_ranges(ranked: list[Entrypoint], networks: dict[str, str],
                        composed: frozenset[str] = frozenset()) -> list[Entrypoint]:
     """`networks`: function id -> the id of the inline range that calls it. Each such function scored at or
-    above its range is put one point below it, with the reason. A range in `composed` (a preprocessing helper
-    of the project feeds the function's input there: cores.processes_around) runs the function with more of the
-    pipeline around it and carries its evidence: scored below the function, it is first raised one point above."""
+    above its range is put one point below it, with the reason. A range in `composed` (a project helper prepares
+    the function's input or turns its output into the action there: cores.processes_around) runs the function
+    with more of the pipeline around it and carries its evidence: scored below it, it is first raised one point
+    above it."""
     raised: dict[str, tuple[int, str]] = {}
     for c in ranked:
         range_id = networks.get(c.id) if c.kind == "function" else None
@@ -32,8 +33,8 @@ def below_their_ranges(ranked: list[Entrypoint], networks: dict[str, str],
     for c in ranked:
         if c.kind == "inline" and c.id in raised and raised[c.id][0] > c.score:
             score, qualname = raised[c.id]
-            c = replace(c, score=score, reasons=(
-                *c.reasons, f"feeds {qualname} through the project's own preprocessing: ranked one point above it"))
+            c = replace(c, score=score, reasons=(*c.reasons, f"runs {qualname} with the project's own pre- or "
+                                                             "post-processing around it: ranked one point above it"))
         out.append(c)
     scores = {c.id: c.score for c in out if c.kind == "inline"}
     return [replace(c, score=scores[networks[c.id]] - 1, reasons=(
