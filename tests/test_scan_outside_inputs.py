@@ -26,6 +26,7 @@ def private_cache(tmp_path, monkeypatch):
     ("closure_key_script", "run_arm.py:26-28"),
     ("operator_console_winch", "winch:WinchConsole.step"),
     ("timer_range_kite", "kite.py:20-24"),
+    ("timer_range_helper_sweeper", "sweeper.py:26-29"),
     ("gyro_helper_node", "gimbal:Gimbal.stabilise"),
 ])
 def test_reads_of_values_filled_outside_the_step_are_found(tmp_path, monkeypatch, app, entry):

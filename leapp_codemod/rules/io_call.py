@@ -116,7 +116,8 @@ RULE = Rule(
          "cached function (`@functools.lru_cache()`, `@cached_property`) called without pipeline data: it runs once. "
          "Nor is a clock read that only times the host (its value reaches only a log or print, a rate gate that "
          "orders it against settings, clock stamps and step counters, a wait loop whose "
-         "body only sleeps, or a timing field of a message the step publishes), or whose value nothing uses (a "
+         "body only sleeps, or a timing field of a message the step publishes, nested too: `msg.header.stamp`), "
+         "or whose value nothing uses (a "
          "local never read, an attribute no code of the project reads, or one every read of which, in any later "
          "call, reaches only logs, prints or other such attributes: a period logged by another timer): nothing "
          "the export computes depends on it. "
@@ -181,6 +182,10 @@ RULE = Rule(
     ),
     invalid=(
         "def step(obs):\n    print(obs)  # error\n    return obs\n",
+        # the clock read only stamps a nested field of the message the step publishes: reported at the send
+        "class Node:\n    def __init__(self):\n        self.pub = self.create_publisher(object, 'cmd', 10)\n"
+        "    def step(self, obs, msg):\n        msg.header.stamp = self.get_clock().now().to_msg()\n"
+        "        msg.data = obs * 2\n        self.pub.publish(msg)  # error\n        return obs * 2\n",
         # pipeline data in an f-string field
         "def step(obs):\n    out = obs * 2\n    print(f'out={out[0]:.3f}')  # error\n    return out\n",
         # a note built from pipeline data through a Python number, logged later in the step

@@ -74,7 +74,9 @@ RULE = Rule(
          "A callback method's writes count only when they carry data (a message field, a device read; "
          "constants, settings, clocks and counters fill nothing); a handler's or a listener's writes always count "
          "(an operator's input). A read that only gates (`if self.js is None: return`, a truth test, `len`, "
-         "`hasattr`) is no data. Writers the step itself runs are pipeline state (LCM701/LCM702), not this rule. "
+         "`hasattr`) is no data. Writers the step itself runs are pipeline state (LCM701/LCM702), not this rule; so are the "
+         "writes on the lines of an inline range the step is, read by a helper the range calls (the registered "
+         "callback the range is cut from writes them, but inside the step). "
          "The finding's related location is the write.",
     why="LEAPP 0.7.2 traces only the tensors handed to `input_tensors` (and the state declared with "
         "`state_tensors`); a value the step reads from an attribute or a global is not traced and is baked into "

@@ -214,10 +214,11 @@ class IoQuestions:
             return False
 
         def stored(target: ast.expr) -> bool:
-            if isinstance(target, ast.Attribute) and ast.unparse(target.value) in sent \
-                    and ast.unparse(target.value) != self.self_name:
+            if isinstance(target, ast.Attribute) and any(
+                    ast.unparse(holder) in sent and ast.unparse(holder) != self.self_name
+                    for holder in _holders(target.value)):
                 sinks.append(target)
-                return True   # `self.timer_msg.data = dt` and then `self.timer_pub.publish(self.timer_msg)`
+                return True   # `self.timer_msg.data = dt`, `cmd.header.stamp = now`, then the message is sent
             if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
                     and target.attr not in self._project_attr_reads():
                 return True   # `self.last_call = time.time()`, an attribute no code of the project reads
@@ -420,3 +421,11 @@ def _root_name(expr: ast.expr) -> str | None:
         expr = expr.value
     return expr.id if isinstance(expr, ast.Name) else None
 
+
+def _holders(expr: ast.expr) -> list[ast.expr]:
+    """`cmd.header` and `cmd`: the expression and each object it is read off (attributes, items)."""
+    out = [expr]
+    while isinstance(expr, (ast.Attribute, ast.Subscript)):
+        expr = expr.value
+        out.append(expr)
+    return out

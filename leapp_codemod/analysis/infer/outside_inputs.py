@@ -132,7 +132,8 @@ class OutsideInputQuestions:
             return []
         reached = self.project.memo.get(REACHED_KEY, frozenset())
         return [f for f in fills if f.writer_id not in reached and f.writer_id != self.fn.id
-                and not self.fn.id.startswith(f"{f.writer_id}.<lines")]   # the callback an inline range is cut from
+                and not self.fn.id.startswith(f"{f.writer_id}.<lines")   # the callback an inline range is cut from
+                and not _inside_reached_range(f, reached)]
 
     def _object_fills(self, node: ast.Attribute) -> list[Fill]:
         """Writes through an object held on self (`object_fills`): the holder's registered code fills the field
@@ -243,3 +244,15 @@ class OutsideInputQuestions:
                                and isinstance(parent.op, ast.Not))
             child, parent = parent, parents.get(id(parent))
         return truth and isinstance(parent, (ast.If, ast.While, ast.Assert)) and child is parent.test
+
+
+def _inside_reached_range(fill: Fill, reached) -> bool:
+    """Is the write on a line of an inline range the step is (`rl_loop.<lines 466-495>` writing `self.obs_x` at
+    468, read by a helper the range calls)? Its writer is then the step itself: the value is state, not an input."""
+    prefix = f"{fill.writer_id}.<lines "
+    for fid in reached:
+        if fid.startswith(prefix):
+            start, _, end = fid[len(prefix):].rstrip(">").partition("-")
+            if start.isdigit() and end.isdigit() and int(start) <= fill.line <= int(end):
+                return True
+    return False
