@@ -418,3 +418,25 @@ def test_a_helper_mixing_the_action_with_other_readings_is_no_post_processing(tm
     _post_processing_variant(root, "data.qpos")
     candidates = ranked(root, monkeypatch)
     assert candidates[0]["entry"] == want["step"]
+
+
+def test_a_loop_that_throws_the_models_result_away_is_no_pipeline(tmp_path, monkeypatch):
+    # `_ = net(dummy)` a hundred times: a timing (or warm-up) loop; its range is not offered
+    want = expected("entry_discarded_warmup")
+    candidates = ranked(app(tmp_path, "entry_discarded_warmup"), monkeypatch)
+    assert candidates[0]["entry"] == want["entry"]
+    assert want["timing_loop"] not in {c["entry"] for c in candidates}
+
+
+@pytest.mark.parametrize("source, discarded", [
+    ("_ = net(x)\n", True),
+    ("_, __ = net(x)\n", True),
+    ("_out = net(x)\n", False),          # a private local: may be read later
+    ("self._last = net(x)\n", False),
+    ("net(x)\n", False),                 # a bare call is judged elsewhere (a step that sends inside)
+])
+def test_a_result_bound_only_to_throwaway_names_is_discarded(source, discarded):
+    import ast
+
+    from leapp_codemod.analysis.entry.loops import _discarded
+    assert _discarded(ast.parse(source).body[0]) is discarded

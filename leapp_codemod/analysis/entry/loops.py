@@ -231,7 +231,7 @@ def _first_model_call(stmt: ast.stmt, models: set[str], is_project_call, wrapper
         # model several times on one observation; it is the model call of the loop around it
         return next(filter(None, (_first_model_call(inner, models, is_project_call, wrapper_call)
                                   for inner in stmt.body)), None)
-    if not isinstance(stmt, _SIMPLE) or _unused_world_step(stmt, models):
+    if not isinstance(stmt, _SIMPLE) or _unused_world_step(stmt, models) or _discarded(stmt):
         return None
     for node in ast.walk(stmt):
         if isinstance(node, ast.Call) and wrapper_call(node):
@@ -241,6 +241,17 @@ def _first_model_call(stmt: ast.stmt, models: set[str], is_project_call, wrapper
             if label:
                 return label
     return None
+
+
+def _discarded(stmt: ast.stmt) -> bool:
+    """`_ = self.policy(dummy)`: a result bound only to throwaway names (a warm-up or timing loop), so nothing
+    the loop goes on with comes from this call."""
+    if not isinstance(stmt, ast.Assign):
+        return False
+    names = [n for target in stmt.targets for n in ast.walk(target) if isinstance(n, ast.Name)]
+    return bool(names) and all(set(n.id) == {"_"} for n in names) \
+        and all(isinstance(n, (ast.Name, ast.Tuple, ast.List, ast.Starred, ast.expr_context))
+                for target in stmt.targets for n in ast.walk(target))
 
 
 def _unused_world_step(stmt: ast.stmt, models: set[str]) -> bool:
