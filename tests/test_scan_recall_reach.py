@@ -121,3 +121,12 @@ def test_a_getattr_by_a_shaped_name_lists_only_the_properties_of_that_shape(tmp_
     result = scan(tmp_path / "again", "term_dispatch_app", "perception:Perception.encode", monkeypatch)
     listed = {(n.line, n.text) for n in result.not_followed}
     assert listed == {(30, "getattr(self, probe)")}   # `term + "_features"` cannot name the property `speed`
+
+
+def test_an_unpickled_receivers_class_the_script_imports_is_followed_among_many(tmp_path, monkeypatch):
+    from scanfixture import check_marked
+    check_marked("scan_recall_reach", tmp_path, monkeypatch, "unpickled_agent_app", "play.py:10-11")
+    result = scan(tmp_path / "again", "unpickled_agent_app", "play.py:10-11", monkeypatch)
+    assert not result.not_followed
+    bound = {(b.line, b.targets) for b in result.bound_calls}
+    assert (10, ("agents.ppo:PPOAgent.act",)) in bound

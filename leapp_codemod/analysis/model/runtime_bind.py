@@ -295,7 +295,8 @@ def hydra_keyword_types(ctx, cls: ClassInfo, param: str) -> set[str]:
 def _named_in_code(project, candidates: set[str]) -> set[str]:
     """Which of the class names `candidates` the project's code mentions outside their own class body:
     passed to a registration (`Auto.register(Config, Model)`), a classmethod call (`Model.from_pretrained`),
-    a registry dict value. A class named nowhere is dead code, not a candidate receiver."""
+    a registry dict value, imported by name (`from agents.ppo import PPOAgent` in a script that `torch.load`s the
+    whole agent). A class named nowhere is dead code, not a candidate receiver."""
     found: set[str] = set()
     for module in list(project.modules.values()):
         if project.is_library(module.name):
@@ -309,6 +310,8 @@ def _named_in_code(project, candidates: set[str]) -> set[str]:
                 found.add(node.id)
             elif isinstance(node, ast.Attribute) and node.attr in candidates and node.attr != inside:
                 found.add(node.attr)
+            elif isinstance(node, ast.ImportFrom):   # imported by name: a script unpickling a model needs its class
+                found.update(alias.name for alias in node.names if alias.name in candidates)
             stack.extend((child, inside) for child in ast.iter_child_nodes(node))
     return found
 
@@ -342,15 +345,19 @@ def _defining_classes(project) -> dict[str, list[ClassInfo]]:
 
 def duck_callees(ctx, call: ast.Call) -> list[FunctionInfo]:
     """`recv.meth(...)` on a receiver of unknown class: the `meth` of the few project classes that define it
-    and are used somewhere (none when more than `MAX_DUCK` do, or the name is too common)."""
+    and are used somewhere (none when more than `MAX_DUCK` do, or the name is too common). The ones the calling
+    module defines or imports by name come first, and stand alone even when many classes define `meth`
+    (`ac = torch.load(path)` in a script that defines the one actor-critic class of its own with `act`)."""
     func = call.func
     if not isinstance(func, ast.Attribute) or func.attr in DUCK_EXCLUDED or func.attr.startswith("_"):
         return []
     classes = _defining_classes(ctx.project).get(func.attr, [])
+    near = [cls for cls in classes if _named_by_module(ctx.project, ctx.module, cls)]
+    if near and len(near) <= MAX_DUCK:   # the calling module's own: also among many (an unpickled model's class)
+        return [cls.methods[func.attr] for cls in near]
     if not classes or len(classes) > MAX_DUCK:
         return []
-    near = [cls for cls in classes if _named_by_module(ctx.project, ctx.module, cls)]
-    return [cls.methods[func.attr] for cls in (near or classes)]
+    return [cls.methods[func.attr] for cls in classes]
 
 
 def _named_by_module(project, module, cls: ClassInfo) -> bool:
