@@ -197,3 +197,24 @@ def test_flags_imported_from_a_settings_module_rule_their_blocks_out(tmp_path, m
     hits = found(scan(tmp_path, "settings_module_app", "rover/pilot.py:Pilot.drive", monkeypatch))
     assert ("pilot.py", 39, "LCM102") in hits   # `options.ADAPTIVE_GAIN`: a script assigns it
     assert not {(line, code) for _, line, code in hits if line != 39}, hits
+
+
+def test_a_field_of_the_same_name_another_class_reads_on_its_own_self_is_not_this_objects(tmp_path):
+    # `self.prev_err` in a training environment elsewhere is that environment's field: it does not keep this
+    # controller's bookkeeping alive; a subclass's `self.prev_err` and a read through another receiver still do
+    import types
+
+    from leapp_codemod.analysis.infer.state_liveness import StateLivenessQuestions
+    from leapp_codemod.analysis.infer.telemetry import attribute_reads
+    from leapp_codemod.scan.load import load_project
+    (tmp_path / "m.py").write_text(
+        "class Rover:\n    def track(self, e):\n        self.prev_err = e\n\n"
+        "class Fast(Rover):\n    def gain(self):\n        return self.prev_err\n\n"
+        "class Env:\n    def reward(self, e):\n        return self.prev_err - e\n\n"
+        "def report(rover):\n    return rover.prev_err\n", encoding="utf-8")
+    project = load_project([str(tmp_path)]).project
+    rover = project.modules["m"].classes["Rover"]
+    asker = types.SimpleNamespace(project=project, cls=rover)
+    owners = {fn.qualname: StateLivenessQuestions._another_classes_own(asker, fn, node)
+              for fn, node in attribute_reads(project)["prev_err"] if fn is not None}
+    assert owners == {"Fast.gain": False, "Env.reward": True, "report": False}

@@ -29,6 +29,7 @@ import ast
 from leapp_codemod.analysis.infer.relevance import module_body
 from leapp_codemod.analysis.infer.telemetry import ASSUMED_DEAD, attribute_reads, grows, reader_context
 from leapp_codemod.analysis.infer.type_tests import parent_map
+from leapp_codemod.analysis.model.resolve_types import subclasses
 from leapp_codemod.knowledge.vocab import WRITING_METHODS
 MAX_READERS = 12
 MAX_DEPTH = 3
@@ -110,7 +111,8 @@ class StateLivenessQuestions:
                 isinstance(n, ast.Attribute) and n.attr == attr for m in k.methods.values() for n in m.nodes)
                for k in klasses):
             return False   # a library base class reads it (`self.training` of `nn.Module`): its uses are not seen
-        reads = attribute_reads(self.project).get(attr, [])
+        reads = [(fn, node) for fn, node in attribute_reads(self.project).get(attr, [])
+                 if not self._another_classes_own(fn, node)]
         if not reads or len({id(fn) for fn, _ in reads}) > MAX_READERS:
             return False
         if any(fn is not None and _returned(node, parent_map(fn)) for fn, node in reads):
@@ -127,6 +129,21 @@ class StateLivenessQuestions:
                 return False
             used = used or not _upkeep(node, attr, parent_map(fn))
         return used
+
+
+    def _another_classes_own(self, fn, node: ast.AST) -> bool:
+        """`self.d_goal_last` read in a method of a class neither above nor below this one (a training
+        environment elsewhere that keeps a field of the same name): that object's field, never this one's."""
+        if fn is None or fn.class_name is None or not fn.is_method or not fn.positional_params:
+            return False
+        if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                and node.value.id == fn.positional_params[0]):
+            return False
+        owner = self.project.modules[fn.module].classes.get(fn.class_name)
+        if owner is None:
+            return False
+        family = {k.id for k in self.project.mro(self.cls)} | {k.id for k in subclasses(self.project, self.cls)}
+        return owner.id not in family and not (family & {k.id for k in self.project.mro(owner)})
 
 
 def _returned(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
