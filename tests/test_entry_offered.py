@@ -440,3 +440,11 @@ def test_a_result_bound_only_to_throwaway_names_is_discarded(source, discarded):
 
     from leapp_codemod.analysis.entry.loops import _discarded
     assert _discarded(ast.parse(source).body[0]) is discarded
+
+
+def test_an_action_servers_execute_callback_drives_its_control_loop(tmp_path, monkeypatch):
+    want = expected("entry_action_server_goal")
+    candidates = ranked(app(tmp_path, "entry_action_server_goal"), monkeypatch)
+    first = candidates[0]
+    assert (first["kind"], first["path"], first["start"], first["end"]) == (
+        "inline", want["entry_file"], want["entry_start"], want["entry_end"])

@@ -107,7 +107,8 @@ REGISTRARS = frozenset({"create_timer", "create_subscription", "registerCallback
 # ... and any class named like one (`RecurrentThread(...)`, `RepeatingTimer(...)`), or a call handing a function
 # over by one of these keywords (`Worker(target=self.run)`, `Channel(callback=self.on_msg)`).
 REGISTRAR_SUFFIXES = ("Thread", "Timer")
-REGISTRAR_KEYWORDS = frozenset({"target", "callback", "cb", "handler", "func"})
+REGISTRAR_KEYWORDS = frozenset({"target", "callback", "cb", "handler", "func",
+                                "execute_callback", "execute_cb"})   # a ROS action server runs each goal
 
 # Ways code registers a function to run outside the step, between its calls (what it writes is an input the
 # step reads, not a value the step computes): a call named for it takes the function positionally
