@@ -25,7 +25,8 @@ def check(node: ast.Call, ctx):
                   "adapter")
         return
     dtype = _dtype_type(node, ctx)
-    if dtype is not None and ctx.support.maps_numpy(name) and name not in DTYPE_TYPE_ACCEPTED and ctx.args_data(node):
+    if dtype is not None and ctx.support.maps_numpy(name) and name not in DTYPE_TYPE_ACCEPTED and ctx.args_data(node) \
+            and not all(from_messages(a, ctx) for a in node.args):   # plain numbers of a message: no traced array
         yield Hit(node, f"`{show(node)}` passes `dtype={show(dtype)}`, a type object; LEAPP {ctx.support.version} "
                         "forwards it to the torch op, which raises NotImplementedError while tracing",
                   f"drop the keyword and convert after (`.astype(np.{_short(dtype)})`), or write the dtype as a "
@@ -41,6 +42,29 @@ def check(node: ast.Call, ctx):
     yield Hit(node, f"`np.{short}` is not mapped by LEAPP {ctx.support.version}; `{show(node)}` runs untraced",
               f"use a mapped NumPy or torch equivalent, or FunctionPatch `{ctx.fn.qualname}` with a torch "
               f"implementation (`generate` writes the patch)")
+
+
+def from_messages(expr: ast.expr, ctx, depth: int = 0) -> bool:
+    """Is `expr` computed only from fields of a middleware message and constants (`dx = goal.x - pose.x`, a helper
+    handed only message fields, `np.arctan2(dy, dx)` of such)? Such a value is a plain Python or NumPy number at
+    trace time, never a traced array (the message is where the pipeline's input is made)."""
+    if depth > 4:
+        return False
+    if isinstance(expr, ast.Constant):
+        return True
+    if ctx.is_message_field(expr):
+        return True
+    if isinstance(expr, ast.BinOp):
+        return from_messages(expr.left, ctx, depth + 1) and from_messages(expr.right, ctx, depth + 1)
+    if isinstance(expr, ast.UnaryOp):
+        return from_messages(expr.operand, ctx, depth + 1)
+    if isinstance(expr, ast.Call):
+        values = [*expr.args, *(k.value for k in expr.keywords if k.arg != "dtype")]
+        return bool(values) and all(from_messages(v, ctx, depth + 1) for v in values)
+    if isinstance(expr, ast.Name) and expr.id not in ctx.fn.params:
+        bound = ctx.fn.assigned(expr.id)
+        return bool(bound) and all(from_messages(v, ctx, depth + 1) for v in bound)
+    return False
 
 
 def _dtype_type(node: ast.Call, ctx) -> ast.expr | None:
@@ -99,7 +123,9 @@ RULE = Rule(
          "declares it. Also a mapped function given `dtype=` a type object on pipeline data (`np.concatenate(parts, "
          "dtype=np.float32)`, `np.sum(x, dtype=float)`): LEAPP 0.7.2 forwards the keyword to the torch op, which "
          "raises NotImplementedError while tracing (checked in the installed leapp; a string dtype, "
-         "`dtype=\"float32\"`, traces, and so do `np.array`/`np.asarray`, which LEAPP patches on their own).",
+         "`dtype=\"float32\"`, traces, and so do `np.array`/`np.asarray`, which LEAPP patches on their own); not when "
+         "the arguments are computed only from a message's fields and constants (`np.arctan2(p.y - 1.0, p.x, "
+         "dtype=np.float32)`): plain numbers, never a traced array.",
     why="LEAPP intercepts NumPy through `__array_function__`/`__array_ufunc__` and records a torch op only for "
         "mapped callables. Others log 'No torch equivalent for numpy function ...' and return a plain ndarray: if "
         "it is the only path to an output, `output_tensors` raises 'received non-traced tensors'; mixed with traced "
@@ -110,6 +136,11 @@ RULE = Rule(
     fixed_example="speed = np.sqrt(np.sum(lin_vel ** 2, axis=-1, keepdims=True))",
     node_types=(ast.Call,), check=check,
     valid=(
+        # `dtype=` a type object on plain numbers of a message a subscription delivered: no traced array
+        "import numpy as np\nimport torch\nclass Node:\n    def __init__(self, net):\n        self.net = net\n"
+        "        self.create_subscription(object, 'odom', self.step, 10)\n\n    def step(self, msg):\n"
+        "        p = msg.pose.position\n        yaw = np.arctan2(p.y - 1.0, p.x, dtype=np.float32)\n"
+        "        return self.net(torch.as_tensor(np.cos(yaw, dtype=np.float32)))\n",
         ("import numpy as np\nfrom numbers import Number\ndef is_num(v):\n    return isinstance(v, Number)\n"
          "def step(v):\n    if isinstance(v, np.ndarray):\n        return np.tanh(v)\n    out = np.atleast_1d(v)\n"
          "    if is_num(v):\n        out = np.asanyarray(v)\n    return out\n"),
