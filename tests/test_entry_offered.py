@@ -448,3 +448,26 @@ def test_an_action_servers_execute_callback_drives_its_control_loop(tmp_path, mo
     first = candidates[0]
     assert (first["kind"], first["path"], first["start"], first["end"]) == (
         "inline", want["entry_file"], want["entry_start"], want["entry_end"])
+
+
+def test_of_tied_scripts_the_original_goes_before_its_numbered_variant(tmp_path, monkeypatch):
+    want = expected("entry_numbered_variant")
+    candidates = ranked(app(tmp_path, "entry_numbered_variant"), monkeypatch)
+    assert [c["entry"] for c in candidates[:2]] == [want["entry"], want["variant"]]
+    assert candidates[0]["score"] == candidates[1]["score"]
+    assert any("a numbered variant of this script" in r for r in candidates[0]["reasons"])
+
+
+@pytest.mark.parametrize("path, original", [
+    ("scripts/walk2.py", "scripts/walk.py"),
+    ("deploy_v3.py", "deploy.py"),
+    ("hover-2.py", "hover.py"),
+    ("scripts/walk.py", None),
+    ("b/go2.py", None),              # `go.py` is no candidate: a robot's name, not a variant
+    ("other/walk2.py", None),        # another folder's `walk.py` is not its original
+])
+def test_a_numbered_variant_is_named_after_a_tied_script(path, original):
+    from leapp_codemod.analysis.entry.ties import numbered_variant
+    paths = ["scripts/walk.py", "scripts/walk2.py", "deploy.py", "deploy_v3.py", "hover.py", "hover-2.py",
+             "b/go2.py", "other/walk2.py"]
+    assert numbered_variant(path, paths) == original

@@ -175,6 +175,17 @@ def scratch_word(path: str) -> str | None:
     return None
 
 
+def numbered_variant(path: str, paths: list[str]) -> str | None:
+    """The path of the script `path` is a numbered variant of (`scripts/rl_walk2.py` of `scripts/rl_walk.py`,
+    `deploy_v3.py` of `deploy.py`: the same name with a number added, in the same folder), or None."""
+    pure = PurePosixPath(path)
+    match = re.fullmatch(r"(.+?)[_\-]?v?\d+", pure.stem)
+    if match is None:
+        return None
+    original = str(pure.with_name(match.group(1) + pure.suffix))
+    return original if original in paths and original != path else None
+
+
 def _same_standing(a: Entrypoint, b: Entrypoint, project) -> bool:
     """Do two candidates of one score also agree on what `tie_order` compares after it (kind, range length,
     own code or a copied library's, how often the project builds the class)?"""
@@ -265,6 +276,7 @@ def _order_group(group: list[Entrypoint], project, readmes, mention_of, first: b
                   if (where := referenced_by(references, path, _spelling(path, scripts))) is not None}
     missing = (2, (len(readmes) + 1, 0))
     scratch = {c.path: scratch_word(c.path) for c in group}
+    numbered = {c.path: numbered_variant(c.path, paths) for c in group}
     modules = {c.path: c.module for c in group}
     imported = {b for a in copied for b in copied if a != b and _imports_module(project, modules[a], modules[b])}
 
@@ -279,7 +291,7 @@ def _order_group(group: list[Entrypoint], project, readmes, mention_of, first: b
         index, c = item
         return (c.path in bases and c.path not in based, c.path not in based, c.id in behind, c.id in replayed,
                 named.get(c.id) or missing, level[c.id] if c.path not in copied else 0, c.path not in referenced,
-                scratch[c.path] is not None, c.path not in imported, index)
+                scratch[c.path] is not None, numbered[c.path] is not None, c.path not in imported, index)
 
     ordered = [c for _, c in sorted(enumerate(group), key=key)]
     lead = ordered[0]
@@ -313,6 +325,10 @@ def _order_group(group: list[Entrypoint], project, readmes, mention_of, first: b
         other = next(c for c in group if scratch[c.path])
         note = (f"ties at score {lead.score} with {other.path}, in `{scratch[other.path]}`, named like a test "
                 f"or debugging copy")
+    elif numbered[lead.path] is None and any(numbered[c.path] == lead.path for c in group):
+        other = next(c for c in group if numbered[c.path] == lead.path)
+        note = (f"ties at score {lead.score} with {other.path}, a numbered variant of this script (its name with a "
+                f"number added): the original first")
     elif lead.path in imported:
         note = f"ties at score {lead.score} with a near-copy that imports this module: the one the others build on"
     elif lead is not group[0] and group[0].path in bases:
