@@ -20,6 +20,7 @@ from leapp_codemod.analysis.entry.peers import GENERIC_STEP_NAMES
 from leapp_codemod.analysis.entry.signs import IO_WORDS, TRAINING_NAMES, is_step_name, step_name
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.project import Project
+from leapp_codemod.analysis.model.walk import self_name_of
 from leapp_codemod.knowledge.vocab import PERCEPTION_METHOD_WORDS
 from leapp_codemod.model import Entrypoint
 
@@ -169,7 +170,7 @@ def processes_around(sites: CallSites, fn: FunctionInfo, pipeline: InlinePipelin
             continue
         helpers = [sites.functions.get(tid) for tid in tids]
         own = isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
-            and node.func.value.id == (fn.positional_params[0] if fn.is_method and fn.positional_params else None)
+            and node.func.value.id == self_name_of(fn)
         if fits and all(h is not None and (h.class_name is None or own) and _processes(sites, h, fn) for h in helpers):
             return helpers[0].qualname
     return None
@@ -203,10 +204,11 @@ def _processes(sites: CallSites, helper: FunctionInfo, caller: FunctionInfo) -> 
     return not (tid == caller.id or tid in sites.ignored or helper.module in sites.vendored
                 or _runs_model(sites, tid) or sites.model_via(tid) is not None or tid in sites.calls_module
                 or helper.name in TRAINING_NAMES or helper.name.startswith("__")
-                or name_words(helper.name) & _NOT_PROCESSING or not _returns_value(helper))
+                or name_words(helper.name) & _NOT_PROCESSING or not returns_value(helper))
 
 
-def _returns_value(fn: FunctionInfo) -> bool:
+def returns_value(fn: FunctionInfo) -> bool:
+    """Does some `return` of the function hand back a value?"""
     return any(isinstance(n, ast.Return) and n.value is not None for n in ast.walk(fn.node))
 
 

@@ -18,6 +18,7 @@ from leapp_codemod.analysis.entry.cores import (
     deploy_steps,
     harness_via,
     network_methods,
+    returns_value,
 )
 from leapp_codemod.analysis.entry.drivers import (
     MODULE_QUALNAME,
@@ -105,10 +106,6 @@ from leapp_codemod.analysis.model.leapp_support import LeappSupport
 from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.analysis.model.resolve_types import is_abstract, overrides
 from leapp_codemod.model import Entrypoint
-
-
-def _returns_value(fn: FunctionInfo) -> bool:
-    return any(isinstance(n, ast.Return) and n.value is not None for n in ast.walk(fn.node))
 
 
 def _where(caller: FunctionInfo) -> str:
@@ -220,7 +217,7 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites, reach: set[str]
         reasons.append(f"run from deploy, play or evaluation code (`{deploy}`)")
     score -= _side_script(fn.path, reasons)
     n_inputs = len(fn.params) - (1 if fn.is_method else 0)
-    if n_inputs >= 1 and _returns_value(fn):
+    if n_inputs >= 1 and returns_value(fn):
         score += 1
         reasons.append(f"takes {n_inputs} input(s) and returns a value")
     callers = sites.callers.get(fn.id, set()) - {fn.id} - sites.ignored
@@ -370,7 +367,7 @@ def _driven_caller(fn: FunctionInfo, sites: CallSites):
     for caller_id in sorted(sites.callers.get(fn.id, set()) - sites.ignored - {fn.id}):
         for driver, line in sites.in_loops.get(caller_id, []):
             caller = _function(caller_id, driver, sites)
-            if driver.id in sites.drivers and not _returns_value(caller):
+            if driver.id in sites.drivers and not returns_value(caller):
                 return caller, (driver, line)   # the loop body sends the action out itself
     return None
 
@@ -532,7 +529,7 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
         c.id: driven_steps(functions[c.id], _model_lines(functions[c.id], sites), sites.project_calls.get(c.id, []),
                            sites.definers) for c in ranked if c.kind == "function" and c.id in functions})
     ranked = below_their_steps(ranked, {c.id for c in ranked if c.kind == "function" and c.id in functions
-                                        and is_step_name(functions[c.id].name) and _returns_value(functions[c.id])},
+                                        and is_step_name(functions[c.id].name) and returns_value(functions[c.id])},
                                sites.callees, lambda fid: fid in functions and is_step_name(functions[fid].name))
     ranked = below_their_planners(ranked, sites.in_loops, {f for f, at in sites.in_loops.items() if any(
         c.id in sites.drivers for c, _ in at)})

@@ -491,13 +491,11 @@ def _record_constants(facts: Facts, ctx: FunctionContext, callee: FunctionInfo, 
 def _module_flag(ctx: FunctionContext, arg: ast.expr, mine: dict) -> set | None:
     """The values of a module-level flag (the caller's module's own or one it imports, in `mine` under its name
     or `module.NAME`) that `arg` reads, when the caller does not bind that name itself."""
-    if isinstance(arg, ast.Name) and arg.id not in ctx.fn.params and arg.id not in name_stores(ctx.fn):
-        key = arg.id
-    elif isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name) and arg.value.id != ctx.self_name \
-            and arg.value.id not in ctx.fn.params and arg.value.id not in name_stores(ctx.fn):
-        key = f"{arg.value.id}.{arg.attr}"
-    else:
+    root = arg.value if isinstance(arg, ast.Attribute) else arg
+    if not isinstance(root, ast.Name) or root.id == ctx.self_name or root.id in ctx.fn.params \
+            or root.id in name_stores(ctx.fn):
         return None
+    key = f"{root.id}.{arg.attr}" if isinstance(arg, ast.Attribute) else root.id
     values = mine.get(key)
     return set(values) if values and UNKNOWN not in values else None
 
