@@ -133,3 +133,20 @@ def test_a_registered_environment_behind_a_library_wrapper_is_followed(tmp_path,
     # the range's `env.step` runs the project's CartLink.step through the wrapper
     marked = check_marked("scan_range_wrapped_step", tmp_path, monkeypatch, "registered_app", "balance.py:15-17")
     assert ("cart_link.py", 19, "unmapped-numpy") in marked
+
+
+def test_a_step_repeated_in_a_loop_of_the_range_is_followed_to_its_bus_client_and_its_bookkeeping_left_out(
+        tmp_path, monkeypatch):
+    # the world step sits in a decimation loop inside the range; the environment hands the targets over through a
+    # project bus client that writes to a serial port; what the step computes only for its reward, counters, a
+    # print of them and a recovery helper is no pipeline work, the observation it builds is
+    from tests.test_scan_fixtures import markers
+    from scanfixture import FIXTURES
+    app = FIXTURES / "scan_range_wrapped_step" / "crawler_app"
+    result = scan_copy("scan_range_wrapped_step", tmp_path, "crawler_app", "crawl.py:11-14", monkeypatch)
+    in_env = {(Path(f.path).name, f.line, f.category) for f in result.findings if Path(f.path).name == "crawler_env.py"}
+    marked, clean = markers(app)
+    assert in_env and in_env == {m for m in marked if m[0] == "crawler_env.py"}
+    assert not {(path, line) for path, line, _ in in_env} & clean
+    assert not any("env.step" in str(getattr(n, "text", n)) for n in result.not_followed)
+    assert result.entry_note and "through `self.link.write`" in result.entry_note

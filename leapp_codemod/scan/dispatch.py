@@ -7,7 +7,8 @@ from collections import defaultdict
 
 from leapp_codemod.analysis.flow.dataflow import Analysis
 from leapp_codemod.analysis.flow.io_boundary import io_boundaries
-from leapp_codemod.analysis.flow.report_reach import reached_for_reports
+from leapp_codemod.analysis.infer.world_bookkeeping import bookkeeping_report
+from leapp_codemod.analysis.flow.report_reach import reached_for_reports, world_bookkeeping
 from leapp_codemod.analysis.infer.context import iter_nodes
 from leapp_codemod.analysis.infer.outside_inputs import REACHED_KEY
 from leapp_codemod.analysis.infer.value_reads import STEP_READS_KEY, step_value_reads
@@ -58,6 +59,8 @@ def run_rules(analysis: Analysis, functions, rules: tuple[Rule, ...], only_paths
     for fn in functions:
         if only_paths is not None and fn.path not in only_paths or fn.id in boundary:
             continue   # a send or read wrapper: its call in the step is the finding (LCM901), its body the host's
+        if not lint and world_bookkeeping(analysis, fn):
+            continue   # run by a kept world step for its reward, flags or resets: the world's code
         try:
             ctx = analysis.context_with_env(fn)
         except RecursionError:
@@ -86,6 +89,8 @@ def run_rules(analysis: Analysis, functions, rules: tuple[Rule, ...], only_paths
                 for hit in hits:
                     if rule.category != "io-in-pipeline" and not ctx.reaches_output(hit.node):
                         continue   # a value only reported, or used by nothing: nothing the export keeps
+                    if rule.category == "io-in-pipeline" and bookkeeping_report(ctx, hit.node):
+                        continue   # a kept world step printing its reward or counters
                     findings.append(_finding(rule, hit, fn, ctx.module))
                     if rule.code in STATE_WRITE_RULES and not library:
                         findings[-1] = with_state_input(findings[-1], hit.node, ctx, analysis)

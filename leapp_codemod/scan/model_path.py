@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from leapp_codemod.analysis.entry.loops import model_call
 from leapp_codemod.analysis.entry.signs import calls_nn_module, unfollowed_policy_call
-from leapp_codemod.analysis.infer.relevance import statement_heads
+from leapp_codemod.source.astwalk import statement_heads
 from leapp_codemod.analysis.infer.unused_positions import PINNED_KEY
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.runtime_bind import RESOLUTIONS_KEY

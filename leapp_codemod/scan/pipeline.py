@@ -16,7 +16,7 @@ from leapp_codemod.scan.model_path import model_path
 from leapp_codemod.analysis.flow.not_followed import not_followed
 from leapp_codemod.analysis.inline.function import InlineEntryError, inline_function
 from leapp_codemod.analysis.inline.range import parse_inline_entry
-from leapp_codemod.analysis.inline.wrapped_world import WRAPPED_STEPS_KEY
+from leapp_codemod.analysis.model.world_steps import WRAPPED_STEPS_KEY
 from leapp_codemod.analysis.model.leapp_support import LeappSupport, load_support
 from leapp_codemod.analysis.model.libraries import LibraryLoader, site_dirs
 from leapp_codemod.analysis.model.project import Project

@@ -69,3 +69,16 @@ def children(node: ast.AST) -> list[ast.AST]:
         elif isinstance(value, list):
             out += [item for item in value if isinstance(item, AST)]
     return out
+
+
+def statement_heads(stmt: ast.stmt) -> list[ast.AST]:
+    """What a statement evaluates itself (a compound statement's test, iterable, items, handlers' types)."""
+    if isinstance(stmt, (ast.If, ast.While)):
+        return [stmt.test]
+    if isinstance(stmt, (ast.For, ast.AsyncFor)):
+        return [stmt.iter]
+    if isinstance(stmt, (ast.With, ast.AsyncWith)):
+        return [item.context_expr for item in stmt.items]
+    if isinstance(stmt, ast.Try):
+        return [h.type for h in stmt.handlers if h.type is not None]
+    return [stmt]

@@ -7,11 +7,10 @@ whether those run (`break`, `return`, `raise`). I/O calls are no outputs: what r
 a CSV row list that only a file write reads, or nothing at all decides nothing the export keeps, so a
 finding about such a value (a scalar read, a NumPy call, a branch whose block holds no output) is not one.
 An inline range's outputs are its results and the state it fills, unless the code around it reads them only
-to report them.
+to report them. A kept world step's outputs are narrower (`world_bookkeeping.py`).
 
-The slice is by name and flow-insensitive (a name one output statement reads makes every statement that
-binds or fills it an output statement), so it keeps too much, never too little: an unknown call or an
-unknown object counts as an output.
+The slice is by name and flow-insensitive (a name an output statement reads makes every statement binding or
+filling it one), so it keeps too much, never too little: an unknown call or object counts as an output.
 """
 from __future__ import annotations
 
@@ -29,6 +28,7 @@ from leapp_codemod.analysis.infer.unused_positions import (
     returned_positions,
     target_reads,
 )
+from leapp_codemod.analysis.infer.world_bookkeeping import deferred_state, narrow_outputs
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.knowledge.draws import (
     NOT_DRAWS,
@@ -53,7 +53,7 @@ from leapp_codemod.knowledge.vocab import (
     TABLE_LIBRARIES,
     WRITING_METHODS,
 )
-from leapp_codemod.source.astwalk import walked
+from leapp_codemod.source.astwalk import statement_heads, walked
 
 # Compound statements: which of their fields hold the statements they run (the rest is their head).
 _BLOCKS = ("body", "orelse", "finalbody", "handlers")
@@ -163,6 +163,7 @@ class RelevanceQuestions:
         for s in stmts:   # filling `buf` from `for buf in bufs:` fills `bufs`
             s.fills |= {alias for group in groups if s.fills & group for alias in group}
             s.output = s.output or bool(s.fills & foreign)
+        deferred = narrow_outputs(stmts, params, self)   # a kept world step's bookkeeping: no output
         needed: set[str] = set()   # names some output statement reads (what fills them is an output too)
         at_entry: set[str] = set()   # names whose value on entry an output statement reads
         from_skipped: set[str] = set()   # names whose value from the skipped lines a statement reads
@@ -200,6 +201,7 @@ class RelevanceQuestions:
                               # the jumps that decide whether an output runs
                 elif id(s.node) in out and any(t in needed and t not in s.served for t in s.reads_for):
                     work.append(s)   # `a, b = f(x, y)`, `b` needed since: what `f` computes `b` from
+            list(map(mark, deferred_state(deferred, [s for s in stmts if id(s.node) in out], self.self_name)))
         if skip is not None:   # every read of what the skipped lines leave, output or not (a print of it)
             from_skipped |= {name for s in stmts if not s.skipped for name in s.reads.union(*s.reads_for.values())
                              if any(b is not None and b.skipped for b in _reaching(s, name))}
@@ -532,16 +534,3 @@ def _reaching(s: _Stmt, name: str) -> list[_Stmt | None]:
         if isinstance(parent.node, (ast.For, ast.AsyncFor, ast.While, ast.Try)) or type(parent.node).__name__ == "TryStar":
             found += [d for d in parent.inside if name in d.binds]
         current = parent
-
-
-def statement_heads(stmt: ast.stmt) -> list[ast.AST]:
-    """What a statement evaluates itself (a compound statement's test, iterable, items, handlers' types)."""
-    if isinstance(stmt, (ast.If, ast.While)):
-        return [stmt.test]
-    if isinstance(stmt, (ast.For, ast.AsyncFor)):
-        return [stmt.iter]
-    if isinstance(stmt, (ast.With, ast.AsyncWith)):
-        return [item.context_expr for item in stmt.items]
-    if isinstance(stmt, ast.Try):
-        return [h.type for h in stmt.handlers if h.type is not None]
-    return [stmt]

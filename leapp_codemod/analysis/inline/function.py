@@ -21,7 +21,8 @@ from leapp_codemod.analysis.model.config_values import ruled_out_in
 from leapp_codemod.analysis.model.function_values import scope_chain
 from leapp_codemod.analysis.inline.world_step import end_before_world_step
 from leapp_codemod.analysis.model.world_steps import world_step
-from leapp_codemod.analysis.inline.wrapped_world import WRAPPED_STEPS_KEY, wrapped_world_step
+from leapp_codemod.analysis.inline.wrapped_world import wrapped_world_step
+from leapp_codemod.analysis.model.world_steps import WRAPPED_STEPS_KEY
 from leapp_codemod.analysis.model.world_steps import WRAPPED_CALLS_KEY
 from leapp_codemod.analysis.model.config_values import config_key
 from leapp_codemod.analysis.model.index import FunctionInfo, ModuleIndex
@@ -177,11 +178,13 @@ def _numbers(rng: InlineRange, outer: dict[str, ast.expr]) -> dict[str, bool]:
 
 
 def _world_step_statements(rng: InlineRange) -> list[ast.stmt]:
-    """The range's top-level world steps, the one it ends in first (`state_, r, done, _ = env.step(a)` may also
-    sit in the middle of a range that goes on with the host's bookkeeping)."""
+    """The range's world steps, the one it ends in first (`state_, r, done, _ = env.step(a)` may also sit in the
+    middle of a range that goes on with the host's bookkeeping, or in a loop of the range that repeats it until
+    the next policy call is due)."""
     found = end_before_world_step(rng.statements)
     trailing = [found[1]] if found else []
-    return trailing + [s for s in rng.statements if world_step(s) and s not in trailing]
+    return trailing + [s for stmt in rng.statements for s in ast.walk(stmt)
+                       if isinstance(s, ast.stmt) and world_step(s) and s not in trailing]
 
 
 def _carried_names(rng: InlineRange, after: int) -> frozenset[str]:

@@ -16,12 +16,10 @@ import ast
 from leapp_codemod.analysis.model.gym_registry import made_class
 from leapp_codemod.analysis.model.returned_classes import built_classes
 from leapp_codemod.analysis.model.world_steps import advances_world
-from leapp_codemod.knowledge.io import SEND_METHODS
+from leapp_codemod.knowledge.actuation import named_as_send
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIndex
 from leapp_codemod.analysis.model.project import Project
 
-# Project memo key: fid -> the wrapper steps a scanned range keeps (their link reads hand it the next observation).
-WRAPPED_STEPS_KEY = ("wrapped-world-steps",)
 
 
 WRAPPER_HOPS = 3   # library wrappers seen through (`Monitor(env)`, `TimeLimit(env)`) to the project environment
@@ -78,11 +76,41 @@ def _receiver_value(project: Project, receiver: ast.expr, scope: ast.AST, start:
     return None
 
 
-def _sends_through_link(call: ast.Call) -> bool:
-    """`self.sock.sendto(...)`, `self.cmd_pub.publish(msg)`: a send through a link the object holds."""
+def _held_path(receiver: ast.expr) -> list[str] | None:
+    """`self.udp` -> ["udp"], `self.robot.arm` -> ["robot", "arm"]: the fields a receiver reaches from `self`."""
+    path: list[str] = []
+    while isinstance(receiver, ast.Attribute):
+        path.insert(0, receiver.attr)
+        receiver = receiver.value
+    return path if path and isinstance(receiver, ast.Name) and receiver.id == "self" else None
+
+
+def _held_classes(project: Project, cls: ClassInfo, receiver: ast.expr) -> list[ClassInfo] | None:
+    """The project classes a field of `self` is built from (`self.client = SimClient(...)`): [] for a field holding
+    a library object or one the scan cannot tell, None for a receiver that is no field of `self`."""
+    if not (isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name)
+            and receiver.value.id == "self"):
+        return None
+    module = project.modules.get(cls.module)
+    values = [value for klass in project.mro(cls) for _, value in klass.attr_values.get(receiver.attr, ())]
+    return [c for value in values for c in (_built_classes(project, module, value) if module else [])]
+
+
+def _sends_through_link(project: Project, cls: ClassInfo, call: ast.Call) -> bool:
+    """`self.sock.sendto(...)`, `self.cmd_pub.publish(msg)`, `self.udp.Send()`, `self.vehicle.apply_control(c)`:
+    a call named as a send on a library link or device the object holds (a project class held there is followed
+    instead: a simulated world of the project's own is no link)."""
     func = call.func
-    return (isinstance(func, ast.Attribute) and func.attr in SEND_METHODS and isinstance(func.value, ast.Attribute)
-            and isinstance(func.value.value, ast.Name) and func.value.value.id == "self")
+    return isinstance(func, ast.Attribute) and named_as_send(func.attr) \
+        and _held_classes(project, cls, func.value) == []
+
+
+def _held_project_methods(project: Project, cls: ClassInfo, call: ast.Call) -> list[tuple[ClassInfo, FunctionInfo]]:
+    """`self.client.take_action(a)` with `self.client = SimClient(...)` a project class: the method it runs, with
+    its class, so a handover behind a project client of the step's class is found too."""
+    func = call.func
+    held = _held_classes(project, cls, func.value) if isinstance(func, ast.Attribute) else None
+    return [(c, m) for c in held or () for m in [project.find_method(c, func.attr)] if m is not None]
 
 
 def _self_methods(project: Project, cls: ClassInfo, name: str) -> list[FunctionInfo]:
@@ -104,23 +132,26 @@ HANDOVER_DEPTH = 3   # calls on `self` followed from the step to the engine call
 
 def _handover_call(project: Project, cls: ClassInfo, method: FunctionInfo) -> tuple[FunctionInfo, ast.Call] | None:
     """The call in `method`, or in a method of its class it reaches through calls on `self` (HANDOVER_DEPTH
-    deep), that hands the action to the world: an engine call, a world step on another object, or a send
-    through a held link; with the function holding it."""
-    seen, frontier = {method.id}, [method]
+    deep) or of a project object it holds, that hands the action to the world: an engine call, a world step
+    on another object, or a send through a held link; with the function holding it."""
+    seen, frontier = {method.id}, [(cls, method)]
     for _ in range(HANDOVER_DEPTH + 1):
         following = []
-        for fn in frontier:
+        for owner, fn in frontier:
             for node in ast.walk(fn.node):
                 if not isinstance(node, ast.Call):
                     continue
-                if advances_world(node) or _sends_through_link(node):
+                if advances_world(node) or _sends_through_link(project, owner, node):
                     return fn, node
                 if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
                         and node.func.value.id == "self":
-                    for helper in _self_methods(project, cls, node.func.attr):
-                        if helper.id not in seen and not project.is_library(helper.module):
-                            seen.add(helper.id)
-                            following.append(helper)
+                    helpers = [(owner, m) for m in _self_methods(project, owner, node.func.attr)]
+                else:
+                    helpers = _held_project_methods(project, owner, node)
+                for helper_cls, helper in helpers:
+                    if helper.id not in seen and not project.is_library(helper.module):
+                        seen.add(helper.id)
+                        following.append((helper_cls, helper))
         frontier = following
     return None
 

@@ -11,6 +11,9 @@ from leapp_codemod.knowledge.actuation import ENGINE_STEP_CALLS, NOT_STEPPED, WO
 # (`analysis/inline/wrapped_world.py`): the call resolves to it whatever library wrapper (`Monitor(env)`) the
 # receiver holds around the environment.
 WRAPPED_CALLS_KEY = ("wrapped-world-calls",)
+# Project memo key: fid -> the wrapper steps a scanned range keeps (their link reads hand it the next observation;
+# their slice keeps only the pipeline's part, `analysis/infer/world_bookkeeping.py`).
+WRAPPED_STEPS_KEY = ("wrapped-world-steps",)
 
 
 def _receiver_words(func: ast.Attribute) -> set[str]:
