@@ -18,6 +18,7 @@ import ast
 from typing import Protocol
 
 from leapp_codemod.analysis.model.world_steps import WRAPPED_STEPS_KEY
+from leapp_codemod.knowledge.actuation import words
 from leapp_codemod.knowledge.vocab import WRITING_METHODS
 from leapp_codemod.source.astwalk import statement_heads, walked
 
@@ -112,23 +113,19 @@ def _filled_attrs(call: ast.Call, self_name: str) -> set[str]:
     return out - {None}
 
 
-def _pipeline_reads(ctx, skipped: set[str]) -> set[str] | None:
-    """The `self` attributes the functions the scan reached read, but for `skipped` and the host's bookkeeping
-    methods; None before the reached functions are known."""
-    from leapp_codemod.analysis.infer.outside_inputs import REACHED_KEY
-    from leapp_codemod.observe.merge import function_by_id
-    reached = ctx.project.memo.get(REACHED_KEY)
-    if not reached:
+def _read_elsewhere(ctx, attrs: set[str], skipped: set[str]) -> bool | None:
+    """Does reachable code other than `skipped` and the host's bookkeeping methods read one of the `self`
+    attributes (`Facts.attr_reads`)? None while the reads are not known."""
+    reads = ctx.facts.attr_reads
+    if not reads or ctx.cls is None:
         return None
-    out: set[str] = set()
-    for fid in reached:
-        fn = function_by_id(ctx.project, fid)
-        me = _self_name(fn) if fn is not None else None
-        if me is None or fid in skipped or set(fn.qualname.rpartition(".")[2].lower().strip("_").split("_")) & BOOKKEEPING_WORDS:
-            continue
-        out |= {n.attr for n in fn.nodes if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
-                and n.value.id == me and isinstance(n.ctx, ast.Load)}
-    return out
+    found = {site for klass in ctx.project.mro(ctx.cls) for attr in attrs
+             for site in reads.get(klass.id, {}).get(attr, ())}
+    for fid, _ in found:
+        name = fid.rpartition(":")[2].rpartition(".")[2]
+        if fid not in skipped and not set(words(name)) & BOOKKEEPING_WORDS:
+            return True
+    return False
 
 
 def narrow_outputs(stmts: list[_Described], params: frozenset[str], ctx) -> dict[str, list[_Described]]:
@@ -140,19 +137,17 @@ def narrow_outputs(stmts: list[_Described], params: frozenset[str], ctx) -> dict
         return {}
     self_name = ctx.self_name
     names, attrs = _action_derived(stmts, params, self_name)
+    candidates = [s for s in stmts if s.output and not isinstance(s.node, ast.Return)
+                  and not (s.reads & names or self_attrs_read(s.node, self_name) & attrs)]   # no action handed on
+    callees = {id(s): [fn for head in statement_heads(s.node) for call in walked(head) if isinstance(call, ast.Call)
+                       for fn in ctx.resolve_call(call)] for s in candidates}
+    helpers = {ctx.fn.id} | {fn.id for found in callees.values() for fn in found}   # what those statements run
     deferred: dict[str, list[_Described]] = {}
-    for s in stmts:
-        if not s.output or isinstance(s.node, ast.Return):
-            continue
-        if s.reads & names or self_attrs_read(s.node, self_name) & attrs:
-            continue   # hands on the action (a send, a write of what the action became)
+    for s in candidates:
         written = set(self_attrs_written(s.node, self_name) or ())
-        callees = [fn for head in statement_heads(s.node) for call in walked(head) if isinstance(call, ast.Call)
-                   for fn in ctx.resolve_call(call)]
-        for fn in callees:
+        for fn in callees[id(s)]:
             written |= _stored_attrs(fn, ctx.cls, ctx.project)
-        read_elsewhere = _pipeline_reads(ctx, {ctx.fn.id} | {fn.id for fn in callees})
-        if read_elsewhere is None or written & read_elsewhere:
+        if _read_elsewhere(ctx, written, helpers) is not False:
             continue   # state the pipeline reads elsewhere (or not known yet)
         s.output = False
         for attr in self_attrs_written(s.node, self_name) or ():
