@@ -70,3 +70,24 @@ def test_argument_defaults_read_switches_destinations_and_constants():
                      "p.add_argument('--no-x', dest='x', action='store_false')\np.add_argument('--name', default='')\n"
                      "p.add_argument('--req', required=True)\np.add_argument('pos', default=1)\n")
     assert argument_defaults(tree) == {"a_b": 2, "on": False, "x": True}
+
+
+def test_a_factory_arm_the_command_line_default_rules_out_builds_nothing(tmp_path, monkeypatch):
+    # `make_head(options())` returns one of two heads by `--head` (default "suction"): the class of the arm the
+    # default never takes is no type of `self.head`, so its code is not followed
+    found = check_marked(GROUP, tmp_path, monkeypatch, "sorter_factory", "sort_cell:SortCell.grasp")
+    assert found == {("grippers.py", 13, "scalar-extraction")}
+
+
+def test_the_other_default_picks_the_other_arm(tmp_path, monkeypatch):
+    from scanfixture import scan_variant
+    result = scan_variant(GROUP, tmp_path, monkeypatch, "sorter_factory", "sort_cell:SortCell.grasp", "sort_cell.py",
+                          'default="suction"', 'default="finger"')
+    assert {(f.line, f.category) for f in result.findings} == {(22, "scalar-extraction")}
+
+
+def test_an_optional_positional_has_a_default_too():
+    from leapp_codemod.analysis.model.config_values import argument_defaults
+    tree = ast.parse("p.add_argument('algorithm', nargs='?', type=str, default='ddpg')\n"
+                     "p.add_argument('steps', type=int, default=3)\np.add_argument('names', nargs='*', default='a')\n")
+    assert argument_defaults(tree) == {"algorithm": "ddpg"}

@@ -18,3 +18,16 @@ def private_cache(tmp_path, monkeypatch):
 def test_a_star_reexported_helper_is_followed_to_its_defining_module(tmp_path, monkeypatch):
     found = check_marked(GROUP, tmp_path, monkeypatch, "cell_app", "cell:Cell.act")
     assert ("tools/kinematics/solver.py", 7, "tensor-branch") in found
+
+
+def test_a_name_star_imported_through_a_chain_is_followed_and_one_from_an_unread_module_is_listed(tmp_path,
+                                                                                                 monkeypatch):
+    # `drive` imports `*` from `terrain`, which imports `*` from `geometry`, which defines `heading_error`; the
+    # `calibrate` the step returns through comes from `from wheelbase_sdk import *`, a module the scan cannot read
+    from scanfixture import scan_copy
+    found = check_marked(GROUP, tmp_path, monkeypatch, "rover_chain_app", "nav.drive:drive_step")
+    assert ("nav/geometry.py", 5, "scalar-extraction") in found
+    result = scan_copy(GROUP, tmp_path / "again", "rover_chain_app", "nav.drive:drive_step", monkeypatch)
+    listed = {(n.text, n.line) for n in result.not_followed}
+    assert listed == {("calibrate(...)", 15)}
+    assert all("wheelbase_sdk" in n.reason for n in result.not_followed)

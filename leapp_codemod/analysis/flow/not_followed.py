@@ -20,6 +20,7 @@ from leapp_codemod.analysis.flow.library_callbacks import library_callbacks
 from leapp_codemod.analysis.flow.foreign_objects import foreign_call, foreign_reads, imported_roots
 from leapp_codemod.analysis.flow.stub_calls import stub_call
 from leapp_codemod.analysis.flow.untyped_receivers import untyped_parameter_method
+from leapp_codemod.analysis.flow.unbound_names import unbound_name_reason
 from leapp_codemod.analysis.flow.world_left_out import world_step_left_out
 from leapp_codemod.analysis.flow.silent_calls import dynamic_getattr, runs_unseen_code
 from leapp_codemod.analysis.flow.known_receivers import (
@@ -126,6 +127,8 @@ def unresolved(ctx: FunctionContext, call: ast.Call) -> NotFollowed | None:
     reason = receiver_reason(ctx, receiver)
     if reason is None and untyped:   # an object's method runs here: never dropped unsaid
         reason = f"the class of `{_short(receiver)}` is unknown"
+    if reason is None and isinstance(func, ast.Name):
+        reason = unbound_name_reason(ctx, func.id)
     if reason is None:
         return None
     reason += _duck_note(ctx, call)

@@ -5,6 +5,7 @@ import ast
 
 from leapp_codemod.analysis.infer.loaded import is_range, loaded_before, loader_result
 from leapp_codemod.analysis.infer.memo import answered_once
+from leapp_codemod.analysis.model.config_values import ruled_out_in
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIndex
 from leapp_codemod.analysis.model.project import questions
 from leapp_codemod.analysis.model.resolve_callables import CallableResolver, returned_builds
@@ -184,8 +185,9 @@ class TypeQuestions:
                 return declared
             out: set[str] = {"PIL.Image.Image"} if any(
                 _image_in(v, fn, self, 0) for v in _image_returns(fn, module)) else set()
+            ruled_out = ruled_out_in(self.project, module, fn.node)   # an arm the settings never take
             for value in returned_builds(self.project, fn):   # `m = Model(); ...; return m` too
-                if isinstance(value, ast.Call):
+                if isinstance(value, ast.Call) and id(value) not in ruled_out:
                     built = self.call_result_types(value, module)
                     if not any(":" in t for t in built) and isinstance(value.func, ast.Subscript):
                         built = CallableResolver(self.for_function(fn)).classes(value.func) or built  # `HEADS[k]()`

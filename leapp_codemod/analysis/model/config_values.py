@@ -200,17 +200,31 @@ def cli_defaults(tree: ast.Module) -> dict[str, frozenset]:
     return {flag: frozenset({value}) for flag, value in argument_defaults(tree).items() if isinstance(value, str)}
 
 
+def _optional_positional(call: ast.Call, given: dict[str, ast.expr]) -> str | None:
+    """`parser.add_argument("algorithm", nargs="?", default="DDPG")`: a positional a command line may leave out,
+    read as `args.algorithm`, holding its default then."""
+    nargs = given.get("nargs")
+    name = call.args[0] if len(call.args) == 1 else None
+    if isinstance(nargs, ast.Constant) and nargs.value == "?" and isinstance(name, ast.Constant) \
+            and isinstance(name.value, str) and name.value.isidentifier():
+        return name.value
+    return None
+
+
 def argument_defaults(tree: ast.Module) -> dict[str, object]:
     """Flag -> the value `args.<flag>` holds when the flag is not given, for each `parser.add_argument("--x", ...)`
-    of a module with a constant default (a non-empty string, a number, a bool, None), or a switch
-    (`action="store_true"`: False; `"store_false"`: True) without one."""
+    (or an optional positional, `add_argument("algo", nargs="?", ...)`) of a module with a constant default (a
+    non-empty string, a number, a bool, None), or a switch (`action="store_true"`: False; `"store_false"`: True)
+    without one."""
     defaults: dict[str, object] = {}
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument"):
             continue
         flag = next((a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)
                      and a.value.startswith("--")), None)
-        given = {k.arg: k.value for k in node.keywords if k.arg in ("default", "action", "dest")}
+        given = {k.arg: k.value for k in node.keywords if k.arg in ("default", "action", "dest", "nargs")}
+        if flag is None:
+            flag = _optional_positional(node, given)
         if flag is None:
             continue
         key = flag.lstrip("-").replace("-", "_")

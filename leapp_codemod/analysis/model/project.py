@@ -237,13 +237,20 @@ class Project:
             base = self._star_imported(head, module) or head  # a builtin or an unknown name
         return ".".join([base, *parts])
 
-    def _star_imported(self, head: str, module: ModuleIndex) -> str | None:
-        """`from pkg.fsm import *` then `FSM(...)`: the project module that defines `head` (last import wins)."""
+    def _star_imported(self, head: str, module: ModuleIndex, seen: set[str] | None = None) -> str | None:
+        """`from pkg.fsm import *` then `FSM(...)`: the project module that defines `head` (last import wins), also
+        through a chain of them (`sim` imports `*` from `mesh`, which imports `*` from `draw`)."""
+        seen = set() if seen is None else seen
         for name in reversed(getattr(module, "star_imports", ())):   # (an index cached before the field)
             source = self.module_named(name)
-            if source is not None and (head in source.classes or head in source.functions
-                                       or head in source.globals or head in source.imports):
+            if source is None or name in seen:
+                continue
+            seen.add(name)
+            if head in source.classes or head in source.functions or head in source.globals or head in source.imports:
                 return f"{name}.{head}"
+            deeper = self._star_imported(head, source, seen)
+            if deeper is not None:
+                return deeper
         return None
 
     # ----------------------------------------------------------------- project lookups
