@@ -455,7 +455,7 @@ def test_of_tied_scripts_the_original_goes_before_its_numbered_variant(tmp_path,
     candidates = ranked(app(tmp_path, "entry_numbered_variant"), monkeypatch)
     assert [c["entry"] for c in candidates[:2]] == [want["entry"], want["variant"]]
     assert candidates[0]["score"] == candidates[1]["score"]
-    assert any("a numbered variant of this script" in r for r in candidates[0]["reasons"])
+    assert any("a numbered variant or a copy of this script" in r for r in candidates[0]["reasons"])
 
 
 @pytest.mark.parametrize("path, original", [
@@ -465,9 +465,17 @@ def test_of_tied_scripts_the_original_goes_before_its_numbered_variant(tmp_path,
     ("scripts/walk.py", None),
     ("b/go2.py", None),              # `go.py` is no candidate: a robot's name, not a variant
     ("other/walk2.py", None),        # another folder's `walk.py` is not its original
+    ("scripts/walk copy.py", "scripts/walk.py"),     # a file manager's copies
+    ("scripts/walk (copy).py", "scripts/walk.py"),
+    ("deploy - Copy.py", "deploy.py"),
+    ("hover (2).py", "hover.py"),
+    ("copy_of_deploy.py", "deploy.py"),
+    ("b/go_copy.py", None),          # no `go.py` beside it
+    ("copy.py", None),
 ])
 def test_a_numbered_variant_is_named_after_a_tied_script(path, original):
     from leapp_codemod.analysis.entry.ties import numbered_variant
     paths = ["scripts/walk.py", "scripts/walk2.py", "deploy.py", "deploy_v3.py", "hover.py", "hover-2.py",
-             "b/go2.py", "other/walk2.py"]
+             "b/go2.py", "other/walk2.py", "scripts/walk copy.py", "scripts/walk (copy).py", "deploy - Copy.py",
+             "hover (2).py", "copy_of_deploy.py", "b/go_copy.py", "copy.py"]
     assert numbered_variant(path, paths) == original

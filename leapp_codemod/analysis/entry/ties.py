@@ -175,15 +175,24 @@ def scratch_word(path: str) -> str | None:
     return None
 
 
+# How a file manager or a person names a copy of `stem` (`sim2sim copy.py`, `sim2sim (copy).py`, `deploy - Copy.py`,
+# `play (2).py`, `copy_of_run.py`, `walk_copy.py`): the stem of the original is the group `stem`.
+_COPY_NAMES = (r"(?P<stem>.+?)(?: - | |_|-)?\(?(?:copy|Copy|COPY)\)?(?: ?\d+)?", r"(?P<stem>.+?) \(\d+\)",
+               r"(?:[Cc]opy[ _]of[ _])(?P<stem>.+)")
+
+
 def numbered_variant(path: str, paths: list[str]) -> str | None:
-    """The path of the script `path` is a numbered variant of (`scripts/rl_walk2.py` of `scripts/rl_walk.py`,
-    `deploy_v3.py` of `deploy.py`: the same name with a number added, in the same folder), or None."""
+    """The path of the script `path` is a numbered variant or a copy of (`scripts/rl_walk2.py` of
+    `scripts/rl_walk.py`, `deploy_v3.py` of `deploy.py`: the same name with a number added; `sim2sim copy.py` or
+    `sim2sim (copy).py` of `sim2sim.py`: a copy's name; in the same folder), or None."""
     pure = PurePosixPath(path)
-    match = re.fullmatch(r"(.+?)[_\-]?v?\d+", pure.stem)
-    if match is None:
-        return None
-    original = str(pure.with_name(match.group(1) + pure.suffix))
-    return original if original in paths and original != path else None
+    stems = [m.group("stem") for pattern in _COPY_NAMES if (m := re.fullmatch(pattern, pure.stem))]
+    numbered = re.fullmatch(r"(.+?)[_\-]?v?\d+", pure.stem)
+    for stem in [*stems, *([numbered.group(1)] if numbered else [])]:
+        original = str(pure.with_name(stem + pure.suffix))
+        if original in paths and original != path:
+            return original
+    return None
 
 
 def _same_standing(a: Entrypoint, b: Entrypoint, project) -> bool:
@@ -327,8 +336,8 @@ def _order_group(group: list[Entrypoint], project, readmes, mention_of, first: b
                 f"or debugging copy")
     elif numbered[lead.path] is None and any(numbered[c.path] == lead.path for c in group):
         other = next(c for c in group if numbered[c.path] == lead.path)
-        note = (f"ties at score {lead.score} with {other.path}, a numbered variant of this script (its name with a "
-                f"number added): the original first")
+        note = (f"ties at score {lead.score} with {other.path}, a numbered variant or a copy of this script (its "
+                f"name with a number or a copy's mark added): the original first")
     elif lead.path in imported:
         note = f"ties at score {lead.score} with a near-copy that imports this module: the one the others build on"
     elif lead is not group[0] and group[0].path in bases:
