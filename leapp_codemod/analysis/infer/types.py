@@ -185,7 +185,8 @@ class TypeQuestions:
                 return declared
             out: set[str] = {"PIL.Image.Image"} if any(
                 _image_in(v, fn, self, 0) for v in _image_returns(fn, module)) else set()
-            ruled_out = ruled_out_in(self.project, module, fn.node)   # an arm the settings never take
+            ruled_out = ruled_out_in(self.project, module, fn.node) \
+                if not self.project.is_library(fn.module) else frozenset()   # an arm the settings never take
             for value in returned_builds(self.project, fn):   # `m = Model(); ...; return m` too
                 if isinstance(value, ast.Call) and id(value) not in ruled_out:
                     built = self.call_result_types(value, module)
