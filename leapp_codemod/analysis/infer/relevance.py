@@ -118,6 +118,11 @@ class RelevanceQuestions:
                 return self._position_kept(position)
         return stmt is None or id(stmt) not in relevant[1] or id(stmt) in relevant[0]
 
+    def slice_needs(self) -> set[str] | None:
+        """The names the statements of this function's slice read (None when the slice is unknown)."""
+        relevant = self._relevant_statements()
+        return None if relevant is None else relevant[2][0]
+
     def _position_kept(self, position: int) -> bool:
         """Is this position of the tuple the function returns used by some caller on the pipeline?"""
         kept = returned_positions(self, self.fn, "<lines" in self.fn.qualname, False)
@@ -385,6 +390,9 @@ class RelevanceQuestions:
                                                                          or self.dead_state(record)):
             return   # `self.stats[k] = v`: a record no code reads back as data
         entry.output = True
+
+    def reports(self, call: ast.Call) -> bool:
+        return self._reports(call)
 
     def _reports(self, call: ast.Call, handles: frozenset[str] = frozenset()) -> bool:
         """Does the I/O call only report (`print`, a log, a CSV row, a metrics logger, a write to a file it

@@ -166,11 +166,11 @@ def bookkeeping_report(ctx, node: ast.AST) -> bool:
     """In a kept world step, a report (`print(f"reward {r:.2f}")`, a log line) of values the slice does not need:
     the host's bookkeeping shown to a person, no I/O of the pipeline."""
     if ctx.fn.id not in ctx.project.memo.get(WRAPPED_STEPS_KEY, {}) or not isinstance(node, ast.Call) \
-            or not ctx._reports(node):
+            or not ctx.reports(node):
         return False
-    relevant = ctx._relevant_statements()
-    if relevant is None:
+    read = ctx.slice_needs()
+    if read is None:
         return False
     own = set(ctx.fn.params) | {n.id for n in ctx.fn.nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    needed = (relevant[2][0] & own) - {ctx.self_name}   # its locals the slice reads (not modules, settings)
+    needed = (read & own) - {ctx.self_name}   # its locals the slice reads (not modules, settings)
     return not any(isinstance(n, ast.Name) and n.id in needed for n in walked(node))

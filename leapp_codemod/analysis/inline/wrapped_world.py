@@ -21,7 +21,6 @@ from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIn
 from leapp_codemod.analysis.model.project import Project
 
 
-
 WRAPPER_HOPS = 3   # library wrappers seen through (`Monitor(env)`, `TimeLimit(env)`) to the project environment
 
 
@@ -74,15 +73,6 @@ def _receiver_value(project: Project, receiver: ast.expr, scope: ast.AST, start:
             if values:
                 return values[-1][1]
     return None
-
-
-def _held_path(receiver: ast.expr) -> list[str] | None:
-    """`self.udp` -> ["udp"], `self.robot.arm` -> ["robot", "arm"]: the fields a receiver reaches from `self`."""
-    path: list[str] = []
-    while isinstance(receiver, ast.Attribute):
-        path.insert(0, receiver.attr)
-        receiver = receiver.value
-    return path if path and isinstance(receiver, ast.Name) and receiver.id == "self" else None
 
 
 def _held_classes(project: Project, cls: ClassInfo, receiver: ast.expr) -> list[ClassInfo] | None:
