@@ -60,7 +60,7 @@ def world_bookkeeping(analysis, fn: FunctionInfo) -> bool:
 def _world_bookkeeping(analysis, fn: FunctionInfo) -> bool:
     kept_steps = analysis.project.memo.get(WRAPPED_STEPS_KEY, {})
     callers = analysis.facts.callers.get(fn.id)
-    if not callers or fn.id in analysis.roots or fn.id in kept_steps:
+    if not kept_steps or not callers or fn.id in analysis.roots or fn.id in kept_steps:
         return False
     for caller_id in callers:
         caller = analysis.reachable.get(caller_id)
