@@ -7,6 +7,9 @@ from __future__ import annotations
 import ast
 import sys
 
+from leapp_codemod.analysis.infer.loaded import binding_before, is_range
+from leapp_codemod.analysis.model.function_values import range_scope
+from leapp_codemod.analysis.model.handed import handed_values
 from leapp_codemod.analysis.model.walk import is_self_attr
 from leapp_codemod.knowledge.libraries import FOREIGN_ROOTS, MODELED_ROOTS, OPAQUE_MODELS
 
@@ -28,7 +31,10 @@ def _unmodelled(project, qualified: str | None) -> bool:
 
 def device_handle(ctx, receiver: ast.expr) -> bool:
     """`self.camera` where every binding of the attribute in the class family builds an object of an
-    unmodelled library (`self.camera = k4a.Device.open()`)."""
+    unmodelled library (`self.camera = k4a.Device.open()`); a name with the same values: a parameter every
+    caller hands such an object, or an inline range's name bound to one before the range."""
+    if isinstance(receiver, ast.Name):
+        return _device_name(ctx, receiver.id)
     if not is_self_attr(receiver, ctx.self_name) or ctx.cls is None:
         return False
     key = ("device_handle", ctx.cls.id, receiver.attr)
@@ -41,6 +47,47 @@ def device_handle(ctx, receiver: ast.expr) -> bool:
             and _unmodelled(ctx.project, ctx.project.qualify(value.func, ctx.project.modules[klass.module]))
             for klass, value in values)
     return found
+
+
+def _device_name(ctx, name: str) -> bool:
+    key = ("device_name", ctx.fn.id, name)
+    found = ctx.project.memo.get(key)
+    if found is None:
+        ctx.project.memo[key] = False   # a cycle through the same name answers no
+        values = _name_values(ctx, name)
+        found = ctx.project.memo[key] = bool(values) and all(
+            isinstance(value, ast.Call) and _unmodelled(ctx.project, ctx.project.qualify(value.func, module))
+            for value, module in values)
+    return found
+
+
+def _name_values(ctx, name: str) -> list[tuple[ast.expr, object]]:
+    """(value, module it is written in) for each binding of `name` the step can see: a range's binding before
+    the range, else what the callers of its function hand it; what a parameter's callers hand it."""
+    fn = ctx.fn
+    if is_range(fn):
+        bound = binding_before(ctx, name)
+        scope = range_scope(ctx.module, fn)
+        if bound is not None and not (isinstance(bound[0], ast.Name) and bound[1] is not None
+                                      and bound[0].id in bound[1].params):
+            return [(bound[0], ctx.module)]
+        if bound is not None:
+            fn, name = bound[1], bound[0].id
+        elif scope is not None and name in scope.params:
+            fn = scope
+        else:
+            return []
+    elif name not in fn.params or name == ctx.self_name:
+        return []
+    return [(h.value, h.module) for h in handed_values(ctx.project, fn, name)]
+
+
+def converted_read(ctx, value: ast.Call) -> bool:
+    """A device read handed straight to a NumPy/torch conversion (`torch.as_tensor(port.read(6))`): an array
+    the step computes on, whatever else the name is used for."""
+    converted = ctx.call_name(value) or ""
+    return converted.startswith(("numpy.", "torch.")) and bool(value.args) and isinstance(value.args[0], ast.Call) \
+        and device_read(ctx, value.args[0])
 
 
 def device_read(ctx, call: ast.Call) -> bool:

@@ -9,6 +9,7 @@ import ast
 
 from leapp_codemod.analysis.model.resolve_types import subclasses
 from leapp_codemod.analysis.model.settings import CONSTRUCTION, attribute_rebound
+from leapp_codemod.analysis.infer.devices import converted_read
 from leapp_codemod.analysis.infer.built_fields import construction_field, setting_item
 from leapp_codemod.analysis.infer.param_reads import holds_callers_setting
 from leapp_codemod.analysis.infer.reaching import reaching_bindings
@@ -234,6 +235,8 @@ class TaintQuestions:
         name = self.call_name(call)
         if name in IMAGE_READS:
             return True    # pixels read in the step: the pipeline's input, whatever the path argument is
+        if converted_read(self, call):
+            return True    # `torch.as_tensor(port.read(6))`: a device's reading made an array
         if name in TYPE_QUERIES or name in THREAD_HANDOFFS:
             return False   # answers what a value is; a thread's handle
         func = call.func

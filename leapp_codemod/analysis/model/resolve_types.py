@@ -44,6 +44,24 @@ def annotation_classes(project: Project, annotation: ast.expr | None, module: Mo
     return set()
 
 
+def tuple_item_annotation(annotation: ast.expr | None, index: int) -> ast.expr | None:
+    """Item `index` of a `tuple[A, B]` / `Tuple[A, B]` annotation (`-> tuple[Net, Stats]`); None for any
+    other annotation, a `tuple[X, ...]` or an index past its end."""
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            annotation = ast.parse(annotation.value, mode="eval").body
+        except SyntaxError:
+            return None
+    if not isinstance(annotation, ast.Subscript) or not isinstance(annotation.slice, ast.Tuple):
+        return None
+    head = annotation.value.attr if isinstance(annotation.value, ast.Attribute) else getattr(annotation.value, "id", "")
+    items = annotation.slice.elts
+    if head not in ("tuple", "Tuple") or index >= len(items) \
+            or any(isinstance(i, ast.Constant) and i.value is Ellipsis for i in items):
+        return None
+    return items[index]
+
+
 def foreign_class(project: Project, annotation: ast.expr, module: ModuleIndex) -> str | None:
     """The dotted name of a class an annotation names (`X`, `X | None`, `Optional[X]`) that `module` imports
     from a package neither scanned nor installed; None for project, installed and unknown names."""

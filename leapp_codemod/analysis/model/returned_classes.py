@@ -10,6 +10,7 @@ import ast
 from leapp_codemod.analysis.model.class_loaders import loader_classes
 from leapp_codemod.analysis.model.index import FunctionInfo, ModuleIndex
 from leapp_codemod.analysis.model.project import Project
+from leapp_codemod.analysis.model.resolve_types import annotation_classes, tuple_item_annotation
 from leapp_codemod.knowledge.vocab import SELF_RETURNING_METHODS
 
 MAX_CALLS = 3   # functions followed through their returns
@@ -38,6 +39,11 @@ def built_classes(project: Project, value: ast.expr, module: ModuleIndex, depth:
     if not isinstance(target, FunctionInfo) or project.is_library(target.module):
         return set()
     home = project.modules[target.module]
+    declared = tuple_item_annotation(target.node.returns, index) if index is not None else None
+    if declared is not None:   # `-> tuple[Policy, Normalizer]`: the item's class as the author declared it
+        named = annotation_classes(project, declared, home)
+        if named:
+            return named
     out: set[str] = set()
     for built in _returned(project, target, index):
         out |= built_classes(project, built, home, depth + 1, target)
