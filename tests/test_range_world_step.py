@@ -46,11 +46,11 @@ def test_what_counts_as_the_world_step(source, steps):
 
 
 def test_a_project_wrapper_around_an_engine_step_is_scanned_as_pipeline(tmp_path, monkeypatch):
-    # the action sent into the engine and the observation state are found; the reward it scores is not
-    # pipeline (the rollout keeps only the observation of what the step returns)
+    # the action sent into the engine, the engine's step itself and the observation state are found; the reward
+    # it scores is not pipeline (the rollout keeps only the observation of what the step returns)
     marked = check_marked("scan_range_wrapped_step", tmp_path, monkeypatch, "reach_app", "rollout.py:12-14")
     assert {(path, category) for path, _, category in marked} == {
-        ("reach_env.py", "foreign-library"), ("reach_env.py", "inplace-state")}
+        ("reach_env.py", "foreign-library"), ("reach_env.py", "inplace-state"), ("reach_env.py", "io-in-pipeline")}
     result = scan_copy("scan_range_wrapped_step", tmp_path / "again", "reach_app", "rollout.py:12-14", monkeypatch)
     assert result.entry_note and "through `p.stepSimulation`" in result.entry_note
 
@@ -64,8 +64,8 @@ def test_the_exported_range_still_ends_before_a_wrapped_step(tmp_path):
 
 def test_a_wrapped_step_in_the_middle_of_a_range_is_followed_and_its_observation_is_no_state(tmp_path, monkeypatch):
     # the range goes on after the step (a return tally, `obs = nxt`): the wrapper's PD torques and the observation
-    # it builds are still pipeline code, the engine's own step is the world, and the copied observation is the
-    # next reading, not state the range carries
+    # it builds are still pipeline code, the engine's own step is the world (flagged: the export drops it), and
+    # the copied observation is the next reading, not state the range carries
     marked = check_marked("scan_range_wrapped_step", tmp_path, monkeypatch, "hopper_app", "evaluate.py:12-15")
     assert {(path, category) for path, _, category in marked} == {
         ("hop_env.py", "io-in-pipeline"), ("hop_env.py", "inplace-state"), ("hop_env.py", "foreign-library")}
@@ -76,9 +76,10 @@ def test_a_wrapped_step_in_the_middle_of_a_range_is_followed_and_its_observation
 
 def test_a_world_step_in_the_middle_of_a_range_is_cut_and_said_to_be(tmp_path, monkeypatch):
     # `player.step(act)` is the world the action is handed to (a project class with no engine behind it): cut on
-    # purpose, not scanned; as it runs project code that may compute the next observation, the scan says so
+    # purpose, not scanned, and flagged as the world's step the export drops; as it runs project code that may
+    # compute the next observation, the scan says so
     result = scan_copy("scan_range_world_step", tmp_path, "replay_app", "replay.py:23-25", monkeypatch)
-    assert not found(result)
+    assert found(result) == {("replay.py", 24, "LCM904")}
     [left] = result.not_followed
     assert left.line == 24 and "runs the project's `LogPlayer.step` (replay.py:13)" in left.reason
 
@@ -122,7 +123,7 @@ def test_a_factory_built_environment_whose_step_runs_a_control_bound_to_a_field_
     # bound in the constructor to the method that steps MuJoCo; the observation the loop reshapes before the
     # policy is the step's new reading, not carried state
     marked = check_marked("scan_range_wrapped_step", tmp_path, monkeypatch, "arm_factory_app", "evaluate.py:11-13")
-    assert marked == {("envs.py", 15, "io-in-pipeline")}
+    assert marked == {("envs.py", 15, "io-in-pipeline"), ("envs.py", 16, "io-in-pipeline")}
     result = scan_copy("scan_range_wrapped_step", tmp_path / "again", "arm_factory_app", "evaluate.py:11-13",
                        monkeypatch)
     assert result.entry_note and "through `mujoco.mj_step`" in result.entry_note

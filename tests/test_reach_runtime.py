@@ -222,7 +222,8 @@ def test_a_value_the_callee_replaces_and_an_appended_log_are_not_carried(tmp_pat
     assert "sample" not in fn.carried and "sample" not in rng.state   # LiveEnv._step rebinds its argument first
     assert "trace" not in fn.carried                                  # only appended to: a log
     hits = found(scan(tmp_path / "again", "hook_app", "pick/loop.py:13-16", monkeypatch))
-    assert not any(path == "loop.py" for path, _, _ in hits)
+    assert {(path, line, code) for path, line, code in hits if path == "loop.py"} == {
+        ("loop.py", 13, "LCM904")}   # no carried state: only the world's step the range starts with
 
 
 def test_settings_from_a_constructor_helper_and_arguments_handed_to_the_base(tmp_path, monkeypatch):

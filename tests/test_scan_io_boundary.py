@@ -1,7 +1,6 @@
 """Project I/O wrappers are the pipeline's boundary (fixtures/scan_io_boundary): a method of an I/O object
 that sends what the step hands it (returning nothing or a status) or reads a message or a device and returns
-it is not pipeline code. The step's call of a read wrapper is its one I/O finding; a send wrapper is the host's
-sink; a guard that only reports and returns on a setting or a fixed size is no data branch. Each app marks its
+it is not pipeline code. The step's call of a read or a send wrapper is its one I/O finding; a guard that only reports and returns on a setting or a fixed size is no data branch. Each app marks its
 lines (`# expect: CATEGORY`, `# clean`); the scan reports exactly the marked findings."""
 from __future__ import annotations
 
@@ -22,6 +21,8 @@ def test_wrappers_of_io_objects_are_the_boundary(tmp_path, monkeypatch):
     assert ("track.py", 13, "io-in-pipeline") in found        # the serial read through `GimbalLink.read_angles`
     assert ("gimbal_io.py", 78, "io-in-pipeline") not in found   # its fixed-text log: the export loses nothing
     assert ("gimbal_io.py", 90, "scalar-extraction") in found  # a sender that scales what it is handed too
+    assert ("track.py", 18, "io-in-pipeline") in found        # the send through `GimbalLink.send_angles`
+    assert not any(path == "gimbal_io.py" and line == 26 for path, line, _ in found)   # its body is no pipeline
 
 
 def test_the_read_finding_names_the_wrapper(tmp_path, monkeypatch):
@@ -35,5 +36,6 @@ def test_the_run_counts_a_wrapper_read_as_a_read(tmp_path, monkeypatch):
     from leapp_codemod.runner.verdict import is_io_read
 
     result = scan_copy(GROUP, tmp_path, "gimbal_app", "track:track", monkeypatch)
-    reads = [f.message for f in result.findings if f.path.endswith("track.py")]
-    assert reads and all(is_io_read(m) for m in reads)   # their values feed the step, as a file read's do
+    messages = {f.line: f.message for f in result.findings if f.path.endswith("track.py")}
+    assert is_io_read(messages[12]) and is_io_read(messages[13])   # their values feed the step, as a file read's do
+    assert not is_io_read(messages[18])                             # the send: nothing read feeds the step

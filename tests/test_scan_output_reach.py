@@ -31,6 +31,7 @@ def test_report_rows_of_an_inline_range(tmp_path, monkeypatch):
     assert found == {("sorter.py", 18, "scalar-extraction")}   # the cast that scales the actuated command
 
 
-def test_the_sink_of_another_object_is_the_hosts(tmp_path, monkeypatch):
+def test_the_sink_of_another_object_is_one_finding_at_its_call(tmp_path, monkeypatch):
     found = check(tmp_path, monkeypatch, "mixer_app", "mixer:Mixer.dose")
-    assert found == {("mixer.py", 34, "io-in-pipeline")}       # the step's own send stays
+    assert found == {("mixer.py", 34, "io-in-pipeline"),        # the step's own send stays
+                     ("mixer.py", 38, "io-in-pipeline")}        # the wrapper's send: its call, not its body

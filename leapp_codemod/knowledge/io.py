@@ -80,6 +80,7 @@ FILE_WRITER_METHODS = frozenset({"to_csv", "to_json", "to_excel", "to_parquet", 
                                  "savefig", "tofile"})
 # How a finding names a read through a project I/O wrapper (LCM901 writes it, the run's verdict reads it).
 WRAPPER_READ_TEXT = "reads through the project's I/O wrapper"
+WRAPPER_SEND_TEXT = "sends the pipeline's values through the project's I/O wrapper"
 # Builtins an I/O wrapper packs a message into (`port.write(bytes([...]))`): values, no I/O of their own.
 WIRE_BUILTINS = frozenset({"bytes", "bytearray", "memoryview"})
 # Methods of a lock, a queue or a condition that hand a value over to another thread (the host's sender).

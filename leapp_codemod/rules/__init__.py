@@ -6,7 +6,7 @@ from leapp_codemod.rules import (
     io_call,
     legacy_constructor, library_conversion, library_value_check,
     mask_index, mixed_operands, negative_stride, number_input, numpy_method, outside_input, plain_index_write, random_draw, scalar_cast, scalar_item, scalar_list_join, scratch_buffer, script_function,
-    shape_branch, train_mode, shape_value, state_reassign, table_index, tensor_data, text_number, unmapped_numpy, warp_kernel,
+    shape_branch, train_mode, shape_value, state_reassign, table_index, tensor_data, text_number, unmapped_numpy, warp_kernel, world_step,
 )
 from leapp_codemod.rules.base import Hit, Rule
 
@@ -17,7 +17,7 @@ ALL_RULES: tuple[Rule, ...] = tuple(sorted((
         shape_branch, shape_value, warp_kernel, bare_squeeze, scalar_list_join, mask_index,
         legacy_constructor, table_index, data_count, foreign_buffer, tensor_data, container_input, caller_state, text_number,
         exception_fallback, fed_after_state, mixed_operands, script_function, library_value_check, library_conversion,
-        function_transform, outside_input, plain_index_write, train_mode,
+        function_transform, outside_input, plain_index_write, train_mode, world_step,
     )), key=lambda rule: rule.code))
 
 

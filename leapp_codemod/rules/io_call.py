@@ -1,6 +1,6 @@
 import ast
 
-from leapp_codemod.knowledge.io import WRAPPER_READ_TEXT
+from leapp_codemod.knowledge.io import WRAPPER_READ_TEXT, WRAPPER_SEND_TEXT
 from leapp_codemod.rules._helpers import show
 from leapp_codemod.rules.base import Hit, Rule
 
@@ -23,6 +23,12 @@ def check(node: ast.Call, ctx):
         yield Hit(node, f"`{show(node)}` {WRAPPER_READ_TEXT} `{wrapper}` inside the pipeline; "
                         f"the exported model keeps the value read while tracing",
                   "read it in the host runtime before the pipeline call and pass the value in as an input")
+        return
+    sender = ctx.wrapper_send(node) if kind is None else None
+    if sender is not None and not ctx.in_error_handler(node) and not ctx.in_bail_out(node):
+        yield Hit(node, f"`{show(node)}` {WRAPPER_SEND_TEXT} `{sender}` inside the pipeline; "
+                        f"the exported model drops the send",
+                  "return the value from the pipeline and send it from the host runtime after the call")
         return
     if kind is None or ctx.in_error_handler(node) or ctx.in_bail_out(node):
         return  # a warning in an `except` block: the traced call raised nothing, the export is not this path
@@ -126,7 +132,7 @@ RULE = Rule(
          "other wrapper methods; it writes nothing the step reads back). A send wrapper the step hands its result "
          "to (a robot interface's `set_action`, a publisher, a sender's queue) returns nothing or a status and only "
          "packs what it is handed (converts, indexes, formats it into a message; one that scales or clips it first "
-         "is pipeline code): it is the host's sink, no finding. A read wrapper takes nothing of the pipeline and returns what it read (the "
+         "is pipeline code): its call in the step is the one finding, as the export drops the send. A read wrapper takes nothing of the pipeline and returns what it read (the "
          "latest message a subscription callback stored, a device or socket read): its call in the step is the "
          "one finding, as the value read while tracing is frozen. Neither wrapper's body is pipeline code. Nor is "
          "a report in a bail-out guard (`if self.policy is None: log.warn(...); return`, `if len(action) != 12: "
@@ -163,12 +169,6 @@ RULE = Rule(
         "import functools\nimport json\nclass Arm:\n    @property\n    @functools.lru_cache()\n"
         "    def offset(self):\n        with open('offset.json') as f:\n            return json.load(f)['z']\n\n"
         "    def step(self, obs):\n        return obs + self.offset\n",
-        # a send wrapper of another object (returns a status): the host's sink
-        "import serial\nclass Valve:\n    def __init__(self):\n        self.port = serial.Serial('/dev/ttyS0')\n\n"
-        "    def open_to(self, level) -> bool:\n        if len(level) != 1:\n            return False\n"
-        "        self.port.write(bytes([int(level[0])]))\n        return True\n\nclass Doser:\n"
-        "    def __init__(self):\n        self.valve = Valve()\n\n    def step(self, flow):\n"
-        "        level = flow * 2\n        self.valve.open_to(level)\n        return level\n",
         # the clock read feeds only an attribute another method logs: state kept for people, not for the step
         "import logging\nimport time\nlog = logging.getLogger(__name__)\nclass Pump:\n    def __init__(self, net):\n"
         "        self.net = net\n        self.last = None\n        self.gap = 0.0\n\n    def step(self, obs):\n"
@@ -209,6 +209,12 @@ RULE = Rule(
         # a send through a client of a library neither scanned nor installed
         "from robot_link import Link\nclass Arm:\n    def __init__(self):\n        self.link = Link('10.0.0.2')\n"
         "    def step(self, obs):\n        self.link.send(obs * 2)  # error\n        return obs\n",
+        # a send wrapper of another object (returns a status): its call in the step is the one finding
+        "import serial\nclass Valve:\n    def __init__(self):\n        self.port = serial.Serial('/dev/ttyS0')\n\n"
+        "    def open_to(self, level) -> bool:\n        if len(level) != 1:\n            return False\n"
+        "        self.port.write(bytes([int(level[0])]))\n        return True\n\nclass Doser:\n"
+        "    def __init__(self):\n        self.valve = Valve()\n\n    def step(self, flow):\n"
+        "        level = flow * 2\n        self.valve.open_to(level)  # error\n        return level\n",
         # a read through a project I/O wrapper: the reading is frozen at its traced value
         "import socket\nimport torch\nclass Scale:\n    def __init__(self):\n        self.sock = socket.socket()\n"
         "    def weight(self):\n        return float(self.sock.recv(16))\n\nclass Filler:\n"

@@ -152,13 +152,24 @@ class SinkQuestions:
     def wrapper_read(self, call: ast.Call) -> str | None:
         """`self.io.poll_joint_position()`: the qualified name of the project I/O wrapper the call reads
         through, when every function it may run is a read boundary of another object; else None."""
+        return self._wrapper_of_kind(call, READ)
+
+    def wrapper_send(self, call: ast.Call) -> str | None:
+        """`self.robot.send_cmd(cmd)`: the qualified name of the project I/O wrapper the call hands pipeline
+        data to, when every function it may run is a send boundary of another object; else None."""
+        if not self.args_data(call) or any(c.name == "__init__" for c in self.resolve_call(call)):
+            return None   # a constructor builds an object of what it is handed (`SampleDist(dist)`): no send
+        return self._wrapper_of_kind(call, SEND)
+
+    def _wrapper_of_kind(self, call: ast.Call, kind: str) -> str | None:
         kinds = self.project.memo.get(BOUNDARY_KEY)
         if not kinds or self.fn.id in kinds:
             return None
         callees = self.resolve_call(call)
-        if not callees or any(kinds.get(c.id) != READ for c in callees):
+        if not callees or any(kinds.get(c.id) != kind for c in callees):
             return None
         return callees[0].qualname
+
 
 
 def _mentions(node: ast.AST, names: set[str]) -> bool:

@@ -334,6 +334,33 @@ def _read_last(statements: list[ast.stmt]) -> set[str]:
     return out
 
 
+def _recomputed(statements: list[ast.stmt]) -> set[str]:
+    """Names the range writes once, in a top-level `name = value` whose value reads nothing the range writes
+    (`current = np.deg2rad(read_joints(robot))` at the end of the loop body, `robot` made before the loop):
+    each iteration's value owes nothing to the previous iteration's computation, so it is no carried state."""
+    writes: dict[str, list[ast.AST]] = {}
+    for stmt in statements:
+        for node in ast.walk(stmt):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+                node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.comprehension)) else \
+                [item.optional_vars for item in node.items if item.optional_vars is not None] if isinstance(
+                    node, (ast.With, ast.AsyncWith)) else []
+            for target in targets:
+                for name in ast.walk(target):
+                    if isinstance(name, ast.Name):
+                        writes.setdefault(name.id, []).append(node)
+    events = uses(statements)
+    written = {n for n, k, _ in events if k in "wm"}
+    mutated = {n for n, k, _ in events if k == "m"}
+    out = set()
+    for stmt in statements:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+                and writes.get(stmt.targets[0].id) == [stmt] and stmt.targets[0].id not in mutated \
+                and not any(isinstance(n, ast.Name) and n.id in written for n in ast.walk(stmt.value)):
+            out.add(stmt.targets[0].id)
+    return out
+
+
 def _fresh_readings(statements: list[ast.stmt]) -> set[str]:
     """Names the range assigns only from a reading call, unconditionally (top-level statements), or only copies
     of such names (`nxt, r, done = env.step(a)` ... `obs = nxt`)."""
@@ -355,7 +382,7 @@ def _fresh_readings(statements: list[ast.stmt]) -> set[str]:
             else:
                 other |= names
     fresh -= other
-    fresh |= _read_last(statements)
+    fresh |= _read_last(statements) | _recomputed(statements)
     grew = True
     while grew:
         grew = False
