@@ -14,6 +14,10 @@ from leapp_codemod.knowledge.io import SEND_METHODS
 # A `step` on a model, an optimizer or a scheduler is none (NOT_STEPPED).
 WORLD_STEP_CALLS = frozenset({"step", "step_async", "mj_step", "mj_step1", "mj_step2", "simulate"})
 SEND_CALLS = SEND_METHODS | WORLD_STEP_CALLS
+# Words of a receiver that hold the world itself (`self.scene.step()`, `space.step(dt)`): its `step` advances the
+# world even when it is handed no action.
+WORLD_WORDS = frozenset({"env", "envs", "environment", "sim", "simulator", "simulation", "scene", "world",
+                         "physics", "space", "engine", "gym", "plant"})
 # Words of a receiver whose `step` advances no world: a model, an optimizer, a scheduler, the object itself.
 NOT_STEPPED = frozenset({"optimizer", "optim", "opt", "scheduler", "sched", "lr", "model", "policy", "net", "self"})
 # Calls inside a project environment's `step` that hand the world over to a simulator engine (besides

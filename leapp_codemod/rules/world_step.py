@@ -1,6 +1,7 @@
 import ast
 
-from leapp_codemod.analysis.infer.context import advances_world
+from leapp_codemod.analysis.infer.context import advances_world, receiver_words
+from leapp_codemod.knowledge.actuation import WORLD_WORDS
 from leapp_codemod.rules._helpers import show
 from leapp_codemod.rules.base import Hit, Rule
 
@@ -8,6 +9,10 @@ from leapp_codemod.rules.base import Hit, Rule
 def check(node: ast.Call, ctx):
     if not advances_world(node) or ctx.in_error_handler(node) or ctx.in_bail_out(node) or ctx.runs_once():
         return
+    func = node.func
+    if isinstance(func, ast.Attribute) and func.attr in ("step", "step_async") and not ctx.args_data(node) \
+            and not receiver_words(func) & WORLD_WORDS:
+        return   # `self.motion_manager.step()`: a clock or a player moved on, handed nothing of the pipeline
     if ctx.resolve_call(node):
         return   # the project's own step, followed: its engine step inside is the finding
     yield Hit(node, f"`{show(node)}` advances the world (a simulator or the robot) inside the pipeline; the "
@@ -21,7 +26,8 @@ RULE = Rule(
     code="LCM904", name="world-step", category="io-in-pipeline", severity="warning",
     summary="the world's step (an environment's `step`, a physics engine's step) inside the exported step",
     what="Flags a call that advances the world inside the pipeline's code: an environment's `step(action)` or "
-         "`step_async` (not that of an optimizer, a scheduler, a model or the object itself), `mujoco.mj_step`, "
+         "`step_async` handed pipeline data, or a `step` of an object named as the world (`self.scene.step()`, "
+         "`space.step(dt)`), not that of an optimizer, a scheduler, a model or the object itself, `mujoco.mj_step`, "
          "a simulator's `simulate`, `stepSimulation`, `do_simulation` and the like, when it runs no project "
          "code the scan follows (a project environment's own `step` is followed, and the engine step inside it "
          "is the finding). An inline range that ends in the world's step is cut before it (its note says so) and "
@@ -42,11 +48,15 @@ RULE = Rule(
         "    scheduler.step()\n    return loss\n",
         "import mujoco\ndef step(obs, model, data):\n    try:\n        return obs * 2\n    except RuntimeError:\n"
         "        mujoco.mj_step(model, data)\n        raise\n",
+        # a reference-motion player moved on by one frame: handed nothing of the pipeline, named as no world
+        "def step(obs, motion_player):\n    motion_player.step()\n    return obs - motion_player.frame\n",
     ),
     invalid=(
         "import mujoco\ndef step(obs, model, data):\n    data.ctrl[:] = obs * 2\n"
         "    mujoco.mj_step(model, data)  # error\n    return data.qpos * 1.0\n",
         "def step(obs, env):\n    action = obs * 0.5\n    obs2, reward, done, info = env.step(action)  # error\n"
         "    return obs2 + 1.0\n",
+        "class Rig:\n    def __init__(self, scene):\n        self.scene = scene\n\n    def step(self, obs):\n"
+        "        self.scene.set_targets(obs * 2)\n        self.scene.step()  # error\n        return self.scene.state\n",
     ),
 )

@@ -38,7 +38,7 @@ from leapp_codemod.analysis.model.leapp_support import LeappSupport
 from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.analysis.model.settings import CONSTRUCTION
 from leapp_codemod.analysis.model.train_mode import eval_marks, train_sensitive
-from leapp_codemod.analysis.model.world_steps import advances_world  # noqa: F401 (read by the rules)
+from leapp_codemod.analysis.model.world_steps import advances_world, receiver_words  # noqa: F401 (read by the rules)
 from leapp_codemod.analysis.model.walk import (
     UNKNOWN,
     constant_flag_block,

@@ -16,7 +16,7 @@ WRAPPED_CALLS_KEY = ("wrapped-world-calls",)
 WRAPPED_STEPS_KEY = ("wrapped-world-steps",)
 
 
-def _receiver_words(func: ast.Attribute) -> set[str]:
+def receiver_words(func: ast.Attribute) -> set[str]:
     receiver = func.value
     if isinstance(receiver, ast.Subscript):      # `envs[i].step(a)`
         receiver = receiver.value
@@ -37,7 +37,7 @@ def world_step_call(value: ast.Call) -> bool:
     if name not in WORLD_STEP_CALLS:
         return False
     if isinstance(func, ast.Attribute) and name in ("step", "step_async"):
-        words = _receiver_words(func)
+        words = receiver_words(func)
         return bool(words) and not words & NOT_STEPPED
     return True
 
