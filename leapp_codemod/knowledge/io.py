@@ -64,6 +64,9 @@ SEND_METHODS = frozenset({"publish", "Write", "write", "send", "sendall", "sendt
 # Calls that take a peer's reply into the process (a socket's or a message queue's receive).
 RECEIVE_METHODS = frozenset({"recv", "recvfrom", "recv_into", "recv_multipart", "recv_json", "recv_pyobj",
                              "recv_string", "receive"})
+# The send and receive methods in lower case: a client's wire calls whatever their spelling (`Send`, `Recv`).
+SEND_METHOD_NAMES = frozenset(m.lower() for m in SEND_METHODS)
+WIRE_METHOD_NAMES = SEND_METHOD_NAMES | frozenset(m.lower() for m in RECEIVE_METHODS)
 # I/O that only reports (a log, a printed line, a CSV or metrics file): what reaches it alone is no output of
 # the step. Every other I/O call (a publish, a socket or client send, a store's `set`) hands its arguments on.
 REPORT_ROOTS = ("csv.", "wandb.", "mlflow.", "tensorboardX.", "torch.utils.tensorboard.", "logging.", "pprint.",

@@ -21,11 +21,13 @@ from dataclasses import dataclass, field
 
 from leapp_codemod.analysis.entry.loops import model_call
 from leapp_codemod.analysis.entry.signs import calls_nn_module, unfollowed_policy_call
+from leapp_codemod.analysis.infer.devices import device_handle
 from leapp_codemod.source.astwalk import statement_heads
 from leapp_codemod.analysis.infer.unused_positions import PINNED_KEY
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.runtime_bind import RESOLUTIONS_KEY
-from leapp_codemod.knowledge.io import LOG_FUNCTION_PREFIXES, LOGGING_METHODS, STEP_STOPPERS
+from leapp_codemod.knowledge.actuation import named_as_send
+from leapp_codemod.knowledge.io import LOG_FUNCTION_PREFIXES, LOGGING_METHODS, SEND_METHOD_NAMES, STEP_STOPPERS
 from leapp_codemod.knowledge.vocab import CONTAINER_MUTATORS
 from leapp_codemod.scan.path_keys import (
     NESTED,
@@ -165,6 +167,11 @@ class _Slicer:
                 if isinstance(func, ast.Attribute) and (func.attr in CONTAINER_MUTATORS or (
                         func.attr.endswith("_") and not func.attr.endswith("__"))):
                     unit.writes |= writes_of(fid, scope, func.value)   # `self.hist.append(x)`, `buf.copy_(x)`
+                elif isinstance(func, ast.Attribute) and func.attr.lower() not in SEND_METHOD_NAMES \
+                        and not named_as_send(func.attr) and device_handle(ctx, func.value) \
+                        and not ctx.resolve_call(call):   # not a send: it changes nothing a later call reads
+                    for changed in (func.value, *call.args):   # `udp.Recv()` refreshes the device, `udp.GetRecv(st)`
+                        unit.writes |= writes_of(fid, scope, changed)   # fills `st`: the reads after them see it
         else:
             unit.reads = reads_of(fid, scope, stmt)
         self._add_calls(ctx, fn, scope, unit, [stmt], stmt)

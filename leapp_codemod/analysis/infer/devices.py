@@ -32,7 +32,10 @@ def _unmodelled(project, qualified: str | None) -> bool:
 def device_handle(ctx, receiver: ast.expr) -> bool:
     """`self.camera` where every binding of the attribute in the class family builds an object of an
     unmodelled library (`self.camera = k4a.Device.open()`); a name with the same values: a parameter every
-    caller hands such an object, or an inline range's name bound to one before the range."""
+    caller hands such an object, or an inline range's name bound to one before the range; a field or an item
+    of either (`self.robot.arms["main"]`)."""
+    while isinstance(receiver, (ast.Attribute, ast.Subscript)) and not is_self_attr(receiver, ctx.self_name):
+        receiver = receiver.value   # `self.robot.arms["main"]`: a part of a device reads the device
     if isinstance(receiver, ast.Name):
         return _device_name(ctx, receiver.id)
     if not is_self_attr(receiver, ctx.self_name) or ctx.cls is None:

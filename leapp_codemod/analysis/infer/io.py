@@ -17,6 +17,7 @@ from leapp_codemod.knowledge.vocab import (
 )
 from leapp_codemod.knowledge.actuation import named_as_send, shows_to_a_person
 from leapp_codemod.knowledge.io import (
+    WIRE_METHOD_NAMES,
     CLOCK_FACTORIES, CLOCK_FUNCTIONS, FILE_METHODS, IO_BUILTINS, IO_FUNCTIONS, IO_ROOTS, IO_VALUE_TYPES, LOGGING_METHODS,
     LOG_FUNCTION_PREFIXES, MIDDLEWARE_FACTORIES,
     PACING_FUNCTIONS, PACING_METHODS, PATH_IO_METHODS, PATH_STRING_FUNCTIONS, RECEIVE_METHODS, SEND_METHODS,
@@ -92,9 +93,10 @@ class IoQuestions:
             return None   # `rate.sleep()` paces the host: the export loses no value without it
         if any(t.startswith(IO_ROOTS) for t in types):
             return f"`{sorted(types)[0]}.{func.attr}`"
-        if func.attr in SEND_METHODS or func.attr in RECEIVE_METHODS or named_as_send(func.attr):
+        wire = func.attr.lower() in WIRE_METHOD_NAMES   # `udp.Send()`, `udp.Recv()` of an SDK spelled in CamelCase
+        if wire or named_as_send(func.attr):
             client = next((t for t in sorted(types) if self._unread_library_type(t)
-                           and (func.attr in SEND_METHODS | RECEIVE_METHODS or not shows_to_a_person(t))), None)
+                           and (wire or not shows_to_a_person(t))), None)
             if client is not None:   # `self.con.send(...)` of `rtde.RTDE(...)`, `client.Move(vx, vy, w)` of an SDK's
                 return f"`.{func.attr}()` of a `{client}` client"
         return None

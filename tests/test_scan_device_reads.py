@@ -1,0 +1,24 @@
+"""Reads of a device the scan can neither follow nor model (fixtures/scan_device_reads).
+
+The vendor SDK's object is made in the step's class (`winchsdk.UdpLink(...)`) and is in no scanned or installed
+module. Its calls spelled in CamelCase (`Recv`, `Send`) are the same socket I/O as `recv`/`send`; a reading through
+a field or item of the device (`self.rig.drums["main"].read(...)`) made into an array is pipeline data; and a bare
+`Recv()` that refreshes what a later `GetRecv(self.state)` copies out lies on the model's path, so its finding is
+kept with the model's."""
+from __future__ import annotations
+
+import pytest
+from scanfixture import check_marked
+
+GROUP = "scan_device_reads"
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("LEAPP_CODEMOD_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def test_a_vendor_link_and_a_drum_of_the_rig_are_the_steps_io_and_data(tmp_path, monkeypatch):
+    found = check_marked(GROUP, tmp_path, monkeypatch, "winch_app", "winch:Winch.tick")
+    assert found == {("winch.py", 16, "io-in-pipeline"), ("winch.py", 20, "tensor-branch"),
+                     ("winch.py", 23, "io-in-pipeline")}
