@@ -31,3 +31,13 @@ def test_a_name_star_imported_through_a_chain_is_followed_and_one_from_an_unread
     listed = {(n.text, n.line) for n in result.not_followed}
     assert listed == {("calibrate(...)", 15)}
     assert all("wheelbase_sdk" in n.reason for n in result.not_followed)
+
+
+def test_a_module_alias_taken_by_a_star_import_is_that_library(tmp_path, monkeypatch):
+    # `from common import *` binds `np`, which `common` imports as numpy: `np.linalg.norm` is numpy's, flagged as
+    # unmapped and not listed as a call of unknown code
+    from scanfixture import scan_copy
+    found = check_marked(GROUP, tmp_path, monkeypatch, "glider_numpy", "fly:Autopilot.act")
+    assert found == {("fly.py", 10, "unmapped-numpy")}
+    result = scan_copy(GROUP, tmp_path / "again", "glider_numpy", "fly:Autopilot.act", monkeypatch)
+    assert [n.line for n in result.not_followed] == [12]   # only `self.net(...)`, handed in by no scanned caller

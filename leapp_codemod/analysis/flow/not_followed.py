@@ -216,10 +216,14 @@ def _names_library(ctx: FunctionContext, func: ast.expr) -> bool:
 
 def _imported_target(ctx: FunctionContext, func: ast.expr) -> str | None:
     root = root_of(func)
-    if not isinstance(root, ast.Name) or root.id in ctx.fn.params or root.id in ctx.env.types \
-            or root.id not in ctx.module.imports:
+    if not isinstance(root, ast.Name) or root.id in ctx.fn.params or root.id in ctx.env.types:
         return None
-    return ctx.module.imports[root.id]
+    if root.id in ctx.module.imports:
+        return ctx.module.imports[root.id]
+    if root.id in ctx.module.functions or root.id in ctx.module.classes or root.id in ctx.module.globals:
+        return None
+    starred = ctx.qualify(root)   # `np` bound by `from .utils import *`, where `utils` imports numpy as np
+    return starred if starred and starred != root.id and not _in_project(ctx.project, starred) else None
 
 
 def _missing_module(ctx: FunctionContext, receiver: ast.expr) -> str | None:

@@ -246,7 +246,10 @@ class Project:
             if source is None or name in seen:
                 continue
             seen.add(name)
-            if head in source.classes or head in source.functions or head in source.globals or head in source.imports:
+            if head in source.imports and not (head in source.classes or head in source.functions
+                                               or head in source.globals):
+                return source.imports[head]   # `import numpy as np` there: `np` here is numpy itself
+            if head in source.classes or head in source.functions or head in source.globals:
                 return f"{name}.{head}"
             deeper = self._star_imported(head, source, seen)
             if deeper is not None:
