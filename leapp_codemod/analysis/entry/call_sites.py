@@ -34,6 +34,8 @@ class CallSites:
     inline_networks: dict[str, tuple[FunctionInfo, InlinePipeline]] = field(default_factory=dict)
     step_ranges: set[tuple[str, int]] = field(default_factory=set)   # (fn id, start) of ranges around a step
     composed: set[str] = field(default_factory=set)   # ranges (path:start-end) composed around a project helper (cores)
+    # short evaluation or deploy loop ranges (path:start-end) -> the project functions running a model they call
+    short_ranges: dict[str, list[str]] = field(default_factory=dict)
     # project functions running a model that a driver loop calls amid its pipeline code -> (driver, range)
     ranged_steps: dict[str, tuple[FunctionInfo, InlinePipeline]] = field(default_factory=dict)
     project_calls: dict[str, list[tuple[ast.Call, list[str]]]] = field(default_factory=dict)  # fid -> its calls

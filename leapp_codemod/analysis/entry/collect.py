@@ -21,7 +21,7 @@ from leapp_codemod.analysis.entry.config_choice import (
     chosen_at_run_time,
     selected_among,
 )
-from leapp_codemod.analysis.entry.cores import composed, range_around_step
+from leapp_codemod.analysis.entry.cores import composed, range_around_step, short_range_around_step
 from leapp_codemod.analysis.entry.drivers import (
     DRIVER_DEPTH,
     driver_ids,
@@ -275,6 +275,13 @@ def collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
                 sites.step_ranges.add((ctx.fn.id, step_range.start))
                 for fid in called:
                     sites.ranged_steps.setdefault(fid, (ctx.fn, step_range))
+            short = short_range_around_step(sites, ctx.fn, loop, models, helpers) \
+                if around is None and not pipelines else None
+            if short is not None:   # an evaluation loop's short range: a candidate below the function it calls
+                step_range, called = short
+                sites.inline.append((ctx.fn, step_range, 0))
+                sites.step_ranges.add((ctx.fn.id, step_range.start))
+                sites.short_ranges[f"{ctx.fn.path}:{step_range.start}-{step_range.end}"] = called
             if pipelines:
                 best = max(pipelines, key=lambda p: p.statements)
                 network = network_at(best, here)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
+from leapp_codemod.analysis.entry.bounds import sends
 from leapp_codemod.analysis.entry.call_sites import CallSites
 from leapp_codemod.analysis.entry.drivers import loops_of, name_words
 from leapp_codemod.analysis.entry.loops import InlinePipeline, defined_names, inline_pipelines, offline_loop, used_names
@@ -224,6 +225,28 @@ def range_around_step(sites: CallSites, fn: FunctionInfo, loop: ast.AST, models:
         return None
     found = [p for p in inline_pipelines(loop, models, lambda call: True, lambda call: id(call) in steps, view)
              if p.statements >= least or composed(sites, fn, p)]
+    if not found:
+        return None
+    best = max(found, key=lambda p: p.statements)
+    called = [tid for node, tids in sites.project_calls.get(fn.id, []) if id(node) in steps
+              and best.start <= node.lineno <= best.end for tid in tids]
+    return best, called
+
+
+def short_range_around_step(sites: CallSites, fn: FunctionInfo, loop: ast.AST, models: set[str],
+                            view=None) -> tuple[InlinePipeline, list[str]] | None:
+    """A driver loop that hands what a project function running a model returns to the world in the same pass
+    (`obs = obs[None]`, `action = agent.act(obs)`, then `env.step(action)`), in fewer statements than
+    `range_around_step` asks but more than the call alone: an evaluation or deploy loop, a candidate of its own
+    that ranks right below the function it calls (`ordering.below_called_steps`), with the ids of the functions
+    its call runs."""
+    steps = {id(node): tids for node, tids in sites.project_calls.get(fn.id, [])
+             if tids and all(_runs_model(sites, t) for t in tids)}
+    if not steps:
+        return None
+    body = loop.body
+    found = [p for p in inline_pipelines(loop, models, lambda call: True, lambda call: id(call) in steps, view)
+             if p.statements >= 2 and any(sends(stmt) for stmt in body if stmt.lineno > p.end)]   # more than the call
     if not found:
         return None
     best = max(found, key=lambda p: p.statements)

@@ -43,6 +43,7 @@ from leapp_codemod.analysis.entry.representations import (
 from leapp_codemod.analysis.entry.robot_loops import below_robot_steps, robot_candidates, simulated_functions
 from leapp_codemod.analysis.entry.rollout_models import rollout_reasons
 from leapp_codemod.analysis.entry.ordering import (
+    below_called_steps,
     below_parts,
     below_their_ranges,
     built_before,
@@ -537,4 +538,5 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
                                 deploy_steps(ranked, functions, sites, project, INLINE_NETWORK_STATEMENTS))
     ranked = break_ties(sorted(ranked, key=lambda e: tie_order(e, project)), project,
                         simulator_loops(outermost, project), unsent_ranges(outermost))
+    ranked = below_called_steps(ranked, sites.short_ranges)
     return ranked[:limit] if limit else ranked

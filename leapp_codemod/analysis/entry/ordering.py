@@ -208,3 +208,21 @@ def outermost_ranges(inline: list[tuple]) -> list[tuple]:
     return [(fn, p, d) for fn, p, d in inline
             if not any(other is not p and fn2.id == fn.id and other.start <= p.start and p.end <= other.end
                        and (other.start, other.end) != (p.start, p.end) for fn2, other, _ in inline)]
+
+
+def below_called_steps(ranked: list[Entrypoint], short: dict[str, list[str]]) -> list[Entrypoint]:
+    """`short`: a short evaluation or deploy loop range (path:start-end, `cores.short_range_around_step`) -> the
+    ids of the functions running a model that it calls. The range runs that function and hands its result to the
+    world: it is placed right below the best-ranked of them, scored one point under it, with the reason; a range
+    none of whose functions is a candidate stays where it ranks."""
+    out = list(ranked)
+    for range_id, fids in short.items():
+        at = next((i for i, c in enumerate(out) if c.kind == "inline" and c.id == range_id), None)
+        step = next((c for c in out if c.kind == "function" and c.id in fids), None)
+        if at is None or step is None:
+            continue
+        moved = replace(out.pop(at), score=step.score - 1)
+        moved = replace(moved, reasons=(*moved.reasons, f"a loop that runs {step.qualname} and hands its result to "
+                                                        "the world: ranked right below it"))
+        out.insert(out.index(step) + 1, moved)
+    return out
