@@ -32,6 +32,7 @@ from leapp_codemod.analysis.infer.state_liveness import StateLivenessQuestions
 from leapp_codemod.analysis.infer.taint import TaintQuestions
 from leapp_codemod.analysis.infer.type_tests import parent_map
 from leapp_codemod.analysis.infer.telemetry import TelemetryQuestions
+from leapp_codemod.analysis.infer.loaded import is_range
 from leapp_codemod.analysis.infer.types import TypeQuestions
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo, ModuleIndex
 from leapp_codemod.analysis.model.leapp_support import LeappSupport
@@ -205,6 +206,10 @@ class FunctionContext(TaintQuestions, TypeQuestions, CallQuestions, StateQuestio
         return plain and bool(names) and all(
             n.id in self.fn.params and constants.get(n.id) and UNKNOWN not in constants[n.id]
             and not name_stores(self.fn).get(n.id) for n in names)
+
+    def in_range(self) -> bool:
+        """Is this function an inline range cut from a longer one (`run.<lines 20-31>`)?"""
+        return is_range(self.fn)
 
     def runs_once(self) -> bool:
         """Is this function cached (`@functools.lru_cache()`, `@cached_property`) and called with no pipeline data?
