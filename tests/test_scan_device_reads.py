@@ -4,7 +4,8 @@ The vendor SDK's object is made in the step's class (`winchsdk.UdpLink(...)`) an
 module. Its calls spelled in CamelCase (`Recv`, `Send`) are the same socket I/O as `recv`/`send`; a reading through
 a field or item of the device (`self.rig.drums["main"].read(...)`) made into an array is pipeline data; and a bare
 `Recv()` that refreshes what a later `GetRecv(self.state)` copies out lies on the model's path, so its finding is
-kept with the model's."""
+kept with the model's. A struct of the same SDK that a device call (not a send) is handed is filled with what the
+device read: pipeline data wherever it goes."""
 from __future__ import annotations
 
 import pytest
@@ -22,3 +23,10 @@ def test_a_vendor_link_and_a_drum_of_the_rig_are_the_steps_io_and_data(tmp_path,
     found = check_marked(GROUP, tmp_path, monkeypatch, "winch_app", "winch:Winch.tick")
     assert found == {("winch.py", 16, "io-in-pipeline"), ("winch.py", 20, "tensor-branch"),
                      ("winch.py", 23, "io-in-pipeline")}
+
+
+def test_a_frame_the_vendor_link_fills_is_the_observations_data(tmp_path, monkeypatch):
+    # `link.ReadInto(frame)` with `frame = armsdk.StateFrame()`: the SDK's own struct holds what the device read,
+    # so the helper's copies of its fields into a fresh `np.zeros` buffer are found, as is the CamelCase `Recv`
+    found = check_marked(GROUP, tmp_path, monkeypatch, "arm_script", "drive_arm.py:21-24")
+    assert {line for path, line, _ in found} == {10, 11, 12, 21}

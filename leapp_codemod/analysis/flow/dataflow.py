@@ -16,7 +16,7 @@ from leapp_codemod.analysis.model.class_state import (
 from leapp_codemod.analysis.model.setting_writes import setting_attrs
 from leapp_codemod.analysis.model.config_values import CONFIG_KEY, CONFIG_LOCALS, config_key, function_config_constants
 from leapp_codemod.analysis.infer.context import FunctionContext
-from leapp_codemod.analysis.infer.devices import built_here, device_read, used_as_array
+from leapp_codemod.analysis.infer.devices import built_here, device_filled, device_read, used_as_array
 from leapp_codemod.analysis.infer.answers import return_chosen_by_data
 from leapp_codemod.analysis.flow.local_binds import bind_local_call, bind_written, local_callables, numpy_annotated
 from leapp_codemod.analysis.infer.taint import function_attr
@@ -201,6 +201,7 @@ def compute_env(ctx: FunctionContext) -> Env:
                         and isinstance(receiver, ast.Name) and receiver.id not in ctx.module.imports
                         and ctx.args_data(node)):   # not `np.append(a, b)`: a module's function
                     env.data.add(receiver.id)
+                env.data.update(device_filled(ctx, node))   # `udp.GetRecv(state)`: the device fills `state`
         if env.size() == before:
             break
     return env

@@ -11,6 +11,8 @@ from leapp_codemod.analysis.infer.loaded import binding_before, is_range
 from leapp_codemod.analysis.model.function_values import range_scope
 from leapp_codemod.analysis.model.handed import handed_values
 from leapp_codemod.analysis.model.walk import is_self_attr
+from leapp_codemod.knowledge.actuation import named_as_send
+from leapp_codemod.knowledge.io import SEND_METHOD_NAMES
 from leapp_codemod.knowledge.libraries import FOREIGN_ROOTS, MODELED_ROOTS, OPAQUE_MODELS
 
 # Roots whose objects are known not to be devices of the pipeline (modelled, foreign numerics, loaded models).
@@ -83,6 +85,16 @@ def _name_values(ctx, name: str) -> list[tuple[ast.expr, object]]:
     elif name not in fn.params or name == ctx.self_name:
         return []
     return [(h.value, h.module) for h in handed_values(ctx.project, fn, name)]
+
+
+def device_filled(ctx, call: ast.Call) -> set[str]:
+    """`udp.GetRecv(state)` with `state = sdk.LowState()`: the names of the device structs a device's call (not a
+    send) is handed, which it fills with what it read; empty for any other call."""
+    func = call.func
+    if not isinstance(func, ast.Attribute) or func.attr.lower() in SEND_METHOD_NAMES or named_as_send(func.attr) \
+            or not device_handle(ctx, func.value) or ctx.resolve_call(call):
+        return set()
+    return {arg.id for arg in call.args if isinstance(arg, ast.Name) and _device_name(ctx, arg.id)}
 
 
 def converted_read(ctx, value: ast.Call) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 
+from leapp_codemod.analysis.infer.loaded import binding_before, is_range
 from leapp_codemod.analysis.infer.type_tests import parent_map
 from leapp_codemod.analysis.model.handles import factory_handle
 from leapp_codemod.analysis.model.index import called_name
@@ -103,9 +104,15 @@ class IoQuestions:
 
     def _built_before_range(self, receiver: ast.expr) -> set[str]:
         """An inline range's input built before the range by a library call (`link = socket.socket(...)`,
-        `bus = lcm.LCM()`): the dotted constructor, so a send through it inside the range is I/O."""
-        bound = self.fn.outer_values.get(receiver.id) if isinstance(receiver, ast.Name) else None
-        name = self.call_name(bound) if isinstance(bound, ast.Call) and receiver.id in self.fn.params else None
+        `bus = lcm.LCM()`), also a name a script's `__main__` block binds before the loop the range is cut from
+        (`lowudp = sdk.UDP(...)`): the dotted constructor, so a send through it inside the range is I/O."""
+        if not isinstance(receiver, ast.Name):
+            return set()
+        bound = self.fn.outer_values.get(receiver.id) if receiver.id in self.fn.params else None
+        if bound is None and is_range(self.fn) and receiver.id not in self.fn.params:
+            before = binding_before(self, receiver.id)
+            bound = before[0] if before is not None and before[1] is None else None   # the module's own code
+        name = self.call_name(bound) if isinstance(bound, ast.Call) else None
         return {name} if name and "." in name and not in_project(self.project, name) else set()
 
     def _unread_library_type(self, type_name: str) -> bool:
