@@ -30,3 +30,10 @@ def test_a_frame_the_vendor_link_fills_is_the_observations_data(tmp_path, monkey
     # so the helper's copies of its fields into a fresh `np.zeros` buffer are found, as is the CamelCase `Recv`
     found = check_marked(GROUP, tmp_path, monkeypatch, "arm_script", "drive_arm.py:21-24")
     assert {line for path, line, _ in found} == {10, 11, 12, 21}
+
+
+def test_two_names_bound_to_each_other_still_reach_the_port_the_sdk_opened(tmp_path, monkeypatch):
+    # `spare = port` and `port = spare` in the driver's loop: following what the entry's `port` is handed goes
+    # round that cycle once, then stops at the `relaysdk.Port(...)` the names started from
+    found = check_marked(GROUP, tmp_path, monkeypatch, "relay_swap", "relay:relay_step")
+    assert found == {("relay.py", 10, "tensor-branch")}

@@ -93,7 +93,9 @@ def handed_types(project: Project, fn: FunctionInfo) -> dict[str, set[str]]:
     return out
 
 
-def _follow(project: Project, site: _Site, arg: ast.expr, hops: int, through: tuple[str, ...]) -> list[Handed]:
+def _follow(project: Project, site: _Site, arg: ast.expr, hops: int, through: tuple[str, ...],
+            renamed: frozenset[str] = frozenset()) -> list[Handed]:
+    """`renamed`: the names already followed in this scope chain (`a = b` ... `b = a` is a cycle, not a value)."""
     if isinstance(arg, ast.Constant) and arg.value is None:
         return []
     if not isinstance(arg, ast.Name):
@@ -102,8 +104,10 @@ def _follow(project: Project, site: _Site, arg: ast.expr, hops: int, through: tu
         if arg.id in scope.bindings:
             out: list[Handed] = []
             for value, line in scope.bindings[arg.id]:
-                if isinstance(value, ast.Name) and value.id != arg.id:   # `net = classifier`
-                    out += _follow(project, _Site(site.call, site.module, site.chain[depth:]), value, hops, through)
+                if isinstance(value, ast.Name):   # `net = classifier`
+                    if value.id != arg.id and value.id not in renamed:
+                        out += _follow(project, _Site(site.call, site.module, site.chain[depth:]), value, hops,
+                                       through, renamed | {arg.id})
                 elif not (isinstance(value, ast.Constant) and value.value is None):
                     out.append(Handed(value, site.module, line, through))
             return out
