@@ -17,6 +17,11 @@ from leapp_codemod.analysis.entry.drivers import (
     module_body_function,
     name_words,
 )
+from leapp_codemod.analysis.entry.registrar_wrappers import (
+    callable_targets,
+    wrapped_registrations,
+    wrapper_params,
+)
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.project import Project
 from leapp_codemod.analysis.model.resolve_callables import nested_function
@@ -126,11 +131,14 @@ def own_closure(project: Project, fn: FunctionInfo, call: ast.Call) -> list[Func
 def registered_callbacks(project: Project) -> dict[str, tuple[FunctionInfo, int]]:
     """Functions handed to a timer, subscription, callback registry or thread: fid -> (registering
     function, line). `self.create_timer(dt, self.control_loop)`, `Thread(target=self.run)`."""
+    key = ("registered callbacks", len(project.modules))
+    if key in project.memo:
+        return project.memo[key]
     out: dict[str, tuple[FunctionInfo, int]] = {}
+    wrappers: list[tuple[FunctionInfo, str]] = []
     for fn, _ in callers_of(project):
         module = project.modules[fn.module]
         cls = module.classes.get(fn.class_name) if fn.class_name else None
-        self_name = fn.positional_params[0] if fn.is_method and fn.positional_params else None
         for node in ast.walk(fn.node):
             if not isinstance(node, ast.Call):
                 continue
@@ -142,17 +150,12 @@ def registered_callbacks(project: Project) -> dict[str, tuple[FunctionInfo, int]
             else:
                 handed = [k.value for k in node.keywords if k.arg in REGISTRAR_KEYWORDS]
             for arg in handed:
-                if isinstance(arg, ast.Lambda) and isinstance(arg.body, ast.Call):
-                    arg = arg.body.func    # `lambda msg, name=name: self.leg_callback(msg, name)`
-                target = None
-                if isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name) and arg.value.id == self_name \
-                        and cls is not None:
-                    target = project.find_method(cls, arg.attr)
-                elif isinstance(arg, ast.Name):
-                    found = project.lookup(project.qualify(arg, module) or "")
-                    target = found if isinstance(found, FunctionInfo) else None
-                if target is not None:
+                for target in callable_targets(project, fn, arg):
                     out.setdefault(target.id, (fn, node.lineno))
+                wrappers += wrapper_params(project, fn, arg)
+    for fid, where in wrapped_registrations(project, wrappers).items():
+        out.setdefault(fid, where)
+    project.memo[key] = out
     return out
 
 

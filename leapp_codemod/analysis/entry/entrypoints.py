@@ -117,8 +117,8 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites, reach: set[str]
     score, reasons = 0, []
     loops = [(caller, line) for caller, line in sites.in_loops.get(fn.id, []) if caller.id != fn.id]
     loops.sort(key=lambda site: site[0].id not in sites.drivers)
-    if loops:
-        caller, line = loops[0]
+    if loops:   # a framework's callback or a driver's loop says more than another loop that calls it
+        caller, line = max(loops, key=lambda site: (site[0].id in sites.callbacks, site[0].id in sites.drivers))
         same_module = caller.module == fn.module
         driven = caller.id in sites.drivers
         score += (3 if same_module else 6) if driven or not sites.drivers else (2 if same_module else 3)

@@ -69,7 +69,8 @@ def _vendored(project: Project) -> set[str]:
                for top, modules in tops.items()}
     base = min((import_root(m) for m in own), key=lambda root: len(root.parts))
     for top, modules in tops.items():
-        users = _importers(top, imports)
+        inside = _kept_inside(top, tops)
+        users = _importers(top, {other: targets for other, targets in imports.items() if other not in inside})
         if users and _released(top, modules):
             copied.update(m.name for m in modules)  # a published release, whatever scripts were dropped into it
             continue
@@ -78,6 +79,14 @@ def _vendored(project: Project) -> set[str]:
         if (top in COPIED_LIBRARIES and _copied_as_folder(modules)) or _packaged(import_root(modules[0]), base):
             copied.update(m.name for m in modules)
     return copied
+
+
+def _kept_inside(top: str, tops: dict[str, list[ModuleIndex]]) -> set[str]:
+    """The other top-level names whose files all sit in `top`'s folder (a script in a package folder without
+    `__init__.py`, `pkg/training/trainers/x/x_trainer.py` named `x_trainer`): part of it, not a user of it."""
+    folder = import_root(tops[top][0]) / top
+    return {other for other, modules in tops.items()
+            if other != top and all(folder in PurePath(m.path).parents for m in modules)}
 
 
 def _copied_as_folder(modules: list[ModuleIndex]) -> bool:

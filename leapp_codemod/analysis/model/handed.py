@@ -34,6 +34,7 @@ class Handed:
     module: ModuleIndex
     line: int
     through: tuple[str, ...] = ()
+    holder: FunctionInfo | None = None   # the function the value is written in (its `self` is that class's)
 
 
 @dataclass
@@ -99,7 +100,7 @@ def _follow(project: Project, site: _Site, arg: ast.expr, hops: int, through: tu
     if isinstance(arg, ast.Constant) and arg.value is None:
         return []
     if not isinstance(arg, ast.Name):
-        return [Handed(arg, site.module, arg.lineno, through)]
+        return [Handed(arg, site.module, arg.lineno, through, _holder(site))]
     for depth, scope in enumerate(site.chain):
         if arg.id in scope.bindings:
             out: list[Handed] = []
@@ -109,13 +110,17 @@ def _follow(project: Project, site: _Site, arg: ast.expr, hops: int, through: tu
                         out += _follow(project, _Site(site.call, site.module, site.chain[depth:]), value, hops,
                                        through, renamed | {arg.id})
                 elif not (isinstance(value, ast.Constant) and value.value is None):
-                    out.append(Handed(value, site.module, line, through))
+                    out.append(Handed(value, site.module, line, through, _holder(site)))
             return out
         if arg.id in scope.params:   # passed on: what the callers of that function hand it
             if scope.function is None:
                 return []   # a lambda's own parameter: whoever calls the lambda decides
             return handed_values(project, scope.function, arg.id, hops + 1, (*through, scope.function.qualname))
-    return [Handed(arg, site.module, arg.lineno, through)]   # a module-level function or class passed by name
+    return [Handed(arg, site.module, arg.lineno, through, _holder(site))]   # a module-level function or class
+
+
+def _holder(site: _Site) -> FunctionInfo | None:
+    return next((s.function for s in site.chain if s.function is not None), None)
 
 
 def _arguments(project: Project, fn: FunctionInfo, param: str) -> list[tuple[_Site, ast.expr]]:
@@ -161,6 +166,10 @@ def _built_receiver(project: Project, site: _Site, fn: FunctionInfo) -> bool:
     if isinstance(receiver, ast.Name):
         scope = next((s for s in site.chain if receiver.id in s.bindings), None)
         values = [v for v, _ in scope.bindings[receiver.id]] if scope is not None else []
+    elif isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name) \
+            and receiver.value.id == "self":   # `self.timers.set_timer(...)` with `self.timers = TimerManager(...)`
+        values = [v for v in _self_attr_values(project, site, receiver.attr)
+                  if not (isinstance(v, ast.Constant) and v.value is None)]
     if not values:
         return False
     for value in values:
@@ -171,6 +180,14 @@ def _built_receiver(project: Project, site: _Site, fn: FunctionInfo) -> bool:
         if cls is None or all(k.id != f"{fn.module}:{fn.class_name}" for k in project.mro(cls)):
             return False
     return True
+
+
+def _self_attr_values(project: Project, site: _Site, attr: str) -> list[ast.expr]:
+    """Every value the class of the method the site is in (and its bases) binds to `self.<attr>`."""
+    owner = _holder(site)
+    cls = project.modules[owner.module].classes.get(owner.class_name) if owner and owner.class_name else None
+    return [value for klass in (project.mro(cls) if cls is not None else ()) for _, value in
+            klass.attr_values.get(attr, ())]
 
 
 def _same_class(project: Project, site: _Site, fn: FunctionInfo) -> bool:
