@@ -68,8 +68,11 @@ def import_names(path: Path, roots: tuple[Path, ...]) -> tuple[str, ...]:
 
 
 def assign_names(files: list[tuple[Path, tuple[str, ...]]]) -> list[tuple[str, tuple[str, ...]]]:
-    """(module name, aliases) per file: its first name unless another file shares it, then its
-    first name no other file has, else the first name qualified by the file's position."""
+    """(module name, aliases) per file: its first name (its package name) unless another file's package name is
+    the same, then its first name no other file has, else the first name qualified by the file's position. A
+    package name wins over another file's other name: Python's import system takes a regular package over a
+    namespace portion (`pkg/pkg/__init__.py` is `pkg`, though `pkg.pkg` from the root; `pkg/pkg/pkg.py` is
+    `pkg.pkg`)."""
     first_counts: dict[str, int] = {}
     all_counts: dict[str, int] = {}
     for _, names in files:
@@ -78,7 +81,7 @@ def assign_names(files: list[tuple[Path, tuple[str, ...]]]) -> list[tuple[str, t
             all_counts[name] = all_counts.get(name, 0) + 1
     out = []
     for path, names in files:
-        if first_counts[names[0]] == 1 and all_counts[names[0]] == 1:
+        if first_counts[names[0]] == 1:
             chosen = names[0]
         else:
             chosen = next((n for n in names[1:] if all_counts[n] == 1), f"{names[0]}@{_shown(path)}")

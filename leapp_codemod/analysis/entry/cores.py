@@ -219,18 +219,10 @@ def range_around_step(sites: CallSites, fn: FunctionInfo, loop: ast.AST, models:
     project function running a model (`actioner.predict(rgbs, pcds, grippers)`, `self.actor(history)` on a
     wrapper of an ONNX session) and uses its output: the loop body is offered as an inline range (the
     observation code lives in the loop, not in the function), with the ids of the functions its call runs."""
-    steps = {id(node): tids for node, tids in sites.project_calls.get(fn.id, [])
-             if tids and all(_runs_model(sites, t) for t in tids)}
-    if not steps:
-        return None
+    steps = _model_steps(sites, fn)
     found = [p for p in inline_pipelines(loop, models, lambda call: True, lambda call: id(call) in steps, view)
-             if p.statements >= least or composed(sites, fn, p)]
-    if not found:
-        return None
-    best = max(found, key=lambda p: p.statements)
-    called = [tid for node, tids in sites.project_calls.get(fn.id, []) if id(node) in steps
-              and best.start <= node.lineno <= best.end for tid in tids]
-    return best, called
+             if p.statements >= least or composed(sites, fn, p)] if steps else []
+    return _widest(sites, fn, steps, found)
 
 
 def short_range_around_step(sites: CallSites, fn: FunctionInfo, loop: ast.AST, models: set[str],
@@ -240,13 +232,22 @@ def short_range_around_step(sites: CallSites, fn: FunctionInfo, loop: ast.AST, m
     `range_around_step` asks but more than the call alone: an evaluation or deploy loop, a candidate of its own
     that ranks right below the function it calls (`ordering.below_called_steps`), with the ids of the functions
     its call runs."""
-    steps = {id(node): tids for node, tids in sites.project_calls.get(fn.id, [])
-             if tids and all(_runs_model(sites, t) for t in tids)}
-    if not steps:
-        return None
-    body = loop.body
+    steps = _model_steps(sites, fn)
     found = [p for p in inline_pipelines(loop, models, lambda call: True, lambda call: id(call) in steps, view)
-             if p.statements >= 2 and any(sends(stmt) for stmt in body if stmt.lineno > p.end)]   # more than the call
+             if p.statements >= 2 and any(sends(stmt) for stmt in loop.body if stmt.lineno > p.end)] \
+        if steps else []   # more than the call, and a send after it
+    return _widest(sites, fn, steps, found)
+
+
+def _model_steps(sites: CallSites, fn: FunctionInfo) -> dict[int, list[str]]:
+    """id(call) -> the ids it runs, for `fn`'s calls of project functions that all run a model."""
+    return {id(node): tids for node, tids in sites.project_calls.get(fn.id, [])
+            if tids and all(_runs_model(sites, t) for t in tids)}
+
+
+def _widest(sites: CallSites, fn: FunctionInfo, steps: dict[int, list[str]],
+            found: list[InlinePipeline]) -> tuple[InlinePipeline, list[str]] | None:
+    """The range of the most statements, with the ids of the model-running functions its calls run."""
     if not found:
         return None
     best = max(found, key=lambda p: p.statements)

@@ -12,6 +12,7 @@ from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.libraries import in_project as _in_project
 from leapp_codemod.analysis.model.libraries import library_available
 from leapp_codemod.analysis.model.resolve_sites import param_default
+from leapp_codemod.analysis.model.script_modules import script_submodule
 from leapp_codemod.knowledge.libraries import RUNTIME_FACTORIES  # noqa: F401  (re-exported: not_followed)
 
 
@@ -119,6 +120,8 @@ def library_value(ctx: FunctionContext, value: ast.expr, where: FunctionInfo | N
     if isinstance(value, (ast.Name, ast.Attribute)):   # `torch.mean` held as a value
         module = ctx.project.modules[where.module] if where is not None else ctx.module
         root = root_of(value)
+        if script_submodule(ctx.project, module, value, where.node if where is not None else module.tree):
+            return True   # `base.actor.backbone` of `base = torch.jit.load(p)`: a TorchScript submodule
         if isinstance(root, ast.Name) and root.id in module.imports:
             name = ctx.project.external_name(ctx.project.qualify(value, module) or "")
             return "." in name and not _in_project(ctx.project, name) and library_available(ctx.project, name)
@@ -150,5 +153,4 @@ def default_only(ctx: FunctionContext, init: FunctionInfo, param: str) -> bool:
             return False
     return not any(t.target == cls.id.replace(":", ".") and any(k == param for k, _ in t.arguments)
                    for t in hydra_targets(ctx.project))
-
 

@@ -321,7 +321,7 @@ def receiver_reason(ctx: FunctionContext, receiver: ast.expr, depth: int = 0) ->
         if receiver.id in ctx.module.globals:   # `SMOOTH = build()` at the module's top
             return module_global_gap(ctx.project, ctx.module, receiver.id, [])
         bound = binding_before(ctx, receiver.id)   # `agent = joblib.load(f)` in the script, before the range
-        return _outer_reason(ctx, receiver.id, bound[0]) if bound is not None else None
+        return _outer_reason(ctx, receiver.id, bound[0], bound[1]) if bound is not None else None
     if isinstance(receiver, ast.Attribute):
         return f"the type of `{_short(receiver)}` is unknown"
     if isinstance(receiver, ast.Subscript):
@@ -350,9 +350,9 @@ def _loop_iterable(fn_node: ast.AST, name: str) -> ast.expr | None:
     return None
 
 
-def _outer_reason(ctx: FunctionContext, name: str, value: ast.expr) -> str | None:
-    """An inline range's input bound before the range (`scheduler = DDPMScheduler(...)`): why its class is
-    unknown, in the words of that binding."""
+def _outer_reason(ctx: FunctionContext, name: str, value: ast.expr, scope: FunctionInfo | None = None) -> str | None:
+    """An inline range's input bound before the range (`scheduler = DDPMScheduler(...)`), or a closure's bound in
+    its enclosing function (`scope`): why its class is unknown, in the words of that binding."""
     where = f"`{name}` (line {value.lineno}, before the range)"
     func = value.func if isinstance(value, ast.Call) else None
     target = ctx.qualify(func) if func is not None else None
@@ -362,7 +362,7 @@ def _outer_reason(ctx: FunctionContext, name: str, value: ast.expr) -> str | Non
     imported = isinstance(root, ast.Name) and root.id in ctx.module.imports   # not a local's method
     if target and imported and not _in_project(ctx.project, target) and not library_available(ctx.project, target):
         return f"{where} is a `{target}`, from a module neither in the scanned code nor installed in this environment"
-    if library_value(ctx, value, None):
+    if library_value(ctx, value, scope):
         return None
     return _value_reason(ctx, value, None, where)
 

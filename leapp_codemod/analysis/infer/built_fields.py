@@ -7,7 +7,8 @@ import ast
 
 from leapp_codemod.analysis.model.fold import name_stores
 from leapp_codemod.analysis.model.resolve_types import annotation_classes, subclasses
-from leapp_codemod.analysis.model.settings import CONSTRUCTION, attribute_rebound
+from leapp_codemod.analysis.model.attribute_stores import attribute_rebound
+from leapp_codemod.analysis.model.settings import CONSTRUCTION
 from leapp_codemod.analysis.model.walk import is_self_attr
 
 _CASTS = frozenset({"int", "len", "str", "bool", "float"})

@@ -8,7 +8,8 @@ from __future__ import annotations
 import ast
 
 from leapp_codemod.analysis.model.resolve_types import subclasses
-from leapp_codemod.analysis.model.settings import CONSTRUCTION, attribute_rebound
+from leapp_codemod.analysis.model.attribute_stores import attribute_rebound
+from leapp_codemod.analysis.model.settings import CONSTRUCTION
 from leapp_codemod.analysis.infer.devices import converted_read
 from leapp_codemod.analysis.infer.built_fields import construction_field, setting_item
 from leapp_codemod.analysis.infer.param_reads import holds_callers_setting

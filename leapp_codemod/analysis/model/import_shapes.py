@@ -226,8 +226,9 @@ def module_global_gap(project, module, head: str, rest: list[str]) -> str | None
     """`smooth = make_smoother(0.3)` at a module's top, called from another module: listed unless it is a
     library object or an instance of a project class (whose methods the types resolve)."""
     from leapp_codemod.analysis.model.libraries import in_project, library_available
+    from leapp_codemod.analysis.model.script_modules import script_submodule
     value = module.globals[head]
-    if rest or isinstance(value, (ast.Lambda, ast.Constant)):
+    if rest or isinstance(value, (ast.Lambda, ast.Constant)) or script_submodule(project, module, value, module.tree):
         return None
     func = value.func if isinstance(value, ast.Call) else value
     name = project.qualify(func, module) if isinstance(func, (ast.Name, ast.Attribute)) else None

@@ -23,6 +23,8 @@ from leapp_codemod.analysis.model.runtime_bind import INSTANTIATE, config_chain,
 from leapp_codemod.analysis.model.index import called_name
 from leapp_codemod.analysis.model.class_state import class_constants
 from leapp_codemod.analysis.model.dormant_counters import dormant_counters
+from leapp_codemod.analysis.model.attribute_stores import attribute_rebound
+from leapp_codemod.knowledge.libraries import MODULE_LOADERS
 from leapp_codemod.knowledge.vocab import DEVICE_DTYPE_MOVES, GRADIENT_CALLS
 
 CONSTRUCTION = frozenset({"__init__", "__post_init__", "setup", "__new__"})
@@ -66,9 +68,6 @@ def _settings(project, cls: ClassInfo, unknown) -> dict[str, set]:
             if values:
                 out[f"self.{attr}"] = values
     return out
-
-
-MODULE_LOADERS = frozenset({"torch.jit.load", "torch.jit.script", "torch.jit.trace"})
 
 
 def _module_checks(project, cls: ClassInfo) -> dict[str, set]:
@@ -186,30 +185,6 @@ def _flag_default(project, site, flag: str) -> ast.Constant | None:
     if defaults is None:
         defaults = project.memo[key] = argument_defaults(site.module.tree)
     return ast.Constant(defaults[flag]) if flag in defaults else None
-
-
-def attribute_rebound(project, cls: ClassInfo, attr: str) -> bool:
-    """Anything outside construction that rebinds `<obj>.<attr>` (`policy.update = True` from a driver)."""
-    key = ("attr_stores",)
-    stores = project.memo.get(key)
-    if stores is None:
-        stores = set()
-        for module in list(project.modules.values()):
-            if project.is_library(module.name):
-                continue
-            for node in module.nodes:   # walked once, shared with the index
-                if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                    for target in targets:
-                        for elt in (target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]):
-                            if isinstance(elt, ast.Attribute) and not (isinstance(elt.value, ast.Name)
-                                                                       and elt.value.id == "self"):
-                                stores.add(elt.attr)
-                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" \
-                        and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant):
-                    stores.add(str(node.args[1].value))
-        project.memo[key] = stores
-    return attr in stores
 
 
 # ------------------------------------------------------------------ `inputs.get("training", True)` defaults
