@@ -214,7 +214,7 @@ class TypeQuestions:
                 for method, value in _branches(klass.attr_values.get(attr, ())):
                     if method in klass.methods and not self.project.is_library(klass.module) \
                             and id(value) in ruled_out_in(self.project, module, klass.methods[method].node):
-                        continue   # `if args.imitation: self.bridge = ImitationBridge()`, a switch left off
+                        continue   # `if args.filter == "smooth": self.filter = Smooth()` under `--filter pass`
                     if isinstance(value, ast.Call):
                         built = self.call_result_types(value, module)
                         if not any(":" in t for t in built) and method in klass.methods:

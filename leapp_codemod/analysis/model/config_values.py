@@ -200,15 +200,6 @@ def cli_defaults(tree: ast.Module) -> dict[str, frozenset]:
     return {flag: frozenset({value}) for flag, value in argument_defaults(tree).items() if isinstance(value, str)}
 
 
-def cli_decisions(tree: ast.Module) -> dict[str, frozenset]:
-    """`cli_defaults`, and each switch's value when it is not given (`--imitation`, `action="store_true"`:
-    False; a constant True/False default): the run the module makes without options takes neither arm it
-    rules out."""
-    out = cli_defaults(tree)
-    out.update({flag: frozenset({value}) for flag, value in argument_defaults(tree).items() if isinstance(value, bool)})
-    return out
-
-
 def _optional_positional(call: ast.Call, given: dict[str, ast.expr]) -> str | None:
     """`parser.add_argument("algorithm", nargs="?", default="DDPG")`: a positional a command line may leave out,
     read as `args.algorithm`, holding its default then."""
@@ -249,12 +240,14 @@ def argument_defaults(tree: ast.Module) -> dict[str, object]:
 
 def module_decisions(project, tree: ast.Module) -> dict[str, frozenset]:
     """The values that decide a module's tests: the project's config files, and the module's own command-line
-    defaults (a key both give takes the values of both); kept per module."""
+    defaults (a key both give takes the values of both); kept per module. A switch (`--run_hdw`,
+    `action="store_true"`) decides nothing here: it often selects the real robot, and the code it guards is
+    still the project's deploy code."""
     key = ("module decisions", id(tree))
     found = project.memo.get(key)
     if found is None:
         found = dict(config_values(project))
-        for flag, defaults in cli_decisions(tree).items():
+        for flag, defaults in cli_defaults(tree).items():
             found[flag] = found.get(flag, frozenset()) | defaults
         project.memo[key] = (tree, found)   # the tree is held so that its id is never another's
         return found
