@@ -29,7 +29,7 @@ def _attribute_stores(project) -> dict[str, list[frozenset[str] | None]]:
             continue
         scopes = [module.tree, *(f.node for f in module.functions.values())]
         for scope in scopes:
-            built = _built_names(project, module, scope)
+            built = None   # found only for a scope that stores into another object's attribute through a name
             for node in _own_nodes(scope):
                 if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
                     targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -37,8 +37,12 @@ def _attribute_stores(project) -> dict[str, list[frozenset[str] | None]]:
                         for elt in (target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]):
                             if isinstance(elt, ast.Attribute) and not (isinstance(elt.value, ast.Name)
                                                                        and elt.value.id == "self"):
-                                receiver = elt.value.id if isinstance(elt.value, ast.Name) else None
-                                stores.setdefault(elt.attr, []).append(built.get(receiver))
+                                if not isinstance(elt.value, ast.Name):
+                                    stores.setdefault(elt.attr, []).append(None)
+                                    continue
+                                if built is None:
+                                    built = _built_names(project, module, scope)
+                                stores.setdefault(elt.attr, []).append(built.get(elt.value.id))
                 elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" \
                         and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant):
                     stores.setdefault(str(node.args[1].value), []).append(None)
