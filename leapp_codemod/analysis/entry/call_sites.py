@@ -22,6 +22,7 @@ class CallSites:
     calls_module: set[str] = field(default_factory=set)
     drivers: set[str] = field(default_factory=set)          # driver roots and what they call
     ignored: set[str] = field(default_factory=set)          # tests, training code, nn.Module methods
+    training: set[str] = field(default_factory=set)         # judged training code by what it is or does
     inline: list[tuple[FunctionInfo, InlinePipeline, int]] = field(default_factory=list)  # (+ definers of its method)
     served: dict[str, FunctionInfo] = field(default_factory=dict)   # a model's call target -> its getter
     functions: dict[str, FunctionInfo] = field(default_factory=dict)  # fid -> function (callers included)

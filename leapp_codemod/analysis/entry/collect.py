@@ -117,6 +117,8 @@ def collect_call_sites(project: Project, support: LeappSupport) -> CallSites:
                 evaluating[fn.id] = evaluation
         if trains and fn.id not in evaluating:
             training.append(fn)
+            if not tests:
+                sites.training.add(fn.id)
         if ((trains and fn.id not in evaluating) or tests or is_module_method(fn, project)
                 or fn.module in sites.vendored):    # a copied library's rollout loops are not the project's drivers
             ignored.add(fn.id)

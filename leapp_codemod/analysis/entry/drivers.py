@@ -89,11 +89,15 @@ _BUFFER_WORDS = frozenset({"buffer", "replay", "memory", "storage", "rb"})
 _REPLAY_WORDS = frozenset({"replay", "rb"})
 # Words of a called method that trains what it is called on (`agent.learn()`, `self.train_step(batch)`).
 _TRAINING_CALL_WORDS = frozenset({"train", "training", "learn", "fit", "optimize", "finetune", "backward"})
+# A method that stores what it names as training data (`trainer.store_transition(obs, a, r, ...)`,
+# `agent.add_experience(...)`): a store verb and a transition word in its name.
+_STORE_VERBS = frozenset({"store", "add", "push", "insert", "append", "save", "record", "remember"})
+_TRANSITION_WORDS = frozenset({"transition", "transitions", "experience", "experiences"})
 
 
 def training_operation(call: ast.Call) -> bool:
     """Is the call a training operation: a gradient call, an optimizer or scheduler step, a replay-buffer
-    sample, or a method named for training?"""
+    sample, a method named for training, or one that stores a transition?"""
     if not isinstance(call.func, ast.Attribute):
         return False
     attr = call.func.attr
@@ -110,7 +114,8 @@ def training_operation(call: ast.Call) -> bool:
         return bool(name_words(last) & _BUFFER_WORDS)
     if any(isinstance(arg, ast.Name) and _call_words(arg.id) & _REPLAY_WORDS for arg in call.args):
         return True    # `agent.update(replay_buffer, logger, step)`: an update fed from the replay buffer
-    return bool(_call_words(attr) & _TRAINING_CALL_WORDS)
+    words = _call_words(attr)
+    return bool(words & _TRAINING_CALL_WORDS) or bool(words & _STORE_VERBS and words & _TRANSITION_WORDS)
 
 
 @functools.lru_cache(maxsize=4096)

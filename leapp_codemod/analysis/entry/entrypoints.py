@@ -239,6 +239,10 @@ def _score(fn: FunctionInfo, project: Project, sites: CallSites, reach: set[str]
     elif computes_loss(fn):
         score -= 4
         reasons.append(f"computes a loss or gradients {TRAINING_CODE}")
+    elif fn.id in sites.training and fn.id in sites.callbacks:
+        score -= 4   # `TrainNode._control_step`: a node's tick that collects transitions and updates the policy
+        reasons.append(f"a callback of training code (its name or its class's says it trains, or it runs a training "
+                       f"step) {TRAINING_CODE}")
     logged = [(caller, line) for caller, line in loops if only_logged(caller, line, fn.name)]
     if loops and len(logged) == len(loops):
         score -= 4
@@ -536,6 +540,7 @@ def rank_entrypoints(project: Project, support: LeappSupport, limit: int = 10) -
         c.id in sites.drivers for c, _ in at)})
     ranked = below_deploy_steps(ranked, network_methods(ranked, functions, project, sites.vendored),
                                 deploy_steps(ranked, functions, sites, project, INLINE_NETWORK_STATEMENTS))
+    ranked = below_non_training(ranked)   # again: the moves above may have lifted training code past the floor
     ranked = break_ties(sorted(ranked, key=lambda e: tie_order(e, project)), project,
                         simulator_loops(outermost, project), unsent_ranges(outermost))
     ranked = below_called_steps(ranked, sites.short_ranges)

@@ -167,9 +167,9 @@ def below_non_training(ranked: list[Entrypoint]) -> list[Entrypoint]:
     floor = min((c.score for c in ranked if has_model_sign(c) and not is_training_candidate(c)), default=None)
     if floor is None:
         return list(ranked)
+    said = "ranked below every candidate that runs a model and is not training code"
     return [replace(c, score=floor - 1, reasons=(
-        *c.reasons, (f"ranked below every candidate that runs a model and is not training code "
-                     f"(-{c.score - floor + 1})")))
+        *(r for r in c.reasons if not r.startswith(said)), f"{said} (-{c.score - floor + 1})"))
             if is_training_candidate(c) and c.score >= floor else c for c in ranked]
 
 
