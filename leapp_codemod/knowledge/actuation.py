@@ -59,6 +59,10 @@ def named_as_send(method: str) -> bool:
                                                       and bool(set(parts[1:]) & ACTION_WORDS))
 
 
+# Words of a held object that hands values on (`self.controller_pub`, `cmd_publisher`, `udp_sender`): its
+# generic method (`run`, `step`, `__call__`) sends, it does not run a model.
+SENDER_WORDS = frozenset({"pub", "publisher", "sender", "writer", "transmitter", "tx", "emitter"})
+
 # Words of a client class that shows things to a person (`ViewportCameraState`, `MeshcatVisualizer`): a
 # send-named method of one (`set_position_world`) moves a view, not the robot.
 DISPLAY_WORDS = frozenset({"viewport", "viewer", "visualizer", "visualiser", "gui", "render", "renderer", "window",

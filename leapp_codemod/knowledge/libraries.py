@@ -46,7 +46,7 @@ PIL_IMAGE_RESULTS = frozenset({"crop", "resize", "convert", "rotate", "transpose
 
 
 # Calls whose result is a TorchScript module: a network, and so are its attributes (its submodules).
-MODULE_LOADERS = frozenset({"torch.jit.load", "torch.jit.script", "torch.jit.trace"})
+SCRIPT_MODULE_LOADERS = frozenset({"torch.jit.load", "torch.jit.script", "torch.jit.trace"})
 
 # Callables whose result's class is decided by data the scan does not read (a config value, a file):
 # a receiver built by one of them is unknown, not "a library object".

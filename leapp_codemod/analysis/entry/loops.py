@@ -31,6 +31,7 @@ from leapp_codemod.analysis.entry.bounds import (
 from leapp_codemod.analysis.model.world_steps import world_step_call
 from leapp_codemod.analysis.entry.slice_keys import ClassView, binding_targets, binds, field_reads, field_writes
 from leapp_codemod.knowledge.vocab import CLASS_LOADERS, LOOP_MUTATORS, MODEL_LOADERS  # noqa: F401 (MODEL_LOADERS re-exported)
+from leapp_codemod.knowledge.actuation import SENDER_WORDS
 
 # A callee whose name contains one of these words is a model: `policy(obs)`, `self.actor(x)`, `loaded_net(x)`.
 MODEL_WORDS = frozenset({"policy", "model", "actor", "net", "network", "agent", "pi", "controller", "session"})
@@ -74,10 +75,11 @@ VERB_WORDS = frozenset({"create", "find", "get", "set", "load", "build", "make",
 
 
 def is_model_name(name: str) -> bool:
-    """`policy`, `actor_net`, `nets`, `models` (a container of them); not `load_model`, `create_actor`."""
+    """`policy`, `actor_net`, `nets`, `models` (a container of them); not `load_model`, `create_actor`, nor a
+    sender named for what it carries (`controller_pub`, `policy_publisher`)."""
     words = name.lower().split("_")
     return (any(word in MODEL_WORDS or (word.endswith("s") and word[:-1] in MODEL_WORDS) for word in words)
-            and not any(word in VERB_WORDS for word in words))
+            and not any(word in VERB_WORDS for word in words) and words[-1] not in SENDER_WORDS)
 
 
 def loaded_models(stmts: list[ast.stmt]) -> set[str]:

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from leapp_codemod.analysis.infer.context import FunctionContext
 from leapp_codemod.analysis.model.index import FunctionInfo
 from leapp_codemod.analysis.model.project import Project
+from leapp_codemod.knowledge.actuation import SENDER_WORDS
 
 # Names made of an action word and a step verb (besides the exact policy-step names): `get_policy_action`, `infer_actions`, `choose_action`.
 ACTION_WORDS = frozenset({"action", "actions"})
@@ -308,5 +309,8 @@ def unfollowed_policy_call(call: ast.Call, self_name: str | None, project: Proje
                 and func.attr in UNFOLLOWED_POLICY_METHODS and project.from_library_base([cls], func.attr))
     words = name_words(func.attr)
     held = isinstance(func.value, ast.Attribute) and is_model_name(func.value.attr)   # `self.model.predict_chunk(x)`
+    receiver = func.value.attr if isinstance(func.value, ast.Attribute) else getattr(func.value, "id", "")
+    if receiver.lower().split("_")[-1] in SENDER_WORDS:
+        return False   # `self.controller_pub.run(control)`: a publisher hands the action on
     return ((func.attr in UNFOLLOWED_POLICY_METHODS or (held and words & ACTION_WORDS and words & STEP_VERBS))
             and not names_a_command(call))

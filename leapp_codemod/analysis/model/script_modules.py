@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from leapp_codemod.analysis.model.walk import self_returned
-from leapp_codemod.knowledge.libraries import MODULE_LOADERS
+from leapp_codemod.knowledge.libraries import SCRIPT_MODULE_LOADERS
 
 
 def script_submodule(project, module, value: ast.expr, scope: ast.AST) -> bool:
@@ -20,6 +20,5 @@ def script_submodule(project, module, value: ast.expr, scope: ast.AST) -> bool:
         return False
     values = [self_returned(n.value) for n in ast.walk(scope) if isinstance(n, ast.Assign)
               and any(isinstance(t, ast.Name) and t.id == root.id for t in n.targets)]
-    return bool(values) and all(
-        isinstance(v, ast.Call) and project.external_name(project.qualify(v.func, module) or "") in MODULE_LOADERS
-        for v in values)
+    return bool(values) and all(isinstance(v, ast.Call) and project.external_name(
+        project.qualify(v.func, module) or "") in SCRIPT_MODULE_LOADERS for v in values)

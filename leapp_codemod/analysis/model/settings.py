@@ -24,7 +24,7 @@ from leapp_codemod.analysis.model.index import called_name
 from leapp_codemod.analysis.model.class_state import class_constants
 from leapp_codemod.analysis.model.dormant_counters import dormant_counters
 from leapp_codemod.analysis.model.attribute_stores import attribute_rebound
-from leapp_codemod.knowledge.libraries import MODULE_LOADERS
+from leapp_codemod.knowledge.libraries import SCRIPT_MODULE_LOADERS
 from leapp_codemod.knowledge.vocab import DEVICE_DTYPE_MOVES, GRADIENT_CALLS
 
 CONSTRUCTION = frozenset({"__init__", "__post_init__", "setup", "__new__"})
@@ -84,7 +84,7 @@ def _module_checks(project, cls: ClassInfo) -> dict[str, set]:
                 continue
             name = project.qualify(value.func, project.modules[klass.module]) if isinstance(value, ast.Call) else None
             built = project.class_of(name) if name else None
-            if not name or not (project.external_name(name) in MODULE_LOADERS
+            if not name or not (project.external_name(name) in SCRIPT_MODULE_LOADERS
                                 or (built is not None and project.is_nn_module(built))):
                 break
             networks += 1
