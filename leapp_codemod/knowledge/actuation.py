@@ -27,14 +27,16 @@ ENGINE_STEP_CALLS = frozenset({"stepSimulation", "do_simulation", "step_simulati
                                "step_physics", "physics_step"})
 # A method called for its effect (its result unused) whose first word is one of these verbs and whose other
 # words name what a controller sends (`robot.set_joint_command(q)`, `arm.send_target(pose)`,
-# `p.setJointMotorControlArray(...)`, `env.exec_actions(a)`, `client.move_to_pose(p)`) sends the action out.
+# `p.setJointMotorControlArray(...)`, `env.exec_actions(a)`, `client.move_to_pose(p)`, a controller's
+# `robot.schedule_waypoint(pose, t)`) sends the action out.
 SEND_VERBS = frozenset({"send", "set", "apply", "publish", "write", "exec", "execute", "command", "move", "servo",
-                        "actuate", "drive", "act"})
+                        "actuate", "drive", "act", "schedule", "queue", "enqueue"})
 ACTION_WORDS = frozenset({"action", "actions", "cmd", "cmds", "command", "commands", "control", "controls", "ctrl",
                           "target", "targets", "torque", "torques", "position", "positions", "pos", "velocity",
                           "velocities", "vel", "joint", "joints", "motor", "motors", "effort", "efforts", "pose",
                           "poses", "gripper", "twist", "goal", "setpoint", "setpoints", "thrust", "speed",
-                          "speeds", "steering", "throttle", "dof", "dofs", "to"})
+                          "speeds", "steering", "throttle", "dof", "dofs", "to", "waypoint", "waypoints",
+                          "trajectory", "trajectories"})
 # Calls that allocate a fresh array or tensor: a buffer allocated after the last computation, filled with the
 # result and handed to the send (`ctrl = np.zeros(model.nu); ctrl[ids] = target; data.ctrl[:] = ctrl`) is
 # the send's packaging, not pipeline code.
