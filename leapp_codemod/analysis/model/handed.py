@@ -5,8 +5,9 @@ it on.
 `classifier` on as `shift(f, net=classifier)`, and `shift` as `pick_bin(frame, sorter=net)`: what `pick_bin`'s
 `sorter` holds is the `ParcelNet()` three calls up. Followed the same way: a `functools.partial(pick_bin,
 sorter=model)` (its arguments are the call's), a lambda that calls the function (`lambda f: pick_bin(f, model)`:
-a name the lambda does not bind is its enclosing scope's), and a method called on `self` by the class's own
-methods. Used for the parameters of an entry function and of the function an inline range is cut from, whose
+a name the lambda does not bind is its enclosing scope's), a method called on `self` by the class's own
+methods, and one called on an object the caller's class builds (`self.timers.arm(cb)` with `self.timers =
+Pacer(self)`). Used for the parameters of an entry function and of the function an inline range is cut from, whose
 callers the analysis does not reach (it starts at the entry).
 """
 from __future__ import annotations
@@ -192,7 +193,7 @@ def _self_attr_values(project: Project, site: _Site, attr: str) -> list[ast.expr
 
 def _same_class(project: Project, site: _Site, fn: FunctionInfo) -> bool:
     """The `self.meth(...)` site is in a method of `fn`'s class or of a subclass."""
-    owner = next((s.function for s in site.chain if s.function is not None), None)
+    owner = _holder(site)
     if owner is None or owner.class_name is None:
         return False
     cls = project.modules[owner.module].classes.get(owner.class_name)
