@@ -13,6 +13,7 @@ import ast
 from leapp_codemod.analysis.model.handed import handed_values
 from leapp_codemod.analysis.model.index import ClassInfo, FunctionInfo
 from leapp_codemod.analysis.model.project import Project
+from leapp_codemod.analysis.model.walk import self_name_of
 
 
 def callable_targets(project: Project, fn: FunctionInfo, arg: ast.expr, depth: int = 0) -> list[FunctionInfo]:
@@ -46,7 +47,7 @@ def wrapper_params(project: Project, fn: FunctionInfo, arg: ast.expr) -> list[tu
     """(function, parameter) whose argument reaches the registrar as `arg`, written in `fn`: `fn`'s own
     parameter, or the parameter a method of the class stores in the attribute `arg` reads (`self._cbs[name] =
     callback` read back as `self._cbs[name]`, `self._cb = callback` as `self._cb`)."""
-    if isinstance(arg, ast.Name) and arg.id in fn.params and arg.id != _self_name(fn):
+    if isinstance(arg, ast.Name) and arg.id in fn.params and arg.id != self_name_of(fn):
         return [(fn, arg.id)]
     attr = arg.value if isinstance(arg, ast.Subscript) else arg
     cls = _class_of(project, fn)
@@ -54,7 +55,7 @@ def wrapper_params(project: Project, fn: FunctionInfo, arg: ast.expr) -> list[tu
         return []
     out = []
     for method in (m for klass in project.mro(cls) for m in klass.methods.values()):
-        self_name = _self_name(method)
+        self_name = self_name_of(method)
         for node in ast.walk(method.node):
             if not isinstance(node, ast.Assign) or not isinstance(node.value, ast.Name) \
                     or node.value.id not in method.params:
@@ -81,11 +82,7 @@ def wrapped_registrations(project: Project, wrappers: list[tuple[FunctionInfo, s
 
 
 def _on_self(node: ast.expr, fn: FunctionInfo) -> bool:
-    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == _self_name(fn)
-
-
-def _self_name(fn: FunctionInfo) -> str | None:
-    return fn.positional_params[0] if fn.is_method and fn.positional_params else None
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == self_name_of(fn)
 
 
 def _class_of(project: Project, fn: FunctionInfo) -> ClassInfo | None:

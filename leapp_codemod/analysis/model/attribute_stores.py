@@ -15,9 +15,12 @@ def attribute_rebound(project, cls: ClassInfo, attr: str) -> bool:
     stores = project.memo.get(key)
     if stores is None:
         stores = project.memo[key] = _attribute_stores(project)
+    found = stores.get(attr, ())
+    if not found or None in found:
+        return bool(found)   # no store at all, or one into an object of any class
     from leapp_codemod.analysis.model.resolve_types import subclasses   # resolve_types reads the settings
     family = {k.id for k in (*project.mro(cls), *subclasses(project, cls))}
-    return any(built is None or built & family for built in stores.get(attr, ()))
+    return any(built & family for built in found)
 
 
 def _attribute_stores(project) -> dict[str, list[frozenset[str] | None]]:
